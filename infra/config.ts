@@ -1,0 +1,79 @@
+// Where the local stack lives and which endpoints it serves. Endpoint names and defaults are
+// the operating contract in DESIGN.md; everything on disk is under the git-ignored .local/.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type StackEndpoints = {
+  kafkaBrokers: string;
+  clickhouseUrl: string;
+  s3Endpoint: string;
+  s3AccessKeyId: string;
+  s3SecretAccessKey: string;
+};
+
+export const repoRoot = dirname(dirname(fileURLToPath(import.meta.url)));
+export const localDir = join(repoRoot, '.local');
+export const runDir = join(localDir, 'run');
+export const logsDir = join(localDir, 'logs');
+export const binDir = join(localDir, 'bin');
+
+// Dev credentials; MinIO uses them as its root user, so the secret must be >= 8 characters.
+export const defaultS3AccessKeyId = 'minioadmin';
+export const defaultS3SecretAccessKey = 'minioadmin-dev-secret';
+
+type Env = Record<string, string | undefined>;
+
+export function endpointsFromEnv(env: Env = process.env): StackEndpoints {
+  return {
+    kafkaBrokers: env.KAFKA_BROKERS || '127.0.0.1:9092',
+    clickhouseUrl: env.CLICKHOUSE_URL || 'http://127.0.0.1:8123',
+    s3Endpoint: env.S3_ENDPOINT || 'http://127.0.0.1:9000',
+    s3AccessKeyId: env.S3_ACCESS_KEY_ID || defaultS3AccessKeyId,
+    s3SecretAccessKey: env.S3_SECRET_ACCESS_KEY || defaultS3SecretAccessKey,
+  };
+}
+
+/** Ports the stack uses besides the three endpoints; overridable for machines where they clash. */
+export function extraPortsFromEnv(env: Env = process.env): { kafkaControllerPort: number; clickhouseTcpPort: number; minioConsolePort: number } {
+  return {
+    kafkaControllerPort: portFromEnv(env, 'KAFKA_CONTROLLER_PORT', 9093),
+    // 9000, ClickHouse's usual native port, is MinIO's here.
+    clickhouseTcpPort: portFromEnv(env, 'CLICKHOUSE_TCP_PORT', 9002),
+    minioConsolePort: portFromEnv(env, 'MINIO_CONSOLE_PORT', 9091),
+  };
+}
+
+function portFromEnv(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (!raw) return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${raw} is not a TCP port`);
+  return port;
+}
+
+export type HostPort = { host: string; port: number };
+
+/** The first broker of a comma-separated KAFKA_BROKERS list; the local stack runs one node. */
+export function firstBroker(kafkaBrokers: string): HostPort {
+  const first = kafkaBrokers.split(',')[0]?.trim() ?? '';
+  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(first);
+  if (!match) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: expected host:port[,host:port…]`);
+  return { host: match[1] as string, port: Number(match[2]) };
+}
+
+/** Host and port of an http(s) URL, with the scheme's default port filled in. */
+export function urlHostPort(url: string, name: string): HostPort {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`${name}=${url} is not a URL`);
+  }
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port };
+}
+
+/** The local stack can only start servers on this machine's loopback addresses. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -1,0 +1,127 @@
+// The local infrastructure stack: Kafka, ClickHouse and MinIO as ordinary processes with
+// data under .local/. `ensureStackUp` is what `npm run infra:up`, `npm start` and the tests
+// use; it is idempotent and reuses anything that already answers at the configured endpoints.
+import { clickhouseComponent } from './clickhouse.ts';
+import { progress, seconds } from './commands.ts';
+import type { Component } from './component.ts';
+import { endpointsFromEnv, isLoopback } from './config.ts';
+import type { StackEndpoints } from './config.ts';
+import { kafkaComponent } from './kafka.ts';
+import { minioComponent } from './minio.ts';
+import { buildMinioAdmin } from './minioAdmin.ts';
+import { ownPid, portAcceptsConnections, stopOwnServer, waitUntilHealthy } from './processes.ts';
+import { withStackLock } from './stackLock.ts';
+
+export type { StackEndpoints } from './config.ts';
+
+type Env = Record<string, string | undefined>;
+
+export type StackOptions = {
+  /** Where endpoint settings are read from; process.env by default. */
+  env?: Env;
+};
+
+function stackComponents(endpoints: StackEndpoints): Component[] {
+  return [kafkaComponent(endpoints), clickhouseComponent(endpoints), minioComponent(endpoints)];
+}
+
+// Calls within one process run one after another (the lock file guards across processes).
+let inProcess: Promise<unknown> = Promise.resolve();
+function serialized<T>(work: () => Promise<T>): Promise<T> {
+  const next = inProcess.then(() => withStackLock(work));
+  inProcess = next.catch(() => undefined);
+  return next;
+}
+
+/** Installs what is missing and starts what is not already answering; returns the endpoints. */
+export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoints> {
+  return serialized(async () => {
+    const endpoints = endpointsFromEnv(options.env);
+    const components = stackComponents(endpoints);
+    const [kafka, clickhouse, minio] = components as [Component, Component, Component];
+    // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap.
+    const results = await Promise.allSettled([
+      ensureComponentUp(kafka),
+      ensureComponentUp(clickhouse),
+      // The admin tool is built after MinIO so the two Go builds do not fight over 2 cores.
+      ensureComponentUp(minio).then(() => buildMinioAdmin()),
+    ]);
+    const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : []));
+    if (failures.length > 0) throw new Error(`infra up failed\n${failures.join('\n\n')}`);
+    return endpoints;
+  });
+}
+
+async function ensureComponentUp(component: Component): Promise<void> {
+  const { name, endpoint } = component;
+  if (await component.isHealthy()) {
+    const pid = ownPid(name, component.processMarker);
+    progress(`${name}: already running at ${endpoint}${pid ? ` (pid ${pid})` : ' (not started by infra up; reusing it)'}`);
+    return;
+  }
+  const health = { name, isHealthy: component.isHealthy, logFiles: component.logFiles };
+  const starting = ownPid(name, component.processMarker);
+  if (starting !== undefined) {
+    // Ours, alive, not answering yet: a previous `up` is still starting it. Never start a second.
+    progress(`${name}: pid ${starting} is still starting; waiting`);
+    await waitUntilHealthy({ ...health, timeoutMs: component.healthTimeoutMs });
+    return;
+  }
+  if (!isLoopback(component.host)) {
+    throw new Error(`nothing healthy answers at ${endpoint}, and the local stack only starts servers on loopback addresses`);
+  }
+  if (await portAcceptsConnections(component.host, component.port)) {
+    // Maybe someone else's server that is still starting; give it a moment before giving up.
+    await waitUntilHealthy({ ...health, timeoutMs: 15_000 }).catch(() => {
+      throw new Error(`port ${component.port} on ${component.host} is taken by a process that is not a healthy ${name} (and not one infra up started); stop it or point the endpoint elsewhere`);
+    });
+    progress(`${name}: already running at ${endpoint} (not started by infra up; reusing it)`);
+    return;
+  }
+  const started = Date.now();
+  await component.install();
+  progress(`${name}: starting`);
+  const server = await component.start();
+  await waitUntilHealthy({ ...health, timeoutMs: component.healthTimeoutMs, server });
+  progress(`${name}: ready at ${endpoint} (pid ${server.pid}, ${seconds(started)})`);
+}
+
+export type StopReport = { name: string; endpoint: string; stopped: boolean; pid?: number; killed?: boolean };
+
+/** Stops the servers this project started (by the pids in .local/run/), nothing else. */
+export function stopStack(options: StackOptions = {}): Promise<StopReport[]> {
+  return serialized(async () => {
+    const components = stackComponents(endpointsFromEnv(options.env));
+    return Promise.all(
+      components.map(async (component) => {
+        const result = await stopOwnServer(component.name, component.processMarker, component.stopGraceMs);
+        return { name: component.name, endpoint: component.endpoint, ...result };
+      }),
+    );
+  });
+}
+
+export type ComponentStatus = {
+  name: string;
+  endpoint: string;
+  /** The endpoint answers a real request. */
+  running: boolean;
+  /** Set when the server is one we started (from .local/run/<name>.pid). */
+  pid?: number;
+};
+
+export async function stackStatus(options: StackOptions = {}): Promise<ComponentStatus[]> {
+  const components = stackComponents(endpointsFromEnv(options.env));
+  return Promise.all(
+    components.map(async (component) => {
+      const pid = ownPid(component.name, component.processMarker);
+      const status: ComponentStatus = { name: component.name, endpoint: component.endpoint, running: await component.isHealthy() };
+      if (pid !== undefined) status.pid = pid;
+      return status;
+    }),
+  );
+}
+
+function errorText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}
