@@ -1,0 +1,30 @@
+// Runs the runs projector (one instance of the consumer group). Started by services/main.ts, or alone.
+import { loadConfig } from '../../services/common/config.ts';
+import { createLogger } from '../../services/common/logger.ts';
+import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { ensureReadModels } from '../../services/common/clickhouse/schema.ts';
+import { ensureTopics } from '../../services/common/kafka/topics.ts';
+import { RunsProjector } from './runsProjector.ts';
+
+const config = loadConfig();
+const logger = createLogger('runs-projector', config.LOG_LEVEL);
+await ensureTopics(config);
+const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+// ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka).
+for (let attempt = 1; ; attempt++) {
+  try {
+    await ensureReadModels(ch);
+    break;
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, attempt }, 'ClickHouse not ready; retrying');
+    await new Promise((r) => setTimeout(r, Math.min(5000, 200 * attempt)));
+  }
+}
+const projector = new RunsProjector(config, ch, logger);
+await projector.start();
+logger.info('runs projector started');
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => {
+    projector.stop().finally(() => process.exit(0));
+  });

@@ -1,0 +1,21 @@
+// Reads of the runs read model.
+import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { sql, ident } from '../../services/common/clickhouse/sql.ts';
+import { rowFromClickHouse, type RunRow } from './runRow.ts';
+import { RUNS_TABLE } from './runsTable.ts';
+
+/** The merged run, once its post has been projected; null otherwise. */
+export async function runByIdQuery(ch: ClickHouseClient, tenantId: string, runId: string, table = RUNS_TABLE): Promise<RunRow | null> {
+  const rows = await ch.query(
+    sql`SELECT * FROM ${ident(table)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId}) AND has_post = 1 LIMIT 1`,
+  );
+  return rows[0] ? rowFromClickHouse(rows[0]) : null;
+}
+
+/** Count of rows per run id: used by tests to prove "exactly once". */
+export async function runCountsQuery(ch: ClickHouseClient, tenantId: string, table = RUNS_TABLE): Promise<{ runs: number; rows: number }> {
+  const [row] = await ch.query<{ runs: string; rows: string }>(
+    sql`SELECT uniqExact(id) AS runs, count() AS rows FROM ${ident(table)} FINAL WHERE tenant_id = toUUID(${tenantId})`,
+  );
+  return { runs: Number(row?.runs ?? 0), rows: Number(row?.rows ?? 0) };
+}

@@ -1,0 +1,121 @@
+// A run as the read model stores it, and the pure merge of one operation into it.
+// Merge rule (order-independent): a post fills only what is still empty, a patch overrides
+// what it provides. So post-then-patch and patch-then-post give the same row, and applying
+// an operation twice changes nothing (the version check skips it).
+import type { RunOp, BlobRef, Attachment } from '../../schemas/events.generated.ts';
+import { parseDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
+
+export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
+export interface RunRow {
+  tenant_id: string;
+  trace_id: string;
+  id: string;
+  session_id: string;
+  parent_run_id: string | null;
+  dotted_order: string;
+  name: string;
+  run_type: string;
+  status: string;
+  start_time: number;
+  end_time: number | null;
+  inputs: string;
+  outputs: string;
+  events: string;
+  extra: string;
+  serialized: string;
+  /** JSON object: field name -> BlobRef, for payloads kept in object storage. */
+  payload_refs: string;
+  error: string | null;
+  tags: string[];
+  reference_example_id: string | null;
+  /** JSON array of {name, blob}. */
+  attachments: string;
+  is_root: number;
+  has_post: number;
+  received_at: number;
+  version: number;
+}
+
+export const PAYLOAD_FIELDS = ['inputs', 'outputs', 'events', 'extra', 'serialized'] as const;
+type PayloadField = (typeof PAYLOAD_FIELDS)[number];
+
+/** Ops of one Kafka message share its offset; the op index keeps them ordered. */
+export const opVersion = (offset: bigint | number, index: number): number => Number(offset) * 65536 + index;
+
+export function emptyRow(tenantId: string, traceId: string, runId: string): RunRow {
+  return {
+    tenant_id: tenantId, trace_id: traceId, id: runId, session_id: ZERO_UUID, parent_run_id: null, dotted_order: '',
+    name: '', run_type: '', status: 'pending', start_time: 0, end_time: null,
+    inputs: '', outputs: '', events: '', extra: '', serialized: '', payload_refs: '{}',
+    error: null, tags: [], reference_example_id: null, attachments: '[]', is_root: 0, has_post: 0, received_at: 0, version: 0,
+  };
+}
+
+const isBlob = (v: string | BlobRef | null): v is BlobRef => typeof v === 'object' && v !== null;
+
+/** Returns the merged row (a new object), or null when the op was already applied. */
+export function mergeRunOp(current: RunRow, op: RunOp, version: number, receivedAt: number): RunRow | null {
+  if (current.version >= version) return null;
+  const row: RunRow = { ...current, version, received_at: receivedAt };
+  const isPost = op.op === 'post';
+  // A post fills empty fields; a patch overrides the fields it carries.
+  const take = <K extends keyof RunRow>(key: K, value: RunRow[K] | null, empty: (v: RunRow[K]) => boolean) => {
+    if (value === null) return;
+    if (!isPost || empty(row[key])) row[key] = value;
+  };
+  const blank = (v: unknown) => v === '' || v === null || v === 0 || v === ZERO_UUID;
+
+  take('session_id', op.session_id, blank);
+  take('parent_run_id', op.parent_run_id, blank);
+  take('dotted_order', op.dotted_order, blank);
+  take('name', op.name, blank);
+  take('run_type', op.run_type, blank);
+  take('start_time', op.start_time, blank);
+  take('end_time', op.end_time, blank);
+  take('error', op.error, blank);
+  take('reference_example_id', op.reference_example_id, blank);
+  take('tags', op.tags, (v) => v.length === 0);
+
+  let refs: Partial<Record<PayloadField, BlobRef>> | null = null;
+  for (const field of PAYLOAD_FIELDS) {
+    const value = op[field];
+    if (value === null) continue;
+    refs ??= JSON.parse(row.payload_refs) as Partial<Record<PayloadField, BlobRef>>;
+    const isEmpty = row[field] === '' && refs[field] === undefined;
+    if (isPost && !isEmpty) continue;
+    if (isBlob(value)) {
+      refs[field] = value;
+      row[field] = '';
+    } else {
+      delete refs[field];
+      row[field] = value;
+    }
+  }
+  if (refs) row.payload_refs = JSON.stringify(refs);
+
+  if (op.attachments.length > 0) {
+    const merged = new Map((JSON.parse(row.attachments) as Attachment[]).map((a) => [a.name, a]));
+    for (const a of op.attachments) if (!isPost || !merged.has(a.name)) merged.set(a.name, a);
+    row.attachments = JSON.stringify([...merged.values()]);
+  }
+  if (isPost) row.has_post = 1;
+  if (row.start_time === 0 && row.dotted_order) row.start_time = parseDottedTimestamp(row.dotted_order.slice(row.dotted_order.lastIndexOf('.') + 1, row.dotted_order.lastIndexOf('.') + 23));
+  row.is_root = row.trace_id === row.id ? 1 : 0;
+  row.status = row.error !== null ? 'error' : row.end_time !== null ? 'success' : 'pending';
+  return row;
+}
+
+/** ClickHouse returns 64-bit integers as strings in JSON; bring the row back to numbers. */
+export function rowFromClickHouse(raw: Record<string, unknown>): RunRow {
+  const r = raw as unknown as RunRow & Record<string, unknown>;
+  return {
+    ...r,
+    start_time: Number(r.start_time),
+    end_time: r.end_time === null ? null : Number(r.end_time),
+    is_root: Number(r.is_root),
+    has_post: Number(r.has_post),
+    received_at: Number(r.received_at),
+    version: Number(r.version),
+  };
+}

@@ -1,0 +1,39 @@
+// The `runs` read model: one row per run, the post and every patch merged by the projector.
+// ReplacingMergeTree keeps the row with the highest version (Kafka offset << 16 | op index
+// of the last applied operation); readers use FINAL or argMax to see the newest.
+// Written for ClickHouse 18.16 and current releases alike: microsecond Int64 instead of
+// DateTime64, JSON kept as text.
+import { ident, raw, type Sql } from '../../services/common/clickhouse/sql.ts';
+
+export const RUNS_TABLE = 'runs';
+
+export function createRunsTable(table: string = RUNS_TABLE): Sql {
+  return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
+  tenant_id UUID,
+  trace_id UUID,
+  id UUID,
+  session_id UUID,
+  parent_run_id Nullable(UUID),
+  dotted_order String,
+  name String,
+  run_type String,
+  status String,
+  start_time Int64,
+  end_time Nullable(Int64),
+  inputs String,
+  outputs String,
+  events String,
+  extra String,
+  serialized String,
+  payload_refs String,
+  error Nullable(String),
+  tags Array(String),
+  reference_example_id Nullable(UUID),
+  attachments String,
+  is_root UInt8,
+  has_post UInt8,
+  received_at Int64,
+  version UInt64
+) ENGINE = ReplacingMergeTree(version)
+ORDER BY (tenant_id, trace_id, id)`);
+}

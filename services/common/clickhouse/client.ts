@@ -1,0 +1,97 @@
+// A thin client for ClickHouse's HTTP interface. We talk to 18.16 (Debian) and to current
+// releases, so it sends nothing but the query and the database: no server-side parameters,
+// no settings that older servers reject. Values reach SQL only through ./sql.ts.
+import { request, Agent } from 'undici';
+import type { Sql } from './sql.ts';
+
+export interface ClickHouseOptions {
+  url: string;
+  database: string;
+  user?: string;
+  password?: string;
+}
+
+export class ClickHouseError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'ClickHouseError';
+    this.status = status;
+  }
+}
+
+export class ClickHouseClient {
+  readonly database: string;
+  readonly #url: string;
+  readonly #headers: Record<string, string>;
+  readonly #agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+
+  constructor(options: ClickHouseOptions) {
+    this.#url = options.url.replace(/\/$/, '');
+    this.database = options.database;
+    this.#headers = {
+      'X-ClickHouse-User': options.user ?? 'default',
+      ...(options.password ? { 'X-ClickHouse-Key': options.password } : {}),
+    };
+  }
+
+  async #send(query: string, body: string | Buffer | undefined, database: string | null): Promise<string> {
+    const params = new URLSearchParams();
+    if (database) params.set('database', database);
+    let payload: string | Buffer;
+    if (body === undefined) payload = query;
+    else {
+      params.set('query', query);
+      payload = body;
+    }
+    let res;
+    try {
+      res = await request(`${this.#url}/?${params}`, {
+        method: 'POST',
+        body: payload,
+        headers: this.#headers,
+        dispatcher: this.#agent,
+      });
+    } catch (err) {
+      throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`);
+    }
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new ClickHouseError(res.statusCode, text.trim().slice(0, 2000));
+    return text;
+  }
+
+  /** Runs a statement that returns nothing (DDL, mutations). */
+  async exec(statement: Sql, options: { database?: string | null } = {}): Promise<void> {
+    await this.#send(statement.text, undefined, options.database === undefined ? this.database : options.database);
+  }
+
+  /** Runs a SELECT and returns its rows as objects (FORMAT JSONEachRow). */
+  async query<Row = Record<string, unknown>>(statement: Sql): Promise<Row[]> {
+    const text = await this.#send(statement.text + '\nFORMAT JSONEachRow', undefined, this.database);
+    const rows: Row[] = [];
+    for (const line of text.split('\n')) if (line) rows.push(JSON.parse(line) as Row);
+    return rows;
+  }
+
+  /** Inserts rows in one request (JSONEachRow). Callers batch: thousands of rows per call. */
+  async insert(table: string, rows: readonly object[]): Promise<void> {
+    if (rows.length === 0) return;
+    let body = '';
+    for (const row of rows) body += JSON.stringify(row) + '\n';
+    await this.#send(`INSERT INTO ${table} FORMAT JSONEachRow`, body, this.database);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      const res = await request(`${this.#url}/ping`, { dispatcher: this.#agent });
+      const text = await res.body.text();
+      return res.statusCode === 200 && text.startsWith('Ok');
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}

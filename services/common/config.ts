@@ -1,0 +1,58 @@
+// The one place where environment variables are read and validated. Every service
+// calls loadConfig() at start-up; a bad value stops the process with a clear message.
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bytes = z.coerce.number().int().positive();
+
+const configSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  TRACING_PORT: port.default(1984),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),
+  /** Prefix for every topic name: lets tests and tenants of one broker keep separate logs. */
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(256).default(6),
+  /** How long a write waits for Kafka before the API answers 503. */
+  KAFKA_APPEND_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+
+  CLICKHOUSE_URL: z.url().default('http://127.0.0.1:8123'),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a plain identifier').default('langsmith'),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+
+  S3_ENDPOINT: z.url().default('http://127.0.0.1:9000'),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().default('minioadmin'),
+  S3_SECRET_ACCESS_KEY: z.string().default('minioadmin-dev-secret'),
+  /** Bucket for claim-checked payloads (big inputs/outputs) and attachments. */
+  S3_PAYLOAD_BUCKET: z.string().default('langsmith-payloads'),
+
+  BOOTSTRAP_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+
+  /** Advertised in GET /info as batch_ingest_config.size_limit_bytes and enforced (413 above it, after decompression). */
+  INGEST_SIZE_LIMIT_BYTES: bytes.default(20 * 1024 * 1024),
+  /** Advertised as batch_ingest_config.size_limit (operations per batch). */
+  INGEST_SIZE_LIMIT_OPS: z.coerce.number().int().positive().default(100),
+  /** inputs/outputs/events larger than this go to S3 and the event carries a pointer. */
+  PAYLOAD_OFFLOAD_BYTES: bytes.default(128 * 1024),
+
+  /** Rows per ClickHouse insert and the longest a projector waits to fill a batch. */
+  PROJECTOR_BATCH_ROWS: z.coerce.number().int().positive().default(20000),
+  PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().default(200),
+  PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
+
+  FF_BULK_EXPORT_DEFAULT_COMPRESSION: z.enum(['none', 'gzip', 'snappy', 'zstandard']).default('gzip'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid configuration:\n${problems}`);
+  }
+  return parsed.data;
+}

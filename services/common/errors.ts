@@ -1,0 +1,50 @@
+// Every error the services answer with is defined here once, with a stable code and an
+// HTTP status. Route code throws these; the HTTP layer turns them into
+// `{ "error": <code>, "detail": <message> }` with the status.
+
+export class AppError extends Error {
+  readonly code: string;
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  constructor(code: string, statusCode: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.statusCode = statusCode;
+    this.headers = headers;
+  }
+}
+
+export const errors = {
+  badRequest: (message: string) => new AppError('BAD_REQUEST', 400, message),
+  invalidJson: (where: string, cause: string) => new AppError('INVALID_JSON', 400, `${where} is not valid JSON: ${cause}`),
+  invalidField: (message: string) => new AppError('INVALID_FIELD', 422, message),
+  invalidMultipart: (message: string) => new AppError('INVALID_MULTIPART', 400, message),
+  unsupportedEncoding: (encoding: string) =>
+    new AppError('UNSUPPORTED_CONTENT_ENCODING', 415, `Content-Encoding "${encoding}" is not supported; use gzip or zstd`),
+  undecodableBody: (encoding: string, cause: string) =>
+    new AppError('UNDECODABLE_BODY', 400, `the body could not be decoded as ${encoding}: ${cause}`),
+  unsupportedMediaType: (type: string, expected: string) =>
+    new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Content-Type "${type}" is not accepted here; send ${expected}`),
+  bodyTooLarge: (limit: number) =>
+    new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (batch_ingest_config.size_limit_bytes)`),
+  conflict: (message: string) => new AppError('CONFLICT', 409, message),
+  notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),
+
+  missingApiKey: () => new AppError('MISSING_API_KEY', 401, 'an API key is required in the X-Api-Key header'),
+  unknownApiKey: () => new AppError('INVALID_API_KEY', 401, 'the API key is not valid'),
+  tenantRequired: () =>
+    new AppError(
+      'TENANT_ID_REQUIRED',
+      400,
+      'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header',
+    ),
+  invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', 400, `X-Tenant-Id "${value}" is not a UUID`),
+  workspaceForbidden: (workspaceId: string) =>
+    new AppError('WORKSPACE_FORBIDDEN', 403, `this API key has no access to workspace ${workspaceId}`),
+
+  kafkaUnavailable: (cause: string) =>
+    new AppError('EVENT_LOG_UNAVAILABLE', 503, `the event log (Kafka) cannot take writes right now: ${cause}`, { 'retry-after': '2' }),
+  storageUnavailable: (what: string, cause: string) =>
+    new AppError('STORAGE_UNAVAILABLE', 503, `${what} is unavailable: ${cause}`, { 'retry-after': '2' }),
+};

@@ -1,0 +1,69 @@
+// The fastify setup every HTTP service shares: JSON logs, one error shape, request metrics,
+// health and readiness, Prometheus metrics, and an OpenAPI document (from the route
+// schemas) with a browsable page at /docs.
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyBaseLogger } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger } from '../logger.ts';
+import { AppError } from '../errors.ts';
+import { httpRequestDuration, registry } from '../metrics.ts';
+
+export interface HttpServerOptions {
+  logger: Logger;
+  title: string;
+  version: string;
+  description: string;
+  /** Resolves true when the service can take writes (e.g. Kafka is reachable). */
+  ready: () => boolean | Promise<boolean>;
+}
+
+export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: 1024 * 1024 * 1024, // routes enforce their own (decoded) limits
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    requestIdHeader: 'x-request-id',
+    forceCloseConnections: true,
+  });
+
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    if (err instanceof AppError) {
+      if (err.statusCode >= 500) request.log.warn({ code: err.code, msg: err.message }, 'request failed');
+      return reply.code(err.statusCode).headers(err.headers).send({ error: err.code, detail: err.message });
+    }
+    if (err.validation) {
+      return reply.code(422).send({ error: 'VALIDATION_ERROR', detail: `${err.validationContext ?? 'request'}${err.message.replace(/^[a-z]+/, '')}` });
+    }
+    if (err.statusCode && err.statusCode < 500) {
+      return reply.code(err.statusCode).send({ error: err.code ?? 'BAD_REQUEST', detail: err.message });
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({ error: 'INTERNAL', detail: 'internal server error' });
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: 'NOT_FOUND', detail: `no route for ${request.method} ${request.url.split('?')[0]}` }));
+
+  app.addHook('onResponse', async (request, reply) => {
+    httpRequestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: options.title, version: options.version, description: options.description },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' }, tenantId: { type: 'apiKey', in: 'header', name: 'X-Tenant-Id' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const ops = { schema: { hide: false, tags: ['operations'] } };
+  app.get('/ok', { schema: { ...ops.schema, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));
+  app.get('/ready', ops, async (_request, reply) => {
+    const ready = await options.ready();
+    return reply.code(ready ? 200 : 503).send({ ready });
+  });
+  app.get('/metrics', ops, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  return app;
+}

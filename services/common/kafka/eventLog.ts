@@ -1,0 +1,65 @@
+// Appends events to Kafka: acks from all in-sync replicas, idempotent producer. A 2xx from
+// the API is only sent after append() resolves; when Kafka cannot take the write in time,
+// append() throws the 503 error (with Retry-After) and nothing is acknowledged.
+import { Producer, ProduceAcks, stringSerializer } from '@platformatic/kafka';
+import type { Config } from '../config.ts';
+import { errors } from '../errors.ts';
+import { eventsAppended } from '../metrics.ts';
+import { encodeEvent, topicOf, type EventName } from '../../../schemas/registry.ts';
+import type { EventPayloads } from '../../../schemas/events.generated.ts';
+import { brokerList, topicName } from './topics.ts';
+
+export interface EventToAppend<N extends EventName = EventName> {
+  name: N;
+  key: string;
+  payload: EventPayloads[N];
+}
+
+/** Builds an event to append, keeping the payload type tied to the event name. */
+export const event = <N extends EventName>(name: N, key: string, payload: EventPayloads[N]): EventToAppend<N> => ({ name, key, payload });
+
+type StringKeyProducer = Producer<string, Buffer, string, string>;
+
+export class EventLog {
+  readonly #config: Config;
+  readonly #producer: StringKeyProducer;
+
+  constructor(config: Config, clientId = 'event-log') {
+    this.#config = config;
+    this.#producer = new Producer({
+      clientId,
+      bootstrapBrokers: brokerList(config),
+      acks: ProduceAcks.ALL,
+      idempotent: true,
+      retries: 3,
+      retryDelay: 250,
+      timeout: config.KAFKA_APPEND_TIMEOUT_MS,
+      serializers: { key: stringSerializer, headerKey: stringSerializer, headerValue: stringSerializer },
+    }) as StringKeyProducer;
+  }
+
+  /** Appends the events in one produce request. Resolves once Kafka has acknowledged all of them. */
+  async append(events: readonly EventToAppend[]): Promise<void> {
+    if (events.length === 0) return;
+    const messages = events.map((e) => {
+      const encoded = encodeEvent(e.name, e.payload as never);
+      return { topic: topicName(this.#config, topicOf(e.name)), key: e.key, value: encoded.value, headers: encoded.headers };
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no acknowledgement within ${this.#config.KAFKA_APPEND_TIMEOUT_MS} ms`)), this.#config.KAFKA_APPEND_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.#producer.send({ messages }), timeout]);
+    } catch (err) {
+      throw errors.kafkaUnavailable((err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
+    for (const e of events) eventsAppended.inc({ topic: topicOf(e.name), event: e.name });
+  }
+
+  async close(): Promise<void> {
+    await this.#producer.close();
+  }
+}

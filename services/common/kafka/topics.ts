@@ -1,0 +1,54 @@
+// Topic names, in one place. Every name gets the configured prefix so several stacks (or
+// test runs) can share one broker.
+import { Admin } from '@platformatic/kafka';
+import type { Config } from '../config.ts';
+
+export const TOPICS = {
+  runs: 'tracing.runs',
+  feedback: 'tracing.feedback',
+  projects: 'tracing.projects',
+  runLineage: 'tracing.run-lineage',
+  tenancy: 'tenancy.events',
+} as const;
+
+export type LogicalTopic = (typeof TOPICS)[keyof typeof TOPICS];
+
+export function topicName(config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>, logical: string): string {
+  return config.KAFKA_TOPIC_PREFIX + logical;
+}
+
+export function brokerList(config: Pick<Config, 'KAFKA_BROKERS'>): string[] {
+  return config.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean);
+}
+
+/** Small registries (projects, lineage, tenancy) are compacted; runs and feedback are kept forever. */
+const compacted = new Set<string>([TOPICS.runLineage]);
+
+/** Creates the topics that do not exist yet. Safe to run from every process at start-up. */
+export async function ensureTopics(config: Config): Promise<void> {
+  const admin = new Admin({ clientId: 'topic-setup', bootstrapBrokers: brokerList(config), retries: 10, retryDelay: 500 });
+  try {
+    const existing = new Set(await admin.listTopics());
+    for (const logical of Object.values(TOPICS)) {
+      const name = topicName(config, logical);
+      if (existing.has(name)) continue;
+      const single = logical === TOPICS.tenancy || logical === TOPICS.projects;
+      try {
+        await admin.createTopics({
+          topics: [name],
+          partitions: single ? 1 : config.KAFKA_PARTITIONS,
+          replicas: 1,
+          configs: [
+            { name: 'cleanup.policy', value: compacted.has(logical) ? 'compact' : 'delete' },
+            { name: 'retention.ms', value: '-1' },
+          ],
+        });
+      } catch (err) {
+        // Another process created it between our list and create: that is fine.
+        if (!/already exists/i.test(String((err as Error).message) + JSON.stringify((err as { errors?: unknown }).errors ?? ''))) throw err;
+      }
+    }
+  } finally {
+    await admin.close();
+  }
+}

@@ -1,0 +1,49 @@
+// Prometheus metrics, one registry per process, served at /metrics.
+import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request latency by route and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const eventsAppended = new Counter({
+  name: 'events_appended_total',
+  help: 'Events appended to Kafka (acknowledged by all in-sync replicas)',
+  labelNames: ['topic', 'event'] as const,
+  registers: [registry],
+});
+
+export const runsAccepted = new Counter({
+  name: 'runs_accepted_total',
+  help: 'Run operations accepted by the ingestion routes',
+  labelNames: ['route', 'op'] as const,
+  registers: [registry],
+});
+
+export const projectorLag = new Gauge({
+  name: 'projector_lag_messages',
+  help: 'Messages in the topic not yet projected, per projector and partition',
+  labelNames: ['projector', 'partition'] as const,
+  registers: [registry],
+});
+
+export const projectorRowsWritten = new Counter({
+  name: 'projector_rows_written_total',
+  help: 'Rows inserted into ClickHouse by projectors',
+  labelNames: ['projector'] as const,
+  registers: [registry],
+});
+
+export const projectorBatchSeconds = new Histogram({
+  name: 'projector_batch_seconds',
+  help: 'Time to project one batch (decode, merge, insert, commit)',
+  labelNames: ['projector'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});

@@ -1,0 +1,80 @@
+// `npm start`: brings up the local infrastructure when it is not reachable, makes sure there
+// is an API key for the default workspace, then runs every service as a child process in the
+// foreground (restarting one that dies) until Ctrl-C.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from './common/config.ts';
+import { generateApiKey } from './tenancy/apiKeys.ts';
+import { ensureStackUp } from '../infra/stack.ts';
+
+const root = join(import.meta.dirname, '..');
+
+interface ServiceSpec {
+  name: string;
+  entry: string;
+  url?: string;
+}
+
+const services: ServiceSpec[] = [
+  { name: 'tracing-api', entry: 'services/tracing/apiMain.ts', url: `http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}` },
+  { name: 'runs-projector', entry: 'projections/runs/projectorMain.ts' },
+];
+
+function devApiKey(): string {
+  if (process.env.BOOTSTRAP_API_KEY) return process.env.BOOTSTRAP_API_KEY;
+  const file = join(root, '.local', 'dev-api-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = generateApiKey();
+  mkdirSync(join(root, '.local'), { recursive: true });
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  return key;
+}
+
+async function main(): Promise<void> {
+  const endpoints = await ensureStackUp();
+  const env = {
+    ...process.env,
+    KAFKA_BROKERS: endpoints.kafkaBrokers,
+    CLICKHOUSE_URL: endpoints.clickhouseUrl,
+    S3_ENDPOINT: endpoints.s3Endpoint,
+    S3_ACCESS_KEY_ID: endpoints.s3AccessKeyId,
+    S3_SECRET_ACCESS_KEY: endpoints.s3SecretAccessKey,
+    BOOTSTRAP_API_KEY: devApiKey(),
+  };
+  loadConfig(env); // fail fast on a bad configuration, before starting anything
+
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  const start = (spec: ServiceSpec, restarts = 0) => {
+    const child = spawn(process.execPath, [join(root, spec.entry)], { env, stdio: 'inherit' });
+    children.set(spec.name, child);
+    child.on('exit', (code, signal) => {
+      if (stopping) return;
+      const delay = Math.min(10_000, 500 * 2 ** restarts);
+      console.error(`[main] ${spec.name} exited (${signal ?? code}); restarting in ${delay} ms`);
+      setTimeout(() => start(spec, restarts + 1), delay);
+    });
+  };
+  for (const spec of services) start(spec);
+
+  console.log('\nServices:');
+  for (const s of services) console.log(`  ${s.name.padEnd(16)} ${s.url ?? '(worker)'}`);
+  console.log(`  API docs         http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}/docs`);
+  console.log(`\nAPI key for the default workspace: ${env.BOOTSTRAP_API_KEY}`);
+  console.log(`  export LANGSMITH_ENDPOINT=http://127.0.0.1:${process.env.TRACING_PORT ?? 1984} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`);
+
+  const stop = () => {
+    stopping = true;
+    for (const child of children.values()) child.kill('SIGTERM');
+    setTimeout(() => process.exit(0), 5000).unref();
+    Promise.all([...children.values()].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: Error) => {
+  console.error(err.message);
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+// Admin CLI for workspaces and API keys:
+//   npm run admin -- create-workspace --name acme
+//   npm run admin -- create-key --workspace <id> [--workspace <id2>] [--description text]
+//   npm run admin -- link-key --key <key> --workspace <id>
+//   npm run admin -- list
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../common/config.ts';
+import { createLogger } from '../common/logger.ts';
+import { EventLog } from '../common/kafka/eventLog.ts';
+import { ensureTopics } from '../common/kafka/topics.ts';
+import { TenancyService } from './tenancyService.ts';
+
+const usage = `usage: npm run admin -- <command> [options]
+  create-workspace --name <name>
+  create-key --workspace <id> [--workspace <id>...] [--description <text>]
+  link-key --key <api key> --workspace <id>
+  list`;
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      workspace: { type: 'string', multiple: true },
+      description: { type: 'string' },
+      key: { type: 'string' },
+    },
+  });
+  const command = positionals[0];
+  if (!command) throw new Error(usage);
+  const config = loadConfig();
+  await ensureTopics(config);
+  const log = new EventLog(config, 'admin-cli');
+  const tenancy = new TenancyService(config, log, createLogger('admin-cli', 'warn'));
+  try {
+    await tenancy.start();
+    switch (command) {
+      case 'create-workspace': {
+        if (!values.name) throw new Error('create-workspace needs --name');
+        const id = await tenancy.createWorkspace(values.name);
+        console.log(JSON.stringify({ workspace_id: id, name: values.name }));
+        break;
+      }
+      case 'create-key': {
+        const workspaces = values.workspace ?? [];
+        if (workspaces.length === 0) throw new Error('create-key needs at least one --workspace');
+        for (const w of workspaces) if (!tenancy.state.workspaces.has(w)) throw new Error(`workspace ${w} does not exist`);
+        const key = await tenancy.issueKey(workspaces, values.description ?? 'created with the admin CLI');
+        console.log(JSON.stringify({ api_key: key, workspace_ids: workspaces }));
+        break;
+      }
+      case 'link-key': {
+        if (!values.key || !values.workspace?.[0]) throw new Error('link-key needs --key and --workspace');
+        await tenancy.linkKey(values.key, values.workspace[0]);
+        console.log(JSON.stringify({ linked: values.workspace[0] }));
+        break;
+      }
+      case 'list': {
+        const workspaces = [...tenancy.state.workspaces.values()];
+        const keys = [...tenancy.state.keys.values()].map((k) => ({ prefix: k.keyPrefix, description: k.description, workspace_ids: [...k.workspaceIds] }));
+        console.log(JSON.stringify({ workspaces, keys }, null, 2));
+        break;
+      }
+      default:
+        throw new Error(usage);
+    }
+  } finally {
+    await tenancy.close();
+    await log.close();
+  }
+}
+
+main().catch((err: Error) => {
+  console.error(err.message);
+  process.exit(1);
+});

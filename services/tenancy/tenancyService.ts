@@ -1,0 +1,95 @@
+// Commands on workspaces and API keys (appended to the tenancy topic) and the
+// authentication that reads them back.
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../common/config.ts';
+import type { Logger } from '../common/logger.ts';
+import { errors } from '../common/errors.ts';
+import { EventLog, event } from '../common/kafka/eventLog.ts';
+import { TopicState } from '../common/kafka/topicState.ts';
+import { TOPICS } from '../common/kafka/topics.ts';
+import { TenancyState, type ApiKeyRecord } from './tenancyState.ts';
+import { DEFAULT_WORKSPACE_ID, generateApiKey, hashApiKey } from './apiKeys.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const nowMicros = () => Date.now() * 1000;
+
+export class TenancyService {
+  readonly state = new TenancyState();
+  readonly #log: EventLog;
+  readonly #topicState: TopicState;
+  /** Unknown key hashes recently confirmed unknown after a catch-up: spares Kafka from key-guessing floods. */
+  readonly #recentMisses = new Map<string, number>();
+
+  constructor(config: Config, eventLog: EventLog, logger: Logger) {
+    this.#log = eventLog;
+    this.#topicState = new TopicState(config, TOPICS.tenancy, this.state.apply, logger);
+  }
+
+  start(): Promise<void> {
+    return this.#topicState.start();
+  }
+
+  async createWorkspace(name: string, id: string = randomUUID()): Promise<string> {
+    await this.#log.append([event('WorkspaceCreated', id, { workspace_id: id, name, created_at: nowMicros() })]);
+    return id;
+  }
+
+  /** Issues a key linked to the given workspaces; returns the key (shown once, never stored). */
+  async issueKey(workspaceIds: string[], description: string, key: string = generateApiKey()): Promise<string> {
+    const keyHash = hashApiKey(key);
+    await this.#log.append([
+      event('ApiKeyIssued', keyHash, { key_hash: keyHash, key_prefix: key.slice(0, 8), description, created_at: nowMicros() }),
+      ...workspaceIds.map((w) => event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: w, created_at: nowMicros() })),
+    ]);
+    return key;
+  }
+
+  async linkKey(key: string, workspaceId: string): Promise<void> {
+    const keyHash = hashApiKey(key);
+    await this.#log.append([event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
+  }
+
+  /** Seeds the default workspace and links the bootstrap key to it. Idempotent across restarts and replicas. */
+  async ensureBootstrapKey(key: string): Promise<void> {
+    await this.#topicState.catchUp();
+    if (!this.state.workspaces.has(DEFAULT_WORKSPACE_ID)) await this.createWorkspace('default', DEFAULT_WORKSPACE_ID);
+    const known = this.state.keys.get(hashApiKey(key));
+    if (!known) await this.issueKey([DEFAULT_WORKSPACE_ID], 'bootstrap key (BOOTSTRAP_API_KEY)', key);
+    else if (!known.workspaceIds.has(DEFAULT_WORKSPACE_ID)) await this.linkKey(key, DEFAULT_WORKSPACE_ID);
+    await this.#topicState.catchUp();
+  }
+
+  async #findKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const found = this.state.keys.get(keyHash);
+    if (found) return found;
+    const missedAt = this.#recentMisses.get(keyHash);
+    if (missedAt && Date.now() - missedAt < 2000) return undefined;
+    // The key may have been issued a moment ago through another process.
+    await this.#topicState.catchUp();
+    const after = this.state.keys.get(keyHash);
+    if (!after) {
+      if (this.#recentMisses.size > 10_000) this.#recentMisses.clear();
+      this.#recentMisses.set(keyHash, Date.now());
+    }
+    return after;
+  }
+
+  /** Resolves the workspace a request acts in, from its X-Api-Key and X-Tenant-Id headers. */
+  async authenticate(apiKey: string | undefined, tenantId: string | undefined): Promise<string> {
+    if (!apiKey) throw errors.missingApiKey();
+    const record = await this.#findKey(hashApiKey(apiKey));
+    if (!record || record.workspaceIds.size === 0) throw errors.unknownApiKey();
+    if (tenantId !== undefined && tenantId !== '') {
+      if (!UUID.test(tenantId)) throw errors.invalidTenantId(tenantId);
+      const wanted = tenantId.toLowerCase();
+      if (!record.workspaceIds.has(wanted)) throw errors.workspaceForbidden(wanted);
+      return wanted;
+    }
+    if (record.workspaceIds.size > 1) throw errors.tenantRequired();
+    return record.workspaceIds.values().next().value!;
+  }
+
+  async close(): Promise<void> {
+    await this.#topicState.close();
+  }
+}

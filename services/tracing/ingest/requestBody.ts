@@ -1,0 +1,64 @@
+// Streams a request body through its Content-Encoding (gzip or zstd, whole body) and
+// enforces the size limit on the decoded bytes, so a small compressed bomb is still a 413.
+// Nothing is buffered here: callers consume chunks as they arrive.
+import { createGunzip, createZstdDecompress, createInflate } from 'node:zlib';
+import type { Readable, Transform } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import { AppError, errors } from '../../common/errors.ts';
+
+function decoderFor(encoding: string): Transform | null {
+  switch (encoding) {
+    case '':
+    case 'identity':
+      return null;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'zstd':
+      return createZstdDecompress();
+    case 'deflate':
+      return createInflate();
+    default:
+      throw errors.unsupportedEncoding(encoding);
+  }
+}
+
+export async function* decodedBody(body: Readable, headers: IncomingHttpHeaders, limit: number): AsyncGenerator<Buffer> {
+  const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    body.resume(); // drain so the connection can answer
+    throw errors.bodyTooLarge(limit);
+  }
+  const decoder = decoderFor(encoding);
+  let source: AsyncIterable<Buffer> = body;
+  if (decoder) {
+    body.on('error', (err) => decoder.destroy(err));
+    body.pipe(decoder);
+    source = decoder;
+  }
+  let total = 0;
+  try {
+    for await (const chunk of source) {
+      total += chunk.length;
+      if (total > limit) throw errors.bodyTooLarge(limit);
+      yield chunk;
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    if (decoder && (code.startsWith('Z_') || code.startsWith('ERR_ZSTD') || code.startsWith('ERR_ZLIB') || /zstd|gzip|header|incorrect|invalid/i.test((err as Error).message)))
+      throw errors.undecodableBody(encoding, (err as Error).message);
+    if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || /aborted/i.test((err as Error).message))
+      throw errors.badRequest('the request body ended early (connection closed before the body was complete)');
+    throw err;
+  } finally {
+    if (decoder) decoder.destroy();
+  }
+}
+
+export async function readDecodedBody(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of decodedBody(body, headers, limit)) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}

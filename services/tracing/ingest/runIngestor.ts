@@ -1,0 +1,139 @@
+// The write side of tracing: validated drafts in, events appended to Kafka out. It checks
+// lineage (trace_id / dotted_order / parent), resolves projects, moves big payloads and
+// attachments to object storage (claim check), groups operations per trace (one event per
+// trace per request, keyed tenant/trace so a trace stays ordered in one partition), and
+// appends everything in one produce call. It throws before appending when anything is wrong.
+import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import type { Config } from '../../common/config.ts';
+import { errors } from '../../common/errors.ts';
+import { runsAccepted } from '../../common/metrics.ts';
+import type { BlobStore } from '../../common/blobStore.ts';
+import { event, type EventLog, type EventToAppend } from '../../common/kafka/eventLog.ts';
+import type { RunOp, BlobRef } from '../../../schemas/events.generated.ts';
+import type { ProjectRegistry } from '../projects/projectRegistry.ts';
+import type { LineageIndex } from '../lineage/lineageIndex.ts';
+import { checkLineage, dottedSegment } from './dottedOrder.ts';
+import { nowMicros } from './timestamps.ts';
+import { JSON_FIELDS, type RunDraft } from './runDraft.ts';
+import type { FeedbackDraft } from './feedbackDraft.ts';
+
+export type IngestRoute = 'runs' | 'runs_patch' | 'batch' | 'multipart';
+
+export const newRunId = (): string => uuidv7();
+
+export class RunIngestor {
+  readonly #config: Config;
+  readonly #log: EventLog;
+  readonly #blobs: BlobStore;
+  readonly #projects: ProjectRegistry;
+  readonly #lineage: LineageIndex;
+
+  constructor(config: Config, log: EventLog, blobs: BlobStore, projects: ProjectRegistry, lineage: LineageIndex) {
+    this.#config = config;
+    this.#log = log;
+    this.#blobs = blobs;
+    this.#projects = projects;
+    this.#lineage = lineage;
+  }
+
+  /** POST /runs: trace_id and dotted_order are derived from the parent's when absent. */
+  async createRun(tenantId: string, draft: RunDraft): Promise<void> {
+    draft.startTime ??= nowMicros();
+    if (draft.traceId === null || draft.dottedOrder === null) {
+      if (draft.parentRunId === null) {
+        draft.traceId ??= draft.id;
+        draft.dottedOrder ??= dottedSegment(draft.startTime, draft.id);
+      } else {
+        const parent = await this.#lineage.find(tenantId, draft.parentRunId);
+        if (!parent) throw errors.notFound(`parent run ${draft.parentRunId}`);
+        draft.traceId ??= parent.traceId;
+        draft.dottedOrder ??= `${parent.dottedOrder}.${dottedSegment(draft.startTime, draft.id)}`;
+        if (draft.sessionId === null && draft.sessionName === null) draft.sessionId = parent.sessionId;
+      }
+    }
+    await this.ingest(tenantId, [draft], [], 'runs');
+  }
+
+  /** PATCH /runs/{id}: the trace (and so the partition) comes from the body or the lineage index. */
+  async updateRun(tenantId: string, draft: RunDraft): Promise<void> {
+    if (draft.traceId === null) {
+      const known = await this.#lineage.find(tenantId, draft.id);
+      if (!known) throw errors.notFound(`run ${draft.id} (send trace_id with the patch if it was created moments ago through a batch)`);
+      draft.traceId = known.traceId;
+      draft.dottedOrder ??= known.dottedOrder;
+    }
+    await this.ingest(tenantId, [draft], [], 'runs_patch');
+  }
+
+  async ingest(tenantId: string, drafts: RunDraft[], feedback: FeedbackDraft[], route: IngestRoute): Promise<void> {
+    const pendingProjects = new Map<string, EventToAppend>();
+    const postedOrders = new Map<string, string>();
+    for (const d of drafts) if (d.op === 'post' && d.dottedOrder) postedOrders.set(d.id, d.dottedOrder);
+
+    for (const d of drafts) {
+      if (d.traceId === null || d.dottedOrder === null)
+        throw errors.invalidField(`${d.op} of run ${d.id}: trace_id and dotted_order are required in batch ingestion`);
+      const segments = checkLineage({ runId: d.id, traceId: d.traceId, parentRunId: d.parentRunId, dottedOrder: d.dottedOrder, op: d.op });
+      const parentOrder = d.parentRunId ? postedOrders.get(d.parentRunId) : undefined;
+      if (parentOrder !== undefined && !d.dottedOrder.startsWith(parentOrder + '.'))
+        throw errors.invalidField(`dotted_order of run ${d.id} does not extend the dotted_order of its parent ${d.parentRunId}`);
+      if (d.op === 'post') {
+        d.startTime ??= segments.at(-1)!.micros;
+        d.sessionId = await this.#projects.resolve(tenantId, d.sessionId, d.sessionName, pendingProjects);
+      } else if (d.sessionId !== null || d.sessionName !== null) {
+        d.sessionId = await this.#projects.resolve(tenantId, d.sessionId, d.sessionName, pendingProjects);
+      }
+      if (d.endTime !== null && d.startTime !== null && d.endTime < d.startTime)
+        throw errors.invalidField(`run ${d.id}: end_time is before start_time`);
+    }
+
+    const ops = await Promise.all(drafts.map((d) => this.#toRunOp(tenantId, d)));
+    const receivedAt = nowMicros();
+    const requestId = randomUUID();
+    const byTrace = new Map<string, RunOp[]>();
+    drafts.forEach((d, i) => {
+      const list = byTrace.get(d.traceId!) ?? [];
+      list.push(ops[i]!);
+      byTrace.set(d.traceId!, list);
+    });
+
+    const events: EventToAppend[] = [...pendingProjects.values()];
+    for (const [traceId, traceOps] of byTrace)
+      events.push(event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: requestId, received_at: receivedAt, ops: traceOps }));
+    for (const f of feedback)
+      events.push(
+        event('FeedbackSubmitted', `${tenantId}/${f.traceId ?? f.runId ?? f.id}`, {
+          tenant_id: tenantId, feedback_id: f.id, run_id: f.runId, trace_id: f.traceId, key: f.key, score: f.score, value: f.value,
+          comment: f.comment, correction: f.correction, feedback_source: f.feedbackSource, session_id: f.sessionId,
+          created_at: f.createdAt ?? receivedAt, received_at: receivedAt,
+        }),
+      );
+    if (route === 'runs')
+      for (const d of drafts)
+        events.push(event('RunLineageRecorded', `${tenantId}/${d.id}`, { tenant_id: tenantId, run_id: d.id, trace_id: d.traceId!, dotted_order: d.dottedOrder!, session_id: d.sessionId! }));
+
+    await this.#log.append(events);
+    if (route === 'runs') for (const d of drafts) this.#lineage.remember(tenantId, d.id, { traceId: d.traceId!, dottedOrder: d.dottedOrder!, sessionId: d.sessionId! });
+    for (const d of drafts) runsAccepted.inc({ route, op: d.op });
+  }
+
+  async #toRunOp(tenantId: string, d: RunDraft): Promise<RunOp> {
+    const limit = this.#config.PAYLOAD_OFFLOAD_BYTES;
+    const payload = async (field: (typeof JSON_FIELDS)[number]): Promise<string | BlobRef | null> => {
+      const text = d.json[field];
+      if (text === undefined) return null;
+      if (text.length <= limit && Buffer.byteLength(text) <= limit) return text;
+      return this.#blobs.put(tenantId, field, Buffer.from(text), 'application/json');
+    };
+    const [inputs, outputs, events, extra, serialized, attachments] = await Promise.all([
+      payload('inputs'), payload('outputs'), payload('events'), payload('extra'), payload('serialized'),
+      Promise.all(d.attachments.map(async (a) => ({ name: a.name, blob: await this.#blobs.put(tenantId, 'attachments', a.bytes, a.contentType) }))),
+    ]);
+    return {
+      op: d.op, run_id: d.id, session_id: d.sessionId, parent_run_id: d.parentRunId, dotted_order: d.dottedOrder,
+      name: d.name, run_type: d.runType, start_time: d.startTime, end_time: d.endTime,
+      inputs, outputs, events, extra, serialized, error: d.error, tags: d.tags, reference_example_id: d.referenceExampleId, attachments,
+    };
+  }
+}

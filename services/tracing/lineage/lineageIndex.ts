@@ -1,0 +1,59 @@
+// Where a run sits in its trace (trace_id, dotted_order, project), for POST /runs children
+// and direct PATCHes that do not say it themselves. Runs created through POST /runs are
+// recorded on the lineage topic, which every API replica folds; catchUp() makes a run
+// posted a moment ago through another replica visible. Older runs fall back to ClickHouse.
+import type { Config } from '../../common/config.ts';
+import type { Logger } from '../../common/logger.ts';
+import { TopicState } from '../../common/kafka/topicState.ts';
+import { TOPICS } from '../../common/kafka/topics.ts';
+import type { DecodedEvent } from '../../../schemas/registry.ts';
+
+export interface RunLineage {
+  traceId: string;
+  dottedOrder: string;
+  sessionId: string;
+}
+
+export type LineageFallback = (tenantId: string, runId: string) => Promise<RunLineage | null>;
+
+export class LineageIndex {
+  readonly #entries = new Map<string, RunLineage>();
+  readonly #maxEntries: number;
+  readonly #topicState: TopicState;
+  readonly #fallback: LineageFallback;
+
+  constructor(config: Config, logger: Logger, fallback: LineageFallback, maxEntries = 500_000) {
+    this.#maxEntries = maxEntries;
+    this.#fallback = fallback;
+    this.#topicState = new TopicState(config, TOPICS.runLineage, this.apply, logger);
+  }
+
+  start(): Promise<void> {
+    return this.#topicState.start();
+  }
+
+  apply = (e: DecodedEvent): void => {
+    if (e.name !== 'RunLineageRecorded') return;
+    const p = e.payload;
+    this.remember(p.tenant_id, p.run_id, { traceId: p.trace_id, dottedOrder: p.dotted_order, sessionId: p.session_id });
+  };
+
+  remember(tenantId: string, runId: string, lineage: RunLineage): void {
+    const key = `${tenantId}/${runId}`;
+    this.#entries.delete(key);
+    this.#entries.set(key, lineage);
+    if (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+
+  async find(tenantId: string, runId: string): Promise<RunLineage | null> {
+    const key = `${tenantId}/${runId}`;
+    const local = this.#entries.get(key);
+    if (local) return local;
+    await this.#topicState.catchUp();
+    return this.#entries.get(key) ?? (await this.#fallback(tenantId, runId));
+  }
+
+  close(): Promise<void> {
+    return this.#topicState.close();
+  }
+}

@@ -1,0 +1,92 @@
+// The ingestion routes: POST /runs, PATCH /runs/{run_id}, POST /runs/batch, POST /runs/multipart.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { Config } from '../../common/config.ts';
+import { errors } from '../../common/errors.ts';
+import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
+import { readMultipartBatch } from '../ingest/multipartBatch.ts';
+import { newRunId, type RunIngestor } from '../ingest/runIngestor.ts';
+import { tenantOf } from './auth.ts';
+
+const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } } };
+const runBody = {
+  type: 'object',
+  description: 'A run (span). Timestamps may be epoch milliseconds or ISO 8601; null means "not provided".',
+  additionalProperties: true,
+  properties: {
+    id: { description: 'UUID (hyphenated or 32 hex digits)' },
+    name: { type: 'string' },
+    run_type: { type: 'string', enum: ['tool', 'chain', 'llm', 'retriever', 'embedding', 'prompt', 'parser'] },
+    start_time: { description: 'epoch ms or ISO 8601' },
+    end_time: { description: 'epoch ms or ISO 8601' },
+    inputs: { type: 'object', additionalProperties: true },
+    outputs: { type: 'object', additionalProperties: true },
+    extra: { type: 'object', additionalProperties: true },
+    error: {},
+    events: {},
+    tags: { type: 'array', items: { type: 'string' } },
+    parent_run_id: { description: 'UUID' },
+    trace_id: { description: 'UUID of the root run; generated when absent on POST /runs' },
+    dotted_order: { type: 'string', description: 'generated when absent on POST /runs' },
+    session_name: { type: 'string' },
+    session_id: { description: 'UUID of an existing project' },
+  },
+} as const;
+
+export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: RunIngestor): void {
+  app.post('/runs', { schema: { tags: ['runs'], summary: 'Create a run', body: runBody, response: accepted } }, async (request, reply) => {
+    const draft = toRunDraft(request.body, { op: 'post', where: 'run', generateId: newRunId });
+    await ingestor.createRun(tenantOf(request), draft);
+    return reply.code(202).send({ message: 'Run created', id: draft.id });
+  });
+
+  app.patch<{ Params: { run_id: string } }>(
+    '/runs/:run_id',
+    { schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: { type: 'string' } } }, body: runBody, response: accepted } },
+    async (request, reply) => {
+      const draft = toRunDraft(request.body, { op: 'patch', id: request.params.run_id, where: 'patch' });
+      await ingestor.updateRun(tenantOf(request), draft);
+      return reply.code(202).send({ message: 'Run updated' });
+    },
+  );
+
+  app.post(
+    '/runs/batch',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Create and update runs in one request; trace_id and dotted_order are required',
+        body: { type: 'object', properties: { post: { type: 'array', items: runBody }, patch: { type: 'array', items: runBody } } },
+        response: accepted,
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as { post?: unknown; patch?: unknown };
+      const drafts: RunDraft[] = [];
+      for (const op of ['post', 'patch'] as const) {
+        const list = body[op] ?? [];
+        if (!Array.isArray(list)) throw errors.invalidField(`${op} must be an array of runs`);
+        list.forEach((run, i) => drafts.push(toRunDraft(run, { op, where: `${op}[${i}]` })));
+      }
+      await ingestor.ingest(tenantOf(request), drafts, [], 'batch');
+      return reply.code(202).send({ message: `${drafts.length} run operations accepted` });
+    },
+  );
+
+  app.post(
+    '/runs/multipart',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Create and update runs, attachments and feedback as multipart/form-data (gzip or zstd bodies accepted)',
+        consumes: ['multipart/form-data'],
+        response: accepted,
+      },
+    },
+    async (request: FastifyRequest, reply) => {
+      const batch = await readMultipartBatch(request.body as Readable, request.headers, config.INGEST_SIZE_LIMIT_BYTES);
+      await ingestor.ingest(tenantOf(request), batch.runs, batch.feedback, 'multipart');
+      return reply.code(202).send({ message: `${batch.runs.length} run operations and ${batch.feedback.length} feedback accepted` });
+    },
+  );
+}

@@ -1,0 +1,91 @@
+// Wires the tracing API: its dependencies, its routes at / and under /api/v1, and shutdown.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../common/config.ts';
+import type { Logger } from '../common/logger.ts';
+import { createHttpServer } from '../common/http/server.ts';
+import { KafkaReadiness } from '../common/http/kafkaReadiness.ts';
+import { ClickHouseClient } from '../common/clickhouse/client.ts';
+import { ensureReadModels } from '../common/clickhouse/schema.ts';
+import { sql } from '../common/clickhouse/sql.ts';
+import { BlobStore } from '../common/blobStore.ts';
+import { EventLog } from '../common/kafka/eventLog.ts';
+import { ensureTopics } from '../common/kafka/topics.ts';
+import { TenancyService } from '../tenancy/tenancyService.ts';
+import { ProjectRegistry } from './projects/projectRegistry.ts';
+import { LineageIndex } from './lineage/lineageIndex.ts';
+import { RunIngestor } from './ingest/runIngestor.ts';
+import { readRequestJson } from './ingest/jsonBody.ts';
+import { infoRoutes } from './routes/info.ts';
+import { runIngestRoutes } from './routes/runsIngest.ts';
+import { runReadRoutes } from './routes/runsRead.ts';
+import { requireApiKey } from './routes/auth.ts';
+import { SERVICE_VERSION } from './version.ts';
+
+export interface TracingApp {
+  app: FastifyInstance;
+  tenancy: TenancyService;
+  close(): Promise<void>;
+}
+
+export async function buildTracingApp(config: Config, logger: Logger): Promise<TracingApp> {
+  await ensureTopics(config);
+  const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+  await ensureReadModels(ch);
+  const blobs = new BlobStore(config);
+  await blobs.ensureBucket();
+  const eventLog = new EventLog(config, 'tracing-api');
+  const tenancy = new TenancyService(config, eventLog, logger);
+  const projects = new ProjectRegistry(config, logger);
+  const lineage = new LineageIndex(config, logger, async (tenantId, runId) => {
+    const [row] = await ch.query<{ trace_id: string; dotted_order: string; session_id: string }>(
+      sql`SELECT trace_id, dotted_order, session_id FROM runs FINAL WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId}) AND has_post = 1 LIMIT 1`,
+    );
+    return row ? { traceId: row.trace_id, dottedOrder: row.dotted_order, sessionId: row.session_id } : null;
+  });
+  await Promise.all([tenancy.start(), projects.start(), lineage.start()]);
+  if (config.BOOTSTRAP_API_KEY) await tenancy.ensureBootstrapKey(config.BOOTSTRAP_API_KEY);
+  const ingestor = new RunIngestor(config, eventLog, blobs, projects, lineage);
+
+  const readiness = new KafkaReadiness(config);
+  readiness.start();
+  const app = await createHttpServer({
+    logger,
+    title: 'Tracing API',
+    version: SERVICE_VERSION,
+    description: 'LangSmith-compatible run ingestion and reads. Every route is served at / and under /api/v1.',
+    ready: readiness.ready,
+  });
+
+  // Request bodies: JSON and multipart, with gzip/zstd Content-Encoding and a decoded-size limit.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readRequestJson(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then((body) => done(null, body), (err: Error) => done(err));
+  });
+  app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
+
+  for (const prefix of ['', '/api/v1']) {
+    await app.register(
+      async (scope) => {
+        infoRoutes(scope, config);
+        await scope.register(async (authed) => {
+          requireApiKey(authed, tenancy);
+          runIngestRoutes(authed, config, ingestor);
+          runReadRoutes(authed, ch, blobs);
+        });
+      },
+      { prefix },
+    );
+  }
+
+  return {
+    app,
+    tenancy,
+    async close() {
+      await app.close();
+      await Promise.allSettled([readiness.close(), tenancy.close(), projects.close(), lineage.close()]);
+      await eventLog.close();
+      await ch.close();
+      blobs.close();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+// Reported by GET /info. Clients compare it (Python sends feedback through multipart from
+// 0.8.10, both warn before v2 resources below 0.16.0), so it stays a semver at or above that.
+export const SERVICE_VERSION = '0.16.0';
