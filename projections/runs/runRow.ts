@@ -3,7 +3,6 @@
 // what it provides. So post-then-patch and patch-then-post give the same row, and applying
 // an operation twice changes nothing (the version check skips it).
 import type { RunOp, BlobRef, Attachment } from '../../schemas/events.generated.ts';
-import { parseDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -100,7 +99,6 @@ export function mergeRunOp(current: RunRow, op: RunOp, version: number, received
     row.attachments = JSON.stringify([...merged.values()]);
   }
   if (isPost) row.has_post = 1;
-  if (row.start_time === 0 && row.dotted_order) row.start_time = parseDottedTimestamp(row.dotted_order.slice(row.dotted_order.lastIndexOf('.') + 1, row.dotted_order.lastIndexOf('.') + 23));
   row.is_root = row.trace_id === row.id ? 1 : 0;
   row.status = row.error !== null ? 'error' : row.end_time !== null ? 'success' : 'pending';
   return row;

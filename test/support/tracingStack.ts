@@ -1,0 +1,71 @@
+// A tracing stack of our own (API + runs projector as child processes) on the shared
+// infrastructure, isolated by a topic prefix and a ClickHouse database of its own.
+import { randomBytes } from 'node:crypto';
+import { Admin } from '@platformatic/kafka';
+import { provideInfra } from './infra.ts';
+import { startService, waitFor, freePort, type ServiceProcess } from './serviceProcess.ts';
+import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { ident, sql } from '../../services/common/clickhouse/sql.ts';
+import { loadConfig, type Config } from '../../services/common/config.ts';
+
+export interface TracingStack {
+  url: string;
+  apiKey: string;
+  env: Record<string, string>;
+  config: Config;
+  api: ServiceProcess;
+  projector: ServiceProcess;
+  startProjector(): ServiceProcess;
+  stop(options?: { dropData?: boolean }): Promise<void>;
+}
+
+export async function startTracingStack(name: string, extraEnv: Record<string, string> = {}): Promise<TracingStack> {
+  const infra = await provideInfra();
+  const id = `${name}_${randomBytes(3).toString('hex')}`;
+  const port = await freePort();
+  const env: Record<string, string> = {
+    KAFKA_BROKERS: infra.kafkaBrokers,
+    CLICKHOUSE_URL: infra.clickhouseUrl,
+    S3_ENDPOINT: infra.s3Endpoint,
+    S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+    S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+    KAFKA_TOPIC_PREFIX: `${id}.`,
+    CLICKHOUSE_DATABASE: id,
+    TRACING_PORT: String(port),
+    BOOTSTRAP_API_KEY: `lsk_test_${randomBytes(16).toString('hex')}`,
+    LOG_LEVEL: 'info',
+    ...extraEnv,
+  };
+  const config = loadConfig(env);
+  const api = startService('services/tracing/apiMain.ts', env, `${id}-api`);
+  const startProjector = () => startService('projections/runs/projectorMain.ts', env, `${id}-projector`);
+  const stack: TracingStack = {
+    url: `http://127.0.0.1:${port}`,
+    apiKey: env.BOOTSTRAP_API_KEY!,
+    env,
+    config,
+    api,
+    projector: startProjector(),
+    startProjector() {
+      stack.projector = startProjector();
+      return stack.projector;
+    },
+    async stop({ dropData = true } = {}) {
+      await Promise.all([stack.api.stop(), stack.projector.stop()]);
+      if (!dropData) return;
+      const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
+      await ch.exec(sql`DROP DATABASE IF EXISTS ${ident(id)}`, { database: null }).catch(() => {});
+      await ch.close();
+      const admin = new Admin({ clientId: 'test-cleanup', bootstrapBrokers: [infra.kafkaBrokers] });
+      const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${id}.`));
+      if (topics.length) await admin.deleteTopics({ topics }).catch(() => {});
+      await admin.close();
+    },
+  };
+  await waitFor('the tracing API to be ready', async () => {
+    if (api.child.exitCode !== null) throw new Error(`tracing API exited with ${api.child.exitCode}; see .local/logs/test/${id}-api.log`);
+    const res = await fetch(`${stack.url}/ready`);
+    return res.ok;
+  }, 90_000, 200);
+  return stack;
+}

@@ -1,0 +1,23 @@
+import { defineConfig } from 'vitest/config';
+
+// Two groups run one after the other: the main suite, then the fault tests, which stop
+// ClickHouse and kill workers and so must not share the stack with anything else.
+export default defineConfig({
+  test: {
+    globalSetup: ['test/support/globalSetup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: ['test/faults/**', 'node_modules/**'], sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
+  },
+});
