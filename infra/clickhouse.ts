@@ -37,7 +37,7 @@ export function clickhouseComponent(endpoints: StackEndpoints): Component {
     start: async () => {
       renderConfig(host, port, clickhouseTcpPort);
       const server = serverCommand();
-      return startDetached({ name: 'clickhouse', command: server.command, args: [...server.args, `--config-file=${configFile}`], cwd: clickhouseDir });
+      return startDetached({ name: 'clickhouse', endpoint: endpoints.clickhouseUrl, command: server.command, args: [...server.args, `--config-file=${configFile}`], cwd: clickhouseDir });
     },
     healthTimeoutMs: 60_000,
     stopGraceMs: 30_000,

@@ -57,10 +57,20 @@ export function capture(command: string, args: string[], options: CommandOptions
   });
 }
 
+/**
+ * The last lines of a log, without stack-trace frames (ClickHouse's "12. /lib/…" and Java's
+ * "\tat …"), which would otherwise crowd out the message that explains a failure.
+ */
 export function tailOfFile(file: string, lines: number): string {
   try {
     const text = readFileSync(file, 'utf8');
-    return text.trimEnd().split('\n').slice(-lines).join('\n');
+    const frame = /^(\s*\d+\. \S|\s+at \S|\s*\.\.\. \d+ more)/;
+    return text
+      .trimEnd()
+      .split('\n')
+      .filter((line) => !frame.test(line))
+      .slice(-lines)
+      .join('\n');
   } catch {
     return '(log not readable)';
   }

@@ -9,7 +9,7 @@ import { Base } from '@platformatic/kafka';
 import type { Component } from './component.ts';
 import { extraPortsFromEnv, firstBroker, localDir, logsDir, repoRoot } from './config.ts';
 import type { StackEndpoints } from './config.ts';
-import { runLogged } from './commands.ts';
+import { progress, runLogged, seconds } from './commands.ts';
 import { logFilePath, startDetached } from './processes.ts';
 import { inputsHash, stampMatches, writeStamp } from './stamps.ts';
 import { ensureCommands } from './toolchain.ts';
@@ -44,6 +44,7 @@ export function kafkaComponent(endpoints: StackEndpoints): Component {
       await formatStorageOnce();
       return startDetached({
         name: 'kafka',
+        endpoint: endpoints.kafkaBrokers,
         command: 'java',
         args: [...jvmOptions(), '-cp', `${libsDir}/*`, 'kafka.Kafka', serverProperties],
         cwd: kafkaDir,
@@ -80,6 +81,8 @@ async function installKafkaJars(): Promise<void> {
     { command: 'mvn', aptPackage: 'maven' },
   ]);
   // Into a fresh folder, so jars of an older pom never linger on the class path.
+  const started = Date.now();
+  progress(`kafka: fetching the Kafka ${kafkaVersion()} jars with Maven (infra/kafka/pom.xml)`);
   const staging = `${libsDir}.staging`;
   rmSync(staging, { recursive: true, force: true });
   await runLogged(join(logsDir, 'install-kafka.log'), 'mvn', [
@@ -95,6 +98,7 @@ async function installKafkaJars(): Promise<void> {
   rmSync(libsDir, { recursive: true, force: true });
   renameSync(staging, libsDir);
   writeStamp(stamp, hash);
+  progress(`kafka: jars in place in ${seconds(started)}`);
 }
 
 function jvmOptions(): string[] {

@@ -39,6 +39,7 @@ export function minioComponent(endpoints: StackEndpoints): Component {
       mkdirSync(dataDir, { recursive: true });
       return startDetached({
         name: 'minio',
+        endpoint: endpoints.s3Endpoint,
         command: minioBinary,
         args: ['server', dataDir, '--address', `${host}:${port}`, '--console-address', `${host}:${minioConsolePort}`],
         env: {

@@ -14,12 +14,27 @@ export function pidFilePath(name: string): string {
   return join(runDir, `${name}.pid`);
 }
 
+function endpointFilePath(name: string): string {
+  return join(runDir, `${name}.endpoint`);
+}
+
+/** The endpoint our server `name` was started for, if recorded. */
+export function ownServerEndpoint(name: string): string | undefined {
+  try {
+    return readFileSync(endpointFilePath(name), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function logFilePath(name: string): string {
   return join(logsDir, `${name}.log`);
 }
 
 export type ServerSpec = {
   name: string;
+  /** Recorded next to the pid file, so a later `up` for another endpoint can tell. */
+  endpoint: string;
   command: string;
   args: string[];
   env?: Record<string, string>;
@@ -51,6 +66,7 @@ export function startDetached(spec: ServerSpec): StartedServer {
     });
     child.unref();
     writeFileSync(pidFilePath(spec.name), `${child.pid}\n`);
+    writeFileSync(endpointFilePath(spec.name), `${spec.endpoint}\n`);
     return { pid: child.pid, exited };
   } finally {
     closeSync(logFd);
@@ -99,7 +115,7 @@ export type StopResult = { stopped: boolean; pid?: number; killed?: boolean };
 export async function stopOwnServer(name: string, marker: string, graceMs: number): Promise<StopResult> {
   const pid = ownPid(name, marker);
   if (pid === undefined) {
-    rmSync(pidFilePath(name), { force: true });
+    removeRunFiles(name);
     return { stopped: false };
   }
   process.kill(pid, 'SIGTERM');
@@ -109,8 +125,13 @@ export async function stopOwnServer(name: string, marker: string, graceMs: numbe
     killed = true;
     await waitForExit(pid, 5_000);
   }
-  rmSync(pidFilePath(name), { force: true });
+  removeRunFiles(name);
   return { stopped: true, pid, killed };
+}
+
+function removeRunFiles(name: string): void {
+  rmSync(pidFilePath(name), { force: true });
+  rmSync(endpointFilePath(name), { force: true });
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {

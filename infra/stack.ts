@@ -9,7 +9,7 @@ import type { StackEndpoints } from './config.ts';
 import { kafkaComponent } from './kafka.ts';
 import { minioComponent } from './minio.ts';
 import { buildMinioAdmin } from './minioAdmin.ts';
-import { ownPid, portAcceptsConnections, stopOwnServer, waitUntilHealthy } from './processes.ts';
+import { ownPid, ownServerEndpoint, portAcceptsConnections, stopOwnServer, waitUntilHealthy } from './processes.ts';
 import { withStackLock } from './stackLock.ts';
 
 export type { StackEndpoints } from './config.ts';
@@ -44,28 +44,38 @@ export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoint
       ensureComponentUp(kafka),
       ensureComponentUp(clickhouse),
       // The admin tool is built after MinIO so the two Go builds do not fight over 2 cores.
-      ensureComponentUp(minio).then(() => buildMinioAdmin()),
+      ensureComponentUp(minio).then(async (reused) => {
+        await buildMinioAdmin();
+        return reused;
+      }),
     ]);
     const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : []));
     if (failures.length > 0) throw new Error(`infra up failed\n${failures.join('\n\n')}`);
+    // One line for everything that was already up: tests call this once per file.
+    const reused = results.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
+    if (reused.length > 0) progress(`already running: ${reused.join(', ')}`);
     return endpoints;
   });
 }
 
-async function ensureComponentUp(component: Component): Promise<void> {
+/** Makes one component healthy; returns a note when it was already running, undefined when started. */
+async function ensureComponentUp(component: Component): Promise<string | undefined> {
   const { name, endpoint } = component;
   if (await component.isHealthy()) {
     const pid = ownPid(name, component.processMarker);
-    progress(`${name}: already running at ${endpoint}${pid ? ` (pid ${pid})` : ' (not started by infra up; reusing it)'}`);
-    return;
+    return `${name} at ${endpoint} (${pid ? `pid ${pid}` : 'not started by infra up'})`;
   }
   const health = { name, isHealthy: component.isHealthy, logFiles: component.logFiles };
   const starting = ownPid(name, component.processMarker);
   if (starting !== undefined) {
+    const startedFor = ownServerEndpoint(name);
+    if (startedFor !== undefined && startedFor !== endpoint) {
+      throw new Error(`pid ${starting} was started by infra up for ${startedFor}, not ${endpoint}; run infra:down first (both would share .local/${name})`);
+    }
     // Ours, alive, not answering yet: a previous `up` is still starting it. Never start a second.
     progress(`${name}: pid ${starting} is still starting; waiting`);
     await waitUntilHealthy({ ...health, timeoutMs: component.healthTimeoutMs });
-    return;
+    return undefined;
   }
   if (!isLoopback(component.host)) {
     throw new Error(`nothing healthy answers at ${endpoint}, and the local stack only starts servers on loopback addresses`);
@@ -75,8 +85,7 @@ async function ensureComponentUp(component: Component): Promise<void> {
     await waitUntilHealthy({ ...health, timeoutMs: 15_000 }).catch(() => {
       throw new Error(`port ${component.port} on ${component.host} is taken by a process that is not a healthy ${name} (and not one infra up started); stop it or point the endpoint elsewhere`);
     });
-    progress(`${name}: already running at ${endpoint} (not started by infra up; reusing it)`);
-    return;
+    return `${name} at ${endpoint} (not started by infra up)`;
   }
   const started = Date.now();
   await component.install();
@@ -84,6 +93,7 @@ async function ensureComponentUp(component: Component): Promise<void> {
   const server = await component.start();
   await waitUntilHealthy({ ...health, timeoutMs: component.healthTimeoutMs, server });
   progress(`${name}: ready at ${endpoint} (pid ${server.pid}, ${seconds(started)})`);
+  return undefined;
 }
 
 export type StopReport = { name: string; endpoint: string; stopped: boolean; pid?: number; killed?: boolean };

@@ -1,0 +1,39 @@
+import { test, expect } from 'vitest';
+import { endpointsFromEnv, extraPortsFromEnv, firstBroker, isLoopback, urlHostPort } from '../../infra/config.ts';
+
+test('endpoints default to the operating contract', () => {
+  expect(endpointsFromEnv({})).toEqual({
+    kafkaBrokers: '127.0.0.1:9092',
+    clickhouseUrl: 'http://127.0.0.1:8123',
+    s3Endpoint: 'http://127.0.0.1:9000',
+    s3AccessKeyId: 'minioadmin',
+    s3SecretAccessKey: 'minioadmin-dev-secret',
+  });
+  expect(extraPortsFromEnv({})).toEqual({ kafkaControllerPort: 9093, clickhouseTcpPort: 9002, minioConsolePort: 9091 });
+});
+
+test('environment overrides the defaults; empty values count as unset', () => {
+  const endpoints = endpointsFromEnv({ KAFKA_BROKERS: '127.0.0.1:19092', CLICKHOUSE_URL: '', S3_SECRET_ACCESS_KEY: 'other-secret' });
+  expect(endpoints.kafkaBrokers).toBe('127.0.0.1:19092');
+  expect(endpoints.clickhouseUrl).toBe('http://127.0.0.1:8123');
+  expect(endpoints.s3SecretAccessKey).toBe('other-secret');
+  expect(() => extraPortsFromEnv({ CLICKHOUSE_TCP_PORT: 'ninety' })).toThrow(/CLICKHOUSE_TCP_PORT/);
+});
+
+test('firstBroker takes the first host:port of a list, IPv6 in brackets included', () => {
+  expect(firstBroker('127.0.0.1:9092,127.0.0.1:9093')).toEqual({ host: '127.0.0.1', port: 9092 });
+  expect(firstBroker('[::1]:9092')).toEqual({ host: '::1', port: 9092 });
+  expect(() => firstBroker('localhost')).toThrow(/KAFKA_BROKERS/);
+});
+
+test('urlHostPort fills in the scheme default port', () => {
+  expect(urlHostPort('http://127.0.0.1:8123', 'X')).toEqual({ host: '127.0.0.1', port: 8123 });
+  expect(urlHostPort('https://s3.example.test', 'X')).toEqual({ host: 's3.example.test', port: 443 });
+  expect(urlHostPort('http://[::1]:9000/', 'X')).toEqual({ host: '::1', port: 9000 });
+  expect(() => urlHostPort('not a url', 'S3_ENDPOINT')).toThrow(/S3_ENDPOINT/);
+});
+
+test('only loopback hosts are started locally', () => {
+  for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) expect(isLoopback(host)).toBe(true);
+  for (const host of ['0.0.0.0', '10.0.0.1', 'kafka', 's3.example.test']) expect(isLoopback(host)).toBe(false);
+});
