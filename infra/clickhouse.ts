@@ -7,7 +7,7 @@ import { aptInstall } from './apt.ts';
 import { progress } from './commands.ts';
 import type { Component } from './component.ts';
 import { extraPortsFromEnv, localDir, logsDir, repoRoot, urlHostPort } from './config.ts';
-import type { StackEndpoints } from './config.ts';
+import type { ExtraPorts, StackEndpoints } from './config.ts';
 import { isAlive, logFilePath, pidsMatching, startDetached } from './processes.ts';
 
 const clickhouseDir = join(localDir, 'clickhouse');
@@ -23,9 +23,9 @@ const upstreamServer = '/usr/bin/clickhouse';
 /** Per-query memory cap: the machine has 24 GiB shared with Kafka, MinIO and the services. */
 const maxMemoryUsageBytes = 4_000_000_000;
 
-export function clickhouseComponent(endpoints: StackEndpoints): Component {
+export function clickhouseComponent(endpoints: StackEndpoints, ports: ExtraPorts = extraPortsFromEnv()): Component {
   const { host, port } = urlHostPort(endpoints.clickhouseUrl, 'CLICKHOUSE_URL');
-  const { clickhouseTcpPort } = extraPortsFromEnv();
+  const { clickhouseTcpPort } = ports;
   return {
     name: 'clickhouse',
     endpoint: endpoints.clickhouseUrl,
@@ -40,7 +40,10 @@ export function clickhouseComponent(endpoints: StackEndpoints): Component {
       return startDetached({ name: 'clickhouse', endpoint: endpoints.clickhouseUrl, command: server.command, args: [...server.args, `--config-file=${configFile}`], cwd: clickhouseDir });
     },
     healthTimeoutMs: 60_000,
-    stopGraceMs: 30_000,
+    // 18.16 waits on SIGTERM until every HTTP connection thread ends, and clients that keep
+    // sending on keep-alive connections (a polling projector) can hold it for minutes. A
+    // SIGKILL is safe: MergeTree parts appear atomically, and projectors re-insert from Kafka.
+    stopGraceMs: 15_000,
     logFiles: [join(serverLogsDir, 'clickhouse-server.err.log'), logFilePath('clickhouse')],
   };
 }

@@ -34,7 +34,9 @@ export function endpointsFromEnv(env: Env = process.env): StackEndpoints {
 }
 
 /** Ports the stack uses besides the three endpoints; overridable for machines where they clash. */
-export function extraPortsFromEnv(env: Env = process.env): { kafkaControllerPort: number; clickhouseTcpPort: number; minioConsolePort: number } {
+export type ExtraPorts = { kafkaControllerPort: number; clickhouseTcpPort: number; minioConsolePort: number };
+
+export function extraPortsFromEnv(env: Env = process.env): ExtraPorts {
   return {
     kafkaControllerPort: portFromEnv(env, 'KAFKA_CONTROLLER_PORT', 9093),
     // 9000, ClickHouse's usual native port, is MinIO's here.

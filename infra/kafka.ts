@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Base } from '@platformatic/kafka';
 import type { Component } from './component.ts';
 import { extraPortsFromEnv, firstBroker, localDir, logsDir, repoRoot } from './config.ts';
-import type { StackEndpoints } from './config.ts';
+import type { ExtraPorts, StackEndpoints } from './config.ts';
 import { progress, runLogged, seconds } from './commands.ts';
 import { logFilePath, startDetached } from './processes.ts';
 import { inputsHash, stampMatches, writeStamp } from './stamps.ts';
@@ -28,9 +28,9 @@ export function kafkaVersion(): string {
   return /<kafka\.version>([^<]+)</.exec(readFileSync(pomFile, 'utf8'))?.[1] ?? 'unknown';
 }
 
-export function kafkaComponent(endpoints: StackEndpoints): Component {
+export function kafkaComponent(endpoints: StackEndpoints, ports: ExtraPorts = extraPortsFromEnv()): Component {
   const broker = firstBroker(endpoints.kafkaBrokers);
-  const { kafkaControllerPort } = extraPortsFromEnv();
+  const { kafkaControllerPort } = ports;
   return {
     name: 'kafka',
     endpoint: endpoints.kafkaBrokers,

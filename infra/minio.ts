@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { capture, progress, runLogged, seconds } from './commands.ts';
 import type { Component } from './component.ts';
 import { binDir, extraPortsFromEnv, localDir, logsDir, urlHostPort } from './config.ts';
-import type { StackEndpoints } from './config.ts';
+import type { ExtraPorts, StackEndpoints } from './config.ts';
 import { logFilePath, startDetached } from './processes.ts';
 import { ensureCommands } from './toolchain.ts';
 
@@ -24,9 +24,9 @@ export const goBuildFlags = ['-trimpath', '-ldflags=-s -w'];
 
 const goHint = `install Go >= 1.24 (MinIO's go.mod requires it) and put it on PATH`;
 
-export function minioComponent(endpoints: StackEndpoints): Component {
+export function minioComponent(endpoints: StackEndpoints, ports: ExtraPorts = extraPortsFromEnv()): Component {
   const { host, port } = urlHostPort(endpoints.s3Endpoint, 'S3_ENDPOINT');
-  const { minioConsolePort } = extraPortsFromEnv();
+  const { minioConsolePort } = ports;
   return {
     name: 'minio',
     endpoint: endpoints.s3Endpoint,

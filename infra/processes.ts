@@ -59,11 +59,12 @@ export function startDetached(spec: ServerSpec): StartedServer {
       detached: true, // own process group: Ctrl-C on `infra up` does not take the servers down
       stdio: ['ignore', logFd, logFd],
     });
-    if (child.pid === undefined) throw new Error(`could not start ${spec.command} for ${spec.name}`);
+    // Listen before anything can throw: a missing binary is reported as an 'error' event.
     const exited = new Promise<number | null>((resolve) => {
       child.once('exit', (code) => resolve(code));
       child.once('error', () => resolve(null));
     });
+    if (child.pid === undefined) throw new Error(`could not start ${spec.command} for ${spec.name} (not found or not executable)`);
     child.unref();
     writeFileSync(pidFilePath(spec.name), `${child.pid}\n`);
     writeFileSync(endpointFilePath(spec.name), `${spec.endpoint}\n`);

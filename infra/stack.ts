@@ -4,7 +4,7 @@
 import { clickhouseComponent } from './clickhouse.ts';
 import { progress, seconds } from './commands.ts';
 import type { Component } from './component.ts';
-import { endpointsFromEnv, isLoopback } from './config.ts';
+import { endpointsFromEnv, extraPortsFromEnv, isLoopback } from './config.ts';
 import type { StackEndpoints } from './config.ts';
 import { kafkaComponent } from './kafka.ts';
 import { minioComponent } from './minio.ts';
@@ -21,8 +21,9 @@ export type StackOptions = {
   env?: Env;
 };
 
-function stackComponents(endpoints: StackEndpoints): Component[] {
-  return [kafkaComponent(endpoints), clickhouseComponent(endpoints), minioComponent(endpoints)];
+function stackComponents(endpoints: StackEndpoints, env: Env | undefined): Component[] {
+  const ports = extraPortsFromEnv(env);
+  return [kafkaComponent(endpoints, ports), clickhouseComponent(endpoints, ports), minioComponent(endpoints, ports)];
 }
 
 // Calls within one process run one after another (the lock file guards across processes).
@@ -37,7 +38,7 @@ function serialized<T>(work: () => Promise<T>): Promise<T> {
 export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoints> {
   return serialized(async () => {
     const endpoints = endpointsFromEnv(options.env);
-    const components = stackComponents(endpoints);
+    const components = stackComponents(endpoints, options.env);
     const [kafka, clickhouse, minio] = components as [Component, Component, Component];
     // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap.
     const results = await Promise.allSettled([
@@ -101,7 +102,7 @@ export type StopReport = { name: string; endpoint: string; stopped: boolean; pid
 /** Stops the servers this project started (by the pids in .local/run/), nothing else. */
 export function stopStack(options: StackOptions = {}): Promise<StopReport[]> {
   return serialized(async () => {
-    const components = stackComponents(endpointsFromEnv(options.env));
+    const components = stackComponents(endpointsFromEnv(options.env), options.env);
     return Promise.all(
       components.map(async (component) => {
         const result = await stopOwnServer(component.name, component.processMarker, component.stopGraceMs);
@@ -121,7 +122,7 @@ export type ComponentStatus = {
 };
 
 export async function stackStatus(options: StackOptions = {}): Promise<ComponentStatus[]> {
-  const components = stackComponents(endpointsFromEnv(options.env));
+  const components = stackComponents(endpointsFromEnv(options.env), options.env);
   return Promise.all(
     components.map(async (component) => {
       const pid = ownPid(component.name, component.processMarker);
