@@ -39,8 +39,8 @@ export interface RunRow {
 export const PAYLOAD_FIELDS = ['inputs', 'outputs', 'events', 'extra', 'serialized'] as const;
 type PayloadField = (typeof PAYLOAD_FIELDS)[number];
 
-/** Ops of one Kafka message share its offset; the op index keeps them ordered. */
-export const opVersion = (offset: bigint | number, index: number): number => Number(offset) * 65536 + index;
+/** Ops of one Kafka message share its offset; the op index keeps them ordered. Never 0: 0 is "nothing applied". */
+export const opVersion = (offset: bigint | number, index: number): number => Number(offset) * 65536 + index + 1;
 
 export function emptyRow(tenantId: string, traceId: string, runId: string): RunRow {
   return {

@@ -55,8 +55,14 @@ export async function api(path: string, init: RequestInit & { apiKey?: string; j
 
 /** Polls GET /runs/{id} until the run is readable and `ready(run)` holds. */
 export async function waitForRun(apiKey: string, runId: string, ready: (run: any) => boolean = () => true, timeoutMs = 30_000): Promise<any> {
-  return waitFor(`run ${runId}`, async () => {
-    const res = await api(`/runs/${runId}`, { apiKey });
-    return res.status === 200 && ready(res.body) ? res.body : null;
-  }, timeoutMs, 100);
+  let last: unknown = null;
+  try {
+    return await waitFor(`run ${runId}`, async () => {
+      const res = await api(`/runs/${runId}`, { apiKey });
+      last = { status: res.status, body: res.body };
+      return res.status === 200 && ready(res.body) ? res.body : null;
+    }, timeoutMs, 100);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last response: ${JSON.stringify(last).slice(0, 500)}`);
+  }
 }

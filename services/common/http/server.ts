@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyError, type FastifyBaseLogge
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
-import { AppError } from '../errors.ts';
+import { AppError, errors } from '../errors.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
 
 export interface HttpServerOptions {
@@ -33,7 +33,17 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       return reply.code(err.statusCode).headers(err.headers).send({ error: err.code, detail: err.message });
     }
     if (err.validation) {
-      return reply.code(422).send({ error: 'VALIDATION_ERROR', detail: `${err.validationContext ?? 'request'}${err.message.replace(/^[a-z]+/, '')}` });
+      const allowed = err.validation[0]?.params?.allowedValues as unknown[] | undefined;
+      const detail = err.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : '');
+      return reply.code(422).send({ error: 'VALIDATION_ERROR', detail });
+    }
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      const appErr = errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'application/json or multipart/form-data');
+      return reply.code(appErr.statusCode).send({ error: appErr.code, detail: appErr.message });
+    }
+    if (err.name === 'ClickHouseError') {
+      request.log.warn({ err: err.message }, 'read model unavailable');
+      return reply.code(503).header('retry-after', '2').send({ error: 'READ_MODEL_UNAVAILABLE', detail: 'the read model (ClickHouse) is unavailable; retry shortly' });
     }
     if (err.statusCode && err.statusCode < 500) {
       return reply.code(err.statusCode).send({ error: err.code ?? 'BAD_REQUEST', detail: err.message });

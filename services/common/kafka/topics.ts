@@ -48,7 +48,27 @@ export async function ensureTopics(config: Config): Promise<void> {
         if (!/already exists/i.test(String((err as Error).message) + JSON.stringify((err as { errors?: unknown }).errors ?? ''))) throw err;
       }
     }
+    await waitForLeaders(admin, Object.values(TOPICS).map((t) => topicName(config, t)));
   } finally {
     await admin.close();
+  }
+}
+
+/** A consumer that joins before a new topic's partitions have leaders gets no assignment; wait for them. */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const metadata = await admin.metadata({ topics, forceUpdate: true });
+      const ready = topics.every((t) => {
+        const topic = metadata.topics.get(t);
+        return topic !== undefined && topic.partitionsCount > 0 && topic.partitions.every((p) => p.leader >= 0);
+      });
+      if (ready) return;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} have no partition leaders after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -47,7 +47,7 @@ export async function* decodedBody(body: Readable, headers: IncomingHttpHeaders,
   } catch (err) {
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? '';
-    if (decoder && (code.startsWith('Z_') || code.startsWith('ERR_ZSTD') || code.startsWith('ERR_ZLIB') || /zstd|gzip|header|incorrect|invalid/i.test((err as Error).message)))
+    if (decoder && (code.startsWith('Z_') || code.startsWith('ZSTD_') || code.startsWith('ERR_ZSTD') || code.startsWith('ERR_ZLIB')))
       throw errors.undecodableBody(encoding, (err as Error).message);
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || /aborted/i.test((err as Error).message))
       throw errors.badRequest('the request body ended early (connection closed before the body was complete)');
