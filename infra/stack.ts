@@ -112,6 +112,20 @@ export function stopStack(options: StackOptions = {}): Promise<StopReport[]> {
   });
 }
 
+/**
+ * Stops one component this project started (fault tests: "ClickHouse is down", "the broker
+ * restarts"). graceMs 0 kills it at once. ensureStackUp() starts it again.
+ */
+export function stopComponent(name: 'kafka' | 'clickhouse' | 'minio', options: StackOptions & { graceMs?: number } = {}): Promise<StopReport> {
+  return serialized(async () => {
+    const component = stackComponents(endpointsFromEnv(options.env), options.env).find((c) => c.name === name);
+    if (!component) throw new Error(`no component named ${name}`);
+    const result = await stopOwnServer(component.name, component.processMarker, options.graceMs ?? component.stopGraceMs);
+    if (!result.stopped) throw new Error(`${name} was not started by this project's infra scripts, so a test cannot stop it`);
+    return { name: component.name, endpoint: component.endpoint, ...result };
+  });
+}
+
 export type ComponentStatus = {
   name: string;
   endpoint: string;
