@@ -9,7 +9,7 @@ import type { Logger } from '../../services/common/logger.ts';
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql, ident, join } from '../../services/common/clickhouse/sql.ts';
 import { brokerList, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
-import { projectorBatchSeconds, projectorLag, projectorRowsWritten } from '../../services/common/metrics.ts';
+import { projectorBatchSeconds, projectorRowsWritten } from '../../services/common/metrics.ts';
 import { decodeEvent } from '../../schemas/registry.ts';
 import type { RunOpsAppended } from '../../schemas/events.generated.ts';
 import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, type RunRow } from './runRow.ts';
@@ -59,6 +59,9 @@ class TraceCache {
   }
 }
 
+/** The live projector's consumer group; its lag is reported by the API's /metrics. */
+export const runsProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string => `${config.KAFKA_TOPIC_PREFIX}runs-projector`;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class RunsProjector {
@@ -84,7 +87,7 @@ export class RunsProjector {
     this.#cache = new TraceCache(config.PROJECTOR_CACHE_RUNS);
     this.#consumer = new Consumer({
       clientId: 'runs-projector',
-      groupId: options.groupId ?? `${config.KAFKA_TOPIC_PREFIX}runs-projector`,
+      groupId: options.groupId ?? runsProjectorGroupId(config),
       bootstrapBrokers: brokerList(config),
       deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer },
       maxWaitTime: 50,
@@ -108,10 +111,6 @@ export class RunsProjector {
     });
     this.#stream.on('error', (err) => this.#logger.error({ err }, 'runs stream error'));
     this.#loop = this.#run(this.#stream);
-    this.#consumer.startLagMonitoring({ topics: [this.#topic] }, 5000);
-    this.#consumer.on('consumer:lag', (lag) => {
-      for (const [, partitions] of lag) partitions.forEach((l, p) => projectorLag.set({ projector: 'runs', partition: String(p) }, Number(l < 0n ? 0n : l)));
-    });
   }
 
   async #run(stream: MessagesStream<string, Buffer, string, string>): Promise<void> {
@@ -214,7 +213,6 @@ export class RunsProjector {
 
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#consumer.stopLagMonitoring();
     await this.#stream?.close().catch(() => {});
     await this.#loop?.catch(() => {});
     await this.#consumer.close(true).catch(() => {});

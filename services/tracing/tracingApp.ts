@@ -9,7 +9,9 @@ import { ensureReadModels } from '../common/clickhouse/schema.ts';
 import { sql } from '../common/clickhouse/sql.ts';
 import { BlobStore } from '../common/blobStore.ts';
 import { EventLog } from '../common/kafka/eventLog.ts';
-import { ensureTopics } from '../common/kafka/topics.ts';
+import { ensureTopics, topicName, TOPICS } from '../common/kafka/topics.ts';
+import { ConsumerLagMonitor } from '../common/kafka/consumerLag.ts';
+import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { TenancyService } from '../tenancy/tenancyService.ts';
 import { ProjectRegistry } from './projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
@@ -48,6 +50,8 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
 
   const readiness = new KafkaReadiness(config);
   readiness.start();
+  const projectorLag = new ConsumerLagMonitor(config, runsProjectorGroupId(config), topicName(config, TOPICS.runs), 'runs');
+  projectorLag.start();
   const app = await createHttpServer({
     logger,
     title: 'Tracing API',
@@ -82,7 +86,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     tenancy,
     async close() {
       await app.close();
-      await Promise.allSettled([readiness.close(), tenancy.close(), projects.close(), lineage.close()]);
+      await Promise.allSettled([readiness.close(), projectorLag.close(), tenancy.close(), projects.close(), lineage.close()]);
       await eventLog.close();
       await ch.close();
       blobs.close();

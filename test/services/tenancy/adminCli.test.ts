@@ -1,0 +1,22 @@
+// The admin CLI creates workspaces and keys that the running API accepts at once.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { inject } from 'vitest';
+import { v7 as uuidv7 } from 'uuid';
+import { api } from '../../support/tracingClient.ts';
+
+const cli = (...args: string[]) =>
+  JSON.parse(execFileSync(process.execPath, [join(import.meta.dirname, '../../../services/tenancy/adminCli.ts'), ...args], { env: { ...process.env, ...inject('tracingEnv') }, encoding: 'utf8' }));
+
+test('create-workspace and create-key give a key the API accepts, for that workspace only', async () => {
+  const { workspace_id } = cli('create-workspace', '--name', 'cli-test');
+  const { api_key } = cli('create-key', '--workspace', workspace_id);
+  expect(api_key).toMatch(/^lsk_/);
+  const id = uuidv7();
+  expect((await api('/runs', { method: 'POST', apiKey: api_key, json: { id, name: 'r', run_type: 'chain' } })).status).toBe(202);
+  expect((await api('/runs', { method: 'POST', apiKey: api_key, headers: { 'x-tenant-id': uuidv7() }, json: { id: uuidv7(), name: 'r', run_type: 'chain' } })).status).toBe(403);
+  const listing = cli('list');
+  expect(listing.workspaces.map((w: { id: string }) => w.id)).toContain(workspace_id);
+  expect(JSON.stringify(listing)).not.toContain(api_key); // only hashes are stored
+});
