@@ -52,14 +52,7 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
     },
     async stop({ dropData = true } = {}) {
       await Promise.all([stack.api.stop(), stack.projector.stop()]);
-      if (!dropData) return;
-      const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
-      await ch.exec(sql`DROP DATABASE IF EXISTS ${ident(id)}`, { database: null }).catch(() => {});
-      await ch.close();
-      const admin = new Admin({ clientId: 'test-cleanup', bootstrapBrokers: [infra.kafkaBrokers] });
-      const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${id}.`));
-      if (topics.length) await admin.deleteTopics({ topics }).catch(() => {});
-      await admin.close();
+      if (dropData) await dropStackData(id, config);
     },
   };
   await waitFor('the tracing API to be ready', async () => {
@@ -68,4 +61,15 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
     return res.ok;
   }, 90_000, 200);
   return stack;
+}
+
+/** Drops the ClickHouse database and the topics of a stack named `id` (its topic prefix is `${id}.`). */
+export async function dropStackData(id: string, config: Pick<Config, 'CLICKHOUSE_URL' | 'KAFKA_BROKERS'>): Promise<void> {
+  const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: id });
+  await ch.exec(sql`DROP DATABASE IF EXISTS ${ident(id)}`, { database: null }).catch(() => {});
+  await ch.close();
+  const admin = new Admin({ clientId: 'test-cleanup', bootstrapBrokers: config.KAFKA_BROKERS.split(',') });
+  const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${id}.`));
+  if (topics.length) await admin.deleteTopics({ topics }).catch(() => {});
+  await admin.close();
 }

@@ -1,7 +1,7 @@
 // The fastify setup every HTTP service shares: JSON logs, one error shape, request metrics,
 // health and readiness, Prometheus metrics, and an OpenAPI document (from the route
 // schemas) with a browsable page at /docs.
-import Fastify, { type FastifyInstance, type FastifyError, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
@@ -20,7 +20,7 @@ export interface HttpServerOptions {
 export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024 * 1024, // routes enforce their own (decoded) limits
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     requestIdHeader: 'x-request-id',
