@@ -84,7 +84,10 @@ export class RunIngestor {
       } else if (d.sessionId !== null || d.sessionName !== null) {
         d.sessionId = await this.#projects.resolve(tenantId, d.sessionId, d.sessionName, pendingProjects);
       }
-      if (d.endTime !== null && d.startTime !== null && d.endTime < d.startTime)
+      // Compared per millisecond: the JS client's start_time carries its execution order in the
+      // last three microsecond digits while its end_time is whole epoch ms, so a run ending in
+      // the millisecond it started has end_time a few µs "before" start_time.
+      if (d.endTime !== null && d.startTime !== null && Math.floor(d.endTime / 1000) < Math.floor(d.startTime / 1000))
         throw errors.invalidField(`run ${d.id}: end_time is before start_time`);
     }
 

@@ -1,0 +1,116 @@
+// A Python virtualenv for the tests that drive the official Python clients, under
+// .local/venvs/e2e. ensurePythonEnv() creates it with the machine's python3 when missing and
+// pip-installs test/e2e/python/requirements.txt when the requirements changed since the last
+// install (a stamp file holds their hash). Warm, it costs one `python -c` call. Unattended:
+// only PyPI is needed, and concurrent callers (vitest workers) wait on a lock directory.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './serviceProcess.ts';
+
+export const PYTHON_REQUIREMENTS = join(repoRoot, 'test', 'e2e', 'python', 'requirements.txt');
+export const PYTHON_VENV = join(repoRoot, '.local', 'venvs', 'e2e');
+
+export interface PythonEnv {
+  /** The venv's interpreter. */
+  python: string;
+  venv: string;
+}
+
+interface Output {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 15 * 60_000): Promise<Output> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`could not run ${command}: ${err.message}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const tail = (text: string, lines = 30) => text.trimEnd().split('\n').slice(-lines).join('\n');
+
+async function runOrThrow(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<Output> {
+  const out = await run(command, args, env);
+  if (out.code !== 0) throw new Error(`${what} failed (exit ${out.code}): ${command} ${args.join(' ')}\n${tail(out.stdout + out.stderr)}`);
+  return out;
+}
+
+/** The interpreter that makes the venv: $PYTHON if set, else python3 from PATH. */
+const basePython = () => process.env.PYTHON ?? 'python3';
+
+/** One holder at a time across processes: a lock directory holding the holder's pid. */
+async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + 20 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let holder = NaN;
+      try {
+        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {
+        /* being created or removed */
+      }
+      let alive = true;
+      if (Number.isInteger(holder) && holder > 0) {
+        try {
+          process.kill(holder, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      if (!alive) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock} (held by pid ${holder})`);
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Creates or updates the venv as needed and returns its interpreter. Idempotent. */
+export async function ensurePythonEnv(): Promise<PythonEnv> {
+  const venv = PYTHON_VENV;
+  const python = join(venv, 'bin', 'python');
+  const stamp = join(venv, '.requirements.sha256');
+  const requirements = readFileSync(PYTHON_REQUIREMENTS, 'utf8');
+  const wanted = createHash('sha256').update(requirements).digest('hex');
+  const isCurrent = async () => existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === wanted && (await run(python, ['-c', 'import sys'])).code === 0;
+
+  if (await isCurrent()) return { python, venv };
+  mkdirSync(join(repoRoot, '.local', 'venvs'), { recursive: true });
+  return withLock(venv, async () => {
+    if (await isCurrent()) return { python, venv };
+    // A venv whose interpreter no longer runs (its base python moved) is made anew.
+    if (existsSync(venv) && (!existsSync(python) || (await run(python, ['-c', 'import sys'])).code !== 0)) rmSync(venv, { recursive: true, force: true });
+    if (!existsSync(python)) await runOrThrow('creating the Python venv', basePython(), ['-m', 'venv', venv]);
+    rmSync(stamp, { force: true });
+    const env = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1' };
+    await runOrThrow('pip install of the e2e Python requirements', python, ['-m', 'pip', 'install', '--quiet', '-r', PYTHON_REQUIREMENTS], env);
+    writeFileSync(stamp, wanted + '\n');
+    return { python, venv };
+  });
+}
