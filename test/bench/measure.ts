@@ -1,0 +1,73 @@
+// Small measuring helpers for the benchmarks: percentiles, and CPU time per process read
+// from /proc (so a result says which process used the cores, not only how fast it went).
+import { readFileSync } from 'node:fs';
+
+/** Nearest-rank percentile of unsorted samples; null when there are none. */
+export function percentile(samples: readonly number[], p: number): number | null {
+  if (samples.length === 0) return null;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export const round = (value: number | null, digits = 1): number | null => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system, all threads) used so far by a process; null when it is gone or not on Linux. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "pid (comm) ": the comm may hold spaces, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+export interface CpuReading {
+  wallSeconds: number;
+  /** CPU seconds per process over the window (null: the process is gone). */
+  cpuSeconds: Record<string, number | null>;
+}
+
+/** CPU time per named process between start() and stop(). */
+export class CpuMeter {
+  readonly #pids: Record<string, number>;
+  #startedAt = 0;
+  #start: Record<string, number | null> = {};
+
+  constructor(pids: Record<string, number>) {
+    this.#pids = pids;
+  }
+
+  start(): void {
+    this.#startedAt = performance.now();
+    this.#start = Object.fromEntries(Object.entries(this.#pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  }
+
+  stop(): CpuReading {
+    const wallSeconds = (performance.now() - this.#startedAt) / 1000;
+    const out: Record<string, number | null> = {};
+    for (const [name, pid] of Object.entries(this.#pids)) {
+      const before = this.#start[name];
+      const after = cpuSeconds(pid);
+      out[name] = before === null || before === undefined || after === null ? null : after - before;
+    }
+    return { wallSeconds, cpuSeconds: out };
+  }
+}
+
+/** Cores busy per process over a reading (1.0 = one core all the time). */
+export const coresUsed = (r: CpuReading): Record<string, number | null> =>
+  Object.fromEntries(Object.entries(r.cpuSeconds).map(([name, s]) => [name, s === null ? null : round(s / r.wallSeconds, 2)]));
+
+/** CPU microseconds per unit of work (e.g. per run) per process, over several readings. */
+export function cpuMicrosPer(units: number, ...readings: CpuReading[]): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const r of readings)
+    for (const [name, s] of Object.entries(r.cpuSeconds)) out[name] = s === null || out[name] === null ? null : (out[name] ?? 0) + s;
+  for (const name of Object.keys(out)) out[name] = out[name] === null || units === 0 ? null : round((out[name]! * 1e6) / units, 1);
+  return out;
+}
