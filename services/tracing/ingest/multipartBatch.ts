@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { MultipartParser, MultipartParseError, MaxFileSizeExceededError, getMultipartBoundary, type MultipartPart } from '@mjackson/multipart-parser/node';
 import { AppError, errors } from '../../common/errors.ts';
 import { decodedBody } from './requestBody.ts';
-import { toRunDraft, errorText, JSON_FIELDS, type JsonField, type RunDraft } from './runDraft.ts';
+import { toRunDraft, errorText, checkJsonField, JSON_FIELDS, type JsonField, type RunDraft } from './runDraft.ts';
 import { requireUuid } from './ids.ts';
 import { toFeedbackDraft, type FeedbackDraft } from './feedbackDraft.ts';
 
@@ -26,9 +26,16 @@ function declaredLength(part: MultipartPart): number | null {
   return param ? Number(param[1]) : null;
 }
 
-function parseJsonPart(part: MultipartPart, name: string): unknown {
+// Decodes like MultipartPart#text (strict UTF-8), but straight from the part's one chunk when it
+// has one (nearly always): `part.text` first copies the chunks into a new array, on every read.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const partText = (part: MultipartPart): string => (part.content.length === 1 ? utf8.decode(part.content[0]) : part.text);
+
+/** The part's text (decoded once) and its JSON value. */
+function parseJsonPart(part: MultipartPart, name: string): { text: string; value: unknown } {
   try {
-    return JSON.parse(part.text);
+    const text = partText(part);
+    return { text, value: JSON.parse(text) };
   } catch (err) {
     throw errors.invalidJson(`part ${name}`, (err as Error).message);
   }
@@ -63,19 +70,19 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
       const id = requireUuid(m[2], `part ${name}: run id`);
       const field = m[3] as JsonField | 'error' | undefined;
       if (!field) {
-        mains.push({ op, id, name, body: parseJsonPart(part, name) });
+        mains.push({ op, id, name, body: parseJsonPart(part, name).value });
         return;
       }
-      const value = parseJsonPart(part, name);
+      const { text, value } = parseJsonPart(part, name);
       const key = `${op}.${id}`;
       if (!fields.has(key)) fields.set(key, new Map());
       if (field === 'error') {
-        const text = errorText(value, id);
-        if (text !== null) fields.get(key)!.set('error', text);
+        const error = errorText(value, id);
+        if (error !== null) fields.get(key)!.set('error', error);
       } else if (value !== null) {
         // Validate the shape through the same rule as inline fields, keep the client's own text.
-        toRunDraft({ id, [field]: value }, { op: 'patch', where: `part ${name}` });
-        fields.get(key)!.set(field, part.text);
+        checkJsonField(field, value, id);
+        fields.get(key)!.set(field, text);
       }
       return;
     }
@@ -89,7 +96,7 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
       return;
     }
     if ((m = FEEDBACK.exec(name))) {
-      feedback.push(toFeedbackDraft(parseJsonPart(part, name), m[1]!, `part ${name}`));
+      feedback.push(toFeedbackDraft(parseJsonPart(part, name).value, m[1]!, `part ${name}`));
       return;
     }
     throw errors.invalidMultipart(`unknown part name "${name.slice(0, 100)}": expected post.<id>, patch.<id>, <op>.<id>.<field>, attachment.<id>.<name> or feedback.<id>`);

@@ -44,11 +44,16 @@ function optionalString(v: unknown, field: string, max = 1024): string | null {
   return v;
 }
 
+/** Checks a JSON field's shape: `events` is an array or an object, the others are objects. */
+export function checkJsonField(field: JsonField, value: unknown, runId: string): void {
+  const ok = field === 'events' ? Array.isArray(value) || isObject(value) : isObject(value);
+  if (!ok) throw errors.invalidField(`${field} of run ${runId} must be ${field === 'events' ? 'an array or object' : 'an object'}`);
+}
+
 /** Checks a JSON field's shape and returns its JSON text. */
 export function jsonFieldText(field: JsonField, value: unknown, runId: string): string | null {
   if (value === null || value === undefined) return null;
-  const ok = field === 'events' ? Array.isArray(value) || isObject(value) : isObject(value);
-  if (!ok) throw errors.invalidField(`${field} of run ${runId} must be ${field === 'events' ? 'an array or object' : 'an object'}`);
+  checkJsonField(field, value, runId);
   return JSON.stringify(value);
 }
 
