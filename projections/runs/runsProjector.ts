@@ -170,8 +170,15 @@ export class RunsProjector {
     for (let i = 0; i < pairs.length; i += 2000) {
       const chunk = pairs.slice(i, i + 2000);
       const tuples = join(chunk.map((p) => sql`(toUUID(${p.tenant}), toUUID(${p.trace}))`));
+      // Most traces here are new. Which have rows at all, the primary key answers cheaply; only
+      // those are read with FINAL, which costs ClickHouse far more and grows with the table.
+      const existing = await this.#ch.query<{ tenant_id: string; trace_id: string }>(
+        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(this.#table)} WHERE (tenant_id, trace_id) IN (${tuples})`,
+      );
+      if (existing.length === 0) continue;
+      const known = join(existing.map((p) => sql`(toUUID(${p.tenant_id}), toUUID(${p.trace_id}))`));
       const rows = await this.#ch.query(
-        sql`SELECT * FROM ${ident(this.#table)} FINAL WHERE (tenant_id, trace_id) IN (${tuples})`,
+        sql`SELECT * FROM ${ident(this.#table)} FINAL WHERE (tenant_id, trace_id) IN (${known})`,
       );
       for (const raw of rows) {
         const row = rowFromClickHouse(raw);
