@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from './common/config.ts';
 import { generateApiKey } from './tenancy/apiKeys.ts';
-import { ensureStackUp } from '../infra/stack.ts';
+import { ensureStackUp, stackStatus } from '../infra/stack.ts';
+import { endpointsFromEnv } from '../infra/config.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -32,7 +33,10 @@ function devApiKey(): string {
 }
 
 async function main(): Promise<void> {
-  const endpoints = await ensureStackUp();
+  // Infrastructure that already answers (a container's, a cluster's) is used as it is; the
+  // local stack is installed and started only when something is not reachable.
+  const reachable = (await stackStatus()).every((component) => component.running);
+  const endpoints = reachable ? endpointsFromEnv() : await ensureStackUp();
   const env = {
     ...process.env,
     KAFKA_BROKERS: endpoints.kafkaBrokers,
