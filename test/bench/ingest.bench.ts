@@ -4,13 +4,15 @@
 // same traffic, produced straight to a scratch Kafka topic with the same client and settings.
 //
 // Per concurrency level it reports accepted runs/s (2xx), request latency p50/p99,
-// end-to-end runs/s (first request until every accepted run is a row in ClickHouse),
-// freshness (2xx until the run is visible in ClickHouse, for a sample of runs), the raw
-// Kafka runs/s, and CPU per process. Progress goes to stderr; stdout gets exactly one JSON
-// line at the end. Nothing here asserts timings.
+// end-to-end runs/s (first request until every accepted run is a row in ClickHouse: the
+// projector's committed offsets reach the topic's end, then the rows are counted), freshness
+// (2xx until the run is visible in ClickHouse, for a sample of runs, polled), the raw Kafka
+// runs/s, and CPU per process (cores busy, and microseconds per run: on a small shared machine
+// this says which stage the time goes to). Progress goes to stderr; stdout gets exactly one
+// JSON line at the end (`npm run -s bench:ingest | tail -1`). Nothing here asserts timings.
 //
 // Knobs (environment): BENCH_LEVELS=1,4,16,32  BENCH_SECONDS=10  BENCH_RAW_SECONDS (= BENCH_SECONDS)
-// BENCH_MAX_RUNS_PER_LEVEL=300000  BENCH_FIRST_LEVEL_RUNS=40000  BENCH_INTERLEAVE=8
+// BENCH_MAX_RUNS_PER_LEVEL=300000  BENCH_FIRST_LEVEL_RUNS=100000  BENCH_INTERLEAVE=8
 // BENCH_SKIP_RAW=1  BENCH_NODE_OPTIONS (NODE_OPTIONS for the API and projector, e.g.
 // "--cpu-prof --cpu-prof-dir=.local/prof")  BENCH_STACK_ENV (JSON object of extra stack env).
 import os from 'node:os';
@@ -36,7 +38,7 @@ const options = {
   seconds: num('BENCH_SECONDS', 10),
   rawSeconds: num('BENCH_RAW_SECONDS', num('BENCH_SECONDS', 10)),
   maxRunsPerLevel: num('BENCH_MAX_RUNS_PER_LEVEL', 300_000),
-  firstLevelRuns: num('BENCH_FIRST_LEVEL_RUNS', 40_000),
+  firstLevelRuns: num('BENCH_FIRST_LEVEL_RUNS', 100_000),
   interleave: num('BENCH_INTERLEAVE', 8),
   batchOps: 100,
   runsPerTrace: [10, 30] as const,
@@ -280,11 +282,15 @@ async function main(): Promise<void> {
 
     const runsTopic = topicName(config, TOPICS.runs);
     const projectorGroup = runsProjectorGroupId(config);
-    const cpuPids: Record<string, number> = { api: stack.api.pid, projector: stack.projector.pid, bench: process.pid };
-    for (const name of ['kafka', 'clickhouse', 'minio']) {
-      const pid = pidOfInfra(name);
-      if (pid) cpuPids[name] = pid;
-    }
+    // Kafka, ClickHouse and MinIO by their pid files (read again per level: they may restart).
+    const cpuPids = (): Record<string, number> => {
+      const pids: Record<string, number> = { api: stack!.api.pid, projector: stack!.projector.pid, bench: process.pid };
+      for (const name of ['kafka', 'clickhouse', 'minio']) {
+        const pid = pidOfInfra(name);
+        if (pid) pids[name] = pid;
+      }
+      return pids;
+    };
 
     // Warm-up (not measured): JIT, connections, the project, the producer's metadata.
     {
@@ -323,7 +329,7 @@ async function main(): Promise<void> {
       let raw: PhaseResult | null = null;
       let rawCpu: CpuReading | null = null;
       if (!options.skipRaw) {
-        const meter = new CpuMeter(cpuPids);
+        const meter = new CpuMeter(cpuPids());
         meter.start();
         raw = await drive(batches, concurrency, options.rawSeconds, true, sendRaw);
         rawCpu = meter.stop();
@@ -334,7 +340,7 @@ async function main(): Promise<void> {
       // Our path: HTTP -> API -> Kafka -> projector -> ClickHouse.
       const probe = new FreshnessProbe(ch);
       probe.start();
-      const meter = new CpuMeter(cpuPids);
+      const meter = new CpuMeter(cpuPids());
       meter.start();
       const ours = await drive(batches, concurrency, options.seconds, false, sendHttp, (batch, doneAt) => {
         if (batch.sample) probe.sample(batch.sample.runId, batch.sample.traceId, doneAt);
@@ -344,7 +350,7 @@ async function main(): Promise<void> {
       log(`c=${concurrency}: accepted ${ours.runs} runs in ${ours.seconds.toFixed(1)} s = ${acceptedRate.toFixed(0)} runs/s, p50 ${percentile(ours.latenciesMs, 50)?.toFixed(1)} ms, p99 ${percentile(ours.latenciesMs, 99)?.toFixed(1)} ms${Object.keys(ours.failures).length ? `, failures ${JSON.stringify(ours.failures)}` : ''}; cores ${JSON.stringify(coresUsed(cpu))}`);
 
       // End to end: until every accepted run of this level is a row in ClickHouse.
-      const drainMeter = new CpuMeter(cpuPids);
+      const drainMeter = new CpuMeter(cpuPids());
       drainMeter.start();
       let visible = 0;
       let doneAt = 0;
