@@ -137,13 +137,16 @@ export class RunsProjector {
       }
     }
 
-    await this.#withRetry('load traces', () => this.#loadTraces(decoded.map((d) => d.event)));
+    let traces = new Map<string, Map<string, RunRow>>();
+    await this.#withRetry('load traces', async () => {
+      traces = await this.#tracesOf(decoded.map((d) => d.event));
+    });
 
     const dirty = new Map<string, RunRow>();
     let added = 0;
     for (const { message, event } of decoded) {
       const traceKey = `${event.tenant_id}/${event.trace_id}`;
-      const runs = this.#cache.get(traceKey)!;
+      const runs = traces.get(traceKey)!;
       event.ops.forEach((op, index) => {
         const current = runs.get(op.run_id) ?? emptyRow(event.tenant_id, event.trace_id, op.run_id);
         if (!runs.has(op.run_id)) added++;
@@ -153,7 +156,7 @@ export class RunsProjector {
         dirty.set(`${traceKey}/${op.run_id}`, merged);
       });
     }
-    this.#cache.noteGrowth(added);
+    this.#cache.noteGrowth(added); // evicts least recently used traces only now, after the merge
 
     const rows = [...dirty.values()];
     await this.#withRetry('insert runs', () => this.#ch.insert(this.#table, rows));
@@ -161,7 +164,26 @@ export class RunsProjector {
     await this.#commit(batch);
   }
 
-  async #loadTraces(events: RunOpsAppended[]): Promise<void> {
+  /**
+   * The current rows of every trace in the batch: from the cache, else from ClickHouse. The
+   * maps are collected after the last await, so a rebalance clearing the cache meanwhile
+   * cannot leave the merge without state (it just loads again).
+   */
+  async #tracesOf(events: RunOpsAppended[]): Promise<Map<string, Map<string, RunRow>>> {
+    for (;;) {
+      await this.#loadMissing(events);
+      const traces = new Map<string, Map<string, RunRow>>();
+      for (const e of events) {
+        const key = `${e.tenant_id}/${e.trace_id}`;
+        const runs = this.#cache.get(key);
+        if (!runs) break;
+        traces.set(key, runs);
+      }
+      if (events.every((e) => traces.has(`${e.tenant_id}/${e.trace_id}`))) return traces;
+    }
+  }
+
+  async #loadMissing(events: RunOpsAppended[]): Promise<void> {
     const missing = new Map<string, { tenant: string; trace: string }>();
     for (const e of events) {
       const key = `${e.tenant_id}/${e.trace_id}`;
@@ -193,7 +215,7 @@ export class RunsProjector {
       this.#cache.set(key, runs);
       count += runs.size;
     }
-    this.#cache.noteGrowth(0);
+    // No eviction here: the batch about to be merged needs every trace just loaded.
     if (count) this.#logger.debug({ traces: loaded.size, runs: count }, 'loaded trace state from ClickHouse');
   }
 
