@@ -104,7 +104,18 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
 
   const parser = new MultipartParser(boundary, { maxFileSize: limit, maxHeaderSize: 16 * 1024 });
   try {
-    for await (const chunk of decodedBody(body, headers, limit)) for (const part of parser.write(chunk)) handle(part);
+    let closed = false;
+    for await (const chunk of decodedBody(body, headers, limit)) {
+      // Bytes after the closing boundary are the epilogue, which RFC 2046 says to ignore. The
+      // parser throws on them, e.g. when the final CRLF arrives in a TCP chunk of its own.
+      if (closed) continue;
+      try {
+        for (const part of parser.write(chunk)) handle(part);
+      } catch (err) {
+        if (!(err instanceof MultipartParseError && /after end of stream/.test(err.message))) throw err;
+        closed = true;
+      }
+    }
     parser.finish();
   } catch (err) {
     body.resume();
