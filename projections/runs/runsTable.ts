@@ -37,3 +37,23 @@ export function createRunsTable(table: string = RUNS_TABLE): Sql {
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY (tenant_id, trace_id, id)`);
 }
+
+/**
+ * Where each run lives, by (tenant_id, id): GET /runs/{id} carries no trace id, and `runs` is
+ * ordered by trace. A materialized view fills it from every insert into `runs`, so replays and
+ * rebuilds keep it in step without the projector doing anything.
+ */
+export const RUN_LOCATIONS_TABLE = 'run_locations';
+
+export function createRunLocationsTable(table: string = RUN_LOCATIONS_TABLE): Sql {
+  return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
+  tenant_id UUID,
+  id UUID,
+  trace_id UUID
+) ENGINE = ReplacingMergeTree
+ORDER BY (tenant_id, id)`);
+}
+
+export function createRunLocationsView(view = 'run_locations_mv', source: string = RUNS_TABLE, target: string = RUN_LOCATIONS_TABLE): Sql {
+  return raw(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${ident(view).text} TO ${ident(target).text} AS SELECT tenant_id, id, trace_id FROM ${ident(source).text}`);
+}

@@ -6,7 +6,7 @@ import { createHttpServer } from '../common/http/server.ts';
 import { KafkaReadiness } from '../common/http/kafkaReadiness.ts';
 import { ClickHouseClient } from '../common/clickhouse/client.ts';
 import { ensureReadModels } from '../common/clickhouse/schema.ts';
-import { sql } from '../common/clickhouse/sql.ts';
+import { runByIdQuery } from '../../projections/runs/runQueries.ts';
 import { BlobStore } from '../common/blobStore.ts';
 import { EventLog } from '../common/kafka/eventLog.ts';
 import { ensureTopics, topicName, TOPICS } from '../common/kafka/topics.ts';
@@ -39,9 +39,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   const tenancy = new TenancyService(config, eventLog, logger);
   const projects = new ProjectRegistry(config, logger);
   const lineage = new LineageIndex(config, logger, async (tenantId, runId) => {
-    const [row] = await ch.query<{ trace_id: string; dotted_order: string; session_id: string }>(
-      sql`SELECT trace_id, dotted_order, session_id FROM runs FINAL WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId}) AND has_post = 1 LIMIT 1`,
-    );
+    const row = await runByIdQuery(ch, tenantId, runId);
     return row ? { traceId: row.trace_id, dottedOrder: row.dotted_order, sessionId: row.session_id } : null;
   });
   await Promise.all([tenancy.start(), projects.start(), lineage.start()]);

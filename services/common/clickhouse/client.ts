@@ -45,15 +45,17 @@ export class ClickHouseClient {
       payload = body;
     }
     let res;
-    try {
-      res = await request(`${this.#url}/?${params}`, {
-        method: 'POST',
-        body: payload,
-        headers: this.#headers,
-        dispatcher: this.#agent,
-      });
-    } catch (err) {
-      throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        res = await request(`${this.#url}/?${params}`, { method: 'POST', body: payload, headers: this.#headers, dispatcher: this.#agent });
+        break;
+      } catch (err) {
+        // A kept-alive socket the server closed while our event loop was busy fails on first
+        // use; one retry on a fresh socket is safe (nothing reached the server).
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (attempt === 1 && ['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET'].includes(code)) continue;
+        throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`);
+      }
     }
     const text = await res.body.text();
     if (res.statusCode !== 200) throw new ClickHouseError(res.statusCode, text.trim().slice(0, 2000));
