@@ -117,7 +117,7 @@ export class RunsProjector {
   }
 
   async #run(stream: MessagesStream<string, Buffer, string, string>): Promise<void> {
-    for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_ROWS, this.#config.PROJECTOR_FLUSH_MS)) {
+    for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
       if (this.#stopping) break;
       const timer = projectorBatchSeconds.startTimer({ projector: 'runs' });
       await this.#project(batch);
@@ -251,7 +251,7 @@ export class RunsProjector {
   }
 }
 
-/** Groups a message stream into batches of up to `maxOps` run operations or `flushMs` of waiting. */
+/** Groups a message stream into batches of up to `maxMessages` events or `flushMs` of waiting. */
 async function* batches(stream: MessagesStream<string, Buffer, string, string>, maxMessages: number, flushMs: number): AsyncGenerator<RunsMessage[]> {
   let pending: RunsMessage[] = [];
   let wake: (() => void) | null = null;

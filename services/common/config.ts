@@ -38,8 +38,8 @@ const configSchema = z.object({
   /** inputs/outputs/events larger than this go to S3 and the event carries a pointer. */
   PAYLOAD_OFFLOAD_BYTES: bytes.default(128 * 1024),
 
-  /** Rows per ClickHouse insert and the longest a projector waits to fill a batch. */
-  PROJECTOR_BATCH_ROWS: z.coerce.number().int().positive().default(20000),
+  /** Events (Kafka messages) per projector batch, one ClickHouse insert each, and the longest a projector waits to fill one. */
+  PROJECTOR_BATCH_EVENTS: z.coerce.number().int().positive().default(20000),
   PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().default(200),
   PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
 
