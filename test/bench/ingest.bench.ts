@@ -19,7 +19,8 @@ import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { Admin, Producer, ProduceAcks, stringSerializer } from '@platformatic/kafka';
+import { Admin } from '@platformatic/kafka';
+import { createEventProducer, type StringKeyProducer } from '../../services/common/kafka/eventLog.ts';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
@@ -211,7 +212,7 @@ async function main(): Promise<void> {
   let stack: TracingStack | null = null;
   let ch: ClickHouseClient | null = null;
   let admin: Admin | null = null;
-  let producer: Producer<string, Buffer, string, string> | null = null;
+  let producer: StringKeyProducer | null = null;
   let pool: Pool | null = null;
   let scratchTopic: string | null = null;
   let cleaning: Promise<void> | null = null;
@@ -259,16 +260,7 @@ async function main(): Promise<void> {
     admin = new Admin({ clientId: 'bench-admin', bootstrapBrokers: brokerList(config) });
     scratchTopic = `${config.KAFKA_TOPIC_PREFIX}bench.raw-ceiling`;
     await admin.createTopics({ topics: [scratchTopic], partitions: config.KAFKA_PARTITIONS, replicas: 1 });
-    producer = new Producer({
-      clientId: 'bench-raw',
-      bootstrapBrokers: brokerList(config),
-      acks: ProduceAcks.ALL,
-      idempotent: true,
-      retries: 3,
-      retryDelay: 250,
-      timeout: config.KAFKA_APPEND_TIMEOUT_MS,
-      serializers: { key: stringSerializer, headerKey: stringSerializer, headerValue: stringSerializer },
-    }) as Producer<string, Buffer, string, string>;
+    producer = createEventProducer(config, 'bench-raw');
     const rawProducer = producer;
     const topic = scratchTopic;
     const sendRaw = async (batch: Batch) => {

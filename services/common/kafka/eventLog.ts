@@ -18,7 +18,21 @@ export interface EventToAppend<N extends EventName = EventName> {
 /** Builds an event to append, keeping the payload type tied to the event name. */
 export const event = <N extends EventName>(name: N, key: string, payload: EventPayloads[N]): EventToAppend<N> => ({ name, key, payload });
 
-type StringKeyProducer = Producer<string, Buffer, string, string>;
+export type StringKeyProducer = Producer<string, Buffer, string, string>;
+
+/** The producer every append goes through: acks from all in-sync replicas, idempotent. The ingest benchmark's raw ceiling uses it too. */
+export function createEventProducer(config: Config, clientId: string): StringKeyProducer {
+  return new Producer({
+    clientId,
+    bootstrapBrokers: brokerList(config),
+    acks: ProduceAcks.ALL,
+    idempotent: true,
+    retries: 3,
+    retryDelay: 250,
+    timeout: config.KAFKA_APPEND_TIMEOUT_MS,
+    serializers: { key: stringSerializer, headerKey: stringSerializer, headerValue: stringSerializer },
+  }) as StringKeyProducer;
+}
 
 export class EventLog {
   readonly #config: Config;
@@ -26,16 +40,7 @@ export class EventLog {
 
   constructor(config: Config, clientId = 'event-log') {
     this.#config = config;
-    this.#producer = new Producer({
-      clientId,
-      bootstrapBrokers: brokerList(config),
-      acks: ProduceAcks.ALL,
-      idempotent: true,
-      retries: 3,
-      retryDelay: 250,
-      timeout: config.KAFKA_APPEND_TIMEOUT_MS,
-      serializers: { key: stringSerializer, headerKey: stringSerializer, headerValue: stringSerializer },
-    }) as StringKeyProducer;
+    this.#producer = createEventProducer(config, clientId);
   }
 
   /** Appends the events in one produce request. Resolves once Kafka has acknowledged all of them. */
