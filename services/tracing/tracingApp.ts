@@ -29,12 +29,22 @@ export interface TracingApp {
   close(): Promise<void>;
 }
 
+function retryInBackground(logger: Logger, what: string, task: () => Promise<void>, attempt = 1): void {
+  task().catch((err: Error) => {
+    logger.warn({ err: err.message, attempt }, `could not ${what}; retrying`);
+    setTimeout(() => retryInBackground(logger, what, task, attempt + 1), Math.min(10_000, 500 * attempt)).unref();
+  });
+}
+
 export async function buildTracingApp(config: Config, logger: Logger): Promise<TracingApp> {
   await ensureTopics(config);
   const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
-  await ensureReadModels(ch);
   const blobs = new BlobStore(config);
-  await blobs.ensureBucket();
+  // Writes need only Kafka: a ClickHouse or object store that is down at start-up is reported
+  // and retried in the background, not a reason to refuse runs (the projector creates the
+  // tables too; reads answer 503 until ClickHouse is back).
+  retryInBackground(logger, 'create the read models', () => ensureReadModels(ch));
+  retryInBackground(logger, 'create the payload bucket', () => blobs.ensureBucket());
   const eventLog = new EventLog(config, 'tracing-api');
   const tenancy = new TenancyService(config, eventLog, logger);
   const projects = new ProjectRegistry(config, logger);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
-import { waitFor } from '../support/serviceProcess.ts';
+import { freePort, startService, waitFor } from '../support/serviceProcess.ts';
 import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
 import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql } from '../../services/common/clickhouse/sql.ts';
@@ -52,6 +52,19 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
   await sleep(8_000);
   await stack.projector.kill('SIGKILL');
   stack.startProjector(); // comes up while ClickHouse is still down and has to wait for it
+  // A new API replica starts while ClickHouse is down and takes writes: they only need Kafka.
+  const port = await freePort();
+  const replica = startService('services/tracing/apiMain.ts', { ...stack.env, TRACING_PORT: String(port) }, 'faults-replica');
+  try {
+    await waitFor('a replica started during the outage', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000, 200);
+    const runs = makeTrace(4);
+    const post = multipartBody(postParts(runs));
+    const res = await fetch(`http://127.0.0.1:${port}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': post.contentType }, body: post.body });
+    expect(res.status).toBe(202);
+    for (const r of runs) accepted.add(r.id);
+  } finally {
+    await replica.stop();
+  }
   await sleep(Math.max(0, 30_000 - (Date.now() - downAt)));
   await ensureStackUp();
   await sleep(5_000);
