@@ -9,6 +9,7 @@ import type { Logger } from '../../services/common/logger.ts';
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql, ident, join } from '../../services/common/clickhouse/sql.ts';
 import { brokerList, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
+import { EventLog } from '../../services/common/kafka/eventLog.ts';
 import { projectorBatchSeconds, projectorRowsWritten } from '../../services/common/metrics.ts';
 import { decodeEvent } from '../../schemas/registry.ts';
 import type { RunOpsAppended } from '../../schemas/events.generated.ts';
@@ -73,6 +74,7 @@ export class RunsProjector {
   readonly #consumer: Consumer<string, Buffer, string, string>;
   readonly #cache: TraceCache;
   readonly #fromBeginning: boolean;
+  readonly #deadLetters: EventLog;
   #stream: MessagesStream<string, Buffer, string, string> | null = null;
   #stopping = false;
   #loop: Promise<void> | null = null;
@@ -85,6 +87,7 @@ export class RunsProjector {
     this.#fromBeginning = options.fromBeginning ?? true;
     this.#topic = topicName(config, TOPICS.runs);
     this.#cache = new TraceCache(config.PROJECTOR_CACHE_RUNS);
+    this.#deadLetters = new EventLog(config, 'runs-projector-dead-letters');
     this.#consumer = new Consumer({
       clientId: 'runs-projector',
       groupId: options.groupId ?? runsProjectorGroupId(config),
@@ -132,8 +135,20 @@ export class RunsProjector {
         const e = decodeEvent(message.headers, message.value);
         if (e.name === 'RunOpsAppended') decoded.push({ message, event: e.payload });
       } catch (err) {
-        // A message we cannot read is logged, not retried forever: it would block its partition.
-        this.#logger.error({ err, partition: message.partition, offset: String(message.offset) }, 'skipping undecodable runs event');
+        // A message we cannot read would block its partition forever if retried; it goes to the
+        // dead-letter topic byte for byte (before the offset is committed), so nothing is lost.
+        this.#logger.error({ err, partition: message.partition, offset: String(message.offset) }, 'undecodable runs event moved to the dead-letter topic');
+        await this.#withRetry('dead-letter', () =>
+          this.#deadLetters.appendRaw(TOPICS.runsDeadLetter, {
+            key: message.key ?? '',
+            value: message.value,
+            headers: {
+              ...Object.fromEntries(message.headers),
+              'dead-letter-reason': String((err as Error).message).slice(0, 1000),
+              'dead-letter-source': `${message.topic}/${message.partition}/${message.offset}`,
+            },
+          }),
+        );
       }
     }
 
@@ -248,6 +263,7 @@ export class RunsProjector {
     await this.#stream?.close().catch(() => {});
     await this.#loop?.catch(() => {});
     await this.#consumer.close(true).catch(() => {});
+    await this.#deadLetters.close().catch(() => {});
   }
 }
 

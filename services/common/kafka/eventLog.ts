@@ -64,6 +64,15 @@ export class EventLog {
     for (const e of events) eventsAppended.inc({ topic: topicOf(e.name), event: e.name });
   }
 
+  /** Appends a message as it is (bytes and headers), e.g. a poison message to a dead-letter topic. */
+  async appendRaw(logicalTopic: string, message: { key: string; value: Buffer; headers: Record<string, string> }): Promise<void> {
+    try {
+      await this.#producer.send({ messages: [{ topic: topicName(this.#config, logicalTopic), ...message }] });
+    } catch (err) {
+      throw errors.kafkaUnavailable((err as Error).message);
+    }
+  }
+
   async close(): Promise<void> {
     await this.#producer.close();
   }

@@ -9,6 +9,8 @@ export const TOPICS = {
   projects: 'tracing.projects',
   runLineage: 'tracing.run-lineage',
   tenancy: 'tenancy.events',
+  /** Events a projector could not read, kept byte for byte (with the reason) instead of dropped. */
+  runsDeadLetter: 'tracing.runs.dead-letter',
 } as const;
 
 export type LogicalTopic = (typeof TOPICS)[keyof typeof TOPICS];

@@ -36,3 +36,26 @@ test('posts and later patches merge even when their traces were evicted from the
   }
   await ch.close();
 });
+
+test('an event the projector cannot read goes to the dead-letter topic, byte for byte, and projection goes on', async () => {
+  const { EventLog } = await import('../../../services/common/kafka/eventLog.ts');
+  const { TOPICS, topicName } = await import('../../../services/common/kafka/topics.ts');
+  const { Consumer, MessagesStreamModes, stringDeserializer } = await import('@platformatic/kafka');
+  const log = new EventLog(stack.config, 'test-poison');
+  const poison = Buffer.from('definitely not avro');
+  const [root] = makeTrace(0);
+  await log.appendRaw(TOPICS.runs, { key: `x/${root!.trace_id}`, value: poison, headers: { 'event-type': 'RunOpsAppended', 'schema-version': '1' } });
+  await log.close();
+  const { body, contentType } = multipartBody(postParts([root!]));
+  expect((await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body })).status).toBe(202);
+  await waitFor('the run after the poison message', async () => (await fetch(`${stack.url}/runs/${root!.id}`, { headers: { 'x-api-key': stack.apiKey } })).ok, 30_000, 200);
+
+  const consumer = new Consumer({ clientId: 'dlq-reader', groupId: `dlq-${Date.now()}`, bootstrapBrokers: [stack.env.KAFKA_BROKERS!], deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer } });
+  const stream = await consumer.consume({ topics: [topicName(stack.config, TOPICS.runsDeadLetter)], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  const dead = await new Promise<{ value: Buffer; headers: Map<string, string> }>((resolve) => stream.once('data', resolve));
+  expect(dead.value.equals(poison)).toBe(true);
+  expect(dead.headers.get('dead-letter-reason')).toBeTruthy();
+  expect(dead.headers.get('dead-letter-source')).toMatch(/tracing\.runs\/\d+\/\d+$/);
+  await stream.close();
+  await consumer.close(true);
+});
