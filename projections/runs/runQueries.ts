@@ -15,11 +15,3 @@ export async function runByIdQuery(ch: ClickHouseClient, tenantId: string, runId
   );
   return rows[0] ? rowFromClickHouse(rows[0]) : null;
 }
-
-/** Count of rows per run id: used by tests to prove "exactly once". */
-export async function runCountsQuery(ch: ClickHouseClient, tenantId: string, table = RUNS_TABLE): Promise<{ runs: number; rows: number }> {
-  const [row] = await ch.query<{ runs: string; rows: string }>(
-    sql`SELECT uniqExact(id) AS runs, count() AS rows FROM ${ident(table)} FINAL WHERE tenant_id = toUUID(${tenantId})`,
-  );
-  return { runs: Number(row?.runs ?? 0), rows: Number(row?.rows ?? 0) };
-}

@@ -13,8 +13,6 @@ export const TOPICS = {
   runsDeadLetter: 'tracing.runs.dead-letter',
 } as const;
 
-export type LogicalTopic = (typeof TOPICS)[keyof typeof TOPICS];
-
 export function topicName(config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>, logical: string): string {
   return config.KAFKA_TOPIC_PREFIX + logical;
 }

@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { MultipartParser, MultipartParseError, MaxFileSizeExceededError, getMultipartBoundary, type MultipartPart } from '@mjackson/multipart-parser/node';
 import { AppError, errors } from '../../common/errors.ts';
 import { decodedBody } from './requestBody.ts';
-import { toRunDraft, errorText, checkJsonField, JSON_FIELDS, type JsonField, type RunDraft } from './runDraft.ts';
+import { toRunDraft, errorText, checkJsonField, type JsonField, type RunDraft } from './runDraft.ts';
 import { requireUuid } from './ids.ts';
 import { toFeedbackDraft, type FeedbackDraft } from './feedbackDraft.ts';
 
@@ -148,4 +148,3 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
   return { runs, feedback };
 }
 
-export { JSON_FIELDS };
