@@ -284,8 +284,11 @@ async function* batches(stream: MessagesStream<string, Buffer, string, string>, 
   while (!ended) {
     if (pending.length < maxMessages) {
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, pending.length ? flushMs : flushMs * 2);
+        const timer = setTimeout(resolve, pending.length ? flushMs : flushMs * 2);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
       wake = null;
     }

@@ -28,7 +28,6 @@ export const errors = {
     new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Content-Type "${type}" is not accepted here; send ${expected}`),
   bodyTooLarge: (limit: number) =>
     new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (batch_ingest_config.size_limit_bytes)`),
-  conflict: (message: string) => new AppError('CONFLICT', 409, message),
   notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),
 
   missingApiKey: () => new AppError('MISSING_API_KEY', 401, 'an API key is required in the X-Api-Key header'),
@@ -42,6 +41,11 @@ export const errors = {
   invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', 400, `X-Tenant-Id "${value}" is not a UUID`),
   workspaceForbidden: (workspaceId: string) =>
     new AppError('WORKSPACE_FORBIDDEN', 403, `this API key has no access to workspace ${workspaceId}`),
+
+  validation: (message: string) => new AppError('VALIDATION_ERROR', 422, message),
+  readModelUnavailable: () =>
+    new AppError('READ_MODEL_UNAVAILABLE', 503, 'the read model (ClickHouse) is unavailable; retry shortly', { 'retry-after': '2' }),
+  internal: () => new AppError('INTERNAL', 500, 'internal server error'),
 
   kafkaUnavailable: (cause: string) =>
     new AppError('EVENT_LOG_UNAVAILABLE', 503, `the event log (Kafka) cannot take writes right now: ${cause}`, { 'retry-after': '2' }),

@@ -62,6 +62,11 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
     const res = await fetch(`http://127.0.0.1:${port}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': post.contentType }, body: post.body });
     expect(res.status).toBe(202);
     for (const r of runs) accepted.add(r.id);
+    // Reads need ClickHouse: a clear 503 with Retry-After, not a 500.
+    const read = await fetch(`http://127.0.0.1:${port}/runs/${runs[0]!.id}`, { headers: { 'x-api-key': stack.apiKey } });
+    expect(read.status).toBe(503);
+    expect(read.headers.get('retry-after')).toBe('2');
+    expect(((await read.json()) as { error: string }).error).toBe('READ_MODEL_UNAVAILABLE');
   } finally {
     await replica.stop();
   }

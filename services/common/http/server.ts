@@ -27,29 +27,23 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     forceCloseConnections: true,
   });
 
-  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
-    if (err instanceof AppError) {
-      if (err.statusCode >= 500) request.log.warn({ code: err.code, msg: err.message }, 'request failed');
-      return reply.code(err.statusCode).headers(err.headers).send({ error: err.code, detail: err.message });
-    }
+  // Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`.
+  const toAppError = (err: FastifyError | AppError, contentType: string): AppError => {
+    if (err instanceof AppError) return err;
     if (err.validation) {
       const allowed = err.validation[0]?.params?.allowedValues as unknown[] | undefined;
-      const detail = err.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : '');
-      return reply.code(422).send({ error: 'VALIDATION_ERROR', detail });
+      return errors.validation(err.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
     }
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      const appErr = errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'application/json or multipart/form-data');
-      return reply.code(appErr.statusCode).send({ error: appErr.code, detail: appErr.message });
-    }
-    if (err.name === 'ClickHouseError') {
-      request.log.warn({ err: err.message }, 'read model unavailable');
-      return reply.code(503).header('retry-after', '2').send({ error: 'READ_MODEL_UNAVAILABLE', detail: 'the read model (ClickHouse) is unavailable; retry shortly' });
-    }
-    if (err.statusCode && err.statusCode < 500) {
-      return reply.code(err.statusCode).send({ error: err.code ?? 'BAD_REQUEST', detail: err.message });
-    }
-    request.log.error({ err }, 'unhandled error');
-    return reply.code(500).send({ error: 'INTERNAL', detail: 'internal server error' });
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
+    if (err.name === 'ClickHouseError') return errors.readModelUnavailable();
+    if (err.statusCode && err.statusCode < 500) return new AppError(err.code ?? 'BAD_REQUEST', err.statusCode, err.message);
+    return errors.internal();
+  };
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'));
+    if (appErr.code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
+    else if (appErr.statusCode >= 500) request.log.warn({ code: appErr.code, msg: err.message }, 'request failed');
+    return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: 'NOT_FOUND', detail: `no route for ${request.method} ${request.url.split('?')[0]}` }));
 
