@@ -30,6 +30,20 @@ export interface RunRow {
   reference_example_id: string | null;
   /** JSON array of {name, blob}. */
   attachments: string;
+  /** Derived: extra.metadata.thread_id, else session_id, else conversation_id; '' when none. */
+  thread_id: string;
+  /** Derived: the top-level keys of extra.metadata and their values (strings as they are, others as JSON). */
+  metadata_keys: string[];
+  metadata_values: string[];
+  /** Derived: usage of this run and all its descendants (own usage from outputs.usage_metadata and the like). */
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_cost: number;
+  completion_cost: number;
+  total_cost: number;
+  /** Derived: time of the first `new_token` event, microseconds. */
+  first_token_time: number | null;
   is_root: number;
   has_post: number;
   received_at: number;
@@ -47,7 +61,9 @@ export function emptyRow(tenantId: string, traceId: string, runId: string): RunR
     tenant_id: tenantId, trace_id: traceId, id: runId, session_id: ZERO_UUID, parent_run_id: null, dotted_order: '',
     name: '', run_type: '', status: 'pending', start_time: 0, end_time: null,
     inputs: '', outputs: '', events: '', extra: '', serialized: '', payload_refs: '{}',
-    error: null, tags: [], reference_example_id: null, attachments: '[]', is_root: 0, has_post: 0, received_at: 0, version: 0,
+    error: null, tags: [], reference_example_id: null, attachments: '[]',
+    thread_id: '', metadata_keys: [], metadata_values: [],
+    prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0, first_token_time: null, is_root: 0, has_post: 0, received_at: 0, version: 0,
   };
 }
 
@@ -112,6 +128,13 @@ export function rowFromClickHouse(raw: Record<string, unknown>): RunRow {
     start_time: Number(r.start_time),
     end_time: r.end_time === null ? null : Number(r.end_time),
     is_root: Number(r.is_root),
+    prompt_tokens: Number(r.prompt_tokens ?? 0),
+    completion_tokens: Number(r.completion_tokens ?? 0),
+    total_tokens: Number(r.total_tokens ?? 0),
+    prompt_cost: Number(r.prompt_cost ?? 0),
+    completion_cost: Number(r.completion_cost ?? 0),
+    total_cost: Number(r.total_cost ?? 0),
+    first_token_time: r.first_token_time === null || r.first_token_time === undefined ? null : Number(r.first_token_time),
     has_post: Number(r.has_post),
     received_at: Number(r.received_at),
     version: Number(r.version),

@@ -30,6 +30,16 @@ export function createRunsTable(table: string = RUNS_TABLE): Sql {
   tags Array(String),
   reference_example_id Nullable(UUID),
   attachments String,
+  thread_id String,
+  metadata_keys Array(String),
+  metadata_values Array(String),
+  prompt_tokens UInt64,
+  completion_tokens UInt64,
+  total_tokens UInt64,
+  prompt_cost Float64,
+  completion_cost Float64,
+  total_cost Float64,
+  first_token_time Nullable(Int64),
   is_root UInt8,
   has_post UInt8,
   received_at Int64,
@@ -40,8 +50,7 @@ ORDER BY (tenant_id, trace_id, id)`);
 
 /**
  * Where each run lives, by (tenant_id, id): GET /runs/{id} carries no trace id, and `runs` is
- * ordered by trace. A materialized view fills it from every insert into `runs`, so replays and
- * rebuilds keep it in step without the projector doing anything.
+ * ordered by trace. The runs projector writes a row the first time it sees a run.
  */
 export const RUN_LOCATIONS_TABLE = 'run_locations';
 
@@ -52,8 +61,4 @@ export function createRunLocationsTable(table: string = RUN_LOCATIONS_TABLE): Sq
   trace_id UUID
 ) ENGINE = ReplacingMergeTree
 ORDER BY (tenant_id, id)`);
-}
-
-export function createRunLocationsView(view = 'run_locations_mv', source: string = RUNS_TABLE, target: string = RUN_LOCATIONS_TABLE): Sql {
-  return raw(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${ident(view).text} TO ${ident(target).text} AS SELECT tenant_id, id, trace_id FROM ${ident(source).text}`);
 }

@@ -20,6 +20,13 @@ import { readRequestJson } from './ingest/jsonBody.ts';
 import { infoRoutes } from './routes/info.ts';
 import { runIngestRoutes } from './routes/runsIngest.ts';
 import { runReadRoutes } from './routes/runsRead.ts';
+import { runQueryRoutes, v2RunQueryRoutes } from './routes/runsQuery.ts';
+import { sessionRoutes } from './routes/sessions.ts';
+import { projectStatsRoutes } from './routes/projectStats.ts';
+import { v2TraceRoutes } from './routes/traces.ts';
+import { v2ThreadRoutes } from './routes/threads.ts';
+import type { RouteDeps } from './routes/routeDeps.ts';
+import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { requireApiKey } from './routes/auth.ts';
 import { SERVICE_VERSION } from './version.ts';
 
@@ -75,6 +82,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   });
   app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 
+  const deps: RouteDeps = { config, ch, blobs, eventLog, projects, tables: LIVE_TABLES };
   for (const prefix of ['', '/api/v1']) {
     await app.register(
       async (scope) => {
@@ -83,11 +91,23 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           requireApiKey(authed, tenancy);
           runIngestRoutes(authed, config, ingestor);
           runReadRoutes(authed, ch, blobs);
+          runQueryRoutes(authed, deps);
+          sessionRoutes(authed, deps);
+          projectStatsRoutes(authed, deps);
         });
       },
       { prefix },
     );
   }
+  await app.register(
+    async (v2) => {
+      requireApiKey(v2, tenancy);
+      v2RunQueryRoutes(v2, deps);
+      v2TraceRoutes(v2, deps);
+      v2ThreadRoutes(v2, deps);
+    },
+    { prefix: '/api/v2' },
+  );
 
   return {
     app,

@@ -1,0 +1,28 @@
+// The names of the read-model tables. Live tables have the documented names; a replay builds
+// a full set under a suffix and swaps it in at the end, so every writer and reader takes its
+// table names from one of these objects instead of a constant.
+export interface ReadModelTables {
+  /** One row per run (post and patches merged), ORDER BY (tenant_id, trace_id, id). */
+  runs: string;
+  /** (tenant_id, id) -> trace_id, for reads by run id. */
+  runLocations: string;
+  /** One row per trace: root run, times, counts, tokens, cost, thread. */
+  traces: string;
+  /** One row per feedback item. */
+  feedback: string;
+}
+
+export const LIVE_TABLES: ReadModelTables = {
+  runs: 'runs',
+  runLocations: 'run_locations',
+  traces: 'traces',
+  feedback: 'feedback',
+};
+
+/** The same set of tables under a suffix (a replay's fresh tables, or the ones it swapped out). */
+export const tablesWithSuffix = (suffix: string): ReadModelTables => ({
+  runs: `${LIVE_TABLES.runs}${suffix}`,
+  runLocations: `${LIVE_TABLES.runLocations}${suffix}`,
+  traces: `${LIVE_TABLES.traces}${suffix}`,
+  feedback: `${LIVE_TABLES.feedback}${suffix}`,
+});

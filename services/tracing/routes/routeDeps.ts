@@ -1,0 +1,17 @@
+// What the read and project routes are given: one object, so routes take what they need.
+import type { Config } from '../../common/config.ts';
+import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
+import type { BlobStore } from '../../common/blobStore.ts';
+import type { EventLog } from '../../common/kafka/eventLog.ts';
+import type { ReadModelTables } from '../../../projections/readModelTables.ts';
+import type { ProjectRegistry } from '../projects/projectRegistry.ts';
+
+export interface RouteDeps {
+  config: Config;
+  ch: ClickHouseClient;
+  blobs: BlobStore;
+  eventLog: EventLog;
+  projects: ProjectRegistry;
+  /** Read-model table names; the live ones (replays swap tables under these names). */
+  tables: ReadModelTables;
+}
