@@ -19,7 +19,7 @@ interface ServiceSpec {
 
 const services: ServiceSpec[] = [
   { name: 'tracing-api', entry: 'services/tracing/apiMain.ts', url: `http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}` },
-  { name: 'runs-projector', entry: 'projections/runs/projectorMain.ts' },
+  { name: 'projectors', entry: 'projections/projectorMain.ts' },
 ];
 
 function devApiKey(): string {

@@ -35,6 +35,8 @@ export interface RunRow {
   /** Derived: the top-level keys of extra.metadata and their values (strings as they are, others as JSON). */
   metadata_keys: string[];
   metadata_values: string[];
+  /** Derived: this run's own usage as JSON (see derivedFields.ts `Usage`), '' when none. */
+  usage: string;
   /** Derived: usage of this run and all its descendants (own usage from outputs.usage_metadata and the like). */
   prompt_tokens: number;
   completion_tokens: number;
@@ -62,7 +64,7 @@ export function emptyRow(tenantId: string, traceId: string, runId: string): RunR
     name: '', run_type: '', status: 'pending', start_time: 0, end_time: null,
     inputs: '', outputs: '', events: '', extra: '', serialized: '', payload_refs: '{}',
     error: null, tags: [], reference_example_id: null, attachments: '[]',
-    thread_id: '', metadata_keys: [], metadata_values: [],
+    thread_id: '', metadata_keys: [], metadata_values: [], usage: '',
     prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0, first_token_time: null, is_root: 0, has_post: 0, received_at: 0, version: 0,
   };
 }

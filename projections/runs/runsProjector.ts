@@ -3,24 +3,33 @@
 // (skipping ops already applied: redelivery and replay change nothing), insert the changed
 // rows in one insert, then commit the offsets. ClickHouse down means: retry the same batch,
 // commit nothing, lose nothing.
-import { Consumer, MessagesStreamModes, stringDeserializer, type Message, type MessagesStream } from '@platformatic/kafka';
+import { MessagesStreamModes, type Consumer, type MessagesStream } from '@platformatic/kafka';
 import type { Config } from '../../services/common/config.ts';
 import type { Logger } from '../../services/common/logger.ts';
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql, ident, join } from '../../services/common/clickhouse/sql.ts';
-import { brokerList, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
+import { topicName, TOPICS } from '../../services/common/kafka/topics.ts';
 import { EventLog } from '../../services/common/kafka/eventLog.ts';
 import { projectorBatchSeconds, projectorRowsWritten } from '../../services/common/metrics.ts';
 import { decodeEvent } from '../../schemas/registry.ts';
+import { batches, commitBatch, createProjectorConsumer, retryForever, type StringMessage } from '../consumerBatches.ts';
 import type { RunOpsAppended } from '../../schemas/events.generated.ts';
-import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, type RunRow } from './runRow.ts';
-import { RUNS_TABLE } from './runsTable.ts';
+import type { BlobStore } from '../../services/common/blobStore.ts';
+import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type RunRow } from './runRow.ts';
+import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
+import { rollUpUsage, traceRow, type TraceRow } from '../traces/traceRow.ts';
+import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 
-type RunsMessage = Message<string, Buffer, string, string>;
+type RunsMessage = StringMessage;
 
 export interface RunsProjectorOptions {
   groupId?: string;
-  table?: string;
+  /** Where to write: the live tables, or a replay's fresh ones. */
+  tables?: ReadModelTables;
+  /** For payloads kept in object storage that derived fields read (metadata, usage, first token). */
+  blobs?: BlobStore;
+  /** Projects deleted by a tombstone: their runs are skipped (see docs/read-models.md). */
+  isProjectDeleted?: (tenantId: string, projectId: string) => boolean;
   /** Read from the beginning of the topic when the group has no committed offsets (replay). */
   fromBeginning?: boolean;
 }
@@ -63,13 +72,14 @@ class TraceCache {
 /** The live projector's consumer group; its lag is reported by the API's /metrics. */
 export const runsProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string => `${config.KAFKA_TOPIC_PREFIX}runs-projector`;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export class RunsProjector {
   readonly #config: Config;
   readonly #ch: ClickHouseClient;
   readonly #logger: Logger;
-  readonly #table: string;
+  readonly #tables: ReadModelTables;
+  readonly #blobs: BlobStore | null;
+  readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
+  readonly #pendingDeletions: Array<{ tenantId: string; projectId: string }> = [];
   readonly #topic: string;
   readonly #consumer: Consumer<string, Buffer, string, string>;
   readonly #cache: TraceCache;
@@ -83,25 +93,14 @@ export class RunsProjector {
     this.#config = config;
     this.#ch = ch;
     this.#logger = logger;
-    this.#table = options.table ?? RUNS_TABLE;
+    this.#tables = options.tables ?? LIVE_TABLES;
+    this.#blobs = options.blobs ?? null;
+    this.#isProjectDeleted = options.isProjectDeleted ?? (() => false);
     this.#fromBeginning = options.fromBeginning ?? true;
     this.#topic = topicName(config, TOPICS.runs);
     this.#cache = new TraceCache(config.PROJECTOR_CACHE_RUNS);
     this.#deadLetters = new EventLog(config, 'runs-projector-dead-letters');
-    this.#consumer = new Consumer({
-      clientId: 'runs-projector',
-      groupId: options.groupId ?? runsProjectorGroupId(config),
-      bootstrapBrokers: brokerList(config),
-      deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer },
-      // Under load, a fetch per few messages costs more (here and in the broker) than the
-      // messages: let the broker gather 256 KiB, or answer after 50 ms, whichever comes first.
-      minBytes: 256 * 1024,
-      maxWaitTime: 50,
-      maxBytes: 64 * 1024 * 1024,
-      highWaterMark: 4096,
-      retries: true,
-      retryDelay: 1000,
-    }) as Consumer<string, Buffer, string, string>;
+    this.#consumer = createProjectorConsumer(config, 'runs-projector', options.groupId ?? runsProjectorGroupId(config));
     // Another instance may have written rows for partitions we get after a rebalance.
     this.#consumer.on('consumer:group:join', () => this.#cache.clear());
   }
@@ -152,31 +151,83 @@ export class RunsProjector {
       }
     }
 
+    await this.#applyDeletions();
     let traces = new Map<string, Map<string, RunRow>>();
     await this.#withRetry('load traces', async () => {
       traces = await this.#tracesOf(decoded.map((d) => d.event));
     });
+    let blobTexts = new Map<string, string>();
+    await this.#withRetry('read payloads for derived fields', async () => {
+      blobTexts = await this.#derivationTexts(decoded.map((d) => d.event));
+    });
 
     const dirty = new Map<string, RunRow>();
+    const located: Array<{ tenant_id: string; id: string; trace_id: string; session_id: string }> = [];
+    const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
     let added = 0;
     for (const { message, event } of decoded) {
       const traceKey = `${event.tenant_id}/${event.trace_id}`;
       const runs = traces.get(traceKey)!;
       event.ops.forEach((op, index) => {
-        const current = runs.get(op.run_id) ?? emptyRow(event.tenant_id, event.trace_id, op.run_id);
-        if (!runs.has(op.run_id)) added++;
-        const merged = mergeRunOp(current, op, opVersion(message.offset, index), event.received_at);
+        const known = runs.get(op.run_id);
+        const current = known ?? emptyRow(event.tenant_id, event.trace_id, op.run_id);
+        const version = opVersion(message.offset, index);
+        const merged = mergeRunOp(current, op, version, event.received_at);
         if (!merged) return;
+        if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, merged.session_id)) return;
+        deriveRunFields(merged, op, blobTexts);
+        if (!known) added++;
         runs.set(op.run_id, merged);
         dirty.set(`${traceKey}/${op.run_id}`, merged);
+        if (merged.has_post && (!known || !known.has_post || known.session_id !== merged.session_id))
+          located.push({ tenant_id: merged.tenant_id, id: merged.id, trace_id: merged.trace_id, session_id: merged.session_id });
+        touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
       });
     }
     this.#cache.noteGrowth(added); // evicts least recently used traces only now, after the merge
 
+    const traceRows: TraceRow[] = [];
+    for (const [traceKey, { tenantId, traceId, version }] of touched) {
+      const runs = traces.get(traceKey)!;
+      for (const row of rollUpUsage(runs, version)) dirty.set(`${traceKey}/${row.id}`, row);
+      const trace = traceRow(tenantId, traceId, runs);
+      if (trace) traceRows.push(trace);
+    }
+
     const rows = [...dirty.values()];
-    await this.#withRetry('insert runs', () => this.#ch.insert(this.#table, rows));
+    await this.#withRetry('insert runs', () => this.#ch.insert(this.#tables.runs, rows));
+    await this.#withRetry('insert run locations', () => this.#ch.insert(this.#tables.runLocations, located));
+    await this.#withRetry('insert traces', () => this.#ch.insert(this.#tables.traces, traceRows));
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
     await this.#commit(batch);
+  }
+
+  /** Texts of the payloads in object storage that this batch's derivations read. */
+  async #derivationTexts(events: RunOpsAppended[]): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    const blobs = this.#blobs;
+    if (!blobs) return texts;
+    const refs = events.flatMap((e) => e.ops.flatMap(derivationBlobs));
+    await Promise.all(refs.map(async (ref) => texts.set(ref.key, await blobs.getText(ref))));
+    return texts;
+  }
+
+  /** Deletes a project's rows from every read model this projector writes (after a tombstone). */
+  requestProjectDeletion(tenantId: string, projectId: string): void {
+    this.#pendingDeletions.push({ tenantId, projectId });
+  }
+
+  async #applyDeletions(): Promise<void> {
+    while (this.#pendingDeletions.length > 0) {
+      const { tenantId, projectId } = this.#pendingDeletions[0]!;
+      await this.#withRetry('delete a project\'s rows', async () => {
+        for (const table of [this.#tables.runs, this.#tables.runLocations, this.#tables.traces])
+          await this.#ch.exec(sql`ALTER TABLE ${ident(table)} DELETE WHERE tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId})`);
+      });
+      this.#cache.clear();
+      this.#pendingDeletions.shift();
+      this.#logger.info({ tenantId, projectId }, 'deleted the rows of a deleted project');
+    }
   }
 
   /**
@@ -213,12 +264,12 @@ export class RunsProjector {
       // Most traces here are new. Which have rows at all, the primary key answers cheaply; only
       // those are read with FINAL, which costs ClickHouse far more and grows with the table.
       const existing = await this.#ch.query<{ tenant_id: string; trace_id: string }>(
-        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(this.#table)} WHERE (tenant_id, trace_id) IN (${tuples})`,
+        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(this.#tables.runs)} WHERE (tenant_id, trace_id) IN (${tuples})`,
       );
       if (existing.length === 0) continue;
       const known = join(existing.map((p) => sql`(toUUID(${p.tenant_id}), toUUID(${p.trace_id}))`));
       const rows = await this.#ch.query(
-        sql`SELECT * FROM ${ident(this.#table)} FINAL WHERE (tenant_id, trace_id) IN (${known})`,
+        sql`SELECT * FROM ${ident(this.#tables.runs)} FINAL WHERE (tenant_id, trace_id) IN (${known})`,
       );
       for (const raw of rows) {
         const row = rowFromClickHouse(raw);
@@ -234,28 +285,12 @@ export class RunsProjector {
     if (count) this.#logger.debug({ traces: loaded.size, runs: count }, 'loaded trace state from ClickHouse');
   }
 
-  async #commit(batch: RunsMessage[]): Promise<void> {
-    const last = new Map<number, RunsMessage>();
-    for (const m of batch) last.set(m.partition, m);
-    try {
-      await Promise.all([...last.values()].map((m) => m.commit()));
-    } catch (err) {
-      // After a rebalance the new owner re-reads from the last commit; projecting is idempotent.
-      this.#logger.warn({ err }, 'offset commit failed; the batch will be re-read and re-applied idempotently');
-    }
+  #commit(batch: RunsMessage[]): Promise<void> {
+    return commitBatch(batch, this.#logger);
   }
 
-  async #withRetry(what: string, fn: () => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (this.#stopping) throw err;
-        const delay = Math.min(5000, 100 * 2 ** Math.min(attempt, 6));
-        this.#logger.warn({ err: (err as Error).message, attempt, delay }, `${what} failed; retrying`);
-        await sleep(delay);
-      }
-    }
+  #withRetry(what: string, fn: () => Promise<void>): Promise<void> {
+    return retryForever(this.#logger, what, fn, () => this.#stopping);
   }
 
   async stop(): Promise<void> {
@@ -264,38 +299,5 @@ export class RunsProjector {
     await this.#loop?.catch(() => {});
     await this.#consumer.close(true).catch(() => {});
     await this.#deadLetters.close().catch(() => {});
-  }
-}
-
-/** Groups a message stream into batches of up to `maxMessages` events or `flushMs` of waiting. */
-async function* batches(stream: MessagesStream<string, Buffer, string, string>, maxMessages: number, flushMs: number): AsyncGenerator<RunsMessage[]> {
-  let pending: RunsMessage[] = [];
-  let wake: (() => void) | null = null;
-  let ended = false;
-  stream.on('data', (m: RunsMessage) => {
-    pending.push(m);
-    if (pending.length >= maxMessages) stream.pause();
-    if (wake && pending.length >= maxMessages) wake();
-  });
-  stream.on('close', () => {
-    ended = true;
-    wake?.();
-  });
-  while (!ended) {
-    if (pending.length < maxMessages) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pending.length ? flushMs : flushMs * 2);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
-    }
-    if (pending.length === 0) continue;
-    const batch = pending;
-    pending = [];
-    yield batch;
-    if (stream.isPaused()) stream.resume();
   }
 }

@@ -33,6 +33,7 @@ export function createRunsTable(table: string = RUNS_TABLE): Sql {
   thread_id String,
   metadata_keys Array(String),
   metadata_values Array(String),
+  usage String,
   prompt_tokens UInt64,
   completion_tokens UInt64,
   total_tokens UInt64,
@@ -58,7 +59,8 @@ export function createRunLocationsTable(table: string = RUN_LOCATIONS_TABLE): Sq
   return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
   tenant_id UUID,
   id UUID,
-  trace_id UUID
+  trace_id UUID,
+  session_id UUID
 ) ENGINE = ReplacingMergeTree
 ORDER BY (tenant_id, id)`);
 }

@@ -38,7 +38,7 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
   };
   const config = loadConfig(env);
   const api = startService('services/tracing/apiMain.ts', env, `${id}-api`);
-  const startProjector = () => startService('projections/runs/projectorMain.ts', env, `${id}-projector`);
+  const startProjector = () => startService('projections/projectorMain.ts', env, `${id}-projector`);
   const stack: TracingStack = {
     url: `http://127.0.0.1:${port}`,
     apiKey: env.BOOTSTRAP_API_KEY!,

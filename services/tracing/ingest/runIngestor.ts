@@ -108,7 +108,9 @@ export class RunIngestor {
       events.push(
         event('FeedbackSubmitted', `${tenantId}/${f.traceId ?? f.runId ?? f.id}`, {
           tenant_id: tenantId, feedback_id: f.id, run_id: f.runId, trace_id: f.traceId, key: f.key, score: f.score, value: f.value,
-          comment: f.comment, correction: f.correction, feedback_source: f.feedbackSource, session_id: f.sessionId,
+          comment: f.comment, correction: f.correction, feedback_source: f.feedbackSource,
+          // the project of a run posted in the same request is known here; otherwise the projector looks it up
+          session_id: f.sessionId ?? (f.runId ? (drafts.find((d) => d.id === f.runId && d.sessionId)?.sessionId ?? null) : null),
           created_at: f.createdAt ?? receivedAt, received_at: receivedAt,
         }),
       );

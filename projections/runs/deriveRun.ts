@@ -1,0 +1,39 @@
+// Applies the derived fields (derivedFields.ts) to a run just merged with an operation. Only
+// what the operation touched is re-derived; a payload kept in object storage is read from the
+// texts the projector fetched for this batch (keyed by blob key).
+import type { BlobRef, RunOp } from '../../schemas/events.generated.ts';
+import { firstTokenTime, formatUsage, metadataFields, ownUsage } from './derivedFields.ts';
+import type { RunRow } from './runRow.ts';
+
+export type BlobTexts = ReadonlyMap<string, string>;
+
+/** The blob refs an operation carries in the fields derivations read. */
+export function derivationBlobs(op: RunOp): BlobRef[] {
+  const refs: BlobRef[] = [];
+  for (const field of ['extra', 'outputs', 'events'] as const) {
+    const v = op[field];
+    if (typeof v === 'object' && v !== null) refs.push(v);
+  }
+  return refs;
+}
+
+/** The text of a payload field of the merged row; null when it is in object storage and was not fetched. */
+function textOf(row: RunRow, field: 'extra' | 'outputs' | 'events', blobs: BlobTexts): string | null {
+  if (row[field] !== '') return row[field];
+  const ref = (JSON.parse(row.payload_refs) as Partial<Record<string, BlobRef>>)[field];
+  if (!ref) return '';
+  return blobs.get(ref.key) ?? null;
+}
+
+export function deriveRunFields(row: RunRow, op: RunOp, blobs: BlobTexts): void {
+  const extra = op.extra !== null || op.outputs !== null || op.run_type !== null ? textOf(row, 'extra', blobs) : null;
+  if (op.extra !== null && extra !== null) Object.assign(row, metadataFields(extra));
+  if (op.events !== null) {
+    const events = textOf(row, 'events', blobs);
+    if (events !== null) row.first_token_time = firstTokenTime(events);
+  }
+  if (op.outputs !== null || op.extra !== null || op.run_type !== null) {
+    const outputs = textOf(row, 'outputs', blobs);
+    if (outputs !== null && extra !== null) row.usage = formatUsage(ownUsage(row.run_type, outputs, extra));
+  }
+}

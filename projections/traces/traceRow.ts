@@ -1,0 +1,123 @@
+// A trace as the `traces` read model stores it, computed from all the runs of the trace the
+// runs projector holds in memory; and the roll-up of usage from runs to their ancestors.
+import type { RunRow } from '../runs/runRow.ts';
+import { NO_USAGE, parseUsage, type Usage } from '../runs/derivedFields.ts';
+
+export interface TraceRow {
+  tenant_id: string;
+  trace_id: string;
+  session_id: string;
+  thread_id: string;
+  name: string;
+  run_type: string;
+  status: string;
+  start_time: number;
+  end_time: number | null;
+  first_token_time: number | null;
+  last_run_start_time: number;
+  run_count: number;
+  error_count: number;
+  run_types: string[];
+  run_type_counts: number[];
+  statuses: string[];
+  status_counts: number[];
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_cost: number;
+  completion_cost: number;
+  total_cost: number;
+  tags: string[];
+  has_root: number;
+  version: number;
+}
+
+const USAGE_KEYS = Object.keys(NO_USAGE) as Array<keyof Usage>;
+const addUsage = (into: Usage, u: Usage) => {
+  for (const k of USAGE_KEYS) into[k] += u[k];
+};
+
+/**
+ * Sets every run's usage columns to its own usage plus that of all its descendants. Returns the
+ * runs whose columns changed, as new rows carrying `version` (newer than anything they had:
+ * the trace's newest op version), so the replacing table keeps them.
+ */
+export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[] {
+  const totals = new Map<string, Usage>();
+  for (const run of runs.values()) {
+    const own = parseUsage(run.usage);
+    if (!own) continue;
+    // Walk up the ancestors (bounded, so a malformed parent cycle cannot hang the projector).
+    let current: RunRow | undefined = run;
+    for (let depth = 0; current && depth < 10_000; depth++) {
+      let t = totals.get(current.id);
+      if (!t) totals.set(current.id, (t = { ...NO_USAGE }));
+      addUsage(t, own);
+      current = current.parent_run_id ? runs.get(current.parent_run_id) : undefined;
+      if (current === run) break;
+    }
+  }
+  const changed: RunRow[] = [];
+  for (const run of runs.values()) {
+    const t = totals.get(run.id) ?? NO_USAGE;
+    if (USAGE_KEYS.every((k) => run[k] === t[k])) continue;
+    const updated: RunRow = { ...run, ...t, version: Math.max(run.version, version) };
+    runs.set(run.id, updated);
+    changed.push(updated);
+  }
+  return changed;
+}
+
+export function traceRow(tenantId: string, traceId: string, runs: Map<string, RunRow>): TraceRow | null {
+  let root: RunRow | undefined = runs.get(traceId);
+  if (root && root.has_post === 0) root = undefined;
+  let earliest: RunRow | undefined;
+  let version = 0;
+  let lastStart = 0;
+  let firstToken: number | null = null;
+  let errors = 0;
+  let thread = '';
+  const runTypes = new Map<string, number>();
+  const statuses = new Map<string, number>();
+  const usage = { ...NO_USAGE };
+  let count = 0;
+  for (const run of runs.values()) {
+    if (run.has_post === 0) continue; // a patch whose post has not arrived is not a run yet
+    count++;
+    version = Math.max(version, run.version);
+    lastStart = Math.max(lastStart, run.start_time);
+    if (run.first_token_time !== null && (firstToken === null || run.first_token_time < firstToken)) firstToken = run.first_token_time;
+    if (run.status === 'error') errors++;
+    if (!thread && run.thread_id) thread = run.thread_id;
+    runTypes.set(run.run_type, (runTypes.get(run.run_type) ?? 0) + 1);
+    statuses.set(run.status, (statuses.get(run.status) ?? 0) + 1);
+    const own = parseUsage(run.usage);
+    if (own) addUsage(usage, own);
+    if (!earliest || run.start_time < earliest.start_time) earliest = run;
+  }
+  const head = root ?? earliest;
+  if (!head) return null;
+  return {
+    tenant_id: tenantId,
+    trace_id: traceId,
+    session_id: head.session_id,
+    thread_id: root?.thread_id || thread,
+    name: head.name,
+    run_type: head.run_type,
+    status: head.status,
+    start_time: head.start_time,
+    end_time: head.end_time,
+    first_token_time: firstToken,
+    last_run_start_time: lastStart,
+    run_count: count,
+    error_count: errors,
+    run_types: [...runTypes.keys()],
+    run_type_counts: [...runTypes.values()],
+    statuses: [...statuses.keys()],
+    status_counts: [...statuses.values()],
+    ...usage,
+    tags: head.tags,
+    has_root: root ? 1 : 0,
+    version,
+  };
+}
