@@ -4,6 +4,8 @@ import { Consumer, stringDeserializer, type Message, type MessagesStream } from 
 import type { Config } from '../services/common/config.ts';
 import type { Logger } from '../services/common/logger.ts';
 import { brokerList } from '../services/common/kafka/topics.ts';
+import type { ClickHouseClient } from '../services/common/clickhouse/client.ts';
+import { ident, sql } from '../services/common/clickhouse/sql.ts';
 
 export type StringMessage = Message<string, Buffer, string, string>;
 
@@ -34,6 +36,16 @@ export async function commitBatch(batch: StringMessage[], logger: Logger): Promi
     // After a rebalance the new owner re-reads from the last commit; projecting is idempotent.
     logger.warn({ err }, 'offset commit failed; the batch will be re-read and re-applied idempotently');
   }
+}
+
+/**
+ * Deletes a deleted project's rows from one table (a mutation), unless it has none: every
+ * start folds every tombstone again, and a mutation rewrites parts even when nothing matches.
+ */
+export async function deleteProjectRows(ch: ClickHouseClient, table: string, tenantId: string, projectId: string): Promise<void> {
+  const where = sql`tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId})`;
+  const found = await ch.query(sql`SELECT 1 FROM ${ident(table)} WHERE ${where} LIMIT 1`);
+  if (found.length > 0) await ch.exec(sql`ALTER TABLE ${ident(table)} DELETE WHERE ${where}`);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

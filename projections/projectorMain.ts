@@ -8,6 +8,7 @@ import { ensureTopics } from '../services/common/kafka/topics.ts';
 import { BlobStore } from '../services/common/blobStore.ts';
 import { RunsProjector } from './runs/runsProjector.ts';
 import { FeedbackProjector } from './feedback/feedbackProjector.ts';
+import { ProjectRegistry } from '../services/tracing/projects/projectRegistry.ts';
 
 const config = loadConfig();
 const logger = createLogger('projectors', config.LOG_LEVEL);
@@ -24,12 +25,21 @@ for (let attempt = 1; ; attempt++) {
   }
 }
 const blobs = new BlobStore(config);
-const runs = new RunsProjector(config, ch, logger.child({ projector: 'runs' }), { blobs });
-const feedback = new FeedbackProjector(config, ch, logger.child({ projector: 'feedback' }));
+// Project tombstones: the projectors skip a deleted project's events and delete its rows.
+const projects: ProjectRegistry = new ProjectRegistry(config, logger.child({ fold: 'projects' }), {
+  onDeleted: (tenantId, projectId) => {
+    runs.requestProjectDeletion(tenantId, projectId);
+    feedback.requestProjectDeletion(tenantId, projectId);
+  },
+});
+const isProjectDeleted = (tenantId: string, projectId: string) => projects.isDeleted(tenantId, projectId);
+const runs = new RunsProjector(config, ch, logger.child({ projector: 'runs' }), { blobs, isProjectDeleted });
+const feedback = new FeedbackProjector(config, ch, logger.child({ projector: 'feedback' }), { isProjectDeleted });
+await projects.start();
 await Promise.all([runs.start(), feedback.start()]);
 logger.info('projectors started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, () => {
-    Promise.allSettled([runs.stop(), feedback.stop()]).finally(() => process.exit(0));
+    Promise.allSettled([runs.stop(), feedback.stop(), projects.close()]).finally(() => process.exit(0));
   });

@@ -51,16 +51,44 @@ export interface FeedbackSubmitted {
   received_at: number;
 }
 
-/** A tracing project (session). Ids of projects created by name are uuid5(tenant, name), so concurrent creations by several API replicas agree. */
+/** A tracing project (session). Keyed tenant_id/project_id. Ids of projects created by name are uuid5 of (tenant, name, generation), so concurrent creations by several API replicas agree; a repeated creation of a live id only fills what is still empty. v2 adds the reference dataset and the project's own start and end times. */
 export interface ProjectCreated {
   tenant_id: string;
   project_id: string;
   name: string;
   description: null | string;
-  /** JSON */
+  /** JSON object */
   extra: null | string;
   /** microseconds since the epoch */
   created_at: number;
+  /** the dataset an experiment project ran against */
+  reference_dataset_id: null | string;
+  /** microseconds since the epoch; null means created_at */
+  start_time: null | number;
+  /** microseconds since the epoch */
+  end_time: null | number;
+}
+
+/** Tombstone of a project (DELETE /sessions/{id}). Keyed tenant_id/project_id. Final: the id is never live again; its runs are skipped and removed from the read models, and its name is free for a new project (with a new id). */
+export interface ProjectDeleted {
+  tenant_id: string;
+  project_id: string;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
+/** A change to a project (PATCH /sessions/{id}, or POST /sessions?upsert=true of an existing name). Keyed tenant_id/project_id. A null field is left unchanged. A rename to a name another live project holds is ignored as a whole when folded. */
+export interface ProjectUpdated {
+  tenant_id: string;
+  project_id: string;
+  name: null | string;
+  description: null | string;
+  /** JSON object, replaces the whole extra */
+  extra: null | string;
+  /** microseconds since the epoch */
+  end_time: null | number;
+  /** microseconds since the epoch */
+  updated_at: number;
 }
 
 /** Where a run created through POST /runs sits in its trace, so any API replica can place its children and route its patches before the projector has caught up. */
@@ -120,6 +148,8 @@ export interface EventPayloads {
   ApiKeyLinked: ApiKeyLinked;
   FeedbackSubmitted: FeedbackSubmitted;
   ProjectCreated: ProjectCreated;
+  ProjectDeleted: ProjectDeleted;
+  ProjectUpdated: ProjectUpdated;
   RunLineageRecorded: RunLineageRecorded;
   RunOpsAppended: RunOpsAppended;
   WorkspaceCreated: WorkspaceCreated;

@@ -96,6 +96,13 @@ export function encodeEvent<N extends EventName>(name: N, payload: EventPayloads
   };
 }
 
+/** Encodes with an explicit older schema version: used by tests of schema evolution. */
+export function encodeEventAtVersion(name: EventName, version: number, payload: unknown): EncodedEvent {
+  const v = schemaOf(name).versions.get(version);
+  if (!v) throw new Error(`${name} has no schema version ${version}`);
+  return { value: v.type.toBuffer(payload), headers: { [EVENT_TYPE_HEADER]: name, [SCHEMA_VERSION_HEADER]: String(version) } };
+}
+
 export type DecodedEvent = { [N in EventName]: { name: N; version: number; payload: EventPayloads[N] } }[EventName];
 
 export function decodeEvent(headers: { get(key: string): string | undefined }, value: Buffer): DecodedEvent {

@@ -10,7 +10,7 @@ import { topicName, TOPICS } from '../../services/common/kafka/topics.ts';
 import { decodeEvent } from '../../schemas/registry.ts';
 import type { FeedbackSubmitted } from '../../schemas/events.generated.ts';
 import { projectorBatchSeconds, projectorRowsWritten } from '../../services/common/metrics.ts';
-import { batches, commitBatch, createProjectorConsumer, retryForever, type StringMessage } from '../consumerBatches.ts';
+import { batches, commitBatch, deleteProjectRows, createProjectorConsumer, retryForever, type StringMessage } from '../consumerBatches.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 import { opVersion } from '../runs/runRow.ts';
 
@@ -68,6 +68,7 @@ export class FeedbackProjector {
   #stream: MessagesStream<string, Buffer, string, string> | null = null;
   #loop: Promise<void> | null = null;
   #stopping = false;
+  #queue: Promise<void> = Promise.resolve();
 
   constructor(config: Config, ch: ClickHouseClient, logger: Logger, options: FeedbackProjectorOptions = {}) {
     this.#config = config;
@@ -93,7 +94,7 @@ export class FeedbackProjector {
       for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
         if (this.#stopping) break;
         const timer = projectorBatchSeconds.startTimer({ projector: 'feedback' });
-        await this.#project(batch);
+        await this.#serially(() => this.#project(batch));
         timer();
       }
     })();
@@ -101,16 +102,26 @@ export class FeedbackProjector {
 
   requestProjectDeletion(tenantId: string, projectId: string): void {
     this.#pendingDeletions.push({ tenantId, projectId });
+    // now, not with the next batch (there may be none for a long time); never during a batch
+    void this.#serially(() => this.#applyDeletions()).catch((err) => this.#logger.error({ err }, 'project deletion failed'));
+  }
+
+  async #applyDeletions(): Promise<void> {
+    while (this.#pendingDeletions.length > 0) {
+      const { tenantId, projectId } = this.#pendingDeletions[0]!;
+      await this.#retry('delete a project\'s feedback', () => deleteProjectRows(this.#ch, this.#tables.feedback, tenantId, projectId));
+      this.#pendingDeletions.shift();
+    }
+  }
+
+  /** Batches and deletions run one at a time, in the order they were asked for. */
+  #serially(task: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(task);
+    this.#queue = next.catch(() => {});
+    return next;
   }
 
   async #project(batch: StringMessage[]): Promise<void> {
-    while (this.#pendingDeletions.length > 0) {
-      const { tenantId, projectId } = this.#pendingDeletions[0]!;
-      await this.#retry('delete a project\'s feedback', () =>
-        this.#ch.exec(sql`ALTER TABLE ${ident(this.#tables.feedback)} DELETE WHERE tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId})`),
-      );
-      this.#pendingDeletions.shift();
-    }
     const rows: FeedbackRow[] = [];
     for (const message of batch) {
       let decoded;

@@ -12,7 +12,7 @@ import { topicName, TOPICS } from '../../services/common/kafka/topics.ts';
 import { EventLog } from '../../services/common/kafka/eventLog.ts';
 import { projectorBatchSeconds, projectorRowsWritten } from '../../services/common/metrics.ts';
 import { decodeEvent } from '../../schemas/registry.ts';
-import { batches, commitBatch, createProjectorConsumer, retryForever, type StringMessage } from '../consumerBatches.ts';
+import { batches, commitBatch, deleteProjectRows, createProjectorConsumer, retryForever, type StringMessage } from '../consumerBatches.ts';
 import type { RunOpsAppended } from '../../schemas/events.generated.ts';
 import type { BlobStore } from '../../services/common/blobStore.ts';
 import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type RunRow } from './runRow.ts';
@@ -87,6 +87,7 @@ export class RunsProjector {
   readonly #deadLetters: EventLog;
   #stream: MessagesStream<string, Buffer, string, string> | null = null;
   #stopping = false;
+  #queue: Promise<void> = Promise.resolve();
   #loop: Promise<void> | null = null;
 
   constructor(config: Config, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
@@ -122,7 +123,7 @@ export class RunsProjector {
     for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
       if (this.#stopping) break;
       const timer = projectorBatchSeconds.startTimer({ projector: 'runs' });
-      await this.#project(batch);
+      await this.#serially(() => this.#project(batch));
       timer();
     }
   }
@@ -151,7 +152,6 @@ export class RunsProjector {
       }
     }
 
-    await this.#applyDeletions();
     let traces = new Map<string, Map<string, RunRow>>();
     await this.#withRetry('load traces', async () => {
       traces = await this.#tracesOf(decoded.map((d) => d.event));
@@ -215,6 +215,15 @@ export class RunsProjector {
   /** Deletes a project's rows from every read model this projector writes (after a tombstone). */
   requestProjectDeletion(tenantId: string, projectId: string): void {
     this.#pendingDeletions.push({ tenantId, projectId });
+    // now, not with the next batch (there may be none for a long time); never during a batch
+    void this.#serially(() => this.#applyDeletions()).catch((err) => this.#logger.error({ err }, 'project deletion failed'));
+  }
+
+  /** Batches and deletions run one at a time, in the order they were asked for. */
+  #serially(task: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(task);
+    this.#queue = next.catch(() => {});
+    return next;
   }
 
   async #applyDeletions(): Promise<void> {
@@ -222,7 +231,7 @@ export class RunsProjector {
       const { tenantId, projectId } = this.#pendingDeletions[0]!;
       await this.#withRetry('delete a project\'s rows', async () => {
         for (const table of [this.#tables.runs, this.#tables.runLocations, this.#tables.traces])
-          await this.#ch.exec(sql`ALTER TABLE ${ident(table)} DELETE WHERE tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId})`);
+          await deleteProjectRows(this.#ch, table, tenantId, projectId);
       });
       this.#cache.clear();
       this.#pendingDeletions.shift();

@@ -17,6 +17,7 @@ export class AppError extends Error {
 
 export const errors = {
   badRequest: (message: string) => new AppError('BAD_REQUEST', 400, message),
+  invalidFilter: (message: string) => new AppError('INVALID_FILTER', 400, message),
   invalidJson: (where: string, cause: string) => new AppError('INVALID_JSON', 400, `${where} is not valid JSON: ${cause}`),
   invalidField: (message: string) => new AppError('INVALID_FIELD', 422, message),
   invalidMultipart: (message: string) => new AppError('INVALID_MULTIPART', 400, message),
@@ -29,6 +30,7 @@ export const errors = {
   bodyTooLarge: (limit: number) =>
     new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (batch_ingest_config.size_limit_bytes)`),
   notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),
+  conflict: (message: string) => new AppError('CONFLICT', 409, message),
 
   missingApiKey: () => new AppError('MISSING_API_KEY', 401, 'an API key is required in the X-Api-Key header'),
   unknownApiKey: () => new AppError('INVALID_API_KEY', 401, 'the API key is not valid'),

@@ -1,5 +1,268 @@
-// (being written) routes: see docs/read-models.md
-import type { FastifyInstance } from 'fastify';
+// The projects API (projects are "sessions" on the wire): POST /sessions[?upsert=true],
+// GET /sessions, GET/PATCH/DELETE /sessions/{session_id}. Projects live in the projects topic
+// (services/tracing/projects/projectRegistry.ts); statistics come from the `traces` read model.
+// Bad input is a 400 naming the field; an unknown id, or another workspace's, is a 404.
+import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import { AppError, errors } from '../../common/errors.ts';
+import { toUuid } from '../ingest/ids.ts';
+import { parseTimestampMicros } from '../ingest/timestamps.ts';
+import { ProjectCommands } from '../projects/projectCommands.ts';
+import { matchesFilter, type ProjectFilter } from '../projects/projectFilter.ts';
+import { projectResponse, projectSchema } from '../projects/projectResponse.ts';
+import { projectStatsQuery } from '../projects/projectStatsQuery.ts';
+import type { Project } from '../projects/projectRegistry.ts';
+import { tenantOf } from './auth.ts';
 import type { RouteDeps } from './routeDeps.ts';
 
-export function sessionRoutes(_app: FastifyInstance, _deps: RouteDeps): void {}
+const MAX_LIMIT = 100;
+/** A project travels in one Kafka message: keep it well below the broker's message size. */
+const MAX_EXTRA_BYTES = 256 * 1024;
+const MAX_NAME_LENGTH = 1000;
+const MAX_DESCRIPTION_LENGTH = 64 * 1024;
+
+// ---- input: every problem is a 400 that names the field ----
+
+/** Schema violations leave as 400s too (the service's default for schema errors is 422). */
+const badInput = (validation: FastifySchemaValidationError[], where: string): AppError => {
+  const e = validation[0]!;
+  return errors.badRequest(`${where}${e.instancePath} ${e.message ?? 'is invalid'}`);
+};
+
+const uuid = (value: unknown, field: string): string => {
+  const id = typeof value === 'string' ? toUuid(value) : null;
+  if (!id) throw errors.badRequest(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, 64)}`);
+  return id;
+};
+
+const time = (value: unknown, field: string): number | null => {
+  try {
+    return parseTimestampMicros(value, field);
+  } catch (err) {
+    throw err instanceof AppError ? errors.badRequest(err.message) : err;
+  }
+};
+
+/** Query booleans: JS sends true/false, Python True/False. */
+const bool = (value: string | undefined, field: string): boolean | undefined => {
+  if (value === undefined || value === '') return undefined;
+  const v = value.toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw errors.badRequest(`${field} must be true or false; got "${value.slice(0, 32)}"`);
+};
+
+const int = (value: string | undefined, field: string, fallback: number, min: number, max: number): number => {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw errors.badRequest(`${field} must be an integer from ${min} to ${max}; got "${value.slice(0, 32)}"`);
+  return n;
+};
+
+const extraObject = (value: unknown, field: string): Record<string, unknown> | null => {
+  if (value == null) return null;
+  if (Buffer.byteLength(JSON.stringify(value)) > MAX_EXTRA_BYTES) throw errors.badRequest(`${field} is larger than ${MAX_EXTRA_BYTES / 1024} KiB`);
+  return value as Record<string, unknown>;
+};
+
+const list = (value: string | string[] | undefined): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+const jsonObject = (value: string | undefined, field: string): Record<string, unknown> | undefined => {
+  if (value === undefined || value === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw errors.badRequest(`${field} must be a JSON object; got "${value.slice(0, 64)}"`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.badRequest(`${field} must be a JSON object`);
+  return parsed as Record<string, unknown>;
+};
+
+// ---- schemas (validation and the OpenAPI document) ----
+
+const queryText = (description: string) => ({ type: 'string', description });
+const repeatable = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description });
+const timeInput = (description: string) => ({ type: ['string', 'number', 'null'], description: `${description}; epoch ms or ISO 8601` });
+
+const sessionIdParams = { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', description: 'UUID of the project' } } } as const;
+const includeStatsQuery = { include_stats: queryText('true: add run_count, latencies, tokens, costs, error_rate, last_run_start_time') };
+
+const createBody = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: true,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH },
+    description: { type: ['string', 'null'], maxLength: MAX_DESCRIPTION_LENGTH },
+    extra: { type: ['object', 'null'], additionalProperties: true, description: `metadata goes in extra.metadata; at most ${MAX_EXTRA_BYTES / 1024} KiB` },
+    reference_dataset_id: { type: ['string', 'null'], description: 'UUID' },
+    id: { type: ['string', 'null'], description: 'UUID; derived from the name when absent' },
+    start_time: timeInput('defaults to now'),
+    end_time: timeInput('when the project ended'),
+  },
+} as const;
+
+const updateBody = {
+  type: 'object',
+  description: 'null or absent leaves a field as it is',
+  additionalProperties: true,
+  properties: {
+    name: { type: ['string', 'null'], minLength: 1, maxLength: MAX_NAME_LENGTH },
+    description: { type: ['string', 'null'], maxLength: MAX_DESCRIPTION_LENGTH },
+    extra: { type: ['object', 'null'], additionalProperties: true, description: `replaces the whole extra; at most ${MAX_EXTRA_BYTES / 1024} KiB` },
+    end_time: timeInput('when the project ended'),
+  },
+} as const;
+
+interface ListQuery {
+  id?: string | string[];
+  name?: string;
+  name_contains?: string;
+  reference_free?: string;
+  reference_dataset?: string | string[];
+  metadata?: string;
+  offset?: string;
+  limit?: string;
+  include_stats?: string;
+}
+
+const listQuery = {
+  type: 'object',
+  properties: {
+    id: repeatable('only these project ids'),
+    name: queryText('exactly this name (an empty array when there is none)'),
+    name_contains: queryText('case-insensitive part of the name'),
+    reference_free: queryText('true: only projects without a reference dataset; false: only with one'),
+    reference_dataset: repeatable('only experiments against these dataset ids'),
+    metadata: queryText('JSON object; every key must be in extra.metadata with an equal value'),
+    offset: queryText('default 0'),
+    limit: queryText(`default ${MAX_LIMIT}, at most ${MAX_LIMIT}`),
+    ...includeStatsQuery,
+  },
+} as const;
+
+function listFilter(q: ListQuery): ProjectFilter {
+  return {
+    ids: list(q.id)?.map((v) => uuid(v, 'id')),
+    name: q.name,
+    nameContains: q.name_contains === '' ? undefined : q.name_contains,
+    referenceFree: bool(q.reference_free, 'reference_free'),
+    referenceDatasets: list(q.reference_dataset)?.map((v) => uuid(v, 'reference_dataset')),
+    metadata: jsonObject(q.metadata, 'metadata'),
+  };
+}
+
+// ---- routes ----
+
+export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const commands = new ProjectCommands(deps.projects, deps.eventLog);
+  const tags = ['sessions'];
+  const schemaErrorFormatter = badInput;
+
+  /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
+  const upToDate = async (request: FastifyRequest): Promise<void> => {
+    await deps.projects.catchUp().catch((err: Error) => request.log.warn({ err: err.message }, 'projects served without catching up'));
+  };
+
+  const respond = async (tenantId: string, projects: Project[], includeStats: boolean | undefined) => {
+    const stats = includeStats ? await projectStatsQuery(deps.ch, deps.tables.traces, tenantId, projects.map((p) => p.id)) : undefined;
+    return projects.map((p) => projectResponse(p, stats?.get(p.id)));
+  };
+
+  app.post<{ Querystring: { upsert?: string }; Body: Record<string, unknown> }>(
+    '/sessions',
+    {
+      schemaErrorFormatter,
+      schema: {
+        tags,
+        summary: 'Create a project; with upsert=true, a project of that name is updated and returned instead of a 409',
+        querystring: { type: 'object', properties: { upsert: queryText('true: update the project of that name if there is one') } },
+        body: createBody,
+        response: { 200: projectSchema },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const project = await commands.create(
+        tenantOf(request),
+        {
+          id: b.id == null ? null : uuid(b.id, 'id'),
+          name: b.name as string,
+          description: (b.description as string | null | undefined) ?? null,
+          extra: extraObject(b.extra, 'extra'),
+          referenceDatasetId: b.reference_dataset_id == null ? null : uuid(b.reference_dataset_id, 'reference_dataset_id'),
+          startTime: time(b.start_time, 'start_time'),
+          endTime: time(b.end_time, 'end_time'),
+        },
+        bool(request.query.upsert, 'upsert') ?? false,
+      );
+      return projectResponse(project);
+    },
+  );
+
+  app.get<{ Params: { session_id: string }; Querystring: { include_stats?: string } }>(
+    '/sessions/:session_id',
+    {
+      schemaErrorFormatter,
+      schema: { tags, summary: 'Read a project', params: sessionIdParams, querystring: { type: 'object', properties: includeStatsQuery }, response: { 200: projectSchema } },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const id = uuid(request.params.session_id, 'session_id');
+      const includeStats = bool(request.query.include_stats, 'include_stats');
+      await upToDate(request);
+      const project = deps.projects.get(tenantId, id);
+      if (!project) throw errors.notFound(`project ${id}`);
+      return (await respond(tenantId, [project], includeStats))[0];
+    },
+  );
+
+  app.get<{ Querystring: ListQuery }>(
+    '/sessions',
+    {
+      schemaErrorFormatter,
+      schema: { tags, summary: 'List projects, newest first', querystring: listQuery, response: { 200: { type: 'array', items: projectSchema } } },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const q = request.query;
+      const filter = listFilter(q);
+      const offset = int(q.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+      const limit = int(q.limit, 'limit', MAX_LIMIT, 1, MAX_LIMIT);
+      const includeStats = bool(q.include_stats, 'include_stats');
+      await upToDate(request);
+      const page = deps.projects.list(tenantId).filter((p) => matchesFilter(p, filter)).slice(offset, offset + limit);
+      return respond(tenantId, page, includeStats);
+    },
+  );
+
+  app.patch<{ Params: { session_id: string }; Body: Record<string, unknown> }>(
+    '/sessions/:session_id',
+    {
+      schemaErrorFormatter,
+      schema: { tags, summary: 'Update a project (name, description, extra, end_time)', params: sessionIdParams, body: updateBody, response: { 200: projectSchema } },
+    },
+    async (request) => {
+      const b = request.body;
+      const project = await commands.update(tenantOf(request), uuid(request.params.session_id, 'session_id'), {
+        name: b.name as string | null | undefined,
+        description: b.description as string | null | undefined,
+        extra: extraObject(b.extra, 'extra'),
+        endTime: time(b.end_time, 'end_time'),
+      });
+      return projectResponse(project);
+    },
+  );
+
+  app.delete<{ Params: { session_id: string } }>(
+    '/sessions/:session_id',
+    {
+      schemaErrorFormatter,
+      schema: { tags, summary: 'Delete a project; its runs are removed from the read models in the background', params: sessionIdParams, response: { 202: { type: 'null', description: 'accepted' } } },
+    },
+    async (request, reply) => {
+      await commands.delete(tenantOf(request), uuid(request.params.session_id, 'session_id'));
+      return reply.code(202).send();
+    },
+  );
+}

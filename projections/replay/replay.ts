@@ -1,0 +1,165 @@
+// Rebuilds read models from the beginning of the topics into fresh tables, then swaps them in,
+// while queries keep answering from the live tables and live projection goes on:
+//   1. create a full set of fresh tables (`<name>_replay_<stamp>`);
+//   2. project the runs and feedback topics from offset 0 into them with a consumer group of
+//      its own, up to the end offsets read at the start, then up to the ends read again;
+//   3. swap: RENAME the live tables away and the fresh ones in, for the chosen views only;
+//   4. catch up: the same group goes on into the (now live) tables up to the topic ends read
+//      just after the swap, so events the live projectors wrote into the old tables around the
+//      swap are in the new ones too (projecting twice is idempotent);
+//   5. drop the swapped-out and the unneeded fresh tables.
+import type { Config } from '../../services/common/config.ts';
+import type { Logger } from '../../services/common/logger.ts';
+import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { ident, join, raw, sql } from '../../services/common/clickhouse/sql.ts';
+import { createReadModelTables, ensureReadModels } from '../../services/common/clickhouse/schema.ts';
+import { ensureTopics, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
+import type { BlobStore } from '../../services/common/blobStore.ts';
+import { RunsProjector } from '../runs/runsProjector.ts';
+import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
+import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../readModelTables.ts';
+import { ProjectRegistry } from '../../services/tracing/projects/projectRegistry.ts';
+import { reached, sumOffsets, TopicOffsets, type Offsets } from './topicOffsets.ts';
+
+export const REPLAY_VIEWS = ['runs', 'traces', 'threads'] as const;
+export type ReplayView = (typeof REPLAY_VIEWS)[number];
+
+/** The tables each view is made of (threads is a view over traces). */
+const VIEW_TABLES: Record<ReplayView, Array<keyof ReadModelTables>> = {
+  runs: ['runs', 'runLocations', 'feedback'],
+  traces: ['traces'],
+  threads: ['traces'],
+};
+
+export interface ReplayProgress {
+  phase: 'rebuilding' | 'catching up';
+  done: number;
+  total: number;
+}
+
+export interface ReplayOptions {
+  views: ReplayView[];
+  /** Build the fresh tables but leave them beside the live ones (for comparison); no swap. */
+  swap?: boolean;
+  blobs?: BlobStore;
+  onProgress?: (p: ReplayProgress) => void;
+  pollMs?: number;
+}
+
+export interface ReplaySummary {
+  views: ReplayView[];
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  /** Row counts of the rebuilt tables at the swap (FINAL). */
+  rows: Partial<Record<keyof ReadModelTables, number>>;
+  /** The fresh tables' names; the live names after a swap. */
+  tables: ReadModelTables;
+  swapped: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Feed {
+  offsets: TopicOffsets;
+  partitions: number;
+}
+
+export async function replay(config: Config, ch: ClickHouseClient, logger: Logger, options: ReplayOptions): Promise<ReplaySummary> {
+  const started = performance.now();
+  const views = [...new Set(options.views)];
+  const swap = options.swap ?? true;
+  const stamp = `${Date.now()}`;
+  const fresh = tablesWithSuffix(`_replay_${stamp}`);
+  // one consumer group per topic (a group's members must subscribe to the same topics)
+  const groupId = `${config.KAFKA_TOPIC_PREFIX}replay-${stamp}`;
+  const pollMs = options.pollMs ?? 250;
+  await ensureTopics(config);
+  await ensureReadModels(ch);
+  await createReadModelTables(ch, fresh);
+
+  const feeds = {
+    runs: await feedOf(config, TOPICS.runs, `${groupId}-runs`),
+    feedback: await feedOf(config, TOPICS.feedback, `${groupId}-feedback`),
+  };
+  // Deleted projects: skipped from the start; a tombstone arriving meanwhile deletes rows as live.
+  let current: Array<RunsProjector | FeedbackProjector> = [];
+  const projects = new ProjectRegistry(config, logger.child({ fold: 'projects' }), {
+    onDeleted: (tenantId, projectId) => current.forEach((p) => p.requestProjectDeletion(tenantId, projectId)),
+  });
+  await projects.start();
+  const isProjectDeleted = (tenantId: string, projectId: string) => projects.isDeleted(tenantId, projectId);
+  const startProjectors = async (tables: ReadModelTables) => {
+    const runs = new RunsProjector(config, ch, logger.child({ replay: 'runs' }), { groupId: `${groupId}-runs`, tables, blobs: options.blobs, isProjectDeleted });
+    const feedback = new FeedbackProjector(config, ch, logger.child({ replay: 'feedback' }), { groupId: `${groupId}-feedback`, tables, isProjectDeleted });
+    current = [runs, feedback];
+    await Promise.all([runs.start(), feedback.start()]);
+    return { stop: () => Promise.all([runs.stop(), feedback.stop()]) };
+  };
+  const progressUntil = async (phase: ReplayProgress['phase'], targets: { runs: Offsets; feedback: Offsets }) => {
+    const total = sumOffsets(targets.runs) + sumOffsets(targets.feedback);
+    for (;;) {
+      const [runs, feedback] = await Promise.all([feeds.runs.offsets.committed(feeds.runs.partitions), feeds.feedback.offsets.committed(feeds.feedback.partitions)]);
+      const done = Math.min(total, sumOffsets(runs) + sumOffsets(feedback));
+      options.onProgress?.({ phase, done, total });
+      if (reached(runs, targets.runs) && reached(feedback, targets.feedback)) return done;
+      await sleep(pollMs);
+    }
+  };
+  const ends = async () => ({ runs: await feeds.runs.offsets.end(), feedback: await feeds.feedback.offsets.end() });
+
+  let events = 0;
+  try {
+    let projectors = await startProjectors(fresh);
+    await progressUntil('rebuilding', await ends());
+    events = await progressUntil('rebuilding', await ends()); // what arrived meanwhile
+    await projectors.stop();
+    const rows = await countRows(ch, fresh);
+    if (!swap) return summary(fresh, false);
+
+    const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))];
+    const old = tablesWithSuffix(`_replaced_${stamp}`);
+    const renames = swapped.flatMap((t) => [sql`${ident(LIVE_TABLES[t])} TO ${ident(old[t])}`, sql`${ident(fresh[t])} TO ${ident(LIVE_TABLES[t])}`]);
+    await ch.exec(sql`RENAME TABLE ${join(renames)}`);
+    logger.info({ tables: swapped.map((t) => LIVE_TABLES[t]) }, 'swapped the rebuilt tables in');
+
+    // Catch up into the live names up to the topic ends read after the swap: whatever the
+    // live projectors wrote into the old tables just before it was read from below those ends.
+    const afterSwap = await ends();
+    projectors = await startProjectors(LIVE_TABLES);
+    events = await progressUntil('catching up', afterSwap);
+    await projectors.stop();
+
+    for (const t of swapped) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(old[t])}`);
+    for (const t of Object.keys(fresh) as Array<keyof ReadModelTables>) if (!swapped.includes(t)) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(fresh[t])}`);
+    return summary(LIVE_TABLES, true);
+
+    function summary(tables: ReadModelTables, didSwap: boolean): ReplaySummary {
+      const seconds = (performance.now() - started) / 1000;
+      return { views, events, seconds, eventsPerSecond: events / seconds, rows, tables, swapped: didSwap };
+    }
+  } finally {
+    await Promise.all([...Object.values(feeds).map((f) => f.offsets.close()), projects.close()]).catch(() => {});
+  }
+}
+
+async function feedOf(config: Config, topic: string, groupId: string): Promise<Feed> {
+  const offsets = new TopicOffsets(config, topicName(config, topic), groupId);
+  return { offsets, partitions: (await offsets.end()).length };
+}
+
+async function countRows(ch: ClickHouseClient, tables: ReadModelTables): Promise<ReplaySummary['rows']> {
+  const rows: ReplaySummary['rows'] = {};
+  for (const [key, table] of Object.entries(tables) as Array<[keyof ReadModelTables, string]>) {
+    const [r] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL`);
+    rows[key] = Number(r?.n ?? 0);
+  }
+  return rows;
+}
+
+/** Drops fresh tables a replay left behind (an interrupted run). */
+export async function dropLeftoverReplayTables(ch: ClickHouseClient): Promise<string[]> {
+  const left = await ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database} AND match(name, '_(replay|replaced)_[0-9]+$')`);
+  for (const { name } of left) await ch.exec(raw(`DROP TABLE IF EXISTS ${ident(name).text}`));
+  return left.map((t) => t.name);
+}

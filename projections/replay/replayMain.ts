@@ -1,0 +1,64 @@
+// npm run replay -- --view runs|traces|threads|all [--view …] [--no-swap]
+// Rebuilds read models from the topics while the service keeps running (see replay.ts).
+import { parseArgs } from 'node:util';
+import { SingleBar, Presets } from 'cli-progress';
+import { loadConfig } from '../../services/common/config.ts';
+import { createLogger } from '../../services/common/logger.ts';
+import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { BlobStore } from '../../services/common/blobStore.ts';
+import { REPLAY_VIEWS, replay, type ReplayView } from './replay.ts';
+
+const { values } = parseArgs({
+  options: {
+    view: { type: 'string', multiple: true, default: ['all'] },
+    'no-swap': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+const usage = `usage: npm run replay -- --view ${[...REPLAY_VIEWS, 'all'].join('|')} [--view …] [--no-swap]`;
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const views = new Set<ReplayView>();
+for (const v of values.view) {
+  if (v === 'all') REPLAY_VIEWS.forEach((x) => views.add(x));
+  else if ((REPLAY_VIEWS as readonly string[]).includes(v)) views.add(v as ReplayView);
+  else {
+    console.error(`unknown view "${v}"\n${usage}`);
+    process.exit(2);
+  }
+}
+
+const config = loadConfig();
+const logger = createLogger('replay', process.env.LOG_LEVEL ?? 'warn');
+const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+const blobs = new BlobStore(config);
+const bar = new SingleBar(
+  { format: '{phase} [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | ETA {eta_formatted}', noTTYOutput: true, notTTYSchedule: 2000, etaBuffer: 20 },
+  Presets.shades_classic,
+);
+const t0 = performance.now();
+let barStarted = false;
+const summary = await replay(config, ch, logger, {
+  views: [...views],
+  swap: !values['no-swap'],
+  blobs,
+  onProgress: ({ phase, done, total }) => {
+    const rate = Math.round(done / Math.max(0.001, (performance.now() - t0) / 1000));
+    if (!barStarted) {
+      bar.start(total, done, { phase, rate });
+      barStarted = true;
+    }
+    bar.setTotal(total);
+    bar.update(done, { phase, rate });
+  },
+}).finally(() => bar.stop());
+console.log(
+  `replayed ${summary.events} events in ${summary.seconds.toFixed(1)} s (${Math.round(summary.eventsPerSecond)} events/s); ` +
+    `views ${summary.views.join(', ')}; rows ${Object.entries(summary.rows).map(([t, n]) => `${t} ${n}`).join(', ')}; ` +
+    (summary.swapped ? 'swapped in.' : `left beside the live tables as ${Object.values(summary.tables).join(', ')}.`),
+);
+await ch.close();
+blobs.close();
+process.exit(0);

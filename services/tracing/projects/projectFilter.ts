@@ -1,0 +1,34 @@
+// The filters of GET /sessions, over the registry's projects (pure: no I/O).
+import { isDeepStrictEqual } from 'node:util';
+import type { Project } from './projectRegistry.ts';
+
+export interface ProjectFilter {
+  /** Any of these ids. */
+  ids?: readonly string[];
+  /** Exactly this name. */
+  name?: string;
+  /** Case-insensitive substring of the name. */
+  nameContains?: string;
+  /** true: only projects without a reference dataset; false: only projects with one. */
+  referenceFree?: boolean;
+  /** Run against any of these datasets. */
+  referenceDatasets?: readonly string[];
+  /** Every key of this object is in `extra.metadata` with an equal value. */
+  metadata?: Readonly<Record<string, unknown>>;
+}
+
+export function matchesFilter(p: Project, f: ProjectFilter): boolean {
+  if (f.ids && !f.ids.includes(p.id)) return false;
+  if (f.name !== undefined && p.name !== f.name) return false;
+  if (f.nameContains !== undefined && !p.name.toLowerCase().includes(f.nameContains.toLowerCase())) return false;
+  if (f.referenceFree !== undefined && (p.referenceDatasetId === null) !== f.referenceFree) return false;
+  if (f.referenceDatasets && (p.referenceDatasetId === null || !f.referenceDatasets.includes(p.referenceDatasetId))) return false;
+  if (f.metadata) {
+    const metadata = p.extra?.metadata;
+    if (typeof metadata !== 'object' || metadata === null) return Object.keys(f.metadata).length === 0;
+    for (const [key, value] of Object.entries(f.metadata)) {
+      if (!Object.hasOwn(metadata, key) || !isDeepStrictEqual((metadata as Record<string, unknown>)[key], value)) return false;
+    }
+  }
+  return true;
+}

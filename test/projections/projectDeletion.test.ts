@@ -1,0 +1,71 @@
+// Deleting a project is a tombstone event: the projectors delete its rows from every read
+// model, skip its later events, and a replay never brings them back.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { v7 as uuidv7 } from 'uuid';
+import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
+import { waitFor } from '../support/serviceProcess.ts';
+import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { ident, sql } from '../../services/common/clickhouse/sql.ts';
+import { createLogger } from '../../services/common/logger.ts';
+import { replay } from '../../projections/replay/replay.ts';
+import { LIVE_TABLES, type ReadModelTables } from '../../projections/readModelTables.ts';
+
+let stack: TracingStack;
+let ch: ClickHouseClient;
+beforeAll(async () => {
+  stack = await startTracingStack('deletion', { PROJECTOR_FLUSH_MS: '20' });
+  ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+});
+afterAll(async () => {
+  await ch?.close();
+  await stack?.stop();
+});
+
+async function send(parts: Part[]) {
+  const { body, contentType } = multipartBody(parts);
+  const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
+  expect(res.status).toBe(202);
+}
+
+async function rowsOf(tables: ReadModelTables, projectId: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [key, table] of Object.entries(tables)) {
+    const [r] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`);
+    out[key] = Number(r!.n);
+  }
+  return out;
+}
+
+test('a deleted project leaves no rows in any read model, now or after a replay', async () => {
+  const ids: Record<string, string> = {};
+  for (const name of ['doomed', 'kept']) {
+    for (let i = 0; i < 5; i++) {
+      const trace = makeTrace(2, { session_name: name });
+      await send([...postParts(trace), { name: `feedback.${uuidv7()}`, body: JSON.stringify({ run_id: trace[1]!.id, key: 'k', score: 1 }) }]);
+    }
+    const res = await fetch(`${stack.url}/sessions?name=${name}`, { headers: { 'x-api-key': stack.apiKey } });
+    ids[name] = ((await res.json()) as Array<{ id: string }>)[0]!.id;
+  }
+  const full = { runs: 15, runLocations: 15, traces: 5, feedback: 5 };
+  await waitFor('both projects projected', async () => {
+    const [a, b] = [await rowsOf(LIVE_TABLES, ids.doomed!), await rowsOf(LIVE_TABLES, ids.kept!)];
+    return JSON.stringify(a) === JSON.stringify(full) && JSON.stringify(b) === JSON.stringify(full);
+  }, 30_000, 100);
+
+  const del = await fetch(`${stack.url}/sessions/${ids.doomed}`, { method: 'DELETE', headers: { 'x-api-key': stack.apiKey } });
+  expect(del.status).toBeLessThan(300);
+  const none = { runs: 0, runLocations: 0, traces: 0, feedback: 0 };
+  await waitFor('the deleted project\'s rows gone', async () => JSON.stringify(await rowsOf(LIVE_TABLES, ids.doomed!)) === JSON.stringify(none), 30_000, 200);
+  expect(await rowsOf(LIVE_TABLES, ids.kept!)).toEqual(full);
+
+  // its id is refused from now on
+  const late = makeTrace(0, { session_id: ids.doomed });
+  const { body, contentType } = multipartBody(postParts(late));
+  expect((await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body })).status).toBe(404);
+
+  const summary = await replay(stack.config, ch, createLogger('deletion-test', 'warn'), { views: ['runs', 'traces'], swap: false });
+  expect(await rowsOf(summary.tables, ids.doomed!)).toEqual(none);
+  expect(await rowsOf(summary.tables, ids.kept!)).toEqual(full);
+  for (const table of Object.values(summary.tables)) await ch.exec(sql`DROP TABLE ${ident(table)}`);
+});
