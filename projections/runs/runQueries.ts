@@ -1,6 +1,6 @@
 // Reads of the runs read model.
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { sql, ident } from '../../services/common/clickhouse/sql.ts';
+import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import { rowFromClickHouse, type RunRow } from './runRow.ts';
 import { RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runsTable.ts';
 
@@ -14,4 +14,185 @@ export async function runByIdQuery(ch: ClickHouseClient, tenantId: string, runId
         LIMIT 1`,
   );
   return rows[0] ? rowFromClickHouse(rows[0]) : null;
+}
+
+/** A run's place in /runs/query order: (start_time, id), compared by ClickHouse (its UUID order). */
+export interface RunPosition {
+  startTime: number;
+  id: string;
+}
+
+export interface RunConditions {
+  sql: Sql[];
+  /** Columns the conditions read. */
+  columns: Set<string>;
+}
+
+export interface RunPageRequest {
+  tenantId: string;
+  runsTable: string;
+  /**
+   * The conditions a run must meet, built for a phase: `exact: false` may match a superset (it
+   * is evaluated on every stored version of a run), `exact: true` must be exact; `traceIds`
+   * bounds the traces that can matter (for subqueries).
+   */
+  conditions: (phase: { exact: boolean; traceIds: readonly string[] | null }) => RunConditions;
+  /** The `runs` columns to return. */
+  columns: readonly string[];
+  order: 'asc' | 'desc';
+  /** Start after this position (exclusive): the cursor. */
+  after: RunPosition | null;
+  limit: number;
+}
+
+export interface RunPage {
+  rows: Partial<RunRow>[];
+  /** The last returned run's position when more runs follow; null on the last page. */
+  next: RunPosition | null;
+}
+
+interface Candidate {
+  trace_id: string;
+  id: string;
+  start_time: string;
+}
+
+/**
+ * One page of runs in (start_time, id) order, in two phases.
+ *
+ * 1. Candidates: (trace_id, id, start_time) of the first matching rows, from narrow columns and
+ *    without FINAL. Unmerged older versions of a run are rows too, so this finds every run
+ *    whose newest version matches, plus perhaps some whose older version matched (a superset).
+ * 2. Rows: the newest version of each candidate, by primary key (PREWHERE on the key is safe:
+ *    all versions of a run share it), with the conditions checked again, exactly, on it; only
+ *    here are the wide columns read, and only those asked for.
+ *
+ * A run whose newest version lies past the last candidate is left to a later window, so the
+ * result is exactly what `FINAL` would give. If stale candidates left the page short, the rest
+ * comes from one exact (FINAL) candidate query.
+ */
+export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Promise<RunPage> {
+  const want = q.limit + 1;
+  const desc = q.order === 'desc';
+  const dir = raw(desc ? 'DESC' : 'ASC');
+  const tenant = sql`tenant_id = toUUID(${q.tenantId})`;
+  const position = (p: RunPosition, op: '<' | '>' | '<=' | '>=') => sql`(start_time, id) ${raw(op)} (${p.startTime}, toUUID(${p.id}))`;
+  const afterOp = desc ? '<' : '>';
+  const untilOp = desc ? '>=' : '<=';
+  const table = ident(q.runsTable);
+
+  const candidates = async (exact: boolean, after: RunPosition | null, limit: number): Promise<Candidate[]> => {
+    const where = [tenant, raw('has_post = 1'), ...q.conditions({ exact, traceIds: null }).sql];
+    if (after) where.push(position(after, afterOp));
+    return ch.query<Candidate>(
+      sql`SELECT trace_id, id, start_time FROM ${exact ? sql`${table} FINAL` : table} WHERE ${join(where, ' AND ')}
+          ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}`,
+    );
+  };
+
+  /** The newest version of each candidate that (still) matches, between `after` and `until`. */
+  const rows = async (found: Candidate[], after: RunPosition | null, until: RunPosition | null, limit: number): Promise<Partial<RunRow>[]> => {
+    if (found.length === 0) return [];
+    const traceIds = [...new Set(found.map((c) => c.trace_id))];
+    const conditions = q.conditions({ exact: true, traceIds });
+    const outer = new Set(['trace_id', 'id', 'start_time', ...q.columns]);
+    const inner = new Set([...outer, ...conditions.columns, 'has_post', 'version']);
+    const where = [raw('has_post = 1'), ...conditions.sql];
+    if (after) where.push(position(after, afterOp));
+    if (until) where.push(position(until, untilOp));
+    const keyList = join(found.map((c) => sql`(toUUID(${c.trace_id}), toUUID(${c.id}))`));
+    const result = await ch.query(
+      sql`SELECT ${join([...outer].map((c) => ident(c)))} FROM (
+            SELECT ${join([...inner].map((c) => ident(c)))} FROM ${table}
+            PREWHERE ${tenant} AND (trace_id, id) IN (${keyList})
+            ORDER BY version DESC LIMIT 1 BY trace_id, id)
+          WHERE ${join(where, ' AND ')}
+          ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}`,
+    );
+    return result.map(partialRowFromClickHouse);
+  };
+
+  const at = (c: Candidate): RunPosition => ({ startTime: Number(c.start_time), id: c.id });
+  const batch = 2 * want; // an unmerged post and patch of one run are two rows
+  const first = await candidates(false, q.after, batch);
+  // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
+  const seen = new Set<string>();
+  const distinct: Candidate[] = [];
+  for (const c of first) {
+    const key = `${c.trace_id}/${c.id}`;
+    if (!seen.has(key)) distinct.push(c);
+    seen.add(key);
+  }
+  const taken = distinct.slice(0, want);
+  const windowEnd = distinct.length > want || first.length === batch ? at(taken[taken.length - 1]!) : null;
+  const page = await rows(taken, q.after, windowEnd, want);
+  if (page.length < want && windowEnd) page.push(...(await rows(await candidates(true, windowEnd, want - page.length), windowEnd, null, want - page.length)));
+
+  const more = page.length > q.limit;
+  const out = page.slice(0, q.limit);
+  const last = out[out.length - 1];
+  return { rows: out, next: more && last ? { startTime: last.start_time!, id: last.id! } : null };
+}
+
+const NUMERIC_COLUMNS = ['start_time', 'end_time', 'first_token_time', 'is_root', 'has_post', 'received_at', 'version',
+  'prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_cost', 'completion_cost', 'total_cost'] as const;
+
+/** Like rowFromClickHouse, for rows that carry only some columns. */
+export function partialRowFromClickHouse(raw: Record<string, unknown>): Partial<RunRow> {
+  const row = { ...raw } as Record<string, unknown>;
+  for (const c of NUMERIC_COLUMNS) if (row[c] !== undefined && row[c] !== null) row[c] = Number(row[c]);
+  return row as Partial<RunRow>;
+}
+
+/** Per feedback key: count, mean and spread of scores, counts of categorical values. */
+export interface FeedbackStat {
+  n: number;
+  avg: number | null;
+  stdev: number | null;
+  errors: number;
+  values: Record<string, number>;
+}
+
+/** feedback_stats of each run (runs without feedback are absent from the map). */
+export async function feedbackStatsQuery(ch: ClickHouseClient, tenantId: string, feedbackTable: string, runIds: readonly string[]): Promise<Map<string, Record<string, FeedbackStat>>> {
+  const stats = new Map<string, Record<string, FeedbackStat>>();
+  if (runIds.length === 0) return stats;
+  const groups = await ch.query<{ run_id: string; key: string; value: string; n: string; scored: string; total: number | null; squares: number | null }>(
+    sql`SELECT run_id, key, value, count() AS n, count(score) AS scored, sum(score) AS total, sum(score * score) AS squares
+        FROM ${ident(feedbackTable)} FINAL
+        WHERE tenant_id = toUUID(${tenantId}) AND run_id IN (${join(runIds.map((id) => sql`toUUID(${id})`))})
+        GROUP BY run_id, key, value`,
+  );
+  const sums = new Map<string, { n: number; scored: number; total: number; squares: number; values: Record<string, number> }>();
+  for (const g of groups) {
+    const k = `${g.run_id}\u0000${g.key}`;
+    const s = sums.get(k) ?? { n: 0, scored: 0, total: 0, squares: 0, values: {} };
+    s.n += Number(g.n);
+    s.scored += Number(g.scored);
+    s.total += Number(g.total ?? 0);
+    s.squares += Number(g.squares ?? 0);
+    const category = categoricalValue(g.value);
+    if (category !== null) s.values[category] = (s.values[category] ?? 0) + Number(g.n);
+    sums.set(k, s);
+  }
+  for (const [k, s] of sums) {
+    const [runId, key] = k.split('\u0000') as [string, string];
+    const avg = s.scored > 0 ? s.total / s.scored : null;
+    const stdev = avg === null ? null : Math.sqrt(Math.max(0, s.squares / s.scored - avg * avg));
+    const run = stats.get(runId) ?? {};
+    run[key] = { n: s.n, avg, stdev, errors: 0, values: s.values };
+    stats.set(runId, run);
+  }
+  return stats;
+}
+
+/** A feedback value (JSON text) counted in `values`: strings, numbers and booleans; not objects. */
+function categoricalValue(json: string): string | null {
+  if (json === '') return null;
+  try {
+    const v: unknown = JSON.parse(json);
+    return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
+  } catch {
+    return null;
+  }
 }

@@ -32,6 +32,15 @@ export interface TraceRow {
   version: number;
 }
 
+/** Parsed own usage per row object (rows are replaced, never mutated, when merged). */
+const parsedUsage = new WeakMap<RunRow, Usage | null>();
+function usageOf(run: RunRow): Usage | null {
+  if (run.usage === '') return null;
+  let u = parsedUsage.get(run);
+  if (u === undefined) parsedUsage.set(run, (u = parseUsage(run.usage)));
+  return u;
+}
+
 const USAGE_KEYS = Object.keys(NO_USAGE) as Array<keyof Usage>;
 const addUsage = (into: Usage, u: Usage) => {
   for (const k of USAGE_KEYS) into[k] += u[k];
@@ -45,7 +54,7 @@ const addUsage = (into: Usage, u: Usage) => {
 export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[] {
   const totals = new Map<string, Usage>();
   for (const run of runs.values()) {
-    const own = parseUsage(run.usage);
+    const own = usageOf(run);
     if (!own) continue;
     // Walk up the ancestors (bounded, so a malformed parent cycle cannot hang the projector).
     let current: RunRow | undefined = run;
@@ -91,7 +100,7 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     if (!thread && run.thread_id) thread = run.thread_id;
     runTypes.set(run.run_type, (runTypes.get(run.run_type) ?? 0) + 1);
     statuses.set(run.status, (statuses.get(run.status) ?? 0) + 1);
-    const own = parseUsage(run.usage);
+    const own = usageOf(run);
     if (own) addUsage(usage, own);
     if (!earliest || run.start_time < earliest.start_time) earliest = run;
   }

@@ -4,23 +4,11 @@
 // direct create_run/update_run path. Every run must come back through GET /runs/{id} with the
 // client's tree, and through the client's own read_run, which validates our answer against its
 // Run model.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
-import { repoRoot } from '../support/serviceProcess.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
+import { expectNoClientFailures, runPythonScript } from '../support/pythonScript.ts';
 import { expectTracedRuns, offloadedFields, bigText, type ExpectedRun, type ServerRun } from './tracedRuns.ts';
-
-const scripts = join(repoRoot, 'test', 'e2e', 'python');
-
-interface ScriptOutput<T> {
-  result: T & {
-    requests: Array<{ method: string; path: string; status: number; encoding: string | null; detail?: string }>;
-    log: Array<{ logger: string; level: string; message: string }>;
-  };
-  stderr: string;
-}
 
 let pyenv: PythonEnv;
 let workspace: Workspace;
@@ -28,41 +16,7 @@ beforeAll(async () => {
   [pyenv, workspace] = await Promise.all([ensurePythonEnv(), createWorkspaces(1).then((w) => w[0]!)]);
 }, 20 * 60_000);
 
-/** Runs one of the scripts with the client configured only through the environment. */
-function runScript<T>(script: string, args: string[], env: Record<string, string>): Promise<ScriptOutput<T>> {
-  return new Promise((resolve, reject) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LANGSMITH|LANGCHAIN)_/.test(k)));
-    const child = spawn(pyenv.python, [join(scripts, script), ...args], {
-      cwd: scripts,
-      env: { ...clean, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const last = stdout.trimEnd().split('\n').at(-1) ?? '';
-      if (code !== 0) return reject(new Error(`${script} exited with ${code}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout.slice(-4000)}`));
-      try {
-        resolve({ result: JSON.parse(last), stderr });
-      } catch {
-        reject(new Error(`${script} printed no JSON result\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout.slice(-4000)}`));
-      }
-    });
-  });
-}
-
-/** Nothing the client logged may say that it failed to send or read something. */
-function expectNoClientFailures(out: ScriptOutput<unknown>): void {
-  const failures = out.result.log.filter((r) => /fail|error|exception|retry/i.test(r.message));
-  expect(failures, out.stderr).toEqual([]);
-  expect(out.stderr).not.toMatch(/Failed to (batch|multipart|send compressed multipart) ingest/);
-  expect(out.result.requests.filter((r) => r.status >= 300)).toEqual([]);
-}
+const runScript = <T>(script: string, args: string[], env: Record<string, string>) => runPythonScript<T>(pyenv, script, args, env);
 
 interface TraceResult {
   langsmith_version: string;

@@ -2,14 +2,12 @@
 // readProject by id and by name, listProjects, hasProject, updateProject, deleteProject,
 // getProjectUrl) and the Python client (test/e2e/python/projects.py), which validates every
 // answer against its own models.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { Client } from 'langsmith';
 import { createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
-import { repoRoot } from '../support/serviceProcess.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
+import { runPythonScript } from '../support/pythonScript.ts';
 
 let pyenv: PythonEnv;
 let jsWorkspace: Workspace;
@@ -101,37 +99,12 @@ interface PyResult {
   log: Array<{ logger: string; level: string; message: string }>;
 }
 
-/** Runs a script of test/e2e/python with the client configured only through the environment. */
-function runPython<T>(script: string, args: string[], env: Record<string, string>): Promise<{ result: T; stderr: string }> {
-  const scripts = join(repoRoot, 'test', 'e2e', 'python');
-  return new Promise((resolve, reject) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LANGSMITH|LANGCHAIN)_/.test(k)));
-    const child = spawn(pyenv.python, [join(scripts, script), ...args], { cwd: scripts, env: { ...clean, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const fail = (why: string) => reject(new Error(`${script} ${why}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout.slice(-4000)}`));
-      if (code !== 0) return fail(`exited with ${code}`);
-      try {
-        resolve({ result: JSON.parse(stdout.trimEnd().split('\n').at(-1) ?? ''), stderr });
-      } catch {
-        fail('printed no JSON result');
-      }
-    });
-  });
-}
-
 describe('langsmith (PyPI)', () => {
   test('create_project, read_project, list_projects, has_project, update_project, delete_project', async () => {
     const prefix = `py-${randomUUID().slice(0, 8)}`;
     const dataset = randomUUID();
     const env = { LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`, LANGSMITH_API_KEY: pyWorkspace.apiKey };
-    const { result: r, stderr } = await runPython<PyResult>('projects.py', [prefix, dataset], env);
+    const { result: r, stderr } = await runPythonScript<PyResult>(pyenv, 'projects.py', [prefix, dataset], env);
     const name = `${prefix}-main`;
 
     expect(r.created).toMatchObject({ type: 'TracerSession', name, description: 'from python', metadata: { suite: 'py' }, tenant_id: pyWorkspace.id, reference_dataset_id: null, end_time: null });

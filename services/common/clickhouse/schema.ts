@@ -24,6 +24,8 @@ export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
   // Earlier releases filled run_locations by a materialized view; the projector writes it now
   // (a view would stay bound to the old table when a replay swaps tables in).
   await ch.exec(raw('DROP TABLE IF EXISTS `run_locations_mv`'));
+  // A view holds no data: recreate it so a database from an older release gets today's definition.
+  await ch.exec(sql`DROP TABLE IF EXISTS ${ident(THREADS_VIEW)}`);
   await ch.exec(createThreadsView(THREADS_VIEW, LIVE_TABLES.traces));
 }
 

@@ -22,7 +22,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024 * 1024, // routes enforce their own (decoded) limits
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true } },
     requestIdHeader: 'x-request-id',
     forceCloseConnections: true,
   });

@@ -1,51 +1,163 @@
 // A run row as the clients' Run model expects it. One place, used by every route that returns runs.
+// Each response field names the `runs` columns it is built from, so a query that returns a
+// subset of fields (/runs/query `select`) reads only those columns, and payloads held in object
+// storage are fetched only for the fields asked for.
 import type { BlobStore } from '../../common/blobStore.ts';
 import type { Attachment, BlobRef } from '../../../schemas/events.generated.ts';
 import { PAYLOAD_FIELDS, type RunRow } from '../../../projections/runs/runRow.ts';
+import type { FeedbackStat } from '../../../projections/runs/runQueries.ts';
 import { formatIsoMicros } from '../ingest/timestamps.ts';
 
-export async function runResponse(row: RunRow, blobs: BlobStore): Promise<Record<string, unknown>> {
-  const refs = JSON.parse(row.payload_refs) as Partial<Record<(typeof PAYLOAD_FIELDS)[number], BlobRef>>;
-  const payload: Record<string, unknown> = {};
-  await Promise.all(
-    PAYLOAD_FIELDS.map(async (field) => {
-      const ref = refs[field];
-      const text = ref ? await blobs.getText(ref) : row[field];
-      payload[field] = text === '' ? null : JSON.parse(text);
-    }),
-  );
-  const attachments = JSON.parse(row.attachments) as Attachment[];
-  const s3Urls: Record<string, { presigned_url: string; mime_type: string }> = {};
-  for (const a of attachments) s3Urls[`attachment.${a.name}`] = { presigned_url: await blobs.presignedUrl(a.blob), mime_type: a.blob.content_type };
-  return {
-    id: row.id,
-    name: row.name,
-    run_type: row.run_type,
-    start_time: formatIsoMicros(row.start_time),
-    end_time: row.end_time === null ? null : formatIsoMicros(row.end_time),
-    status: row.status,
-    trace_id: row.trace_id,
-    dotted_order: row.dotted_order,
-    parent_run_id: row.parent_run_id,
-    session_id: row.session_id,
-    thread_id: row.thread_id === '' ? null : row.thread_id,
-    inputs: payload.inputs ?? {},
-    outputs: payload.outputs,
-    events: payload.events ?? [],
-    extra: payload.extra ?? {},
-    serialized: payload.serialized,
-    error: row.error,
-    tags: row.tags,
-    reference_example_id: row.reference_example_id,
-    is_root: row.is_root === 1,
-    prompt_tokens: row.prompt_tokens,
-    completion_tokens: row.completion_tokens,
-    total_tokens: row.total_tokens,
-    prompt_cost: row.prompt_cost,
-    completion_cost: row.completion_cost,
-    total_cost: row.total_cost,
-    first_token_time: row.first_token_time === null ? null : formatIsoMicros(row.first_token_time),
-    child_run_ids: null,
-    s3_urls: s3Urls,
-  };
+export interface RunResponseOptions {
+  /** The fields to return; DEFAULT_RUN_FIELDS when absent. */
+  fields?: readonly string[];
+  /** The run's feedback_stats (null when it has none). */
+  feedbackStats?: Record<string, FeedbackStat> | null;
+}
+
+type Row = Partial<RunRow>;
+type PayloadField = (typeof PAYLOAD_FIELDS)[number];
+
+interface Context {
+  blobs: BlobStore;
+  options: RunResponseOptions;
+  refs: () => Partial<Record<PayloadField, BlobRef>>;
+}
+
+interface FieldSpec {
+  columns: readonly (keyof RunRow)[];
+  value: (row: Row, ctx: Context) => unknown;
+}
+
+const iso = (micros: number | null | undefined) => (micros === null || micros === undefined ? null : formatIsoMicros(micros));
+const column = <K extends keyof RunRow>(key: K, map: (v: RunRow[K] | undefined) => unknown = (v) => v): FieldSpec => ({ columns: [key], value: (row) => map(row[key]) });
+const constant = (value: unknown): FieldSpec => ({ columns: [], value: () => value });
+
+/** A payload field (inputs, outputs, …): inline JSON text, or a blob in object storage. */
+const payload = (field: PayloadField, whenEmpty: unknown): FieldSpec => ({
+  columns: [field, 'payload_refs'],
+  value: async (row, ctx) => {
+    const ref = ctx.refs()[field];
+    const text = ref ? await ctx.blobs.getText(ref) : (row[field] ?? '');
+    return text === '' ? whenEmpty : JSON.parse(text);
+  },
+});
+
+/** Ancestors, root first: every dotted_order segment but the run's own ends with an ancestor's id. */
+export function parentRunIds(dottedOrder: string): string[] {
+  return dottedOrder === '' ? [] : dottedOrder.split('.').slice(0, -1).map((segment) => segment.slice(-36));
+}
+
+const FIELDS: Record<string, FieldSpec> = {
+  id: column('id'),
+  name: column('name'),
+  run_type: column('run_type'),
+  start_time: column('start_time', iso),
+  end_time: column('end_time', iso),
+  status: column('status'),
+  trace_id: column('trace_id'),
+  dotted_order: column('dotted_order'),
+  parent_run_id: column('parent_run_id'),
+  parent_run_ids: column('dotted_order', (v) => parentRunIds(v ?? '')),
+  session_id: column('session_id'),
+  thread_id: column('thread_id', (v) => (v ? v : null)),
+  inputs: payload('inputs', {}),
+  outputs: payload('outputs', null),
+  events: payload('events', []),
+  extra: payload('extra', {}),
+  serialized: payload('serialized', null),
+  error: column('error'),
+  tags: column('tags'),
+  reference_example_id: column('reference_example_id'),
+  is_root: column('is_root', (v) => v === 1),
+  prompt_tokens: column('prompt_tokens'),
+  completion_tokens: column('completion_tokens'),
+  total_tokens: column('total_tokens'),
+  prompt_cost: column('prompt_cost'),
+  completion_cost: column('completion_cost'),
+  total_cost: column('total_cost'),
+  first_token_time: column('first_token_time', iso),
+  latency: {
+    columns: ['start_time', 'end_time'],
+    value: (row) => (row.end_time === null || row.end_time === undefined || row.start_time === undefined ? null : (row.end_time - row.start_time) / 1e6),
+  },
+  feedback_stats: { columns: [], value: (_row, ctx) => ctx.options.feedbackStats ?? null },
+  app_path: constant(null),
+  child_run_ids: constant(null),
+  s3_urls: {
+    columns: ['attachments'],
+    value: async (row, ctx) => {
+      const s3Urls: Record<string, { presigned_url: string; mime_type: string }> = {};
+      for (const a of JSON.parse(row.attachments ?? '[]') as Attachment[])
+        s3Urls[`attachment.${a.name}`] = { presigned_url: await ctx.blobs.presignedUrl(a.blob), mime_type: a.blob.content_type };
+      return s3Urls;
+    },
+  },
+  // LangSmith fields this service does not keep: selectable, always null.
+  ...Object.fromEntries(
+    ['manifest_id', 'manifest', 'in_dataset', 'share_token', 'trace_tier', 'price_model_id', 'last_queued_at', 'reference_dataset_id',
+      'prompt_token_details', 'completion_token_details', 'prompt_cost_details', 'completion_cost_details', 'inputs_preview', 'outputs_preview',
+      'messages', 'ttl_seconds', 'trace_upgrade'].map((f) => [f, constant(null)]),
+  ),
+};
+
+/** Every field a caller may ask for. */
+export const RUN_FIELDS: readonly string[] = Object.keys(FIELDS);
+
+/** What GET /runs/{id} returns, and /runs/query when `select` is absent. */
+export const DEFAULT_RUN_FIELDS: readonly string[] = [
+  'id', 'name', 'run_type', 'start_time', 'end_time', 'status', 'trace_id', 'dotted_order', 'parent_run_id', 'parent_run_ids',
+  'session_id', 'thread_id', 'inputs', 'outputs', 'events', 'extra', 'serialized', 'error', 'tags', 'reference_example_id', 'is_root',
+  'prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_cost', 'completion_cost', 'total_cost', 'first_token_time',
+  'feedback_stats', 'app_path', 'child_run_ids', 's3_urls',
+];
+
+const spec = (name: string): FieldSpec | undefined => (Object.hasOwn(FIELDS, name) ? FIELDS[name] : undefined);
+export const isRunField = (name: string): boolean => spec(name) !== undefined;
+
+/** The `runs` columns the given response fields are built from. */
+export function runColumnsFor(fields: readonly string[]): Set<keyof RunRow> {
+  const columns = new Set<keyof RunRow>();
+  for (const f of fields) for (const c of spec(f)?.columns ?? []) columns.add(c);
+  return columns;
+}
+
+export async function runResponse(row: Row, blobs: BlobStore, options: RunResponseOptions = {}): Promise<Record<string, unknown>> {
+  let refs: Partial<Record<PayloadField, BlobRef>> | undefined;
+  const ctx: Context = { blobs, options, refs: () => (refs ??= JSON.parse(row.payload_refs || '{}') as Partial<Record<PayloadField, BlobRef>>) };
+  const fields = options.fields ?? DEFAULT_RUN_FIELDS;
+  const known = fields.filter(isRunField);
+  const values = await Promise.all(known.map((f) => spec(f)!.value(row, ctx)));
+  return Object.fromEntries(known.map((f, i) => [f, values[i]]));
+}
+
+/** /api/v2 items: v2 select name -> the field it is built from, its name in the item, and how. */
+const V2_ITEM: Record<string, { from: string; as: string; map?: (value: unknown) => unknown }> = {
+  LATENCY_SECONDS: { from: 'latency', as: 'latency_seconds' },
+  PROJECT_ID: { from: 'session_id', as: 'project_id' },
+  ERROR_PREVIEW: { from: 'error', as: 'error_preview', map: (v) => (typeof v === 'string' ? v.slice(0, 500) : null) },
+  METADATA: { from: 'extra', as: 'metadata', map: (v) => ((v as { metadata?: unknown } | null)?.metadata ?? null) },
+  ATTACHMENTS: {
+    from: 's3_urls',
+    as: 'attachments',
+    map: (v) => Object.fromEntries(Object.entries(v as Record<string, { presigned_url: string }>).map(([k, a]) => [k.replace(/^attachment\./, ''), a.presigned_url])),
+  },
+  ...Object.fromEntries(
+    ['ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'FIRST_TOKEN_TIME', 'ERROR', 'EXTRA', 'EVENTS', 'INPUTS', 'OUTPUTS',
+      'PARENT_RUN_IDS', 'TRACE_ID', 'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'TOTAL_TOKENS', 'PROMPT_TOKENS',
+      'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST', 'TAGS', 'APP_PATH', 'FEEDBACK_STATS'].map((s) => [s, { from: s.toLowerCase(), as: s.toLowerCase() }]),
+  ),
+};
+
+/** The response field a v2 select is built from; null for selects this service does not keep (omitted). */
+export const v2SourceField = (select: string): string | null => (Object.hasOwn(V2_ITEM, select) ? V2_ITEM[select]!.from : null);
+
+/** A /api/v2/runs/query item from a run built with (at least) the selects' source fields. */
+export function runItemV2(run: Record<string, unknown>, selects: readonly string[]): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  for (const s of selects) {
+    const spec = Object.hasOwn(V2_ITEM, s) ? V2_ITEM[s]! : null;
+    if (spec) item[spec.as] = spec.map ? spec.map(run[spec.from]) : run[spec.from];
+  }
+  return item;
 }

@@ -1,6 +1,115 @@
-// (being written) routes: see docs/read-models.md
-import type { FastifyInstance } from 'fastify';
+// POST /runs/query (what the clients' listRuns / list_runs call) and POST /api/v2/runs/query:
+// runs of the caller's workspace by project, ids, trace, type, time and the filter language,
+// one keyset-paged page at a time.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../../common/errors.ts';
 import type { RouteDeps } from './routeDeps.ts';
+import { tenantOf } from './auth.ts';
+import { queryRuns } from '../query/queryRuns.ts';
+import { runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
+import { runItemV2 } from '../read/runResponse.ts';
+import { requireUuid } from '../ingest/ids.ts';
 
-export function runQueryRoutes(_app: FastifyInstance, _deps: RouteDeps): void {}
-export function v2RunQueryRoutes(_app: FastifyInstance, _deps: RouteDeps): void {}
+const runList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
+
+/** Types are checked by the body schema; a mismatch is a 400 naming the field. */
+function bodyOf(request: FastifyRequest): unknown {
+  if (request.validationError) throw errors.badRequest(request.validationError.message);
+  return request.body;
+}
+
+/** Every project asked for must be a live project of the caller's workspace: 404 otherwise, as for one that does not exist. */
+async function requireProjects(deps: RouteDeps, tenantId: string, ids: readonly string[] | null): Promise<void> {
+  const unknown = (ids ?? []).filter((id) => !deps.projects.get(tenantId, id));
+  if (unknown.length === 0) return;
+  await deps.projects.catchUp(); // created a moment ago, perhaps through another replica
+  for (const id of unknown) if (!deps.projects.get(tenantId, id)) throw errors.notFound(`project (session) ${id}`);
+}
+
+export function runQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  app.post(
+    '/runs/query',
+    {
+      attachValidation: true,
+      schema: {
+        tags: ['runs'],
+        summary: 'Query runs (filter language, keyset cursors)',
+        body: runsQueryBodySchema,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              runs: runList,
+              cursors: { type: 'object', properties: { next: { type: ['string', 'null'] }, prev: { type: ['string', 'null'] } } },
+            },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const query = runsQueryFromBody(bodyOf(request));
+      await requireProjects(deps, tenantId, query.sessionIds);
+      const page = await queryRuns(deps, tenantId, query);
+      return { runs: page.runs, cursors: { next: page.next, prev: null } };
+    },
+  );
+}
+
+export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  app.post(
+    '/runs/query',
+    {
+      attachValidation: true,
+      schema: {
+        tags: ['runs'],
+        summary: 'Query runs (v2: project_ids, selects, next_cursor)',
+        body: v2RunsQueryBodySchema,
+        response: { 200: { type: 'object', properties: { items: runList, next_cursor: { type: ['string', 'null'] } } } },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { query, selects } = runsQueryFromV2Body(bodyOf(request));
+      await requireProjects(deps, tenantId, query.sessionIds);
+      const page = await queryRuns(deps, tenantId, query);
+      return { items: page.runs.map((run) => runItemV2(run, selects)), next_cursor: page.next };
+    },
+  );
+
+  // GET /api/v2/runs/{id}?project_id=…&selects=ID&selects=NAME…: one run, as a v2 item.
+  app.get<{ Params: { run_id: string }; Querystring: { project_id?: string; selects?: string | string[] } }>(
+    '/runs/:run_id',
+    {
+      attachValidation: true,
+      schema: {
+        tags: ['runs'],
+        summary: 'Read a run (v2: selects)',
+        params: { type: 'object', properties: { run_id: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: true,
+          properties: { project_id: { type: 'string' }, selects: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
+        },
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
+    async (request) => {
+      if (request.validationError) throw errors.badRequest(request.validationError.message);
+      const tenantId = tenantOf(request);
+      const runId = requireUuid(request.params.run_id, 'run_id');
+      const { project_id: projectId, selects } = request.query;
+      if (!projectId) throw errors.badRequest('project_id is required');
+      const v2 = runsQueryFromV2Body({
+        project_ids: [projectId],
+        ids: [runId],
+        selects: selects === undefined ? undefined : [selects].flat(),
+        min_start_time: '1970-01-01T00:00:00Z',
+      });
+      await requireProjects(deps, tenantId, v2.query.sessionIds);
+      const [run] = (await queryRuns(deps, tenantId, v2.query)).runs;
+      if (!run) throw errors.notFound(`run ${runId}`);
+      return runItemV2(run, v2.selects);
+    },
+  );
+}

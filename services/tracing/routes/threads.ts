@@ -1,5 +1,260 @@
-// (being written) routes: see docs/read-models.md
+// v2 thread routes, as the official client's `client.threads` resource calls them:
+//   POST /api/v2/threads/query          a project's threads over a time window, most recent activity first
+//   GET  /api/v2/threads/{id}/traces    the traces (turns) of a thread, oldest first
+//   GET  /api/v2/threads/{id}/stats     totals, latency percentiles and errors of a thread
+// A thread is the traces of one project sharing a thread_id (see docs/read-models.md); all of
+// this is read from the `traces` table, plus root runs when payload fields are selected.
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../common/errors.ts';
+import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
+import { rootRunsQuery, type TraceSummary } from '../../../projections/traces/traceQueries.ts';
+import { traceSetStatsQuery } from '../../../projections/traces/statsQueries.ts';
+import { formatIsoMicros } from '../ingest/timestamps.ts';
 import type { RouteDeps } from './routeDeps.ts';
+import { tenantOf } from './auth.ts';
+import {
+  badRequestOnInvalid,
+  DAY_MICROS,
+  decodeCursor,
+  encodeCursor,
+  listInput,
+  pageSizeInput,
+  pageSizeSchema,
+  rejectUnsupported,
+  requireProject,
+  timeIdKey,
+  timeWindow,
+  uuidInput,
+  v2RunShape,
+  type RunSelectField,
+} from './traces.ts';
 
-export function v2ThreadRoutes(_app: FastifyInstance, _deps: RouteDeps): void {}
+const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
+const itemSchema = { type: 'object', additionalProperties: true } as const;
+const pageSchema = { type: 'object', properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } } } as const;
+const threadIdParams = { type: 'object', properties: { thread_id: { type: 'string', minLength: 1 } } } as const;
+
+/** langsmith resources/threads: Thread. Fields beyond the official ones: last_activity, run and error counts, token and cost parts. */
+function threadItem(t: ThreadSummary): Record<string, unknown> {
+  return {
+    thread_id: t.thread_id,
+    count: t.trace_count,
+    first_trace_id: t.first_trace_id,
+    last_trace_id: t.latest_root_run_id,
+    trace_id: t.latest_root_run_id,
+    min_start_time: iso(t.first_activity),
+    max_start_time: iso(t.last_trace_start_time),
+    start_time: iso(t.last_activity),
+    latency_p50: t.latency_p50,
+    latency_p99: t.latency_p99,
+    num_errored_turns: t.errored_traces,
+    total_tokens: t.total_tokens,
+    total_cost: t.total_cost,
+    last_activity: iso(t.last_activity),
+    run_count: t.run_count,
+    error_count: t.error_count,
+    prompt_tokens: t.prompt_tokens,
+    completion_tokens: t.completion_tokens,
+    prompt_cost: t.prompt_cost,
+    completion_cost: t.completion_cost,
+  };
+}
+
+// langsmith resources/threads: ThreadListTracesParams.selects
+const THREAD_TRACE_SELECTS = [
+  'THREAD_ID', 'TRACE_ID', 'OP', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_TOKENS', 'START_TIME', 'END_TIME', 'LATENCY',
+  'FIRST_TOKEN_TIME', 'INPUTS_PREVIEW', 'OUTPUTS_PREVIEW', 'INPUTS', 'OUTPUTS', 'ERROR', 'PROMPT_COST', 'COMPLETION_COST',
+  'TOTAL_COST', 'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'NAME',
+  'ERROR_PREVIEW', 'TURN_NUMBER',
+] as const;
+type ThreadTraceSelect = (typeof THREAD_TRACE_SELECTS)[number];
+
+/** Fields read from the trace row; the root-run fields (payloads, error) come from the root run. */
+const TRACE_ROW_FIELDS: Partial<Record<ThreadTraceSelect, (t: TraceSummary, turn: number) => unknown>> = {
+  THREAD_ID: (t) => t.thread_id,
+  TRACE_ID: (t) => t.trace_id,
+  NAME: (t) => t.name,
+  START_TIME: (t) => iso(t.start_time),
+  END_TIME: (t) => iso(t.end_time),
+  LATENCY: (t) => (t.end_time === null ? null : (t.end_time - t.start_time) / 1e6),
+  FIRST_TOKEN_TIME: (t) => iso(t.first_token_time),
+  PROMPT_TOKENS: (t) => t.prompt_tokens,
+  COMPLETION_TOKENS: (t) => t.completion_tokens,
+  TOTAL_TOKENS: (t) => t.total_tokens,
+  PROMPT_COST: (t) => t.prompt_cost,
+  COMPLETION_COST: (t) => t.completion_cost,
+  TOTAL_COST: (t) => t.total_cost,
+  TURN_NUMBER: (_t, turn) => turn,
+};
+const ROOT_RUN_FIELDS = new Set<ThreadTraceSelect>(['INPUTS', 'OUTPUTS', 'INPUTS_PREVIEW', 'OUTPUTS_PREVIEW', 'ERROR', 'ERROR_PREVIEW']);
+const DEFAULT_THREAD_TRACE_SELECTS = Object.keys(TRACE_ROW_FIELDS) as ThreadTraceSelect[];
+
+// langsmith resources/threads: ThreadStatsParams.selects -> ThreadStats fields
+const THREAD_STATS_SELECTS = [
+  'TURNS', 'FIRST_START_TIME', 'LAST_START_TIME', 'LAST_END_TIME', 'LATENCY_P50', 'LATENCY_P99', 'PROMPT_TOKENS', 'PROMPT_COST',
+  'COMPLETION_TOKENS', 'COMPLETION_COST', 'TOTAL_TOKENS', 'TOTAL_COST', 'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS',
+  'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'FEEDBACK_STATS',
+] as const;
+type ThreadStatsSelect = (typeof THREAD_STATS_SELECTS)[number];
+
+export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  app.post<{ Body: { project_id?: string; min_start_time?: string; max_start_time?: string; cursor?: string; page_size?: number; [k: string]: unknown } }>(
+    '/threads/query',
+    {
+      schemaErrorFormatter: badRequestOnInvalid,
+      schema: {
+        tags: ['threads'],
+        summary: "A project's threads, most recent activity first; keyset-paged",
+        description:
+          'Threads with traces whose root started in [min_start_time, max_start_time) (default: the last 24 hours), summarised ' +
+          'over those traces. `filter`, `thread_filter`, `trace_filter`, `tree_filter` and `ai_search` are not supported (400).',
+        body: {
+          type: 'object',
+          required: ['project_id'],
+          properties: {
+            project_id: { type: 'string', description: 'project (session) UUID' },
+            min_start_time: { type: 'string', description: 'inclusive lower bound (RFC 3339)' },
+            max_start_time: { type: 'string', description: 'exclusive upper bound (RFC 3339); default now' },
+            cursor: { type: 'string' },
+            page_size: pageSizeSchema,
+          },
+        },
+        response: { 200: pageSchema },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      rejectUnsupported(body, ['filter', 'thread_filter', 'trace_filter', 'tree_filter', 'ai_search']);
+      const tenantId = tenantOf(request);
+      const projectId = uuidInput(body.project_id, 'project_id');
+      requireProject(deps, tenantId, projectId);
+      const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
+      const limit = pageSizeInput(body.page_size);
+      const after = decodeCursor<ThreadPageKey>(body.cursor, (raw) =>
+        Number.isSafeInteger(raw.t) && typeof raw.id === 'string' ? { lastActivity: raw.t as number, threadId: raw.id } : null,
+      );
+      const threads = await threadPageQuery(deps.ch, deps.tables, { tenantId, projectId, minStartTime: window.min, maxStartTime: window.max, after, limit: limit + 1 });
+      const page = threads.slice(0, limit);
+      const last = page[page.length - 1];
+      return { items: page.map(threadItem), next_cursor: threads.length > limit && last ? encodeCursor({ t: last.last_activity, id: last.thread_id }) : null };
+    },
+  );
+
+  app.get<{ Params: { thread_id: string }; Querystring: Record<string, unknown> }>(
+    '/threads/:thread_id/traces',
+    {
+      schemaErrorFormatter: badRequestOnInvalid,
+      schema: {
+        tags: ['threads'],
+        summary: 'The traces (turns) of a thread, oldest first; keyset-paged',
+        description:
+          'Without `selects`, each trace carries every field read from the trace row (no payloads); `status` and `run_count` ' +
+          'always. `filter`, `trace_filter` and `tree_filter` are not supported (400).',
+        params: threadIdParams,
+        querystring: {
+          type: 'object',
+          required: ['project_id'],
+          properties: {
+            project_id: { type: 'string', description: 'project (session) UUID' },
+            selects: { anyOf: [{ type: 'string', enum: THREAD_TRACE_SELECTS }, { type: 'array', items: { type: 'string', enum: THREAD_TRACE_SELECTS } }] },
+            cursor: { type: 'string' },
+            page_size: { type: 'string', description: '1 to 100, default 20' },
+          },
+        },
+        response: { 200: pageSchema },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      rejectUnsupported(q, ['filter', 'trace_filter', 'tree_filter']);
+      const tenantId = tenantOf(request);
+      const threadId = request.params.thread_id;
+      const projectId = uuidInput(q.project_id, 'project_id');
+      requireProject(deps, tenantId, projectId);
+      const limit = pageSizeInput(q.page_size);
+      const after = decodeCursor(q.cursor, (raw) => {
+        const k = timeIdKey(raw);
+        return k && Number.isSafeInteger(raw.n) ? { startTime: k.time, traceId: k.id, turn: raw.n as number } : null;
+      });
+      const traces = await threadTracesQuery(deps.ch, deps.tables, { tenantId, projectId, threadId, after, limit: limit + 1 });
+      if (traces.length === 0 && !after) throw errors.notFound(`thread ${threadId}`);
+      const page = traces.slice(0, limit);
+      const selects = q.selects === undefined ? DEFAULT_THREAD_TRACE_SELECTS : [...new Set(listInput(q.selects) as ThreadTraceSelect[])];
+      const rootSelects = selects.filter((f) => ROOT_RUN_FIELDS.has(f)) as RunSelectField[];
+      const root = v2RunShape(rootSelects, deps.blobs);
+      const roots = rootSelects.length ? await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), root.columns) : new Map();
+      const firstTurn = (after?.turn ?? 0) + 1;
+      const items = await Promise.all(
+        page.map(async (t, i) => {
+          const item: Record<string, unknown> = { trace_id: t.trace_id };
+          for (const f of selects) {
+            const value = TRACE_ROW_FIELDS[f];
+            if (value) item[f.toLowerCase()] = value(t, firstTurn + i);
+          }
+          const row = roots.get(t.trace_id);
+          if (row) Object.assign(item, await root.shape(row));
+          return { ...item, status: t.status, run_count: t.run_count };
+        }),
+      );
+      const last = page[page.length - 1];
+      const next = traces.length > limit && last ? encodeCursor({ t: last.start_time, id: last.trace_id, n: firstTurn + page.length - 1 }) : null;
+      return { items, next_cursor: next };
+    },
+  );
+
+  app.get<{ Params: { thread_id: string }; Querystring: Record<string, unknown> }>(
+    '/threads/:thread_id/stats',
+    {
+      schemaErrorFormatter: badRequestOnInvalid,
+      schema: {
+        tags: ['threads'],
+        summary: "A thread's totals: turns, times, latency percentiles, tokens, cost, errors",
+        description:
+          'Without `selects`, every stat this server computes. `run_count`, `error_count` (runs that errored) and ' +
+          '`num_errored_turns` are always returned. Token and cost details and feedback stats are not stored (left out); ' +
+          '`filter` is not supported (400).',
+        params: threadIdParams,
+        querystring: {
+          type: 'object',
+          required: ['session_id'],
+          properties: {
+            session_id: { type: 'string', description: 'project (session) UUID' },
+            selects: { anyOf: [{ type: 'string', enum: THREAD_STATS_SELECTS }, { type: 'array', items: { type: 'string', enum: THREAD_STATS_SELECTS } }] },
+          },
+        },
+        response: { 200: itemSchema },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      rejectUnsupported(q, ['filter']);
+      const tenantId = tenantOf(request);
+      const threadId = request.params.thread_id;
+      const projectId = uuidInput(q.session_id, 'session_id');
+      requireProject(deps, tenantId, projectId);
+      const s = await traceSetStatsQuery(deps.ch, deps.tables, { tenantId, projectIds: [projectId], threadId });
+      if (s.trace_count === 0) throw errors.notFound(`thread ${threadId}`);
+      const stats: Partial<Record<ThreadStatsSelect, [string, unknown]>> = {
+        TURNS: ['turns', s.trace_count],
+        FIRST_START_TIME: ['first_start_time', iso(s.first_start_time)],
+        LAST_START_TIME: ['last_start_time', iso(s.last_start_time)],
+        LAST_END_TIME: ['last_end_time', iso(s.last_end_time)],
+        LATENCY_P50: ['latency_p50_seconds', s.latency_p50],
+        LATENCY_P99: ['latency_p99_seconds', s.latency_p99],
+        PROMPT_TOKENS: ['prompt_tokens', s.prompt_tokens],
+        COMPLETION_TOKENS: ['completion_tokens', s.completion_tokens],
+        TOTAL_TOKENS: ['total_tokens', s.total_tokens],
+        PROMPT_COST: ['prompt_cost', s.prompt_cost],
+        COMPLETION_COST: ['completion_cost', s.completion_cost],
+        TOTAL_COST: ['total_cost', s.total_cost],
+      };
+      const selects = q.selects === undefined ? (Object.keys(stats) as ThreadStatsSelect[]) : (listInput(q.selects) as ThreadStatsSelect[]);
+      const out: Record<string, unknown> = {};
+      for (const f of selects) {
+        const stat = stats[f];
+        if (stat) out[stat[0]] = stat[1];
+      }
+      return { ...out, run_count: s.run_count, error_count: s.run_error_count, num_errored_turns: s.trace_error_count };
+    },
+  );
+}

@@ -1,5 +1,337 @@
-// (being written) routes: see docs/read-models.md
-import type { FastifyInstance } from 'fastify';
+// v2 trace routes, as the official client's `client.traces` resource calls them:
+//   POST /api/v2/traces/query        a project's traces, newest first, keyset-paged ({items, next_cursor})
+//   GET  /api/v2/traces/{id}/runs    every run of a trace in tree order ({items})
+// Also the pieces the other read routes of this folder share: input checks that answer 400
+// naming the field, opaque keyset cursors, and the v2 run shape (selected fields of the run
+// built by read/runResponse.ts).
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import { AppError, errors } from '../../common/errors.ts';
+import type { BlobStore } from '../../common/blobStore.ts';
+import { emptyRow, type RunRow } from '../../../projections/runs/runRow.ts';
+import {
+  rootRunsQuery,
+  traceExistsQuery,
+  tracePageQuery,
+  traceRunsQuery,
+  type RunColumn,
+  type TracePageKey,
+  type TraceSummary,
+} from '../../../projections/traces/traceQueries.ts';
+import { runColumnsFor, runItemV2, runResponse, v2SourceField } from '../read/runResponse.ts';
+import { toUuid } from '../ingest/ids.ts';
+import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../ingest/timestamps.ts';
 import type { RouteDeps } from './routeDeps.ts';
+import { tenantOf } from './auth.ts';
 
-export function v2TraceRoutes(_app: FastifyInstance, _deps: RouteDeps): void {}
+// ---- input checks shared by the read routes: bad input is a 400 that names the field ----
+
+/** Route option: a request that fails its JSON schema is a 400 naming the field (not the app-wide 422). */
+export function badRequestOnInvalid(found: FastifySchemaValidationError[], dataVar: string): Error {
+  const e = found[0];
+  if (!e) return errors.badRequest(`invalid ${dataVar}`);
+  const where = `${dataVar}${e.instancePath.replace(/\//g, '.')}`;
+  const allowed = e.params.allowedValues as unknown[] | undefined;
+  const extra = e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : '';
+  return errors.badRequest(`${where} ${e.message ?? 'is invalid'}${extra}${allowed ? `: ${allowed.join(', ')}` : ''}`);
+}
+
+export function uuidInput(value: unknown, field: string): string {
+  const id = typeof value === 'string' ? toUuid(value) : null;
+  if (!id) throw errors.badRequest(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, 80)}`);
+  return id;
+}
+
+/** A timestamp (ISO 8601 / RFC 3339, or epoch milliseconds) in microseconds; undefined when absent. */
+export function timeInput(value: unknown, field: string): number | undefined {
+  try {
+    return parseTimestampMicros(value, field) ?? undefined;
+  } catch (err) {
+    throw err instanceof AppError ? errors.badRequest(err.message) : err;
+  }
+}
+
+/** [min, max) in microseconds: the given bounds, else `defaultSpan` before max (or before now). */
+export function timeWindow(min: unknown, max: unknown, defaultSpanMicros: number): { min: number; max: number } {
+  const maxTime = timeInput(max, 'max_start_time') ?? nowMicros();
+  const minTime = timeInput(min, 'min_start_time') ?? maxTime - defaultSpanMicros;
+  if (minTime >= maxTime) throw errors.badRequest('min_start_time must be before max_start_time');
+  return { min: minTime, max: maxTime };
+}
+
+/** A repeated query parameter (`?selects=A&selects=B`) as an array. */
+export const listInput = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
+
+/** Rejects what this service does not evaluate (filter expressions, AI search…) instead of ignoring it. */
+export function rejectUnsupported(input: Record<string, unknown>, fields: readonly string[]): void {
+  for (const f of fields)
+    if (input[f] !== undefined && input[f] !== null) throw errors.badRequest(`${f} is not supported by this server; leave it out`);
+}
+
+/** The caller's project, or 404 (another workspace's project is not found either). */
+export function requireProject(deps: RouteDeps, tenantId: string, projectId: string): void {
+  if (!deps.projects.get(tenantId, projectId)) throw errors.notFound(`project ${projectId}`);
+}
+
+export const DAY_MICROS = 86_400_000_000;
+
+export const pageSizeSchema = { type: 'integer', minimum: 1, maximum: 100, default: 20 } as const;
+
+export function pageSizeInput(value: unknown): number {
+  if (value === undefined) return 20;
+  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw errors.badRequest(`page_size must be an integer from 1 to 100; got ${JSON.stringify(value)}`);
+  return n;
+}
+
+// ---- keyset cursors: the sort key of the last item, opaque to clients ----
+
+export function encodeCursor(key: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** The key inside a cursor this API issued; 400 for anything else. `read` checks and converts it. */
+export function decodeCursor<T>(cursor: unknown, read: (raw: Record<string, unknown>) => T | null): T | undefined {
+  if (cursor === undefined || cursor === null || cursor === '') return undefined;
+  let key: T | null = null;
+  try {
+    const raw = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8')) as unknown;
+    if (raw && typeof raw === 'object') key = read(raw as Record<string, unknown>);
+  } catch {
+    key = null;
+  }
+  if (key === null) throw errors.badRequest('cursor is not a next_cursor this API returned');
+  return key;
+}
+
+/** Reads a (microseconds, UUID) cursor key. */
+export function timeIdKey(raw: Record<string, unknown>): { time: number; id: string } | null {
+  const id = typeof raw.id === 'string' ? toUuid(raw.id) : null;
+  return Number.isSafeInteger(raw.t) && id ? { time: raw.t as number, id } : null;
+}
+
+// ---- the v2 Run shape (langsmith resources/runs: Run, RunSelectField) ----
+
+export const RUN_SELECT_FIELDS = [
+  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'ERROR_PREVIEW',
+  'EXTRA', 'METADATA', 'EVENTS', 'INPUTS', 'INPUTS_PREVIEW', 'OUTPUTS', 'OUTPUTS_PREVIEW', 'MANIFEST', 'PARENT_RUN_IDS',
+  'PROJECT_ID', 'TRACE_ID', 'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'REFERENCE_DATASET_ID',
+  'TOTAL_TOKENS', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST',
+  'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'PRICE_MODEL_ID',
+  'TAGS', 'APP_PATH', 'ATTACHMENTS', 'THREAD_EVALUATION_TIME', 'IS_IN_DATASET', 'LAST_QUEUED_AT', 'SHARE_URL',
+  'FEEDBACK_STATS', 'LS_USER_ID',
+] as const;
+export type RunSelectField = (typeof RUN_SELECT_FIELDS)[number];
+
+/**
+ * Runs of a trace when a request names no `selects` (the official default is the id alone): what
+ * drawing the tree needs. The trace and project are the request's; more fields by `selects`.
+ */
+export const DEFAULT_RUN_SELECTS: readonly RunSelectField[] = [
+  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'PARENT_RUN_IDS',
+  'TOTAL_TOKENS', 'TOTAL_COST',
+];
+
+type RunJson = Record<string, unknown>;
+
+/** How to read and shape runs for a set of selected fields (computed once per request). */
+export interface V2RunShape {
+  /** Columns of `runs` to read. */
+  columns: RunColumn[];
+  shape(row: RunRow): Promise<RunJson>;
+}
+
+/**
+ * Runs as v2 items with the selected fields, built by runResponse from the columns they need:
+ * object storage is read only for selected payloads. Selects this service does not keep are left out.
+ */
+export function v2RunShape(selects: readonly RunSelectField[], blobs: BlobStore): V2RunShape {
+  const fields = [...new Set(selects.map(v2SourceField).filter((f): f is string => f !== null))];
+  const columns = [...runColumnsFor(fields)].filter((c): c is RunColumn => c !== 'tenant_id');
+  return {
+    columns,
+    shape: async (row) => runItemV2(await runResponse(row, blobs, { fields }), selects),
+  };
+}
+
+const selectsSchema = { type: 'array', items: { type: 'string', enum: RUN_SELECT_FIELDS } } as const;
+const repeatedSelectsSchema = { anyOf: [{ type: 'string', enum: RUN_SELECT_FIELDS }, selectsSchema] } as const;
+// Items are free-form objects (their fields depend on `selects`); `{}` lets each go through JSON.stringify whole.
+const itemSchema = { description: 'an object with the selected fields' } as const;
+
+// ---- the routes ----
+
+/** Selected fields that come from the trace row (`trace_aggregates`), not from the root run. */
+const AGGREGATE_SELECTS = new Set<RunSelectField>(['TOTAL_TOKENS', 'TOTAL_COST', 'FIRST_TOKEN_TIME']);
+
+/**
+ * Root-run fields the trace row holds: the root's name, type, status, times, project, thread and
+ * tags, and the trace's usage (which is the root's rolled-up usage). Asking only for these
+ * reads no run rows; other fields (error, payloads, dotted_order…) read the page's root runs.
+ */
+const TRACE_ROW_ROOT_FIELDS: readonly RunSelectField[] = [
+  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'PARENT_RUN_IDS', 'PROJECT_ID', 'TRACE_ID',
+  'THREAD_ID', 'IS_ROOT', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_TOKENS', 'PROMPT_COST', 'COMPLETION_COST', 'TOTAL_COST', 'TAGS',
+];
+/** root_run when a request names no `selects`: every field the trace row holds (the totals are under trace_aggregates). */
+const DEFAULT_ROOT_SELECTS = TRACE_ROW_ROOT_FIELDS.filter((f) => !AGGREGATE_SELECTS.has(f));
+
+/** The root run as far as the trace row knows it (only for traces whose root has been projected). */
+function rootRowOf(tenantId: string, t: TraceSummary): RunRow {
+  return {
+    ...emptyRow(tenantId, t.trace_id, t.trace_id),
+    session_id: t.session_id, name: t.name, run_type: t.run_type, status: t.status, start_time: t.start_time, end_time: t.end_time,
+    thread_id: t.thread_id, tags: t.tags, prompt_tokens: t.prompt_tokens, completion_tokens: t.completion_tokens,
+    total_tokens: t.total_tokens, prompt_cost: t.prompt_cost, completion_cost: t.completion_cost, total_cost: t.total_cost,
+    is_root: 1, has_post: 1,
+  };
+}
+
+/** The page's root runs in the v2 shape: from the trace rows when they hold every selected field, else read from `runs`. */
+async function rootRuns(deps: RouteDeps, tenantId: string, page: TraceSummary[], selects: readonly RunSelectField[]): Promise<Map<string, RunJson>> {
+  const shape = v2RunShape(selects.length ? selects : ['ID'], deps.blobs);
+  const fromTraceRows = selects.every((f) => TRACE_ROW_ROOT_FIELDS.includes(f));
+  const rows = fromTraceRows
+    ? new Map(page.filter((t) => t.has_root).map((t) => [t.trace_id, rootRowOf(tenantId, t)]))
+    : await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), shape.columns);
+  const out = new Map<string, RunJson>();
+  for (const [id, row] of rows) out.set(id, await shape.shape(row));
+  return out;
+}
+
+function traceAggregates(t: TraceSummary, selects: readonly RunSelectField[] | null): RunJson {
+  const all = selects === null;
+  const picked = new Set(selects ?? []);
+  return {
+    ...(all || picked.has('TOTAL_TOKENS') ? { total_tokens: t.total_tokens } : {}),
+    ...(all || picked.has('TOTAL_COST') ? { total_cost: t.total_cost } : {}),
+    ...(all || picked.has('FIRST_TOKEN_TIME') ? { first_token_time: t.first_token_time === null ? null : formatIsoMicros(t.first_token_time) } : {}),
+    // Beyond the official three, always: how big the trace is and how many of its runs failed.
+    run_count: t.run_count,
+    error_count: t.error_count,
+  };
+}
+
+interface TraceQueryBody {
+  project_id?: string;
+  project_ids?: string[];
+  min_start_time?: string;
+  max_start_time?: string;
+  selects?: RunSelectField[];
+  trace_ids?: string[];
+  thread_id?: string;
+  has_error?: boolean;
+  cursor?: string;
+  page_size?: number;
+  [unsupported: string]: unknown;
+}
+
+export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  app.post<{ Body: TraceQueryBody }>(
+    '/traces/query',
+    {
+      schemaErrorFormatter: badRequestOnInvalid,
+      schema: {
+        tags: ['traces'],
+        summary: "A project's traces (root runs), newest first, with trace-wide aggregates; keyset-paged",
+        description:
+          'Traces whose root started in [min_start_time, max_start_time) (default: the last 24 hours). Without `selects`, ' +
+          '`root_run` carries every field the trace row holds (name, type, status, times, project, thread, tags, usage); ' +
+          '`trace_aggregates` always carries `run_count` and `error_count`. `trace_filter`, `tree_filter` and `ai_search` ' +
+          'are not supported (400).',
+        body: {
+          type: 'object',
+          properties: {
+            project_id: { type: 'string', description: 'project (session) UUID; or project_ids' },
+            project_ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100, description: 'several projects (extension)' },
+            min_start_time: { type: 'string', description: 'inclusive lower bound of the root start time (RFC 3339)' },
+            max_start_time: { type: 'string', description: 'exclusive upper bound (RFC 3339); default now' },
+            selects: selectsSchema,
+            trace_ids: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
+            thread_id: { type: 'string', description: 'only traces of this thread (extension)' },
+            has_error: { type: 'boolean', description: 'only traces whose root run errored (true) or did not (false) (extension)' },
+            cursor: { type: 'string' },
+            page_size: pageSizeSchema,
+          },
+        },
+        response: { 200: { type: 'object', properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } } } },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      rejectUnsupported(body, ['trace_filter', 'tree_filter', 'ai_search', 'min_feedback_modified_at', 'max_feedback_modified_at']);
+      const tenantId = tenantOf(request);
+      const projectIds = [...new Set([...(body.project_id !== undefined ? [body.project_id] : []), ...(body.project_ids ?? [])])].map((p) => uuidInput(p, 'project_id'));
+      if (projectIds.length === 0) throw errors.badRequest('project_id is required');
+      for (const p of projectIds) requireProject(deps, tenantId, p);
+      const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
+      const limit = pageSizeInput(body.page_size);
+      const after = decodeCursor<TracePageKey>(body.cursor, (raw) => {
+        const k = timeIdKey(raw);
+        return k && { startTime: k.time, traceId: k.id };
+      });
+      const traces = await tracePageQuery(deps.ch, deps.tables, {
+        tenantId,
+        projectIds,
+        minStartTime: window.min,
+        maxStartTime: window.max,
+        threadId: body.thread_id,
+        hasError: body.has_error,
+        traceIds: body.trace_ids?.map((id, i) => uuidInput(id, `trace_ids[${i}]`)),
+        after,
+        limit: limit + 1,
+      });
+      const page = traces.slice(0, limit);
+      const selects = body.selects ? [...new Set(body.selects)] : null;
+      const roots = await rootRuns(deps, tenantId, page, selects ? selects.filter((f) => !AGGREGATE_SELECTS.has(f)) : DEFAULT_ROOT_SELECTS);
+      const items = page.map((t) => ({
+        root_run: roots.get(t.trace_id) ?? { id: t.trace_id },
+        trace_aggregates: traceAggregates(t, selects),
+        query_metadata: null,
+      }));
+      const last = page[page.length - 1];
+      return { items, next_cursor: traces.length > limit && last ? encodeCursor({ t: last.start_time, id: last.trace_id }) : null };
+    },
+  );
+
+  app.get<{ Params: { trace_id: string }; Querystring: Record<string, unknown> }>(
+    '/traces/:trace_id/runs',
+    {
+      schemaErrorFormatter: badRequestOnInvalid,
+      schema: {
+        tags: ['traces'],
+        summary: 'Every run of a trace, in tree order (dotted_order)',
+        description:
+          'Without `selects`, each run carries id, name, run_type, status, start and end time, latency, first token time, error, ' +
+          'parent_run_ids, total_tokens and total_cost. `filter` is not supported (400).',
+        params: { type: 'object', properties: { trace_id: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          properties: {
+            project_id: { type: 'string', description: 'project (session) UUID that owns the trace' },
+            min_start_time: { type: 'string', description: 'inclusive lower bound of run start_time; with max_start_time' },
+            max_start_time: { type: 'string', description: 'inclusive upper bound of run start_time; with min_start_time' },
+            selects: repeatedSelectsSchema,
+          },
+          required: ['project_id'],
+        },
+        response: { 200: { type: 'object', properties: { items: { type: 'array', items: itemSchema } } } },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      rejectUnsupported(q, ['filter']);
+      const tenantId = tenantOf(request);
+      const traceId = uuidInput(request.params.trace_id, 'trace_id');
+      const projectId = uuidInput(q.project_id, 'project_id');
+      requireProject(deps, tenantId, projectId);
+      const minStartTime = timeInput(q.min_start_time, 'min_start_time');
+      const maxStartTime = timeInput(q.max_start_time, 'max_start_time');
+      if ((minStartTime === undefined) !== (maxStartTime === undefined)) throw errors.badRequest('min_start_time and max_start_time go together');
+      const selects = q.selects === undefined ? DEFAULT_RUN_SELECTS : (listInput(q.selects) as RunSelectField[]);
+      const run = v2RunShape(selects, deps.blobs);
+      const rows = await traceRunsQuery(deps.ch, deps.tables, { tenantId, traceId, projectId, minStartTime, maxStartTime, columns: run.columns });
+      if (rows.length === 0 && !(await traceExistsQuery(deps.ch, deps.tables, tenantId, traceId, projectId))) throw errors.notFound(`trace ${traceId}`);
+      return { items: await Promise.all(rows.map((row) => run.shape(row))) };
+    },
+  );
+}

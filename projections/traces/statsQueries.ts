@@ -1,0 +1,182 @@
+// Analytics over the `traces` table (one row per trace, already summing its runs): project
+// totals, counts by run type and status, a time-bucketed series, and a thread's stats. They
+// never read `runs`, so their cost grows with traces, not runs.
+import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
+import type { ReadModelTables } from '../readModelTables.ts';
+
+type Tables = Pick<ReadModelTables, 'traces'>;
+
+/** Which trace rows a stats query aggregates (root start time window in microseconds, [min, max)). */
+export interface TraceSet {
+  tenantId: string;
+  projectIds: readonly string[];
+  minStartTime?: number | undefined;
+  maxStartTime?: number | undefined;
+  threadId?: string | undefined;
+  traceId?: string | undefined;
+  /** true: traces whose root run errored; false: the others. */
+  hasError?: boolean | undefined;
+}
+
+/** What the aggregates below give for a set of traces. Latencies in seconds, times in microseconds. */
+export interface TraceSetStats {
+  trace_count: number;
+  run_count: number;
+  /** Runs with status error, over all runs of the traces. */
+  run_error_count: number;
+  /** Traces whose root run errored. */
+  trace_error_count: number;
+  /** Traces with a first-token time (streamed). */
+  streaming_trace_count: number;
+  latency_p50: number | null;
+  latency_p99: number | null;
+  latency_avg: number | null;
+  first_token_p50: number | null;
+  first_token_p99: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  tokens_p50: number | null;
+  tokens_p99: number | null;
+  prompt_cost: number;
+  completion_cost: number;
+  total_cost: number;
+  cost_p50: number | null;
+  cost_p99: number | null;
+  first_start_time: number | null;
+  last_start_time: number | null;
+  last_end_time: number | null;
+  last_run_start_time: number | null;
+}
+
+/** The stats of an empty set of traces. */
+export const NO_TRACES: TraceSetStats = {
+  trace_count: 0, run_count: 0, run_error_count: 0, trace_error_count: 0, streaming_trace_count: 0,
+  latency_p50: null, latency_p99: null, latency_avg: null, first_token_p50: null, first_token_p99: null,
+  prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, tokens_p50: null, tokens_p99: null,
+  prompt_cost: 0, completion_cost: 0, total_cost: 0, cost_p50: null, cost_p99: null,
+  first_start_time: null, last_start_time: null, last_end_time: null, last_run_start_time: null,
+};
+
+// Latency of a trace is its root run's; end_time is NULL while it runs, and aggregates skip NULLs.
+// Aliases never repeat a column name (ClickHouse would read the alias inside the quantiles).
+// Constant SQL, no values. Percentiles are ClickHouse's `quantiles` (exact up to 8192 values,
+// sampled beyond, linearly interpolated).
+const AGGREGATES = raw(`
+  count() AS trace_count,
+  sum(run_count) AS sum_run_count,
+  sum(error_count) AS sum_error_count,
+  countIf(status = 'error') AS trace_error_count,
+  countIf(isNotNull(first_token_time)) AS streaming_trace_count,
+  quantiles(0.5, 0.99)((end_time - start_time) / 1000000) AS latency,
+  avg((end_time - start_time) / 1000000) AS latency_avg,
+  quantiles(0.5, 0.99)((first_token_time - start_time) / 1000000) AS first_token,
+  sum(prompt_tokens) AS sum_prompt_tokens,
+  sum(completion_tokens) AS sum_completion_tokens,
+  sum(total_tokens) AS sum_total_tokens,
+  quantiles(0.5, 0.99)(total_tokens) AS tokens_q,
+  sum(prompt_cost) AS sum_prompt_cost,
+  sum(completion_cost) AS sum_completion_cost,
+  sum(total_cost) AS sum_total_cost,
+  quantiles(0.5, 0.99)(total_cost) AS cost_q,
+  if(count() = 0, NULL, min(start_time)) AS first_start_time,
+  if(count() = 0, NULL, max(start_time)) AS last_start_time,
+  max(end_time) AS last_end_time,
+  if(count() = 0, NULL, max(last_run_start_time)) AS latest_run_start_time`);
+
+const num = (v: unknown): number => Number(v ?? 0);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const quantile = (v: unknown, i: number): number | null => numOrNull((v as unknown[] | undefined)?.[i]);
+
+function statsFromClickHouse(r: Record<string, unknown>): TraceSetStats {
+  const none = num(r.trace_count) === 0; // quantiles of nothing come back as 0 for non-nullable columns
+  return {
+    trace_count: num(r.trace_count),
+    run_count: num(r.sum_run_count),
+    run_error_count: num(r.sum_error_count),
+    trace_error_count: num(r.trace_error_count),
+    streaming_trace_count: num(r.streaming_trace_count),
+    latency_p50: quantile(r.latency, 0),
+    latency_p99: quantile(r.latency, 1),
+    latency_avg: numOrNull(r.latency_avg),
+    first_token_p50: quantile(r.first_token, 0),
+    first_token_p99: quantile(r.first_token, 1),
+    prompt_tokens: num(r.sum_prompt_tokens),
+    completion_tokens: num(r.sum_completion_tokens),
+    total_tokens: num(r.sum_total_tokens),
+    tokens_p50: none ? null : quantile(r.tokens_q, 0),
+    tokens_p99: none ? null : quantile(r.tokens_q, 1),
+    prompt_cost: num(r.sum_prompt_cost),
+    completion_cost: num(r.sum_completion_cost),
+    total_cost: num(r.sum_total_cost),
+    cost_p50: none ? null : quantile(r.cost_q, 0),
+    cost_p99: none ? null : quantile(r.cost_q, 1),
+    first_start_time: numOrNull(r.first_start_time),
+    last_start_time: numOrNull(r.last_start_time),
+    last_end_time: numOrNull(r.last_end_time),
+    last_run_start_time: numOrNull(r.latest_run_start_time),
+  };
+}
+
+function traceSetWhere(set: TraceSet): Sql {
+  const where: Sql[] = [sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${join(set.projectIds.map((id) => sql`toUUID(${id})`))})`];
+  if (set.minStartTime !== undefined) where.push(sql`start_time >= ${set.minStartTime}`);
+  if (set.maxStartTime !== undefined) where.push(sql`start_time < ${set.maxStartTime}`);
+  if (set.threadId !== undefined) where.push(sql`thread_id = ${set.threadId}`);
+  if (set.traceId !== undefined) where.push(sql`trace_id = toUUID(${set.traceId})`);
+  if (set.hasError !== undefined) where.push(set.hasError ? sql`status = 'error'` : sql`status != 'error'`);
+  return join(where, ' AND ');
+}
+
+/** Totals over a set of traces (one row even when the set is empty). */
+export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<TraceSetStats> {
+  const [row] = await ch.query(sql`SELECT ${AGGREGATES} FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)}`);
+  return statsFromClickHouse(row ?? {});
+}
+
+export interface StatsBucket extends TraceSetStats {
+  /** Start of the bucket, microseconds (a multiple of the bucket size since the epoch, UTC). */
+  bucket_start: number;
+}
+
+/** The same totals per time bucket of root start time; only buckets that hold traces. */
+export async function traceSetSeriesQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number): Promise<StatsBucket[]> {
+  const rows = await ch.query(
+    sql`SELECT intDiv(start_time, ${bucketMicros}) * ${bucketMicros} AS bucket_start, ${AGGREGATES}
+        FROM ${ident(tables.traces)} FINAL
+        WHERE ${traceSetWhere(set)}
+        GROUP BY bucket_start
+        ORDER BY bucket_start`,
+  );
+  return rows.map((r) => ({ bucket_start: num(r.bucket_start), ...statsFromClickHouse(r) }));
+}
+
+export interface RunBreakdown {
+  /** Runs per run_type. */
+  run_types: Record<string, number>;
+  /** Runs per status (success, error, pending). */
+  statuses: Record<string, number>;
+}
+
+/**
+ * Run counts by run type and by status: of all runs of the traces (summed from the traces'
+ * parallel count arrays), or of their root runs only (the trace row's own run_type and status).
+ */
+export async function runBreakdownQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, of: 'all' | 'roots'): Promise<RunBreakdown> {
+  const table = ident(tables.traces);
+  const where = traceSetWhere(set);
+  const counted = (kind: string, keys: string, counts: string): Sql =>
+    of === 'all'
+      ? sql`SELECT ${kind} AS kind, key, sum(n) AS runs
+            FROM (SELECT ${raw(keys)}, ${raw(counts)} FROM ${table} FINAL WHERE ${where})
+            ARRAY JOIN ${raw(keys)} AS key, ${raw(counts)} AS n
+            GROUP BY key`
+      : sql`SELECT ${kind} AS kind, ${raw(kind)} AS key, count() AS runs FROM ${table} FINAL WHERE ${where} GROUP BY key`;
+  const rows = await ch.query<{ kind: string; key: string; runs: string }>(
+    sql`${counted('run_type', 'run_types', 'run_type_counts')} UNION ALL ${counted('status', 'statuses', 'status_counts')}`,
+  );
+  const out: RunBreakdown = { run_types: {}, statuses: {} };
+  for (const r of rows) (r.kind === 'run_type' ? out.run_types : out.statuses)[r.key] = Number(r.runs);
+  return out;
+}

@@ -1,0 +1,229 @@
+// Reads of traces: a page of a project's traces from the `traces` table (one row per trace,
+// keyset-paged newest first), and the runs of one trace from `runs` by its primary key
+// (tenant_id, trace_id), in tree order.
+import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
+import type { ReadModelTables } from '../readModelTables.ts';
+import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
+
+type Tables = Pick<ReadModelTables, 'runs' | 'traces'>;
+
+/** A trace row as the routes read it (times in microseconds). */
+export interface TraceSummary {
+  trace_id: string;
+  session_id: string;
+  thread_id: string;
+  name: string;
+  run_type: string;
+  status: string;
+  start_time: number;
+  end_time: number | null;
+  first_token_time: number | null;
+  last_run_start_time: number;
+  run_count: number;
+  error_count: number;
+  run_type_counts: Record<string, number>;
+  status_counts: Record<string, number>;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_cost: number;
+  completion_cost: number;
+  total_cost: number;
+  tags: string[];
+  has_root: boolean;
+}
+
+/** The columns traceSummaryFromClickHouse reads. */
+export const TRACE_COLUMNS = raw(
+  'trace_id, session_id, thread_id, name, run_type, status, start_time, end_time, first_token_time, last_run_start_time, ' +
+    'run_count, error_count, run_types, run_type_counts, statuses, status_counts, ' +
+    'prompt_tokens, completion_tokens, total_tokens, prompt_cost, completion_cost, total_cost, tags, has_root',
+);
+
+const num = (v: unknown): number => Number(v ?? 0);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const counts = (keys: unknown, values: unknown): Record<string, number> => {
+  const out: Record<string, number> = {};
+  (keys as string[]).forEach((k, i) => (out[k] = num((values as unknown[])[i])));
+  return out;
+};
+
+export function traceSummaryFromClickHouse(r: Record<string, unknown>): TraceSummary {
+  return {
+    trace_id: r.trace_id as string,
+    session_id: r.session_id as string,
+    thread_id: r.thread_id as string,
+    name: r.name as string,
+    run_type: r.run_type as string,
+    status: r.status as string,
+    start_time: num(r.start_time),
+    end_time: numOrNull(r.end_time),
+    first_token_time: numOrNull(r.first_token_time),
+    last_run_start_time: num(r.last_run_start_time),
+    run_count: num(r.run_count),
+    error_count: num(r.error_count),
+    run_type_counts: counts(r.run_types, r.run_type_counts),
+    status_counts: counts(r.statuses, r.status_counts),
+    prompt_tokens: num(r.prompt_tokens),
+    completion_tokens: num(r.completion_tokens),
+    total_tokens: num(r.total_tokens),
+    prompt_cost: num(r.prompt_cost),
+    completion_cost: num(r.completion_cost),
+    total_cost: num(r.total_cost),
+    tags: r.tags as string[],
+    has_root: num(r.has_root) === 1,
+  };
+}
+
+/** Where the previous page ended: traces are ordered by (start_time, trace_id), newest first. */
+export interface TracePageKey {
+  startTime: number;
+  traceId: string;
+}
+
+export interface TracePageQuery {
+  tenantId: string;
+  projectIds: readonly string[];
+  /** Root start time window, microseconds: [minStartTime, maxStartTime). */
+  minStartTime: number;
+  maxStartTime: number;
+  threadId?: string | undefined;
+  /** true: traces whose root run errored; false: the others. */
+  hasError?: boolean | undefined;
+  traceIds?: readonly string[] | undefined;
+  after?: TracePageKey | undefined;
+  limit: number;
+}
+
+const uuids = (ids: readonly string[]): Sql => join(ids.map((id) => sql`toUUID(${id})`));
+
+export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: TracePageQuery): Promise<TraceSummary[]> {
+  const where: Sql[] = [
+    sql`tenant_id = toUUID(${q.tenantId})`,
+    sql`session_id IN (${uuids(q.projectIds)})`,
+    sql`start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime}`,
+  ];
+  if (q.threadId !== undefined) where.push(sql`thread_id = ${q.threadId}`);
+  if (q.hasError !== undefined) where.push(q.hasError ? sql`status = 'error'` : sql`status != 'error'`);
+  if (q.traceIds?.length) where.push(sql`trace_id IN (${uuids(q.traceIds)})`);
+  if (q.after) where.push(sql`(start_time < ${q.after.startTime} OR (start_time = ${q.after.startTime} AND trace_id < toUUID(${q.after.traceId})))`);
+  return tracePage(ch, tables, q.tenantId, where, raw('start_time DESC, trace_id DESC'), q.limit);
+}
+
+/**
+ * A page of trace rows: the keys that match, in order (FINAL over the few columns that choose
+ * the page), then those traces' rows (every column), reduced to the newest version of each
+ * here. FINAL over every column of a project's traces costs several times both together.
+ * `order` is constant SQL.
+ */
+export async function tracePage(ch: ClickHouseClient, tables: Pick<ReadModelTables, 'traces'>, tenantId: string, where: readonly Sql[], order: Sql, limit: number): Promise<TraceSummary[]> {
+  const table = ident(tables.traces);
+  const keys = await ch.query<{ trace_id: string }>(
+    sql`SELECT trace_id FROM ${table} FINAL WHERE ${join(where, ' AND ')} ORDER BY ${order} LIMIT ${limit}`,
+  );
+  if (keys.length === 0) return [];
+  const rows = await ch.query(
+    sql`SELECT ${TRACE_COLUMNS}, version FROM ${table}
+        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${uuids(keys.map((k) => k.trace_id))})`,
+  );
+  const newest = new Map<string, Record<string, unknown>>();
+  for (const r of rows) {
+    const seen = newest.get(r.trace_id as string);
+    if (!seen || Number(r.version) > Number(seen.version)) newest.set(r.trace_id as string, r);
+  }
+  return keys.flatMap((k) => {
+    const r = newest.get(k.trace_id);
+    return r ? [traceSummaryFromClickHouse(r)] : [];
+  });
+}
+
+/** A column of `runs` a reader can ask for. */
+export type RunColumn = Exclude<keyof RunRow, 'tenant_id'>;
+
+/** Read for every run: identity, what the filters and the tree order need, and the version. */
+const ALWAYS_READ: readonly RunColumn[] = ['id', 'trace_id', 'session_id', 'start_time', 'dotted_order', 'has_post', 'version'];
+
+/**
+ * The asked columns and the ones always read. Payload columns bring their object-store
+ * pointers (payload_refs); callers ask for payloads only when they return them.
+ */
+function runColumns(asked: readonly RunColumn[]): Sql {
+  const payloads = asked.some((c) => (PAYLOAD_FIELDS as readonly string[]).includes(c));
+  return join([...new Set([...ALWAYS_READ, ...asked, ...(payloads ? (['payload_refs'] as const) : [])])].map((c) => ident(c)));
+}
+
+/** A run row with the columns that were read; the others keep their empty values (no payloads, no refs). */
+const partialRun = (tenantId: string, r: Record<string, unknown>): RunRow =>
+  rowFromClickHouse(Object.assign(emptyRow(tenantId, r.trace_id as string, r.id as string), r));
+
+export interface TraceRunsQuery {
+  tenantId: string;
+  traceId: string;
+  projectId?: string | undefined;
+  /** Run start time window, microseconds, both ends inclusive. */
+  minStartTime?: number | undefined;
+  maxStartTime?: number | undefined;
+  columns: readonly RunColumn[];
+}
+
+/**
+ * Rows of `runs` read without FINAL, reduced to the newest version of each run that has been
+ * posted (argMax by version: what FINAL does). FINAL merges every selected column of the
+ * granules it touches in one thread; for a big trace or a page of roots that is several times
+ * slower than reading the versions and keeping the newest here. Filters on non-key columns
+ * must apply to the newest version, so callers apply them to what this returns.
+ */
+function newestPosted(tenantId: string, rows: Record<string, unknown>[]): RunRow[] {
+  const newest = new Map<string, Record<string, unknown>>();
+  for (const r of rows) {
+    const seen = newest.get(r.id as string);
+    if (!seen || Number(r.version) > Number(seen.version)) newest.set(r.id as string, r);
+  }
+  const runs: RunRow[] = [];
+  for (const r of newest.values()) if (Number(r.has_post) === 1) runs.push(partialRun(tenantId, r));
+  return runs;
+}
+
+/** Every run of a trace (posted ones), in tree order: dotted_order sorts parents before children, siblings by start. */
+export async function traceRunsQuery(ch: ClickHouseClient, tables: Tables, q: TraceRunsQuery): Promise<RunRow[]> {
+  const rows = await ch.query(
+    sql`SELECT ${runColumns(q.columns)} FROM ${ident(tables.runs)}
+        WHERE tenant_id = toUUID(${q.tenantId}) AND trace_id = toUUID(${q.traceId})`,
+  );
+  return newestPosted(q.tenantId, rows)
+    .filter(
+      (run) =>
+        (q.projectId === undefined || run.session_id === q.projectId) &&
+        (q.minStartTime === undefined || run.start_time >= q.minStartTime) &&
+        (q.maxStartTime === undefined || run.start_time <= q.maxStartTime),
+    )
+    .sort((a, b) => (a.dotted_order < b.dotted_order ? -1 : a.dotted_order > b.dotted_order ? 1 : 0));
+}
+
+/** Whether the workspace has a trace with this id (in this project, when given). */
+export async function traceExistsQuery(ch: ClickHouseClient, tables: Tables, tenantId: string, traceId: string, projectId?: string): Promise<boolean> {
+  const rows = await ch.query(
+    sql`SELECT 1 FROM ${ident(tables.runs)}
+        WHERE tenant_id = toUUID(${tenantId}) AND trace_id = toUUID(${traceId})
+          ${projectId === undefined ? raw('') : sql`AND session_id = toUUID(${projectId})`}
+        LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
+/** The root runs of the given traces (those whose post has been projected), by primary key. */
+export async function rootRunsQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  tenantId: string,
+  traceIds: readonly string[],
+  columns: readonly RunColumn[],
+): Promise<Map<string, RunRow>> {
+  if (traceIds.length === 0) return new Map();
+  const rows = await ch.query(
+    sql`SELECT ${runColumns(columns)} FROM ${ident(tables.runs)}
+        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${uuids(traceIds)}) AND id IN (${uuids(traceIds)}) AND id = trace_id`,
+  );
+  return new Map(newestPosted(tenantId, rows).map((run) => [run.id, run]));
+}

@@ -1,0 +1,235 @@
+// The bodies of POST /runs/query (v1, what `listRuns` / `list_runs` send) and
+// POST /api/v2/runs/query, read into one RunsQuery. The JSON schemas check types (and feed the
+// OpenAPI document); this module checks meaning: UUIDs, timestamps, field names, filters.
+// Fields the clients send that we do not act on (query, execution_order, …) and unknown fields
+// (Python passes extra kwargs through) are accepted and ignored.
+import { AppError, errors } from '../../common/errors.ts';
+import { toUuid } from '../ingest/ids.ts';
+import { parseTimestampMicros } from '../ingest/timestamps.ts';
+import type { RunPosition } from '../../../projections/runs/runQueries.ts';
+import { isRunField, RUN_FIELDS, v2SourceField } from '../read/runResponse.ts';
+import { parseFilter, type FilterNode } from './filterParser.ts';
+import { decodeCursor, type RunOrder } from './cursor.ts';
+
+export interface RunsQuery {
+  sessionIds: string[] | null;
+  ids: string[] | null;
+  traceId: string | null;
+  parentRunId: string | null;
+  runType: string | null;
+  isRoot: boolean | null;
+  error: boolean | null;
+  /** Runs starting at or after (microseconds). */
+  startTime: number | null;
+  /** Runs starting at or before (microseconds). */
+  endTime: number | null;
+  referenceExampleIds: string[] | null;
+  filter: FilterNode | null;
+  traceFilter: FilterNode | null;
+  treeFilter: FilterNode | null;
+  /** Response fields (runResponse names). */
+  fields: string[];
+  limit: number;
+  order: RunOrder;
+  cursor: RunPosition | null;
+}
+
+export const MAX_PAGE_SIZE = 100;
+const MAX_IDS = 1000;
+/** Always returned: the Python client's Run model requires them. */
+const ALWAYS_FIELDS = ['id', 'trace_id', 'name', 'run_type', 'start_time'];
+
+const nullable = (type: string | string[], extra: Record<string, unknown> = {}) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'], ...extra });
+const stringList = (description: string) => ({ ...nullable(['array', 'string']), items: { type: 'string' }, description });
+
+export const runsQueryBodySchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    session: stringList('project (session) ids; all projects of the workspace when absent'),
+    id: { ...nullable('array'), items: { type: 'string' }, description: 'run ids' },
+    trace: nullable('string', { description: 'trace id' }),
+    parent_run: nullable('string', { description: 'runs whose parent is this run' }),
+    run_type: nullable('string'),
+    reference_example: stringList('runs of these dataset examples'),
+    is_root: nullable(['boolean', 'integer']),
+    error: nullable('boolean', { description: 'runs that errored (true) or did not (false)' }),
+    start_time: nullable('string', { description: 'runs starting at or after (ISO 8601)' }),
+    end_time: nullable('string', { description: 'runs starting at or before (ISO 8601)' }),
+    filter: nullable('string', { description: 'filter language, e.g. and(eq(run_type, "llm"), gt(latency, "5s"))' }),
+    trace_filter: nullable('string', { description: "the trace's root run must match" }),
+    tree_filter: nullable('string', { description: 'some run of the trace must match' }),
+    select: { ...nullable('array'), items: { type: 'string' }, description: 'fields to return' },
+    limit: nullable('integer', { minimum: 1, description: `page size (at most ${MAX_PAGE_SIZE})` }),
+    order: nullable('string', { enum: ['asc', 'desc', null], description: 'by start_time, then id (default desc)' }),
+    cursor: nullable('string', { description: 'cursors.next of the previous page' }),
+    query: nullable('string', { description: 'natural-language query: not supported, ignored' }),
+    execution_order: nullable('integer', { description: 'deprecated, ignored' }),
+  },
+} as const;
+
+const V2_SELECTS = [
+  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'ERROR_PREVIEW', 'EXTRA',
+  'METADATA', 'EVENTS', 'INPUTS', 'INPUTS_PREVIEW', 'OUTPUTS', 'OUTPUTS_PREVIEW', 'MANIFEST', 'PARENT_RUN_IDS', 'PROJECT_ID', 'TRACE_ID',
+  'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'REFERENCE_DATASET_ID', 'TOTAL_TOKENS', 'PROMPT_TOKENS',
+  'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST', 'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS',
+  'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'PRICE_MODEL_ID', 'TAGS', 'APP_PATH', 'ATTACHMENTS', 'THREAD_EVALUATION_TIME',
+  'IS_IN_DATASET', 'LAST_QUEUED_AT', 'SHARE_URL', 'FEEDBACK_STATS', 'LS_USER_ID',
+] as const;
+
+export const v2RunsQueryBodySchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    project_ids: { type: 'array', items: { type: 'string' }, description: 'project ids (required)' },
+    filter: { type: 'string' },
+    trace_filter: { type: 'string' },
+    tree_filter: { type: 'string' },
+    has_error: { type: 'boolean' },
+    ids: { type: 'array', items: { type: 'string' } },
+    is_root: { type: 'boolean' },
+    trace_id: { type: 'string' },
+    run_type: { type: 'string' },
+    reference_examples: { type: 'array', items: { type: 'string' } },
+    min_start_time: { type: 'string', description: 'RFC 3339; default one day ago' },
+    max_start_time: { type: 'string', description: 'RFC 3339' },
+    page_size: { type: 'integer', minimum: 1, description: `at most ${MAX_PAGE_SIZE}` },
+    cursor: { type: 'string' },
+    selects: { type: 'array', items: { type: 'string', enum: V2_SELECTS }, description: 'fields to return; only id when absent' },
+  },
+} as const;
+
+const uuid = (value: string, field: string): string => {
+  const id = toUuid(value);
+  if (!id) throw errors.badRequest(`${field} is not a UUID: "${value.slice(0, 64)}"`);
+  return id;
+};
+const uuids = (values: readonly string[] | string | null | undefined, field: string): string[] | null => {
+  if (values === null || values === undefined) return null;
+  const list = typeof values === 'string' ? [values] : values;
+  if (list.length > MAX_IDS) throw errors.badRequest(`${field} holds more than ${MAX_IDS} ids`);
+  return list.map((v, i) => uuid(v, `${field}[${i}]`));
+};
+const time = (value: string | null | undefined, field: string): number | null => {
+  try {
+    return parseTimestampMicros(value, field);
+  } catch (err) {
+    throw err instanceof AppError ? errors.badRequest(err.message) : err;
+  }
+};
+const filter = (text: string | null | undefined, where: string): FilterNode | null => (text && text.trim() !== '' ? parseFilter(text, where) : null);
+const pageSize = (value: number | null | undefined): number => Math.min(value ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
+
+/** What /runs/query returns without `select`: what the clients select by default, plus thread_id. */
+const DEFAULT_QUERY_FIELDS = [
+  'app_path', 'completion_cost', 'completion_tokens', 'dotted_order', 'end_time', 'error', 'events', 'extra', 'feedback_stats',
+  'first_token_time', 'id', 'inputs', 'name', 'outputs', 'parent_run_id', 'parent_run_ids', 'prompt_cost', 'prompt_tokens',
+  'reference_example_id', 'run_type', 'session_id', 'start_time', 'status', 'tags', 'total_cost', 'total_tokens', 'trace_id', 'thread_id', 'is_root',
+];
+
+interface V1Body {
+  session?: string[] | string | null;
+  id?: string[] | null;
+  trace?: string | null;
+  parent_run?: string | null;
+  run_type?: string | null;
+  reference_example?: string[] | string | null;
+  is_root?: boolean | number | null;
+  error?: boolean | null;
+  start_time?: string | null;
+  end_time?: string | null;
+  filter?: string | null;
+  trace_filter?: string | null;
+  tree_filter?: string | null;
+  select?: string[] | null;
+  limit?: number | null;
+  order?: RunOrder | null;
+  cursor?: string | null;
+}
+
+/** `body` has passed runsQueryBodySchema (types are checked there). */
+export function runsQueryFromBody(raw: unknown): RunsQuery {
+  const body = (raw ?? {}) as V1Body;
+  const order = body.order ?? 'desc';
+  const select = body.select ?? null;
+  for (const f of select ?? []) if (!isRunField(f)) throw errors.badRequest(`select: unknown field "${f}" (fields: ${RUN_FIELDS.join(', ')})`);
+  if (typeof body.is_root === 'number' && body.is_root !== 0 && body.is_root !== 1) throw errors.badRequest('is_root must be true, false, 1 or 0');
+  return {
+    sessionIds: uuids(body.session, 'session'),
+    ids: uuids(body.id, 'id'),
+    traceId: body.trace ? uuid(body.trace, 'trace') : null,
+    parentRunId: body.parent_run ? uuid(body.parent_run, 'parent_run') : null,
+    runType: body.run_type ?? null,
+    isRoot: body.is_root === null || body.is_root === undefined ? null : Boolean(body.is_root),
+    error: body.error ?? null,
+    startTime: time(body.start_time, 'start_time'),
+    endTime: time(body.end_time, 'end_time'),
+    referenceExampleIds: uuids(body.reference_example, 'reference_example'),
+    filter: filter(body.filter, 'filter'),
+    traceFilter: filter(body.trace_filter, 'trace_filter'),
+    treeFilter: filter(body.tree_filter, 'tree_filter'),
+    fields: select ? [...new Set([...ALWAYS_FIELDS, ...select])] : [...new Set([...ALWAYS_FIELDS, ...DEFAULT_QUERY_FIELDS])],
+    limit: pageSize(body.limit),
+    order,
+    cursor: body.cursor ? decodeCursor(body.cursor, order) : null,
+  };
+}
+
+interface V2Body {
+  project_ids?: string[];
+  filter?: string;
+  trace_filter?: string;
+  tree_filter?: string;
+  has_error?: boolean;
+  ids?: string[];
+  is_root?: boolean;
+  trace_id?: string;
+  run_type?: string;
+  reference_examples?: string[];
+  min_start_time?: string;
+  max_start_time?: string;
+  page_size?: number;
+  cursor?: string;
+  selects?: (typeof V2_SELECTS)[number][];
+  reference_dataset_id?: string;
+  ai_search?: string;
+}
+
+export interface V2RunsQuery {
+  query: RunsQuery;
+  /** The v2 selects asked for (ID when none). */
+  selects: readonly string[];
+}
+
+/** `body` has passed v2RunsQueryBodySchema. */
+export function runsQueryFromV2Body(raw: unknown, now = Date.now()): V2RunsQuery {
+  const body = (raw ?? {}) as V2Body;
+  if (body.reference_dataset_id !== undefined) throw errors.badRequest('reference_dataset_id is not supported here; send project_ids');
+  if (body.ai_search !== undefined) throw errors.badRequest('ai_search is not supported');
+  if (!body.project_ids || body.project_ids.length === 0) throw errors.badRequest('project_ids is required');
+  const selects = body.selects && body.selects.length > 0 ? [...new Set(body.selects)] : ['ID'];
+  const fields = selects.map(v2SourceField).filter((f): f is string => f !== null);
+  const order: RunOrder = 'desc';
+  return {
+    selects,
+    query: {
+      sessionIds: uuids(body.project_ids, 'project_ids'),
+      ids: uuids(body.ids, 'ids'),
+      traceId: body.trace_id ? uuid(body.trace_id, 'trace_id') : null,
+      parentRunId: null,
+      runType: body.run_type ?? null,
+      isRoot: body.is_root ?? null,
+      error: body.has_error ?? null,
+      startTime: time(body.min_start_time, 'min_start_time') ?? (now - 86_400_000) * 1000,
+      endTime: time(body.max_start_time, 'max_start_time'),
+      referenceExampleIds: uuids(body.reference_examples, 'reference_examples'),
+      filter: filter(body.filter, 'filter'),
+      traceFilter: filter(body.trace_filter, 'trace_filter'),
+      treeFilter: filter(body.tree_filter, 'tree_filter'),
+      fields: [...new Set(['id', 'start_time', ...fields])],
+      limit: pageSize(body.page_size),
+      order,
+      cursor: body.cursor ? decodeCursor(body.cursor, order) : null,
+    },
+  };
+}
