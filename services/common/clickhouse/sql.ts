@@ -46,6 +46,8 @@ export function literal(value: SqlValue): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new TypeError(`cannot bind non-finite number ${value}`);
+    // ClickHouse 18.16 cannot parse subnormal doubles (5e-324 and the like) back.
+    if (value !== 0 && Math.abs(value) < 2.2250738585072014e-308) throw new TypeError(`cannot bind subnormal number ${value}`);
     // Avoid exponent forms ClickHouse may read as Float where an Int was meant.
     return Number.isInteger(value) && Math.abs(value) < 2 ** 53 ? value.toFixed(0) : String(value);
   }

@@ -3,12 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
 import type { BlobStore } from '../../common/blobStore.ts';
 import { errors } from '../../common/errors.ts';
-import { runByIdQuery } from '../../../projections/runs/runQueries.ts';
+import { feedbackStatsQuery, runByIdQuery } from '../../../projections/runs/runQueries.ts';
 import { runResponse } from '../read/runResponse.ts';
 import { requireUuid } from '../ingest/ids.ts';
 import { tenantOf } from './auth.ts';
 
-export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore): void {
+export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore, feedbackTable: string): void {
   app.get<{ Params: { run_id: string } }>(
     '/runs/:run_id',
     {
@@ -21,9 +21,10 @@ export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs:
     },
     async (request) => {
       const runId = requireUuid(request.params.run_id, 'run_id');
-      const row = await runByIdQuery(ch, tenantOf(request), runId);
+      const tenantId = tenantOf(request);
+      const [row, feedback] = await Promise.all([runByIdQuery(ch, tenantId, runId), feedbackStatsQuery(ch, tenantId, feedbackTable, [runId])]);
       if (!row) throw errors.notFound(`run ${runId}`);
-      return runResponse(row, blobs);
+      return runResponse(row, blobs, { feedbackStats: feedback.get(runId) ?? null });
     },
   );
 }

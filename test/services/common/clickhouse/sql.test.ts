@@ -13,6 +13,8 @@ describe('sql literal binder', () => {
   test('refuses what it cannot bind safely', () => {
     expect(() => literal(Number.NaN)).toThrow();
     expect(() => literal(Infinity)).toThrow();
+    expect(() => literal(5e-324)).toThrow(/subnormal/);
+    expect(literal(2.2250738585072014e-308)).toBe("2.2250738585072014e-308");
     expect(() => ident('runs; DROP TABLE x')).toThrow();
     expect(ident('db.runs').text).toBe('`db`.`runs`');
   });
