@@ -1,11 +1,11 @@
 // Benchmark of the trace, thread and stats reads at 1M runs / ~33k traces, in a scratch
 // database filled with INSERT … SELECT FROM numbers() (dropped at the end). The routes run
 // in-process (fastify inject: query, run building and JSON included, no HTTP socket).
-//   node test/traces/readRoutes.bench.ts [--keep]      prints one JSON line at the end
+//   node test/bench/readRoutesScratch.bench.ts [--keep]      prints one JSON line at the end
 import { randomUUID } from 'node:crypto';
 import { raw, sql } from '../../services/common/clickhouse/sql.ts';
-import { percentile, round } from '../bench/measure.ts';
-import { readRoutesApp, scratchDatabase } from './readModelFixture.ts';
+import { percentile, round } from './measure.ts';
+import { readRoutesApp, scratchDatabase } from '../traces/readModelFixture.ts';
 import { traceRunsQuery } from '../../projections/traces/traceQueries.ts';
 import { threadPageQuery } from '../../projections/traces/threadQueries.ts';
 import { traceSetStatsQuery } from '../../projections/traces/statsQueries.ts';

@@ -6,7 +6,7 @@
 // to stderr, one JSON line to stdout; the scratch database is dropped at the end.
 // BENCH_INDEX_GRANULARITY=1024 tries the runs table with a finer primary index.
 //
-//   node test/query/runsQuery.bench.ts        BENCH_RUNS=1000000  BENCH_REPEAT=25  BENCH_INDEX_GRANULARITY
+//   node test/bench/runsQueryScratch.bench.ts        BENCH_RUNS=1000000  BENCH_REPEAT=25  BENCH_INDEX_GRANULARITY
 import { randomBytes } from 'node:crypto';
 import { provideInfra } from '../support/infra.ts';
 import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
