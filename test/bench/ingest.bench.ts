@@ -16,20 +16,18 @@
 // BENCH_SKIP_RAW=1  BENCH_NODE_OPTIONS (NODE_OPTIONS for the API and projector, e.g.
 // "--cpu-prof --cpu-prof-dir=.local/prof")  BENCH_STACK_ENV (JSON object of extra stack env).
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
 import { createEventProducer, type StringKeyProducer } from '../../services/common/kafka/eventLog.ts';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { repoRoot } from '../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql, join as sqlJoin } from '../../services/common/clickhouse/sql.ts';
 import { brokerList, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
-import { TrafficGenerator, type Batch } from './traceGenerator.ts';
+import { TrafficGenerator } from './traceGenerator.ts';
+import { drive, infraPids, multipartSender, projectorLag, type PhaseResult, type Send } from './load.ts';
 import { CpuMeter, coresUsed, cpuMicrosPer, percentile, round, type CpuReading } from './measure.ts';
 
 const env = process.env;
@@ -52,61 +50,6 @@ const options = {
 const log = (msg: string) => process.stderr.write(`[bench:ingest] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const tenantId = DEFAULT_WORKSPACE_ID;
-
-interface PhaseResult {
-  seconds: number;
-  requests: number;
-  runs: number;
-  ops: number;
-  bytes: number;
-  latenciesMs: number[];
-  failures: Record<string, number>;
-  endedBy: 'time' | 'runs';
-  firstStartAt: number;
-}
-
-/**
- * Runs `concurrency` workers, each sending the next batch as soon as its previous one is
- * answered, until `seconds` pass or the batches run out (or, with `cycle`, only time).
- */
-async function drive(
-  batches: Batch[], concurrency: number, seconds: number, cycle: boolean,
-  send: (batch: Batch) => Promise<{ ok: boolean; status: string; doneAt: number }>,
-  onAccepted?: (batch: Batch, doneAt: number) => void,
-): Promise<PhaseResult> {
-  const result: PhaseResult = { seconds: 0, requests: 0, runs: 0, ops: 0, bytes: 0, latenciesMs: [], failures: {}, endedBy: 'time', firstStartAt: 0 };
-  let next = 0;
-  const startedAt = performance.now();
-  result.firstStartAt = startedAt;
-  const deadline = startedAt + seconds * 1000;
-  let lastDoneAt = startedAt;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      if (next >= batches.length) {
-        if (!cycle) {
-          result.endedBy = 'runs';
-          return;
-        }
-        next = 0;
-      }
-      const batch = batches[next++]!;
-      const t0 = performance.now();
-      const { ok, status, doneAt } = await send(batch);
-      lastDoneAt = Math.max(lastDoneAt, doneAt);
-      result.requests++;
-      result.latenciesMs.push(doneAt - t0);
-      if (ok) {
-        result.runs += batch.postedRunIds.length;
-        result.ops += batch.ops;
-        result.bytes += batch.body.length;
-        onAccepted?.(batch, doneAt);
-      } else result.failures[status] = (result.failures[status] ?? 0) + 1;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  result.seconds = (lastDoneAt - startedAt) / 1000;
-  return result;
-}
 
 /** Samples runs at their 2xx and polls ClickHouse (by primary key) until each is visible. */
 class FreshnessProbe {
@@ -160,28 +103,6 @@ class FreshnessProbe {
   }
 }
 
-/**
- * Events of the runs topic the projector has not committed yet. It commits only after the rows
- * are inserted, so 0 means everything appended so far is in ClickHouse. Asking Kafka is cheap;
- * counting distinct rows in ClickHouse every few milliseconds would load the machine we measure.
- */
-async function projectorLag(admin: Admin, topic: string, groupId: string, partitions: number): Promise<bigint | null> {
-  try {
-    const [ends] = await admin.listOffsets({ topics: [{ name: topic, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, timestamp: -1n })) }] });
-    const [group] = await admin.listConsumerGroupOffsets({ groups: [groupId] });
-    const committed = new Map((group?.topics.find((t) => t.name === topic)?.partitions ?? []).map((p) => [p.partitionIndex, p.committedOffset]));
-    let lag = 0n;
-    for (const p of ends?.partitions ?? []) {
-      const c = committed.get(p.partitionIndex) ?? -1n;
-      lag += p.offset - (c < 0n ? 0n : c);
-    }
-    return lag;
-  } catch (err) {
-    log(`reading the projector's lag failed (${(err as Error).message.slice(0, 120)}); retrying`);
-    return null;
-  }
-}
-
 /** Runs of a session that are rows in ClickHouse; -1 when ClickHouse cannot answer right now. */
 async function visibleRuns(ch: ClickHouseClient, sessionName: string): Promise<number> {
   const sessionId = projectIdForName(tenantId, sessionName);
@@ -193,15 +114,6 @@ async function visibleRuns(ch: ClickHouseClient, sessionName: string): Promise<n
   } catch (err) {
     log(`counting rows failed (${(err as Error).message.slice(0, 120)}); retrying`);
     return -1;
-  }
-}
-
-function pidOfInfra(name: string): number | null {
-  try {
-    const pid = Number(readFileSync(join(repoRoot, '.local', 'run', `${name}.pid`), 'utf8').trim());
-    return Number.isInteger(pid) && pid > 1 ? pid : null;
-  } catch {
-    return null;
   }
 }
 
@@ -236,25 +148,7 @@ async function main(): Promise<void> {
     log(`stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
     ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
     pool = new Pool(stack.url, { connections: Math.max(...options.levels), keepAliveTimeout: 60_000 });
-    const apiKey = stack.apiKey;
-    let failuresLogged = 0;
-    const sendHttp = async (batch: Batch) => {
-      try {
-        const res = await pool!.request({
-          path: '/runs/multipart',
-          method: 'POST',
-          headers: { 'content-type': batch.contentType, 'x-api-key': apiKey, 'user-agent': 'langsmith-js/0.12.0' },
-          body: batch.body,
-        });
-        const text = await res.body.text();
-        const doneAt = performance.now();
-        const ok = res.statusCode >= 200 && res.statusCode < 300;
-        if (!ok && failuresLogged++ < 5) log(`POST /runs/multipart answered ${res.statusCode}: ${text.slice(0, 300)}`);
-        return { ok, status: String(res.statusCode), doneAt };
-      } catch (err) {
-        return { ok: false, status: (err as NodeJS.ErrnoException).code ?? 'error', doneAt: performance.now() };
-      }
-    };
+    const sendHttp = multipartSender(pool, stack.apiKey, log);
 
     // The raw ceiling: a scratch topic shaped like the runs topic, and a producer set up like EventLog's.
     admin = new Admin({ clientId: 'bench-admin', bootstrapBrokers: brokerList(config) });
@@ -263,7 +157,7 @@ async function main(): Promise<void> {
     producer = createEventProducer(config, 'bench-raw');
     const rawProducer = producer;
     const topic = scratchTopic;
-    const sendRaw = async (batch: Batch) => {
+    const sendRaw: Send = async (batch) => {
       try {
         await rawProducer.send({ messages: batch.events.map((e) => ({ topic, key: e.key, value: e.value, headers: e.headers })) });
         return { ok: true, status: '2xx', doneAt: performance.now() };
@@ -275,14 +169,7 @@ async function main(): Promise<void> {
     const runsTopic = topicName(config, TOPICS.runs);
     const projectorGroup = runsProjectorGroupId(config);
     // Kafka, ClickHouse and MinIO by their pid files (read again per level: they may restart).
-    const cpuPids = (): Record<string, number> => {
-      const pids: Record<string, number> = { api: stack!.api.pid, projector: stack!.projector.pid, bench: process.pid };
-      for (const name of ['kafka', 'clickhouse', 'minio']) {
-        const pid = pidOfInfra(name);
-        if (pid) pids[name] = pid;
-      }
-      return pids;
-    };
+    const cpuPids = (): Record<string, number> => ({ api: stack!.api.pid, projector: stack!.projector.pid, bench: process.pid, ...infraPids() });
 
     // Warm-up (not measured): JIT, connections, the project, the producer's metadata.
     {
@@ -349,7 +236,7 @@ async function main(): Promise<void> {
       const drainDeadline = performance.now() + options.drainTimeoutMs;
       while (performance.now() < drainDeadline) {
         const checkedAt = performance.now();
-        if ((await projectorLag(admin, runsTopic, projectorGroup, config.KAFKA_PARTITIONS)) !== 0n) {
+        if ((await projectorLag(admin, runsTopic, projectorGroup, config.KAFKA_PARTITIONS, log)) !== 0n) {
           await sleep(25);
           continue;
         }

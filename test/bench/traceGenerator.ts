@@ -9,6 +9,10 @@
 //
 // Alongside every body it builds the Kafka events the API appends for it (one
 // RunOpsAppended per trace, Avro-encoded with the same registry), for the raw ceiling.
+//
+// The optional shape options (thread pool, start times spread back in time, errors, nesting,
+// leaf durations, usage_metadata) are for the query benchmark's data set; without them the
+// traffic is the ingest benchmark's, draw for draw.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { encodeEvent } from '../../schemas/registry.ts';
@@ -29,6 +33,8 @@ export interface Batch {
   ops: number;
   /** Run ids posted in this body: each is one new row in the read model. */
   postedRunIds: string[];
+  /** Root runs posted in this body: one per new trace. */
+  rootIds: string[];
   /** The last run posted in this body, for freshness sampling. */
   sample: { runId: string; traceId: string } | null;
   /** What the API appends for this body (RunOpsAppended per trace), for the raw Kafka ceiling. */
@@ -46,6 +52,22 @@ export interface TrafficOptions {
   maxRuns: number;
   /** Deterministic traffic for a given seed (ids are still fresh UUIDv7s). */
   seed: number;
+  /**
+   * Traces belong to one of this many threads: the root's `extra.metadata.thread_id` is
+   * `thread-<1..threads>` and its descendants inherit it. Default: every run names a random one
+   * of 500 on its own.
+   */
+  threads?: number;
+  /** Traces start anywhere in the last `spreadMs` (default: within the last minute). */
+  spreadMs?: number;
+  /** Share of runs that fail (an `error` on their complete post or patch); default 0. */
+  errorRate?: number;
+  /** Chain levels between the root and the leaves, 1 to `nesting` per branch; default 1. */
+  nesting?: number;
+  /** Duration of a leaf run in milliseconds; default [1, 40]. */
+  leafMs?: readonly [number, number];
+  /** LLM outputs also carry `usage_metadata` (input/output/total tokens), as wrapped SDK clients send. */
+  usageMetadata?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -63,6 +85,7 @@ interface Run {
   outputs: Json;
   extra: Json;
   tags: string[];
+  error: string | null;
 }
 
 /** One operation as the client queues it: the run as JSON with the split-out fields. */
@@ -91,6 +114,7 @@ const WORDS = (
 
 const TOOL_NAMES = ['search_docs', 'get_weather', 'lookup_order', 'calculator', 'sql_query', 'send_email'];
 const STEP_NAMES = ['RunnableSequence', 'RunnableParallel', 'AgentExecutor', 'RetrievalQA', 'ChatPromptTemplate', 'StrOutputParser'];
+const ERRORS = ['RateLimitError: 429 Too Many Requests', 'TimeoutError: request timed out', "ValueError: could not parse the model's output", 'ToolException: upstream returned 503'];
 
 export class TrafficGenerator {
   readonly #options: TrafficOptions;
@@ -125,14 +149,15 @@ export class TrafficGenerator {
 
   #payloads(runType: string): { inputs: Json; outputs: Json } {
     switch (runType) {
-      case 'llm':
-        return {
-          inputs: { messages: [[{ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'HumanMessage'], kwargs: { content: this.#text(150, 400) } }]] },
-          outputs: {
-            generations: [[{ text: this.#text(100, 300), generation_info: { finish_reason: 'stop' }, type: 'ChatGeneration' }]],
-            llm_output: { token_usage: { prompt_tokens: this.#int(50, 900), completion_tokens: this.#int(10, 300) }, model_name: 'gpt-4o-mini' },
-          },
-        };
+      case 'llm': {
+        const inputs = { messages: [[{ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'HumanMessage'], kwargs: { content: this.#text(150, 400) } }]] };
+        const generations = [[{ text: this.#text(100, 300), generation_info: { finish_reason: 'stop' }, type: 'ChatGeneration' }]];
+        const prompt = this.#int(50, 900);
+        const completion = this.#int(10, 300);
+        const outputs: Json = { generations, llm_output: { token_usage: { prompt_tokens: prompt, completion_tokens: completion }, model_name: 'gpt-4o-mini' } };
+        if (this.#options.usageMetadata) outputs.usage_metadata = { input_tokens: prompt, output_tokens: completion, total_tokens: prompt + completion };
+        return { inputs, outputs };
+      }
       case 'tool':
         return { inputs: { input: this.#text(40, 160) }, outputs: { output: this.#text(120, 400) } };
       case 'retriever':
@@ -147,8 +172,10 @@ export class TrafficGenerator {
 
   /** One trace as its runs, in creation order (parents before children). */
   #trace(): Run[] {
-    const count = this.#int(this.#options.minRuns, this.#options.maxRuns);
-    const t0 = Date.now() - 60_000 + this.#int(0, 30_000);
+    const { minRuns, maxRuns, threads, spreadMs, errorRate = 0, nesting = 1, leafMs = [1, 40] } = this.#options;
+    const count = this.#int(minRuns, maxRuns);
+    const t0 = spreadMs ? Date.now() - 60_000 - this.#int(0, spreadMs) : Date.now() - 60_000 + this.#int(0, 30_000);
+    const threadId = threads ? `thread-${this.#int(1, threads)}` : null;
     let order = 0;
     let clock = t0;
     const runs: Run[] = [];
@@ -156,8 +183,9 @@ export class TrafficGenerator {
     // the execution order.
     const dotted = (startMs: number) => formatDottedTimestamp(startMs * 1000 + (order++ % 1000));
     const make = (parent: Run | null, name: string, runType: string, depth: number): Run => {
-      const id = uuidv7();
       const startMs = clock;
+      // The client makes the id when the run starts: its UUIDv7 time is the start time.
+      const id = uuidv7({ msecs: startMs });
       clock += this.#int(0, 3);
       const { inputs, outputs } = this.#payloads(runType);
       const run: Run = {
@@ -171,26 +199,32 @@ export class TrafficGenerator {
         endMs: startMs,
         inputs,
         outputs,
-        extra: { runtime: this.#runtime, metadata: { ls_run_depth: depth, revision_id: 'bench-1', thread_id: `thread-${this.#int(1, 500)}` } },
+        extra: { runtime: this.#runtime, metadata: { ls_run_depth: depth, revision_id: 'bench-1', thread_id: threadId ?? `thread-${this.#int(1, 500)}` } },
         tags: depth === 1 ? [`seq:step:${runs.length}`] : [],
+        error: errorRate > 0 && this.#random() < errorRate ? this.#pick(ERRORS) : null,
       };
       runs.push(run);
       return run;
     };
     const root = make(null, 'AgentExecutor', 'chain', 0);
     while (runs.length < count) {
-      const step = make(root, this.#pick(STEP_NAMES), 'chain', 1);
+      // A branch: chain steps nested 1 to `nesting` deep, then a few leaves under the deepest.
+      const levels = nesting > 1 ? this.#int(1, nesting) : 1;
+      let step = root;
+      for (let depth = 1; depth <= levels && runs.length < count; depth++) step = make(step, this.#pick(STEP_NAMES), 'chain', depth);
       const leaves = Math.min(this.#int(1, 5), count - runs.length);
       for (let i = 0; i < leaves; i++) {
         const kind = this.#pick(['llm', 'llm', 'tool', 'retriever'] as const);
-        make(step, kind === 'llm' ? 'ChatOpenAI' : kind === 'tool' ? this.#pick(TOOL_NAMES) : 'VectorStoreRetriever', kind, 2);
+        make(step, kind === 'llm' ? 'ChatOpenAI' : kind === 'tool' ? this.#pick(TOOL_NAMES) : 'VectorStoreRetriever', kind, levels + 1);
       }
     }
     // End times: leaves after their start, parents after their last child.
+    const childrenEnd = new Map<string, number>();
     for (let i = runs.length - 1; i >= 0; i--) {
       const run = runs[i]!;
-      const childEnd = Math.max(run.startMs, ...runs.filter((r) => r.parentRunId === run.id).map((r) => r.endMs));
-      run.endMs = childEnd + this.#int(1, 40);
+      const childEnd = childrenEnd.get(run.id);
+      run.endMs = childEnd === undefined ? run.startMs + this.#int(leafMs[0], leafMs[1]) : Math.max(run.startMs, childEnd) + this.#int(1, 40);
+      if (run.parentRunId) childrenEnd.set(run.parentRunId, Math.max(childrenEnd.get(run.parentRunId) ?? 0, run.endMs));
     }
     return runs;
   }
@@ -256,12 +290,12 @@ export class TrafficGenerator {
           ? {
               id: run.id, name: run.name, start_time: startTime, ...(complete ? { end_time: run.endMs } : {}), run_type: run.runType,
               session_name: this.#options.sessionName, child_runs: [], parent_run_id: run.parentRunId ?? undefined,
-              trace_id: run.traceId, dotted_order: run.dottedOrder, tags: run.tags,
+              trace_id: run.traceId, dotted_order: run.dottedOrder, tags: run.tags, ...(complete && run.error ? { error: run.error } : {}),
             }
           : {
               id: run.id, name: run.name, run_type: run.runType, start_time: startTime, end_time: run.endMs,
               parent_run_id: run.parentRunId ?? undefined, dotted_order: run.dottedOrder, trace_id: run.traceId, tags: run.tags,
-              session_name: this.#options.sessionName,
+              session_name: this.#options.sessionName, ...(run.error ? { error: run.error } : {}),
             };
       const inputs = kind === 'post' ? JSON.stringify(run.inputs) : null;
       const outputs = complete ? JSON.stringify(run.outputs) : null;
@@ -277,7 +311,7 @@ export class TrafficGenerator {
         op: kind, run_id: run.id, session_id: this.#sessionId, parent_run_id: run.parentRunId, dotted_order: run.dottedOrder,
         name: run.name, run_type: run.runType, start_time: parseTimestampMicros(startTime, 'start_time'),
         end_time: kind === 'patch' || complete ? run.endMs * 1000 : null,
-        inputs, outputs, events: null, extra, serialized: null, error: null, tags: run.tags, reference_example_id: null, attachments: [],
+        inputs, outputs, events: null, extra, serialized: null, error: complete ? run.error : null, tags: run.tags, reference_example_id: null, attachments: [],
       });
       opsByTrace.set(run.traceId, list);
     }
@@ -297,6 +331,7 @@ export class TrafficGenerator {
       contentType: `multipart/form-data; boundary=${boundary}`,
       ops: final.length,
       postedRunIds: final.filter((f) => f.kind === 'post').map((f) => f.run.id),
+      rootIds: final.filter((f) => f.kind === 'post' && f.run.parentRunId === null).map((f) => f.run.id),
       sample: lastPost ? { runId: lastPost.id, traceId: lastPost.traceId } : null,
       events,
     };
