@@ -162,7 +162,6 @@ export class RunsProjector {
     });
 
     const dirty = new Map<string, RunRow>();
-    const located: Array<{ tenant_id: string; id: string; trace_id: string; session_id: string }> = [];
     const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
     let added = 0;
     for (const { message, event } of decoded) {
@@ -179,8 +178,6 @@ export class RunsProjector {
         if (!known) added++;
         runs.set(op.run_id, merged);
         dirty.set(`${traceKey}/${op.run_id}`, merged);
-        if (merged.has_post && (!known || !known.has_post || known.session_id !== merged.session_id))
-          located.push({ tenant_id: merged.tenant_id, id: merged.id, trace_id: merged.trace_id, session_id: merged.session_id });
         touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
       });
     }
@@ -195,6 +192,9 @@ export class RunsProjector {
     }
 
     const rows = [...dirty.values()];
+    // Where each written run lives, with every write of it: a replacing table keeps one row per
+    // run, and a location can never be missing for a run that is there.
+    const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
     await this.#withRetry('insert runs', () => this.#ch.insert(this.#tables.runs, rows));
     await this.#withRetry('insert run locations', () => this.#ch.insert(this.#tables.runLocations, located));
     await this.#withRetry('insert traces', () => this.#ch.insert(this.#tables.traces, traceRows));
