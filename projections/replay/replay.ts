@@ -13,7 +13,8 @@ import type { Logger } from '../../services/common/logger.ts';
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, raw, sql } from '../../services/common/clickhouse/sql.ts';
 import { createReadModelTables, ensureReadModels } from '../../services/common/clickhouse/schema.ts';
-import { ensureTopics, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
+import { Admin } from '@platformatic/kafka';
+import { brokerList, ensureTopics, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
 import type { BlobStore } from '../../services/common/blobStore.ts';
 import { RunsProjector } from '../runs/runsProjector.ts';
 import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
@@ -140,6 +141,19 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     }
   } finally {
     await Promise.all([...Object.values(feeds).map((f) => f.offsets.close()), projects.close()]).catch(() => {});
+    await deleteGroups(config, [`${groupId}-runs`, `${groupId}-feedback`], logger);
+  }
+}
+
+/** The replay's consumer groups are of no use afterwards; leave none behind in Kafka. */
+async function deleteGroups(config: Config, groups: string[], logger: Logger): Promise<void> {
+  const admin = new Admin({ clientId: 'replay-cleanup', bootstrapBrokers: brokerList(config), retries: 3 });
+  try {
+    await admin.deleteGroups({ groups });
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, groups }, 'could not delete the replay consumer groups');
+  } finally {
+    await admin.close().catch(() => {});
   }
 }
 

@@ -2,6 +2,7 @@
 // by row (checksums over every column but the version bookkeeping), and a swap done while
 // ingestion goes on loses nothing and doubles nothing.
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { Admin } from '@platformatic/kafka';
 import { spawn } from 'node:child_process';
 import { v7 as uuidv7 } from 'uuid';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
@@ -79,6 +80,12 @@ test('a rebuild equals the live read models row by row', async () => {
   expect(rebuilt).toEqual(live);
   expect(live.runs!.startsWith(`${runs}:`)).toBe(true);
   for (const table of Object.values(summary.tables)) await ch.exec(sql`DROP TABLE ${ident(table)}`);
+
+  // and it leaves no consumer group behind
+  const admin = new Admin({ clientId: 'replay-test', bootstrapBrokers: [stack.env.KAFKA_BROKERS!] });
+  const groups = await admin.listGroups();
+  await admin.close();
+  expect([...groups.keys()].filter((g) => g.startsWith(`${stack.config.KAFKA_TOPIC_PREFIX}replay-`))).toEqual([]);
 });
 
 test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lost or doubled', async () => {
