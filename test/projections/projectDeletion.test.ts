@@ -2,10 +2,10 @@
 // model, skip its later events, and a replay never brings them back.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
+import { postMultipart, stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, sql } from '../../services/common/clickhouse/sql.ts';
 import { createLogger } from '../../services/common/logger.ts';
 import { replay } from '../../projections/replay/replay.ts';
@@ -15,7 +15,7 @@ let stack: TracingStack;
 let ch: ClickHouseClient;
 beforeAll(async () => {
   stack = await startTracingStack('deletion', { PROJECTOR_FLUSH_MS: '20' });
-  ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  ch = stackClickHouse(stack);
 });
 afterAll(async () => {
   await ch?.close();
@@ -23,9 +23,7 @@ afterAll(async () => {
 });
 
 async function send(parts: Part[]) {
-  const { body, contentType } = multipartBody(parts);
-  const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
-  expect(res.status).toBe(202);
+  expect((await postMultipart(stack, parts)).status).toBe(202);
 }
 
 async function rowsOf(tables: ReadModelTables, projectId: string): Promise<Record<string, number>> {
@@ -61,8 +59,7 @@ test('a deleted project leaves no rows in any read model, now or after a replay'
 
   // its id is refused from now on
   const late = makeTrace(0, { session_id: ids.doomed });
-  const { body, contentType } = multipartBody(postParts(late));
-  expect((await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body })).status).toBe(404);
+  expect((await postMultipart(stack, postParts(late))).status).toBe(404);
 
   const summary = await replay(stack.config, ch, createLogger('deletion-test', 'warn'), { views: ['runs', 'traces'], swap: false });
   expect(await rowsOf(summary.tables, ids.doomed!)).toEqual(none);

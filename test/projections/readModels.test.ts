@@ -2,17 +2,17 @@
 // row, feedback, and run locations (big payloads included, read back from object storage).
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
+import { postMultipart, stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql } from '../../services/common/clickhouse/sql.ts';
 
 let stack: TracingStack;
 let ch: ClickHouseClient;
 beforeAll(async () => {
   stack = await startTracingStack('readmodels', { PROJECTOR_FLUSH_MS: '20' });
-  ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  ch = stackClickHouse(stack);
 });
 afterAll(async () => {
   await ch?.close();
@@ -20,9 +20,7 @@ afterAll(async () => {
 });
 
 async function send(parts: Part[]) {
-  const { body, contentType } = multipartBody(parts);
-  const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
-  expect(res.status).toBe(202);
+  expect((await postMultipart(stack, parts)).status).toBe(202);
 }
 
 test('a trace with an agent, two LLM calls, a thread and feedback', async () => {

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Admin } from '@platformatic/kafka';
 import { spawn } from 'node:child_process';
 import { v7 as uuidv7 } from 'uuid';
-import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
+import { postMultipart, stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { repoRoot, waitFor } from '../support/serviceProcess.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, sql } from '../../services/common/clickhouse/sql.ts';
 import { createLogger } from '../../services/common/logger.ts';
 import { BlobStore } from '../../services/common/blobStore.ts';
@@ -19,7 +19,7 @@ let stack: TracingStack;
 let ch: ClickHouseClient;
 beforeAll(async () => {
   stack = await startTracingStack('replay', { PROJECTOR_FLUSH_MS: '20' });
-  ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  ch = stackClickHouse(stack);
 });
 afterAll(async () => {
   await ch?.close();
@@ -27,9 +27,7 @@ afterAll(async () => {
 });
 
 async function send(parts: Part[]) {
-  const { body, contentType } = multipartBody(parts);
-  const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
-  expect(res.status).toBe(202);
+  expect((await postMultipart(stack, parts)).status).toBe(202);
 }
 
 /** Traces with threads, usage, errors, feedback, and patches in later requests. */

@@ -7,6 +7,7 @@ import { startService, waitFor, freePort, type ServiceProcess } from './serviceP
 import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, sql } from '../../services/common/clickhouse/sql.ts';
 import { loadConfig, type Config } from '../../services/common/config.ts';
+import { multipartBody, type Part } from './runFactory.ts';
 
 export interface TracingStack {
   url: string;
@@ -72,4 +73,14 @@ export async function dropStackData(id: string, config: Pick<Config, 'CLICKHOUSE
   const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${id}.`));
   if (topics.length) await admin.deleteTopics({ topics }).catch(() => {});
   await admin.close();
+}
+
+/** A client for the stack's own ClickHouse database (close it after use). */
+export const stackClickHouse = (stack: TracingStack): ClickHouseClient =>
+  new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+
+/** POSTs a multipart body made of `parts` to the stack's /runs/multipart with its API key. */
+export async function postMultipart(stack: TracingStack, parts: Part[]): Promise<Response> {
+  const { body, contentType } = multipartBody(parts);
+  return fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
 }
