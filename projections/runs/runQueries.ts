@@ -70,6 +70,15 @@ interface Candidate {
  * A run whose newest version lies past the last candidate is left to a later window, so the
  * result is exactly what `FINAL` would give. If stale candidates left the page short, the rest
  * comes from one exact (FINAL) candidate query.
+ *
+ * Phase 1 first looks only at runs that started within RECENT_WINDOW_US of where the page
+ * starts (now, or the cursor), as PREWHERE on start_time: the scan then reads the other
+ * columns only of granules holding recent runs. When that window holds a full batch, every
+ * run up to the last candidate lies inside it, so the page is the same; otherwise phase 1 looks
+ * again over a window as much wider as the runs it found were too few (at most a week), and
+ * then over all runs. (Descending order only: an ascending first page has no place to start.)
+ * Phase 2 is a few key lookups reading wide columns of scattered granules, again and again for
+ * the newest pages: it uses ClickHouse's uncompressed block cache.
  */
 export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Promise<RunPage> {
   const want = q.limit + 1;
@@ -81,11 +90,13 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const untilOp = desc ? '>=' : '<=';
   const table = ident(q.runsTable);
 
-  const candidates = async (exact: boolean, after: RunPosition | null, limit: number): Promise<Candidate[]> => {
+  /** Candidates after `after`; `since`: only runs that started then or later (PREWHERE). */
+  const candidates = async (exact: boolean, after: RunPosition | null, limit: number, since: number | null = null): Promise<Candidate[]> => {
     const where = [tenant, raw('has_post = 1'), ...q.conditions({ exact, traceIds: null }).sql];
     if (after) where.push(position(after, afterOp));
+    const prewhere = since === null ? raw('') : sql`PREWHERE start_time >= ${since}`;
     return ch.query<Candidate>(
-      sql`SELECT trace_id, id, start_time FROM ${exact ? sql`${table} FINAL` : table} WHERE ${join(where, ' AND ')}
+      sql`SELECT trace_id, id, start_time FROM ${exact ? sql`${table} FINAL` : table} ${prewhere} WHERE ${join(where, ' AND ')}
           ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}`,
     );
   };
@@ -107,24 +118,29 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
             PREWHERE ${tenant} AND (trace_id, id) IN (${keyList})
             ORDER BY version DESC LIMIT 1 BY trace_id, id)
           WHERE ${join(where, ' AND ')}
-          ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}`,
+          ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}
+          SETTINGS use_uncompressed_cache = 1`,
     );
     return result.map(partialRowFromClickHouse);
   };
 
   const at = (c: Candidate): RunPosition => ({ startTime: Number(c.start_time), id: c.id });
   const batch = 2 * want; // an unmerged post and patch of one run are two rows
-  const first = await candidates(false, q.after, batch);
-  // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
-  const seen = new Set<string>();
-  const distinct: Candidate[] = [];
-  for (const c of first) {
-    const key = `${c.trace_id}/${c.id}`;
-    if (!seen.has(key)) distinct.push(c);
-    seen.add(key);
+  const fills = (rows: Candidate[]) => rows.length === batch || distinctRuns(rows).length > want;
+  let first: Candidate[] | null = null;
+  if (desc) {
+    // The first look, then (if it found some runs) one as much wider as they were too few, then all.
+    const from = q.after?.startTime ?? Date.now() * 1000;
+    first = await candidates(false, q.after, batch, from - RECENT_WINDOW_US);
+    const found = distinctRuns(first).length;
+    const wider = found > 0 ? RECENT_WINDOW_US * Math.ceil((2 * want) / found) : Infinity;
+    if (!fills(first) && wider <= WIDEST_WINDOW_US) first = await candidates(false, q.after, batch, from - wider);
   }
+  if (!first || !fills(first)) first = await candidates(false, q.after, batch);
+  // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
+  const distinct = distinctRuns(first);
   const taken = distinct.slice(0, want);
-  const windowEnd = distinct.length > want || first.length === batch ? at(taken[taken.length - 1]!) : null;
+  const windowEnd = fills(first) ? at(taken[taken.length - 1]!) : null;
   const page = await rows(taken, q.after, windowEnd, want);
   if (page.length < want && windowEnd) page.push(...(await rows(await candidates(true, windowEnd, want - page.length), windowEnd, null, want - page.length)));
 
@@ -132,6 +148,22 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const out = page.slice(0, q.limit);
   const last = out[out.length - 1];
   return { rows: out, next: more && last ? { startTime: last.start_time!, id: last.id! } : null };
+}
+
+/** Phase 1's first look: runs that started at most this long (µs) before the page's start. */
+export const RECENT_WINDOW_US = 15 * 60 * 1_000_000;
+/** The widest second look (µs); past that, phase 1 reads all runs. */
+const WIDEST_WINDOW_US = 7 * 24 * 3600 * 1_000_000;
+
+/** Candidates in order, each run once (at its first row). */
+function distinctRuns(rows: Candidate[]): Candidate[] {
+  const seen = new Set<string>();
+  return rows.filter((c) => {
+    const key = `${c.trace_id}/${c.id}`;
+    const fresh = !seen.has(key);
+    seen.add(key);
+    return fresh;
+  });
 }
 
 const NUMERIC_COLUMNS = ['start_time', 'end_time', 'first_token_time', 'is_root', 'has_post', 'received_at', 'version',

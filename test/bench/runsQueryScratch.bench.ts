@@ -5,6 +5,8 @@
 // query, against a baseline in the same run: the candidate phase read with FINAL instead. Progress
 // to stderr, one JSON line to stdout; the scratch database is dropped at the end.
 // BENCH_INDEX_GRANULARITY=256 tries the runs table with another primary index granularity.
+// BENCH_KEEP=1 keeps the scratch database (its name goes to stderr); BENCH_DB=<name> reuses a
+// kept one instead of seeding (and keeps it); BENCH_ONLY=a,b runs only those scenarios.
 //
 //   node test/bench/runsQueryScratch.bench.ts        BENCH_RUNS=1000000  BENCH_REPEAT=25  BENCH_INDEX_GRANULARITY
 import { randomBytes } from 'node:crypto';
@@ -67,7 +69,10 @@ async function seed(ch: ClickHouseClient): Promise<void> {
   if (process.env.BENCH_INDEX_GRANULARITY)
     await ch.exec(raw(createRunsTable('runs').text.replace(/index_granularity = \d+/, `index_granularity = ${Number(process.env.BENCH_INDEX_GRANULARITY)}`)));
   await createReadModelTables(ch, LIVE_TABLES);
-  const t0 = Date.now() - RUNS * 10; // the newest runs start about now
+  // Trace t starts at t0 + t * 640 ms: the newest runs start about now.
+  let traces = 0;
+  for (let n = 0; n < RUNS; traces++) n += 10 + (traces % 41);
+  const t0 = Date.now() - traces * 640;
   await seedRuns(ch, TENANT, RUNS, t0);
   await seedRuns(ch, OTHER_TENANT, Math.max(1000, RUNS / 100), t0);
   // A second, unmerged version of 30% of the runs (what a patch after the post leaves).
@@ -119,18 +124,22 @@ const scenarios: Record<string, Record<string, unknown>> = {
 
 async function main(): Promise<void> {
   const infra = await provideInfra();
-  const database = `qbench_${randomBytes(3).toString('hex')}`;
+  const reuse = process.env.BENCH_DB ?? null;
+  const keep = reuse !== null || process.env.BENCH_KEEP === '1';
+  const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
+  const database = reuse ?? `qbench_${randomBytes(3).toString('hex')}`;
   const admin = new ClickHouseClient({ url: infra.clickhouseUrl, database: 'system' });
   const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database });
-  await admin.exec(sql`CREATE DATABASE ${ident(database)}`, { database: null });
+  if (!reuse) await admin.exec(sql`CREATE DATABASE ${ident(database)}`, { database: null });
   try {
     const start = performance.now();
-    await seed(ch);
+    if (!reuse) await seed(ch);
     const [counts] = await ch.query<{ rows: string; runs: string; traces: string }>(raw('SELECT count() AS rows, uniqExact(id) AS runs, uniqExact(trace_id) AS traces FROM runs'));
-    log(`seeded ${counts!.runs} runs (${counts!.rows} rows) in ${counts!.traces} traces in ${Math.round(performance.now() - start)} ms`);
+    log(`${reuse ? 'reusing' : 'seeded'} ${database}: ${counts!.runs} runs (${counts!.rows} rows) in ${counts!.traces} traces in ${Math.round(performance.now() - start)} ms`);
 
     const results: Record<string, unknown> = {};
     for (const [name, body] of Object.entries(scenarios)) {
+      if (only && !only.has(name)) continue;
       const total: number[] = [];
       const phase1: number[] = [];
       const phase2: number[] = [];
@@ -173,7 +182,8 @@ async function main(): Promise<void> {
     }
     process.stdout.write(JSON.stringify({ bench: 'runs-query', runs: RUNS, repeat: REPEAT, index_granularity: Number(process.env.BENCH_INDEX_GRANULARITY ?? 8192), results }) + '\n');
   } finally {
-    await admin.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null });
+    if (keep) log(`kept database ${database}`);
+    else await admin.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null });
     await Promise.all([ch.close(), admin.close()]);
   }
 }

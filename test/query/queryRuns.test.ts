@@ -134,6 +134,48 @@ describe('keyset pages', () => {
   });
 });
 
+describe('recent runs (phase 1 looks at the last minutes first)', () => {
+  // Another workspace, runs started from now back over 40 minutes (past the first look's
+  // window), ties included; newer versions flip errors, and some move their start 20 minutes
+  // earlier, across the window's edge.
+  const R = 'dddddddd-1111-4000-8000-000000000000';
+  const now = Date.now() * 1000;
+  beforeAll(async () => {
+    const rows: RunRow[] = [];
+    for (let t = 0; t < 16; t++) {
+      const rootId = uuidv4();
+      for (let k = 0; k < 5; k++) {
+        const at = now - (t * 5 + Math.floor(k / 2)) * 30_000_000; // 30 s apart, pairs tie
+        rows.push(runRow(R, { id: k === 0 ? rootId : uuidv4(), trace_id: rootId, session_id: P1, name: `r${t}.${k}`, run_type: 'llm', start_time: at, end_time: at + 1000, error: (t + k) % 4 === 0 ? 'boom' : null }));
+      }
+    }
+    await insertRuns(db.ch, rows);
+    const newer = rows.filter((_, i) => i % 3 === 0).map((r, i) => runRow(R, { ...r, error: r.error ? null : 'late', start_time: i % 2 ? r.start_time - 1_200_000_000 : r.start_time, version: 2 }));
+    await insertRuns(db.ch, newer);
+  });
+
+  test.each([
+    ['all', {}, '1'],
+    ['errored (stale versions match the other way)', { filter: 'eq(status, "error")' }, "status = 'error'"],
+    ['not errored', { error: false }, 'isNull(error)'],
+  ] as const)('%s: every run exactly once, in order', async (_name, body, where) => {
+    const expected = (await db.ch.query<{ id: string }>(
+      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${R}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time DESC, id DESC`,
+    )).map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(10);
+    for (const limit of [1, 3, 7, 100]) {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await query({ ...body, limit, cursor, select: ['id'] }, R);
+        ids.push(...page.runs.map((r) => r.id as string));
+        cursor = page.next;
+      } while (cursor);
+      expect(ids).toEqual(expected);
+    }
+  });
+});
+
 describe('request fields', () => {
   const trace = () => traces[4]!;
   const idsOf = async (body: Record<string, unknown>) => (await query({ ...body, select: ['id'] })).runs.map((r) => r.id).sort();
