@@ -129,6 +129,18 @@ function traceSetWhere(set: TraceSet): Sql {
   return join(where, ' AND ');
 }
 
+/** Totals per project over all of each project's traces; projects without traces get NO_TRACES. */
+export async function statsPerProjectQuery(ch: ClickHouseClient, tables: Tables, tenantId: string, projectIds: readonly string[]): Promise<Map<string, TraceSetStats>> {
+  const out = new Map<string, TraceSetStats>();
+  if (projectIds.length === 0) return out;
+  const rows = await ch.query<Record<string, unknown>>(
+    sql`SELECT toString(session_id) AS project_id, ${AGGREGATES} FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere({ tenantId, projectIds: [...projectIds] })} GROUP BY session_id`,
+  );
+  for (const r of rows) out.set(String(r.project_id), statsFromClickHouse(r));
+  for (const id of projectIds) if (!out.has(id)) out.set(id, NO_TRACES);
+  return out;
+}
+
 /** Totals over a set of traces (one row even when the set is empty). */
 export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<TraceSetStats> {
   const [row] = await ch.query(sql`SELECT ${AGGREGATES} FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)}`);

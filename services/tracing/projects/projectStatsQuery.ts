@@ -1,10 +1,11 @@
-// Project statistics (`include_stats`) for a page of projects, in one grouped query over the
-// `traces` read model (one row per trace, already summed over its runs; read with FINAL).
+// Project statistics (`include_stats`) for a page of projects: the per-project totals over the
+// `traces` read model (projections/traces/statsQueries.ts, one grouped query), seen as
+// `POST /runs/stats` with is_root=true sees them.
 // Counts, latencies and the error rate are over traces (root runs), as LangSmith reports them
 // (an experiment's run_count is compared with its number of examples); tokens and costs are
 // the totals of every run, which a trace row carries.
 import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
-import { ident, join, sql } from '../../common/clickhouse/sql.ts';
+import { statsPerProjectQuery } from '../../../projections/traces/statsQueries.ts';
 
 export interface ProjectStats {
   /** Traces (root runs). */
@@ -43,61 +44,25 @@ export const EMPTY_STATS: ProjectStats = {
   last_run_start_time: null,
 };
 
-interface StatsRow {
-  session_id: string;
-  traces: string;
-  latency: Array<number | null>;
-  first_token: Array<number | null>;
-  prompt_tokens: string;
-  completion_tokens: string;
-  total_tokens: string;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
-  errored: string;
-  last_run_start_time: string;
-}
-
 /** Stats of each of `projectIds` (all of one workspace); projects without traces get EMPTY_STATS. */
 export async function projectStatsQuery(ch: ClickHouseClient, tracesTable: string, tenantId: string, projectIds: readonly string[]): Promise<Map<string, ProjectStats>> {
   const out = new Map<string, ProjectStats>();
-  if (projectIds.length === 0) return out;
-  const rows = await ch.query<StatsRow>(sql`
-    SELECT
-      session_id,
-      count() AS traces,
-      quantiles(0.5, 0.99)((end_time - start_time) / 1000000) AS latency,
-      quantiles(0.5, 0.99)((first_token_time - start_time) / 1000000) AS first_token,
-      sum(prompt_tokens) AS prompt_tokens,
-      sum(completion_tokens) AS completion_tokens,
-      sum(total_tokens) AS total_tokens,
-      sum(prompt_cost) AS prompt_cost,
-      sum(completion_cost) AS completion_cost,
-      sum(total_cost) AS total_cost,
-      countIf(status = 'error') AS errored,
-      max(last_run_start_time) AS last_run_start_time
-    FROM ${ident(tracesTable)} FINAL
-    WHERE tenant_id = toUUID(${tenantId})
-      AND session_id IN (${join(projectIds.map((id) => sql`toUUID(${id})`))})
-    GROUP BY session_id`);
-  for (const r of rows) {
-    const traces = Number(r.traces);
-    out.set(r.session_id, {
-      run_count: traces,
-      latency_p50: r.latency[0] ?? null,
-      latency_p99: r.latency[1] ?? null,
-      first_token_p50: r.first_token[0] ?? null,
-      first_token_p99: r.first_token[1] ?? null,
-      prompt_tokens: Number(r.prompt_tokens),
-      completion_tokens: Number(r.completion_tokens),
-      total_tokens: Number(r.total_tokens),
-      prompt_cost: r.prompt_cost,
-      completion_cost: r.completion_cost,
-      total_cost: r.total_cost,
-      error_rate: traces === 0 ? null : Number(r.errored) / traces,
-      last_run_start_time: Number(r.last_run_start_time),
+  for (const [id, t] of await statsPerProjectQuery(ch, { traces: tracesTable }, tenantId, projectIds)) {
+    out.set(id, t.trace_count === 0 ? EMPTY_STATS : {
+      run_count: t.trace_count,
+      latency_p50: t.latency_p50,
+      latency_p99: t.latency_p99,
+      first_token_p50: t.first_token_p50,
+      first_token_p99: t.first_token_p99,
+      prompt_tokens: t.prompt_tokens,
+      completion_tokens: t.completion_tokens,
+      total_tokens: t.total_tokens,
+      prompt_cost: t.prompt_cost,
+      completion_cost: t.completion_cost,
+      total_cost: t.total_cost,
+      error_rate: t.trace_error_count / t.trace_count,
+      last_run_start_time: t.last_run_start_time,
     });
   }
-  for (const id of projectIds) if (!out.has(id)) out.set(id, EMPTY_STATS);
   return out;
 }
