@@ -7,7 +7,7 @@ import { AppError, errors } from '../../common/errors.ts';
 import { toUuid } from '../ingest/ids.ts';
 import { parseTimestampMicros } from '../ingest/timestamps.ts';
 import type { RunPosition } from '../../../projections/runs/runQueries.ts';
-import { isRunField, RUN_FIELDS, v2SourceField } from '../read/runResponse.ts';
+import { isRunField, RUN_FIELDS, V2_RUN_SELECTS, v2SourceField } from '../read/runResponse.ts';
 import { parseFilter, type FilterNode } from './filterParser.ts';
 import { decodeCursor, type RunOrder } from './cursor.ts';
 
@@ -68,14 +68,6 @@ export const runsQueryBodySchema = {
   },
 } as const;
 
-const V2_SELECTS = [
-  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'ERROR_PREVIEW', 'EXTRA',
-  'METADATA', 'EVENTS', 'INPUTS', 'INPUTS_PREVIEW', 'OUTPUTS', 'OUTPUTS_PREVIEW', 'MANIFEST', 'PARENT_RUN_IDS', 'PROJECT_ID', 'TRACE_ID',
-  'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'REFERENCE_DATASET_ID', 'TOTAL_TOKENS', 'PROMPT_TOKENS',
-  'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST', 'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS',
-  'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'PRICE_MODEL_ID', 'TAGS', 'APP_PATH', 'ATTACHMENTS', 'THREAD_EVALUATION_TIME',
-  'IS_IN_DATASET', 'LAST_QUEUED_AT', 'SHARE_URL', 'FEEDBACK_STATS', 'LS_USER_ID',
-] as const;
 
 export const v2RunsQueryBodySchema = {
   type: 'object',
@@ -95,7 +87,7 @@ export const v2RunsQueryBodySchema = {
     max_start_time: { type: 'string', description: 'RFC 3339' },
     page_size: { type: 'integer', minimum: 1, description: `at most ${MAX_PAGE_SIZE}` },
     cursor: { type: 'string' },
-    selects: { type: 'array', items: { type: 'string', enum: V2_SELECTS }, description: 'fields to return; only id when absent' },
+    selects: { type: 'array', items: { type: 'string', enum: V2_RUN_SELECTS }, description: 'fields to return; only id when absent' },
   },
 } as const;
 
@@ -190,7 +182,7 @@ interface V2Body {
   max_start_time?: string;
   page_size?: number;
   cursor?: string;
-  selects?: (typeof V2_SELECTS)[number][];
+  selects?: (typeof V2_RUN_SELECTS)[number][];
   reference_dataset_id?: string;
   ai_search?: string;
 }

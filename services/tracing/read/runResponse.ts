@@ -150,6 +150,18 @@ const V2_ITEM: Record<string, { from: string; as: string; map?: (value: unknown)
 };
 
 /** The response field a v2 select is built from; null for selects this service does not keep (omitted). */
+/** The `selects` names of the v2 API (runs, trace runs), as the clients' typed resources list them. */
+export const V2_RUN_SELECTS = [
+  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'ERROR_PREVIEW',
+  'EXTRA', 'METADATA', 'EVENTS', 'INPUTS', 'INPUTS_PREVIEW', 'OUTPUTS', 'OUTPUTS_PREVIEW', 'MANIFEST', 'PARENT_RUN_IDS',
+  'PROJECT_ID', 'TRACE_ID', 'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'REFERENCE_DATASET_ID',
+  'TOTAL_TOKENS', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST',
+  'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'PRICE_MODEL_ID',
+  'TAGS', 'APP_PATH', 'ATTACHMENTS', 'THREAD_EVALUATION_TIME', 'IS_IN_DATASET', 'LAST_QUEUED_AT', 'SHARE_URL',
+  'FEEDBACK_STATS', 'LS_USER_ID',
+] as const;
+export type V2RunSelect = (typeof V2_RUN_SELECTS)[number];
+
 export const v2SourceField = (select: string): string | null => (Object.hasOwn(V2_ITEM, select) ? V2_ITEM[select]!.from : null);
 
 /** A /api/v2/runs/query item from a run built with (at least) the selects' source fields. */

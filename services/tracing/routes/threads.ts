@@ -26,8 +26,8 @@ import {
   timeWindow,
   uuidInput,
   v2RunShape,
-  type RunSelectField,
 } from './traces.ts';
+import type { V2RunSelect } from '../read/runResponse.ts';
 
 const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
 const itemSchema = { type: 'object', additionalProperties: true } as const;
@@ -180,7 +180,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       if (traces.length === 0 && !after) throw errors.notFound(`thread ${threadId}`);
       const page = traces.slice(0, limit);
       const selects = q.selects === undefined ? DEFAULT_THREAD_TRACE_SELECTS : [...new Set(listInput(q.selects) as ThreadTraceSelect[])];
-      const rootSelects = selects.filter((f) => ROOT_RUN_FIELDS.has(f)) as RunSelectField[];
+      const rootSelects = selects.filter((f) => ROOT_RUN_FIELDS.has(f)) as V2RunSelect[];
       const root = v2RunShape(rootSelects, deps.blobs);
       const roots = rootSelects.length ? await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), root.columns) : new Map();
       const firstTurn = (after?.turn ?? 0) + 1;

@@ -17,7 +17,7 @@ import {
   type TracePageKey,
   type TraceSummary,
 } from '../../../projections/traces/traceQueries.ts';
-import { runColumnsFor, runItemV2, runResponse, v2SourceField } from '../read/runResponse.ts';
+import { runColumnsFor, runItemV2, runResponse, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
 import { toUuid } from '../ingest/ids.ts';
 import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../ingest/timestamps.ts';
 import type { RouteDeps } from './routeDeps.ts';
@@ -109,24 +109,13 @@ export function timeIdKey(raw: Record<string, unknown>): { time: number; id: str
   return Number.isSafeInteger(raw.t) && id ? { time: raw.t as number, id } : null;
 }
 
-// ---- the v2 Run shape (langsmith resources/runs: Run, RunSelectField) ----
-
-export const RUN_SELECT_FIELDS = [
-  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'ERROR_PREVIEW',
-  'EXTRA', 'METADATA', 'EVENTS', 'INPUTS', 'INPUTS_PREVIEW', 'OUTPUTS', 'OUTPUTS_PREVIEW', 'MANIFEST', 'PARENT_RUN_IDS',
-  'PROJECT_ID', 'TRACE_ID', 'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'REFERENCE_DATASET_ID',
-  'TOTAL_TOKENS', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST',
-  'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'PRICE_MODEL_ID',
-  'TAGS', 'APP_PATH', 'ATTACHMENTS', 'THREAD_EVALUATION_TIME', 'IS_IN_DATASET', 'LAST_QUEUED_AT', 'SHARE_URL',
-  'FEEDBACK_STATS', 'LS_USER_ID',
-] as const;
-export type RunSelectField = (typeof RUN_SELECT_FIELDS)[number];
+// ---- the v2 Run shape (langsmith resources/runs: Run; selects listed in read/runResponse.ts) ----
 
 /**
  * Runs of a trace when a request names no `selects` (the official default is the id alone): what
  * drawing the tree needs. The trace and project are the request's; more fields by `selects`.
  */
-export const DEFAULT_RUN_SELECTS: readonly RunSelectField[] = [
+export const DEFAULT_RUN_SELECTS: readonly V2RunSelect[] = [
   'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'PARENT_RUN_IDS',
   'TOTAL_TOKENS', 'TOTAL_COST',
 ];
@@ -144,7 +133,7 @@ export interface V2RunShape {
  * Runs as v2 items with the selected fields, built by runResponse from the columns they need:
  * object storage is read only for selected payloads. Selects this service does not keep are left out.
  */
-export function v2RunShape(selects: readonly RunSelectField[], blobs: BlobStore): V2RunShape {
+export function v2RunShape(selects: readonly V2RunSelect[], blobs: BlobStore): V2RunShape {
   const fields = [...new Set(selects.map(v2SourceField).filter((f): f is string => f !== null))];
   const columns = [...runColumnsFor(fields)].filter((c): c is RunColumn => c !== 'tenant_id');
   return {
@@ -153,22 +142,22 @@ export function v2RunShape(selects: readonly RunSelectField[], blobs: BlobStore)
   };
 }
 
-const selectsSchema = { type: 'array', items: { type: 'string', enum: RUN_SELECT_FIELDS } } as const;
-const repeatedSelectsSchema = { anyOf: [{ type: 'string', enum: RUN_SELECT_FIELDS }, selectsSchema] } as const;
+const selectsSchema = { type: 'array', items: { type: 'string', enum: V2_RUN_SELECTS } } as const;
+const repeatedSelectsSchema = { anyOf: [{ type: 'string', enum: V2_RUN_SELECTS }, selectsSchema] } as const;
 // Items are free-form objects (their fields depend on `selects`); `{}` lets each go through JSON.stringify whole.
 const itemSchema = { description: 'an object with the selected fields' } as const;
 
 // ---- the routes ----
 
 /** Selected fields that come from the trace row (`trace_aggregates`), not from the root run. */
-const AGGREGATE_SELECTS = new Set<RunSelectField>(['TOTAL_TOKENS', 'TOTAL_COST', 'FIRST_TOKEN_TIME']);
+const AGGREGATE_SELECTS = new Set<V2RunSelect>(['TOTAL_TOKENS', 'TOTAL_COST', 'FIRST_TOKEN_TIME']);
 
 /**
  * Root-run fields the trace row holds: the root's name, type, status, times, project, thread and
  * tags, and the trace's usage (which is the root's rolled-up usage). Asking only for these
  * reads no run rows; other fields (error, payloads, dotted_order…) read the page's root runs.
  */
-const TRACE_ROW_ROOT_FIELDS: readonly RunSelectField[] = [
+const TRACE_ROW_ROOT_FIELDS: readonly V2RunSelect[] = [
   'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'PARENT_RUN_IDS', 'PROJECT_ID', 'TRACE_ID',
   'THREAD_ID', 'IS_ROOT', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_TOKENS', 'PROMPT_COST', 'COMPLETION_COST', 'TOTAL_COST', 'TAGS',
 ];
@@ -187,7 +176,7 @@ function rootRowOf(tenantId: string, t: TraceSummary): RunRow {
 }
 
 /** The page's root runs in the v2 shape: from the trace rows when they hold every selected field, else read from `runs`. */
-async function rootRuns(deps: RouteDeps, tenantId: string, page: TraceSummary[], selects: readonly RunSelectField[]): Promise<Map<string, RunJson>> {
+async function rootRuns(deps: RouteDeps, tenantId: string, page: TraceSummary[], selects: readonly V2RunSelect[]): Promise<Map<string, RunJson>> {
   const shape = v2RunShape(selects.length ? selects : ['ID'], deps.blobs);
   const fromTraceRows = selects.every((f) => TRACE_ROW_ROOT_FIELDS.includes(f));
   const rows = fromTraceRows
@@ -198,7 +187,7 @@ async function rootRuns(deps: RouteDeps, tenantId: string, page: TraceSummary[],
   return out;
 }
 
-function traceAggregates(t: TraceSummary, selects: readonly RunSelectField[] | null): RunJson {
+function traceAggregates(t: TraceSummary, selects: readonly V2RunSelect[] | null): RunJson {
   const all = selects === null;
   const picked = new Set(selects ?? []);
   return {
@@ -216,7 +205,7 @@ interface TraceQueryBody {
   project_ids?: string[];
   min_start_time?: string;
   max_start_time?: string;
-  selects?: RunSelectField[];
+  selects?: V2RunSelect[];
   trace_ids?: string[];
   thread_id?: string;
   has_error?: boolean;
@@ -327,7 +316,7 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const minStartTime = timeInput(q.min_start_time, 'min_start_time');
       const maxStartTime = timeInput(q.max_start_time, 'max_start_time');
       if ((minStartTime === undefined) !== (maxStartTime === undefined)) throw errors.badRequest('min_start_time and max_start_time go together');
-      const selects = q.selects === undefined ? DEFAULT_RUN_SELECTS : (listInput(q.selects) as RunSelectField[]);
+      const selects = q.selects === undefined ? DEFAULT_RUN_SELECTS : (listInput(q.selects) as V2RunSelect[]);
       const run = v2RunShape(selects, deps.blobs);
       const rows = await traceRunsQuery(deps.ch, deps.tables, { tenantId, traceId, projectId, minStartTime, maxStartTime, columns: run.columns });
       if (rows.length === 0 && !(await traceExistsQuery(deps.ch, deps.tables, tenantId, traceId, projectId))) throw errors.notFound(`trace ${traceId}`);
