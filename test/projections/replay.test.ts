@@ -60,6 +60,9 @@ async function checksums(tables: ReadModelTables): Promise<Record<string, string
   return out;
 }
 
+const projectOf = async (runId: string) =>
+  (await ch.query<{ s: string }>(sql`SELECT toString(session_id) AS s FROM run_locations FINAL WHERE id = toUUID(${runId})`))[0]!.s;
+
 const countOf = async (table: string) => Number((await ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE has_post = 1`))[0]!.n);
 
 test('a rebuild equals the live read models row by row', async () => {
@@ -96,12 +99,26 @@ test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lo
   const exited = new Promise<number | null>((resolve) => cli.on('exit', (code) => ((done = true), resolve(code))));
   let added = 0;
   let traces = 0;
+  // reads keep answering all the while, through the swap
+  const [known] = await ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 LIMIT 1`);
+  const readStatuses: number[] = [];
+  const reading = (async () => {
+    const headers = { 'x-api-key': stack.apiKey, 'content-type': 'application/json' };
+    while (!done) {
+      readStatuses.push((await fetch(`${stack.url}/runs/${known!.id}`, { headers })).status);
+      readStatuses.push((await fetch(`${stack.url}/runs/query`, { method: 'POST', headers, body: JSON.stringify({ is_root: true, limit: 5 }) })).status);
+      readStatuses.push((await fetch(`${stack.url}/api/v2/traces/${known!.id}/runs?project_id=${(await projectOf(known!.id))}`, { headers })).status);
+    }
+  })();
   while (!done) {
     added += await ingestTraces(5, `b${traces}`); // all the while the replay runs
     traces += 5;
   }
+  await reading;
   expect(await exited, output).toBe(0);
   expect(traces).toBeGreaterThan(5);
+  expect(readStatuses.length).toBeGreaterThan(10);
+  expect(readStatuses.filter((s) => s !== 200)).toEqual([]);
   expect(output).toMatch(/events\/s/); // the progress bar and the summary
   expect(output).toMatch(/replayed \d+ events in [\d.]+ s .*swapped in\./);
 

@@ -20,6 +20,9 @@ export class ClickHouseError extends Error {
   }
 }
 
+/** ClickHouse's UNKNOWN_TABLE error. */
+const UNKNOWN_TABLE = /^Code: 60\b/;
+
 export class ClickHouseClient {
   readonly database: string;
   readonly #url: string;
@@ -67,9 +70,22 @@ export class ClickHouseClient {
     await this.#send(statement.text, undefined, options.database === undefined ? this.database : options.database);
   }
 
-  /** Runs a SELECT and returns its rows as objects (FORMAT JSONEachRow). */
+  /**
+   * Runs a SELECT and returns its rows as objects (FORMAT JSONEachRow). A table that does not
+   * exist is asked for again a few times over ~300 ms: a replay swaps tables in by RENAME, which
+   * 18.16 does one table after the other, so a read can fall between two renames.
+   */
   async query<Row = Record<string, unknown>>(statement: Sql): Promise<Row[]> {
-    const text = await this.#send(statement.text + '\nFORMAT JSONEachRow', undefined, this.database);
+    let text: string;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        text = await this.#send(statement.text + '\nFORMAT JSONEachRow', undefined, this.database);
+        break;
+      } catch (err) {
+        if (attempt >= 4 || !(err instanceof ClickHouseError) || !UNKNOWN_TABLE.test(err.message)) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
     const rows: Row[] = [];
     for (const line of text.split('\n')) if (line) rows.push(JSON.parse(line) as Row);
     return rows;
