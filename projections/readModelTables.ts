@@ -1,6 +1,10 @@
 // The names of the read-model tables. Live tables have the documented names; a replay builds
 // a full set under a suffix and swaps it in at the end, so every writer and reader takes its
 // table names from one of these objects instead of a constant.
+import { RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
+import { TRACES_TABLE } from './traces/tracesTable.ts';
+import { FEEDBACK_TABLE } from './feedback/feedbackTable.ts';
+
 export interface ReadModelTables {
   /** One row per run (post and patches merged), ORDER BY (tenant_id, trace_id, id). */
   runs: string;
@@ -13,10 +17,10 @@ export interface ReadModelTables {
 }
 
 export const LIVE_TABLES: ReadModelTables = {
-  runs: 'runs',
-  runLocations: 'run_locations',
-  traces: 'traces',
-  feedback: 'feedback',
+  runs: RUNS_TABLE,
+  runLocations: RUN_LOCATIONS_TABLE,
+  traces: TRACES_TABLE,
+  feedback: FEEDBACK_TABLE,
 };
 
 /** The same set of tables under a suffix (a replay's fresh tables, or the ones it swapped out). */

@@ -2,14 +2,14 @@
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import { rowFromClickHouse, type RunRow } from './runRow.ts';
-import { RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runsTable.ts';
+import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 
 /** The merged run, once its post has been projected; null otherwise. Two key lookups, no scan. */
-export async function runByIdQuery(ch: ClickHouseClient, tenantId: string, runId: string, table = RUNS_TABLE): Promise<RunRow | null> {
+export async function runByIdQuery(ch: ClickHouseClient, tenantId: string, runId: string, tables: Pick<ReadModelTables, 'runs' | 'runLocations'> = LIVE_TABLES): Promise<RunRow | null> {
   const rows = await ch.query(
-    sql`SELECT * FROM ${ident(table)} FINAL
+    sql`SELECT * FROM ${ident(tables.runs)} FINAL
         WHERE tenant_id = toUUID(${tenantId})
-          AND trace_id IN (SELECT trace_id FROM ${ident(RUN_LOCATIONS_TABLE)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId}))
+          AND trace_id IN (SELECT trace_id FROM ${ident(tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId}))
           AND id = toUUID(${runId}) AND has_post = 1
         LIMIT 1`,
   );

@@ -3,10 +3,12 @@
 // what it provides. So post-then-patch and patch-then-post give the same row, and applying
 // an operation twice changes nothing (the version check skips it).
 import type { RunOp, BlobRef, Attachment } from '../../schemas/events.generated.ts';
+import type { Usage } from './derivedFields.ts';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
-export interface RunRow {
+/** Usage columns (Usage): this run's and all its descendants' (own usage from outputs.usage_metadata and the like). */
+export interface RunRow extends Usage {
   tenant_id: string;
   trace_id: string;
   id: string;
@@ -37,13 +39,6 @@ export interface RunRow {
   metadata_values: string[];
   /** Derived: this run's own usage as JSON (see derivedFields.ts `Usage`), '' when none. */
   usage: string;
-  /** Derived: usage of this run and all its descendants (own usage from outputs.usage_metadata and the like). */
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
   /** Derived: time of the first `new_token` event, microseconds. */
   first_token_time: number | null;
   is_root: number;

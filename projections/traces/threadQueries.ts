@@ -4,13 +4,14 @@
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
+import type { Usage } from '../runs/derivedFields.ts';
 import { THREAD_SUMMARY_COLUMNS } from './threadsView.ts';
 import { tracePage, type TraceSummary } from './traceQueries.ts';
 
 type Tables = Pick<ReadModelTables, 'traces'>;
 
 /** A thread over the queried window. Times in microseconds, latencies in seconds. */
-export interface ThreadSummary {
+export interface ThreadSummary extends Usage {
   thread_id: string;
   first_activity: number;
   last_activity: number;
@@ -21,12 +22,6 @@ export interface ThreadSummary {
   errored_traces: number;
   run_count: number;
   error_count: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
   latency_p50: number | null;
   latency_p99: number | null;
 }

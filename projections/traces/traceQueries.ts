@@ -4,12 +4,13 @@
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
+import type { Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
 
 type Tables = Pick<ReadModelTables, 'runs' | 'traces'>;
 
 /** A trace row as the routes read it (times in microseconds). */
-export interface TraceSummary {
+export interface TraceSummary extends Usage {
   trace_id: string;
   session_id: string;
   thread_id: string;
@@ -24,12 +25,6 @@ export interface TraceSummary {
   error_count: number;
   run_type_counts: Record<string, number>;
   status_counts: Record<string, number>;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
   tags: string[];
   has_root: boolean;
 }

@@ -3,7 +3,8 @@
 import type { RunRow } from '../runs/runRow.ts';
 import { NO_USAGE, parseUsage, type Usage } from '../runs/derivedFields.ts';
 
-export interface TraceRow {
+/** Usage columns (Usage): totals over all the runs of the trace. */
+export interface TraceRow extends Usage {
   tenant_id: string;
   trace_id: string;
   session_id: string;
@@ -21,12 +22,6 @@ export interface TraceRow {
   run_type_counts: number[];
   statuses: string[];
   status_counts: number[];
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
   tags: string[];
   has_root: number;
   version: number;

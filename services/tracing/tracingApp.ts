@@ -90,7 +90,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
         await scope.register(async (authed) => {
           requireApiKey(authed, tenancy);
           runIngestRoutes(authed, config, ingestor);
-          runReadRoutes(authed, ch, blobs, deps.tables.feedback);
+          runReadRoutes(authed, ch, blobs, deps.tables);
           runQueryRoutes(authed, deps);
           sessionRoutes(authed, deps);
           projectStatsRoutes(authed, deps);

@@ -15,7 +15,6 @@
 // BENCH_MAX_RUNS_PER_LEVEL=300000  BENCH_FIRST_LEVEL_RUNS=100000  BENCH_INTERLEAVE=8
 // BENCH_SKIP_RAW=1  BENCH_NODE_OPTIONS (NODE_OPTIONS for the API and projector, e.g.
 // "--cpu-prof --cpu-prof-dir=.local/prof")  BENCH_STACK_ENV (JSON object of extra stack env).
-import os from 'node:os';
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
 import { createEventProducer, type StringKeyProducer } from '../../services/common/kafka/eventLog.ts';
@@ -28,7 +27,7 @@ import { projectIdForName } from '../../services/tracing/projects/projectRegistr
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { TrafficGenerator } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, projectorLag, type PhaseResult, type Send } from './load.ts';
-import { CpuMeter, coresUsed, cpuMicrosPer, percentile, round, type CpuReading } from './measure.ts';
+import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, percentile, round, type CpuReading } from './measure.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -322,7 +321,7 @@ async function main(): Promise<void> {
         parts_per_run: 'post.<id> + .inputs + .outputs + .extra (root: post then patch)', seconds_per_level: options.seconds,
         freshness: `2xx until visible in ClickHouse, polled every ${options.freshnessPollMs} ms`,
       },
-      machine: { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? null, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: machineInfo(),
     };
     process.stdout.write(JSON.stringify(result) + '\n');
   } finally {

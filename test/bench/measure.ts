@@ -1,6 +1,7 @@
 // Small measuring helpers for the benchmarks: percentiles, and CPU time per process read
 // from /proc (so a result says which process used the cores, not only how fast it went).
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 
 /** Nearest-rank percentile of unsorted samples; null when there are none. */
 export function percentile(samples: readonly number[], p: number): number | null {
@@ -71,3 +72,6 @@ export function cpuMicrosPer(units: number, ...readings: CpuReading[]): Record<s
   for (const name of Object.keys(out)) out[name] = out[name] === null || units === 0 ? null : round((out[name]! * 1e6) / units, 1);
   return out;
 }
+
+/** The machine a figure was measured on, for a benchmark's JSON line. */
+export const machineInfo = () => ({ cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? null, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version });

@@ -22,7 +22,6 @@
 // of the freshly seeded tables to finish, so the queries do not compete with them)
 // BENCH_KEEP_DATA=1 (leave the database and topics behind to look into queries afterwards; drop
 // them with dropStackData from test/support/tracingStack.ts).
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
@@ -39,7 +38,7 @@ import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { dropLeftoverReplayTables, replay, REPLAY_VIEWS } from '../../projections/replay/replay.ts';
 import { TrafficGenerator, type Batch, type TrafficOptions } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, projectorLag, type Send } from './load.ts';
-import { CpuMeter, coresUsed, percentile, round, type CpuReading } from './measure.ts';
+import { CpuMeter, coresUsed, machineInfo, percentile, round, type CpuReading } from './measure.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -503,7 +502,7 @@ async function main(): Promise<void> {
           runs_per_thread: options.runsPerThread, other_projects: `${options.otherProjects} x ${options.otherProjectRuns} runs`,
           iterations: options.iterations, warmup: options.warmup, page_size: options.pageSize, seed_concurrency: options.concurrency,
         },
-        machine: { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? null, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+        machine: machineInfo(),
       },
     };
     process.stdout.write(JSON.stringify(result) + '\n');

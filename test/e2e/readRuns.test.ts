@@ -18,18 +18,10 @@ import { multipartBody } from '../support/runFactory.ts';
 import { formatDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { expectNoClientFailures, runPythonScript } from '../support/pythonScript.ts';
+import type { Usage } from '../../projections/runs/derivedFields.ts';
 import { expectTracedRuns, isoMicros, segmentIso, type ExpectedRun, type ServerRun } from './tracedRuns.ts';
 
 // ---- what a client traced, and what the server must derive from it ----
-
-interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
-}
 
 /** One run as the client traced it, in the client's own terms (JS RunTree or the Python script's dump). */
 interface TracedRun {

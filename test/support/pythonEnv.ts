@@ -18,15 +18,16 @@ export interface PythonEnv {
   venv: string;
 }
 
-interface Output {
+export interface Output {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 15 * 60_000): Promise<Output> {
+/** Runs a command to its end and gives its exit code and output (killed after `timeoutMs`). */
+export function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 15 * 60_000, cwd?: string): Promise<Output> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

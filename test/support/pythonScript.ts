@@ -3,10 +3,9 @@
 // LANGCHAIN_* variable of this process is dropped, the given ones are set. A script prints its
 // answer as one JSON line last (test/e2e/python/_harness.py adds the requests the client made
 // and what it logged); a non-zero exit or a missing JSON line fails with the script's output.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { PythonEnv } from './pythonEnv.ts';
+import { run, type PythonEnv } from './pythonEnv.ts';
 import { repoRoot } from './serviceProcess.ts';
 
 export const PYTHON_SCRIPTS = join(repoRoot, 'test', 'e2e', 'python');
@@ -31,34 +30,16 @@ export interface ScriptOutput<T> {
   stderr: string;
 }
 
-export function runPythonScript<T>(pyenv: PythonEnv, script: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<ScriptOutput<T>> {
-  return new Promise((resolve, reject) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LANGSMITH|LANGCHAIN)_/.test(k)));
-    const child = spawn(pyenv.python, [join(PYTHON_SCRIPTS, script), ...args], {
-      cwd: PYTHON_SCRIPTS,
-      env: { ...clean, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const fail = (why: string) => reject(new Error(`${script} ${why}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout.slice(-4000)}`));
-      if (code !== 0) return fail(`exited with ${code}`);
-      try {
-        resolve({ result: JSON.parse(stdout.trimEnd().split('\n').at(-1) ?? ''), stderr });
-      } catch {
-        fail('printed no JSON result');
-      }
-    });
-  });
+export async function runPythonScript<T>(pyenv: PythonEnv, script: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<ScriptOutput<T>> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LANGSMITH|LANGCHAIN)_/.test(k)));
+  const { code, stdout, stderr } = await run(pyenv.python, [join(PYTHON_SCRIPTS, script), ...args], { ...clean, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...env }, timeoutMs, PYTHON_SCRIPTS);
+  const fail = (why: string) => new Error(`${script} ${why}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout.slice(-4000)}`);
+  if (code !== 0) throw fail(`exited with ${code}`);
+  try {
+    return { result: JSON.parse(stdout.trimEnd().split('\n').at(-1) ?? ''), stderr };
+  } catch {
+    throw fail('printed no JSON result');
+  }
 }
 
 /** Nothing the client logged may say that it failed to send or read something, and every request got a 2xx. */

@@ -6,8 +6,10 @@
 // the totals of every run, which a trace row carries.
 import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
 import { statsPerProjectQuery } from '../../../projections/traces/statsQueries.ts';
+import type { Usage } from '../../../projections/runs/derivedFields.ts';
 
-export interface ProjectStats {
+/** Usage (tokens, cost): totals over every run of the project. */
+export interface ProjectStats extends Usage {
   /** Traces (root runs). */
   run_count: number;
   /** Seconds, over traces that have ended; null when none has. */
@@ -16,12 +18,6 @@ export interface ProjectStats {
   /** Seconds from a trace's start to its first streamed token; null when no trace streamed. */
   first_token_p50: number | null;
   first_token_p99: number | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
   /** Share of traces whose root run errored; null for a project without traces. */
   error_rate: number | null;
   /** Microseconds since the epoch. */

@@ -5,10 +5,11 @@ import type { BlobStore } from '../../common/blobStore.ts';
 import { errors } from '../../common/errors.ts';
 import { feedbackStatsQuery, runByIdQuery } from '../../../projections/runs/runQueries.ts';
 import { runResponse } from '../read/runResponse.ts';
+import type { ReadModelTables } from '../../../projections/readModelTables.ts';
 import { requireUuid } from '../ingest/ids.ts';
 import { tenantOf } from './auth.ts';
 
-export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore, feedbackTable: string): void {
+export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore, tables: ReadModelTables): void {
   app.get<{ Params: { run_id: string } }>(
     '/runs/:run_id',
     {
@@ -22,7 +23,7 @@ export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs:
     async (request) => {
       const runId = requireUuid(request.params.run_id, 'run_id');
       const tenantId = tenantOf(request);
-      const [row, feedback] = await Promise.all([runByIdQuery(ch, tenantId, runId), feedbackStatsQuery(ch, tenantId, feedbackTable, [runId])]);
+      const [row, feedback] = await Promise.all([runByIdQuery(ch, tenantId, runId, tables), feedbackStatsQuery(ch, tenantId, tables.feedback, [runId])]);
       if (!row) throw errors.notFound(`run ${runId}`);
       return runResponse(row, blobs, { feedbackStats: feedback.get(runId) ?? null });
     },
