@@ -30,6 +30,127 @@ export interface BlobRef {
   content_type: string;
 }
 
+/** A bulk-export destination, created after its test write succeeded (POST /bulk-exports/destinations). Keyed tenant_id/destination_id. */
+export interface DestinationCreated {
+  tenant_id: string;
+  destination_id: string;
+  /** s3 */
+  destination_type: string;
+  display_name: string;
+  bucket_name: string;
+  /** normalised: no leading or trailing slash */
+  prefix: string;
+  endpoint_url: null | string;
+  region: null | string;
+  /** the credentials object, sealed by SecretBox (AES-256-GCM); never plain text */
+  credentials: string;
+  /** names of the credential fields given, shown instead of the values */
+  credentials_keys: string[];
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** New credentials for a destination, after their test write succeeded (PATCH /bulk-exports/destinations/{id}). Export runs that start after it use them; runs already running keep the keys they started with. */
+export interface DestinationCredentialsRotated {
+  tenant_id: string;
+  destination_id: string;
+  /** sealed by SecretBox */
+  credentials: string;
+  credentials_keys: string[];
+  /** microseconds since the epoch */
+  rotated_at: number;
+}
+
+/** PATCH /bulk-exports/{id} with status Cancelled. Final. Runs not finished are cancelled (work in flight stops); finished runs stay as they are. */
+export interface ExportCancelled {
+  tenant_id: string;
+  export_id: string;
+  /** microseconds since the epoch */
+  cancelled_at: number;
+}
+
+/** A bulk export (POST /bulk-exports): one-time when end_time is set, scheduled every interval_hours otherwise. Keyed tenant_id/export_id. */
+export interface ExportCreated {
+  tenant_id: string;
+  export_id: string;
+  destination_id: string;
+  session_id: string;
+  /** microseconds since the epoch, inclusive */
+  start_time: number;
+  /** microseconds since the epoch, exclusive; null for a scheduled export */
+  end_time: null | number;
+  interval_hours: null | number;
+  /** Parquet */
+  format: string;
+  /** v1 or v2_beta */
+  format_version: string;
+  /** none, gzip, snappy or zstandard */
+  compression: string;
+  export_fields: null | string[];
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** The end of an attempt of an export run. Failed with retry_at set: the run is retried (attempt + 1) at that time; Failed without it: retries are used up. Ignored when folded unless it is for the run's current attempt. */
+export interface ExportRunFinished {
+  tenant_id: string;
+  export_id: string;
+  run_id: string;
+  attempt: number;
+  status: ExportRunOutcome;
+  error: null | string;
+  /** microseconds since the epoch */
+  retry_at: null | number;
+  /** microseconds since the epoch */
+  finished_at: number;
+}
+
+export type ExportRunOutcome = 'Completed' | 'Failed' | 'Cancelled' | 'TimedOut';
+
+/** A completed file of an export run (or a heartbeat, with no new file). Totals are cumulative over the run's attempts; a retry resumes after latest_cursor. */
+export interface ExportRunProgressed {
+  tenant_id: string;
+  export_id: string;
+  run_id: string;
+  attempt: number;
+  worker_id: string;
+  /** object key of the file completed, null for a heartbeat */
+  file: null | string;
+  file_rows: number;
+  file_bytes: number;
+  /** start_time (microseconds) of the file's last row */
+  cursor_start_time: null | number;
+  /** id of the file's last row */
+  cursor_id: null | string;
+  /** microseconds since the epoch */
+  recorded_at: number;
+}
+
+/** An export run: the export's runs with start_time in [start_time, end_time), never across a UTC midnight. run_id is derived from the export and the range, so schedulers on several replicas, or after a restart, append the same id and the fold keeps the first. */
+export interface ExportRunScheduled {
+  tenant_id: string;
+  export_id: string;
+  run_id: string;
+  /** microseconds since the epoch, inclusive */
+  start_time: number;
+  /** microseconds since the epoch, exclusive */
+  end_time: number;
+  /** microseconds since the epoch */
+  scheduled_at: number;
+}
+
+/** A worker claims attempt `attempt` of an export run. The first claim of an attempt in topic order wins; others are ignored when folded, and their workers stand down. */
+export interface ExportRunStarted {
+  tenant_id: string;
+  export_id: string;
+  run_id: string;
+  /** 0 first, n the n-th retry */
+  attempt: number;
+  worker_id: string;
+  /** microseconds since the epoch */
+  started_at: number;
+}
+
 /** Feedback on a run, from a multipart feedback.<id> part. */
 export interface FeedbackSubmitted {
   tenant_id: string;
@@ -146,6 +267,14 @@ export interface WorkspaceCreated {
 export interface EventPayloads {
   ApiKeyIssued: ApiKeyIssued;
   ApiKeyLinked: ApiKeyLinked;
+  DestinationCreated: DestinationCreated;
+  DestinationCredentialsRotated: DestinationCredentialsRotated;
+  ExportCancelled: ExportCancelled;
+  ExportCreated: ExportCreated;
+  ExportRunFinished: ExportRunFinished;
+  ExportRunProgressed: ExportRunProgressed;
+  ExportRunScheduled: ExportRunScheduled;
+  ExportRunStarted: ExportRunStarted;
   FeedbackSubmitted: FeedbackSubmitted;
   ProjectCreated: ProjectCreated;
   ProjectDeleted: ProjectDeleted;

@@ -2,6 +2,7 @@
 // is an API key for the default workspace, then runs every service as a child process in the
 // foreground (restarting one that dies) until Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from './common/config.ts';
@@ -20,16 +21,19 @@ interface ServiceSpec {
 const services: ServiceSpec[] = [
   { name: 'tracing-api', entry: 'services/tracing/apiMain.ts', url: `http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}` },
   { name: 'projectors', entry: 'projections/projectorMain.ts' },
+  { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts' },
 ];
 
-function devApiKey(): string {
-  if (process.env.BOOTSTRAP_API_KEY) return process.env.BOOTSTRAP_API_KEY;
-  const file = join(root, '.local', 'dev-api-key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const key = generateApiKey();
+/** The value of `name` from the environment, else from .local/<file>, else made by `generate` and kept there. */
+function devSecret(name: string, file: string, generate: () => string): string {
+  const fromEnv = process.env[name];
+  if (fromEnv) return fromEnv;
+  const path = join(root, '.local', file);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const value = generate();
   mkdirSync(join(root, '.local'), { recursive: true });
-  writeFileSync(file, key + '\n', { mode: 0o600 });
-  return key;
+  writeFileSync(path, value + '\n', { mode: 0o600 });
+  return value;
 }
 
 async function main(): Promise<void> {
@@ -44,7 +48,8 @@ async function main(): Promise<void> {
     S3_ENDPOINT: endpoints.s3Endpoint,
     S3_ACCESS_KEY_ID: endpoints.s3AccessKeyId,
     S3_SECRET_ACCESS_KEY: endpoints.s3SecretAccessKey,
-    BOOTSTRAP_API_KEY: devApiKey(),
+    BOOTSTRAP_API_KEY: devSecret('BOOTSTRAP_API_KEY', 'dev-api-key', generateApiKey),
+    SECRETS_ENCRYPTION_KEY: devSecret('SECRETS_ENCRYPTION_KEY', 'dev-secrets-key', () => randomBytes(32).toString('hex')),
   };
   loadConfig(env); // fail fast on a bad configuration, before starting anything
 

@@ -43,7 +43,33 @@ const configSchema = z.object({
   PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().default(200),
   PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
 
+  /**
+   * Key that encrypts secrets (bulk-export destination credentials) before they are appended to
+   * Kafka: 32 bytes as 64 hex digits or base64. `npm start` generates one into
+   * .local/dev-secrets-key when unset. Without it, destinations cannot be created.
+   */
+  SECRETS_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, '32 bytes, as 64 hex digits or base64')
+    .optional(),
+
+  /** Compression of exported Parquet files when the export does not name one. */
   FF_BULK_EXPORT_DEFAULT_COMPRESSION: z.enum(['none', 'gzip', 'snappy', 'zstandard']).default('gzip'),
+  /** How long after a window ends its export run is created: room for late runs and projector lag. */
+  BULK_EXPORT_LAG_SECONDS: z.coerce.number().int().min(0).default(300),
+  /** How often the export worker looks for due windows and runs to start. */
+  BULK_EXPORT_POLL_MS: z.coerce.number().int().positive().default(2000),
+  /** Export runs one worker process works on at once. */
+  BULK_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(45).default(2),
+  /** A Parquet file is closed and a new one begun once it reaches this size. */
+  BULK_EXPORT_FILE_MAX_BYTES: bytes.default(128 * 1024 * 1024),
+  /** Retries of a failed export run, and the first retry's delay (doubling after each failure, at most 10 minutes). */
+  BULK_EXPORT_MAX_RETRIES: z.coerce.number().int().min(0).default(20),
+  BULK_EXPORT_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
+  /** An export run still unfinished after this long is stopped as TimedOut. */
+  BULK_EXPORT_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(4 * 3600_000),
+  /** A running export run whose worker has not reported for this long is taken over by another worker. */
+  BULK_EXPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -31,6 +31,8 @@ export const errors = {
     new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (batch_ingest_config.size_limit_bytes)`),
   notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),
   conflict: (message: string) => new AppError('CONFLICT', 409, message),
+  /** A bulk-export destination's test write failed; `message` says why (never with secrets). */
+  destinationCheckFailed: (message: string) => new AppError('DESTINATION_CHECK_FAILED', 400, message),
 
   missingApiKey: () => new AppError('MISSING_API_KEY', 401, 'an API key is required in the X-Api-Key header'),
   unknownApiKey: () => new AppError('INVALID_API_KEY', 401, 'the API key is not valid'),
@@ -48,6 +50,7 @@ export const errors = {
   readModelUnavailable: () =>
     new AppError('READ_MODEL_UNAVAILABLE', 503, 'the read model (ClickHouse) is unavailable; retry shortly', { 'retry-after': '2' }),
   internal: () => new AppError('INTERNAL', 500, 'internal server error'),
+  notConfigured: (message: string) => new AppError('NOT_CONFIGURED', 503, message),
 
   kafkaUnavailable: (cause: string) =>
     new AppError('EVENT_LOG_UNAVAILABLE', 503, `the event log (Kafka) cannot take writes right now: ${cause}`, { 'retry-after': '2' }),

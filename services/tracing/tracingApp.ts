@@ -28,6 +28,9 @@ import { v2ThreadRoutes } from './routes/threads.ts';
 import type { RouteDeps } from './routes/routeDeps.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { requireApiKey } from './routes/auth.ts';
+import { bulkExportRoutes } from './routes/bulkExports.ts';
+import { ExportState } from '../bulk-export/exportState.ts';
+import { SecretBox } from '../bulk-export/secretBox.ts';
 import { SERVICE_VERSION } from './version.ts';
 
 export interface TracingApp {
@@ -55,11 +58,12 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   const eventLog = new EventLog(config, 'tracing-api');
   const tenancy = new TenancyService(config, eventLog, logger);
   const projects = new ProjectRegistry(config, logger);
+  const exports = new ExportState(config, logger);
   const lineage = new LineageIndex(config, logger, async (tenantId, runId) => {
     const row = await runByIdQuery(ch, tenantId, runId);
     return row ? { traceId: row.trace_id, dottedOrder: row.dotted_order, sessionId: row.session_id } : null;
   });
-  await Promise.all([tenancy.start(), projects.start(), lineage.start()]);
+  await Promise.all([tenancy.start(), projects.start(), lineage.start(), exports.start()]);
   if (config.BOOTSTRAP_API_KEY) await tenancy.ensureBootstrapKey(config.BOOTSTRAP_API_KEY);
   const ingestor = new RunIngestor(config, eventLog, blobs, projects, lineage);
 
@@ -94,6 +98,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           runQueryRoutes(authed, deps);
           sessionRoutes(authed, deps);
           projectStatsRoutes(authed, deps);
+          bulkExportRoutes(authed, { ...deps, exports, secrets: SecretBox.fromConfig(config) });
         });
       },
       { prefix },
@@ -114,7 +119,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     tenancy,
     async close() {
       await app.close();
-      await Promise.allSettled([readiness.close(), projectorLag.close(), tenancy.close(), projects.close(), lineage.close()]);
+      await Promise.allSettled([readiness.close(), projectorLag.close(), tenancy.close(), projects.close(), lineage.close(), exports.close()]);
       await eventLog.close();
       await ch.close();
       blobs.close();

@@ -8,9 +8,10 @@
 // new route cannot slip through untested.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { beforeAll, describe, expect, test, vi } from 'vitest';
+import { beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { api, createWorkspaces, waitForRun, type Workspace } from '../support/tracingClient.ts';
 import { multipartBody, type Part } from '../support/runFactory.ts';
+import { createBucket, destinationBody, waitForExportRuns } from '../support/bulkExportClient.ts';
 import { formatDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
 
 type Res = Awaited<ReturnType<typeof api>>;
@@ -41,6 +42,10 @@ interface Fixture {
   /** The runs of trace u but its root. */
   uChildren: string[];
   feedbackKey: string;
+  /** A bulk-export destination, a one-time export of the main project into it, and the export's (first) run. */
+  destination: string;
+  bulkExport: string;
+  exportRun: string;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -132,11 +137,29 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
   ]);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   await Promise.all([...t, ...u, ...s, ...d].map((r) => waitForRun(ws.apiKey, r.id, (run) => run.status !== 'pending' && run.session_id !== null)));
+  const { destination, bulkExport, exportRun } = await buildBulkExport(ws, label, project.id);
   return {
+    destination, bulkExport, exportRun,
     label, ws, project, second: { ...second, root: s[0]!.id }, ownThread, feedbackKey,
     t: { root: t[0]!.id, llm: t[1]!.id, tool: t[2]!.id }, u: u[0]!.id,
     deletable: { '': del0.id, '/api/v1': del1.id }, deletableRoot: d[0]!.id, uChildren: [u[1]!.id, u[2]!.id],
   };
+}
+
+/** A bucket of the workspace's own in the stack's MinIO, a destination for it, and an export that has run. */
+async function buildBulkExport(ws: Workspace, label: string, projectId: string): Promise<{ destination: string; bulkExport: string; exportRun: string }> {
+  const bucket = `iso-${RUN}-${label}`.toLowerCase();
+  await createBucket(bucket);
+  const dest = await api('/bulk-exports/destinations', { method: 'POST', apiKey: ws.apiKey, json: destinationBody(bucket) });
+  expect(dest.status, JSON.stringify(dest.body)).toBe(200);
+  const exp = await api('/bulk-exports', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    json: { bulk_export_destination_id: dest.body.id, session_id: projectId, start_time: new Date(Date.now() - 3600_000).toISOString(), end_time: new Date().toISOString() },
+  });
+  expect(exp.status, JSON.stringify(exp.body)).toBe(200);
+  const runs = await waitForExportRuns(ws.apiKey, exp.body.id, (list) => list.length > 0 && list.every((r) => r.status === 'Completed'));
+  return { destination: dest.body.id, bulkExport: exp.body.id, exportRun: runs.at(-1)!.id }; // the latest day holds the fixture's runs
 }
 
 // ---- requests and what each side must get ----
@@ -530,6 +553,130 @@ const CASES: Record<string, Probe[]> = {
       },
     },
   ],
+  'GET /bulk-exports/destinations': [
+    {
+      label: 'the list: only the caller’s destinations',
+      request: (_as, _of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/destinations` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.destination]);
+        expect(JSON.stringify(res.body), show(what, res)).not.toContain(inject('tracingEnv').S3_SECRET_ACCESS_KEY);
+      },
+      other: (res, as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([as.destination]);
+      },
+    },
+  ],
+  'GET /bulk-exports/destinations/{destination_id}': [
+    {
+      label: 'the other destination',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/destinations/${of.destination}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ id: of.destination, tenant_id: of.ws.id, credentials_keys: ['access_key_id', 'secret_access_key'] });
+        expect(res.body.credentials, show(what, res)).toBeUndefined();
+      },
+    },
+  ],
+  'PATCH /bulk-exports/destinations/{destination_id}': [
+    {
+      label: 'rotating the other’s credentials',
+      request: (_as, of, prefix) => ({ method: 'PATCH', path: `${prefix}/bulk-exports/destinations/${of.destination}`, json: { credentials: destinationBody('x').credentials } }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.id, show(what, res)).toBe(of.destination);
+      },
+    },
+  ],
+  'POST /bulk-exports': [
+    {
+      label: 'an export of the other’s project into the other’s destination, and mixes of the two',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/bulk-exports`,
+        json: { bulk_export_destination_id: of.destination, session_id: of.project.id, start_time: '2020-01-01T00:00:00Z', end_time: '2020-01-01T01:00:00Z' },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ tenant_id: of.ws.id, session_id: of.project.id, bulk_export_destination_id: of.destination });
+      },
+      other: async (res, as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        const mixed = async (destination: string, project: string) =>
+          send(as, 'POST', `${prefix}/bulk-exports`, { bulk_export_destination_id: destination, session_id: project, start_time: '2020-01-01T00:00:00Z', end_time: '2020-01-01T01:00:00Z' });
+        expectStatus(await mixed(as.destination, of.project.id), 404, `${what}; own destination, other's project`);
+        expectStatus(await mixed(of.destination, as.project.id), 404, `${what}; other's destination, own project`);
+      },
+    },
+  ],
+  'GET /bulk-exports': [
+    {
+      label: 'the list: only the caller’s exports',
+      request: (_as, _of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toContain(of.bulkExport);
+        expect(res.body.every((e: { tenant_id: string }) => e.tenant_id === of.ws.id), show(what, res)).toBe(true);
+      },
+      other: (res, as, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).not.toContain(of.bulkExport);
+        expect(res.body.every((e: { tenant_id: string }) => e.tenant_id === as.ws.id), show(what, res)).toBe(true);
+      },
+    },
+  ],
+  'GET /bulk-exports/{export_id}': [
+    {
+      label: 'the other export',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/${of.bulkExport}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ id: of.bulkExport, status: 'Completed', session_id: of.project.id });
+      },
+    },
+  ],
+  'PATCH /bulk-exports/{export_id}': [
+    {
+      label: 'cancelling the other export (the owner’s has completed: 409)',
+      request: (_as, of, prefix) => ({ method: 'PATCH', path: `${prefix}/bulk-exports/${of.bulkExport}`, json: { status: 'Cancelled' } }),
+      owner: (res, _of, what) => expectStatus(res, 409, what),
+      other: async (res, _as, of, what) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/bulk-exports/${of.bulkExport}`);
+        expect(read.body.status, show(`${what}; then the owner reads it`, read)).toBe('Completed');
+      },
+    },
+  ],
+  'GET /bulk-exports/{export_id}/runs': [
+    {
+      label: 'the other export’s runs',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/${of.bulkExport}/runs` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toContain(of.exportRun);
+      },
+    },
+  ],
+  'GET /bulk-exports/{export_id}/runs/{run_id}': [
+    {
+      label: 'the other export’s run',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/${of.bulkExport}/runs/${of.exportRun}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ id: of.exportRun, bulk_export_id: of.bulkExport, status: 'Completed' });
+        expect(res.body.metadata.result.rows_written, show(what, res)).toBeGreaterThan(0);
+      },
+    },
+    {
+      label: 'the other export’s run under the caller’s export',
+      request: (as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/${as.bulkExport}/runs/${of.exportRun}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.id, show(what, res)).toBe(of.exportRun);
+      },
+    },
+  ],
 };
 
 /** Every root run of the workspace (a deletable project's may be gone already), and no other. */
@@ -543,8 +690,11 @@ function expectOwnRoots(roots: Array<{ id: string }>, f: Fixture, what: string, 
 
 /** Answer no tenant data. */
 const NO_TENANT_DATA = ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info'];
-/** Writes: covered by the write test below, which checks that naming another workspace's ids leaves its data alone. */
-const WRITES = ['POST /runs', 'PATCH /runs/{run_id}', 'POST /runs/batch', 'POST /runs/multipart', 'POST /sessions'];
+/**
+ * Writes: covered by the write test below, which checks that naming another workspace's ids leaves its data alone.
+ * POST /bulk-exports/destinations names no ids: what it makes is the caller's own (listed and read by the cases above).
+ */
+const WRITES = ['POST /runs', 'PATCH /runs/{run_id}', 'POST /runs/batch', 'POST /runs/multipart', 'POST /sessions', 'POST /bulk-exports/destinations'];
 
 /** `METHOD /path` for each operation of the OpenAPI document; /api/v1 routes fold into their / twins. */
 async function documentedRoutes(): Promise<string[]> {

@@ -14,7 +14,9 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await provideInfra();
-  const stack = await startTracingStack('shared');
+  // The whole product: API, projectors and an export worker that schedules due windows at once.
+  const stack = await startTracingStack('shared', { BULK_EXPORT_LAG_SECONDS: '1', BULK_EXPORT_POLL_MS: '250', BULK_EXPORT_RETRY_DELAY_MS: '500', BULK_EXPORT_LEASE_MS: '5000' });
+  stack.startExportWorker();
   project.provide('tracingUrl', stack.url);
   project.provide('bootstrapApiKey', stack.apiKey);
   project.provide('tracingEnv', stack.env);

@@ -16,9 +16,8 @@ export interface TestRun {
   [key: string]: unknown;
 }
 
-/** A trace: a root and `children` direct children, with consistent ids and dotted_order. */
-export function makeTrace(children = 2, extra: Partial<TestRun> = {}): TestRun[] {
-  const t0 = Date.now() * 1000;
+/** A trace starting at `t0` (microseconds): a root and `children` direct children, with consistent ids and dotted_order. */
+export function makeTrace(children = 2, extra: Partial<TestRun> = {}, t0 = Date.now() * 1000): TestRun[] {
   const rootId = uuidv7();
   const rootOrder = formatDottedTimestamp(t0) + rootId;
   const root: TestRun = { id: rootId, trace_id: rootId, parent_run_id: null, dotted_order: rootOrder, name: 'root', run_type: 'chain', start_time: new Date(t0 / 1000).toISOString(), inputs: { question: 'q' }, ...extra };

@@ -16,7 +16,10 @@ export interface TracingStack {
   config: Config;
   api: ServiceProcess;
   projector: ServiceProcess;
+  /** The export worker, once startExportWorker() was called. */
+  exportWorker: ServiceProcess | null;
   startProjector(): ServiceProcess;
+  startExportWorker(): ServiceProcess;
   stop(options?: { dropData?: boolean }): Promise<void>;
 }
 
@@ -34,6 +37,7 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
     CLICKHOUSE_DATABASE: id,
     TRACING_PORT: String(port),
     BOOTSTRAP_API_KEY: `lsk_test_${randomBytes(16).toString('hex')}`,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'info',
     ...extraEnv,
   };
@@ -47,12 +51,17 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
     config,
     api,
     projector: startProjector(),
+    exportWorker: null,
     startProjector() {
       stack.projector = startProjector();
       return stack.projector;
     },
+    startExportWorker() {
+      stack.exportWorker = startService('services/bulk-export/exportWorkerMain.ts', env, `${id}-export-worker`);
+      return stack.exportWorker;
+    },
     async stop({ dropData = true } = {}) {
-      await Promise.all([stack.api.stop(), stack.projector.stop()]);
+      await Promise.all([stack.api.stop(), stack.projector.stop(), stack.exportWorker?.stop()]);
       if (dropData) await dropStackData(id, config);
     },
   };

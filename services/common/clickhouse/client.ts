@@ -91,6 +91,33 @@ export class ClickHouseClient {
     return rows;
   }
 
+  /**
+   * Runs a SELECT and streams its result's raw bytes in `format` (RowBinary, TabSeparated…), for
+   * results too big to hold: the caller reads the body to its end, or stops (leaving the loop or
+   * aborting `signal` closes the connection, which cancels the query). An error
+   * before the first byte is thrown; one ClickHouse meets later (it has answered 200 by then)
+   * arrives as text at the end of the stream, so decoders must check that the bytes end cleanly.
+   */
+  async queryStream(statement: Sql, format: string, options: { signal?: AbortSignal } = {}): Promise<AsyncIterable<Buffer>> {
+    if (!/^[A-Za-z]+$/.test(format)) throw new TypeError(`invalid ClickHouse format: ${format}`);
+    const url = `${this.#url}/?${new URLSearchParams({ database: this.database })}`;
+    const body = `${statement.text}\nFORMAT ${format}`;
+    for (let attempt = 1; ; attempt++) {
+      let res;
+      try {
+        res = await request(url, { method: 'POST', body, headers: this.#headers, dispatcher: this.#agent, signal: options.signal });
+      } catch (err) {
+        // As in #send: a kept-alive socket the server closed fails on first use; retry once.
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (attempt === 1 && ['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET'].includes(code)) continue;
+        if (options.signal?.aborted) throw err;
+        throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`);
+      }
+      if (res.statusCode !== 200) throw new ClickHouseError(res.statusCode, (await res.body.text()).trim().slice(0, 2000));
+      return res.body;
+    }
+  }
+
   /** Inserts rows in one request (JSONEachRow). Callers batch: thousands of rows per call. */
   async insert(table: string, rows: readonly object[]): Promise<void> {
     if (rows.length === 0) return;

@@ -6,6 +6,7 @@ import { Consumer, MessagesStreamModes, stringDeserializer } from '@platformatic
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { decodeEvent, type DecodedEvent } from '../../../schemas/registry.ts';
+import { errors } from '../errors.ts';
 import { brokerList, topicName } from './topics.ts';
 
 type StringHeaderConsumer = Consumer<string, Buffer, string, string>;
@@ -72,6 +73,24 @@ export class TopicState {
           resolve();
         });
       });
+    }
+  }
+
+  /**
+   * catchUp() for a request: read-your-writes after an append, and across replicas. Throws the
+   * 503 error when Kafka does not answer within `timeoutMs` (listing offsets may hang while it is away).
+   */
+  async catchUpOrUnavailable(what: string, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.catchUp(timeoutMs), timeout]);
+    } catch (err) {
+      throw errors.kafkaUnavailable(`${what} could not be brought up to date: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

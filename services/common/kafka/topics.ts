@@ -9,6 +9,8 @@ export const TOPICS = {
   projects: 'tracing.projects',
   runLineage: 'tracing.run-lineage',
   tenancy: 'tenancy.events',
+  /** Destinations, exports and export runs: commands decided against the fold of this topic. */
+  bulkExport: 'bulk-export.events',
   /** Events a projector could not read, kept byte for byte (with the reason) instead of dropped. */
   runsDeadLetter: 'tracing.runs.dead-letter',
 } as const;
@@ -32,7 +34,7 @@ export async function ensureTopics(config: Config): Promise<void> {
     for (const logical of Object.values(TOPICS)) {
       const name = topicName(config, logical);
       if (existing.has(name)) continue;
-      const single = logical === TOPICS.tenancy || logical === TOPICS.projects;
+      const single = logical === TOPICS.tenancy || logical === TOPICS.projects || logical === TOPICS.bulkExport;
       try {
         await admin.createTopics({
           topics: [name],

@@ -105,18 +105,8 @@ export class ProjectRegistry {
    * Resolves once every event appended to the topic before the call is folded: read-your-writes
    * after an append, and across replicas. Throws the 503 error when Kafka does not answer in time.
    */
-  async catchUp(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.#catchUpTimeoutMs} ms`)), this.#catchUpTimeoutMs);
-    });
-    try {
-      await Promise.race([this.#topicState.catchUp(this.#catchUpTimeoutMs), timeout]);
-    } catch (err) {
-      throw errors.kafkaUnavailable(`projects could not be brought up to date: ${(err as Error).message}`);
-    } finally {
-      clearTimeout(timer);
-    }
+  catchUp(): Promise<void> {
+    return this.#topicState.catchUpOrUnavailable('projects', this.#catchUpTimeoutMs);
   }
 
   apply = (e: DecodedEvent): void => {

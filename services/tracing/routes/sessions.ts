@@ -2,16 +2,15 @@
 // GET /sessions, GET/PATCH/DELETE /sessions/{session_id}. Projects live in the projects topic
 // (services/tracing/projects/projectRegistry.ts); statistics come from the `traces` read model.
 // Bad input is a 400 naming the field; an unknown id, or another workspace's, is a 404.
-import type { FastifyInstance, FastifyRequest, FastifySchemaValidationError } from 'fastify';
-import { AppError, errors } from '../../common/errors.ts';
-import { toUuid } from '../ingest/ids.ts';
-import { parseTimestampMicros } from '../ingest/timestamps.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../../common/errors.ts';
 import { ProjectCommands } from '../projects/projectCommands.ts';
 import { matchesFilter, type ProjectFilter } from '../projects/projectFilter.ts';
 import { projectResponse, projectSchema } from '../projects/projectResponse.ts';
 import { projectStatsQuery } from '../projects/projectStatsQuery.ts';
 import type { Project } from '../projects/projectRegistry.ts';
 import { tenantOf } from './auth.ts';
+import { badInput, bool, int, time, uuid } from './routeInput.ts';
 import type { RouteDeps } from './routeDeps.ts';
 
 const MAX_LIMIT = 100;
@@ -21,42 +20,6 @@ const MAX_NAME_LENGTH = 1000;
 const MAX_DESCRIPTION_LENGTH = 64 * 1024;
 
 // ---- input: every problem is a 400 that names the field ----
-
-/** Schema violations leave as 400s too (the service's default for schema errors is 422). */
-const badInput = (validation: FastifySchemaValidationError[], where: string): AppError => {
-  const e = validation[0]!;
-  return errors.badRequest(`${where}${e.instancePath} ${e.message ?? 'is invalid'}`);
-};
-
-const uuid = (value: unknown, field: string): string => {
-  const id = typeof value === 'string' ? toUuid(value) : null;
-  if (!id) throw errors.badRequest(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, 64)}`);
-  return id;
-};
-
-const time = (value: unknown, field: string): number | null => {
-  try {
-    return parseTimestampMicros(value, field);
-  } catch (err) {
-    throw err instanceof AppError ? errors.badRequest(err.message) : err;
-  }
-};
-
-/** Query booleans: JS sends true/false, Python True/False. */
-const bool = (value: string | undefined, field: string): boolean | undefined => {
-  if (value === undefined || value === '') return undefined;
-  const v = value.toLowerCase();
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw errors.badRequest(`${field} must be true or false; got "${value.slice(0, 32)}"`);
-};
-
-const int = (value: string | undefined, field: string, fallback: number, min: number, max: number): number => {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw errors.badRequest(`${field} must be an integer from ${min} to ${max}; got "${value.slice(0, 32)}"`);
-  return n;
-};
 
 const extraObject = (value: unknown, field: string): Record<string, unknown> | null => {
   if (value == null) return null;

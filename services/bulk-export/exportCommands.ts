@@ -1,0 +1,141 @@
+// The bulk-export commands of the API: create a destination, rotate its credentials, create
+// and cancel an export. Each checks against the folded state (and, for destinations, writes a
+// test object with the credentials), appends its event, then waits until the state has folded
+// it, so the answer is what GET returns next.
+import { randomUUID } from 'node:crypto';
+import { errors } from '../common/errors.ts';
+import { event, type EventLog } from '../common/kafka/eventLog.ts';
+import type { ProjectRegistry } from '../tracing/projects/projectRegistry.ts';
+import { nowMicros } from '../tracing/ingest/timestamps.ts';
+import { checkDestinationWrite } from './destinations/destinationS3.ts';
+import type { SecretBox } from './secretBox.ts';
+import { exportStatus, type BulkExport, type Destination, type ExportState } from './exportState.ts';
+import type { DestinationCredentials, ExportCompression, ExportFormatVersion } from './exportTypes.ts';
+
+export interface NewDestination {
+  displayName: string;
+  bucket: string;
+  prefix: string;
+  endpointUrl: string | null;
+  region: string | null;
+  credentials: DestinationCredentials;
+}
+
+export interface NewExport {
+  destinationId: string;
+  sessionId: string;
+  startTime: number;
+  endTime: number | null;
+  intervalHours: number | null;
+  formatVersion: ExportFormatVersion;
+  compression: ExportCompression;
+  exportFields: readonly string[] | null;
+}
+
+const destinationKey = (tenantId: string, id: string) => `${tenantId}/destination/${id}`;
+const exportKey = (tenantId: string, id: string) => `${tenantId}/export/${id}`;
+
+/** Names of the credential fields given (what responses show instead of the values). */
+const credentialsKeys = (c: DestinationCredentials): string[] => Object.keys(c).filter((k) => c[k as keyof DestinationCredentials] != null);
+
+export class ExportCommands {
+  readonly #state: ExportState;
+  readonly #projects: ProjectRegistry;
+  readonly #log: EventLog;
+  readonly #secrets: SecretBox | null;
+
+  constructor(state: ExportState, projects: ProjectRegistry, log: EventLog, secrets: SecretBox | null) {
+    this.#state = state;
+    this.#projects = projects;
+    this.#log = log;
+    this.#secrets = secrets;
+  }
+
+  #secretBox(): SecretBox {
+    if (!this.#secrets) throw errors.notConfigured('bulk export destinations need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to encrypt their credentials');
+    return this.#secrets;
+  }
+
+  async createDestination(tenantId: string, d: NewDestination): Promise<Destination> {
+    const secrets = this.#secretBox();
+    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, d.credentials);
+    const id = randomUUID();
+    await this.#log.append([
+      event('DestinationCreated', destinationKey(tenantId, id), {
+        tenant_id: tenantId,
+        destination_id: id,
+        destination_type: 's3',
+        display_name: d.displayName,
+        bucket_name: d.bucket,
+        prefix: d.prefix,
+        endpoint_url: d.endpointUrl,
+        region: d.region,
+        credentials: secrets.seal(d.credentials),
+        credentials_keys: credentialsKeys(d.credentials),
+        created_at: nowMicros(),
+      }),
+    ]);
+    await this.#state.catchUp();
+    return this.#state.destination(tenantId, id)!;
+  }
+
+  /** New credentials, after a test write with them. Runs in flight keep the keys they started with. */
+  async rotateCredentials(tenantId: string, destinationId: string, credentials: DestinationCredentials): Promise<Destination> {
+    const secrets = this.#secretBox();
+    await this.#state.catchUp();
+    const d = this.#state.destination(tenantId, destinationId);
+    if (!d) throw errors.notFound(`destination ${destinationId}`);
+    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, credentials);
+    await this.#log.append([
+      event('DestinationCredentialsRotated', destinationKey(tenantId, destinationId), {
+        tenant_id: tenantId,
+        destination_id: destinationId,
+        credentials: secrets.seal(credentials),
+        credentials_keys: credentialsKeys(credentials),
+        rotated_at: nowMicros(),
+      }),
+    ]);
+    await this.#state.catchUp();
+    return this.#state.destination(tenantId, destinationId)!;
+  }
+
+  async createExport(tenantId: string, x: NewExport): Promise<BulkExport> {
+    await Promise.all([this.#state.catchUp(), this.#projects.catchUp()]);
+    if (!this.#state.destination(tenantId, x.destinationId)) throw errors.notFound(`destination (bulk_export_destination_id) ${x.destinationId}`);
+    if (!this.#projects.get(tenantId, x.sessionId)) throw errors.notFound(`project (session_id) ${x.sessionId}`);
+    const id = randomUUID();
+    await this.#log.append([
+      event('ExportCreated', exportKey(tenantId, id), {
+        tenant_id: tenantId,
+        export_id: id,
+        destination_id: x.destinationId,
+        session_id: x.sessionId,
+        start_time: x.startTime,
+        end_time: x.endTime,
+        interval_hours: x.intervalHours,
+        format: 'Parquet',
+        format_version: x.formatVersion,
+        compression: x.compression,
+        export_fields: x.exportFields === null ? null : [...x.exportFields],
+        created_at: nowMicros(),
+      }),
+    ]);
+    await this.#state.catchUp();
+    return this.#state.export(tenantId, id)!;
+  }
+
+  /** Cancels an export: final; work in flight stops, finished runs stay. Cancelling twice is harmless. */
+  async cancelExport(tenantId: string, exportId: string): Promise<BulkExport> {
+    await this.#state.catchUp();
+    const e = this.#state.export(tenantId, exportId);
+    if (!e) throw errors.notFound(`bulk export ${exportId}`);
+    const status = exportStatus(e);
+    if (status === 'Cancelled') return e;
+    if (status === 'Completed' || status === 'Failed' || status === 'TimedOut')
+      throw errors.conflict(`bulk export ${exportId} has already ended (${status}); only an unfinished export can be cancelled`);
+    await this.#log.append([event('ExportCancelled', exportKey(tenantId, exportId), { tenant_id: tenantId, export_id: exportId, cancelled_at: nowMicros() })]);
+    await this.#state.catchUp();
+    return this.#state.export(tenantId, exportId)!;
+  }
+}
+

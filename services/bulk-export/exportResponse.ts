@@ -1,0 +1,153 @@
+// Destinations, exports and export runs as the API returns them (LangSmith's field names), with
+// the JSON schemas the routes declare. Credentials never appear: only the names of the fields given.
+import { formatIsoMicros } from '../tracing/ingest/timestamps.ts';
+import { exportFinishedAt, exportStatus, type BulkExport, type Destination, type ExportRun } from './exportState.ts';
+
+const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
+const nullable = (type: string, description?: string) => ({ type: [type, 'null'], ...(description ? { description } : {}) });
+const isoTime = (description = 'ISO 8601, UTC') => ({ type: 'string', description });
+
+export const destinationSchema = {
+  type: 'object',
+  description: 'A bulk-export destination. Credentials are write-only: only the names of the fields given are shown.',
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'UUID' },
+    tenant_id: { type: 'string' },
+    destination_type: { type: 'string', enum: ['s3'] },
+    display_name: { type: 'string' },
+    config: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { bucket_name: { type: 'string' }, prefix: { type: 'string' }, endpoint_url: nullable('string'), region: nullable('string') },
+    },
+    credentials_keys: { type: 'array', items: { type: 'string' } },
+    created_at: isoTime(),
+    updated_at: isoTime(),
+  },
+} as const;
+
+export function destinationResponse(d: Destination): Record<string, unknown> {
+  return {
+    id: d.id,
+    tenant_id: d.tenantId,
+    destination_type: d.type,
+    display_name: d.displayName,
+    config: { bucket_name: d.bucket, prefix: d.prefix, endpoint_url: d.endpointUrl, region: d.region },
+    credentials_keys: d.credentialsKeys,
+    created_at: iso(d.createdAt),
+    updated_at: iso(d.updatedAt),
+  };
+}
+
+const exportStatuses = ['Created', 'Running', 'Completed', 'Failed', 'Cancelled', 'TimedOut', 'IntervalScheduled'];
+
+export const exportSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'UUID' },
+    tenant_id: { type: 'string' },
+    bulk_export_destination_id: { type: 'string' },
+    session_id: { type: 'string' },
+    start_time: isoTime('ISO 8601, UTC, inclusive'),
+    end_time: nullable('string', 'ISO 8601, UTC, exclusive; null for a scheduled export'),
+    interval_hours: nullable('integer'),
+    format: { type: 'string', enum: ['Parquet'] },
+    format_version: { type: 'string', enum: ['v1', 'v2_beta'] },
+    compression: { type: 'string', enum: ['none', 'gzip', 'snappy', 'zstandard'] },
+    export_fields: { type: ['array', 'null'], items: { type: 'string' } },
+    filter: { type: 'null' },
+    status: { type: 'string', enum: exportStatuses },
+    created_at: isoTime(),
+    updated_at: isoTime(),
+    finished_at: nullable('string'),
+    source_bulk_export_id: { type: 'null' },
+  },
+} as const;
+
+export function exportResponse(e: BulkExport): Record<string, unknown> {
+  return {
+    id: e.id,
+    tenant_id: e.tenantId,
+    bulk_export_destination_id: e.destinationId,
+    session_id: e.sessionId,
+    start_time: iso(e.startTime),
+    end_time: iso(e.endTime),
+    interval_hours: e.intervalHours,
+    format: e.format,
+    format_version: e.formatVersion,
+    compression: e.compression,
+    export_fields: e.exportFields,
+    filter: null,
+    status: exportStatus(e),
+    created_at: iso(e.createdAt),
+    updated_at: iso(e.updatedAt),
+    finished_at: iso(exportFinishedAt(e)),
+    source_bulk_export_id: null,
+  };
+}
+
+export const exportRunSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'UUID, derived from the export and the range' },
+    bulk_export_id: { type: 'string' },
+    status: { type: 'string', enum: exportStatuses.filter((s) => s !== 'IntervalScheduled') },
+    retry_number: { type: 'integer', description: 'the attempt under way or last made: 0 first, n the n-th retry' },
+    errors: { type: 'object', additionalProperties: { type: 'string' }, description: 'error of each failed attempt, keyed retry_<n>' },
+    start_time: isoTime('start of the runs range, inclusive'),
+    end_time: isoTime('end of the runs range, exclusive'),
+    metadata: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        prefix: { type: 'string' },
+        start_time: isoTime(),
+        end_time: isoTime(),
+        result: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            rows_written: { type: 'integer' },
+            bytes_written: { type: 'integer' },
+            exported_files: { type: 'array', items: { type: 'string' } },
+            export_path: { type: 'string', description: 'the folder (day partition) the files are in' },
+            latest_cursor: nullable('string', 'start_time and id of the last row of the last completed file'),
+          },
+        },
+      },
+    },
+    created_at: isoTime(),
+    updated_at: isoTime(),
+    finished_at: nullable('string'),
+  },
+} as const;
+
+export function exportRunResponse(run: ExportRun, exportPath: string, prefix: string): Record<string, unknown> {
+  return {
+    id: run.id,
+    bulk_export_id: run.exportId,
+    status: run.status,
+    retry_number: run.attempt,
+    errors: run.errors,
+    start_time: iso(run.startTime),
+    end_time: iso(run.endTime),
+    metadata: {
+      prefix,
+      start_time: iso(run.startTime),
+      end_time: iso(run.endTime),
+      result: {
+        rows_written: run.rowsWritten,
+        bytes_written: run.bytesWritten,
+        exported_files: run.files,
+        export_path: exportPath,
+        latest_cursor: run.cursor === null ? null : `${formatIsoMicros(run.cursor.startTime)}|${run.cursor.id}`,
+      },
+    },
+    created_at: iso(run.createdAt),
+    updated_at: iso(run.updatedAt),
+    finished_at: iso(run.finishedAt),
+  };
+}

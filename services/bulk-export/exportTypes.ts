@@ -1,0 +1,64 @@
+// The vocabulary of bulk export, shared by the API, the scheduler, the worker and the Parquet
+// pipeline: compressions, format versions, what one export run has to do, and what it wrote.
+
+export const EXPORT_COMPRESSIONS = ['none', 'gzip', 'snappy', 'zstandard'] as const;
+export type ExportCompression = (typeof EXPORT_COMPRESSIONS)[number];
+
+/** `v1` writes naive timestamps; `v2_beta` writes UTC timezone-aware ones. */
+export const EXPORT_FORMAT_VERSIONS = ['v1', 'v2_beta'] as const;
+export type ExportFormatVersion = (typeof EXPORT_FORMAT_VERSIONS)[number];
+
+/** Where a run's export got to: the last (start_time, id) written to a completed file. */
+export interface ExportCursor {
+  /** Microseconds since the epoch. */
+  startTime: number;
+  id: string;
+}
+
+/** S3 credentials of a destination (decrypted only in memory, only where used). */
+export interface DestinationCredentials {
+  access_key_id: string;
+  secret_access_key: string;
+  session_token?: string | null;
+}
+
+/** Where files go: a destination's bucket settings. */
+export interface DestinationLocation {
+  bucket: string;
+  /** Key prefix inside the bucket, without leading or trailing slashes ('' for the bucket root). */
+  prefix: string;
+  /** S3-compatible endpoint; null for AWS S3 itself. */
+  endpointUrl: string | null;
+  region: string | null;
+}
+
+/**
+ * One export run's work: a project's runs whose start_time is in [startMicros, endMicros).
+ * A run never crosses a UTC midnight, so all its files share one day partition.
+ */
+export interface ExportRunTask {
+  tenantId: string;
+  sessionId: string;
+  exportId: string;
+  runId: string;
+  /** 0 for the first attempt, n for the n-th retry; part of every file name. */
+  attempt: number;
+  startMicros: number;
+  endMicros: number;
+  formatVersion: ExportFormatVersion;
+  compression: ExportCompression;
+  /** The columns to write, in order; null for the default set. */
+  exportFields: readonly string[] | null;
+  /** Rows up to and including this cursor were written by earlier attempts' completed files. */
+  resumeAfter: ExportCursor | null;
+}
+
+/** A completed Parquet file (its upload finished). */
+export interface ExportedFile {
+  /** Object key inside the bucket. */
+  key: string;
+  rows: number;
+  bytes: number;
+  /** (start_time, id) of the file's last row. */
+  cursor: ExportCursor;
+}

@@ -1,0 +1,37 @@
+// Runs one export worker (scheduler included). Started by services/main.ts, or alone; several
+// replicas may run at once: they agree through the bulk-export topic.
+import { loadConfig } from '../common/config.ts';
+import { createLogger } from '../common/logger.ts';
+import { ClickHouseClient } from '../common/clickhouse/client.ts';
+import { ensureTopics } from '../common/kafka/topics.ts';
+import { EventLog } from '../common/kafka/eventLog.ts';
+import { BlobStore } from '../common/blobStore.ts';
+import { LIVE_TABLES } from '../../projections/readModelTables.ts';
+import { ExportState } from './exportState.ts';
+import { ExportWorker } from './exportWorker.ts';
+import { SecretBox } from './secretBox.ts';
+
+const config = loadConfig();
+const logger = createLogger('export-worker', config.LOG_LEVEL);
+const secrets = SecretBox.fromConfig(config);
+if (!secrets) {
+  logger.fatal('SECRETS_ENCRYPTION_KEY is not set: destination credentials cannot be opened (npm start generates one into .local/dev-secrets-key)');
+  process.exit(1);
+}
+await ensureTopics(config);
+const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+const blobs = new BlobStore(config);
+const eventLog = new EventLog(config, 'export-worker');
+const state = new ExportState(config, logger.child({ fold: 'bulk-export' }));
+await state.start();
+const worker = new ExportWorker(config, logger, { ch, blobs, tables: LIVE_TABLES, eventLog, state, secrets });
+worker.start();
+logger.info({ worker: worker.id }, 'export worker started');
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => {
+    worker
+      .close()
+      .then(() => Promise.allSettled([state.close(), eventLog.close(), ch.close()]))
+      .finally(() => process.exit(0));
+  });

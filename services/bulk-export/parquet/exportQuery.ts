@@ -1,0 +1,64 @@
+// The export's read of `runs`: the final state of a project's runs that started in a window,
+// in cursor order (start_time, id), after an optional cursor.
+import { ident, join, sql, type Sql } from '../../common/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
+import type { ExportCursor } from '../exportTypes.ts';
+import type { QueryColumn } from './exportColumns.ts';
+
+/** Bytes the query's sort may hold in memory before ClickHouse spills it to disk. */
+const SORT_MEMORY_BYTES = 1_000_000_000;
+
+export interface ExportWindow {
+  tenantId: string;
+  sessionId: string;
+  /** Microseconds, inclusive. */
+  startMicros: number;
+  /** Microseconds, exclusive. */
+  endMicros: number;
+  /** Only runs after this (start_time, id). */
+  after: ExportCursor | null;
+}
+
+/**
+ * `runs` keeps older versions of a run until ClickHouse merges them, and is ordered by trace,
+ * not time. A plain `FINAL` merges every run of the tenant to keep a window's; instead the
+ * subquery finds the candidates from narrow columns without FINAL (a superset: runs any stored
+ * version of which matches), PREWHERE on the key keeps every version of each candidate (all
+ * versions share it) so FINAL merges them exactly, and WHERE checks the newest version again.
+ * Twice as fast as plain FINAL on a week of runs, and exact. The sort spills to disk past
+ * SORT_MEMORY_BYTES, so a very large day does not hit ClickHouse's memory limit.
+ */
+export function exportRunsQuery(runsTable: string, columns: readonly QueryColumn[], window: ExportWindow): Sql {
+  const table = ident(runsTable);
+  const conditions = [
+    sql`tenant_id = toUUID(${window.tenantId})`,
+    sql`session_id = toUUID(${window.sessionId})`,
+    sql`start_time >= ${window.startMicros}`,
+    sql`start_time < ${window.endMicros}`,
+  ];
+  if (window.after) conditions.push(sql`(start_time, id) > (${window.after.startTime}, toUUID(${window.after.id}))`);
+  const matches = join(conditions, ' AND ');
+  return sql`SELECT ${join(columns.map((c) => c.select))}
+    FROM ${table} FINAL
+    PREWHERE tenant_id = toUUID(${window.tenantId}) AND (trace_id, id) IN (SELECT trace_id, id FROM ${table} WHERE ${matches})
+    WHERE ${matches} AND has_post = 1
+    ORDER BY start_time, id
+    SETTINGS max_bytes_before_external_sort = ${SORT_MEMORY_BYTES}`;
+}
+
+
+/** The flag column for feedback_stats: whether the run has feedback (so only those runs' stats are asked for). */
+export const FEEDBACK_FLAG = 'has_feedback';
+
+/** Feedback counts for the project when its project is the task's, or not known yet (it came before its run). */
+const projectFeedback = (feedbackTable: string, window: Pick<ExportWindow, 'tenantId' | 'sessionId'>) =>
+  sql`SELECT run_id FROM ${ident(feedbackTable)} WHERE tenant_id = toUUID(${window.tenantId}) AND (session_id = toUUID(${window.sessionId}) OR isNull(session_id))`;
+
+export function feedbackFlagColumn(feedbackTable: string, window: Pick<ExportWindow, 'tenantId' | 'sessionId'>): QueryColumn {
+  return { name: FEEDBACK_FLAG, select: sql`id IN (${projectFeedback(feedbackTable, window)})`, kind: 'bool' };
+}
+
+/** Whether any feedback may belong to the project's runs (when none does, feedback_stats is null without asking). */
+export async function projectHasFeedback(ch: ClickHouseClient, feedbackTable: string, window: Pick<ExportWindow, 'tenantId' | 'sessionId'>): Promise<boolean> {
+  return (await ch.query(sql`${projectFeedback(feedbackTable, window)} LIMIT 1`)).length > 0;
+}

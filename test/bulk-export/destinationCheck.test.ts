@@ -1,0 +1,219 @@
+// The test write a destination must pass, against the real MinIO with real users and policies.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectsCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createUserWithPolicy, removeUser } from '../../infra/minioAdmin.ts';
+import {
+  checkDestinationWrite,
+  destinationS3Client,
+  keyUnderPrefix,
+  normalisePrefix,
+} from '../../services/bulk-export/destinations/destinationS3.ts';
+import type { DestinationCredentials, DestinationLocation } from '../../services/bulk-export/exportTypes.ts';
+import { AppError } from '../../services/common/errors.ts';
+import { provideInfra } from '../support/infra.ts';
+import type { StackEndpoints } from '../support/infra.ts';
+
+let endpoints: StackEndpoints;
+let root: S3Client;
+const bucket = `destination-check-${randomUUID().slice(0, 8)}`;
+const users: string[] = [];
+
+function location(prefix: string, overrides: Partial<DestinationLocation> = {}): DestinationLocation {
+  return { bucket, prefix, endpointUrl: endpoints.s3Endpoint, region: null, ...overrides };
+}
+
+/** A MinIO user with exactly these policy statements, removed after the file. */
+async function userWith(name: string, statements: object[]): Promise<DestinationCredentials> {
+  const access_key_id = `${name}-${randomUUID().slice(0, 8)}`;
+  const secret_access_key = randomBytes(18).toString('base64url');
+  await createUserWithPolicy(access_key_id, secret_access_key, { Version: '2012-10-17', Statement: statements }, endpoints);
+  users.push(access_key_id);
+  return { access_key_id, secret_access_key };
+}
+
+function putOnlyUnder(prefix: string): object[] {
+  return [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/${keyUnderPrefix(prefix, '*')}`] }];
+}
+
+/** The check's outcome: 'passed', or the AppError's status, code and detail. */
+async function check(where: DestinationLocation, credentials: DestinationCredentials): Promise<'passed' | { status: number; code: string; detail: string }> {
+  try {
+    await checkDestinationWrite(where, credentials);
+    return 'passed';
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return { status: error.statusCode, code: error.code, detail: error.message };
+  }
+}
+
+function failedWith(detail: string) {
+  return { status: 400, code: 'DESTINATION_CHECK_FAILED', detail };
+}
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const listed = await root.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  return (listed.Contents ?? []).map((object) => object.Key!);
+}
+
+beforeAll(async () => {
+  endpoints = await provideInfra();
+  const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
+  root = destinationS3Client(location(''), rootCredentials);
+  await root.send(new CreateBucketCommand({ Bucket: bucket }));
+});
+
+afterAll(async () => {
+  for (const user of users) await removeUser(user, endpoints);
+  if (!root) return;
+  const keys = await keysUnder('');
+  if (keys.length > 0) await root.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
+  await root.send(new DeleteBucketCommand({ Bucket: bucket }));
+  root.destroy();
+});
+
+describe('checkDestinationWrite', () => {
+  test('a write-only user passes, and the test object stays under <prefix>/tmp/', async () => {
+    const writer = await userWith('write-only', putOnlyUnder('exports/write-only'));
+    expect(await check(location('exports/write-only'), writer)).toBe('passed');
+    const left = await keysUnder('exports/write-only/');
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(/^exports\/write-only\/tmp\/[^/]+\.txt$/);
+    // The policy is real: the same user may not write under another prefix.
+    expect(await check(location('exports/elsewhere'), writer)).toEqual(failedWith('Access denied'));
+  });
+
+  test('with the bucket root as prefix the test object goes to tmp/', async () => {
+    const writer = await userWith('root-writer', [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/tmp/*`] }]);
+    expect(await check(location(''), writer)).toBe('passed');
+    expect((await keysUnder('tmp/')).some((key) => /^tmp\/[^/]+\.txt$/.test(key))).toBe(true);
+  });
+
+  test('a user that may also delete passes and leaves nothing behind', async () => {
+    const full = await userWith('full', [
+      { Effect: 'Allow', Action: ['s3:*'], Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`] },
+    ]);
+    expect(await check(location('exports/full'), full)).toBe('passed');
+    expect(await keysUnder('exports/full/')).toEqual([]);
+  });
+
+  test('a user that cannot write gets "Access denied"', async () => {
+    const reader = await userWith('read-only', [
+      { Effect: 'Allow', Action: ['s3:GetObject', 's3:ListBucket'], Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`] },
+    ]);
+    expect(await check(location('exports/read-only'), reader)).toEqual(failedWith('Access denied'));
+    expect(await keysUnder('exports/read-only/')).toEqual([]);
+  });
+
+  test('an unknown access key gets "Key ID you provided does not exist"', async () => {
+    const unknown = { access_key_id: `nobody-${randomUUID().slice(0, 8)}`, secret_access_key: 'some-secret-value' };
+    expect(await check(location('exports/unknown'), unknown)).toEqual(failedWith('Key ID you provided does not exist'));
+  });
+
+  test('a wrong secret for a real key gets the store\'s message, without the secret', async () => {
+    const writer = await userWith('wrong-secret', putOnlyUnder('exports/wrong-secret'));
+    const wrong = { ...writer, secret_access_key: 'not-the-right-secret-value' };
+    const outcome = await check(location('exports/wrong-secret'), wrong);
+    expect(outcome).toEqual(
+      failedWith('The request signature we calculated does not match the signature you provided. Check your key and signing method.'),
+    );
+  });
+
+  test('a missing bucket gets the store\'s message', async () => {
+    const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
+    const outcome = await check(location('x', { bucket: `missing-${randomUUID().slice(0, 8)}` }), rootCredentials);
+    expect(outcome).toEqual(failedWith('The specified bucket does not exist'));
+  });
+
+  test.each(['not a url', 'ftp://x', 'http://', 'https://', '/relative/path', 'http://user:secret@127.0.0.1:9000'])(
+    'endpoint %j is an "Invalid endpoint"',
+    async (endpointUrl) => {
+      const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
+      expect(await check(location('x', { endpointUrl }), credentials)).toEqual(failedWith('Invalid endpoint'));
+    },
+  );
+
+  test('a well-formed endpoint where nothing listens says so', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
+    expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${port}` }), credentials)).toEqual(
+      failedWith('Could not connect to the endpoint (ECONNREFUSED)'),
+    );
+  });
+
+  test('an endpoint that is not an S3 store says so', async () => {
+    const notS3 = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>nothing here</h1>'));
+    await new Promise<void>((resolve) => notS3.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = notS3.address() as AddressInfo;
+      const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
+      expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${port}` }), credentials)).toEqual(
+        failedWith('The endpoint did not answer as an S3-compatible store (HTTP 404)'),
+      );
+    } finally {
+      await new Promise<void>((resolve) => notS3.close(() => resolve()));
+    }
+  });
+});
+
+test('a write-only user can complete a multipart upload under its prefix (what exports do)', async () => {
+  const writer = await userWith('multipart', putOnlyUnder('exports/multipart'));
+  const s3 = destinationS3Client(location('exports/multipart'), writer);
+  const body = randomBytes(6 * 1024 * 1024 + 123);
+  const key = keyUnderPrefix('exports/multipart', 'export_id=1/part-0.parquet');
+  try {
+    const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: body }, partSize: 5 * 1024 * 1024, queueSize: 2 });
+    await upload.done();
+  } finally {
+    s3.destroy();
+  }
+  const stored = await root.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  expect(stored.ContentLength).toBe(body.length);
+  expect(stored.ETag).toMatch(/-2"$/); // a multipart ETag: two parts
+});
+
+describe('normalisePrefix', () => {
+  test.each([
+    ['', ''],
+    [null, ''],
+    ['/', ''],
+    ['exports', 'exports'],
+    ['/exports/langsmith/', 'exports/langsmith'],
+    ['//a/b//', 'a/b'],
+    ['dir.with.dots/..hidden', 'dir.with.dots/..hidden'],
+  ])('%j → %j', (input, expected) => {
+    expect(normalisePrefix(input)).toBe(expected);
+  });
+
+  test.each([
+    ['a/../b', /"\." or "\.\."/],
+    ['..', /"\." or "\.\."/],
+    ['./a', /"\." or "\.\."/],
+    ['a//b', /empty path segments/],
+    ['a\nb', /control characters/],
+    ['x'.repeat(513), /at most 512 bytes/],
+  ])('%j is refused with a 400', (input, message) => {
+    let caught: unknown;
+    try {
+      normalisePrefix(input);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(AppError);
+    expect((caught as AppError).statusCode).toBe(400);
+    expect((caught as AppError).message).toMatch(message);
+  });
+});
