@@ -91,6 +91,24 @@ export interface ExportCreated {
   created_at: number;
 }
 
+/** A file of an export run is about to be completed (its last rows are written; its upload is being finished). If the attempt ends before the matching ExportRunProgressed, the next attempt looks for the object: when it exists, it is recorded as written and the export resumes after its cursor, so the file is neither lost nor written twice. */
+export interface ExportRunFilePending {
+  tenant_id: string;
+  export_id: string;
+  run_id: string;
+  attempt: number;
+  worker_id: string;
+  /** object key */
+  file: string;
+  file_rows: number;
+  /** start_time (microseconds) of the file's last row */
+  cursor_start_time: number;
+  /** id of the file's last row */
+  cursor_id: string;
+  /** microseconds since the epoch */
+  recorded_at: number;
+}
+
 /** The end of an attempt of an export run. Failed with retry_at set: the run is retried (attempt + 1) at that time; Failed without it: retries are used up. Ignored when folded unless it is for the run's current attempt. */
 export interface ExportRunFinished {
   tenant_id: string;
@@ -271,6 +289,7 @@ export interface EventPayloads {
   DestinationCredentialsRotated: DestinationCredentialsRotated;
   ExportCancelled: ExportCancelled;
   ExportCreated: ExportCreated;
+  ExportRunFilePending: ExportRunFilePending;
   ExportRunFinished: ExportRunFinished;
   ExportRunProgressed: ExportRunProgressed;
   ExportRunScheduled: ExportRunScheduled;

@@ -1,8 +1,10 @@
 // Destinations, exports and export runs as the API returns them (LangSmith's field names), with
 // the JSON schemas the routes declare. Credentials never appear: only the names of the fields given.
 import { formatIsoMicros } from '../tracing/ingest/timestamps.ts';
+import type { ExportCursor } from './exportTypes.ts';
 import { exportFinishedAt, exportStatus, type BulkExport, type Destination, type ExportRun } from './exportState.ts';
 
+const cursorText = (c: ExportCursor) => `${formatIsoMicros(c.startTime)}|${c.id}`;
 const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
 const nullable = (type: string, description?: string) => ({ type: [type, 'null'], ...(description ? { description } : {}) });
 const isoTime = (description = 'ISO 8601, UTC') => ({ type: 'string', description });
@@ -115,6 +117,11 @@ export const exportRunSchema = {
             exported_files: { type: 'array', items: { type: 'string' } },
             export_path: { type: 'string', description: 'the folder (day partition) the files are in' },
             latest_cursor: nullable('string', 'start_time and id of the last row of the last completed file'),
+            pending_upload: {
+              type: ['object', 'null'],
+              description: 'a file whose upload was being completed when its attempt ended; the next attempt records it if it exists',
+              properties: { file_path: { type: 'string' }, target_cursor: { type: 'string' }, rows_count: { type: 'integer' } },
+            },
           },
         },
       },
@@ -143,7 +150,8 @@ export function exportRunResponse(run: ExportRun, exportPath: string, prefix: st
         bytes_written: run.bytesWritten,
         exported_files: run.files,
         export_path: exportPath,
-        latest_cursor: run.cursor === null ? null : `${formatIsoMicros(run.cursor.startTime)}|${run.cursor.id}`,
+        latest_cursor: run.cursor === null ? null : cursorText(run.cursor),
+        pending_upload: run.pendingFile === null ? null : { file_path: run.pendingFile.key, target_cursor: cursorText(run.pendingFile.cursor), rows_count: run.pendingFile.rows },
       },
     },
     created_at: iso(run.createdAt),

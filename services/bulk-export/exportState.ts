@@ -18,6 +18,7 @@ import type {
   DestinationCredentialsRotated,
   ExportCancelled,
   ExportCreated,
+  ExportRunFilePending,
   ExportRunFinished,
   ExportRunProgressed,
   ExportRunScheduled,
@@ -66,6 +67,8 @@ export interface ExportRun {
   bytesWritten: number;
   files: string[];
   cursor: ExportCursor | null;
+  /** A file whose upload was being completed, not yet recorded as written (the next attempt checks for it). */
+  pendingFile: { key: string; rows: number; cursor: ExportCursor } | null;
   /** Error of each failed attempt, keyed retry_<attempt>. */
   errors: Record<string, string>;
   finishedAt: number | null;
@@ -155,6 +158,8 @@ export class ExportState {
         return this.#runStarted(e.payload);
       case 'ExportRunProgressed':
         return this.#runProgressed(e.payload);
+      case 'ExportRunFilePending':
+        return this.#filePending(e.payload);
       case 'ExportRunFinished':
         return this.#runFinished(e.payload);
     }
@@ -250,6 +255,7 @@ export class ExportState {
       bytesWritten: 0,
       files: [],
       cursor: null,
+      pendingFile: null,
       errors: {},
       finishedAt: null,
     });
@@ -275,11 +281,19 @@ export class ExportState {
     if (!run || run.phase !== 'claimed' || run.attempt !== p.attempt || run.owner !== p.worker_id) return;
     run.lastReportAt = p.recorded_at;
     if (p.file === null) return;
+    run.pendingFile = null; // it is this file, or it was never completed (a later file is)
     run.files.push(p.file);
     run.rowsWritten += p.file_rows;
     run.bytesWritten += p.file_bytes;
     if (p.cursor_start_time !== null && p.cursor_id !== null) run.cursor = { startTime: p.cursor_start_time, id: p.cursor_id };
     run.updatedAt = p.recorded_at;
+  }
+
+  #filePending(p: ExportRunFilePending): void {
+    const run = this.#run(p.tenant_id, p.export_id, p.run_id);
+    if (!run || run.phase !== 'claimed' || run.attempt !== p.attempt || run.owner !== p.worker_id) return;
+    run.lastReportAt = p.recorded_at;
+    run.pendingFile = { key: p.file, rows: p.file_rows, cursor: { startTime: p.cursor_start_time, id: p.cursor_id } };
   }
 
   #runFinished(p: ExportRunFinished): void {
@@ -298,6 +312,7 @@ export class ExportState {
     run.phase = 'done';
     run.status = p.status;
     run.owner = null;
+    if (p.status === 'Completed') run.pendingFile = null;
     run.finishedAt = p.finished_at;
   }
 

@@ -8,7 +8,7 @@
 // claiming one run append two claims, the first wins and the other stands down.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../common/config.ts';
 import type { Logger } from '../common/logger.ts';
 import type { ClickHouseClient } from '../common/clickhouse/client.ts';
@@ -188,6 +188,7 @@ export class ExportWorker {
       const credentials = this.#deps.secrets.open<DestinationCredentials>(destination.credentials);
       const location: DestinationLocation = { bucket: destination.bucket, prefix: destination.prefix, endpointUrl: destination.endpointUrl, region: destination.region };
       s3 = destinationS3Client(location, credentials);
+      const resumeAfter = await this.#recoverPendingFile(e, run, attempt, s3, location, log);
       const task: ExportRunTask = {
         tenantId: e.tenantId,
         sessionId: e.sessionId,
@@ -199,12 +200,13 @@ export class ExportWorker {
         formatVersion: e.formatVersion,
         compression: e.compression,
         exportFields: e.exportFields,
-        resumeAfter: run.cursor,
+        resumeAfter,
       };
-      log.info({ resume_after: run.cursor }, 'export run started');
+      log.info({ resume_after: resumeAfter }, 'export run started');
       const result = await exportRunsToParquet({ ch: this.#deps.ch, tables: this.#deps.tables, blobs: this.#deps.blobs, s3 }, task, location, {
         signal: controller.signal,
         maxFileBytes: this.#config.BULK_EXPORT_FILE_MAX_BYTES,
+        beforeFileCompletes: (file) => this.#appendPatiently([this.#filePending(e, run, attempt, file)], controller.signal),
         onFile: (file) => this.#appendPatiently([this.#progress(e, run, attempt, file)], controller.signal),
       });
       await this.#appendPatiently([this.#finished(e, run, attempt, 'Completed', null, null)]);
@@ -230,6 +232,27 @@ export class ExportWorker {
     }
   }
 
+  /**
+   * Where this attempt starts: after the last recorded file, or after a file an earlier attempt
+   * was completing when it ended (recorded now, when the object is there). Without permission to
+   * look at objects, the file is written again under this attempt's name (never overwritten).
+   */
+  async #recoverPendingFile(e: BulkExport, run: ExportRun, attempt: number, s3: S3Client, location: DestinationLocation, log: Logger): Promise<ExportRunTask['resumeAfter']> {
+    const pending = run.pendingFile;
+    if (!pending || run.files.includes(pending.key)) return run.cursor;
+    try {
+      const head = await s3.send(new HeadObjectCommand({ Bucket: location.bucket, Key: pending.key }));
+      const file: ExportedFile = { key: pending.key, rows: pending.rows, bytes: head.ContentLength ?? 0, cursor: pending.cursor };
+      await this.#appendPatiently([this.#progress(e, run, attempt, file)]);
+      log.info({ file: pending.key }, 'a file the previous attempt completed is recorded');
+      return pending.cursor;
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status !== 404) log.warn({ file: pending.key, status }, 'cannot tell whether the previous attempt completed its last file; its rows are written again');
+      return run.cursor;
+    }
+  }
+
   /** A failed attempt: retried after `delayMs` while retries remain, else final. */
   #failure(e: BulkExport, run: ExportRun, attempt: number, error: string, now: number, delayMs: number): EventToAppend {
     const retryAt = attempt < this.#config.BULK_EXPORT_MAX_RETRIES ? now + delayMs * 1000 : null;
@@ -246,6 +269,21 @@ export class ExportWorker {
       error: error === null ? null : error.slice(0, 2000),
       retry_at: retryAt,
       finished_at: nowMicros(),
+    });
+  }
+
+  #filePending(e: BulkExport, run: ExportRun, attempt: number, file: Omit<ExportedFile, 'bytes'>): EventToAppend {
+    return event('ExportRunFilePending', exportKey(e), {
+      tenant_id: e.tenantId,
+      export_id: e.id,
+      run_id: run.id,
+      attempt,
+      worker_id: this.id,
+      file: file.key,
+      file_rows: file.rows,
+      cursor_start_time: file.cursor.startTime,
+      cursor_id: file.cursor.id,
+      recorded_at: nowMicros(),
     });
   }
 

@@ -69,6 +69,19 @@ describe('ExportState fold', () => {
     expect(exportFinishedAt(e)).toBe(9);
   });
 
+  it('keeps a file whose completion was under way across attempts, until a file is recorded', () => {
+    const pending = (file: string, attempt = 0, worker_id = 'w1') =>
+      ev('ExportRunFilePending', { run_id: 'r1', attempt, worker_id, file, file_rows: 10, cursor_start_time: 70, cursor_id: `id-${file}`, recorded_at: 5 });
+    const s = fold(created(), scheduled('r1'), started('r1', 'w1'), progressed('r1', 'w1', 'f1'), pending('f2', 0, 'w2'), pending('f2'));
+    const run = s.export(T, 'x1')!.runs.get('r1')!;
+    expect(run.pendingFile).toEqual({ key: 'f2', rows: 10, cursor: { startTime: 70, id: 'id-f2' } });
+    s.apply(finished('r1', 'Failed', 0, { error: 'kafka away', retry_at: 6 }));
+    expect(run.pendingFile?.key).toBe('f2'); // the next attempt looks for it
+    s.apply(started('r1', 'w3', 1));
+    s.apply(progressed('r1', 'w3', 'f2', 1));
+    expect(run).toMatchObject({ pendingFile: null, files: ['f1', 'f2'], rowsWritten: 20, cursor: { startTime: 50, id: 'id-f2' } });
+  });
+
   it('a one-time export is Created, then Running, then Completed when all its runs are', () => {
     const s = fold(created(), scheduled('r1'), scheduled('r2'));
     const e = s.export(T, 'x1')!;

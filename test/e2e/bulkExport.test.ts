@@ -6,13 +6,14 @@
 // the UTC day of each run, codecs are as asked, timestamps are timezone-aware or naive as the
 // format version says, and the export runs' counts and file lists match the bucket.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Client } from 'langsmith';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../support/tracingClient.ts';
 import { createBucket, destinationBody, listKeys, waitForExport, waitForExportRuns } from '../support/bulkExportClient.ts';
 import { ensurePythonEnv, run, type PythonEnv } from '../support/pythonEnv.ts';
-import { PYTHON_SCRIPTS } from '../support/pythonScript.ts';
+import { repoRoot } from '../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql } from '../../services/common/clickhouse/sql.ts';
 import { formatDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
@@ -43,12 +44,22 @@ let ch: ClickHouseClient;
 let bigRunId: string;
 let feedbackRunId: string;
 
-/** Every Parquet file under the prefix, read by pyarrow. */
+/** Every Parquet file under the prefix, read by pyarrow (test/bulk-export/python/read_parquet.py). */
 async function readExport(prefix: string): Promise<ParquetFile[]> {
   const env = inject('tracingEnv');
-  const out = await run(pyenv.python, [`${PYTHON_SCRIPTS}/read_parquet_export.py`, env.S3_ENDPOINT!, env.S3_ACCESS_KEY_ID!, env.S3_SECRET_ACCESS_KEY!, BUCKET, prefix]);
-  if (out.code !== 0) throw new Error(`read_parquet_export.py failed: ${out.stderr}`);
-  return JSON.parse(out.stdout.trim().split('\n').at(-1)!).files;
+  const keys = (await listKeys(BUCKET, prefix)).filter((k) => k.endsWith('.parquet'));
+  const reader = join(repoRoot, 'test', 'bulk-export', 'python', 'read_parquet.py');
+  const out = await run(pyenv.python, [reader, BUCKET, ...keys], { ...process.env, S3_ENDPOINT: env.S3_ENDPOINT, S3_ACCESS_KEY_ID: env.S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: env.S3_SECRET_ACCESS_KEY });
+  if (out.code !== 0) throw new Error(`read_parquet.py failed: ${out.stderr}`);
+  const files = JSON.parse(out.stdout.trim().split('\n').at(-1)!).files as Array<{ key: string; num_rows: number; codecs: string[]; schema: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>> }>;
+  return files.map((f) => ({
+    key: f.key,
+    rows: f.num_rows,
+    codecs: f.codecs,
+    schema: Object.fromEntries(f.schema.map((field) => [field.name, field.type])),
+    partitions: Object.fromEntries(f.key.split('/').filter((part) => part.includes('=')).map((part) => part.split('=', 2) as [string, string])),
+    records: f.rows,
+  }));
 }
 
 /** The project's runs in [start, end) as ClickHouse holds them (payloads read back through the API when claim-checked). */

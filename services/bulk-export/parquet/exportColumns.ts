@@ -147,4 +147,3 @@ export function arrowType(column: ExportColumn, formatVersion: ExportFormatVersi
 
 export const arrowField = (column: ExportColumn, formatVersion: ExportFormatVersion): Field => new Field(column.name, arrowType(column, formatVersion), column.nullable);
 
-// The API builds an export run's `export_path` with this; it lives beside the file names.

@@ -35,6 +35,8 @@ export interface RunsExportOptions {
   maxFileBytes: number;
   /** Called (and awaited) after each file's upload completed. */
   onFile(file: ExportedFile): Promise<void>;
+  /** Called (and awaited) once a file's rows are all written, before its upload is completed. */
+  beforeFileCompletes?(file: Omit<ExportedFile, 'bytes'>): Promise<void>;
 }
 
 export interface RunsExportResult {
@@ -79,7 +81,7 @@ export async function exportRunsToParquet(deps: RunsExportDeps, task: ExportRunT
   const sources: BatchSources = { ch: deps.ch, feedbackTable: deps.tables.feedback, blobs: deps.blobs, tenantId: task.tenantId };
   // Batches (and row groups) small enough that a file ends near maxFileBytes.
   const batchBytes = Math.max(16 * 1024, Math.min(BATCH_BYTES, Math.floor(options.maxFileBytes / 4)));
-  const files = new ExportFiles(deps.s3, location, task, options.onFile, { compression: task.compression, columns, rowGroupRows: BATCH_ROWS, rowGroupBytes: batchBytes });
+  const files = new ExportFiles(deps.s3, location, task, options, { compression: task.compression, columns, rowGroupRows: BATCH_ROWS, rowGroupBytes: batchBytes });
   const abandon = () => void files.abandon(abortError(signal));
   signal.addEventListener('abort', abandon);
   try {
@@ -111,14 +113,14 @@ class ExportFiles {
   readonly #s3: S3Client;
   readonly #location: DestinationLocation;
   readonly #task: ExportRunTask;
-  readonly #onFile: (file: ExportedFile) => Promise<void>;
+  readonly #hooks: Pick<RunsExportOptions, 'onFile' | 'beforeFileCompletes'>;
   readonly #options: ParquetFileOptions;
 
-  constructor(s3: S3Client, location: DestinationLocation, task: ExportRunTask, onFile: (file: ExportedFile) => Promise<void>, options: ParquetFileOptions) {
+  constructor(s3: S3Client, location: DestinationLocation, task: ExportRunTask, hooks: Pick<RunsExportOptions, 'onFile' | 'beforeFileCompletes'>, options: ParquetFileOptions) {
     this.#s3 = s3;
     this.#location = location;
     this.#task = task;
-    this.#onFile = onFile;
+    this.#hooks = hooks;
     this.#options = options;
   }
 
@@ -144,11 +146,13 @@ class ExportFiles {
   async finish(): Promise<void> {
     const file = this.#current;
     if (!file) return;
+    // When this throws, the file is still current, so abandon() aborts its upload.
+    await this.#hooks.beforeFileCompletes?.({ key: file.upload.key, rows: file.rows, cursor: file.cursor });
     this.#current = null;
     const bytes = await file.upload.close();
     const done: ExportedFile = { key: file.upload.key, rows: file.rows, bytes, cursor: file.cursor };
     this.done.push(done);
-    await this.#onFile(done);
+    await this.#hooks.onFile(done);
   }
 
   /** Abandons the current file: its multipart upload is aborted, no object is left. */
