@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from './common/config.ts';
 import { generateApiKey } from './tenancy/apiKeys.ts';
+import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/exportWorkerProcess.ts';
 import { ensureStackUp, stackStatus } from '../infra/stack.ts';
 import { endpointsFromEnv } from '../infra/config.ts';
 
@@ -16,12 +17,14 @@ interface ServiceSpec {
   name: string;
   entry: string;
   url?: string;
+  /** Environment of this service's process only. */
+  env?: Readonly<Record<string, string>>;
 }
 
 const services: ServiceSpec[] = [
   { name: 'tracing-api', entry: 'services/tracing/apiMain.ts', url: `http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}` },
   { name: 'projectors', entry: 'projections/projectorMain.ts' },
-  { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts' },
+  { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
 ];
 
 /** The value of `name` from the environment, else from .local/<file>, else made by `generate` and kept there. */
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
   const children = new Map<string, ChildProcess>();
   let stopping = false;
   const start = (spec: ServiceSpec, restarts = 0) => {
-    const child = spawn(process.execPath, [join(root, spec.entry)], { env, stdio: 'inherit' });
+    const child = spawn(process.execPath, [join(root, spec.entry)], { env: { ...env, ...spec.env }, stdio: 'inherit' });
     children.set(spec.name, child);
     child.on('exit', (code, signal) => {
       if (stopping) return;

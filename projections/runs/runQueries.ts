@@ -192,7 +192,7 @@ export async function feedbackStatsQuery(ch: ClickHouseClient, tenantId: string,
   const groups = await ch.query<{ run_id: string; key: string; value: string; n: string; scored: string; total: number | null; squares: number | null }>(
     sql`SELECT run_id, key, value, count() AS n, count(score) AS scored, sum(score) AS total, sum(score * score) AS squares
         FROM ${ident(feedbackTable)} FINAL
-        WHERE tenant_id = toUUID(${tenantId}) AND run_id IN (${join(runIds.map((id) => sql`toUUID(${id})`))})
+        WHERE tenant_id = toUUID(${tenantId}) AND run_id IN (SELECT toUUID(arrayJoin([${join(runIds.map((id) => sql`${id}`))}])))
         GROUP BY run_id, key, value`,
   );
   const sums = new Map<string, { n: number; scored: number; total: number; squares: number; values: Record<string, number> }>();

@@ -43,6 +43,7 @@ interface ActiveRun {
 }
 
 const exportKey = (e: { tenantId: string; id: string }) => `${e.tenantId}/export/${e.id}`;
+
 const MAX_RETRY_DELAY_MS = 10 * 60_000;
 
 export class ExportWorker {

@@ -87,6 +87,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 
   const deps: RouteDeps = { config, ch, blobs, eventLog, projects, tables: LIVE_TABLES };
+  const bulkExportDeps = { ...deps, exports, secrets: SecretBox.fromConfig(config) };
   for (const prefix of ['', '/api/v1']) {
     await app.register(
       async (scope) => {
@@ -98,7 +99,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           runQueryRoutes(authed, deps);
           sessionRoutes(authed, deps);
           projectStatsRoutes(authed, deps);
-          bulkExportRoutes(authed, { ...deps, exports, secrets: SecretBox.fromConfig(config) });
+          bulkExportRoutes(authed, bulkExportDeps);
         });
       },
       { prefix },

@@ -5,7 +5,8 @@
 // died after completing a file but before recording it (the next attempt finds the file and
 // records it instead of writing its rows again).
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { listKeys } from '../support/bulkExportClient.ts';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
@@ -34,17 +35,6 @@ async function call(method: string, path: string, json?: unknown): Promise<{ sta
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
-async function bucketKeys(prefix: string): Promise<string[]> {
-  const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-    for (const o of page.Contents ?? []) keys.push(o.Key!);
-    token = page.NextContinuationToken;
-  } while (token);
-  return keys.sort();
-}
-
 /** The export's runs once `ready` holds for them (polling through outages). */
 async function runsWhen(exportId: string, ready: (runs: any[]) => boolean, timeoutMs = 120_000): Promise<any[]> {
   return waitFor(`runs of export ${exportId}`, async () => {
@@ -56,7 +46,7 @@ async function runsWhen(exportId: string, ready: (runs: any[]) => boolean, timeo
 async function expectExactlyOnce(exportId: string, runs: any[], rows: number): Promise<void> {
   const files = runs.flatMap((r) => r.metadata.result.exported_files as string[]);
   expect(new Set(files).size).toBe(files.length);
-  expect(await bucketKeys(`exports/export_id=${exportId}/`)).toEqual([...files].sort());
+  expect(await listKeys(bucket, `exports/export_id=${exportId}/`)).toEqual([...files].sort());
   expect(runs.reduce((n, r) => n + r.metadata.result.rows_written, 0)).toBe(rows);
 }
 
@@ -155,7 +145,7 @@ test('a worker that died after completing a file but before recording it: the ne
       written += result.rows;
     }
     expect(written).toBeGreaterThan(0);
-    const ghostFiles = await bucketKeys(`exports/export_id=${e.id}/`);
+    const ghostFiles = await listKeys(bucket, `exports/export_id=${e.id}/`);
     const pending = (await call('GET', `/bulk-exports/${e.id}/runs`)).body.filter((r: any) => r.metadata.result.pending_upload !== null);
     expect(pending.length).toBe(ghostFiles.length);
 
@@ -163,7 +153,7 @@ test('a worker that died after completing a file but before recording it: the ne
     stack.startExportWorker();
     const done = await runsWhen(e.id, (list) => list.length === runs.length && list.every((r) => r.status === 'Completed'));
     await expectExactlyOnce(e.id, done, written);
-    expect(await bucketKeys(`exports/export_id=${e.id}/`)).toEqual(ghostFiles); // the ghost's files, and no other
+    expect(await listKeys(bucket, `exports/export_id=${e.id}/`)).toEqual(ghostFiles); // the ghost's files, and no other
     expect(done.every((r) => r.metadata.result.pending_upload === null)).toBe(true);
     expect(done.some((r) => r.retry_number === 1 && /stopped reporting/.test(r.errors.retry_0))).toBe(true);
   } finally {

@@ -8,6 +8,7 @@ import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, sql } from '../../services/common/clickhouse/sql.ts';
 import { loadConfig, type Config } from '../../services/common/config.ts';
 import { multipartBody, type Part } from './runFactory.ts';
+import { EXPORT_WORKER_PROCESS_ENV } from '../../services/bulk-export/exportWorkerProcess.ts';
 
 export interface TracingStack {
   url: string;
@@ -57,7 +58,7 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
       return stack.projector;
     },
     startExportWorker() {
-      stack.exportWorker = startService('services/bulk-export/exportWorkerMain.ts', env, `${id}-export-worker`);
+      stack.exportWorker = startService('services/bulk-export/exportWorkerMain.ts', { ...env, ...EXPORT_WORKER_PROCESS_ENV }, `${id}-export-worker`);
       return stack.exportWorker;
     },
     async stop({ dropData = true } = {}) {
