@@ -132,6 +132,23 @@ export interface DecoderOptions {
   weigh?: { column: string; bytes: (value: Uint8Array) => number };
 }
 
+/** Where the last readVarint stopped: the byte after the varint. */
+let varintEnd = 0;
+
+/** The LEB128 varint (a length or an item count) at buf[p]; -1 when the bytes end inside it. Sets varintEnd. */
+function readVarint(buf: Buffer, p: number, end: number): number {
+  let value = 0;
+  for (let shift = 0; ; shift += 7) {
+    if (p >= end) return -1;
+    const byte = buf[p++]!;
+    value |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) === 0) {
+      varintEnd = p;
+      return value;
+    }
+  }
+}
+
 /** Feeds on RowBinary chunks, yields batches of whole rows. */
 export class RowBinaryDecoder {
   readonly #options: DecoderOptions;
@@ -265,25 +282,14 @@ export class RowBinaryDecoder {
           else b.data[rows >> 3]! &= ~(1 << (rows & 7));
         } else if (kind === STRING_ARRAY) {
           // Item count, then each item as a string.
-          let count = 0;
-          let shift = 0;
-          let byte: number;
-          do {
-            if (p >= end) break rows;
-            byte = buf[p++]!;
-            count |= (byte & 0x7f) << shift;
-            shift += 7;
-          } while (byte & 0x80);
+          const count = readVarint(buf, p, end);
+          if (count < 0) break rows;
+          p = varintEnd;
           if (b.items + count + 1 > b.itemOffsets.length) b.itemOffsets = growOffsets(b.itemOffsets, b.items + count + 1);
           for (let i = 0; i < count; i++) {
-            let len = 0;
-            shift = 0;
-            do {
-              if (p >= end) break rows;
-              byte = buf[p++]!;
-              len |= (byte & 0x7f) << shift;
-              shift += 7;
-            } while (byte & 0x80);
+            const len = readVarint(buf, p, end);
+            if (len < 0) break rows;
+            p = varintEnd;
             if (p + len > end) {
               this.#need = p + len - rowStart;
               break rows;
@@ -308,15 +314,9 @@ export class RowBinaryDecoder {
             }
             b.validity[rows >> 3]! |= 1 << (rows & 7);
           }
-          let len = 0;
-          let shift = 0;
-          let byte: number;
-          do {
-            if (p >= end) break rows;
-            byte = buf[p++]!;
-            len |= (byte & 0x7f) << shift;
-            shift += 7;
-          } while (byte & 0x80);
+          const len = readVarint(buf, p, end);
+          if (len < 0) break rows;
+          p = varintEnd;
           if (p + len > end) {
             this.#need = p + len - rowStart;
             break rows;
