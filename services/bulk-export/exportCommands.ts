@@ -9,7 +9,7 @@ import type { ProjectRegistry } from '../tracing/projects/projectRegistry.ts';
 import { nowMicros } from '../tracing/ingest/timestamps.ts';
 import { checkDestinationWrite } from './destinations/destinationS3.ts';
 import type { SecretBox } from './secretBox.ts';
-import { exportStatus, type BulkExport, type Destination, type ExportState } from './exportState.ts';
+import { destinationEventKey, exportEventKey, exportStatus, type BulkExport, type Destination, type ExportState } from './exportState.ts';
 import type { DestinationCredentials, ExportCompression, ExportFormatVersion } from './exportTypes.ts';
 
 export interface NewDestination {
@@ -32,8 +32,6 @@ export interface NewExport {
   exportFields: readonly string[] | null;
 }
 
-const destinationKey = (tenantId: string, id: string) => `${tenantId}/destination/${id}`;
-const exportKey = (tenantId: string, id: string) => `${tenantId}/export/${id}`;
 
 /** Names of the credential fields given (what responses show instead of the values). */
 const credentialsKeys = (c: DestinationCredentials): string[] => Object.keys(c).filter((k) => c[k as keyof DestinationCredentials] != null);
@@ -61,7 +59,7 @@ export class ExportCommands {
     await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, d.credentials);
     const id = randomUUID();
     await this.#log.append([
-      event('DestinationCreated', destinationKey(tenantId, id), {
+      event('DestinationCreated', destinationEventKey(tenantId, id), {
         tenant_id: tenantId,
         destination_id: id,
         destination_type: 's3',
@@ -87,7 +85,7 @@ export class ExportCommands {
     if (!d) throw errors.notFound(`destination ${destinationId}`);
     await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, credentials);
     await this.#log.append([
-      event('DestinationCredentialsRotated', destinationKey(tenantId, destinationId), {
+      event('DestinationCredentialsRotated', destinationEventKey(tenantId, destinationId), {
         tenant_id: tenantId,
         destination_id: destinationId,
         credentials: secrets.seal(credentials),
@@ -105,7 +103,7 @@ export class ExportCommands {
     if (!this.#projects.get(tenantId, x.sessionId)) throw errors.notFound(`project (session_id) ${x.sessionId}`);
     const id = randomUUID();
     await this.#log.append([
-      event('ExportCreated', exportKey(tenantId, id), {
+      event('ExportCreated', exportEventKey(tenantId, id), {
         tenant_id: tenantId,
         export_id: id,
         destination_id: x.destinationId,
@@ -133,7 +131,7 @@ export class ExportCommands {
     if (status === 'Cancelled') return e;
     if (status === 'Completed' || status === 'Failed' || status === 'TimedOut')
       throw errors.conflict(`bulk export ${exportId} has already ended (${status}); only an unfinished export can be cancelled`);
-    await this.#log.append([event('ExportCancelled', exportKey(tenantId, exportId), { tenant_id: tenantId, export_id: exportId, cancelled_at: nowMicros() })]);
+    await this.#log.append([event('ExportCancelled', exportEventKey(tenantId, exportId), { tenant_id: tenantId, export_id: exportId, cancelled_at: nowMicros() })]);
     await this.#state.catchUp();
     return this.#state.export(tenantId, exportId)!;
   }

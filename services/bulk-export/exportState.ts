@@ -26,6 +26,10 @@ import type {
 } from '../../schemas/events.generated.ts';
 import type { ExportCompression, ExportCursor, ExportFormatVersion } from './exportTypes.ts';
 
+/** Kafka keys of the topic's events: a destination's, and an export's (its runs' events too). */
+export const destinationEventKey = (tenantId: string, destinationId: string): string => `${tenantId}/destination/${destinationId}`;
+export const exportEventKey = (tenantId: string, exportId: string): string => `${tenantId}/export/${exportId}`;
+
 export interface Destination {
   readonly id: string;
   readonly tenantId: string;
@@ -120,6 +124,8 @@ export function exportFinishedAt(e: BulkExport): number | null {
 
 export class ExportState {
   readonly #tenants = new Map<string, TenantExports>();
+  /** Runs not finished yet, of every export, in scheduling order: what workers look through each tick. */
+  readonly #unfinished = new Map<string, { export: BulkExport; run: ExportRun }>();
   readonly #topicState: TopicState;
   readonly #catchUpTimeoutMs: number;
 
@@ -227,6 +233,7 @@ export class ExportState {
     e.updatedAt = p.cancelled_at;
     for (const run of e.runs.values()) {
       if (run.phase === 'done') continue;
+      this.#unfinished.delete(run.id);
       run.phase = 'done';
       run.status = 'Cancelled';
       run.finishedAt = p.cancelled_at;
@@ -237,7 +244,7 @@ export class ExportState {
   #runScheduled(p: ExportRunScheduled): void {
     const e = this.#tenants.get(p.tenant_id)?.exports.get(p.export_id);
     if (!e || e.cancelledAt !== null || e.runs.has(p.run_id)) return;
-    e.runs.set(p.run_id, {
+    const run: ExportRun = {
       id: p.run_id,
       exportId: p.export_id,
       tenantId: p.tenant_id,
@@ -258,7 +265,9 @@ export class ExportState {
       pendingFile: null,
       errors: {},
       finishedAt: null,
-    });
+    };
+    e.runs.set(run.id, run);
+    this.#unfinished.set(run.id, { export: e, run });
     e.updatedAt = p.scheduled_at;
   }
 
@@ -309,6 +318,7 @@ export class ExportState {
       run.retryAt = p.retry_at;
       return;
     }
+    this.#unfinished.delete(run.id);
     run.phase = 'done';
     run.status = p.status;
     run.owner = null;
@@ -334,6 +344,11 @@ export class ExportState {
   /** The workspace's exports, newest first. */
   exports(tenantId: string): BulkExport[] {
     return [...(this.#tenants.get(tenantId)?.exports.values() ?? [])].reverse();
+  }
+
+  /** Every run not finished yet (pending or claimed), of every export, in scheduling order. */
+  unfinishedRuns(): IterableIterator<{ export: BulkExport; run: ExportRun }> {
+    return this.#unfinished.values();
   }
 
   /** Every export of every workspace, in creation order (the scheduler's and workers' view). */

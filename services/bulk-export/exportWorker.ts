@@ -18,7 +18,7 @@ import type { ReadModelTables } from '../../projections/readModelTables.ts';
 import { nowMicros } from '../tracing/ingest/timestamps.ts';
 import { destinationS3Client } from './destinations/destinationS3.ts';
 import { dueRuns } from './exportSchedule.ts';
-import type { BulkExport, ExportRun, ExportState } from './exportState.ts';
+import { exportEventKey, type BulkExport, type ExportRun, type ExportState } from './exportState.ts';
 import type { DestinationCredentials, DestinationLocation, ExportedFile, ExportRunTask } from './exportTypes.ts';
 import { exportRunsToParquet } from './parquet/runsExport.ts';
 import type { SecretBox } from './secretBox.ts';
@@ -42,7 +42,7 @@ interface ActiveRun {
   done: Promise<void>;
 }
 
-const exportKey = (e: { tenantId: string; id: string }) => `${e.tenantId}/export/${e.id}`;
+const exportKey = (e: BulkExport): string => exportEventKey(e.tenantId, e.id);
 
 const MAX_RETRY_DELAY_MS = 10 * 60_000;
 
@@ -124,12 +124,11 @@ export class ExportWorker {
   async #handBackAbandoned(now: number): Promise<void> {
     const leaseMicros = this.#config.BULK_EXPORT_LEASE_MS * 1000;
     const events: EventToAppend[] = [];
-    for (const e of this.#deps.state.allExports())
-      for (const run of e.runs.values()) {
-        if (run.phase !== 'claimed' || this.#active.has(run.id) || now - run.lastReportAt < leaseMicros) continue;
-        const error = `the worker running this attempt (${run.owner}) stopped reporting for ${Math.round(leaseMicros / 1e6)} s`;
-        events.push(this.#failure(e, run, run.attempt, error, now, 0));
-      }
+    for (const { export: e, run } of this.#deps.state.unfinishedRuns()) {
+      if (run.phase !== 'claimed' || this.#active.has(run.id) || now - run.lastReportAt < leaseMicros) continue;
+      const error = `the worker running this attempt (${run.owner}) stopped reporting for ${Math.round(leaseMicros / 1e6)} s`;
+      events.push(this.#failure(e, run, run.attempt, error, now, 0));
+    }
     if (events.length) {
       this.#logger.warn({ runs: events.length }, 'handing back export runs of a silent worker');
       await this.#deps.eventLog.append(events);
@@ -152,9 +151,9 @@ export class ExportWorker {
     const free = this.#config.BULK_EXPORT_CONCURRENCY - this.#active.size;
     if (free <= 0 || this.#closed) return;
     const candidates: Array<{ e: BulkExport; run: ExportRun }> = [];
-    for (const e of this.#deps.state.allExports()) {
-      if (e.cancelledAt !== null) continue;
-      for (const run of e.runs.values()) if (run.phase === 'pending' && run.retryAt <= now && candidates.length < free) candidates.push({ e, run });
+    for (const { export: e, run } of this.#deps.state.unfinishedRuns()) {
+      if (candidates.length >= free) break;
+      if (run.phase === 'pending' && run.retryAt <= now) candidates.push({ e, run });
     }
     if (candidates.length === 0) return;
     await this.#deps.eventLog.append(

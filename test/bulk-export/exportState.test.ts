@@ -60,11 +60,13 @@ describe('ExportState fold', () => {
     const e = s.export(T, 'x1')!;
     let run = e.runs.get('r1')!;
     expect(run).toMatchObject({ attempt: 1, phase: 'pending', retryAt: 500, errors: { retry_0: 'boom' }, rowsWritten: 10, cursor: { id: 'id-f1' } });
+    expect([...s.unfinishedRuns()].map((u) => u.run.id)).toEqual(['r1']);
     expect(exportStatus(e)).toBe('Running');
     s.apply(started('r1', 'w2', 1));
     s.apply(finished('r1', 'Failed', 1, { error: 'again' }));
     run = e.runs.get('r1')!;
     expect(run).toMatchObject({ phase: 'done', status: 'Failed', errors: { retry_0: 'boom', retry_1: 'again' }, finishedAt: 9 });
+    expect([...s.unfinishedRuns()]).toEqual([]);
     expect(exportStatus(e)).toBe('Failed');
     expect(exportFinishedAt(e)).toBe(9);
   });
@@ -104,6 +106,7 @@ describe('ExportState fold', () => {
     s.apply(finished('r2', 'Completed'));
     expect(exportStatus(e)).toBe('Cancelled');
     expect([...e.runs.values()].map((r) => [r.id, r.status])).toEqual([['r1', 'Completed'], ['r2', 'Cancelled']]);
+    expect([...s.unfinishedRuns()]).toEqual([]);
     expect(e.runs.get('r2')!.files).toEqual([]);
     expect(exportFinishedAt(e)).toBe(20);
   });

@@ -16,6 +16,7 @@ import { BlobStore } from '../../services/common/blobStore.ts';
 import { event, EventLog } from '../../services/common/kafka/eventLog.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { dueRuns } from '../../services/bulk-export/exportSchedule.ts';
+import { exportEventKey } from '../../services/bulk-export/exportState.ts';
 import { exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
 
 const HOUR = 3600_000;
@@ -118,7 +119,7 @@ test('a worker that died after completing a file but before recording it: the ne
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const e = created.body;
   const tenantId = e.tenant_id as string;
-  const key = `${tenantId}/export/${e.id}`;
+  const key = exportEventKey(tenantId, e.id);
   const log = new EventLog(stack.config, 'test-ghost-worker');
   const ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
   const blobs = new BlobStore(stack.config);
