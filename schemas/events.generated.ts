@@ -87,6 +87,8 @@ export interface ExportCreated {
   /** none, gzip, snappy or zstandard */
   compression: string;
   export_fields: null | string[];
+  /** a condition on each run, in the runs filter language; applied to each run's final state */
+  filter: null | string;
   /** microseconds since the epoch */
   created_at: number;
 }

@@ -30,6 +30,7 @@ export interface NewExport {
   formatVersion: ExportFormatVersion;
   compression: ExportCompression;
   exportFields: readonly string[] | null;
+  filter: string | null;
 }
 
 
@@ -115,6 +116,7 @@ export class ExportCommands {
         format_version: x.formatVersion,
         compression: x.compression,
         export_fields: x.exportFields === null ? null : [...x.exportFields],
+        filter: x.filter,
         created_at: nowMicros(),
       }),
     ]);

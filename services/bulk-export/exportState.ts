@@ -90,6 +90,7 @@ export interface BulkExport {
   readonly formatVersion: ExportFormatVersion;
   readonly compression: ExportCompression;
   readonly exportFields: readonly string[] | null;
+  readonly filter: string | null;
   readonly createdAt: number;
   updatedAt: number;
   cancelledAt: number | null;
@@ -219,6 +220,7 @@ export class ExportState {
       formatVersion: p.format_version as ExportFormatVersion,
       compression: p.compression as ExportCompression,
       exportFields: p.export_fields,
+      filter: p.filter,
       createdAt: p.created_at,
       updatedAt: p.created_at,
       cancelledAt: null,

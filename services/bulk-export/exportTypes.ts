@@ -49,6 +49,8 @@ export interface ExportRunTask {
   compression: ExportCompression;
   /** The columns to write, in order; null for the default set. */
   exportFields: readonly string[] | null;
+  /** Only runs that match this, in the runs filter language (`and(eq(run_type, "llm"), …)`); null for all. */
+  filter: string | null;
   /** Rows up to and including this cursor were written by earlier attempts' completed files. */
   resumeAfter: ExportCursor | null;
 }

@@ -200,6 +200,7 @@ export class ExportWorker {
         formatVersion: e.formatVersion,
         compression: e.compression,
         exportFields: e.exportFields,
+        filter: e.filter,
         resumeAfter,
       };
       log.info({ resume_after: resumeAfter }, 'export run started');

@@ -135,7 +135,7 @@ const dayTasks = (compression: ExportCompression): ExportRunTask[] => {
   return Array.from({ length: options.days }, (_, d) => ({
     tenantId: TENANT, sessionId: PROJECT, exportId, runId: randomUUID(), attempt: 0,
     startMicros: FIRST_DAY + d * DAY_US, endMicros: FIRST_DAY + (d + 1) * DAY_US,
-    formatVersion: 'v2_beta', compression, exportFields: null, resumeAfter: null,
+    formatVersion: 'v2_beta', compression, exportFields: null, filter: null, resumeAfter: null,
   }));
 };
 

@@ -88,7 +88,8 @@ describe('bad input is a 400 that says what is wrong, and nothing is written', (
       [{ ...ok, format: 'CSV' }, /format must be equal to one of the allowed values/],
       [{ ...ok, export_fields: ['id', 'nope', 'inputs'] }, /export_fields has unknown fields: nope/],
       [{ ...ok, export_fields: ['id', 'id'] }, /export_fields names a field twice/],
-      [{ ...ok, filter: 'eq(run_type, "llm")' }, /filter is not supported/],
+      [{ ...ok, filter: 'eq(run_type, ' }, /filter/],
+      [{ ...ok, filter: 'eq(colour, "red")' }, /colour/],
       [{ ...ok, session_id: 'not-a-uuid' }, /session_id must be a UUID/],
     ];
     for (const [body, message] of cases) {
@@ -140,6 +141,18 @@ describe('bad input is a 400 that says what is wrong, and nothing is written', (
     expect((await get('/bulk-exports/destinations')).body.length).toBe(before);
   }, 180_000);
 });
+
+test('a filter exports only the runs that match it, by their final state', async () => {
+  const destination = await newDestination();
+  const created = await post('/bulk-exports', {
+    bulk_export_destination_id: destination, session_id: projectId, start_time: hoursAgo(4), end_time: new Date().toISOString(), filter: 'eq(run_type, "llm")',
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  expect(created.body.filter).toBe('eq(run_type, "llm")');
+  await waitForExport(ws.apiKey, created.body.id, (e) => ['Completed', 'Failed'].includes(e.status));
+  const runs = (await get(`/bulk-exports/${created.body.id}/runs`)).body as Array<{ metadata: { result: { rows_written: number } } }>;
+  expect(runs.reduce((n, r) => n + r.metadata.result.rows_written, 0)).toBe(6); // three traces of a chain and two llm runs
+}, 180_000);
 
 describe('destinations and credentials', () => {
   test('credentials are never returned, never logged, and only encrypted in Kafka', async () => {

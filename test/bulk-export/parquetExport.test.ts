@@ -81,6 +81,7 @@ function task(fields: Partial<ExportRunTask> = {}): ExportRunTask {
     formatVersion: 'v2_beta',
     compression: 'zstandard',
     exportFields: null,
+    filter: null,
     resumeAfter: null,
     ...fields,
   };

@@ -250,6 +250,21 @@ describe('bulk export into MinIO, read back with pyarrow', () => {
     }
   }, 180_000);
 
+  test('one-time with a filter: only the runs that match, read back with pyarrow', async () => {
+    const start = today - 4 * DAY;
+    const end = today;
+    const created = await api('/bulk-exports', {
+      method: 'POST', apiKey: ws.apiKey,
+      json: { bulk_export_destination_id: destinationId, session_id: projectId, start_time: new Date(start).toISOString(), end_time: new Date(end).toISOString(), filter: 'and(eq(run_type, "tool"), like(error, "%failed"))' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect((await waitForExport(ws.apiKey, created.body.id, (e) => ['Completed', 'Failed'].includes(e.status))).status).toBe('Completed');
+    const files = await readExport(`exports/export_id=${created.body.id}/`);
+    const tools = new Map([...(await expectedRows(start, end))].filter(([, r]) => r.run_type === 'tool'));
+    expect(tools.size).toBe(16);
+    expectFilesMatch(files, tools, created.body.id, DEFAULT_EXPORT_FIELDS);
+  }, 180_000);
+
   test('scheduled daily, defaults (v1, gzip): one run per due window, none for the window still open', async () => {
     const start = today - 4 * DAY;
     const created = await api('/bulk-exports', {

@@ -135,7 +135,7 @@ test('a worker that died after completing a file but before recording it: the ne
     const location = { bucket, prefix: 'exports', endpointUrl: stack.env.S3_ENDPOINT!, region: null };
     let written = 0;
     for (const r of runs) {
-      const task = { tenantId, sessionId: projectId, exportId: e.id, runId: r.id, attempt: 0, startMicros: r.startTime, endMicros: r.endTime, formatVersion: 'v1' as const, compression: 'gzip' as const, exportFields: null, resumeAfter: null };
+      const task = { tenantId, sessionId: projectId, exportId: e.id, runId: r.id, attempt: 0, startMicros: r.startTime, endMicros: r.endTime, formatVersion: 'v1' as const, compression: 'gzip' as const, exportFields: null, filter: null, resumeAfter: null };
       const result = await exportRunsToParquet({ ch, tables: LIVE_TABLES, blobs, s3 }, task, location, {
         signal: new AbortController().signal,
         maxFileBytes: 128 * 1024 * 1024,

@@ -4,6 +4,8 @@ import { ident, join, sql, type Sql } from '../../common/clickhouse/sql.ts';
 import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
 import type { ExportCursor } from '../exportTypes.ts';
 import type { QueryColumn } from './exportColumns.ts';
+import { parseFilter } from '../../tracing/query/filterParser.ts';
+import { compileRunFilter } from '../../tracing/query/filterSql.ts';
 
 /** Bytes the query's sort may hold in memory before ClickHouse spills it to disk. */
 const SORT_MEMORY_BYTES = 1_000_000_000;
@@ -17,6 +19,17 @@ export interface ExportWindow {
   endMicros: number;
   /** Only runs after this (start_time, id). */
   after: ExportCursor | null;
+  /** The export's filter, compiled (exportFilterCondition); null for every run. */
+  filter: Sql | null;
+}
+
+/**
+ * An export's `filter` (the runs filter language) as a condition on `runs`, checked against each
+ * run's final state. Throws the filter language's 400, naming the problem and where, when invalid.
+ */
+export function exportFilterCondition(filter: string, tables: { runs: string; feedback: string }, project: Pick<ExportWindow, 'tenantId' | 'sessionId'>): Sql {
+  const scope = { tenantId: project.tenantId, runsTable: tables.runs, feedbackTable: tables.feedback, exact: true, sessionIds: [project.sessionId], traceIds: null };
+  return compileRunFilter(parseFilter(filter, 'filter'), scope, 'filter').sql;
 }
 
 /**
@@ -41,7 +54,7 @@ export function exportRunsQuery(runsTable: string, columns: readonly QueryColumn
   return sql`SELECT ${join(columns.map((c) => c.select))}
     FROM ${table} FINAL
     PREWHERE tenant_id = toUUID(${window.tenantId}) AND (trace_id, id) IN (SELECT trace_id, id FROM ${table} WHERE ${matches})
-    WHERE ${matches} AND has_post = 1
+    WHERE ${matches} AND has_post = 1${window.filter ? sql` AND (${window.filter})` : sql``}
     ORDER BY start_time, id
     SETTINGS max_bytes_before_external_sort = ${SORT_MEMORY_BYTES}`;
 }

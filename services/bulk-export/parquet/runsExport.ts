@@ -10,7 +10,7 @@ import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
 import type { BlobStore } from '../../common/blobStore.ts';
 import type { DestinationLocation, ExportCursor, ExportedFile, ExportRunTask } from '../exportTypes.ts';
 import { CURSOR_COLUMNS, PAYLOAD_REFS_COLUMN, exportColumns, queryColumnsFor, type ExportColumn, type QueryColumn } from './exportColumns.ts';
-import { exportRunsQuery, feedbackFlagColumn, projectHasFeedback } from './exportQuery.ts';
+import { exportFilterCondition, exportRunsQuery, feedbackFlagColumn, projectHasFeedback } from './exportQuery.ts';
 import { RowBinaryDecoder } from './rowBinaryDecoder.ts';
 import { int64At, utf8At, type DecodedBatch, type FixedValues, type Utf8Values } from './columnData.ts';
 import { batchValues, claimCheckedBytes, type BatchSources } from './batchValues.ts';
@@ -62,11 +62,12 @@ export async function exportPlan(deps: Pick<RunsExportDeps, 'ch' | 'tables'>, ta
   // feedback_stats: ClickHouse flags the runs that have feedback, unless the project has none at all (checked once).
   if (columns.some((c) => c.source === 'feedback_stats') && (await projectHasFeedback(deps.ch, deps.tables.feedback, task)))
     queryColumns.push(feedbackFlagColumn(deps.tables.feedback, task));
+  const filter = task.filter === null ? null : exportFilterCondition(task.filter, deps.tables, task);
   // One query per UTC day, so that every file lies in one day's partition.
   const days: ExportPlan['days'] = [];
   for (let startMicros = task.startMicros; startMicros < task.endMicros; ) {
     const endMicros = Math.min(task.endMicros, (Math.floor(startMicros / DAY_MICROS) + 1) * DAY_MICROS);
-    const window = { tenantId: task.tenantId, sessionId: task.sessionId, startMicros, endMicros, after: task.resumeAfter };
+    const window = { tenantId: task.tenantId, sessionId: task.sessionId, startMicros, endMicros, after: task.resumeAfter, filter };
     days.push({ startMicros, query: exportRunsQuery(deps.tables.runs, queryColumns, window) });
     startMicros = endMicros;
   }

@@ -10,6 +10,7 @@ import type { BulkExport, ExportState } from '../../bulk-export/exportState.ts';
 import { EXPORT_COMPRESSIONS, EXPORT_FORMAT_VERSIONS, type DestinationCredentials, type ExportCompression, type ExportFormatVersion } from '../../bulk-export/exportTypes.ts';
 import { normalisePrefix } from '../../bulk-export/destinations/destinationS3.ts';
 import { unknownExportFields } from '../../bulk-export/parquet/exportColumns.ts';
+import { exportFilterCondition } from '../../bulk-export/parquet/exportQuery.ts';
 import { exportRunDirectory } from '../../bulk-export/parquet/objectKey.ts';
 import type { SecretBox } from '../../bulk-export/secretBox.ts';
 import { tenantOf } from './auth.ts';
@@ -74,6 +75,7 @@ const exportBody = {
     format_version: { type: 'string', enum: [...EXPORT_FORMAT_VERSIONS], description: 'v1: naive timestamps (UTC); v2_beta: UTC timezone-aware timestamps' },
     compression: { type: 'string', enum: [...EXPORT_COMPRESSIONS], description: 'default: FF_BULK_EXPORT_DEFAULT_COMPRESSION (gzip when unset)' },
     export_fields: { type: ['array', 'null'], items: { type: 'string' }, minItems: 1, description: 'the columns to write; default: all' },
+    filter: { type: ['string', 'null'], maxLength: 64 * 1024, description: 'only runs that match, in the runs filter language, e.g. and(eq(run_type, "llm"), gt(total_tokens, 100))' },
   },
 } as const;
 
@@ -186,7 +188,6 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
     },
     async (request) => {
       const b = request.body;
-      if (b.filter != null) throw errors.badRequest('filter is not supported by bulk export yet; export the project and filter the Parquet files');
       if (b.all_experiments) throw errors.badRequest('all_experiments is not supported; give session_id');
       const startTime = time(b.start_time, 'start_time')!;
       const endTime = time(b.end_time, 'end_time');
@@ -202,15 +203,20 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
         if (unknown.length) throw errors.badRequest(`export_fields has unknown fields: ${unknown.slice(0, 10).join(', ')}`);
         if (new Set(exportFields).size !== exportFields.length) throw errors.badRequest('export_fields names a field twice');
       }
-      const e = await commands.createExport(tenantOf(request), {
+      const tenantId = tenantOf(request);
+      const sessionId = uuid(b.session_id, 'session_id');
+      const filter = typeof b.filter === 'string' && b.filter.trim() !== '' ? b.filter : null;
+      if (filter !== null) exportFilterCondition(filter, deps.tables, { tenantId, sessionId }); // a 400 naming the problem when invalid
+      const e = await commands.createExport(tenantId, {
         destinationId: uuid(b.bulk_export_destination_id, 'bulk_export_destination_id'),
-        sessionId: uuid(b.session_id, 'session_id'),
+        sessionId,
         startTime,
         endTime,
         intervalHours,
         formatVersion: (b.format_version as ExportFormatVersion | undefined) ?? 'v1',
         compression: (b.compression as ExportCompression | undefined) ?? deps.config.FF_BULK_EXPORT_DEFAULT_COMPRESSION,
         exportFields,
+        filter,
       });
       return exportResponse(e);
     },
