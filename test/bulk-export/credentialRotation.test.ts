@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createUserWithPolicy, removeUser } from '../../infra/minioAdmin.ts';
-import { startTracingStack, stackClickHouse, type TracingStack } from '../support/tracingStack.ts';
+import { stackCall, startTracingStack, stackClickHouse, type TracingStack } from '../support/tracingStack.ts';
 import { sql } from '../../services/common/clickhouse/sql.ts';
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
@@ -36,14 +36,7 @@ function forward(req: IncomingMessage, res: ServerResponse, target: URL): void {
   req.pipe(upstream);
 }
 
-async function call(method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { 'x-api-key': stack.apiKey, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return { status: res.status, body: await res.json().catch(() => null) };
-}
+const call = (method: string, path: string, json?: unknown) => stackCall(stack, method, path, json);
 
 async function writer(): Promise<{ access_key_id: string; secret_access_key: string }> {
   const access = `rot-${RUN}-${users.length}`;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../support/bulkExportClient.ts';
-import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { stackCall, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
@@ -27,14 +27,7 @@ let projectId: string;
 let destinationId: string;
 const bucket = `export-faults-${Date.now()}`;
 
-async function call(method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { 'x-api-key': stack.apiKey, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return { status: res.status, body: await res.json().catch(() => null) };
-}
+const call = (method: string, path: string, json?: unknown) => stackCall(stack, method, path, json);
 
 /** The export's runs once `ready` holds for them (polling through outages). */
 async function runsWhen(exportId: string, ready: (runs: any[]) => boolean, timeoutMs = 120_000): Promise<any[]> {

@@ -94,3 +94,13 @@ export async function postMultipart(stack: TracingStack, parts: Part[]): Promise
   const { body, contentType } = multipartBody(parts);
   return fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
 }
+
+/** A JSON call to the stack's API with its key: the status and the parsed body (null when not JSON). */
+export async function stackCall(stack: Pick<TracingStack, 'url' | 'apiKey'>, method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${stack.url}${path}`, {
+    method,
+    headers: { 'x-api-key': stack.apiKey, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
