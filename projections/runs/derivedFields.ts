@@ -14,6 +14,19 @@ export interface Usage {
 
 export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0 };
 
+/** The usage columns of a ClickHouse row, named `<prefix><field>` (e.g. `sum_total_tokens`). */
+export function usageFromRow(r: Record<string, unknown>, prefix = ''): Usage {
+  const n = (field: keyof Usage) => Number(r[prefix + field] ?? 0);
+  return {
+    prompt_tokens: n('prompt_tokens'),
+    completion_tokens: n('completion_tokens'),
+    total_tokens: n('total_tokens'),
+    prompt_cost: n('prompt_cost'),
+    completion_cost: n('completion_cost'),
+    total_cost: n('total_cost'),
+  };
+}
+
 /** Which metadata key names the thread, first match wins. */
 export const THREAD_KEYS = ['thread_id', 'session_id', 'conversation_id'] as const;
 

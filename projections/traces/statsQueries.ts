@@ -4,6 +4,7 @@
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
+import { num, numOrNull } from '../../services/common/clickhouse/rowValues.ts';
 
 type Tables = Pick<ReadModelTables, 'traces'>;
 
@@ -85,8 +86,6 @@ const AGGREGATES = raw(`
   max(end_time) AS last_end_time,
   if(count() = 0, NULL, max(last_run_start_time)) AS latest_run_start_time`);
 
-const num = (v: unknown): number => Number(v ?? 0);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const quantile = (v: unknown, i: number): number | null => numOrNull((v as unknown[] | undefined)?.[i]);
 
 function statsFromClickHouse(r: Record<string, unknown>): TraceSetStats {

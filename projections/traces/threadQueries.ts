@@ -4,9 +4,10 @@
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
-import type { Usage } from '../runs/derivedFields.ts';
+import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { THREAD_SUMMARY_COLUMNS } from './threadsView.ts';
 import { tracePage, type TraceSummary } from './traceQueries.ts';
+import { num, numOrNull } from '../../services/common/clickhouse/rowValues.ts';
 
 type Tables = Pick<ReadModelTables, 'traces'>;
 
@@ -43,8 +44,6 @@ export interface ThreadPageQuery {
 }
 
 const SUMMARY = raw(THREAD_SUMMARY_COLUMNS.join(', '));
-const num = (v: unknown): number => Number(v ?? 0);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 export async function threadPageQuery(ch: ClickHouseClient, tables: Tables, q: ThreadPageQuery): Promise<ThreadSummary[]> {
   const having = q.after
@@ -71,12 +70,7 @@ export async function threadPageQuery(ch: ClickHouseClient, tables: Tables, q: T
     errored_traces: num(r.errored_traces),
     run_count: num(r.run_count),
     error_count: num(r.error_count),
-    prompt_tokens: num(r.prompt_tokens),
-    completion_tokens: num(r.completion_tokens),
-    total_tokens: num(r.total_tokens),
-    prompt_cost: num(r.prompt_cost),
-    completion_cost: num(r.completion_cost),
-    total_cost: num(r.total_cost),
+    ...usageFromRow(r),
     latency_p50: numOrNull((r.latency as unknown[])[0]),
     latency_p99: numOrNull((r.latency as unknown[])[1]),
   }));

@@ -4,8 +4,9 @@
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
-import type { Usage } from '../runs/derivedFields.ts';
+import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
+import { num, numOrNull } from '../../services/common/clickhouse/rowValues.ts';
 
 type Tables = Pick<ReadModelTables, 'runs' | 'traces'>;
 
@@ -36,8 +37,6 @@ export const TRACE_COLUMNS = raw(
     'prompt_tokens, completion_tokens, total_tokens, prompt_cost, completion_cost, total_cost, tags, has_root',
 );
 
-const num = (v: unknown): number => Number(v ?? 0);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const counts = (keys: unknown, values: unknown): Record<string, number> => {
   const out: Record<string, number> = {};
   (keys as string[]).forEach((k, i) => (out[k] = num((values as unknown[])[i])));
@@ -60,12 +59,7 @@ export function traceSummaryFromClickHouse(r: Record<string, unknown>): TraceSum
     error_count: num(r.error_count),
     run_type_counts: counts(r.run_types, r.run_type_counts),
     status_counts: counts(r.statuses, r.status_counts),
-    prompt_tokens: num(r.prompt_tokens),
-    completion_tokens: num(r.completion_tokens),
-    total_tokens: num(r.total_tokens),
-    prompt_cost: num(r.prompt_cost),
-    completion_cost: num(r.completion_cost),
-    total_cost: num(r.total_cost),
+    ...usageFromRow(r),
     tags: r.tags as string[],
     has_root: num(r.has_root) === 1,
   };

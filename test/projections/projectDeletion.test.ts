@@ -1,35 +1,23 @@
 // Deleting a project is a tombstone event: the projectors delete its rows from every read
 // model, skip its later events, and a replay never brings them back.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { postMultipart, stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { ownStack } from '../support/ownStack.ts';
+import { postMultipart } from '../support/tracingStack.ts';
 import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, sql } from '../../services/common/clickhouse/sql.ts';
 import { createLogger } from '../../services/common/logger.ts';
 import { replay } from '../../projections/replay/replay.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../../projections/readModelTables.ts';
 
-let stack: TracingStack;
-let ch: ClickHouseClient;
-beforeAll(async () => {
-  stack = await startTracingStack('deletion', { PROJECTOR_FLUSH_MS: '20' });
-  ch = stackClickHouse(stack);
-});
-afterAll(async () => {
-  await ch?.close();
-  await stack?.stop();
-});
-
-async function send(parts: Part[]) {
-  expect((await postMultipart(stack, parts)).status).toBe(202);
-}
+const own = ownStack('deletion', { PROJECTOR_FLUSH_MS: '20' });
+const send = (parts: Part[]) => own.send(parts);
 
 async function rowsOf(tables: ReadModelTables, projectId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const [key, table] of Object.entries(tables)) {
-    const [r] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`);
+    const [r] = await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`);
     out[key] = Number(r!.n);
   }
   return out;
@@ -42,7 +30,7 @@ test('a deleted project leaves no rows in any read model, now or after a replay'
       const trace = makeTrace(2, { session_name: name });
       await send([...postParts(trace), { name: `feedback.${uuidv7()}`, body: JSON.stringify({ run_id: trace[1]!.id, key: 'k', score: 1 }) }]);
     }
-    const res = await fetch(`${stack.url}/sessions?name=${name}`, { headers: { 'x-api-key': stack.apiKey } });
+    const res = await fetch(`${own.stack.url}/sessions?name=${name}`, { headers: { 'x-api-key': own.stack.apiKey } });
     ids[name] = ((await res.json()) as Array<{ id: string }>)[0]!.id;
   }
   const full = { runs: 15, runLocations: 15, traces: 5, feedback: 5 };
@@ -51,7 +39,7 @@ test('a deleted project leaves no rows in any read model, now or after a replay'
     return JSON.stringify(a) === JSON.stringify(full) && JSON.stringify(b) === JSON.stringify(full);
   }, 30_000, 100);
 
-  const del = await fetch(`${stack.url}/sessions/${ids.doomed}`, { method: 'DELETE', headers: { 'x-api-key': stack.apiKey } });
+  const del = await fetch(`${own.stack.url}/sessions/${ids.doomed}`, { method: 'DELETE', headers: { 'x-api-key': own.stack.apiKey } });
   expect(del.status).toBeLessThan(300);
   const none = { runs: 0, runLocations: 0, traces: 0, feedback: 0 };
   await waitFor('the deleted project\'s rows gone', async () => JSON.stringify(await rowsOf(LIVE_TABLES, ids.doomed!)) === JSON.stringify(none), 30_000, 200);
@@ -59,10 +47,10 @@ test('a deleted project leaves no rows in any read model, now or after a replay'
 
   // its id is refused from now on
   const late = makeTrace(0, { session_id: ids.doomed });
-  expect((await postMultipart(stack, postParts(late))).status).toBe(404);
+  expect((await postMultipart(own.stack, postParts(late))).status).toBe(404);
 
-  const summary = await replay(stack.config, ch, createLogger('deletion-test', 'warn'), { views: ['runs', 'traces'], swap: false });
+  const summary = await replay(own.stack.config, own.ch, createLogger('deletion-test', 'warn'), { views: ['runs', 'traces'], swap: false });
   expect(await rowsOf(summary.tables, ids.doomed!)).toEqual(none);
   expect(await rowsOf(summary.tables, ids.kept!)).toEqual(full);
-  for (const table of Object.values(summary.tables)) await ch.exec(sql`DROP TABLE ${ident(table)}`);
+  for (const table of Object.values(summary.tables)) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
 });

@@ -1,27 +1,14 @@
 // Runs ingested through the API end up in every read model: derived run columns, the trace
 // row, feedback, and run locations (big payloads included, read back from object storage).
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { postMultipart, stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { ownStack } from '../support/ownStack.ts';
 import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql } from '../../services/common/clickhouse/sql.ts';
 
-let stack: TracingStack;
-let ch: ClickHouseClient;
-beforeAll(async () => {
-  stack = await startTracingStack('readmodels', { PROJECTOR_FLUSH_MS: '20' });
-  ch = stackClickHouse(stack);
-});
-afterAll(async () => {
-  await ch?.close();
-  await stack?.stop();
-});
-
-async function send(parts: Part[]) {
-  expect((await postMultipart(stack, parts)).status).toBe(202);
-}
+const own = ownStack('readmodels', { PROJECTOR_FLUSH_MS: '20' });
+const send = (parts: Part[]) => own.send(parts);
 
 test('a trace with an agent, two LLM calls, a thread and feedback', async () => {
   const [root, llm1, llm2] = makeTrace(2, {});
@@ -36,23 +23,23 @@ test('a trace with an agent, two LLM calls, a thread and feedback', async () => 
   await send(postParts([{ ...root!, inputs: undefined, extra: undefined, end_time: new Date(Date.parse(root!.start_time) + 1500).toISOString() }], 'patch'));
 
   const trace = await waitFor('the trace row', async () => {
-    const rows = await ch.query<Record<string, unknown>>(sql`SELECT * FROM traces FINAL WHERE trace_id = toUUID(${root!.id})`);
+    const rows = await own.ch.query<Record<string, unknown>>(sql`SELECT * FROM traces FINAL WHERE trace_id = toUUID(${root!.id})`);
     return rows[0]?.status === 'success' && Number(rows[0].total_tokens) === 135 ? rows[0] : null;
   }, 30_000, 100);
   expect(trace).toMatchObject({ thread_id: 'conv-1', name: 'root', run_count: 3, error_count: 0, has_root: 1, prompt_tokens: '110', completion_tokens: '25' });
   expect(Number(trace.end_time) - Number(trace.start_time)).toBe(1_500_000);
   expect(trace.total_cost).toBeCloseTo(0.002);
 
-  const runs = await ch.query<Record<string, unknown>>(sql`SELECT toString(id) AS id, thread_id, metadata_keys, metadata_values, total_tokens, first_token_time FROM runs FINAL WHERE trace_id = toUUID(${root!.id})`);
+  const runs = await own.ch.query<Record<string, unknown>>(sql`SELECT toString(id) AS id, thread_id, metadata_keys, metadata_values, total_tokens, first_token_time FROM runs FINAL WHERE trace_id = toUUID(${root!.id})`);
   const byId = new Map(runs.map((r) => [r.id, r]));
   expect(byId.get(root!.id)).toMatchObject({ thread_id: 'conv-1', metadata_keys: ['conversation_id', 'user', 'attempt'], metadata_values: ['conv-1', 'ada', '2'], total_tokens: '135' });
   expect(byId.get(llm1!.id)).toMatchObject({ total_tokens: '15', first_token_time: String(Date.parse('2026-03-01T10:00:00.123Z') * 1000 + 456) });
   expect(byId.get(llm2!.id)).toMatchObject({ total_tokens: '120' });
 
   const feedback = await waitFor('the feedback row', async () => {
-    const rows = await ch.query<Record<string, unknown>>(sql`SELECT toString(session_id) AS session_id, key, score FROM feedback FINAL WHERE id = toUUID(${feedbackId})`);
+    const rows = await own.ch.query<Record<string, unknown>>(sql`SELECT toString(session_id) AS session_id, key, score FROM feedback FINAL WHERE id = toUUID(${feedbackId})`);
     return rows[0];
   }, 30_000, 100);
-  const [location] = await ch.query<{ session_id: string }>(sql`SELECT toString(session_id) AS session_id FROM run_locations FINAL WHERE id = toUUID(${llm1!.id})`);
+  const [location] = await own.ch.query<{ session_id: string }>(sql`SELECT toString(session_id) AS session_id FROM run_locations FINAL WHERE id = toUUID(${llm1!.id})`);
   expect(feedback).toEqual({ session_id: location!.session_id, key: 'correctness', score: 0.5 });
 });

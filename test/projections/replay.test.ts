@@ -1,34 +1,21 @@
 // Replay rebuilds every read model from the topics: the rebuilt tables equal the live ones row
 // by row (checksums over every column but the version bookkeeping), and a swap done while
 // ingestion goes on loses nothing and doubles nothing.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { Admin } from '@platformatic/kafka';
 import { spawn } from 'node:child_process';
 import { v7 as uuidv7 } from 'uuid';
-import { postMultipart, stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { ownStack } from '../support/ownStack.ts';
 import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { repoRoot, waitFor } from '../support/serviceProcess.ts';
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, sql } from '../../services/common/clickhouse/sql.ts';
 import { createLogger } from '../../services/common/logger.ts';
 import { BlobStore } from '../../services/common/blobStore.ts';
 import { replay } from '../../projections/replay/replay.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../../projections/readModelTables.ts';
 
-let stack: TracingStack;
-let ch: ClickHouseClient;
-beforeAll(async () => {
-  stack = await startTracingStack('replay', { PROJECTOR_FLUSH_MS: '20' });
-  ch = stackClickHouse(stack);
-});
-afterAll(async () => {
-  await ch?.close();
-  await stack?.stop();
-});
-
-async function send(parts: Part[]) {
-  expect((await postMultipart(stack, parts)).status).toBe(202);
-}
+const own = ownStack('replay', { PROJECTOR_FLUSH_MS: '20' });
+const send = (parts: Part[]) => own.send(parts);
 
 /** Traces with threads, usage, errors, feedback, and patches in later requests. */
 async function ingestTraces(count: number, tag: string): Promise<number> {
@@ -49,12 +36,12 @@ async function ingestTraces(count: number, tag: string): Promise<number> {
 async function checksums(tables: ReadModelTables): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [key, table] of Object.entries(tables)) {
-    const columns = await ch.query<{ name: string; type: string }>(sql`SELECT name, type FROM system.columns WHERE database = ${ch.database} AND table = ${table} AND name != 'version' ORDER BY name`);
+    const columns = await own.ch.query<{ name: string; type: string }>(sql`SELECT name, type FROM system.columns WHERE database = ${own.ch.database} AND table = ${table} AND name != 'version' ORDER BY name`);
     // cityHash64 of 18.16 takes neither UUIDs nor NULLs: hash those as text
     const hashable = columns.map(({ name, type }) =>
       type.startsWith('Nullable') ? sql`ifNull(toString(${ident(name)}), 'NULL')` : type === 'UUID' ? sql`toString(${ident(name)})` : ident(name),
     );
-    const [row] = await ch.query<{ n: string; h: string }>(sql`SELECT count() AS n, toString(sum(cityHash64(${join(hashable)}))) AS h FROM ${ident(table)} FINAL`);
+    const [row] = await own.ch.query<{ n: string; h: string }>(sql`SELECT count() AS n, toString(sum(cityHash64(${join(hashable)}))) AS h FROM ${ident(table)} FINAL`);
     out[key] = `${row!.n}:${row!.h}`;
   }
   return out;
@@ -75,17 +62,17 @@ async function liveEquals(rebuilt: Record<string, string>): Promise<Record<strin
 }
 
 const projectOf = async (runId: string) =>
-  (await ch.query<{ s: string }>(sql`SELECT toString(session_id) AS s FROM run_locations FINAL WHERE id = toUUID(${runId})`))[0]!.s;
+  (await own.ch.query<{ s: string }>(sql`SELECT toString(session_id) AS s FROM run_locations FINAL WHERE id = toUUID(${runId})`))[0]!.s;
 
-const countOf = async (table: string) => Number((await ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE has_post = 1`))[0]!.n);
+const countOf = async (table: string) => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE has_post = 1`))[0]!.n);
 
 test('a rebuild equals the live read models row by row', async () => {
   const runs = await ingestTraces(40, 'a');
   await waitFor('live projection', async () => (await countOf('runs')) === runs, 60_000, 100);
-  await waitFor('feedback projected', async () => Number((await ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL`))[0]!.n) === 40, 30_000, 100);
+  await waitFor('feedback projected', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL`))[0]!.n) === 40, 30_000, 100);
 
-  const blobs = new BlobStore(stack.config);
-  const summary = await replay(stack.config, ch, createLogger('replay-test', 'warn'), { views: ['runs', 'traces', 'threads'], swap: false, blobs });
+  const blobs = new BlobStore(own.stack.config);
+  const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), { views: ['runs', 'traces', 'threads'], swap: false, blobs });
   blobs.close();
   expect(summary.swapped).toBe(false);
   expect(summary.rows.runs).toBe(runs);
@@ -93,18 +80,18 @@ test('a rebuild equals the live read models row by row', async () => {
   const rebuilt = await checksums(summary.tables);
   const live = await liveEquals(rebuilt);
   expect(live.runs!.startsWith(`${runs}:`)).toBe(true);
-  for (const table of Object.values(summary.tables)) await ch.exec(sql`DROP TABLE ${ident(table)}`);
+  for (const table of Object.values(summary.tables)) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
 
   // and it leaves no consumer group behind
-  const admin = new Admin({ clientId: 'replay-test', bootstrapBrokers: [stack.env.KAFKA_BROKERS!] });
+  const admin = new Admin({ clientId: 'replay-test', bootstrapBrokers: [own.stack.env.KAFKA_BROKERS!] });
   const groups = await admin.listGroups();
   await admin.close();
-  expect([...groups.keys()].filter((g) => g.startsWith(`${stack.config.KAFKA_TOPIC_PREFIX}replay-`))).toEqual([]);
+  expect([...groups.keys()].filter((g) => g.startsWith(`${own.stack.config.KAFKA_TOPIC_PREFIX}replay-`))).toEqual([]);
 });
 
 test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lost or doubled', async () => {
   const before = await countOf('runs');
-  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'all'], { cwd: repoRoot, env: { ...process.env, ...stack.env, LOG_LEVEL: 'warn' } });
+  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'all'], { cwd: repoRoot, env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' } });
   let output = '';
   cli.stdout.on('data', (d) => (output += d));
   cli.stderr.on('data', (d) => (output += d));
@@ -113,14 +100,14 @@ test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lo
   let added = 0;
   let traces = 0;
   // reads keep answering all the while, through the swap
-  const [known] = await ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 LIMIT 1`);
+  const [known] = await own.ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 LIMIT 1`);
   const readStatuses: number[] = [];
   const reading = (async () => {
-    const headers = { 'x-api-key': stack.apiKey, 'content-type': 'application/json' };
+    const headers = { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' };
     while (!done) {
-      readStatuses.push((await fetch(`${stack.url}/runs/${known!.id}`, { headers })).status);
-      readStatuses.push((await fetch(`${stack.url}/runs/query`, { method: 'POST', headers, body: JSON.stringify({ is_root: true, limit: 5 }) })).status);
-      readStatuses.push((await fetch(`${stack.url}/api/v2/traces/${known!.id}/runs?project_id=${(await projectOf(known!.id))}`, { headers })).status);
+      readStatuses.push((await fetch(`${own.stack.url}/runs/${known!.id}`, { headers })).status);
+      readStatuses.push((await fetch(`${own.stack.url}/runs/query`, { method: 'POST', headers, body: JSON.stringify({ is_root: true, limit: 5 }) })).status);
+      readStatuses.push((await fetch(`${own.stack.url}/api/v2/traces/${known!.id}/runs?project_id=${(await projectOf(known!.id))}`, { headers })).status);
     }
   })();
   while (!done) {
@@ -136,11 +123,11 @@ test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lo
   expect(output).toMatch(/replayed \d+ events in [\d.]+ s .*swapped in\./);
 
   await waitFor('every run in the swapped-in tables', async () => (await countOf('runs')) === before + added, 60_000, 200);
-  const tables = await ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database} AND match(name, '_(replay|replaced)_')`);
+  const tables = await own.ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${own.ch.database} AND match(name, '_(replay|replaced)_')`);
   expect(tables).toEqual([]);
-  await waitFor('traces complete', async () => Number((await ch.query<{ n: string }>(sql`SELECT count() AS n FROM traces FINAL`))[0]!.n) === 40 + traces, 30_000, 200);
+  await waitFor('traces complete', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM traces FINAL`))[0]!.n) === 40 + traces, 30_000, 200);
 
   // and the swapped-in tables still equal a fresh rebuild
-  const summary = await replay(stack.config, ch, createLogger('replay-test', 'warn'), { views: ['runs', 'traces'], swap: false, blobs: new BlobStore(stack.config) });
+  const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), { views: ['runs', 'traces'], swap: false, blobs: new BlobStore(own.stack.config) });
   await liveEquals(await checksums(summary.tables));
 });
