@@ -31,6 +31,9 @@ export const errors = {
     new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (batch_ingest_config.size_limit_bytes)`),
   notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),
   conflict: (message: string) => new AppError('CONFLICT', 409, message),
+  /** An agent-server run asked for a thread that is running one, with multitask_strategy "reject". */
+  threadBusy: () =>
+    new AppError('THREAD_BUSY', 422, 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.'),
   /** A bulk-export destination's test write failed; `message` says why (never with secrets). */
   destinationCheckFailed: (message: string) => new AppError('DESTINATION_CHECK_FAILED', 400, message),
 

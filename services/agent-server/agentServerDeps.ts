@@ -1,0 +1,18 @@
+// What the agent server's routes share.
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import type { Config } from '../common/config.ts';
+import type { Logger } from '../common/logger.ts';
+import type { AgentServerConfig } from './agentConfig.ts';
+import type { GraphRegistry } from './graphRegistry.ts';
+import type { RunManager } from './runs/runManager.ts';
+import type { AgentRecordStore } from './store/agentRecords.ts';
+
+export interface AgentServerDeps {
+  config: Config;
+  agentConfig: AgentServerConfig;
+  graphs: GraphRegistry;
+  store: AgentRecordStore;
+  checkpointer: BaseCheckpointSaver;
+  runs: RunManager;
+  logger: Logger;
+}

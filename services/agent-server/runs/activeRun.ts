@@ -1,0 +1,87 @@
+// A run this process is executing or has queued: its record, the stream events it has produced
+// (kept so a client can join late or resume after Last-Event-ID), and how it ended.
+import type { RunRecord } from '../store/agentRecords.ts';
+import type { StreamEvent } from '../sse.ts';
+import { toWireJson } from '../wireJson.ts';
+import type { RunCreateBody, StreamMode } from './runBody.ts';
+import type { AuthContext } from '../auth.ts';
+
+export interface RunOutcome {
+  status: 'success' | 'error' | 'interrupted' | 'timeout';
+  /** The thread's final values in wire form (what /runs/wait returns), with `__interrupt__` when the graph is waiting for input. */
+  values: Record<string, unknown> | null;
+  error?: { error: string; message: string };
+}
+
+export type CancelAction = 'interrupt' | 'rollback';
+
+export class ActiveRun {
+  record: RunRecord;
+  readonly body: RunCreateBody;
+  readonly streamModes: StreamMode[];
+  readonly auth: AuthContext;
+  /** A temporary thread (stateless run) is deleted when the run ends, unless on_completion is "keep". */
+  readonly temporaryThread: boolean;
+  readonly controller = new AbortController();
+  cancelAction: CancelAction | undefined;
+  /** Set when the run is handed to execution (possibly after `after_seconds`). */
+  started = false;
+
+  private readonly events: StreamEvent[] = [];
+  private readonly waiters = new Set<() => void>();
+  private ended = false;
+  private resolveOutcome!: (outcome: RunOutcome) => void;
+  readonly outcome: Promise<RunOutcome>;
+
+  constructor(record: RunRecord, body: RunCreateBody, streamModes: StreamMode[], auth: AuthContext, temporaryThread: boolean) {
+    this.record = record;
+    this.body = body;
+    this.streamModes = streamModes;
+    this.auth = auth;
+    this.temporaryThread = temporaryThread;
+    this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
+  }
+
+  get done(): boolean {
+    return this.ended;
+  }
+
+  emit(event: string, data: unknown): void {
+    this.events.push({ event, data: toWireJson(data), id: String(this.events.length + 1) });
+    this.wake();
+  }
+
+  finish(outcome: RunOutcome): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.resolveOutcome(outcome);
+    this.wake();
+  }
+
+  cancel(action: CancelAction): void {
+    this.cancelAction ??= action;
+    this.controller.abort(new Error(`run cancelled (${action})`));
+  }
+
+  /** Every event after `lastEventId` (all when absent), then live ones until the run ends. */
+  async *subscribe(lastEventId?: string, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    let next = lastEventId && /^\d+$/.test(lastEventId) ? Number(lastEventId) : 0;
+    while (!signal?.aborted) {
+      while (next < this.events.length) yield this.events[next++]!;
+      if (this.ended) return;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.waiters.delete(wake);
+          signal?.removeEventListener('abort', wake);
+          resolve();
+        };
+        this.waiters.add(wake);
+        signal?.addEventListener('abort', wake, { once: true });
+      });
+    }
+  }
+
+  private wake(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+}

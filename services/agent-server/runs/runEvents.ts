@@ -1,0 +1,69 @@
+// Turns what `graph.stream` yields into the LangGraph API's stream events, per the stream modes
+// the client asked for. `messages` mode is built here: token chunks of a message accumulate into
+// `messages/partial` (after one `messages/metadata` per message id), and messages new in a
+// `values` update are sent as `messages/complete`.
+import { isBaseMessageChunk, type BaseMessageChunk } from '@langchain/core/messages';
+import type { StreamMode } from './runBody.ts';
+
+/** The graph library's own stream modes that the server asks for to serve the client's. */
+export function libraryStreamModes(userModes: StreamMode[]): string[] {
+  const lib = new Set<string>(['values']); // always: the run's final values come from here
+  for (const mode of userModes) {
+    if (mode === 'messages' || mode === 'messages-tuple') lib.add('messages');
+    else if (mode !== 'events') lib.add(mode);
+  }
+  return [...lib];
+}
+
+export interface RunEventSink {
+  (event: string, data: unknown): void;
+}
+
+export class RunEventTranslator {
+  private readonly userModes: Set<StreamMode>;
+  private readonly partials = new Map<string, BaseMessageChunk>();
+  private readonly completedIds = new Set<string>();
+  /** The root graph's latest full state. */
+  lastValues: unknown = undefined;
+
+  constructor(userModes: StreamMode[]) {
+    this.userModes = new Set(userModes);
+  }
+
+  /** One item of `graph.stream(..., {streamMode: [...], subgraphs})`: `[mode, data]` or `[namespace, mode, data]`. */
+  translate(item: unknown, subgraphs: boolean, emit: RunEventSink): void {
+    const [namespace, mode, data] = (subgraphs ? item : [[], ...(item as unknown[])]) as [string[], string, unknown];
+    const suffix = namespace.length > 0 ? `|${namespace.join('|')}` : '';
+    const isRoot = namespace.length === 0;
+    if (mode === 'values' && isRoot) this.lastValues = data;
+
+    if (mode === 'messages') {
+      if (this.userModes.has('messages-tuple')) emit(`messages${suffix}`, data);
+      if (this.userModes.has('messages')) this.partialMessage(data as [unknown, Record<string, unknown>], emit);
+      return;
+    }
+    if (this.userModes.has(mode as StreamMode)) emit(`${mode}${suffix}`, data);
+    if (mode === 'values' && isRoot && this.userModes.has('messages')) this.completeMessages(data, emit);
+  }
+
+  private partialMessage([chunk, metadata]: [unknown, Record<string, unknown>], emit: RunEventSink): void {
+    if (!isBaseMessageChunk(chunk as never)) return; // whole messages arrive as messages/complete from values
+    const message = chunk as BaseMessageChunk;
+    const id = message.id;
+    if (!id) return;
+    const sofar = this.partials.get(id);
+    if (!sofar) emit('messages/metadata', { [id]: { metadata } });
+    const accumulated = sofar ? sofar.concat(message) : message;
+    this.partials.set(id, accumulated);
+    emit('messages/partial', [accumulated]);
+  }
+
+  private completeMessages(values: unknown, emit: RunEventSink): void {
+    const messages = (values as { messages?: unknown } | null)?.messages;
+    if (!Array.isArray(messages)) return;
+    const fresh = messages.filter((m: { id?: string }) => m?.id && !this.completedIds.has(m.id));
+    for (const m of fresh) this.completedIds.add(m.id);
+    if (fresh.length > 0) emit('messages/complete', fresh);
+  }
+
+}

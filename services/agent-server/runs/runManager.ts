@@ -1,0 +1,256 @@
+// Creates and executes runs. One run at a time per thread: a run on a busy thread is rejected
+// unless the request asks for another multitask strategy (enqueue after, or interrupt / roll
+// back the current one). Each run streams its graph once; what it yields is kept as stream
+// events on the ActiveRun, which /stream, /wait and /join read.
+import { v4 as uuidv4, v7 as uuidv7 } from 'uuid';
+import { Command, type BaseCheckpointSaver } from '@langchain/langgraph';
+import type { Logger } from '../../common/logger.ts';
+import { errors } from '../../common/errors.ts';
+import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
+import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
+import { toWireValue } from '../wireJson.ts';
+import { authConfigurable, type AuthContext } from '../auth.ts';
+import { ActiveRun, type CancelAction, type RunOutcome } from './activeRun.ts';
+import { streamModesOf, type RunCreateBody } from './runBody.ts';
+import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
+import { newThreadRecord } from '../threads/threadRecords.ts';
+
+/** How long a finished run's events stay joinable. */
+const FINISHED_RUN_RETENTION_MS = 60_000;
+
+export interface RunManagerDeps {
+  graphs: GraphRegistry;
+  store: AgentRecordStore;
+  checkpointer: BaseCheckpointSaver;
+  logger: Logger;
+}
+
+function nowIso(): string {
+  return new Date().toISOString();
+}
+
+function errorPayload(err: unknown): { error: string; message: string } {
+  return err instanceof Error ? { error: err.name, message: err.message } : { error: 'Error', message: JSON.stringify(err) };
+}
+
+export class RunManager {
+  private readonly deps: RunManagerDeps;
+  /** Runs queued, running, or finished within the retention time, by run id. */
+  private readonly runs = new Map<string, ActiveRun>();
+  /** Per thread, its unfinished runs in order: the first one is running. */
+  private readonly queues = new Map<string, ActiveRun[]>();
+
+  constructor(deps: RunManagerDeps) {
+    this.deps = deps;
+  }
+
+  assistantFor(assistantId: string): RegisteredGraph {
+    const registered = this.deps.graphs.find(assistantId);
+    if (!registered) throw errors.notFound(`assistant "${assistantId}"`);
+    return registered;
+  }
+
+  /** Creates a run on `threadId`, or on a new temporary thread when none is given (stateless runs). */
+  async create(threadId: string | undefined, body: RunCreateBody, auth: AuthContext): Promise<ActiveRun> {
+    const { assistant } = this.assistantFor(body.assistant_id);
+    const { store } = this.deps;
+    const temporary = threadId === undefined;
+    const tid = threadId ?? uuidv4();
+    let thread: ThreadRecord | undefined = temporary ? undefined : await store.getThread(tid);
+    if (!thread) {
+      if (!temporary && body.if_not_exists !== 'create') throw errors.notFound(`thread ${tid}`);
+      thread = await store.createThread(newThreadRecord(tid, {}));
+      thread ??= await store.getThread(tid); // created by a concurrent request
+      if (!thread) throw errors.notFound(`thread ${tid}`);
+    }
+
+    const strategy = body.multitask_strategy ?? 'reject';
+    const queue = this.queues.get(tid) ?? [];
+    if (queue.length > 0) {
+      if (strategy === 'reject') throw errors.threadBusy();
+      if (strategy === 'interrupt' || strategy === 'rollback') for (const other of queue) this.cancelActive(other, strategy);
+    }
+
+    const now = nowIso();
+    const record: RunRecord = {
+      run_id: uuidv7(),
+      thread_id: tid,
+      assistant_id: assistant.assistant_id,
+      created_at: now,
+      updated_at: now,
+      status: 'pending',
+      metadata: body.metadata ?? {},
+      kwargs: {
+        input: body.input ?? null,
+        command: body.command ?? null,
+        config: body.config ?? {},
+        context: body.context ?? {},
+        stream_mode: streamModesOf(body),
+        interrupt_before: body.interrupt_before ?? null,
+        interrupt_after: body.interrupt_after ?? null,
+        subgraphs: body.stream_subgraphs ?? false,
+        temporary,
+      },
+      multitask_strategy: strategy,
+    };
+    const run = new ActiveRun(record, body, streamModesOf(body), auth, temporary && body.on_completion !== 'keep');
+    await store.putRun(record);
+    await store.updateThread(tid, {
+      status: 'busy',
+      updated_at: now,
+      metadata: { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+    });
+    this.runs.set(record.run_id, run);
+    const live = this.queues.get(tid) ?? [];
+    live.push(run);
+    this.queues.set(tid, live);
+    if (live.length === 1) this.startSoon(run);
+    return run;
+  }
+
+  get(runId: string): ActiveRun | undefined {
+    return this.runs.get(runId);
+  }
+
+  /** Unfinished runs of a thread, the running one first. */
+  unfinished(threadId: string): ActiveRun[] {
+    return [...(this.queues.get(threadId) ?? [])];
+  }
+
+  /** Cancels a run; false when it is not running or queued here. */
+  cancel(runId: string, action: CancelAction): boolean {
+    const run = this.runs.get(runId);
+    if (!run || run.done) return false;
+    this.cancelActive(run, action);
+    return true;
+  }
+
+  /** Cancels a thread's runs and waits for them to end (before the thread is deleted). */
+  async cancelThread(threadId: string): Promise<void> {
+    const runs = this.unfinished(threadId);
+    for (const run of runs) this.cancelActive(run, 'interrupt');
+    await Promise.all(runs.map((r) => r.outcome));
+  }
+
+  private cancelActive(run: ActiveRun, action: CancelAction): void {
+    const queue = this.queues.get(run.record.thread_id) ?? [];
+    run.cancel(action);
+    // A queued run that never started ends here; the running one ends when its graph stops.
+    if (queue.indexOf(run) > 0) void this.finish(run, { status: 'interrupted', values: null });
+  }
+
+  private startSoon(run: ActiveRun): void {
+    run.started = true;
+    const delayMs = (run.body.after_seconds ?? 0) * 1000;
+    const start = () => void this.execute(run).then((outcome) => this.finish(run, outcome));
+    if (delayMs > 0) setTimeout(start, delayMs);
+    else start();
+  }
+
+  private async execute(run: ActiveRun): Promise<RunOutcome> {
+    const { record, body } = run;
+    if (run.controller.signal.aborted) return { status: 'interrupted', values: null };
+    const { assistant, graph } = this.assistantFor(record.assistant_id);
+    record.status = 'running';
+    record.updated_at = nowIso();
+    await this.deps.store.putRun(record);
+
+    const translator = new RunEventTranslator(run.streamModes);
+    const subgraphs = body.stream_subgraphs ?? false;
+    run.emit('metadata', { run_id: record.run_id, attempt: 1 });
+    const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
+    const configurable = {
+      ...(assistant.config.configurable as Record<string, unknown> | undefined),
+      ...body.config?.configurable,
+      ...authConfigurable(run.auth),
+      thread_id: record.thread_id,
+      run_id: record.run_id,
+      assistant_id: assistant.assistant_id,
+      graph_id: assistant.graph_id,
+      ...(checkpointId ? { checkpoint_id: checkpointId } : {}),
+    };
+    // Trace metadata: `thread_id` groups the traces of a conversation; a caller's own
+    // metadata.thread_id (e.g. one shared across agents) wins over the LangGraph thread.
+    const metadata: Record<string, unknown> = {
+      graph_id: assistant.graph_id,
+      assistant_id: assistant.assistant_id,
+      run_id: record.run_id,
+      ...(run.temporaryThread ? {} : { thread_id: record.thread_id }),
+      ...body.metadata,
+    };
+    const input = body.command ? new Command(body.command as ConstructorParameters<typeof Command>[0]) : (body.input ?? null);
+    try {
+      const stream = await graph.stream(input, {
+        configurable,
+        metadata,
+        tags: body.config?.tags,
+        recursionLimit: body.config?.recursion_limit,
+        runName: assistant.name,
+        runId: record.run_id,
+        context: body.context ?? undefined,
+        interruptBefore: body.interrupt_before ?? undefined,
+        interruptAfter: body.interrupt_after ?? undefined,
+        streamMode: libraryStreamModes(run.streamModes),
+        subgraphs,
+        signal: run.controller.signal,
+      });
+      for await (const item of stream) translator.translate(item, subgraphs, (event, data) => run.emit(event, data));
+      return { status: 'success', values: await this.finalValues(run, translator.lastValues) };
+    } catch (err) {
+      const values = toWireValue<Record<string, unknown> | null>(translator.lastValues ?? null);
+      if (run.controller.signal.aborted) return { status: 'interrupted', values };
+      const error = errorPayload(err);
+      this.deps.logger.warn({ run_id: record.run_id, thread_id: record.thread_id, err: error.message }, 'run failed');
+      run.emit('error', error);
+      return { status: 'error', values, error };
+    }
+  }
+
+  /** The thread's state after the run, with the pending interrupts under `__interrupt__`. */
+  private async finalValues(run: ActiveRun, lastValues: unknown): Promise<Record<string, unknown> | null> {
+    const { graph } = this.assistantFor(run.record.assistant_id);
+    const snapshot = await graph.getState({ configurable: { thread_id: run.record.thread_id } });
+    const values = toWireValue<Record<string, unknown> | null>(snapshot.values ?? lastValues ?? null);
+    const interrupts = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
+    if (interrupts.length > 0) return { ...(values ?? {}), __interrupt__: toWireValue(interrupts) };
+    return values;
+  }
+
+  private async finish(run: ActiveRun, outcome: RunOutcome): Promise<void> {
+    if (run.done) return;
+    const { store, checkpointer } = this.deps;
+    const { record } = run;
+    const tid = record.thread_id;
+    const queue = (this.queues.get(tid) ?? []).filter((r) => r !== run);
+    try {
+      record.status = outcome.status;
+      record.updated_at = nowIso();
+      if (run.cancelAction === 'rollback') await store.deleteRun(tid, record.run_id);
+      else await store.putRun(record);
+      if (run.temporaryThread) {
+        await store.deleteThread(tid);
+        await checkpointer.deleteThread(tid);
+      } else if (outcome.status !== 'interrupted' || queue.length === 0) {
+        const { __interrupt__: interrupts, ...values } = outcome.values ?? {};
+        const waiting = Array.isArray(interrupts) && interrupts.length > 0;
+        const now = nowIso();
+        await store.updateThread(tid, {
+          status: queue.length > 0 ? 'busy' : outcome.status === 'error' ? 'error' : waiting ? 'interrupted' : 'idle',
+          updated_at: now,
+          ...(outcome.values ? { values, state_updated_at: now } : {}),
+          interrupts: waiting ? { [record.run_id]: interrupts as unknown[] } : {},
+          ...(outcome.error ? { error: outcome.error } : {}),
+        });
+      }
+    } catch (err) {
+      this.deps.logger.error({ run_id: record.run_id, err: (err as Error).message }, 'could not record the end of a run');
+    } finally {
+      run.finish(outcome);
+      if (queue.length > 0) this.queues.set(tid, queue);
+      else this.queues.delete(tid);
+      const next = queue[0];
+      if (next && !next.started && !next.done) this.startSoon(next);
+      setTimeout(() => this.runs.delete(record.run_id), FINISHED_RUN_RETENTION_MS).unref();
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// The records the agent server keeps besides checkpoints: threads and runs, in the shapes the
+// LangGraph API returns. Values are kept in wire form (plain JSON).
+
+export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
+export type RunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
+export type MultitaskStrategy = 'reject' | 'rollback' | 'interrupt' | 'enqueue';
+
+export type Json = Record<string, unknown>;
+
+export interface ThreadRecord {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: Json;
+  status: ThreadStatus;
+  config: Json;
+  values: Json | null;
+  interrupts: Record<string, unknown[]>;
+  error?: unknown;
+}
+
+export interface RunRecord {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: Json;
+  kwargs: Json;
+  multitask_strategy: MultitaskStrategy;
+}
+
+export interface ThreadSearch {
+  ids?: string[];
+  metadata?: Json;
+  values?: Json;
+  status?: ThreadStatus;
+  limit: number;
+  offset: number;
+  sortBy: 'thread_id' | 'status' | 'created_at' | 'updated_at';
+  sortOrder: 'asc' | 'desc';
+}
+
+/** Where thread and run records live: memory by default, PostgreSQL when checkpoints are durable. */
+export interface AgentRecordStore {
+  /** Creates the thread, or returns undefined when one with that id exists. */
+  createThread(thread: ThreadRecord): Promise<ThreadRecord | undefined>;
+  getThread(threadId: string): Promise<ThreadRecord | undefined>;
+  updateThread(threadId: string, patch: Partial<Omit<ThreadRecord, 'thread_id' | 'created_at'>>): Promise<ThreadRecord | undefined>;
+  deleteThread(threadId: string): Promise<boolean>;
+  searchThreads(search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }>;
+
+  putRun(run: RunRecord): Promise<void>;
+  getRun(threadId: string, runId: string): Promise<RunRecord | undefined>;
+  listRuns(threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
+  deleteRun(threadId: string, runId: string): Promise<boolean>;
+  /** Runs left pending or running by a server that stopped are marked as failed at start-up. */
+  failUnfinishedRuns(reason: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** JSON containment, as PostgreSQL's `@>` does it: every key of `pattern` matches in `value`. */
+export function jsonContains(value: unknown, pattern: unknown): boolean {
+  if (pattern === null || typeof pattern !== 'object') return value === pattern;
+  if (Array.isArray(pattern)) return Array.isArray(value) && pattern.every((p) => value.some((v) => jsonContains(v, p)));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.entries(pattern).every(([k, p]) => jsonContains((value as Json)[k], p));
+}
