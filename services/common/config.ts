@@ -70,6 +70,14 @@ const configSchema = z.object({
   BULK_EXPORT_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(4 * 3600_000),
   /** A running export run whose worker has not reported for this long is taken over by another worker. */
   BULK_EXPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+
+  /** The agent server (LangGraph API + A2A): its port and the langgraph.json-format file naming its graphs. */
+  AGENT_SERVER_PORT: port.default(2024),
+  AGENT_SERVER_CONFIG: z.string().default('services/agent-server/examples/langgraph.json'),
+  /** Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL. */
+  AGENT_SERVER_CHECKPOINTER: z.enum(['memory', 'postgres']).default('memory'),
+  /** Public base URL of the agent server, used in A2A agent cards; else taken from the request (honouring X-Forwarded-*). */
+  USER_API_URL: z.url().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
