@@ -26,6 +26,8 @@ export class ActiveRun {
   cancelAction: CancelAction | undefined;
   /** Set when the run is handed to execution (possibly after `after_seconds`). */
   started = false;
+  /** Set when its graph starts streaming. */
+  executing = false;
 
   private readonly events: StreamEvent[] = [];
   private readonly waiters = new Set<() => void>();

@@ -135,8 +135,9 @@ export class RunManager {
   private cancelActive(run: ActiveRun, action: CancelAction): void {
     const queue = this.queues.get(run.record.thread_id) ?? [];
     run.cancel(action);
-    // A queued run that never started ends here; the running one ends when its graph stops.
-    if (queue.indexOf(run) > 0) void this.finish(run, { status: 'interrupted', values: null });
+    // A run whose graph has not started (queued, or waiting out after_seconds) ends here; a
+    // running one ends when its graph stops.
+    if (!run.executing && queue.includes(run)) void this.finish(run, { status: 'interrupted', values: null });
   }
 
   private startSoon(run: ActiveRun): void {
@@ -149,7 +150,8 @@ export class RunManager {
 
   private async execute(run: ActiveRun): Promise<RunOutcome> {
     const { record, body } = run;
-    if (run.controller.signal.aborted) return { status: 'interrupted', values: null };
+    if (run.done || run.controller.signal.aborted) return { status: 'interrupted', values: null };
+    run.executing = true;
     const { assistant, graph } = this.assistantFor(record.assistant_id);
     record.status = 'running';
     record.updated_at = nowIso();

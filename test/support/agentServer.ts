@@ -1,0 +1,52 @@
+// An agent server of a test's own, as a child process the way `npm start` runs it, on a free
+// port, with a config file of the test's choice (default: the example assistants).
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, repoRoot, startService, waitFor, type ServiceProcess } from './serviceProcess.ts';
+
+export const EXAMPLES_CONFIG = join(repoRoot, 'services/agent-server/examples/langgraph.json');
+
+export interface AgentServer {
+  url: string;
+  process: ServiceProcess;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface AgentServerOptions {
+  /** A langgraph.json-format file; the example assistants' when absent. */
+  configFile?: string;
+  env?: Record<string, string>;
+  /** Reuse a port (e.g. to restart a server where it was). */
+  port?: number;
+}
+
+/** Writes a langgraph.json-format config into a temporary directory and returns its path. Graph paths may be absolute. */
+export function writeAgentConfig(config: Record<string, unknown>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-config-'));
+  const file = join(dir, 'langgraph.json');
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+/** The example assistants' graph modules, by absolute path, for configs written by tests. */
+export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') => join(repoRoot, 'services/agent-server/examples', `${name}.ts:graph`);
+
+export async function startAgentServer(name: string, options: AgentServerOptions = {}): Promise<AgentServer> {
+  const port = options.port ?? (await freePort());
+  const env: Record<string, string> = {
+    AGENT_SERVER_PORT: String(port),
+    AGENT_SERVER_CONFIG: options.configFile ?? EXAMPLES_CONFIG,
+    LANGSMITH_TRACING: 'false',
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const child = startService('services/agent-server/agentServerMain.ts', env, `agent-server-${name}`);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`the agent server at ${url}`, async () => {
+    if (child.child.exitCode !== null) throw new Error(`the agent server exited with ${child.child.exitCode} (see .local/logs/test/agent-server-${name}.log)`);
+    return (await fetch(`${url}/ok`)).ok;
+  });
+  return { url, process: child, env, stop: () => child.stop() };
+}
