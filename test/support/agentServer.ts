@@ -44,9 +44,10 @@ export async function startAgentServer(name: string, options: AgentServerOptions
   };
   const child = startService('services/agent-server/agentServerMain.ts', env, `agent-server-${name}`);
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`the agent server at ${url}`, async () => {
-    if (child.child.exitCode !== null) throw new Error(`the agent server exited with ${child.child.exitCode} (see .local/logs/test/agent-server-${name}.log)`);
-    return (await fetch(`${url}/ok`)).ok;
-  });
+  const exited = new Promise<never>((_, reject) =>
+    child.child.once('exit', (code) => reject(new Error(`the agent server exited with ${code} (see .local/logs/test/agent-server-${name}.log)`))),
+  );
+  exited.catch(() => undefined);
+  await Promise.race([waitFor(`the agent server at ${url}`, async () => (await fetch(`${url}/ok`)).ok), exited]);
   return { url, process: child, env, stop: () => child.stop() };
 }

@@ -30,6 +30,8 @@ export const runCreateBody = z.looseObject({
   interrupt_after: interruptNodes.nullish(),
   webhook: z.string().nullish(),
   feedback_keys: z.array(z.string()).nullish(),
+  durability: z.enum(['sync', 'async', 'exit']).nullish(),
+  checkpoint_during: z.boolean().nullish(),
 });
 
 export type RunCreateBody = z.infer<typeof runCreateBody>;
@@ -37,4 +39,15 @@ export type RunCreateBody = z.infer<typeof runCreateBody>;
 export function streamModesOf(body: RunCreateBody): StreamMode[] {
   const modes = body.stream_mode ?? ['values'];
   return Array.isArray(modes) ? [...new Set(modes)] : [modes];
+}
+
+/**
+ * When checkpoints are written. Unless the request says otherwise, "sync": each step's
+ * checkpoint is stored before the next step starts, so a server killed mid-run loses no step
+ * that finished (the input message included).
+ */
+export function durabilityOf(body: RunCreateBody): 'sync' | 'async' | 'exit' {
+  if (body.durability) return body.durability;
+  if (body.checkpoint_during === false) return 'exit';
+  return 'sync';
 }

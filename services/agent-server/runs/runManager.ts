@@ -11,7 +11,7 @@ import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRe
 import { toWireValue } from '../wireJson.ts';
 import { authConfigurable, type AuthContext } from '../auth.ts';
 import { ActiveRun, type CancelAction, type RunOutcome } from './activeRun.ts';
-import { streamModesOf, type RunCreateBody } from './runBody.ts';
+import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
 import { newThreadRecord } from '../threads/threadRecords.ts';
 
@@ -194,6 +194,7 @@ export class RunManager {
         interruptAfter: body.interrupt_after ?? undefined,
         streamMode: libraryStreamModes(run.streamModes),
         subgraphs,
+        durability: durabilityOf(body),
         signal: run.controller.signal,
       });
       for await (const item of stream) translator.translate(item, subgraphs, (event, data) => run.emit(event, data));

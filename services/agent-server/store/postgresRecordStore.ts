@@ -149,10 +149,10 @@ export class PostgresRecordStore implements AgentRecordStore {
   async failUnfinishedRuns(reason: string): Promise<number> {
     const now = new Date().toISOString();
     const result = await this.pool.query(
-      `UPDATE agent_runs SET status = 'error', updated_at = $1,
-         record = record || jsonb_build_object('status', 'error', 'updated_at', $1::text, 'error', $2::text)
+      `UPDATE agent_runs SET status = 'error', updated_at = $1::timestamptz,
+         record = record || jsonb_build_object('status', 'error', 'updated_at', $2::text, 'error', $3::text)
        WHERE status IN ('pending', 'running') RETURNING thread_id`,
-      [now, reason],
+      [now, now, reason],
     );
     await this.pool.query(`UPDATE agent_threads SET status = 'idle', updated_at = $1 WHERE status = 'busy'`, [now]);
     return result.rowCount ?? 0;
