@@ -128,7 +128,7 @@ describe('threads and runs', () => {
     const thread = await client.threads.create({ metadata: { owner: 'sdk-js-test', topic: 'state' } });
     await client.runs.wait(thread.thread_id, 'agent', { input: human('first') });
     await client.threads.updateState(thread.thread_id, { values: { messages: [{ type: 'human', content: 'injected' }] }, asNode: 'agent' });
-    const state = await client.threads.getState(thread.thread_id);
+    const state: any = await client.threads.getState(thread.thread_id);
     expect(state.values.messages.map((m: any) => m.content)).toEqual(['first', 'Turn 1: you said "first"', 'injected']);
 
     const found = await client.threads.search({ metadata: { owner: 'sdk-js-test' } });
