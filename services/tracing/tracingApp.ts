@@ -19,6 +19,8 @@ import { RunIngestor } from './ingest/runIngestor.ts';
 import { readRequestJson } from './ingest/jsonBody.ts';
 import { infoRoutes } from './routes/info.ts';
 import { runIngestRoutes } from './routes/runsIngest.ts';
+import { otelIngestRoutes } from './routes/otelIngest.ts';
+import { OtelIngestion } from './otel/otelIngestion.ts';
 import { runReadRoutes } from './routes/runsRead.ts';
 import { runQueryRoutes, v2RunQueryRoutes } from './routes/runsQuery.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -66,6 +68,8 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   await Promise.all([tenancy.start(), projects.start(), lineage.start(), exports.start()]);
   if (config.BOOTSTRAP_API_KEY) await tenancy.ensureBootstrapKey(config.BOOTSTRAP_API_KEY);
   const ingestor = new RunIngestor(config, eventLog, blobs, projects, lineage);
+  const otel = new OtelIngestion(config, logger, ingestor, lineage);
+  await otel.start();
 
   const readiness = new KafkaReadiness(config);
   readiness.start();
@@ -95,6 +99,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
         await scope.register(async (authed) => {
           requireApiKey(authed, tenancy);
           runIngestRoutes(authed, config, ingestor);
+          otelIngestRoutes(authed, config, otel);
           runReadRoutes(authed, ch, blobs, deps.tables);
           runQueryRoutes(authed, deps);
           sessionRoutes(authed, deps);
@@ -120,7 +125,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     tenancy,
     async close() {
       await app.close();
-      await Promise.allSettled([readiness.close(), projectorLag.close(), tenancy.close(), projects.close(), lineage.close(), exports.close()]);
+      await Promise.allSettled([readiness.close(), projectorLag.close(), tenancy.close(), projects.close(), lineage.close(), exports.close(), otel.close()]);
       await eventLog.close();
       await ch.close();
       blobs.close();

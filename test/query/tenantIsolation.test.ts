@@ -694,7 +694,7 @@ const NO_TENANT_DATA = ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info'];
  * Writes: covered by the write test below, which checks that naming another workspace's ids leaves its data alone.
  * POST /bulk-exports/destinations names no ids: what it makes is the caller's own (listed and read by the cases above).
  */
-const WRITES = ['POST /runs', 'PATCH /runs/{run_id}', 'POST /runs/batch', 'POST /runs/multipart', 'POST /sessions', 'POST /bulk-exports/destinations'];
+const WRITES = ['POST /runs', 'PATCH /runs/{run_id}', 'POST /runs/batch', 'POST /runs/multipart', 'POST /otel/v1/traces', 'POST /sessions', 'POST /bulk-exports/destinations'];
 
 /** `METHOD /path` for each operation of the OpenAPI document; /api/v1 routes fold into their / twins. */
 async function documentedRoutes(): Promise<string[]> {
@@ -838,6 +838,37 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     const bRoot = await send(b, 'GET', `/runs/${a.t.root}`);
     expectStatus(bRoot, 404, `B: GET /runs/{A's root} after posting children under it`);
     for (const id of [viaMultipart.id, viaBatch.id]) expectStatus(await send(a, 'GET', `/runs/${id}`), 404, `A: GET /runs/{B's run in a trace of A's id}`);
+  });
+
+  test('POST /otel/v1/traces: B’s spans naming A’s project, A’s runs as parents or A’s run ids stay B’s', async () => {
+    const aLlm = (await send(a, 'GET', `/runs/${a.t.llm}`)).body;
+    const attr = (key: string, value: string) => ({ key, value: { stringValue: value } });
+    const nanos = String(BigInt(Date.now()) * 1_000_000n);
+    const otelSpan = (attributes: ReturnType<typeof attr>[]) => ({
+      traceId: randomUUID().replaceAll('-', ''), spanId: randomUUID().slice(0, 18).replaceAll('-', ''), parentSpanId: 'ffffffffffffffff',
+      name: 'intruder', startTimeUnixNano: nanos, endTimeUnixNano: nanos, attributes,
+    });
+    const otlp = (spans: unknown[]) => ({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+    for (const prefix of PREFIXES) {
+      const intoProject = await send(b, 'POST', `${prefix}/otel/v1/traces`, otlp([otelSpan([attr('langsmith.trace.session_id', a.project.id)])]));
+      expectStatus(intoProject, 404, `B: POST ${prefix}/otel/v1/traces with langsmith.trace.session_id of A's project`);
+    }
+    const asALlm = otelSpan([
+      attr('langsmith.span.id', a.t.llm), attr('langsmith.trace.id', a.t.root), attr('langsmith.span.parent_id', a.t.root),
+      attr('langsmith.span.dotted_order', aLlm.dotted_order), attr('output.value', '{"hacked":true}'),
+    ]);
+    const underARoot = otelSpan([
+      attr('langsmith.span.parent_id', a.t.root), attr('langsmith.trace.session_name', b.project.name), attr('langsmith.metadata.thread_id', SHARED_THREAD),
+      attr('langsmith.span.kind', 'llm'), attr('gen_ai.usage.total_tokens', '1000'),
+    ]);
+    const res = await send(b, 'POST', '/otel/v1/traces', otlp([asALlm, underARoot]));
+    expectStatus(res, 200, 'B: POST /otel/v1/traces with A’s run ids');
+    expect(res.body, show('B: POST /otel/v1/traces', res)).toEqual({});
+    const underId = `00000000-0000-0000-${underARoot.spanId.slice(0, 4)}-${underARoot.spanId.slice(4)}`;
+    expect((await waitForRun(b.ws.apiKey, a.t.llm, (r) => r.outputs?.hacked === true)).session_id).not.toBe(a.project.id);
+    expect((await waitForRun(b.ws.apiKey, underId)).trace_id).not.toBe(a.t.root); // A's root is unknown to B: placed under B's own trace
+    await expectAIntact('after B’s OTel spans naming A’s ids');
+    expectStatus(await send(a, 'GET', `/runs/${underId}`), 404, `A: GET /runs/{B's OTel run}`);
   });
 
   test('POST /sessions with the name of A’s project: B gets a project of its own', async () => {

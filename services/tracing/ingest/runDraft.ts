@@ -33,6 +33,8 @@ export interface RunDraft {
   tags: string[] | null;
   referenceExampleId: string | null;
   attachments: AttachmentDraft[];
+  /** Other ids the run is known by (an OTel span's span-derived id), recorded on the lineage topic too. */
+  lineageAliases?: string[];
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -18,7 +18,10 @@ import { nowMicros } from './timestamps.ts';
 import { JSON_FIELDS, type RunDraft } from './runDraft.ts';
 import type { FeedbackDraft } from './feedbackDraft.ts';
 
-export type IngestRoute = 'runs' | 'runs_patch' | 'batch' | 'multipart';
+export type IngestRoute = 'runs' | 'runs_patch' | 'batch' | 'multipart' | 'otel';
+
+/** Routes whose runs the server places: their lineage is recorded, so later children can find their parents. */
+const RECORDS_LINEAGE: ReadonlySet<IngestRoute> = new Set(['runs', 'otel']);
 
 export const newRunId = (): string => uuidv7();
 
@@ -114,12 +117,13 @@ export class RunIngestor {
           created_at: f.createdAt ?? receivedAt, received_at: receivedAt,
         }),
       );
-    if (route === 'runs')
+    if (RECORDS_LINEAGE.has(route))
       for (const d of drafts)
-        events.push(event('RunLineageRecorded', `${tenantId}/${d.id}`, { tenant_id: tenantId, run_id: d.id, trace_id: d.traceId!, dotted_order: d.dottedOrder!, session_id: d.sessionId! }));
+        for (const runId of [d.id, ...(d.lineageAliases ?? [])])
+          events.push(event('RunLineageRecorded', `${tenantId}/${runId}`, { tenant_id: tenantId, run_id: runId, trace_id: d.traceId!, dotted_order: d.dottedOrder!, session_id: d.sessionId! }));
 
     await this.#log.append(events);
-    if (route === 'runs') for (const d of drafts) this.#lineage.remember(tenantId, d.id, { traceId: d.traceId!, dottedOrder: d.dottedOrder!, sessionId: d.sessionId! });
+    if (RECORDS_LINEAGE.has(route)) for (const d of drafts) this.#lineage.remember(tenantId, d.id, { traceId: d.traceId!, dottedOrder: d.dottedOrder!, sessionId: d.sessionId! });
     for (const d of drafts) runsAccepted.inc({ route, op: d.op });
   }
 

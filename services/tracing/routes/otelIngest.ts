@@ -1,0 +1,70 @@
+// POST /otel/v1/traces: OpenTelemetry traces over OTLP/HTTP, protobuf or JSON, with the body
+// decoding (gzip/zstd/deflate, decoded-size limit) of the other ingestion routes. Spans become
+// runs (services/tracing/otel/); the answer is an ExportTraceServiceResponse in the request's
+// encoding, with partial_success naming the spans that could not be taken.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../common/config.ts';
+import { errors } from '../../common/errors.ts';
+import { readDecodedBody } from '../ingest/requestBody.ts';
+import { decodeExportRequest, encodeExportResponse, exportResponseJson, type PartialSuccess } from '../otel/otlpProto.ts';
+import { spansOfRequest, type SpanRejection } from '../otel/otlpSpans.ts';
+import type { OtelIngestion } from '../otel/otelIngestion.ts';
+import { tenantOf } from './auth.ts';
+
+const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
+
+function summary(rejected: SpanRejection[]): string {
+  const shown = rejected.slice(0, 5).map((r) => `span ${r.spanId}: ${r.reason}`);
+  if (rejected.length > shown.length) shown.push(`and ${rejected.length - shown.length} more`);
+  return shown.join('; ');
+}
+
+export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: OtelIngestion): void {
+  app.register(async (scope) => {
+    scope.addContentTypeParser(PROTOBUF_TYPES, (request, payload, done) => {
+      readDecodedBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then((body) => done(null, body), (err: Error) => done(err));
+    });
+    // JSON bodies use the service's JSON parser; anything else is named in a 415.
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      payload.resume();
+      done(errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'application/x-protobuf or application/json'));
+    });
+
+    scope.post(
+      '/otel/v1/traces',
+      {
+        schema: {
+          tags: ['runs'],
+          summary: 'Ingest OpenTelemetry spans (OTLP/HTTP ExportTraceServiceRequest) as runs',
+          description:
+            'Protobuf (application/x-protobuf) or OTLP/JSON (application/json), optionally gzip/zstd/deflate encoded. Each span becomes a ' +
+            'complete run; langsmith.* and gen_ai.* attributes map onto run fields (docs/otel.md). Header Langsmith-Project names the ' +
+            'project for spans without langsmith.trace.session_*. Answers an ExportTraceServiceResponse in the request encoding.',
+          consumes: ['application/x-protobuf', 'application/json'],
+          headers: { type: 'object', properties: { 'langsmith-project': { type: 'string', description: 'default project name' } } },
+          response: {
+            200: {
+              description: 'ExportTraceServiceResponse (protobuf or OTLP/JSON, as the request)',
+              type: 'object',
+              properties: {
+                partialSuccess: { type: 'object', properties: { rejectedSpans: { type: 'string' }, errorMessage: { type: 'string' } } },
+              },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const isProtobuf = Buffer.isBuffer(request.body);
+        const body = isProtobuf ? decodeExportRequest(request.body as Buffer) : request.body;
+        const { spans, rejected: unreadable } = spansOfRequest(body);
+        const project = request.headers['langsmith-project'];
+        const rejected = [...unreadable, ...(spans.length ? await otel.ingest(tenantOf(request), spans, typeof project === 'string' && project ? project : null) : [])];
+        if (rejected.length > 0 && rejected.length === spans.length + unreadable.length)
+          throw errors.badRequest(`no span of the request could be ingested: ${summary(rejected)}`);
+        const partial: PartialSuccess | null = rejected.length ? { rejectedSpans: rejected.length, errorMessage: summary(rejected) } : null;
+        if (isProtobuf) return reply.type('application/x-protobuf').send(Buffer.from(encodeExportResponse(partial)));
+        return reply.send(exportResponseJson(partial));
+      },
+    );
+  });
+}
