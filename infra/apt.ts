@@ -1,4 +1,4 @@
-// Debian packages the stack needs (ClickHouse; Java and Maven where a machine lacks them).
+// Debian packages the stack needs (ClickHouse, PostgreSQL; Java and Maven where a machine lacks them).
 // Unattended: no prompts, no config-file questions, and no service started by a package's
 // postinst (there is no init system here, and a packaged clickhouse-server would take
 // ports that belong to our own processes).

@@ -1,4 +1,4 @@
-// `npm run infra:up|down|status`: the local Kafka, ClickHouse and MinIO.
+// `npm run infra:up|down|status`: the local Kafka, ClickHouse, MinIO and PostgreSQL.
 //   up      install what is missing, start what is not running, print the endpoints (as env lines)
 //   down    stop the servers `up` started (by pid), nothing else
 //   status  for each part: running or not, our pid, endpoint
@@ -16,6 +16,7 @@ async function up(): Promise<void> {
       `S3_ENDPOINT=${endpoints.s3Endpoint}`,
       `S3_ACCESS_KEY_ID=${endpoints.s3AccessKeyId}`,
       `S3_SECRET_ACCESS_KEY=${endpoints.s3SecretAccessKey}`,
+      `POSTGRES_URL=${endpoints.postgresUrl}`,
     ].join('\n') + '\n',
   );
 }

@@ -1,5 +1,5 @@
 // What infra/stack.ts needs from each part of the local stack (infra/kafka.ts,
-// infra/clickhouse.ts, infra/minio.ts), so that up/down/status treat them alike.
+// infra/clickhouse.ts, infra/minio.ts, infra/postgres.ts), so that up/down/status treat them alike.
 import type { StartedServer } from './processes.ts';
 
 export type Component = {
@@ -20,7 +20,9 @@ export type Component = {
   /** Writes config, prepares data directories and spawns the server. */
   start: () => Promise<StartedServer>;
   healthTimeoutMs: number;
-  /** Grace period between SIGTERM and SIGKILL on `down`. */
+  /** What `down` sends first; SIGTERM unless that means something slower to the server. */
+  stopSignal?: NodeJS.Signals;
+  /** Grace period between that signal and SIGKILL on `down`. */
   stopGraceMs: number;
   /** Logs worth reading when it fails, most useful first. */
   logFiles: string[];

@@ -9,6 +9,7 @@ export type StackEndpoints = {
   s3Endpoint: string;
   s3AccessKeyId: string;
   s3SecretAccessKey: string;
+  postgresUrl: string;
 };
 
 export const repoRoot = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -20,6 +21,8 @@ export const binDir = join(localDir, 'bin');
 // Dev credentials; MinIO uses them as its root user, so the secret must be >= 8 characters.
 export const defaultS3AccessKeyId = 'minioadmin';
 export const defaultS3SecretAccessKey = 'minioadmin-dev-secret';
+// The superuser and password of the local PostgreSQL (fixed when its data directory is made).
+export const defaultPostgresUrl = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
 type Env = Record<string, string | undefined>;
 
@@ -30,6 +33,7 @@ export function endpointsFromEnv(env: Env = process.env): StackEndpoints {
     s3Endpoint: env.S3_ENDPOINT || 'http://127.0.0.1:9000',
     s3AccessKeyId: env.S3_ACCESS_KEY_ID || defaultS3AccessKeyId,
     s3SecretAccessKey: env.S3_SECRET_ACCESS_KEY || defaultS3SecretAccessKey,
+    postgresUrl: env.POSTGRES_URL || defaultPostgresUrl,
   };
 }
 
@@ -63,7 +67,9 @@ export function firstBroker(kafkaBrokers: string): HostPort {
   return { host: match[1] as string, port: Number(match[2]) };
 }
 
-/** Host and port of an http(s) URL, with the scheme's default port filled in. */
+const defaultPorts: Record<string, number> = { 'http:': 80, 'https:': 443, 'postgres:': 5432, 'postgresql:': 5432 };
+
+/** Host and port of an http(s) or postgres URL, with the scheme's default port filled in. */
 export function urlHostPort(url: string, name: string): HostPort {
   let parsed: URL;
   try {
@@ -71,7 +77,7 @@ export function urlHostPort(url: string, name: string): HostPort {
   } catch {
     throw new Error(`${name}=${url} is not a URL`);
   }
-  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  const port = parsed.port ? Number(parsed.port) : (defaultPorts[parsed.protocol] ?? 80);
   return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port };
 }
 

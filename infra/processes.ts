@@ -112,14 +112,14 @@ export function ownPid(name: string, marker: string): number | undefined {
 
 export type StopResult = { stopped: boolean; pid?: number; killed?: boolean };
 
-/** SIGTERM our server, wait up to graceMs for it to exit, then SIGKILL. Never touches other pids. */
-export async function stopOwnServer(name: string, marker: string, graceMs: number): Promise<StopResult> {
+/** Signal our server (SIGTERM by default), wait up to graceMs for it to exit, then SIGKILL. Never touches other pids. */
+export async function stopOwnServer(name: string, marker: string, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<StopResult> {
   const pid = ownPid(name, marker);
   if (pid === undefined) {
     removeRunFiles(name);
     return { stopped: false };
   }
-  process.kill(pid, 'SIGTERM');
+  process.kill(pid, signal);
   let killed = false;
   if (!(await waitForExit(pid, graceMs))) {
     process.kill(pid, 'SIGKILL');

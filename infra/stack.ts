@@ -1,6 +1,7 @@
-// The local infrastructure stack: Kafka, ClickHouse and MinIO as ordinary processes with
-// data under .local/. `ensureStackUp` is what `npm run infra:up`, `npm start` and the tests
-// use; it is idempotent and reuses anything that already answers at the configured endpoints.
+// The local infrastructure stack: Kafka, ClickHouse, MinIO and PostgreSQL as ordinary
+// processes with data under .local/. `ensureStackUp` is what `npm run infra:up`, `npm start`
+// and the tests use; it is idempotent and reuses anything that already answers at the
+// configured endpoints.
 import { clickhouseComponent } from './clickhouse.ts';
 import { progress, seconds } from './commands.ts';
 import type { Component } from './component.ts';
@@ -9,6 +10,7 @@ import type { StackEndpoints } from './config.ts';
 import { kafkaComponent } from './kafka.ts';
 import { minioComponent } from './minio.ts';
 import { buildMinioAdmin } from './minioAdmin.ts';
+import { postgresComponent } from './postgres.ts';
 import { ownPid, ownServerEndpoint, portAcceptsConnections, stopOwnServer, waitUntilHealthy } from './processes.ts';
 import { withStackLock } from './stackLock.ts';
 
@@ -23,7 +25,7 @@ export type StackOptions = {
 
 function stackComponents(endpoints: StackEndpoints, env: Env | undefined): Component[] {
   const ports = extraPortsFromEnv(env);
-  return [kafkaComponent(endpoints, ports), clickhouseComponent(endpoints, ports), minioComponent(endpoints, ports)];
+  return [kafkaComponent(endpoints, ports), clickhouseComponent(endpoints, ports), minioComponent(endpoints, ports), postgresComponent(endpoints)];
 }
 
 // Calls within one process run one after another (the lock file guards across processes).
@@ -39,7 +41,7 @@ export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoint
   return serialized(async () => {
     const endpoints = endpointsFromEnv(options.env);
     const components = stackComponents(endpoints, options.env);
-    const [kafka, clickhouse, minio] = components as [Component, Component, Component];
+    const [kafka, clickhouse, minio, postgres] = components as [Component, Component, Component, Component];
     // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap.
     const results = await Promise.allSettled([
       ensureComponentUp(kafka),
@@ -49,6 +51,7 @@ export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoint
         await buildMinioAdmin();
         return reused;
       }),
+      ensureComponentUp(postgres),
     ]);
     const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : []));
     if (failures.length > 0) throw new Error(`infra up failed\n${failures.join('\n\n')}`);
@@ -105,7 +108,7 @@ export function stopStack(options: StackOptions = {}): Promise<StopReport[]> {
     const components = stackComponents(endpointsFromEnv(options.env), options.env);
     return Promise.all(
       components.map(async (component) => {
-        const result = await stopOwnServer(component.name, component.processMarker, component.stopGraceMs);
+        const result = await stopOwnServer(component.name, component.processMarker, component.stopGraceMs, component.stopSignal);
         return { name: component.name, endpoint: component.endpoint, ...result };
       }),
     );
@@ -116,11 +119,11 @@ export function stopStack(options: StackOptions = {}): Promise<StopReport[]> {
  * Stops one component this project started (fault tests: "ClickHouse is down", "the broker
  * restarts"). graceMs 0 kills it at once. ensureStackUp() starts it again.
  */
-export function stopComponent(name: 'kafka' | 'clickhouse' | 'minio', options: StackOptions & { graceMs?: number } = {}): Promise<StopReport> {
+export function stopComponent(name: 'kafka' | 'clickhouse' | 'minio' | 'postgres', options: StackOptions & { graceMs?: number } = {}): Promise<StopReport> {
   return serialized(async () => {
     const component = stackComponents(endpointsFromEnv(options.env), options.env).find((c) => c.name === name);
     if (!component) throw new Error(`no component named ${name}`);
-    const result = await stopOwnServer(component.name, component.processMarker, options.graceMs ?? component.stopGraceMs);
+    const result = await stopOwnServer(component.name, component.processMarker, options.graceMs ?? component.stopGraceMs, component.stopSignal);
     if (!result.stopped) throw new Error(`${name} was not started by this project's infra scripts, so a test cannot stop it`);
     return { name: component.name, endpoint: component.endpoint, ...result };
   });

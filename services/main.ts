@@ -25,7 +25,21 @@ const services: ServiceSpec[] = [
   { name: 'tracing-api', entry: 'services/tracing/apiMain.ts', url: `http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}` },
   { name: 'projectors', entry: 'projections/projectorMain.ts' },
   { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
+  { name: 'agent-server', entry: 'services/agent-server/agentServerMain.ts', url: `http://127.0.0.1:${process.env.AGENT_SERVER_PORT ?? 2024}` },
 ];
+
+/**
+ * The agent server traces its runs into our own tracing API (through LangChain's langsmith
+ * tracer) unless the environment already points LANGSMITH_* somewhere.
+ */
+function agentServerTracingEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    LANGSMITH_TRACING: env.LANGSMITH_TRACING ?? 'true',
+    LANGSMITH_ENDPOINT: env.LANGSMITH_ENDPOINT ?? `http://127.0.0.1:${env.TRACING_PORT ?? 1984}`,
+    LANGSMITH_API_KEY: env.LANGSMITH_API_KEY ?? env.BOOTSTRAP_API_KEY ?? '',
+    LANGSMITH_PROJECT: env.LANGSMITH_PROJECT ?? 'agent-server',
+  };
+}
 
 /** The value of `name` from the environment, else from .local/<file>, else made by `generate` and kept there. */
 function devSecret(name: string, file: string, generate: () => string): string {
@@ -51,10 +65,13 @@ async function main(): Promise<void> {
     S3_ENDPOINT: endpoints.s3Endpoint,
     S3_ACCESS_KEY_ID: endpoints.s3AccessKeyId,
     S3_SECRET_ACCESS_KEY: endpoints.s3SecretAccessKey,
+    POSTGRES_URL: endpoints.postgresUrl,
     BOOTSTRAP_API_KEY: devSecret('BOOTSTRAP_API_KEY', 'dev-api-key', generateApiKey),
     SECRETS_ENCRYPTION_KEY: devSecret('SECRETS_ENCRYPTION_KEY', 'dev-secrets-key', () => randomBytes(32).toString('hex')),
   };
   loadConfig(env); // fail fast on a bad configuration, before starting anything
+  const agentServer = services.find((s) => s.name === 'agent-server')!;
+  agentServer.env = agentServerTracingEnv(env);
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;

@@ -18,7 +18,7 @@ export async function openPersistence(config: Config): Promise<AgentPersistence>
     const store = new MemoryRecordStore();
     return { checkpointer: new MemorySaver(), store, close: () => store.close() };
   }
-  const url = (config as Config & { POSTGRES_URL?: string }).POSTGRES_URL;
+  const url = config.POSTGRES_URL;
   if (!url) throw new Error('AGENT_SERVER_CHECKPOINTER=postgres needs POSTGRES_URL');
   const checkpointer = PostgresSaver.fromConnString(url);
   await checkpointer.setup();

@@ -76,6 +76,8 @@ const configSchema = z.object({
   AGENT_SERVER_CONFIG: z.string().default('services/agent-server/examples/langgraph.json'),
   /** Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL. */
   AGENT_SERVER_CHECKPOINTER: z.enum(['memory', 'postgres']).default('memory'),
+  /** PostgreSQL for durable agent-server state, e.g. postgres://postgres:postgres@127.0.0.1:5432/postgres (`npm run infra:up` serves that one). */
+  POSTGRES_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// or postgresql:// URL' }).optional(),
   /** Public base URL of the agent server, used in A2A agent cards; else taken from the request (honouring X-Forwarded-*). */
   USER_API_URL: z.url().optional(),
 });

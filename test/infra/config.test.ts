@@ -8,6 +8,7 @@ test('endpoints default to the operating contract', () => {
     s3Endpoint: 'http://127.0.0.1:9000',
     s3AccessKeyId: 'minioadmin',
     s3SecretAccessKey: 'minioadmin-dev-secret',
+    postgresUrl: 'postgres://postgres:postgres@127.0.0.1:5432/postgres',
   });
   expect(extraPortsFromEnv({})).toEqual({ kafkaControllerPort: 9093, clickhouseTcpPort: 9002, minioConsolePort: 9091 });
 });
@@ -30,6 +31,8 @@ test('urlHostPort fills in the scheme default port', () => {
   expect(urlHostPort('http://127.0.0.1:8123', 'X')).toEqual({ host: '127.0.0.1', port: 8123 });
   expect(urlHostPort('https://s3.example.test', 'X')).toEqual({ host: 's3.example.test', port: 443 });
   expect(urlHostPort('http://[::1]:9000/', 'X')).toEqual({ host: '::1', port: 9000 });
+  expect(urlHostPort('postgres://u:p@127.0.0.1/db', 'X')).toEqual({ host: '127.0.0.1', port: 5432 });
+  expect(urlHostPort('postgresql://[::1]:15432/db', 'X')).toEqual({ host: '::1', port: 15432 });
   expect(() => urlHostPort('not a url', 'S3_ENDPOINT')).toThrow(/S3_ENDPOINT/);
 });
 

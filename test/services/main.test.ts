@@ -11,10 +11,13 @@ import { dropStackData } from '../support/tracingStack.ts';
 
 test('npm start runs the services and prints the URLs and the dev API key', { timeout: 120_000 }, async () => {
   const port = await freePort();
+  const agentPort = await freePort();
   const id = `start_${randomBytes(3).toString('hex')}`;
-  const { BOOTSTRAP_API_KEY: _ignored, ...env } = { ...process.env, ...inject('tracingEnv') };
+  const { BOOTSTRAP_API_KEY: _ignored, ...env } = Object.fromEntries(
+    Object.entries({ ...process.env, ...inject('tracingEnv') }).filter(([name]) => !name.startsWith('LANGSMITH_')),
+  );
   const child = spawn(process.execPath, [join(import.meta.dirname, '../../services/main.ts')], {
-    env: { ...env, TRACING_PORT: String(port), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
+    env: { ...env, TRACING_PORT: String(port), AGENT_SERVER_PORT: String(agentPort), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -29,6 +32,18 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
     expect(res.status).toBe(202);
     // The projector runs too: the run becomes readable.
     await waitFor('the run to be projected', async () => (await fetch(`http://127.0.0.1:${port}/runs/${runId}`, { headers: { 'x-api-key': key } })).ok, 60_000, 200);
+
+    // The agent server runs the example assistants and traces into the tracing API with the dev key.
+    expect(out).toContain(`http://127.0.0.1:${agentPort}`);
+    await waitFor('the agent server', async () => (await fetch(`http://127.0.0.1:${agentPort}/ok`)).ok, 60_000, 200);
+    const wait = await fetch(`http://127.0.0.1:${agentPort}/runs/wait`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'agent', input: { messages: [{ type: 'human', content: 'hi' }] } }),
+    });
+    expect(JSON.parse(await wait.text()).messages.at(-1).content).toBe('Turn 1: you said "hi"');
+    const agentRunId = wait.headers.get('content-location')!.split('/').at(-1)!;
+    await waitFor('the agent run traced', async () => (await fetch(`http://127.0.0.1:${port}/runs/${agentRunId}`, { headers: { 'x-api-key': key } })).ok, 60_000, 200);
   } finally {
     child.kill('SIGTERM');
     const code = await new Promise((r) => child.once('exit', (c, s) => r(c ?? s)));

@@ -1,10 +1,10 @@
-// The one place tests get Kafka, ClickHouse and S3 from.
+// The one place tests get Kafka, ClickHouse, S3 and PostgreSQL from.
 //   default               the local stack (infra/stack.ts): started if not running, reused if it is
 //   TEST_INFRA=containers  throwaway containers via testcontainers, for machines with Docker
 // Either way the result has the operating contract's shape, so tests never branch on it.
 import { ensureStackUp } from '../../infra/stack.ts';
 import type { StackEndpoints } from '../../infra/stack.ts';
-import { defaultS3AccessKeyId, defaultS3SecretAccessKey } from '../../infra/config.ts';
+import { defaultPostgresUrl, defaultS3AccessKeyId, defaultS3SecretAccessKey } from '../../infra/config.ts';
 
 export type { StackEndpoints } from '../../infra/stack.ts';
 
@@ -14,6 +14,7 @@ export const containerImages = {
   kafka: 'confluentinc/cp-kafka:7.9.6',
   clickhouse: 'clickhouse/clickhouse-server:24.8',
   minio: 'minio/minio:RELEASE.2025-09-07T16-13-09Z',
+  postgres: 'postgres:18',
 } as const;
 
 type Stoppable = { stop: () => Promise<unknown> };
@@ -36,15 +37,18 @@ export async function releaseInfra(): Promise<void> {
 
 async function startContainers(): Promise<StackEndpoints> {
   // Imported lazily: the default path must not need Docker, or load its client at all.
-  const [{ KafkaContainer }, { ClickHouseContainer }, { MinioContainer }] = await Promise.all([
+  const [{ KafkaContainer }, { ClickHouseContainer }, { MinioContainer }, { GenericContainer, Wait }] = await Promise.all([
     import('@testcontainers/kafka'),
     import('@testcontainers/clickhouse'),
     import('@testcontainers/minio'),
+    import('testcontainers'),
   ]);
+  // The superuser, password and database of POSTGRES_URL, as the local stack's initdb takes them.
+  const postgresUrl = new URL(process.env.POSTGRES_URL || defaultPostgresUrl);
   const accessKeyId = process.env.S3_ACCESS_KEY_ID || defaultS3AccessKeyId;
   const secretAccessKey = process.env.S3_SECRET_ACCESS_KEY || defaultS3SecretAccessKey;
 
-  const [kafka, clickhouse, minio] = await Promise.all([
+  const [kafka, clickhouse, minio, postgres] = await Promise.all([
     new KafkaContainer(containerImages.kafka)
       .withKraft()
       .withEnvironment({
@@ -64,8 +68,23 @@ async function startContainers(): Promise<StackEndpoints> {
       .withEnvironment({ CLICKHOUSE_SKIP_USER_SETUP: '1' })
       .start(),
     new MinioContainer(containerImages.minio).withUsername(accessKeyId).withPassword(secretAccessKey).start(),
+    new GenericContainer(containerImages.postgres)
+      .withEnvironment({
+        POSTGRES_USER: decodeURIComponent(postgresUrl.username),
+        POSTGRES_PASSWORD: decodeURIComponent(postgresUrl.password),
+        // The URL's database, else one named after the user (libpq's default, and the local stack's).
+        POSTGRES_DB: decodeURIComponent(postgresUrl.pathname.slice(1)) || decodeURIComponent(postgresUrl.username),
+        // Without a password the local stack trusts loopback clients; the image needs telling.
+        ...(postgresUrl.password ? {} : { POSTGRES_HOST_AUTH_METHOD: 'trust' }),
+      })
+      .withExposedPorts(5432)
+      // The entrypoint's temporary server says it once, the real one a second time.
+      .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, 2))
+      .start(),
   ]);
-  startedContainers.push(kafka, clickhouse, minio);
+  startedContainers.push(kafka, clickhouse, minio, postgres);
+  postgresUrl.hostname = postgres.getHost();
+  postgresUrl.port = String(postgres.getMappedPort(5432));
 
   return {
     kafkaBrokers: `${kafka.getHost()}:${kafka.getMappedPort(9093)}`,
@@ -73,5 +92,6 @@ async function startContainers(): Promise<StackEndpoints> {
     s3Endpoint: minio.getConnectionUrl(),
     s3AccessKeyId: accessKeyId,
     s3SecretAccessKey: secretAccessKey,
+    postgresUrl: postgresUrl.toString(),
   };
 }
