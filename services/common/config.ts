@@ -80,6 +80,8 @@ const configSchema = z.object({
   POSTGRES_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// or postgresql:// URL' }).optional(),
   /** Public base URL of the agent server, used in A2A agent cards; else taken from the request (honouring X-Forwarded-*). */
   USER_API_URL: z.url().optional(),
+  /** The assistant whose A2A agent card `GET /.well-known/agent-card.json` serves when the request names none (`?assistant_id=`). */
+  DEFAULT_A2A_ASSISTANT_ID: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
