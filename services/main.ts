@@ -26,11 +26,13 @@ const services: ServiceSpec[] = [
   { name: 'projectors', entry: 'projections/projectorMain.ts' },
   { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
   { name: 'agent-server', entry: 'services/agent-server/agentServerMain.ts', url: `http://127.0.0.1:${process.env.AGENT_SERVER_PORT ?? 2024}` },
+  // An example agent that is not LangGraph: A2A on @a2a-js/sdk, traced over OpenTelemetry.
+  { name: 'example-a2a-agent', entry: 'services/agent-server/examples/otelA2aAgent/main.ts', url: `http://127.0.0.1:${process.env.A2A_EXAMPLE_AGENT_PORT ?? 2025}` },
 ];
 
 /**
- * The agent server traces its runs into our own tracing API (through LangChain's langsmith
- * tracer) unless the environment already points LANGSMITH_* somewhere.
+ * The agents trace into our own tracing API (the agent server through LangChain's langsmith
+ * tracer, the example agent over OTLP) unless the environment already points LANGSMITH_* somewhere.
  */
 function agentServerTracingEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return {
@@ -70,8 +72,7 @@ async function main(): Promise<void> {
     SECRETS_ENCRYPTION_KEY: devSecret('SECRETS_ENCRYPTION_KEY', 'dev-secrets-key', () => randomBytes(32).toString('hex')),
   };
   loadConfig(env); // fail fast on a bad configuration, before starting anything
-  const agentServer = services.find((s) => s.name === 'agent-server')!;
-  agentServer.env = agentServerTracingEnv(env);
+  for (const agent of services.filter((s) => s.name === 'agent-server' || s.name === 'example-a2a-agent')) agent.env = agentServerTracingEnv(env);
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;

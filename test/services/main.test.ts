@@ -12,12 +12,13 @@ import { dropStackData } from '../support/tracingStack.ts';
 test('npm start runs the services and prints the URLs and the dev API key', { timeout: 120_000 }, async () => {
   const port = await freePort();
   const agentPort = await freePort();
+  const exampleAgentPort = await freePort();
   const id = `start_${randomBytes(3).toString('hex')}`;
   const { BOOTSTRAP_API_KEY: _ignored, ...env } = Object.fromEntries(
     Object.entries({ ...process.env, ...inject('tracingEnv') }).filter(([name]) => !name.startsWith('LANGSMITH_')),
   );
   const child = spawn(process.execPath, [join(import.meta.dirname, '../../services/main.ts')], {
-    env: { ...env, TRACING_PORT: String(port), AGENT_SERVER_PORT: String(agentPort), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
+    env: { ...env, TRACING_PORT: String(port), AGENT_SERVER_PORT: String(agentPort), A2A_EXAMPLE_AGENT_PORT: String(exampleAgentPort), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -43,6 +44,7 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
     });
     expect(JSON.parse(await wait.text()).messages.at(-1).content).toBe('Turn 1: you said "hi"');
     const agentRunId = wait.headers.get('content-location')!.split('/').at(-1)!;
+    await waitFor('the example A2A agent', async () => (await fetch(`http://127.0.0.1:${exampleAgentPort}/.well-known/agent-card.json`)).ok, 60_000, 200);
     await waitFor('the agent run traced', async () => (await fetch(`http://127.0.0.1:${port}/runs/${agentRunId}`, { headers: { 'x-api-key': key } })).ok, 60_000, 200);
   } finally {
     child.kill('SIGTERM');
