@@ -12,9 +12,9 @@ function translate(modes: Parameters<typeof libraryStreamModes>[0], items: unkno
 }
 
 describe('libraryStreamModes', () => {
-  it('always asks for values, maps both message modes onto the library’s, drops events', () => {
+  it('always asks for values and maps both message modes onto the library’s', () => {
     expect(libraryStreamModes(['updates'])).toEqual(['values', 'updates']);
-    expect(libraryStreamModes(['messages', 'messages-tuple', 'custom', 'events'])).toEqual(['values', 'messages', 'custom']);
+    expect(libraryStreamModes(['messages', 'messages-tuple', 'custom'])).toEqual(['values', 'messages', 'custom']);
   });
 });
 

@@ -122,6 +122,7 @@ describe('threads and runs', () => {
     expect(lastText(values)).toBe('Turn 1: you said "no thread"');
     const events = await collect(client.runs.stream(null, 'agent', { input: human('no thread, streamed'), streamMode: 'updates' }));
     expect(events.map((e) => e.event)).toEqual(['metadata', 'updates']);
+    await expect(collect(client.runs.stream(null, 'agent', { input: human('x'), streamMode: 'events' }))).rejects.toThrow(/422|stream_mode/);
   });
 
   it('updates state, searches, patches and deletes threads', async () => {

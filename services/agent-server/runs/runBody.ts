@@ -2,7 +2,8 @@
 // as the LangGraph SDKs send it. Unknown fields are kept (newer SDKs add some) and ignored.
 import { z } from 'zod';
 
-export const STREAM_MODES = ['values', 'updates', 'messages', 'messages-tuple', 'custom', 'debug', 'tasks', 'checkpoints', 'events'] as const;
+// `events` (LangChain's raw streamEvents) is not served: a request for it is refused with the modes that are.
+export const STREAM_MODES = ['values', 'updates', 'messages', 'messages-tuple', 'custom', 'debug', 'tasks', 'checkpoints'] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 
 const streamMode = z.enum(STREAM_MODES);

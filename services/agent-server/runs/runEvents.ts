@@ -10,7 +10,7 @@ export function libraryStreamModes(userModes: StreamMode[]): string[] {
   const lib = new Set<string>(['values']); // always: the run's final values come from here
   for (const mode of userModes) {
     if (mode === 'messages' || mode === 'messages-tuple') lib.add('messages');
-    else if (mode !== 'events') lib.add(mode);
+    else lib.add(mode);
   }
   return [...lib];
 }
