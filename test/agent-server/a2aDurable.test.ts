@@ -3,38 +3,26 @@
 // history as it stood when it ended; a conversation goes on by its contextId.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { provideInfra } from '../support/infra.ts';
+import { scratchPostgres, type ScratchPostgres } from '../support/scratchPostgres.ts';
 import { exampleGraph, startAgentServer, writeAgentConfig, type AgentServer } from '../support/agentServer.ts';
 import { freePort } from '../support/serviceProcess.ts';
 
-const database = `agent_a2a_${randomBytes(4).toString('hex')}`;
-let adminUrl: string;
+let db: ScratchPostgres;
 let env: Record<string, string>;
 let configFile: string;
 let port: number;
 let server: AgentServer | undefined;
 
 beforeAll(async () => {
-  adminUrl = (await provideInfra()).postgresUrl;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  env = { AGENT_SERVER_CHECKPOINTER: 'postgres', POSTGRES_URL: url.toString() };
+  db = await scratchPostgres('agent_a2a');
+  env = db.agentServerEnv;
   configFile = writeAgentConfig({ graphs: { agent: exampleGraph('chatAgent'), approval: `${join(import.meta.dirname, 'fixtures', 'approvalGraph.ts')}:graph` } });
   port = await freePort();
 });
 
 afterAll(async () => {
   await server?.stop();
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await db?.drop();
 });
 
 async function restart(): Promise<void> {

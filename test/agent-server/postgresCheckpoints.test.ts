@@ -3,29 +3,20 @@
 // is marked failed instead of staying "running" for ever.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { Client } from '@langchain/langgraph-sdk';
-import { provideInfra } from '../support/infra.ts';
+import { scratchPostgres, type ScratchPostgres } from '../support/scratchPostgres.ts';
 import { exampleGraph, startAgentServer, writeAgentConfig, type AgentServer } from '../support/agentServer.ts';
 import { freePort } from '../support/serviceProcess.ts';
 
-const database = `agent_checkpoints_${randomBytes(4).toString('hex')}`;
-let adminUrl: string;
+let db: ScratchPostgres;
 let env: Record<string, string>;
 let configFile: string;
 let port: number;
 const servers: AgentServer[] = [];
 
 beforeAll(async () => {
-  adminUrl = (await provideInfra()).postgresUrl;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  env = { AGENT_SERVER_CHECKPOINTER: 'postgres', POSTGRES_URL: url.toString() };
+  db = await scratchPostgres('agent_checkpoints');
+  env = db.agentServerEnv;
   configFile = writeAgentConfig({
     graphs: { agent: exampleGraph('chatAgent'), slow: `${join(import.meta.dirname, 'fixtures', 'slowGraph.ts')}:graph` },
   });
@@ -37,12 +28,7 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.stop();
 });
 
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
-});
+afterAll(() => db?.drop());
 
 async function start(): Promise<Client> {
   const server = await startAgentServer('postgres', { configFile, env, port });
