@@ -56,6 +56,30 @@ describe('cancelling a running run', () => {
     expect(next.messages.at(-1).content).toBe('Turn 2: you said "still here"');
   });
 
+  it('rollback cancels the running run, deletes it and puts the thread back as it was before it', async () => {
+    const client = as('token-alice');
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'agent', { input: human('kept') });
+    const before = await client.threads.getState(thread.thread_id);
+    const slow = await client.runs.create(thread.thread_id, 'slow', { input: human('rolled back'), streamMode: ['custom'] });
+    for await (const event of client.runs.joinStream(thread.thread_id, slow.run_id)) if (event.event === 'custom') break;
+    const after: any = await client.runs.wait(thread.thread_id, 'agent', { input: human('next'), multitaskStrategy: 'rollback' });
+    expect(after.messages.map((m: any) => m.content)).toEqual(['kept', 'Turn 1: you said "kept"', 'next', 'Turn 2: you said "next"']);
+    await expect(client.runs.get(thread.thread_id, slow.run_id)).rejects.toThrow(/404|not found/i);
+    expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).not.toContain(slow.run_id);
+    expect((before.values as any).messages).toHaveLength(2);
+  });
+
+  it('rolling back a thread’s first run leaves it without state', async () => {
+    const client = as('token-alice');
+    const thread = await client.threads.create();
+    const slow = await client.runs.create(thread.thread_id, 'slow', { input: human('gone'), streamMode: ['custom'] });
+    for await (const event of client.runs.joinStream(thread.thread_id, slow.run_id)) if (event.event === 'custom') break;
+    await client.runs.cancel(thread.thread_id, slow.run_id, true, 'rollback');
+    expect((await client.threads.getState(thread.thread_id)).values).toEqual({});
+    expect((await client.threads.get(thread.thread_id)).status).toBe('idle');
+  });
+
   it('cancels a running run when a client streaming with on_disconnect=cancel goes away', async () => {
     const client = as('token-alice');
     const thread = await client.threads.create();

@@ -28,6 +28,8 @@ export class ActiveRun {
   started = false;
   /** Set when its graph starts streaming. */
   executing = false;
+  /** A checkpoint id taken as the run started: the run's own checkpoints sort after it (for rollback). */
+  checkpointMark: string | undefined;
 
   private readonly events: StreamEvent[] = [];
   private readonly waiters = new Set<() => void>();

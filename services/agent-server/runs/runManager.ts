@@ -4,6 +4,7 @@
 // events on the ActiveRun, which /stream, /wait and /join read.
 import { v4 as uuidv4, v7 as uuidv7 } from 'uuid';
 import { Command, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Logger } from '../../common/logger.ts';
 import { errors } from '../../common/errors.ts';
 import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
@@ -180,6 +181,8 @@ export class RunManager {
       ...(run.temporaryThread ? {} : { thread_id: record.thread_id }),
       ...body.metadata,
     };
+    // Checkpoint ids are uuid6 from one monotonic generator: every id made after this one sorts after it.
+    run.checkpointMark = uuid6(0);
     const input = body.command ? new Command(body.command as ConstructorParameters<typeof Command>[0]) : (body.input ?? null);
     try {
       const stream = await graph.stream(input, {
@@ -219,6 +222,30 @@ export class RunManager {
     return values;
   }
 
+  /**
+   * Puts a thread back as it was before a rolled-back run: the newest checkpoint of an earlier
+   * run becomes the latest again (copied forward, as LangGraph forks a checkpoint), or the thread
+   * loses its checkpoints if the run was its first. The run's checkpoints are those whose
+   * (time-ordered) ids sort after the mark taken when it started.
+   */
+  private async rollBack(run: ActiveRun): Promise<Record<string, unknown> | null> {
+    const mark = run.checkpointMark;
+    if (!mark) return null; // never started: wrote nothing
+    const { graph } = this.assistantFor(run.record.assistant_id);
+    const tid = run.record.thread_id;
+    let touched = false;
+    for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: tid } })) {
+      if (String(snapshot.config.configurable?.checkpoint_id) > mark) {
+        touched = true;
+        continue;
+      }
+      if (touched) await graph.updateState(snapshot.config, undefined);
+      return toWireValue<Record<string, unknown> | null>(snapshot.values ?? null);
+    }
+    if (touched) await this.deps.checkpointer.deleteThread(tid);
+    return null;
+  }
+
   private async finish(run: ActiveRun, outcome: RunOutcome): Promise<void> {
     if (run.done) return;
     const { store, checkpointer } = this.deps;
@@ -228,8 +255,12 @@ export class RunManager {
     try {
       record.status = outcome.status;
       record.updated_at = nowIso();
-      if (run.cancelAction === 'rollback') await store.deleteRun(tid, record.run_id);
-      else await store.putRun(record);
+      if (run.cancelAction === 'rollback') {
+        await store.deleteRun(tid, record.run_id);
+        if (!run.temporaryThread) outcome = { ...outcome, values: await this.rollBack(run) };
+      } else {
+        await store.putRun(record);
+      }
       if (run.temporaryThread) {
         await store.deleteThread(tid);
         await checkpointer.deleteThread(tid);
@@ -253,7 +284,9 @@ export class RunManager {
       else this.queues.delete(tid);
       const next = queue[0];
       if (next && !next.started && !next.done) this.startSoon(next);
-      setTimeout(() => this.runs.delete(record.run_id), FINISHED_RUN_RETENTION_MS).unref();
+      // A rolled-back run is gone at once; others stay joinable a while.
+      if (run.cancelAction === 'rollback') this.runs.delete(record.run_id);
+      else setTimeout(() => this.runs.delete(record.run_id), FINISHED_RUN_RETENTION_MS).unref();
     }
   }
 }
