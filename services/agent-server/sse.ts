@@ -1,6 +1,7 @@
 // Server-sent events as the LangGraph SDKs read them: `event:`, `data:` (one JSON line) and,
 // when given, `id:` for resuming with Last-Event-ID.
 import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 
 export interface StreamEvent {
   event: string;
@@ -33,4 +34,30 @@ export function writeFrame(res: ServerResponse, text: string): Promise<void> | v
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+/** A comment line this often keeps idle proxies from closing a stream while a graph works. */
+const HEARTBEAT_MS = 15_000;
+
+export interface EventStream {
+  res: ServerResponse;
+  /** Resolves once the socket has taken the frame (or closed). */
+  send(event: StreamEvent): Promise<void> | void;
+  end(): void;
+}
+
+/** Takes over the reply as an SSE stream: status and headers now, heartbeats until `end`. */
+export function openEventStream(reply: FastifyReply, headers: Record<string, string> = {}): EventStream {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+  return {
+    res,
+    send: (event) => writeFrame(res, sseFrame(event)),
+    end: () => {
+      clearInterval(heartbeat);
+      res.end();
+    },
+  };
 }

@@ -1,19 +1,9 @@
 // Between A2A and LangGraph, without a server: incoming messages to run input or resume
 // commands, thread messages to A2A history, task ids, and runs to tasks.
 import { describe, expect, it } from 'vitest';
+import { thrownA2aError as thrown } from '../support/a2aTesting.ts';
 import { compositeTaskId, parseTaskId, splitInterrupts, taskIdsOf, taskOfRun, taskState } from '../../services/agent-server/a2a/a2aTasks.ts';
-import { A2aError } from '../../services/agent-server/a2a/jsonRpc.ts';
 import { a2aHistory, answerMessage, partialAiMessage, readIncomingMessage, runRequestFor } from '../../services/agent-server/a2a/messageMapping.ts';
-
-const thrown = (fn: () => unknown): A2aError => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof A2aError) return err;
-    throw err;
-  }
-  throw new Error('expected an A2aError');
-};
 
 const CONTEXT = '6f1c2b0e-9d3a-4c55-8a57-0e4f3c2d1b10';
 const RUN = '01a1ff79-f372-7403-991d-f55c873abb6c';

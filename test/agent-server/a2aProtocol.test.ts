@@ -1,6 +1,7 @@
 // The A2A endpoint's protocol layer, without a server: the JSON-RPC envelope and its errors, the
 // method names of both protocol versions, the Accept rule, and the v1.0 shapes of v0.3 objects.
 import { describe, expect, it } from 'vitest';
+import { thrownA2aError as thrown } from '../support/a2aTesting.ts';
 import { a2aMethod, checkA2aVersion } from '../../services/agent-server/a2a/a2aMethods.ts';
 import { accepts } from '../../services/agent-server/a2a/a2aRoutes.ts';
 import type { Task } from '../../services/agent-server/a2a/a2aTypes.ts';
@@ -11,16 +12,6 @@ const errorOf = (body: string) => {
   const parsed = parseJsonRpcRequest(body);
   if (parsed.ok) throw new Error('expected an error');
   return { id: parsed.id, code: parsed.error.code, message: parsed.error.message };
-};
-
-const thrown = (fn: () => unknown): A2aError => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof A2aError) return err;
-    throw err;
-  }
-  throw new Error('expected an A2aError');
 };
 
 describe('parseJsonRpcRequest', () => {

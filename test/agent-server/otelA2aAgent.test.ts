@@ -4,11 +4,11 @@
 // tracing API stores as a run in the thread named by the request's top-level metadata.thread_id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Role, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { api, createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
 import { sendText, startExampleA2aAgent, tracingEnv, type ExampleA2aAgent } from '../support/exampleA2aAgent.ts';
 import { waitFor } from '../support/serviceProcess.ts';
+import { userMessage } from '../support/a2aTesting.ts';
 import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
 
 const PROJECT = `echo-agent-${randomBytes(4).toString('hex')}`;
@@ -20,17 +20,6 @@ beforeAll(async () => {
   agent = await startExampleA2aAgent('alone', tracingEnv(tracingUrl(), workspace.apiKey, PROJECT));
 });
 afterAll(() => agent?.stop());
-
-const userMessage = (text: string): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
 
 /** The traces of a thread in the test's project, oldest first, once there are `count` of them. */
 async function threadTraces(threadId: string, count: number): Promise<any[]> {

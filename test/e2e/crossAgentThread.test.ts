@@ -10,13 +10,14 @@
 // metadata goes inside `params`), so the requests that carry the thread go through its
 // `fetchImpl` hook, which adds the member; the client itself is used unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Role, type Message, type Task } from '@a2a-js/sdk';
+import { randomBytes } from 'node:crypto';
+import type { Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { api, createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
 import { startAgentServer, type AgentServer } from '../support/agentServer.ts';
 import { startExampleA2aAgent, tracingEnv, type ExampleA2aAgent } from '../support/exampleA2aAgent.ts';
 import { waitFor } from '../support/serviceProcess.ts';
+import { userMessage } from '../support/a2aTesting.ts';
 import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
 
 const PROJECT = `cross-agent-${randomBytes(4).toString('hex')}`;
@@ -44,17 +45,6 @@ function a2aClient(cardUrl: string, threadId?: string): Promise<Client> {
   const transport = new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, ...(threadId ? { fetchImpl: withThreadId(threadId) } : {}) });
   return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [transport] })).createFromUrl(cardUrl, '');
 }
-
-const userMessage = (text: string, contextId = ''): Message => ({
-  messageId: randomUUID(),
-  contextId,
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
 
 /** Sends one text message and returns the task and its answer (artifact text first, then the status message, as A2A clients read it). */
 async function say(client: Client, text: string, contextId?: string): Promise<{ task: Task; answer: string }> {

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { RegisteredGraph } from '../graphRegistry.ts';
 import { authOf } from '../routes/requestInput.ts';
-import { SSE_HEADERS, sseFrame, writeFrame } from '../sse.ts';
+import { openEventStream } from '../sse.ts';
 import { AGENT_SERVER_VERSION } from '../version.ts';
 import { A2aHandlers, type A2aCall } from './a2aHandlers.ts';
 import { a2aMethod, checkA2aVersion, type A2aMethod } from './a2aMethods.ts';
@@ -17,7 +17,6 @@ import { sendResult, streamResult, taskResult } from './v1Dialect.ts';
 
 /** A JSON-RPC request body is small: a message and its parts. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const SSE_HEARTBEAT_MS = 15_000;
 
 type AssistantParams = { Params: { assistant_id: string } };
 
@@ -105,17 +104,13 @@ export function a2aRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
 
 /** message/stream's answer: one SSE `message` event per A2A event, each a JSON-RPC response echoing the request's id. */
 async function replyWithEvents(request: FastifyRequest, reply: FastifyReply, id: JsonRpcId, method: A2aMethod, events: AsyncGenerator<A2aStreamEvent>): Promise<void> {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, SSE_HEADERS);
-  const frame = (payload: unknown) => writeFrame(res, sseFrame({ event: 'message', data: JSON.stringify(payload) }));
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), SSE_HEARTBEAT_MS);
+  const stream = openEventStream(reply);
+  const frame = (payload: unknown) => stream.send({ event: 'message', data: JSON.stringify(payload) });
   try {
     for await (const event of events) await frame(jsonRpcResult(id, streamResult(event, method.dialect)));
   } catch (err) {
     await frame(jsonRpcError(id, asA2aError(err, request)));
   } finally {
-    clearInterval(heartbeat);
-    res.end();
+    stream.end();
   }
 }

@@ -8,13 +8,12 @@ import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { ActiveRun, RunOutcome } from '../runs/activeRun.ts';
 import { runCreateBody } from '../runs/runBody.ts';
 import type { RunRecord } from '../store/agentRecords.ts';
-import { SSE_HEADERS, sseFrame, writeFrame } from '../sse.ts';
+import { openEventStream } from '../sse.ts';
 import { toWireJson } from '../wireJson.ts';
 import { authOf, parseInput, uuidParam } from './requestInput.ts';
 
 /** While a run is waited for, a newline is written this often so proxies keep the connection open. */
 const WAIT_KEEPALIVE_MS = 1000;
-const SSE_HEARTBEAT_MS = 15_000;
 
 type ThreadParams = { Params: { thread_id: string } };
 type RunParams = { Params: { thread_id: string; run_id: string } };
@@ -52,20 +51,16 @@ export async function replyWhenDone(reply: FastifyReply, outcome: Promise<RunOut
 
 /** Streams a run's events as SSE from after `lastEventId`, ending when the run ends or the client leaves. */
 export async function replyWithStream(reply: FastifyReply, run: ActiveRun, headers: Record<string, string>, lastEventId?: string, onClose?: () => void): Promise<void> {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  const stream = openEventStream(reply, headers);
   const gone = new AbortController();
-  res.on('close', () => {
+  stream.res.on('close', () => {
     gone.abort();
-    if (!res.writableEnded) onClose?.();
+    if (!stream.res.writableEnded) onClose?.();
   });
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), SSE_HEARTBEAT_MS);
   try {
-    for await (const event of run.subscribe(lastEventId, gone.signal)) await writeFrame(res, sseFrame(event));
+    for await (const event of run.subscribe(lastEventId, gone.signal)) await stream.send(event);
   } finally {
-    clearInterval(heartbeat);
-    res.end();
+    stream.end();
   }
 }
 
@@ -158,9 +153,7 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     const location = { 'content-location': runLocation(record, false) };
     const active = runs.get(record.run_id);
     if (!active) {
-      reply.hijack();
-      reply.raw.writeHead(200, { ...SSE_HEADERS, ...location });
-      reply.raw.end();
+      openEventStream(reply, location).end();
       return;
     }
     const lastEventId = request.headers['last-event-id'];
