@@ -1,6 +1,7 @@
 // Fields the runs projector derives from a run's payloads (see docs/read-models.md): the
 // thread, the metadata pairs the filter language matches, the run's own token usage and cost,
 // and the time of its first streamed token. Pure functions of JSON text.
+import { parseStoredJson } from '../../services/common/json/jsonNesting.ts';
 import { parseTimestampMicros } from '../../services/tracing/ingest/timestamps.ts';
 
 export interface Usage {
@@ -36,7 +37,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 function parseObject(text: string): Json | null {
   if (text === '') return null;
   try {
-    const v: unknown = JSON.parse(text);
+    // Bounded: metadata values are re-serialised below, which a deeply nested value would overflow.
+    const v: unknown = parseStoredJson(text);
     return isObject(v) ? v : null;
   } catch {
     return null;

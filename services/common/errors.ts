@@ -20,6 +20,9 @@ export const errors = {
   invalidFilter: (message: string) => new AppError('INVALID_FILTER', 400, message),
   invalidJson: (where: string, cause: string) => new AppError('INVALID_JSON', 400, `${where} is not valid JSON: ${cause}`),
   invalidField: (message: string) => new AppError('INVALID_FIELD', 422, message),
+  /** JSON nested deeper than MAX_JSON_DEPTH (services/common/json/jsonNesting.ts), wherever it enters. */
+  jsonTooDeep: (where: string, limit: number) =>
+    new AppError('JSON_TOO_DEEP', 422, `${where} nests objects and arrays deeper than ${limit} levels, the limit for JSON sent to this service`),
   invalidMultipart: (message: string) => new AppError('INVALID_MULTIPART', 400, message),
   unsupportedEncoding: (encoding: string) =>
     new AppError('UNSUPPORTED_CONTENT_ENCODING', 415, `Content-Encoding "${encoding}" is not supported; use gzip or zstd`),

@@ -139,6 +139,56 @@ describe('bad input: multipart', () => {
   });
 });
 
+/** JSON nesting objects `depth` levels deep: {"a":{"a":…{"a":1}…}}. */
+const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+describe('bad input: JSON nested deeper than the limit (422 naming it, wherever it enters)', () => {
+  const tooDeep = /nests objects and arrays deeper than 256 levels/;
+  const run = (inputs: string) => {
+    const [root] = makeTrace(0);
+    return `{"id":"${root!.id}","trace_id":"${root!.trace_id}","dotted_order":"${root!.dotted_order}","name":"deep","run_type":"chain","inputs":${inputs}}`;
+  };
+  test('inline in POST /runs', () => rejects(json(run(nested(5000))), 422, tooDeep));
+  test('inline in /runs/batch', () => rejects(json(`{"post":[${run(nested(5000))}]}`, '/runs/batch'), 422, tooDeep));
+  test('inline in POST /sessions (extra)', () => rejects(json(`{"name":"deep-${uuidv7()}","extra":${nested(5000)}}`, '/sessions'), 422, tooDeep));
+  test('in a multipart field part (post.<id>.inputs), with the valid runs of the request not appended either', () => {
+    const [root] = makeTrace(0);
+    const { inputs: _inputs, ...rest } = root!;
+    return rejects(multipart([...postParts(makeTrace(2)), { name: `post.${root!.id}`, body: JSON.stringify(rest) }, { name: `post.${root!.id}.inputs`, body: nested(5000) }]), 422, /part post\..*\.inputs nests.*deeper than 256 levels/);
+  });
+  test('just over the limit is refused; at the limit is taken', async () => {
+    await rejects(json(run(nested(256))), 422, tooDeep); // the run object itself is one level more
+    const ok = await send(json(run(nested(255))));
+    expect(ok.status).toBe(202);
+  });
+});
+
+describe('bad input: times the storage cannot hold (422 naming the field and the range, never clamped)', () => {
+  const range = /outside the times runs can be stored with: from 1970-01-01T00:00:00Z up to 2100-01-01T00:00:00Z/;
+  const at = (start_time: unknown) => json({ id: uuidv7(), name: 'x', run_type: 'chain', start_time });
+  test('year 9999', () => rejects(at('9999-12-31T23:59:59Z'), 422, /start_time is "9999-12-31T23:59:59Z", outside/));
+  test('year 0001 (was read back as 1901)', () => rejects(at('0001-01-01T00:00:00Z'), 422, range));
+  test('before 1970', () => rejects(at('1969-12-31T23:59:59Z'), 422, range));
+  test('epoch milliseconds far in the future', () => rejects(at(1e15), 422, range));
+  test('a day that does not exist', () => rejects(at('2024-02-30T00:00:00Z'), 422, /not a valid date/));
+  test('end_time in year 9999', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', end_time: '9999-12-31T23:59:59Z' }), 422, /end_time is .*outside/));
+  test('a dotted_order starting in year 2299 (batch)', () => {
+    const id = uuidv7();
+    const dotted_order = `22990101T000000000000Z${id}`;
+    return rejects(json({ post: [{ id, trace_id: id, dotted_order, name: 'x', run_type: 'chain', start_time: '2024-01-01T00:00:00Z' }] }, '/runs/batch'), 422, /dotted_order of run .*segment 1.*outside/);
+  });
+  test('the last storable microsecond is taken', async () => {
+    const ok = await send(at('2099-12-31T23:59:59.999999Z'));
+    expect(ok.status).toBe(202);
+  });
+});
+
+describe('bad input: /runs/multipart without a multipart body (was a 500)', () => {
+  test('no body and no Content-Type', () => rejects({ headers: {} }, 415, /Content-Type "\(none\)".*multipart\/form-data/));
+  test('a JSON body', () => rejects({ headers: { 'content-type': 'application/json' }, body: '{}' }, 415, /application\/json.*multipart\/form-data/));
+  test('an empty multipart body', () => rejects({ headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: '' }, 400, /truncated|no parts/));
+});
+
 describe('bad input: size limit (413)', () => {
   const big = () => postParts([{ ...makeTrace(0)[0]!, inputs: { blob: 'x'.repeat(LIMIT) } }]);
   test('declared by Content-Length', () => rejects(multipart(big()), 413, /exceeds the limit of 262144 bytes/));

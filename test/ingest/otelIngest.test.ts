@@ -218,6 +218,46 @@ describe('bad requests', () => {
     expect(res.body.detail).toMatch(/no span of the request could be ingested: span [0-9a-f]{16}: dotted_order .* segment 1/);
   });
 
+  test('attribute values nested deeper than 256 levels: the span is refused naming the limit, the rest is taken', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    let deep: Record<string, unknown> = { stringValue: 'bottom' };
+    for (let i = 0; i < 300; i++) deep = { arrayValue: { values: [deep] } };
+    const ok = jsonSpan(traceId, randomBytes(8).toString('hex'), []);
+    const bad = jsonSpan(traceId, randomBytes(8).toString('hex'), [{ key: 'input.value', value: deep }], { parentSpanId: ok.spanId });
+    const res = await otlpJson(ws.apiKey, exportRequest([ok, bad]));
+    expect(res.status).toBe(200);
+    expect(res.body.partialSuccess).toEqual({ rejectedSpans: '1', errorMessage: `span ${bad.spanId}: an attribute value nests objects and arrays deeper than 256 levels, the limit for JSON sent to this service` });
+    await waitForRun(ws.apiKey, runIdOfTrace(traceId));
+  });
+
+  test('a JSON string attribute nested deeper than the limit is kept as the string it is', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const text = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    const res = await otlpJson(ws.apiKey, exportRequest([jsonSpan(traceId, randomBytes(8).toString('hex'), [{ key: 'input.value', value: { stringValue: text } }])]));
+    expect(res.status).toBe(200);
+    expect((await waitForRun(ws.apiKey, runIdOfTrace(traceId))).inputs).toEqual({ input: text });
+  });
+
+  test('a request whose values nest far deeper (key-value lists 600 levels deep): 422 naming the limit, in JSON and in protobuf', async () => {
+    let deep: Record<string, unknown> = { stringValue: 'bottom' };
+    for (let i = 0; i < 600; i++) deep = { kvlistValue: { values: [{ key: 'k', value: deep }] } };
+    const span = jsonSpan(randomBytes(16).toString('hex'), randomBytes(8).toString('hex'), [{ key: 'input.value', value: deep }]);
+    const json = await otlpJson(ws.apiKey, exportRequest([span]));
+    expect(json.status).toBe(422);
+    expect(json.body.detail).toBe('an attribute value of the request nests objects and arrays deeper than 256 levels, the limit for JSON sent to this service');
+
+    const { default: protobuf } = await import('protobufjs');
+    const { readFileSync } = await import('node:fs');
+    protobuf.util.recursionLimit = 100_000; // this process encodes what the server must refuse
+    const root = protobuf.parse(readFileSync(new URL('../../services/tracing/otel/otlpTrace.proto', import.meta.url), 'utf8')).root;
+    const Request = root.lookupType('opentelemetry.proto.otlp_trace_subset.ExportTraceServiceRequest');
+    const pbSpan = { ...span, traceId: Buffer.from(span.traceId, 'hex'), spanId: Buffer.from(span.spanId, 'hex') };
+    const body = Request.encode(Request.fromObject(exportRequest([pbSpan]))).finish();
+    const pb = await api('/otel/v1/traces', { method: 'POST', apiKey: ws.apiKey, body, headers: { 'content-type': 'application/x-protobuf' } });
+    expect(pb.status).toBe(422);
+    expect(pb.body.detail).toMatch(/deeper than 256 levels/);
+  });
+
   test('another content type: 415 naming the accepted ones', async () => {
     const res = await api('/otel/v1/traces', { method: 'POST', apiKey: ws.apiKey, body: 'x', headers: { 'content-type': 'text/plain' } });
     expect(res.status).toBe(415);

@@ -1,7 +1,7 @@
 // dotted_order: segments joined by '.', each `YYYYMMDDTHHMMSSffffffZ<run uuid>`. A root has one
 // segment (and trace_id = its id); a child's value is its parent's plus its own segment.
 import { errors } from '../../common/errors.ts';
-import { formatDottedTimestamp, parseDottedTimestamp } from './timestamps.ts';
+import { checkStorableMicros, formatDottedTimestamp, parseDottedTimestamp } from './timestamps.ts';
 import { toUuid } from './ids.ts';
 
 export interface DottedSegment {
@@ -17,7 +17,11 @@ export function parseDottedOrder(value: string, runId: string): DottedSegment[] 
     const m = SEGMENT.exec(part);
     const id = m ? toUuid(m[2]!) : null;
     if (!m || !id) throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} "${part.slice(0, 80)}" is not <YYYYMMDDTHHMMSSffffffZ><uuid>`);
-    return { micros: parseDottedTimestamp(m[1]!), runId: id };
+    const micros = parseDottedTimestamp(m[1]!);
+    if (formatDottedTimestamp(micros) !== m[1]!.toUpperCase())
+      throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} has an invalid date "${m[1]}"`);
+    checkStorableMicros(micros, `dotted_order of run ${runId}: the time of segment ${i + 1}`, m[1]);
+    return { micros, runId: id };
   });
 }
 

@@ -1,6 +1,6 @@
 import { errors } from '../../common/errors.ts';
 import { optionalUuid, requireUuid } from './ids.ts';
-import { parseTimestampMicros } from './timestamps.ts';
+import { storableTimestampMicros } from './timestamps.ts';
 
 export interface FeedbackDraft {
   id: string;
@@ -39,6 +39,6 @@ export function toFeedbackDraft(body: unknown, partId: string, where: string): F
     correction: jsonOrNull(b.correction),
     feedbackSource: jsonOrNull(b.feedback_source),
     sessionId: optionalUuid(b.session_id, `${where}: session_id`),
-    createdAt: parseTimestampMicros(b.created_at ?? b.start_time, `${where}: created_at`),
+    createdAt: storableTimestampMicros(b.created_at ?? b.start_time, `${where}: created_at`),
   };
 }

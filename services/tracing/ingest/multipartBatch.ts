@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { MultipartParser, MultipartParseError, MaxFileSizeExceededError, getMultipartBoundary, type MultipartPart } from '@mjackson/multipart-parser/node';
 import { AppError, errors } from '../../common/errors.ts';
 import { decodedBody } from './requestBody.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
 import { toRunDraft, errorText, checkJsonField, type JsonField, type RunDraft } from './runDraft.ts';
 import { requireUuid } from './ids.ts';
 import { toFeedbackDraft, type FeedbackDraft } from './feedbackDraft.ts';
@@ -31,14 +32,19 @@ function declaredLength(part: MultipartPart): number | null {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const partText = (part: MultipartPart): string => (part.content.length === 1 ? utf8.decode(part.content[0]) : part.text);
 
-/** The part's text (decoded once) and its JSON value. */
+/** The part's text (decoded once) and its JSON value; JSON nested deeper than MAX_JSON_DEPTH is refused. */
 function parseJsonPart(part: MultipartPart, name: string): { text: string; value: unknown } {
+  let text: string;
+  let value: unknown;
   try {
-    const text = partText(part);
-    return { text, value: JSON.parse(text) };
+    text = partText(part);
+    value = JSON.parse(text);
   } catch (err) {
     throw errors.invalidJson(`part ${name}`, (err as Error).message);
   }
+  // Checked after parsing (a stack overflow is not possible there) so that invalid JSON gets its own message.
+  if (jsonTooDeep(text)) throw errors.jsonTooDeep(`part ${name}`, MAX_JSON_DEPTH);
+  return { text, value };
 }
 
 export async function readMultipartBatch(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<MultipartBatch> {

@@ -1,7 +1,7 @@
 // Turns a run as the clients send it (JSON object, from POST /runs, PATCH, /runs/batch or a
 // multipart part) into a validated RunDraft. `null` means "not provided" everywhere.
 import { errors } from '../../common/errors.ts';
-import { parseTimestampMicros } from './timestamps.ts';
+import { storableTimestampMicros } from './timestamps.ts';
 import { optionalUuid, requireUuid } from './ids.ts';
 
 export const RUN_TYPES = ['tool', 'chain', 'llm', 'retriever', 'embedding', 'prompt', 'parser'] as const;
@@ -118,8 +118,8 @@ export function toRunDraft(body: unknown, options: DraftOptions): RunDraft {
     sessionName: optionalString(body.session_name, `${where}: session_name`, 512),
     name,
     runType,
-    startTime: parseTimestampMicros(body.start_time, `${where}: start_time`),
-    endTime: parseTimestampMicros(body.end_time, `${where}: end_time`),
+    startTime: storableTimestampMicros(body.start_time, `${where}: start_time`),
+    endTime: storableTimestampMicros(body.end_time, `${where}: end_time`),
     json,
     error: errorText(body.error, id),
     tags,

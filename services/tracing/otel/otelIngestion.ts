@@ -4,6 +4,8 @@
 // events every ingestion route appends. After the append, runs placed provisionally before
 // (by this or another replica) whose parents are now known are grafted with patches.
 import type { Config } from '../../common/config.ts';
+import { errors } from '../../common/errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
 import type { Logger } from '../../common/logger.ts';
 import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
 import { checkLineage } from '../ingest/dottedOrder.ts';
@@ -56,6 +58,8 @@ export class OtelIngestion {
         const identity = spanIdentity(span);
         if (runIds.has(identity.runId)) throw new Error(`another span of this request is run ${identity.runId} too`);
         const draft = toRunDraft({ ...spanFields(span, defaultProject), id: identity.runId }, { op: 'post', where: `span ${span.spanId}` });
+        // Attribute values are bounded as they are read; the mapping wraps them a level or two deeper.
+        for (const [field, text] of Object.entries(draft.json)) if (jsonTooDeep(text)) throw errors.jsonTooDeep(`the run's ${field}`, MAX_JSON_DEPTH);
         runIds.add(identity.runId);
         candidates.push({ span, place: { ...identity, startMicros: span.startMicros }, draft });
       } catch (err) {

@@ -4,17 +4,26 @@
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { errors } from '../../common/errors.ts';
+import { MAX_JSON_DEPTH } from '../../common/json/jsonNesting.ts';
 
 const PACKAGE = 'opentelemetry.proto.otlp_trace_subset';
 const root = protobuf.parse(readFileSync(new URL('./otlpTrace.proto', import.meta.url), 'utf8')).root;
 const ExportTraceServiceRequest = root.lookupType(`${PACKAGE}.ExportTraceServiceRequest`);
 const ExportTraceServiceResponse = root.lookupType(`${PACKAGE}.ExportTraceServiceResponse`);
 
+// protobufjs refuses messages nested deeper than protoc's default of 100, which would cap
+// attribute values at about 47 levels. A key-value list takes three message levels per level of
+// value (AnyValue, KeyValueList, KeyValue) under six of envelope: this lets values nest up to
+// MAX_JSON_DEPTH, the limit of all JSON taken in, which otlpSpans.ts then holds them to.
+protobuf.util.recursionLimit = Math.max(protobuf.util.recursionLimit, 3 * MAX_JSON_DEPTH + 16);
+protobuf.Reader.recursionLimit = protobuf.util.recursionLimit;
+
 /** Ids and bytes values stay Uint8Array; 64-bit integers become decimal strings, as in OTLP/JSON. */
 export function decodeExportRequest(body: Uint8Array): Record<string, unknown> {
   try {
     return ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), { longs: String, arrays: true });
   } catch (err) {
+    if ((err as Error).message === 'max depth exceeded') throw errors.jsonTooDeep('an attribute value of the request', MAX_JSON_DEPTH);
     throw errors.badRequest(`the body is not an OTLP ExportTraceServiceRequest in protobuf: ${(err as Error).message}`);
   }
 }

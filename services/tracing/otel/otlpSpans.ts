@@ -3,6 +3,7 @@
 // strings in the other. A malformed request is a 400; a malformed span is rejected on its own
 // (OTLP partial success) so the rest of the batch is still taken.
 import { errors } from '../../common/errors.ts';
+import { MAX_JSON_DEPTH } from '../../common/json/jsonNesting.ts';
 
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 export type Attributes = Record<string, AttributeValue>;
@@ -93,8 +94,11 @@ function enumValue(value: unknown, names: Record<string, number>): number {
   return 0;
 }
 
-/** An AnyValue as a plain JSON value. int64 stays a string when it does not fit a double exactly. */
-export function anyValue(value: unknown): AttributeValue {
+/**
+ * An AnyValue as a plain JSON value. int64 stays a string when it does not fit a double exactly.
+ * Arrays and key-value lists nest at most MAX_JSON_DEPTH levels, the limit of all JSON taken in.
+ */
+export function anyValue(value: unknown, depth = 1): AttributeValue {
   if (!isObject(value)) return null;
   const s = field(value, 'stringValue');
   if (s !== undefined && s !== null) return String(s);
@@ -108,20 +112,21 @@ export function anyValue(value: unknown): AttributeValue {
   const d = field(value, 'doubleValue');
   if (d !== undefined && d !== null) return Number(d);
   const arr = field(value, 'arrayValue');
-  if (isObject(arr)) return list(arr, 'values', 'arrayValue').map(anyValue);
   const kv = field(value, 'kvlistValue');
-  if (isObject(kv)) return keyValues(list(kv, 'values', 'kvlistValue'));
+  if ((isObject(arr) || isObject(kv)) && depth > MAX_JSON_DEPTH) throw errors.jsonTooDeep('an attribute value', MAX_JSON_DEPTH);
+  if (isObject(arr)) return list(arr, 'values', 'arrayValue').map((v) => anyValue(v, depth + 1));
+  if (isObject(kv)) return keyValues(list(kv, 'values', 'kvlistValue'), depth + 1);
   const bytes = field(value, 'bytesValue');
   if (bytes instanceof Uint8Array) return Buffer.from(bytes).toString('base64');
   if (typeof bytes === 'string') return bytes;
   return null;
 }
 
-function keyValues(items: unknown[]): Attributes {
+function keyValues(items: unknown[], depth = 1): Attributes {
   const out: Attributes = {};
   for (const item of items) {
     if (!isObject(item) || typeof item.key !== 'string') continue;
-    out[item.key] = anyValue(item.value);
+    out[item.key] = anyValue(item.value, depth);
   }
   return out;
 }

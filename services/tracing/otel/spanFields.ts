@@ -1,6 +1,8 @@
 // A span's attributes, events and status as run fields, the way LangSmith maps them (the table
 // is docs/otel.md). The result is a run body as POST /runs/batch takes it, minus the ids and
 // lineage (spanIdentity.ts and traceAssembly.ts decide those).
+import { errors } from '../../common/errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
 import { RUN_TYPES } from '../ingest/runDraft.ts';
 import { toUuid } from '../ingest/ids.ts';
 import { formatIsoMicros } from '../ingest/timestamps.ts';
@@ -10,6 +12,15 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: AttributeValue | undefined): string | null =>
   v === undefined || v === null ? null : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+/**
+ * JSON carried as a string attribute, parsed. A text nested deeper than MAX_JSON_DEPTH throws,
+ * like invalid JSON, so the callers keep it as the string it arrived as (a string is not nested).
+ */
+function parseAttributeJson(value: string): unknown {
+  if (jsonTooDeep(value)) throw errors.jsonTooDeep('a JSON string attribute', MAX_JSON_DEPTH);
+  return JSON.parse(value);
+}
 
 /** Attribute access that remembers what was used: the rest is kept apart in extra.otel.attributes. */
 class AttributeReader {
@@ -71,7 +82,7 @@ function runTypeOf(a: AttributeReader): string {
 function payloadObject(value: AttributeValue, key: 'input' | 'output'): Json {
   if (typeof value === 'string') {
     try {
-      const parsed: unknown = JSON.parse(value);
+      const parsed: unknown = parseAttributeJson(value);
       return isObject(parsed) ? parsed : { [key]: parsed };
     } catch {
       return { [key]: value };
@@ -99,7 +110,7 @@ function jsonArray(value: AttributeValue | undefined): unknown[] | null {
   if (Array.isArray(value)) return value;
   if (typeof value !== 'string') return null;
   try {
-    const parsed: unknown = JSON.parse(value);
+    const parsed: unknown = parseAttributeJson(value);
     return Array.isArray(parsed) ? parsed : null;
   } catch {
     return null;
@@ -159,7 +170,7 @@ function usageOf(a: AttributeReader): Json | null {
   const given = a.text('langsmith.usage_metadata');
   if (given) {
     try {
-      const parsed: unknown = JSON.parse(given);
+      const parsed: unknown = parseAttributeJson(given);
       if (isObject(parsed)) return parsed;
     } catch {
       /* fall back to the gen_ai counts */

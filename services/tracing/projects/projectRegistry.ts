@@ -9,6 +9,7 @@
 // - a deleted id stays deleted: later creations and updates of it are ignored;
 // - a name belongs to the first live project created with it; a rename to a name another live
 //   project holds is ignored as a whole.
+import { parseStoredJson } from '../../common/json/jsonNesting.ts';
 import { v5 as uuidv5 } from 'uuid';
 import type { Config } from '../../common/config.ts';
 import type { Logger } from '../../common/logger.ts';
@@ -77,7 +78,7 @@ class TenantProjects {
 const parseExtra = (json: string | null): Record<string, unknown> | null => {
   if (json === null) return null;
   try {
-    const value: unknown = JSON.parse(json);
+    const value: unknown = parseStoredJson(json);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;

@@ -7,6 +7,10 @@ import type { Attachment, BlobRef } from '../../../schemas/events.generated.ts';
 import { PAYLOAD_FIELDS, type RunRow } from '../../../projections/runs/runRow.ts';
 import type { FeedbackStat } from '../../../projections/runs/runQueries.ts';
 import { formatIsoMicros } from '../ingest/timestamps.ts';
+import { parseStoredJson } from '../../common/json/jsonNesting.ts';
+
+/** The key of the object a payload renders as when its stored text cannot be read as JSON. */
+export const UNREADABLE_KEY = '__unreadable__';
 
 export interface RunResponseOptions {
   /** The fields to return; DEFAULT_RUN_FIELDS when absent. */
@@ -33,13 +37,26 @@ const iso = (micros: number | null | undefined) => (micros === null || micros ==
 const column = <K extends keyof RunRow>(key: K, map: (v: RunRow[K] | undefined) => unknown = (v) => v): FieldSpec => ({ columns: [key], value: (row) => map(row[key]) });
 const constant = (value: unknown): FieldSpec => ({ columns: [], value: () => value });
 
+/**
+ * A stored payload as a value. Whatever is stored renders: JSON nested deeper than the limit
+ * (kept before the limit existed) is cut at the limit, and text that is not JSON at all says so,
+ * rather than failing the response of every run beside it.
+ */
+function storedPayload(text: string, field: PayloadField): unknown {
+  try {
+    return parseStoredJson(text);
+  } catch {
+    return { [UNREADABLE_KEY]: `the stored ${field} is not valid JSON` };
+  }
+}
+
 /** A payload field (inputs, outputs, …): inline JSON text, or a blob in object storage. */
 const payload = (field: PayloadField, whenEmpty: unknown): FieldSpec => ({
   columns: [field, 'payload_refs'],
   value: async (row, ctx) => {
     const ref = ctx.refs()[field];
     const text = ref ? await ctx.blobs.getText(ref) : (row[field] ?? '');
-    return text === '' ? whenEmpty : JSON.parse(text);
+    return text === '' ? whenEmpty : storedPayload(text, field);
   },
 });
 

@@ -4,14 +4,17 @@
 // encoding, with partial_success naming the spans that could not be taken.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../common/config.ts';
-import { errors } from '../../common/errors.ts';
+import { errors, type AppError } from '../../common/errors.ts';
 import { readDecodedBody } from '../ingest/requestBody.ts';
+import { readRequestJson } from '../ingest/jsonBody.ts';
+import { MAX_JSON_DEPTH } from '../../common/json/jsonNesting.ts';
 import { decodeExportRequest, encodeExportResponse, exportResponseJson, type PartialSuccess } from '../otel/otlpProto.ts';
 import { spansOfRequest, type SpanRejection } from '../otel/otlpSpans.ts';
 import type { OtelIngestion } from '../otel/otelIngestion.ts';
 import { tenantOf } from './auth.ts';
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
+const OTLP_JSON_ENVELOPE_DEPTH = 4 * MAX_JSON_DEPTH + 16;
 
 function summary(rejected: SpanRejection[]): string {
   const shown = rejected.slice(0, 5).map((r) => `span ${r.spanId}: ${r.reason}`);
@@ -24,7 +27,17 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
     scope.addContentTypeParser(PROTOBUF_TYPES, (request, payload, done) => {
       readDecodedBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then((body) => done(null, body), (err: Error) => done(err));
     });
-    // JSON bodies use the service's JSON parser; anything else is named in a 415.
+    // OTLP/JSON wraps every level of an attribute value in up to four levels of envelope
+    // (AnyValue, kvlistValue, values, KeyValue): the body may nest that much deeper; the values
+    // inside are held to MAX_JSON_DEPTH as they are read (otlpSpans.ts).
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', (request, payload, done) => {
+      readRequestJson(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES, OTLP_JSON_ENVELOPE_DEPTH).then(
+        (body) => done(null, body),
+        (err: AppError) => done(err.code === 'JSON_TOO_DEEP' ? errors.jsonTooDeep('an attribute value of the request', MAX_JSON_DEPTH) : err),
+      );
+    });
+    // Anything else is named in a 415.
     scope.addContentTypeParser('*', (request, payload, done) => {
       payload.resume();
       done(errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'application/x-protobuf or application/json'));

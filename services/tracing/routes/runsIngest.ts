@@ -1,6 +1,6 @@
 // The ingestion routes: POST /runs, PATCH /runs/{run_id}, POST /runs/batch, POST /runs/multipart.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Config } from '../../common/config.ts';
 import { errors } from '../../common/errors.ts';
 import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
@@ -85,7 +85,10 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
       },
     },
     async (request: FastifyRequest, reply) => {
-      const batch = await readMultipartBatch(request.body as Readable, request.headers, config.INGEST_SIZE_LIMIT_BYTES);
+      // Only multipart/form-data reaches here as a stream; JSON (already parsed) or no body at all is the wrong request.
+      if (!(request.body instanceof Readable))
+        throw errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'multipart/form-data with a boundary');
+      const batch = await readMultipartBatch(request.body, request.headers, config.INGEST_SIZE_LIMIT_BYTES);
       await ingestor.ingest(tenantOf(request), batch.runs, batch.feedback, 'multipart');
       return reply.code(202).send({ message: `${batch.runs.length} run operations and ${batch.feedback.length} feedback accepted` });
     },
