@@ -15,6 +15,12 @@ export class AppError extends Error {
   }
 }
 
+/** Keeps the error an AppError stands for, for the logs (never sent to the client). */
+function withCause(appError: AppError, cause: unknown): AppError {
+  if (cause !== undefined) Object.defineProperty(appError, 'cause', { value: cause, enumerable: false });
+  return appError;
+}
+
 export const errors = {
   badRequest: (message: string) => new AppError('BAD_REQUEST', 400, message),
   invalidFilter: (message: string) => new AppError('INVALID_FILTER', 400, message),
@@ -58,8 +64,10 @@ export const errors = {
   internal: () => new AppError('INTERNAL', 500, 'internal server error'),
   notConfigured: (message: string) => new AppError('NOT_CONFIGURED', 503, message),
 
-  kafkaUnavailable: (cause: string) =>
-    new AppError('EVENT_LOG_UNAVAILABLE', 503, `the event log (Kafka) cannot take writes right now: ${cause}`, { 'retry-after': '2' }),
+  kafkaUnavailable: (cause: string, error?: unknown) =>
+    withCause(new AppError('EVENT_LOG_UNAVAILABLE', 503, `the event log (Kafka) cannot take writes right now: ${cause}`, { 'retry-after': '2' }), error),
+  /** Kafka could never take it (larger than its max.message.bytes): retrying cannot help, so not a 503. */
+  eventTooLarge: (message: string) => new AppError('EVENT_TOO_LARGE', 413, message),
   storageUnavailable: (what: string, cause: string) =>
     new AppError('STORAGE_UNAVAILABLE', 503, `${what} is unavailable: ${cause}`, { 'retry-after': '2' }),
 };

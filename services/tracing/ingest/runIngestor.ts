@@ -1,8 +1,10 @@
 // The write side of tracing: validated drafts in, events appended to Kafka out. It checks
 // lineage (trace_id / dotted_order / parent), resolves projects, moves big payloads and
 // attachments to object storage (claim check), groups operations per trace (one event per
-// trace per request, keyed tenant/trace so a trace stays ordered in one partition), and
-// appends everything in one produce call. It throws before appending when anything is wrong.
+// trace per request, keyed tenant/trace so a trace stays ordered in one partition; several
+// when a trace's operations exceed what Kafka takes in one message), and appends everything
+// (EventLog: one produce call unless the request is too large for one). It throws before
+// appending when anything is wrong, including an operation no Kafka message could hold.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../../common/config.ts';
@@ -10,6 +12,8 @@ import { errors } from '../../common/errors.ts';
 import { runsAccepted } from '../../common/metrics.ts';
 import type { BlobStore } from '../../common/blobStore.ts';
 import { event, type EventLog, type EventToAppend } from '../../common/kafka/eventLog.ts';
+import { TOPICS } from '../../common/kafka/topics.ts';
+import { encodedSizeBound } from '../../../schemas/registry.ts';
 import type { RunOp, BlobRef } from '../../../schemas/events.generated.ts';
 import type { ProjectRegistry } from '../projects/projectRegistry.ts';
 import type { LineageIndex } from '../lineage/lineageIndex.ts';
@@ -24,6 +28,9 @@ export type IngestRoute = 'runs' | 'runs_patch' | 'batch' | 'multipart' | 'otel'
 const RECORDS_LINEAGE: ReadonlySet<IngestRoute> = new Set(['runs', 'otel']);
 
 export const newRunId = (): string => uuidv7();
+
+/** What a RunOpsAppended event holds besides its operations (ids, times, array framing), its key and headers, with room to spare. */
+const EVENT_ENVELOPE_BYTES = 1024;
 
 export class RunIngestor {
   readonly #config: Config;
@@ -105,8 +112,10 @@ export class RunIngestor {
     });
 
     const events: EventToAppend[] = [...pendingProjects.values()];
+    const budget = (await this.#log.maxEventBytes(TOPICS.runs)) - EVENT_ENVELOPE_BYTES;
     for (const [traceId, traceOps] of byTrace)
-      events.push(event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: requestId, received_at: receivedAt, ops: traceOps }));
+      for (const chunk of this.#chunksOf(traceOps, budget))
+        events.push(event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: requestId, received_at: receivedAt, ops: chunk }));
     for (const f of feedback)
       events.push(
         event('FeedbackSubmitted', `${tenantId}/${f.traceId ?? f.runId ?? f.id}`, {
@@ -125,6 +134,38 @@ export class RunIngestor {
     await this.#log.append(events);
     if (RECORDS_LINEAGE.has(route)) for (const d of drafts) this.#lineage.remember(tenantId, d.id, { traceId: d.traceId!, dottedOrder: d.dottedOrder!, sessionId: d.sessionId! });
     for (const d of drafts) runsAccepted.inc({ route, op: d.op });
+  }
+
+  /**
+   * A trace's operations, in order, in as few groups as keep each event within what Kafka takes
+   * in one message (one group, unless the request is very large). The events share the trace's
+   * key, so they land in one partition in this order. One operation that is too large alone
+   * (its payloads over PAYLOAD_OFFLOAD_BYTES are in object storage already) is a 413.
+   */
+  #chunksOf(ops: RunOp[], budget: number): RunOp[][] {
+    const sizes = ops.map(encodedSizeBound);
+    if (sizes.reduce((a, b) => a + b, 0) <= budget) return [ops];
+    const chunks: RunOp[][] = [];
+    let chunk: RunOp[] = [];
+    let bytes = 0;
+    ops.forEach((op, i) => {
+      const size = sizes[i]!;
+      if (size > budget)
+        throw errors.eventTooLarge(
+          `the ${op.op} of run ${op.run_id} takes about ${size} bytes with its payloads over ${this.#config.PAYLOAD_OFFLOAD_BYTES} bytes ` +
+            `moved to object storage, more than the event log takes in one message (${budget} bytes, from Kafka's max.message.bytes): ` +
+            'its error, tags, name or dotted_order are too large',
+        );
+      if (chunk.length > 0 && bytes + size > budget) {
+        chunks.push(chunk);
+        chunk = [];
+        bytes = 0;
+      }
+      chunk.push(op);
+      bytes += size;
+    });
+    chunks.push(chunk);
+    return chunks;
   }
 
   async #toRunOp(tenantId: string, d: RunDraft): Promise<RunOp> {
