@@ -1,8 +1,9 @@
-// A Python virtualenv for the tests that drive the official Python clients, under
-// .local/venvs/e2e. ensurePythonEnv() creates it with the machine's python3 when missing and
-// pip-installs test/e2e/python/requirements.txt when the requirements changed since the last
-// install (a stamp file holds their hash). Warm, it costs one `python -c` call. Unattended:
-// only PyPI is needed, and concurrent callers (vitest workers) wait on a lock directory.
+// Python virtualenvs for the tests: the official Python clients (.local/venvs/e2e, from
+// test/e2e/python/requirements.txt) and tools kept apart from them so their dependencies
+// cannot clash (the OpenAPI fuzzer, .local/venvs/fuzz). ensurePythonEnv() creates a venv with
+// the machine's python3 when missing and pip-installs its requirements file when it changed
+// since the last install (a stamp file holds its hash). Warm, it costs one `python -c` call.
+// Unattended: only PyPI is needed, and concurrent callers (vitest workers) wait on a lock directory.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,17 @@ import { repoRoot } from './serviceProcess.ts';
 
 export const PYTHON_REQUIREMENTS = join(repoRoot, 'test', 'e2e', 'python', 'requirements.txt');
 export const PYTHON_VENV = join(repoRoot, '.local', 'venvs', 'e2e');
+
+/** A venv and the requirements file that fills it. */
+export interface PythonEnvSpec {
+  venv: string;
+  requirements: string;
+}
+
+/** The official Python clients. */
+export const E2E_PYTHON: PythonEnvSpec = { venv: PYTHON_VENV, requirements: PYTHON_REQUIREMENTS };
+/** schemathesis, the OpenAPI fuzzer (test/contract/). */
+export const FUZZ_PYTHON: PythonEnvSpec = { venv: join(repoRoot, '.local', 'venvs', 'fuzz'), requirements: join(repoRoot, 'test', 'contract', 'requirements.txt') };
 
 export interface PythonEnv {
   /** The venv's interpreter. */
@@ -93,11 +105,11 @@ async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /** Creates or updates the venv as needed and returns its interpreter. Idempotent. */
-export async function ensurePythonEnv(): Promise<PythonEnv> {
-  const venv = PYTHON_VENV;
+export async function ensurePythonEnv(spec: PythonEnvSpec = E2E_PYTHON): Promise<PythonEnv> {
+  const venv = spec.venv;
   const python = join(venv, 'bin', 'python');
   const stamp = join(venv, '.requirements.sha256');
-  const requirements = readFileSync(PYTHON_REQUIREMENTS, 'utf8');
+  const requirements = readFileSync(spec.requirements, 'utf8');
   const wanted = createHash('sha256').update(requirements).digest('hex');
   const isCurrent = async () => existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === wanted && (await run(python, ['-c', 'import sys'])).code === 0;
 
@@ -110,7 +122,7 @@ export async function ensurePythonEnv(): Promise<PythonEnv> {
     if (!existsSync(python)) await runOrThrow('creating the Python venv', basePython(), ['-m', 'venv', venv]);
     rmSync(stamp, { force: true });
     const env = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1' };
-    await runOrThrow('pip install of the e2e Python requirements', python, ['-m', 'pip', 'install', '--quiet', '-r', PYTHON_REQUIREMENTS], env);
+    await runOrThrow(`pip install of ${spec.requirements}`, python, ['-m', 'pip', 'install', '--quiet', '-r', spec.requirements], env);
     writeFileSync(stamp, wanted + '\n');
     return { python, venv };
   });

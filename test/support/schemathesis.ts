@@ -1,0 +1,90 @@
+// Runs schemathesis (property-based requests generated from an OpenAPI document) against a
+// running service and reads its NDJSON report: how many requests it sent and every answer that
+// was a server error. The run is bounded (examples per operation, and a time budget), its seed
+// is given or drawn and returned, so a failure can be replayed with the same seed.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomInt } from 'node:crypto';
+import { repoRoot } from './serviceProcess.ts';
+import { run, type PythonEnv } from './pythonEnv.ts';
+
+export interface FuzzOptions {
+  /** The venv that has schemathesis (FUZZ_PYTHON). */
+  python: PythonEnv;
+  /** Where the OpenAPI document is served, e.g. http://127.0.0.1:1984/docs/json. */
+  schemaUrl: string;
+  baseUrl: string;
+  headers?: Record<string, string>;
+  /** Test cases per operation and phase. */
+  maxExamples: number;
+  /** A time budget for the whole run, in seconds. */
+  maxSeconds?: number;
+  seed?: number;
+  /** Names the report folder under .local/fuzz. */
+  name: string;
+}
+
+export interface ServerError {
+  method: string;
+  url: string;
+  status: number;
+  requestBody: string;
+  responseBody: string;
+}
+
+export interface FuzzResult {
+  seed: number;
+  /** Requests sent. */
+  requests: number;
+  /** Operations of the document that were tested. */
+  operations: number;
+  serverErrors: ServerError[];
+  /** The command, to replay the run by hand. */
+  command: string;
+  exitCode: number | null;
+  output: string;
+}
+
+interface Interaction {
+  request: { method: string; uri: string; body?: { string?: string; $base64?: string } };
+  response: { status_code: number; content?: { string?: string; $base64?: string } } | null;
+}
+
+const text = (content: { string?: string; $base64?: string } | undefined): string =>
+  content?.string ?? (content?.$base64 ? Buffer.from(content.$base64, 'base64').toString('utf8') : '');
+
+export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
+  const seed = options.seed ?? randomInt(1, 2 ** 31);
+  const reportDir = join(repoRoot, '.local', 'fuzz', `${options.name}-${Date.now()}`);
+  mkdirSync(reportDir, { recursive: true });
+  const args = [
+    '-m', 'schemathesis.cli', 'run', options.schemaUrl, '--url', options.baseUrl,
+    '--checks', 'not_a_server_error', '--phases', 'examples,coverage,fuzzing',
+    '--max-examples', String(options.maxExamples), '--seed', String(seed), '--workers', '2',
+    '--generation-database', 'none', '--request-timeout', '30', '--no-color',
+    '--report', 'ndjson', '--report-dir', reportDir,
+    ...(options.maxSeconds ? ['--max-time', String(options.maxSeconds)] : []),
+    ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
+  ];
+  const out = await run(options.python.python, args, { ...process.env, SCHEMATHESIS_HOOKS: '' }, 20 * 60_000, reportDir);
+  const report = readdirSync(reportDir).find((f) => f.endsWith('.ndjson'));
+  if (!report) throw new Error(`schemathesis wrote no report (exit ${out.code}):\n${(out.stdout + out.stderr).slice(-4000)}`);
+
+  let requests = 0;
+  let operations = 0;
+  const serverErrors: ServerError[] = [];
+  for (const line of readFileSync(join(reportDir, report), 'utf8').split('\n')) {
+    if (!line) continue;
+    const event = JSON.parse(line) as Record<string, any>;
+    if (event.LoadingFinished) operations = event.LoadingFinished.statistic?.operations?.selected ?? 0;
+    const interactions = event.ScenarioFinished?.recorder?.interactions as Record<string, Interaction> | undefined;
+    for (const i of Object.values(interactions ?? {})) {
+      requests++;
+      const status = i.response?.status_code ?? 0;
+      if (status >= 500)
+        serverErrors.push({ method: i.request.method, url: i.request.uri, status, requestBody: text(i.request.body).slice(0, 500), responseBody: text(i.response?.content).slice(0, 500) });
+    }
+  }
+  const shown = args.map((a) => (a.startsWith('X-Api-Key') || a.toLowerCase().startsWith('x-api-key') ? `'${a.split(':')[0]}: <key>'` : a));
+  return { seed, requests, operations, serverErrors, command: `${options.python.python} ${shown.join(' ')}`, exitCode: out.code, output: out.stdout + out.stderr };
+}
