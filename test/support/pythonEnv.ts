@@ -1,8 +1,10 @@
 // A Python virtualenv for the tests that drive the official Python clients, under
-// .local/venvs/e2e. ensurePythonEnv() creates it with the machine's python3 when missing and
-// pip-installs test/e2e/python/requirements.txt when the requirements changed since the last
-// install (a stamp file holds their hash). Warm, it costs one `python -c` call. Unattended:
-// only PyPI is needed, and concurrent callers (vitest workers) wait on a lock directory.
+// .local/venvs/e2e-<hash of test/e2e/python/requirements.txt>: checkouts pinning different
+// versions (branches, worktrees sharing .local) each get their own, instead of reinstalling one
+// under each other's running tests. ensurePythonEnv() creates it with the machine's python3 when
+// missing and pip-installs the requirements (a stamp file records that the install finished).
+// Warm, it costs one `python -c` call. Unattended: only PyPI is needed, and concurrent callers
+// (vitest workers) wait on a lock directory.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,8 @@ import { join } from 'node:path';
 import { repoRoot } from './serviceProcess.ts';
 
 export const PYTHON_REQUIREMENTS = join(repoRoot, 'test', 'e2e', 'python', 'requirements.txt');
-export const PYTHON_VENV = join(repoRoot, '.local', 'venvs', 'e2e');
+const requirementsHash = createHash('sha256').update(readFileSync(PYTHON_REQUIREMENTS, 'utf8')).digest('hex');
+export const PYTHON_VENV = join(repoRoot, '.local', 'venvs', `e2e-${requirementsHash.slice(0, 12)}`);
 
 export interface PythonEnv {
   /** The venv's interpreter. */
@@ -97,8 +100,7 @@ export async function ensurePythonEnv(): Promise<PythonEnv> {
   const venv = PYTHON_VENV;
   const python = join(venv, 'bin', 'python');
   const stamp = join(venv, '.requirements.sha256');
-  const requirements = readFileSync(PYTHON_REQUIREMENTS, 'utf8');
-  const wanted = createHash('sha256').update(requirements).digest('hex');
+  const wanted = requirementsHash;
   const isCurrent = async () => existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === wanted && (await run(python, ['-c', 'import sys'])).code === 0;
 
   if (await isCurrent()) return { python, venv };
