@@ -7,12 +7,12 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 
-/** Refused unless allowed: unspecified, loopback, private, carrier-grade NAT, link-local (cloud metadata) and unique-local ranges. */
+/** Refused unless allowed: unspecified, loopback, private, carrier-grade NAT, link-local (cloud metadata), unique-local. */
 const DEFAULT_DENIED = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
-  DEFAULT_DENIED.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fe80::', 10], ['fec0::', 10], ['fc00::', 7]] as const) DEFAULT_DENIED.addSubnet(net, prefix, 'ipv6');
+const DENIED_IPV4 = [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const;
+const DENIED_IPV6 = [['::', 128], ['::1', 128], ['fe80::', 10], ['fec0::', 10], ['fc00::', 7]] as const;
+for (const [net, prefix] of DENIED_IPV4) DEFAULT_DENIED.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of DENIED_IPV6) DEFAULT_DENIED.addSubnet(net, prefix, 'ipv6');
 
 /** One entry of an allow or deny list: a host name, or an address or CIDR range; either with or without a port. */
 interface HostRule {
@@ -31,7 +31,9 @@ function portOf(text: string, entry: string): number {
 }
 
 function parseRule(entry: string): HostRule {
-  if (entry.includes('://')) throw new Error(`"${entry}" is not a host name, an IP address or a CIDR range: give the host without a scheme`);
+  if (entry.includes('://')) {
+    throw new Error(`"${entry}" is not a host name, an IP address or a CIDR range: give the host without a scheme`);
+  }
   let address = entry;
   let port: number | undefined;
   const bracketed = /^\[([^\]]+)\](?::(.*))?$/.exec(entry);
@@ -88,7 +90,9 @@ function embeddedIPv4(address: string): string | null {
   const b = ipv6Bytes(address);
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   const quad = (at: number) => b.slice(at, at + 4).join('.');
-  if (zeros(0, 10) && ((b[10] === 0xff && b[11] === 0xff) || (b[10] === 0 && b[11] === 0))) return quad(12); // ::ffff:a.b.c.d, ::a.b.c.d
+  const mapped = b[10] === 0xff && b[11] === 0xff;
+  const compatible = b[10] === 0 && b[11] === 0;
+  if (zeros(0, 10) && (mapped || compatible)) return quad(12); // ::ffff:a.b.c.d, ::a.b.c.d
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return quad(12); // 64:ff9b::/96
   if (b[0] === 0x20 && b[1] === 0x02) return quad(2); // 2002::/16
   return null;
@@ -105,7 +109,8 @@ function isDeniedByDefault(address: string): boolean {
 function listAddress(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
   if (isIP(address) === 4) return { address, family: 'ipv4' };
   const b = ipv6Bytes(address);
-  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return { address: b.slice(12).join('.'), family: 'ipv4' };
+  const mapped = b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff;
+  if (mapped) return { address: b.slice(12).join('.'), family: 'ipv4' };
   return { address, family: 'ipv6' };
 }
 
@@ -139,12 +144,16 @@ export class OutboundHostPolicy {
     this.#denied = parseHostRules(options.denied ?? '');
   }
 
-  /** Why a connection to `address` for `host:port` is refused, or null when it is allowed. Deny list, then allow list, then the default ranges. */
+  /**
+   * Why a connection to `address` for `host:port` is refused, or null when it is allowed: the
+   * deny list, then the allow list, then the default ranges decide.
+   */
   refusal(host: string, port: number, address: string): string | null {
     const name = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
     const seen = listAddress(address);
     const matches = (rule: HostRule) =>
-      (rule.port === undefined || rule.port === port) && (rule.host !== undefined ? rule.host === name : rule.net!.check(seen.address, seen.family));
+      (rule.port === undefined || rule.port === port) &&
+      (rule.host !== undefined ? rule.host === name : rule.net!.check(seen.address, seen.family));
     const denied = this.#denied.find(matches);
     if (denied) return `${address} (${host}:${port}) matches the deny list entry "${denied.text}"`;
     if (this.#allowed.some(matches)) return null;
@@ -152,12 +161,14 @@ export class OutboundHostPolicy {
     return null;
   }
 
-  /** Every address `host` resolves to (itself for an address), once all are allowed for `port`; HostDeniedError otherwise. */
+  /** Every address `host` resolves to (itself for an address), once all are allowed for `port`; else HostDeniedError. */
   async check(host: string, port: number): Promise<string[]> {
     const bare = host.replace(/^\[|\]$/g, '');
-    const addresses = isIP(bare) ? [bare] : await new Promise<string[]>((resolve, reject) =>
-      dnsLookup(bare, { all: true, verbatim: true }, (err, found) => (err ? reject(err) : resolve(found.map((a) => a.address)))),
-    );
+    const addresses = isIP(bare)
+      ? [bare]
+      : await new Promise<string[]>((resolve, reject) =>
+          dnsLookup(bare, { all: true, verbatim: true }, (err, found) => (err ? reject(err) : resolve(found.map((a) => a.address)))),
+        );
     for (const address of addresses) {
       const why = this.refusal(bare, port, address);
       if (why) throw new HostDeniedError(bare, why);

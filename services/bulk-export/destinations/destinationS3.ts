@@ -21,16 +21,19 @@ export interface CheckLogger {
   warn(details: object, message: string): void;
 }
 
-/** The one answer for an endpoint that is not reached as S3: refused by the host policy, unresolvable, closed, silent, or not S3. */
+/** The one answer for an endpoint not reached as S3: refused by the host policy, unresolvable, closed, silent, or not S3. */
 export const UNREACHABLE_ENDPOINT = 'Invalid endpoint: the endpoint could not be reached as an S3-compatible service';
-const MALFORMED_ENDPOINT = 'Invalid endpoint: endpoint_url must be an absolute http:// or https:// URL with a host and no user name or password';
+const MALFORMED_ENDPOINT =
+  'Invalid endpoint: endpoint_url must be an absolute http:// or https:// URL with a host and no user name or password';
 
 /**
  * The hosts destinations may reach: the default ranges of OutboundHostPolicy (no loopback,
  * private, link-local or unspecified addresses), except the object store of this deployment
  * (S3_ENDPOINT's host and port) and BULK_EXPORT_ALLOWED_HOSTS; BULK_EXPORT_DENIED_HOSTS always refused.
  */
-export function destinationHostPolicy(config: Pick<Config, 'S3_ENDPOINT' | 'BULK_EXPORT_ALLOWED_HOSTS' | 'BULK_EXPORT_DENIED_HOSTS'>): OutboundHostPolicy {
+export function destinationHostPolicy(
+  config: Pick<Config, 'S3_ENDPOINT' | 'BULK_EXPORT_ALLOWED_HOSTS' | 'BULK_EXPORT_DENIED_HOSTS'>,
+): OutboundHostPolicy {
   const store = new URL(config.S3_ENDPOINT);
   return new OutboundHostPolicy({
     allowed: `${store.hostname}:${portOf(store)},${config.BULK_EXPORT_ALLOWED_HOSTS}`,
@@ -61,7 +64,11 @@ export interface DestinationClientOptions {
  * checked then, so a name that now points somewhere refused is refused); an endpoint that is a
  * refused IP address throws HostDeniedError here.
  */
-export function destinationS3Client(location: DestinationLocation, credentials: DestinationCredentials, options: DestinationClientOptions): S3Client {
+export function destinationS3Client(
+  location: DestinationLocation,
+  credentials: DestinationCredentials,
+  options: DestinationClientOptions,
+): S3Client {
   const endpoint = location.endpointUrl;
   const url = endpoint !== null ? new URL(endpoint) : null;
   const port = url ? portOf(url) : 443;
@@ -131,7 +138,8 @@ export async function checkDestinationWrite(
 ): Promise<void> {
   const fail = (error: unknown): AppError => {
     const message = destinationFailureMessage(error, credentials);
-    options.logger?.warn({ endpoint: location.endpointUrl, bucket: location.bucket, reason: failureReason(error) }, `destination check failed: ${message}`);
+    const details = { endpoint: location.endpointUrl, bucket: location.bucket, reason: failureReason(error) };
+    options.logger?.warn(details, `destination check failed: ${message}`);
     return errors.destinationCheckFailed(message);
   };
   const url = location.endpointUrl !== null ? endpointUrl(location.endpointUrl) : null;
@@ -179,7 +187,8 @@ function endpointUrl(text: string): URL | null {
   } catch {
     return null;
   }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '' ? url : null;
+  const valid = (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+  return valid ? url : null;
 }
 
 const MESSAGE_MAX_CHARS = 500;

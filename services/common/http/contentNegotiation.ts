@@ -29,7 +29,8 @@ function qualityOf(ranges: readonly MediaRange[], mediaType: string): { q: numbe
   const [type, subtype] = mediaType.toLowerCase().split('/');
   let best: { specificity: number; q: number } | null = null;
   for (const r of ranges) {
-    const specificity = r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' && r.subtype === '*' ? 0 : -1;
+    const specificity =
+      r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' && r.subtype === '*' ? 0 : -1;
     if (specificity >= 0 && (best === null || specificity > best.specificity)) best = { specificity, q: r.q };
   }
   return { q: best?.q ?? 0, exact: best?.specificity === 2 };

@@ -54,7 +54,11 @@ const dataEvent = (ops: unknown[]) => ({ event: 'data', data: JSON.stringify(ops
  * reply is then taken over). The first read happens before the stream opens, so bad input and
  * an unavailable read model are still an ordinary error status.
  */
-export async function answerPagedQuery(request: FastifyRequest, reply: FastifyReply, q: PagedQuery): Promise<{ items: unknown[]; next_cursor: string | null } | undefined> {
+export async function answerPagedQuery(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  q: PagedQuery,
+): Promise<{ items: unknown[]; next_cursor: string | null } | undefined> {
   let page = await q.read(q.cursor, Math.min(q.pageSize, q.maxPerRead));
   if (q.form === 'json') return { items: page.items, next_cursor: page.next };
 
@@ -64,7 +68,8 @@ export async function answerPagedQuery(request: FastifyRequest, reply: FastifyRe
     await stream.send(dataEvent([{ op: 'add', path: '', value: { items: [], next_cursor: null } }]));
     let sent = 0;
     for (;;) {
-      if (page.items.length > 0) await stream.send(dataEvent(page.items.map((value) => ({ op: 'add', path: '/items/-', value }))));
+      const appended = page.items.map((value) => ({ op: 'add', path: '/items/-', value }));
+      if (appended.length > 0) await stream.send(dataEvent(appended));
       sent += page.items.length;
       if (closed() || page.next === null || sent >= q.pageSize) break;
       page = await q.read(page.next, Math.min(q.pageSize - sent, q.maxPerRead));
