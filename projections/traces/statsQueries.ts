@@ -1,5 +1,6 @@
 // Analytics over the `traces` table (one row per trace, already summing its runs): project
-// totals, counts by run type and status, a time-bucketed series, and a thread's stats. They
+// totals, counts by run type and status, a time-bucketed series, a thread's stats and the
+// aggregate stats of a project's threads. They
 // never read `runs`, so their cost grows with traces, not runs.
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
@@ -18,6 +19,8 @@ export interface TraceSet {
   traceId?: string | undefined;
   /** true: traces whose root run errored; false: the others. */
   hasError?: boolean | undefined;
+  /** Only traces that belong to a thread (a non-empty thread_id). */
+  inThreads?: boolean | undefined;
 }
 
 /** What the aggregates below give for a set of traces. Latencies in seconds, times in microseconds. */
@@ -125,6 +128,7 @@ function traceSetWhere(set: TraceSet): Sql {
   if (set.threadId !== undefined) where.push(sql`thread_id = ${set.threadId}`);
   if (set.traceId !== undefined) where.push(sql`trace_id = toUUID(${set.traceId})`);
   if (set.hasError !== undefined) where.push(set.hasError ? sql`status = 'error'` : sql`status != 'error'`);
+  if (set.inThreads) where.push(sql`thread_id != ''`);
   return join(where, ' AND ');
 }
 
@@ -144,6 +148,33 @@ export async function statsPerProjectQuery(ch: ClickHouseClient, tables: Tables,
 export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<TraceSetStats> {
   const [row] = await ch.query(sql`SELECT ${AGGREGATES} FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)}`);
   return statsFromClickHouse(row ?? {});
+}
+
+/** The totals over the traces of threads, with what only thread aggregates ask for. */
+export interface ThreadSetStats extends TraceSetStats {
+  thread_count: number;
+  /** Traces with at least one errored run. */
+  traces_with_errors: number;
+  /** Finished traces, and those of them that streamed (have a first-token time). */
+  finished_trace_count: number;
+  finished_streaming_trace_count: number;
+}
+
+/** Totals over the traces of a set that belong to threads (`inThreads` is implied), and how many threads they make. */
+export async function threadSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<ThreadSetStats> {
+  const [row = {}] = await ch.query(
+    sql`SELECT ${AGGREGATES}, uniqExact(thread_id) AS thread_count, countIf(error_count > 0) AS traces_with_errors,
+          countIf(isNotNull(end_time)) AS finished_trace_count,
+          countIf(isNotNull(end_time) AND isNotNull(first_token_time)) AS finished_streaming_trace_count
+        FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere({ ...set, inThreads: true })}`,
+  );
+  return {
+    ...statsFromClickHouse(row),
+    thread_count: num(row.thread_count),
+    traces_with_errors: num(row.traces_with_errors),
+    finished_trace_count: num(row.finished_trace_count),
+    finished_streaming_trace_count: num(row.finished_streaming_trace_count),
+  };
 }
 
 export interface StatsBucket extends TraceSetStats {

@@ -7,7 +7,8 @@ import { errors } from '../common/errors.ts';
 import { event, type EventLog } from '../common/kafka/eventLog.ts';
 import type { ProjectRegistry } from '../tracing/projects/projectRegistry.ts';
 import { nowMicros } from '../tracing/ingest/timestamps.ts';
-import { checkDestinationWrite } from './destinations/destinationS3.ts';
+import { checkDestinationWrite, type CheckLogger } from './destinations/destinationS3.ts';
+import type { OutboundHostPolicy } from '../common/outboundHostPolicy.ts';
 import type { SecretBox } from './secretBox.ts';
 import { destinationEventKey, exportEventKey, exportStatus, type BulkExport, type Destination, type ExportState } from './exportState.ts';
 import type { DestinationCredentials, ExportCompression, ExportFormatVersion } from './exportTypes.ts';
@@ -42,12 +43,15 @@ export class ExportCommands {
   readonly #projects: ProjectRegistry;
   readonly #log: EventLog;
   readonly #secrets: SecretBox | null;
+  readonly #destinationPolicy: OutboundHostPolicy;
 
-  constructor(state: ExportState, projects: ProjectRegistry, log: EventLog, secrets: SecretBox | null) {
+  /** `destinationPolicy`: the hosts destinations may point at (destinationHostPolicy). */
+  constructor(state: ExportState, projects: ProjectRegistry, log: EventLog, secrets: SecretBox | null, destinationPolicy: OutboundHostPolicy) {
     this.#state = state;
     this.#projects = projects;
     this.#log = log;
     this.#secrets = secrets;
+    this.#destinationPolicy = destinationPolicy;
   }
 
   #secretBox(): SecretBox {
@@ -55,9 +59,11 @@ export class ExportCommands {
     return this.#secrets;
   }
 
-  async createDestination(tenantId: string, d: NewDestination): Promise<Destination> {
+  /** `logger` hears why a test write failed (the caller is told less: destinationS3.ts). */
+  async createDestination(tenantId: string, d: NewDestination, logger?: CheckLogger): Promise<Destination> {
     const secrets = this.#secretBox();
-    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, d.credentials);
+    const policy = this.#destinationPolicy;
+    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, d.credentials, { policy, logger });
     const id = randomUUID();
     await this.#log.append([
       event('DestinationCreated', destinationEventKey(tenantId, id), {
@@ -79,12 +85,15 @@ export class ExportCommands {
   }
 
   /** New credentials, after a test write with them. Runs in flight keep the keys they started with. */
-  async rotateCredentials(tenantId: string, destinationId: string, credentials: DestinationCredentials): Promise<Destination> {
+  async rotateCredentials(tenantId: string, destinationId: string, credentials: DestinationCredentials, logger?: CheckLogger): Promise<Destination> {
     const secrets = this.#secretBox();
     await this.#state.catchUp();
     const d = this.#state.destination(tenantId, destinationId);
     if (!d) throw errors.notFound(`destination ${destinationId}`);
-    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, credentials);
+    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, credentials, {
+      policy: this.#destinationPolicy,
+      logger,
+    });
     await this.#log.append([
       event('DestinationCredentialsRotated', destinationEventKey(tenantId, destinationId), {
         tenant_id: tenantId,

@@ -16,7 +16,8 @@ import type { BlobStore } from '../common/blobStore.ts';
 import { event, type EventLog, type EventToAppend } from '../common/kafka/eventLog.ts';
 import type { ReadModelTables } from '../../projections/readModelTables.ts';
 import { nowMicros } from '../tracing/ingest/timestamps.ts';
-import { destinationS3Client } from './destinations/destinationS3.ts';
+import { destinationFailureMessage, destinationS3Client, failureReason, isDestinationFailure } from './destinations/destinationS3.ts';
+import type { OutboundHostPolicy } from '../common/outboundHostPolicy.ts';
 import { dueRuns } from './exportSchedule.ts';
 import { exportEventKey, type BulkExport, type ExportRun, type ExportState } from './exportState.ts';
 import type { DestinationCredentials, DestinationLocation, ExportedFile, ExportRunTask } from './exportTypes.ts';
@@ -30,6 +31,8 @@ export interface ExportWorkerDeps {
   eventLog: EventLog;
   state: ExportState;
   secrets: SecretBox;
+  /** The hosts destinations may reach (destinationHostPolicy), checked as each connection is made. */
+  destinationPolicy: OutboundHostPolicy;
 }
 
 /** Why a worker stopped a run of its own. */
@@ -181,13 +184,14 @@ export class ExportWorker {
       this.#deps.eventLog.append([this.#progress(e, run, attempt, null)]).catch((err: Error) => log.warn({ err: err.message }, 'heartbeat not recorded'));
     }, Math.max(1000, Math.floor(this.#config.BULK_EXPORT_LEASE_MS / 4)));
     let s3: S3Client | null = null;
+    let credentials: DestinationCredentials | null = null;
     try {
       const destination = this.#deps.state.destination(e.tenantId, e.destinationId);
       if (!destination) throw new Error(`destination ${e.destinationId} does not exist`);
       // The credentials current now: a rotation later does not touch this attempt.
-      const credentials = this.#deps.secrets.open<DestinationCredentials>(destination.credentials);
+      credentials = this.#deps.secrets.open<DestinationCredentials>(destination.credentials);
       const location: DestinationLocation = { bucket: destination.bucket, prefix: destination.prefix, endpointUrl: destination.endpointUrl, region: destination.region };
-      s3 = destinationS3Client(location, credentials);
+      s3 = destinationS3Client(location, credentials, { policy: this.#deps.destinationPolicy });
       const resumeAfter = await this.#recoverPendingFile(e, run, attempt, s3, location, log);
       const task: ExportRunTask = {
         tenantId: e.tenantId,
@@ -214,7 +218,11 @@ export class ExportWorker {
       log.info({ rows: result.rows, files: result.files.length }, 'export run completed');
     } catch (err) {
       const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
-      const message = (err as Error).message;
+      // What the destination answered is worded as the destination check words it (a refused or
+      // unreachable endpoint reads the same whatever the cause); the real reason is logged.
+      const fromDestination = credentials !== null && isDestinationFailure(err);
+      const message = fromDestination ? destinationFailureMessage(err, credentials!) : (err as Error).message;
+      if (fromDestination) log.warn({ reason: failureReason(err), err: (err as Error).message }, 'destination request failed');
       if (reason === 'cancelled') log.info('export run stopped: cancelled');
       else if (reason === 'timed out') {
         const error = `the run took longer than ${Math.round(this.#config.BULK_EXPORT_RUN_TIMEOUT_MS / 1000)} s`;

@@ -10,6 +10,7 @@ import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { ExportState } from './exportState.ts';
 import { ExportWorker } from './exportWorker.ts';
 import { SecretBox } from './secretBox.ts';
+import { destinationHostPolicy } from './destinations/destinationS3.ts';
 
 const config = loadConfig();
 const logger = createLogger('export-worker', config.LOG_LEVEL);
@@ -24,7 +25,7 @@ const blobs = new BlobStore(config);
 const eventLog = new EventLog(config, 'export-worker');
 const state = new ExportState(config, logger.child({ fold: 'bulk-export' }));
 await state.start();
-const worker = new ExportWorker(config, logger, { ch, blobs, tables: LIVE_TABLES, eventLog, state, secrets });
+const worker = new ExportWorker(config, logger, { ch, blobs, tables: LIVE_TABLES, eventLog, state, secrets, destinationPolicy: destinationHostPolicy(config) });
 worker.start();
 logger.info({ worker: worker.id }, 'export worker started');
 

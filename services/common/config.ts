@@ -1,9 +1,18 @@
 // The one place where environment variables are read and validated. Every service
 // calls loadConfig() at start-up; a bad value stops the process with a clear message.
 import { z } from 'zod';
+import { parseHostRules } from './outboundHostPolicy.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bytes = z.coerce.number().int().positive();
+/** Hosts, addresses, CIDR ranges, each optionally with :port, comma or space separated (outboundHostPolicy.ts). */
+const hostList = z.string().superRefine((text, ctx) => {
+  try {
+    parseHostRules(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
 
 const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
@@ -70,6 +79,15 @@ const configSchema = z.object({
   BULK_EXPORT_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(4 * 3600_000),
   /** A running export run whose worker has not reported for this long is taken over by another worker. */
   BULK_EXPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Destination endpoints that may be reached although they resolve to a loopback, private,
+   * link-local or unspecified address (refused by default, so a destination cannot point at
+   * internal services): host names, addresses or CIDR ranges, each optionally with :port, comma
+   * separated, e.g. `minio.internal:9000,10.20.0.0/16`. The S3_ENDPOINT host and port are always allowed.
+   */
+  BULK_EXPORT_ALLOWED_HOSTS: hostList.default(''),
+  /** Destination endpoints refused whatever they resolve to, in the same form; this list wins over the allowed one. */
+  BULK_EXPORT_DENIED_HOSTS: hostList.default(''),
 
   /** The agent server (LangGraph API + A2A): its port and the langgraph.json-format file naming its graphs. */
   AGENT_SERVER_PORT: port.default(2024),

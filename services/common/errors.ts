@@ -36,6 +36,9 @@ export const errors = {
     new AppError('UNDECODABLE_BODY', 400, `the body could not be decoded as ${encoding}: ${cause}`),
   unsupportedMediaType: (type: string, expected: string) =>
     new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Content-Type "${type}" is not accepted here; send ${expected}`),
+  /** The Accept header admits none of the forms a route answers in. */
+  notAcceptable: (accept: string, offered: readonly string[]) =>
+    new AppError('NOT_ACCEPTABLE', 406, `Accept "${accept}" admits none of the forms this route answers in: ${offered.join(', ')}`),
   bodyTooLarge: (limit: number) =>
     new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (batch_ingest_config.size_limit_bytes)`),
   notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),

@@ -11,7 +11,7 @@ import { createUserWithPolicy, removeUser } from '../../infra/minioAdmin.ts';
 import { api, createWorkspaces, waitForRun, type Workspace } from '../support/tracingClient.ts';
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { createBucket, destinationBody, listKeys, rootS3, waitForExport, waitForExportRuns } from '../support/bulkExportClient.ts';
-import { repoRoot, startService, type ServiceProcess } from '../support/serviceProcess.ts';
+import { freePort, repoRoot, startService, type ServiceProcess } from '../support/serviceProcess.ts';
 import { topicName, TOPICS } from '../../services/common/kafka/topics.ts';
 import { loadConfig } from '../../services/common/config.ts';
 
@@ -119,8 +119,8 @@ describe('bad input is a 400 that says what is wrong, and nothing is written', (
     const before = (await get('/bulk-exports/destinations')).body.length;
     const base = destinationBody(BUCKET) as { config: Record<string, unknown>; credentials: Record<string, unknown> };
     const cases: Array<[Record<string, unknown>, number, RegExp]> = [
-      [{ ...base, config: { ...base.config, endpoint_url: 'not a url' } }, 400, /^Invalid endpoint$/],
-      [{ ...base, config: { ...base.config, endpoint_url: 'ftp://example.com' } }, 400, /^Invalid endpoint$/],
+      [{ ...base, config: { ...base.config, endpoint_url: 'not a url' } }, 400, /^Invalid endpoint: endpoint_url must be an absolute http/],
+      [{ ...base, config: { ...base.config, endpoint_url: 'ftp://example.com' } }, 400, /^Invalid endpoint: endpoint_url must be an absolute http/],
       [{ ...base, credentials: { access_key_id: `nobody-${RUN}`, secret_access_key: 'x'.repeat(20) } }, 400, /^Key ID you provided does not exist$/],
       [{ ...base, config: { ...base.config, bucket_name: `missing-${RUN}` } }, 400, /The specified bucket does not exist/],
       [{ ...base, config: { ...base.config, aws_role_arn: 'arn:aws:iam::1:role/x' } }, 400, /config.aws_role_arn is not supported/],
@@ -140,6 +140,31 @@ describe('bad input is a 400 that says what is wrong, and nothing is written', (
     expect(denied.body.detail).toBe('Access denied');
     expect((await get('/bulk-exports/destinations')).body.length).toBe(before);
   }, 180_000);
+
+  test('endpoints not reached as S3 (internal services, closed ports, metadata and private addresses) all get one answer', async () => {
+    const before = (await get('/bulk-exports/destinations')).body.length;
+    const base = destinationBody(BUCKET) as { config: Record<string, unknown> };
+    const clickhouse = new URL(inject('tracingEnv').CLICKHOUSE_URL!);
+    const endpoints = [
+      `http://127.0.0.1:${clickhouse.port}`, // ClickHouse's HTTP port: open, not S3, on loopback
+      `http://127.0.0.1:${await freePort()}`, // nothing listens
+      'http://169.254.169.254', // cloud metadata
+      'http://10.0.0.1:9000', // a private address
+      `http://localhost:${clickhouse.port}`, // a name that resolves to loopback
+      `http://[::ffff:127.0.0.1]:${clickhouse.port}`, // loopback, IPv4-mapped
+      `http://no-such-host-${RUN}.invalid:9000`, // a name that does not resolve
+    ];
+    const answers = [];
+    for (const endpoint_url of endpoints) {
+      const res = await post('/bulk-exports/destinations', { ...base, config: { ...base.config, endpoint_url } });
+      answers.push({ status: res.status, body: res.body });
+    }
+    const neutral = { status: 400, body: { error: 'DESTINATION_CHECK_FAILED', detail: 'Invalid endpoint: the endpoint could not be reached as an S3-compatible service' } };
+    expect(answers).toEqual(endpoints.map(() => neutral));
+    expect((await get('/bulk-exports/destinations')).body.length).toBe(before);
+    // The deployment's own object store (S3_ENDPOINT) is the one loopback endpoint allowed by default.
+    expect((await post('/bulk-exports/destinations', base)).status).toBe(200);
+  }, 120_000);
 });
 
 test('a filter exports only the runs that match it, by their final state', async () => {

@@ -54,7 +54,8 @@ const waitForStatus = (exportId: string, status: string) =>
 
 beforeAll(async () => {
   // Files of a few KiB, so one run writes several, some of them after the rotation.
-  stack = await startTracingStack('rotation', { BULK_EXPORT_LAG_SECONDS: '0', BULK_EXPORT_POLL_MS: '250', BULK_EXPORT_FILE_MAX_BYTES: '1' });
+  // The proxy listens on loopback, which destinations may not reach unless allowed.
+  stack = await startTracingStack('rotation', { BULK_EXPORT_LAG_SECONDS: '0', BULK_EXPORT_POLL_MS: '250', BULK_EXPORT_FILE_MAX_BYTES: '1', BULK_EXPORT_ALLOWED_HOSTS: '127.0.0.1' });
   stack.startExportWorker();
   const target = new URL(stack.env.S3_ENDPOINT!);
   proxy = createServer((req, res) => {

@@ -1,4 +1,6 @@
-// The test write a destination must pass, against the real MinIO with real users and policies.
+// The test write a destination must pass, against the real MinIO with real users and policies,
+// and the host policy: endpoints that are not reached as S3 (refused by the policy, closed, not
+// S3) all get the one neutral answer.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,10 +17,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createUserWithPolicy, removeUser } from '../../infra/minioAdmin.ts';
 import {
   checkDestinationWrite,
+  destinationHostPolicy,
   destinationS3Client,
   keyUnderPrefix,
   normalisePrefix,
+  UNREACHABLE_ENDPOINT,
 } from '../../services/bulk-export/destinations/destinationS3.ts';
+import { HostDeniedError, type OutboundHostPolicy } from '../../services/common/outboundHostPolicy.ts';
 import type { DestinationCredentials, DestinationLocation } from '../../services/bulk-export/exportTypes.ts';
 import { AppError } from '../../services/common/errors.ts';
 import { provideInfra } from '../support/infra.ts';
@@ -26,6 +31,10 @@ import type { StackEndpoints } from '../support/infra.ts';
 
 let endpoints: StackEndpoints;
 let root: S3Client;
+/** The default policy of a deployment whose object store is this MinIO. */
+let policy: OutboundHostPolicy;
+const policyWith = (allowed: string, denied = '') =>
+  destinationHostPolicy({ S3_ENDPOINT: endpoints.s3Endpoint, BULK_EXPORT_ALLOWED_HOSTS: allowed, BULK_EXPORT_DENIED_HOSTS: denied });
 const bucket = `destination-check-${randomUUID().slice(0, 8)}`;
 const users: string[] = [];
 
@@ -47,9 +56,9 @@ function putOnlyUnder(prefix: string): object[] {
 }
 
 /** The check's outcome: 'passed', or the AppError's status, code and detail. */
-async function check(where: DestinationLocation, credentials: DestinationCredentials): Promise<'passed' | { status: number; code: string; detail: string }> {
+async function check(where: DestinationLocation, credentials: DestinationCredentials, withPolicy = policy): Promise<'passed' | { status: number; code: string; detail: string }> {
   try {
-    await checkDestinationWrite(where, credentials);
+    await checkDestinationWrite(where, credentials, { policy: withPolicy });
     return 'passed';
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
@@ -68,8 +77,9 @@ async function keysUnder(prefix: string): Promise<string[]> {
 
 beforeAll(async () => {
   endpoints = await provideInfra();
+  policy = policyWith('');
   const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
-  root = destinationS3Client(location(''), rootCredentials);
+  root = destinationS3Client(location(''), rootCredentials, { policy });
   await root.send(new CreateBucketCommand({ Bucket: bucket }));
 });
 
@@ -136,42 +146,101 @@ describe('checkDestinationWrite', () => {
   });
 
   test.each(['not a url', 'ftp://x', 'http://', 'https://', '/relative/path', 'http://user:secret@127.0.0.1:9000'])(
-    'endpoint %j is an "Invalid endpoint"',
+    'endpoint %j is an "Invalid endpoint" that says what a valid one is',
     async (endpointUrl) => {
       const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
-      expect(await check(location('x', { endpointUrl }), credentials)).toEqual(failedWith('Invalid endpoint'));
+      expect(await check(location('x', { endpointUrl }), credentials)).toEqual(
+        failedWith('Invalid endpoint: endpoint_url must be an absolute http:// or https:// URL with a host and no user name or password'),
+      );
     },
   );
+});
 
-  test('a well-formed endpoint where nothing listens says so', async () => {
+describe('endpoints not reached as S3 all get one answer', () => {
+  const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
+  const neutral = failedWith(UNREACHABLE_ENDPOINT);
+
+  async function closedPort(): Promise<number> {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
-    expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${port}` }), credentials)).toEqual(
-      failedWith('Could not connect to the endpoint (ECONNREFUSED)'),
-    );
-  });
+    return port;
+  }
 
-  test('an endpoint that is not an S3 store says so', async () => {
+  async function withNotS3<T>(fn: (port: number) => Promise<T>): Promise<T> {
     const notS3 = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>nothing here</h1>'));
     await new Promise<void>((resolve) => notS3.listen(0, '127.0.0.1', resolve));
     try {
-      const { port } = notS3.address() as AddressInfo;
-      const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
-      expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${port}` }), credentials)).toEqual(
-        failedWith('The endpoint did not answer as an S3-compatible store (HTTP 404)'),
-      );
+      return await fn((notS3.address() as AddressInfo).port);
     } finally {
       await new Promise<void>((resolve) => notS3.close(() => resolve()));
     }
+  }
+
+  test('refused by default: ClickHouse\'s port, a closed port, metadata, private, loopback by name and IPv4-mapped', async () => {
+    const clickhouse = new URL(endpoints.clickhouseUrl);
+    const refused = [
+      `http://127.0.0.1:${clickhouse.port}`,
+      `http://127.0.0.1:${await closedPort()}`,
+      'http://169.254.169.254',
+      'http://10.0.0.1:9000',
+      'http://192.168.1.1',
+      'http://172.20.0.5:9000',
+      'http://[fd00::1]:9000',
+      `http://[::ffff:127.0.0.1]:${clickhouse.port}`,
+      'http://[::ffff:a9fe:a9fe]', // 169.254.169.254, IPv4-mapped in hex
+      'http://[64:ff9b::a00:1]:9000', // 10.0.0.1 through NAT64
+      'http://0.0.0.0:9000',
+      `http://localhost:${clickhouse.port}`,
+    ];
+    for (const endpointUrl of refused) expect(await check(location('x', { endpointUrl }), credentials), endpointUrl).toEqual(neutral);
+  });
+
+  test('allowed but not S3 reads the same: nothing listening, another service, an unknown name', async () => {
+    const loopback = policyWith('127.0.0.1');
+    const clickhouse = new URL(endpoints.clickhouseUrl);
+    expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${await closedPort()}` }), credentials, loopback)).toEqual(neutral);
+    expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${clickhouse.port}` }), credentials, loopback)).toEqual(neutral);
+    await withNotS3(async (port) => expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${port}` }), credentials, loopback)).toEqual(neutral));
+    expect(await check(location('x', { endpointUrl: 'http://no-such-host.invalid:9000' }), credentials)).toEqual(neutral);
+  });
+
+  test('the allow list lets a loopback host through; the deny list wins over everything', async () => {
+    const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
+    const store = new URL(endpoints.s3Endpoint);
+    // A deployment whose own store is elsewhere: this MinIO is then just a service on loopback.
+    const elsewhere = (allowed: string) => destinationHostPolicy({ S3_ENDPOINT: 'https://s3.example.com', BULK_EXPORT_ALLOWED_HOSTS: allowed, BULK_EXPORT_DENIED_HOSTS: '' });
+    const byName = location('exports/by-name', { endpointUrl: `http://localhost:${store.port}` });
+    expect(await check(byName, rootCredentials, elsewhere(''))).toEqual(neutral);
+    expect(await check(location('exports/by-address'), rootCredentials, elsewhere(''))).toEqual(neutral);
+    expect(await check(byName, rootCredentials, elsewhere('localhost'))).toBe('passed');
+    expect(await check(location('exports/by-address'), rootCredentials, elsewhere(`${store.hostname}:${store.port}`))).toBe('passed');
+    expect(await check(location('exports/by-range'), rootCredentials, elsewhere('127.0.0.0/8, ::1'))).toBe('passed');
+    expect(await check(location('exports/other-port'), rootCredentials, elsewhere(`${store.hostname}:1`))).toEqual(neutral);
+    expect(await check(location('exports/denied'), rootCredentials, policyWith('127.0.0.1', `${store.hostname}:${store.port}`))).toEqual(neutral);
+  });
+
+  test('the check is made again as each connection is made, not only before it', async () => {
+    const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
+    const store = new URL(endpoints.s3Endpoint);
+    // A client built for a name the policy refuses (as a worker would for a name that resolves elsewhere now) never connects.
+    const refusing = destinationHostPolicy({ S3_ENDPOINT: 'https://s3.example.com', BULK_EXPORT_ALLOWED_HOSTS: '', BULK_EXPORT_DENIED_HOSTS: '' });
+    const s3 = destinationS3Client(location('x', { endpointUrl: `http://localhost:${store.port}` }), rootCredentials, { policy: refusing, maxAttempts: 1 });
+    try {
+      const error = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'x' })).then(() => null, (e: Error) => e);
+      expect(error).toBeInstanceOf(HostDeniedError);
+    } finally {
+      s3.destroy();
+    }
+    // An address the policy refuses cannot even make a client.
+    expect(() => destinationS3Client(location('x', { endpointUrl: 'http://169.254.169.254' }), rootCredentials, { policy })).toThrow(HostDeniedError);
   });
 });
 
 test('a write-only user can complete a multipart upload under its prefix (what exports do)', async () => {
   const writer = await userWith('multipart', putOnlyUnder('exports/multipart'));
-  const s3 = destinationS3Client(location('exports/multipart'), writer);
+  const s3 = destinationS3Client(location('exports/multipart'), writer, { policy });
   const body = randomBytes(6 * 1024 * 1024 + 123);
   const key = keyUnderPrefix('exports/multipart', 'export_id=1/part-0.parquet');
   try {

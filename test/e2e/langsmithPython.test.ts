@@ -35,7 +35,7 @@ describe('langsmith (PyPI) traceable and create_run/update_run', () => {
     const project = `py-e2e-${Date.now()}`;
     const env = { LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`, LANGSMITH_API_KEY: workspace.apiKey, LANGSMITH_TRACING: 'true', LANGSMITH_PROJECT: project };
     const traced = await runScript<TraceResult>('trace_runs.py', [], env);
-    expect(traced.result.langsmith_version).toBe('0.11.1');
+    expect(traced.result.langsmith_version).toBe('0.15.1');
     expect(traced.result.compression_ready, 'the client switched to zstd-compressed multipart').toBe(true);
     expectNoClientFailures(traced);
 

@@ -4,7 +4,7 @@
 // listRuns (every filter it offers, pagination across pages), readRun with loadChildRuns,
 // listThreads / readThread, getRunStats and the v2 resources (runs, traces, threads); feedback
 // given with createFeedback is read back through feedback_stats and the filter language. The
-// Python client 0.11.1 does the same with @traceable, `trace` and create_feedback
+// Python client 0.15.1 does the same with @traceable, `trace` and create_feedback
 // (test/e2e/python/read_runs_trace.py) and list_runs / read_run / read_thread / list_threads /
 // get_run_stats (test/e2e/python/read_runs_query.py). Every value read back is compared with
 // what the client traced. Runs that share one start_time check that pages split ties cleanly.
@@ -567,7 +567,7 @@ describe('langsmith (npm) reads back what it traced', () => {
       const t = set.get(item.id!);
       const d = set.derived.get(t.id)!;
       expect(item).toMatchObject({
-        name: t.name, run_type: t.run_type, trace_id: t.trace_id, thread_id: threads.a, tags: t.tags, error: t.error, is_root: t.parent_run_id === null,
+        name: t.name, run_type: t.run_type.toUpperCase(), trace_id: t.trace_id, thread_id: threads.a, tags: t.tags, error: t.error, is_root: t.parent_run_id === null,
         project_id: projectId, prompt_tokens: d.usage.prompt_tokens, completion_tokens: d.usage.completion_tokens, total_tokens: d.usage.total_tokens,
       });
       expect(item.inputs).toEqual(t.inputs);
@@ -598,7 +598,7 @@ describe('langsmith (npm) reads back what it traced', () => {
     for (const t of traces) {
       const root = set.get(t.root_run!.id!);
       const d = set.derived.get(root.id)!;
-      expect(t.root_run).toMatchObject({ id: root.id, name: root.name, run_type: root.run_type, trace_id: root.id, thread_id: d.thread_id, tags: root.tags });
+      expect(t.root_run).toMatchObject({ id: root.id, name: root.name, run_type: root.run_type.toUpperCase(), trace_id: root.id, thread_id: d.thread_id, tags: root.tags });
       expect(t.trace_aggregates).toMatchObject({ total_tokens: d.usage.total_tokens });
       expect(Number(t.trace_aggregates?.total_cost ?? 0)).toBeCloseTo(d.usage.total_cost, 9);
     }
@@ -757,7 +757,7 @@ describe('langsmith (PyPI) reads back what it traced', () => {
     env = { LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`, LANGSMITH_API_KEY: workspace.apiKey, LANGSMITH_TRACING: 'true', LANGSMITH_PROJECT: project };
     const traced = await runPythonScript<PyTraceResult>(pyenv, 'read_runs_trace.py', [JSON.stringify({ threads, bulk_steps: BULK_STEPS })], env);
     expectNoClientFailures(traced);
-    expect(traced.result.langsmith_version).toBe('0.11.1');
+    expect(traced.result.langsmith_version).toBe('0.15.1');
     set = new TracedSet(traced.result.runs);
     expect(set.runs).toHaveLength(7 * 3 + 2 + 1 + BULK_STEPS);
     feedback = traced.result.feedback;

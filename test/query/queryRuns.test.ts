@@ -214,7 +214,7 @@ describe('request fields', () => {
     const [root] = traces[0] as [RunRow];
     const { runs } = await query({ trace: root.id, order: 'asc' });
     const [r, c] = runs as [Record<string, any>, Record<string, any>];
-    expect(r).toMatchObject({ id: root.id, is_root: true, parent_run_ids: [], app_path: null, thread_id: 'thread-0', outputs: { ok: true } });
+    expect(r).toMatchObject({ id: root.id, is_root: true, parent_run_ids: [], app_path: `/o/${T}/projects/p/${root.session_id}/r/${root.id}?poll=true`, thread_id: 'thread-0', outputs: { ok: true } });
     expect(r.feedback_stats).toEqual({
       correctness: { n: 2, avg: 0.5, stdev: 0.5, errors: 0, values: {} },
       vibe: { n: 1, avg: null, stdev: null, errors: 0, values: { good: 1 } },

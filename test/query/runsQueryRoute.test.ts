@@ -9,6 +9,7 @@ import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '.
 import { makeTrace, multipartBody, postParts, type TestRun } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
+import { streamedPage } from '../support/sseEvents.ts';
 
 let ws: Workspace;
 let other: Workspace;
@@ -91,7 +92,7 @@ describe('POST /runs/query', () => {
     expect(res.body.runs).toHaveLength(1);
     expect(res.body.runs[0]).toMatchObject({
       id: root.id, trace_id: root.id, name: 'root', run_type: 'chain', parent_run_id: null, parent_run_ids: [], dotted_order: root.dotted_order,
-      session_id: project, inputs: { question: 'q' }, outputs: { ok: true }, status: 'success', app_path: null, feedback_stats: null, is_root: true,
+      session_id: project, inputs: { question: 'q' }, outputs: { ok: true }, status: 'success', app_path: `/o/${ws.id}/projects/p/${project}/r/${root.id}?poll=true`, feedback_stats: null, is_root: true,
     });
     expect(res.body.cursors).toEqual({ next: null, prev: null });
   });
@@ -146,7 +147,7 @@ describe('POST /runs/query', () => {
 test('the OpenAPI document describes the query routes', async () => {
   const doc = await api('/docs/json');
   expect(doc.status).toBe(200);
-  expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/runs/query', '/api/v1/runs/query', '/api/v2/runs/query', '/api/v2/runs/{run_id}']));
+  expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/runs/query', '/api/v1/runs/query', '/api/v2/runs/query', '/api/v2/runs/{run_id}', '/api/v2/runs/{run_id}/url']));
   expect(doc.body.paths['/runs/query'].post.requestBody.content['application/json'].schema.properties.filter).toBeDefined();
 });
 
@@ -164,6 +165,63 @@ describe('POST /api/v2/runs/query', () => {
     const roots = (await query({ session: [project], is_root: true, select: ['id'] })).body.runs.map((r: { id: string }) => r.id);
     expect(ids).toEqual(roots);
     expect((await query({ project_ids: [project] }, other.apiKey, '/api/v2/runs/query')).status).toBe(404);
+  });
+
+  test('Accept: text/event-stream streams the same runs as the JSON pages; an Accept admitting neither is a 406', async () => {
+    const body = { project_ids: [project], page_size: 3, selects: ['ID', 'RUN_TYPE', 'STATUS'] };
+    const json: unknown[] = [];
+    const streamed: unknown[] = [];
+    for (const [accept, into] of [['application/json', json], ['text/event-stream', streamed]] as const) {
+      let cursor: string | null = null;
+      do {
+        const res = await fetch(`${tracingUrl()}/api/v2/runs/query`, {
+          method: 'POST',
+          headers: { 'x-api-key': ws.apiKey, 'content-type': 'application/json', accept },
+          body: JSON.stringify({ ...body, ...(cursor ? { cursor } : {}) }),
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(accept === 'text/event-stream' ? /^text\/event-stream/ : /^application\/json/);
+        const page = accept === 'text/event-stream' ? streamedPage(await res.text()) : ((await res.json()) as { items: unknown[]; next_cursor: string | null });
+        into.push(...page.items);
+        cursor = page.next_cursor;
+      } while (cursor);
+    }
+    expect(streamed).toEqual(json);
+    expect(json.length).toBeGreaterThanOrEqual(20);
+    const refused = await api('/api/v2/runs/query', { method: 'POST', apiKey: ws.apiKey, json: body, headers: { accept: 'text/plain' } });
+    expect(refused.status).toBe(406);
+    expect(refused.body.error).toBe('NOT_ACCEPTABLE');
+  });
+
+  test('run_type and status in the v2 enums (upper case), and run_type filters in any case', async () => {
+    const res = await query({ project_ids: [project], run_type: 'LLM', selects: ['ID', 'RUN_TYPE', 'STATUS'] }, ws.apiKey, '/api/v2/runs/query');
+    expect(res.status).toBe(200);
+    expect(res.body.items.length).toBeGreaterThan(0);
+    expect(new Set(res.body.items.map((i: { run_type: string }) => i.run_type))).toEqual(new Set(['LLM']));
+    expect(new Set(res.body.items.map((i: { status: string }) => i.status))).toEqual(new Set(['SUCCESS', 'ERROR']));
+    const lower = await query({ project_ids: [project], run_type: 'llm', selects: ['ID'] }, ws.apiKey, '/api/v2/runs/query');
+    expect(lower.body.items).toEqual(res.body.items.map((i: { id: string }) => ({ id: i.id })));
+  });
+
+  test('GET /api/v2/runs/{id}/url: the UI path on the base URL the client used; app_path agrees', async () => {
+    const [root, child] = ingested as [TestRun, TestRun];
+    const path = `/o/${ws.id}/projects/p/${project}/r/${child.id}?poll=true`;
+    const res = await api(`/api/v2/runs/${child.id}/url?project_id=${project}&trace_id=${root.id}`, { apiKey: ws.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ url: `${tracingUrl()}${path}` });
+    expect((await api(`/runs/${child.id}`, { apiKey: ws.apiKey })).body.app_path).toBe(path);
+    const v2 = await api(`/api/v2/runs/${child.id}?project_id=${project}&selects=APP_PATH`, { apiKey: ws.apiKey });
+    expect(v2.body).toEqual({ app_path: path });
+    const proxied = await api(`/api/v2/runs/${child.id}/url?project_id=${project}&trace_id=${root.id}&start_time=${child.start_time}`, {
+      apiKey: ws.apiKey,
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'smith.example.com' },
+    });
+    expect(proxied.body).toEqual({ url: `https://smith.example.com${path}` });
+    expect((await api(`/api/v2/runs/${child.id}/url?project_id=${project}&trace_id=${root.id}`, { apiKey: other.apiKey })).status).toBe(404);
+    for (const q of [`trace_id=${root.id}`, `project_id=${project}`, `project_id=nope&trace_id=${root.id}`, `project_id=${project}&trace_id=${root.id}&start_time=yesterday`]) {
+      expect((await api(`/api/v2/runs/${child.id}/url?${q}`, { apiKey: ws.apiKey })).status, q).toBe(400);
+    }
+    expect((await api(`/api/v2/runs/not-a-uuid/url?project_id=${project}&trace_id=${root.id}`, { apiKey: ws.apiKey })).status).toBe(400);
   });
 
   test('GET /api/v2/runs/{id} with repeated selects', async () => {

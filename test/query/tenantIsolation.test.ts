@@ -42,6 +42,8 @@ interface Fixture {
   /** The runs of trace u but its root. */
   uChildren: string[];
   feedbackKey: string;
+  /** A project with a reference dataset: an experiment (what GET /sessions/resolutions resolves). */
+  experiment: string;
   /** A bulk-export destination, a one-time export of the main project into it, and the export's (first) run. */
   destination: string;
   bulkExport: string;
@@ -124,6 +126,8 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
     return { id: res.body.id as string, name: res.body.name as string };
   };
   const [project, second, del0, del1] = await Promise.all([newProject('main'), newProject('second'), newProject('del0'), newProject('del1')]);
+  const experiment = await createProject(ws, { name: `iso-${RUN}-${label}-experiment`, reference_dataset_id: randomUUID() });
+  expect(experiment.status, JSON.stringify(experiment.body)).toBe(200);
   const ownThread = `iso-${RUN}-${label}-own`;
   const feedbackKey = `quality-${label}`;
   const t = traceBodies(uuidv7(), project.name, { thread_id: SHARED_THREAD, workspace: label }, [label]);
@@ -139,7 +143,7 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
   await Promise.all([...t, ...u, ...s, ...d].map((r) => waitForRun(ws.apiKey, r.id, (run) => run.status !== 'pending' && run.session_id !== null)));
   const { destination, bulkExport, exportRun } = await buildBulkExport(ws, label, project.id);
   return {
-    destination, bulkExport, exportRun,
+    destination, bulkExport, exportRun, experiment: experiment.body.id as string,
     label, ws, project, second: { ...second, root: s[0]!.id }, ownThread, feedbackKey,
     t: { root: t[0]!.id, llm: t[1]!.id, tool: t[2]!.id }, u: u[0]!.id,
     deletable: { '': del0.id, '/api/v1': del1.id }, deletableRoot: d[0]!.id, uChildren: [u[1]!.id, u[2]!.id],
@@ -274,6 +278,16 @@ const CASES: Record<string, Probe[]> = {
       other: (res, as, _of, what) => {
         expectStatus(res, 200, what);
         expectOwnRoots(res.body.runs, as, what, res);
+      },
+    },
+  ],
+  'GET /sessions/resolutions': [
+    {
+      label: 'the other workspace’s experiment',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/sessions/resolutions?kind=EXPERIMENT&id=${of.experiment}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual({ session_id: of.experiment });
       },
     },
   ],
@@ -412,6 +426,16 @@ const CASES: Record<string, Probe[]> = {
       other: noItems,
     },
   ],
+  'GET /api/v2/runs/{run_id}/url': [
+    {
+      label: 'the other run in the other project',
+      request: (_as, of) => ({ method: 'GET', path: `/api/v2/runs/${of.t.llm}/url?project_id=${of.project.id}&trace_id=${of.t.root}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.url, show(what, res)).toMatch(new RegExp(`/o/${of.ws.id}/projects/p/${of.project.id}/r/${of.t.llm}\\?poll=true$`));
+      },
+    },
+  ],
   'GET /api/v2/runs/{run_id}': [
     {
       label: 'the other run in the other project',
@@ -520,6 +544,20 @@ const CASES: Record<string, Probe[]> = {
       other: (res, as, _of, what) => {
         expectStatus(res, 200, what);
         expect(itemIdsOf(res, 'trace_id'), show(what, res)).toEqual([as.t.root]);
+      },
+    },
+  ],
+  'POST /api/v2/threads/stats': [
+    {
+      label: 'project_id: the other project',
+      request: (_as, of) => ({
+        method: 'POST',
+        path: '/api/v2/threads/stats',
+        json: { project_id: of.project.id, min_start_time: iso(Date.now() * 1000 - 86_400_000_000), select: ['THREAD_COUNT', 'TRACE_COUNT', 'TOTAL_TOKENS'] },
+      }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual({ thread_count: 2, trace_count: 2, total_tokens: 20 });
       },
     },
   ],

@@ -163,6 +163,45 @@ describe('GET /sessions', () => {
   });
 });
 
+describe('GET /sessions/resolutions (the clients\' sessions.resolve)', () => {
+  const resolve = (query: string, apiKey = ws.apiKey, prefix = '') => api(`${prefix}/sessions/resolutions?${query}`, { apiKey });
+
+  test('an experiment resolves to its project, at / and /api/v1; kind in any case', async () => {
+    const experiment = (await create({ name: unique('experiment'), reference_dataset_id: randomUUID() })).body;
+    for (const prefix of ['', '/api/v1']) {
+      const res = await resolve(`kind=EXPERIMENT&id=${experiment.id}`, ws.apiKey, prefix);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toEqual({ session_id: experiment.id });
+    }
+    expect((await resolve(`kind=experiment&id=${experiment.id}`)).body).toEqual({ session_id: experiment.id });
+    // Another workspace's experiment, a project that is no experiment, an unknown id: 404.
+    expect((await resolve(`kind=EXPERIMENT&id=${experiment.id}`, other.apiKey)).status).toBe(404);
+    const plain = (await create({ name: unique('plain') })).body;
+    expect((await resolve(`kind=EXPERIMENT&id=${plain.id}`)).status).toBe(404);
+    expect((await resolve(`kind=EXPERIMENT&id=${randomUUID()}`)).status).toBe(404);
+  });
+
+  test('agent and evaluator addresses are well-formed 404s here; malformed addresses are 400s naming the field', async () => {
+    expect((await resolve('kind=AGENT&id=support-agent&environment=production')).status).toBe(404);
+    expect((await resolve('kind=EVALUATOR')).status).toBe(404);
+    for (const [query, message] of [
+      ['', /kind/],
+      ['kind=ROBOT', /kind must be AGENT, EXPERIMENT or EVALUATOR/],
+      ['kind=AGENT&environment=PRODUCTION', /id of an AGENT address/],
+      ['kind=AGENT&id=Support_Agent&environment=PRODUCTION', /id of an AGENT address/],
+      ['kind=AGENT&id=support-agent', /environment of an AGENT address/],
+      ['kind=AGENT&id=support-agent&environment=moon', /environment of an AGENT address/],
+      ['kind=EXPERIMENT&id=nope', /id must be a UUID/],
+      [`kind=EXPERIMENT&id=${randomUUID()}&environment=LOCAL`, /environment is not part of a EXPERIMENT address/],
+      ['kind=EVALUATOR&id=x', /id is not part of a EVALUATOR address/],
+    ] as const) {
+      const res = await resolve(query);
+      expect(res.status, query).toBe(400);
+      expect(res.body.detail, query).toMatch(message);
+    }
+  });
+});
+
 describe('bad input', () => {
   test.each([
     [{}, 'name'],

@@ -1,28 +1,37 @@
-// Python virtualenvs for the tests: the official Python clients (.local/venvs/e2e, from
-// test/e2e/python/requirements.txt) and tools kept apart from them so their dependencies
-// cannot clash (the OpenAPI fuzzer, .local/venvs/fuzz). ensurePythonEnv() creates a venv with
-// the machine's python3 when missing and pip-installs its requirements file when it changed
-// since the last install (a stamp file holds its hash). Warm, it costs one `python -c` call.
-// Unattended: only PyPI is needed, and concurrent callers (vitest workers) wait on a lock directory.
+// Python virtualenvs for the tests: the official Python clients (from
+// test/e2e/python/requirements.txt) and tools kept apart from them so their dependencies cannot
+// clash (the OpenAPI fuzzer, test/contract/requirements.txt). Each lives in
+// .local/venvs/<name>-<hash of its requirements file>: checkouts pinning different versions
+// (branches, worktrees sharing .local) each get their own, instead of reinstalling one under each
+// other's running tests. ensurePythonEnv() creates it with the machine's python3 when missing and
+// pip-installs the requirements (a stamp file records that the install finished). Warm, it costs
+// one `python -c` call. Unattended: only PyPI is needed, and concurrent callers (vitest workers)
+// wait on a lock directory.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './serviceProcess.ts';
 
-export const PYTHON_REQUIREMENTS = join(repoRoot, 'test', 'e2e', 'python', 'requirements.txt');
-export const PYTHON_VENV = join(repoRoot, '.local', 'venvs', 'e2e');
-
-/** A venv and the requirements file that fills it. */
+/** A venv, named by what it is for, and the requirements file that fills it. */
 export interface PythonEnvSpec {
   venv: string;
   requirements: string;
+  /** sha256 of the requirements file, as the venv's stamp records it. */
+  hash: string;
 }
 
+function pythonEnvSpec(name: string, requirements: string): PythonEnvSpec {
+  const hash = createHash('sha256').update(readFileSync(requirements, 'utf8')).digest('hex');
+  return { venv: join(repoRoot, '.local', 'venvs', `${name}-${hash.slice(0, 12)}`), requirements, hash };
+}
+
+export const PYTHON_REQUIREMENTS = join(repoRoot, 'test', 'e2e', 'python', 'requirements.txt');
 /** The official Python clients. */
-export const E2E_PYTHON: PythonEnvSpec = { venv: PYTHON_VENV, requirements: PYTHON_REQUIREMENTS };
+export const E2E_PYTHON: PythonEnvSpec = pythonEnvSpec('e2e', PYTHON_REQUIREMENTS);
+export const PYTHON_VENV = E2E_PYTHON.venv;
 /** schemathesis, the OpenAPI fuzzer (test/contract/). */
-export const FUZZ_PYTHON: PythonEnvSpec = { venv: join(repoRoot, '.local', 'venvs', 'fuzz'), requirements: join(repoRoot, 'test', 'contract', 'requirements.txt') };
+export const FUZZ_PYTHON: PythonEnvSpec = pythonEnvSpec('fuzz', join(repoRoot, 'test', 'contract', 'requirements.txt'));
 
 export interface PythonEnv {
   /** The venv's interpreter. */
@@ -109,8 +118,7 @@ export async function ensurePythonEnv(spec: PythonEnvSpec = E2E_PYTHON): Promise
   const venv = spec.venv;
   const python = join(venv, 'bin', 'python');
   const stamp = join(venv, '.requirements.sha256');
-  const requirements = readFileSync(spec.requirements, 'utf8');
-  const wanted = createHash('sha256').update(requirements).digest('hex');
+  const wanted = spec.hash;
   const isCurrent = async () => existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === wanted && (await run(python, ['-c', 'import sys'])).code === 0;
 
   if (await isCurrent()) return { python, venv };

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { formatDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
 import { sql } from '../../services/common/clickhouse/sql.ts';
 import { readRoutesApp, runRow, scratchDatabase, SECOND, traceRow, type ScratchDatabase } from './readModelFixture.ts';
+import { streamedPage } from '../support/sseEvents.ts';
 
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -153,6 +154,50 @@ async function allPages(path: string, body: Record<string, unknown>, tenant = te
   throw new Error('paging did not end');
 }
 
+/** Every item of a query as streamed pages (Accept: text/event-stream), following next_cursor. */
+async function allStreamedPages(path: string, body: Record<string, unknown>, tenant = tenantA) {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  for (let pages = 1; pages < 50; pages++) {
+    const res = await app.inject({ method: 'POST', url: path, headers: { 'x-tenant-id': tenant, accept: 'text/event-stream' }, payload: { ...body, ...(cursor ? { cursor } : {}) } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const page = streamedPage(res.body);
+    expect(page.events.at(-1)).toEqual({ event: 'end', data: '' });
+    items.push(...page.items);
+    cursor = page.next_cursor;
+    if (!cursor) return { items, pages };
+  }
+  throw new Error('paging did not end');
+}
+
+/** The queries answer JSON or a stream; an Accept admitting neither is a 406 (never a form not asked for). */
+describe.each(['/api/v2/traces/query', '/api/v2/threads/query'])('%s as a stream', (path) => {
+  test('the same items as the JSON pages, page for page', async () => {
+    const body = { ...WINDOW, project_id: projectA, page_size: 7 };
+    const streamed = await allStreamedPages(path, body);
+    const json = await allPages(path, body);
+    expect(streamed.items.length).toBeGreaterThan(0);
+    expect(streamed).toEqual(json);
+  });
+
+  test('an Accept that admits neither JSON nor a stream is a 406; one that admits JSON gets JSON', async () => {
+    const send = (accept: string) => app.inject({ method: 'POST', url: path, headers: { 'x-tenant-id': tenantA, accept }, payload: { ...WINDOW, project_id: projectA } });
+    const refused = await send('text/html, application/xml;q=0.9');
+    expect(refused.statusCode).toBe(406);
+    expect(refused.json()).toEqual({ error: 'NOT_ACCEPTABLE', detail: expect.stringContaining('application/json, text/event-stream') });
+    const json = await send('text/html, */*;q=0.1');
+    expect(json.statusCode).toBe(200);
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  test('bad input is an ordinary 400 or 404 before any stream', async () => {
+    const send = (payload: object, tenant = tenantA) => app.inject({ method: 'POST', url: path, headers: { 'x-tenant-id': tenant, accept: 'text/event-stream' }, payload });
+    expect((await send({ project_id: projectA, cursor: 'not-a-cursor' })).json()).toMatchObject({ error: 'BAD_REQUEST' });
+    expect((await send({ project_id: projectA }, tenantB)).statusCode).toBe(404);
+  });
+});
+
 describe('POST /api/v2/traces/query', () => {
   test('pages through every trace of the project once, newest first, ties included', async () => {
     const paged = await allPages('/api/v2/traces/query', { ...WINDOW, project_id: projectA, page_size: 7 });
@@ -173,7 +218,7 @@ describe('POST /api/v2/traces/query', () => {
     expect(res.body.items).toHaveLength(1);
     const item = res.body.items[0];
     expect(item.root_run).toEqual({
-      id: first.trace_id, name: 'trace-0', run_type: 'chain', status: 'error', start_time: iso(first.start_time).replace('Z', '000Z'),
+      id: first.trace_id, name: 'trace-0', run_type: 'CHAIN', status: 'ERROR', start_time: iso(first.start_time).replace('Z', '000Z'),
       end_time: iso(first.start_time + SECOND).replace('Z', '000Z'), latency_seconds: 1, parent_run_ids: [], project_id: projectA,
       trace_id: first.trace_id, thread_id: 'thread-a', is_root: true, prompt_tokens: 60, completion_tokens: 40, prompt_cost: 0,
       completion_cost: 0, tags: [],
@@ -243,10 +288,10 @@ describe('GET /api/v2/traces/{id}/runs', () => {
     expect(res.body.items.map((r: any) => r.name)).toEqual(tree.inTreeOrder);
     const a1 = res.body.items[2];
     expect(a1).toEqual({
-      id: tree.ids.a1, name: 'a1', run_type: 'chain', status: 'success', start_time: expect.any(String), end_time: expect.any(String), latency_seconds: 1,
+      id: tree.ids.a1, name: 'a1', run_type: 'CHAIN', status: 'SUCCESS', start_time: expect.any(String), end_time: expect.any(String), latency_seconds: 1,
       first_token_time: null, error: null, parent_run_ids: [tree.ids.root, tree.ids.a], total_tokens: 7, total_cost: 0,
     });
-    expect(res.body.items[3]).toMatchObject({ name: 'b', status: 'error', error: 'boom' });
+    expect(res.body.items[3]).toMatchObject({ name: 'b', status: 'ERROR', error: 'boom' });
   });
 
   test('selects pick the fields, payloads included', async () => {
@@ -350,6 +395,39 @@ describe('threads', () => {
     const some = await call(tenantA, 'GET', `/api/v2/threads/thread-a/stats?session_id=${projectA}&selects=TURNS&selects=FEEDBACK_STATS`);
     const errored = threadA.filter((m) => m.status === 'error').length;
     expect(some.body).toEqual({ turns: threadA.length, run_count: 3 * threadA.length, error_count: errored, num_errored_turns: errored });
+  });
+
+  test('POST /threads/stats: aggregates over the traces of the project\'s threads in the window', async () => {
+    const inThreads = made.filter((m) => m.thread_id !== '');
+    const finished = inThreads.filter((m) => m.latency !== null);
+    const streamed = finished.filter((m) => made.indexOf(m) % 2 === 0); // the fixture gives even traces a first token
+    const res = await call(tenantA, 'POST', '/api/v2/threads/stats', {
+      ...WINDOW,
+      project_id: projectA,
+      select: ['THREAD_COUNT', 'TRACE_COUNT', 'TOTAL_TOKENS', 'PROMPT_TOKENS', 'TOTAL_COST', 'ERROR_RATE', 'STREAMING_RATE', 'LATENCY_P50', 'MEDIAN_TOKENS', 'PROMPT_TOKEN_DETAILS', 'THREAD_FEEDBACK_STATS'],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      thread_count: 2,
+      trace_count: inThreads.length,
+      total_tokens: inThreads.reduce((s, m) => s + m.total_tokens, 0),
+      prompt_tokens: inThreads.reduce((s, m) => s + 60 * (made.indexOf(m) + 1), 0),
+      total_cost: expect.closeTo(inThreads.reduce((s, m) => s + m.total_cost, 0), 9),
+      error_rate: inThreads.filter((m) => m.status === 'error').length / inThreads.length,
+      streaming_rate: streamed.length / finished.length,
+      latency_p50_seconds: expect.any(Number),
+      median_tokens: expect.any(Number),
+    });
+    // traces 0..3 of the window's start: 0 and 3 in thread a, 1 in thread b; trace 0 errored
+    const early = await call(tenantA, 'POST', '/api/v2/threads/stats', { project_id: projectA, min_start_time: iso(T0), max_start_time: iso(T0 + 35 * MINUTE), select: ['THREAD_COUNT', 'TRACE_COUNT', 'ERROR_RATE'] });
+    expect(early.body).toEqual({ thread_count: 2, trace_count: 3, error_rate: 1 / 3 });
+    const none = await call(tenantA, 'POST', '/api/v2/threads/stats', { project_id: projectA, min_start_time: iso(T0 - 2 * HOUR), max_start_time: iso(T0 - HOUR), select: ['THREAD_COUNT', 'ERROR_RATE', 'LATENCY_P99'] });
+    expect(none.body).toEqual({ thread_count: 0, error_rate: 0, latency_p99_seconds: null });
+    expect((await call(tenantB, 'POST', '/api/v2/threads/stats', { project_id: projectA, select: ['THREAD_COUNT'] })).status).toBe(404);
+    for (const body of [{ project_id: projectA }, { project_id: projectA, select: [] }, { project_id: projectA, select: ['NOPE'] }, { project_id: projectA, select: ['TRACE_COUNT'], filter: 'eq(status, "error")' }, { select: ['TRACE_COUNT'] }]) {
+      const bad = await call(tenantA, 'POST', '/api/v2/threads/stats', body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+    }
   });
 
   test('404 for an unknown thread, another project, another workspace; 400 for bad input', async () => {

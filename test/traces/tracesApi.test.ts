@@ -67,7 +67,7 @@ describe('GET /api/v2/traces/{id}/runs', () => {
     const res = await api(`/api/v2/traces/${t[0]!.id}/runs?project_id=${projectId}`, { apiKey: ws.apiKey });
     expect(res.status).toBe(200);
     expect(res.body.items.map((r: any) => r.id)).toEqual(t.map((r) => r.id));
-    expect(res.body.items[1]).toMatchObject({ id: t[1]!.id, name: 'child-0', run_type: 'llm', parent_run_ids: [t[0]!.id], total_tokens: 15, status: 'success' });
+    expect(res.body.items[1]).toMatchObject({ id: t[1]!.id, name: 'child-0', run_type: 'LLM', parent_run_ids: [t[0]!.id], total_tokens: 15, status: 'SUCCESS' });
     expect(res.body.items[0]).toMatchObject({ total_tokens: 45, parent_run_ids: [] });
     const picked = await api(`/api/v2/traces/${t[0]!.id}/runs?project_id=${projectId}&selects=THREAD_ID&selects=PROJECT_ID&selects=IS_ROOT`, { apiKey: ws.apiKey });
     expect(picked.body.items[0]).toEqual({ thread_id: 'conv-1', project_id: projectId, is_root: true });
@@ -85,7 +85,7 @@ describe('POST /api/v2/traces/query', () => {
     const items = await waitForTraces(ws.apiKey, projectId, allTraces.length);
     const byId = new Map(items.map((i) => [i.root_run.id, i]));
     const errored = byId.get(conv1[1]![0]!.id);
-    expect(errored.root_run).toMatchObject({ name: 'root', status: 'error', thread_id: 'conv-1', project_id: projectId });
+    expect(errored.root_run).toMatchObject({ name: 'root', status: 'ERROR', thread_id: 'conv-1', project_id: projectId });
     expect(errored.trace_aggregates).toMatchObject({ run_count: 2, error_count: 1, total_tokens: 15 });
     expect(byId.get(lone[0]!.id).root_run.thread_id).toBeNull();
     const inConv1 = await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: projectId, thread_id: 'conv-1' } });

@@ -6,7 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { RegisteredGraph } from '../graphRegistry.ts';
 import { authOf } from '../routes/requestInput.ts';
-import { openEventStream } from '../sse.ts';
+import { openEventStream } from '../../common/http/sse.ts';
+import { accepts } from '../../common/http/contentNegotiation.ts';
 import { AGENT_SERVER_VERSION } from '../version.ts';
 import { A2aHandlers, type A2aCall } from './a2aHandlers.ts';
 import { a2aMethod, checkA2aVersion, type A2aMethod } from './a2aMethods.ts';
@@ -20,12 +21,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 type AssistantParams = { Params: { assistant_id: string } };
 
-/** Whether an Accept header admits a media type (no header admits everything). */
-export function accepts(header: string | undefined, ...types: string[]): boolean {
-  if (!header?.trim()) return true;
-  const ranges = header.split(',').map((r) => r.split(';')[0]!.trim().toLowerCase());
-  return ranges.some((range) => range === '*/*' || types.some((type) => range === type || range === `${type.split('/')[0]}/*`));
-}
+export { accepts };
 
 /** Any failure as the JSON-RPC error it is answered with; unexpected ones are logged and answered as internal errors. */
 function asA2aError(err: unknown, request: FastifyRequest): A2aError {

@@ -2,30 +2,14 @@
 // v1.0 clients pick an entry of `supportedInterfaces` (they prefer protocolVersion "1.0"), v0.3
 // clients read the top-level `url`, `preferredTransport` and `protocolVersion`. The endpoint
 // answers both: the method names a client calls decide the shapes it gets back (a2aMethods.ts).
-import type { IncomingHttpHeaders } from 'node:http';
 import type { RegisteredGraph } from '../graphRegistry.ts';
 
 /** The v0.3 protocol version the card's top-level fields describe. */
 export const A2A_V03_PROTOCOL_VERSION = '0.3.0';
 const MODES = ['application/json', 'text/plain'];
 
-const first = (value: string | string[] | undefined): string | undefined => {
-  const text = Array.isArray(value) ? value[0] : value;
-  return text?.split(',')[0]?.trim() || undefined;
-};
-
-/**
- * The server's public base URL: USER_API_URL when set, else what the client used, as a proxy
- * in front reports it (`X-Forwarded-Proto`, `X-Forwarded-Host`) or as the request came.
- */
-export function publicBaseUrl(request: { headers: IncomingHttpHeaders; protocol: string }, userApiUrl?: string): string {
-  if (userApiUrl) return userApiUrl.replace(/\/+$/, '');
-  const forwardedProto = first(request.headers['x-forwarded-proto'])?.toLowerCase();
-  const proto = forwardedProto === 'http' || forwardedProto === 'https' ? forwardedProto : request.protocol;
-  const forwardedHost = first(request.headers['x-forwarded-host']);
-  const host = forwardedHost && /^[\w.-]+(:\d+)?$|^\[[\da-fA-F:.]+\](:\d+)?$/.test(forwardedHost) ? forwardedHost : (request.headers.host ?? 'localhost');
-  return `${proto}://${host}`;
-}
+/** The agent server's public base URL (USER_API_URL, else as the client reached it). */
+export { publicBaseUrl } from '../../common/http/publicUrl.ts';
 
 /** The JSON-RPC endpoint of an assistant. */
 export function a2aEndpointUrl(baseUrl: string, assistantId: string): string {

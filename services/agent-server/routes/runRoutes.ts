@@ -8,7 +8,7 @@ import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { ActiveRun, RunOutcome } from '../runs/activeRun.ts';
 import { runCreateBody } from '../runs/runBody.ts';
 import type { RunRecord } from '../store/agentRecords.ts';
-import { openEventStream } from '../sse.ts';
+import { openEventStream } from '../../common/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
 import { authOf, parseInput, uuidParam } from './requestInput.ts';
 

@@ -17,6 +17,23 @@ export interface HttpServerOptions {
   ready: () => boolean | Promise<boolean>;
 }
 
+/**
+ * Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`. Also for
+ * failures after a reply became a stream (sent there as an error event).
+ */
+export function toAppError(err: FastifyError | AppError | Error, contentType = '(none)'): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as FastifyError;
+  if (e.validation) {
+    const allowed = e.validation[0]?.params?.allowedValues as unknown[] | undefined;
+    return errors.validation(e.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
+  }
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
+  if (e.name === 'ClickHouseError') return errors.readModelUnavailable();
+  if (e.statusCode && e.statusCode < 500) return new AppError(e.code ?? 'BAD_REQUEST', e.statusCode, e.message);
+  return errors.internal();
+}
+
 export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
@@ -27,18 +44,6 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     forceCloseConnections: true,
   });
 
-  // Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`.
-  const toAppError = (err: FastifyError | AppError, contentType: string): AppError => {
-    if (err instanceof AppError) return err;
-    if (err.validation) {
-      const allowed = err.validation[0]?.params?.allowedValues as unknown[] | undefined;
-      return errors.validation(err.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
-    }
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
-    if (err.name === 'ClickHouseError') return errors.readModelUnavailable();
-    if (err.statusCode && err.statusCode < 500) return new AppError(err.code ?? 'BAD_REQUEST', err.statusCode, err.message);
-    return errors.internal();
-  };
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'));
     if (appErr.code === 'INTERNAL') request.log.error({ err }, 'unhandled error');

@@ -35,6 +35,9 @@ export interface RunsQuery {
 }
 
 export const MAX_PAGE_SIZE = 100;
+/** page_size of /api/v2/runs/query as the clients define it: 100 by default, at most 1000 (a JSON page holds MAX_PAGE_SIZE). */
+const V2_DEFAULT_PAGE_SIZE = 100;
+const V2_MAX_PAGE_SIZE = 1000;
 const MAX_IDS = 1000;
 /** Always returned: the Python client's Run model requires them. */
 const ALWAYS_FIELDS = ['id', 'trace_id', 'name', 'run_type', 'start_time'];
@@ -81,11 +84,15 @@ export const v2RunsQueryBodySchema = {
     ids: { type: 'array', items: { type: 'string' } },
     is_root: { type: 'boolean' },
     trace_id: { type: 'string' },
-    run_type: { type: 'string' },
+    run_type: { type: 'string', description: 'TOOL, CHAIN, LLM, … (any case)' },
     reference_examples: { type: 'array', items: { type: 'string' } },
     min_start_time: { type: 'string', description: 'RFC 3339; default one day ago' },
     max_start_time: { type: 'string', description: 'RFC 3339' },
-    page_size: { type: 'integer', minimum: 1, description: `at most ${MAX_PAGE_SIZE}` },
+    page_size: {
+      type: 'integer',
+      minimum: 1,
+      description: `default ${V2_DEFAULT_PAGE_SIZE}; a JSON page holds at most ${MAX_PAGE_SIZE} (fewer with next_cursor), a stream up to ${V2_MAX_PAGE_SIZE}`,
+    },
     cursor: { type: 'string' },
     selects: { type: 'array', items: { type: 'string', enum: V2_RUN_SELECTS }, description: 'fields to return; only id when absent' },
   },
@@ -191,6 +198,8 @@ export interface V2RunsQuery {
   query: RunsQuery;
   /** The v2 selects asked for (ID when none). */
   selects: readonly string[];
+  /** Runs the request asks for in one answer (its page_size, at most 1000); `query.limit` is what one read gives. */
+  pageSize: number;
 }
 
 /** `body` has passed v2RunsQueryBodySchema. */
@@ -204,12 +213,14 @@ export function runsQueryFromV2Body(raw: unknown, now = Date.now()): V2RunsQuery
   const order: RunOrder = 'desc';
   return {
     selects,
+    pageSize: Math.min(body.page_size ?? V2_DEFAULT_PAGE_SIZE, V2_MAX_PAGE_SIZE),
     query: {
       sessionIds: uuids(body.project_ids, 'project_ids'),
       ids: uuids(body.ids, 'ids'),
       traceId: body.trace_id ? uuid(body.trace_id, 'trace_id') : null,
       parentRunId: null,
-      runType: body.run_type ?? null,
+      // The v2 RunType enum is upper case ('LLM'); runs keep the ingested lower case.
+      runType: body.run_type?.toLowerCase() ?? null,
       isRoot: body.is_root ?? null,
       error: body.has_error ?? null,
       startTime: time(body.min_start_time, 'min_start_time') ?? (now - 86_400_000) * 1000,

@@ -60,6 +60,14 @@ const payload = (field: PayloadField, whenEmpty: unknown): FieldSpec => ({
   },
 });
 
+/**
+ * Where the web UI shows a run (the clients' getRunUrl / get_run_url append it to the UI's base
+ * URL): LangSmith's path shape, with ?poll=true because the run may not be projected yet.
+ */
+export function runAppPath(tenantId: string, projectId: string, runId: string): string {
+  return `/o/${tenantId}/projects/p/${projectId}/r/${runId}?poll=true`;
+}
+
 /** Ancestors, root first: every dotted_order segment but the run's own ends with an ancestor's id. */
 export function parentRunIds(dottedOrder: string): string[] {
   return dottedOrder === '' ? [] : dottedOrder.split('.').slice(0, -1).map((segment) => segment.slice(-36));
@@ -99,7 +107,10 @@ const FIELDS: Record<string, FieldSpec> = {
     value: (row) => (row.end_time === null || row.end_time === undefined || row.start_time === undefined ? null : (row.end_time - row.start_time) / 1e6),
   },
   feedback_stats: { columns: [], value: (_row, ctx) => ctx.options.feedbackStats ?? null },
-  app_path: constant(null),
+  app_path: {
+    columns: ['tenant_id', 'session_id', 'id'],
+    value: (row) => (row.tenant_id && row.session_id && row.id ? runAppPath(row.tenant_id, row.session_id, row.id) : null),
+  },
   child_run_ids: constant(null),
   s3_urls: {
     columns: ['attachments'],
@@ -148,19 +159,24 @@ export async function runResponse(row: Row, blobs: BlobStore, options: RunRespon
   return Object.fromEntries(known.map((f, i) => [f, values[i]]));
 }
 
+const upperCase = (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v);
+
 /** /api/v2 items: v2 select name -> the field it is built from, its name in the item, and how. */
 const V2_ITEM: Record<string, { from: string; as: string; map?: (value: unknown) => unknown }> = {
   LATENCY_SECONDS: { from: 'latency', as: 'latency_seconds' },
   PROJECT_ID: { from: 'session_id', as: 'project_id' },
   ERROR_PREVIEW: { from: 'error', as: 'error_preview', map: (v) => (typeof v === 'string' ? v.slice(0, 500) : null) },
   METADATA: { from: 'extra', as: 'metadata', map: (v) => ((v as { metadata?: unknown } | null)?.metadata ?? null) },
+  // The v2 Run model's enums are upper case (RunType 'LLM', status 'SUCCESS'); the Python client validates them.
+  RUN_TYPE: { from: 'run_type', as: 'run_type', map: upperCase },
+  STATUS: { from: 'status', as: 'status', map: upperCase },
   ATTACHMENTS: {
     from: 's3_urls',
     as: 'attachments',
     map: (v) => Object.fromEntries(Object.entries(v as Record<string, { presigned_url: string }>).map(([k, a]) => [k.replace(/^attachment\./, ''), a.presigned_url])),
   },
   ...Object.fromEntries(
-    ['ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'FIRST_TOKEN_TIME', 'ERROR', 'EXTRA', 'EVENTS', 'INPUTS', 'OUTPUTS',
+    ['ID', 'NAME', 'START_TIME', 'END_TIME', 'FIRST_TOKEN_TIME', 'ERROR', 'EXTRA', 'EVENTS', 'INPUTS', 'OUTPUTS',
       'PARENT_RUN_IDS', 'TRACE_ID', 'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'TOTAL_TOKENS', 'PROMPT_TOKENS',
       'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST', 'TAGS', 'APP_PATH', 'FEEDBACK_STATS'].map((s) => [s, { from: s.toLowerCase(), as: s.toLowerCase() }]),
   ),

@@ -8,7 +8,7 @@ import { ExportCommands } from '../../bulk-export/exportCommands.ts';
 import { destinationResponse, destinationSchema, exportResponse, exportRunResponse, exportRunSchema, exportSchema } from '../../bulk-export/exportResponse.ts';
 import type { BulkExport, ExportState } from '../../bulk-export/exportState.ts';
 import { EXPORT_COMPRESSIONS, EXPORT_FORMAT_VERSIONS, type DestinationCredentials, type ExportCompression, type ExportFormatVersion } from '../../bulk-export/exportTypes.ts';
-import { normalisePrefix } from '../../bulk-export/destinations/destinationS3.ts';
+import { destinationHostPolicy, normalisePrefix } from '../../bulk-export/destinations/destinationS3.ts';
 import { unknownExportFields } from '../../bulk-export/parquet/exportColumns.ts';
 import { exportFilterCondition } from '../../bulk-export/parquet/exportQuery.ts';
 import { exportRunDirectory } from '../../bulk-export/parquet/objectKey.ts';
@@ -92,7 +92,7 @@ const credentialsOf = (c: Record<string, unknown>): DestinationCredentials => ({
 });
 
 export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): void {
-  const commands = new ExportCommands(deps.exports, deps.projects, deps.eventLog, deps.secrets);
+  const commands = new ExportCommands(deps.exports, deps.projects, deps.eventLog, deps.secrets, destinationHostPolicy(deps.config));
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
   const upToDate = async (request: FastifyRequest): Promise<void> => {
@@ -138,7 +138,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
         endpointUrl: (config.endpoint_url as string | null | undefined) || null,
         region: (config.region as string | null | undefined) || null,
         credentials: credentialsOf(b.credentials as Record<string, unknown>),
-      });
+      }, request.log);
       return destinationResponse(destination);
     },
   );
@@ -174,7 +174,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
     },
     async (request) => {
       const id = uuid(request.params.destination_id, 'destination_id');
-      return destinationResponse(await commands.rotateCredentials(tenantOf(request), id, credentialsOf(request.body.credentials)));
+      return destinationResponse(await commands.rotateCredentials(tenantOf(request), id, credentialsOf(request.body.credentials), request.log));
     },
   );
 

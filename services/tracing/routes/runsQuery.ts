@@ -1,13 +1,17 @@
 // POST /runs/query (what the clients' listRuns / list_runs call) and POST /api/v2/runs/query:
 // runs of the caller's workspace by project, ids, trace, type, time and the filter language,
-// one keyset-paged page at a time.
+// one keyset-paged page at a time (v2: as JSON or streamed, read/queryStream.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../common/errors.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from './auth.ts';
 import { queryRuns } from '../query/queryRuns.ts';
-import { runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
-import { runItemV2 } from '../read/runResponse.ts';
+import { MAX_PAGE_SIZE, runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
+import { decodeCursor } from '../query/cursor.ts';
+import { answerPagedQuery, queryAnswerForm } from '../read/queryStream.ts';
+import { runAppPath, runItemV2 } from '../read/runResponse.ts';
+import { publicBaseUrl } from '../../common/http/publicUrl.ts';
+import { timeInput, uuidInput } from './traces.ts';
 import { requireUuid } from '../ingest/ids.ts';
 
 const runList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
@@ -63,17 +67,68 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
       attachValidation: true,
       schema: {
         tags: ['runs'],
-        summary: 'Query runs (v2: project_ids, selects, next_cursor)',
+        summary: 'Query runs (v2: project_ids, selects, next_cursor); streamed with Accept: text/event-stream',
+        description:
+          'JSON by default. With `Accept: text/event-stream`, the page (up to `page_size` runs, at most 1000) is streamed as ' +
+          'server-sent events of JSON Patch operations on `{items, next_cursor}`, as the langsmith SDKs\' ' +
+          '`runs.streaming.queryV2` / `query_v2_items` read it (docs/read-api.md). 406 when Accept admits neither.',
         body: v2RunsQueryBodySchema,
         response: { 200: { type: 'object', properties: { items: runList, next_cursor: { type: ['string', 'null'] } } } },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const form = queryAnswerForm(request);
       const tenantId = tenantOf(request);
-      const { query, selects } = runsQueryFromV2Body(bodyOf(request));
+      const { query, selects, pageSize } = runsQueryFromV2Body(bodyOf(request));
       await requireProjects(deps, tenantId, query.sessionIds);
-      const page = await queryRuns(deps, tenantId, query);
-      return { items: page.runs.map((run) => runItemV2(run, selects)), next_cursor: page.next };
+      return answerPagedQuery(request, reply, {
+        form,
+        cursor: (request.body as { cursor?: string }).cursor || undefined,
+        pageSize,
+        maxPerRead: MAX_PAGE_SIZE,
+        read: async (cursor, limit) => {
+          const page = await queryRuns(deps, tenantId, { ...query, cursor: cursor ? decodeCursor(cursor, query.order) : null, limit });
+          return { items: page.runs.map((run) => runItemV2(run, selects)), next: page.next };
+        },
+      });
+    },
+  );
+
+  // GET /api/v2/runs/{id}/url?project_id=…&trace_id=…[&start_time=…]: where the web UI shows the run
+  // (the clients' runs.getURL / runs.get_url). Built from the ids alone, like the runs' app_path:
+  // the page polls for a run that is not projected yet.
+  app.get<{ Params: { run_id: string }; Querystring: { project_id?: string; trace_id?: string; start_time?: string } }>(
+    '/runs/:run_id/url',
+    {
+      attachValidation: true,
+      schema: {
+        tags: ['runs'],
+        summary: "A run's URL in the web UI (its app_path on this server's base URL)",
+        params: { type: 'object', properties: { run_id: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: true,
+          properties: {
+            project_id: { type: 'string', description: 'project (session) UUID of the run (required)' },
+            trace_id: { type: 'string', description: 'trace UUID of the run (required)' },
+            start_time: { type: 'string', description: 'RFC 3339; optional' },
+          },
+        },
+        response: { 200: { type: 'object', properties: { url: { type: 'string' } } } },
+      },
+    },
+    async (request) => {
+      if (request.validationError) throw errors.badRequest(request.validationError.message);
+      const tenantId = tenantOf(request);
+      const runId = uuidInput(request.params.run_id, 'run_id');
+      const { project_id: projectId, trace_id: traceId, start_time: startTime } = request.query;
+      if (!projectId) throw errors.badRequest('project_id is required');
+      if (!traceId) throw errors.badRequest('trace_id is required');
+      const project = uuidInput(projectId, 'project_id');
+      uuidInput(traceId, 'trace_id');
+      timeInput(startTime, 'start_time');
+      await requireProjects(deps, tenantId, [project]);
+      return { url: `${publicBaseUrl(request)}${runAppPath(tenantId, project, runId)}` };
     },
   );
 

@@ -1,5 +1,6 @@
 // The projects API (projects are "sessions" on the wire): POST /sessions[?upsert=true],
-// GET /sessions, GET/PATCH/DELETE /sessions/{session_id}. Projects live in the projects topic
+// GET /sessions, GET/PATCH/DELETE /sessions/{session_id}, and GET /sessions/resolutions (the
+// project an address names). Projects live in the projects topic
 // (services/tracing/projects/projectRegistry.ts); statistics come from the `traces` read model.
 // Bad input is a 400 naming the field; an unknown id, or another workspace's, is a 404.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -40,6 +41,37 @@ const jsonObject = (value: string | undefined, field: string): Record<string, un
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.badRequest(`${field} must be a JSON object`);
   return parsed as Record<string, unknown>;
 };
+
+/** An address, as the clients' `langsmith.address` module defines one. */
+type Address = { kind: 'AGENT'; id: string; environment: string } | { kind: 'EXPERIMENT'; id: string } | { kind: 'EVALUATOR' };
+
+const AGENT_ID = /^[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const ENVIRONMENTS = ['LOCAL', 'DEVELOPMENT', 'STAGING', 'PRODUCTION'];
+
+function addressInput(q: { kind?: string; id?: string; environment?: string }): Address {
+  const kind = q.kind?.toUpperCase();
+  const environment = q.environment?.toUpperCase();
+  const absent = (field: 'id' | 'environment') => {
+    if (q[field] !== undefined) throw errors.badRequest(`${field} is not part of a ${kind} address`);
+  };
+  if (kind === 'AGENT') {
+    if (q.id === undefined || !AGENT_ID.test(q.id)) {
+      throw errors.badRequest('id of an AGENT address must be 1 to 63 lowercase letters, digits or hyphens, starting with a letter and ending with a letter or digit');
+    }
+    if (environment === undefined || !ENVIRONMENTS.includes(environment)) throw errors.badRequest(`environment of an AGENT address must be one of ${ENVIRONMENTS.join(', ')}`);
+    return { kind, id: q.id, environment };
+  }
+  if (kind === 'EXPERIMENT') {
+    absent('environment');
+    return { kind, id: uuid(q.id, 'id') };
+  }
+  if (kind === 'EVALUATOR') {
+    absent('id');
+    absent('environment');
+    return { kind };
+  }
+  throw errors.badRequest(`kind must be AGENT, EXPERIMENT or EVALUATOR; got ${JSON.stringify(q.kind)?.slice(0, 64)}`);
+}
 
 // ---- schemas (validation and the OpenAPI document) ----
 
@@ -160,6 +192,42 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
         bool(request.query.upsert, 'upsert') ?? false,
       );
       return projectResponse(project);
+    },
+  );
+
+  // A static path: the router matches it before /sessions/:session_id, whatever the order.
+  app.get<{ Querystring: { kind?: string; id?: string; environment?: string } }>(
+    '/sessions/resolutions',
+    {
+      schemaErrorFormatter,
+      schema: {
+        tags,
+        summary: 'The project an address names (the clients\' sessions.resolve): EXPERIMENT by its id; AGENT and EVALUATOR addresses name none here (404)',
+        description:
+          '`kind` and `environment` are matched case-insensitively. An experiment is a project of the workspace with a reference ' +
+          'dataset; its address id is the project id. This server does not route traces by agent address, and has no ' +
+          'evaluators project, so those addresses are well-formed 404s.',
+        querystring: {
+          type: 'object',
+          required: ['kind'],
+          properties: {
+            kind: queryText('AGENT, EXPERIMENT or EVALUATOR'),
+            id: queryText("the agent's id (AGENT) or the experiment's UUID (EXPERIMENT); absent for EVALUATOR"),
+            environment: queryText('LOCAL, DEVELOPMENT, STAGING or PRODUCTION (AGENT only)'),
+          },
+        },
+        response: { 200: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string' } } } },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const address = addressInput(request.query);
+      if (address.kind === 'AGENT') throw errors.notFound(`a project for agent "${address.id}" in environment ${address.environment}`);
+      if (address.kind === 'EVALUATOR') throw errors.notFound("the workspace's evaluators project");
+      await upToDate(request);
+      const project = deps.projects.get(tenantId, address.id);
+      if (!project?.referenceDatasetId) throw errors.notFound(`experiment ${address.id}`);
+      return { session_id: project.id };
     },
   );
 

@@ -1,14 +1,16 @@
 // v2 thread routes, as the official client's `client.threads` resource calls them:
-//   POST /api/v2/threads/query          a project's threads over a time window, most recent activity first
+//   POST /api/v2/threads/query          a project's threads over a time window, most recent activity first,
+//                                       as JSON or streamed (`client.threads.streaming`, read/queryStream.ts)
 //   GET  /api/v2/threads/{id}/traces    the traces (turns) of a thread, oldest first
 //   GET  /api/v2/threads/{id}/stats     totals, latency percentiles and errors of a thread
+//   POST /api/v2/threads/stats          aggregate stats over a project's threads in a time window
 // A thread is the traces of one project sharing a thread_id (see docs/read-models.md); all of
 // this is read from the `traces` table, plus root runs when payload fields are selected.
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../common/errors.ts';
 import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
 import { rootRunsQuery, type TraceSummary } from '../../../projections/traces/traceQueries.ts';
-import { traceSetStatsQuery } from '../../../projections/traces/statsQueries.ts';
+import { threadSetStatsQuery, traceSetStatsQuery, type ThreadSetStats } from '../../../projections/traces/statsQueries.ts';
 import { formatIsoMicros } from '../ingest/timestamps.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from './auth.ts';
@@ -18,6 +20,7 @@ import {
   decodeCursor,
   encodeCursor,
   listInput,
+  MAX_PAGE_SIZE,
   pageSizeInput,
   pageSizeSchema,
   rejectUnsupported,
@@ -28,6 +31,7 @@ import {
   v2RunShape,
 } from './traces.ts';
 import type { V2RunSelect } from '../read/runResponse.ts';
+import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/queryStream.ts';
 
 const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
 const itemSchema = { type: 'object', additionalProperties: true } as const;
@@ -97,7 +101,78 @@ const THREAD_STATS_SELECTS = [
 ] as const;
 type ThreadStatsSelect = (typeof THREAD_STATS_SELECTS)[number];
 
+// langsmith resources/threads: ThreadAggregateStatsParams.select -> ThreadAggregateStatsResponse fields
+const THREAD_AGGREGATE_SELECTS = [
+  'THREAD_COUNT', 'TRACE_COUNT', 'TOTAL_TOKENS', 'TOTAL_COST', 'ERROR_RATE', 'STREAMING_RATE', 'LATENCY_P50', 'LATENCY_P99',
+  'MEDIAN_TOKENS', 'FIRST_TOKEN_P50', 'FIRST_TOKEN_P99', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'PROMPT_COST', 'COMPLETION_COST',
+  'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'THREAD_FEEDBACK_STATS',
+] as const;
+type ThreadAggregateSelect = (typeof THREAD_AGGREGATE_SELECTS)[number];
+
+const rate = (part: number, whole: number): number => (whole === 0 ? 0 : part / whole);
+
+/** Each select this service computes, as its response field; token and cost details and feedback stats are not stored. */
+const THREAD_AGGREGATES: Partial<Record<ThreadAggregateSelect, [string, (s: ThreadSetStats) => unknown]>> = {
+  THREAD_COUNT: ['thread_count', (s) => s.thread_count],
+  TRACE_COUNT: ['trace_count', (s) => s.trace_count],
+  TOTAL_TOKENS: ['total_tokens', (s) => s.total_tokens],
+  TOTAL_COST: ['total_cost', (s) => s.total_cost],
+  ERROR_RATE: ['error_rate', (s) => rate(s.traces_with_errors, s.trace_count)],
+  STREAMING_RATE: ['streaming_rate', (s) => rate(s.finished_streaming_trace_count, s.finished_trace_count)],
+  LATENCY_P50: ['latency_p50_seconds', (s) => s.latency_p50],
+  LATENCY_P99: ['latency_p99_seconds', (s) => s.latency_p99],
+  MEDIAN_TOKENS: ['median_tokens', (s) => s.tokens_p50],
+  FIRST_TOKEN_P50: ['first_token_p50_seconds', (s) => s.first_token_p50],
+  FIRST_TOKEN_P99: ['first_token_p99_seconds', (s) => s.first_token_p99],
+  PROMPT_TOKENS: ['prompt_tokens', (s) => s.prompt_tokens],
+  COMPLETION_TOKENS: ['completion_tokens', (s) => s.completion_tokens],
+  PROMPT_COST: ['prompt_cost', (s) => s.prompt_cost],
+  COMPLETION_COST: ['completion_cost', (s) => s.completion_cost],
+};
+
 export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  app.post<{ Body: { project_id: string; select: ThreadAggregateSelect[]; min_start_time?: string; max_start_time?: string; [k: string]: unknown } }>(
+    '/threads/stats',
+    {
+      schemaErrorFormatter: badRequestOnInvalid,
+      schema: {
+        tags: ['threads'],
+        summary: "Aggregate stats over a project's threads: counts, rates, latency and token percentiles, tokens and costs",
+        description:
+          'Over the traces that belong to a thread and whose root started in [min_start_time, max_start_time) (default: the ' +
+          'last 24 hours). `error_rate` is the share of those traces with an errored run; `streaming_rate` the share of the ' +
+          'finished ones that streamed. Token and cost details and thread feedback stats are not stored (left out); ' +
+          '`filter`, `thread_filter`, `trace_filter` and `tree_filter` are not supported (400).',
+        body: {
+          type: 'object',
+          required: ['project_id', 'select'],
+          properties: {
+            project_id: { type: 'string', description: 'project (session) UUID' },
+            select: { type: 'array', minItems: 1, items: { type: 'string', enum: THREAD_AGGREGATE_SELECTS } },
+            min_start_time: { type: 'string', description: 'inclusive lower bound (RFC 3339)' },
+            max_start_time: { type: 'string', description: 'exclusive upper bound (RFC 3339); default now' },
+          },
+        },
+        response: { 200: itemSchema },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      rejectUnsupported(body, ['filter', 'thread_filter', 'trace_filter', 'tree_filter']);
+      const tenantId = tenantOf(request);
+      const projectId = uuidInput(body.project_id, 'project_id');
+      requireProject(deps, tenantId, projectId);
+      const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
+      const stats = await threadSetStatsQuery(deps.ch, deps.tables, { tenantId, projectIds: [projectId], minStartTime: window.min, maxStartTime: window.max });
+      const out: Record<string, unknown> = {};
+      for (const select of new Set(body.select)) {
+        const aggregate = THREAD_AGGREGATES[select];
+        if (aggregate) out[aggregate[0]] = aggregate[1](stats);
+      }
+      return out;
+    },
+  );
+
   app.post<{ Body: { project_id?: string; min_start_time?: string; max_start_time?: string; cursor?: string; page_size?: number; [k: string]: unknown } }>(
     '/threads/query',
     {
@@ -107,7 +182,9 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
         summary: "A project's threads, most recent activity first; keyset-paged",
         description:
           'Threads with traces whose root started in [min_start_time, max_start_time) (default: the last 24 hours), summarised ' +
-          'over those traces. `filter`, `thread_filter`, `trace_filter`, `tree_filter` and `ai_search` are not supported (400).',
+          'over those traces. `filter`, `thread_filter`, `trace_filter`, `tree_filter` and `ai_search` are not supported (400). ' +
+          'With `Accept: text/event-stream` the page is streamed as JSON Patch events (docs/read-api.md); 406 when Accept ' +
+          'admits neither JSON nor that.',
         body: {
           type: 'object',
           required: ['project_id'],
@@ -122,21 +199,24 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
         response: { 200: pageSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const form = queryAnswerForm(request);
       const body = request.body;
       rejectUnsupported(body, ['filter', 'thread_filter', 'trace_filter', 'tree_filter', 'ai_search']);
       const tenantId = tenantOf(request);
       const projectId = uuidInput(body.project_id, 'project_id');
       requireProject(deps, tenantId, projectId);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
-      const limit = pageSizeInput(body.page_size);
-      const after = decodeCursor<ThreadPageKey>(body.cursor, (raw) =>
-        Number.isSafeInteger(raw.t) && typeof raw.id === 'string' ? { lastActivity: raw.t as number, threadId: raw.id } : null,
-      );
-      const threads = await threadPageQuery(deps.ch, deps.tables, { tenantId, projectId, minStartTime: window.min, maxStartTime: window.max, after, limit: limit + 1 });
-      const page = threads.slice(0, limit);
-      const last = page[page.length - 1];
-      return { items: page.map(threadItem), next_cursor: threads.length > limit && last ? encodeCursor({ t: last.last_activity, id: last.thread_id }) : null };
+      const read: PageReader = async (cursor, limit) => {
+        const after = decodeCursor<ThreadPageKey>(cursor, (raw) =>
+          Number.isSafeInteger(raw.t) && typeof raw.id === 'string' ? { lastActivity: raw.t as number, threadId: raw.id } : null,
+        );
+        const threads = await threadPageQuery(deps.ch, deps.tables, { tenantId, projectId, minStartTime: window.min, maxStartTime: window.max, after, limit: limit + 1 });
+        const page = threads.slice(0, limit);
+        const last = page[page.length - 1];
+        return { items: page.map(threadItem), next: threads.length > limit && last ? encodeCursor({ t: last.last_activity, id: last.thread_id }) : null };
+      };
+      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize: pageSizeInput(body.page_size), maxPerRead: MAX_PAGE_SIZE, read });
     },
   );
 

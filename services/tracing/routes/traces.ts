@@ -1,5 +1,6 @@
 // v2 trace routes, as the official client's `client.traces` resource calls them:
-//   POST /api/v2/traces/query        a project's traces, newest first, keyset-paged ({items, next_cursor})
+//   POST /api/v2/traces/query        a project's traces, newest first, keyset-paged ({items, next_cursor}),
+//                                    as JSON or streamed (`client.traces.streaming`, read/queryStream.ts)
 //   GET  /api/v2/traces/{id}/runs    every run of a trace in tree order ({items})
 // Also the pieces the other read routes of this folder share: input checks that answer 400
 // naming the field, opaque keyset cursors, and the v2 run shape (selected fields of the run
@@ -22,6 +23,7 @@ import { toUuid } from '../ingest/ids.ts';
 import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../ingest/timestamps.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from './auth.ts';
+import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/queryStream.ts';
 
 // ---- input checks shared by the read routes: bad input is a 400 that names the field ----
 
@@ -74,12 +76,15 @@ export function requireProject(deps: RouteDeps, tenantId: string, projectId: str
 
 export const DAY_MICROS = 86_400_000_000;
 
-export const pageSizeSchema = { type: 'integer', minimum: 1, maximum: 100, default: 20 } as const;
+/** The largest page_size of the trace and thread routes, as the clients define it. */
+export const MAX_PAGE_SIZE = 100;
+
+export const pageSizeSchema = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 } as const;
 
 export function pageSizeInput(value: unknown): number {
   if (value === undefined) return 20;
   const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw errors.badRequest(`page_size must be an integer from 1 to 100; got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) throw errors.badRequest(`page_size must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -226,7 +231,8 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
           'Traces whose root started in [min_start_time, max_start_time) (default: the last 24 hours). Without `selects`, ' +
           '`root_run` carries every field the trace row holds (name, type, status, times, project, thread, tags, usage); ' +
           '`trace_aggregates` always carries `run_count` and `error_count`. `trace_filter`, `tree_filter` and `ai_search` ' +
-          'are not supported (400).',
+          'are not supported (400). With `Accept: text/event-stream` the page is streamed as JSON Patch events (docs/read-api.md); ' +
+          '406 when Accept admits neither JSON nor that.',
         body: {
           type: 'object',
           properties: {
@@ -245,7 +251,8 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
         response: { 200: { type: 'object', properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } } } },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const form = queryAnswerForm(request);
       const body = request.body ?? {};
       rejectUnsupported(body, ['trace_filter', 'tree_filter', 'ai_search', 'min_feedback_modified_at', 'max_feedback_modified_at']);
       const tenantId = tenantOf(request);
@@ -253,32 +260,36 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       if (projectIds.length === 0) throw errors.badRequest('project_id is required');
       for (const p of projectIds) requireProject(deps, tenantId, p);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
-      const limit = pageSizeInput(body.page_size);
-      const after = decodeCursor<TracePageKey>(body.cursor, (raw) => {
-        const k = timeIdKey(raw);
-        return k && { startTime: k.time, traceId: k.id };
-      });
-      const traces = await tracePageQuery(deps.ch, deps.tables, {
-        tenantId,
-        projectIds,
-        minStartTime: window.min,
-        maxStartTime: window.max,
-        threadId: body.thread_id,
-        hasError: body.has_error,
-        traceIds: body.trace_ids?.map((id, i) => uuidInput(id, `trace_ids[${i}]`)),
-        after,
-        limit: limit + 1,
-      });
-      const page = traces.slice(0, limit);
+      const pageSize = pageSizeInput(body.page_size);
+      const traceIds = body.trace_ids?.map((id, i) => uuidInput(id, `trace_ids[${i}]`));
       const selects = body.selects ? [...new Set(body.selects)] : null;
-      const roots = await rootRuns(deps, tenantId, page, selects ? selects.filter((f) => !AGGREGATE_SELECTS.has(f)) : DEFAULT_ROOT_SELECTS);
-      const items = page.map((t) => ({
-        root_run: roots.get(t.trace_id) ?? { id: t.trace_id },
-        trace_aggregates: traceAggregates(t, selects),
-        query_metadata: null,
-      }));
-      const last = page[page.length - 1];
-      return { items, next_cursor: traces.length > limit && last ? encodeCursor({ t: last.start_time, id: last.trace_id }) : null };
+      const read: PageReader = async (cursor, limit) => {
+        const after = decodeCursor<TracePageKey>(cursor, (raw) => {
+          const k = timeIdKey(raw);
+          return k && { startTime: k.time, traceId: k.id };
+        });
+        const traces = await tracePageQuery(deps.ch, deps.tables, {
+          tenantId,
+          projectIds,
+          minStartTime: window.min,
+          maxStartTime: window.max,
+          threadId: body.thread_id,
+          hasError: body.has_error,
+          traceIds,
+          after,
+          limit: limit + 1,
+        });
+        const page = traces.slice(0, limit);
+        const roots = await rootRuns(deps, tenantId, page, selects ? selects.filter((f) => !AGGREGATE_SELECTS.has(f)) : DEFAULT_ROOT_SELECTS);
+        const items = page.map((t) => ({
+          root_run: roots.get(t.trace_id) ?? { id: t.trace_id },
+          trace_aggregates: traceAggregates(t, selects),
+          query_metadata: null,
+        }));
+        const last = page[page.length - 1];
+        return { items, next: traces.length > limit && last ? encodeCursor({ t: last.start_time, id: last.trace_id }) : null };
+      };
+      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize, maxPerRead: MAX_PAGE_SIZE, read });
     },
   );
 

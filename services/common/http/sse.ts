@@ -1,5 +1,6 @@
-// Server-sent events as the LangGraph SDKs read them: `event:`, `data:` (one JSON line) and,
-// when given, `id:` for resuming with Last-Event-ID.
+// Server-sent events, one writer for every service: `event:`, `data:` (one JSON line) and, when
+// given, `id:` for resuming with Last-Event-ID. The LangGraph SDKs read the agent server's run
+// streams in this form, and the langsmith SDKs the tracing API's streamed queries.
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 

@@ -1,0 +1,33 @@
+// Server-sent events split the way the langsmith SDKs split them: blank-line separated blocks of
+// `event:` and `data:` fields, comment lines (`:`) ignored. For tests that read a stream's text.
+
+export interface SseEvent {
+  event: string | null;
+  data: string;
+}
+
+export function sseEvents(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const lines = block.split(/\r?\n/).filter((l) => l !== '' && !l.startsWith(':'));
+    if (lines.length === 0) continue;
+    const field = (name: string) => lines.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
+    events.push({ event: field('event')[0] ?? null, data: field('data').join('\n') });
+  }
+  return events;
+}
+
+/** A streamed query page (services/tracing/read/queryStream.ts) rebuilt from its JSON Patch events. */
+export function streamedPage(text: string): { items: unknown[]; next_cursor: string | null; events: SseEvent[] } {
+  const events = sseEvents(text);
+  let page: { items: unknown[]; next_cursor: string | null } = { items: [], next_cursor: null };
+  for (const e of events.filter((x) => x.event === 'data')) {
+    for (const op of JSON.parse(e.data) as Array<{ op: string; path: string; value: unknown }>) {
+      if (op.path === '') page = structuredClone(op.value as typeof page);
+      else if (op.path === '/items/-' && op.op === 'add') page.items.push(op.value);
+      else if (op.path === '/next_cursor' && op.op === 'replace') page.next_cursor = op.value as string;
+      else throw new Error(`unexpected operation ${JSON.stringify(op)}`);
+    }
+  }
+  return { ...page, events };
+}
