@@ -65,7 +65,8 @@ export class TenancyService {
     const missedAt = this.#recentMisses.get(keyHash);
     if (missedAt && Date.now() - missedAt < 2000) return undefined;
     // The key may have been issued a moment ago through another process.
-    await this.#topicState.catchUp();
+    // Kafka away: a 503 the client retries, not a 500 (nor a 401 for a key that may well exist).
+    await this.#topicState.catchUpOrUnavailable('the API keys', 5_000);
     const after = this.state.keys.get(keyHash);
     if (!after) {
       if (this.#recentMisses.size > 10_000) this.#recentMisses.clear();

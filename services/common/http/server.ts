@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
+import { declareInputStatuses, UUID_PATTERN } from './openapi.ts';
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -39,10 +40,16 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024 * 1024, // routes enforce their own (decoded) limits
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true } },
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true },
+      // `format: uuid` as the clients send ids: hyphenated or 32 hex digits (ajv-formats takes only the first).
+      onCreate: (ajv) => ajv.addFormat('uuid', UUID_PATTERN),
+    },
     requestIdHeader: 'x-request-id',
     forceCloseConnections: true,
   });
+
+  declareInputStatuses(app);
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'));
@@ -69,10 +76,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
 
   const ops = { schema: { hide: false, tags: ['operations'] } };
   app.get('/ok', { schema: { ...ops.schema, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));
-  app.get('/ready', ops, async (_request, reply) => {
+  const readiness = { type: 'object', properties: { ready: { type: 'boolean' } } } as const;
+  app.get('/ready', { schema: { ...ops.schema, response: { 200: readiness, 503: { description: 'not ready: a store writes need is unreachable', ...readiness } } } }, async (_request, reply) => {
     const ready = await options.ready();
     return reply.code(ready ? 200 : 503).send({ ready });
   });
-  app.get('/metrics', ops, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/metrics', { schema: { ...ops.schema, produces: ['text/plain'], response: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
   return app;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenancyService } from '../../tenancy/tenancyService.ts';
+import { declareApiKeyAuth } from '../../common/http/openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,6 +10,7 @@ declare module 'fastify' {
 
 /** Every route registered after this in the same scope needs an API key; the workspace it acts in lands on request.tenantId. */
 export function requireApiKey(app: FastifyInstance, tenancy: TenancyService): void {
+  declareApiKeyAuth(app);
   app.decorateRequest('tenantId', null);
   app.addHook('onRequest', async (request) => {
     const header = (name: string) => {

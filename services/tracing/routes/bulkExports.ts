@@ -2,6 +2,7 @@
 // credentials), exports (create, list, read, cancel) and their runs (list, read). Writes are
 // commands appended to the bulk-export topic (services/bulk-export/exportCommands.ts); reads
 // answer from its fold. Bad input is a 400 naming the field; another workspace's ids are 404s.
+import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../common/errors.ts';
 import { ExportCommands } from '../../bulk-export/exportCommands.ts';
@@ -82,7 +83,7 @@ const exportBody = {
 const idParams = (...names: string[]) => ({
   type: 'object',
   required: names,
-  properties: Object.fromEntries(names.map((n) => [n, { type: 'string', description: 'UUID' }])),
+  properties: Object.fromEntries(names.map((n) => [n, uuidSchema])),
 });
 
 const credentialsOf = (c: Record<string, unknown>): DestinationCredentials => ({
@@ -122,7 +123,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
         tags,
         summary: 'Create a destination: a test object is written under <prefix>/tmp/ first (400 with the reason when that fails)',
         body: destinationBody,
-        response: { 200: destinationSchema },
+        response: { 200: destinationSchema, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
@@ -143,14 +144,14 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
     },
   );
 
-  app.get('/bulk-exports/destinations', { schema: { tags, summary: 'List the workspace’s destinations, newest first', response: { 200: { type: 'array', items: destinationSchema } } } }, async (request) => {
+  app.get('/bulk-exports/destinations', { schema: { tags, summary: 'List the workspace’s destinations, newest first', response: { 200: { type: 'array', items: destinationSchema }, ...errorResponses(503) } } }, async (request) => {
     await upToDate(request);
     return deps.exports.destinations(tenantOf(request)).map(destinationResponse);
   });
 
   app.get<{ Params: { destination_id: string } }>(
     '/bulk-exports/destinations/:destination_id',
-    { schemaErrorFormatter, schema: { tags, summary: 'Read a destination', params: idParams('destination_id'), response: { 200: destinationSchema } } },
+    { schemaErrorFormatter, schema: { tags, summary: 'Read a destination', params: idParams('destination_id'), response: { 200: destinationSchema, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       const id = uuid(request.params.destination_id, 'destination_id');
@@ -169,7 +170,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
         summary: 'Rotate a destination’s credentials (after a test write with them); runs already running finish with the old ones',
         params: idParams('destination_id'),
         body: { type: 'object', required: ['credentials'], additionalProperties: false, properties: { credentials: credentialsBody } },
-        response: { 200: destinationSchema },
+        response: { 200: destinationSchema, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
@@ -184,7 +185,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
     '/bulk-exports',
     {
       schemaErrorFormatter,
-      schema: { tags, summary: 'Create an export: one-time with end_time, scheduled with interval_hours', body: exportBody, response: { 200: exportSchema } },
+      schema: { tags, summary: 'Create an export: one-time with end_time, scheduled with interval_hours', body: exportBody, response: { 200: exportSchema, ...errorResponses(404, 503) } },
     },
     async (request) => {
       const b = request.body;
@@ -222,14 +223,14 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
     },
   );
 
-  app.get('/bulk-exports', { schema: { tags, summary: 'List the workspace’s exports, newest first', response: { 200: { type: 'array', items: exportSchema } } } }, async (request) => {
+  app.get('/bulk-exports', { schema: { tags, summary: 'List the workspace’s exports, newest first', response: { 200: { type: 'array', items: exportSchema }, ...errorResponses(503) } } }, async (request) => {
     await upToDate(request);
     return deps.exports.exports(tenantOf(request)).map(exportResponse);
   });
 
   app.get<{ Params: { export_id: string } }>(
     '/bulk-exports/:export_id',
-    { schemaErrorFormatter, schema: { tags, summary: 'Read an export and its status', params: idParams('export_id'), response: { 200: exportSchema } } },
+    { schemaErrorFormatter, schema: { tags, summary: 'Read an export and its status', params: idParams('export_id'), response: { 200: exportSchema, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       return exportResponse(exportOf(request, request.params.export_id));
@@ -245,7 +246,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
         summary: 'Cancel an export ({"status": "Cancelled"}): final; work in flight stops, finished runs stay',
         params: idParams('export_id'),
         body: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } },
-        response: { 200: exportSchema },
+        response: { 200: exportSchema, ...errorResponses(404, 409, 503) },
       },
     },
     async (request) => {
@@ -256,7 +257,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
 
   app.get<{ Params: { export_id: string } }>(
     '/bulk-exports/:export_id/runs',
-    { schemaErrorFormatter, schema: { tags, summary: 'List an export’s runs (one per day partition and window)', params: idParams('export_id'), response: { 200: { type: 'array', items: exportRunSchema } } } },
+    { schemaErrorFormatter, schema: { tags, summary: 'List an export’s runs (one per day partition and window)', params: idParams('export_id'), response: { 200: { type: 'array', items: exportRunSchema }, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       const e = exportOf(request, request.params.export_id);
@@ -266,7 +267,7 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
 
   app.get<{ Params: { export_id: string; run_id: string } }>(
     '/bulk-exports/:export_id/runs/:run_id',
-    { schemaErrorFormatter, schema: { tags, summary: 'Read an export run', params: idParams('export_id', 'run_id'), response: { 200: exportRunSchema } } },
+    { schemaErrorFormatter, schema: { tags, summary: 'Read an export run', params: idParams('export_id', 'run_id'), response: { 200: exportRunSchema, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       const e = exportOf(request, request.params.export_id);

@@ -8,6 +8,7 @@ import { errors, type AppError } from '../../common/errors.ts';
 import { readDecodedBody } from '../ingest/requestBody.ts';
 import { readRequestJson } from '../ingest/jsonBody.ts';
 import { MAX_JSON_DEPTH } from '../../common/json/jsonNesting.ts';
+import { errorResponses } from '../../common/http/openapi.ts';
 import { decodeExportRequest, encodeExportResponse, exportResponseJson, type PartialSuccess } from '../otel/otlpProto.ts';
 import { spansOfRequest, type SpanRejection } from '../otel/otlpSpans.ts';
 import type { OtelIngestion } from '../otel/otelIngestion.ts';
@@ -54,17 +55,35 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
             'complete run; langsmith.* and gen_ai.* attributes map onto run fields (docs/otel.md). Header Langsmith-Project names the ' +
             'project for spans without langsmith.trace.session_*. Answers an ExportTraceServiceResponse in the request encoding.',
           consumes: ['application/x-protobuf', 'application/json'],
+          body: {
+            content: {
+              'application/x-protobuf': { schema: { type: 'string', format: 'binary', description: 'ExportTraceServiceRequest' } },
+              'application/json': {
+                schema: { type: 'object', description: 'ExportTraceServiceRequest in OTLP/JSON', properties: { resourceSpans: { type: 'array', items: { type: 'object' } } } },
+              },
+            },
+          },
           headers: { type: 'object', properties: { 'langsmith-project': { type: 'string', description: 'default project name' } } },
           response: {
             200: {
               description: 'ExportTraceServiceResponse (protobuf or OTLP/JSON, as the request)',
-              type: 'object',
-              properties: {
-                partialSuccess: { type: 'object', properties: { rejectedSpans: { type: 'string' }, errorMessage: { type: 'string' } } },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      partialSuccess: { type: 'object', properties: { rejectedSpans: { type: 'string' }, errorMessage: { type: 'string' } } },
+                    },
+                  },
+                },
+                'application/x-protobuf': { schema: { type: 'string', format: 'binary' } },
               },
             },
+            ...errorResponses(413, 503),
           },
         },
+        // Protobuf bodies arrive as bytes; both forms are checked as they are read (otlpProto.ts, otlpSpans.ts).
+        validatorCompiler: () => () => true,
       },
       async (request, reply) => {
         const isProtobuf = Buffer.isBuffer(request.body);

@@ -7,8 +7,10 @@ import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
 import { readMultipartBatch } from '../ingest/multipartBatch.ts';
 import { newRunId, type RunIngestor } from '../ingest/runIngestor.ts';
 import { tenantOf } from './auth.ts';
+import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
 
-const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } } };
+/** 202 once the operations are in Kafka; 404 for an unknown project or parent; 413 for an operation no Kafka message can hold; 503 when Kafka is away. */
+const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } }, ...errorResponses(404, 413, 503) };
 const runBody = {
   type: 'object',
   description: 'A run (span). Timestamps may be epoch milliseconds or ISO 8601; null means "not provided".',
@@ -43,7 +45,7 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
 
   app.patch<{ Params: { run_id: string } }>(
     '/runs/:run_id',
-    { schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: { type: 'string' } } }, body: runBody, response: accepted } },
+    { schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: uuidSchema } }, body: runBody, response: accepted } },
     async (request, reply) => {
       const draft = toRunDraft(request.body, { op: 'patch', id: request.params.run_id, where: 'patch' });
       await ingestor.updateRun(tenantOf(request), draft);
@@ -80,9 +82,20 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
       schema: {
         tags: ['runs'],
         summary: 'Create and update runs, attachments and feedback as multipart/form-data (gzip or zstd bodies accepted)',
+        description:
+          'Parts: `post.<run_id>` / `patch.<run_id>` (the run as JSON without its big fields), `<op>.<run_id>.<field>` for inputs, ' +
+          'outputs, events, extra, error and serialized (JSON), `attachment.<run_id>.<name>` (raw bytes, their own type) and ' +
+          '`feedback.<id>` (JSON). Each part has a Content-Type and its length (Content-Length or a `length` parameter).',
         consumes: ['multipart/form-data'],
+        body: {
+          content: {
+            'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', format: 'binary' } } },
+          },
+        },
         response: accepted,
       },
+      // The body is read as a stream by the handler (readMultipartBatch); there is no parsed object to validate.
+      validatorCompiler: () => () => true,
     },
     async (request: FastifyRequest, reply) => {
       // Only multipart/form-data reaches here as a stream; JSON (already parsed) or no body at all is the wrong request.

@@ -13,6 +13,7 @@ import { runAppPath, runItemV2 } from '../read/runResponse.ts';
 import { publicBaseUrl } from '../../common/http/publicUrl.ts';
 import { timeInput, uuidInput } from './traces.ts';
 import { requireUuid } from '../ingest/ids.ts';
+import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
 
 const runList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
 
@@ -47,6 +48,7 @@ export function runQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
               cursors: { type: 'object', properties: { next: { type: ['string', 'null'] }, prev: { type: ['string', 'null'] } } },
             },
           },
+          ...errorResponses(404, 503),
         },
       },
     },
@@ -73,7 +75,16 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
           'server-sent events of JSON Patch operations on `{items, next_cursor}`, as the langsmith SDKs\' ' +
           '`runs.streaming.queryV2` / `query_v2_items` read it (docs/read-api.md). 406 when Accept admits neither.',
         body: v2RunsQueryBodySchema,
-        response: { 200: { type: 'object', properties: { items: runList, next_cursor: { type: ['string', 'null'] } } } },
+        response: {
+          200: {
+            description: 'a page of runs; with Accept: text/event-stream, the same page as JSON Patch operations (docs/read-api.md)',
+            content: {
+              'application/json': { schema: { type: 'object', properties: { items: runList, next_cursor: { type: ['string', 'null'] } } } },
+              'text/event-stream': { schema: { type: 'string' } },
+            },
+          },
+          ...errorResponses(404, 406, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -104,17 +115,17 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
       schema: {
         tags: ['runs'],
         summary: "A run's URL in the web UI (its app_path on this server's base URL)",
-        params: { type: 'object', properties: { run_id: { type: 'string' } } },
+        params: { type: 'object', properties: { run_id: uuidSchema } },
         querystring: {
           type: 'object',
           additionalProperties: true,
           properties: {
-            project_id: { type: 'string', description: 'project (session) UUID of the run (required)' },
-            trace_id: { type: 'string', description: 'trace UUID of the run (required)' },
+            project_id: { ...uuidSchema, description: 'project (session) UUID of the run (required)' },
+            trace_id: { ...uuidSchema, description: 'trace UUID of the run (required)' },
             start_time: { type: 'string', description: 'RFC 3339; optional' },
           },
         },
-        response: { 200: { type: 'object', properties: { url: { type: 'string' } } } },
+        response: { 200: { type: 'object', properties: { url: { type: 'string' } } }, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
@@ -140,13 +151,13 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
       schema: {
         tags: ['runs'],
         summary: 'Read a run (v2: selects)',
-        params: { type: 'object', properties: { run_id: { type: 'string' } } },
+        params: { type: 'object', properties: { run_id: uuidSchema } },
         querystring: {
           type: 'object',
           additionalProperties: true,
-          properties: { project_id: { type: 'string' }, selects: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
+          properties: { project_id: uuidSchema, selects: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
         },
-        response: { 200: { type: 'object', additionalProperties: true } },
+        response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(404, 503) },
       },
     },
     async (request) => {

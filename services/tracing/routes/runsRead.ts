@@ -8,6 +8,7 @@ import { runResponse } from '../read/runResponse.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
 import { requireUuid } from '../ingest/ids.ts';
 import { tenantOf } from './auth.ts';
+import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
 
 export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore, tables: ReadModelTables): void {
   app.get<{ Params: { run_id: string } }>(
@@ -16,8 +17,8 @@ export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs:
       schema: {
         tags: ['runs'],
         summary: 'Read a run (the post and every patch merged)',
-        params: { type: 'object', properties: { run_id: { type: 'string' } } },
-        response: { 200: { type: 'object', additionalProperties: true } },
+        params: { type: 'object', properties: { run_id: uuidSchema } },
+        response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(404, 503) },
       },
     },
     async (request) => {

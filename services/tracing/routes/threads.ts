@@ -6,6 +6,7 @@
 //   POST /api/v2/threads/stats          aggregate stats over a project's threads in a time window
 // A thread is the traces of one project sharing a thread_id (see docs/read-models.md); all of
 // this is read from the `traces` table, plus root runs when payload fields are selected.
+import { errorResponses, jsonOrEventStream, uuidSchema } from '../../common/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../common/errors.ts';
 import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
@@ -153,7 +154,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
             max_start_time: { type: 'string', description: 'exclusive upper bound (RFC 3339); default now' },
           },
         },
-        response: { 200: itemSchema },
+        response: { 200: itemSchema, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
@@ -196,7 +197,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
             page_size: pageSizeSchema,
           },
         },
-        response: { 200: pageSchema },
+        response: { 200: jsonOrEventStream(pageSchema, 'a page of threads; with Accept: text/event-stream, the same page as JSON Patch operations'), ...errorResponses(404, 406, 503) },
       },
     },
     async (request, reply) => {
@@ -235,13 +236,13 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
           type: 'object',
           required: ['project_id'],
           properties: {
-            project_id: { type: 'string', description: 'project (session) UUID' },
+            project_id: { ...uuidSchema, description: 'project (session) UUID' },
             selects: { anyOf: [{ type: 'string', enum: THREAD_TRACE_SELECTS }, { type: 'array', items: { type: 'string', enum: THREAD_TRACE_SELECTS } }] },
             cursor: { type: 'string' },
             page_size: { type: 'string', description: '1 to 100, default 20' },
           },
         },
-        response: { 200: pageSchema },
+        response: { 200: pageSchema, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
@@ -302,7 +303,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
             selects: { anyOf: [{ type: 'string', enum: THREAD_STATS_SELECTS }, { type: 'array', items: { type: 'string', enum: THREAD_STATS_SELECTS } }] },
           },
         },
-        response: { 200: itemSchema },
+        response: { 200: itemSchema, ...errorResponses(404, 503) },
       },
     },
     async (request) => {

@@ -5,6 +5,7 @@
 // Also the pieces the other read routes of this folder share: input checks that answer 400
 // naming the field, opaque keyset cursors, and the v2 run shape (selected fields of the run
 // built by read/runResponse.ts).
+import { errorResponses, jsonOrEventStream, uuidSchema } from '../../common/http/openapi.ts';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { AppError, errors } from '../../common/errors.ts';
 import type { BlobStore } from '../../common/blobStore.ts';
@@ -248,7 +249,13 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
             page_size: pageSizeSchema,
           },
         },
-        response: { 200: { type: 'object', properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } } } },
+        response: {
+          200: jsonOrEventStream(
+            { type: 'object', properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } } },
+            'a page of traces; with Accept: text/event-stream, the same page as JSON Patch operations',
+          ),
+          ...errorResponses(404, 406, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -303,18 +310,18 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
         description:
           'Without `selects`, each run carries id, name, run_type, status, start and end time, latency, first token time, error, ' +
           'parent_run_ids, total_tokens and total_cost. `filter` is not supported (400).',
-        params: { type: 'object', properties: { trace_id: { type: 'string' } } },
+        params: { type: 'object', properties: { trace_id: uuidSchema } },
         querystring: {
           type: 'object',
           properties: {
-            project_id: { type: 'string', description: 'project (session) UUID that owns the trace' },
+            project_id: { ...uuidSchema, description: 'project (session) UUID that owns the trace' },
             min_start_time: { type: 'string', description: 'inclusive lower bound of run start_time; with max_start_time' },
             max_start_time: { type: 'string', description: 'inclusive upper bound of run start_time; with min_start_time' },
             selects: repeatedSelectsSchema,
           },
           required: ['project_id'],
         },
-        response: { 200: { type: 'object', properties: { items: { type: 'array', items: itemSchema } } } },
+        response: { 200: { type: 'object', properties: { items: { type: 'array', items: itemSchema } } }, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
