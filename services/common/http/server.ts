@@ -15,13 +15,18 @@ export interface HttpServerOptions {
   description: string;
   /** Resolves true when the service can take writes (e.g. Kafka is reachable). */
   ready: () => boolean | Promise<boolean>;
+  /**
+   * The largest body fastify reads, and the setting that sets it (named in the 413). Without it,
+   * bodies up to 1 GiB are read and the routes enforce their own (decoded) limits.
+   */
+  bodyLimit?: { bytes: number; setting: string };
 }
 
 export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 1024 * 1024 * 1024, // routes enforce their own (decoded) limits
+    bodyLimit: options.bodyLimit?.bytes ?? 1024 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true } },
     requestIdHeader: 'x-request-id',
     forceCloseConnections: true,
@@ -35,6 +40,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       return errors.validation(err.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && options.bodyLimit) return errors.bodyTooLarge(options.bodyLimit.bytes, options.bodyLimit.setting);
     if (err.name === 'ClickHouseError') return errors.readModelUnavailable();
     if (err.statusCode && err.statusCode < 500) return new AppError(err.code ?? 'BAD_REQUEST', err.statusCode, err.message);
     return errors.internal();
