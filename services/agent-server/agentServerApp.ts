@@ -1,21 +1,27 @@
-// Wires the agent server: the config file's graphs as assistants, persistence, custom auth,
-// and the LangGraph API routes (plus A2A unless the config file turns it off).
+// Wires the agent server: the config file's graphs as assistants, persistence, how callers are
+// authenticated, and the LangGraph API routes (plus A2A unless the config file turns it off).
+// Public routes (health, /info, docs, agent cards) are registered in the outer scope; every other
+// route in an inner scope whose first hook authenticates the caller (auth/callers.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../common/config.ts';
 import type { Logger } from '../common/logger.ts';
 import { createHttpServer } from '../common/http/server.ts';
+import { EventLog } from '../common/kafka/eventLog.ts';
+import { ensureTopics } from '../common/kafka/topics.ts';
+import { TenancyService } from '../tenancy/tenancyService.ts';
 import { loadAgentConfig, type AgentServerConfig } from './agentConfig.ts';
 import type { AgentServerDeps } from './agentServerDeps.ts';
-import { loadAuthenticator } from './auth.ts';
+import { requireCaller, type CallerAuthentication } from './auth/callers.ts';
+import { loadCustomAuth } from './auth/customAuth.ts';
 import { openPersistence } from './checkpointer.ts';
 import { GraphRegistry } from './graphRegistry.ts';
 import { RunManager } from './runs/runManager.ts';
 import { assistantRoutes } from './routes/assistantRoutes.ts';
-import { metaRoutes } from './routes/metaRoutes.ts';
-import { setAuth } from './routes/requestInput.ts';
+import { AUTH_OFF_WARNING, metaRoutes } from './routes/metaRoutes.ts';
+import { declareValidationResponses, schemaErrorMessage } from './routes/routeSchemas.ts';
 import { runRoutes } from './routes/runRoutes.ts';
 import { threadRoutes } from './routes/threadRoutes.ts';
-import { a2aRoutes } from './a2a/a2aRoutes.ts';
+import { a2aCardRoutes, a2aRpcRoutes } from './a2a/a2aRoutes.ts';
 import { AGENT_SERVER_VERSION } from './version.ts';
 
 export interface AgentServerApp {
@@ -24,9 +30,33 @@ export interface AgentServerApp {
   close(): Promise<void>;
 }
 
-/** Paths anyone may read without the auth module's say: health, server info, docs and agent cards. */
-function isPublic(path: string): boolean {
-  return path === '/ok' || path === '/info' || path === '/ready' || path === '/metrics' || path.startsWith('/docs') || path.includes('/.well-known/');
+/**
+ * How callers are authenticated: the config file's auth module when it names one (it replaces
+ * API keys, as on LangGraph Platform), else AGENT_SERVER_AUTH: the tracing API's keys, read from
+ * the tenancy topic as the tracing API reads them, or nobody (said loudly).
+ */
+async function callerAuthentication(
+  config: Config,
+  agentConfig: AgentServerConfig,
+  logger: Logger,
+): Promise<{ authentication: CallerAuthentication; close(): Promise<void> }> {
+  if (agentConfig.auth) return { authentication: { mode: 'custom', custom: await loadCustomAuth(agentConfig.auth) }, close: async () => {} };
+  if (config.AGENT_SERVER_AUTH === 'none') {
+    logger.warn({ AGENT_SERVER_AUTH: 'none' }, AUTH_OFF_WARNING);
+    return { authentication: { mode: 'none' }, close: async () => {} };
+  }
+  await ensureTopics(config);
+  // TenancyService appends only for the admin commands, which this server never runs.
+  const eventLog = new EventLog(config, 'agent-server');
+  const tenancy = new TenancyService(config, eventLog, logger);
+  await tenancy.start();
+  return {
+    authentication: { mode: 'api_key', tenancy },
+    close: async () => {
+      await tenancy.close();
+      await eventLog.close();
+    },
+  };
 }
 
 export async function buildAgentServerApp(config: Config, logger: Logger, agentConfig: AgentServerConfig = loadAgentConfig(config.AGENT_SERVER_CONFIG)): Promise<AgentServerApp> {
@@ -36,7 +66,7 @@ export async function buildAgentServerApp(config: Config, logger: Logger, agentC
   const failed = await persistence.store.failUnfinishedRuns('the agent server stopped while the run was unfinished');
   if (failed > 0) logger.warn({ runs: failed }, 'runs left unfinished by a previous server were marked as failed');
   const graphs = await GraphRegistry.load(agentConfig.graphs, persistence.checkpointer);
-  const authenticate = await loadAuthenticator(agentConfig.auth);
+  const auth = await callerAuthentication(config, agentConfig, logger);
   const runs = new RunManager({ graphs, store: persistence.store, checkpointer: persistence.checkpointer, logger });
   const deps: AgentServerDeps = { config, agentConfig, graphs, store: persistence.store, checkpointer: persistence.checkpointer, runs, logger };
 
@@ -46,25 +76,32 @@ export async function buildAgentServerApp(config: Config, logger: Logger, agentC
     version: AGENT_SERVER_VERSION,
     description: 'LangGraph API (assistants, threads, runs) and A2A for the graphs named in the config file.',
     ready: () => true,
+    bodyLimit: { bytes: config.AGENT_SERVER_BODY_LIMIT_BYTES, setting: 'AGENT_SERVER_BODY_LIMIT_BYTES' },
   });
-  if (authenticate) {
-    app.addHook('onRequest', async (request) => {
-      if (isPublic(request.url.split('?')[0]!)) return;
-      setAuth(request, await authenticate(request));
-    });
-  }
+  declareValidationResponses(app, 'AGENT_SERVER_BODY_LIMIT_BYTES');
+  app.setSchemaErrorFormatter(schemaErrorMessage);
+  // A POST without a body is an empty object, as the routes' body schemas read it.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+
   const { http } = agentConfig;
-  if (!http.disableMeta) metaRoutes(app, deps);
-  if (!http.disableAssistants) assistantRoutes(app, deps);
-  if (!http.disableThreads) threadRoutes(app, deps);
-  if (!http.disableRuns) runRoutes(app, deps);
-  if (!http.disableA2a) a2aRoutes(app, deps);
+  if (!http.disableMeta) metaRoutes(app, deps, auth.authentication.mode);
+  if (!http.disableA2a) a2aCardRoutes(app, deps);
+  await app.register(async (authed) => {
+    requireCaller(authed, auth.authentication);
+    if (!http.disableAssistants) assistantRoutes(authed, deps);
+    if (!http.disableThreads) threadRoutes(authed, deps);
+    if (!http.disableRuns) runRoutes(authed, deps);
+    if (!http.disableA2a) a2aRpcRoutes(authed, deps);
+  });
 
   return {
     app,
     deps,
     close: async () => {
       await app.close();
+      await auth.close();
       await persistence.close();
     },
   };

@@ -94,6 +94,16 @@ const configSchema = z.object({
   AGENT_SERVER_CONFIG: z.string().default('services/agent-server/examples/langgraph.json'),
   /** Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL. */
   AGENT_SERVER_CHECKPOINTER: z.enum(['memory', 'postgres']).default('memory'),
+  /**
+   * How the agent server authenticates callers when its config file names no auth module (one that
+   * does replaces this): `api_key` (default) needs a key of the tracing API in X-Api-Key (X-Tenant-Id
+   * for a key of several workspaces) and keeps each workspace's threads and runs apart; `none` turns
+   * authentication off for local development (every caller acts in the default workspace), which the
+   * server logs as a warning at start-up and reports in GET /info.
+   */
+  AGENT_SERVER_AUTH: z.enum(['api_key', 'none']).default('api_key'),
+  /** The largest request body the agent server reads; larger ones are refused with 413. */
+  AGENT_SERVER_BODY_LIMIT_BYTES: bytes.default(25 * 1024 * 1024),
   /** PostgreSQL for durable agent-server state, e.g. postgres://postgres:postgres@127.0.0.1:5432/postgres (`npm run infra:up` serves that one). */
   POSTGRES_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// or postgresql:// URL' }).optional(),
   /** Public base URL of the agent server, used in A2A agent cards; else taken from the request (honouring X-Forwarded-*). */

@@ -39,8 +39,8 @@ export const errors = {
   /** The Accept header admits none of the forms a route answers in. */
   notAcceptable: (accept: string, offered: readonly string[]) =>
     new AppError('NOT_ACCEPTABLE', 406, `Accept "${accept}" admits none of the forms this route answers in: ${offered.join(', ')}`),
-  bodyTooLarge: (limit: number) =>
-    new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (batch_ingest_config.size_limit_bytes)`),
+  bodyTooLarge: (limit: number, setting = 'batch_ingest_config.size_limit_bytes') =>
+    new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (${setting})`),
   notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),
   conflict: (message: string) => new AppError('CONFLICT', 409, message),
   /** An agent-server run asked for a thread that is running one, with multitask_strategy "reject". */
@@ -60,6 +60,13 @@ export const errors = {
   invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', 400, `X-Tenant-Id "${value}" is not a UUID`),
   workspaceForbidden: (workspaceId: string) =>
     new AppError('WORKSPACE_FORBIDDEN', 403, `this API key has no access to workspace ${workspaceId}`),
+  /**
+   * The agent server's custom auth module (langgraph.json `auth.path`) refused the request: its
+   * `authenticate` or `auth.on(…)` handler threw an HTTPException (its status, message and headers)
+   * or returned false (403).
+   */
+  refusedByAuthHandler: (status: number, message: string, headers: Record<string, string> = {}) =>
+    new AppError(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'REFUSED_BY_AUTH_HANDLER', status, message, headers),
 
   validation: (message: string) => new AppError('VALIDATION_ERROR', 422, message),
   readModelUnavailable: () =>

@@ -25,7 +25,7 @@ describe('http.disable_a2a', () => {
   it('removes the A2A endpoint and the agent cards, and /info says so', async () => {
     const post = await fetch(`${disabled.url}/a2a/agent`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...disabled.headers },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'hi' }] } } }),
     });
     expect(post.status).toBe(404);
@@ -34,7 +34,7 @@ describe('http.disable_a2a', () => {
     }
     expect(((await (await fetch(`${disabled.url}/info`)).json()) as any).flags.a2a).toBe(false);
     // The LangGraph API is still there.
-    expect((await fetch(`${disabled.url}/assistants/agent`)).status).toBe(200);
+    expect((await fetch(`${disabled.url}/assistants/agent`, { headers: disabled.headers })).status).toBe(200);
   });
 
   it('is off by default: /info says A2A is enabled', async () => {

@@ -31,7 +31,7 @@ async function restart(): Promise<void> {
 }
 
 async function rpc(assistant: string, method: string, params: unknown): Promise<any> {
-  const res = await fetch(`${server!.url}/a2a/${assistant}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(`${server!.url}/a2a/${assistant}`, { method: 'POST', headers: { 'content-type': 'application/json', ...server!.headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   const body = (await res.json()) as any;
   expect(body.error).toBeUndefined();
   return body.result;

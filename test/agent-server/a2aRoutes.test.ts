@@ -29,7 +29,7 @@ async function rpc(assistant: string, method: string, params: unknown, options: 
   const id = options.id ?? nextId++;
   const res = await fetch(`${server.url}/a2a/${assistant}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers },
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...server.headers, ...options.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params, ...(options.metadata ? { metadata: options.metadata } : {}) }),
   });
   const body = (await res.json()) as any;
@@ -50,7 +50,7 @@ async function send(assistant: string, message: unknown, configuration?: unknown
 async function stream(assistant: string, method: string, params: unknown, id: string | number) {
   const res = await fetch(`${server.url}/a2a/${assistant}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...server.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
   });
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -150,11 +150,11 @@ describe('message/send', () => {
   it('makes the contextId the trace’s thread id, unless the request’s metadata names one', async () => {
     const task = await send('agent', userMessage('traced'));
     const runId = task.id.split(':')[1];
-    const run = (await (await fetch(`${server.url}/threads/${task.contextId}/runs/${runId}`)).json()) as any;
+    const run = (await (await fetch(`${server.url}/threads/${task.contextId}/runs/${runId}`, { headers: server.headers })).json()) as any;
     expect(run.metadata.thread_id).toBe(task.contextId);
     const shared = crypto.randomUUID();
     const other = await send('agent', userMessage('traced too'), undefined, { metadata: { thread_id: shared } });
-    const otherRun = (await (await fetch(`${server.url}/threads/${other.contextId}/runs/${other.id.split(':')[1]}`)).json()) as any;
+    const otherRun = (await (await fetch(`${server.url}/threads/${other.contextId}/runs/${other.id.split(':')[1]}`, { headers: server.headers })).json()) as any;
     expect(otherRun.metadata.thread_id).toBe(shared);
   });
 
@@ -215,7 +215,7 @@ describe('message/stream', () => {
   it('answers bad input with a JSON-RPC error before any event', async () => {
     const res = await fetch(`${server.url}/a2a/counter`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...server.headers },
       body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'message/stream', params: { message: userMessage('x') } }),
     });
     expect(res.status).toBe(200);
@@ -262,7 +262,7 @@ describe('tasks/get and tasks/cancel', () => {
 
 describe('errors', () => {
   const post = async (assistant: string, body: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${server.url}/a2a/${assistant}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const res = await fetch(`${server.url}/a2a/${assistant}`, { method: 'POST', headers: { 'content-type': 'application/json', ...server.headers, ...headers }, body });
     return { status: res.status, body: (await res.json()) as any };
   };
 

@@ -33,7 +33,7 @@ afterAll(() => db?.drop());
 async function start(): Promise<Client> {
   const server = await startAgentServer('postgres', { configFile, env, port });
   servers.push(server);
-  return new Client({ apiUrl: server.url });
+  return new Client({ apiUrl: server.url, apiKey: server.apiKey });
 }
 
 const human = (content: string) => ({ messages: [{ type: 'human', content }] });

@@ -23,7 +23,7 @@ afterAll(() => server?.stop());
 async function runWait(threadId: string, text: string, metadata?: Record<string, unknown>): Promise<{ runId: string; values: any }> {
   const res = await fetch(`${server.url}/threads/${threadId}/runs/wait`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...server.headers },
     body: JSON.stringify({ assistant_id: 'agent', input: { messages: [{ type: 'human', content: text }] }, if_not_exists: 'create', ...(metadata ? { metadata } : {}) }),
   });
   expect(res.status).toBe(200);

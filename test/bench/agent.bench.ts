@@ -4,10 +4,11 @@
 //
 // Both servers run as child processes with the example no-op graph (services/agent-server/
 // examples/noopGraph.ts: one node that changes nothing, messages state), in-memory persistence,
-// tracing off and logging at warn. The load generator (undici, keep-alive, one connection per
-// client) runs BENCH_CONCURRENCY clients, each sending its next request as soon as its previous
-// one is answered, for BENCH_SECONDS after BENCH_WARMUP_SECONDS of the same. Phases, one server
-// up at a time:
+// tracing off and logging at warn. Ours runs with AGENT_SERVER_AUTH=none, as langgraph-api runs
+// without authentication (and the benchmark then needs no Kafka for API keys). The load
+// generator (undici, keep-alive, one connection per client) runs BENCH_CONCURRENCY clients, each
+// sending its next request as soon as its previous one is answered, for BENCH_SECONDS after
+// BENCH_WARMUP_SECONDS of the same. Phases, one server up at a time:
 //   runs_wait             POST /runs/wait (stateless), one user message
 //   runs_wait_sequential  the same with one client: latency without queueing
 //   thread_runs_wait      POST /threads/{id}/runs/wait, one user message, each client on its own
@@ -213,7 +214,7 @@ async function benchOurs(): Promise<OursResult> {
   const profileDir = join(repoRoot, '.local', 'bench', 'prof', `agent-server-${Date.now()}`);
   const server = await startAgentServer('bench', {
     configFile,
-    env: { ...SERVER_ENV, AGENT_SERVER_CHECKPOINTER: 'memory', ...(options.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}) },
+    env: { ...SERVER_ENV, AGENT_SERVER_AUTH: 'none', AGENT_SERVER_CHECKPOINTER: 'memory', ...(options.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}) },
   });
   log(`our agent server: ${server.url} (pid ${server.process.pid})`);
   const pool = new Pool(server.url, { connections: options.concurrency });

@@ -4,10 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Message, Role, TaskState, type AgentCard, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { Client, ClientFactory } from '@a2a-js/sdk/client';
+import { Client } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { exampleGraph, startAgentServer, writeAgentConfig, type AgentServer } from '../support/agentServer.ts';
+import { a2aClientFactory, apiKeyFetch } from '../support/a2aTesting.ts';
 
 const AGENT_ID = 'fe096781-5601-53d2-b2f6-0d3403f7e9ca';
 let server: AgentServer;
@@ -101,8 +102,8 @@ describe('@a2a-js/sdk v1.0 client (ClientFactory)', () => {
   let slow: Client;
   beforeAll(async () => {
     // The card path is resolved relative to the base URL: a trailing slash keeps the assistant's path.
-    agent = await new ClientFactory().createFromUrl(`${server.url}/a2a/agent/`);
-    slow = await new ClientFactory().createFromUrl(`${server.url}/.well-known/agent-card.json?assistant_id=slow`, '');
+    agent = await a2aClientFactory(server.apiKey).createFromUrl(`${server.url}/a2a/agent/`);
+    slow = await a2aClientFactory(server.apiKey).createFromUrl(`${server.url}/.well-known/agent-card.json?assistant_id=slow`, '');
   });
 
   it('reads the agent card and picks the v1.0 JSON-RPC interface', async () => {
@@ -119,7 +120,7 @@ describe('@a2a-js/sdk v1.0 client (ClientFactory)', () => {
   );
 
   it('gets a clear error for text to an assistant without messages', async () => {
-    const counter = await new ClientFactory().createFromUrl(`${server.url}/a2a/counter/`);
+    const counter = await a2aClientFactory(server.apiKey).createFromUrl(`${server.url}/a2a/counter/`);
     const sending = counter.sendMessage(say('count this'));
     await expect(sending).rejects.toBeInstanceOf(RequestMalformedError);
     await expect(sending).rejects.toThrow(/no "messages" key/);
@@ -129,7 +130,7 @@ describe('@a2a-js/sdk v1.0 client (ClientFactory)', () => {
 describe('@a2a-js/sdk v0.3 JSON-RPC transport (compat)', () => {
   const legacyClient = async (assistant: string) => {
     const card = (await (await fetch(`${server.url}/a2a/${assistant}/.well-known/agent-card.json`)).json()) as AgentCard & { url: string };
-    return new Client(new LegacyJsonRpcTransport({ endpoint: card.url }), card);
+    return new Client(new LegacyJsonRpcTransport({ endpoint: card.url, fetchImpl: apiKeyFetch(server.apiKey) }), card);
   };
   let agent: Client;
   let slow: Client;

@@ -46,7 +46,7 @@ function expectConversation(seen: any) {
 
 describe('a2a-sdk (PyPI)', () => {
   it('reads the card, then talks to the assistant with the v1.0 client and the v0.3 transport', async () => {
-    const { result } = await runPythonScript<any>(pyenv, 'a2a_client.py', [server.url], {});
+    const { result } = await runPythonScript<any>(pyenv, 'a2a_client.py', [server.url], { AGENT_SERVER_API_KEY: server.apiKey });
     expect(result.card.name).toBe('agent');
     expect(result.card.streaming).toBe(true);
     expect(result.card.interfaces).toContainEqual(['JSONRPC', '1.0', `${server.url}/a2a/${AGENT_ID}`]);

@@ -12,12 +12,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { api, createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
 import { startAgentServer, type AgentServer } from '../support/agentServer.ts';
 import { startExampleA2aAgent, tracingEnv, type ExampleA2aAgent } from '../support/exampleA2aAgent.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { userMessage } from '../support/a2aTesting.ts';
+import { a2aClientFactory, userMessage } from '../support/a2aTesting.ts';
 import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
 
 const PROJECT = `cross-agent-${randomBytes(4).toString('hex')}`;
@@ -40,10 +40,9 @@ const withThreadId = (threadId: string): typeof fetch => (url, init) => {
   return fetch(url, { ...init, body: JSON.stringify({ ...body, metadata: { ...body.metadata, thread_id: threadId } }) });
 };
 
-/** The official client for the agent whose card is at `cardUrl`; A2A 0.3 servers are spoken to in 0.3. */
+/** The official client for the agent whose card is at `cardUrl`, with the agent server's key; A2A 0.3 servers are spoken to in 0.3. */
 function a2aClient(cardUrl: string, threadId?: string): Promise<Client> {
-  const transport = new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, ...(threadId ? { fetchImpl: withThreadId(threadId) } : {}) });
-  return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [transport] })).createFromUrl(cardUrl, '');
+  return a2aClientFactory(server.apiKey, { legacyCompat: true, ...(threadId ? { fetchImpl: withThreadId(threadId) } : {}) }).createFromUrl(cardUrl, '');
 }
 
 /** Sends one text message and returns the task and its answer (artifact text first, then the status message, as A2A clients read it). */

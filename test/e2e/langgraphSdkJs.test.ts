@@ -10,7 +10,7 @@ let client: Client;
 
 beforeAll(async () => {
   server = await startAgentServer('sdk-js');
-  client = new Client({ apiUrl: server.url });
+  client = new Client({ apiUrl: server.url, apiKey: server.apiKey });
 });
 afterAll(() => server?.stop());
 

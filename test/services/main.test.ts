@@ -37,9 +37,10 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
     // The agent server runs the example assistants and traces into the tracing API with the dev key.
     expect(out).toContain(`http://127.0.0.1:${agentPort}`);
     await waitFor('the agent server', async () => (await fetch(`http://127.0.0.1:${agentPort}/ok`)).ok, 60_000, 200);
+    // With the dev key: the agent server takes the tracing API's keys.
     const wait = await fetch(`http://127.0.0.1:${agentPort}/runs/wait`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({ assistant_id: 'agent', input: { messages: [{ type: 'human', content: 'hi' }] } }),
     });
     expect(JSON.parse(await wait.text()).messages.at(-1).content).toBe('Turn 1: you said "hi"');

@@ -1,5 +1,9 @@
 // An agent server of a test's own, as a child process the way `npm start` runs it, on a free
-// port, with a config file of the test's choice (default: the example assistants).
+// port, with a config file of the test's choice (default: the example assistants). It takes the
+// API keys of the shared tracing stack (it reads the stack's tenancy topic), so `apiKey` (the
+// stack's bootstrap key, the default workspace) or a key of createWorkspaces() opens it, unless
+// the test turns authentication off (AGENT_SERVER_AUTH=none) or its config names an auth module.
+import { inject } from 'vitest';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +13,10 @@ export const EXAMPLES_CONFIG = join(repoRoot, 'services/agent-server/examples/la
 
 export interface AgentServer {
   url: string;
+  /** A key of the default workspace (the shared stack's bootstrap key); unset when the server runs with AGENT_SERVER_AUTH=none. */
+  apiKey: string;
+  /** `{'x-api-key': apiKey}`, for plain fetches. */
+  headers: Record<string, string>;
   process: ServiceProcess;
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -33,9 +41,18 @@ export function writeAgentConfig(config: Record<string, unknown>): string {
 /** The example assistants' graph modules, by absolute path, for configs written by tests. */
 export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') => join(repoRoot, 'services/agent-server/examples', `${name}.ts:graph`);
 
+/** Where the shared tracing stack keeps its API keys: its broker and topic prefix. */
+function sharedTenancyEnv(): { env: Record<string, string>; apiKey: string } {
+  const stack = inject('tracingEnv');
+  return { env: { KAFKA_BROKERS: stack.KAFKA_BROKERS!, KAFKA_TOPIC_PREFIX: stack.KAFKA_TOPIC_PREFIX! }, apiKey: inject('bootstrapApiKey') };
+}
+
 export async function startAgentServer(name: string, options: AgentServerOptions = {}): Promise<AgentServer> {
   const port = options.port ?? (await freePort());
+  // Outside vitest (the benchmark) there is no shared stack: such callers run without authentication.
+  const tenancy = options.env?.AGENT_SERVER_AUTH === 'none' ? { env: {}, apiKey: '' } : sharedTenancyEnv();
   const env: Record<string, string> = {
+    ...tenancy.env,
     AGENT_SERVER_PORT: String(port),
     AGENT_SERVER_CONFIG: options.configFile ?? EXAMPLES_CONFIG,
     LANGSMITH_TRACING: 'false',
@@ -49,5 +66,5 @@ export async function startAgentServer(name: string, options: AgentServerOptions
   );
   exited.catch(() => undefined);
   await Promise.race([waitFor(`the agent server at ${url}`, async () => (await fetch(`${url}/ok`)).ok), exited]);
-  return { url, process: child, env, stop: () => child.stop() };
+  return { url, apiKey: tenancy.apiKey, headers: tenancy.apiKey ? { 'x-api-key': tenancy.apiKey } : {}, process: child, env, stop: () => child.stop() };
 }

@@ -6,11 +6,11 @@ import { v4 as uuidv4, validate as isUuid } from 'uuid';
 import { z } from 'zod';
 import { AppError } from '../../common/errors.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
-import type { AuthContext } from '../auth.ts';
+import type { Caller } from '../auth/callers.ts';
 import type { RegisteredGraph } from '../graphRegistry.ts';
 import type { ActiveRun, RunOutcome } from '../runs/activeRun.ts';
 import type { RunCreateBody } from '../runs/runBody.ts';
-import type { RunRecord } from '../store/agentRecords.ts';
+import type { RecordScope, RunRecord } from '../store/agentRecords.ts';
 import { toWireValue } from '../wireJson.ts';
 import type { A2aMessage, A2aStreamEvent, Task, TaskStatus } from './a2aTypes.ts';
 import { asInterrupts, parseTaskId, splitInterrupts, taskIdsOf, taskOfRun, type TaskIds } from './a2aTasks.ts';
@@ -25,7 +25,8 @@ const MAX_GET_HISTORY = 10;
 /** Who calls, about which assistant. */
 export interface A2aCall {
   registered: RegisteredGraph;
-  auth: AuthContext;
+  /** Tasks are runs of the caller's threads: another workspace's task is as unknown as one that never was. */
+  caller: Caller;
   /** The JSON-RPC envelope's `metadata`: its `thread_id`, when given, is the trace's thread id. */
   requestMetadata: Json;
 }
@@ -77,6 +78,13 @@ function traceThreadIdOf(metadata: Json): string | undefined {
   return threadId;
 }
 
+interface FoundRun {
+  /** What the caller sees: the run's thread is in it. */
+  scope: RecordScope;
+  record: RunRecord;
+  active?: ActiveRun;
+}
+
 interface StartedRun {
   run: ActiveRun;
   ids: TaskIds;
@@ -113,27 +121,27 @@ export class A2aHandlers {
   /** tasks/get: the task of a run, from the run and its thread. */
   async getTask(call: A2aCall, params: Json): Promise<Task> {
     const p = parseParams(getParams, params);
-    const found = await this.findRun(call, p.id, p.contextId);
-    return this.taskOfRecord(call, found.record, { historyLength: p.historyLength ?? undefined });
+    const found = await this.findRun(call, p.id, p.contextId, 'read');
+    return this.taskOfRecord(call, found, { historyLength: p.historyLength ?? undefined });
   }
 
   /** tasks/cancel: cancels a pending or running run and answers when it has stopped; a finished task is answered as it is. */
   async cancelTask(call: A2aCall, params: Json): Promise<Task> {
     const p = parseParams(cancelParams, params);
-    const found = await this.findRun(call, p.id, p.contextId);
+    const found = await this.findRun(call, p.id, p.contextId, 'update');
     if (found.active && !found.active.done) {
       this.deps.runs.cancel(found.record.run_id, 'interrupt');
       await found.active.outcome;
-      return this.taskOfRecord(call, found.active.record, {});
+      return this.taskOfRecord(call, { ...found, record: found.active.record }, {});
     }
-    const task = await this.taskOfRecord(call, found.record, {});
+    const task = await this.taskOfRecord(call, found, {});
     return this.withNote(task, `Task cancel acknowledged (was: ${task.status.state})`);
   }
 
   private async startRun(call: A2aCall, message: IncomingMessage, p: z.infer<typeof sendParams>, streaming: boolean): Promise<StartedRun> {
     const { assistant, stateKeys } = call.registered;
     const contextId = this.contextIdOf(message);
-    const thread = contextId ? await this.deps.store.getThread(contextId) : undefined;
+    const thread = contextId ? await this.deps.store.getThread(await call.caller.scope('threads:read', { thread_id: contextId }), contextId) : undefined;
     if (message.resume && thread?.status !== 'interrupted') {
       throw a2aErrors.invalidParams('a resume needs the contextId (and taskId) of a conversation that is waiting for input');
     }
@@ -151,7 +159,7 @@ export class A2aHandlers {
     };
     let run: ActiveRun;
     try {
-      run = await this.deps.runs.create(threadId, body, call.auth);
+      run = await this.deps.runs.create(threadId, body, call.caller);
     } catch (err) {
       if (err instanceof AppError && err.statusCode < 500) throw a2aErrors.runCreateFailed(err.message);
       throw err;
@@ -201,20 +209,28 @@ export class A2aHandlers {
     return taskOfRun(ids, { status: outcome.status, values, interrupts, error: outcome.error?.message }, { timestamp: now(), historyLength: options.historyLength, fallbackHistory: options.fallback });
   }
 
-  /** The run a task id names, if it is one of this assistant's. */
-  private async findRun(call: A2aCall, taskId: string, contextParam?: string): Promise<{ record: RunRecord; active?: ActiveRun }> {
+  /**
+   * The run a task id names, if it is one of this assistant's on a thread the caller may read
+   * (tasks/get) or update (tasks/cancel); else the task is not found.
+   */
+  private async findRun(call: A2aCall, taskId: string, contextParam: string | undefined, action: 'read' | 'update'): Promise<FoundRun> {
     const { contextId, runId } = parseTaskId(taskId, contextParam);
     const active = this.deps.runs.get(runId);
+    // A bare run id names no thread: the run in memory does.
+    const threadId = contextId ?? active?.record.thread_id;
+    if (threadId === undefined) throw a2aErrors.taskNotFound(taskId);
+    const scope = await call.caller.scope(action === 'read' ? 'threads:read' : 'threads:update', { thread_id: threadId });
+    if (!(await this.deps.store.getThread(scope, threadId))) throw a2aErrors.taskNotFound(taskId);
     let record: RunRecord | undefined;
-    if (active && (contextId === undefined || active.record.thread_id === contextId)) record = active.record;
-    else if (contextId !== undefined) record = await this.deps.store.getRun(contextId, runId);
+    if (active && active.record.thread_id === threadId) record = active.record;
+    else record = await this.deps.store.getRun(scope, threadId, runId);
     if (!record || record.assistant_id !== call.registered.assistant.assistant_id) throw a2aErrors.taskNotFound(taskId);
-    return { record, active: record === active?.record ? active : undefined };
+    return { scope, record, active: record === active?.record ? active : undefined };
   }
 
-  private async taskOfRecord(call: A2aCall, record: RunRecord, options: { historyLength?: number }): Promise<Task> {
+  private async taskOfRecord(call: A2aCall, { scope, record }: Pick<FoundRun, 'scope' | 'record'>, options: { historyLength?: number }): Promise<Task> {
     const ids = taskIdsOf(record.thread_id, record.run_id, call.registered.assistant.assistant_id);
-    const thread = await this.deps.store.getThread(record.thread_id);
+    const thread = await this.deps.store.getThread(scope, record.thread_id);
     // Pending interrupts stay on the thread, under the run that raised them, until a later run ends.
     const interrupts = asInterrupts(thread?.interrupts[record.run_id]);
     const active = this.deps.runs.get(record.run_id);

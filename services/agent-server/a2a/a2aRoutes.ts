@@ -1,11 +1,14 @@
 // A2A over HTTP: the JSON-RPC endpoint `POST /a2a/{assistant_id}` and the agent cards
 // (`GET /a2a/{assistant_id}/.well-known/agent-card.json`, `GET /.well-known/agent-card.json?assistant_id=…`,
-// and `GET /a2a/{assistant_id}` itself). JSON-RPC errors answer with HTTP 200 and an `error`
-// object; only an Accept header that rules out the answer's type gets an HTTP 400.
+// and `GET /a2a/{assistant_id}` itself). The cards are public (clients read them before they
+// authenticate); the endpoint is registered where callers are authenticated. JSON-RPC errors
+// answer with HTTP 200 and an `error` object; only an Accept header that rules out the answer's
+// type gets an HTTP 400.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { RegisteredGraph } from '../graphRegistry.ts';
-import { authOf } from '../routes/requestInput.ts';
+import { callerOf } from '../auth/callers.ts';
+import { assistantIdParams, errorResponse, eventStreamResponse } from '../routes/routeSchemas.ts';
 import { openEventStream } from '../../common/http/sse.ts';
 import { accepts } from '../../common/http/contentNegotiation.ts';
 import { AGENT_SERVER_VERSION } from '../version.ts';
@@ -15,9 +18,6 @@ import type { A2aStreamEvent } from './a2aTypes.ts';
 import { agentCard, publicBaseUrl } from './agentCard.ts';
 import { A2aError, a2aErrors, jsonRpcError, jsonRpcResult, parseJsonRpcRequest, type JsonRpcId } from './jsonRpc.ts';
 import { sendResult, streamResult, taskResult } from './v1Dialect.ts';
-
-/** A JSON-RPC request body is small: a message and its parts. */
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 type AssistantParams = { Params: { assistant_id: string } };
 
@@ -30,28 +30,71 @@ function asA2aError(err: unknown, request: FastifyRequest): A2aError {
   return a2aErrors.internal();
 }
 
-export function a2aRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
-  const handlers = new A2aHandlers(deps);
-  const baseUrlOf = (request: FastifyRequest) => publicBaseUrl(request, deps.config.USER_API_URL);
-  const cardOf = (request: FastifyRequest, registered: RegisteredGraph) => agentCard(registered, baseUrlOf(request), AGENT_SERVER_VERSION);
+const cardError = (description: string) => ({
+  description,
+  type: 'object',
+  properties: { error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } } } },
+});
+const agentCardSchema = { type: 'object', additionalProperties: true, description: 'the A2A agent card (v0.3 fields, and supportedInterfaces for v1.0 clients)' };
 
+const jsonRpcRequestSchema = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  additionalProperties: true,
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { type: ['string', 'number', 'null'] },
+    method: { type: 'string', description: 'message/send, message/stream, tasks/get, tasks/cancel, agent/getAuthenticatedExtendedCard, or their v1.0 names' },
+    params: { type: 'object', additionalProperties: true },
+    metadata: { type: ['object', 'null'], additionalProperties: true, description: 'thread_id here names the tracing thread' },
+  },
+} as const;
+const jsonRpcResponseSchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    jsonrpc: { type: 'string' },
+    id: { type: ['string', 'number', 'null'] },
+    result: { description: 'the method’s result' },
+    error: { type: 'object', additionalProperties: true, properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+  },
+} as const;
+
+const cardOf = (deps: AgentServerDeps, request: FastifyRequest, registered: RegisteredGraph) =>
+  agentCard(registered, publicBaseUrl(request, deps.config.USER_API_URL), AGENT_SERVER_VERSION);
+
+/** The agent cards: public, as A2A clients read them before they authenticate. */
+export function a2aCardRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
   const replyWithCard = (request: FastifyRequest, reply: FastifyReply, assistantId: string) => {
     const registered = deps.graphs.find(assistantId);
     if (!registered) return reply.code(404).send({ error: { code: -32602, message: `Assistant "${assistantId}" not found` } });
-    return reply.send(cardOf(request, registered));
+    return reply.send(cardOf(deps, request, registered));
   };
 
-  const doc = (summary: string) => ({ schema: { tags: ['a2a'], summary } });
-  app.get<{ Querystring: { assistant_id?: string } }>('/.well-known/agent-card.json', doc('The agent card of ?assistant_id (or DEFAULT_A2A_ASSISTANT_ID)'), async (request, reply) => {
-    const assistantId = request.query.assistant_id || deps.config.DEFAULT_A2A_ASSISTANT_ID;
-    if (!assistantId) {
-      return reply.code(400).send({ error: { code: -32602, message: 'assistant_id is required: GET /.well-known/agent-card.json?assistant_id=<assistant id or graph name>' } });
-    }
-    return replyWithCard(request, reply, assistantId);
-  });
+  const notFound = cardError('no such assistant');
+  const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['a2a'], summary, ...schema } });
+  const cardQuery = { type: 'object', properties: { assistant_id: { type: 'string', description: 'the assistant: its UUID, or its graph name' } } };
+  app.get<{ Querystring: { assistant_id?: string } }>(
+    '/.well-known/agent-card.json',
+    doc('The agent card of ?assistant_id (or DEFAULT_A2A_ASSISTANT_ID)', { querystring: cardQuery, response: { 200: agentCardSchema, 400: cardError('no assistant named, and no DEFAULT_A2A_ASSISTANT_ID'), 404: notFound } }),
+    async (request, reply) => {
+      const assistantId = request.query.assistant_id || deps.config.DEFAULT_A2A_ASSISTANT_ID;
+      if (!assistantId) {
+        return reply.code(400).send({ error: { code: -32602, message: 'assistant_id is required: GET /.well-known/agent-card.json?assistant_id=<assistant id or graph name>' } });
+      }
+      return replyWithCard(request, reply, assistantId);
+    },
+  );
   for (const path of ['/a2a/:assistant_id', '/a2a/:assistant_id/.well-known/agent-card.json', '/a2a/:assistant_id/.well-known/agent.json']) {
-    app.get<AssistantParams>(path, doc('The agent card of an assistant'), async (request, reply) => replyWithCard(request, reply, request.params.assistant_id));
+    app.get<AssistantParams>(path, doc('The agent card of an assistant', { params: assistantIdParams, response: { 200: agentCardSchema, 404: notFound } }), async (request, reply) =>
+      replyWithCard(request, reply, request.params.assistant_id),
+    );
   }
+}
+
+/** The JSON-RPC endpoint: register it where callers are authenticated (auth/callers.ts). */
+export function a2aRpcRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
+  const handlers = new A2aHandlers(deps);
 
   const call = async (request: FastifyRequest<AssistantParams>, reply: FastifyReply) => {
     const parsed = parseJsonRpcRequest(typeof request.body === 'string' ? request.body : '');
@@ -68,7 +111,7 @@ export function a2aRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
       checkA2aVersion(request.headers['a2a-version'] as string | undefined);
       const registered = deps.graphs.find(request.params.assistant_id);
       if (!registered) throw a2aErrors.assistantNotFound(request.params.assistant_id);
-      const a2aCall: A2aCall = { registered, auth: authOf(request), requestMetadata: metadata };
+      const a2aCall: A2aCall = { registered, caller: callerOf(request), requestMetadata: metadata };
       switch (method.operation) {
         case 'send':
           return jsonRpcResult(id, sendResult(await handlers.send(a2aCall, params), method.dialect));
@@ -77,7 +120,7 @@ export function a2aRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
         case 'cancelTask':
           return jsonRpcResult(id, taskResult(await handlers.cancelTask(a2aCall, params), method.dialect));
         case 'agentCard':
-          return jsonRpcResult(id, cardOf(request, registered));
+          return jsonRpcResult(id, cardOf(deps, request, registered));
         case 'stream': {
           const gone = new AbortController();
           reply.raw.on('close', () => gone.abort());
@@ -90,11 +133,33 @@ export function a2aRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     }
   };
 
-  // The body is read as text here, so that bad JSON is answered as a JSON-RPC parse error.
+  // The body is read as text here (up to the server's body limit), so that bad JSON is answered
+  // as a JSON-RPC parse error; for the same reason the schemas below document the request and
+  // are not checked by fastify: every problem with it is a JSON-RPC error.
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
-    scope.post<AssistantParams>('/a2a/:assistant_id', doc('A2A JSON-RPC 2.0: message/send, message/stream, tasks/get, tasks/cancel (and their v1.0 names)'), call);
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.post<AssistantParams>(
+      '/a2a/:assistant_id',
+      {
+        schema: {
+          tags: ['a2a'],
+          summary: 'A2A JSON-RPC 2.0: message/send, message/stream, tasks/get, tasks/cancel (and their v1.0 names)',
+          params: assistantIdParams,
+          body: jsonRpcRequestSchema,
+          response: {
+            200: {
+              description: 'a JSON-RPC response (errors too: unknown assistant, task or method, bad params), or for message/stream an SSE stream of them',
+              content: { 'application/json': { schema: jsonRpcResponseSchema }, 'text/event-stream': eventStreamResponse('').content['text/event-stream'] },
+            },
+            400: { description: 'the Accept header rules out the answer’s media type', type: 'object', properties: { error: { type: 'string' } } },
+            413: errorResponse('the body is larger than AGENT_SERVER_BODY_LIMIT_BYTES'),
+          },
+        },
+        validatorCompiler: () => () => true,
+      },
+      call,
+    );
   });
 }
 

@@ -1,16 +1,18 @@
 // Runs, on a thread or stateless: create in the background, stream (SSE), wait for the final
 // values, join, cancel. Every run route sets Content-Location to the run, which both LangGraph
-// SDKs read to learn the run id (`onRunCreated`).
+// SDKs read to learn the run id (`onRunCreated`). A run is seen through its thread: another
+// workspace's, or one the auth module's filter hides, is a 404 like an unknown one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { errors } from '../../common/errors.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
+import { callerOf } from '../auth/callers.ts';
+import type { AuthEvent, AuthEventValue } from '../auth/customAuth.ts';
 import type { ActiveRun, RunOutcome } from '../runs/activeRun.ts';
-import { runCreateBody } from '../runs/runBody.ts';
-import type { RunRecord } from '../store/agentRecords.ts';
+import { runCreateBodySchema, type RunCreateBody } from '../runs/runBody.ts';
+import type { RecordScope, RunRecord, RunStatus } from '../store/agentRecords.ts';
 import { openEventStream } from '../../common/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
-import { authOf, parseInput, uuidParam } from './requestInput.ts';
+import { errorResponse, eventStreamResponse, noContent, runIdParams, runSchema, runValuesResponse, threadIdParams } from './routeSchemas.ts';
 
 /** While a run is waited for, a newline is written this often so proxies keep the connection open. */
 const WAIT_KEEPALIVE_MS = 1000;
@@ -64,113 +66,186 @@ export async function replyWithStream(reply: FastifyReply, run: ActiveRun, heade
   }
 }
 
+const RUN_STATUSES = ['pending', 'running', 'error', 'success', 'timeout', 'interrupted'] as const;
+
+const listQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', pattern: '^([1-9][0-9]{0,2}|1000)$', description: '1 to 1000, default 10' },
+    offset: { type: 'string', pattern: '^[0-9]{1,9}$', description: 'default 0' },
+    status: { type: 'string', enum: RUN_STATUSES },
+  },
+} as const;
+
+const cancelQuery = {
+  type: 'object',
+  properties: {
+    wait: { type: 'string', enum: ['true', 'false', '1', '0'], description: 'answer once the run has stopped' },
+    action: { type: 'string', enum: ['interrupt', 'rollback'], description: 'interrupt (default) keeps what the run wrote; rollback deletes the run and its checkpoints' },
+  },
+} as const;
+
+const threadNotFound = errorResponse('no such thread (or not the caller’s)');
+const runNotFound = errorResponse('no such run on the thread (or not the caller’s)');
+const createResponses = (stateless: boolean) => ({
+  404: errorResponse(stateless ? 'no such assistant' : 'no such assistant, or thread (if_not_exists: reject; or not the caller’s)'),
+  422: errorResponse('the body does not match the schema, or the thread is running a run and multitask_strategy is reject (THREAD_BUSY)'),
+});
+
 export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
   const { runs, store } = deps;
+  const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['runs'], summary, ...schema } });
 
-  const create = async (request: FastifyRequest<{ Params: { thread_id?: string } }>, stateless: boolean) => {
-    const body = parseInput(runCreateBody, request.body, 'run');
-    const threadId = stateless ? undefined : uuidParam(request.params.thread_id, 'thread_id');
-    const run = await runs.create(threadId, body, authOf(request));
+  const create = async (request: FastifyRequest<{ Params: { thread_id?: string }; Body: RunCreateBody }>, stateless: boolean) => {
+    const body = request.body;
+    const threadId = stateless ? undefined : request.params.thread_id!.toLowerCase();
+    const run = await runs.create(threadId, body, callerOf(request));
     return { run, location: runLocation(run.record, stateless), cancelOnClose: body.on_disconnect === 'cancel' };
   };
   const cancelOnDisconnect = (run: ActiveRun, wanted: boolean) => (wanted ? () => runs.cancel(run.record.run_id, 'interrupt') : undefined);
 
   for (const stateless of [false, true]) {
     const base = stateless ? '/runs' : '/threads/:thread_id/runs';
-    app.post<ThreadParams>(base, async (request, reply) => {
-      const { run, location } = await create(request, stateless);
-      reply.header('Content-Location', location);
-      return run.record;
-    });
-    app.post<ThreadParams>(`${base}/stream`, async (request, reply) => {
-      const { run, location, cancelOnClose } = await create(request, stateless);
-      await replyWithStream(reply, run, { 'content-location': location }, undefined, cancelOnDisconnect(run, cancelOnClose));
-    });
-    app.post<ThreadParams>(`${base}/wait`, async (request, reply) => {
-      const { run, location, cancelOnClose } = await create(request, stateless);
-      await replyWhenDone(reply, run.outcome, { 'content-location': location }, cancelOnDisconnect(run, cancelOnClose));
-    });
+    const input = { ...(stateless ? {} : { params: threadIdParams }), body: runCreateBodySchema };
+    const what = stateless ? 'on a temporary thread' : 'on the thread';
+    type CreateRequest = { Params: { thread_id?: string }; Body: RunCreateBody };
+    app.post<CreateRequest>(
+      base,
+      doc(`Create a run ${what}, in the background`, { ...input, response: { 200: runSchema, ...createResponses(stateless) } }),
+      async (request, reply) => {
+        const { run, location } = await create(request, stateless);
+        reply.header('Content-Location', location);
+        return run.record;
+      },
+    );
+    app.post<CreateRequest>(
+      `${base}/stream`,
+      doc(`Create a run ${what} and stream its events (SSE)`, {
+        ...input,
+        response: { 200: eventStreamResponse('the run’s events, metadata first'), ...createResponses(stateless) },
+      }),
+      async (request, reply) => {
+        const { run, location, cancelOnClose } = await create(request, stateless);
+        await replyWithStream(reply, run, { 'content-location': location }, undefined, cancelOnDisconnect(run, cancelOnClose));
+      },
+    );
+    app.post<CreateRequest>(
+      `${base}/wait`,
+      doc(`Create a run ${what} and answer its final values`, { ...input, response: { 200: runValuesResponse, ...createResponses(stateless) } }),
+      async (request, reply) => {
+        const { run, location, cancelOnClose } = await create(request, stateless);
+        await replyWhenDone(reply, run.outcome, { 'content-location': location }, cancelOnDisconnect(run, cancelOnClose));
+      },
+    );
   }
 
-  app.post('/runs/batch', async (request) => {
-    const bodies = parseInput(z.array(z.unknown()).min(1, 'at least one run'), request.body, 'run batch');
-    const created = [];
-    for (const body of bodies) created.push((await runs.create(undefined, parseInput(runCreateBody, body, 'run'), authOf(request))).record);
-    return created;
-  });
+  app.post<{ Body: RunCreateBody[] }>(
+    '/runs/batch',
+    doc('Create stateless runs, in the background', {
+      body: { type: 'array', minItems: 1, items: runCreateBodySchema },
+      response: { 200: { type: 'array', items: runSchema }, ...createResponses(true) },
+    }),
+    async (request) => {
+      const caller = callerOf(request);
+      const created = [];
+      for (const body of request.body) created.push((await runs.create(undefined, body, caller)).record);
+      return created;
+    },
+  );
 
-  const findRun = async (params: { thread_id: string; run_id: string }): Promise<RunRecord> => {
-    const threadId = uuidParam(params.thread_id, 'thread_id');
-    const runId = uuidParam(params.run_id, 'run_id');
+  /** The run, if the caller may do `event` to its thread; 404 when it does not see the thread or the run. */
+  const findRun = async <E extends AuthEvent>(request: FastifyRequest<RunParams>, event: E, value: AuthEventValue<E>): Promise<{ scope: RecordScope; record: RunRecord }> => {
+    const threadId = request.params.thread_id.toLowerCase();
+    const runId = request.params.run_id.toLowerCase();
+    const scope = await callerOf(request).scope(event, value);
+    if (!(await store.getThread(scope, threadId))) throw errors.notFound(`run ${runId} of thread ${threadId}`);
     const active = runs.get(runId);
-    if (active && active.record.thread_id === threadId) return active.record;
-    const record = await store.getRun(threadId, runId);
+    if (active && active.record.thread_id === threadId) return { scope, record: active.record };
+    const record = await store.getRun(scope, threadId, runId);
     if (!record) throw errors.notFound(`run ${runId} of thread ${threadId}`);
-    return record;
+    return { scope, record };
   };
+  const ids = (request: FastifyRequest<RunParams>) => ({ thread_id: request.params.thread_id.toLowerCase(), run_id: request.params.run_id.toLowerCase() });
 
-  app.get<ThreadParams & { Querystring: { limit?: string; offset?: string; status?: string } }>('/threads/:thread_id/runs', async (request) => {
-    const threadId = uuidParam(request.params.thread_id, 'thread_id');
-    if (!(await store.getThread(threadId))) throw errors.notFound(`thread ${threadId}`);
-    const query = parseInput(
-      z.object({
-        limit: z.coerce.number().int().min(1).max(1000).default(10),
-        offset: z.coerce.number().int().min(0).default(0),
-        status: z.enum(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']).optional(),
-      }),
-      request.query,
-      'run list query',
-    );
-    return store.listRuns(threadId, query);
-  });
+  app.get<ThreadParams & { Querystring: { limit?: string; offset?: string; status?: RunStatus } }>(
+    '/threads/:thread_id/runs',
+    doc('The thread’s runs, newest first', { params: threadIdParams, querystring: listQuery, response: { 200: { type: 'array', items: runSchema }, 404: threadNotFound } }),
+    async (request) => {
+      const threadId = request.params.thread_id.toLowerCase();
+      const { limit, offset, status } = request.query;
+      const scope = await callerOf(request).scope('threads:search', { thread_id: threadId, status });
+      if (!(await store.getThread(scope, threadId))) throw errors.notFound(`thread ${threadId}`);
+      return store.listRuns(scope, threadId, { limit: limit === undefined ? 10 : Number(limit), offset: offset === undefined ? 0 : Number(offset), status });
+    },
+  );
 
-  app.get<RunParams>('/threads/:thread_id/runs/:run_id', async (request, reply) => {
-    const record = await findRun(request.params);
+  app.get<RunParams>('/threads/:thread_id/runs/:run_id', doc('A run', { params: runIdParams, response: { 200: runSchema, 404: runNotFound } }), async (request, reply) => {
+    const { record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
     reply.header('Content-Location', runLocation(record, false));
     return record;
   });
 
-  app.delete<RunParams>('/threads/:thread_id/runs/:run_id', async (request, reply) => {
-    const record = await findRun(request.params);
-    if (runs.get(record.run_id) && !runs.get(record.run_id)!.done) throw errors.conflict(`run ${record.run_id} is still ${record.status}; cancel it first`);
-    await store.deleteRun(record.thread_id, record.run_id);
-    return reply.code(204).send();
-  });
+  app.delete<RunParams>(
+    '/threads/:thread_id/runs/:run_id',
+    doc('Delete a finished run', { params: runIdParams, response: { 204: noContent, 404: runNotFound, 409: errorResponse('the run is still pending or running') } }),
+    async (request, reply) => {
+      const { scope, record } = await findRun(request, 'threads:delete', ids(request));
+      const active = runs.get(record.run_id);
+      if (active && !active.done) throw errors.conflict(`run ${record.run_id} is still ${record.status}; cancel it first`);
+      await store.deleteRun(scope, record.thread_id, record.run_id);
+      return reply.code(204).send();
+    },
+  );
 
-  app.get<RunParams>('/threads/:thread_id/runs/:run_id/join', async (request, reply) => {
-    const record = await findRun(request.params);
-    const location = { 'content-location': runLocation(record, false) };
-    const active = runs.get(record.run_id);
-    if (active) return replyWhenDone(reply, active.outcome, location);
-    // Ended before this process's memory of it: the thread holds the final values.
-    const thread = await store.getThread(record.thread_id);
-    reply.headers(location);
-    return thread?.values ?? {};
-  });
+  app.get<RunParams>(
+    '/threads/:thread_id/runs/:run_id/join',
+    doc('Wait for a run and answer its final values', { params: runIdParams, response: { 200: runValuesResponse, 404: runNotFound } }),
+    async (request, reply) => {
+      const { scope, record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
+      const location = { 'content-location': runLocation(record, false) };
+      const active = runs.get(record.run_id);
+      if (active) return replyWhenDone(reply, active.outcome, location);
+      // Ended before this process's memory of it: the thread holds the final values.
+      const thread = await store.getThread(scope, record.thread_id);
+      reply.headers(location);
+      return thread?.values ?? {};
+    },
+  );
 
-  app.get<RunParams>('/threads/:thread_id/runs/:run_id/stream', async (request, reply) => {
-    const record = await findRun(request.params);
-    const location = { 'content-location': runLocation(record, false) };
-    const active = runs.get(record.run_id);
-    if (!active) {
-      openEventStream(reply, location).end();
-      return;
-    }
-    const lastEventId = request.headers['last-event-id'];
-    await replyWithStream(reply, active, location, typeof lastEventId === 'string' ? lastEventId : undefined);
-  });
+  app.get<RunParams>(
+    '/threads/:thread_id/runs/:run_id/stream',
+    doc('Stream a run’s events (SSE), from after Last-Event-ID', {
+      params: runIdParams,
+      response: { 200: eventStreamResponse('the run’s events; empty when it ended before this server’s memory of it'), 404: runNotFound },
+    }),
+    async (request, reply) => {
+      const { record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
+      const location = { 'content-location': runLocation(record, false) };
+      const active = runs.get(record.run_id);
+      if (!active) {
+        openEventStream(reply, location).end();
+        return;
+      }
+      const lastEventId = request.headers['last-event-id'];
+      await replyWithStream(reply, active, location, typeof lastEventId === 'string' ? lastEventId : undefined);
+    },
+  );
 
-  app.post<RunParams & { Querystring: { wait?: string; action?: string } }>('/threads/:thread_id/runs/:run_id/cancel', async (request, reply) => {
-    const record = await findRun(request.params);
-    const query = parseInput(
-      z.object({ wait: z.enum(['true', 'false', '1', '0']).optional(), action: z.enum(['interrupt', 'rollback']).default('interrupt') }),
-      request.query,
-      'cancel query',
-    );
-    const active = runs.get(record.run_id);
-    if (!active || active.done) throw errors.conflict(`run ${record.run_id} is ${record.status}; only pending or running runs can be cancelled`);
-    runs.cancel(record.run_id, query.action);
-    if (query.wait === 'true' || query.wait === '1') await active.outcome;
-    return reply.code(202).header('Content-Location', runLocation(record, false)).send();
-  });
+  app.post<RunParams & { Querystring: { wait?: string; action?: 'interrupt' | 'rollback' } }>(
+    '/threads/:thread_id/runs/:run_id/cancel',
+    doc('Cancel a pending or running run', {
+      params: runIdParams,
+      querystring: cancelQuery,
+      response: { 202: { description: 'cancelled (stopped, with wait)', type: 'null' }, 404: runNotFound, 409: errorResponse('the run has ended') },
+    }),
+    async (request, reply) => {
+      const action = request.query.action ?? 'interrupt';
+      const { record } = await findRun(request, 'threads:update', { thread_id: ids(request).thread_id, action });
+      const active = runs.get(record.run_id);
+      if (!active || active.done) throw errors.conflict(`run ${record.run_id} is ${record.status}; only pending or running runs can be cancelled`);
+      runs.cancel(record.run_id, action);
+      if (request.query.wait === 'true' || request.query.wait === '1') await active.outcome;
+      return reply.code(202).header('Content-Location', runLocation(record, false)).send();
+    },
+  );
 }

@@ -1,61 +1,149 @@
-// Threads: records, their checkpointed state and history, as the LangGraph API serves them.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+// Threads: records, their checkpointed state and history, as the LangGraph API serves them. Every
+// route acts in the caller's workspace, narrowed by the auth module's filter for its action
+// (auth/callers.ts): another workspace's thread, or one the filter hides, is a 404 like an unknown one.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { v4 as uuidv4 } from 'uuid';
-import { z } from 'zod';
 import { errors } from '../../common/errors.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
+import { callerOf } from '../auth/callers.ts';
+import type { AuthEvent, AuthEventValue } from '../auth/customAuth.ts';
 import type { RegisteredGraph, StateSnapshotLike } from '../graphRegistry.ts';
-import type { ThreadRecord } from '../store/agentRecords.ts';
+import type { RecordScope, ThreadRecord, ThreadStatus } from '../store/agentRecords.ts';
 import { newThreadRecord, threadResponse, threadState } from '../threads/threadRecords.ts';
-import { parseInput, uuidParam } from './requestInput.ts';
+import { errorResponse, noContent, threadIdParams, threadSchema, threadStateSchema } from './routeSchemas.ts';
 
-const json = z.record(z.string(), z.unknown());
+type Json = Record<string, unknown>;
+type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string };
 
-const createBody = z.looseObject({
-  thread_id: z.uuid().nullish(),
-  metadata: json.nullish(),
-  if_exists: z.enum(['raise', 'do_nothing']).nullish(),
-  supersteps: z.array(z.object({ updates: z.array(z.looseObject({ values: z.unknown(), as_node: z.string() })) })).nullish(),
-});
+const nullable = <T extends object>(schema: T & { type: string | string[] }) => ({ ...schema, type: [...[schema.type].flat(), 'null'] });
+const json = (description: string) => ({ type: ['object', 'null'], additionalProperties: true, description });
+const checkpointRef = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    checkpoint_id: { type: 'string', description: 'a checkpoint id (UUID)' },
+    checkpoint_ns: { type: 'string', description: 'the (sub)graph namespace; "" for the root' },
+  },
+} as const;
+const notFound = errorResponse('no such thread (or not the caller’s)');
 
-const searchBody = z.looseObject({
-  ids: z.array(z.uuid()).nullish(),
-  metadata: json.nullish(),
-  values: json.nullish(),
-  status: z.enum(['idle', 'busy', 'interrupted', 'error']).nullish(),
-  limit: z.number().int().min(1).max(1000).default(10),
-  offset: z.number().int().min(0).default(0),
-  sort_by: z.enum(['thread_id', 'status', 'created_at', 'updated_at']).nullish(),
-  sort_order: z.enum(['asc', 'desc']).nullish(),
-  select: z.array(z.string()).nullish(),
-});
+interface CreateBody {
+  thread_id?: string | null;
+  metadata?: Json | null;
+  if_exists?: 'raise' | 'do_nothing' | null;
+  supersteps?: { updates: { values?: unknown; as_node: string }[] }[] | null;
+}
+const createBody = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    thread_id: { type: ['string', 'null'], format: 'uuid', description: 'the new thread’s id; a new UUID when absent' },
+    metadata: json('the thread’s metadata'),
+    if_exists: { type: ['string', 'null'], enum: ['raise', 'do_nothing', null], description: 'when thread_id exists: raise (409, the default) or answer the existing thread' },
+    supersteps: nullable({
+      type: 'array',
+      description: 'state updates to apply at once, in order (needs metadata.graph_id)',
+      items: {
+        type: 'object',
+        required: ['updates'],
+        properties: {
+          updates: {
+            type: 'array',
+            items: { type: 'object', required: ['as_node'], additionalProperties: true, properties: { values: {}, as_node: { type: 'string' } } },
+          },
+        },
+      },
+    }),
+  },
+} as const;
 
-const checkpointRef = z.looseObject({ checkpoint_id: z.string().optional(), checkpoint_ns: z.string().optional() });
+interface SearchBody {
+  ids?: string[] | null;
+  metadata?: Json | null;
+  values?: Json | null;
+  status?: ThreadStatus | null;
+  limit: number;
+  offset: number;
+  sort_by?: 'thread_id' | 'status' | 'created_at' | 'updated_at' | null;
+  sort_order?: 'asc' | 'desc' | null;
+  select?: string[] | null;
+}
+const searchBody = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    ids: { type: ['array', 'null'], items: { type: 'string', format: 'uuid' }, description: 'only these threads' },
+    metadata: json('threads whose metadata contains this'),
+    values: json('threads whose values contain this'),
+    status: { type: ['string', 'null'], enum: ['idle', 'busy', 'interrupted', 'error', null] },
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+    sort_by: { type: ['string', 'null'], enum: ['thread_id', 'status', 'created_at', 'updated_at', null], description: 'default created_at' },
+    sort_order: { type: ['string', 'null'], enum: ['asc', 'desc', null], description: 'default desc' },
+    select: { type: ['array', 'null'], items: { type: 'string' }, description: 'the fields to answer with' },
+  },
+} as const;
+const countBody = { ...searchBody, properties: { metadata: searchBody.properties.metadata, values: searchBody.properties.values, status: searchBody.properties.status } };
 
-const stateUpdateBody = z.looseObject({
-  values: z.unknown().optional(),
-  as_node: z.string().nullish(),
-  checkpoint_id: z.string().nullish(),
-  checkpoint: checkpointRef.nullish(),
-});
+const patchBody = { type: 'object', additionalProperties: true, properties: { metadata: json('merged into the thread’s metadata') } } as const;
 
-const historyBody = z.looseObject({
-  limit: z.number().int().min(1).max(1000).default(10),
-  before: z.union([z.string(), checkpointRef]).nullish(),
-  metadata: json.nullish(),
-  checkpoint: checkpointRef.nullish(),
-});
+interface StateUpdateBody {
+  values?: unknown;
+  as_node?: string | null;
+  checkpoint_id?: string | null;
+  checkpoint?: CheckpointRef | null;
+}
+const stateUpdateBody = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    values: { description: 'the update, as the node would return it' },
+    as_node: { type: ['string', 'null'], description: 'the node the update is applied as' },
+    checkpoint_id: { type: ['string', 'null'], description: 'the checkpoint to update from (default: the latest)' },
+    checkpoint: nullable(checkpointRef),
+  },
+} as const;
+
+const checkpointBody = { type: 'object', required: ['checkpoint'], additionalProperties: true, properties: { checkpoint: checkpointRef } } as const;
+
+interface HistoryBody {
+  limit: number;
+  before?: string | CheckpointRef | null;
+  metadata?: Json | null;
+  checkpoint?: CheckpointRef | null;
+}
+const historyBody = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+    before: { type: ['string', 'object', 'null'], description: 'a checkpoint id, or a checkpoint config: only checkpoints before it' },
+    metadata: json('checkpoints whose metadata contains this'),
+    checkpoint: nullable(checkpointRef),
+  },
+} as const;
+const historyQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', pattern: '^([1-9][0-9]{0,2}|1000)$', description: '1 to 1000, default 10' },
+    before: { type: 'string', description: 'a checkpoint id: only checkpoints before it' },
+  },
+} as const;
 
 type ThreadParams = { Params: { thread_id: string } };
 
 export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
   const { store, graphs, runs, checkpointer } = deps;
 
-  const getThread = async (threadId: string): Promise<ThreadRecord> => {
-    const thread = await store.getThread(uuidParam(threadId, 'thread_id'));
+  /** The thread, if the caller may do `event` to it: the scope, and the thread (404 when it does not see it). */
+  const threadFor = async <E extends AuthEvent>(request: FastifyRequest, event: E, value: AuthEventValue<E> & { thread_id?: string | null }) => {
+    const threadId = String(value.thread_id).toLowerCase();
+    const scope = await callerOf(request).scope(event, value);
+    const thread = await store.getThread(scope, threadId);
     if (!thread) throw errors.notFound(`thread ${threadId}`);
-    return thread;
+    return { scope, thread };
   };
+  const readable = async (request: FastifyRequest<ThreadParams>) => (await threadFor(request, 'threads:read', { thread_id: request.params.thread_id })).thread;
 
   /** The graph that runs on this thread (named in its metadata by its first run), if any yet. */
   const graphOf = (thread: ThreadRecord): RegisteredGraph | undefined => {
@@ -73,29 +161,43 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
     return threadState(snapshot, thread.thread_id);
   };
 
-  app.post('/threads', async (request) => {
-    const body = parseInput(createBody, request.body, 'thread');
-    const threadId = body.thread_id?.toLowerCase() ?? uuidv4();
-    const created = await store.createThread(newThreadRecord(threadId, body.metadata ?? {}));
-    if (!created) {
-      if (body.if_exists === 'do_nothing') return threadResponse((await store.getThread(threadId))!);
-      throw errors.conflict(`thread ${threadId} already exists`);
-    }
-    if (body.supersteps?.length) {
-      const registered = typeof created.metadata.graph_id === 'string' ? graphs.find(created.metadata.graph_id) : undefined;
-      if (!registered) throw errors.validation('supersteps need metadata.graph_id naming a graph of this server');
-      for (const step of body.supersteps) {
-        for (const update of step.updates) await registered.graph.updateState({ configurable: { thread_id: threadId } }, update.values, update.as_node);
-      }
-      const state = await stateAt(created);
-      return threadResponse((await store.updateThread(threadId, { values: state.values }))!);
-    }
-    return threadResponse(created);
-  });
+  const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['threads'], summary, ...schema } });
 
-  const search = async (body: z.infer<typeof searchBody>) =>
-    store.searchThreads({
-      ids: body.ids ?? undefined,
+  app.post<{ Body: CreateBody }>(
+    '/threads',
+    doc('Create a thread', {
+      body: createBody,
+      response: { 200: threadSchema, 409: errorResponse('the thread id is taken (if_exists: raise, or a thread the caller does not see)') },
+    }),
+    async (request) => {
+      const body = request.body;
+      const threadId = body.thread_id?.toLowerCase() ?? uuidv4();
+      // The auth module may stamp the metadata (an owner) and filters which existing thread the caller sees.
+      const value = { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: body.if_exists };
+      const caller = callerOf(request);
+      const scope = await caller.scope('threads:create', value);
+      const created = await store.createThread(scope.workspaceId, newThreadRecord(threadId, value.metadata ?? {}));
+      if (!created) {
+        const existing = await store.getThread(scope, threadId);
+        if (existing && body.if_exists === 'do_nothing') return threadResponse(existing);
+        throw errors.conflict(`thread ${threadId} already exists`);
+      }
+      if (body.supersteps?.length) {
+        const registered = graphOf(created);
+        if (!registered) throw errors.validation('supersteps need metadata.graph_id naming a graph of this server');
+        for (const step of body.supersteps) {
+          for (const update of step.updates) await registered.graph.updateState({ configurable: { thread_id: threadId } }, update.values, update.as_node);
+        }
+        const state = await stateAt(created);
+        return threadResponse((await store.updateThread(scope, threadId, { values: state.values }))!);
+      }
+      return threadResponse(created);
+    },
+  );
+
+  const search = async (scope: RecordScope, body: SearchBody) =>
+    store.searchThreads(scope, {
+      ids: body.ids?.map((id) => id.toLowerCase()) ?? undefined,
       metadata: body.metadata ?? undefined,
       values: body.values ?? undefined,
       status: body.status ?? undefined,
@@ -105,67 +207,117 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       sortOrder: body.sort_order ?? 'desc',
     });
 
-  app.post('/threads/search', async (request, reply: FastifyReply) => {
-    const body = parseInput(searchBody, request.body, 'thread search');
-    const { threads, total } = await search(body);
-    reply.header('X-Pagination-Total', String(total));
-    if (body.offset + threads.length < total) reply.header('X-Pagination-Next', String(body.offset + body.limit));
-    const page = threads.map(threadResponse);
-    if (!body.select) return page;
-    return page.map((t) => Object.fromEntries(body.select!.map((k) => [k, (t as unknown as Record<string, unknown>)[k]])));
-  });
-
-  app.post('/threads/count', async (request) => {
-    const body = parseInput(searchBody, request.body, 'thread count');
-    return (await search({ ...body, limit: 1, offset: 0 })).total;
-  });
-
-  app.get<ThreadParams>('/threads/:thread_id', async (request) => threadResponse(await getThread(request.params.thread_id)));
-
-  app.patch<ThreadParams>('/threads/:thread_id', async (request) => {
-    const thread = await getThread(request.params.thread_id);
-    const body = parseInput(z.looseObject({ metadata: json.nullish() }), request.body, 'thread patch');
-    const updated = await store.updateThread(thread.thread_id, { metadata: { ...thread.metadata, ...body.metadata }, updated_at: new Date().toISOString() });
-    return threadResponse(updated!);
-  });
-
-  app.delete<ThreadParams>('/threads/:thread_id', async (request, reply) => {
-    const thread = await getThread(request.params.thread_id);
-    await runs.cancelThread(thread.thread_id);
-    await store.deleteThread(thread.thread_id);
-    await checkpointer.deleteThread(thread.thread_id);
-    return reply.code(204).send();
-  });
-
-  app.get<ThreadParams>('/threads/:thread_id/state', async (request) => stateAt(await getThread(request.params.thread_id)));
-
-  app.get<{ Params: { thread_id: string; checkpoint_id: string } }>('/threads/:thread_id/state/:checkpoint_id', async (request) =>
-    stateAt(await getThread(request.params.thread_id), { checkpoint_id: request.params.checkpoint_id }),
+  app.post<{ Body: SearchBody }>(
+    '/threads/search',
+    doc('Search the caller’s threads', { body: searchBody, response: { 200: { type: 'array', items: threadSchema } } }),
+    async (request, reply: FastifyReply) => {
+      const body = request.body;
+      const { ids, metadata, values, status, limit, offset } = body;
+      const scope = await callerOf(request).scope('threads:search', { ids, metadata, values, status, limit, offset });
+      const { threads, total } = await search(scope, body);
+      reply.header('X-Pagination-Total', String(total));
+      if (body.offset + threads.length < total) reply.header('X-Pagination-Next', String(body.offset + body.limit));
+      const page = threads.map(threadResponse);
+      if (!body.select) return page;
+      return page.map((t) => Object.fromEntries(body.select!.map((k) => [k, (t as unknown as Json)[k]])));
+    },
   );
 
-  app.post<ThreadParams>('/threads/:thread_id/state/checkpoint', async (request) => {
-    const body = parseInput(z.looseObject({ checkpoint: checkpointRef }), request.body, 'checkpoint');
-    return stateAt(await getThread(request.params.thread_id), body.checkpoint);
-  });
+  app.post<{ Body: Pick<SearchBody, 'metadata' | 'values' | 'status'> }>(
+    '/threads/count',
+    doc('Count the caller’s threads', { body: countBody, response: { 200: { type: 'integer' } } }),
+    async (request) => {
+      const { metadata, values, status } = request.body;
+      const scope = await callerOf(request).scope('threads:search', { metadata, values, status, limit: 0, offset: 0 });
+      return (await search(scope, { metadata, values, status, limit: 1, offset: 0 })).total;
+    },
+  );
 
-  app.post<ThreadParams>('/threads/:thread_id/state', async (request) => {
-    const thread = await getThread(request.params.thread_id);
-    const body = parseInput(stateUpdateBody, request.body, 'state update');
-    const registered = graphOf(thread);
-    if (!registered) throw errors.validation(`thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`);
-    if (runs.unfinished(thread.thread_id).length > 0) throw errors.threadBusy();
-    const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
-    const config = await registered.graph.updateState(
-      { configurable: { thread_id: thread.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } },
-      body.values,
-      body.as_node ?? undefined,
-    );
-    const state = await stateAt(thread);
-    await store.updateThread(thread.thread_id, { values: state.values, state_updated_at: new Date().toISOString() });
-    return { checkpoint: (config as { configurable?: unknown }).configurable ?? {} };
-  });
+  const withThread = { params: threadIdParams };
 
-  const history = async (thread: ThreadRecord, body: z.infer<typeof historyBody>) => {
+  app.get<ThreadParams>('/threads/:thread_id', doc('A thread', { ...withThread, response: { 200: threadSchema, 404: notFound } }), async (request) =>
+    threadResponse(await readable(request)),
+  );
+
+  app.patch<ThreadParams & { Body: { metadata?: Json | null } }>(
+    '/threads/:thread_id',
+    doc('Merge metadata into a thread', { ...withThread, body: patchBody, response: { 200: threadSchema, 404: notFound } }),
+    async (request) => {
+      const value = { thread_id: request.params.thread_id, metadata: request.body.metadata ?? {} };
+      const { scope, thread } = await threadFor(request, 'threads:update', value);
+      const updated = await store.updateThread(scope, thread.thread_id, { metadata: { ...thread.metadata, ...value.metadata }, updated_at: new Date().toISOString() });
+      if (!updated) throw errors.notFound(`thread ${thread.thread_id}`);
+      return threadResponse(updated);
+    },
+  );
+
+  app.delete<ThreadParams>(
+    '/threads/:thread_id',
+    doc('Delete a thread, its runs (cancelled first) and its checkpoints', { ...withThread, response: { 204: noContent, 404: notFound } }),
+    async (request, reply) => {
+      const { scope, thread } = await threadFor(request, 'threads:delete', { thread_id: request.params.thread_id });
+      await runs.cancelThread(thread.thread_id);
+      await store.deleteThread(scope, thread.thread_id);
+      await checkpointer.deleteThread(thread.thread_id);
+      return reply.code(204).send();
+    },
+  );
+
+  const stateResponse = { 200: threadStateSchema, 404: notFound };
+
+  app.get<ThreadParams>('/threads/:thread_id/state', doc('The thread’s latest state', { ...withThread, response: stateResponse }), async (request) =>
+    stateAt(await readable(request)),
+  );
+
+  app.get<{ Params: { thread_id: string; checkpoint_id: string } }>(
+    '/threads/:thread_id/state/:checkpoint_id',
+    doc('The thread’s state at a checkpoint', {
+      params: { ...threadIdParams, required: ['thread_id', 'checkpoint_id'], properties: { ...threadIdParams.properties, checkpoint_id: { type: 'string', format: 'uuid' } } },
+      response: stateResponse,
+    }),
+    async (request) => stateAt(await readable(request), { checkpoint_id: request.params.checkpoint_id }),
+  );
+
+  app.post<ThreadParams & { Body: { checkpoint: CheckpointRef } }>(
+    '/threads/:thread_id/state/checkpoint',
+    doc('The thread’s state at a checkpoint', { ...withThread, body: checkpointBody, response: stateResponse }),
+    async (request) => stateAt(await readable(request), request.body.checkpoint),
+  );
+
+  app.post<ThreadParams & { Body: StateUpdateBody }>(
+    '/threads/:thread_id/state',
+    doc('Update the thread’s state as a node would', {
+      ...withThread,
+      body: stateUpdateBody,
+      response: {
+        200: {
+          type: 'object',
+          additionalProperties: true,
+          properties: { checkpoint: { type: 'object', additionalProperties: true, description: 'the new checkpoint’s config' } },
+        },
+        404: notFound,
+        422: errorResponse('the thread has no graph yet, is running a run (THREAD_BUSY), or the body does not match the schema'),
+      },
+    }),
+    async (request) => {
+      const { scope, thread } = await threadFor(request, 'threads:update', { thread_id: request.params.thread_id });
+      const body = request.body;
+      const registered = graphOf(thread);
+      if (!registered) throw errors.validation(`thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`);
+      if (runs.unfinished(thread.thread_id).length > 0) throw errors.threadBusy();
+      const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
+      const config = await registered.graph.updateState(
+        { configurable: { thread_id: thread.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } },
+        body.values,
+        body.as_node ?? undefined,
+      );
+      const state = await stateAt(thread);
+      await store.updateThread(scope, thread.thread_id, { values: state.values, state_updated_at: new Date().toISOString() });
+      return { checkpoint: (config as { configurable?: unknown }).configurable ?? {} };
+    },
+  );
+
+  const history = async (thread: ThreadRecord, body: HistoryBody) => {
     const registered = graphOf(thread);
     if (!registered) return [];
     const before = typeof body.before === 'string' ? { configurable: { checkpoint_id: body.before } } : body.before ? { configurable: body.before } : undefined;
@@ -176,14 +328,20 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
     }
     return states;
   };
+  const historyResponse = { 200: { type: 'array', items: threadStateSchema }, 404: notFound };
 
-  app.post<ThreadParams>('/threads/:thread_id/history', async (request) =>
-    history(await getThread(request.params.thread_id), parseInput(historyBody, request.body, 'history request')),
+  app.post<ThreadParams & { Body: HistoryBody }>(
+    '/threads/:thread_id/history',
+    doc('The thread’s states, newest first', { ...withThread, body: historyBody, response: historyResponse }),
+    async (request) => history(await readable(request), request.body),
   );
 
-  app.get<ThreadParams & { Querystring: { limit?: string; before?: string } }>('/threads/:thread_id/history', async (request) => {
-    const { limit, before } = request.query;
-    const body = parseInput(historyBody, { limit: limit === undefined ? undefined : Number(limit), before }, 'history query');
-    return history(await getThread(request.params.thread_id), body);
-  });
+  app.get<ThreadParams & { Querystring: { limit?: string; before?: string } }>(
+    '/threads/:thread_id/history',
+    doc('The thread’s states, newest first', { ...withThread, querystring: historyQuery, response: historyResponse }),
+    async (request) => {
+      const { limit, before } = request.query;
+      return history(await readable(request), { limit: limit === undefined ? 10 : Number(limit), before });
+    },
+  );
 }

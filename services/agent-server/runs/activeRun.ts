@@ -4,7 +4,7 @@ import type { RunRecord } from '../store/agentRecords.ts';
 import type { StreamEvent } from '../../common/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
 import type { RunCreateBody, StreamMode } from './runBody.ts';
-import type { AuthContext } from '../auth.ts';
+import type { AuthContext } from '../auth/customAuth.ts';
 
 export interface RunOutcome {
   status: 'success' | 'error' | 'interrupted' | 'timeout';
@@ -19,6 +19,9 @@ export class ActiveRun {
   record: RunRecord;
   readonly body: RunCreateBody;
   readonly streamModes: StreamMode[];
+  /** The workspace of the caller that created the run: its thread's. */
+  readonly workspaceId: string;
+  /** The user as the graph sees it. */
   readonly auth: AuthContext;
   /** A temporary thread (stateless run) is deleted when the run ends, unless on_completion is "keep". */
   readonly temporaryThread: boolean;
@@ -37,11 +40,12 @@ export class ActiveRun {
   private resolveOutcome!: (outcome: RunOutcome) => void;
   readonly outcome: Promise<RunOutcome>;
 
-  constructor(record: RunRecord, body: RunCreateBody, streamModes: StreamMode[], auth: AuthContext, temporaryThread: boolean) {
+  constructor(record: RunRecord, body: RunCreateBody, streamModes: StreamMode[], caller: { workspaceId: string; auth: AuthContext }, temporaryThread: boolean) {
     this.record = record;
     this.body = body;
     this.streamModes = streamModes;
-    this.auth = auth;
+    this.workspaceId = caller.workspaceId;
+    this.auth = caller.auth;
     this.temporaryThread = temporaryThread;
     this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
   }

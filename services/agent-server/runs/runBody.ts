@@ -1,41 +1,81 @@
-// The body of every run-creating route (`/threads/{id}/runs[/stream|/wait]`, `/runs[/stream|/wait]`),
-// as the LangGraph SDKs send it. Unknown fields are kept (newer SDKs add some) and ignored.
-import { z } from 'zod';
+// The body of every run-creating route (`/threads/{id}/runs[/stream|/wait]`, `/runs[/stream|/wait]`,
+// each item of `/runs/batch`), as the LangGraph SDKs send it: the JSON schema fastify checks it
+// with (and the OpenAPI document shows), and its type. Unknown fields are kept (newer SDKs add
+// some) and ignored.
 
 // `events` (LangChain's raw streamEvents) is not served: a request for it is refused with the modes that are.
 export const STREAM_MODES = ['values', 'updates', 'messages', 'messages-tuple', 'custom', 'debug', 'tasks', 'checkpoints'] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 
-const streamMode = z.enum(STREAM_MODES);
-const json = z.record(z.string(), z.unknown());
-const interruptNodes = z.union([z.literal('*'), z.array(z.string())]);
+type Json = Record<string, unknown>;
+type InterruptNodes = '*' | string[];
 
-export const runCreateBody = z.looseObject({
-  assistant_id: z.string().min(1, 'assistant_id is required'),
-  input: z.unknown().optional(),
-  command: z.looseObject({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() }).nullish(),
-  config: z.looseObject({ tags: z.array(z.string()).optional(), recursion_limit: z.number().int().positive().optional(), configurable: json.optional() }).nullish(),
-  context: json.nullish(),
-  metadata: json.nullish(),
-  checkpoint_id: z.string().nullish(),
-  checkpoint: z.looseObject({ checkpoint_id: z.string().optional(), checkpoint_ns: z.string().optional() }).nullish(),
-  stream_mode: z.union([streamMode, z.array(streamMode)]).nullish(),
-  stream_subgraphs: z.boolean().nullish(),
-  stream_resumable: z.boolean().nullish(),
-  on_disconnect: z.enum(['cancel', 'continue']).nullish(),
-  multitask_strategy: z.enum(['reject', 'rollback', 'interrupt', 'enqueue']).nullish(),
-  if_not_exists: z.enum(['reject', 'create']).nullish(),
-  on_completion: z.enum(['delete', 'keep']).nullish(),
-  after_seconds: z.number().min(0).nullish(),
-  interrupt_before: interruptNodes.nullish(),
-  interrupt_after: interruptNodes.nullish(),
-  webhook: z.string().nullish(),
-  feedback_keys: z.array(z.string()).nullish(),
-  durability: z.enum(['sync', 'async', 'exit']).nullish(),
-  checkpoint_during: z.boolean().nullish(),
-});
+export interface RunCreateBody {
+  assistant_id: string;
+  input?: unknown;
+  command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
+  config?: { tags?: string[]; recursion_limit?: number; configurable?: Json } | null;
+  context?: Json | null;
+  metadata?: Json | null;
+  checkpoint_id?: string | null;
+  checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string } | null;
+  stream_mode?: StreamMode | StreamMode[] | null;
+  stream_subgraphs?: boolean | null;
+  stream_resumable?: boolean | null;
+  on_disconnect?: 'cancel' | 'continue' | null;
+  multitask_strategy?: 'reject' | 'rollback' | 'interrupt' | 'enqueue' | null;
+  if_not_exists?: 'reject' | 'create' | null;
+  on_completion?: 'delete' | 'keep' | null;
+  after_seconds?: number | null;
+  interrupt_before?: InterruptNodes | null;
+  interrupt_after?: InterruptNodes | null;
+  webhook?: string | null;
+  feedback_keys?: string[] | null;
+  durability?: 'sync' | 'async' | 'exit' | null;
+  checkpoint_during?: boolean | null;
+}
 
-export type RunCreateBody = z.infer<typeof runCreateBody>;
+const maybe = (type: string) => [type, 'null'];
+const choice = (values: readonly string[], description: string) => ({ type: maybe('string'), enum: [...values, null], description });
+const json = (description: string) => ({ type: maybe('object'), additionalProperties: true, description });
+const interruptNodes = (description: string) => ({ type: ['string', 'array', 'null'], pattern: '^\\*$', items: { type: 'string' }, description: `${description}: "*" for all, or node names` });
+
+export const runCreateBodySchema = {
+  type: 'object',
+  required: ['assistant_id'],
+  additionalProperties: true,
+  properties: {
+    assistant_id: { type: 'string', minLength: 1, description: 'the assistant: its UUID, or its graph name' },
+    input: { description: 'the graph’s input' },
+    command: { type: maybe('object'), additionalProperties: true, properties: { resume: {}, update: {}, goto: {} }, description: 'a Command instead of input: resume an interrupt, update, goto' },
+    config: {
+      type: maybe('object'),
+      additionalProperties: true,
+      properties: { tags: { type: 'array', items: { type: 'string' } }, recursion_limit: { type: 'integer', minimum: 1 }, configurable: { type: 'object', additionalProperties: true } },
+    },
+    context: json('the run’s context'),
+    metadata: json('run metadata (also the trace’s; thread_id there names the tracing thread)'),
+    checkpoint_id: { type: maybe('string'), description: 'run from this checkpoint' },
+    checkpoint: { type: maybe('object'), additionalProperties: true, properties: { checkpoint_id: { type: 'string' }, checkpoint_ns: { type: 'string' } } },
+    stream_mode: {
+      anyOf: [{ type: 'string', enum: STREAM_MODES }, { type: 'array', items: { type: 'string', enum: STREAM_MODES } }, { type: 'null' }],
+      description: `one or several of ${STREAM_MODES.join(', ')} (default values)`,
+    },
+    stream_subgraphs: { type: maybe('boolean') },
+    stream_resumable: { type: maybe('boolean') },
+    on_disconnect: choice(['cancel', 'continue'], 'cancel: the run is cancelled when the streaming or waiting client goes away'),
+    multitask_strategy: choice(['reject', 'rollback', 'interrupt', 'enqueue'], 'when the thread is running a run (default reject: 422)'),
+    if_not_exists: choice(['reject', 'create'], 'when the thread does not exist (default reject: 404)'),
+    on_completion: choice(['delete', 'keep'], 'stateless runs: keep or delete the temporary thread (default delete)'),
+    after_seconds: { type: maybe('number'), minimum: 0, description: 'start the run this much later' },
+    interrupt_before: interruptNodes('interrupt before these nodes'),
+    interrupt_after: interruptNodes('interrupt after these nodes'),
+    webhook: { type: maybe('string'), description: 'accepted, not called' },
+    feedback_keys: { type: maybe('array'), items: { type: 'string' } },
+    durability: choice(['sync', 'async', 'exit'], 'when checkpoints are written (default sync)'),
+    checkpoint_during: { type: maybe('boolean'), description: 'false: durability exit' },
+  },
+} as const;
 
 export function streamModesOf(body: RunCreateBody): StreamMode[] {
   const modes = body.stream_mode ?? ['values'];

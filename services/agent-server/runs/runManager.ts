@@ -10,7 +10,8 @@ import { errors } from '../../common/errors.ts';
 import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
 import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
 import { toWireValue } from '../wireJson.ts';
-import { authConfigurable, type AuthContext } from '../auth.ts';
+import { authConfigurable } from '../auth/customAuth.ts';
+import type { Caller } from '../auth/callers.ts';
 import { ActiveRun, type CancelAction, type RunOutcome } from './activeRun.ts';
 import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
@@ -51,21 +52,52 @@ export class RunManager {
     return registered;
   }
 
-  /** Creates a run on `threadId`, or on a new temporary thread when none is given (stateless runs). */
-  async create(threadId: string | undefined, body: RunCreateBody, auth: AuthContext): Promise<ActiveRun> {
+  /**
+   * Creates a run on `threadId`, or on a new temporary thread when none is given (stateless runs),
+   * in the caller's workspace. A thread the caller does not see is a 404, also with if_not_exists
+   * "create" (its id is taken). The auth module may stamp the run's metadata, which a thread the
+   * run creates takes too (as on the LangGraph server).
+   */
+  async create(threadId: string | undefined, body: RunCreateBody, caller: Caller): Promise<ActiveRun> {
     const { assistant } = this.assistantFor(body.assistant_id);
     const { store } = this.deps;
     const temporary = threadId === undefined;
     const tid = threadId ?? uuidv4();
-    let thread: ThreadRecord | undefined = temporary ? undefined : await store.getThread(tid);
+    const runId = uuidv7();
+    const strategy = body.multitask_strategy ?? 'reject';
+    const ifNotExists = body.if_not_exists ?? 'reject';
+    const kwargs = {
+      input: body.input ?? null,
+      command: body.command ?? null,
+      config: body.config ?? {},
+      context: body.context ?? {},
+      stream_mode: streamModesOf(body),
+      interrupt_before: body.interrupt_before ?? null,
+      interrupt_after: body.interrupt_after ?? null,
+      subgraphs: body.stream_subgraphs ?? false,
+      temporary,
+    };
+    const value = {
+      thread_id: threadId,
+      assistant_id: assistant.assistant_id,
+      run_id: runId,
+      status: 'pending' as const,
+      metadata: body.metadata ?? {},
+      multitask_strategy: strategy,
+      if_not_exists: ifNotExists,
+      after_seconds: body.after_seconds ?? 0,
+      kwargs,
+    };
+    const scope = await caller.scope('threads:create_run', value);
+    const metadata = value.metadata ?? {};
+    let thread: ThreadRecord | undefined = temporary ? undefined : await store.getThread(scope, tid);
     if (!thread) {
-      if (!temporary && body.if_not_exists !== 'create') throw errors.notFound(`thread ${tid}`);
-      thread = await store.createThread(newThreadRecord(tid, {}));
-      thread ??= await store.getThread(tid); // created by a concurrent request
+      if (!temporary && ifNotExists !== 'create') throw errors.notFound(`thread ${tid}`);
+      thread = await store.createThread(scope.workspaceId, newThreadRecord(tid, { ...metadata }));
+      thread ??= await store.getThread(scope, tid); // created by a concurrent request
       if (!thread) throw errors.notFound(`thread ${tid}`);
     }
 
-    const strategy = body.multitask_strategy ?? 'reject';
     const queue = this.queues.get(tid) ?? [];
     if (queue.length > 0) {
       if (strategy === 'reject') throw errors.threadBusy();
@@ -74,29 +106,19 @@ export class RunManager {
 
     const now = nowIso();
     const record: RunRecord = {
-      run_id: uuidv7(),
+      run_id: runId,
       thread_id: tid,
       assistant_id: assistant.assistant_id,
       created_at: now,
       updated_at: now,
       status: 'pending',
-      metadata: body.metadata ?? {},
-      kwargs: {
-        input: body.input ?? null,
-        command: body.command ?? null,
-        config: body.config ?? {},
-        context: body.context ?? {},
-        stream_mode: streamModesOf(body),
-        interrupt_before: body.interrupt_before ?? null,
-        interrupt_after: body.interrupt_after ?? null,
-        subgraphs: body.stream_subgraphs ?? false,
-        temporary,
-      },
+      metadata,
+      kwargs,
       multitask_strategy: strategy,
     };
-    const run = new ActiveRun(record, body, streamModesOf(body), auth, temporary && body.on_completion !== 'keep');
-    await store.putRun(record);
-    await store.updateThread(tid, {
+    const run = new ActiveRun(record, { ...body, metadata }, streamModesOf(body), { workspaceId: scope.workspaceId, auth: caller.auth }, temporary && body.on_completion !== 'keep');
+    await store.putRun(scope.workspaceId, record);
+    await store.updateThread(scope, tid, {
       status: 'busy',
       updated_at: now,
       metadata: { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
@@ -156,7 +178,7 @@ export class RunManager {
     const { assistant, graph } = this.assistantFor(record.assistant_id);
     record.status = 'running';
     record.updated_at = nowIso();
-    await this.deps.store.putRun(record);
+    await this.deps.store.putRun(run.workspaceId, record);
 
     const translator = new RunEventTranslator(run.streamModes);
     const subgraphs = body.stream_subgraphs ?? false;
@@ -251,25 +273,30 @@ export class RunManager {
     const { store, checkpointer } = this.deps;
     const { record } = run;
     const tid = record.thread_id;
-    const queue = (this.queues.get(tid) ?? []).filter((r) => r !== run);
+    // The thread's live queue (not a copy): a run enqueued while this one's end is being written
+    // joins it, and is started below once this run is out of it.
+    const queue = this.queues.get(tid) ?? [];
+    const others = () => queue.filter((r) => r !== run);
+    // The server's own bookkeeping of the caller's run: in its workspace, whatever the auth module filters.
+    const scope = { workspaceId: run.workspaceId };
     try {
       record.status = outcome.status;
       record.updated_at = nowIso();
       if (run.cancelAction === 'rollback') {
-        await store.deleteRun(tid, record.run_id);
+        await store.deleteRun(scope, tid, record.run_id);
         if (!run.temporaryThread) outcome = { ...outcome, values: await this.rollBack(run) };
       } else {
-        await store.putRun(record);
+        await store.putRun(run.workspaceId, record);
       }
       if (run.temporaryThread) {
-        await store.deleteThread(tid);
+        await store.deleteThread(scope, tid);
         await checkpointer.deleteThread(tid);
-      } else if (outcome.status !== 'interrupted' || queue.length === 0) {
+      } else if (outcome.status !== 'interrupted' || others().length === 0) {
         const { __interrupt__: interrupts, ...values } = outcome.values ?? {};
         const waiting = Array.isArray(interrupts) && interrupts.length > 0;
         const now = nowIso();
-        await store.updateThread(tid, {
-          status: queue.length > 0 ? 'busy' : outcome.status === 'error' ? 'error' : waiting ? 'interrupted' : 'idle',
+        await store.updateThread(scope, tid, {
+          status: others().length > 0 ? 'busy' : outcome.status === 'error' ? 'error' : waiting ? 'interrupted' : 'idle',
           updated_at: now,
           ...(outcome.values ? { values, state_updated_at: now } : {}),
           interrupts: waiting ? { [record.run_id]: interrupts as unknown[] } : {},
@@ -280,8 +307,8 @@ export class RunManager {
       this.deps.logger.error({ run_id: record.run_id, err: (err as Error).message }, 'could not record the end of a run');
     } finally {
       run.finish(outcome);
-      if (queue.length > 0) this.queues.set(tid, queue);
-      else this.queues.delete(tid);
+      if (queue.includes(run)) queue.splice(queue.indexOf(run), 1);
+      if (queue.length === 0 && this.queues.get(tid) === queue) this.queues.delete(tid);
       const next = queue[0];
       if (next && !next.started && !next.done) this.startSoon(next);
       // A rolled-back run is gone at once; others stay joinable a while.

@@ -1,5 +1,8 @@
 // The records the agent server keeps besides checkpoints: threads and runs, in the shapes the
-// LangGraph API returns. Values are kept in wire form (plain JSON).
+// LangGraph API returns. Values are kept in wire form (plain JSON). Each thread and run belongs to
+// one workspace, kept beside the record (never in what the API returns); every read and write
+// names the workspace it acts in, and a record of another workspace is as absent as an unknown one.
+import type { AuthFilters } from '../auth/authFilters.ts';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 export type RunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
@@ -43,19 +46,34 @@ export interface ThreadSearch {
   sortOrder: 'asc' | 'desc';
 }
 
+/**
+ * What one action may see: the caller's workspace, narrowed, when the config file's auth module
+ * returned a filter for the action, to threads whose metadata matches it (auth/authFilters.ts).
+ * A run is seen through its thread.
+ */
+export interface RecordScope {
+  workspaceId: string;
+  filters?: AuthFilters;
+}
+
 /** Where thread and run records live: memory by default, PostgreSQL when checkpoints are durable. */
 export interface AgentRecordStore {
-  /** Creates the thread, or returns undefined when one with that id exists. */
-  createThread(thread: ThreadRecord): Promise<ThreadRecord | undefined>;
-  getThread(threadId: string): Promise<ThreadRecord | undefined>;
-  updateThread(threadId: string, patch: Partial<Omit<ThreadRecord, 'thread_id' | 'created_at'>>): Promise<ThreadRecord | undefined>;
-  deleteThread(threadId: string): Promise<boolean>;
-  searchThreads(search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }>;
+  /**
+   * Creates the thread in the workspace, or returns undefined when a thread with that id exists
+   * (in any workspace: thread ids are global, as checkpoints are keyed by them alone).
+   */
+  createThread(workspaceId: string, thread: ThreadRecord): Promise<ThreadRecord | undefined>;
+  getThread(scope: RecordScope, threadId: string): Promise<ThreadRecord | undefined>;
+  updateThread(scope: RecordScope, threadId: string, patch: Partial<Omit<ThreadRecord, 'thread_id' | 'created_at'>>): Promise<ThreadRecord | undefined>;
+  /** Deletes the thread and its runs. */
+  deleteThread(scope: RecordScope, threadId: string): Promise<boolean>;
+  searchThreads(scope: RecordScope, search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }>;
 
-  putRun(run: RunRecord): Promise<void>;
-  getRun(threadId: string, runId: string): Promise<RunRecord | undefined>;
-  listRuns(threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
-  deleteRun(threadId: string, runId: string): Promise<boolean>;
+  /** Creates or replaces a run of a thread of the workspace. */
+  putRun(workspaceId: string, run: RunRecord): Promise<void>;
+  getRun(scope: RecordScope, threadId: string, runId: string): Promise<RunRecord | undefined>;
+  listRuns(scope: RecordScope, threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
+  deleteRun(scope: RecordScope, threadId: string, runId: string): Promise<boolean>;
   /** Runs left pending or running by a server that stopped are marked as failed at start-up. */
   failUnfinishedRuns(reason: string): Promise<number>;
   close(): Promise<void>;

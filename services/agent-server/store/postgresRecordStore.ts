@@ -1,11 +1,16 @@
 // Thread and run records in PostgreSQL, beside the checkpoints (same database), so a restarted
 // server finds its threads again. JSON columns are jsonb; search uses jsonb containment (`@>`).
+// Every row carries its workspace; every statement names the one it acts in, and a custom auth
+// module's filter (auth/authFilters.ts) becomes a condition on the thread's metadata.
 import pg from 'pg';
-import type { AgentRecordStore, RunRecord, RunStatus, ThreadRecord, ThreadSearch } from './agentRecords.ts';
+import { DEFAULT_WORKSPACE_ID } from '../../tenancy/apiKeys.ts';
+import type { AuthFilters } from '../auth/authFilters.ts';
+import type { AgentRecordStore, RecordScope, RunRecord, RunStatus, ThreadRecord, ThreadSearch } from './agentRecords.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS agent_threads (
   thread_id uuid PRIMARY KEY,
+  workspace_id uuid NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
   state_updated_at timestamptz NOT NULL,
@@ -20,12 +25,20 @@ CREATE INDEX IF NOT EXISTS agent_threads_metadata ON agent_threads USING gin (me
 CREATE TABLE IF NOT EXISTS agent_runs (
   run_id uuid PRIMARY KEY,
   thread_id uuid NOT NULL REFERENCES agent_threads (thread_id) ON DELETE CASCADE,
+  workspace_id uuid NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
   record jsonb NOT NULL,
   status text NOT NULL
 );
 CREATE INDEX IF NOT EXISTS agent_runs_thread ON agent_runs (thread_id, created_at DESC);
+-- Tables of versions before workspaces: their threads and runs were made without a key, and
+-- belong to the default workspace (the one BOOTSTRAP_API_KEY opens). New rows always name theirs.
+ALTER TABLE agent_threads ADD COLUMN IF NOT EXISTS workspace_id uuid NOT NULL DEFAULT '${DEFAULT_WORKSPACE_ID}';
+ALTER TABLE agent_threads ALTER COLUMN workspace_id DROP DEFAULT;
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS workspace_id uuid NOT NULL DEFAULT '${DEFAULT_WORKSPACE_ID}';
+ALTER TABLE agent_runs ALTER COLUMN workspace_id DROP DEFAULT;
+CREATE INDEX IF NOT EXISTS agent_threads_workspace ON agent_threads (workspace_id, created_at DESC);
 `;
 
 const THREAD_COLUMNS = ['thread_id', 'created_at', 'updated_at', 'state_updated_at', 'metadata', 'status', 'config', 'values', 'interrupts', 'error'] as const;
@@ -54,6 +67,33 @@ function columnValue(column: string, value: unknown): unknown {
   return JSON_COLUMNS.has(column) ? (value === undefined ? null : JSON.stringify(value)) : value;
 }
 
+type Bind = (value: unknown) => string;
+
+/** The conditions of a scope on a thread row (aliased `t`), with the values bound through `bind`. */
+function scopeConditions(scope: RecordScope, bind: Bind): string[] {
+  return [`t.workspace_id = ${bind(scope.workspaceId)}`, ...filterConditions(scope.filters, bind)];
+}
+
+/** authFilters.ts `isAuthMatching` in SQL: equal JSON strings, or a JSON array holding every wanted string. */
+function filterConditions(filters: AuthFilters | undefined, bind: Bind): string[] {
+  return Object.entries(filters ?? {}).flatMap(([key, filter]) => {
+    const value = `(t.metadata -> ${bind(key)}::text)`;
+    if (typeof filter === 'string') return [`${value} = to_jsonb(${bind(filter)}::text)`];
+    if (filter.$eq !== undefined) return [`${value} = to_jsonb(${bind(filter.$eq)}::text)`];
+    if (filter.$contains !== undefined) {
+      const wanted = Array.isArray(filter.$contains) ? filter.$contains : [filter.$contains];
+      return [`jsonb_typeof(${value}) = 'array'`, `${value} @> ${bind(JSON.stringify(wanted))}::jsonb`];
+    }
+    return [];
+  });
+}
+
+/** A query's parameters and a binder that numbers them. */
+function parameters(): { params: unknown[]; bind: Bind } {
+  const params: unknown[] = [];
+  return { params, bind: (v) => `$${params.push(v)}` };
+}
+
 export class PostgresRecordStore implements AgentRecordStore {
   private readonly pool: pg.Pool;
 
@@ -67,82 +107,99 @@ export class PostgresRecordStore implements AgentRecordStore {
     return new PostgresRecordStore(pool);
   }
 
-  async createThread(thread: ThreadRecord): Promise<ThreadRecord | undefined> {
-    const values = THREAD_COLUMNS.map((c) => columnValue(c, thread[c as keyof ThreadRecord]));
-    const placeholders = THREAD_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+  async createThread(workspaceId: string, thread: ThreadRecord): Promise<ThreadRecord | undefined> {
+    const values = [workspaceId, ...THREAD_COLUMNS.map((c) => columnValue(c, thread[c as keyof ThreadRecord]))];
+    const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
     const result = await this.pool.query(
-      `INSERT INTO agent_threads (${THREAD_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES (${placeholders}) ON CONFLICT (thread_id) DO NOTHING RETURNING *`,
+      `INSERT INTO agent_threads (workspace_id, ${THREAD_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES (${placeholders})
+       ON CONFLICT (thread_id) DO NOTHING RETURNING *`,
       values,
     );
     return result.rows[0] ? threadFromRow(result.rows[0]) : undefined;
   }
 
-  async getThread(threadId: string): Promise<ThreadRecord | undefined> {
-    const result = await this.pool.query('SELECT * FROM agent_threads WHERE thread_id = $1', [threadId]);
+  async getThread(scope: RecordScope, threadId: string): Promise<ThreadRecord | undefined> {
+    const { params, bind } = parameters();
+    const where = [`t.thread_id = ${bind(threadId)}`, ...scopeConditions(scope, bind)];
+    const result = await this.pool.query(`SELECT * FROM agent_threads t WHERE ${where.join(' AND ')}`, params);
     return result.rows[0] ? threadFromRow(result.rows[0]) : undefined;
   }
 
-  async updateThread(threadId: string, patch: Partial<ThreadRecord>): Promise<ThreadRecord | undefined> {
+  async updateThread(scope: RecordScope, threadId: string, patch: Partial<ThreadRecord>): Promise<ThreadRecord | undefined> {
     const columns = Object.keys(patch).filter((c) => (THREAD_COLUMNS as readonly string[]).includes(c) && c !== 'thread_id');
-    if (columns.length === 0) return this.getThread(threadId);
-    const sets = columns.map((c, i) => `"${c}" = $${i + 2}`).join(', ');
-    const result = await this.pool.query(`UPDATE agent_threads SET ${sets} WHERE thread_id = $1 RETURNING *`, [
-      threadId,
-      ...columns.map((c) => columnValue(c, patch[c as keyof ThreadRecord])),
-    ]);
+    if (columns.length === 0) return this.getThread(scope, threadId);
+    const { params, bind } = parameters();
+    const sets = columns.map((c) => `"${c}" = ${bind(columnValue(c, patch[c as keyof ThreadRecord]))}`).join(', ');
+    const where = [`t.thread_id = ${bind(threadId)}`, ...scopeConditions(scope, bind)];
+    const result = await this.pool.query(`UPDATE agent_threads t SET ${sets} WHERE ${where.join(' AND ')} RETURNING *`, params);
     return result.rows[0] ? threadFromRow(result.rows[0]) : undefined;
   }
 
-  async deleteThread(threadId: string): Promise<boolean> {
-    const result = await this.pool.query('DELETE FROM agent_threads WHERE thread_id = $1', [threadId]);
+  async deleteThread(scope: RecordScope, threadId: string): Promise<boolean> {
+    const { params, bind } = parameters();
+    const where = [`t.thread_id = ${bind(threadId)}`, ...scopeConditions(scope, bind)];
+    const result = await this.pool.query(`DELETE FROM agent_threads t WHERE ${where.join(' AND ')}`, params);
     return (result.rowCount ?? 0) > 0;
   }
 
-  async searchThreads(search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const bind = (v: unknown) => `$${params.push(v)}`;
-    if (search.ids) where.push(`thread_id = ANY(${bind(search.ids)}::uuid[])`);
-    if (search.status) where.push(`status = ${bind(search.status)}`);
-    if (search.metadata) where.push(`metadata @> ${bind(JSON.stringify(search.metadata))}::jsonb`);
-    if (search.values) where.push(`"values" @> ${bind(JSON.stringify(search.values))}::jsonb`);
-    const condition = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  async searchThreads(scope: RecordScope, search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }> {
+    const { params, bind } = parameters();
+    const where = scopeConditions(scope, bind);
+    if (search.ids) where.push(`t.thread_id = ANY(${bind(search.ids)}::uuid[])`);
+    if (search.status) where.push(`t.status = ${bind(search.status)}`);
+    if (search.metadata) where.push(`t.metadata @> ${bind(JSON.stringify(search.metadata))}::jsonb`);
+    if (search.values) where.push(`t."values" @> ${bind(JSON.stringify(search.values))}::jsonb`);
+    const condition = `WHERE ${where.join(' AND ')}`;
     if (!SORTABLE.has(search.sortBy)) throw new Error(`cannot sort by ${search.sortBy}`);
-    const order = `ORDER BY "${search.sortBy}" ${search.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
+    const order = `ORDER BY t."${search.sortBy}" ${search.sortOrder === 'asc' ? 'ASC' : 'DESC'}`;
+    const filterParams = params.length;
     const rows = await this.pool.query(
-      `SELECT *, count(*) OVER () AS total FROM agent_threads ${condition} ${order} LIMIT ${bind(search.limit)} OFFSET ${bind(search.offset)}`,
+      `SELECT t.*, count(*) OVER () AS total FROM agent_threads t ${condition} ${order} LIMIT ${bind(search.limit)} OFFSET ${bind(search.offset)}`,
       params,
     );
     let total = Number(rows.rows[0]?.total ?? 0);
     if (rows.rows.length === 0 && search.offset > 0) {
-      total = Number((await this.pool.query(`SELECT count(*) AS total FROM agent_threads ${condition}`, params.slice(0, -2))).rows[0].total);
+      total = Number((await this.pool.query(`SELECT count(*) AS total FROM agent_threads t ${condition}`, params.slice(0, filterParams))).rows[0].total);
     }
     return { threads: rows.rows.map(threadFromRow), total };
   }
 
-  async putRun(run: RunRecord): Promise<void> {
+  async putRun(workspaceId: string, run: RunRecord): Promise<void> {
     await this.pool.query(
-      `INSERT INTO agent_runs (run_id, thread_id, created_at, updated_at, record, status) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (run_id) DO UPDATE SET updated_at = EXCLUDED.updated_at, record = EXCLUDED.record, status = EXCLUDED.status`,
-      [run.run_id, run.thread_id, run.created_at, run.updated_at, JSON.stringify(run), run.status],
+      `INSERT INTO agent_runs (run_id, thread_id, workspace_id, created_at, updated_at, record, status) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (run_id) DO UPDATE SET updated_at = EXCLUDED.updated_at, record = EXCLUDED.record, status = EXCLUDED.status
+       WHERE agent_runs.workspace_id = EXCLUDED.workspace_id`,
+      [run.run_id, run.thread_id, workspaceId, run.created_at, run.updated_at, JSON.stringify(run), run.status],
     );
   }
 
-  async getRun(threadId: string, runId: string): Promise<RunRecord | undefined> {
-    const result = await this.pool.query('SELECT record FROM agent_runs WHERE thread_id = $1 AND run_id = $2', [threadId, runId]);
-    return result.rows[0]?.record as RunRecord | undefined;
-  }
-
-  async listRuns(threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]> {
+  /** The runs of a thread the scope sees, matching `conditions` on the run row (aliased `r`). */
+  async #runs(scope: RecordScope, threadId: string, build: (bind: Bind) => { conditions: string[]; tail?: string }): Promise<RunRecord[]> {
+    const { params, bind } = parameters();
+    const where = [`r.thread_id = ${bind(threadId)}`, `r.workspace_id = ${bind(scope.workspaceId)}`, ...scopeConditions(scope, bind)];
+    const { conditions, tail = '' } = build(bind);
     const result = await this.pool.query(
-      `SELECT record FROM agent_runs WHERE thread_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC LIMIT $3 OFFSET $4`,
-      [threadId, options.status ?? null, options.limit, options.offset],
+      `SELECT r.record FROM agent_runs r JOIN agent_threads t ON t.thread_id = r.thread_id WHERE ${[...where, ...conditions].join(' AND ')} ${tail}`,
+      params,
     );
-    return result.rows.map((r) => r.record as RunRecord);
+    return result.rows.map((row) => row.record as RunRecord);
   }
 
-  async deleteRun(threadId: string, runId: string): Promise<boolean> {
-    const result = await this.pool.query('DELETE FROM agent_runs WHERE thread_id = $1 AND run_id = $2', [threadId, runId]);
+  async getRun(scope: RecordScope, threadId: string, runId: string): Promise<RunRecord | undefined> {
+    return (await this.#runs(scope, threadId, (bind) => ({ conditions: [`r.run_id = ${bind(runId)}`] })))[0];
+  }
+
+  async listRuns(scope: RecordScope, threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]> {
+    return this.#runs(scope, threadId, (bind) => ({
+      conditions: options.status ? [`r.status = ${bind(options.status)}`] : [],
+      tail: `ORDER BY r.created_at DESC LIMIT ${bind(options.limit)} OFFSET ${bind(options.offset)}`,
+    }));
+  }
+
+  async deleteRun(scope: RecordScope, threadId: string, runId: string): Promise<boolean> {
+    const { params, bind } = parameters();
+    const where = [`r.run_id = ${bind(runId)}`, `r.thread_id = ${bind(threadId)}`, `r.workspace_id = ${bind(scope.workspaceId)}`, ...scopeConditions(scope, bind)];
+    const result = await this.pool.query(`DELETE FROM agent_runs r USING agent_threads t WHERE t.thread_id = r.thread_id AND ${where.join(' AND ')}`, params);
     return (result.rowCount ?? 0) > 0;
   }
 

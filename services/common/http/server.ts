@@ -16,13 +16,18 @@ export interface HttpServerOptions {
   description: string;
   /** Resolves true when the service can take writes (e.g. Kafka is reachable). */
   ready: () => boolean | Promise<boolean>;
+  /**
+   * The largest body fastify reads, and the setting that sets it (named in the 413). Without it,
+   * bodies up to 1 GiB are read and the routes enforce their own (decoded) limits.
+   */
+  bodyLimit?: { bytes: number; setting: string };
 }
 
 /**
  * Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`. Also for
  * failures after a reply became a stream (sent there as an error event).
  */
-export function toAppError(err: FastifyError | AppError | Error, contentType = '(none)'): AppError {
+export function toAppError(err: FastifyError | AppError | Error, contentType = '(none)', bodyLimit?: HttpServerOptions['bodyLimit']): AppError {
   if (err instanceof AppError) return err;
   const e = err as FastifyError;
   if (e.validation) {
@@ -30,6 +35,7 @@ export function toAppError(err: FastifyError | AppError | Error, contentType = '
     return errors.validation(e.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit) return errors.bodyTooLarge(bodyLimit.bytes, bodyLimit.setting);
   if (e.name === 'ClickHouseError') return errors.readModelUnavailable();
   if (e.statusCode && e.statusCode < 500) return new AppError(e.code ?? 'BAD_REQUEST', e.statusCode, e.message);
   return errors.internal();
@@ -39,7 +45,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 1024 * 1024 * 1024, // routes enforce their own (decoded) limits
+    bodyLimit: options.bodyLimit?.bytes ?? 1024 * 1024 * 1024,
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true },
       // `format: uuid` as the clients send ids: hyphenated or 32 hex digits (ajv-formats takes only the first).
@@ -52,7 +58,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   declareInputStatuses(app);
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
-    const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'));
+    const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'), options.bodyLimit);
     if (appErr.code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
     else if (appErr.statusCode >= 500) request.log.warn({ code: appErr.code, msg: err.message }, 'request failed');
     return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });

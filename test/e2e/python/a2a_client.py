@@ -3,10 +3,11 @@ the ClientFactory makes from the agent card (SendMessage, SendStreamingMessage, 
 CancelTask), and the SDK's v0.3 JSON-RPC transport (message/send, message/stream, tasks/get,
 tasks/cancel). Prints what each saw as one JSON line.
 
-Usage: a2a_client.py <agent server URL>
+Usage: a2a_client.py <agent server URL>   (AGENT_SERVER_API_KEY: sent as X-Api-Key when set)
 """
 
 import asyncio
+import os
 import sys
 import uuid
 from typing import Any, Optional
@@ -101,7 +102,8 @@ async def card_of(http: httpx.AsyncClient, assistant: str):
 
 async def main() -> None:
     result: dict[str, Any] = {}
-    async with httpx.AsyncClient(timeout=60) as http:
+    api_key = os.environ.get("AGENT_SERVER_API_KEY")
+    async with httpx.AsyncClient(timeout=60, headers={"x-api-key": api_key} if api_key else None) as http:
         agent_card, slow_card = await card_of(http, "agent"), await card_of(http, "slow")
         result["card"] = {"name": agent_card.name, "streaming": agent_card.capabilities.streaming, "interfaces": [[i.protocol_binding, i.protocol_version, i.url] for i in agent_card.supported_interfaces]}
 
