@@ -60,3 +60,13 @@ export const errors = {
   storageUnavailable: (what: string, cause: string) =>
     new AppError('STORAGE_UNAVAILABLE', 503, `${what} is unavailable: ${cause}`, { 'retry-after': '2' }),
 };
+
+/** The body of every error answer, for the response schemas of routes (OpenAPI). */
+export const errorResponseSchema = {
+  type: 'object',
+  required: ['error', 'detail'],
+  properties: {
+    error: { type: 'string', description: 'stable code, e.g. NOT_FOUND, VALIDATION_ERROR' },
+    detail: { type: 'string', description: 'what is wrong, and what to do' },
+  },
+} as const;

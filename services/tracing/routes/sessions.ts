@@ -128,7 +128,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   };
 
   const respond = async (tenantId: string, projects: Project[], includeStats: boolean | undefined) => {
-    const stats = includeStats ? await projectStatsQuery(deps.ch, deps.tables.traces, tenantId, projects.map((p) => p.id)) : undefined;
+    const stats = includeStats ? await projectStatsQuery(deps.ch, deps.tables, tenantId, projects.map((p) => p.id)) : undefined;
     return projects.map((p) => projectResponse(p, stats?.get(p.id)));
   };
 
