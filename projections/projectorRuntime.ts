@@ -31,7 +31,7 @@ export interface Projection {
   readonly name: string;
   /** The logical topic it reads; its dead-letter topic is DEAD_LETTER_TOPICS[topic]. */
   readonly topic: ProjectedTopic;
-  /** Writes the rows of a batch (events in topic order within each partition). Every store call goes through `retry`. */
+  /** Writes the rows of a batch (events in topic order within each partition); every store call goes through `retry`. */
   project(events: ProjectedEvent[], retry: Retry): Promise<void>;
   /** Deletes a deleted project's rows (after a tombstone), through `retry`. */
   deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void>;
@@ -123,7 +123,10 @@ export class ProjectorRuntime {
     })();
   }
 
-  /** Deletes a project's rows from what this projector writes: now, not with the next batch (there may be none for long), never during one. */
+  /**
+   * Deletes a project's rows from what this projector writes: now, not with the next batch
+   * (there may be none for a long time), and never during one.
+   */
   requestProjectDeletion(tenantId: string, projectId: string): void {
     this.#pendingDeletions.push({ tenantId, projectId });
     void this.#serially(() => this.#applyDeletions()).catch((err) => this.#logger.error({ err }, 'project deletion failed'));
@@ -135,7 +138,8 @@ export class ProjectorRuntime {
     const events: ProjectedEvent[] = [];
     for (const message of batch) {
       try {
-        events.push({ event: decodeEvent(textHeaders(message), message.value), partition: message.partition, offset: message.offset });
+        const event = decodeEvent(textHeaders(message), message.value);
+        events.push({ event, partition: message.partition, offset: message.offset });
       } catch (err) {
         // Retried, it would block its partition forever; skipped, it would be lost.
         await this.#deadLetter(message, (err as Error).message);

@@ -18,7 +18,8 @@ import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 import { opVersion, ZERO_UUID } from '../runs/runRow.ts';
 import { deletedRow, feedbackRow, feedbackRowFromClickHouse, updatedRow, type FeedbackRow } from './feedbackRow.ts';
 
-export const feedbackProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string => `${config.KAFKA_TOPIC_PREFIX}feedback-projector`;
+export const feedbackProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string =>
+  `${config.KAFKA_TOPIC_PREFIX}feedback-projector`;
 
 export interface FeedbackProjectorOptions {
   groupId?: string;
@@ -98,7 +99,9 @@ export class FeedbackProjector implements Projection {
     for (let i = 0; i < changes.length; i += 2000) {
       const chunk = changes.slice(i, i + 2000);
       const keys = join(chunk.map((c) => sql`(toUUID(${c.tenant_id}), toUUID(${c.run_id}), toUUID(${c.feedback_id}))`));
-      const found = await this.#ch.query(sql`SELECT * FROM ${ident(this.#tables.feedback)} FINAL WHERE (tenant_id, run_id, id) IN (${keys})`);
+      const found = await this.#ch.query(
+        sql`SELECT * FROM ${ident(this.#tables.feedback)} FINAL WHERE (tenant_id, run_id, id) IN (${keys})`,
+      );
       for (const raw of found) {
         const row = feedbackRowFromClickHouse(raw);
         rows.set(itemKey(row.tenant_id, row.id), row);

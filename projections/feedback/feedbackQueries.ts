@@ -25,9 +25,16 @@ const uuids = (ids: readonly string[]): Sql => join(ids.map((id) => sql`toUUID($
 const nullableIn = (column: string, ids: readonly string[]): Sql => sql`has([${uuids(ids)}], ${ident(column)})`;
 
 /** The live item of that id in the workspace; null when there is none or it was deleted. */
-export async function feedbackByIdQuery(ch: ClickHouseClient, table: string, tenantId: string, id: string): Promise<FeedbackRow | null> {
+export async function feedbackByIdQuery(
+  ch: ClickHouseClient,
+  table: string,
+  tenantId: string,
+  id: string,
+): Promise<FeedbackRow | null> {
   // By id alone (the table is ordered by run): the newest version, read without FINAL.
-  const [row] = await ch.query(sql`SELECT * FROM ${ident(table)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${id}) ORDER BY version DESC LIMIT 1`);
+  const [row] = await ch.query(
+    sql`SELECT * FROM ${ident(table)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${id}) ORDER BY version DESC LIMIT 1`,
+  );
   if (!row) return null;
   const item = feedbackRowFromClickHouse(row);
   return item.deleted ? null : item;
@@ -46,17 +53,26 @@ export interface FeedbackFilter {
 }
 
 /** A page of the workspace's live items, newest first. */
-export async function feedbackListQuery(ch: ClickHouseClient, tables: FeedbackTables, tenantId: string, f: FeedbackFilter, offset: number, limit: number): Promise<FeedbackRow[]> {
+export async function feedbackListQuery(
+  ch: ClickHouseClient,
+  tables: FeedbackTables,
+  tenantId: string,
+  f: FeedbackFilter,
+  offset: number,
+  limit: number,
+): Promise<FeedbackRow[]> {
+  const texts = (values: string[]) => join(values.map((v) => sql`${v}`));
   const where: Sql[] = [sql`tenant_id = toUUID(${tenantId})`, raw('deleted = 0')];
   if (f.runIds) where.push(f.runIds.length ? sql`run_id IN (${uuids(f.runIds)})` : raw('0'));
-  if (f.keys) where.push(f.keys.length ? sql`key IN (${join(f.keys.map((k) => sql`${k}`))})` : raw('0'));
+  if (f.keys) where.push(f.keys.length ? sql`key IN (${texts(f.keys)})` : raw('0'));
   if (f.sessionIds) where.push(f.sessionIds.length ? inProjects(tables, tenantId, f.sessionIds) : raw('0'));
-  if (f.sources) where.push(f.sources.length ? sql`visitParamExtractString(feedback_source, 'type') IN (${join(f.sources.map((s) => sql`${s}`))})` : raw('0'));
-  if (f.hasComment !== undefined) where.push(f.hasComment ? raw("ifNull(comment, '') != ''") : raw("ifNull(comment, '') = ''"));
+  if (f.sources) where.push(f.sources.length ? sql`visitParamExtractString(feedback_source, 'type') IN (${texts(f.sources)})` : raw('0'));
+  if (f.hasComment !== undefined) where.push(raw(f.hasComment ? "ifNull(comment, '') != ''" : "ifNull(comment, '') = ''"));
   if (f.hasScore !== undefined) where.push(f.hasScore ? raw('isNotNull(score)') : raw('isNull(score)'));
   if (f.level) where.push(f.level === 'run' ? sql`run_id != toUUID(${ZERO_UUID})` : sql`run_id = toUUID(${ZERO_UUID})`);
   const rows = await ch.query(
-    sql`SELECT * FROM ${ident(tables.feedback)} FINAL WHERE ${join(where, ' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${offset}, ${limit}`,
+    sql`SELECT * FROM ${ident(tables.feedback)} FINAL WHERE ${join(where, ' AND ')}
+        ORDER BY created_at DESC, id DESC LIMIT ${offset}, ${limit}`,
   );
   return rows.map(feedbackRowFromClickHouse);
 }
@@ -64,14 +80,21 @@ export async function feedbackListQuery(ch: ClickHouseClient, tables: FeedbackTa
 /** Items of these projects: by their own project, or, where the row has none yet, by their run's. */
 const inProjects = (tables: FeedbackTables, tenantId: string, projectIds: readonly string[]): Sql =>
   sql`(${nullableIn('session_id', projectIds)} OR (isNull(session_id) AND run_id IN (
-        SELECT id FROM ${ident(tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND session_id IN (${uuids(projectIds)}))))`;
+        SELECT id FROM ${ident(tables.runLocations)}
+        WHERE tenant_id = toUUID(${tenantId}) AND session_id IN (${uuids(projectIds)}))))`;
 
 /** Where these runs live (trace, project), for items whose row does not say yet. */
-export async function runPlacesQuery(ch: ClickHouseClient, table: string, tenantId: string, runIds: readonly string[]): Promise<Map<string, { traceId: string; sessionId: string }>> {
-  const places = new Map<string, { traceId: string; sessionId: string }>();
+export interface RunPlace {
+  traceId: string;
+  sessionId: string;
+}
+
+export async function runPlacesQuery(ch: ClickHouseClient, table: string, tenantId: string, runIds: readonly string[]): Promise<Map<string, RunPlace>> {
+  const places = new Map<string, RunPlace>();
   for (let i = 0; i < runIds.length; i += 2000) {
     const rows = await ch.query<{ id: string; trace_id: string; session_id: string }>(
-      sql`SELECT id, trace_id, session_id FROM ${ident(table)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND id IN (${uuids(runIds.slice(i, i + 2000))})`,
+      sql`SELECT id, trace_id, session_id FROM ${ident(table)} FINAL
+          WHERE tenant_id = toUUID(${tenantId}) AND id IN (${uuids(runIds.slice(i, i + 2000))})`,
     );
     for (const r of rows) places.set(r.id, { traceId: r.trace_id, sessionId: r.session_id });
   }
@@ -93,7 +116,8 @@ const statColumns = raw('key, value, count() AS n, count(score) AS scored, sum(s
 
 /** Folds (owner, key, value) groups into feedback_stats per owner (a run or a project). */
 function foldStats(groups: Array<StatGroup & { owner: string }>): Map<string, Record<string, FeedbackStat>> {
-  const sums = new Map<string, Map<string, { n: number; scored: number; total: number; squares: number; values: Record<string, number> }>>();
+  type Sums = { n: number; scored: number; total: number; squares: number; values: Record<string, number> };
+  const sums = new Map<string, Map<string, Sums>>();
   for (const g of groups) {
     const byKey = sums.get(g.owner) ?? new Map();
     sums.set(g.owner, byKey);
@@ -131,12 +155,18 @@ function categoricalValue(json: string): string | null {
 }
 
 /** feedback_stats of each run (runs without feedback are absent from the map). */
-export async function feedbackStatsQuery(ch: ClickHouseClient, tenantId: string, feedbackTable: string, runIds: readonly string[]): Promise<Map<string, Record<string, FeedbackStat>>> {
+export async function feedbackStatsQuery(
+  ch: ClickHouseClient,
+  tenantId: string,
+  feedbackTable: string,
+  runIds: readonly string[],
+): Promise<Map<string, Record<string, FeedbackStat>>> {
   if (runIds.length === 0) return new Map();
   const groups = await ch.query<StatGroup & { owner: string }>(
     sql`SELECT toString(run_id) AS owner, ${statColumns}
         FROM ${ident(feedbackTable)} FINAL
-        WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0 AND run_id IN (SELECT toUUID(arrayJoin([${join(runIds.map((id) => sql`${id}`))}])))
+        WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0
+          AND run_id IN (SELECT toUUID(arrayJoin([${join(runIds.map((id) => sql`${id}`))}])))
         GROUP BY owner, key, value`,
   );
   return foldStats(groups);
@@ -146,7 +176,12 @@ export async function feedbackStatsQuery(ch: ClickHouseClient, tenantId: string,
  * feedback_stats of each project: the feedback on its runs (projects without any are absent
  * from the map). Items without a project yet count for their run's.
  */
-export async function projectFeedbackStatsQuery(ch: ClickHouseClient, tables: FeedbackTables, tenantId: string, projectIds: readonly string[]): Promise<Map<string, Record<string, FeedbackStat>>> {
+export async function projectFeedbackStatsQuery(
+  ch: ClickHouseClient,
+  tables: FeedbackTables,
+  tenantId: string,
+  projectIds: readonly string[],
+): Promise<Map<string, Record<string, FeedbackStat>>> {
   if (projectIds.length === 0) return new Map();
   const groups = await ch.query<StatGroup & { session: string | null; orphan_run: string }>(
     sql`SELECT toString(session_id) AS session, if(isNull(session_id), toString(run_id), '') AS orphan_run, ${statColumns}

@@ -67,7 +67,12 @@ export function updatedRow(current: FeedbackRow, u: FeedbackUpdated, version: nu
 }
 
 /** The tombstone of a deleted item: it outranks the item's older rows, so FINAL reads see only it. */
-export const deletedRow = (current: FeedbackRow, d: FeedbackDeleted, version: number): FeedbackRow => ({ ...current, version, modified_at: d.deleted_at, deleted: 1 });
+export const deletedRow = (current: FeedbackRow, d: FeedbackDeleted, version: number): FeedbackRow => ({
+  ...current,
+  version,
+  modified_at: d.deleted_at,
+  deleted: 1,
+});
 
 /** A row read from ClickHouse (64-bit integers arrive as text). */
 export function feedbackRowFromClickHouse(raw: Record<string, unknown>): FeedbackRow {

@@ -11,7 +11,12 @@ import type { EventLog } from '../../common/kafka/eventLog.ts';
 import type { ConsumerLagMonitor } from '../../common/kafka/consumerLag.ts';
 import type { Logger } from '../../common/logger.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
-import { feedbackByIdQuery, feedbackListQuery, runPlacesQuery, type FeedbackFilter } from '../../../projections/feedback/feedbackQueries.ts';
+import {
+  feedbackByIdQuery,
+  feedbackListQuery,
+  runPlacesQuery,
+  type FeedbackFilter,
+} from '../../../projections/feedback/feedbackQueries.ts';
 import { feedbackRow, updatedRow, type FeedbackRow } from '../../../projections/feedback/feedbackRow.ts';
 import { ZERO_UUID } from '../../../projections/runs/runRow.ts';
 import type { ProjectRegistry } from '../projects/projectRegistry.ts';
@@ -55,9 +60,11 @@ export class FeedbackCommands {
     const draft = toFeedbackDraft(body, body.id == null ? uuidv7() : (body.id as string), 'body');
     draft.runId ??= draft.traceId; // feedback on a trace is feedback on its root run (the Python client does the same)
     if (!draft.runId && !draft.sessionId) throw errors.invalidField('body: one of run_id, trace_id or session_id is required');
-    if (draft.sessionId) await this.#deps.projects.resolve(tenantId, draft.sessionId, null, new Map()); // 404 for a project not in the workspace
+    // 404 for a project that is not the workspace's
+    if (draft.sessionId) await this.#deps.projects.resolve(tenantId, draft.sessionId, null, new Map());
     if (draft.runId) {
-      const place = (await runPlacesQuery(this.#deps.ch, this.#deps.tables.runLocations, tenantId, [draft.runId])).get(draft.runId);
+      const places = await runPlacesQuery(this.#deps.ch, this.#deps.tables.runLocations, tenantId, [draft.runId]);
+      const place = places.get(draft.runId);
       draft.traceId ??= place?.traceId ?? null;
       draft.sessionId ??= place?.sessionId ?? null;
     }
@@ -73,12 +80,15 @@ export class FeedbackCommands {
 
   async list(tenantId: string, filter: FeedbackFilter, offset: number, limit: number): Promise<Json[]> {
     await this.#upToDate();
-    return this.#respond(tenantId, await feedbackListQuery(this.#deps.ch, this.#deps.tables, tenantId, filter, offset, limit));
+    const rows = await feedbackListQuery(this.#deps.ch, this.#deps.tables, tenantId, filter, offset, limit);
+    return this.#respond(tenantId, rows);
   }
 
   /** PATCH /feedback/{id}: the fields present in the body change (null clears); the others stay. */
   async update(tenantId: string, id: string, body: Json): Promise<Json> {
-    const changes: FeedbackChanges = { fields: [], score: null, value: null, comment: null, correction: null, feedback_config: null };
+    const changes: FeedbackChanges = {
+      fields: [], score: null, value: null, comment: null, correction: null, feedback_config: null,
+    };
     const set = <F extends (typeof UPDATABLE_FIELDS)[number]>(field: F, value: FeedbackChanges[F]) => {
       changes.fields.push(field);
       changes[field] = value;
@@ -87,8 +97,8 @@ export class FeedbackCommands {
     if ('value' in body) set('value', body.value == null ? null : JSON.stringify(body.value));
     if ('comment' in body) set('comment', optionalText(body.comment, 'body: comment'));
     if ('correction' in body) set('correction', body.correction == null ? null : JSON.stringify(body.correction));
-    const config = 'feedback_config' in body ? body.feedback_config : body.feedbackConfig;
-    if ('feedback_config' in body || 'feedbackConfig' in body) set('feedback_config', jsonObjectOrNull(config, 'body: feedback_config'));
+    const configField = 'feedback_config' in body ? 'feedback_config' : 'feedbackConfig' in body ? 'feedbackConfig' : null;
+    if (configField) set('feedback_config', jsonObjectOrNull(body[configField], 'body: feedback_config'));
 
     await this.#upToDate();
     const current = await this.#existing(tenantId, id);

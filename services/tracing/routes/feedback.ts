@@ -1,7 +1,8 @@
 // The feedback API, as the clients' createFeedback / create_feedback (when not sent in a
 // multipart batch), readFeedback, listFeedback, updateFeedback and deleteFeedback call it:
 //   POST /feedback                 create (the clients' FeedbackCreate)
-//   GET /feedback                  list, newest first: ?run=&key=&session=&source=&has_comment=&has_score=&level=&offset=&limit=
+//   GET /feedback                  list, newest first, by run, key, session, source, has_comment,
+//                                  has_score, level; offset and limit
 //   GET/PATCH/DELETE /feedback/{feedback_id}
 // All within the caller's workspace: another workspace's feedback is not found (404). A bad
 // body or path is a 422 naming the field; a bad query parameter a 400 naming it.
@@ -17,13 +18,17 @@ import { listInput } from './traces.ts';
 const MAX_LIMIT = 100;
 const uuidText = (description: string) => ({ type: ['string', 'null'], description: `UUID; ${description}` });
 const anyJson = (description: string) => ({ description });
-const repeatable = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description });
+const repeatable = (description: string) => ({
+  anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+  description,
+});
+const jsonObject = (description: string) => ({ type: ['object', 'null'], additionalProperties: true, description });
 
 const createBody = {
   type: 'object',
   required: ['key'],
   additionalProperties: true,
-  description: 'The clients’ FeedbackCreate. Other fields they send (extend_trace_retention, error, …) are accepted and not kept.',
+  description: 'The clients’ FeedbackCreate. Other fields they send (extend_trace_retention, error, …) are accepted, not kept.',
   properties: {
     id: uuidText('made by the client; a new one when absent. Sending an id again replaces that item.'),
     run_id: uuidText('the run; its trace and project are the feedback’s'),
@@ -34,9 +39,9 @@ const createBody = {
     value: anyJson('any JSON value: a category, a label, an object'),
     comment: { type: ['string', 'null'] },
     correction: anyJson('any JSON value: what the run should have answered'),
-    feedback_source: { type: ['object', 'null'], additionalProperties: true, description: '{type: api | model | app …, metadata}' },
-    feedback_config: { type: ['object', 'null'], additionalProperties: true, description: 'how to read the key’s scores (the npm client sends feedbackConfig)' },
-    feedbackConfig: { type: ['object', 'null'], additionalProperties: true, description: 'feedback_config as the npm client names it' },
+    feedback_source: jsonObject('{type: api | model | app …, metadata}'),
+    feedback_config: jsonObject('how to read the key’s scores (the npm client sends feedbackConfig)'),
+    feedbackConfig: jsonObject('feedback_config as the npm client names it'),
     comparative_experiment_id: uuidText('the comparative experiment it was given in'),
     feedback_group_id: uuidText('groups the feedback of one comparison'),
     extra: { type: ['object', 'null'], additionalProperties: true },
@@ -58,7 +63,11 @@ const updateBody = {
   },
 } as const;
 
-const idParams = { type: 'object', required: ['feedback_id'], properties: { feedback_id: { type: 'string', description: 'UUID of the feedback' } } } as const;
+const idParams = {
+  type: 'object',
+  required: ['feedback_id'],
+  properties: { feedback_id: { type: 'string', description: 'UUID of the feedback' } },
+} as const;
 
 interface ListQuery {
   run?: string | string[];
@@ -90,6 +99,7 @@ const listQuery = {
 } as const;
 
 const notFoundOr = (ok: object) => ({ ...ok, 404: errorResponseSchema, 422: errorResponseSchema });
+const quoted = (names: string[]) => names.map((k) => `"${k.slice(0, 64)}"`).join(', ');
 
 export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
   const commands = new FeedbackCommands(deps);
@@ -102,8 +112,8 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
         tags,
         summary: 'Create feedback on a run (or on a project)',
         description:
-          'Appended to the feedback topic, as multipart feedback is: it shows in GET /feedback, in the feedback_stats of the run and of its ' +
-          'project. Feedback on a run not ingested yet is accepted and joins the run when it arrives.',
+          'Appended to the feedback topic, as multipart feedback is: it shows in GET /feedback, in the feedback_stats of the ' +
+          'run and of its project. Feedback on a run not ingested yet is accepted and joins the run when it arrives.',
         body: createBody,
         response: notFoundOr({ 200: feedbackSchema }),
       },
@@ -115,12 +125,17 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
     '/feedback',
     {
       schemaErrorFormatter: badInput,
-      schema: { tags, summary: 'List feedback, newest first', querystring: listQuery, response: { 200: { type: 'array', items: feedbackSchema }, 400: errorResponseSchema } },
+      schema: {
+        tags,
+        summary: 'List feedback, newest first',
+        querystring: listQuery,
+        response: { 200: { type: 'array', items: feedbackSchema }, 400: errorResponseSchema },
+      },
     },
     async (request) => {
       const q = request.query;
       const unknown = Object.keys(q).filter((k) => !(LIST_PARAMS as readonly string[]).includes(k));
-      if (unknown.length) throw errors.badRequest(`unknown query parameter ${unknown.map((k) => `"${k.slice(0, 64)}"`).join(', ')}; known: ${LIST_PARAMS.join(', ')}`);
+      if (unknown.length) throw errors.badRequest(`unknown query parameter ${quoted(unknown)}; known: ${LIST_PARAMS.join(', ')}`);
       const ids = (value: unknown, field: string) => (value === undefined ? undefined : listInput(value).map((v) => uuid(v, field)));
       return commands.list(
         tenantOf(request),
@@ -160,7 +175,7 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
       const body = request.body ?? {};
       const known = Object.keys(updateBody.properties);
       const unknown = Object.keys(body).filter((k) => !known.includes(k));
-      if (unknown.length) throw errors.invalidField(`body: ${unknown.map((k) => `"${k.slice(0, 64)}"`).join(', ')} cannot be updated; send only ${UPDATABLE_FIELDS.join(', ')}`);
+      if (unknown.length) throw errors.invalidField(`body: ${quoted(unknown)} cannot be updated; send only ${UPDATABLE_FIELDS.join(', ')}`);
       return commands.update(tenantOf(request), requireUuid(request.params.feedback_id, 'feedback_id'), body);
     },
   );
