@@ -171,7 +171,16 @@ export interface ExportRunStarted {
   started_at: number;
 }
 
-/** Feedback on a run, from a multipart feedback.<id> part. */
+/** A feedback item deleted (DELETE /feedback/{id}). Keyed tenant_id/feedback_id. run_id is the item's (the zero UUID for feedback on a project). It leaves the reads and the feedback stats; a later submission of the same id brings it back. */
+export interface FeedbackDeleted {
+  tenant_id: string;
+  feedback_id: string;
+  run_id: string;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
+/** Feedback on a run (or, without a run, on a project), from a multipart feedback.<id> part or POST /feedback. A submission replaces a feedback item of the same id whole. Keyed tenant_id/feedback_id, so every event of one feedback item is in one partition, in order (v1 events were keyed by trace). v2 adds the experiment, group, config and extra of the clients' FeedbackCreate. */
 export interface FeedbackSubmitted {
   tenant_id: string;
   feedback_id: string;
@@ -190,6 +199,31 @@ export interface FeedbackSubmitted {
   /** microseconds since the epoch */
   created_at: number;
   received_at: number;
+  comparative_experiment_id: null | string;
+  feedback_group_id: null | string;
+  /** JSON object: how to read the key's scores (continuous, categorical, freeform) */
+  feedback_config: null | string;
+  /** JSON object */
+  extra: null | string;
+}
+
+/** A change to a feedback item (PATCH /feedback/{id}). Keyed tenant_id/feedback_id. Only the fields named in `fields` change; a named field whose value is null is cleared. run_id is the item's (the zero UUID for feedback on a project), so the projector finds its row by key. */
+export interface FeedbackUpdated {
+  tenant_id: string;
+  feedback_id: string;
+  run_id: string;
+  /** of score, value, comment, correction, feedback_config */
+  fields: string[];
+  score: null | number;
+  /** JSON */
+  value: null | string;
+  comment: null | string;
+  /** JSON */
+  correction: null | string;
+  /** JSON object */
+  feedback_config: null | string;
+  /** microseconds since the epoch */
+  modified_at: number;
 }
 
 /** A tracing project (session). Keyed tenant_id/project_id. Ids of projects created by name are uuid5 of (tenant, name, generation), so concurrent creations by several API replicas agree; a repeated creation of a live id only fills what is still empty. v2 adds the reference dataset and the project's own start and end times. */
@@ -296,7 +330,9 @@ export interface EventPayloads {
   ExportRunProgressed: ExportRunProgressed;
   ExportRunScheduled: ExportRunScheduled;
   ExportRunStarted: ExportRunStarted;
+  FeedbackDeleted: FeedbackDeleted;
   FeedbackSubmitted: FeedbackSubmitted;
+  FeedbackUpdated: FeedbackUpdated;
   ProjectCreated: ProjectCreated;
   ProjectDeleted: ProjectDeleted;
   ProjectUpdated: ProjectUpdated;

@@ -1,5 +1,8 @@
-// The `feedback` read model: one row per feedback item (the newest submission of an id wins),
-// read by the runs filter language (feedback_key / feedback_score) and by project stats.
+// The `feedback` read model: one row per feedback item (the newest event of an id wins), read by
+// the feedback routes, the runs filter language (feedback_key / feedback_score), feedback_stats
+// of runs and of projects. A deleted item stays as a row with `deleted = 1` (a tombstone that
+// outranks every older version), so every read takes `FINAL` rows with `deleted = 0`.
+// Feedback on a project rather than a run has the zero UUID as run_id.
 import { ident, raw, type Sql } from '../../services/common/clickhouse/sql.ts';
 
 export const FEEDBACK_TABLE = 'feedback';
@@ -18,7 +21,13 @@ export function createFeedbackTable(table: string = FEEDBACK_TABLE): Sql {
   correction String,
   feedback_source String,
   created_at Int64,
-  version UInt64
+  version UInt64,
+  modified_at Int64,
+  comparative_experiment_id Nullable(UUID),
+  feedback_group_id Nullable(UUID),
+  feedback_config String,
+  extra String,
+  deleted UInt8
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY (tenant_id, run_id, id)`);
 }

@@ -176,55 +176,5 @@ export function partialRowFromClickHouse(raw: Record<string, unknown>): Partial<
   return row as Partial<RunRow>;
 }
 
-/** Per feedback key: count, mean and spread of scores, counts of categorical values. */
-export interface FeedbackStat {
-  n: number;
-  avg: number | null;
-  stdev: number | null;
-  errors: number;
-  values: Record<string, number>;
-}
-
-/** feedback_stats of each run (runs without feedback are absent from the map). */
-export async function feedbackStatsQuery(ch: ClickHouseClient, tenantId: string, feedbackTable: string, runIds: readonly string[]): Promise<Map<string, Record<string, FeedbackStat>>> {
-  const stats = new Map<string, Record<string, FeedbackStat>>();
-  if (runIds.length === 0) return stats;
-  const groups = await ch.query<{ run_id: string; key: string; value: string; n: string; scored: string; total: number | null; squares: number | null }>(
-    sql`SELECT run_id, key, value, count() AS n, count(score) AS scored, sum(score) AS total, sum(score * score) AS squares
-        FROM ${ident(feedbackTable)} FINAL
-        WHERE tenant_id = toUUID(${tenantId}) AND run_id IN (SELECT toUUID(arrayJoin([${join(runIds.map((id) => sql`${id}`))}])))
-        GROUP BY run_id, key, value`,
-  );
-  const sums = new Map<string, { n: number; scored: number; total: number; squares: number; values: Record<string, number> }>();
-  for (const g of groups) {
-    const k = `${g.run_id}\u0000${g.key}`;
-    const s = sums.get(k) ?? { n: 0, scored: 0, total: 0, squares: 0, values: {} };
-    s.n += Number(g.n);
-    s.scored += Number(g.scored);
-    s.total += Number(g.total ?? 0);
-    s.squares += Number(g.squares ?? 0);
-    const category = categoricalValue(g.value);
-    if (category !== null) s.values[category] = (s.values[category] ?? 0) + Number(g.n);
-    sums.set(k, s);
-  }
-  for (const [k, s] of sums) {
-    const [runId, key] = k.split('\u0000') as [string, string];
-    const avg = s.scored > 0 ? s.total / s.scored : null;
-    const stdev = avg === null ? null : Math.sqrt(Math.max(0, s.squares / s.scored - avg * avg));
-    const run = stats.get(runId) ?? {};
-    run[key] = { n: s.n, avg, stdev, errors: 0, values: s.values };
-    stats.set(runId, run);
-  }
-  return stats;
-}
-
-/** A feedback value (JSON text) counted in `values`: strings, numbers and booleans; not objects. */
-function categoricalValue(json: string): string | null {
-  if (json === '') return null;
-  try {
-    const v: unknown = JSON.parse(json);
-    return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
-  } catch {
-    return null;
-  }
-}
+// feedback_stats of runs is read from the feedback read model, where it lives.
+export { feedbackStatsQuery, type FeedbackStat } from '../feedback/feedbackQueries.ts';

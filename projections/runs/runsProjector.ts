@@ -1,26 +1,22 @@
 // Consumes the runs topic and keeps the ClickHouse `runs` read model. Per batch: decode the
 // events, load the current rows of traces it has not cached (one query), merge every op
 // (skipping ops already applied: redelivery and replay change nothing), insert the changed
-// rows in one insert, then commit the offsets. ClickHouse down means: retry the same batch,
-// commit nothing, lose nothing.
-import { MessagesStreamModes, type Consumer, type MessagesStream } from '@platformatic/kafka';
+// rows in one insert; the runtime (projections/projectorRuntime.ts) then commits the offsets.
+// ClickHouse down means: retry the same batch, commit nothing, lose nothing.
 import type { Config } from '../../services/common/config.ts';
 import type { Logger } from '../../services/common/logger.ts';
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { sql, ident, join } from '../../services/common/clickhouse/sql.ts';
-import { topicName, TOPICS } from '../../services/common/kafka/topics.ts';
-import { EventLog } from '../../services/common/kafka/eventLog.ts';
-import { projectorBatchSeconds, projectorRowsWritten } from '../../services/common/metrics.ts';
-import { decodeEvent } from '../../schemas/registry.ts';
-import { batches, commitBatch, deleteProjectRows, createProjectorConsumer, retryForever, type StringMessage } from '../consumerBatches.ts';
+import { TOPICS } from '../../services/common/kafka/topics.ts';
+import { projectorRowsWritten } from '../../services/common/metrics.ts';
 import type { RunOpsAppended } from '../../schemas/events.generated.ts';
 import type { BlobStore } from '../../services/common/blobStore.ts';
+import { ProjectorRuntime, type Projection, type ProjectedEvent, type Retry } from '../projectorRuntime.ts';
+import { deleteProjectRows } from '../projectRows.ts';
 import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type RunRow } from './runRow.ts';
 import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
 import { rollUpUsage, traceRow, type TraceRow } from '../traces/traceRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-
-type RunsMessage = StringMessage;
 
 export interface RunsProjectorOptions {
   groupId?: string;
@@ -72,105 +68,71 @@ class TraceCache {
 /** The live projector's consumer group; its lag is reported by the API's /metrics. */
 export const runsProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string => `${config.KAFKA_TOPIC_PREFIX}runs-projector`;
 
-export class RunsProjector {
-  readonly #config: Config;
+export class RunsProjector implements Projection {
+  readonly name = 'runs';
+  readonly topic = TOPICS.runs;
   readonly #ch: ClickHouseClient;
   readonly #logger: Logger;
   readonly #tables: ReadModelTables;
   readonly #blobs: BlobStore | null;
   readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
-  readonly #pendingDeletions: Array<{ tenantId: string; projectId: string }> = [];
-  readonly #topic: string;
-  readonly #consumer: Consumer<string, Buffer, string, string>;
   readonly #cache: TraceCache;
-  readonly #fromBeginning: boolean;
-  readonly #deadLetters: EventLog;
-  #stream: MessagesStream<string, Buffer, string, string> | null = null;
-  #stopping = false;
-  #queue: Promise<void> = Promise.resolve();
-  #loop: Promise<void> | null = null;
+  readonly #runtime: ProjectorRuntime;
 
   constructor(config: Config, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
-    this.#config = config;
     this.#ch = ch;
     this.#logger = logger;
     this.#tables = options.tables ?? LIVE_TABLES;
     this.#blobs = options.blobs ?? null;
     this.#isProjectDeleted = options.isProjectDeleted ?? (() => false);
-    this.#fromBeginning = options.fromBeginning ?? true;
-    this.#topic = topicName(config, TOPICS.runs);
     this.#cache = new TraceCache(config.PROJECTOR_CACHE_RUNS);
-    this.#deadLetters = new EventLog(config, 'runs-projector-dead-letters');
-    this.#consumer = createProjectorConsumer(config, 'runs-projector', options.groupId ?? runsProjectorGroupId(config));
-    // Another instance may have written rows for partitions we get after a rebalance.
-    this.#consumer.on('consumer:group:join', () => this.#cache.clear());
-  }
-
-  async start(): Promise<void> {
-    this.#stream = await this.#consumer.consume({
-      topics: [this.#topic],
-      mode: MessagesStreamModes.COMMITTED,
-      fallbackMode: this.#fromBeginning ? 'earliest' : 'latest',
-      autocommit: false,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+    this.#runtime = new ProjectorRuntime(config, logger, this, {
+      groupId: options.groupId ?? runsProjectorGroupId(config),
+      fromBeginning: options.fromBeginning ?? true,
     });
-    this.#stream.on('error', (err) => this.#logger.error({ err }, 'runs stream error'));
-    this.#loop = this.#run(this.#stream);
   }
 
-  async #run(stream: MessagesStream<string, Buffer, string, string>): Promise<void> {
-    for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
-      if (this.#stopping) break;
-      const timer = projectorBatchSeconds.startTimer({ projector: 'runs' });
-      await this.#serially(() => this.#project(batch));
-      timer();
-    }
+  start(): Promise<void> {
+    return this.#runtime.start();
   }
 
-  async #project(batch: RunsMessage[]): Promise<void> {
-    const decoded: Array<{ message: RunsMessage; event: RunOpsAppended }> = [];
-    for (const message of batch) {
-      try {
-        const e = decodeEvent(message.headers, message.value);
-        if (e.name === 'RunOpsAppended') decoded.push({ message, event: e.payload });
-      } catch (err) {
-        // A message we cannot read would block its partition forever if retried; it goes to the
-        // dead-letter topic byte for byte (before the offset is committed), so nothing is lost.
-        this.#logger.error({ err, partition: message.partition, offset: String(message.offset) }, 'undecodable runs event moved to the dead-letter topic');
-        await this.#withRetry('dead-letter', () =>
-          this.#deadLetters.appendRaw(TOPICS.runsDeadLetter, {
-            key: message.key ?? '',
-            value: message.value,
-            headers: {
-              ...Object.fromEntries(message.headers),
-              'dead-letter-reason': String((err as Error).message).slice(0, 1000),
-              'dead-letter-source': `${message.topic}/${message.partition}/${message.offset}`,
-            },
-          }),
-        );
-      }
-    }
+  stop(): Promise<void> {
+    return this.#runtime.stop();
+  }
+
+  /** Deletes a project's rows from every read model this projector writes (after a tombstone). */
+  requestProjectDeletion(tenantId: string, projectId: string): void {
+    this.#runtime.requestProjectDeletion(tenantId, projectId);
+  }
+
+  /** Another instance may have written rows for partitions we get after a rebalance. */
+  onRejoin(): void {
+    this.#cache.clear();
+  }
+
+  async project(events: ProjectedEvent[], retry: Retry): Promise<void> {
+    const decoded: Array<{ offset: bigint; event: RunOpsAppended }> = [];
+    for (const { event, offset } of events) if (event.name === 'RunOpsAppended') decoded.push({ offset, event: event.payload });
 
     let traces = new Map<string, Map<string, RunRow>>();
-    await this.#withRetry('load traces', async () => {
+    await retry('load traces', async () => {
       traces = await this.#tracesOf(decoded.map((d) => d.event));
     });
     let blobTexts = new Map<string, string>();
-    await this.#withRetry('read payloads for derived fields', async () => {
+    await retry('read payloads for derived fields', async () => {
       blobTexts = await this.#derivationTexts(decoded.map((d) => d.event));
     });
 
     const dirty = new Map<string, RunRow>();
     const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
     let added = 0;
-    for (const { message, event } of decoded) {
+    for (const { offset, event } of decoded) {
       const traceKey = `${event.tenant_id}/${event.trace_id}`;
       const runs = traces.get(traceKey)!;
       event.ops.forEach((op, index) => {
         const known = runs.get(op.run_id);
         const current = known ?? emptyRow(event.tenant_id, event.trace_id, op.run_id);
-        const version = opVersion(message.offset, index);
+        const version = opVersion(offset, index);
         const merged = mergeRunOp(current, op, version, event.received_at);
         if (!merged) return;
         if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, merged.session_id)) return;
@@ -195,11 +157,10 @@ export class RunsProjector {
     // Where each written run lives, with every write of it: a replacing table keeps one row per
     // run, and a location can never be missing for a run that is there.
     const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
-    await this.#withRetry('insert runs', () => this.#ch.insert(this.#tables.runs, rows));
-    await this.#withRetry('insert run locations', () => this.#ch.insert(this.#tables.runLocations, located));
-    await this.#withRetry('insert traces', () => this.#ch.insert(this.#tables.traces, traceRows));
+    await retry('insert runs', () => this.#ch.insert(this.#tables.runs, rows));
+    await retry('insert run locations', () => this.#ch.insert(this.#tables.runLocations, located));
+    await retry('insert traces', () => this.#ch.insert(this.#tables.traces, traceRows));
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
-    await this.#commit(batch);
   }
 
   /** Texts of the payloads in object storage that this batch's derivations read. */
@@ -212,31 +173,12 @@ export class RunsProjector {
     return texts;
   }
 
-  /** Deletes a project's rows from every read model this projector writes (after a tombstone). */
-  requestProjectDeletion(tenantId: string, projectId: string): void {
-    this.#pendingDeletions.push({ tenantId, projectId });
-    // now, not with the next batch (there may be none for a long time); never during a batch
-    void this.#serially(() => this.#applyDeletions()).catch((err) => this.#logger.error({ err }, 'project deletion failed'));
-  }
-
-  /** Batches and deletions run one at a time, in the order they were asked for. */
-  #serially(task: () => Promise<void>): Promise<void> {
-    const next = this.#queue.then(task);
-    this.#queue = next.catch(() => {});
-    return next;
-  }
-
-  async #applyDeletions(): Promise<void> {
-    while (this.#pendingDeletions.length > 0) {
-      const { tenantId, projectId } = this.#pendingDeletions[0]!;
-      await this.#withRetry('delete a project\'s rows', async () => {
-        for (const table of [this.#tables.runs, this.#tables.runLocations, this.#tables.traces])
-          await deleteProjectRows(this.#ch, table, tenantId, projectId);
-      });
-      this.#cache.clear();
-      this.#pendingDeletions.shift();
-      this.#logger.info({ tenantId, projectId }, 'deleted the rows of a deleted project');
-    }
+  async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
+    await retry('delete a project\'s rows', async () => {
+      for (const table of [this.#tables.runs, this.#tables.runLocations, this.#tables.traces])
+        await deleteProjectRows(this.#ch, table, tenantId, projectId);
+    });
+    this.#cache.clear();
   }
 
   /**
@@ -292,21 +234,5 @@ export class RunsProjector {
     }
     // No eviction here: the batch about to be merged needs every trace just loaded.
     if (count) this.#logger.debug({ traces: loaded.size, runs: count }, 'loaded trace state from ClickHouse');
-  }
-
-  #commit(batch: RunsMessage[]): Promise<void> {
-    return commitBatch(batch, this.#logger);
-  }
-
-  #withRetry(what: string, fn: () => Promise<void>): Promise<void> {
-    return retryForever(this.#logger, what, fn, () => this.#stopping);
-  }
-
-  async stop(): Promise<void> {
-    this.#stopping = true;
-    await this.#stream?.close().catch(() => {});
-    await this.#loop?.catch(() => {});
-    await this.#consumer.close(true).catch(() => {});
-    await this.#deadLetters.close().catch(() => {});
   }
 }

@@ -121,7 +121,8 @@ function statsFromClickHouse(r: Record<string, unknown>): TraceSetStats {
   };
 }
 
-function traceSetWhere(set: TraceSet): Sql {
+/** The trace rows of a set, as a WHERE condition over the `traces` table (also read by the feedback stats of a set). */
+export function traceSetWhere(set: TraceSet): Sql {
   const where: Sql[] = [sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${join(set.projectIds.map((id) => sql`toUUID(${id})`))})`];
   if (set.minStartTime !== undefined) where.push(sql`start_time >= ${set.minStartTime}`);
   if (set.maxStartTime !== undefined) where.push(sql`start_time < ${set.maxStartTime}`);

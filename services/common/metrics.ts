@@ -47,3 +47,10 @@ export const projectorBatchSeconds = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [registry],
 });
+
+export const projectorDeadLetters = new Counter({
+  name: 'projector_dead_letters_total',
+  help: 'Messages a projector could not read and moved to the dead-letter topic of their topic',
+  labelNames: ['projector'] as const,
+  registers: [registry],
+});

@@ -12,6 +12,7 @@ import { EventLog } from '../common/kafka/eventLog.ts';
 import { ensureTopics, topicName, TOPICS } from '../common/kafka/topics.ts';
 import { ConsumerLagMonitor } from '../common/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
+import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
 import { TenancyService } from '../tenancy/tenancyService.ts';
 import { ProjectRegistry } from './projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
@@ -31,6 +32,7 @@ import type { RouteDeps } from './routes/routeDeps.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { requireApiKey } from './routes/auth.ts';
 import { bulkExportRoutes } from './routes/bulkExports.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import { ExportState } from '../bulk-export/exportState.ts';
 import { SecretBox } from '../bulk-export/secretBox.ts';
 import { SERVICE_VERSION } from './version.ts';
@@ -75,6 +77,9 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   readiness.start();
   const projectorLag = new ConsumerLagMonitor(config, runsProjectorGroupId(config), topicName(config, TOPICS.runs), 'runs');
   projectorLag.start();
+  // The feedback projector's lag: for /metrics, and for the read-your-writes wait of feedback reads.
+  const feedbackLag = new ConsumerLagMonitor(config, feedbackProjectorGroupId(config), topicName(config, TOPICS.feedback), 'feedback');
+  feedbackLag.start();
   const app = await createHttpServer({
     logger,
     title: 'Tracing API',
@@ -92,6 +97,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
 
   const deps: RouteDeps = { config, ch, blobs, eventLog, projects, tables: LIVE_TABLES };
   const bulkExportDeps = { ...deps, exports, secrets: SecretBox.fromConfig(config) };
+  const feedbackDeps = { ...deps, projection: feedbackLag, logger: logger.child({ routes: 'feedback' }) };
   for (const prefix of ['', '/api/v1']) {
     await app.register(
       async (scope) => {
@@ -105,6 +111,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           sessionRoutes(authed, deps);
           projectStatsRoutes(authed, deps);
           bulkExportRoutes(authed, bulkExportDeps);
+          feedbackRoutes(authed, feedbackDeps);
         });
       },
       { prefix },
@@ -125,7 +132,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     tenancy,
     async close() {
       await app.close();
-      await Promise.allSettled([readiness.close(), projectorLag.close(), tenancy.close(), projects.close(), lineage.close(), exports.close(), otel.close()]);
+      await Promise.allSettled([readiness.close(), projectorLag.close(), feedbackLag.close(), tenancy.close(), projects.close(), lineage.close(), exports.close(), otel.close()]);
       await eventLog.close();
       await ch.close();
       blobs.close();

@@ -2,11 +2,12 @@
 // `traceable` functions through auto-batching (multipart with zstd, gzip or plain bodies, and
 // the JSON /runs/batch fallback), and the direct createRun/updateRun path where the server
 // makes trace_id and dotted_order. Every run must come back through GET /runs/{id} with the
-// client's tree, and through the client's own readRun.
+// client's tree, and through the client's own readRun. Feedback created without a trace id goes
+// through POST /feedback and is read, listed, updated and deleted through the client.
 import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { Client, uuid7, type RunTree } from 'langsmith';
 import { traceable, getCurrentRunTree } from 'langsmith/traceable';
-import { createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
+import { createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../support/tracingClient.ts';
 import { expectTracedRuns, offloadedFields, bigText, segmentIso, isoMicros, type ExpectedRun, type ServerRun } from './tracedRuns.ts';
 
 interface RecordedRequest {
@@ -271,6 +272,57 @@ describe('langsmith (npm) createRun/updateRun without dotted_order', () => {
     expect(new Set([...runs.values()].map((r) => r.session_id)).size).toBe(1);
 
     await expectClientReadsBack(client, runs);
+    expect(clientComplaints).toEqual([]);
+  }, 120_000);
+});
+
+describe('langsmith (npm) feedback through POST /feedback', () => {
+  test('createFeedback without traceId, readFeedback, listFeedback, updateFeedback, deleteFeedback; feedback_stats of the run and the project', async () => {
+    const requests: RecordedRequest[] = [];
+    const client = new Client({ apiUrl: `${tracingUrl()}/api/v1`, apiKey: workspace.apiKey, autoBatchTracing: true, fetchImplementation: recordingFetch(requests) });
+    const project = `js-feedback-${Date.now()}`;
+    const runId = uuid7();
+    await client.createRun({ id: runId, name: 'rated', run_type: 'chain', inputs: { question: 'rate me' }, project_name: project });
+    await client.updateRun(runId, { outputs: { answer: 'rated' }, end_time: Date.now() + 1 });
+    await client.awaitPendingTraceBatches();
+    const run = await waitForRun(workspace.apiKey, runId, (r) => r.status === 'success');
+
+    // No traceId: the client posts to /feedback (with one, it would batch it as multipart).
+    const created = await client.createFeedback(runId, 'correctness', {
+      score: 0.8, value: 'good', comment: 'fine', correction: { answer: 'better' }, sourceInfo: { reviewer: 'js' },
+      feedbackConfig: { type: 'continuous', min: 0, max: 1 },
+    });
+    const other = await client.createFeedback(runId, 'helpfulness', { score: true });
+    // read at once: the server waits for its projector rather than answer 404
+    expect(await client.readFeedback(created.id)).toMatchObject({
+      id: created.id, run_id: runId, trace_id: runId, session_id: run.session_id, key: 'correctness', score: 0.8, value: 'good', comment: 'fine',
+      correction: { answer: 'better' }, feedback_source: { type: 'api', metadata: { reviewer: 'js' } }, feedback_config: { type: 'continuous', min: 0, max: 1 },
+    });
+    const listed = async (options: Parameters<Client['listFeedback']>[0]) => {
+      const ids: string[] = [];
+      for await (const f of client.listFeedback(options)) ids.push(f.id);
+      return ids.sort();
+    };
+    expect(await listed({ runIds: [runId] })).toEqual([created.id, other.id].sort());
+    expect(await listed({ runIds: [runId], feedbackKeys: ['correctness'] })).toEqual([created.id]);
+
+    await client.updateFeedback(created.id, { score: 0.2, comment: 'on reflection' });
+    expect(await client.readFeedback(created.id)).toMatchObject({ score: 0.2, comment: 'on reflection', value: 'good' });
+    await client.deleteFeedback(other.id);
+    expect((await errorOf(client.readFeedback(other.id))).message).toMatch(/404|not found/i);
+    expect(await listed({ runIds: [runId] })).toEqual([created.id]);
+
+    const stats = { correctness: { n: 1, avg: 0.2, values: { good: 1 } } };
+    await vi.waitFor(async () => expect((await client.readRun(runId)).feedback_stats).toEqual({ correctness: expect.objectContaining(stats.correctness) }), { timeout: 20_000, interval: 200 });
+    expect((await client.readProject({ projectName: project, includeStats: true })).feedback_stats).toEqual({ correctness: expect.objectContaining(stats.correctness) });
+
+    const feedbackCalls = requests.filter((r) => r.path.includes('/feedback')).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}$/, ':id')} ${r.status}`);
+    expect(feedbackCalls).toEqual([
+      'POST /api/v1/feedback 200', 'POST /api/v1/feedback 200', 'GET /api/v1/feedback/:id 200',
+      'GET /api/v1/feedback 200', 'GET /api/v1/feedback 200',
+      'PATCH /api/v1/feedback/:id 200', 'GET /api/v1/feedback/:id 200', 'DELETE /api/v1/feedback/:id 200', 'GET /api/v1/feedback/:id 404',
+      'GET /api/v1/feedback 200',
+    ]);
     expect(clientComplaints).toEqual([]);
   }, 120_000);
 });

@@ -3,9 +3,11 @@
 // @traceable functions through its background thread (multipart, zstd-compressed) and the
 // direct create_run/update_run path. Every run must come back through GET /runs/{id} with the
 // client's tree, and through the client's own read_run, which validates our answer against its
-// Run model.
-import { beforeAll, describe, expect, test } from 'vitest';
-import { createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
+// Run model. Feedback made with create_feedback(run_id=…) goes through POST /feedback and is read,
+// listed, updated and deleted through the client's Feedback model.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, test, vi } from 'vitest';
+import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../support/tracingClient.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { expectNoClientFailures, runPythonScript } from '../support/pythonScript.ts';
 import { expectTracedRuns, offloadedFields, bigText, type ExpectedRun, type ServerRun } from './tracedRuns.ts';
@@ -103,5 +105,52 @@ describe('langsmith (PyPI) traceable and create_run/update_run', () => {
       expect(got.outputs ?? null).toEqual(e.outputs);
     }
     expect(read.result.runs[byName('annotate')[0]!.id]!.attachments).toEqual({ image: { mime_type: 'image/png', hex: traced.result.attachment_hex } });
+  }, 240_000);
+});
+
+interface FeedbackResult {
+  created: string;
+  other: string;
+  read: Record<string, any>;
+  listed: { all: string[]; by_key: string[]; by_source: string[] };
+  updated: Record<string, any>;
+  deleted: string;
+  after_delete: string[];
+}
+
+describe('langsmith (PyPI) feedback through POST /feedback', () => {
+  test('create_feedback(run_id=…) without trace_id, read_feedback, list_feedback, update_feedback, delete_feedback', async () => {
+    const project = `py-feedback-${Date.now()}`;
+    const runId = randomUUID();
+    const posted = await api('/runs', { method: 'POST', apiKey: workspace.apiKey, json: { id: runId, name: 'rated', run_type: 'chain', inputs: { q: 1 }, session_name: project, end_time: new Date(Date.now() + 1000).toISOString(), outputs: { a: 1 } } });
+    expect(posted.status).toBe(202);
+    const run = await waitForRun(workspace.apiKey, runId);
+    const env = { LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`, LANGSMITH_API_KEY: workspace.apiKey, LANGSMITH_TRACING: 'true', LANGSMITH_PROJECT: project };
+    const out = await runScript<FeedbackResult>('feedback.py', [runId], env);
+    const { created, other } = out.result;
+
+    // Every call answered at once (no 404 retried for minutes), the read of the deleted item 404.
+    const calls = out.result.requests.filter((r) => r.path.includes('/feedback')).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}$/, ':id')} ${r.status}`);
+    expect(calls).toEqual([
+      'POST /api/v1/feedback 200', 'POST /api/v1/feedback 200', 'GET /api/v1/feedback/:id 200',
+      'GET /api/v1/feedback 200', 'GET /api/v1/feedback 200', 'GET /api/v1/feedback 200',
+      'PATCH /api/v1/feedback/:id 200', 'GET /api/v1/feedback/:id 200', 'DELETE /api/v1/feedback/:id 200', 'GET /api/v1/feedback/:id 404',
+      'GET /api/v1/feedback 200',
+    ]);
+    expect(out.result.log.filter((r) => /fail|error|exception|retry/i.test(r.message) && !/not found/i.test(r.message)), out.stderr).toEqual([]);
+
+    expect(out.result.read).toMatchObject({
+      type: 'Feedback', id: created, run_id: runId, trace_id: runId, session_id: run.session_id, key: 'correctness', score: 0.8, value: 'good',
+      comment: 'fine', correction: { answer: 'better' }, feedback_source: { type: 'api', metadata: { reviewer: 'py' } },
+    });
+    expect(out.result.listed).toEqual({ all: [created, other].sort(), by_key: [created], by_source: [created, other].sort() });
+    expect(out.result.updated).toMatchObject({ id: created, score: 0.2, comment: 'on reflection', value: 'good' });
+    expect(out.result.deleted).toBe('not found');
+    expect(out.result.after_delete).toEqual([created]);
+
+    const stats = { n: 1, avg: 0.2, values: { good: 1 } };
+    await vi.waitFor(async () => expect((await api(`/runs/${runId}`, { apiKey: workspace.apiKey })).body.feedback_stats).toEqual({ correctness: expect.objectContaining(stats) }), { timeout: 20_000, interval: 200 });
+    const projectRead = await api(`/sessions/${run.session_id}?include_stats=true`, { apiKey: workspace.apiKey });
+    expect(projectRead.body.feedback_stats).toEqual({ correctness: expect.objectContaining(stats) });
   }, 240_000);
 });

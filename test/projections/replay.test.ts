@@ -1,6 +1,7 @@
 // Replay rebuilds every read model from the topics: the rebuilt tables equal the live ones row
-// by row (checksums over every column but the version bookkeeping), and a swap done while
-// ingestion goes on loses nothing and doubles nothing.
+// by row (checksums over every column but the version bookkeeping; feedback updated and deleted
+// through the API included), and a swap done while ingestion goes on loses nothing and doubles
+// nothing.
 import { expect, test } from 'vitest';
 import { Admin } from '@platformatic/kafka';
 import { spawn } from 'node:child_process';
@@ -66,10 +67,33 @@ const projectOf = async (runId: string) =>
 
 const countOf = async (table: string) => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE has_post = 1`))[0]!.n);
 
+/**
+ * Feedback through the API on projected runs: created, updated (score, comment), some deleted.
+ * Returns how many items (deleted ones stay as tombstone rows).
+ */
+async function feedbackThroughApi(count: number): Promise<number> {
+  const roots = await own.ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 ORDER BY id LIMIT ${count}`);
+  const call = async (method: string, path: string, body?: unknown) => {
+    const headers = { 'x-api-key': own.stack.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const res = await fetch(`${own.stack.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    expect(res.status, `${method} ${path}`).toBe(200);
+    return (await res.json()) as { id: string };
+  };
+  for (const [i, { id }] of roots.entries()) {
+    const item = await call('POST', '/feedback', { run_id: id, key: 'api', score: i % 2, value: { i } });
+    await call('PATCH', `/feedback/${item.id}`, { score: 1, comment: `updated ${i}` });
+    if (i % 3 === 0) await call('DELETE', `/feedback/${item.id}`);
+  }
+  return roots.length;
+}
+
 test('a rebuild equals the live read models row by row', async () => {
   const runs = await ingestTraces(40, 'a');
   await waitFor('live projection', async () => (await countOf('runs')) === runs, 60_000, 100);
-  await waitFor('feedback projected', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL`))[0]!.n) === 40, 30_000, 100);
+  const viaApi = await feedbackThroughApi(12);
+  await waitFor('feedback projected', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL`))[0]!.n) === 40 + viaApi, 30_000, 100);
+  // wait for the last deletion too: the live table must be complete before it is compared
+  await waitFor('deletions projected', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL WHERE deleted = 1`))[0]!.n) === 4, 30_000, 100);
 
   const blobs = new BlobStore(own.stack.config);
   const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), { views: ['runs', 'traces', 'threads'], swap: false, blobs });

@@ -64,8 +64,12 @@ beforeAll(async () => {
     // Another workspace's feedback on one of A's run ids must never count.
     { tenant_id: B, run_id: R3, id: 'f0000000-0000-4000-8000-000000000005', key: 'correctness', score: 1 },
   ]);
-  // A newer version of beta's correctness feedback: 0 now.
-  await insertFeedback(db.ch, [{ tenant_id: A, run_id: R2, id: 'f0000000-0000-4000-8000-000000000002', key: 'correctness', score: 0, version: 2 }]);
+  // A newer version of beta's correctness feedback: 0 now. Gamma's "retracted" feedback, deleted.
+  await insertFeedback(db.ch, [
+    { tenant_id: A, run_id: R2, id: 'f0000000-0000-4000-8000-000000000002', key: 'correctness', score: 0, version: 2 },
+    { tenant_id: A, run_id: R6, id: 'f0000000-0000-4000-8000-000000000006', key: 'retracted', score: 1, version: 1 },
+  ]);
+  await insertFeedback(db.ch, [{ tenant_id: A, run_id: R6, id: 'f0000000-0000-4000-8000-000000000006', key: 'retracted', score: 1, version: 2, deleted: 1 }]);
 });
 afterAll(() => db?.drop());
 
@@ -193,6 +197,8 @@ describe('fields and operators', () => {
     ['gt(feedback_score, 0.5)', ['alpha', 'beta']],
     ['eq(feedback_score, 0)', ['beta']],
     ['eq(feedback_score, true)', ['alpha', 'beta']],
+    ['eq(feedback_key, "retracted")', []], // deleted feedback counts for nothing
+
     // full text
     ['search("image CLASSIFICATION")', ['alpha']],
     ['search("ValueError")', ['beta']],

@@ -51,6 +51,8 @@ export interface FeedbackRow {
   score: number | null;
   value?: string;
   version?: number;
+  /** 1: a deletion's tombstone. */
+  deleted?: 0 | 1;
 }
 
 export async function insertFeedback(ch: ClickHouseClient, rows: FeedbackRow[]): Promise<void> {

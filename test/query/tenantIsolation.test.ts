@@ -2,10 +2,10 @@
 // traces, a thread named alike in both, feedback, and one run id that both use. Every read route
 // is asked, by each workspace, for the other's ids — at / and under /api/v1 — and must answer 404
 // (or, where the route is a search by filter, an empty result), while the owner gets its data.
-// Writes that name the other's ids (a patch of its run, a child of its run, feedback on it, a
-// project with its project's id) must leave its data alone. The routes come from the OpenAPI
-// document of the running API: a route that no case here covers fails the first test, so a
-// new route cannot slip through untested.
+// Writes that name the other's ids (a patch of its run, a child of its run, feedback on it or
+// with its feedback's id, a project with its project's id) must leave its data alone. The
+// routes come from the OpenAPI document of the running API: a route that no case here covers
+// fails the first test, so a new route cannot slip through untested.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { beforeAll, describe, expect, inject, test, vi } from 'vitest';
@@ -44,6 +44,10 @@ interface Fixture {
   feedbackKey: string;
   /** A project with a reference dataset: an experiment (what GET /sessions/resolutions resolves). */
   experiment: string;
+  /** The feedback on t's root and on its llm run (multipart). */
+  feedback: { root: string; llm: string };
+  /** Feedback items on `u` that only the delete probes use, one per prefix (the owner deletes them; POST /feedback). */
+  deletableFeedback: Record<string, string>;
   /** A bulk-export destination, a one-time export of the main project into it, and the export's (first) run. */
   destination: string;
   bulkExport: string;
@@ -107,7 +111,7 @@ function traceBodies(rootId: string, project: string, metadata: Record<string, u
   ];
 }
 
-const feedbackPart = (f: Record<string, unknown>): Part => ({ name: `feedback.${uuidv7()}`, body: JSON.stringify(f) });
+const feedbackPart = (f: Record<string, unknown>, id = uuidv7()): Part => ({ name: `feedback.${id}`, body: JSON.stringify(f) });
 const runParts = (runs: RunBody[], op: 'post' | 'patch' = 'post'): Part[] => runs.map((r) => ({ name: `${op}.${r.id}`, body: JSON.stringify(r) }));
 
 async function multipart(ws: Workspace, parts: Part[]): Promise<Res> {
@@ -134,17 +138,24 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
   const u = traceBodies(sameUAs ?? uuidv7(), project.name, { session_id: ownThread }, [label]);
   const s = traceBodies(uuidv7(), second.name, { thread_id: `iso-${RUN}-${label}-second` }, [label]);
   const d = traceBodies(uuidv7(), `iso-${RUN}-${label}-del0`, {}, [label]);
+  const feedback = { root: uuidv7(), llm: uuidv7() };
   const res = await multipart(ws, [
     ...runParts([...t, ...u, ...s, ...d]),
-    feedbackPart({ run_id: t[0]!.id, trace_id: t[0]!.id, key: feedbackKey, score: 1 }),
-    feedbackPart({ run_id: t[1]!.id, trace_id: t[0]!.id, key: feedbackKey, score: 0.5 }),
+    feedbackPart({ run_id: t[0]!.id, trace_id: t[0]!.id, key: feedbackKey, score: 1 }, feedback.root),
+    feedbackPart({ run_id: t[1]!.id, trace_id: t[0]!.id, key: feedbackKey, score: 0.5 }, feedback.llm),
   ]);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
+  const deletableFeedback: Record<string, string> = {};
+  for (const prefix of PREFIXES) {
+    const posted = await api(`${prefix}/feedback`, { method: 'POST', apiKey: ws.apiKey, json: { run_id: u[0]!.id, key: `${feedbackKey}-deletable`, score: 1 } });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    deletableFeedback[prefix] = posted.body.id;
+  }
   await Promise.all([...t, ...u, ...s, ...d].map((r) => waitForRun(ws.apiKey, r.id, (run) => run.status !== 'pending' && run.session_id !== null)));
   const { destination, bulkExport, exportRun } = await buildBulkExport(ws, label, project.id);
   return {
     destination, bulkExport, exportRun, experiment: experiment.body.id as string,
-    label, ws, project, second: { ...second, root: s[0]!.id }, ownThread, feedbackKey,
+    label, ws, project, second: { ...second, root: s[0]!.id }, ownThread, feedbackKey, feedback, deletableFeedback,
     t: { root: t[0]!.id, llm: t[1]!.id, tool: t[2]!.id }, u: u[0]!.id,
     deletable: { '': del0.id, '/api/v1': del1.id }, deletableRoot: d[0]!.id, uChildren: [u[1]!.id, u[2]!.id],
   };
@@ -591,6 +602,72 @@ const CASES: Record<string, Probe[]> = {
       },
     },
   ],
+  'GET /feedback/{feedback_id}': [
+    {
+      label: 'the other’s feedback',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/feedback/${of.feedback.llm}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ id: of.feedback.llm, run_id: of.t.llm, trace_id: of.t.root, session_id: of.project.id, key: of.feedbackKey, score: 0.5 });
+      },
+    },
+  ],
+  'GET /feedback': [
+    {
+      label: 'run: the other’s runs',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/feedback?run=${of.t.root}&run=${of.t.llm}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.feedback.root, of.feedback.llm].sort());
+      },
+      other: (res, _as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([]);
+      },
+    },
+    {
+      label: 'session and key: the other’s project and key',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/feedback?session=${of.project.id}&key=${of.feedbackKey}&level=run` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual(expect.arrayContaining([of.feedback.root, of.feedback.llm]));
+        expect(res.body.every((f: { session_id: string }) => f.session_id === of.project.id), show(what, res)).toBe(true);
+      },
+      other: (res, _as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([]);
+      },
+    },
+  ],
+  'PATCH /feedback/{feedback_id}': [
+    {
+      label: 'the other’s feedback (owner patches after; the other’s patch changed nothing)',
+      request: (as, of, prefix) => ({ method: 'PATCH', path: `${prefix}/feedback/${of.feedback.root}`, json: { comment: `patched by ${as.label}${prefix}` } }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ id: of.feedback.root, score: 1, comment: expect.stringMatching(new RegExp(`^patched by ${of.label}`)) });
+      },
+      other: async (res, as, of, what) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/feedback/${of.feedback.root}`);
+        expect(read.body.comment ?? '', show(`${what}; then the owner reads it`, read)).not.toContain(`patched by ${as.label}`);
+      },
+    },
+  ],
+  'DELETE /feedback/{feedback_id}': [
+    {
+      label: 'the other’s feedback (the owner deletes it after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({ method: 'DELETE', path: `${prefix}/feedback/${of.deletableFeedback[prefix]}` }),
+      owner: async (res, of, what, prefix) => {
+        expectStatus(res, 200, what);
+        expectStatus(await send(of, 'GET', `/feedback/${of.deletableFeedback[prefix]}`), 404, `${what}; then the owner reads it`);
+      },
+      other: async (res, _as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        expectStatus(await send(of, 'GET', `/feedback/${of.deletableFeedback[prefix]}`), 200, `${what}; then the owner reads it`);
+      },
+    },
+  ],
   'GET /bulk-exports/destinations': [
     {
       label: 'the list: only the caller’s destinations',
@@ -732,7 +809,7 @@ const NO_TENANT_DATA = ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info'];
  * Writes: covered by the write test below, which checks that naming another workspace's ids leaves its data alone.
  * POST /bulk-exports/destinations names no ids: what it makes is the caller's own (listed and read by the cases above).
  */
-const WRITES = ['POST /runs', 'PATCH /runs/{run_id}', 'POST /runs/batch', 'POST /runs/multipart', 'POST /otel/v1/traces', 'POST /sessions', 'POST /bulk-exports/destinations'];
+const WRITES = ['POST /runs', 'PATCH /runs/{run_id}', 'POST /runs/batch', 'POST /runs/multipart', 'POST /otel/v1/traces', 'POST /sessions', 'POST /bulk-exports/destinations', 'POST /feedback'];
 
 /** `METHOD /path` for each operation of the OpenAPI document; /api/v1 routes fold into their / twins. */
 async function documentedRoutes(): Promise<string[]> {
@@ -907,6 +984,24 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     expect((await waitForRun(b.ws.apiKey, underId)).trace_id).not.toBe(a.t.root); // A's root is unknown to B: placed under B's own trace
     await expectAIntact('after B’s OTel spans naming A’s ids');
     expectStatus(await send(a, 'GET', `/runs/${underId}`), 404, `A: GET /runs/{B's OTel run}`);
+  });
+
+  test('POST /feedback: B’s feedback on A’s run, or with the id of A’s feedback, stays B’s; A’s project is unknown to B (404)', async () => {
+    for (const prefix of PREFIXES) {
+      const onProject = await send(b, 'POST', `${prefix}/feedback`, { session_id: a.project.id, key: 'intruder', score: 0 });
+      expectStatus(onProject, 404, `B: POST ${prefix}/feedback with session_id of A's project`);
+      const onRun = await send(b, 'POST', `${prefix}/feedback`, { run_id: a.t.root, key: 'intruder', score: 0 });
+      expectStatus(onRun, 200, `B: POST ${prefix}/feedback on A's run`);
+      expect(onRun.body.session_id, show('B: POST /feedback on A’s run', onRun)).not.toBe(a.project.id);
+      const sameId = await send(b, 'POST', `${prefix}/feedback`, { id: a.feedback.llm, run_id: a.t.llm, key: 'intruder', score: 0 });
+      expectStatus(sameId, 200, `B: POST ${prefix}/feedback with the id of A's feedback`);
+    }
+    const bItem = await send(b, 'GET', `/feedback/${a.feedback.llm}`);
+    expect(bItem.body, show('B reads its item of A’s feedback id', bItem)).toMatchObject({ key: 'intruder', score: 0 });
+    const aItem = await send(a, 'GET', `/feedback/${a.feedback.llm}`);
+    expect(aItem.body, show('A reads its feedback', aItem)).toMatchObject({ key: a.feedbackKey, score: 0.5, session_id: a.project.id });
+    // (B's reads above waited for the feedback projector: B's items are projected by now)
+    await expectAIntact('after B’s POST /feedback naming A’s ids');
   });
 
   test('POST /sessions with the name of A’s project: B gets a project of its own', async () => {

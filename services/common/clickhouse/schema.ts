@@ -21,6 +21,7 @@ export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
   await createReadModelTables(ch, LIVE_TABLES);
   await addMissingColumns(ch, LIVE_TABLES.runs, createRunsTable('runs_expected_shape'));
   await addMissingColumns(ch, LIVE_TABLES.runLocations, createRunLocationsTable('run_locations_expected_shape'));
+  await addMissingColumns(ch, LIVE_TABLES.feedback, createFeedbackTable('feedback_expected_shape'));
   // Earlier releases filled run_locations by a materialized view; the projector writes it now
   // (a view would stay bound to the old table when a replay swaps tables in).
   await ch.exec(raw('DROP TABLE IF EXISTS `run_locations_mv`'));

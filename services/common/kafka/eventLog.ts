@@ -10,7 +10,7 @@
 // with one key keep their order). A request that fails part-way through such a sequence may
 // have appended its first events: every event we append is safe to append again (operations
 // are keyed by run id and merge idempotently), so retrying the same request is correct.
-import { Admin, ConfigResourceTypes, Producer, ProduceAcks, stringSerializer } from '@platformatic/kafka';
+import { Admin, ConfigResourceTypes, Producer, ProduceAcks } from '@platformatic/kafka';
 import type { Config } from '../config.ts';
 import { errors } from '../errors.ts';
 import { eventsAppended } from '../metrics.ts';
@@ -27,7 +27,11 @@ export interface EventToAppend<N extends EventName = EventName> {
 /** Builds an event to append, keeping the payload type tied to the event name. */
 export const event = <N extends EventName>(name: N, key: string, payload: EventPayloads[N]): EventToAppend<N> => ({ name, key, payload });
 
-export type StringKeyProducer = Producer<string, Buffer, string, string>;
+/** Keys and headers go as text (events) or as the bytes they were (a message kept in a dead-letter topic). */
+type TextOrBytes = string | Buffer;
+export type StringKeyProducer = Producer<TextOrBytes, Buffer, TextOrBytes, TextOrBytes>;
+
+const textOrBytes = (data?: TextOrBytes): Buffer | undefined => (typeof data === 'string' ? Buffer.from(data, 'utf-8') : data);
 
 /** The producer every append goes through: acks from all in-sync replicas, idempotent. The ingest benchmark's raw ceiling uses it too. */
 export function createEventProducer(config: Config, clientId: string): StringKeyProducer {
@@ -39,7 +43,7 @@ export function createEventProducer(config: Config, clientId: string): StringKey
     retries: 3,
     retryDelay: 250,
     timeout: config.KAFKA_APPEND_TIMEOUT_MS,
-    serializers: { key: stringSerializer, headerKey: stringSerializer, headerValue: stringSerializer },
+    serializers: { key: textOrBytes, headerKey: textOrBytes, headerValue: textOrBytes },
   }) as StringKeyProducer;
 }
 
@@ -148,8 +152,14 @@ export class EventLog {
     }
   }
 
-  /** Appends a message as it is (bytes and headers), e.g. a poison message to a dead-letter topic. */
-  async appendRaw(logicalTopic: string, message: { key: string; value: Buffer; headers: Record<string, string> }): Promise<void> {
+  /**
+   * Appends a message as it is, e.g. a poison message to a dead-letter topic: bytes stay bytes
+   * (a Map keeps repeated header names, as Kafka does).
+   */
+  async appendRaw(
+    logicalTopic: string,
+    message: { key?: TextOrBytes; value?: Buffer; headers: Record<string, TextOrBytes> | Map<TextOrBytes, TextOrBytes> },
+  ): Promise<void> {
     try {
       await this.#producer.send({ messages: [{ topic: topicName(this.#config, logicalTopic), ...message }] });
     } catch (err) {

@@ -13,7 +13,16 @@ export const TOPICS = {
   bulkExport: 'bulk-export.events',
   /** Events a projector could not read, kept byte for byte (with the reason) instead of dropped. */
   runsDeadLetter: 'tracing.runs.dead-letter',
+  feedbackDeadLetter: 'tracing.feedback.dead-letter',
 } as const;
+
+/** The dead-letter topic of each topic a projector reads (projections/projectorRuntime.ts). */
+export const DEAD_LETTER_TOPICS = {
+  [TOPICS.runs]: TOPICS.runsDeadLetter,
+  [TOPICS.feedback]: TOPICS.feedbackDeadLetter,
+} as const;
+
+export type ProjectedTopic = keyof typeof DEAD_LETTER_TOPICS;
 
 export function topicName(config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>, logical: string): string {
   return config.KAFKA_TOPIC_PREFIX + logical;

@@ -1,3 +1,6 @@
+// A feedback item as the clients send it (a multipart feedback.<id> part, or the body of
+// POST /feedback: the clients' FeedbackCreate), validated into what the FeedbackSubmitted event
+// carries. Every problem is a 422 naming the field.
 import { errors } from '../../common/errors.ts';
 import { optionalUuid, requireUuid } from './ids.ts';
 import { storableTimestampMicros } from './timestamps.ts';
@@ -8,37 +11,67 @@ export interface FeedbackDraft {
   traceId: string | null;
   key: string;
   score: number | null;
+  /** JSON text, as every JSON field below. */
   value: string | null;
   comment: string | null;
   correction: string | null;
   feedbackSource: string | null;
   sessionId: string | null;
   createdAt: number | null;
+  comparativeExperimentId: string | null;
+  feedbackGroupId: string | null;
+  feedbackConfig: string | null;
+  extra: string | null;
 }
 
 const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
-export function toFeedbackDraft(body: unknown, partId: string, where: string): FeedbackDraft {
+/** A score as stored: a number (booleans are 1 and 0), or null. */
+export function feedbackScore(value: unknown, where: string): number | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === null || value === undefined) return null;
+  throw errors.invalidField(`${where}score must be a number or boolean`);
+}
+
+/** A JSON object field (feedback_config, extra) as JSON text, or null. */
+export function jsonObjectOrNull(value: unknown, field: string): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) throw errors.invalidField(`${field} must be a JSON object`);
+  return JSON.stringify(value);
+}
+
+export function optionalText(value: unknown, field: string): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string') throw errors.invalidField(`${field} must be a string`);
+  return value;
+}
+
+/**
+ * `id` is the part's name (multipart) or the body's id (POST /feedback); `where` prefixes every
+ * message ("part feedback.<id>", "body").
+ */
+export function toFeedbackDraft(body: unknown, id: string, where: string): FeedbackDraft {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidField(`${where} must be a JSON object`);
   const b = body as Record<string, unknown>;
-  const id = requireUuid(partId, `${where}: feedback id`);
-  if (typeof b.key !== 'string' || b.key === '') throw errors.invalidField(`${where}: key is required`);
-  let score: number | null = null;
-  if (typeof b.score === 'number') score = b.score;
-  else if (typeof b.score === 'boolean') score = b.score ? 1 : 0;
-  else if (b.score !== null && b.score !== undefined) throw errors.invalidField(`${where}: score must be a number or boolean`);
-  if (b.comment !== null && b.comment !== undefined && typeof b.comment !== 'string') throw errors.invalidField(`${where}: comment must be a string`);
+  const at = `${where}: `;
+  if (typeof b.key !== 'string' || b.key === '') throw errors.invalidField(`${at}key is required`);
   return {
-    id,
-    runId: optionalUuid(b.run_id, `${where}: run_id`),
-    traceId: optionalUuid(b.trace_id, `${where}: trace_id`),
+    id: requireUuid(id, `${at}feedback id`),
+    runId: optionalUuid(b.run_id, `${at}run_id`),
+    traceId: optionalUuid(b.trace_id, `${at}trace_id`),
     key: b.key,
-    score,
+    score: feedbackScore(b.score, at),
     value: jsonOrNull(b.value),
-    comment: (b.comment as string | undefined) ?? null,
+    comment: optionalText(b.comment, `${at}comment`),
     correction: jsonOrNull(b.correction),
     feedbackSource: jsonOrNull(b.feedback_source),
-    sessionId: optionalUuid(b.session_id, `${where}: session_id`),
-    createdAt: storableTimestampMicros(b.created_at ?? b.start_time, `${where}: created_at`),
+    sessionId: optionalUuid(b.session_id, `${at}session_id`),
+    createdAt: storableTimestampMicros(b.created_at ?? b.start_time, `${at}created_at`),
+    comparativeExperimentId: optionalUuid(b.comparative_experiment_id, `${at}comparative_experiment_id`),
+    feedbackGroupId: optionalUuid(b.feedback_group_id, `${at}feedback_group_id`),
+    // the npm client names it feedbackConfig
+    feedbackConfig: jsonObjectOrNull(b.feedback_config ?? b.feedbackConfig, `${at}feedback_config`),
+    extra: jsonObjectOrNull(b.extra, `${at}extra`),
   };
 }

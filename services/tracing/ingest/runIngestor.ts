@@ -21,6 +21,7 @@ import { checkLineage, dottedSegment } from './dottedOrder.ts';
 import { nowMicros } from './timestamps.ts';
 import { JSON_FIELDS, type RunDraft } from './runDraft.ts';
 import type { FeedbackDraft } from './feedbackDraft.ts';
+import { feedbackSubmitted } from '../feedback/feedbackEvents.ts';
 
 export type IngestRoute = 'runs' | 'runs_patch' | 'batch' | 'multipart' | 'otel';
 
@@ -116,16 +117,11 @@ export class RunIngestor {
     for (const [traceId, traceOps] of byTrace)
       for (const chunk of this.#chunksOf(traceOps, budget))
         events.push(event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: requestId, received_at: receivedAt, ops: chunk }));
-    for (const f of feedback)
-      events.push(
-        event('FeedbackSubmitted', `${tenantId}/${f.traceId ?? f.runId ?? f.id}`, {
-          tenant_id: tenantId, feedback_id: f.id, run_id: f.runId, trace_id: f.traceId, key: f.key, score: f.score, value: f.value,
-          comment: f.comment, correction: f.correction, feedback_source: f.feedbackSource,
-          // the project of a run posted in the same request is known here; otherwise the projector looks it up
-          session_id: f.sessionId ?? (f.runId ? (drafts.find((d) => d.id === f.runId && d.sessionId)?.sessionId ?? null) : null),
-          created_at: f.createdAt ?? receivedAt, received_at: receivedAt,
-        }),
-      );
+    for (const f of feedback) {
+      // the project of a run posted in the same request is known here; otherwise the projector looks it up
+      const sessionId = f.sessionId ?? (f.runId ? (drafts.find((d) => d.id === f.runId && d.sessionId)?.sessionId ?? null) : null);
+      events.push(feedbackSubmitted(tenantId, { ...f, sessionId }, receivedAt));
+    }
     if (RECORDS_LINEAGE.has(route))
       for (const d of drafts)
         for (const runId of [d.id, ...(d.lineageAliases ?? [])])

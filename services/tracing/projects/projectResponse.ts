@@ -32,7 +32,7 @@ export const projectSchema = {
     total_cost: nullable('number'),
     error_rate: nullable('number', 'share of traces whose root run errored'),
     last_run_start_time: nullable('string', 'ISO 8601, UTC'),
-    feedback_stats: { type: ['object', 'null'], additionalProperties: true },
+    feedback_stats: { type: ['object', 'null'], additionalProperties: true, description: 'per feedback key over the runs: {n, avg, stdev, errors, values}' },
   },
 } as const;
 
@@ -52,6 +52,5 @@ export function projectResponse(p: Project, stats?: ProjectStats): Record<string
     ...base,
     ...stats,
     last_run_start_time: stats.last_run_start_time === null ? null : formatIsoMicros(stats.last_run_start_time),
-    feedback_stats: null,
   };
 }

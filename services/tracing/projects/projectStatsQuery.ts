@@ -1,12 +1,15 @@
 // Project statistics (`include_stats`) for a page of projects: the per-project totals over the
 // `traces` read model (projections/traces/statsQueries.ts, one grouped query), seen as
-// `POST /runs/stats` with is_root=true sees them.
+// `POST /runs/stats` with is_root=true sees them, and the feedback_stats of the projects' runs
+// (projections/feedback/feedbackQueries.ts).
 // Counts, latencies and the error rate are over traces (root runs), as LangSmith reports them
 // (an experiment's run_count is compared with its number of examples); tokens and costs are
 // the totals of every run, which a trace row carries.
 import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
 import { statsPerProjectQuery } from '../../../projections/traces/statsQueries.ts';
+import { projectFeedbackStatsQuery, type FeedbackStat } from '../../../projections/feedback/feedbackQueries.ts';
 import type { Usage } from '../../../projections/runs/derivedFields.ts';
+import type { ReadModelTables } from '../../../projections/readModelTables.ts';
 
 /** Usage (tokens, cost): totals over every run of the project. */
 export interface ProjectStats extends Usage {
@@ -22,6 +25,8 @@ export interface ProjectStats extends Usage {
   error_rate: number | null;
   /** Microseconds since the epoch. */
   last_run_start_time: number | null;
+  /** Per feedback key over the project's runs; null when none has feedback. */
+  feedback_stats: Record<string, FeedbackStat> | null;
 }
 
 export const EMPTY_STATS: ProjectStats = {
@@ -38,13 +43,21 @@ export const EMPTY_STATS: ProjectStats = {
   total_cost: 0,
   error_rate: null,
   last_run_start_time: null,
+  feedback_stats: null,
 };
 
 /** Stats of each of `projectIds` (all of one workspace); projects without traces get EMPTY_STATS. */
-export async function projectStatsQuery(ch: ClickHouseClient, tracesTable: string, tenantId: string, projectIds: readonly string[]): Promise<Map<string, ProjectStats>> {
+export async function projectStatsQuery(
+  ch: ClickHouseClient,
+  tables: Pick<ReadModelTables, 'traces' | 'feedback' | 'runLocations'>,
+  tenantId: string,
+  projectIds: readonly string[],
+): Promise<Map<string, ProjectStats>> {
   const out = new Map<string, ProjectStats>();
-  for (const [id, t] of await statsPerProjectQuery(ch, { traces: tracesTable }, tenantId, projectIds)) {
-    out.set(id, t.trace_count === 0 ? EMPTY_STATS : {
+  const [traces, feedback] = await Promise.all([statsPerProjectQuery(ch, tables, tenantId, projectIds), projectFeedbackStatsQuery(ch, tables, tenantId, projectIds)]);
+  for (const [id, t] of traces) {
+    const feedback_stats = feedback.get(id) ?? null;
+    out.set(id, t.trace_count === 0 ? { ...EMPTY_STATS, feedback_stats } : {
       run_count: t.trace_count,
       latency_p50: t.latency_p50,
       latency_p99: t.latency_p99,
@@ -58,6 +71,7 @@ export async function projectStatsQuery(ch: ClickHouseClient, tracesTable: strin
       total_cost: t.total_cost,
       error_rate: t.trace_error_count / t.trace_count,
       last_run_start_time: t.last_run_start_time,
+      feedback_stats,
     });
   }
   return out;

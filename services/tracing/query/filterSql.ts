@@ -343,7 +343,7 @@ class Compiler {
       conds.push(sql`ifNull(score ${raw(SQL_OP[score.op as (typeof ORDERING)[number]])} ${number}, 0)`);
     }
     const s = this.#scope;
-    const items = sql`SELECT run_id FROM ${ident(s.feedbackTable)} FINAL WHERE tenant_id = toUUID(${s.tenantId}) AND ${join(conds, ' AND ')}`;
+    const items = sql`SELECT run_id FROM ${ident(s.feedbackTable)} FINAL WHERE tenant_id = toUUID(${s.tenantId}) AND deleted = 0 AND ${join(conds, ' AND ')}`;
     return negate ? sql`${this.#col('id')} NOT IN (${items})` : sql`${this.#col('id')} IN (${items})`;
   }
 

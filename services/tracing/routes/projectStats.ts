@@ -3,7 +3,9 @@
 //   POST /runs/stats            the body of the clients' getRunStats / get_run_stats ({session:[ids], start_time, end_time, …})
 //   GET  /sessions/{id}/stats   one project, ?start_time&end_time&bucket
 // Both answer the same shape: LangSmith's run-stats fields (run_count, latency_p50, …,
-// error_rate) plus trace counts, counts by run type and status, and a time-bucketed series.
+// error_rate, feedback_stats) plus trace counts, counts by run type and status, and a
+// time-bucketed series.
+import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../common/errors.ts';
 import {
@@ -15,6 +17,7 @@ import {
   type TraceSet,
   type TraceSetStats,
 } from '../../../projections/traces/statsQueries.ts';
+import { traceSetFeedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
 import { formatIsoMicros, nowMicros } from '../ingest/timestamps.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from './auth.ts';
@@ -128,9 +131,10 @@ async function projectStats(deps: RouteDeps, req: StatsRequest): Promise<Record<
     return traceSetSeriesQuery(deps.ch, deps.tables, set, size).then((buckets) => ({ size, from, buckets }));
   };
   // With a start, the series is asked for at once; without, it starts at the first trace.
-  const [totals, breakdown, early] = await Promise.all([
+  const [totals, breakdown, feedback, early] = await Promise.all([
     traceSetStatsQuery(deps.ch, deps.tables, set),
     runBreakdownQuery(deps.ch, deps.tables, set, req.isRoot ? 'roots' : 'all'),
+    traceSetFeedbackStatsQuery(deps.ch, deps.tables, set, req.isRoot ? 'roots' : 'all'),
     req.start !== undefined ? seriesOf(req.start) : null,
   ]);
   const from = totals.first_start_time;
@@ -162,6 +166,7 @@ async function projectStats(deps: RouteDeps, req: StatsRequest): Promise<Record<
     cost_p50: t.cost_p50,
     cost_p99: t.cost_p99,
     last_run_start_time: iso(t.last_run_start_time),
+    feedback_stats: Object.keys(feedback).length ? feedback : null,
     interval: series ? bucketLabel(series.size) : null,
     series: series ? filledSeries(series.buckets, series.from, seriesTo, series.size, req.isRoot) : [],
   };
@@ -169,7 +174,7 @@ async function projectStats(deps: RouteDeps, req: StatsRequest): Promise<Record<
 
 // ---- the routes ----
 
-const statsResponse = { 200: { type: 'object', additionalProperties: true } } as const;
+const statsResponse = { 200: { type: 'object', additionalProperties: true }, ...errorResponses(404, 503) } as const;
 const bucketSchema = { type: 'string', enum: BUCKET_NAMES, description: 'bucket size of the series; auto (default) aims at 100 buckets' } as const;
 
 /** Fields of the clients' run-stats body that select runs in ways a per-trace table cannot answer. */
@@ -254,7 +259,7 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
         tags: ['sessions'],
         summary: "A project's stats over a time range, with a time-bucketed series",
         description: 'The figures of POST /runs/stats for one project: traces whose root started in [start_time, end_time).',
-        params: { type: 'object', properties: { session_id: { type: 'string' } } },
+        params: { type: 'object', properties: { session_id: uuidSchema } },
         querystring: {
           type: 'object',
           properties: {

@@ -3,6 +3,7 @@
 // project an address names). Projects live in the projects topic
 // (services/tracing/projects/projectRegistry.ts); statistics come from the `traces` read model.
 // Bad input is a 400 naming the field; an unknown id, or another workspace's, is a 404.
+import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../common/errors.ts';
 import { ProjectCommands } from '../projects/projectCommands.ts';
@@ -79,7 +80,7 @@ const queryText = (description: string) => ({ type: 'string', description });
 const repeatable = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description });
 const timeInput = (description: string) => ({ type: ['string', 'number', 'null'], description: `${description}; epoch ms or ISO 8601` });
 
-const sessionIdParams = { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', description: 'UUID of the project' } } } as const;
+const sessionIdParams = { type: 'object', required: ['session_id'], properties: { session_id: { ...uuidSchema, description: 'UUID of the project' } } } as const;
 const includeStatsQuery = { include_stats: queryText('true: add run_count, latencies, tokens, costs, error_rate, last_run_start_time') };
 
 const createBody = {
@@ -160,7 +161,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   };
 
   const respond = async (tenantId: string, projects: Project[], includeStats: boolean | undefined) => {
-    const stats = includeStats ? await projectStatsQuery(deps.ch, deps.tables.traces, tenantId, projects.map((p) => p.id)) : undefined;
+    const stats = includeStats ? await projectStatsQuery(deps.ch, deps.tables, tenantId, projects.map((p) => p.id)) : undefined;
     return projects.map((p) => projectResponse(p, stats?.get(p.id)));
   };
 
@@ -173,7 +174,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
         summary: 'Create a project; with upsert=true, a project of that name is updated and returned instead of a 409',
         querystring: { type: 'object', properties: { upsert: queryText('true: update the project of that name if there is one') } },
         body: createBody,
-        response: { 200: projectSchema },
+        response: { 200: projectSchema, ...errorResponses(409, 503) },
       },
     },
     async (request) => {
@@ -216,7 +217,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
             environment: queryText('LOCAL, DEVELOPMENT, STAGING or PRODUCTION (AGENT only)'),
           },
         },
-        response: { 200: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string' } } } },
+        response: { 200: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string' } } }, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
@@ -235,7 +236,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
     '/sessions/:session_id',
     {
       schemaErrorFormatter,
-      schema: { tags, summary: 'Read a project', params: sessionIdParams, querystring: { type: 'object', properties: includeStatsQuery }, response: { 200: projectSchema } },
+      schema: { tags, summary: 'Read a project', params: sessionIdParams, querystring: { type: 'object', properties: includeStatsQuery }, response: { 200: projectSchema, ...errorResponses(404, 503) } },
     },
     async (request) => {
       const tenantId = tenantOf(request);
@@ -252,7 +253,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
     '/sessions',
     {
       schemaErrorFormatter,
-      schema: { tags, summary: 'List projects, newest first', querystring: listQuery, response: { 200: { type: 'array', items: projectSchema } } },
+      schema: { tags, summary: 'List projects, newest first', querystring: listQuery, response: { 200: { type: 'array', items: projectSchema }, ...errorResponses(503) } },
     },
     async (request) => {
       const tenantId = tenantOf(request);
@@ -271,7 +272,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
     '/sessions/:session_id',
     {
       schemaErrorFormatter,
-      schema: { tags, summary: 'Update a project (name, description, extra, end_time)', params: sessionIdParams, body: updateBody, response: { 200: projectSchema } },
+      schema: { tags, summary: 'Update a project (name, description, extra, end_time)', params: sessionIdParams, body: updateBody, response: { 200: projectSchema, ...errorResponses(404, 409, 503) } },
     },
     async (request) => {
       const b = request.body;
@@ -289,7 +290,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
     '/sessions/:session_id',
     {
       schemaErrorFormatter,
-      schema: { tags, summary: 'Delete a project; its runs are removed from the read models in the background', params: sessionIdParams, response: { 202: { type: 'null', description: 'accepted' } } },
+      schema: { tags, summary: 'Delete a project; its runs are removed from the read models in the background', params: sessionIdParams, response: { 202: { type: 'null', description: 'accepted' }, ...errorResponses(404, 503) } },
     },
     async (request, reply) => {
       await commands.delete(tenantOf(request), uuid(request.params.session_id, 'session_id'));

@@ -1,11 +1,19 @@
-// The projector under cache pressure: with room for only a few runs it keeps evicting traces
-// and reading them back from ClickHouse, and every post and later patch still merges.
+// The runs projector under cache pressure (with room for only a few runs it keeps evicting traces
+// and reading them back from ClickHouse, and every post and later patch still merges), and with
+// events it cannot read (kept in tracing.runs.dead-letter, test/support/deadLetters.ts).
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
+import { stackClickHouse, startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts } from '../../support/runFactory.ts';
 import { waitFor } from '../../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../../services/common/clickhouse/client.ts';
 import { sql } from '../../../services/common/clickhouse/sql.ts';
+import { EventLog, event } from '../../../services/common/kafka/eventLog.ts';
+import { TOPICS } from '../../../services/common/kafka/topics.ts';
+import { encodeEvent } from '../../../schemas/registry.ts';
+import type { RunOp } from '../../../schemas/events.generated.ts';
+import { runsProjectorGroupId } from '../../../projections/runs/runsProjector.ts';
+import { appendPoison, expectDeadLettered, poisonMessages } from '../../support/deadLetters.ts';
 
 let stack: TracingStack;
 beforeAll(async () => {
@@ -37,25 +45,25 @@ test('posts and later patches merge even when their traces were evicted from the
   await ch.close();
 });
 
-test('an event the projector cannot read goes to the dead-letter topic, byte for byte, and projection goes on', async () => {
-  const { EventLog } = await import('../../../services/common/kafka/eventLog.ts');
-  const { TOPICS, topicName } = await import('../../../services/common/kafka/topics.ts');
-  const { Consumer, MessagesStreamModes, stringDeserializer } = await import('@platformatic/kafka');
-  const log = new EventLog(stack.config, 'test-poison');
-  const poison = Buffer.from('definitely not avro');
+test('events the projector cannot read go to the dead-letter topic byte for byte, and the good event after them is projected', async () => {
+  const tenantId = randomUUID();
   const [root] = makeTrace(0);
-  await log.appendRaw(TOPICS.runs, { key: `x/${root!.trace_id}`, value: poison, headers: { 'event-type': 'RunOpsAppended', 'schema-version': '1' } });
+  const key = `${tenantId}/${root!.trace_id}`;
+  const op: RunOp = {
+    op: 'post', run_id: root!.id, session_id: randomUUID(), parent_run_id: null, dotted_order: root!.dotted_order, name: 'after-poison', run_type: 'chain',
+    start_time: Date.now() * 1000, end_time: null, inputs: '{"x":1}', outputs: null, events: null, extra: null, serialized: null, error: null, tags: null,
+    reference_example_id: null, attachments: [],
+  };
+  const good = { tenant_id: tenantId, trace_id: root!.trace_id, request_id: randomUUID(), received_at: Date.now() * 1000, ops: [op] };
+  const poisons = poisonMessages(key, encodeEvent('RunOpsAppended', good));
+  await appendPoison(stack.config, TOPICS.runs, poisons);
+  const log = new EventLog(stack.config, 'test-good');
+  await log.append([event('RunOpsAppended', key, good)]);
   await log.close();
-  const { body, contentType } = multipartBody(postParts([root!]));
-  expect((await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body })).status).toBe(202);
-  await waitFor('the run after the poison message', async () => (await fetch(`${stack.url}/runs/${root!.id}`, { headers: { 'x-api-key': stack.apiKey } })).ok, 30_000, 200);
 
-  const consumer = new Consumer({ clientId: 'dlq-reader', groupId: `dlq-${Date.now()}`, bootstrapBrokers: [stack.env.KAFKA_BROKERS!], deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer } });
-  const stream = await consumer.consume({ topics: [topicName(stack.config, TOPICS.runsDeadLetter)], mode: MessagesStreamModes.EARLIEST, autocommit: false });
-  const dead = await new Promise<{ value: Buffer; headers: Map<string, string> }>((resolve) => stream.once('data', resolve));
-  expect(dead.value.equals(poison)).toBe(true);
-  expect(dead.headers.get('dead-letter-reason')).toBeTruthy();
-  expect(dead.headers.get('dead-letter-source')).toMatch(/tracing\.runs\/\d+\/\d+$/);
-  await stream.close();
-  await consumer.close(true);
+  const ch = stackClickHouse(stack);
+  await waitFor('the run after the unreadable events', async () =>
+    (await ch.query(sql`SELECT 1 FROM runs FINAL WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${root!.id}) AND name = 'after-poison'`)).length === 1, 30_000, 200);
+  await ch.close();
+  await expectDeadLettered(stack.config, TOPICS.runs, runsProjectorGroupId(stack.config), poisons);
 });

@@ -1,0 +1,14 @@
+// Deleting a deleted project's rows from a read-model table, for the projectors that act on a
+// project tombstone (see docs/read-models.md, "Deleting a project").
+import type { ClickHouseClient } from '../services/common/clickhouse/client.ts';
+import { ident, sql } from '../services/common/clickhouse/sql.ts';
+
+/**
+ * Deletes a deleted project's rows from one table (a mutation), unless it has none: every
+ * start folds every tombstone again, and a mutation rewrites parts even when nothing matches.
+ */
+export async function deleteProjectRows(ch: ClickHouseClient, table: string, tenantId: string, projectId: string): Promise<void> {
+  const where = sql`tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId})`;
+  const found = await ch.query(sql`SELECT 1 FROM ${ident(table)} WHERE ${where} LIMIT 1`);
+  if (found.length > 0) await ch.exec(sql`ALTER TABLE ${ident(table)} DELETE WHERE ${where}`);
+}

@@ -1,0 +1,199 @@
+// The loop every projector runs, written once; a projector only says what it does with a batch
+// of events (a Projection). Per batch: decode each message against the schema registry; keep a
+// message that cannot be read (bytes that are not its schema, an event type or schema version
+// this release does not know) in the dead-letter topic of its topic, byte for byte, before any
+// offset is committed; hand the decoded events to the projection, which writes its rows; then
+// commit the batch's offsets. A store that is down is retried forever (the same batch, nothing
+// committed, nothing lost); a projection is idempotent, so a batch read again after a crash or a
+// rebalance changes nothing. Batches and project deletions run one at a time, in order.
+import { Consumer, MessagesStreamModes } from '@platformatic/kafka';
+import type { Config } from '../services/common/config.ts';
+import type { Logger } from '../services/common/logger.ts';
+import { brokerList, DEAD_LETTER_TOPICS, topicName, type ProjectedTopic } from '../services/common/kafka/topics.ts';
+import { EventLog } from '../services/common/kafka/eventLog.ts';
+import { projectorBatchSeconds, projectorDeadLetters } from '../services/common/metrics.ts';
+import { decodeEvent, type DecodedEvent } from '../schemas/registry.ts';
+import { batches, type RawMessage, type RawMessagesStream } from './consumerBatches.ts';
+
+/** An event of the batch, with where it was in the topic (projections derive row versions from the offset). */
+export interface ProjectedEvent {
+  event: DecodedEvent;
+  partition: number;
+  offset: bigint;
+}
+
+/** Runs a step against a store until it succeeds (or the projector stops). */
+export type Retry = (what: string, step: () => Promise<void>) => Promise<void>;
+
+/** What a projector declares; the runtime does the rest. */
+export interface Projection {
+  /** `runs`, `feedback`: names the consumer's client id and labels logs and metrics. */
+  readonly name: string;
+  /** The logical topic it reads; its dead-letter topic is DEAD_LETTER_TOPICS[topic]. */
+  readonly topic: ProjectedTopic;
+  /** Writes the rows of a batch (events in topic order within each partition); every store call goes through `retry`. */
+  project(events: ProjectedEvent[], retry: Retry): Promise<void>;
+  /** Deletes a deleted project's rows (after a tombstone), through `retry`. */
+  deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void>;
+  /** The consumer joined its group again: another instance may have written rows of partitions it now gets. */
+  onRejoin?(): void;
+}
+
+export interface ProjectorRuntimeOptions {
+  groupId: string;
+  /** Where a group without committed offsets starts: the beginning (default) or new messages only. */
+  fromBeginning?: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Retries `fn` with capped exponential backoff until it succeeds; gives up only when stopping. */
+export async function retryForever(logger: Logger, what: string, fn: () => Promise<void>, stopping: () => boolean): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (stopping()) throw err;
+      const delay = Math.min(5000, 100 * 2 ** Math.min(attempt, 6));
+      logger.warn({ err: (err as Error).message, attempt, delay }, `${what} failed; retrying`);
+      await sleep(delay);
+    }
+  }
+}
+
+/** The headers as text, for the registry (event-type, schema-version). */
+const textHeaders = (message: RawMessage): Map<string, string> =>
+  new Map(message.headerEntries.map(([k, v]) => [k?.toString('utf-8') ?? '', v?.toString('utf-8') ?? '']));
+
+export class ProjectorRuntime {
+  readonly #config: Config;
+  readonly #logger: Logger;
+  readonly #projection: Projection;
+  readonly #consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
+  readonly #deadLetters: EventLog;
+  readonly #fromBeginning: boolean;
+  readonly #pendingDeletions: Array<{ tenantId: string; projectId: string }> = [];
+  #stream: RawMessagesStream | null = null;
+  #loop: Promise<void> | null = null;
+  #stopping = false;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(config: Config, logger: Logger, projection: Projection, options: ProjectorRuntimeOptions) {
+    this.#config = config;
+    this.#logger = logger;
+    this.#projection = projection;
+    this.#fromBeginning = options.fromBeginning ?? true;
+    this.#deadLetters = new EventLog(config, `${projection.name}-projector-dead-letters`);
+    // No deserializers: keys, values and headers stay the bytes Kafka holds, so a message that
+    // cannot be read is kept exactly as it was.
+    this.#consumer = new Consumer({
+      clientId: `${projection.name}-projector`,
+      groupId: options.groupId,
+      bootstrapBrokers: brokerList(config),
+      // Under load, a fetch per few messages costs more (here and in the broker) than the
+      // messages: let the broker gather 256 KiB, or answer after 50 ms, whichever comes first.
+      minBytes: 256 * 1024,
+      maxWaitTime: 50,
+      maxBytes: 64 * 1024 * 1024,
+      highWaterMark: 4096,
+      retries: true,
+      retryDelay: 1000,
+    });
+    this.#consumer.on('consumer:group:join', () => this.#projection.onRejoin?.());
+  }
+
+  async start(): Promise<void> {
+    this.#stream = await this.#consumer.consume({
+      topics: [topicName(this.#config, this.#projection.topic)],
+      mode: MessagesStreamModes.COMMITTED,
+      fallbackMode: this.#fromBeginning ? 'earliest' : 'latest',
+      autocommit: false,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+    });
+    this.#stream.on('error', (err) => this.#logger.error({ err }, `${this.#projection.name} stream error`));
+    const stream = this.#stream;
+    this.#loop = (async () => {
+      for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
+        if (this.#stopping) break;
+        const timer = projectorBatchSeconds.startTimer({ projector: this.#projection.name });
+        await this.#serially(() => this.#project(batch));
+        timer();
+      }
+    })();
+  }
+
+  /**
+   * Deletes a project's rows from what this projector writes: now, not with the next batch
+   * (there may be none for a long time), and never during one.
+   */
+  requestProjectDeletion(tenantId: string, projectId: string): void {
+    this.#pendingDeletions.push({ tenantId, projectId });
+    void this.#serially(() => this.#applyDeletions()).catch((err) => this.#logger.error({ err }, 'project deletion failed'));
+  }
+
+  readonly retry: Retry = (what, step) => retryForever(this.#logger, what, step, () => this.#stopping);
+
+  async #project(batch: RawMessage[]): Promise<void> {
+    const events: ProjectedEvent[] = [];
+    for (const message of batch) {
+      try {
+        const event = decodeEvent(textHeaders(message), message.value);
+        events.push({ event, partition: message.partition, offset: message.offset });
+      } catch (err) {
+        // Retried, it would block its partition forever; skipped, it would be lost.
+        await this.#deadLetter(message, (err as Error).message);
+      }
+    }
+    await this.#projection.project(events, this.retry);
+    await this.#commit(batch);
+  }
+
+  async #deadLetter(message: RawMessage, reason: string): Promise<void> {
+    const source = `${message.topic}/${message.partition}/${message.offset}`;
+    this.#logger.error({ reason, source }, `unreadable ${this.#projection.name} event moved to the dead-letter topic`);
+    const headers = new Map<string | Buffer, string | Buffer>(message.headerEntries);
+    headers.set('dead-letter-reason', reason.slice(0, 1000));
+    headers.set('dead-letter-source', source);
+    await this.retry('dead-letter', () =>
+      this.#deadLetters.appendRaw(DEAD_LETTER_TOPICS[this.#projection.topic], { key: message.key, value: message.value, headers }),
+    );
+    projectorDeadLetters.inc({ projector: this.#projection.name });
+  }
+
+  /** Commits the last offset of each partition in the batch: only ever after its rows are written. */
+  async #commit(batch: RawMessage[]): Promise<void> {
+    const last = new Map<number, RawMessage>();
+    for (const m of batch) last.set(m.partition, m);
+    try {
+      await Promise.all([...last.values()].map((m) => m.commit()));
+    } catch (err) {
+      // After a rebalance the new owner re-reads from the last commit; projecting is idempotent.
+      this.#logger.warn({ err }, 'offset commit failed; the batch will be re-read and re-applied idempotently');
+    }
+  }
+
+  async #applyDeletions(): Promise<void> {
+    while (this.#pendingDeletions.length > 0) {
+      const { tenantId, projectId } = this.#pendingDeletions[0]!;
+      await this.#projection.deleteProject(tenantId, projectId, this.retry);
+      this.#pendingDeletions.shift();
+      this.#logger.info({ tenantId, projectId }, `deleted the ${this.#projection.name} rows of a deleted project`);
+    }
+  }
+
+  /** Batches and deletions run one at a time, in the order they were asked for. */
+  #serially(task: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(task);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    await this.#stream?.close().catch(() => {});
+    await this.#loop?.catch(() => {});
+    await this.#consumer.close(true).catch(() => {});
+    await this.#deadLetters.close().catch(() => {});
+  }
+}
