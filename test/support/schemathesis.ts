@@ -24,6 +24,13 @@ export interface FuzzOptions {
   name: string;
 }
 
+/** An answer whose status the document does not list for that operation. */
+export interface UndocumentedStatus {
+  operation: string;
+  status: number;
+  documented: string;
+}
+
 export interface ServerError {
   method: string;
   url: string;
@@ -39,6 +46,8 @@ export interface FuzzResult {
   /** Operations of the document that were tested. */
   operations: number;
   serverErrors: ServerError[];
+  /** Answers with a status the operation does not declare (status_code_conformance), one per operation and status. */
+  undocumented: UndocumentedStatus[];
   /** The command, to replay the run by hand. */
   command: string;
   exitCode: number | null;
@@ -59,7 +68,7 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
   mkdirSync(reportDir, { recursive: true });
   const args = [
     '-m', 'schemathesis.cli', 'run', options.schemaUrl, '--url', options.baseUrl,
-    '--checks', 'not_a_server_error', '--phases', 'examples,coverage,fuzzing',
+    '--checks', 'not_a_server_error,status_code_conformance', '--phases', 'examples,coverage,fuzzing',
     '--max-examples', String(options.maxExamples), '--seed', String(seed), '--workers', '2',
     '--generation-database', 'none', '--request-timeout', '30', '--no-color',
     '--report', 'ndjson', '--report-dir', reportDir,
@@ -73,11 +82,21 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
   let requests = 0;
   let operations = 0;
   const serverErrors: ServerError[] = [];
+  const undocumented = new Map<string, UndocumentedStatus>();
   for (const line of readFileSync(join(reportDir, report), 'utf8').split('\n')) {
     if (!line) continue;
     const event = JSON.parse(line) as Record<string, any>;
     if (event.LoadingFinished) operations = event.LoadingFinished.statistic?.operations?.selected ?? 0;
-    const interactions = event.ScenarioFinished?.recorder?.interactions as Record<string, Interaction> | undefined;
+    const recorder = event.ScenarioFinished?.recorder;
+    for (const [caseId, checks] of Object.entries((recorder?.checks ?? {}) as Record<string, Array<{ name: string; status: string; failure_info?: any }>>))
+      for (const check of checks) {
+        if (check.name !== 'status_code_conformance' || check.status !== 'failure') continue;
+        const status = recorder.interactions?.[caseId]?.response?.status_code ?? 0;
+        const operation = String(recorder.label);
+        const documented = String(check.failure_info?.failure?.allowed_status_codes ?? check.failure_info?.failure?.message ?? '');
+        undocumented.set(`${operation} ${status}`, { operation, status, documented });
+      }
+    const interactions = recorder?.interactions as Record<string, Interaction> | undefined;
     for (const i of Object.values(interactions ?? {})) {
       requests++;
       const status = i.response?.status_code ?? 0;
@@ -86,5 +105,5 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
     }
   }
   const shown = args.map((a) => (a.startsWith('X-Api-Key') || a.toLowerCase().startsWith('x-api-key') ? `'${a.split(':')[0]}: <key>'` : a));
-  return { seed, requests, operations, serverErrors, command: `${options.python.python} ${shown.join(' ')}`, exitCode: out.code, output: out.stdout + out.stderr };
+  return { seed, requests, operations, serverErrors, undocumented: [...undocumented.values()], command: `${options.python.python} ${shown.join(' ')}`, exitCode: out.code, output: out.stdout + out.stderr };
 }

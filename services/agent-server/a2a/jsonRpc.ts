@@ -2,6 +2,8 @@
 // error. Every A2A failure is an A2aError with a standard JSON-RPC or A2A code and a message that
 // says what was wrong; it goes back as `{"jsonrpc":"2.0","id":…,"error":{code,message}}` with
 // HTTP 200, as A2A servers do.
+import { errors } from '../../common/errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
 
 export type JsonRpcId = string | number | null;
 
@@ -63,6 +65,7 @@ const isId = (value: unknown): value is JsonRpcId => typeof value === 'string' |
 
 /** Reads a JSON-RPC request from the raw body. A missing id is answered as null. */
 export function parseJsonRpcRequest(body: string): ParsedRequest {
+  if (jsonTooDeep(body)) return { ok: false, id: null, error: a2aErrors.invalidRequest(errors.jsonTooDeep('the request', MAX_JSON_DEPTH).message) };
   let raw: unknown;
   try {
     raw = JSON.parse(body);

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
 import { declareInputStatuses, UUID_PATTERN } from './openapi.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -56,6 +57,16 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   });
 
   declareInputStatuses(app);
+
+  // JSON bodies: fastify's own parser (prototype-poisoning safe, within bodyLimit), after the one
+  // nesting limit of all JSON taken in (services/common/json/jsonNesting.ts). A service may
+  // replace it with its own (the tracing API decodes compressed bodies), keeping that limit.
+  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && jsonTooDeep(body)) return done(errors.jsonTooDeep('the request body', MAX_JSON_DEPTH), undefined);
+    return defaultJson(request, body as string, done);
+  });
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'), options.bodyLimit);

@@ -85,6 +85,27 @@ describe('validation', () => {
   });
 });
 
+describe('JSON nested deeper than the limit of all JSON taken in (256 levels)', () => {
+  const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  it('is a 422 naming the limit on the LangGraph routes, before the graph sees it', async () => {
+    for (const [path, body] of [
+      ['/threads', `{"metadata":${deep(5000)}}`],
+      ['/runs/wait', `{"assistant_id":"agent","input":${deep(5000)}}`],
+    ] as const) {
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body });
+      expect(res.status, path).toBe(422);
+      expect(await res.json()).toEqual({ error: 'JSON_TOO_DEEP', detail: 'the request body nests objects and arrays deeper than 256 levels, the limit for JSON sent to this service' });
+    }
+  });
+
+  it('is a JSON-RPC invalid request naming the limit on the A2A endpoint', async () => {
+    const body = `{"jsonrpc":"2.0","id":"1","method":"message/send","params":{"message":${deep(5000)}}}`;
+    const res = await fetch(`${server.url}/a2a/agent`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json', accept: 'application/json' }, body });
+    expect(res.status).toBe(200);
+    expect((await res.json()).error).toEqual({ code: -32600, message: expect.stringMatching(/nests objects and arrays deeper than 256 levels/) });
+  });
+});
+
 describe('the body limit', () => {
   /**
    * The answer to a POST that declares a body of `bytes` (Content-Length) and sends none of it: a
