@@ -5,29 +5,23 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { Consumer } from '@platformatic/kafka';
-import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { startTracingStack, topicEndOffsets, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
-import { TOPICS, topicName } from '../../services/common/kafka/topics.ts';
 
 const LIMIT = 256 * 1024;
 let stack: TracingStack;
-let offsets: Consumer;
+let offsets: ReturnType<typeof topicEndOffsets>;
 
 beforeAll(async () => {
   stack = await startTracingStack('badinput', { INGEST_SIZE_LIMIT_BYTES: String(LIMIT) });
-  offsets = new Consumer({ clientId: 'offsets', groupId: `offsets-${uuidv7()}`, bootstrapBrokers: [stack.env.KAFKA_BROKERS!] });
+  offsets = topicEndOffsets(stack);
 });
 afterAll(async () => {
   await offsets?.close();
   await stack?.stop();
 });
 
-async function endOffsets(): Promise<string> {
-  const topics = [TOPICS.runs, TOPICS.feedback, TOPICS.projects, TOPICS.runLineage].map((t) => topicName(stack.config, t));
-  const result = await offsets.listOffsets({ topics });
-  return JSON.stringify([...result.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, o]) => [t, o.map(String)]));
-}
+const endOffsets = () => offsets.snapshot();
 
 interface Call {
   path?: string;

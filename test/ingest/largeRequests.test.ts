@@ -5,29 +5,25 @@
 // max.message.bytes and the API follows it.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { Admin, ConfigResourceTypes, Consumer } from '@platformatic/kafka';
-import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { Admin, ConfigResourceTypes } from '@platformatic/kafka';
+import { startTracingStack, topicEndOffsets, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, type TestRun } from '../support/runFactory.ts';
 import { TOPICS, topicName } from '../../services/common/kafka/topics.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 
 let stack: TracingStack;
-let offsets: Consumer;
+let offsets: ReturnType<typeof topicEndOffsets>;
 
 beforeAll(async () => {
   stack = await startTracingStack('largereq');
-  offsets = new Consumer({ clientId: 'offsets', groupId: `offsets-${uuidv7()}`, bootstrapBrokers: [stack.env.KAFKA_BROKERS!] });
+  offsets = topicEndOffsets(stack);
 });
 afterAll(async () => {
   await offsets?.close();
   await stack?.stop();
 });
 
-async function endOffsets(): Promise<string> {
-  const topics = [TOPICS.runs, TOPICS.feedback, TOPICS.projects, TOPICS.runLineage].map((t) => topicName(stack.config, t));
-  const result = await offsets.listOffsets({ topics });
-  return JSON.stringify([...result.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, o]) => [t, o.map(String)]));
-}
+const endOffsets = () => offsets.snapshot();
 
 async function postBatch(body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${stack.url}/runs/batch`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,13 +1,14 @@
 // A tracing stack of our own (API + runs projector as child processes) on the shared
 // infrastructure, isolated by a topic prefix and a ClickHouse database of its own.
 import { randomBytes } from 'node:crypto';
-import { Admin } from '@platformatic/kafka';
+import { Admin, Consumer } from '@platformatic/kafka';
 import { provideInfra } from './infra.ts';
 import { startService, waitFor, freePort, type ServiceProcess } from './serviceProcess.ts';
 import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
 import { ident, sql } from '../../services/common/clickhouse/sql.ts';
 import { loadConfig, type Config } from '../../services/common/config.ts';
 import { multipartBody, type Part } from './runFactory.ts';
+import { TOPICS, topicName } from '../../services/common/kafka/topics.ts';
 import { EXPORT_WORKER_PROCESS_ENV } from '../../services/bulk-export/exportWorkerProcess.ts';
 
 export interface TracingStack {
@@ -103,4 +104,20 @@ export async function stackCall(stack: Pick<TracingStack, 'url' | 'apiKey'>, met
     body: json === undefined ? undefined : JSON.stringify(json),
   });
   return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+/**
+ * The end offsets of a stack's write topics (runs, feedback, projects, lineage), as one
+ * comparable string: equal before and after a request means the request appended nothing.
+ */
+export function topicEndOffsets(stack: TracingStack): { snapshot(): Promise<string>; close(): Promise<void> } {
+  const consumer = new Consumer({ clientId: 'offsets', groupId: `offsets-${randomBytes(6).toString('hex')}`, bootstrapBrokers: [stack.env.KAFKA_BROKERS!] });
+  const topics = [TOPICS.runs, TOPICS.feedback, TOPICS.projects, TOPICS.runLineage].map((t) => topicName(stack.config, t));
+  return {
+    async snapshot() {
+      const result = await consumer.listOffsets({ topics });
+      return JSON.stringify([...result.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, o]) => [t, o.map(String)]));
+    },
+    close: () => consumer.close(),
+  };
 }

@@ -102,7 +102,7 @@ describe('JSON nested deeper than the limit of all JSON taken in (256 levels)', 
     const body = `{"jsonrpc":"2.0","id":"1","method":"message/send","params":{"message":${deep(5000)}}}`;
     const res = await fetch(`${server.url}/a2a/agent`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json', accept: 'application/json' }, body });
     expect(res.status).toBe(200);
-    expect((await res.json()).error).toEqual({ code: -32600, message: expect.stringMatching(/nests objects and arrays deeper than 256 levels/) });
+    expect(((await res.json()) as { error: unknown }).error).toEqual({ code: -32600, message: expect.stringMatching(/nests objects and arrays deeper than 256 levels/) });
   });
 });
 
