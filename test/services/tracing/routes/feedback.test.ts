@@ -180,7 +180,7 @@ describe('bad requests', () => {
   });
 
   test.each([
-    ['a path id that is not a UUID', 'GET', '/feedback/not-a-uuid', 422, /feedback_id is not a valid UUID/, undefined],
+    ['a path id that is not a UUID', 'GET', '/feedback/not-a-uuid', 422, /feedback_id must match format "uuid"/, undefined],
     ['a body without key', 'POST', '/feedback', 422, /key/, { run_id: randomUUID(), score: 1 }],
     ['an empty key', 'POST', '/feedback', 422, /key/, { run_id: randomUUID(), key: '' }],
     ['neither a run, a trace nor a project', 'POST', '/feedback', 422, /one of run_id, trace_id or session_id is required/, { key: 'k', score: 1 }],
