@@ -18,7 +18,7 @@ import { GraphRegistry } from './graphRegistry.ts';
 import { RunManager } from './runs/runManager.ts';
 import { assistantRoutes } from './routes/assistantRoutes.ts';
 import { AUTH_OFF_WARNING, metaRoutes } from './routes/metaRoutes.ts';
-import { declareValidationResponses, schemaErrorMessage } from './routes/routeSchemas.ts';
+import { schemaErrorMessage } from './routes/routeSchemas.ts';
 import { runRoutes } from './routes/runRoutes.ts';
 import { threadRoutes } from './routes/threadRoutes.ts';
 import { a2aCardRoutes, a2aRpcRoutes } from './a2a/a2aRoutes.ts';
@@ -78,7 +78,6 @@ export async function buildAgentServerApp(config: Config, logger: Logger, agentC
     ready: () => true,
     bodyLimit: { bytes: config.AGENT_SERVER_BODY_LIMIT_BYTES, setting: 'AGENT_SERVER_BODY_LIMIT_BYTES' },
   });
-  declareValidationResponses(app, 'AGENT_SERVER_BODY_LIMIT_BYTES');
   app.setSchemaErrorFormatter(schemaErrorMessage);
   // A POST without a body is an empty object, as the routes' body schemas read it.
   app.addHook('preValidation', async (request) => {

@@ -1,7 +1,8 @@
 // The agent card, without a server: its fields for v0.3 and v1.0 clients, and the public base URL
 // behind a proxy.
 import { describe, expect, it } from 'vitest';
-import { agentCard, publicBaseUrl } from '../../services/agent-server/a2a/agentCard.ts';
+import { agentCard } from '../../services/agent-server/a2a/agentCard.ts';
+import { publicBaseUrl } from '../../services/common/http/publicUrl.ts';
 import type { RegisteredGraph } from '../../services/agent-server/graphRegistry.ts';
 
 const registered = (name: string, stateKeys: string[], description: string | null = null) =>

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { thrownA2aError as thrown } from '../support/a2aTesting.ts';
 import { a2aMethod, checkA2aVersion } from '../../services/agent-server/a2a/a2aMethods.ts';
-import { accepts } from '../../services/agent-server/a2a/a2aRoutes.ts';
+import { accepts } from '../../services/common/http/contentNegotiation.ts';
 import type { Task } from '../../services/agent-server/a2a/a2aTypes.ts';
 import { A2aError, jsonRpcError, jsonRpcResult, parseJsonRpcRequest } from '../../services/agent-server/a2a/jsonRpc.ts';
 import { sendResult, streamResult, taskResult } from '../../services/agent-server/a2a/v1Dialect.ts';

@@ -15,13 +15,12 @@ import { AGENT_SERVER_VERSION } from '../version.ts';
 import { A2aHandlers, type A2aCall } from './a2aHandlers.ts';
 import { a2aMethod, checkA2aVersion, type A2aMethod } from './a2aMethods.ts';
 import type { A2aStreamEvent } from './a2aTypes.ts';
-import { agentCard, publicBaseUrl } from './agentCard.ts';
+import { agentCard } from './agentCard.ts';
+import { publicBaseUrl } from '../../common/http/publicUrl.ts';
 import { A2aError, a2aErrors, jsonRpcError, jsonRpcResult, parseJsonRpcRequest, type JsonRpcId } from './jsonRpc.ts';
 import { sendResult, streamResult, taskResult } from './v1Dialect.ts';
 
 type AssistantParams = { Params: { assistant_id: string } };
-
-export { accepts };
 
 /** Any failure as the JSON-RPC error it is answered with; unexpected ones are logged and answered as internal errors. */
 function asA2aError(err: unknown, request: FastifyRequest): A2aError {

@@ -8,9 +8,6 @@ import type { RegisteredGraph } from '../graphRegistry.ts';
 export const A2A_V03_PROTOCOL_VERSION = '0.3.0';
 const MODES = ['application/json', 'text/plain'];
 
-/** The agent server's public base URL (USER_API_URL, else as the client reached it). */
-export { publicBaseUrl } from '../../common/http/publicUrl.ts';
-
 /** The JSON-RPC endpoint of an assistant. */
 export function a2aEndpointUrl(baseUrl: string, assistantId: string): string {
   return `${baseUrl}/a2a/${assistantId}`;

@@ -13,6 +13,7 @@ import type { TenancyService } from '../../tenancy/tenancyService.ts';
 import type { RecordScope } from '../store/agentRecords.ts';
 import { ANONYMOUS, type AuthContext, type AuthEvent, type AuthEventValue, type CustomAuth } from './customAuth.ts';
 import { errorResponse } from '../routes/routeSchemas.ts';
+import { declareApiKeyAuth } from '../../common/http/openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -65,29 +66,11 @@ async function authenticate(authentication: CallerAuthentication, request: Fasti
   }
 }
 
-/** What the OpenAPI document says each authenticated operation needs, and the refusals it may answer. */
-function securityOf(mode: AuthMode): { security?: Record<string, string[]>[]; response: Record<number, unknown> } {
-  switch (mode) {
-    case 'api_key':
-      return {
-        security: [{ apiKey: [] }, { apiKey: [], tenantId: [] }],
-        response: {
-          400: errorResponse('X-Tenant-Id is needed (a key of several workspaces) or is not a UUID'),
-          401: errorResponse('no API key, or one that is not valid'),
-          403: errorResponse('the API key has no access to the workspace X-Tenant-Id names'),
-        },
-      };
-    case 'custom':
-      return {
-        response: {
-          401: errorResponse('the auth module refused the request (or answered with another status of its choice)'),
-          403: errorResponse('an auth.on(…) handler of the auth module refused the action'),
-        },
-      };
-    case 'none':
-      return { response: {} };
-  }
-}
+/** The refusals an auth module may answer, for the OpenAPI document (API keys: declareApiKeyAuth's). */
+const CUSTOM_AUTH_RESPONSES = {
+  401: errorResponse('the auth module refused the request (or answered with another status of its choice)'),
+  403: errorResponse('an auth.on(…) handler of the auth module refused the action'),
+};
 
 /**
  * Every route registered after this in the same scope needs a caller (`callerOf(request)`);
@@ -98,11 +81,12 @@ export function requireCaller(scope: FastifyInstance, authentication: CallerAuth
   scope.addHook('onRequest', async (request) => {
     request.caller = await authenticate(authentication, request);
   });
-  const { security, response } = securityOf(authentication.mode);
-  scope.addHook('onRoute', (route: RouteOptions) => {
-    const schema = (route.schema ?? {}) as Record<string, unknown>;
-    route.schema = { ...schema, ...(security ? { security } : {}), response: { ...response, ...(schema.response as object | undefined) } };
-  });
+  if (authentication.mode === 'api_key') declareApiKeyAuth(scope);
+  else if (authentication.mode === 'custom')
+    scope.addHook('onRoute', (route: RouteOptions) => {
+      const schema = (route.schema ?? {}) as Record<string, unknown>;
+      route.schema = { ...schema, response: { ...CUSTOM_AUTH_RESPONSES, ...(schema.response as object | undefined) } };
+    });
 }
 
 export function callerOf(request: FastifyRequest): Caller {

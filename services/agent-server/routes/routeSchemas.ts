@@ -118,23 +118,6 @@ export const eventStreamResponse = (description: string) => ({ description, cont
 export const noContent = { description: 'done', type: 'null' } as const;
 
 /**
- * Declares the refusals fastify itself gives, on every route registered after this: 422 when a
- * request does not match its schema (body, path, query string), 413 when its body is over the
- * limit. A route with a validator of its own (the A2A endpoint: JSON-RPC errors) declares its own.
- */
-export function declareValidationResponses(app: FastifyInstance, bodyLimitSetting: string): void {
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const schema = route.schema as Record<string, unknown> | undefined;
-    if (!schema || schema.hide) return;
-    const response = { ...(schema.response as object | undefined) } as Record<number, unknown>;
-    const validated = !route.validatorCompiler && (schema.body || schema.params || schema.querystring);
-    if (validated) response[422] ??= errorResponse('the request does not match the schema: the detail names the field');
-    if (schema.body) response[413] ??= errorResponse(`the body is larger than ${bodyLimitSetting}`);
-    route.schema = { ...schema, response };
-  });
-}
-
-/**
  * The message of a request that does not match its schema. A value that may take several forms
  * (`anyOf`, e.g. stream_mode: a mode or a list of modes) fails once per form, then once for
  * "anyOf"; only the failure inside the form whose type matched says what is wrong, so it is kept

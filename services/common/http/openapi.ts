@@ -21,7 +21,7 @@ const REASONS: Record<number, string> = {
   404: 'Not found (or not in the caller\'s workspace)',
   406: 'The Accept header admits no form this route answers in',
   409: 'Conflicts with the current state',
-  413: 'Too large: the body, or an event no Kafka message could hold',
+  413: 'Too large (the detail names the limit and the setting)',
   415: 'The Content-Type or Content-Encoding is not one this route takes',
   422: 'A field is invalid (the message names it)',
   503: 'A store the request needs (Kafka, ClickHouse, object storage) is unavailable; retry after Retry-After seconds',
@@ -82,7 +82,8 @@ export function declareApiKeyAuth(app: FastifyInstance, scheme = 'apiKey'): void
   app.addHook('onRoute', (route) => {
     const schema = schemaOf(route);
     if (schema.hide) return;
-    schema.security ??= [{ [scheme]: [] }];
+    // The key alone, or with the workspace it acts in (a key of several workspaces needs X-Tenant-Id).
+    schema.security ??= [{ [scheme]: [] }, { [scheme]: [], tenantId: [] }];
     addResponses(route, [400, 401, 403, 503]);
   });
 }
