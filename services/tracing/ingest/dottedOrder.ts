@@ -18,7 +18,7 @@ export function parseDottedOrder(value: string, runId: string): DottedSegment[] 
     const id = m ? toUuid(m[2]!) : null;
     if (!m || !id) throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} "${part.slice(0, 80)}" is not <YYYYMMDDTHHMMSSffffffZ><uuid>`);
     const micros = parseDottedTimestamp(m[1]!);
-    if (formatDottedTimestamp(micros) !== m[1]!.toUpperCase())
+    if (formatDottedTimestamp(micros) !== m[1])
       throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} has an invalid date "${m[1]}"`);
     checkStorableMicros(micros, `dotted_order of run ${runId}: the time of segment ${i + 1}`, m[1]);
     return { micros, runId: id };
