@@ -1,18 +1,19 @@
 // Runs the projectors (one instance of each consumer group): runs (with run_locations and
 // traces) and feedback. Started by services/main.ts, or alone.
-import { loadConfig } from '../services/common/config.ts';
-import { createLogger } from '../services/common/logger.ts';
-import { ClickHouseClient } from '../services/common/clickhouse/client.ts';
-import { ensureReadModels } from '../services/common/clickhouse/schema.ts';
-import { ensureTopics } from '../services/common/kafka/topics.ts';
-import { BlobStore } from '../services/common/blobStore.ts';
+import { loadConfig } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
+import { ClickHouseClient } from '../platform/clickhouse/client.ts';
+import { ensureReadModels } from './readModels.ts';
+import { ensureTopics } from '../platform/kafka/topicAdmin.ts';
+import { TOPIC_DECLARATIONS } from '../schemas/topics.ts';
+import { BlobStore } from '../platform/blobStore.ts';
 import { RunsProjector } from './runs/runsProjector.ts';
 import { FeedbackProjector } from './feedback/feedbackProjector.ts';
-import { ProjectRegistry } from '../services/tracing/projects/projectRegistry.ts';
+import { ProjectRegistry } from './projects/projectRegistry.ts';
 
 const config = loadConfig();
 const logger = createLogger('projectors', config.LOG_LEVEL);
-await ensureTopics(config);
+await ensureTopics(config, TOPIC_DECLARATIONS);
 const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
 // ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka).
 for (let attempt = 1; ; attempt++) {

@@ -7,11 +7,12 @@
 // committed, nothing lost); a projection is idempotent, so a batch read again after a crash or a
 // rebalance changes nothing. Batches and project deletions run one at a time, in order.
 import { Consumer, MessagesStreamModes } from '@platformatic/kafka';
-import type { Config } from '../services/common/config.ts';
-import type { Logger } from '../services/common/logger.ts';
-import { brokerList, DEAD_LETTER_TOPICS, topicName, type ProjectedTopic } from '../services/common/kafka/topics.ts';
-import { EventLog } from '../services/common/kafka/eventLog.ts';
-import { projectorBatchSeconds, projectorDeadLetters } from '../services/common/metrics.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { brokerList, topicName } from '../platform/kafka/topicAdmin.ts';
+import { DEAD_LETTER_TOPICS, type ProjectedTopic } from '../schemas/topics.ts';
+import { EventLog } from '../platform/kafka/eventLog.ts';
+import { projectorBatchSeconds, projectorDeadLetters } from '../platform/metrics.ts';
 import { decodeEvent, type DecodedEvent } from '../schemas/registry.ts';
 import { batches, type RawMessage, type RawMessagesStream } from './consumerBatches.ts';
 

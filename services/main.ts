@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from './common/config.ts';
+import { loadConfig } from '../platform/config.ts';
 import { generateApiKey } from './tenancy/apiKeys.ts';
 import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/exportWorkerProcess.ts';
 import { ensureStackUp, stackStatus } from '../infra/stack.ts';
@@ -27,7 +27,7 @@ const services: ServiceSpec[] = [
   { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
   { name: 'agent-server', entry: 'services/agent-server/agentServerMain.ts', url: `http://127.0.0.1:${process.env.AGENT_SERVER_PORT ?? 2024}` },
   // An example agent that is not LangGraph: A2A on @a2a-js/sdk, traced over OpenTelemetry.
-  { name: 'example-a2a-agent', entry: 'services/agent-server/examples/otelA2aAgent/main.ts', url: `http://127.0.0.1:${process.env.A2A_EXAMPLE_AGENT_PORT ?? 2025}` },
+  { name: 'example-a2a-agent', entry: 'examples/otel-a2a-agent/main.ts', url: `http://127.0.0.1:${process.env.A2A_EXAMPLE_AGENT_PORT ?? 2025}` },
 ];
 
 /**

@@ -5,13 +5,13 @@
 // version is not above the row's has been applied already (redelivery, replay) and changes
 // nothing. Feedback without a project takes its run's project from run_locations, so deleting
 // a project deletes its feedback. The loop, commits and dead-lettering are the runtime's.
-import type { Config } from '../../services/common/config.ts';
-import type { Logger } from '../../services/common/logger.ts';
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, join, sql } from '../../services/common/clickhouse/sql.ts';
-import { TOPICS } from '../../services/common/kafka/topics.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, sql } from '../../platform/clickhouse/sql.ts';
+import { TOPICS } from '../../schemas/topics.ts';
 import type { FeedbackDeleted, FeedbackUpdated } from '../../schemas/events.generated.ts';
-import { projectorRowsWritten } from '../../services/common/metrics.ts';
+import { projectorRowsWritten } from '../../platform/metrics.ts';
 import { ProjectorRuntime, type Projection, type ProjectedEvent, type Retry } from '../projectorRuntime.ts';
 import { deleteProjectRows } from '../projectRows.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';

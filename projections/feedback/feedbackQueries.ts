@@ -2,8 +2,8 @@
 // per project. Only live items count: the newest row of an id, unless it is a deletion's
 // tombstone (`deleted = 1`). Feedback that reached the projector before its run has no project
 // in its row (session_id null); the project is then the run's, looked up in run_locations.
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { ZERO_UUID } from '../runs/runRow.ts';
 import { traceSetWhere, type TraceSet } from '../traces/statsQueries.ts';

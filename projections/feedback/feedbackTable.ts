@@ -3,7 +3,7 @@
 // of runs and of projects. A deleted item stays as a row with `deleted = 1` (a tombstone that
 // outranks every older version), so every read takes `FINAL` rows with `deleted = 0`.
 // Feedback on a project rather than a run has the zero UUID as run_id.
-import { ident, raw, type Sql } from '../../services/common/clickhouse/sql.ts';
+import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
 
 export const FEEDBACK_TABLE = 'feedback';
 

@@ -8,18 +8,19 @@
 //      just after the swap, so events the live projectors wrote into the old tables around the
 //      swap are in the new ones too (projecting twice is idempotent);
 //   5. drop the swapped-out and the unneeded fresh tables.
-import type { Config } from '../../services/common/config.ts';
-import type { Logger } from '../../services/common/logger.ts';
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, join, raw, sql } from '../../services/common/clickhouse/sql.ts';
-import { createReadModelTables, ensureReadModels } from '../../services/common/clickhouse/schema.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, raw, sql } from '../../platform/clickhouse/sql.ts';
+import { createReadModelTables, ensureReadModels } from '../readModels.ts';
 import { Admin } from '@platformatic/kafka';
-import { brokerList, ensureTopics, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
-import type { BlobStore } from '../../services/common/blobStore.ts';
+import { brokerList, ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
+import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
+import type { BlobStore } from '../../platform/blobStore.ts';
 import { RunsProjector } from '../runs/runsProjector.ts';
 import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
 import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../readModelTables.ts';
-import { ProjectRegistry } from '../../services/tracing/projects/projectRegistry.ts';
+import { ProjectRegistry } from '../projects/projectRegistry.ts';
 import { reached, sumOffsets, TopicOffsets, type Offsets } from './topicOffsets.ts';
 
 export const REPLAY_VIEWS = ['runs', 'traces', 'threads'] as const;
@@ -75,7 +76,7 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
   // one consumer group per topic (a group's members must subscribe to the same topics)
   const groupId = `${config.KAFKA_TOPIC_PREFIX}replay-${stamp}`;
   const pollMs = options.pollMs ?? 250;
-  await ensureTopics(config);
+  await ensureTopics(config, TOPIC_DECLARATIONS);
   await ensureReadModels(ch);
   await createReadModelTables(ch, fresh);
 

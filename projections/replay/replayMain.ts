@@ -2,10 +2,10 @@
 // Rebuilds read models from the topics while the service keeps running (see replay.ts).
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
-import { loadConfig } from '../../services/common/config.ts';
-import { createLogger } from '../../services/common/logger.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { BlobStore } from '../../services/common/blobStore.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { BlobStore } from '../../platform/blobStore.ts';
 import { REPLAY_VIEWS, replay, type ReplayView } from './replay.ts';
 
 const { values } = parseArgs({

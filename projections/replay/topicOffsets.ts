@@ -1,8 +1,8 @@
 // Where a topic ends and how far one consumer group has got, per partition, from Kafka's own
 // bookkeeping (the reader never joins the group).
 import { Consumer } from '@platformatic/kafka';
-import type { Config } from '../../services/common/config.ts';
-import { brokerList } from '../../services/common/kafka/topics.ts';
+import type { Config } from '../../platform/config.ts';
+import { brokerList } from '../../platform/kafka/topicAdmin.ts';
 
 export type Offsets = bigint[];
 

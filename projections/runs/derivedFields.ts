@@ -1,8 +1,8 @@
 // Fields the runs projector derives from a run's payloads (see docs/read-models.md): the
 // thread, the metadata pairs the filter language matches, the run's own token usage and cost,
 // and the time of its first streamed token. Pure functions of JSON text.
-import { parseStoredJson } from '../../services/common/json/jsonNesting.ts';
-import { parseTimestampMicros } from '../../services/tracing/ingest/timestamps.ts';
+import { parseStoredJson } from '../../platform/json/jsonNesting.ts';
+import { parseTimestampMicros } from '../../platform/time.ts';
 
 export interface Usage {
   prompt_tokens: number;

@@ -1,6 +1,6 @@
 // Reads of the runs read model.
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowFromClickHouse, type RunRow } from './runRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 

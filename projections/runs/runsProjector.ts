@@ -3,14 +3,14 @@
 // (skipping ops already applied: redelivery and replay change nothing), insert the changed
 // rows in one insert; the runtime (projections/projectorRuntime.ts) then commits the offsets.
 // ClickHouse down means: retry the same batch, commit nothing, lose nothing.
-import type { Config } from '../../services/common/config.ts';
-import type { Logger } from '../../services/common/logger.ts';
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { sql, ident, join } from '../../services/common/clickhouse/sql.ts';
-import { TOPICS } from '../../services/common/kafka/topics.ts';
-import { projectorRowsWritten } from '../../services/common/metrics.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { sql, ident, join } from '../../platform/clickhouse/sql.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import { projectorRowsWritten } from '../../platform/metrics.ts';
 import type { RunOpsAppended } from '../../schemas/events.generated.ts';
-import type { BlobStore } from '../../services/common/blobStore.ts';
+import type { BlobStore } from '../../platform/blobStore.ts';
 import { ProjectorRuntime, type Projection, type ProjectedEvent, type Retry } from '../projectorRuntime.ts';
 import { deleteProjectRows } from '../projectRows.ts';
 import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type RunRow } from './runRow.ts';

@@ -4,7 +4,7 @@
 // Written for ClickHouse 18.16 and current releases alike: microsecond Int64 instead of
 // DateTime64, JSON kept as text. Granules of 1024 rows (not 8192): reads by key (a trace, a
 // page of runs) fetch wide payload columns, and smaller granules read far less of them.
-import { ident, raw, type Sql } from '../../services/common/clickhouse/sql.ts';
+import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
 
 export const RUNS_TABLE = 'runs';
 

@@ -2,10 +2,10 @@
 // totals, counts by run type and status, a time-bucketed series, a thread's stats and the
 // aggregate stats of a project's threads. They
 // never read `runs`, so their cost grows with traces, not runs.
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
-import { num, numOrNull } from '../../services/common/clickhouse/rowValues.ts';
+import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 
 type Tables = Pick<ReadModelTables, 'traces'>;
 

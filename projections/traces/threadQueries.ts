@@ -1,13 +1,13 @@
 // Reads of threads: a project's threads over a time window (the `threads` view's summary
 // columns, computed over the window's traces), keyset-paged by last activity, and the traces
 // of one thread in turn order. A thread's stats are traceSetStatsQuery over its traces.
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { THREAD_SUMMARY_COLUMNS } from './threadsView.ts';
 import { tracePage, type TraceSummary } from './traceQueries.ts';
-import { num, numOrNull } from '../../services/common/clickhouse/rowValues.ts';
+import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 
 type Tables = Pick<ReadModelTables, 'traces'>;
 

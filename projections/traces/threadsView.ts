@@ -2,7 +2,7 @@
 // not a table: a thread's traces are projected by different partitions (traces are keyed by
 // trace), so only an aggregation over the trace rows is exact. Users query it directly; the
 // thread routes use the same summary columns over a time window (threadQueries.ts).
-import { ident, raw, type Sql } from '../../services/common/clickhouse/sql.ts';
+import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
 
 export const THREADS_VIEW = 'threads';
 

@@ -1,12 +1,12 @@
 // Reads of traces: a page of a project's traces from the `traces` table (one row per trace,
 // keyset-paged newest first), and the runs of one trace from `runs` by its primary key
 // (tenant_id, trace_id), in tree order.
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
-import { num, numOrNull } from '../../services/common/clickhouse/rowValues.ts';
+import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 
 type Tables = Pick<ReadModelTables, 'runs' | 'traces'>;
 

@@ -2,7 +2,7 @@
 // holds in memory after every batch that touched it (ReplacingMergeTree: the newest version
 // wins; read with FINAL). It is also the aggregate table behind project stats and threads:
 // a trace row already sums its runs, so stats read one row per trace, never the runs.
-import { ident, raw, type Sql } from '../../services/common/clickhouse/sql.ts';
+import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
 
 export const TRACES_TABLE = 'traces';
 

@@ -3,11 +3,12 @@
 // Public routes (health, /info, docs, agent cards) are registered in the outer scope; every other
 // route in an inner scope whose first hook authenticates the caller (auth/callers.ts).
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../common/config.ts';
-import type { Logger } from '../common/logger.ts';
-import { createHttpServer } from '../common/http/server.ts';
-import { EventLog } from '../common/kafka/eventLog.ts';
-import { ensureTopics } from '../common/kafka/topics.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { createHttpServer } from '../../platform/http/server.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
+import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { TenancyService } from '../tenancy/tenancyService.ts';
 import { loadAgentConfig, type AgentServerConfig } from './agentConfig.ts';
 import type { AgentServerDeps } from './agentServerDeps.ts';
@@ -45,7 +46,7 @@ async function callerAuthentication(
     logger.warn({ AGENT_SERVER_AUTH: 'none' }, AUTH_OFF_WARNING);
     return { authentication: { mode: 'none' }, close: async () => {} };
   }
-  await ensureTopics(config);
+  await ensureTopics(config, TOPIC_DECLARATIONS);
   // TenancyService appends only for the admin commands, which this server never runs.
   const eventLog = new EventLog(config, 'agent-server');
   const tenancy = new TenancyService(config, eventLog, logger);

@@ -1,7 +1,7 @@
 // What the agent server's routes share.
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import type { Config } from '../common/config.ts';
-import type { Logger } from '../common/logger.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { AgentServerConfig } from './agentConfig.ts';
 import type { GraphRegistry } from './graphRegistry.ts';
 import type { RunManager } from './runs/runManager.ts';

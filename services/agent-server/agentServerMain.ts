@@ -1,7 +1,7 @@
 // Runs the agent server. Started by services/main.ts, or alone.
 import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
-import { loadConfig } from '../common/config.ts';
-import { createLogger } from '../common/logger.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { buildAgentServerApp } from './agentServerApp.ts';
 
 const config = loadConfig();

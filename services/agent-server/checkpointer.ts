@@ -2,7 +2,7 @@
 // restart) or in PostgreSQL (`AGENT_SERVER_CHECKPOINTER=postgres` with POSTGRES_URL).
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type { Config } from '../common/config.ts';
+import type { Config } from '../../platform/config.ts';
 import type { AgentRecordStore } from './store/agentRecords.ts';
 import { MemoryCheckpointer } from './store/memoryCheckpointer.ts';
 import { MemoryRecordStore } from './store/memoryRecordStore.ts';

@@ -3,12 +3,12 @@
 // test object with the credentials), appends its event, then waits until the state has folded
 // it, so the answer is what GET returns next.
 import { randomUUID } from 'node:crypto';
-import { errors } from '../common/errors.ts';
-import { event, type EventLog } from '../common/kafka/eventLog.ts';
-import type { ProjectRegistry } from '../tracing/projects/projectRegistry.ts';
-import { nowMicros } from '../tracing/ingest/timestamps.ts';
+import { errors } from '../../platform/errors.ts';
+import { event, type EventLog } from '../../platform/kafka/eventLog.ts';
+import type { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
+import { nowMicros } from '../../platform/time.ts';
 import { checkDestinationWrite, type CheckLogger } from './destinations/destinationS3.ts';
-import type { OutboundHostPolicy } from '../common/outboundHostPolicy.ts';
+import type { OutboundHostPolicy } from '../../platform/outboundHostPolicy.ts';
 import type { SecretBox } from './secretBox.ts';
 import { destinationEventKey, exportEventKey, exportStatus, type BulkExport, type Destination, type ExportState } from './exportState.ts';
 import type { DestinationCredentials, ExportCompression, ExportFormatVersion } from './exportTypes.ts';

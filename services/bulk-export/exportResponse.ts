@@ -1,6 +1,6 @@
 // Destinations, exports and export runs as the API returns them (LangSmith's field names), with
 // the JSON schemas the routes declare. Credentials never appear: only the names of the fields given.
-import { formatIsoMicros } from '../tracing/ingest/timestamps.ts';
+import { formatIsoMicros } from '../../platform/time.ts';
 import type { ExportCursor } from './exportTypes.ts';
 import { exportFinishedAt, exportStatus, type BulkExport, type Destination, type ExportRun } from './exportState.ts';
 

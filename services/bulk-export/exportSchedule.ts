@@ -6,7 +6,7 @@
 // - a window is cut at UTC midnights into runs, one per day partition;
 // - a run's id is derived from the export and its range.
 import { v5 as uuidv5 } from 'uuid';
-import { ID_NAMESPACE } from '../tenancy/apiKeys.ts';
+import { ID_NAMESPACE } from '../../platform/ids.ts';
 
 const HOUR_MICROS = 3600 * 1_000_000;
 const DAY_MICROS = 24 * HOUR_MICROS;

@@ -8,10 +8,10 @@
 // - the first claim (ExportRunStarted) of a run's current attempt wins; later claims are ignored;
 // - progress and ends count only from the claimant, for the current attempt;
 // - a cancelled export is final: its unfinished runs become Cancelled, nothing new is scheduled.
-import type { Config } from '../common/config.ts';
-import type { Logger } from '../common/logger.ts';
-import { TopicState } from '../common/kafka/topicState.ts';
-import { TOPICS } from '../common/kafka/topics.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { TopicState } from '../../platform/kafka/topicState.ts';
+import { TOPICS } from '../../schemas/topics.ts';
 import type { DecodedEvent } from '../../schemas/registry.ts';
 import type {
   DestinationCreated,

@@ -1,11 +1,12 @@
 // Runs one export worker (scheduler included). Started by services/main.ts, or alone; several
 // replicas may run at once: they agree through the bulk-export topic.
-import { loadConfig } from '../common/config.ts';
-import { createLogger } from '../common/logger.ts';
-import { ClickHouseClient } from '../common/clickhouse/client.ts';
-import { ensureTopics } from '../common/kafka/topics.ts';
-import { EventLog } from '../common/kafka/eventLog.ts';
-import { BlobStore } from '../common/blobStore.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
+import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { BlobStore } from '../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { ExportState } from './exportState.ts';
 import { ExportWorker } from './exportWorker.ts';
@@ -19,7 +20,7 @@ if (!secrets) {
   logger.fatal('SECRETS_ENCRYPTION_KEY is not set: destination credentials cannot be opened (npm start generates one into .local/dev-secrets-key)');
   process.exit(1);
 }
-await ensureTopics(config);
+await ensureTopics(config, TOPIC_DECLARATIONS);
 const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
 const blobs = new BlobStore(config);
 const eventLog = new EventLog(config, 'export-worker');

@@ -5,7 +5,7 @@
 // digest of the key, so opening with another key fails with a clear message instead of a bare
 // authentication error; it is also authenticated data, so it cannot be swapped unnoticed.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Config } from '../common/config.ts';
+import type { Config } from '../../platform/config.ts';
 
 const VERSION = 'sb1';
 const IV_BYTES = 12;

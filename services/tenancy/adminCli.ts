@@ -4,10 +4,11 @@
 //   npm run admin -- link-key --key <key> --workspace <id>
 //   npm run admin -- list
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../common/config.ts';
-import { createLogger } from '../common/logger.ts';
-import { EventLog } from '../common/kafka/eventLog.ts';
-import { ensureTopics } from '../common/kafka/topics.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
+import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { TenancyService } from './tenancyService.ts';
 
 const usage = `usage: npm run admin -- <command> [options]
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   const command = positionals[0];
   if (!command) throw new Error(usage);
   const config = loadConfig();
-  await ensureTopics(config);
+  await ensureTopics(config, TOPIC_DECLARATIONS);
   const log = new EventLog(config, 'admin-cli');
   const tenancy = new TenancyService(config, log, createLogger('admin-cli', 'warn'));
   try {

@@ -2,6 +2,7 @@
 // here (unlike passwords) because the keys carry full entropy.
 import { createHash, randomBytes } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
+import { ID_NAMESPACE } from '../../platform/ids.ts';
 
 export const KEY_PREFIX = 'lsk_';
 
@@ -13,8 +14,6 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** Namespace for ids we derive deterministically (default workspace, projects by name). */
-export const ID_NAMESPACE = 'a3c1c2b4-5c6e-4f0a-9d51-1f6c0b8e2d77';
 
 /** The workspace BOOTSTRAP_API_KEY seeds: the same id on every start and every replica. */
 export const DEFAULT_WORKSPACE_ID = uuidv5('workspace:default', ID_NAMESPACE);

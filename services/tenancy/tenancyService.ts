@@ -1,12 +1,12 @@
 // Commands on workspaces and API keys (appended to the tenancy topic) and the
 // authentication that reads them back.
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../common/config.ts';
-import type { Logger } from '../common/logger.ts';
-import { errors } from '../common/errors.ts';
-import { EventLog, event } from '../common/kafka/eventLog.ts';
-import { TopicState } from '../common/kafka/topicState.ts';
-import { TOPICS } from '../common/kafka/topics.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { errors } from '../../platform/errors.ts';
+import { EventLog, event } from '../../platform/kafka/eventLog.ts';
+import { TopicState } from '../../platform/kafka/topicState.ts';
+import { TOPICS } from '../../schemas/topics.ts';
 import { TenancyState, type ApiKeyRecord } from './tenancyState.ts';
 import { DEFAULT_WORKSPACE_ID, generateApiKey, hashApiKey } from './apiKeys.ts';
 

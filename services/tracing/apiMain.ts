@@ -1,6 +1,6 @@
 // Runs the tracing API (one replica). Started by services/main.ts, or alone.
-import { loadConfig } from '../common/config.ts';
-import { createLogger } from '../common/logger.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { buildTracingApp } from './tracingApp.ts';
 
 const config = loadConfig();

@@ -1,20 +1,21 @@
 // Wires the tracing API: its dependencies, its routes at / and under /api/v1, and shutdown.
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../common/config.ts';
-import type { Logger } from '../common/logger.ts';
-import { createHttpServer } from '../common/http/server.ts';
-import { KafkaReadiness } from '../common/http/kafkaReadiness.ts';
-import { ClickHouseClient } from '../common/clickhouse/client.ts';
-import { ensureReadModels } from '../common/clickhouse/schema.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { createHttpServer } from '../../platform/http/server.ts';
+import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ensureReadModels } from '../../projections/readModels.ts';
 import { runByIdQuery } from '../../projections/runs/runQueries.ts';
-import { BlobStore } from '../common/blobStore.ts';
-import { EventLog } from '../common/kafka/eventLog.ts';
-import { ensureTopics, topicName, TOPICS } from '../common/kafka/topics.ts';
-import { ConsumerLagMonitor } from '../common/kafka/consumerLag.ts';
+import { BlobStore } from '../../platform/blobStore.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
+import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
+import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
 import { TenancyService } from '../tenancy/tenancyService.ts';
-import { ProjectRegistry } from './projects/projectRegistry.ts';
+import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
 import { RunIngestor } from './ingest/runIngestor.ts';
 import { readRequestJson } from './ingest/jsonBody.ts';
@@ -30,8 +31,8 @@ import { v2TraceRoutes } from './routes/traces.ts';
 import { v2ThreadRoutes } from './routes/threads.ts';
 import type { RouteDeps } from './routes/routeDeps.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { requireApiKey } from './routes/auth.ts';
-import { bulkExportRoutes } from './routes/bulkExports.ts';
+import { requireApiKey } from '../tenancy/apiKeyAuth.ts';
+import { bulkExportRoutes } from '../bulk-export/bulkExportRoutes.ts';
 import { feedbackRoutes } from './routes/feedback.ts';
 import { ExportState } from '../bulk-export/exportState.ts';
 import { SecretBox } from '../bulk-export/secretBox.ts';
@@ -51,7 +52,7 @@ function retryInBackground(logger: Logger, what: string, task: () => Promise<voi
 }
 
 export async function buildTracingApp(config: Config, logger: Logger): Promise<TracingApp> {
-  await ensureTopics(config);
+  await ensureTopics(config, TOPIC_DECLARATIONS);
   const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
   const blobs = new BlobStore(config);
   // Writes need only Kafka: a ClickHouse or object store that is down at start-up is reported

@@ -58,7 +58,7 @@ const targets = { ratio_rps: 2, added_p50_ms: 5 };
 
 const LANGGRAPH_API_VERSION = '2.0.0';
 const LANGGRAPH_API_DIR = join(repoRoot, '.local', 'bench', 'langgraph-api');
-const GRAPH_SOURCE = join(repoRoot, 'services/agent-server/examples/noopGraph.ts');
+const GRAPH_SOURCE = join(repoRoot, 'examples/agent-server/noopGraph.ts');
 const GRAPH_ID = 'noop';
 /** Both servers run like this: no tracing, no per-request logs. */
 const SERVER_ENV = { LANGSMITH_TRACING: 'false', LOG_LEVEL: 'warn' };
@@ -355,7 +355,7 @@ async function runLanggraphApi(port: number, cwd: string): Promise<void> {
 
 /** graph.invoke of the same graph in this process, with a MemorySaver and a new thread each time. */
 async function benchInProcess(): Promise<{ concurrent: Phase; sequential: Phase }> {
-  const [{ MemorySaver }, { graph }] = await Promise.all([import('@langchain/langgraph'), import('../../services/agent-server/examples/noopGraph.ts')]);
+  const [{ MemorySaver }, { graph }] = await Promise.all([import('@langchain/langgraph'), import('../../examples/agent-server/noopGraph.ts')]);
   graph.checkpointer = new MemorySaver();
   const invoke: Send = async () => {
     const out = await graph.invoke({ messages: [userMessage] }, { configurable: { thread_id: randomUUID() } });
@@ -405,7 +405,7 @@ async function main(): Promise<void> {
       workload: {
         seconds: options.seconds,
         warmup_seconds: options.warmupSeconds,
-        graph: 'services/agent-server/examples/noopGraph.ts',
+        graph: 'examples/agent-server/noopGraph.ts',
         thread_turns: options.turns,
         persistence: 'memory',
         langgraph_api_workers: options.baselineWorkers,

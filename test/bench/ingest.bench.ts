@@ -17,13 +17,14 @@
 // "--cpu-prof --cpu-prof-dir=.local/prof")  BENCH_STACK_ENV (JSON object of extra stack env).
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
-import { createEventProducer, type StringKeyProducer } from '../../services/common/kafka/eventLog.ts';
+import { createEventProducer, type StringKeyProducer } from '../../platform/kafka/eventLog.ts';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { sql, join as sqlJoin } from '../../services/common/clickhouse/sql.ts';
-import { brokerList, topicName, TOPICS } from '../../services/common/kafka/topics.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { sql, join as sqlJoin } from '../../platform/clickhouse/sql.ts';
+import { brokerList, topicName } from '../../platform/kafka/topicAdmin.ts';
+import { TOPICS } from '../../schemas/topics.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
-import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
+import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { TrafficGenerator } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, projectorLag, type PhaseResult, type Send } from './load.ts';

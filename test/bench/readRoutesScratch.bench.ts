@@ -3,9 +3,9 @@
 // in-process (fastify inject: query, run building and JSON included, no HTTP socket).
 //   node test/bench/readRoutesScratch.bench.ts [--keep]      prints one JSON line at the end
 import { randomUUID } from 'node:crypto';
-import { raw, sql } from '../../services/common/clickhouse/sql.ts';
+import { raw, sql } from '../../platform/clickhouse/sql.ts';
 import { percentile, round } from './measure.ts';
-import { readRoutesApp, scratchDatabase } from '../traces/readModelFixture.ts';
+import { readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
 import { traceRunsQuery } from '../../projections/traces/traceQueries.ts';
 import { threadPageQuery } from '../../projections/traces/threadQueries.ts';
 import { traceSetStatsQuery } from '../../projections/traces/statsQueries.ts';
@@ -37,7 +37,7 @@ const segment = (t: string, id: string) =>
   `concat(formatDateTime(toDateTime(intDiv(${t}, 1000000)), '%Y%m%dT%H%M%S', 'UTC'), substring(toString(1000000 + ${t} % 1000000), 2, 6), 'Z', toString(${id}))`;
 const filler = 'x'.repeat(150);
 
-async function fill(ch: import('../../services/common/clickhouse/client.ts').ClickHouseClient): Promise<void> {
+async function fill(ch: import('../../platform/clickhouse/client.ts').ClickHouseClient): Promise<void> {
   // (ti, ri): trace number and run number in the trace; small traces first, then the big ones.
   const runs = raw(`
     SELECT ${traceUuid} AS trace, if(ri = 0, trace, ${runUuid}) AS run,

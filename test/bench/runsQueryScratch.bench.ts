@@ -11,12 +11,12 @@
 //   node test/bench/runsQueryScratch.bench.ts        BENCH_RUNS=1000000  BENCH_REPEAT=25  BENCH_INDEX_GRANULARITY
 import { randomBytes } from 'node:crypto';
 import { provideInfra } from '../support/infra.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
-import { createReadModelTables } from '../../services/common/clickhouse/schema.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
+import { createReadModelTables } from '../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { createRunsTable } from '../../projections/runs/runsTable.ts';
-import type { BlobStore } from '../../services/common/blobStore.ts';
+import type { BlobStore } from '../../platform/blobStore.ts';
 import { queryRuns, runConditions } from '../../services/tracing/query/queryRuns.ts';
 import { runsQueryFromBody } from '../../services/tracing/query/runsQueryRequest.ts';
 

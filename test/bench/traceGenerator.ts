@@ -17,8 +17,8 @@ import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { encodeEvent } from '../../schemas/registry.ts';
 import type { RunOp } from '../../schemas/events.generated.ts';
-import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
-import { formatDottedTimestamp, parseTimestampMicros } from '../../services/tracing/ingest/timestamps.ts';
+import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
+import { formatDottedTimestamp, parseTimestampMicros } from '../../platform/time.ts';
 
 export interface EncodedMessage {
   key: string;

@@ -15,7 +15,7 @@ let server: AgentServer;
 
 beforeAll(async () => {
   const configFile = writeAgentConfig({
-    graphs: { agent: exampleGraph('chatAgent'), counter: exampleGraph('counterGraph'), slow: `${join(import.meta.dirname, '..', 'agent-server', 'fixtures', 'slowGraph.ts')}:graph` },
+    graphs: { agent: exampleGraph('chatAgent'), counter: exampleGraph('counterGraph'), slow: `${join(import.meta.dirname, '..', 'services', 'agent-server', 'fixtures', 'slowGraph.ts')}:graph` },
   });
   server = await startAgentServer('a2a-js', { configFile });
 });

@@ -13,7 +13,7 @@ let server: AgentServer;
 
 beforeAll(async () => {
   const configFile = writeAgentConfig({
-    graphs: { agent: exampleGraph('chatAgent'), counter: exampleGraph('counterGraph'), slow: `${join(import.meta.dirname, '..', 'agent-server', 'fixtures', 'slowGraph.ts')}:graph` },
+    graphs: { agent: exampleGraph('chatAgent'), counter: exampleGraph('counterGraph'), slow: `${join(import.meta.dirname, '..', 'services', 'agent-server', 'fixtures', 'slowGraph.ts')}:graph` },
   });
   [pyenv, server] = await Promise.all([ensurePythonEnv(), startAgentServer('a2a-python', { configFile })]);
 }, 20 * 60_000);

@@ -14,9 +14,9 @@ import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '.
 import { createBucket, destinationBody, listKeys, waitForExport, waitForExportRuns } from '../support/bulkExportClient.ts';
 import { ensurePythonEnv, run, type PythonEnv } from '../support/pythonEnv.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { sql } from '../../services/common/clickhouse/sql.ts';
-import { formatDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { sql } from '../../platform/clickhouse/sql.ts';
+import { formatDottedTimestamp } from '../../platform/time.ts';
 import { DEFAULT_EXPORT_FIELDS } from '../../services/bulk-export/parquet/exportColumns.ts';
 
 const DAY = 86_400_000;
@@ -44,11 +44,11 @@ let ch: ClickHouseClient;
 let bigRunId: string;
 let feedbackRunId: string;
 
-/** Every Parquet file under the prefix, read by pyarrow (test/bulk-export/python/read_parquet.py). */
+/** Every Parquet file under the prefix, read by pyarrow (test/services/bulk-export/python/read_parquet.py). */
 async function readExport(prefix: string): Promise<ParquetFile[]> {
   const env = inject('tracingEnv');
   const keys = (await listKeys(BUCKET, prefix)).filter((k) => k.endsWith('.parquet'));
-  const reader = join(repoRoot, 'test', 'bulk-export', 'python', 'read_parquet.py');
+  const reader = join(repoRoot, 'test', 'services', 'bulk-export', 'python', 'read_parquet.py');
   const out = await run(pyenv.python, [reader, BUCKET, ...keys], { ...process.env, S3_ENDPOINT: env.S3_ENDPOINT, S3_ACCESS_KEY_ID: env.S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: env.S3_SECRET_ACCESS_KEY });
   if (out.code !== 0) throw new Error(`read_parquet.py failed: ${out.stderr}`);
   const files = JSON.parse(out.stdout.trim().split('\n').at(-1)!).files as Array<{ key: string; num_rows: number; codecs: string[]; schema: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>> }>;

@@ -1,7 +1,7 @@
 // One conversation that crosses two agents reads back as one tracing thread. A client talks
 // A2A, with the official @a2a-js/sdk client, to our agent server's `agent` assistant (first
 // turn: no contextId, the answer brings contextId C), then to the example non-LangGraph agent
-// (services/agent-server/examples/otelA2aAgent, which traces through OpenTelemetry) with the
+// (examples/otel-a2a-agent, which traces through OpenTelemetry) with the
 // request's top-level metadata {thread_id: C}, then to the agent server again in context C.
 // Both agents trace into one workspace and project of the tracing API; thread C then holds the
 // three turns: the agent server's two runs and the example agent's span.
@@ -18,7 +18,7 @@ import { startAgentServer, type AgentServer } from '../support/agentServer.ts';
 import { startExampleA2aAgent, tracingEnv, type ExampleA2aAgent } from '../support/exampleA2aAgent.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 import { a2aClientFactory, userMessage } from '../support/a2aTesting.ts';
-import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
+import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 
 const PROJECT = `cross-agent-${randomBytes(4).toString('hex')}`;
 let workspace: Workspace;

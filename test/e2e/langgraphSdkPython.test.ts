@@ -11,7 +11,7 @@ let pyenv: PythonEnv;
 let server: AgentServer;
 let owners: AgentServer;
 beforeAll(async () => {
-  const ownerAuth = writeAgentConfig({ graphs: { agent: exampleGraph('chatAgent') }, auth: { path: `${join(import.meta.dirname, '..', 'agent-server', 'fixtures', 'ownerAuth.ts')}:auth` } });
+  const ownerAuth = writeAgentConfig({ graphs: { agent: exampleGraph('chatAgent') }, auth: { path: `${join(import.meta.dirname, '..', 'services', 'agent-server', 'fixtures', 'ownerAuth.ts')}:auth` } });
   [pyenv, server, owners] = await Promise.all([ensurePythonEnv(), startAgentServer('sdk-python'), startAgentServer('sdk-python-owners', { configFile: ownerAuth })]);
 }, 20 * 60_000);
 afterAll(() => Promise.all([server?.stop(), owners?.stop()]));

@@ -9,7 +9,7 @@ import { Client } from 'langsmith';
 import { traceable } from 'langsmith/traceable';
 import { initializeOTEL } from 'langsmith/experimental/otel/setup';
 import { createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../support/tracingClient.ts';
-import { projectIdForName } from '../../services/tracing/projects/projectRegistry.ts';
+import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 
 const PROJECT = `ls-otel-${randomBytes(4).toString('hex')}`;
 const THREAD = `ls-otel-thread-${randomBytes(4).toString('hex')}`;

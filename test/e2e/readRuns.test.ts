@@ -15,7 +15,7 @@ import { traceable, getCurrentRunTree } from 'langsmith/traceable';
 import { v7 as uuidv7 } from 'uuid';
 import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../support/tracingClient.ts';
 import { multipartBody } from '../support/runFactory.ts';
-import { formatDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
+import { formatDottedTimestamp } from '../../platform/time.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { expectNoClientFailures, runPythonScript } from '../support/pythonScript.ts';
 import type { Usage } from '../../projections/runs/derivedFields.ts';

@@ -3,8 +3,8 @@
 // prefixes) and the payloads, error, status and times it sent.
 import { expect, inject } from 'vitest';
 import { waitForRun } from '../support/tracingClient.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { loadConfig } from '../../services/common/config.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { runByIdQuery } from '../../projections/runs/runQueries.ts';
 
 export interface ExpectedRun {

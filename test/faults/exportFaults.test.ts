@@ -11,9 +11,9 @@ import { stackCall, startTracingStack, type TracingStack } from '../support/trac
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { BlobStore } from '../../services/common/blobStore.ts';
-import { event, EventLog } from '../../services/common/kafka/eventLog.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { BlobStore } from '../../platform/blobStore.ts';
+import { event, EventLog } from '../../platform/kafka/eventLog.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { dueRuns } from '../../services/bulk-export/exportSchedule.ts';
 import { exportEventKey } from '../../services/bulk-export/exportState.ts';

@@ -5,8 +5,8 @@ import { startTracingStack, type TracingStack } from '../support/tracingStack.ts
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { freePort, startService, waitFor } from '../support/serviceProcess.ts';
 import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { sql } from '../../services/common/clickhouse/sql.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { sql } from '../../platform/clickhouse/sql.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 
 let stack: TracingStack;

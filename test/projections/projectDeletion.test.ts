@@ -6,8 +6,8 @@ import { ownStack } from '../support/ownStack.ts';
 import { postMultipart } from '../support/tracingStack.ts';
 import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { ident, sql } from '../../services/common/clickhouse/sql.ts';
-import { createLogger } from '../../services/common/logger.ts';
+import { ident, sql } from '../../platform/clickhouse/sql.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { replay } from '../../projections/replay/replay.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../../projections/readModelTables.ts';
 

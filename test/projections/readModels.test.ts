@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { ownStack } from '../support/ownStack.ts';
 import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { sql } from '../../services/common/clickhouse/sql.ts';
+import { sql } from '../../platform/clickhouse/sql.ts';
 
 const own = ownStack('readmodels', { PROJECTOR_FLUSH_MS: '20' });
 const send = (parts: Part[]) => own.send(parts);

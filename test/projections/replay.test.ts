@@ -9,9 +9,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { ownStack } from '../support/ownStack.ts';
 import { makeTrace, postParts, type Part } from '../support/runFactory.ts';
 import { repoRoot, waitFor } from '../support/serviceProcess.ts';
-import { ident, join, sql } from '../../services/common/clickhouse/sql.ts';
-import { createLogger } from '../../services/common/logger.ts';
-import { BlobStore } from '../../services/common/blobStore.ts';
+import { ident, join, sql } from '../../platform/clickhouse/sql.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { BlobStore } from '../../platform/blobStore.ts';
 import { replay } from '../../projections/replay/replay.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../../projections/readModelTables.ts';
 

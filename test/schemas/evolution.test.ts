@@ -7,10 +7,10 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { inject } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { decodeEvent, encodeEventAtVersion } from '../../schemas/registry.ts';
-import { loadConfig } from '../../services/common/config.ts';
-import { EventLog } from '../../services/common/kafka/eventLog.ts';
-import { TOPICS } from '../../services/common/kafka/topics.ts';
-import { projectIdForName, projectKey } from '../../services/tracing/projects/projectRegistry.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import { projectIdForName, projectKey } from '../../projections/projects/projectRegistry.ts';
 import { api, createWorkspaces, waitForRun, type Workspace } from '../support/tracingClient.ts';
 
 const v1Project = (tenantId: string, projectId: string, name: string, createdAt: number) => ({

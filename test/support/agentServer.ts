@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, repoRoot, startService, waitFor, type ServiceProcess } from './serviceProcess.ts';
 
-export const EXAMPLES_CONFIG = join(repoRoot, 'services/agent-server/examples/langgraph.json');
+export const EXAMPLES_CONFIG = join(repoRoot, 'examples/agent-server/langgraph.json');
 
 export interface AgentServer {
   url: string;
@@ -39,7 +39,7 @@ export function writeAgentConfig(config: Record<string, unknown>): string {
 }
 
 /** The example assistants' graph modules, by absolute path, for configs written by tests. */
-export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') => join(repoRoot, 'services/agent-server/examples', `${name}.ts:graph`);
+export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') => join(repoRoot, 'examples/agent-server', `${name}.ts:graph`);
 
 /** Where the shared tracing stack keeps its API keys: its broker and topic prefix. */
 function sharedTenancyEnv(): { env: Record<string, string>; apiKey: string } {

@@ -6,9 +6,10 @@
 // the projector's group must have committed past it.
 import { Consumer, MessagesStreamModes, type Message } from '@platformatic/kafka';
 import { expect } from 'vitest';
-import type { Config } from '../../services/common/config.ts';
-import { EventLog } from '../../services/common/kafka/eventLog.ts';
-import { brokerList, DEAD_LETTER_TOPICS, topicName, type ProjectedTopic } from '../../services/common/kafka/topics.ts';
+import type { Config } from '../../platform/config.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { brokerList, topicName } from '../../platform/kafka/topicAdmin.ts';
+import { DEAD_LETTER_TOPICS, type ProjectedTopic } from '../../schemas/topics.ts';
 import type { EncodedEvent } from '../../schemas/registry.ts';
 import { waitFor } from './serviceProcess.ts';
 

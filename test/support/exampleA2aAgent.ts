@@ -1,4 +1,4 @@
-// The example A2A agent (services/agent-server/examples/otelA2aAgent) as a child process of a
+// The example A2A agent (examples/otel-a2a-agent) as a child process of a
 // test, the way one would run it, on a free port; and JSON-RPC calls to A2A endpoints on the
 // spec's wire (A2A 0.3: message/send, optional top-level `metadata`).
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ export interface ExampleA2aAgent {
 export async function startExampleA2aAgent(name: string, env: Record<string, string> = {}): Promise<ExampleA2aAgent> {
   const port = await freePort();
   // Spans are batched for 100 ms rather than the default 5 s, so tests see them soon.
-  const child = startService('services/agent-server/examples/otelA2aAgent/main.ts', { A2A_EXAMPLE_AGENT_PORT: String(port), OTEL_BSP_SCHEDULE_DELAY: '100', ...env }, `echo-agent-${name}`);
+  const child = startService('examples/otel-a2a-agent/main.ts', { A2A_EXAMPLE_AGENT_PORT: String(port), OTEL_BSP_SCHEDULE_DELAY: '100', ...env }, `echo-agent-${name}`);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`the example A2A agent at ${url}`, async () => {
     if (child.child.exitCode !== null) throw new Error(`the example agent exited with ${child.child.exitCode} (see .local/logs/test/echo-agent-${name}.log)`);

@@ -1,7 +1,7 @@
 // A tracing stack of the test file's own (its own topics and ClickHouse database): started before
 // the file's tests, stopped after them, with a client for its database.
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { postMultipart, stackClickHouse, startTracingStack, type TracingStack } from './tracingStack.ts';
 import type { Part } from './runFactory.ts';
 

@@ -1,6 +1,6 @@
 // Builds runs and multipart bodies the way the official clients do, for tests and benchmarks.
 import { v7 as uuidv7 } from 'uuid';
-import { formatDottedTimestamp } from '../../services/tracing/ingest/timestamps.ts';
+import { formatDottedTimestamp } from '../../platform/time.ts';
 
 export interface TestRun {
   id: string;

@@ -1,6 +1,6 @@
 // Workspaces and a key linked to all of them, on a given stack (through the tenancy commands).
-import { createLogger } from '../../services/common/logger.ts';
-import { EventLog } from '../../services/common/kafka/eventLog.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { TenancyService } from '../../services/tenancy/tenancyService.ts';
 import type { TracingStack } from './tracingStack.ts';
 

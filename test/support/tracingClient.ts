@@ -1,9 +1,9 @@
 // Test helpers that talk to the shared tracing stack: fresh workspaces with their own keys,
 // plain HTTP calls, and waiting until a run has been projected.
 import { inject } from 'vitest';
-import { loadConfig } from '../../services/common/config.ts';
-import { createLogger } from '../../services/common/logger.ts';
-import { EventLog } from '../../services/common/kafka/eventLog.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { TenancyService } from '../../services/tenancy/tenancyService.ts';
 import { waitFor } from './serviceProcess.ts';
 

@@ -4,11 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { Admin, Consumer } from '@platformatic/kafka';
 import { provideInfra } from './infra.ts';
 import { startService, waitFor, freePort, type ServiceProcess } from './serviceProcess.ts';
-import { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, sql } from '../../services/common/clickhouse/sql.ts';
-import { loadConfig, type Config } from '../../services/common/config.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, sql } from '../../platform/clickhouse/sql.ts';
+import { loadConfig, type Config } from '../../platform/config.ts';
 import { multipartBody, type Part } from './runFactory.ts';
-import { TOPICS, topicName } from '../../services/common/kafka/topics.ts';
+import { topicName } from '../../platform/kafka/topicAdmin.ts';
+import { TOPICS } from '../../schemas/topics.ts';
 import { EXPORT_WORKER_PROCESS_ENV } from '../../services/bulk-export/exportWorkerProcess.ts';
 
 export interface TracingStack {

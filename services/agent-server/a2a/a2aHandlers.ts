@@ -4,7 +4,7 @@
 // cancels the run. Bad input throws A2aErrors; the routes turn them into JSON-RPC errors.
 import { v4 as uuidv4, validate as isUuid } from 'uuid';
 import { z } from 'zod';
-import { AppError } from '../../common/errors.ts';
+import { AppError } from '../../../platform/errors.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { Caller } from '../auth/callers.ts';
 import type { RegisteredGraph } from '../graphRegistry.ts';

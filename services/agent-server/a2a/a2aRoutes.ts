@@ -9,14 +9,14 @@ import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { RegisteredGraph } from '../graphRegistry.ts';
 import { callerOf } from '../auth/callers.ts';
 import { assistantIdParams, errorResponse, eventStreamResponse } from '../routes/routeSchemas.ts';
-import { openEventStream } from '../../common/http/sse.ts';
-import { accepts } from '../../common/http/contentNegotiation.ts';
+import { openEventStream } from '../../../platform/http/sse.ts';
+import { accepts } from '../../../platform/http/contentNegotiation.ts';
 import { AGENT_SERVER_VERSION } from '../version.ts';
 import { A2aHandlers, type A2aCall } from './a2aHandlers.ts';
 import { a2aMethod, checkA2aVersion, type A2aMethod } from './a2aMethods.ts';
 import type { A2aStreamEvent } from './a2aTypes.ts';
 import { agentCard } from './agentCard.ts';
-import { publicBaseUrl } from '../../common/http/publicUrl.ts';
+import { publicBaseUrl } from '../../../platform/http/publicUrl.ts';
 import { A2aError, a2aErrors, jsonRpcError, jsonRpcResult, parseJsonRpcRequest, type JsonRpcId } from './jsonRpc.ts';
 import { sendResult, streamResult, taskResult } from './v1Dialect.ts';
 

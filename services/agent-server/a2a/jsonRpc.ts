@@ -2,8 +2,8 @@
 // error. Every A2A failure is an A2aError with a standard JSON-RPC or A2A code and a message that
 // says what was wrong; it goes back as `{"jsonrpc":"2.0","id":…,"error":{code,message}}` with
 // HTTP 200, as A2A servers do.
-import { errors } from '../../common/errors.ts';
-import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
+import { errors } from '../../../platform/errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 
 export type JsonRpcId = string | number | null;
 

@@ -13,7 +13,7 @@ import type { TenancyService } from '../../tenancy/tenancyService.ts';
 import type { RecordScope } from '../store/agentRecords.ts';
 import { ANONYMOUS, type AuthContext, type AuthEvent, type AuthEventValue, type CustomAuth } from './customAuth.ts';
 import { errorResponse } from '../routes/routeSchemas.ts';
-import { declareApiKeyAuth } from '../../common/http/openapi.ts';
+import { declareApiKeyAuth } from '../../../platform/http/openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -8,7 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import type { FastifyRequest } from 'fastify';
 import type { AuthEventValueMap } from '@langchain/langgraph-sdk/auth';
-import { errors, type AppError } from '../../common/errors.ts';
+import { errors, type AppError } from '../../../platform/errors.ts';
 import { checkAuthFilters, type AuthFilters } from './authFilters.ts';
 
 export interface AuthUser {

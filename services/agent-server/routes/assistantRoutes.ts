@@ -1,7 +1,7 @@
 // Assistants: one per graph in the config file (system assistants), read-only. The auth module's
 // filters for assistants:read and assistants:search apply to their metadata, as on the LangGraph server.
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import { isAuthMatching } from '../auth/authFilters.ts';
 import { callerOf } from '../auth/callers.ts';

@@ -4,14 +4,14 @@
 // property (`additionalProperties: true`) and type arbitrary JSON as `{}`: they describe the
 // answer without dropping anything the SDKs read.
 import type { FastifyInstance, FastifySchemaValidationError, RouteOptions } from 'fastify';
-import { errorBody } from '../../common/http/openapi.ts';
+import { errorBody } from '../../../platform/http/openapi.ts';
 
 const uuid = (description: string) => ({ type: 'string', format: 'uuid', description }) as const;
 const anyJson = (description: string) => ({ description }) as const;
 const jsonObject = (description: string) => ({ type: 'object', additionalProperties: true, description }) as const;
 const timestamp = { type: 'string', format: 'date-time' } as const;
 
-/** Every failure's body (services/common/http/openapi.ts): a stable code and a message. */
+/** Every failure's body (platform/http/openapi.ts): a stable code and a message. */
 export const errorResponse = (description: string) => ({ description, ...errorBody }) as const;
 
 // ---- path parameters ----

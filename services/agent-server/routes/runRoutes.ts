@@ -3,14 +3,14 @@
 // SDKs read to learn the run id (`onRunCreated`). A run is seen through its thread: another
 // workspace's, or one the auth module's filter hides, is a 404 like an unknown one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import { callerOf } from '../auth/callers.ts';
 import type { AuthEvent, AuthEventValue } from '../auth/customAuth.ts';
 import type { ActiveRun, RunOutcome } from '../runs/activeRun.ts';
 import { runCreateBodySchema, type RunCreateBody } from '../runs/runBody.ts';
 import type { RecordScope, RunRecord, RunStatus } from '../store/agentRecords.ts';
-import { openEventStream } from '../../common/http/sse.ts';
+import { openEventStream } from '../../../platform/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
 import { errorResponse, eventStreamResponse, noContent, runIdParams, runSchema, runValuesResponse, threadIdParams } from './routeSchemas.ts';
 

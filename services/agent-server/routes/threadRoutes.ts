@@ -3,7 +3,7 @@
 // (auth/callers.ts): another workspace's thread, or one the filter hides, is a 404 like an unknown one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { v4 as uuidv4 } from 'uuid';
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import { callerOf } from '../auth/callers.ts';
 import type { AuthEvent, AuthEventValue } from '../auth/customAuth.ts';

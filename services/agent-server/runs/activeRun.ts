@@ -1,7 +1,7 @@
 // A run this process is executing or has queued: its record, the stream events it has produced
 // (kept so a client can join late or resume after Last-Event-ID), and how it ended.
 import type { RunRecord } from '../store/agentRecords.ts';
-import type { StreamEvent } from '../../common/http/sse.ts';
+import type { StreamEvent } from '../../../platform/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
 import type { RunCreateBody, StreamMode } from './runBody.ts';
 import type { AuthContext } from '../auth/customAuth.ts';

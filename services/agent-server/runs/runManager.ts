@@ -5,8 +5,8 @@
 import { v4 as uuidv4, v7 as uuidv7 } from 'uuid';
 import { Command, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { uuid6 } from '@langchain/langgraph-checkpoint';
-import type { Logger } from '../../common/logger.ts';
-import { errors } from '../../common/errors.ts';
+import type { Logger } from '../../../platform/logger.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
 import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
 import { toWireValue } from '../wireJson.ts';

@@ -9,10 +9,10 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { isIP } from 'node:net';
 import { DeleteObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import type { Config } from '../../common/config.ts';
-import { errors } from '../../common/errors.ts';
-import type { AppError } from '../../common/errors.ts';
-import { HostDeniedError, OutboundHostPolicy } from '../../common/outboundHostPolicy.ts';
+import type { Config } from '../../../platform/config.ts';
+import { errors } from '../../../platform/errors.ts';
+import type { AppError } from '../../../platform/errors.ts';
+import { HostDeniedError, OutboundHostPolicy } from '../../../platform/outboundHostPolicy.ts';
 import type { DestinationCredentials, DestinationLocation } from '../exportTypes.ts';
 
 /** What is logged about a failed check (a request's logger or the worker's). */

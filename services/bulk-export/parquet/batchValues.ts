@@ -2,8 +2,8 @@
 // decoded, except claim-checked payloads (fetched from the payload store, as the read API does),
 // feedback_stats (the read API's feedbackStatsQuery, for the batch's runs that have feedback),
 // and always-null columns.
-import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
-import type { BlobStore } from '../../common/blobStore.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import type { BlobStore } from '../../../platform/blobStore.ts';
 import type { BlobRef } from '../../../schemas/events.generated.ts';
 import { feedbackStatsQuery } from '../../../projections/runs/runQueries.ts';
 import { CLAIM_CHECKED_COLUMNS, PAYLOAD_REFS_COLUMN, CURSOR_COLUMNS, type ExportColumn } from './exportColumns.ts';

@@ -3,7 +3,7 @@
 // Times are Int64 microseconds in `runs`, written as Timestamp(MICROSECOND): tz 'UTC' for
 // v2_beta, naive for v1. JSON payloads are text, null when empty.
 import { Bool, Field, Float64, Int64, List, TimestampMicrosecond, Utf8, type DataType } from 'apache-arrow';
-import { raw, type Sql } from '../../common/clickhouse/sql.ts';
+import { raw, type Sql } from '../../../platform/clickhouse/sql.ts';
 import type { ExportFormatVersion } from '../exportTypes.ts';
 
 /** How a value arrives in ClickHouse's RowBinary, and so how the decoder reads it. */

@@ -1,11 +1,11 @@
 // The export's read of `runs`: the final state of a project's runs that started in a window,
 // in cursor order (start_time, id), after an optional cursor.
-import { ident, join, sql, type Sql } from '../../common/clickhouse/sql.ts';
-import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
+import { ident, join, sql, type Sql } from '../../../platform/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { ExportCursor } from '../exportTypes.ts';
 import type { QueryColumn } from './exportColumns.ts';
-import { parseFilter } from '../../tracing/query/filterParser.ts';
-import { compileRunFilter } from '../../tracing/query/filterSql.ts';
+import { parseFilter } from '../../../projections/runs/filter/filterParser.ts';
+import { compileRunFilter } from '../../../projections/runs/filter/filterSql.ts';
 
 /** Bytes the query's sort may hold in memory before ClickHouse spills it to disk. */
 const SORT_MEMORY_BYTES = 1_000_000_000;

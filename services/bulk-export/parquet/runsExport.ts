@@ -5,9 +5,9 @@
 // is started, with the cursor of its last row, so a retry resumes after the last reported file.
 import type { S3Client } from '@aws-sdk/client-s3';
 import type * as pq from 'parquet-wasm';
-import type { Sql } from '../../common/clickhouse/sql.ts';
-import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
-import type { BlobStore } from '../../common/blobStore.ts';
+import type { Sql } from '../../../platform/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import type { BlobStore } from '../../../platform/blobStore.ts';
 import type { DestinationLocation, ExportCursor, ExportedFile, ExportRunTask } from '../exportTypes.ts';
 import { CURSOR_COLUMNS, PAYLOAD_REFS_COLUMN, exportColumns, queryColumnsFor, type ExportColumn, type QueryColumn } from './exportColumns.ts';
 import { exportFilterCondition, exportRunsQuery, feedbackFlagColumn, projectHasFeedback } from './exportQuery.ts';

@@ -4,12 +4,12 @@
 // feedback projector to have projected everything appended before them, so a client that creates
 // and then reads at once finds what it wrote; after the wait they answer from what is there.
 import { v7 as uuidv7 } from 'uuid';
-import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
-import type { Config } from '../../common/config.ts';
-import { errors } from '../../common/errors.ts';
-import type { EventLog } from '../../common/kafka/eventLog.ts';
-import type { ConsumerLagMonitor } from '../../common/kafka/consumerLag.ts';
-import type { Logger } from '../../common/logger.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import type { Config } from '../../../platform/config.ts';
+import { errors } from '../../../platform/errors.ts';
+import type { EventLog } from '../../../platform/kafka/eventLog.ts';
+import type { ConsumerLagMonitor } from '../../../platform/kafka/consumerLag.ts';
+import type { Logger } from '../../../platform/logger.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
 import {
   feedbackByIdQuery,
@@ -19,9 +19,9 @@ import {
 } from '../../../projections/feedback/feedbackQueries.ts';
 import { feedbackRow, updatedRow, type FeedbackRow } from '../../../projections/feedback/feedbackRow.ts';
 import { ZERO_UUID } from '../../../projections/runs/runRow.ts';
-import type { ProjectRegistry } from '../projects/projectRegistry.ts';
+import type { ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
 import { feedbackScore, jsonObjectOrNull, optionalText, toFeedbackDraft } from '../ingest/feedbackDraft.ts';
-import { nowMicros } from '../ingest/timestamps.ts';
+import { nowMicros } from '../../../platform/time.ts';
 import { feedbackDeleted, feedbackSubmitted, feedbackUpdated, type FeedbackChanges } from './feedbackEvents.ts';
 import { feedbackResponse } from './feedbackResponse.ts';
 

@@ -1,7 +1,7 @@
 // The events of the feedback topic, built in one place. Every event of one feedback item has the
 // key tenant/feedback id, so they land in one partition in order: the projector applies an
 // update or a deletion after the submission it changes, live and in a replay.
-import { event, type EventToAppend } from '../../common/kafka/eventLog.ts';
+import { event, type EventToAppend } from '../../../platform/kafka/eventLog.ts';
 import type { FeedbackUpdated } from '../../../schemas/events.generated.ts';
 import type { FeedbackDraft } from '../ingest/feedbackDraft.ts';
 

@@ -1,7 +1,7 @@
 // A feedback item as the clients' Feedback models read it (Python requires id, created_at,
 // modified_at, key, and the keys run_id and trace_id present), with the JSON schema the routes
 // declare for it (OpenAPI, serialization).
-import { formatIsoMicros } from '../ingest/timestamps.ts';
+import { formatIsoMicros } from '../../../platform/time.ts';
 import type { FeedbackRow } from '../../../projections/feedback/feedbackRow.ts';
 import { ZERO_UUID } from '../../../projections/runs/runRow.ts';
 

@@ -1,8 +1,8 @@
 // dotted_order: segments joined by '.', each `YYYYMMDDTHHMMSSffffffZ<run uuid>`. A root has one
 // segment (and trace_id = its id); a child's value is its parent's plus its own segment.
-import { errors } from '../../common/errors.ts';
-import { checkStorableMicros, formatDottedTimestamp, parseDottedTimestamp } from './timestamps.ts';
-import { toUuid } from './ids.ts';
+import { errors } from '../../../platform/errors.ts';
+import { checkStorableMicros, formatDottedTimestamp, parseDottedTimestamp } from '../../../platform/time.ts';
+import { toUuid } from '../../../platform/ids.ts';
 
 export interface DottedSegment {
   micros: number;

@@ -1,9 +1,9 @@
 // A feedback item as the clients send it (a multipart feedback.<id> part, or the body of
 // POST /feedback: the clients' FeedbackCreate), validated into what the FeedbackSubmitted event
 // carries. Every problem is a 422 naming the field.
-import { errors } from '../../common/errors.ts';
-import { optionalUuid, requireUuid } from './ids.ts';
-import { storableTimestampMicros } from './timestamps.ts';
+import { errors } from '../../../platform/errors.ts';
+import { optionalUuid, requireUuid } from '../../../platform/ids.ts';
+import { storableTimestampMicros } from '../../../platform/time.ts';
 
 export interface FeedbackDraft {
   id: string;

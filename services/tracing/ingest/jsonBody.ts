@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
-import { errors } from '../../common/errors.ts';
-import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
+import { errors } from '../../../platform/errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 import { readDecodedBody } from './requestBody.ts';
 
 /**

@@ -4,11 +4,11 @@
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { MultipartParser, MultipartParseError, MaxFileSizeExceededError, getMultipartBoundary, type MultipartPart } from '@mjackson/multipart-parser/node';
-import { AppError, errors } from '../../common/errors.ts';
+import { AppError, errors } from '../../../platform/errors.ts';
 import { decodedBody } from './requestBody.ts';
-import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 import { toRunDraft, errorText, checkJsonField, type JsonField, type RunDraft } from './runDraft.ts';
-import { requireUuid } from './ids.ts';
+import { requireUuid } from '../../../platform/ids.ts';
 import { toFeedbackDraft, type FeedbackDraft } from './feedbackDraft.ts';
 
 export interface MultipartBatch {

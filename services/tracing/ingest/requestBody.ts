@@ -4,7 +4,7 @@
 import { createGunzip, createZstdDecompress, createInflate } from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, errors } from '../../common/errors.ts';
+import { AppError, errors } from '../../../platform/errors.ts';
 
 function decoderFor(encoding: string): Transform | null {
   switch (encoding) {

@@ -1,8 +1,8 @@
 // Turns a run as the clients send it (JSON object, from POST /runs, PATCH, /runs/batch or a
 // multipart part) into a validated RunDraft. `null` means "not provided" everywhere.
-import { errors } from '../../common/errors.ts';
-import { storableTimestampMicros } from './timestamps.ts';
-import { optionalUuid, requireUuid } from './ids.ts';
+import { errors } from '../../../platform/errors.ts';
+import { storableTimestampMicros } from '../../../platform/time.ts';
+import { optionalUuid, requireUuid } from '../../../platform/ids.ts';
 
 export const RUN_TYPES = ['tool', 'chain', 'llm', 'retriever', 'embedding', 'prompt', 'parser'] as const;
 

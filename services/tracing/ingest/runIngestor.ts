@@ -7,18 +7,18 @@
 // appending when anything is wrong, including an operation no Kafka message could hold.
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { Config } from '../../common/config.ts';
-import { errors } from '../../common/errors.ts';
-import { runsAccepted } from '../../common/metrics.ts';
-import type { BlobStore } from '../../common/blobStore.ts';
-import { event, type EventLog, type EventToAppend } from '../../common/kafka/eventLog.ts';
-import { TOPICS } from '../../common/kafka/topics.ts';
+import type { Config } from '../../../platform/config.ts';
+import { errors } from '../../../platform/errors.ts';
+import { runsAccepted } from '../../../platform/metrics.ts';
+import type { BlobStore } from '../../../platform/blobStore.ts';
+import { event, type EventLog, type EventToAppend } from '../../../platform/kafka/eventLog.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
 import { encodedSizeBound } from '../../../schemas/registry.ts';
 import type { RunOp, BlobRef } from '../../../schemas/events.generated.ts';
-import type { ProjectRegistry } from '../projects/projectRegistry.ts';
+import type { ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
 import type { LineageIndex } from '../lineage/lineageIndex.ts';
 import { checkLineage, dottedSegment } from './dottedOrder.ts';
-import { nowMicros } from './timestamps.ts';
+import { nowMicros } from '../../../platform/time.ts';
 import { JSON_FIELDS, type RunDraft } from './runDraft.ts';
 import type { FeedbackDraft } from './feedbackDraft.ts';
 import { feedbackSubmitted } from '../feedback/feedbackEvents.ts';

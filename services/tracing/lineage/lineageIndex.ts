@@ -2,10 +2,10 @@
 // and direct PATCHes that do not say it themselves. Runs created through POST /runs are
 // recorded on the lineage topic, which every API replica folds; catchUp() makes a run
 // posted a moment ago through another replica visible. Older runs fall back to ClickHouse.
-import type { Config } from '../../common/config.ts';
-import type { Logger } from '../../common/logger.ts';
-import { TopicState } from '../../common/kafka/topicState.ts';
-import { TOPICS } from '../../common/kafka/topics.ts';
+import type { Config } from '../../../platform/config.ts';
+import type { Logger } from '../../../platform/logger.ts';
+import { TopicState } from '../../../platform/kafka/topicState.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
 import type { DecodedEvent } from '../../../schemas/registry.ts';
 
 export interface RunLineage {

@@ -3,10 +3,10 @@
 // (traceAssembly.ts), and the drafts go to RunIngestor, which appends the same RunOpsAppended
 // events every ingestion route appends. After the append, runs placed provisionally before
 // (by this or another replica) whose parents are now known are grafted with patches.
-import type { Config } from '../../common/config.ts';
-import { errors } from '../../common/errors.ts';
-import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
-import type { Logger } from '../../common/logger.ts';
+import type { Config } from '../../../platform/config.ts';
+import { errors } from '../../../platform/errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
+import type { Logger } from '../../../platform/logger.ts';
 import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
 import { checkLineage } from '../ingest/dottedOrder.ts';
 import type { RunIngestor } from '../ingest/runIngestor.ts';

@@ -6,12 +6,12 @@
 // A record whose run id is not the last id of its dotted_order is an alias: the span-derived id
 // of a run that has another id (a trace's root, or a span with langsmith.span.id). Children
 // name their parent by span id, so aliases lead them to the run.
-import type { Config } from '../../common/config.ts';
-import type { Logger } from '../../common/logger.ts';
-import { TopicState } from '../../common/kafka/topicState.ts';
-import { TOPICS } from '../../common/kafka/topics.ts';
+import type { Config } from '../../../platform/config.ts';
+import type { Logger } from '../../../platform/logger.ts';
+import { TopicState } from '../../../platform/kafka/topicState.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
 import type { DecodedEvent } from '../../../schemas/registry.ts';
-import { toUuid } from '../ingest/ids.ts';
+import { toUuid } from '../../../platform/ids.ts';
 import { isSpanRunId } from './spanIdentity.ts';
 import type { Located, RecordedRun } from './traceAssembly.ts';
 

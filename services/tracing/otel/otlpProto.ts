@@ -3,8 +3,8 @@
 // ExportTraceServiceResponse. The message definitions are in otlpTrace.proto.
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
-import { errors } from '../../common/errors.ts';
-import { MAX_JSON_DEPTH } from '../../common/json/jsonNesting.ts';
+import { errors } from '../../../platform/errors.ts';
+import { MAX_JSON_DEPTH } from '../../../platform/json/jsonNesting.ts';
 
 const PACKAGE = 'opentelemetry.proto.otlp_trace_subset';
 const root = protobuf.parse(readFileSync(new URL('./otlpTrace.proto', import.meta.url), 'utf8')).root;

@@ -2,8 +2,8 @@
 // parsed from OTLP/JSON: both have the same shape, except that ids are bytes in one and hex
 // strings in the other. A malformed request is a 400; a malformed span is rejected on its own
 // (OTLP partial success) so the rest of the batch is still taken.
-import { errors } from '../../common/errors.ts';
-import { MAX_JSON_DEPTH } from '../../common/json/jsonNesting.ts';
+import { errors } from '../../../platform/errors.ts';
+import { MAX_JSON_DEPTH } from '../../../platform/json/jsonNesting.ts';
 
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 export type Attributes = Record<string, AttributeValue>;

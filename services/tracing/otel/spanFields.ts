@@ -1,11 +1,11 @@
 // A span's attributes, events and status as run fields, the way LangSmith maps them (the table
 // is docs/otel.md). The result is a run body as POST /runs/batch takes it, minus the ids and
 // lineage (spanIdentity.ts and traceAssembly.ts decide those).
-import { errors } from '../../common/errors.ts';
-import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common/json/jsonNesting.ts';
+import { errors } from '../../../platform/errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 import { RUN_TYPES } from '../ingest/runDraft.ts';
-import { toUuid } from '../ingest/ids.ts';
-import { formatIsoMicros } from '../ingest/timestamps.ts';
+import { toUuid } from '../../../platform/ids.ts';
+import { formatIsoMicros } from '../../../platform/time.ts';
 import type { AttributeValue, Attributes, OtelEvent, OtelSpan } from './otlpSpans.ts';
 
 type Json = Record<string, unknown>;

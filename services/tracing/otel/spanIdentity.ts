@@ -7,7 +7,7 @@
 //    SDK derives from span ids matches.
 //  - langsmith.span.id / langsmith.trace.id / langsmith.span.parent_id / langsmith.span.dotted_order,
 //    when a span carries them (the langsmith Python SDK's OTel mode does), win over the above.
-import { toUuid } from '../ingest/ids.ts';
+import { toUuid } from '../../../platform/ids.ts';
 import { parseDottedOrder } from '../ingest/dottedOrder.ts';
 import type { Attributes, OtelSpan } from './otlpSpans.ts';
 

@@ -8,7 +8,7 @@
 //    extend its parent's (as it should now be) gets a patch with the right dotted_order and
 //    parent. A patch overrides both, so the read model converges on the real tree whatever the
 //    arrival order. Pure functions; otelIngestion.ts feeds them.
-import { toUuid } from '../ingest/ids.ts';
+import { toUuid } from '../../../platform/ids.ts';
 import { dottedSegment } from '../ingest/dottedOrder.ts';
 import type { SpanIdentity } from './spanIdentity.ts';
 

@@ -3,10 +3,10 @@
 // topic's order, which every replica folds alike: after appending a creation we look at who
 // holds the name; a creation that lost a race with another replica is withdrawn (tombstoned)
 // and answered like any duplicate.
-import { errors } from '../../common/errors.ts';
-import { event, type EventLog } from '../../common/kafka/eventLog.ts';
-import { nowMicros } from '../ingest/timestamps.ts';
-import { projectCreatedEvent, projectKey, type NewProject, type Project, type ProjectRegistry } from './projectRegistry.ts';
+import { errors } from '../../../platform/errors.ts';
+import { event, type EventLog } from '../../../platform/kafka/eventLog.ts';
+import { nowMicros } from '../../../platform/time.ts';
+import { projectCreatedEvent, projectKey, type NewProject, type Project, type ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
 
 export interface ProjectChanges {
   name?: string | null;

@@ -1,6 +1,6 @@
 // The filters of GET /sessions, over the registry's projects (pure: no I/O).
 import { isDeepStrictEqual } from 'node:util';
-import type { Project } from './projectRegistry.ts';
+import type { Project } from '../../../projections/projects/projectRegistry.ts';
 
 export interface ProjectFilter {
   /** Any of these ids. */

@@ -1,7 +1,7 @@
 // A project as the clients' TracerSession / TracerSessionResult models expect it: one place,
 // with the JSON schema the routes declare for it (OpenAPI, serialization).
-import { formatIsoMicros } from '../ingest/timestamps.ts';
-import type { Project } from './projectRegistry.ts';
+import { formatIsoMicros } from '../../../platform/time.ts';
+import type { Project } from '../../../projections/projects/projectRegistry.ts';
 import type { ProjectStats } from './projectStatsQuery.ts';
 
 const nullable = (type: string, description?: string) => ({ type: [type, 'null'], ...(description ? { description } : {}) });

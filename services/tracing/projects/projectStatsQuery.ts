@@ -5,7 +5,7 @@
 // Counts, latencies and the error rate are over traces (root runs), as LangSmith reports them
 // (an experiment's run_count is compared with its number of examples); tokens and costs are
 // the totals of every run, which a trace row carries.
-import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { statsPerProjectQuery } from '../../../projections/traces/statsQueries.ts';
 import { projectFeedbackStatsQuery, type FeedbackStat } from '../../../projections/feedback/feedbackQueries.ts';
 import type { Usage } from '../../../projections/runs/derivedFields.ts';

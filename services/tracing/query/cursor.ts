@@ -1,9 +1,9 @@
 // Opaque keyset cursors for /runs/query: the (start_time, id) of the last run returned and the
 // order they were returned in. A page starts strictly after it, so pages neither skip nor
 // repeat runs while new runs arrive (no offsets).
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { RunPosition } from '../../../projections/runs/runQueries.ts';
-import { toUuid } from '../ingest/ids.ts';
+import { toUuid } from '../../../platform/ids.ts';
 
 export type RunOrder = 'asc' | 'desc';
 

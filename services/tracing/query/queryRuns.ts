@@ -1,11 +1,11 @@
 // Runs a RunsQuery: request fields and filters -> conditions, one page of rows in two phases
 // (projections/runs/runQueries.ts), feedback stats when asked for, and the response runs.
-import { ident, join, raw, sql, type Sql } from '../../common/clickhouse/sql.ts';
-import { errors } from '../../common/errors.ts';
+import { ident, join, raw, sql, type Sql } from '../../../platform/clickhouse/sql.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from '../routes/routeDeps.ts';
 import { feedbackStatsQuery, runPageQuery, type RunConditions, type RunPageRequest } from '../../../projections/runs/runQueries.ts';
 import { runColumnsFor, runResponse } from '../read/runResponse.ts';
-import { compileRunFilter, compileTraceCondition, type FilterScope } from './filterSql.ts';
+import { compileRunFilter, compileTraceCondition, type FilterScope } from '../../../projections/runs/filter/filterSql.ts';
 import { encodeCursor } from './cursor.ts';
 import type { RunsQuery } from './runsQueryRequest.ts';
 

@@ -3,12 +3,12 @@
 // OpenAPI document); this module checks meaning: UUIDs, timestamps, field names, filters.
 // Fields the clients send that we do not act on (query, execution_order, …) and unknown fields
 // (Python passes extra kwargs through) are accepted and ignored.
-import { AppError, errors } from '../../common/errors.ts';
-import { toUuid } from '../ingest/ids.ts';
-import { parseTimestampMicros } from '../ingest/timestamps.ts';
+import { AppError, errors } from '../../../platform/errors.ts';
+import { toUuid } from '../../../platform/ids.ts';
+import { parseTimestampMicros } from '../../../platform/time.ts';
 import type { RunPosition } from '../../../projections/runs/runQueries.ts';
 import { isRunField, RUN_FIELDS, V2_RUN_SELECTS, v2SourceField } from '../read/runResponse.ts';
-import { parseFilter, type FilterNode } from './filterParser.ts';
+import { parseFilter, type FilterNode } from '../../../projections/runs/filter/filterParser.ts';
 import { decodeCursor, type RunOrder } from './cursor.ts';
 
 export interface RunsQuery {

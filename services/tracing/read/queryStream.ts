@@ -11,10 +11,10 @@
 // it, read in pages of at most what one read gives, following the cursor here; the SDKs follow
 // next_cursor to the next stream. An Accept that admits neither form is a 406 (docs/read-api.md).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../../common/errors.ts';
-import { toAppError } from '../../common/http/server.ts';
-import { preferredMediaType } from '../../common/http/contentNegotiation.ts';
-import { openEventStream, type EventStream } from '../../common/http/sse.ts';
+import { errors } from '../../../platform/errors.ts';
+import { toAppError } from '../../../platform/http/server.ts';
+import { preferredMediaType } from '../../../platform/http/contentNegotiation.ts';
+import { openEventStream, type EventStream } from '../../../platform/http/sse.ts';
 
 export interface QueryPage {
   items: unknown[];

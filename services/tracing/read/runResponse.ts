@@ -2,12 +2,12 @@
 // Each response field names the `runs` columns it is built from, so a query that returns a
 // subset of fields (/runs/query `select`) reads only those columns, and payloads held in object
 // storage are fetched only for the fields asked for.
-import type { BlobStore } from '../../common/blobStore.ts';
+import type { BlobStore } from '../../../platform/blobStore.ts';
 import type { Attachment, BlobRef } from '../../../schemas/events.generated.ts';
 import { PAYLOAD_FIELDS, type RunRow } from '../../../projections/runs/runRow.ts';
 import type { FeedbackStat } from '../../../projections/runs/runQueries.ts';
-import { formatIsoMicros } from '../ingest/timestamps.ts';
-import { parseStoredJson } from '../../common/json/jsonNesting.ts';
+import { formatIsoMicros } from '../../../platform/time.ts';
+import { parseStoredJson } from '../../../platform/json/jsonNesting.ts';
 
 /** The key of the object a payload renders as when its stored text cannot be read as JSON. */
 export const UNREADABLE_KEY = '__unreadable__';

@@ -7,13 +7,13 @@
 // All within the caller's workspace: another workspace's feedback is not found (404). A bad
 // body or path is a 422 naming the field; a bad query parameter a 400 naming it.
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../../common/errors.ts';
-import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
+import { errors } from '../../../platform/errors.ts';
+import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 import { FeedbackCommands, UPDATABLE_FIELDS, type FeedbackDeps } from '../feedback/feedbackCommands.ts';
 import { feedbackSchema } from '../feedback/feedbackResponse.ts';
-import { requireUuid } from '../ingest/ids.ts';
-import { tenantOf } from './auth.ts';
-import { badInput, bool, int, uuid } from './routeInput.ts';
+import { requireUuid } from '../../../platform/ids.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { badInput, bool, int, uuid } from '../../../platform/http/routeInput.ts';
 import { listInput } from './traces.ts';
 
 const MAX_LIMIT = 100;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../common/config.ts';
+import type { Config } from '../../../platform/config.ts';
 import { SERVICE_VERSION } from '../version.ts';
 
 /** GET /info: what the official clients read to pick routes, limits and body encodings. */

@@ -3,16 +3,16 @@
 // runs (services/tracing/otel/); the answer is an ExportTraceServiceResponse in the request's
 // encoding, with partial_success naming the spans that could not be taken.
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../common/config.ts';
-import { errors, type AppError } from '../../common/errors.ts';
+import type { Config } from '../../../platform/config.ts';
+import { errors, type AppError } from '../../../platform/errors.ts';
 import { readDecodedBody } from '../ingest/requestBody.ts';
 import { readRequestJson } from '../ingest/jsonBody.ts';
-import { MAX_JSON_DEPTH } from '../../common/json/jsonNesting.ts';
-import { errorResponses } from '../../common/http/openapi.ts';
+import { MAX_JSON_DEPTH } from '../../../platform/json/jsonNesting.ts';
+import { errorResponses } from '../../../platform/http/openapi.ts';
 import { decodeExportRequest, encodeExportResponse, exportResponseJson, type PartialSuccess } from '../otel/otlpProto.ts';
 import { spansOfRequest, type SpanRejection } from '../otel/otlpSpans.ts';
 import type { OtelIngestion } from '../otel/otelIngestion.ts';
-import { tenantOf } from './auth.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 const OTLP_JSON_ENVELOPE_DEPTH = 4 * MAX_JSON_DEPTH + 16;

@@ -5,9 +5,9 @@
 // Both answer the same shape: LangSmith's run-stats fields (run_count, latency_p50, …,
 // error_rate, feedback_stats) plus trace counts, counts by run type and status, and a
 // time-bucketed series.
-import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
+import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import {
   NO_TRACES,
   runBreakdownQuery,
@@ -18,9 +18,9 @@ import {
   type TraceSetStats,
 } from '../../../projections/traces/statsQueries.ts';
 import { traceSetFeedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
-import { formatIsoMicros, nowMicros } from '../ingest/timestamps.ts';
+import { formatIsoMicros, nowMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from './auth.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
 import { badRequestOnInvalid, rejectUnsupported, requireProject, timeInput, uuidInput } from './traces.ts';
 
 // ---- buckets ----

@@ -1,10 +1,10 @@
 // What the read and project routes are given: one object, so routes take what they need.
-import type { Config } from '../../common/config.ts';
-import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
-import type { BlobStore } from '../../common/blobStore.ts';
-import type { EventLog } from '../../common/kafka/eventLog.ts';
+import type { Config } from '../../../platform/config.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import type { BlobStore } from '../../../platform/blobStore.ts';
+import type { EventLog } from '../../../platform/kafka/eventLog.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
-import type { ProjectRegistry } from '../projects/projectRegistry.ts';
+import type { ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
 
 export interface RouteDeps {
   config: Config;

@@ -1,13 +1,13 @@
 // The ingestion routes: POST /runs, PATCH /runs/{run_id}, POST /runs/batch, POST /runs/multipart.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import type { Config } from '../../common/config.ts';
-import { errors } from '../../common/errors.ts';
+import type { Config } from '../../../platform/config.ts';
+import { errors } from '../../../platform/errors.ts';
 import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
 import { readMultipartBatch } from '../ingest/multipartBatch.ts';
 import { newRunId, type RunIngestor } from '../ingest/runIngestor.ts';
-import { tenantOf } from './auth.ts';
-import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 
 /** 202 once the operations are in Kafka; 404 for an unknown project or parent; 413 for an operation no Kafka message can hold; 503 when Kafka is away. */
 const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } }, ...errorResponses(404, 413, 503) };

@@ -2,18 +2,18 @@
 // runs of the caller's workspace by project, ids, trace, type, time and the filter language,
 // one keyset-paged page at a time (v2: as JSON or streamed, read/queryStream.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from './auth.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
 import { queryRuns } from '../query/queryRuns.ts';
 import { MAX_PAGE_SIZE, runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
 import { decodeCursor } from '../query/cursor.ts';
 import { answerPagedQuery, queryAnswerForm } from '../read/queryStream.ts';
 import { runAppPath, runItemV2 } from '../read/runResponse.ts';
-import { publicBaseUrl } from '../../common/http/publicUrl.ts';
+import { publicBaseUrl } from '../../../platform/http/publicUrl.ts';
 import { timeInput, uuidInput } from './traces.ts';
-import { requireUuid } from '../ingest/ids.ts';
-import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
+import { requireUuid } from '../../../platform/ids.ts';
+import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 
 const runList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
 

@@ -1,14 +1,14 @@
 // GET /runs/{run_id}: the merged run as the clients' Run model expects it.
 import type { FastifyInstance } from 'fastify';
-import type { ClickHouseClient } from '../../common/clickhouse/client.ts';
-import type { BlobStore } from '../../common/blobStore.ts';
-import { errors } from '../../common/errors.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import type { BlobStore } from '../../../platform/blobStore.ts';
+import { errors } from '../../../platform/errors.ts';
 import { feedbackStatsQuery, runByIdQuery } from '../../../projections/runs/runQueries.ts';
 import { runResponse } from '../read/runResponse.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
-import { requireUuid } from '../ingest/ids.ts';
-import { tenantOf } from './auth.ts';
-import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
+import { requireUuid } from '../../../platform/ids.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 
 export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore, tables: ReadModelTables): void {
   app.get<{ Params: { run_id: string } }>(

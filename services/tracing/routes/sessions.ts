@@ -1,18 +1,18 @@
 // The projects API (projects are "sessions" on the wire): POST /sessions[?upsert=true],
 // GET /sessions, GET/PATCH/DELETE /sessions/{session_id}, and GET /sessions/resolutions (the
 // project an address names). Projects live in the projects topic
-// (services/tracing/projects/projectRegistry.ts); statistics come from the `traces` read model.
+// (projections/projects/projectRegistry.ts); statistics come from the `traces` read model.
 // Bad input is a 400 naming the field; an unknown id, or another workspace's, is a 404.
-import { errorResponses, uuidSchema } from '../../common/http/openapi.ts';
+import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import { ProjectCommands } from '../projects/projectCommands.ts';
 import { matchesFilter, type ProjectFilter } from '../projects/projectFilter.ts';
 import { projectResponse, projectSchema } from '../projects/projectResponse.ts';
 import { projectStatsQuery } from '../projects/projectStatsQuery.ts';
-import type { Project } from '../projects/projectRegistry.ts';
-import { tenantOf } from './auth.ts';
-import { badInput, bool, int, time, uuid } from './routeInput.ts';
+import type { Project } from '../../../projections/projects/projectRegistry.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { badInput, bool, int, time, uuid } from '../../../platform/http/routeInput.ts';
 import type { RouteDeps } from './routeDeps.ts';
 
 const MAX_LIMIT = 100;

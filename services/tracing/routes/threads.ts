@@ -6,15 +6,15 @@
 //   POST /api/v2/threads/stats          aggregate stats over a project's threads in a time window
 // A thread is the traces of one project sharing a thread_id (see docs/read-models.md); all of
 // this is read from the `traces` table, plus root runs when payload fields are selected.
-import { errorResponses, jsonOrEventStream, uuidSchema } from '../../common/http/openapi.ts';
+import { errorResponses, jsonOrEventStream, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../../common/errors.ts';
+import { errors } from '../../../platform/errors.ts';
 import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
 import { rootRunsQuery, type TraceSummary } from '../../../projections/traces/traceQueries.ts';
 import { threadSetStatsQuery, traceSetStatsQuery, type ThreadSetStats } from '../../../projections/traces/statsQueries.ts';
-import { formatIsoMicros } from '../ingest/timestamps.ts';
+import { formatIsoMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from './auth.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
 import {
   badRequestOnInvalid,
   DAY_MICROS,

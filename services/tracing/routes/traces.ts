@@ -5,10 +5,10 @@
 // Also the pieces the other read routes of this folder share: input checks that answer 400
 // naming the field, opaque keyset cursors, and the v2 run shape (selected fields of the run
 // built by read/runResponse.ts).
-import { errorResponses, jsonOrEventStream, uuidSchema } from '../../common/http/openapi.ts';
+import { errorResponses, jsonOrEventStream, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
-import { AppError, errors } from '../../common/errors.ts';
-import type { BlobStore } from '../../common/blobStore.ts';
+import { AppError, errors } from '../../../platform/errors.ts';
+import type { BlobStore } from '../../../platform/blobStore.ts';
 import { emptyRow, type RunRow } from '../../../projections/runs/runRow.ts';
 import {
   rootRunsQuery,
@@ -20,10 +20,10 @@ import {
   type TraceSummary,
 } from '../../../projections/traces/traceQueries.ts';
 import { runColumnsFor, runItemV2, runResponse, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
-import { toUuid } from '../ingest/ids.ts';
-import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../ingest/timestamps.ts';
+import { toUuid } from '../../../platform/ids.ts';
+import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from './auth.ts';
+import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
 import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/queryStream.ts';
 
 // ---- input checks shared by the read routes: bad input is a 400 that names the field ----

@@ -1,5 +1,5 @@
 """Drives an agent server whose config names a custom auth module that stamps owners
-(test/agent-server/fixtures/ownerAuth.ts) with the official Python LangGraph SDK
+(test/services/agent-server/fixtures/ownerAuth.ts) with the official Python LangGraph SDK
 (langgraph-sdk), unchanged, as two users: each sees only their own threads and runs.
 Prints one JSON line with what it saw.
 

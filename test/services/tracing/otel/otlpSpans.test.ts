@@ -4,7 +4,7 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { context, trace } from '@opentelemetry/api';
 import { decodeExportRequest, encodeExportResponse } from '../../../../services/tracing/otel/otlpProto.ts';
 import { spansOfRequest } from '../../../../services/tracing/otel/otlpSpans.ts';
-import { AppError } from '../../../../services/common/errors.ts';
+import { AppError } from '../../../../platform/errors.ts';
 
 /** Real spans from the OpenTelemetry SDK: a root and a child with attributes of every type, an event and an error status. */
 function sdkSpans() {

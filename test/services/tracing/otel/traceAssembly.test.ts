@@ -2,8 +2,8 @@
 // graft what is now known, record that), against the real lineage fold fed in-line. The read
 // model is simulated by its merge rule for these fields: a post fills, a patch overrides.
 import { describe, expect, test } from 'vitest';
-import { loadConfig } from '../../../../services/common/config.ts';
-import { createLogger } from '../../../../services/common/logger.ts';
+import { loadConfig } from '../../../../platform/config.ts';
+import { createLogger } from '../../../../platform/logger.ts';
 import { OtelLineage } from '../../../../services/tracing/otel/otelLineage.ts';
 import { graftsFor, placeSpans, refKey, refsOutside, type Located } from '../../../../services/tracing/otel/traceAssembly.ts';
 import { spanIdentity, spanRunId, traceRunId } from '../../../../services/tracing/otel/spanIdentity.ts';

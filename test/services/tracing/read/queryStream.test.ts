@@ -1,9 +1,9 @@
 // A paged query in both forms, over a reader of numbered items (pure paging logic; the routes
-// that use it are tested over real ClickHouse in test/traces/readRoutes.test.ts and
-// test/query/runsQueryRoute.test.ts, and with the official clients in test/e2e/streamedReads.test.ts).
+// that use it are tested over real ClickHouse in test/services/tracing/traces/readRoutes.test.ts and
+// test/services/tracing/query/runsQueryRoute.test.ts, and with the official clients in test/e2e/streamedReads.test.ts).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { AppError, errors } from '../../../../services/common/errors.ts';
+import { AppError, errors } from '../../../../platform/errors.ts';
 import { answerPagedQuery, queryAnswerForm, type PageReader } from '../../../../services/tracing/read/queryStream.ts';
 import { sseEvents as events } from '../../../support/sseEvents.ts';
 

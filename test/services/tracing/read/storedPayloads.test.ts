@@ -3,9 +3,9 @@
 // path answers, the run shows with its inputs cut at the limit, and its neighbours read as usual.
 import { inject, describe, expect, test, beforeAll } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
-import { loadConfig } from '../../../../services/common/config.ts';
-import { EventLog, event } from '../../../../services/common/kafka/eventLog.ts';
-import { MAX_JSON_DEPTH, TRUNCATED_MARKER } from '../../../../services/common/json/jsonNesting.ts';
+import { loadConfig } from '../../../../platform/config.ts';
+import { EventLog, event } from '../../../../platform/kafka/eventLog.ts';
+import { MAX_JSON_DEPTH, TRUNCATED_MARKER } from '../../../../platform/json/jsonNesting.ts';
 import type { RunOp } from '../../../../schemas/events.generated.ts';
 import { api, createWorkspaces, waitForRun, type Workspace } from '../../../support/tracingClient.ts';
 import { makeTrace } from '../../../support/runFactory.ts';

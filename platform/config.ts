@@ -1,0 +1,124 @@
+// The one place where environment variables are read and validated. Every service
+// calls loadConfig() at start-up; a bad value stops the process with a clear message.
+import { z } from 'zod';
+import { parseHostRules } from './outboundHostPolicy.ts';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bytes = z.coerce.number().int().positive();
+/** Hosts, addresses, CIDR ranges, each optionally with :port, comma or space separated (outboundHostPolicy.ts). */
+const hostList = z.string().superRefine((text, ctx) => {
+  try {
+    parseHostRules(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
+const configSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  TRACING_PORT: port.default(1984),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),
+  /** Prefix for every topic name: lets tests and tenants of one broker keep separate logs. */
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(256).default(6),
+  /** How long a write waits for Kafka before the API answers 503. */
+  KAFKA_APPEND_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+
+  CLICKHOUSE_URL: z.url().default('http://127.0.0.1:8123'),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a plain identifier').default('langsmith'),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+
+  S3_ENDPOINT: z.url().default('http://127.0.0.1:9000'),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().default('minioadmin'),
+  S3_SECRET_ACCESS_KEY: z.string().default('minioadmin-dev-secret'),
+  /** Bucket for claim-checked payloads (big inputs/outputs) and attachments. */
+  S3_PAYLOAD_BUCKET: z.string().default('langsmith-payloads'),
+
+  BOOTSTRAP_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+
+  /** Advertised in GET /info as batch_ingest_config.size_limit_bytes and enforced (413 above it, after decompression). */
+  INGEST_SIZE_LIMIT_BYTES: bytes.default(20 * 1024 * 1024),
+  /** Advertised as batch_ingest_config.size_limit (operations per batch). */
+  INGEST_SIZE_LIMIT_OPS: z.coerce.number().int().positive().default(100),
+  /** inputs/outputs/events larger than this go to S3 and the event carries a pointer. */
+  PAYLOAD_OFFLOAD_BYTES: bytes.default(128 * 1024),
+
+  /** Events (Kafka messages) per projector batch, one ClickHouse insert each, and the longest a projector waits to fill one. */
+  PROJECTOR_BATCH_EVENTS: z.coerce.number().int().positive().default(20000),
+  PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().default(200),
+  PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
+
+  /**
+   * Key that encrypts secrets (bulk-export destination credentials) before they are appended to
+   * Kafka: 32 bytes as 64 hex digits or base64. `npm start` generates one into
+   * .local/dev-secrets-key when unset. Without it, destinations cannot be created.
+   */
+  SECRETS_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, '32 bytes, as 64 hex digits or base64')
+    .optional(),
+
+  /** Compression of exported Parquet files when the export does not name one. */
+  FF_BULK_EXPORT_DEFAULT_COMPRESSION: z.enum(['none', 'gzip', 'snappy', 'zstandard']).default('gzip'),
+  /** How long after a window ends its export run is created: room for late runs and projector lag. */
+  BULK_EXPORT_LAG_SECONDS: z.coerce.number().int().min(0).default(300),
+  /** How often the export worker looks for due windows and runs to start. */
+  BULK_EXPORT_POLL_MS: z.coerce.number().int().positive().default(2000),
+  /** Export runs one worker process works on at once. */
+  BULK_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(45).default(2),
+  /** A Parquet file is closed and a new one begun once it reaches this size. */
+  BULK_EXPORT_FILE_MAX_BYTES: bytes.default(128 * 1024 * 1024),
+  /** Retries of a failed export run, and the first retry's delay (doubling after each failure, at most 10 minutes). */
+  BULK_EXPORT_MAX_RETRIES: z.coerce.number().int().min(0).default(20),
+  BULK_EXPORT_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
+  /** An export run still unfinished after this long is stopped as TimedOut. */
+  BULK_EXPORT_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(4 * 3600_000),
+  /** A running export run whose worker has not reported for this long is taken over by another worker. */
+  BULK_EXPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Destination endpoints that may be reached although they resolve to a loopback, private,
+   * link-local or unspecified address (refused by default, so a destination cannot point at
+   * internal services): host names, addresses or CIDR ranges, each optionally with :port, comma
+   * separated, e.g. `minio.internal:9000,10.20.0.0/16`. The S3_ENDPOINT host and port are always allowed.
+   */
+  BULK_EXPORT_ALLOWED_HOSTS: hostList.default(''),
+  /** Destination endpoints refused whatever they resolve to, in the same form; this list wins over the allowed one. */
+  BULK_EXPORT_DENIED_HOSTS: hostList.default(''),
+
+  /** The agent server (LangGraph API + A2A): its port and the langgraph.json-format file naming its graphs. */
+  AGENT_SERVER_PORT: port.default(2024),
+  AGENT_SERVER_CONFIG: z.string().default('examples/agent-server/langgraph.json'),
+  /** Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL. */
+  AGENT_SERVER_CHECKPOINTER: z.enum(['memory', 'postgres']).default('memory'),
+  /**
+   * How the agent server authenticates callers when its config file names no auth module (one that
+   * does replaces this): `api_key` (default) needs a key of the tracing API in X-Api-Key (X-Tenant-Id
+   * for a key of several workspaces) and keeps each workspace's threads and runs apart; `none` turns
+   * authentication off for local development (every caller acts in the default workspace), which the
+   * server logs as a warning at start-up and reports in GET /info.
+   */
+  AGENT_SERVER_AUTH: z.enum(['api_key', 'none']).default('api_key'),
+  /** The largest request body the agent server reads; larger ones are refused with 413. */
+  AGENT_SERVER_BODY_LIMIT_BYTES: bytes.default(25 * 1024 * 1024),
+  /** PostgreSQL for durable agent-server state, e.g. postgres://postgres:postgres@127.0.0.1:5432/postgres (`npm run infra:up` serves that one). */
+  POSTGRES_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// or postgresql:// URL' }).optional(),
+  /** Public base URL of the agent server, used in A2A agent cards; else taken from the request (honouring X-Forwarded-*). */
+  USER_API_URL: z.url().optional(),
+  /** The assistant whose A2A agent card `GET /.well-known/agent-card.json` serves when the request names none (`?assistant_id=`). */
+  DEFAULT_A2A_ASSISTANT_ID: z.string().min(1).optional(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid configuration:\n${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,89 @@
+// What the OpenAPI documents of every service share, so that a generated client or a fuzzer
+// knows the whole contract: the error body, the statuses a route answers besides its own (added
+// to each route as it is registered, by what the route takes and the scope it is in), UUIDs,
+// and the security requirement of authenticated scopes.
+import type { FastifyInstance, RouteOptions } from 'fastify';
+
+/** `{ error, detail }`: every 4xx and 5xx of every service (platform/errors.ts). */
+export const errorBody = {
+  type: 'object',
+  required: ['error', 'detail'],
+  properties: {
+    error: { type: 'string', description: 'stable error code, e.g. INVALID_FIELD (platform/errors.ts)' },
+    detail: { type: 'string', description: 'what is wrong and what to do about it' },
+  },
+} as const;
+
+const REASONS: Record<number, string> = {
+  400: 'The request is malformed: a parameter, a header or the JSON of the body',
+  401: 'No API key, or one that is not valid',
+  403: 'The API key has no access to the workspace named by X-Tenant-Id',
+  404: 'Not found (or not in the caller\'s workspace)',
+  406: 'The Accept header admits no form this route answers in',
+  409: 'Conflicts with the current state',
+  413: 'Too large (the detail names the limit and the setting)',
+  415: 'The Content-Type or Content-Encoding is not one this route takes',
+  422: 'A field is invalid (the message names it)',
+  503: 'A store the request needs (Kafka, ClickHouse, object storage) is unavailable; retry after Retry-After seconds',
+};
+
+/** Response entries `{ [status]: { description, ...errorBody } }` for these statuses. */
+export function errorResponses(...statuses: number[]): Record<number, object> {
+  return Object.fromEntries(statuses.map((s) => [s, { description: REASONS[s] ?? 'Error', ...errorBody }]));
+}
+
+/** A UUID, hyphenated or as 32 hex digits (the clients send both); `format: uuid` in the document. */
+export const UUID_PATTERN = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
+export const uuidSchema = { type: 'string', format: 'uuid' } as const;
+
+/** A 200 answered as JSON, or (Accept: text/event-stream) as the same page in server-sent events. */
+export function jsonOrEventStream(schema: object, description: string): object {
+  return { description, content: { 'application/json': { schema }, 'text/event-stream': { schema: { type: 'string' } } } };
+}
+
+type RouteSchema = NonNullable<RouteOptions['schema']> & { response?: Record<string | number, unknown>; security?: unknown; hide?: boolean };
+
+function schemaOf(route: RouteOptions): RouteSchema {
+  route.schema ??= {};
+  return route.schema as RouteSchema;
+}
+
+/** Adds responses to a route, keeping any the route declares itself. */
+function addResponses(route: RouteOptions, statuses: number[]): void {
+  const schema = schemaOf(route);
+  schema.response = { ...errorResponses(...statuses), ...(schema.response ?? {}) };
+}
+
+/**
+ * For every route registered after this (in this scope and below): the statuses that follow
+ * from what it takes. A body can be malformed (400), too large (413), of a type or encoding the
+ * route does not take (415) or invalid (422, also too deeply nested); parameters and query
+ * strings can be malformed (400, from the route's own parsing) or invalid (422, from the schema).
+ */
+export function declareInputStatuses(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = schemaOf(route);
+    if (schema.hide) return;
+    const statuses = new Set<number>();
+    const methods = [route.method].flat();
+    if (schema.body || methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) [400, 413, 415, 422].forEach((s) => statuses.add(s));
+    if (schema.params || schema.querystring) [400, 422].forEach((s) => statuses.add(s));
+    if (statuses.size > 0) addResponses(route, [...statuses]);
+  });
+}
+
+/**
+ * For every route registered after this in this scope: the API key it requires (in the
+ * document's security) and the statuses authentication answers: 401 (no key, or an unknown
+ * one), 400 (X-Tenant-Id malformed, or required by a key of several workspaces), 403 (a
+ * workspace the key is not linked to) and 503 (the key registry could not be brought up to date).
+ */
+export function declareApiKeyAuth(app: FastifyInstance, scheme = 'apiKey'): void {
+  app.addHook('onRoute', (route) => {
+    const schema = schemaOf(route);
+    if (schema.hide) return;
+    // The key alone, or with the workspace it acts in (a key of several workspaces needs X-Tenant-Id).
+    schema.security ??= [{ [scheme]: [] }, { [scheme]: [], tenantId: [] }];
+    addResponses(route, [400, 401, 403, 503]);
+  });
+}

@@ -1,0 +1,103 @@
+// The fastify setup every HTTP service shares: JSON logs, one error shape, request metrics,
+// health and readiness, Prometheus metrics, and an OpenAPI document (from the route
+// schemas) with a browsable page at /docs.
+import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger } from '../logger.ts';
+import { AppError, errors } from '../errors.ts';
+import { httpRequestDuration, registry } from '../metrics.ts';
+import { declareInputStatuses, UUID_PATTERN } from './openapi.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
+
+export interface HttpServerOptions {
+  logger: Logger;
+  title: string;
+  version: string;
+  description: string;
+  /** Resolves true when the service can take writes (e.g. Kafka is reachable). */
+  ready: () => boolean | Promise<boolean>;
+  /**
+   * The largest body fastify reads, and the setting that sets it (named in the 413). Without it,
+   * bodies up to 1 GiB are read and the routes enforce their own (decoded) limits.
+   */
+  bodyLimit?: { bytes: number; setting: string };
+}
+
+/**
+ * Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`. Also for
+ * failures after a reply became a stream (sent there as an error event).
+ */
+export function toAppError(err: FastifyError | AppError | Error, contentType = '(none)', bodyLimit?: HttpServerOptions['bodyLimit']): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as FastifyError;
+  if (e.validation) {
+    const allowed = e.validation[0]?.params?.allowedValues as unknown[] | undefined;
+    return errors.validation(e.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
+  }
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit) return errors.bodyTooLarge(bodyLimit.bytes, bodyLimit.setting);
+  if (e.name === 'ClickHouseError') return errors.readModelUnavailable();
+  if (e.statusCode && e.statusCode < 500) return new AppError(e.code ?? 'BAD_REQUEST', e.statusCode, e.message);
+  return errors.internal();
+}
+
+export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit?.bytes ?? 1024 * 1024 * 1024,
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true },
+      // `format: uuid` as the clients send ids: hyphenated or 32 hex digits (ajv-formats takes only the first).
+      onCreate: (ajv) => ajv.addFormat('uuid', UUID_PATTERN),
+    },
+    requestIdHeader: 'x-request-id',
+    forceCloseConnections: true,
+  });
+
+  declareInputStatuses(app);
+
+  // JSON bodies: fastify's own parser (prototype-poisoning safe, within bodyLimit), after the one
+  // nesting limit of all JSON taken in (platform/json/jsonNesting.ts). A service may
+  // replace it with its own (the tracing API decodes compressed bodies), keeping that limit.
+  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && jsonTooDeep(body)) return done(errors.jsonTooDeep('the request body', MAX_JSON_DEPTH), undefined);
+    return defaultJson(request, body as string, done);
+  });
+
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'), options.bodyLimit);
+    if (appErr.code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
+    else if (appErr.statusCode >= 500) request.log.warn({ code: appErr.code, msg: err.message }, 'request failed');
+    return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: 'NOT_FOUND', detail: `no route for ${request.method} ${request.url.split('?')[0]}` }));
+
+  app.addHook('onResponse', async (request, reply) => {
+    httpRequestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: options.title, version: options.version, description: options.description },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' }, tenantId: { type: 'apiKey', in: 'header', name: 'X-Tenant-Id' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const ops = { schema: { hide: false, tags: ['operations'] } };
+  app.get('/ok', { schema: { ...ops.schema, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));
+  const readiness = { type: 'object', properties: { ready: { type: 'boolean' } } } as const;
+  app.get('/ready', { schema: { ...ops.schema, response: { 200: readiness, 503: { description: 'not ready: a store writes need is unreachable', ...readiness } } } }, async (_request, reply) => {
+    const ready = await options.ready();
+    return reply.code(ready ? 200 : 503).send({ ready });
+  });
+  app.get('/metrics', { schema: { ...ops.schema, produces: ['text/plain'], response: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  return app;
+}

@@ -1,0 +1,100 @@
+// Folds a small topic (workspaces and keys, projects, run lineage) into memory in every
+// process that needs it. catchUp() gives read-your-writes across API replicas: it waits
+// until everything appended before the call has been folded in.
+import { randomUUID } from 'node:crypto';
+import { Consumer, MessagesStreamModes, stringDeserializer } from '@platformatic/kafka';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { decodeEvent, type DecodedEvent } from '../../schemas/registry.ts';
+import { errors } from '../errors.ts';
+import { brokerList, topicName } from './topicAdmin.ts';
+
+type StringHeaderConsumer = Consumer<string, Buffer, string, string>;
+
+export class TopicState {
+  readonly #topic: string;
+  readonly #consumer: StringHeaderConsumer;
+  readonly #apply: (event: DecodedEvent) => void;
+  readonly #logger: Logger;
+  readonly #nextOffset = new Map<number, bigint>();
+  #waiters: Array<() => void> = [];
+  #started: Promise<void> | null = null;
+
+  constructor(config: Config, logicalTopic: string, apply: (event: DecodedEvent) => void, logger: Logger) {
+    this.#topic = topicName(config, logicalTopic);
+    this.#apply = apply;
+    this.#logger = logger;
+    this.#consumer = new Consumer({
+      clientId: `state-${logicalTopic}`,
+      // A group of our own: this process reads every partition and never commits.
+      groupId: `state-${logicalTopic}-${randomUUID()}`,
+      bootstrapBrokers: brokerList(config),
+      deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer },
+      maxWaitTime: 100,
+      retries: true,
+      retryDelay: 500,
+    }) as StringHeaderConsumer;
+  }
+
+  /** Starts folding and resolves once the state has caught up with the topic. */
+  start(): Promise<void> {
+    this.#started ??= (async () => {
+      const stream = await this.#consumer.consume({ topics: [this.#topic], mode: MessagesStreamModes.EARLIEST, autocommit: false, sessionTimeout: 30000, heartbeatInterval: 3000 });
+      stream.on('data', (message) => {
+        try {
+          this.#apply(decodeEvent(message.headers, message.value));
+        } catch (err) {
+          this.#logger.error({ err, topic: this.#topic, offset: String(message.offset) }, 'could not fold event');
+        }
+        this.#nextOffset.set(message.partition, message.offset + 1n);
+        if (this.#waiters.length) {
+          const waiters = this.#waiters;
+          this.#waiters = [];
+          for (const w of waiters) w();
+        }
+      });
+      stream.on('error', (err) => this.#logger.error({ err, topic: this.#topic }, 'state stream error'));
+      await this.catchUp();
+    })();
+    return this.#started;
+  }
+
+  /** Resolves when every event appended to the topic before this call has been applied. */
+  async catchUp(timeoutMs = 10_000): Promise<void> {
+    const ends = (await this.#consumer.listOffsets({ topics: [this.#topic] })).get(this.#topic) ?? [];
+    const deadline = Date.now() + timeoutMs;
+    const caughtUp = () => ends.every((end, partition) => (this.#nextOffset.get(partition) ?? 0n) >= end);
+    while (!caughtUp()) {
+      if (Date.now() > deadline) throw new Error(`state of ${this.#topic} did not catch up within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 50);
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /**
+   * catchUp() for a request: read-your-writes after an append, and across replicas. Throws the
+   * 503 error when Kafka does not answer within `timeoutMs` (listing offsets may hang while it is away).
+   */
+  async catchUpOrUnavailable(what: string, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.catchUp(timeoutMs), timeout]);
+    } catch (err) {
+      throw errors.kafkaUnavailable(`${what} could not be brought up to date: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#consumer.close(true);
+  }
+}

@@ -1,0 +1,42 @@
+// Creates the database and every read-model table. Idempotent; run by each process at start-up.
+// Tables of older releases are brought up to date here (missing columns added).
+import { ident, sql, raw } from '../platform/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
+import { createRunLocationsTable, createRunsTable } from './runs/runsTable.ts';
+import { createTracesTable } from './traces/tracesTable.ts';
+import { createFeedbackTable } from './feedback/feedbackTable.ts';
+import { createThreadsView, THREADS_VIEW } from './traces/threadsView.ts';
+import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
+
+/** Creates a full set of read-model tables under the given names (the live ones, or a replay's). */
+export async function createReadModelTables(ch: ClickHouseClient, tables: ReadModelTables): Promise<void> {
+  await ch.exec(createRunsTable(tables.runs));
+  await ch.exec(createRunLocationsTable(tables.runLocations));
+  await ch.exec(createTracesTable(tables.traces));
+  await ch.exec(createFeedbackTable(tables.feedback));
+}
+
+export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
+  await ch.exec(sql`CREATE DATABASE IF NOT EXISTS ${ident(ch.database)}`, { database: null });
+  await createReadModelTables(ch, LIVE_TABLES);
+  await addMissingColumns(ch, LIVE_TABLES.runs, createRunsTable('runs_expected_shape'));
+  await addMissingColumns(ch, LIVE_TABLES.runLocations, createRunLocationsTable('run_locations_expected_shape'));
+  await addMissingColumns(ch, LIVE_TABLES.feedback, createFeedbackTable('feedback_expected_shape'));
+  // Earlier releases filled run_locations by a materialized view; the projector writes it now
+  // (a view would stay bound to the old table when a replay swaps tables in).
+  await ch.exec(raw('DROP TABLE IF EXISTS `run_locations_mv`'));
+  // A view holds no data: recreate it so a database from an older release gets today's definition.
+  await ch.exec(sql`DROP TABLE IF EXISTS ${ident(THREADS_VIEW)}`);
+  await ch.exec(createThreadsView(THREADS_VIEW, LIVE_TABLES.traces));
+}
+
+/** Adds the columns a table of an older release lacks (as the DDL defines them, after the last one). */
+async function addMissingColumns(ch: ClickHouseClient, table: string, ddl: { text: string }): Promise<void> {
+  const have = new Set((await ch.query<{ name: string }>(sql`SELECT name FROM system.columns WHERE database = ${ch.database} AND table = ${table}`)).map((c) => c.name));
+  const body = ddl.text.slice(ddl.text.indexOf('(') + 1, ddl.text.lastIndexOf(') ENGINE'));
+  for (const line of body.split('\n')) {
+    const m = /^\s*([a-z_]+)\s+(.+?),?$/.exec(line);
+    if (!m || have.has(m[1]!)) continue;
+    await ch.exec(raw(`ALTER TABLE ${ident(table).text} ADD COLUMN ${ident(m[1]!).text} ${m[2]}`));
+  }
+}

@@ -1,0 +1,279 @@
+// The bulk-export API under /bulk-exports: destinations (create, list, read, rotate
+// credentials), exports (create, list, read, cancel) and their runs (list, read). Writes are
+// commands appended to the bulk-export topic (services/bulk-export/exportCommands.ts); reads
+// answer from its fold. Bad input is a 400 naming the field; another workspace's ids are 404s.
+import { errorResponses, uuidSchema } from '../../platform/http/openapi.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../../platform/errors.ts';
+import { ExportCommands } from './exportCommands.ts';
+import { destinationResponse, destinationSchema, exportResponse, exportRunResponse, exportRunSchema, exportSchema } from './exportResponse.ts';
+import type { BulkExport, ExportState } from './exportState.ts';
+import { EXPORT_COMPRESSIONS, EXPORT_FORMAT_VERSIONS, type DestinationCredentials, type ExportCompression, type ExportFormatVersion } from './exportTypes.ts';
+import { destinationHostPolicy, normalisePrefix } from './destinations/destinationS3.ts';
+import { unknownExportFields } from './parquet/exportColumns.ts';
+import { exportFilterCondition } from './parquet/exportQuery.ts';
+import { exportRunDirectory } from './parquet/objectKey.ts';
+import type { SecretBox } from './secretBox.ts';
+import { tenantOf } from '../tenancy/apiKeyAuth.ts';
+import { badInput, time, uuid } from '../../platform/http/routeInput.ts';
+import type { RouteDeps } from '../tracing/routes/routeDeps.ts';
+
+export interface BulkExportDeps extends RouteDeps {
+  exports: ExportState;
+  secrets: SecretBox | null;
+}
+
+const tags = ['bulk-exports'];
+const schemaErrorFormatter = badInput;
+
+const credentialsBody = {
+  type: 'object',
+  required: ['access_key_id', 'secret_access_key'],
+  additionalProperties: false,
+  description: 'write-only: never returned or logged; encrypted before it is stored',
+  properties: {
+    access_key_id: { type: 'string', minLength: 1, maxLength: 256 },
+    secret_access_key: { type: 'string', minLength: 1, maxLength: 512 },
+    session_token: { type: ['string', 'null'], maxLength: 8192 },
+  },
+} as const;
+
+const SUPPORTED_CONFIG = new Set(['bucket_name', 'prefix', 'endpoint_url', 'region']);
+
+const destinationBody = {
+  type: 'object',
+  required: ['display_name', 'config', 'credentials'],
+  additionalProperties: true,
+  properties: {
+    destination_type: { type: 'string', enum: ['s3'], description: 'only s3 (any S3-compatible store)' },
+    display_name: { type: 'string', minLength: 1, maxLength: 256 },
+    config: {
+      type: 'object',
+      required: ['bucket_name'],
+      additionalProperties: true,
+      properties: {
+        bucket_name: { type: 'string', minLength: 3, maxLength: 63 },
+        prefix: { type: 'string', maxLength: 512, description: 'folder in the bucket; a test object is written under <prefix>/tmp/' },
+        endpoint_url: { type: ['string', 'null'], maxLength: 2048, description: 'S3-compatible endpoint; absent for AWS S3' },
+        region: { type: ['string', 'null'], maxLength: 64 },
+      },
+    },
+    credentials: credentialsBody,
+  },
+} as const;
+
+const exportBody = {
+  type: 'object',
+  required: ['bulk_export_destination_id', 'session_id', 'start_time'],
+  additionalProperties: true,
+  properties: {
+    bulk_export_destination_id: { type: 'string', description: 'UUID' },
+    session_id: { type: 'string', description: 'UUID of the project to export' },
+    start_time: { type: ['string', 'number'], description: 'inclusive; ISO 8601 or epoch ms' },
+    end_time: { type: ['string', 'number', 'null'], description: 'exclusive; makes a one-time export' },
+    interval_hours: { type: ['integer', 'null'], minimum: 1, maximum: 168, description: 'makes a scheduled export, in place of end_time' },
+    format: { type: 'string', enum: ['Parquet'] },
+    format_version: { type: 'string', enum: [...EXPORT_FORMAT_VERSIONS], description: 'v1: naive timestamps (UTC); v2_beta: UTC timezone-aware timestamps' },
+    compression: { type: 'string', enum: [...EXPORT_COMPRESSIONS], description: 'default: FF_BULK_EXPORT_DEFAULT_COMPRESSION (gzip when unset)' },
+    export_fields: { type: ['array', 'null'], items: { type: 'string' }, minItems: 1, description: 'the columns to write; default: all' },
+    filter: { type: ['string', 'null'], maxLength: 64 * 1024, description: 'only runs that match, in the runs filter language, e.g. and(eq(run_type, "llm"), gt(total_tokens, 100))' },
+  },
+} as const;
+
+const idParams = (...names: string[]) => ({
+  type: 'object',
+  required: names,
+  properties: Object.fromEntries(names.map((n) => [n, uuidSchema])),
+});
+
+const credentialsOf = (c: Record<string, unknown>): DestinationCredentials => ({
+  access_key_id: c.access_key_id as string,
+  secret_access_key: c.secret_access_key as string,
+  ...(c.session_token ? { session_token: c.session_token as string } : {}),
+});
+
+export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): void {
+  const commands = new ExportCommands(deps.exports, deps.projects, deps.eventLog, deps.secrets, destinationHostPolicy(deps.config));
+
+  /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
+  const upToDate = async (request: FastifyRequest): Promise<void> => {
+    await deps.exports.catchUp().catch((err: Error) => request.log.warn({ err: err.message }, 'bulk exports served without catching up'));
+  };
+
+  const exportOf = (request: FastifyRequest, id: string): BulkExport => {
+    const e = deps.exports.export(tenantOf(request), uuid(id, 'export_id'));
+    if (!e) throw errors.notFound(`bulk export ${id}`);
+    return e;
+  };
+
+  const runResponses = (e: BulkExport) => {
+    const destination = deps.exports.destination(e.tenantId, e.destinationId);
+    const prefix = destination?.prefix ?? '';
+    return (run: Parameters<typeof exportRunResponse>[0]) =>
+      exportRunResponse(run, exportRunDirectory(prefix, { exportId: e.id, tenantId: e.tenantId, sessionId: e.sessionId, startMicros: run.startTime }), prefix);
+  };
+
+  // ---- destinations ----
+
+  app.post<{ Body: Record<string, unknown> }>(
+    '/bulk-exports/destinations',
+    {
+      schemaErrorFormatter,
+      schema: {
+        tags,
+        summary: 'Create a destination: a test object is written under <prefix>/tmp/ first (400 with the reason when that fails)',
+        body: destinationBody,
+        response: { 200: destinationSchema, ...errorResponses(404, 503) },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const config = b.config as Record<string, unknown>;
+      for (const key of Object.keys(config))
+        if (!SUPPORTED_CONFIG.has(key) && config[key] != null && config[key] !== false)
+          throw errors.badRequest(`config.${key} is not supported; give bucket_name, prefix, endpoint_url, region and credentials`);
+      const destination = await commands.createDestination(tenantOf(request), {
+        displayName: b.display_name as string,
+        bucket: config.bucket_name as string,
+        prefix: normalisePrefix((config.prefix as string | undefined) ?? ''),
+        endpointUrl: (config.endpoint_url as string | null | undefined) || null,
+        region: (config.region as string | null | undefined) || null,
+        credentials: credentialsOf(b.credentials as Record<string, unknown>),
+      }, request.log);
+      return destinationResponse(destination);
+    },
+  );
+
+  app.get('/bulk-exports/destinations', { schema: { tags, summary: 'List the workspace’s destinations, newest first', response: { 200: { type: 'array', items: destinationSchema }, ...errorResponses(503) } } }, async (request) => {
+    await upToDate(request);
+    return deps.exports.destinations(tenantOf(request)).map(destinationResponse);
+  });
+
+  app.get<{ Params: { destination_id: string } }>(
+    '/bulk-exports/destinations/:destination_id',
+    { schemaErrorFormatter, schema: { tags, summary: 'Read a destination', params: idParams('destination_id'), response: { 200: destinationSchema, ...errorResponses(404, 503) } } },
+    async (request) => {
+      await upToDate(request);
+      const id = uuid(request.params.destination_id, 'destination_id');
+      const d = deps.exports.destination(tenantOf(request), id);
+      if (!d) throw errors.notFound(`destination ${id}`);
+      return destinationResponse(d);
+    },
+  );
+
+  app.patch<{ Params: { destination_id: string }; Body: { credentials: Record<string, unknown> } }>(
+    '/bulk-exports/destinations/:destination_id',
+    {
+      schemaErrorFormatter,
+      schema: {
+        tags,
+        summary: 'Rotate a destination’s credentials (after a test write with them); runs already running finish with the old ones',
+        params: idParams('destination_id'),
+        body: { type: 'object', required: ['credentials'], additionalProperties: false, properties: { credentials: credentialsBody } },
+        response: { 200: destinationSchema, ...errorResponses(404, 503) },
+      },
+    },
+    async (request) => {
+      const id = uuid(request.params.destination_id, 'destination_id');
+      return destinationResponse(await commands.rotateCredentials(tenantOf(request), id, credentialsOf(request.body.credentials), request.log));
+    },
+  );
+
+  // ---- exports ----
+
+  app.post<{ Body: Record<string, unknown> }>(
+    '/bulk-exports',
+    {
+      schemaErrorFormatter,
+      schema: { tags, summary: 'Create an export: one-time with end_time, scheduled with interval_hours', body: exportBody, response: { 200: exportSchema, ...errorResponses(404, 503) } },
+    },
+    async (request) => {
+      const b = request.body;
+      if (b.all_experiments) throw errors.badRequest('all_experiments is not supported; give session_id');
+      const startTime = time(b.start_time, 'start_time')!;
+      const endTime = time(b.end_time, 'end_time');
+      const intervalHours = (b.interval_hours as number | null | undefined) ?? null;
+      if (endTime !== null && intervalHours !== null)
+        throw errors.badRequest('give end_time (a one-time export) or interval_hours (a scheduled export), not both');
+      if (endTime === null && intervalHours === null)
+        throw errors.badRequest('end_time (a one-time export) or interval_hours (a scheduled export) is required');
+      if (endTime !== null && endTime <= startTime) throw errors.badRequest('end_time must be after start_time');
+      const exportFields = (b.export_fields as string[] | null | undefined) ?? null;
+      if (exportFields) {
+        const unknown = unknownExportFields(exportFields);
+        if (unknown.length) throw errors.badRequest(`export_fields has unknown fields: ${unknown.slice(0, 10).join(', ')}`);
+        if (new Set(exportFields).size !== exportFields.length) throw errors.badRequest('export_fields names a field twice');
+      }
+      const tenantId = tenantOf(request);
+      const sessionId = uuid(b.session_id, 'session_id');
+      const filter = typeof b.filter === 'string' && b.filter.trim() !== '' ? b.filter : null;
+      if (filter !== null) exportFilterCondition(filter, deps.tables, { tenantId, sessionId }); // a 400 naming the problem when invalid
+      const e = await commands.createExport(tenantId, {
+        destinationId: uuid(b.bulk_export_destination_id, 'bulk_export_destination_id'),
+        sessionId,
+        startTime,
+        endTime,
+        intervalHours,
+        formatVersion: (b.format_version as ExportFormatVersion | undefined) ?? 'v1',
+        compression: (b.compression as ExportCompression | undefined) ?? deps.config.FF_BULK_EXPORT_DEFAULT_COMPRESSION,
+        exportFields,
+        filter,
+      });
+      return exportResponse(e);
+    },
+  );
+
+  app.get('/bulk-exports', { schema: { tags, summary: 'List the workspace’s exports, newest first', response: { 200: { type: 'array', items: exportSchema }, ...errorResponses(503) } } }, async (request) => {
+    await upToDate(request);
+    return deps.exports.exports(tenantOf(request)).map(exportResponse);
+  });
+
+  app.get<{ Params: { export_id: string } }>(
+    '/bulk-exports/:export_id',
+    { schemaErrorFormatter, schema: { tags, summary: 'Read an export and its status', params: idParams('export_id'), response: { 200: exportSchema, ...errorResponses(404, 503) } } },
+    async (request) => {
+      await upToDate(request);
+      return exportResponse(exportOf(request, request.params.export_id));
+    },
+  );
+
+  app.patch<{ Params: { export_id: string }; Body: { status: string } }>(
+    '/bulk-exports/:export_id',
+    {
+      schemaErrorFormatter,
+      schema: {
+        tags,
+        summary: 'Cancel an export ({"status": "Cancelled"}): final; work in flight stops, finished runs stay',
+        params: idParams('export_id'),
+        body: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } },
+        response: { 200: exportSchema, ...errorResponses(404, 409, 503) },
+      },
+    },
+    async (request) => {
+      if (request.body.status !== 'Cancelled') throw errors.badRequest(`status can only be set to "Cancelled"; got ${JSON.stringify(request.body.status).slice(0, 40)}`);
+      return exportResponse(await commands.cancelExport(tenantOf(request), uuid(request.params.export_id, 'export_id')));
+    },
+  );
+
+  app.get<{ Params: { export_id: string } }>(
+    '/bulk-exports/:export_id/runs',
+    { schemaErrorFormatter, schema: { tags, summary: 'List an export’s runs (one per day partition and window)', params: idParams('export_id'), response: { 200: { type: 'array', items: exportRunSchema }, ...errorResponses(404, 503) } } },
+    async (request) => {
+      await upToDate(request);
+      const e = exportOf(request, request.params.export_id);
+      return [...e.runs.values()].map(runResponses(e));
+    },
+  );
+
+  app.get<{ Params: { export_id: string; run_id: string } }>(
+    '/bulk-exports/:export_id/runs/:run_id',
+    { schemaErrorFormatter, schema: { tags, summary: 'Read an export run', params: idParams('export_id', 'run_id'), response: { 200: exportRunSchema, ...errorResponses(404, 503) } } },
+    async (request) => {
+      await upToDate(request);
+      const e = exportOf(request, request.params.export_id);
+      const run = e.runs.get(uuid(request.params.run_id, 'run_id'));
+      if (!run) throw errors.notFound(`export run ${request.params.run_id}`);
+      return runResponses(e)(run);
+    },
+  );
+}

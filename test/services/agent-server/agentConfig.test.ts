@@ -1,0 +1,51 @@
+// The langgraph.json-format config file: graphs as paths or objects, env as a map or a .env
+// file, auth and http switches; a bad file is refused with the field named.
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadAgentConfig } from '../../../services/agent-server/agentConfig.ts';
+import { assistantIdForGraph } from '../../../services/agent-server/graphRegistry.ts';
+
+function configFile(content: unknown, extraFiles: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-config-test-'));
+  for (const [name, text] of Object.entries(extraFiles)) writeFileSync(join(dir, name), text);
+  const file = join(dir, 'langgraph.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('loadAgentConfig', () => {
+  it('resolves graph paths and export names from the file’s directory', () => {
+    const file = configFile({
+      graphs: { agent: './src/agent.ts:graph', other: { path: 'other.ts', description: 'the other one' } },
+      auth: { path: './auth.ts:myAuth' },
+      http: { disable_a2a: true },
+    });
+    const dir = join(file, '..');
+    const config = loadAgentConfig(file);
+    expect(config.graphs).toEqual([
+      { graphId: 'agent', file: join(dir, 'src/agent.ts'), exportName: 'graph', description: undefined },
+      { graphId: 'other', file: join(dir, 'other.ts'), exportName: 'default', description: 'the other one' },
+    ]);
+    expect(config.auth).toEqual({ file: join(dir, 'auth.ts'), exportName: 'myAuth' });
+    expect(config.http).toEqual({ disableA2a: true, disableAssistants: false, disableThreads: false, disableRuns: false, disableMeta: false });
+  });
+
+  it('reads env from a map or from a .env file', () => {
+    expect(loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, env: { X: '1' } })).env).toEqual({ X: '1' });
+    const fromFile = loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, env: '.env' }, { '.env': 'A=one\n# comment\nB="two words"\n' }));
+    expect(fromFile.env).toEqual({ A: 'one', B: 'two words' });
+  });
+
+  it('refuses a bad file with the field named', () => {
+    expect(() => loadAgentConfig(configFile('{not json'))).toThrow(/cannot read the agent server config/);
+    expect(() => loadAgentConfig(configFile({ graphs: {} }))).toThrow(/graphs: at least one graph/);
+    expect(() => loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, http: { disable_a2a: 'yes' } }))).toThrow(/http\.disable_a2a/);
+    expect(() => loadAgentConfig(configFile({ graphs: { 'bad name!': './a.ts' } }))).toThrow(/graphs/);
+  });
+
+  it('gives assistants the LangGraph server’s ids (uuid5 of the graph id)', () => {
+    expect(assistantIdForGraph('agent')).toBe('fe096781-5601-53d2-b2f6-0d3403f7e9ca');
+  });
+});

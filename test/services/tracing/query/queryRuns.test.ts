@@ -1,0 +1,256 @@
+// The /runs/query read path (request -> conditions -> two-phase page -> response) on rows
+// inserted straight into a scratch database, checked against what ClickHouse's FINAL says:
+// keyset pages cover every matching run exactly once, in order, also when unmerged older
+// versions match the filter (stale candidates) and when runs arrive between pages.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { v4 as uuidv4 } from 'uuid';
+import { sql, raw } from '../../../../platform/clickhouse/sql.ts';
+import type { BlobStore } from '../../../../platform/blobStore.ts';
+import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
+import type { RunRow } from '../../../../projections/runs/runRow.ts';
+import { queryRuns } from '../../../../services/tracing/query/queryRuns.ts';
+import { runsQueryFromBody, runsQueryFromV2Body } from '../../../../services/tracing/query/runsQueryRequest.ts';
+import { runItemV2 } from '../../../../services/tracing/read/runResponse.ts';
+import { formatDottedTimestamp, formatIsoMicros } from '../../../../platform/time.ts';
+import { insertFeedback, insertRuns, runRow, scratchDatabase, type ScratchDatabase } from './scratchDatabase.ts';
+
+const T = 'aaaaaaaa-1111-4000-8000-000000000000';
+const OTHER = 'bbbbbbbb-1111-4000-8000-000000000000';
+const P1 = 'c1c1c1c1-0000-4000-8000-000000000001';
+const P2 = 'c2c2c2c2-0000-4000-8000-000000000002';
+const t0 = Date.UTC(2024, 5, 1) * 1000;
+
+let db: ScratchDatabase;
+const deps = () => ({ ch: db.ch, blobs: {} as BlobStore, tables: LIVE_TABLES });
+const query = (body: Record<string, unknown>, tenant = T) => queryRuns(deps(), tenant, runsQueryFromBody(body));
+
+/** Every page, following cursors.next, as queryRuns answers them. */
+async function allPages(body: Record<string, unknown>, between?: (page: number) => Promise<void>): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page = await query({ ...body, cursor });
+    pages++;
+    expect(page.runs.length).toBeGreaterThan(0); // clients stop at an empty page
+    ids.push(...page.runs.map((r) => r.id as string));
+    cursor = page.next;
+    if (between && cursor) await between(pages);
+  } while (cursor);
+  return { ids, pages };
+}
+
+/** What FINAL says, in the same order. */
+async function oracle(where: string, order: 'asc' | 'desc' = 'desc'): Promise<string[]> {
+  const rows = await db.ch.query<{ id: string }>(
+    sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${T}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time ${raw(order)}, id ${raw(order)}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+// 60 traces of 5 runs in two projects; many runs share a start time (ties go by id).
+const traces: RunRow[][] = [];
+beforeAll(async () => {
+  db = await scratchDatabase('query_runs');
+  for (let t = 0; t < 60; t++) {
+    const rootId = uuidv4();
+    const start = t0 + Math.floor(t / 3) * 1_000_000; // three traces start at the same microsecond
+    const rootOrder = formatDottedTimestamp(start) + rootId;
+    const trace: RunRow[] = [];
+    for (let k = 0; k < 5; k++) {
+      const id = k === 0 ? rootId : uuidv4();
+      const at = start + (k > 0 ? 1000 : 0); // the children of a trace tie too
+      trace.push(
+        runRow(T, {
+          id, trace_id: rootId, parent_run_id: k === 0 ? null : rootId, session_id: t % 2 ? P2 : P1,
+          dotted_order: k === 0 ? rootOrder : `${rootOrder}.${formatDottedTimestamp(at)}${id}`,
+          name: k === 0 ? 'agent' : `step-${k}`, run_type: k === 0 ? 'chain' : 'llm', start_time: at, end_time: at + (k + 1) * 1_000_000,
+          error: (t * 5 + k) % 7 === 0 ? 'boom' : null, inputs: JSON.stringify({ t, k }), outputs: '{"ok":true}', tags: k === 2 ? ['two'] : [],
+          thread_id: k === 0 ? `thread-${t % 4}` : '', metadata_keys: ['t'], metadata_values: [String(t)],
+        }),
+      );
+    }
+    traces.push(trace);
+  }
+  await insertRuns(db.ch, traces.flat());
+  // Newer versions in their own part: every 3rd run flips its error (stale rows then match
+  // eq(status, …) the other way round until ClickHouse merges).
+  const flipped = traces.flat().filter((_, i) => i % 3 === 0).map((r) => runRow(T, { ...r, error: r.error ? null : 'late failure', version: 2 }));
+  await insertRuns(db.ch, flipped);
+  // Another workspace with the very same run ids.
+  await insertRuns(db.ch, traces.flat().slice(0, 20).map((r) => ({ ...r, tenant_id: OTHER })));
+  const root = traces[0]![0]!;
+  await insertFeedback(db.ch, [
+    { tenant_id: T, run_id: root.id, id: uuidv4(), key: 'correctness', score: 1 },
+    { tenant_id: T, run_id: root.id, id: uuidv4(), key: 'correctness', score: 0 },
+    { tenant_id: T, run_id: root.id, id: uuidv4(), key: 'vibe', score: null, value: '"good"' },
+    { tenant_id: OTHER, run_id: root.id, id: uuidv4(), key: 'correctness', score: 1 },
+  ]);
+});
+afterAll(() => db?.drop());
+
+describe('keyset pages', () => {
+  test.each([
+    ['desc, project 1', { session: [P1] }, `session_id = toUUID('${P1}')`, 'desc'],
+    ['asc, all projects', { order: 'asc' }, '1', 'asc'],
+    ['errored runs (stale versions match the other way)', { filter: 'eq(status, "error")' }, "status = 'error'", 'desc'],
+    ['successful runs, ascending', { filter: 'eq(status, "success")', order: 'asc' }, "status = 'success'", 'asc'],
+    ['roots of project 2', { session: [P2], is_root: true }, `session_id = toUUID('${P2}') AND is_root = 1`, 'desc'],
+  ] as const)('%s: every run exactly once, in order', async (_name, body, where, order) => {
+    for (const limit of [1, 7, 100]) {
+      const { ids } = await allPages({ ...body, limit, select: ['id'] });
+      expect(ids).toEqual(await oracle(where, order));
+    }
+  });
+
+  test('a page full of stale candidates still fills (exact fallback)', async () => {
+    // All of the newest 20 runs got a second version "late failure"; older ones are genuinely errored.
+    const { ids } = await allPages({ filter: 'neq(error, "late failure")', limit: 5, select: ['id'] });
+    expect(ids).toEqual(await oracle("(isNull(error) OR error != 'late failure')"));
+  });
+
+  test('runs arriving between pages are neither lost nor repeated', async () => {
+    const before = await oracle(`session_id = toUUID('${P1}')`, 'asc');
+    const arrived: string[] = [];
+    const arrive = async () => {
+      const id = uuidv4();
+      arrived.push(id);
+      // Newer than everything so far (ascending pages reach it; descending pages already passed it).
+      await insertRuns(db.ch, [runRow(T, { id, session_id: P1, name: 'late', run_type: 'chain', start_time: t0 + 3_600_000_000 + arrived.length, end_time: null })]);
+    };
+    const asc = await allPages({ session: [P1], order: 'asc', limit: 9, select: ['id'] }, arrive);
+    expect(asc.ids).toEqual([...before, ...arrived]);
+    expect(new Set(asc.ids).size).toBe(asc.ids.length);
+
+    const snapshot = await oracle(`session_id = toUUID('${P1}')`, 'desc');
+    const desc = await allPages({ session: [P1], limit: 9, select: ['id'] }, arrive);
+    expect(desc.ids).toEqual(snapshot);
+  });
+
+  test('a cursor is bound to its order, and must be one we issued', async () => {
+    const page = await query({ limit: 2 });
+    expect(() => runsQueryFromBody({ cursor: page.next, order: 'asc' })).toThrow(/issued for order "desc"/);
+    expect(() => runsQueryFromBody({ cursor: 'bm9wZQ' })).toThrow(/not a cursor this service issued/);
+  });
+});
+
+describe('recent runs (phase 1 looks at the last minutes first)', () => {
+  // Another workspace, runs started from now back over 40 minutes (past the first look's
+  // window), ties included; newer versions flip errors, and some move their start 20 minutes
+  // earlier, across the window's edge.
+  const R = 'dddddddd-1111-4000-8000-000000000000';
+  const now = Date.now() * 1000;
+  beforeAll(async () => {
+    const rows: RunRow[] = [];
+    for (let t = 0; t < 16; t++) {
+      const rootId = uuidv4();
+      for (let k = 0; k < 5; k++) {
+        const at = now - (t * 5 + Math.floor(k / 2)) * 30_000_000; // 30 s apart, pairs tie
+        rows.push(runRow(R, { id: k === 0 ? rootId : uuidv4(), trace_id: rootId, session_id: P1, name: `r${t}.${k}`, run_type: 'llm', start_time: at, end_time: at + 1000, error: (t + k) % 4 === 0 ? 'boom' : null }));
+      }
+    }
+    await insertRuns(db.ch, rows);
+    const newer = rows.filter((_, i) => i % 3 === 0).map((r, i) => runRow(R, { ...r, error: r.error ? null : 'late', start_time: i % 2 ? r.start_time - 1_200_000_000 : r.start_time, version: 2 }));
+    await insertRuns(db.ch, newer);
+  });
+
+  test.each([
+    ['all', {}, '1'],
+    ['errored (stale versions match the other way)', { filter: 'eq(status, "error")' }, "status = 'error'"],
+    ['not errored', { error: false }, 'isNull(error)'],
+  ] as const)('%s: every run exactly once, in order', async (_name, body, where) => {
+    const expected = (await db.ch.query<{ id: string }>(
+      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${R}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time DESC, id DESC`,
+    )).map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(10);
+    for (const limit of [1, 3, 7, 100]) {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await query({ ...body, limit, cursor, select: ['id'] }, R);
+        ids.push(...page.runs.map((r) => r.id as string));
+        cursor = page.next;
+      } while (cursor);
+      expect(ids).toEqual(expected);
+    }
+  });
+});
+
+describe('request fields', () => {
+  const trace = () => traces[4]!;
+  const idsOf = async (body: Record<string, unknown>) => (await query({ ...body, select: ['id'] })).runs.map((r) => r.id).sort();
+
+  test('id, trace, parent_run, run_type, is_root, error, start_time/end_time, reference_example', async () => {
+    const [root, a, b] = trace() as [RunRow, RunRow, RunRow];
+    expect(await idsOf({ id: [a.id, b.id] })).toEqual([a.id, b.id].sort());
+    expect(await idsOf({ trace: root.id })).toEqual(trace().map((r) => r.id).sort());
+    expect(await idsOf({ parent_run: root.id })).toEqual(trace().slice(1).map((r) => r.id).sort());
+    expect(await idsOf({ trace: root.id, is_root: true })).toEqual([root.id]);
+    expect(await idsOf({ trace: root.id, is_root: 0 })).toEqual(trace().slice(1).map((r) => r.id).sort());
+    expect(await idsOf({ trace: root.id, run_type: 'chain' })).toEqual([root.id]);
+    expect(await idsOf({ trace: root.id, error: true })).toEqual((await oracle(`trace_id = toUUID('${root.id}') AND isNotNull(error)`)).sort());
+    expect(await idsOf({ trace: root.id, error: false })).toEqual((await oracle(`trace_id = toUUID('${root.id}') AND isNull(error)`)).sort());
+    const iso = formatIsoMicros;
+    expect(await idsOf({ trace: root.id, start_time: iso(root.start_time + 1) })).toEqual(trace().slice(1).map((r) => r.id).sort());
+    expect(await idsOf({ trace: root.id, end_time: iso(root.start_time) })).toEqual([root.id]);
+    expect(await idsOf({ trace: root.id, reference_example: uuidv4() })).toEqual([]);
+    expect(await idsOf({ trace: root.id, reference_example: [] })).toEqual([]);
+    expect(await idsOf({ id: [] })).toEqual([]);
+    expect(await idsOf({ trace: root.id, filter: `in(parent_run_id, ["${root.id}"])` })).toEqual(trace().slice(1).map((r) => r.id).sort());
+  });
+
+  test('another workspace sees none of these runs', async () => {
+    const [root] = trace() as [RunRow];
+    expect((await query({ trace: root.id }, 'cccccccc-0000-4000-8000-000000000000')).runs).toEqual([]);
+  });
+
+  test('select returns the fields asked for (and what the Python Run model requires)', async () => {
+    const [root] = trace() as [RunRow];
+    const { runs } = await query({ trace: root.id, is_root: true, select: ['thread_id', 'inputs'] });
+    expect(runs).toEqual([{ id: root.id, trace_id: root.id, name: 'agent', run_type: 'chain', start_time: expect.stringMatching(/^2024-06-01T/), thread_id: 'thread-0', inputs: { t: 4, k: 0 } }]);
+  });
+
+  test('the default fields: feedback_stats of this workspace only, parent_run_ids, app_path', async () => {
+    const [root] = traces[0] as [RunRow];
+    const { runs } = await query({ trace: root.id, order: 'asc' });
+    const [r, c] = runs as [Record<string, any>, Record<string, any>];
+    expect(r).toMatchObject({ id: root.id, is_root: true, parent_run_ids: [], app_path: `/o/${T}/projects/p/${root.session_id}/r/${root.id}?poll=true`, thread_id: 'thread-0', outputs: { ok: true } });
+    expect(r.feedback_stats).toEqual({
+      correctness: { n: 2, avg: 0.5, stdev: 0.5, errors: 0, values: {} },
+      vibe: { n: 1, avg: null, stdev: null, errors: 0, values: { good: 1 } },
+    });
+    expect(c).toMatchObject({ parent_run_id: root.id, parent_run_ids: [root.id], feedback_stats: null, is_root: false });
+  });
+
+  test('v2: project_ids, selects, items', async () => {
+    const [root] = traces[0] as [RunRow];
+    const v2 = runsQueryFromV2Body({ project_ids: [P1], trace_id: root.id, is_root: true, selects: ['ID', 'PROJECT_ID', 'LATENCY_SECONDS', 'METADATA', 'FEEDBACK_STATS'], min_start_time: '2024-01-01T00:00:00Z' });
+    const page = await queryRuns(deps(), T, v2.query);
+    expect(page.runs.map((r) => runItemV2(r, v2.selects))).toEqual([
+      { id: root.id, project_id: P1, latency_seconds: 1, metadata: null, feedback_stats: expect.objectContaining({ correctness: expect.objectContaining({ n: 2 }) }) },
+    ]);
+    // min_start_time defaults to a day ago: these 2024 runs are older.
+    expect((await queryRuns(deps(), T, runsQueryFromV2Body({ project_ids: [P1] }).query)).runs).toEqual([]);
+  });
+
+  test('a filter naming an unknown field is refused before any query runs', async () => {
+    await expect(query({ filter: 'and(eq(name, "x"), eq(nope, 1))' })).rejects.toThrow(/filter: unknown field "nope" at position 23/);
+    await expect(query({ tree_filter: 'gt(name, "x")' })).rejects.toThrow(/tree_filter: gt\(\) does not apply to name/);
+  });
+
+  test('filters whose SQL would not fit a ClickHouse query are refused', async () => {
+    const big = `search("${'x'.repeat(30_000)}")`;
+    await expect(query({ filter: big, trace_filter: big, tree_filter: big })).rejects.toThrow(/the filters and ids are too large together/);
+  });
+
+  test('bad requests: 400 naming the field', () => {
+    expect(() => runsQueryFromBody({ session: ['nope'] })).toThrow(/session\[0\] is not a UUID: "nope"/);
+    expect(() => runsQueryFromBody({ start_time: 'yesterday' })).toThrow(/start_time is not an ISO 8601 timestamp/);
+    expect(() => runsQueryFromBody({ select: ['id', 'bogus'] })).toThrow(/select: unknown field "bogus"/);
+    expect(() => runsQueryFromBody({ is_root: 2 })).toThrow(/is_root must be true, false, 1 or 0/);
+    expect(() => runsQueryFromBody({ trace_filter: 'eq(name' })).toThrow(/^trace_filter: /);
+    expect(() => runsQueryFromV2Body({})).toThrow(/project_ids is required/);
+    expect(runsQueryFromBody({ limit: 5000 }).limit).toBe(100);
+    expect(runsQueryFromBody({ filter: '  ' }).filter).toBeNull();
+  });
+});

@@ -1,0 +1,145 @@
+// A scratch ClickHouse database with the read-model tables (and the threads view), rows put
+// straight into `runs` and `traces`, and the trace, thread and stats routes served in-process
+// over it: query logic tested without the projector. Used by the tests and the benchmark.
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ClickHouseClient } from '../../../../platform/clickhouse/client.ts';
+import { createReadModelTables } from '../../../../projections/readModels.ts';
+import { ident, sql } from '../../../../platform/clickhouse/sql.ts';
+import { loadConfig } from '../../../../platform/config.ts';
+import { createLogger } from '../../../../platform/logger.ts';
+import { AppError } from '../../../../platform/errors.ts';
+import { BlobStore } from '../../../../platform/blobStore.ts';
+import type { EventLog } from '../../../../platform/kafka/eventLog.ts';
+import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
+import { createThreadsView, THREADS_VIEW } from '../../../../projections/traces/threadsView.ts';
+import { ProjectRegistry } from '../../../../projections/projects/projectRegistry.ts';
+import type { DecodedEvent } from '../../../../schemas/registry.ts';
+import type { RouteDeps } from '../../../../services/tracing/routes/routeDeps.ts';
+import { v2TraceRoutes } from '../../../../services/tracing/routes/traces.ts';
+import { v2ThreadRoutes } from '../../../../services/tracing/routes/threads.ts';
+import { projectStatsRoutes } from '../../../../services/tracing/routes/projectStats.ts';
+
+export interface ScratchDatabase {
+  ch: ClickHouseClient;
+  database: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database holding every read-model table under its live name, and the threads view. */
+export async function scratchDatabase(clickhouseUrl: string, prefix = 'traces_test'): Promise<ScratchDatabase> {
+  const database = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const ch = new ClickHouseClient({ url: clickhouseUrl, database });
+  await ch.exec(sql`CREATE DATABASE ${ident(database)}`, { database: null });
+  await createReadModelTables(ch, LIVE_TABLES);
+  await ch.exec(createThreadsView(THREADS_VIEW, LIVE_TABLES.traces));
+  return {
+    ch,
+    database,
+    async drop() {
+      await ch.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null });
+      await ch.close();
+    },
+  };
+}
+
+export const SECOND = 1_000_000;
+
+export interface TraceFixture {
+  tenant_id: string;
+  trace_id: string;
+  session_id: string;
+  thread_id?: string;
+  name?: string;
+  run_type?: string;
+  status?: string;
+  start_time: number;
+  end_time?: number | null;
+  first_token_time?: number | null;
+  run_count?: number;
+  error_count?: number;
+  run_types?: string[];
+  run_type_counts?: number[];
+  statuses?: string[];
+  status_counts?: number[];
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_cost?: number;
+  completion_cost?: number;
+  total_cost?: number;
+  tags?: string[];
+  version?: number;
+}
+
+/** A `traces` row: defaults make a one-run successful chain trace that took a second. */
+export function traceRow(t: TraceFixture): Record<string, unknown> {
+  const status = t.status ?? 'success';
+  return {
+    thread_id: '', name: 'root', run_type: 'chain', end_time: t.start_time + SECOND, first_token_time: null,
+    run_count: 1, error_count: status === 'error' ? 1 : 0, run_types: [t.run_type ?? 'chain'], run_type_counts: [t.run_count ?? 1],
+    statuses: [status], status_counts: [t.run_count ?? 1], prompt_tokens: 0, completion_tokens: 0, total_tokens: 0,
+    prompt_cost: 0, completion_cost: 0, total_cost: 0, tags: [], has_root: 1, version: 1,
+    last_run_start_time: t.start_time,
+    ...t,
+    status,
+  };
+}
+
+export interface RunFixture {
+  tenant_id: string;
+  trace_id: string;
+  id: string;
+  session_id: string;
+  parent_run_id?: string | null;
+  dotted_order: string;
+  name?: string;
+  run_type?: string;
+  status?: string;
+  start_time: number;
+  end_time?: number | null;
+  inputs?: string;
+  outputs?: string;
+  extra?: string;
+  error?: string | null;
+  thread_id?: string;
+  total_tokens?: number;
+  version?: number;
+}
+
+/** A `runs` row whose post has been projected. */
+export function runRow(r: RunFixture): Record<string, unknown> {
+  return {
+    parent_run_id: null, name: 'run', run_type: 'chain', status: 'success', end_time: r.start_time + SECOND,
+    inputs: '{}', outputs: '{}', events: '[]', extra: '{}', serialized: '', payload_refs: '{}', error: null, tags: [],
+    attachments: '[]', thread_id: '', is_root: r.id === r.trace_id ? 1 : 0, has_post: 1, received_at: r.start_time, version: 1,
+    ...r,
+  };
+}
+
+/** The trace, thread and stats routes over a database, authenticated by X-Tenant-Id alone (no keys in here). */
+export async function readRoutesApp(ch: ClickHouseClient, projects: Array<{ tenantId: string; projectId: string }>): Promise<FastifyInstance> {
+  const config = loadConfig({});
+  const logger = createLogger('read-routes-test', 'warn');
+  const registry = new ProjectRegistry(config, logger);
+  for (const p of projects)
+    registry.apply({ name: 'ProjectCreated', version: 1, payload: { tenant_id: p.tenantId, project_id: p.projectId, name: p.projectId, description: null, extra: null, created_at: 0 } } as unknown as DecodedEvent);
+  const deps: RouteDeps = { config, ch, blobs: new BlobStore(config), eventLog: null as unknown as EventLog, projects: registry, tables: LIVE_TABLES };
+  const app = Fastify({ ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } } });
+  app.decorateRequest('tenantId', null);
+  app.addHook('onRequest', async (request) => {
+    request.tenantId = String(request.headers['x-tenant-id']);
+  });
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _request, reply) =>
+    err instanceof AppError
+      ? reply.code(err.statusCode).send({ error: err.code, detail: err.message })
+      : reply.code(err.statusCode ?? 500).send({ error: err.code ?? 'INTERNAL', detail: err.message }),
+  );
+  await app.register(async (scope) => projectStatsRoutes(scope, deps));
+  await app.register(async (v2) => {
+    v2TraceRoutes(v2, deps);
+    v2ThreadRoutes(v2, deps);
+  }, { prefix: '/api/v2' });
+  await app.ready();
+  return app;
+}
