@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../platform/config.ts';
-import { generateApiKey } from './tenancy/apiKeys.ts';
-import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/exportWorkerProcess.ts';
+import { generateApiKey } from './tenancy/index.ts';
+import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/index.ts';
 import { ensureStackUp, stackStatus } from '../infra/stack.ts';
 import { endpointsFromEnv } from '../infra/config.ts';
 

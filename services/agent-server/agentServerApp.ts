@@ -9,7 +9,7 @@ import { createHttpServer } from '../../platform/http/server.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
-import { TenancyService } from '../tenancy/tenancyService.ts';
+import { TenancyService } from '../tenancy/index.ts';
 import { loadAgentConfig, type AgentServerConfig } from './agentConfig.ts';
 import type { AgentServerDeps } from './agentServerDeps.ts';
 import { requireCaller, type CallerAuthentication } from './auth/callers.ts';

@@ -3,7 +3,7 @@
 // commands appended to the bulk-export topic (services/bulk-export/exportCommands.ts); reads
 // answer from its fold. Bad input is a 400 naming the field; another workspace's ids are 404s.
 import { errorResponses, uuidSchema } from '../../platform/http/openapi.ts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { errors } from '../../platform/errors.ts';
 import { ExportCommands } from './exportCommands.ts';
 import { destinationResponse, destinationSchema, exportResponse, exportRunResponse, exportRunSchema, exportSchema } from './exportResponse.ts';
@@ -14,12 +14,23 @@ import { unknownExportFields } from './parquet/exportColumns.ts';
 import { exportFilterCondition } from './parquet/exportQuery.ts';
 import { exportRunDirectory } from './parquet/objectKey.ts';
 import type { SecretBox } from './secretBox.ts';
-import { tenantOf } from '../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../tenancy/index.ts';
 import { badInput, time, uuid } from '../../platform/http/routeInput.ts';
-import type { RouteDeps } from '../tracing/routes/routeDeps.ts';
+import type { Config } from '../../platform/config.ts';
+import type { EventLog } from '../../platform/kafka/eventLog.ts';
+import type { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
+import type { ReadModelTables } from '../../projections/readModelTables.ts';
 
-export interface BulkExportDeps extends RouteDeps {
+/** What the bulk-export routes are given by the process that serves them. */
+export interface BulkExportRouteOptions {
+  config: Pick<Config, 'FF_BULK_EXPORT_DEFAULT_COMPRESSION' | 'S3_ENDPOINT' | 'BULK_EXPORT_ALLOWED_HOSTS' | 'BULK_EXPORT_DENIED_HOSTS'>;
+  eventLog: EventLog;
+  projects: ProjectRegistry;
+  /** Read-model table names an export's filter is checked against. */
+  tables: ReadModelTables;
+  /** The fold of the bulk-export topic. */
   exports: ExportState;
+  /** Encrypts destination credentials; null when SECRETS_ENCRYPTION_KEY is unset (destinations cannot be created). */
   secrets: SecretBox | null;
 }
 
@@ -92,7 +103,11 @@ const credentialsOf = (c: Record<string, unknown>): DestinationCredentials => ({
   ...(c.session_token ? { session_token: c.session_token as string } : {}),
 });
 
-export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): void {
+/**
+ * The bulk-export context's HTTP surface, a fastify plugin: registered by the API process inside
+ * its API-key scope (request.tenantId is set by services/tenancy's requireApiKey).
+ */
+export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = async (app, deps) => {
   const commands = new ExportCommands(deps.exports, deps.projects, deps.eventLog, deps.secrets, destinationHostPolicy(deps.config));
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
@@ -276,4 +291,4 @@ export function bulkExportRoutes(app: FastifyInstance, deps: BulkExportDeps): vo
       return runResponses(e)(run);
     },
   );
-}
+};

@@ -1,4 +1,6 @@
-// Wires the tracing API: its dependencies, its routes at / and under /api/v1, and shutdown.
+// Wires the API process (port 1984): the adapters it shares, the tracing context with the
+// bulk-export and tenancy contexts' HTTP surfaces at / and under /api/v1 (v2 reads under
+// /api/v2), and shutdown.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -14,28 +16,16 @@ import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
-import { TenancyService } from '../tenancy/tenancyService.ts';
+import { requireApiKey, TenancyService } from '../tenancy/index.ts';
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
 import { RunIngestor } from './ingest/runIngestor.ts';
 import { readRequestJson } from './ingest/jsonBody.ts';
-import { infoRoutes } from './routes/info.ts';
-import { runIngestRoutes } from './routes/runsIngest.ts';
-import { otelIngestRoutes } from './routes/otelIngest.ts';
 import { OtelIngestion } from './otel/otelIngestion.ts';
-import { runReadRoutes } from './routes/runsRead.ts';
-import { runQueryRoutes, v2RunQueryRoutes } from './routes/runsQuery.ts';
-import { sessionRoutes } from './routes/sessions.ts';
-import { projectStatsRoutes } from './routes/projectStats.ts';
-import { v2TraceRoutes } from './routes/traces.ts';
-import { v2ThreadRoutes } from './routes/threads.ts';
 import type { RouteDeps } from './routes/routeDeps.ts';
+import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRoutes.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { requireApiKey } from '../tenancy/apiKeyAuth.ts';
-import { bulkExportRoutes } from '../bulk-export/bulkExportRoutes.ts';
-import { feedbackRoutes } from './routes/feedback.ts';
-import { ExportState } from '../bulk-export/exportState.ts';
-import { SecretBox } from '../bulk-export/secretBox.ts';
+import { bulkExportRoutes, ExportState, SecretBox } from '../bulk-export/index.ts';
 import { SERVICE_VERSION } from './version.ts';
 
 export interface TracingApp {
@@ -97,22 +87,17 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 
   const deps: RouteDeps = { config, ch, blobs, eventLog, projects, tables: LIVE_TABLES };
-  const bulkExportDeps = { ...deps, exports, secrets: SecretBox.fromConfig(config) };
-  const feedbackDeps = { ...deps, projection: feedbackLag, logger: logger.child({ routes: 'feedback' }) };
+  const tracingOptions = { ...deps, ingestor, otel, feedbackProjection: feedbackLag, logger };
+  const bulkExportOptions = { config, eventLog, projects, tables: LIVE_TABLES, exports, secrets: SecretBox.fromConfig(config) };
   for (const prefix of ['', '/api/v1']) {
     await app.register(
       async (scope) => {
-        infoRoutes(scope, config);
+        await scope.register(tracingPublicRoutes, { config });
+        // Sibling of the public routes, so the API-key hook cannot reach them.
         await scope.register(async (authed) => {
           requireApiKey(authed, tenancy);
-          runIngestRoutes(authed, config, ingestor);
-          otelIngestRoutes(authed, config, otel);
-          runReadRoutes(authed, ch, blobs, deps.tables);
-          runQueryRoutes(authed, deps);
-          sessionRoutes(authed, deps);
-          projectStatsRoutes(authed, deps);
-          bulkExportRoutes(authed, bulkExportDeps);
-          feedbackRoutes(authed, feedbackDeps);
+          await authed.register(tracingRoutes, tracingOptions);
+          await authed.register(bulkExportRoutes, bulkExportOptions);
         });
       },
       { prefix },
@@ -121,9 +106,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   await app.register(
     async (v2) => {
       requireApiKey(v2, tenancy);
-      v2RunQueryRoutes(v2, deps);
-      v2TraceRoutes(v2, deps);
-      v2ThreadRoutes(v2, deps);
+      await v2.register(tracingV2Routes, deps);
     },
     { prefix: '/api/v2' },
   );

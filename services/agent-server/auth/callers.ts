@@ -8,8 +8,8 @@
 //            LangGraph Platform; its `auth.on(…)` handlers narrow each action
 //   none     AGENT_SERVER_AUTH=none, for local development: everyone acts in the default workspace
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { DEFAULT_WORKSPACE_ID } from '../../tenancy/apiKeys.ts';
-import type { TenancyService } from '../../tenancy/tenancyService.ts';
+import { DEFAULT_WORKSPACE_ID } from '../../tenancy/index.ts';
+import type { TenancyService } from '../../tenancy/index.ts';
 import type { RecordScope } from '../store/agentRecords.ts';
 import { ANONYMOUS, type AuthContext, type AuthEvent, type AuthEventValue, type CustomAuth } from './customAuth.ts';
 import { errorResponse } from '../routes/routeSchemas.ts';

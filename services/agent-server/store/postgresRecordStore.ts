@@ -3,7 +3,7 @@
 // Every row carries its workspace; every statement names the one it acts in, and a custom auth
 // module's filter (auth/authFilters.ts) becomes a condition on the thread's metadata.
 import pg from 'pg';
-import { DEFAULT_WORKSPACE_ID } from '../../tenancy/apiKeys.ts';
+import { DEFAULT_WORKSPACE_ID } from '../../tenancy/index.ts';
 import type { AuthFilters } from '../auth/authFilters.ts';
 import type { AgentRecordStore, RecordScope, RunRecord, RunStatus, ThreadRecord, ThreadSearch } from './agentRecords.ts';
 

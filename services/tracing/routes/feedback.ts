@@ -12,7 +12,7 @@ import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 import { FeedbackCommands, UPDATABLE_FIELDS, type FeedbackDeps } from '../feedback/feedbackCommands.ts';
 import { feedbackSchema } from '../feedback/feedbackResponse.ts';
 import { requireUuid } from '../../../platform/ids.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import { badInput, bool, int, uuid } from '../../../platform/http/routeInput.ts';
 import { listInput } from './traces.ts';
 

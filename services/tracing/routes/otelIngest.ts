@@ -12,7 +12,7 @@ import { errorResponses } from '../../../platform/http/openapi.ts';
 import { decodeExportRequest, encodeExportResponse, exportResponseJson, type PartialSuccess } from '../otel/otlpProto.ts';
 import { spansOfRequest, type SpanRejection } from '../otel/otlpSpans.ts';
 import type { OtelIngestion } from '../otel/otelIngestion.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 
 const PROTOBUF_TYPES = ['application/x-protobuf', 'application/protobuf'];
 const OTLP_JSON_ENVELOPE_DEPTH = 4 * MAX_JSON_DEPTH + 16;

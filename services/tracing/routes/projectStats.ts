@@ -20,7 +20,7 @@ import {
 import { traceSetFeedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
 import { formatIsoMicros, nowMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import { badRequestOnInvalid, rejectUnsupported, requireProject, timeInput, uuidInput } from './traces.ts';
 
 // ---- buckets ----

@@ -6,7 +6,7 @@ import { errors } from '../../../platform/errors.ts';
 import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
 import { readMultipartBatch } from '../ingest/multipartBatch.ts';
 import { newRunId, type RunIngestor } from '../ingest/runIngestor.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 
 /** 202 once the operations are in Kafka; 404 for an unknown project or parent; 413 for an operation no Kafka message can hold; 503 when Kafka is away. */

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import { queryRuns } from '../query/queryRuns.ts';
 import { MAX_PAGE_SIZE, runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
 import { decodeCursor } from '../query/cursor.ts';

@@ -7,7 +7,7 @@ import { feedbackStatsQuery, runByIdQuery } from '../../../projections/runs/runQ
 import { runResponse } from '../read/runResponse.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
 import { requireUuid } from '../../../platform/ids.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 
 export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore, tables: ReadModelTables): void {

@@ -11,7 +11,7 @@ import { matchesFilter, type ProjectFilter } from '../projects/projectFilter.ts'
 import { projectResponse, projectSchema } from '../projects/projectResponse.ts';
 import { projectStatsQuery } from '../projects/projectStatsQuery.ts';
 import type { Project } from '../../../projections/projects/projectRegistry.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import { badInput, bool, int, time, uuid } from '../../../platform/http/routeInput.ts';
 import type { RouteDeps } from './routeDeps.ts';
 

@@ -14,7 +14,7 @@ import { rootRunsQuery, type TraceSummary } from '../../../projections/traces/tr
 import { threadSetStatsQuery, traceSetStatsQuery, type ThreadSetStats } from '../../../projections/traces/statsQueries.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import {
   badRequestOnInvalid,
   DAY_MICROS,

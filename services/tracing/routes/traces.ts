@@ -23,7 +23,7 @@ import { runColumnsFor, runItemV2, runResponse, v2SourceField, V2_RUN_SELECTS, t
 import { toUuid } from '../../../platform/ids.ts';
 import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
-import { tenantOf } from '../../tenancy/apiKeyAuth.ts';
+import { tenantOf } from '../../tenancy/index.ts';
 import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/queryStream.ts';
 
 // ---- input checks shared by the read routes: bad input is a 400 that names the field ----

@@ -1,0 +1,6 @@
+// The tenancy context's public module: what other contexts and processes may use. Workspaces
+// and API keys (TenancyService folds the tenancy topic), and the API-key hook that puts the
+// caller's workspace on each request.
+export { TenancyService } from './tenancyService.ts';
+export { DEFAULT_WORKSPACE_ID, generateApiKey } from './apiKeys.ts';
+export { requireApiKey, tenantOf } from './apiKeyAuth.ts';
