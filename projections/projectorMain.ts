@@ -14,7 +14,7 @@ import { ProjectRegistry } from './projects/projectRegistry.ts';
 const config = loadConfig();
 const logger = createLogger('projectors', config.LOG_LEVEL);
 await ensureTopics(config, TOPIC_DECLARATIONS);
-const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+const ch = ClickHouseClient.fromConfig(config);
 // ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka).
 for (let attempt = 1; ; attempt++) {
   try {

@@ -3,6 +3,10 @@
 // no settings that older servers reject. Values reach SQL only through ./sql.ts.
 import { request, Agent } from 'undici';
 import type { Sql } from './sql.ts';
+import type { Config } from '../config.ts';
+
+/** The settings a ClickHouse client is made from. */
+export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD'>;
 
 export interface ClickHouseOptions {
   url: string;
@@ -28,6 +32,11 @@ export class ClickHouseClient {
   readonly #url: string;
   readonly #headers: Record<string, string>;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+
+  /** The one way a process gets its client: from the CLICKHOUSE_* settings. */
+  static fromConfig(config: ClickHouseConfig): ClickHouseClient {
+    return new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+  }
 
   constructor(options: ClickHouseOptions) {
     this.#url = options.url.replace(/\/$/, '');

@@ -32,7 +32,7 @@ for (const v of values.view) {
 
 const config = loadConfig();
 const logger = createLogger('replay', process.env.LOG_LEVEL ?? 'warn');
-const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+const ch = ClickHouseClient.fromConfig(config);
 const blobs = new BlobStore(config);
 const bar = new SingleBar(
   { format: '{phase} [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | ETA {eta_formatted}', noTTYOutput: true, notTTYSchedule: 2000, etaBuffer: 20 },

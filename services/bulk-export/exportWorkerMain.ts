@@ -21,7 +21,7 @@ if (!secrets) {
   process.exit(1);
 }
 await ensureTopics(config, TOPIC_DECLARATIONS);
-const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+const ch = ClickHouseClient.fromConfig(config);
 const blobs = new BlobStore(config);
 const eventLog = new EventLog(config, 'export-worker');
 const state = new ExportState(config, logger.child({ fold: 'bulk-export' }));

@@ -43,7 +43,7 @@ function retryInBackground(logger: Logger, what: string, task: () => Promise<voi
 
 export async function buildTracingApp(config: Config, logger: Logger): Promise<TracingApp> {
   await ensureTopics(config, TOPIC_DECLARATIONS);
-  const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+  const ch = ClickHouseClient.fromConfig(config);
   const blobs = new BlobStore(config);
   // Writes need only Kafka: a ClickHouse or object store that is down at start-up is reported
   // and retried in the background, not a reason to refuse runs (the projector creates the

@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     stack = await startTracingStack('bench', stackEnv);
     const config = stack.config;
     log(`stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
-    ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    ch = ClickHouseClient.fromConfig(config);
     pool = new Pool(stack.url, { connections: Math.max(...options.levels), keepAliveTimeout: 60_000 });
     const sendHttp = multipartSender(pool, stack.apiKey, log);
 

@@ -290,7 +290,7 @@ async function main(): Promise<void> {
     stack = await startTracingStack('bench_query', { LOG_LEVEL: 'warn' });
     const config = stack.config;
     log(`stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
-    ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    ch = ClickHouseClient.fromConfig(config);
     admin = new Admin({ clientId: 'bench-query-admin', bootstrapBrokers: brokerList(config) });
     pool = new Pool(stack.url, { connections: options.concurrency, keepAliveTimeout: 60_000 });
     const send = multipartSender(pool, stack.apiKey, log);

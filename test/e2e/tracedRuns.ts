@@ -94,7 +94,7 @@ export async function expectTracedRuns(apiKey: string, expected: ExpectedRun[]):
 /** Which payload fields of a run the read model keeps in object storage (claim check). */
 export async function offloadedFields(tenantId: string, runId: string): Promise<string[]> {
   const config = loadConfig(inject('tracingEnv'));
-  const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+  const ch = ClickHouseClient.fromConfig(config);
   try {
     const row = await runByIdQuery(ch, tenantId, runId);
     if (!row) throw new Error(`run ${runId} is not in the read model`);

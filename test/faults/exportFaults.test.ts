@@ -114,7 +114,7 @@ test('a worker that died after completing a file but before recording it: the ne
   const tenantId = e.tenant_id as string;
   const key = exportEventKey(tenantId, e.id);
   const log = new EventLog(stack.config, 'test-ghost-worker');
-  const ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  const ch = ClickHouseClient.fromConfig(stack.config);
   const blobs = new BlobStore(stack.config);
   try {
     // A "ghost" worker schedules and claims the runs, writes every file, announces each as

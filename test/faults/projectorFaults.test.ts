@@ -79,7 +79,7 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
   expect(accepted.size).toBeGreaterThan(500);
   expect(rejected).toBe(0); // ingestion does not need ClickHouse
 
-  const ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  const ch = ClickHouseClient.fromConfig(stack.config);
   const tenant = DEFAULT_WORKSPACE_ID;
   await waitFor('every accepted run and patch to be projected', async () => {
     const [row] = await ch.query<{ n: string; done: string }>(

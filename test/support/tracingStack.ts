@@ -89,7 +89,7 @@ export async function dropStackData(id: string, config: Pick<Config, 'CLICKHOUSE
 
 /** A client for the stack's own ClickHouse database (close it after use). */
 export const stackClickHouse = (stack: TracingStack): ClickHouseClient =>
-  new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  ClickHouseClient.fromConfig(stack.config);
 
 /** POSTs a multipart body made of `parts` to the stack's /runs/multipart with its API key. */
 export async function postMultipart(stack: TracingStack, parts: Part[]): Promise<Response> {

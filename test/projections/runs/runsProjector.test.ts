@@ -33,7 +33,7 @@ test('posts and later patches merge even when their traces were evicted from the
   const end = new Date().toISOString();
   for (const t of traces) await send(postParts(t.map((r) => ({ ...r, inputs: undefined, outputs: { done: r.id }, end_time: end })), 'patch'));
 
-  const ch = new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  const ch = ClickHouseClient.fromConfig(stack.config);
   const rows = await waitFor('all runs merged', async () => {
     const r = await ch.query<{ id: string; inputs: string; outputs: string; status: string }>(sql`SELECT toString(id) AS id, inputs, outputs, status FROM runs FINAL`);
     return r.length === 120 && r.every((x) => x.status === 'success') ? r : null;

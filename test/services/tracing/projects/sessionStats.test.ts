@@ -16,7 +16,7 @@ let ch: ClickHouseClient;
 beforeAll(async () => {
   [ws] = (await createWorkspaces(1)) as [Workspace];
   const config = loadConfig(inject('tracingEnv'));
-  ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE });
+  ch = ClickHouseClient.fromConfig(config);
 });
 afterAll(async () => {
   await ch?.close();

@@ -1,0 +1,46 @@
+// The arrows point down: schemas ← platform ← projections ← services/<context> ← services/*.ts
+// (the processes), each context reached by others only through its public module
+// (services/<context>/index.ts). The rules are in test/support/importGraph.ts.
+import { describe, expect, test } from 'vitest';
+import { brokenRule, GOVERNED_FOLDERS, importGraph, importsOf, violations } from '../support/importGraph.ts';
+import { repoRoot } from '../support/serviceProcess.ts';
+
+test('every import of the product keeps the layering', () => {
+  const edges = importGraph(repoRoot, GOVERNED_FOLDERS);
+  expect(edges.length).toBeGreaterThan(500); // the graph was read, not an empty walk
+  const broken = violations(edges).map((v) => `${v.from} → ${v.to}: ${v.rule}`);
+  expect(broken).toEqual([]);
+});
+
+describe('the rules refuse what they are meant to refuse', () => {
+  const verdict = (from: string, source: string) => importsOf(from, source).map(brokenRule);
+
+  test('the platform importing a projection or a context', () => {
+    expect(verdict('platform/clickhouse/schema.ts', "import { createRunsTable } from '../../projections/runs/runsTable.ts';")[0]).toMatch(/platform layer/);
+    expect(verdict('platform/http/server.ts', "import type { TenancyService } from '../../services/tenancy/index.ts';")[0]).toMatch(/platform layer/);
+  });
+
+  test('a projection importing a service', () => {
+    expect(verdict('projections/projectorMain.ts', "import { ProjectRegistry } from '../services/tracing/projects/projectRegistry.ts';")[0]).toMatch(/projection imports no service/);
+  });
+
+  test("a context reaching into another's internals, and the same through its public module", () => {
+    const source = `import {
+  ExportCommands,
+} from '../bulk-export/exportCommands.ts';
+import { bulkExportRoutes } from '../bulk-export/index.ts';`;
+    expect(verdict('services/tracing/tracingApp.ts', source)).toEqual([expect.stringMatching(/internals/), null]);
+  });
+
+  test('dynamic and side-effect imports count too', () => {
+    expect(verdict('schemas/registry.ts', "const m = await import('../platform/config.ts');\nimport '../platform/logger.ts';")).toEqual([
+      expect.stringMatching(/schemas/),
+      expect.stringMatching(/schemas/),
+    ]);
+  });
+
+  test('browser code and examples stay apart from the server', () => {
+    expect(verdict('apps/ui/main.ts', "import type { Config } from '../../platform/config.ts';")[0]).toMatch(/browser/);
+    expect(verdict('examples/agent-server/chatAgent.ts', "import { RunIngestor } from '../../services/tracing/ingest/runIngestor.ts';")[0]).toMatch(/example/);
+  });
+});

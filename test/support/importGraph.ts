@@ -1,0 +1,112 @@
+// The project's import graph, and the layering rules it must keep (test/architecture/
+// dependencyRules.test.ts). Imports are read from the source text: every static `import … from`,
+// `export … from`, side-effect `import '…'` and literal `import('…')`, type-only ones included
+// (a type import upward is still an arrow pointing the wrong way).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+
+/** An import of one project file by another, as paths relative to the repository root. */
+export interface ImportEdge {
+  from: string;
+  to: string;
+}
+
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm;
+
+/** The project-relative imports of one file's source. */
+export function importsOf(file: string, source: string): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const m of source.matchAll(SPECIFIER)) edges.push({ from: file, to: posix.normalize(posix.join(posix.dirname(file), m[1]!)) });
+  return edges;
+}
+
+/** Every .ts file under the given top-level folders, as repository-relative paths. */
+export function sourceFiles(root: string, folders: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(join(root, dir), { withFileTypes: true });
+    } catch {
+      return; // a folder this checkout does not have
+    }
+    for (const e of entries) {
+      const path = posix.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules') walk(path);
+      } else if (/\.(ts|tsx|mts)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(path);
+    }
+  };
+  for (const f of folders) walk(f);
+  return out.sort();
+}
+
+export function importGraph(root: string, folders: readonly string[]): ImportEdge[] {
+  return sourceFiles(root, folders).flatMap((file) => importsOf(file, readFileSync(join(root, file), 'utf8')));
+}
+
+/**
+ * Where a file sits in the layering. Bottom to top: schemas (the declaration of every topic and
+ * event), platform (adapters and mechanics shared by every process), projections (read models:
+ * DDL, projectors, queries), services/<context> (bounded contexts), services/*.ts (the
+ * composition roots that start processes). examples/ and apps/ sit on top, apart.
+ */
+export type Layer =
+  | { kind: 'schemas' | 'platform' | 'projections' | 'compositionRoot' | 'examples' | 'apps' | 'infra' | 'other' }
+  | { kind: 'context'; context: string };
+
+export function layerOf(file: string): Layer {
+  const [top, second, third] = file.split('/');
+  if (top === 'services') return third === undefined ? { kind: 'compositionRoot' } : { kind: 'context', context: second! };
+  if (top === 'schemas' || top === 'platform' || top === 'projections' || top === 'examples' || top === 'apps' || top === 'infra') return { kind: top };
+  return { kind: 'other' };
+}
+
+/** A context's public module: the one file of it that others may import. */
+export const publicModule = (context: string): string => `services/${context}/index.ts`;
+
+/** The rule an import breaks, or null when it keeps them all. */
+export function brokenRule(edge: ImportEdge): string | null {
+  const from = layerOf(edge.from);
+  const to = layerOf(edge.to);
+  const may = (...kinds: Layer['kind'][]) => kinds.includes(to.kind);
+  switch (from.kind) {
+    case 'schemas':
+      return may('schemas') ? null : 'schemas/ declares topics and events and imports nothing else of ours';
+    case 'platform':
+      return may('schemas', 'platform') ? null : 'the platform layer imports no context, projection or process';
+    case 'projections':
+      return may('schemas', 'platform', 'projections') ? null : 'a projection imports no service (contexts use projections, not the other way round)';
+    case 'context': {
+      if (may('schemas', 'platform', 'projections')) return null;
+      if (to.kind !== 'context') return `a context imports only the layers below it, not ${to.kind}`;
+      if (to.context === from.context || edge.to === publicModule(to.context)) return null;
+      return `a context reaches into another's internals: import ${publicModule(to.context)} instead`;
+    }
+    case 'compositionRoot':
+      if (may('schemas', 'platform', 'projections', 'infra', 'compositionRoot')) return null;
+      return to.kind === 'context' && edge.to === publicModule(to.context) ? null : `a process is composed from contexts' public modules (services/<context>/index.ts)`;
+    case 'examples':
+      return may('examples', 'platform') ? null : 'an example uses the platform at most, never a context or projection';
+    case 'apps':
+      return may('apps') ? null : 'browser code imports nothing from the server side';
+    case 'infra':
+      return may('infra') ? null : 'infra/ (provisioning) imports nothing from the product';
+    default:
+      return null;
+  }
+}
+
+export interface Violation extends ImportEdge {
+  rule: string;
+}
+
+export function violations(edges: readonly ImportEdge[]): Violation[] {
+  return edges.flatMap((e) => {
+    const rule = brokenRule(e);
+    return rule ? [{ ...e, rule }] : [];
+  });
+}
+
+/** The folders the rules govern. */
+export const GOVERNED_FOLDERS = ['schemas', 'platform', 'projections', 'services', 'examples', 'apps', 'infra'] as const;
