@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { S3Client, PutObjectCommand, GetObjectCommand, HeadBucketCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Config } from './config.ts';
+import type { S3Config } from './config.ts';
 import type { BlobRef } from '../schemas/events.generated.ts';
 import { errors } from './errors.ts';
 
@@ -11,7 +11,7 @@ export class BlobStore {
   readonly bucket: string;
   readonly #s3: S3Client;
 
-  constructor(config: Config) {
+  constructor(config: S3Config) {
     this.bucket = config.S3_PAYLOAD_BUCKET;
     this.#s3 = new S3Client({
       endpoint: config.S3_ENDPOINT,

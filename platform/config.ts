@@ -114,6 +114,16 @@ const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+// The slices components are built from: each takes the settings it reads, not the whole Config.
+/** Reaching the brokers and naming topics. */
+export type KafkaConfig = Pick<Config, 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX'>;
+/** Appending events: the brokers, topic names and how long an append may wait. */
+export type EventLogConfig = KafkaConfig & Pick<Config, 'KAFKA_APPEND_TIMEOUT_MS'>;
+/** The ClickHouse of the read models (ClickHouseClient.fromConfig). */
+export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD'>;
+/** The object store of payloads and attachments. */
+export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'>;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {

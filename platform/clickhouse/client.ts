@@ -3,10 +3,7 @@
 // no settings that older servers reject. Values reach SQL only through ./sql.ts.
 import { request, Agent } from 'undici';
 import type { Sql } from './sql.ts';
-import type { Config } from '../config.ts';
-
-/** The settings a ClickHouse client is made from. */
-export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD'>;
+import type { ClickHouseConfig } from '../config.ts';
 
 export interface ClickHouseOptions {
   url: string;

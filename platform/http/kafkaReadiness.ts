@@ -1,6 +1,6 @@
 // Readiness that reflects whether Kafka answers: a metadata request every few seconds.
 import { Admin } from '@platformatic/kafka';
-import type { Config } from '../config.ts';
+import type { KafkaConfig } from '../config.ts';
 import { brokerList } from '../kafka/topicAdmin.ts';
 
 export class KafkaReadiness {
@@ -8,7 +8,7 @@ export class KafkaReadiness {
   #lastOk = 0;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(config: Config) {
+  constructor(config: KafkaConfig) {
     this.#admin = new Admin({ clientId: 'readiness', bootstrapBrokers: brokerList(config), retries: 0, timeout: 2000 });
   }
 

@@ -5,7 +5,7 @@
 // measure gives reads of a read model their read-your-writes: caughtUp() waits (bounded)
 // until the projector has committed everything appended before the call.
 import { Consumer } from '@platformatic/kafka';
-import type { Config } from '../config.ts';
+import type { KafkaConfig } from '../config.ts';
 import { projectorLag } from '../metrics.ts';
 import { brokerList } from './topicAdmin.ts';
 
@@ -15,7 +15,7 @@ export class ConsumerLagMonitor {
   readonly #label: string;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(config: Config, groupId: string, topic: string, label: string) {
+  constructor(config: KafkaConfig, groupId: string, topic: string, label: string) {
     this.#topic = topic;
     this.#label = label;
     // Never joins the group: it only reads the group's committed offsets.

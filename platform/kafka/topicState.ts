@@ -3,7 +3,7 @@
 // until everything appended before the call has been folded in.
 import { randomUUID } from 'node:crypto';
 import { Consumer, MessagesStreamModes, stringDeserializer } from '@platformatic/kafka';
-import type { Config } from '../config.ts';
+import type { KafkaConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { decodeEvent, type DecodedEvent } from '../../schemas/registry.ts';
 import { errors } from '../errors.ts';
@@ -20,7 +20,7 @@ export class TopicState {
   #waiters: Array<() => void> = [];
   #started: Promise<void> | null = null;
 
-  constructor(config: Config, logicalTopic: string, apply: (event: DecodedEvent) => void, logger: Logger) {
+  constructor(config: KafkaConfig, logicalTopic: string, apply: (event: DecodedEvent) => void, logger: Logger) {
     this.#topic = topicName(config, logicalTopic);
     this.#apply = apply;
     this.#logger = logger;

@@ -11,7 +11,7 @@
 //   project holds is ignored as a whole.
 import { parseStoredJson } from '../../platform/json/jsonNesting.ts';
 import { v5 as uuidv5 } from 'uuid';
-import type { Config } from '../../platform/config.ts';
+import type { EventLogConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { errors } from '../../platform/errors.ts';
 import { event, type EventToAppend } from '../../platform/kafka/eventLog.ts';
@@ -91,7 +91,7 @@ export class ProjectRegistry {
   readonly #onDeleted: ProjectRegistryOptions['onDeleted'];
   readonly #catchUpTimeoutMs: number;
 
-  constructor(config: Config, logger: Logger, options: ProjectRegistryOptions = {}) {
+  constructor(config: EventLogConfig, logger: Logger, options: ProjectRegistryOptions = {}) {
     this.#onDeleted = options.onDeleted;
     this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
     this.#topicState = new TopicState(config, TOPICS.projects, this.apply, logger);

@@ -8,7 +8,7 @@
 // - the first claim (ExportRunStarted) of a run's current attempt wins; later claims are ignored;
 // - progress and ends count only from the claimant, for the current attempt;
 // - a cancelled export is final: its unfinished runs become Cancelled, nothing new is scheduled.
-import type { Config } from '../../platform/config.ts';
+import type { EventLogConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { TopicState } from '../../platform/kafka/topicState.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -130,7 +130,7 @@ export class ExportState {
   readonly #topicState: TopicState;
   readonly #catchUpTimeoutMs: number;
 
-  constructor(config: Config, logger: Logger) {
+  constructor(config: EventLogConfig, logger: Logger) {
     this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
     this.#topicState = new TopicState(config, TOPICS.bulkExport, this.apply, logger);
   }

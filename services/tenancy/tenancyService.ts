@@ -1,7 +1,7 @@
 // Commands on workspaces and API keys (appended to the tenancy topic) and the
 // authentication that reads them back.
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../../platform/config.ts';
+import type { KafkaConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { errors } from '../../platform/errors.ts';
 import { EventLog, event } from '../../platform/kafka/eventLog.ts';
@@ -20,7 +20,7 @@ export class TenancyService {
   /** Unknown key hashes recently confirmed unknown after a catch-up: spares Kafka from key-guessing floods. */
   readonly #recentMisses = new Map<string, number>();
 
-  constructor(config: Config, eventLog: EventLog, logger: Logger) {
+  constructor(config: KafkaConfig, eventLog: EventLog, logger: Logger) {
     this.#log = eventLog;
     this.#topicState = new TopicState(config, TOPICS.tenancy, this.state.apply, logger);
   }

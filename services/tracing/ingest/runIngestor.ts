@@ -8,6 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../../../platform/config.ts';
+
+/** What ingestion reads: payloads above this size go to object storage. */
+export type RunIngestorConfig = Pick<Config, 'PAYLOAD_OFFLOAD_BYTES'>;
 import { errors } from '../../../platform/errors.ts';
 import { runsAccepted } from '../../../platform/metrics.ts';
 import type { BlobStore } from '../../../platform/blobStore.ts';
@@ -34,13 +37,13 @@ export const newRunId = (): string => uuidv7();
 const EVENT_ENVELOPE_BYTES = 1024;
 
 export class RunIngestor {
-  readonly #config: Config;
+  readonly #config: RunIngestorConfig;
   readonly #log: EventLog;
   readonly #blobs: BlobStore;
   readonly #projects: ProjectRegistry;
   readonly #lineage: LineageIndex;
 
-  constructor(config: Config, log: EventLog, blobs: BlobStore, projects: ProjectRegistry, lineage: LineageIndex) {
+  constructor(config: RunIngestorConfig, log: EventLog, blobs: BlobStore, projects: ProjectRegistry, lineage: LineageIndex) {
     this.#config = config;
     this.#log = log;
     this.#blobs = blobs;

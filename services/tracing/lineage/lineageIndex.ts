@@ -2,7 +2,7 @@
 // and direct PATCHes that do not say it themselves. Runs created through POST /runs are
 // recorded on the lineage topic, which every API replica folds; catchUp() makes a run
 // posted a moment ago through another replica visible. Older runs fall back to ClickHouse.
-import type { Config } from '../../../platform/config.ts';
+import type { KafkaConfig } from '../../../platform/config.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { TopicState } from '../../../platform/kafka/topicState.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
@@ -22,7 +22,7 @@ export class LineageIndex {
   readonly #topicState: TopicState;
   readonly #fallback: LineageFallback;
 
-  constructor(config: Config, logger: Logger, fallback: LineageFallback, maxEntries = 500_000) {
+  constructor(config: KafkaConfig, logger: Logger, fallback: LineageFallback, maxEntries = 500_000) {
     this.#maxEntries = maxEntries;
     this.#fallback = fallback;
     this.#topicState = new TopicState(config, TOPICS.runLineage, this.apply, logger);

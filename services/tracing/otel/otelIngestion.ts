@@ -3,7 +3,7 @@
 // (traceAssembly.ts), and the drafts go to RunIngestor, which appends the same RunOpsAppended
 // events every ingestion route appends. After the append, runs placed provisionally before
 // (by this or another replica) whose parents are now known are grafted with patches.
-import type { Config } from '../../../platform/config.ts';
+import type { KafkaConfig } from '../../../platform/config.ts';
 import { errors } from '../../../platform/errors.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 import type { Logger } from '../../../platform/logger.ts';
@@ -29,7 +29,7 @@ export class OtelIngestion {
   readonly #lineage: OtelLineage;
   readonly #logger: Logger;
 
-  constructor(config: Config, logger: Logger, ingestor: RunIngestor, runLineage: LineageIndex) {
+  constructor(config: KafkaConfig, logger: Logger, ingestor: RunIngestor, runLineage: LineageIndex) {
     this.#ingestor = ingestor;
     this.#runLineage = runLineage;
     this.#lineage = new OtelLineage(config, logger);

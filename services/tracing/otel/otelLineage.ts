@@ -6,7 +6,7 @@
 // A record whose run id is not the last id of its dotted_order is an alias: the span-derived id
 // of a run that has another id (a trace's root, or a span with langsmith.span.id). Children
 // name their parent by span id, so aliases lead them to the run.
-import type { Config } from '../../../platform/config.ts';
+import type { KafkaConfig } from '../../../platform/config.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { TopicState } from '../../../platform/kafka/topicState.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
@@ -28,7 +28,7 @@ export class OtelLineage {
   readonly #maxEntries: number;
   #entries = 0;
 
-  constructor(config: Config, logger: Logger, maxEntries = 500_000) {
+  constructor(config: KafkaConfig, logger: Logger, maxEntries = 500_000) {
     this.#maxEntries = maxEntries;
     this.#topicState = new TopicState(config, TOPICS.runLineage, this.apply, logger);
   }
