@@ -87,3 +87,40 @@ export function declareApiKeyAuth(app: FastifyInstance, scheme = 'apiKey'): void
     addResponses(route, [400, 401, 403, 503]);
   });
 }
+
+const text = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: { type: 'string' } } } });
+
+/** What each of Swagger UI's routes serves, by its path below the page's (@fastify/swagger-ui 6). */
+const DOCS_ROUTES: Record<string, Record<string, unknown>> = {
+  '': { summary: 'This document, browsable (Swagger UI)', response: { 200: text('text/html', 'the page') } },
+  '/json': {
+    summary: 'This document (OpenAPI 3), as JSON',
+    response: { 200: { description: 'the OpenAPI document', type: 'object', additionalProperties: true } },
+  },
+  '/yaml': { summary: 'This document (OpenAPI 3), as YAML', response: { 200: text('application/x-yaml', 'the OpenAPI document') } },
+  '/static/index.html': { summary: 'The page, under its old name', response: { 302: { description: 'to the page', type: 'null' } } },
+  '/static/swagger-initializer.js': { summary: 'The page’s settings', response: { 200: text('application/javascript', 'the script') } },
+  '/static/*': {
+    summary: 'The page’s scripts, styles and images',
+    params: { type: 'object', properties: { '*': { type: 'string', description: 'the file, e.g. swagger-ui.css' } } },
+    response: {
+      200: { description: 'the file', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+      304: { description: 'not modified since the copy the caller has (If-None-Match, If-Modified-Since)', type: 'null' },
+      400: { description: 'the path is malformed', ...errorBody },
+      403: { description: 'a path that leads outside the page’s files', ...errorBody },
+      404: { description: 'no such file', ...errorBody },
+    },
+  },
+};
+
+/**
+ * Documents the routes of the Swagger UI registered after this in this scope (its page, its
+ * assets, the document as JSON and YAML), which the plugin registers hidden: the document lists
+ * every route the service serves, itself included.
+ */
+export function declareDocsRoutes(app: FastifyInstance, prefix: string): void {
+  app.addHook('onRoute', (route) => {
+    const doc = DOCS_ROUTES[route.url.slice(prefix.length)];
+    if (doc) route.schema = { tags: ['operations'], ...doc };
+  });
+}

@@ -1,13 +1,13 @@
 // The fastify setup every HTTP service shares: JSON logs, one error shape, request metrics,
 // health and readiness, Prometheus metrics, and an OpenAPI document (from the route
 // schemas) with a browsable page at /docs.
-import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger, type RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
-import { declareInputStatuses, UUID_PATTERN } from './openapi.ts';
+import { declareDocsRoutes, declareInputStatuses, UUID_PATTERN } from './openapi.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
 
 export interface HttpServerOptions {
@@ -22,6 +22,12 @@ export interface HttpServerOptions {
    * bodies up to 1 GiB are read and the routes enforce their own (decoded) limits.
    */
   bodyLimit?: { bytes: number; setting: string };
+  /**
+   * Sees every route the server registers, these shared ones included, before any is served
+   * (the options object, which later hooks complete: read it once the server is ready). For
+   * tests that check every route is documented.
+   */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /**
@@ -56,6 +62,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     forceCloseConnections: true,
   });
 
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   declareInputStatuses(app);
 
   // JSON bodies: fastify's own parser (prototype-poisoning safe, within bodyLimit), after the one
@@ -89,7 +96,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' }, tenantId: { type: 'apiKey', in: 'header', name: 'X-Tenant-Id' } } },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(async (docs) => {
+    declareDocsRoutes(docs, '/docs');
+    await docs.register(swaggerUi, { routePrefix: '/docs' });
+  });
 
   const ops = { schema: { hide: false, tags: ['operations'] } };
   app.get('/ok', { schema: { ...ops.schema, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { createHttpServer } from '../../platform/http/server.ts';
+import { createHttpServer, type HttpServerOptions } from '../../platform/http/server.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
@@ -60,7 +60,12 @@ async function callerAuthentication(
   };
 }
 
-export async function buildAgentServerApp(config: Config, logger: Logger, agentConfig: AgentServerConfig = loadAgentConfig(config.AGENT_SERVER_CONFIG)): Promise<AgentServerApp> {
+export async function buildAgentServerApp(
+  config: Config,
+  logger: Logger,
+  agentConfig: AgentServerConfig = loadAgentConfig(config.AGENT_SERVER_CONFIG),
+  serverOptions: Pick<HttpServerOptions, 'onRoute'> = {},
+): Promise<AgentServerApp> {
   // The config file's env reaches the graphs' modules, which may read it when they load.
   for (const [name, value] of Object.entries(agentConfig.env)) process.env[name] ??= value;
   const persistence = await openPersistence(config);
@@ -78,6 +83,7 @@ export async function buildAgentServerApp(config: Config, logger: Logger, agentC
     description: 'LangGraph API (assistants, threads, runs) and A2A for the graphs named in the config file.',
     ready: () => true,
     bodyLimit: { bytes: config.AGENT_SERVER_BODY_LIMIT_BYTES, setting: 'AGENT_SERVER_BODY_LIMIT_BYTES' },
+    ...serverOptions,
   });
   app.setSchemaErrorFormatter(schemaErrorMessage);
   // A POST without a body is an empty object, as the routes' body schemas read it.

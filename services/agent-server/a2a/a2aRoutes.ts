@@ -34,7 +34,53 @@ const cardError = (description: string) => ({
   type: 'object',
   properties: { error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } } } },
 });
-const agentCardSchema = { type: 'object', additionalProperties: true, description: 'the A2A agent card (v0.3 fields, and supportedInterfaces for v1.0 clients)' };
+const strings = { type: 'array', items: { type: 'string' } } as const;
+const agentCardSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'the A2A agent card (v0.3 fields, and supportedInterfaces for v1.0 clients)',
+  properties: {
+    protocolVersion: { type: 'string', description: 'the A2A version of the top-level fields (0.3.0)' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    url: { type: 'string', description: 'the JSON-RPC endpoint (v0.3 clients)' },
+    preferredTransport: { type: 'string' },
+    supportedInterfaces: {
+      type: 'array',
+      description: 'the endpoint per protocol version (v1.0 clients)',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { url: { type: 'string' }, protocolBinding: { type: 'string' }, protocolVersion: { type: 'string' } },
+      },
+    },
+    version: { type: 'string', description: 'the agent server’s version' },
+    capabilities: {
+      type: 'object',
+      additionalProperties: true,
+      properties: { streaming: { type: 'boolean' }, pushNotifications: { type: 'boolean' }, stateTransitionHistory: { type: 'boolean' } },
+    },
+    defaultInputModes: strings,
+    defaultOutputModes: strings,
+    skills: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          tags: strings,
+          examples: { type: 'array', items: {} },
+          inputModes: strings,
+          outputModes: strings,
+          metadata: { type: 'object', additionalProperties: true, description: 'inputSchema: the state keys, and supportsA2A' },
+        },
+      },
+    },
+  },
+} as const;
 
 const jsonRpcRequestSchema = {
   type: 'object',

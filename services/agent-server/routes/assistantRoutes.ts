@@ -39,6 +39,29 @@ const searchBody = {
 
 const notFound = errorResponse('no such assistant (or one the auth module hides)');
 
+const drawableGraph = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    nodes: { type: 'array', items: { type: 'object', additionalProperties: true, description: '{id, type, data}' } },
+    edges: { type: 'array', items: { type: 'object', additionalProperties: true, description: '{source, target, conditional?, data?}' } },
+  },
+} as const;
+
+const jsonSchema = (description: string) => ({ type: ['object', 'null'], additionalProperties: true, description }) as const;
+const graphSchemas = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    graph_id: { type: 'string' },
+    input_schema: jsonSchema('JSON schema of the input'),
+    output_schema: jsonSchema('JSON schema of the output'),
+    state_schema: jsonSchema('JSON schema of the state'),
+    config_schema: jsonSchema('JSON schema of the config (null: none declared)'),
+    context_schema: jsonSchema('JSON schema of the context (null: none declared)'),
+  },
+} as const;
+
 export function assistantRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
   const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['assistants'], summary, ...schema } });
 
@@ -95,7 +118,7 @@ export function assistantRoutes(app: FastifyInstance, deps: AgentServerDeps): vo
 
   app.get<AssistantParams>(
     '/assistants/:assistant_id/graph',
-    doc('The assistant’s graph, drawable (nodes and edges)', { ...withAssistant, response: { 200: { type: 'object', additionalProperties: true }, 404: notFound } }),
+    doc('The assistant’s graph, drawable (nodes and edges)', { ...withAssistant, response: { 200: drawableGraph, 404: notFound } }),
     async (request) => {
       const { graph } = await readable(request);
       const drawable = await graph.getGraphAsync?.();
@@ -105,7 +128,7 @@ export function assistantRoutes(app: FastifyInstance, deps: AgentServerDeps): vo
 
   app.get<AssistantParams>(
     '/assistants/:assistant_id/schemas',
-    doc('The assistant’s input, output and state schemas', { ...withAssistant, response: { 200: { type: 'object', additionalProperties: true }, 404: notFound } }),
+    doc('The assistant’s input, output and state schemas', { ...withAssistant, response: { 200: graphSchemas, 404: notFound } }),
     async (request) => {
       const { assistant, stateKeys } = await readable(request);
       const stateSchema = { type: 'object', properties: Object.fromEntries(stateKeys.map((k) => [k, {}])) };

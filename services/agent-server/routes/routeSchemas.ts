@@ -82,7 +82,24 @@ export const threadStateSchema = {
   properties: {
     values: anyJson('the state values at the checkpoint'),
     next: { type: 'array', items: { type: 'string' }, description: 'nodes to run next' },
-    tasks: { type: 'array', items: jsonObject('a pending task, with its interrupts') },
+    tasks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'a pending task, with its interrupts',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string', description: 'the node' },
+          path: anyJson('where in the graph the task was scheduled'),
+          error: anyJson('its error, when it failed'),
+          interrupts: { type: 'array', items: anyJson('an interrupt') },
+          checkpoint: anyJson('the checkpoint of its subgraph, if any'),
+          state: anyJson('the state of its subgraph, if any'),
+          result: anyJson('what it wrote, once done'),
+        },
+      },
+    },
     metadata: anyJson('checkpoint metadata'),
     created_at: { type: ['string', 'null'] },
     checkpoint: checkpointSchema,
@@ -110,7 +127,13 @@ export const runSchema = {
 /** The final values a run's /wait and /join answer, `{__error__}` when it failed (written by hand, see runRoutes.ts). */
 export const runValuesResponse = {
   description: 'the thread’s final state values; __interrupt__ when waiting for input; {__error__: {error, message}} when the run failed',
-};
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    __interrupt__: anyJson('the interrupts the run is waiting on'),
+    __error__: anyJson('{error, message}: why the run failed'),
+  },
+} as const;
 
 /** An SSE stream (written by hand: it is not serialized by fastify). */
 export const eventStreamResponse = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });

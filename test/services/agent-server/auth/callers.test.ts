@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentServer, type AgentServer } from '../../../support/agentServer.ts';
 import { repoRoot } from '../../../support/serviceProcess.ts';
 import { createWorkspaces } from '../../../support/tracingClient.ts';
+import { DOCS_OPERATIONS, DOCS_STATIC_FILE } from '../../../support/docsOperations.ts';
 
 /** Operations anyone may call: A2A clients read agent cards before they authenticate. */
 const PUBLIC = new Set([
@@ -23,6 +24,7 @@ const PUBLIC = new Set([
   'GET /a2a/{assistant_id}',
   'GET /a2a/{assistant_id}/.well-known/agent-card.json',
   'GET /a2a/{assistant_id}/.well-known/agent.json',
+  ...DOCS_OPERATIONS,
 ]);
 
 let server: AgentServer;
@@ -48,7 +50,7 @@ async function operations(of: AgentServer): Promise<Operation[]> {
 
 /** A request for the operation: ids that exist nowhere, a body of the right kind. */
 function call(server: AgentServer, op: Operation, headers: Record<string, string>): Promise<Response> {
-  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'assistant_id' ? 'agent' : randomUUID()));
+  const path = op.path.replace(/\{(\w+|\*)\}/g, (_, name: string) => (name === 'assistant_id' ? 'agent' : name === '*' ? DOCS_STATIC_FILE : randomUUID()));
   const body = op.path === '/runs/batch' ? [{ assistant_id: 'agent' }] : op.path.startsWith('/a2a/') ? { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } } : { assistant_id: 'agent' };
   const hasBody = op.doc.requestBody !== undefined;
   return fetch(`${server.url}${path}`, { method: op.method, headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers }, body: hasBody ? JSON.stringify(body) : undefined });

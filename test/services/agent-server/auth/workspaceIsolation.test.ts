@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentServer, type AgentServer } from '../../../support/agentServer.ts';
 import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
 import { createWorkspaces, type Workspace } from '../../../support/tracingClient.ts';
+import { DOCS_OPERATIONS } from '../../../support/docsOperations.ts';
 
 type Res = { status: number; body: any };
 
@@ -279,6 +280,7 @@ const CASES: Record<string, Probe[]> = {
 
 /** Routes the cases above do not cover, and why. */
 const NO_TENANT_DATA = [
+  ...DOCS_OPERATIONS,
   'GET /ok',
   'GET /ready',
   'GET /metrics',

@@ -13,6 +13,7 @@ import { api, createWorkspaces, waitForRun, type Workspace } from '../../../supp
 import { multipartBody, type Part } from '../../../support/runFactory.ts';
 import { createBucket, destinationBody, waitForExportRuns } from '../../../support/bulkExportClient.ts';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
+import { DOCS_OPERATIONS } from '../../../support/docsOperations.ts';
 
 type Res = Awaited<ReturnType<typeof api>>;
 
@@ -804,7 +805,7 @@ function expectOwnRoots(roots: Array<{ id: string }>, f: Fixture, what: string, 
 // ---- routes the cases above do not cover, and why ----
 
 /** Answer no tenant data. */
-const NO_TENANT_DATA = ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info'];
+const NO_TENANT_DATA = ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info', ...DOCS_OPERATIONS];
 /**
  * Writes: covered by the write test below, which checks that naming another workspace's ids leaves its data alone.
  * POST /bulk-exports/destinations names no ids: what it makes is the caller's own (listed and read by the cases above).
