@@ -8,10 +8,11 @@ WORKDIR /app
 RUN chown node:node /app
 USER node
 
-# Dependencies first, so editing sources does not reinstall them. The full `npm ci`: the
-# lockfile also pins the `node` package, which --omit=dev would not make any smaller.
+# Dependencies first, so editing sources does not reinstall them. Runtime dependencies only:
+# the image's own Node 24 runs the services, so the `node` package (how `npm start` gets Node
+# 24 on a bare machine) and the test tool chain are devDependencies.
 COPY --chown=node:node package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --loglevel=error
+RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error
 
 COPY --chown=node:node . .
 

@@ -2,7 +2,10 @@
 // (the processes), each context reached by others only through its public module
 // (services/<context>/index.ts). The rules are in test/support/importGraph.ts.
 import { describe, expect, test } from 'vitest';
-import { brokenRule, GOVERNED_FOLDERS, importGraph, importsOf, violations } from '../support/importGraph.ts';
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { brokenRule, GOVERNED_FOLDERS, importGraph, importsOf, packagesOf, sourceFiles, violations } from '../support/importGraph.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
 
 test('every import of the product keeps the layering', () => {
@@ -43,4 +46,15 @@ import { bulkExportRoutes } from '../bulk-export/index.ts';`;
     expect(verdict('apps/ui/main.ts', "import type { Config } from '../../platform/config.ts';")[0]).toMatch(/browser/);
     expect(verdict('examples/agent-server/chatAgent.ts', "import { RunIngestor } from '../../services/tracing/ingest/runIngestor.ts';")[0]).toMatch(/example/);
   });
+});
+
+test('every package the product imports at run time is a runtime dependency (the image installs only those)', () => {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const runtime = new Set([...Object.keys(manifest.dependencies), ...builtinModules]);
+  const missing = sourceFiles(repoRoot, ['schemas', 'platform', 'projections', 'services', 'examples', 'infra'])
+    .flatMap((file) => packagesOf(readFileSync(join(repoRoot, file), 'utf8')).map((pkg) => ({ file, pkg })))
+    .filter(({ pkg }) => !runtime.has(pkg))
+    .map(({ file, pkg }) => `${file} imports ${pkg}`);
+  expect(missing).toEqual([]);
+  expect(packagesOf("import type { A } from 'only-types';\nimport { b } from '@scope/pkg/sub';\nconst c = await import('lib');")).toEqual(['@scope/pkg', 'lib']);
 });

@@ -20,6 +20,20 @@ export function importsOf(file: string, source: string): ImportEdge[] {
   return edges;
 }
 
+const BARE_SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'([^.'/][^']*)'/gm;
+
+/** The npm packages a source imports (`@scope/name` or `name`), type-only imports excepted: they vanish at run time. */
+export function packagesOf(source: string): string[] {
+  const out = new Set<string>();
+  for (const m of source.replace(/^\s*import\s+type\s[^;]*;/gm, '').matchAll(BARE_SPECIFIER)) {
+    const spec = m[1]!;
+    if (spec.startsWith('node:')) continue;
+    const parts = spec.split('/');
+    out.add(spec.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!);
+  }
+  return [...out];
+}
+
 /** Every .ts file under the given top-level folders, as repository-relative paths. */
 export function sourceFiles(root: string, folders: readonly string[]): string[] {
   const out: string[] = [];
