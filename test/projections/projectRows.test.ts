@@ -17,12 +17,15 @@ test("a project's deletion leaves rows without a project, and other projects' an
   const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database });
   const [tenant, otherTenant] = ['9e07b0a5-7a1e-5e86-877d-fe30e64d77bf', '1b2c3d4e-0000-4000-8000-000000000002'];
   const [doomed, kept] = ['8843ebdb-1b62-542c-bc22-4bd9ab88ead7', '5d1f0c2a-0000-4000-8000-000000000003'];
-  const item = (n: number, tenant_id: string, session_id: string | null) =>
-    ({ tenant_id, run_id: `01973000-0000-7000-8000-00000000010${n}`, id: `01973000-0000-7000-8000-000000000f0${n}`, session_id, key: 'quality', version: 1 });
+  const item = (n: number, tenant_id: string, session_id: string | null) => ({
+    tenant_id, run_id: `01973000-0000-7000-8000-00000000010${n}`, id: `01973000-0000-7000-8000-000000000f0${n}`, session_id, key: 'quality', version: 1,
+  });
   try {
     await ch.exec(sql`CREATE DATABASE ${ident(database)}`, { database: null });
     await ch.exec(createFeedbackTable());
-    await ch.insert('feedback', [item(1, tenant, doomed), item(2, tenant, null), item(3, tenant, kept), item(4, otherTenant, doomed), item(5, otherTenant, null)]);
+    await ch.insert('feedback', [
+      item(1, tenant, doomed), item(2, tenant, null), item(3, tenant, kept), item(4, otherTenant, doomed), item(5, otherTenant, null),
+    ]);
 
     await deleteProjectRows(ch, 'feedback', tenant, doomed);
     const left = () => ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM feedback ORDER BY id`);

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
-import { ident, raw, sql } from '../../services/common/clickhouse/sql.ts';
+import { ident, raw, sql, type Sql } from '../../services/common/clickhouse/sql.ts';
 import { run, type PythonEnv } from './pythonEnv.ts';
 import { repoRoot } from './serviceProcess.ts';
 import type { RecordedStatement, RecordedStep } from './clickHouseRecorder.ts';
@@ -22,7 +22,7 @@ export interface ChdbReplay {
   answers: ChdbAnswer[];
 }
 
-/** Runs every step on chdb in one session (one Python process), as the server the steps were recorded on has its clock in `timezone`. */
+/** Runs every step on chdb in one session (one Python process), its clock in `timezone` as the recorded server's was. */
 export async function replayOnChdb(python: PythonEnv, steps: readonly RecordedStep[], timezone: string): Promise<ChdbReplay> {
   const dir = join(repoRoot, '.local', 'chdb');
   mkdirSync(dir, { recursive: true });
@@ -31,14 +31,16 @@ export async function replayOnChdb(python: PythonEnv, steps: readonly RecordedSt
   for (const s of steps)
     lines.push(JSON.stringify(s.kind === 'statement' ? { kind: s.kind, database: s.database, query: s.query, data: s.data } : s));
   writeFileSync(file, lines.join('\n') + '\n');
-  const out = await run(python.python, [SCRIPT, file], { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' }, 10 * 60_000);
-  const results = out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { ok: boolean; answer?: string; error?: string; version?: string });
-  if (out.code !== 0 || results.length !== steps.length + 1)
-    throw new Error(`${SCRIPT} ${file} exited with ${out.code} after ${results.length - 1} of ${steps.length} steps:\n${out.stderr.slice(-4000)}`);
-  return {
-    version: String(results[0]!.version),
-    answers: results.slice(1).map((r) => (r.ok ? { ok: true, answer: Buffer.from(r.answer ?? '', 'base64') } : { ok: false, error: String(r.error) })),
-  };
+  const env = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
+  const out = await run(python.python, [SCRIPT, file], env, 10 * 60_000);
+  type Line = { ok: boolean; answer?: string; error?: string; version?: string };
+  const results = out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+  if (out.code !== 0 || results.length !== steps.length + 1) {
+    const done = `${results.length - 1} of ${steps.length} steps`;
+    throw new Error(`${SCRIPT} ${file} exited with ${out.code} after ${done}:\n${out.stderr.slice(-4000)}`);
+  }
+  const answer = (r: Line): ChdbAnswer => (r.ok ? { ok: true, answer: Buffer.from(r.answer ?? '', 'base64') } : { ok: false, error: String(r.error) });
+  return { version: String(results[0]!.version), answers: results.slice(1).map(answer) };
 }
 
 /** The output format a statement asks for (its trailing FORMAT clause); null when it returns nothing (DDL, inserts). */
@@ -80,11 +82,13 @@ export function statementShape(query: string): string {
 const FLOAT_TOLERANCE = 1e-9;
 
 function sameValue(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') return a === b || Math.abs(a - b) <= FLOAT_TOLERANCE * Math.max(Math.abs(a), Math.abs(b));
+  if (typeof a === 'number' && typeof b === 'number')
+    return a === b || Math.abs(a - b) <= FLOAT_TOLERANCE * Math.max(Math.abs(a), Math.abs(b));
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     const [ka, kb] = [Object.keys(a), Object.keys(b)];
-    return ka.join('\0') === kb.join('\0') && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    const [ra, rb] = [a as Record<string, unknown>, b as Record<string, unknown>];
+    return ka.join('\0') === kb.join('\0') && ka.every((k) => sameValue(ra[k], rb[k]));
   }
   return a === b;
 }
@@ -101,13 +105,16 @@ const show = (v: unknown) => JSON.stringify(v)?.slice(0, 300);
  * takes any n rows (LIMIT without ORDER BY), as many rows.
  */
 export function rowsDiffer(expected: Buffer, actual: Buffer, order: ReturnType<typeof rowOrder>): string | null {
-  const inOrder = (rows: Record<string, unknown>[]) => (order === 'ordered' ? rows : [...rows].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1)));
+  const byText = (x: unknown, y: unknown) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1);
+  const inOrder = (rows: Record<string, unknown>[]) => (order === 'ordered' ? rows : [...rows].sort(byText));
   const [want, got] = [inOrder(parseRows(expected)), inOrder(parseRows(actual))];
-  if (want.length !== got.length) return `${got.length} rows instead of ${want.length}: ${show(got.slice(0, 3))} instead of ${show(want.slice(0, 3))}`;
+  if (want.length !== got.length)
+    return `${got.length} rows instead of ${want.length}: ${show(got.slice(0, 3))} instead of ${show(want.slice(0, 3))}`;
   if (order === 'anyOf') return null;
   for (let i = 0; i < want.length; i++) {
     const [w, g] = [want[i]!, got[i]!];
-    if (Object.keys(w).join(',') !== Object.keys(g).join(',')) return `columns ${show(Object.keys(g))} instead of ${show(Object.keys(w))}`;
+    if (Object.keys(w).join(',') !== Object.keys(g).join(','))
+      return `columns ${show(Object.keys(g))} instead of ${show(Object.keys(w))}`;
     for (const column of Object.keys(w))
       if (!sameValue(w[column], g[column])) return `row ${i}, ${column}: ${show(g[column])} instead of ${show(w[column])}`;
   }
@@ -118,7 +125,7 @@ export function rowsDiffer(expected: Buffer, actual: Buffer, order: ReturnType<t
 export function answerDiffers(step: RecordedStatement, answer: ChdbAnswer): string | null {
   const accepted = step.status === 200;
   if (accepted && !answer.ok) return `current ClickHouse rejects it: ${answer.error}`;
-  if (!accepted && answer.ok) return `current ClickHouse accepts it, 18.16 rejected it: ${step.answer.toString('utf8').slice(0, 500)}`;
+  if (!accepted && answer.ok) return `current ClickHouse accepts it; 18.16 rejected it: ${step.answer.toString('utf8').slice(0, 500)}`;
   if (!accepted || !answer.ok) return null; // rejected by both (what a caller does about it was recorded)
   const format = outputFormat(step);
   if (format === null) return null;
@@ -140,16 +147,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * stopped while data comes in, and tables settled where merges ran.
  */
 export async function settleTables(ch: ClickHouseClient, database: string, stopMerges: boolean): Promise<void> {
-  const tables = await ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${database} AND engine LIKE '%MergeTree' ORDER BY name`);
+  const tables = await ch.query<{ name: string }>(
+    sql`SELECT name FROM system.tables WHERE database = ${database} AND engine LIKE '%MergeTree' ORDER BY name`,
+  );
+  const count = async (q: Sql) => Number((await ch.query<{ n: string }>(q))[0]?.n ?? 0);
   const name = (table: string) => raw(`${ident(database).text}.${ident(table).text}`);
   for (const { name: table } of tables) await ch.exec(sql`SYSTEM START MERGES ${name(table)}`);
   for (const { name: table } of tables) {
     // OPTIMIZE is a silent no-op while a background merge holds the parts: ask until one is left.
     for (let attempt = 1; ; attempt++) {
       await ch.exec(sql`OPTIMIZE TABLE ${name(table)} FINAL`);
-      const [parts] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM system.parts WHERE database = ${database} AND table = ${table} AND active`);
-      const [pending] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND table = ${table} AND NOT is_done`);
-      if (Number(parts!.n) <= 1 && Number(pending!.n) === 0) break;
+      const parts = await count(sql`SELECT count() AS n FROM system.parts WHERE database = ${database} AND table = ${table} AND active`);
+      const pending = await count(sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND table = ${table} AND NOT is_done`);
+      if (parts <= 1 && pending === 0) break;
       if (attempt > 600) throw new Error(`${database}.${table} did not settle into one part`);
       await sleep(50);
     }
@@ -161,7 +171,7 @@ export async function settleTables(ch: ClickHouseClient, database: string, stopM
 export async function awaitMutations(ch: ClickHouseClient, database: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const [pending] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND NOT is_done`);
-    if (Number(pending!.n) === 0) return;
+    if (Number(pending?.n) === 0) return;
     if (attempt > 1200) throw new Error(`mutations of ${database} still pending`);
     await sleep(50);
   }

@@ -90,9 +90,11 @@ export class ClickHouseRecorder {
     const body = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://recorder');
     const headers: Record<string, string> = {};
-    for (const name of ['x-clickhouse-user', 'x-clickhouse-key', 'content-type']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+    for (const name of ['x-clickhouse-user', 'x-clickhouse-key', 'content-type'])
+      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+    const method = req.method === 'GET' ? 'GET' : 'POST';
     const forward = () =>
-      request(`${this.#upstream}${url.pathname}${url.search}`, { method: req.method as 'GET' | 'POST', headers, body: req.method === 'GET' ? undefined : body, dispatcher: this.#agent });
+      request(`${this.#upstream}${url.pathname}${url.search}`, { method, headers, body: method === 'GET' ? undefined : body, dispatcher: this.#agent });
     if (url.pathname !== '/') {
       // /ping and the like: passed through, not statements
       const answer = await forward();

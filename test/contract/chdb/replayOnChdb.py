@@ -65,7 +65,8 @@ def rows(sess, text: str) -> list:
 
 
 def settle(sess, database: str, stop_merges: bool) -> None:
-    tables = [r["name"] for r in rows(sess, f"SELECT name FROM system.tables WHERE database = '{database}' AND engine LIKE '%MergeTree' ORDER BY name")]
+    listed = rows(sess, f"SELECT name FROM system.tables WHERE database = '{database}' AND engine LIKE '%MergeTree' ORDER BY name")
+    tables = [r["name"] for r in listed]
     for table in tables:
         sess.query(f"SYSTEM START MERGES `{database}`.`{table}`")
     deadline = time.monotonic() + 60
@@ -73,8 +74,9 @@ def settle(sess, database: str, stop_merges: bool) -> None:
         # OPTIMIZE is a no-op while a background merge holds the parts: ask until one part is left.
         while True:
             sess.query(f"OPTIMIZE TABLE `{database}`.`{table}` FINAL")
-            parts = rows(sess, f"SELECT count() AS n FROM system.parts WHERE database = '{database}' AND table = '{table}' AND active")
-            pending = rows(sess, f"SELECT count() AS n FROM system.mutations WHERE database = '{database}' AND table = '{table}' AND NOT is_done")
+            where = f"database = '{database}' AND table = '{table}'"
+            parts = rows(sess, f"SELECT count() AS n FROM system.parts WHERE {where} AND active")
+            pending = rows(sess, f"SELECT count() AS n FROM system.mutations WHERE {where} AND NOT is_done")
             if int(parts[0]["n"]) <= 1 and int(pending[0]["n"]) == 0:
                 break
             if time.monotonic() > deadline:
