@@ -2,7 +2,7 @@
 // current ClickHouse in-process (chdb, test/contract/chdb/replayOnChdb.py) and compares every
 // answer with the one the recorded server (18.16) gave. Also the 18.16 side of the test's own
 // steps (settling merges), which the Python script mirrors for chdb.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ClickHouseClient } from '../../services/common/clickhouse/client.ts';
@@ -34,11 +34,12 @@ export async function replayOnChdb(python: PythonEnv, steps: readonly RecordedSt
   const env = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
   const out = await run(python.python, [SCRIPT, file], env, 10 * 60_000);
   type Line = { ok: boolean; answer?: string; error?: string; version?: string };
-  const results = out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+  const results = out.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
   if (out.code !== 0 || results.length !== steps.length + 1) {
     const done = `${results.length - 1} of ${steps.length} steps`;
     throw new Error(`${SCRIPT} ${file} exited with ${out.code} after ${done}:\n${out.stderr.slice(-4000)}`);
   }
+  rmSync(file); // kept only when the replay itself failed, to run it again by hand
   const answer = (r: Line): ChdbAnswer => (r.ok ? { ok: true, answer: Buffer.from(r.answer ?? '', 'base64') } : { ok: false, error: String(r.error) });
   return { version: String(results[0]!.version), answers: results.slice(1).map(answer) };
 }
