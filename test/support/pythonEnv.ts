@@ -1,6 +1,6 @@
 // Python virtualenvs for the tests: the official Python clients (from
 // test/e2e/python/requirements.txt) and tools kept apart from them so their dependencies cannot
-// clash (the OpenAPI fuzzer, test/contract/requirements.txt). Each lives in
+// clash (the OpenAPI fuzzer, test/contract/requirements.txt; chdb, test/contract/chdb/). Each lives in
 // .local/venvs/<name>-<hash of its requirements file>: checkouts pinning different versions
 // (branches, worktrees sharing .local) each get their own, instead of reinstalling one under each
 // other's running tests. ensurePythonEnv() creates it with the machine's python3 when missing and
@@ -32,6 +32,8 @@ export const E2E_PYTHON: PythonEnvSpec = pythonEnvSpec('e2e', PYTHON_REQUIREMENT
 export const PYTHON_VENV = E2E_PYTHON.venv;
 /** schemathesis, the OpenAPI fuzzer (test/contract/). */
 export const FUZZ_PYTHON: PythonEnvSpec = pythonEnvSpec('fuzz', join(repoRoot, 'test', 'contract', 'requirements.txt'));
+/** chdb, current ClickHouse in-process (test/contract/currentClickHouse.test.ts). */
+export const CHDB_PYTHON: PythonEnvSpec = pythonEnvSpec('chdb', join(repoRoot, 'test', 'contract', 'chdb', 'requirements.txt'));
 
 export interface PythonEnv {
   /** The venv's interpreter. */
