@@ -1,6 +1,7 @@
 // A thin client for ClickHouse's HTTP interface. We talk to 18.16 (Debian) and to current
-// releases, so it sends nothing but the query and the database: no server-side parameters,
-// no settings that older servers reject. Values reach SQL only through ./sql.ts.
+// releases, so it sends nothing but the query, the database and one setting both understand:
+// no server-side parameters, no settings that older servers reject. Values reach SQL only
+// through ./sql.ts.
 import { request, Agent } from 'undici';
 import type { Sql } from './sql.ts';
 import type { ClickHouseConfig } from '../config.ts';
@@ -47,6 +48,9 @@ export class ClickHouseClient {
   async #send(query: string, body: string | Buffer | undefined, database: string | null): Promise<string> {
     const params = new URLSearchParams();
     if (database) params.set('database', database);
+    // 64-bit integers as JSON strings, as 18.16 writes them by default: current releases write
+    // bare numbers, which lose precision above 2^53 and would answer in another shape.
+    params.set('output_format_json_quote_64bit_integers', '1');
     let payload: string | Buffer;
     if (body === undefined) payload = query;
     else {
@@ -106,7 +110,7 @@ export class ClickHouseClient {
    */
   async queryStream(statement: Sql, format: string, options: { signal?: AbortSignal } = {}): Promise<AsyncIterable<Buffer>> {
     if (!/^[A-Za-z]+$/.test(format)) throw new TypeError(`invalid ClickHouse format: ${format}`);
-    const url = `${this.#url}/?${new URLSearchParams({ database: this.database })}`;
+    const url = `${this.#url}/?${new URLSearchParams({ database: this.database, output_format_json_quote_64bit_integers: '1' })}`;
     const body = `${statement.text}\nFORMAT ${format}`;
     for (let attempt = 1; ; attempt++) {
       let res;

@@ -31,7 +31,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="chdb-replay-") as path:
         sess = session.Session(path)
         setup = steps[0]
-        # As 18.16 answers JSON: 64-bit integers quoted (current releases write them bare).
+        # As our client asks of every server (platform/clickhouse/client.ts): 64-bit integers quoted.
         sess.query("SET output_format_json_quote_64bit_integers = 1")
         sess.query(f"SET session_timezone = '{setup['timezone']}'")
         version = sess.query("SELECT version()", "TabSeparated").bytes().decode().strip()

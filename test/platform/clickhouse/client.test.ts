@@ -21,3 +21,22 @@ test('a read of a table that appears a moment later (a replay swapping tables in
     await ch.close();
   }
 });
+
+test('every query asks for 64-bit integers as JSON strings, as 18.16 answers and current releases do not by default', async () => {
+  const { createServer } = await import('node:http');
+  const seen: URLSearchParams[] = [];
+  const server = createServer((req, res) => {
+    seen.push(new URL(req.url ?? '/', 'http://x').searchParams);
+    req.resume().on('end', () => res.end('{"n":"1"}\n'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const ch = new ClickHouseClient({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, database: 'db' });
+  try {
+    await ch.query(sql`SELECT toUInt64(1) AS n`);
+    for await (const chunk of await ch.queryStream(sql`SELECT toUInt64(1) AS n`, 'JSONEachRow')) void chunk;
+    expect(seen.map((p) => p.get('output_format_json_quote_64bit_integers'))).toEqual(['1', '1']);
+  } finally {
+    await ch.close();
+    server.close();
+  }
+});
