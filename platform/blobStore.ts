@@ -40,7 +40,7 @@ export class BlobStore {
     try {
       await this.#s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
     } catch (err) {
-      throw errors.storageUnavailable('object storage', (err as Error).message);
+      throw errors.storageUnavailable('object storage', (err as Error).message, err);
     }
     return { bucket: this.bucket, key, size: body.byteLength, content_type: contentType };
   }

@@ -1,83 +1,132 @@
-// Every error the services answer with is defined here once, with a stable code and an
-// HTTP status. Route code throws these; the HTTP layer turns them into
-// `{ "error": <code>, "detail": <message> }` with the status.
+// Every error the services answer with is defined here once: a stable code, its HTTP status,
+// and whether sending the same request again can succeed (`retryable`, which the retry policy
+// in ./retry.ts obeys). Route code throws these; the HTTP layer turns them into
+// `{ "error": <code>, "detail": <message> }` with the status. docs/errors.md explains every
+// code and what to do about it; test/platform/errors.test.ts keeps the page and this file in step.
+
+/**
+ * The catalogue: each code's HTTP status ('varies': the thrower sets it, see the code's factory)
+ * and whether retrying the same request can help.
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: { status: 400, retryable: false },
+  INVALID_FILTER: { status: 400, retryable: false },
+  INVALID_JSON: { status: 400, retryable: false },
+  INVALID_MULTIPART: { status: 400, retryable: false },
+  UNDECODABLE_BODY: { status: 400, retryable: false },
+  DESTINATION_CHECK_FAILED: { status: 400, retryable: false },
+  TENANT_ID_REQUIRED: { status: 400, retryable: false },
+  INVALID_TENANT_ID: { status: 400, retryable: false },
+  MISSING_API_KEY: { status: 401, retryable: false },
+  INVALID_API_KEY: { status: 401, retryable: false },
+  UNAUTHORIZED: { status: 401, retryable: false },
+  WORKSPACE_FORBIDDEN: { status: 403, retryable: false },
+  FORBIDDEN: { status: 403, retryable: false },
+  REFUSED_BY_AUTH_HANDLER: { status: 'varies', retryable: false },
+  NOT_FOUND: { status: 404, retryable: false },
+  NOT_ACCEPTABLE: { status: 406, retryable: false },
+  CONFLICT: { status: 409, retryable: false },
+  BODY_TOO_LARGE: { status: 413, retryable: false },
+  EVENT_TOO_LARGE: { status: 413, retryable: false },
+  URI_TOO_LONG: { status: 414, retryable: false },
+  UNSUPPORTED_CONTENT_ENCODING: { status: 415, retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
+  INVALID_FIELD: { status: 422, retryable: false },
+  JSON_TOO_DEEP: { status: 422, retryable: false },
+  VALIDATION_ERROR: { status: 422, retryable: false },
+  THREAD_BUSY: { status: 422, retryable: true },
+  INTERNAL: { status: 500, retryable: false },
+  NOT_CONFIGURED: { status: 503, retryable: false },
+  READ_MODEL_UNAVAILABLE: { status: 503, retryable: true },
+  EVENT_LOG_UNAVAILABLE: { status: 503, retryable: true },
+  STORAGE_UNAVAILABLE: { status: 503, retryable: true },
+} as const satisfies Record<string, { status: number | 'varies'; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface AppErrorOptions {
+  /** Required for a code whose status varies; ignored otherwise. */
+  status?: number;
+  headers?: Record<string, string>;
+  /** The failure this error stands for: kept for the logs, never sent to the client. */
+  cause?: unknown;
+}
 
 export class AppError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly statusCode: number;
+  /** Whether sending the same request again can succeed. */
+  readonly retryable: boolean;
   readonly headers: Record<string, string>;
-  constructor(code: string, statusCode: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const entry = ERROR_CODES[code];
     this.name = 'AppError';
     this.code = code;
-    this.statusCode = statusCode;
-    this.headers = headers;
+    this.statusCode = entry.status === 'varies' ? (options.status ?? 500) : entry.status;
+    this.retryable = entry.retryable;
+    this.headers = options.headers ?? {};
   }
 }
 
-/** Keeps the error an AppError stands for, for the logs (never sent to the client). */
-function withCause(appError: AppError, cause: unknown): AppError {
-  if (cause !== undefined) Object.defineProperty(appError, 'cause', { value: cause, enumerable: false });
-  return appError;
-}
+const retryAfter = { 'retry-after': '2' };
 
 export const errors = {
-  badRequest: (message: string) => new AppError('BAD_REQUEST', 400, message),
-  invalidFilter: (message: string) => new AppError('INVALID_FILTER', 400, message),
-  invalidJson: (where: string, cause: string) => new AppError('INVALID_JSON', 400, `${where} is not valid JSON: ${cause}`),
-  invalidField: (message: string) => new AppError('INVALID_FIELD', 422, message),
+  badRequest: (message: string) => new AppError('BAD_REQUEST', message),
+  invalidFilter: (message: string) => new AppError('INVALID_FILTER', message),
+  invalidJson: (where: string, reason: string, cause?: unknown) => new AppError('INVALID_JSON', `${where} is not valid JSON: ${reason}`, { cause }),
+  invalidField: (message: string) => new AppError('INVALID_FIELD', message),
   /** JSON nested deeper than MAX_JSON_DEPTH (platform/json/jsonNesting.ts), wherever it enters. */
   jsonTooDeep: (where: string, limit: number) =>
-    new AppError('JSON_TOO_DEEP', 422, `${where} nests objects and arrays deeper than ${limit} levels, the limit for JSON sent to this service`),
-  invalidMultipart: (message: string) => new AppError('INVALID_MULTIPART', 400, message),
+    new AppError('JSON_TOO_DEEP', `${where} nests objects and arrays deeper than ${limit} levels, the limit for JSON sent to this service`),
+  invalidMultipart: (message: string) => new AppError('INVALID_MULTIPART', message),
   unsupportedEncoding: (encoding: string) =>
-    new AppError('UNSUPPORTED_CONTENT_ENCODING', 415, `Content-Encoding "${encoding}" is not supported; use gzip or zstd`),
-  undecodableBody: (encoding: string, cause: string) =>
-    new AppError('UNDECODABLE_BODY', 400, `the body could not be decoded as ${encoding}: ${cause}`),
+    new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding "${encoding}" is not supported; use gzip or zstd`),
+  undecodableBody: (encoding: string, reason: string, cause?: unknown) =>
+    new AppError('UNDECODABLE_BODY', `the body could not be decoded as ${encoding}: ${reason}`, { cause }),
   unsupportedMediaType: (type: string, expected: string) =>
-    new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Content-Type "${type}" is not accepted here; send ${expected}`),
+    new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${type}" is not accepted here; send ${expected}`),
   /** The Accept header admits none of the forms a route answers in. */
   notAcceptable: (accept: string, offered: readonly string[]) =>
-    new AppError('NOT_ACCEPTABLE', 406, `Accept "${accept}" admits none of the forms this route answers in: ${offered.join(', ')}`),
+    new AppError('NOT_ACCEPTABLE', `Accept "${accept}" admits none of the forms this route answers in: ${offered.join(', ')}`),
   bodyTooLarge: (limit: number, setting = 'batch_ingest_config.size_limit_bytes') =>
-    new AppError('BODY_TOO_LARGE', 413, `the request body exceeds the limit of ${limit} bytes (${setting})`),
-  notFound: (what: string) => new AppError('NOT_FOUND', 404, `${what} not found`),
-  conflict: (message: string) => new AppError('CONFLICT', 409, message),
+    new AppError('BODY_TOO_LARGE', `the request body exceeds the limit of ${limit} bytes (${setting})`),
+  /** A path parameter longer than the server reads. */
+  uriTooLong: (message: string) => new AppError('URI_TOO_LONG', message),
+  notFound: (what: string) => new AppError('NOT_FOUND', `${what} not found`),
+  /** No route answers this method and path. */
+  noRoute: (method: string, path: string) => new AppError('NOT_FOUND', `no route for ${method} ${path}`),
+  conflict: (message: string) => new AppError('CONFLICT', message),
   /** An agent-server run asked for a thread that is running one, with multitask_strategy "reject". */
   threadBusy: () =>
-    new AppError('THREAD_BUSY', 422, 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.'),
+    new AppError('THREAD_BUSY', 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.'),
   /** A bulk-export destination's test write failed; `message` says why (never with secrets). */
-  destinationCheckFailed: (message: string) => new AppError('DESTINATION_CHECK_FAILED', 400, message),
+  destinationCheckFailed: (message: string) => new AppError('DESTINATION_CHECK_FAILED', message),
 
-  missingApiKey: () => new AppError('MISSING_API_KEY', 401, 'an API key is required in the X-Api-Key header'),
-  unknownApiKey: () => new AppError('INVALID_API_KEY', 401, 'the API key is not valid'),
+  missingApiKey: () => new AppError('MISSING_API_KEY', 'an API key is required in the X-Api-Key header'),
+  unknownApiKey: () => new AppError('INVALID_API_KEY', 'the API key is not valid'),
   tenantRequired: () =>
-    new AppError(
-      'TENANT_ID_REQUIRED',
-      400,
-      'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header',
-    ),
-  invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', 400, `X-Tenant-Id "${value}" is not a UUID`),
-  workspaceForbidden: (workspaceId: string) =>
-    new AppError('WORKSPACE_FORBIDDEN', 403, `this API key has no access to workspace ${workspaceId}`),
+    new AppError('TENANT_ID_REQUIRED', 'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header'),
+  invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', `X-Tenant-Id "${value}" is not a UUID`),
+  workspaceForbidden: (workspaceId: string) => new AppError('WORKSPACE_FORBIDDEN', `this API key has no access to workspace ${workspaceId}`),
   /**
    * The agent server's custom auth module (langgraph.json `auth.path`) refused the request: its
    * `authenticate` or `auth.on(…)` handler threw an HTTPException (its status, message and headers)
    * or returned false (403).
    */
   refusedByAuthHandler: (status: number, message: string, headers: Record<string, string> = {}) =>
-    new AppError(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'REFUSED_BY_AUTH_HANDLER', status, message, headers),
+    new AppError(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'REFUSED_BY_AUTH_HANDLER', message, { status, headers }),
 
-  validation: (message: string) => new AppError('VALIDATION_ERROR', 422, message),
-  readModelUnavailable: () =>
-    new AppError('READ_MODEL_UNAVAILABLE', 503, 'the read model (ClickHouse) is unavailable; retry shortly', { 'retry-after': '2' }),
-  internal: () => new AppError('INTERNAL', 500, 'internal server error'),
-  notConfigured: (message: string) => new AppError('NOT_CONFIGURED', 503, message),
+  validation: (message: string) => new AppError('VALIDATION_ERROR', message),
+  readModelUnavailable: (cause?: unknown) =>
+    new AppError('READ_MODEL_UNAVAILABLE', 'the read model (ClickHouse) is unavailable; retry shortly', { headers: retryAfter, cause }),
+  internal: (cause?: unknown) => new AppError('INTERNAL', 'internal server error', { cause }),
+  notConfigured: (message: string) => new AppError('NOT_CONFIGURED', message),
 
-  kafkaUnavailable: (cause: string, error?: unknown) =>
-    withCause(new AppError('EVENT_LOG_UNAVAILABLE', 503, `the event log (Kafka) cannot take writes right now: ${cause}`, { 'retry-after': '2' }), error),
+  kafkaUnavailable: (reason: string, cause?: unknown) =>
+    new AppError('EVENT_LOG_UNAVAILABLE', `the event log (Kafka) cannot take writes right now: ${reason}`, { headers: retryAfter, cause }),
   /** Kafka could never take it (larger than its max.message.bytes): retrying cannot help, so not a 503. */
-  eventTooLarge: (message: string) => new AppError('EVENT_TOO_LARGE', 413, message),
-  storageUnavailable: (what: string, cause: string) =>
-    new AppError('STORAGE_UNAVAILABLE', 503, `${what} is unavailable: ${cause}`, { 'retry-after': '2' }),
+  eventTooLarge: (message: string, cause?: unknown) => new AppError('EVENT_TOO_LARGE', message, { cause }),
+  storageUnavailable: (what: string, reason: string, cause?: unknown) =>
+    new AppError('STORAGE_UNAVAILABLE', `${what} is unavailable: ${reason}`, { headers: retryAfter, cause }),
 };

@@ -10,21 +10,16 @@ import { BlobStore } from '../platform/blobStore.ts';
 import { RunsProjector } from './runs/runsProjector.ts';
 import { FeedbackProjector } from './feedback/feedbackProjector.ts';
 import { ProjectRegistry } from './projects/projectRegistry.ts';
+import { PROJECTOR_STORE_RETRY } from './projectorRuntime.ts';
+import { retry } from '../platform/retry.ts';
 
 const config = loadConfig();
 const logger = createLogger('projectors', config.LOG_LEVEL);
 await ensureTopics(config, TOPIC_DECLARATIONS);
 const ch = ClickHouseClient.fromConfig(config);
-// ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka).
-for (let attempt = 1; ; attempt++) {
-  try {
-    await ensureReadModels(ch);
-    break;
-  } catch (err) {
-    logger.warn({ err: (err as Error).message, attempt }, 'ClickHouse not ready; retrying');
-    await new Promise((r) => setTimeout(r, Math.min(5000, 200 * attempt)));
-  }
-}
+// ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka);
+// DDL it refuses is a bug of this release, and exits.
+await retry(PROJECTOR_STORE_RETRY, () => ensureReadModels(ch), { what: 'create the read models', logger });
 const blobs = new BlobStore(config);
 // Project tombstones: the projectors skip a deleted project's events and delete its rows.
 const projects: ProjectRegistry = new ProjectRegistry(config, logger.child({ fold: 'projects' }), {

@@ -3,12 +3,18 @@
 // message that cannot be read (bytes that are not its schema, an event type or schema version
 // this release does not know) in the dead-letter topic of its topic, byte for byte, before any
 // offset is committed; hand the decoded events to the projection, which writes its rows; then
-// commit the batch's offsets. A store that is down is retried forever (the same batch, nothing
-// committed, nothing lost); a projection is idempotent, so a batch read again after a crash or a
-// rebalance changes nothing. Batches and project deletions run one at a time, in order.
+// commit the batch's offsets. A store that is down is retried (PROJECTOR_STORE_RETRY, until it is
+// back: the same batch, nothing committed, nothing lost). A batch the projection refuses (an error
+// that escapes its retries: ClickHouse refusing a statement it will always refuse, or the
+// projection's own code failing on an event) is halved until the refused events are alone; each
+// of those goes to the dead-letter topic with the reason, the rest are projected, and only then
+// is the batch committed: every committed event is in the read model or in the dead-letter topic.
+// A projection is idempotent, so a batch read again after a crash or a rebalance, or projected
+// in halves, changes nothing. Batches and project deletions run one at a time, in order.
 import { Consumer, MessagesStreamModes } from '@platformatic/kafka';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
+import { retry, type RetryPolicy } from '../platform/retry.ts';
 import { brokerList, topicName } from '../platform/kafka/topicAdmin.ts';
 import { DEAD_LETTER_TOPICS, type ProjectedTopic } from '../schemas/topics.ts';
 import { EventLog } from '../platform/kafka/eventLog.ts';
@@ -23,7 +29,10 @@ export interface ProjectedEvent {
   offset: bigint;
 }
 
-/** Runs a step against a store until it succeeds (or the projector stops). */
+/**
+ * Runs a step against a store until it succeeds; throws when retrying cannot help (the batch is
+ * then refused, see above) or the projector stops.
+ */
 export type Retry = (what: string, step: () => Promise<void>) => Promise<void>;
 
 /** What a projector declares; the runtime does the rest. */
@@ -36,31 +45,33 @@ export interface Projection {
   project(events: ProjectedEvent[], retry: Retry): Promise<void>;
   /** Deletes a deleted project's rows (after a tombstone), through `retry`. */
   deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void>;
-  /** The consumer joined its group again: another instance may have written rows of partitions it now gets. */
-  onRejoin?(): void;
+  /**
+   * Drops what it keeps between batches (e.g. rows it caches): after a rebalance another instance
+   * may have written rows of partitions it now gets, and a refused batch may have left rows that
+   * were never written.
+   */
+  forgetState?(): void;
 }
 
 export interface ProjectorRuntimeOptions {
   groupId: string;
   /** Where a group without committed offsets starts: the beginning (default) or new messages only. */
   fromBeginning?: boolean;
+  /** How store calls are retried; PROJECTOR_STORE_RETRY by default. */
+  retryPolicy?: RetryPolicy;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Retries `fn` with capped exponential backoff until it succeeds; gives up only when stopping. */
-export async function retryForever(logger: Logger, what: string, fn: () => Promise<void>, stopping: () => boolean): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (stopping()) throw err;
-      const delay = Math.min(5000, 100 * 2 ** Math.min(attempt, 6));
-      logger.warn({ err: (err as Error).message, attempt, delay }, `${what} failed; retrying`);
-      await sleep(delay);
-    }
-  }
-}
+/**
+ * A store call (ClickHouse, object storage, the dead-letter topic) is tried again 200 ms after
+ * it fails, then at doubling intervals up to 5 s, for as long as the store is away: events wait
+ * safely in Kafka meanwhile.
+ */
+export const PROJECTOR_STORE_RETRY: RetryPolicy = {
+  initialDelayMs: 200,
+  backoffCoefficient: 2,
+  maxDelayMs: 5000,
+  maxAttempts: Infinity,
+};
 
 /** The headers as text, for the registry (event-type, schema-version). */
 const textHeaders = (message: RawMessage): Map<string, string> =>
@@ -74,9 +85,11 @@ export class ProjectorRuntime {
   readonly #deadLetters: EventLog;
   readonly #fromBeginning: boolean;
   readonly #pendingDeletions: Array<{ tenantId: string; projectId: string }> = [];
+  readonly #retryPolicy: RetryPolicy;
+  /** Aborted by stop(): ends a retry's wait at once. */
+  readonly #stopping = new AbortController();
   #stream: RawMessagesStream | null = null;
   #loop: Promise<void> | null = null;
-  #stopping = false;
   #queue: Promise<void> = Promise.resolve();
 
   constructor(config: Config, logger: Logger, projection: Projection, options: ProjectorRuntimeOptions) {
@@ -84,6 +97,7 @@ export class ProjectorRuntime {
     this.#logger = logger;
     this.#projection = projection;
     this.#fromBeginning = options.fromBeginning ?? true;
+    this.#retryPolicy = options.retryPolicy ?? PROJECTOR_STORE_RETRY;
     this.#deadLetters = new EventLog(config, `${projection.name}-projector-dead-letters`);
     // No deserializers: keys, values and headers stay the bytes Kafka holds, so a message that
     // cannot be read is kept exactly as it was.
@@ -100,7 +114,7 @@ export class ProjectorRuntime {
       retries: true,
       retryDelay: 1000,
     });
-    this.#consumer.on('consumer:group:join', () => this.#projection.onRejoin?.());
+    this.#consumer.on('consumer:group:join', () => this.#projection.forgetState?.());
   }
 
   async start(): Promise<void> {
@@ -116,7 +130,7 @@ export class ProjectorRuntime {
     const stream = this.#stream;
     this.#loop = (async () => {
       for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
-        if (this.#stopping) break;
+        if (this.#stopping.signal.aborted) break;
         const timer = projectorBatchSeconds.startTimer({ projector: this.#projection.name });
         await this.#serially(() => this.#project(batch));
         timer();
@@ -133,32 +147,60 @@ export class ProjectorRuntime {
     void this.#serially(() => this.#applyDeletions()).catch((err) => this.#logger.error({ err }, 'project deletion failed'));
   }
 
-  readonly retry: Retry = (what, step) => retryForever(this.#logger, what, step, () => this.#stopping);
+  readonly retry: Retry = (what, step) =>
+    retry(this.#retryPolicy, step, { what, logger: this.#logger, signal: this.#stopping.signal });
 
   async #project(batch: RawMessage[]): Promise<void> {
     const events: ProjectedEvent[] = [];
+    const messages = new Map<ProjectedEvent, RawMessage>();
     for (const message of batch) {
       try {
-        const event = decodeEvent(textHeaders(message), message.value);
-        events.push({ event, partition: message.partition, offset: message.offset });
+        const decoded = decodeEvent(textHeaders(message), message.value);
+        const event: ProjectedEvent = { event: decoded, partition: message.partition, offset: message.offset };
+        events.push(event);
+        messages.set(event, message);
       } catch (err) {
         // Retried, it would block its partition forever; skipped, it would be lost.
-        await this.#deadLetter(message, (err as Error).message);
+        await this.#deadLetter(message, (err as Error).message, 'unreadable');
       }
     }
-    await this.#projection.project(events, this.retry);
+    await this.#projectOrSetAside(events, messages);
     await this.#commit(batch);
   }
 
-  async #deadLetter(message: RawMessage, reason: string): Promise<void> {
+  /**
+   * Projects the events; when the projection refuses them, projects each half the same way, so
+   * that the refused events end up alone and go to the dead-letter topic, and no other with them.
+   */
+  async #projectOrSetAside(events: ProjectedEvent[], messages: Map<ProjectedEvent, RawMessage>): Promise<void> {
+    try {
+      await this.#projection.project(events, this.retry);
+    } catch (err) {
+      if (this.#stopping.signal.aborted || events.length === 0) throw err;
+      // What it cached while merging these events may hold rows that were never written.
+      this.#projection.forgetState?.();
+      const name = this.#projection.name;
+      if (events.length > 1) {
+        this.#logger.warn({ err, events: events.length }, `the ${name} projection refused a batch; projecting it in halves`);
+        const half = Math.ceil(events.length / 2);
+        await this.#projectOrSetAside(events.slice(0, half), messages);
+        await this.#projectOrSetAside(events.slice(half), messages);
+        return;
+      }
+      await this.#deadLetter(messages.get(events[0]!)!, `the ${name} projection refused it: ${(err as Error).message}`, 'refused');
+    }
+  }
+
+  async #deadLetter(message: RawMessage, reason: string, why: 'unreadable' | 'refused'): Promise<void> {
     const source = `${message.topic}/${message.partition}/${message.offset}`;
-    this.#logger.error({ reason, source }, `unreadable ${this.#projection.name} event moved to the dead-letter topic`);
+    this.#logger.error({ reason, source }, `${why} ${this.#projection.name} event moved to the dead-letter topic`);
     const headers = new Map<string | Buffer, string | Buffer>(message.headerEntries);
     headers.set('dead-letter-reason', reason.slice(0, 1000));
     headers.set('dead-letter-source', source);
-    await this.retry('dead-letter', () =>
-      this.#deadLetters.appendRaw(DEAD_LETTER_TOPICS[this.#projection.topic], { key: message.key, value: message.value, headers }),
-    );
+    // Whatever the failure: a message that is neither projected nor kept must not be committed.
+    const topic = DEAD_LETTER_TOPICS[this.#projection.topic];
+    const append = () => this.#deadLetters.appendRaw(topic, { key: message.key, value: message.value, headers });
+    await retry(this.#retryPolicy, append, { what: 'dead-letter', logger: this.#logger, signal: this.#stopping.signal, retryIf: () => true });
     projectorDeadLetters.inc({ projector: this.#projection.name });
   }
 
@@ -191,7 +233,7 @@ export class ProjectorRuntime {
   }
 
   async stop(): Promise<void> {
-    this.#stopping = true;
+    this.#stopping.abort();
     await this.#stream?.close().catch(() => {});
     await this.#loop?.catch(() => {});
     await this.#consumer.close(true).catch(() => {});

@@ -1,10 +1,12 @@
 // A thin client for ClickHouse's HTTP interface. We talk to 18.16 (Debian) and to current
 // releases, so it sends nothing but the query, the database and one setting both understand:
 // no server-side parameters, no settings that older servers reject. Values reach SQL only
-// through ./sql.ts.
+// through ./sql.ts. Every failure is a ClickHouseError that says whether retrying can help
+// (platform/retry.ts obeys it).
 import { request, Agent } from 'undici';
 import type { Sql } from './sql.ts';
 import type { ClickHouseConfig } from '../config.ts';
+import { retry, type RetryPolicy } from '../retry.ts';
 
 export interface ClickHouseOptions {
   url: string;
@@ -13,17 +15,108 @@ export interface ClickHouseOptions {
   password?: string;
 }
 
+/**
+ * ClickHouse's error codes (src/Common/ErrorCodes.cpp) for a statement, or data, that it will
+ * refuse however often it is sent: syntax, names it does not know in a query, types, values a
+ * column cannot hold, limits on the query itself. Every other failure may pass: the server
+ * unreachable, overloaded (241 memory, 202 too many queries, 252 too many parts), timing out
+ * (159, 209), a network error (210), a system error (425), a table not there yet (60: created at
+ * start-up, swapped in by a replay), credentials an operator has yet to fix.
+ */
+const REFUSED_STATEMENT_CODES = new Set([
+  6, // CANNOT_PARSE_TEXT
+  8, // THERE_IS_NO_COLUMN
+  16, // NO_SUCH_COLUMN_IN_TABLE
+  20, // NUMBER_OF_COLUMNS_DOESNT_MATCH
+  25, // CANNOT_PARSE_ESCAPE_SEQUENCE
+  26, // CANNOT_PARSE_QUOTED_STRING
+  27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
+  34, // TOO_MANY_ARGUMENTS_FOR_FUNCTION
+  35, // TOO_FEW_ARGUMENTS_FOR_FUNCTION
+  36, // BAD_ARGUMENTS
+  38, // CANNOT_PARSE_DATE
+  41, // CANNOT_PARSE_DATETIME
+  42, // NUMBER_OF_ARGUMENTS_DOESNT_MATCH
+  43, // ILLEGAL_TYPE_OF_ARGUMENT
+  44, // ILLEGAL_COLUMN
+  46, // UNKNOWN_FUNCTION
+  47, // UNKNOWN_IDENTIFIER
+  48, // NOT_IMPLEMENTED
+  50, // UNKNOWN_TYPE
+  53, // TYPE_MISMATCH
+  62, // SYNTAX_ERROR
+  63, // UNKNOWN_AGGREGATE_FUNCTION
+  69, // ARGUMENT_OUT_OF_BOUND
+  70, // CANNOT_CONVERT_TYPE
+  72, // CANNOT_PARSE_NUMBER
+  73, // UNKNOWN_FORMAT
+  80, // INCORRECT_QUERY
+  115, // UNKNOWN_SETTING
+  117, // INCORRECT_DATA
+  128, // TOO_LARGE_ARRAY_SIZE
+  131, // TOO_LARGE_STRING_SIZE
+  167, // TOO_DEEP_AST
+  168, // TOO_BIG_AST
+  174, // CYCLIC_ALIASES
+  179, // MULTIPLE_EXPRESSIONS_FOR_ALIAS
+  184, // ILLEGAL_AGGREGATION
+  207, // AMBIGUOUS_IDENTIFIER
+  215, // NOT_AN_AGGREGATE
+  229, // QUERY_IS_TOO_LARGE
+  321, // VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE
+  349, // CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN
+  352, // AMBIGUOUS_COLUMN_NAME
+  376, // CANNOT_PARSE_UUID
+  386, // NO_COMMON_TYPE
+  407, // DECIMAL_OVERFLOW
+  441, // CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING
+]);
+
+/** ClickHouse's UNKNOWN_TABLE. */
+const UNKNOWN_TABLE = 60;
+
 export class ClickHouseError extends Error {
+  /** The HTTP status ClickHouse answered with; 0 when it could not be reached. */
   readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
+  /** ClickHouse's error code (`Code: 62` is SYNTAX_ERROR); null when it could not be reached or did not say. */
+  readonly exceptionCode: number | null;
+  /** Whether sending the same statement again can succeed. */
+  readonly retryable: boolean;
+  constructor(status: number, message: string, options: { exceptionCode?: number | null; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ClickHouseError';
     this.status = status;
+    this.exceptionCode = options.exceptionCode ?? null;
+    this.retryable = this.exceptionCode === null || !REFUSED_STATEMENT_CODES.has(this.exceptionCode);
+  }
+
+  /**
+   * From an error answer: the code from the X-ClickHouse-Exception-Code header (19.x on), else
+   * from the text (`Code: 62, e.displayText() = …` in 18.16, `Code: 62. DB::Exception: …` now).
+   */
+  static fromResponse(status: number, text: string, headers: Record<string, string | string[] | undefined>): ClickHouseError {
+    const header = headers['x-clickhouse-exception-code'];
+    const fromHeader = Number(Array.isArray(header) ? header[0] : header);
+    const fromText = /^Code: (\d+)/.exec(text.trimStart())?.[1];
+    const exceptionCode = Number.isInteger(fromHeader) && fromHeader > 0 ? fromHeader : fromText ? Number(fromText) : null;
+    return new ClickHouseError(status, text.trim().slice(0, 2000), { exceptionCode });
   }
 }
 
-/** ClickHouse's UNKNOWN_TABLE error. */
-const UNKNOWN_TABLE = /^Code: 60\b/;
+/**
+ * A kept-alive socket the server closed while our event loop was busy fails on first use; one
+ * more try on a fresh socket is safe (nothing reached the server).
+ */
+const STALE_SOCKET_RETRY: RetryPolicy = { initialDelayMs: 0, backoffCoefficient: 1, maxDelayMs: 0, maxAttempts: 2 };
+const isStaleSocket = (err: unknown) =>
+  ['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET'].includes((err as NodeJS.ErrnoException).code ?? '');
+
+/**
+ * A replay swaps tables in by RENAME, which 18.16 does one table after the other, so a read can
+ * fall between two renames: a table that does not exist is asked for again over ~350 ms.
+ */
+const TABLE_SWAP_RETRY: RetryPolicy = { initialDelayMs: 50, backoffCoefficient: 2, maxDelayMs: 200, maxAttempts: 4 };
+const isUnknownTable = (err: unknown) => err instanceof ClickHouseError && err.exceptionCode === UNKNOWN_TABLE;
 
 export class ClickHouseClient {
   readonly database: string;
@@ -45,6 +138,17 @@ export class ClickHouseClient {
     };
   }
 
+  /** POSTs to ClickHouse, once more on a stale kept-alive socket; unreachable is a ClickHouseError with status 0. */
+  async #post(url: string, body: string | Buffer, signal?: AbortSignal) {
+    try {
+      const post = () => request(url, { method: 'POST', body, headers: this.#headers, dispatcher: this.#agent, signal });
+      return await retry(STALE_SOCKET_RETRY, post, { what: 'ClickHouse request', retryIf: isStaleSocket, signal });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
   async #send(query: string, body: string | Buffer | undefined, database: string | null): Promise<string> {
     const params = new URLSearchParams();
     if (database) params.set('database', database);
@@ -57,21 +161,9 @@ export class ClickHouseClient {
       params.set('query', query);
       payload = body;
     }
-    let res;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        res = await request(`${this.#url}/?${params}`, { method: 'POST', body: payload, headers: this.#headers, dispatcher: this.#agent });
-        break;
-      } catch (err) {
-        // A kept-alive socket the server closed while our event loop was busy fails on first
-        // use; one retry on a fresh socket is safe (nothing reached the server).
-        const code = (err as NodeJS.ErrnoException).code ?? '';
-        if (attempt === 1 && ['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET'].includes(code)) continue;
-        throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`);
-      }
-    }
+    const res = await this.#post(`${this.#url}/?${params}`, payload);
     const text = await res.body.text();
-    if (res.statusCode !== 200) throw new ClickHouseError(res.statusCode, text.trim().slice(0, 2000));
+    if (res.statusCode !== 200) throw ClickHouseError.fromResponse(res.statusCode, text, res.headers);
     return text;
   }
 
@@ -82,20 +174,11 @@ export class ClickHouseClient {
 
   /**
    * Runs a SELECT and returns its rows as objects (FORMAT JSONEachRow). A table that does not
-   * exist is asked for again a few times over ~300 ms: a replay swaps tables in by RENAME, which
-   * 18.16 does one table after the other, so a read can fall between two renames.
+   * exist is asked for again a few times (TABLE_SWAP_RETRY: a replay may be swapping it in).
    */
   async query<Row = Record<string, unknown>>(statement: Sql): Promise<Row[]> {
-    let text: string;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        text = await this.#send(statement.text + '\nFORMAT JSONEachRow', undefined, this.database);
-        break;
-      } catch (err) {
-        if (attempt >= 4 || !(err instanceof ClickHouseError) || !UNKNOWN_TABLE.test(err.message)) throw err;
-        await new Promise((r) => setTimeout(r, 50 * attempt));
-      }
-    }
+    const read = () => this.#send(statement.text + '\nFORMAT JSONEachRow', undefined, this.database);
+    const text = await retry(TABLE_SWAP_RETRY, read, { what: 'ClickHouse read', retryIf: isUnknownTable });
     const rows: Row[] = [];
     for (const line of text.split('\n')) if (line) rows.push(JSON.parse(line) as Row);
     return rows;
@@ -111,21 +194,9 @@ export class ClickHouseClient {
   async queryStream(statement: Sql, format: string, options: { signal?: AbortSignal } = {}): Promise<AsyncIterable<Buffer>> {
     if (!/^[A-Za-z]+$/.test(format)) throw new TypeError(`invalid ClickHouse format: ${format}`);
     const url = `${this.#url}/?${new URLSearchParams({ database: this.database, output_format_json_quote_64bit_integers: '1' })}`;
-    const body = `${statement.text}\nFORMAT ${format}`;
-    for (let attempt = 1; ; attempt++) {
-      let res;
-      try {
-        res = await request(url, { method: 'POST', body, headers: this.#headers, dispatcher: this.#agent, signal: options.signal });
-      } catch (err) {
-        // As in #send: a kept-alive socket the server closed fails on first use; retry once.
-        const code = (err as NodeJS.ErrnoException).code ?? '';
-        if (attempt === 1 && ['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET'].includes(code)) continue;
-        if (options.signal?.aborted) throw err;
-        throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`);
-      }
-      if (res.statusCode !== 200) throw new ClickHouseError(res.statusCode, (await res.body.text()).trim().slice(0, 2000));
-      return res.body;
-    }
+    const res = await this.#post(url, `${statement.text}\nFORMAT ${format}`, options.signal);
+    if (res.statusCode !== 200) throw ClickHouseError.fromResponse(res.statusCode, await res.body.text(), res.headers);
+    return res.body;
   }
 
   /** Inserts rows in one request (JSONEachRow). Callers batch: thousands of rows per call. */

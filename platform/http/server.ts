@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
+import { ClickHouseError } from '../clickhouse/client.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
 import { declareDocsRoutes, declareInputStatuses, UUID_PATTERN } from './openapi.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
@@ -43,9 +44,15 @@ export function toAppError(err: FastifyError | AppError | Error, contentType = '
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit) return errors.bodyTooLarge(bodyLimit.bytes, bodyLimit.setting);
-  if (e.name === 'ClickHouseError') return errors.readModelUnavailable();
-  if (e.statusCode && e.statusCode < 500) return new AppError(e.code ?? 'BAD_REQUEST', e.statusCode, e.message);
-  return errors.internal();
+  // A read model that is away is a 503 to retry; a statement it refuses is our bug, not the caller's.
+  if (err instanceof ClickHouseError) return err.retryable ? errors.readModelUnavailable(err) : errors.internal(err);
+  if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') return errors.uriTooLong(e.message);
+  if (e.statusCode === 404) return new AppError('NOT_FOUND', e.message, { cause: err });
+  if (e.statusCode === 413) return new AppError('BODY_TOO_LARGE', e.message, { cause: err });
+  if (e.statusCode === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message, { cause: err });
+  // Any other refusal by fastify or a plugin (an empty or malformed JSON body, a bad URL): in our words.
+  if (e.statusCode && e.statusCode < 500) return new AppError('BAD_REQUEST', e.message, { cause: err });
+  return errors.internal(err);
 }
 
 export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
@@ -81,7 +88,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     else if (appErr.statusCode >= 500) request.log.warn({ code: appErr.code, msg: err.message }, 'request failed');
     return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: 'NOT_FOUND', detail: `no route for ${request.method} ${request.url.split('?')[0]}` }));
+  app.setNotFoundHandler((request, reply) => {
+    const notFound = errors.noRoute(request.method, request.url.split('?')[0]!);
+    return reply.code(notFound.statusCode).send({ error: notFound.code, detail: notFound.message });
+  });
 
   app.addHook('onResponse', async (request, reply) => {
     httpRequestDuration.observe(

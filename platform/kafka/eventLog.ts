@@ -145,7 +145,7 @@ export class EventLog {
     } catch (err) {
       if (isMessageTooLarge(err)) {
         this.#limits = undefined; // a topic's limit was lowered since we read it: read it again next time
-        throw errors.eventTooLarge(`Kafka refused the events as too large for one message (${(err as Error).message})`);
+        throw errors.eventTooLarge(`Kafka refused the events as too large for one message (${(err as Error).message})`, err);
       }
       throw errors.kafkaUnavailable((err as Error).message, err);
     } finally {

@@ -88,7 +88,7 @@ export class TopicState {
     try {
       await Promise.race([this.catchUp(timeoutMs), timeout]);
     } catch (err) {
-      throw errors.kafkaUnavailable(`${what} could not be brought up to date: ${(err as Error).message}`);
+      throw errors.kafkaUnavailable(`${what} could not be brought up to date: ${(err as Error).message}`, err);
     } finally {
       clearTimeout(timer);
     }

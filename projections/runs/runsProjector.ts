@@ -105,8 +105,8 @@ export class RunsProjector implements Projection {
     this.#runtime.requestProjectDeletion(tenantId, projectId);
   }
 
-  /** Another instance may have written rows for partitions we get after a rebalance. */
-  onRejoin(): void {
+  /** After a rebalance (another instance may have written rows of our new partitions) or a refused batch. */
+  forgetState(): void {
     this.#cache.clear();
   }
 

@@ -23,6 +23,7 @@ import { exportEventKey, type BulkExport, type ExportRun, type ExportState } fro
 import type { DestinationCredentials, DestinationLocation, ExportedFile, ExportRunTask } from './exportTypes.ts';
 import { exportRunsToParquet } from './parquet/runsExport.ts';
 import type { SecretBox } from './secretBox.ts';
+import { attemptsRemain, isRetryable, retry, retryDelayMs, type RetryPolicy } from '../../platform/retry.ts';
 
 export interface ExportWorkerDeps {
   ch: ClickHouseClient;
@@ -47,7 +48,29 @@ interface ActiveRun {
 
 const exportKey = (e: BulkExport): string => exportEventKey(e.tenantId, e.id);
 
-const MAX_RETRY_DELAY_MS = 10 * 60_000;
+/**
+ * A failed export run is tried again after BULK_EXPORT_RETRY_DELAY_MS, then at doubling intervals
+ * up to 10 minutes, BULK_EXPORT_MAX_RETRIES times. Not awaited: each retry is scheduled by an
+ * event (`retry_at`), so any worker takes it up, after a restart too.
+ */
+export const exportRunRetry = (config: Pick<Config, 'BULK_EXPORT_RETRY_DELAY_MS' | 'BULK_EXPORT_MAX_RETRIES'>): RetryPolicy => ({
+  initialDelayMs: config.BULK_EXPORT_RETRY_DELAY_MS,
+  backoffCoefficient: 2,
+  maxDelayMs: 10 * 60_000,
+  maxAttempts: config.BULK_EXPORT_MAX_RETRIES + 1,
+});
+
+/**
+ * Recording a run's progress while Kafka is away: from 250 ms, doubling to 5 s apart, for about a
+ * lease (a file written but not recorded is written again by the next attempt).
+ */
+const recordRetry = (config: Pick<Config, 'BULK_EXPORT_LEASE_MS'>): RetryPolicy => ({
+  initialDelayMs: 250,
+  backoffCoefficient: 2,
+  maxDelayMs: 5000,
+  maxAttempts: Infinity,
+  maxElapsedMs: config.BULK_EXPORT_LEASE_MS,
+});
 
 export class ExportWorker {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -230,9 +253,11 @@ export class ExportWorker {
       } else if (reason === 'shutdown') {
         await this.#appendPatiently([this.#failure(e, run, attempt, 'the worker shut down during this attempt', nowMicros(), 0)]).catch(() => {});
       } else {
-        log.warn({ err: message }, 'export run attempt failed');
-        const delayMs = Math.min(MAX_RETRY_DELAY_MS, this.#config.BULK_EXPORT_RETRY_DELAY_MS * 2 ** attempt);
-        await this.#appendPatiently([this.#failure(e, run, attempt, message, nowMicros(), delayMs)]).catch(() => {});
+        // An error retrying cannot help (ClickHouse refusing the export's query) ends the run now.
+        const final = !isRetryable(err);
+        log.warn({ err: message, final }, 'export run attempt failed');
+        const delayMs = retryDelayMs(exportRunRetry(this.#config), attempt + 1);
+        await this.#appendPatiently([this.#failure(e, run, attempt, message, nowMicros(), final ? null : delayMs)]).catch(() => {});
       }
     } finally {
       clearTimeout(timeout);
@@ -262,9 +287,10 @@ export class ExportWorker {
     }
   }
 
-  /** A failed attempt: retried after `delayMs` while retries remain, else final. */
-  #failure(e: BulkExport, run: ExportRun, attempt: number, error: string, now: number, delayMs: number): EventToAppend {
-    const retryAt = attempt < this.#config.BULK_EXPORT_MAX_RETRIES ? now + delayMs * 1000 : null;
+  /** A failed attempt (`attempt` counts from 0): retried after `delayMs` while retries remain; final otherwise, or with null. */
+  #failure(e: BulkExport, run: ExportRun, attempt: number, error: string, now: number, delayMs: number | null): EventToAppend {
+    const retries = delayMs !== null && attemptsRemain(exportRunRetry(this.#config), attempt + 1);
+    const retryAt = retries ? now + delayMs * 1000 : null;
     return this.#finished(e, run, attempt, 'Failed', error, retryAt);
   }
 
@@ -312,19 +338,9 @@ export class ExportWorker {
     });
   }
 
-  /**
-   * Appends, retrying while Kafka is away (up to about a lease): a file that is written but not
-   * recorded would be written again by the next attempt.
-   */
+  /** Appends, retrying while Kafka is away (recordRetry), until `signal` stops the attempt. */
   async #appendPatiently(events: EventToAppend[], signal?: AbortSignal): Promise<void> {
-    const deadline = Date.now() + this.#config.BULK_EXPORT_LEASE_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#deps.eventLog.append(events);
-      } catch (err) {
-        if (Date.now() > deadline || signal?.aborted) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * attempt)));
-      }
-    }
+    const append = () => this.#deps.eventLog.append(events);
+    await retry(recordRetry(this.#config), append, { what: 'record export progress', logger: this.#logger, signal });
   }
 }

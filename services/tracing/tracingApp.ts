@@ -27,6 +27,7 @@ import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRo
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { bulkExportRoutes, ExportState, SecretBox } from '../bulk-export/index.ts';
 import { SERVICE_VERSION } from './version.ts';
+import { retry, type RetryPolicy } from '../../platform/retry.ts';
 
 export interface TracingApp {
   app: FastifyInstance;
@@ -34,12 +35,8 @@ export interface TracingApp {
   close(): Promise<void>;
 }
 
-function retryInBackground(logger: Logger, what: string, task: () => Promise<void>, attempt = 1): void {
-  task().catch((err: Error) => {
-    logger.warn({ err: err.message, attempt }, `could not ${what}; retrying`);
-    setTimeout(() => retryInBackground(logger, what, task, attempt + 1), Math.min(10_000, 500 * attempt)).unref();
-  });
-}
+/** Creating the read models and the payload bucket at start-up: from 500 ms, doubling to 10 s apart, until done. */
+const STARTUP_SETUP_RETRY: RetryPolicy = { initialDelayMs: 500, backoffCoefficient: 2, maxDelayMs: 10_000, maxAttempts: Infinity };
 
 export async function buildTracingApp(config: Config, logger: Logger): Promise<TracingApp> {
   await ensureTopics(config, TOPIC_DECLARATIONS);
@@ -48,8 +45,12 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   // Writes need only Kafka: a ClickHouse or object store that is down at start-up is reported
   // and retried in the background, not a reason to refuse runs (the projector creates the
   // tables too; reads answer 503 until ClickHouse is back).
-  retryInBackground(logger, 'create the read models', () => ensureReadModels(ch));
-  retryInBackground(logger, 'create the payload bucket', () => blobs.ensureBucket());
+  const setup = new AbortController();
+  const setupTasks = [['create the read models', () => ensureReadModels(ch)], ['create the payload bucket', () => blobs.ensureBucket()]] as const;
+  for (const [what, task] of setupTasks)
+    retry(STARTUP_SETUP_RETRY, task, { what, logger, signal: setup.signal }).catch((err) => {
+      if (!setup.signal.aborted) logger.error({ err }, `could not ${what}, and retrying cannot help`);
+    });
   const eventLog = new EventLog(config, 'tracing-api');
   const tenancy = new TenancyService(config, eventLog, logger);
   const projects = new ProjectRegistry(config, logger);
@@ -115,6 +116,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     app,
     tenancy,
     async close() {
+      setup.abort();
       await app.close();
       await Promise.allSettled([readiness.close(), projectorLag.close(), feedbackLag.close(), tenancy.close(), projects.close(), lineage.close(), exports.close(), otel.close()]);
       await eventLog.close();

@@ -74,6 +74,26 @@ export async function readDeadLetters(config: Config, topic: ProjectedTopic, cou
   }
 }
 
+/** The message of `topic`'s dead-letter topic whose key is `key` (waiting for it). */
+export async function findDeadLetter(config: Config, topic: ProjectedTopic, key: string): Promise<RawMessage> {
+  const consumer = new Consumer({ clientId: 'dead-letter-finder', groupId: `dead-letter-finder-${Date.now()}`, bootstrapBrokers: brokerList(config) });
+  const stream = await consumer.consume({ topics: [topicName(config, DEAD_LETTER_TOPICS[topic])], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  try {
+    let found: RawMessage | null = null;
+    stream.on('data', (m: RawMessage) => {
+      if (m.key?.toString() === key) found ??= m;
+    });
+    return await waitFor(`the dead letter keyed ${key} in ${topic}`, async () => found, 30_000, 100);
+  } finally {
+    await stream.close();
+    await consumer.close(true);
+  }
+}
+
+/** A header of a dead-lettered message, as text. */
+export const deadLetterHeader = (message: RawMessage, name: string): string | undefined =>
+  message.headerEntries.find(([k]) => k.toString() === name)?.[1].toString();
+
 /** The next offset `groupId` will read in `partition` of `topic` (-1 when it has committed nothing). */
 export async function committedOffset(config: Config, groupId: string, topic: ProjectedTopic, partition: number): Promise<bigint> {
   const consumer = new Consumer({ clientId: 'committed-reader', groupId, bootstrapBrokers: brokerList(config) });

@@ -17,6 +17,6 @@ export async function readRequestJson(body: Readable, headers: IncomingHttpHeade
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw errors.invalidJson('the request body', (err as Error).message);
+    throw errors.invalidJson('the request body', (err as Error).message, err);
   }
 }

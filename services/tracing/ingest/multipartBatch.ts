@@ -40,7 +40,7 @@ function parseJsonPart(part: MultipartPart, name: string): { text: string; value
     text = partText(part);
     value = JSON.parse(text);
   } catch (err) {
-    throw errors.invalidJson(`part ${name}`, (err as Error).message);
+    throw errors.invalidJson(`part ${name}`, (err as Error).message, err);
   }
   // Checked after parsing (a stack overflow is not possible there) so that invalid JSON gets its own message.
   if (jsonTooDeep(text)) throw errors.jsonTooDeep(`part ${name}`, MAX_JSON_DEPTH);

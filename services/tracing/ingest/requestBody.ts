@@ -48,7 +48,7 @@ export async function* decodedBody(body: Readable, headers: IncomingHttpHeaders,
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? '';
     if (decoder && (code.startsWith('Z_') || code.startsWith('ZSTD_') || code.startsWith('ERR_ZSTD') || code.startsWith('ERR_ZLIB')))
-      throw errors.undecodableBody(encoding, (err as Error).message);
+      throw errors.undecodableBody(encoding, (err as Error).message, err);
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || /aborted/i.test((err as Error).message))
       throw errors.badRequest('the request body ended early (connection closed before the body was complete)');
     throw err;

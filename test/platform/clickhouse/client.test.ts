@@ -40,3 +40,36 @@ test('every query asks for 64-bit integers as JSON strings, as 18.16 answers and
     server.close();
   }
 });
+
+test('a statement ClickHouse will always refuse says retrying cannot help; a server out of reach says it can', async () => {
+  const infra = await provideInfra();
+  const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database: 'default' });
+  const table = `refuse_${randomBytes(4).toString('hex')}`;
+  try {
+    await ch.exec(sql`CREATE TABLE ${ident(table)} (id UUID) ENGINE = Memory`);
+    const refusals = {
+      syntax: () => ch.exec(sql`SELEC 1`),
+      'unknown identifier': () => ch.query(sql`SELECT no_such_column`),
+      'illegal type': () => ch.query(sql`SELECT 1 + 'a'`),
+      'a value the column cannot hold': () => ch.insert(table, [{ id: 'not-a-uuid' }]),
+      'a field the table does not have': () => ch.insert(table, [{ id: '00000000-0000-0000-0000-000000000001', extra: 1 }]),
+    };
+    for (const [label, refused] of Object.entries(refusals)) {
+      const err = await refused().then(() => null, (e: unknown) => e);
+      expect(err, label).toBeInstanceOf(ClickHouseError);
+      expect((err as ClickHouseError).exceptionCode, label).toBeGreaterThan(0);
+      expect((err as ClickHouseError).retryable, label).toBe(false);
+    }
+    // a table that is not there (yet): a replay may be swapping it in, start-up creating it
+    const missing = await ch.query(sql`SELECT 1 FROM ${ident(`${table}_never`)}`).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ exceptionCode: 60, retryable: true });
+  } finally {
+    await ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`);
+    await ch.close();
+  }
+  const away = new ClickHouseClient({ url: 'http://127.0.0.1:1', database: 'default' });
+  const unreachable = await away.query(sql`SELECT 1`).catch((e: unknown) => e);
+  expect(unreachable).toMatchObject({ status: 0, exceptionCode: null, retryable: true });
+  expect((unreachable as Error).cause, 'the socket error is kept').toBeInstanceOf(Error);
+  await away.close();
+});

@@ -1,6 +1,7 @@
 // The runs projector under cache pressure (with room for only a few runs it keeps evicting traces
-// and reading them back from ClickHouse, and every post and later patch still merges), and with
-// events it cannot read (kept in tracing.runs.dead-letter, test/support/deadLetters.ts).
+// and reading them back from ClickHouse, and every post and later patch still merges), with
+// events it cannot read (kept in tracing.runs.dead-letter, test/support/deadLetters.ts), and with
+// an event whose rows ClickHouse refuses (kept there too, not retried forever).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
@@ -13,7 +14,7 @@ import { TOPICS } from '../../../schemas/topics.ts';
 import { encodeEvent } from '../../../schemas/registry.ts';
 import type { RunOp } from '../../../schemas/events.generated.ts';
 import { runsProjectorGroupId } from '../../../projections/runs/runsProjector.ts';
-import { appendPoison, expectDeadLettered, poisonMessages } from '../../support/deadLetters.ts';
+import { appendPoison, committedOffset, deadLetterHeader, expectDeadLettered, findDeadLetter, poisonMessages } from '../../support/deadLetters.ts';
 
 let stack: TracingStack;
 beforeAll(async () => {
@@ -66,4 +67,42 @@ test('events the projector cannot read go to the dead-letter topic byte for byte
     (await ch.query(sql`SELECT 1 FROM runs FINAL WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${root!.id}) AND name = 'after-poison'`)).length === 1, 30_000, 200);
   await ch.close();
   await expectDeadLettered(stack.config, TOPICS.runs, runsProjectorGroupId(stack.config), poisons);
+});
+
+test('an event whose rows ClickHouse will always refuse goes to the dead-letter topic with the reason; the events beside it are projected', async () => {
+  const tenantId = randomUUID();
+  const runOp = (runId: string, traceId: string, dottedOrder: string, name: string): RunOp => ({
+    op: 'post', run_id: runId, session_id: randomUUID(), parent_run_id: null, dotted_order: dottedOrder, name, run_type: 'chain',
+    start_time: Date.now() * 1000, end_time: null, inputs: '{"x":1}', outputs: null, events: null, extra: null, serialized: null, error: null, tags: null,
+    reference_example_id: null, attachments: [],
+  });
+  const eventOf = (op: RunOp, traceId: string) => ({ tenant_id: tenantId, trace_id: traceId, request_id: randomUUID(), received_at: Date.now() * 1000, ops: [op] });
+  const [before, sibling] = makeTrace(1);
+  const [after] = makeTrace(0);
+  // A run id that is not a UUID, as a writer that did not check it would append: the schema takes
+  // any string, the runs table's UUID column never will. In the trace of the run before it, so
+  // the projector's cache of that trace holds the refused run too until it forgets it.
+  const refusedEvent = eventOf(runOp('run-42', before!.trace_id, sibling!.dotted_order, 'refused'), before!.trace_id);
+  const keyOf = (traceId: string) => `${tenantId}/${traceId}`;
+  const log = new EventLog(stack.config, 'test-refused');
+  await log.append([
+    event('RunOpsAppended', keyOf(before!.trace_id), eventOf(runOp(before!.id, before!.trace_id, before!.dotted_order, 'before-refused'), before!.trace_id)),
+    event('RunOpsAppended', keyOf(before!.trace_id), refusedEvent),
+    event('RunOpsAppended', keyOf(after!.trace_id), eventOf(runOp(after!.id, after!.trace_id, after!.dotted_order, 'after-refused'), after!.trace_id)),
+  ]);
+  await log.close();
+
+  const ch = stackClickHouse(stack);
+  await waitFor('the runs appended beside the refused one', async () => {
+    const rows = await ch.query<{ name: string }>(sql`SELECT name FROM runs FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY name`);
+    return rows.length === 2 ? rows : null;
+  }, 30_000, 200).then((rows) => expect(rows.map((r) => r.name)).toEqual(['after-refused', 'before-refused']));
+  await ch.close();
+
+  const dead = await findDeadLetter(stack.config, TOPICS.runs, keyOf(before!.trace_id));
+  expect(dead.value.equals(encodeEvent('RunOpsAppended', refusedEvent).value), 'kept byte for byte').toBe(true);
+  expect(deadLetterHeader(dead, 'dead-letter-reason')).toMatch(/refused it: Code: \d+.*while read the value of key id/s);
+  const [, partition, offset] = deadLetterHeader(dead, 'dead-letter-source')!.match(/\/(\d+)\/(\d+)$/)!;
+  await waitFor('the committed offset past the refused event', async () =>
+    (await committedOffset(stack.config, runsProjectorGroupId(stack.config), TOPICS.runs, Number(partition))) > BigInt(offset!), 30_000, 100);
 });
