@@ -1,6 +1,6 @@
 // Runs the projectors (one instance of each consumer group): runs (with run_locations and
 // traces) and feedback. Started by services/main.ts, or alone.
-import { loadConfig } from '../services/common/config.ts';
+import { configOrExit, loadConfig } from '../services/common/config.ts';
 import { createLogger } from '../services/common/logger.ts';
 import { ClickHouseClient } from '../services/common/clickhouse/client.ts';
 import { ensureReadModels } from '../services/common/clickhouse/schema.ts';
@@ -10,7 +10,7 @@ import { RunsProjector } from './runs/runsProjector.ts';
 import { FeedbackProjector } from './feedback/feedbackProjector.ts';
 import { ProjectRegistry } from '../services/tracing/projects/projectRegistry.ts';
 
-const config = loadConfig();
+const config = configOrExit('the projectors', loadConfig);
 const logger = createLogger('projectors', config.LOG_LEVEL);
 await ensureTopics(config);
 const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
