@@ -31,6 +31,10 @@ export function clickhouseComponent(endpoints: StackEndpoints, ports: ExtraPorts
     endpoint: endpoints.clickhouseUrl,
     host,
     port,
+    ports: [
+      { host: listenHost(host), port, variable: 'CLICKHOUSE_URL', purpose: "ClickHouse's HTTP interface" },
+      { host: listenHost(host), port: clickhouseTcpPort, variable: 'CLICKHOUSE_TCP_PORT', purpose: "ClickHouse's native protocol" },
+    ],
     processMarker: configFile,
     isHealthy: () => clickhouseAnswers(endpoints.clickhouseUrl),
     install: installClickhouse,
@@ -88,11 +92,15 @@ async function installClickhouse(): Promise<void> {
   }
 }
 
+function listenHost(host: string): string {
+  return host === 'localhost' ? '127.0.0.1' : host;
+}
+
 function renderConfig(host: string, httpPort: number, tcpPort: number): void {
   for (const dir of ['data', 'tmp', 'user_files', 'format_schemas', 'logs']) mkdirSync(join(clickhouseDir, dir), { recursive: true });
   const values: Record<string, string> = {
     DIR: clickhouseDir,
-    LISTEN_HOST: host === 'localhost' ? '127.0.0.1' : host,
+    LISTEN_HOST: listenHost(host),
     HTTP_PORT: String(httpPort),
     TCP_PORT: String(tcpPort),
     MAX_MEMORY_USAGE: String(maxMemoryUsageBytes),

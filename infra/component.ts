@@ -1,5 +1,6 @@
 // What infra/stack.ts needs from each part of the local stack (infra/kafka.ts,
 // infra/clickhouse.ts, infra/minio.ts, infra/postgres.ts), so that up/down/status treat them alike.
+import type { PortNeed } from '../platform/ports.ts';
 import type { StartedServer } from './processes.ts';
 
 export type Component = {
@@ -11,6 +12,8 @@ export type Component = {
   host: string;
   /** Its main port, to tell "not running" from "port taken by something else". */
   port: number;
+  /** Every port the server listens on, the main one first, with the variable that moves it: all must be free to start it. */
+  ports: PortNeed[];
   /** A substring of our server's command line, so a stale pid is never mistaken for it. */
   processMarker: string;
   /** A real request to the server (metadata, SELECT 1, health/ready); never throws. */

@@ -37,16 +37,52 @@ export function endpointsFromEnv(env: Env = process.env): StackEndpoints {
   };
 }
 
-/** Ports the stack uses besides the three endpoints; overridable for machines where they clash. */
+/** Ports the stack uses besides the endpoints; overridable for machines where they clash. */
 export type ExtraPorts = { kafkaControllerPort: number; clickhouseTcpPort: number; minioConsolePort: number };
+
+/** The variables that move them, and their defaults (README.md's Configuration table lists them too). */
+export const extraPortDefaults = {
+  KAFKA_CONTROLLER_PORT: 9093,
+  // 9000, ClickHouse's usual native port, is MinIO's here.
+  CLICKHOUSE_TCP_PORT: 9002,
+  MINIO_CONSOLE_PORT: 9091,
+} as const;
 
 export function extraPortsFromEnv(env: Env = process.env): ExtraPorts {
   return {
-    kafkaControllerPort: portFromEnv(env, 'KAFKA_CONTROLLER_PORT', 9093),
-    // 9000, ClickHouse's usual native port, is MinIO's here.
-    clickhouseTcpPort: portFromEnv(env, 'CLICKHOUSE_TCP_PORT', 9002),
-    minioConsolePort: portFromEnv(env, 'MINIO_CONSOLE_PORT', 9091),
+    kafkaControllerPort: portFromEnv(env, 'KAFKA_CONTROLLER_PORT', extraPortDefaults.KAFKA_CONTROLLER_PORT),
+    clickhouseTcpPort: portFromEnv(env, 'CLICKHOUSE_TCP_PORT', extraPortDefaults.CLICKHOUSE_TCP_PORT),
+    minioConsolePort: portFromEnv(env, 'MINIO_CONSOLE_PORT', extraPortDefaults.MINIO_CONSOLE_PORT),
   };
+}
+
+/**
+ * Every problem with the stack's settings at once (the endpoints' forms, the extra ports), by the
+ * same rules the components apply when they read them; for a check before anything starts.
+ */
+export function infraConfigProblems(env: Env = process.env): string[] {
+  const endpoints = endpointsFromEnv(env);
+  const problems: string[] = [];
+  const check = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (err) {
+      problems.push((err as Error).message);
+      return undefined;
+    }
+  };
+  check(() => firstBroker(endpoints.kafkaBrokers));
+  check(() => urlHostPort(endpoints.clickhouseUrl, 'CLICKHOUSE_URL'));
+  const s3 = check(() => urlHostPort(endpoints.s3Endpoint, 'S3_ENDPOINT'));
+  check(() => urlHostPort(endpoints.postgresUrl, 'POSTGRES_URL'));
+  for (const [name, fallback] of Object.entries(extraPortDefaults)) check(() => portFromEnv(env, name, fallback));
+  // The local MinIO takes the S3 credentials as its root user, and refuses a short one only once started.
+  if (s3 !== undefined && isLoopback(s3.host)) {
+    const minio = "the local MinIO's root";
+    if (endpoints.s3AccessKeyId.length < 3) problems.push(`S3_ACCESS_KEY_ID: at least 3 characters (${minio} user)`);
+    if (endpoints.s3SecretAccessKey.length < 8) problems.push(`S3_SECRET_ACCESS_KEY: at least 8 characters (${minio} password)`);
+  }
+  return problems;
 }
 
 function portFromEnv(env: Env, name: string, fallback: number): number {

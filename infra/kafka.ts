@@ -36,6 +36,10 @@ export function kafkaComponent(endpoints: StackEndpoints, ports: ExtraPorts = ex
     endpoint: endpoints.kafkaBrokers,
     host: broker.host,
     port: broker.port,
+    ports: [
+      { host: broker.host, port: broker.port, variable: 'KAFKA_BROKERS', purpose: 'the Kafka broker' },
+      { host: broker.host, port: kafkaControllerPort, variable: 'KAFKA_CONTROLLER_PORT', purpose: "Kafka's KRaft controller" },
+    ],
     processMarker: serverProperties,
     isHealthy: () => kafkaAnswersMetadata(`${broker.host}:${broker.port}`),
     install: installKafkaJars,

@@ -32,6 +32,10 @@ export function minioComponent(endpoints: StackEndpoints, ports: ExtraPorts = ex
     endpoint: endpoints.s3Endpoint,
     host,
     port,
+    ports: [
+      { host, port, variable: 'S3_ENDPOINT', purpose: "MinIO's S3 API" },
+      { host, port: minioConsolePort, variable: 'MINIO_CONSOLE_PORT', purpose: "MinIO's console" },
+    ],
     processMarker: dataDir,
     isHealthy: () => minioReady(endpoints.s3Endpoint),
     install: installMinio,

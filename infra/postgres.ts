@@ -48,6 +48,7 @@ export function postgresComponent(endpoints: StackEndpoints, place: PostgresPlac
     endpoint: endpoints.postgresUrl,
     host,
     port,
+    ports: [{ host: listenAddress(host), port, variable: 'POSTGRES_URL', purpose: 'PostgreSQL' }],
     // The postmaster keeps its command line (its children retitle themselves), and it names the data dir.
     processMarker: dataDir,
     isHealthy: () => postgresAnswers(endpoints.postgresUrl),
@@ -57,7 +58,7 @@ export function postgresComponent(endpoints: StackEndpoints, place: PostgresPlac
       const binDir = serverBinDir(dataDir);
       await initdbOnce(binDir, place, dataDir, endpoints.postgresUrl, account);
       const settings = {
-        listen_addresses: host === 'localhost' ? '127.0.0.1' : host,
+        listen_addresses: listenAddress(host),
         port: String(port),
         // TCP only: Debian's default socket folder (/var/run/postgresql) may be missing or
         // another user's, and a socket path under .local could pass the 107-byte limit.
@@ -127,6 +128,10 @@ async function installPostgres(): Promise<void> {
     progress(`postgres: stopping the server the package install started (pid ${pid})`);
     process.kill(pid, 'SIGINT');
   }
+}
+
+function listenAddress(host: string): string {
+  return host === 'localhost' ? '127.0.0.1' : host;
 }
 
 type Account = { user: string; uid: number; gid: number };

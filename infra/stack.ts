@@ -1,7 +1,10 @@
 // The local infrastructure stack: Kafka, ClickHouse, MinIO and PostgreSQL as ordinary
 // processes with data under .local/. `ensureStackUp` is what `npm run infra:up`, `npm start`
 // and the tests use; it is idempotent and reuses anything that already answers at the
-// configured endpoints.
+// configured endpoints. Before it installs or starts anything, it checks that every port of the
+// components it would start is free, and otherwise names each taken port and what holds it.
+import { cannotStartMessage } from '../platform/cannotStart.ts';
+import { portProblems, type PortNeed } from '../platform/ports.ts';
 import { clickhouseComponent } from './clickhouse.ts';
 import { progress, seconds } from './commands.ts';
 import type { Component } from './component.ts';
@@ -42,6 +45,10 @@ export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoint
     const endpoints = endpointsFromEnv(options.env);
     const components = stackComponents(endpoints, options.env);
     const [kafka, clickhouse, minio, postgres] = components as [Component, Component, Component, Component];
+    const taken = await portProblemsBeforeStart(components);
+    if (taken.length > 0) {
+      throw new Error(cannotStartMessage('local stack: nothing was installed or started; these ports are not free:', taken));
+    }
     // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap.
     const results = await Promise.allSettled([
       ensureComponentUp(kafka),
@@ -60,6 +67,43 @@ export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoint
     if (reused.length > 0) progress(`already running: ${reused.join(', ')}`);
     return endpoints;
   });
+}
+
+/**
+ * True when ensureComponentUp would start the component here: nothing healthy answers, no server
+ * of ours is (still) running for it, and its address is local.
+ */
+async function wouldStart(component: Component): Promise<boolean> {
+  if (!isLoopback(component.host) || ownPid(component.name, component.processMarker) !== undefined) return false;
+  if (await component.isHealthy()) return false;
+  return !((await portAcceptsConnections(component.host, component.port)) && (await turnsHealthy(component)));
+}
+
+/**
+ * For a server that holds the component's port but did not answer the health check: true when it
+ * does within 15 s (someone else's server still starting, or ours too busy to answer at once).
+ */
+function turnsHealthy(component: Component): Promise<boolean> {
+  const wait = { name: component.name, isHealthy: component.isHealthy, logFiles: component.logFiles, timeoutMs: 15_000 };
+  return waitUntilHealthy(wait).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function portsToStart(components: Component[]): Promise<PortNeed[]> {
+  const starting = await Promise.all(components.map(async (component) => ((await wouldStart(component)) ? component.ports : [])));
+  return starting.flat();
+}
+
+/** What stops the components that would be started from listening (a port taken, …): one message each. */
+export async function portProblemsBeforeStart(components: Component[]): Promise<string[]> {
+  return portProblems(await portsToStart(components));
+}
+
+/** The ports ensureStackUp would listen on now, so that `npm start` checks them together with its own. */
+export function stackPortsToStart(options: StackOptions = {}): Promise<PortNeed[]> {
+  return portsToStart(stackComponents(endpointsFromEnv(options.env), options.env));
 }
 
 /** Makes one component healthy; returns a note when it was already running, undefined when started. */
@@ -84,12 +128,10 @@ async function ensureComponentUp(component: Component): Promise<string | undefin
   if (!isLoopback(component.host)) {
     throw new Error(`nothing healthy answers at ${endpoint}, and the local stack only starts servers on loopback addresses`);
   }
+  // Taken since the check before start (portProblemsBeforeStart), by a server that may still be starting.
   if (await portAcceptsConnections(component.host, component.port)) {
-    // Maybe someone else's server that is still starting; give it a moment before giving up.
-    await waitUntilHealthy({ ...health, timeoutMs: 15_000 }).catch(() => {
-      throw new Error(`port ${component.port} on ${component.host} is taken by a process that is not a healthy ${name} (and not one infra up started); stop it or point the endpoint elsewhere`);
-    });
-    return `${name} at ${endpoint} (not started by infra up)`;
+    if (await turnsHealthy(component)) return `${name} at ${endpoint} (not started by infra up)`;
+    throw new Error(`port ${component.port} on ${component.host} is taken by a process that is not a healthy ${name} (and not one infra up started); stop it or point the endpoint elsewhere`);
   }
   const started = Date.now();
   await component.install();

@@ -1,9 +1,13 @@
 // The one place where environment variables are read and validated. Every service
 // calls loadConfig() at start-up; a bad value stops the process with a clear message.
+// README.md's Configuration table lists every variable here (test/platform/config.test.ts checks).
 import { z } from 'zod';
+import { exitCannotStart } from './cannotStart.ts';
 import { parseHostRules } from './outboundHostPolicy.ts';
 
-const port = z.coerce.number().int().min(0).max(65535);
+const portRule = 'a TCP port: 0-65535 (0: any free port)';
+/** Also the example agent's (examples/otel-a2a-agent/exampleAgentConfig.ts). */
+export const tcpPort = z.coerce.number({ error: portRule }).int(portRule).min(0, portRule).max(65535, portRule);
 const bytes = z.coerce.number().int().positive();
 /** Hosts, addresses, CIDR ranges, each optionally with :port, comma or space separated (outboundHostPolicy.ts). */
 const hostList = z.string().superRefine((text, ctx) => {
@@ -16,7 +20,7 @@ const hostList = z.string().superRefine((text, ctx) => {
 
 const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
-  TRACING_PORT: port.default(1984),
+  TRACING_PORT: tcpPort.default(1984),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),
@@ -90,7 +94,7 @@ const configSchema = z.object({
   BULK_EXPORT_DENIED_HOSTS: hostList.default(''),
 
   /** The agent server (LangGraph API + A2A): its port and the langgraph.json-format file naming its graphs. */
-  AGENT_SERVER_PORT: port.default(2024),
+  AGENT_SERVER_PORT: tcpPort.default(2024),
   AGENT_SERVER_CONFIG: z.string().default('examples/agent-server/langgraph.json'),
   /** Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL. */
   AGENT_SERVER_CHECKPOINTER: z.enum(['memory', 'postgres']).default('memory'),
@@ -124,11 +128,36 @@ export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATAB
 /** The object store of payloads and attachments. */
 export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'>;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`Invalid configuration:\n${problems}`);
+/** The variables loadConfig reads. */
+export const configVariables = Object.keys(configSchema.shape) as (keyof Config)[];
+
+/** A configuration that does not pass its schema; `problems` holds every one, each naming its variable. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
   }
+}
+
+/** `env` read through `schema` (this one, or a process's own); throws ConfigError listing every problem. */
+export function parseEnv<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   return parsed.data;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return parseEnv(configSchema, env);
+}
+
+/** For an entry point: `load()`, or, when the configuration is bad, every problem on stderr and the cannot-start exit code. */
+export function configOrExit<T>(who: string, load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (err instanceof ConfigError) exitCannotStart(`${who} cannot start, its configuration is invalid:`, err.problems);
+    throw err;
+  }
 }

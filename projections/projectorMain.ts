@@ -1,6 +1,6 @@
 // Runs the projectors (one instance of each consumer group): runs (with run_locations and
 // traces) and feedback. Started by services/main.ts, or alone.
-import { loadConfig } from '../platform/config.ts';
+import { configOrExit, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { ClickHouseClient } from '../platform/clickhouse/client.ts';
 import { ensureReadModels } from './readModels.ts';
@@ -13,7 +13,7 @@ import { ProjectRegistry } from './projects/projectRegistry.ts';
 import { PROJECTOR_STORE_RETRY } from './projectorRuntime.ts';
 import { retry } from '../platform/retry.ts';
 
-const config = loadConfig();
+const config = configOrExit('the projectors', loadConfig);
 const logger = createLogger('projectors', config.LOG_LEVEL);
 await ensureTopics(config, TOPIC_DECLARATIONS);
 const ch = ClickHouseClient.fromConfig(config);

@@ -1,14 +1,19 @@
-// `npm start`: brings up the local infrastructure when it is not reachable, makes sure there
-// is an API key for the default workspace, then runs every service as a child process in the
-// foreground (restarting one that dies) until Ctrl-C.
+// `npm start`: checks the configuration and every port it needs before anything else, brings up
+// the local infrastructure when it is not reachable, makes sure there is an API key for the
+// default workspace, then runs every service as a child process in the foreground until Ctrl-C:
+// one that crashes is restarted, one that cannot start stops them all (services/restartPolicy.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../platform/config.ts';
+import { CANNOT_START_EXIT_CODE } from '../platform/cannotStart.ts';
+import type { Config } from '../platform/config.ts';
+import type { PortNeed } from '../platform/ports.ts';
 import { generateApiKey } from './tenancy/index.ts';
 import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/index.ts';
-import { ensureStackUp, stackStatus } from '../infra/stack.ts';
+import { exampleAgentPort } from '../examples/otel-a2a-agent/exampleAgentConfig.ts';
+import { RestartPolicy } from './restartPolicy.ts';
+import { checkConfiguration, checkPorts, type StartConfig } from './startupChecks.ts';
 import { endpointsFromEnv } from '../infra/config.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -16,38 +21,66 @@ const root = join(import.meta.dirname, '..');
 interface ServiceSpec {
   name: string;
   entry: string;
-  url?: string;
+  /** Where it listens; workers listen nowhere. */
+  port?: PortNeed;
   /** Environment of this service's process only. */
   env?: Readonly<Record<string, string>>;
 }
 
-const services: ServiceSpec[] = [
-  { name: 'tracing-api', entry: 'services/tracing/apiMain.ts', url: `http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}` },
-  { name: 'projectors', entry: 'projections/projectorMain.ts' },
-  { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
-  { name: 'agent-server', entry: 'services/agent-server/agentServerMain.ts', url: `http://127.0.0.1:${process.env.AGENT_SERVER_PORT ?? 2024}` },
-  // An example agent that is not LangGraph: A2A on @a2a-js/sdk, traced over OpenTelemetry.
-  { name: 'example-a2a-agent', entry: 'examples/otel-a2a-agent/main.ts', url: `http://127.0.0.1:${process.env.A2A_EXAMPLE_AGENT_PORT ?? 2025}` },
-];
+function serviceSpecs({ config, exampleAgent }: StartConfig, env: NodeJS.ProcessEnv): ServiceSpec[] {
+  const agentEnv = agentServerTracingEnv(config, env);
+  return [
+    {
+      name: 'tracing-api',
+      entry: 'services/tracing/apiMain.ts',
+      port: { host: config.HOST, port: config.TRACING_PORT, variable: 'TRACING_PORT', purpose: 'the tracing API' },
+    },
+    { name: 'projectors', entry: 'projections/projectorMain.ts' },
+    { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
+    {
+      name: 'agent-server',
+      entry: 'services/agent-server/agentServerMain.ts',
+      port: { host: config.HOST, port: config.AGENT_SERVER_PORT, variable: 'AGENT_SERVER_PORT', purpose: 'the agent server' },
+      env: agentEnv,
+    },
+    // An example agent that is not LangGraph: A2A on @a2a-js/sdk, traced over OpenTelemetry.
+    {
+      name: 'example-a2a-agent',
+      entry: 'examples/otel-a2a-agent/main.ts',
+      port: exampleAgentPort(exampleAgent),
+      env: agentEnv,
+    },
+  ];
+}
+
+/** How a browser on this machine reaches a server listening on `host` (all addresses: the loopback one). */
+function localUrl({ host, port }: { host: string; port: number }): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
 
 /**
  * The agents trace into our own tracing API (the agent server through LangChain's langsmith
  * tracer, the example agent over OTLP) unless the environment already points LANGSMITH_* somewhere.
  */
-function agentServerTracingEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+function agentServerTracingEnv(config: Config, env: NodeJS.ProcessEnv): Record<string, string> {
   return {
     LANGSMITH_TRACING: env.LANGSMITH_TRACING ?? 'true',
-    LANGSMITH_ENDPOINT: env.LANGSMITH_ENDPOINT ?? `http://127.0.0.1:${env.TRACING_PORT ?? 1984}`,
-    LANGSMITH_API_KEY: env.LANGSMITH_API_KEY ?? env.BOOTSTRAP_API_KEY ?? '',
+    LANGSMITH_ENDPOINT: env.LANGSMITH_ENDPOINT ?? localUrl({ host: config.HOST, port: config.TRACING_PORT }),
+    LANGSMITH_API_KEY: env.LANGSMITH_API_KEY ?? config.BOOTSTRAP_API_KEY ?? '',
     LANGSMITH_PROJECT: env.LANGSMITH_PROJECT ?? 'agent-server',
   };
 }
+
+/** Where each dev secret read from a file came from, for messages about its value. */
+const secretFiles: Record<string, string> = {};
 
 /** The value of `name` from the environment, else from .local/<file>, else made by `generate` and kept there. */
 function devSecret(name: string, file: string, generate: () => string): string {
   const fromEnv = process.env[name];
   if (fromEnv) return fromEnv;
   const path = join(root, '.local', file);
+  secretFiles[name] = `.local/${file}`;
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
   const value = generate();
   mkdirSync(join(root, '.local'), { recursive: true });
@@ -56,10 +89,7 @@ function devSecret(name: string, file: string, generate: () => string): string {
 }
 
 async function main(): Promise<void> {
-  // Infrastructure that already answers (a container's, a cluster's) is used as it is; the
-  // local stack is installed and started only when something is not reachable.
-  const reachable = (await stackStatus()).every((component) => component.running);
-  const endpoints = reachable ? endpointsFromEnv() : await ensureStackUp();
+  const endpoints = endpointsFromEnv();
   const env = {
     ...process.env,
     KAFKA_BROKERS: endpoints.kafkaBrokers,
@@ -71,37 +101,56 @@ async function main(): Promise<void> {
     BOOTSTRAP_API_KEY: devSecret('BOOTSTRAP_API_KEY', 'dev-api-key', generateApiKey),
     SECRETS_ENCRYPTION_KEY: devSecret('SECRETS_ENCRYPTION_KEY', 'dev-secrets-key', () => randomBytes(32).toString('hex')),
   };
-  loadConfig(env); // fail fast on a bad configuration, before starting anything
-  for (const agent of services.filter((s) => s.name === 'agent-server' || s.name === 'example-a2a-agent')) agent.env = agentServerTracingEnv(env);
+  // Both end the process (exit code 78) with every problem named, before anything is installed or started.
+  const startConfig = checkConfiguration(env, secretFiles);
+  const services = serviceSpecs(startConfig, env);
+  await checkPorts(services.flatMap((spec) => (spec.port ? [spec.port] : [])));
+
+  // Infrastructure that already answers (a container's, a cluster's) is used as it is; the
+  // local stack is installed and started only when something is not reachable. Loaded only now:
+  // its Kafka and PostgreSQL clients take most of a second to load, which a bad configuration need not wait for.
+  const { ensureStackUp, stackStatus } = await import('../infra/stack.ts');
+  const reachable = (await stackStatus()).every((component) => component.running);
+  if (!reachable) await ensureStackUp();
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;
-  const start = (spec: ServiceSpec, restarts = 0) => {
+  const stop = (exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children.values()) child.kill('SIGTERM');
+    setTimeout(() => process.exit(exitCode), 5000).unref();
+    const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
+    Promise.all([...children.values()].map(exited)).then(() => process.exit(exitCode));
+  };
+  const start = (spec: ServiceSpec, policy = new RestartPolicy()) => {
+    const startedAt = Date.now();
     const child = spawn(process.execPath, [join(root, spec.entry)], { env: { ...env, ...spec.env }, stdio: 'inherit' });
     children.set(spec.name, child);
     child.on('exit', (code, signal) => {
       if (stopping) return;
-      const delay = Math.min(10_000, 500 * 2 ** restarts);
-      console.error(`[main] ${spec.name} exited (${signal ?? code}); restarting in ${delay} ms`);
-      setTimeout(() => start(spec, restarts + 1), delay);
+      const decision = policy.decide({ code, signal, ranMs: Date.now() - startedAt });
+      if (decision.restart) {
+        console.error(`[main] ${spec.name} exited (${signal ?? code}); restarting in ${decision.delayMs} ms`);
+        setTimeout(() => stopping || start(spec, policy), decision.delayMs);
+        return;
+      }
+      console.error(`[main] ${spec.name} is not restarted: ${decision.reason}. Stopping every service.`);
+      stop(code === CANNOT_START_EXIT_CODE ? CANNOT_START_EXIT_CODE : 1);
     });
   };
   for (const spec of services) start(spec);
 
+  const { config } = startConfig;
+  const tracingUrl = localUrl({ host: config.HOST, port: config.TRACING_PORT });
   console.log('\nServices:');
-  for (const s of services) console.log(`  ${s.name.padEnd(16)} ${s.url ?? '(worker)'}`);
-  console.log(`  API docs         http://127.0.0.1:${process.env.TRACING_PORT ?? 1984}/docs`);
+  for (const s of services) console.log(`  ${s.name.padEnd(16)} ${s.port ? localUrl(s.port) : '(worker)'}`);
+  console.log(`  API docs         ${tracingUrl}/docs`);
   console.log(`\nAPI key for the default workspace: ${env.BOOTSTRAP_API_KEY}`);
-  console.log(`  export LANGSMITH_ENDPOINT=http://127.0.0.1:${process.env.TRACING_PORT ?? 1984} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`);
+  console.log(`  export LANGSMITH_ENDPOINT=${tracingUrl} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`);
 
-  const stop = () => {
-    stopping = true;
-    for (const child of children.values()) child.kill('SIGTERM');
-    setTimeout(() => process.exit(0), 5000).unref();
-    Promise.all([...children.values()].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => stop(0));
+  process.once('SIGTERM', () => stop(0));
 }
 
 main().catch((err: Error) => {

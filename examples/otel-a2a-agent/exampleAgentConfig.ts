@@ -1,10 +1,12 @@
 // The example agent's settings, read from the environment here and nowhere else. It stands for
 // someone else's service, so it keeps its own small config rather than the platform's.
 import { z } from 'zod';
+import { parseEnv, tcpPort } from '../../platform/config.ts';
+import type { PortNeed } from '../../platform/ports.ts';
 
 const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
-  A2A_EXAMPLE_AGENT_PORT: z.coerce.number().int().min(0).max(65535).default(2025),
+  A2A_EXAMPLE_AGENT_PORT: tcpPort.default(2025),
   /** Public base URL written into the agent card; else http://HOST:port. */
   A2A_EXAMPLE_AGENT_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -17,11 +19,15 @@ const configSchema = z.object({
 
 export type ExampleAgentConfig = z.infer<typeof configSchema>;
 
+/** The variables loadExampleAgentConfig reads (README.md's Configuration table lists them too). */
+export const exampleAgentVariables = Object.keys(configSchema.shape) as (keyof ExampleAgentConfig)[];
+
+/** Throws ConfigError naming every bad variable. */
 export function loadExampleAgentConfig(env: NodeJS.ProcessEnv = process.env): ExampleAgentConfig {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`Invalid configuration:\n${problems}`);
-  }
-  return parsed.data;
+  return parseEnv(configSchema, env);
+}
+
+/** Where the agent listens; services/main.ts checks it is free before it starts anything. */
+export function exampleAgentPort(config: ExampleAgentConfig): PortNeed {
+  return { host: config.HOST, port: config.A2A_EXAMPLE_AGENT_PORT, variable: 'A2A_EXAMPLE_AGENT_PORT', purpose: 'the example A2A agent' };
 }

@@ -3,22 +3,30 @@
 // LANGSMITH_API_KEY and LANGSMITH_PROJECT to send its spans to the tracing API).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { configOrExit } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { loadExampleAgentConfig } from './exampleAgentConfig.ts';
+import { listenOrExit } from '../../platform/ports.ts';
+import { exampleAgentPort, loadExampleAgentConfig } from './exampleAgentConfig.ts';
 import { startSpanExport } from './spanExport.ts';
 import { buildEchoAgentApp } from './echoAgentApp.ts';
 import { ECHO_AGENT_NAME } from './echoAgent.ts';
 
-const config = loadExampleAgentConfig();
+const who = 'the example A2A agent';
+const config = configOrExit(who, loadExampleAgentConfig);
 const logger = createLogger(ECHO_AGENT_NAME, config.LOG_LEVEL);
 const spans = startSpanExport(config, ECHO_AGENT_NAME);
 
 // Listen first, so that the card names the real port also when the port is 0 (any free one).
 const server = createServer();
-await new Promise<void>((resolve, reject) => {
-  server.once('error', reject);
-  server.listen(config.A2A_EXAMPLE_AGENT_PORT, config.HOST, resolve);
-});
+await listenOrExit(
+  who,
+  exampleAgentPort(config),
+  () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.A2A_EXAMPLE_AGENT_PORT, config.HOST, resolve);
+    }),
+);
 const { port } = server.address() as AddressInfo;
 const baseUrl = config.A2A_EXAMPLE_AGENT_URL ?? `http://${config.HOST}:${port}`;
 server.on('request', buildEchoAgentApp({ baseUrl, tracer: spans.tracer }));

@@ -1,6 +1,6 @@
 // Runs one export worker (scheduler included). Started by services/main.ts, or alone; several
 // replicas may run at once: they agree through the bulk-export topic.
-import { loadConfig } from '../../platform/config.ts';
+import { configOrExit, loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
@@ -13,7 +13,7 @@ import { ExportWorker } from './exportWorker.ts';
 import { SecretBox } from './secretBox.ts';
 import { destinationHostPolicy } from './destinations/destinationS3.ts';
 
-const config = loadConfig();
+const config = configOrExit('the export worker', loadConfig);
 const logger = createLogger('export-worker', config.LOG_LEVEL);
 const secrets = SecretBox.fromConfig(config);
 if (!secrets) {

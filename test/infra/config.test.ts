@@ -1,5 +1,5 @@
 import { test, expect } from 'vitest';
-import { endpointsFromEnv, extraPortsFromEnv, firstBroker, isLoopback, urlHostPort } from '../../infra/config.ts';
+import { endpointsFromEnv, extraPortsFromEnv, firstBroker, infraConfigProblems, isLoopback, urlHostPort } from '../../infra/config.ts';
 
 test('endpoints default to the operating contract', () => {
   expect(endpointsFromEnv({})).toEqual({
@@ -39,4 +39,20 @@ test('urlHostPort fills in the scheme default port', () => {
 test('only loopback hosts are started locally', () => {
   for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) expect(isLoopback(host)).toBe(true);
   for (const host of ['0.0.0.0', '10.0.0.1', 'kafka', 's3.example.test']) expect(isLoopback(host)).toBe(false);
+});
+
+test('infraConfigProblems names every bad setting at once, by the rules the components apply', () => {
+  expect(infraConfigProblems({})).toEqual([]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: 'kafka', S3_ENDPOINT: 'not a url', CLICKHOUSE_TCP_PORT: 'ninety', MINIO_CONSOLE_PORT: '70000' })).toEqual([
+    expect.stringContaining('KAFKA_BROKERS=kafka'),
+    expect.stringContaining('S3_ENDPOINT=not a url is not a URL'),
+    'CLICKHOUSE_TCP_PORT=ninety is not a TCP port',
+    'MINIO_CONSOLE_PORT=70000 is not a TCP port',
+  ]);
+  // The local MinIO's root user and password have minimum lengths; a remote S3 is not ours to judge.
+  expect(infraConfigProblems({ S3_ACCESS_KEY_ID: 'ab', S3_SECRET_ACCESS_KEY: 'short' })).toEqual([
+    expect.stringMatching(/^S3_ACCESS_KEY_ID: at least 3 characters/),
+    expect.stringMatching(/^S3_SECRET_ACCESS_KEY: at least 8 characters/),
+  ]);
+  expect(infraConfigProblems({ S3_ENDPOINT: 'https://s3.example.test', S3_ACCESS_KEY_ID: 'ab', S3_SECRET_ACCESS_KEY: 'short' })).toEqual([]);
 });

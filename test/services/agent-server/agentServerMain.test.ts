@@ -1,0 +1,26 @@
+// The agent server run alone (node services/agent-server/agentServerMain.ts) on a port another
+// program holds: it exits once, at once, with exit code 78 and a message naming the port, the
+// holder and AGENT_SERVER_PORT, before it loads its graphs or reads its tenancy topic.
+import { createServer } from 'node:net';
+import { expect, test } from 'vitest';
+import { inject } from 'vitest';
+import { startService } from '../../support/serviceProcess.ts';
+
+test('on a taken port the agent server exits with the cannot-start code and says which port, who holds it, what moves it', async () => {
+  const other = createServer();
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const { port } = other.address() as { port: number };
+  const stack = inject('tracingEnv');
+  try {
+    const service = startService('services/agent-server/agentServerMain.ts', { KAFKA_BROKERS: stack.KAFKA_BROKERS!, KAFKA_TOPIC_PREFIX: stack.KAFKA_TOPIC_PREFIX!, AGENT_SERVER_PORT: String(port), LANGSMITH_TRACING: 'false' }, 'agent-server-port-taken');
+    let stderr = '';
+    service.child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => service.child.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(78);
+    expect(stderr).toContain('the agent server cannot start:');
+    expect(stderr).toContain(`port ${port} on 127.0.0.1 (the agent server) is in use by pid ${process.pid} (`);
+    expect(stderr).toContain('AGENT_SERVER_PORT');
+  } finally {
+    other.close();
+  }
+});
