@@ -12,7 +12,10 @@
 // A projection is idempotent, so a batch read again after a crash or a rebalance, or projected
 // in halves, changes nothing. Batches and project deletions run one at a time, in order.
 import { Consumer, MessagesStreamModes } from '@platformatic/kafka';
-import type { Config } from '../platform/config.ts';
+import type { Config, EventLogConfig } from '../platform/config.ts';
+
+/** What the runtime reads: the brokers and topics (and its dead-letter appends), and how it batches. */
+export type ProjectorRuntimeConfig = EventLogConfig & Pick<Config, 'PROJECTOR_BATCH_EVENTS' | 'PROJECTOR_FLUSH_MS'>;
 import type { Logger } from '../platform/logger.ts';
 import { retry, type RetryPolicy } from '../platform/retry.ts';
 import { brokerList, topicName } from '../platform/kafka/topicAdmin.ts';
@@ -78,7 +81,7 @@ const textHeaders = (message: RawMessage): Map<string, string> =>
   new Map(message.headerEntries.map(([k, v]) => [k?.toString('utf-8') ?? '', v?.toString('utf-8') ?? '']));
 
 export class ProjectorRuntime {
-  readonly #config: Config;
+  readonly #config: ProjectorRuntimeConfig;
   readonly #logger: Logger;
   readonly #projection: Projection;
   readonly #consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
@@ -92,7 +95,7 @@ export class ProjectorRuntime {
   #loop: Promise<void> | null = null;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(config: Config, logger: Logger, projection: Projection, options: ProjectorRuntimeOptions) {
+  constructor(config: ProjectorRuntimeConfig, logger: Logger, projection: Projection, options: ProjectorRuntimeOptions) {
     this.#config = config;
     this.#logger = logger;
     this.#projection = projection;

@@ -11,7 +11,7 @@
 // have appended its first events: every event we append is safe to append again (operations
 // are keyed by run id and merge idempotently), so retrying the same request is correct.
 import { Admin, ConfigResourceTypes, Producer, ProduceAcks } from '@platformatic/kafka';
-import type { Config } from '../config.ts';
+import type { EventLogConfig } from '../config.ts';
 import { errors } from '../errors.ts';
 import { eventsAppended } from '../metrics.ts';
 import { encodeEvent, topicOf, type EventName } from '../../schemas/registry.ts';
@@ -35,7 +35,7 @@ export type StringKeyProducer = Producer<TextOrBytes, Buffer, TextOrBytes, TextO
 const textOrBytes = (data?: TextOrBytes): Buffer | undefined => (typeof data === 'string' ? Buffer.from(data, 'utf-8') : data);
 
 /** The producer every append goes through: acks from all in-sync replicas, idempotent. The ingest benchmark's raw ceiling uses it too. */
-export function createEventProducer(config: Config, clientId: string): StringKeyProducer {
+export function createEventProducer(config: EventLogConfig, clientId: string): StringKeyProducer {
   return new Producer({
     clientId,
     bootstrapBrokers: brokerList(config),
@@ -71,12 +71,12 @@ const recordBytes = (key: string, value: Buffer, headers: Record<string, string>
 };
 
 export class EventLog {
-  readonly #config: Config;
+  readonly #config: EventLogConfig;
   readonly #producer: StringKeyProducer;
   /** max.message.bytes of each (prefixed) topic, read from the broker once it is first needed. */
   #limits: Promise<Map<string, number>> | undefined;
 
-  constructor(config: Config, clientId = 'event-log') {
+  constructor(config: EventLogConfig, clientId = 'event-log') {
     this.#config = config;
     this.#producer = createEventProducer(config, clientId);
   }
@@ -187,7 +187,7 @@ export class EventLog {
 }
 
 /** max.message.bytes of every topic we declare, as the broker reports it (the topic's own value or the broker's default). */
-async function readTopicLimits(config: Config): Promise<Map<string, number>> {
+async function readTopicLimits(config: EventLogConfig): Promise<Map<string, number>> {
   const admin = new Admin({ clientId: 'event-log-limits', bootstrapBrokers: brokerList(config), retries: 2, retryDelay: 250, timeout: config.KAFKA_APPEND_TIMEOUT_MS });
   try {
     const names = Object.values(TOPICS).map((t) => topicName(config, t));

@@ -12,7 +12,7 @@ import { ident, join, sql } from '../../platform/clickhouse/sql.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { FeedbackDeleted, FeedbackUpdated } from '../../schemas/events.generated.ts';
 import { projectorRowsWritten } from '../../platform/metrics.ts';
-import { ProjectorRuntime, type Projection, type ProjectedEvent, type Retry } from '../projectorRuntime.ts';
+import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from '../projectorRuntime.ts';
 import { deleteProjectRows } from '../projectRows.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 import { opVersion, ZERO_UUID } from '../runs/runRow.ts';
@@ -37,7 +37,7 @@ export class FeedbackProjector implements Projection {
   readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
   readonly #runtime: ProjectorRuntime;
 
-  constructor(config: Config, ch: ClickHouseClient, logger: Logger, options: FeedbackProjectorOptions = {}) {
+  constructor(config: ProjectorRuntimeConfig, ch: ClickHouseClient, logger: Logger, options: FeedbackProjectorOptions = {}) {
     this.#ch = ch;
     this.#tables = options.tables ?? LIVE_TABLES;
     this.#isProjectDeleted = options.isProjectDeleted ?? (() => false);

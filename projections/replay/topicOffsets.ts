@@ -1,7 +1,7 @@
 // Where a topic ends and how far one consumer group has got, per partition, from Kafka's own
 // bookkeeping (the reader never joins the group).
 import { Consumer } from '@platformatic/kafka';
-import type { Config } from '../../platform/config.ts';
+import type { KafkaConfig } from '../../platform/config.ts';
 import { brokerList } from '../../platform/kafka/topicAdmin.ts';
 
 export type Offsets = bigint[];
@@ -10,7 +10,7 @@ export class TopicOffsets {
   readonly #consumer: Consumer;
   readonly #topic: string;
 
-  constructor(config: Config, topic: string, groupId: string) {
+  constructor(config: KafkaConfig, topic: string, groupId: string) {
     this.#topic = topic;
     this.#consumer = new Consumer({ clientId: 'replay-offsets', groupId, bootstrapBrokers: brokerList(config), retries: 3, timeout: 5000 });
   }

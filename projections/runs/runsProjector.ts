@@ -11,7 +11,7 @@ import { TOPICS } from '../../schemas/topics.ts';
 import { projectorRowsWritten } from '../../platform/metrics.ts';
 import type { RunOpsAppended } from '../../schemas/events.generated.ts';
 import type { BlobStore } from '../../platform/blobStore.ts';
-import { ProjectorRuntime, type Projection, type ProjectedEvent, type Retry } from '../projectorRuntime.ts';
+import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from '../projectorRuntime.ts';
 import { deleteProjectRows } from '../projectRows.ts';
 import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type RunRow } from './runRow.ts';
 import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
@@ -79,7 +79,7 @@ export class RunsProjector implements Projection {
   readonly #cache: TraceCache;
   readonly #runtime: ProjectorRuntime;
 
-  constructor(config: Config, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
+  constructor(config: ProjectorRuntimeConfig & Pick<Config, 'PROJECTOR_CACHE_RUNS'>, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
     this.#ch = ch;
     this.#logger = logger;
     this.#tables = options.tables ?? LIVE_TABLES;

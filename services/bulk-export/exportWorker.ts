@@ -53,6 +53,19 @@ const exportKey = (e: BulkExport): string => exportEventKey(e.tenantId, e.id);
  * up to 10 minutes, BULK_EXPORT_MAX_RETRIES times. Not awaited: each retry is scheduled by an
  * event (`retry_at`), so any worker takes it up, after a restart too.
  */
+/** What the worker reads: its schedule, concurrency, file size, retries, time limit and lease. */
+export type ExportWorkerConfig = Pick<
+  Config,
+  | 'BULK_EXPORT_LAG_SECONDS'
+  | 'BULK_EXPORT_POLL_MS'
+  | 'BULK_EXPORT_CONCURRENCY'
+  | 'BULK_EXPORT_FILE_MAX_BYTES'
+  | 'BULK_EXPORT_MAX_RETRIES'
+  | 'BULK_EXPORT_RETRY_DELAY_MS'
+  | 'BULK_EXPORT_RUN_TIMEOUT_MS'
+  | 'BULK_EXPORT_LEASE_MS'
+>;
+
 export const exportRunRetry = (config: Pick<Config, 'BULK_EXPORT_RETRY_DELAY_MS' | 'BULK_EXPORT_MAX_RETRIES'>): RetryPolicy => ({
   initialDelayMs: config.BULK_EXPORT_RETRY_DELAY_MS,
   backoffCoefficient: 2,
@@ -74,7 +87,7 @@ const recordRetry = (config: Pick<Config, 'BULK_EXPORT_LEASE_MS'>): RetryPolicy 
 
 export class ExportWorker {
   readonly id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  readonly #config: Config;
+  readonly #config: ExportWorkerConfig;
   readonly #logger: Logger;
   readonly #deps: ExportWorkerDeps;
   readonly #active = new Map<string, ActiveRun>();
@@ -84,7 +97,7 @@ export class ExportWorker {
   #ticking: Promise<void> | null = null;
   #closed = false;
 
-  constructor(config: Config, logger: Logger, deps: ExportWorkerDeps) {
+  constructor(config: ExportWorkerConfig, logger: Logger, deps: ExportWorkerDeps) {
     this.#config = config;
     this.#logger = logger.child({ worker: this.id });
     this.#deps = deps;
