@@ -21,6 +21,8 @@ const hostList = z.string().superRefine((text, ctx) => {
 const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   TRACING_PORT: tcpPort.default(1984),
+  /** The control plane (/v2/deployments: deployments of agent servers and their revisions). */
+  CONTROL_PLANE_PORT: tcpPort.default(1985),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),

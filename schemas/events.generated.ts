@@ -30,6 +30,58 @@ export interface BlobRef {
   content_type: string;
 }
 
+/** POST /v2/deployments. Keyed tenant_id/deployment_id; appended with its first RevisionCreated. Ignored by the fold when an active deployment of the workspace already has the name (the command then answers 409). */
+export interface DeploymentCreated {
+  tenant_id: string;
+  deployment_id: string;
+  name: string;
+  /** github, external_docker, internal_docker, internal_source or internal_template; fixed at creation */
+  source: string;
+  /** the SourceConfig object, as JSON */
+  source_config: string;
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** DELETE ?force=true on an AWAITING_DELETE deployment: its control-plane record is gone (cluster cleanup skipped). Ignored unless the deployment is AWAITING_DELETE where it lands; the first of racing removals wins (removal_id says whose). */
+export interface DeploymentRemoved {
+  tenant_id: string;
+  deployment_id: string;
+  /** unique per DELETE request: the command reads back whether its removal took effect */
+  removal_id: string;
+  /** microseconds since the epoch */
+  removed_at: number;
+}
+
+/** DELETE /v2/deployments/{id} without force: the deployment is AWAITING_DELETE until its runtime is torn down. Later revisions and updates of it are ignored. */
+export interface DeploymentSoftDeleted {
+  tenant_id: string;
+  deployment_id: string;
+  /** the caller asked for the deployment's tracing project to be deleted too */
+  delete_tracing_project: boolean;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
+/** The deployer's report on the deployment's runtime: AWAITING_DATABASE, READY, UNUSED or UNKNOWN (AWAITING_DELETE comes only from DeploymentSoftDeleted). Ignored once the deployment is AWAITING_DELETE. */
+export interface DeploymentStatusChanged {
+  tenant_id: string;
+  deployment_id: string;
+  status: string;
+  /** microseconds since the epoch */
+  changed_at: number;
+}
+
+/** A PATCH's source_config fields (those that make no revision), or the deployer's custom_url. Merged into the deployment's source_config by the fold; ignored unless the deployment is active. */
+export interface DeploymentUpdated {
+  tenant_id: string;
+  deployment_id: string;
+  /** the SourceConfig fields to set, as a JSON object */
+  source_config_changes: string;
+  /** microseconds since the epoch */
+  updated_at: number;
+}
+
 /** A bulk-export destination, created after its test write succeeded (POST /bulk-exports/destinations). Keyed tenant_id/destination_id. */
 export interface DestinationCreated {
   tenant_id: string;
@@ -266,6 +318,36 @@ export interface ProjectUpdated {
   updated_at: number;
 }
 
+/** A deployment's new revision (creation, or a PATCH that changes source_revision_config, secrets or resource_spec), in status CREATING. Ignored by the fold unless the deployment is active where it lands (not AWAITING_DELETE, not removed). */
+export interface RevisionCreated {
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+  /** the deployment's source, or the PATCH's revision_source */
+  source: string;
+  /** this revision's SourceRevisionConfig, as JSON */
+  source_revision_config: string;
+  /** the [{name, value}] list, sealed by SecretBox (AES-256-GCM); never plain text */
+  secrets: string;
+  /** names of the secrets, shown instead of the values */
+  secret_names: string[];
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** A revision moved on (QUEUED at creation; the deployer moves it through AWAITING_BUILD ... DEPLOYED or a *_FAILED status). DEPLOYED makes it the deployment's active revision. */
+export interface RevisionStatusChanged {
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+  /** one of the 13 revision statuses of the contract */
+  status: string;
+  /** why, for a failure */
+  detail: null | string;
+  /** microseconds since the epoch */
+  changed_at: number;
+}
+
 /** Where a run created through POST /runs sits in its trace, so any API replica can place its children and route its patches before the projector has caught up. */
 export interface RunLineageRecorded {
   tenant_id: string;
@@ -321,6 +403,11 @@ export interface WorkspaceCreated {
 export interface EventPayloads {
   ApiKeyIssued: ApiKeyIssued;
   ApiKeyLinked: ApiKeyLinked;
+  DeploymentCreated: DeploymentCreated;
+  DeploymentRemoved: DeploymentRemoved;
+  DeploymentSoftDeleted: DeploymentSoftDeleted;
+  DeploymentStatusChanged: DeploymentStatusChanged;
+  DeploymentUpdated: DeploymentUpdated;
   DestinationCreated: DestinationCreated;
   DestinationCredentialsRotated: DestinationCredentialsRotated;
   ExportCancelled: ExportCancelled;
@@ -336,6 +423,8 @@ export interface EventPayloads {
   ProjectCreated: ProjectCreated;
   ProjectDeleted: ProjectDeleted;
   ProjectUpdated: ProjectUpdated;
+  RevisionCreated: RevisionCreated;
+  RevisionStatusChanged: RevisionStatusChanged;
   RunLineageRecorded: RunLineageRecorded;
   RunOpsAppended: RunOpsAppended;
   WorkspaceCreated: WorkspaceCreated;

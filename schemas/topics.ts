@@ -34,6 +34,14 @@ const declarations = {
   tenancy: { name: 'tenancy.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
   /** Destinations, exports and export runs: commands decided against the fold of this topic. */
   bulkExport: { name: 'bulk-export.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
+  /**
+   * Deployments and their revisions (the control plane). One partition, like bulk-export.events:
+   * every replica folds the same events in the same order, and a state-checked command (force
+   * delete only from AWAITING_DELETE, a new revision only on an active deployment, a free name) is
+   * decided by that order: the fold ignores an event whose precondition no longer holds where it
+   * landed, and the command reads back whether its own event took effect (deploymentCommands.ts).
+   */
+  deployments: { name: 'deployments.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
   runsDeadLetter: { name: 'tracing.runs.dead-letter', partitions: 'configured', cleanupPolicy: 'delete', hasSchemas: false },
   feedbackDeadLetter: { name: 'tracing.feedback.dead-letter', partitions: 'configured', cleanupPolicy: 'delete', hasSchemas: false },
 } as const satisfies Record<string, TopicDeclaration>;

@@ -35,6 +35,11 @@ function serviceSpecs({ config, exampleAgent }: StartConfig, env: NodeJS.Process
       entry: 'services/tracing/apiMain.ts',
       port: { host: config.HOST, port: config.TRACING_PORT, variable: 'TRACING_PORT', purpose: 'the tracing API' },
     },
+    {
+      name: 'control-plane',
+      entry: 'services/deployments/controlPlaneMain.ts',
+      port: { host: config.HOST, port: config.CONTROL_PLANE_PORT, variable: 'CONTROL_PLANE_PORT', purpose: 'the control plane' },
+    },
     { name: 'projectors', entry: 'projections/projectorMain.ts' },
     { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
     {

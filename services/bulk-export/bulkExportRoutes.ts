@@ -13,7 +13,7 @@ import { destinationHostPolicy, normalisePrefix } from './destinations/destinati
 import { unknownExportFields } from './parquet/exportColumns.ts';
 import { exportFilterCondition } from './parquet/exportQuery.ts';
 import { exportRunDirectory } from './parquet/objectKey.ts';
-import type { SecretBox } from './secretBox.ts';
+import type { SecretBox } from '../../platform/secretBox.ts';
 import { tenantOf } from '../tenancy/index.ts';
 import { badInput, time, uuid } from '../../platform/http/routeInput.ts';
 import type { Config } from '../../platform/config.ts';

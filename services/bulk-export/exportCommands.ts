@@ -9,7 +9,7 @@ import type { ProjectRegistry } from '../../projections/projects/projectRegistry
 import { nowMicros } from '../../platform/time.ts';
 import { checkDestinationWrite, type CheckLogger } from './destinations/destinationS3.ts';
 import type { OutboundHostPolicy } from '../../platform/outboundHostPolicy.ts';
-import type { SecretBox } from './secretBox.ts';
+import type { SecretBox } from '../../platform/secretBox.ts';
 import { destinationEventKey, exportEventKey, exportStatus, type BulkExport, type Destination, type ExportState } from './exportState.ts';
 import type { DestinationCredentials, ExportCompression, ExportFormatVersion } from './exportTypes.ts';
 

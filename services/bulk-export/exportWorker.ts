@@ -22,7 +22,7 @@ import { dueRuns } from './exportSchedule.ts';
 import { exportEventKey, type BulkExport, type ExportRun, type ExportState } from './exportState.ts';
 import type { DestinationCredentials, DestinationLocation, ExportedFile, ExportRunTask } from './exportTypes.ts';
 import { exportRunsToParquet } from './parquet/runsExport.ts';
-import type { SecretBox } from './secretBox.ts';
+import type { SecretBox } from '../../platform/secretBox.ts';
 import { attemptsRemain, isRetryable, retry, retryDelayMs, type RetryPolicy } from '../../platform/retry.ts';
 
 export interface ExportWorkerDeps {

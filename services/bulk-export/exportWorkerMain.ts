@@ -10,7 +10,7 @@ import { BlobStore } from '../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { ExportState } from './exportState.ts';
 import { ExportWorker } from './exportWorker.ts';
-import { SecretBox } from './secretBox.ts';
+import { SecretBox } from '../../platform/secretBox.ts';
 import { destinationHostPolicy } from './destinations/destinationS3.ts';
 
 const config = configOrExit('the export worker', loadConfig);

@@ -25,7 +25,8 @@ import { OtelIngestion } from './otel/otelIngestion.ts';
 import type { RouteDeps } from './routes/routeDeps.ts';
 import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRoutes.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { bulkExportRoutes, ExportState, SecretBox } from '../bulk-export/index.ts';
+import { bulkExportRoutes, ExportState } from '../bulk-export/index.ts';
+import { SecretBox } from '../../platform/secretBox.ts';
 import { SERVICE_VERSION } from './version.ts';
 import { retry, type RetryPolicy } from '../../platform/retry.ts';
 

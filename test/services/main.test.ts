@@ -80,7 +80,7 @@ test('a port another program holds stops npm start before anything starts: the p
   const env = userEnv();
   try {
     const { code, output } = await runMain(
-      { ...env, TRACING_PORT: String(tracingPort), AGENT_SERVER_PORT: String(held.port), A2A_EXAMPLE_AGENT_PORT: String(await freePort()), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
+      { ...env, TRACING_PORT: String(tracingPort), CONTROL_PLANE_PORT: String(await freePort()), AGENT_SERVER_PORT: String(held.port), A2A_EXAMPLE_AGENT_PORT: String(await freePort()), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
       45_000,
     );
     expect(code).toBe(78);
@@ -106,6 +106,7 @@ test('a service that dies at every start is given up, and npm start stops everyt
       {
         ...env,
         TRACING_PORT: String(await freePort()),
+        CONTROL_PLANE_PORT: String(await freePort()),
         AGENT_SERVER_PORT: String(await freePort()),
         A2A_EXAMPLE_AGENT_PORT: String(await freePort()),
         AGENT_SERVER_CONFIG: writeAgentConfig({ graphs: { broken: `${graphFile}:graph` } }),
@@ -128,12 +129,13 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
   const port = await freePort();
   const agentPort = await freePort();
   const exampleAgentPort = await freePort();
+  const controlPlanePort = await freePort();
   const id = `start_${randomBytes(3).toString('hex')}`;
   const { BOOTSTRAP_API_KEY: _ignored, ...env } = Object.fromEntries(
     Object.entries({ ...process.env, ...inject('tracingEnv') }).filter(([name]) => !name.startsWith('LANGSMITH_')),
   );
   const child = spawn(process.execPath, [join(import.meta.dirname, '../../services/main.ts')], {
-    env: { ...env, TRACING_PORT: String(port), AGENT_SERVER_PORT: String(agentPort), A2A_EXAMPLE_AGENT_PORT: String(exampleAgentPort), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
+    env: { ...env, TRACING_PORT: String(port), CONTROL_PLANE_PORT: String(controlPlanePort), AGENT_SERVER_PORT: String(agentPort), A2A_EXAMPLE_AGENT_PORT: String(exampleAgentPort), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -148,6 +150,11 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
     expect(res.status).toBe(202);
     // The projector runs too: the run becomes readable.
     await waitFor('the run to be projected', async () => (await fetch(`http://127.0.0.1:${port}/runs/${runId}`, { headers: { 'x-api-key': key } })).ok, 60_000, 200);
+
+    // The control plane runs, with the dev key.
+    expect(out).toContain(`http://127.0.0.1:${controlPlanePort}`);
+    await waitFor('the control plane', async () => (await fetch(`http://127.0.0.1:${controlPlanePort}/ready`)).ok, 60_000, 200);
+    expect((await fetch(`http://127.0.0.1:${controlPlanePort}/v2/deployments`, { headers: { 'x-api-key': key } })).status).toBe(200);
 
     // The agent server runs the example assistants and traces into the tracing API with the dev key.
     expect(out).toContain(`http://127.0.0.1:${agentPort}`);

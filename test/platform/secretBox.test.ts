@@ -1,7 +1,7 @@
 // Sealed secrets open only intact and only with the key that sealed them.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { SecretBox, SecretBoxError } from '../../../services/bulk-export/secretBox.ts';
+import { SecretBox, SecretBoxError } from '../../platform/secretBox.ts';
 
 const credentials = { access_key_id: 'AKIAEXAMPLE', secret_access_key: 'wJalrXUtnFEMI/K7MDENG', session_token: null };
 

@@ -1,11 +1,11 @@
-// Authenticated encryption of small JSON secrets (destination credentials) before they are
-// appended to Kafka or stored anywhere. AES-256-GCM with a random 12-byte IV per message.
+// Authenticated encryption of small JSON secrets (bulk-export destination credentials, deployment
+// secrets) before they are appended to Kafka or stored anywhere. AES-256-GCM with a random 12-byte IV per message.
 //
 // Sealed form: `sb1.<keyId>.<iv>.<ciphertext>.<tag>` (base64url parts). The key id is a short
 // digest of the key, so opening with another key fails with a clear message instead of a bare
 // authentication error; it is also authenticated data, so it cannot be swapped unnoticed.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Config } from '../../platform/config.ts';
+import type { Config } from './config.ts';
 
 const VERSION = 'sb1';
 const IV_BYTES = 12;

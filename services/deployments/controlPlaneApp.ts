@@ -1,0 +1,58 @@
+// Wires the control-plane process (port 1985, CONTROL_PLANE_PORT): the deployments context's
+// routes under /v2 behind the API key, tenancy's fold for authentication, and shutdown.
+//
+// Authentication: X-Api-Key (and X-Tenant-Id for a key of several workspaces), as on the tracing
+// API. The contract also lists `Authorization: Bearer` as an alternative scheme; it is not
+// accepted yet (issuance and format of the token are not specified): it comes with a later step.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { createHttpServer } from '../../platform/http/server.ts';
+import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
+import { SecretBox } from '../../platform/secretBox.ts';
+import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
+import { requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { deploymentRoutes } from './deploymentRoutes.ts';
+import { DeploymentState } from './deploymentState.ts';
+
+/** The control plane API description's version (the contract's document is 0.1.0). */
+export const CONTROL_PLANE_API_VERSION = '0.1.0';
+
+export interface ControlPlaneApp {
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function buildControlPlaneApp(config: Config, logger: Logger): Promise<ControlPlaneApp> {
+  await ensureTopics(config, TOPIC_DECLARATIONS);
+  const eventLog = new EventLog(config, 'control-plane');
+  const tenancy = new TenancyService(config, eventLog, logger);
+  const deployments = new DeploymentState(config, logger);
+  await Promise.all([tenancy.start(), deployments.start()]);
+  if (config.BOOTSTRAP_API_KEY) await tenancy.ensureBootstrapKey(config.BOOTSTRAP_API_KEY);
+
+  const readiness = new KafkaReadiness(config);
+  readiness.start();
+  const app = await createHttpServer({
+    logger,
+    title: 'Control plane API',
+    version: CONTROL_PLANE_API_VERSION,
+    description: 'Deployments of agent servers and their revisions (/v2/deployments), LangSmith Deployment compatible.',
+    ready: readiness.ready,
+  });
+  await app.register(async (authed) => {
+    requireApiKey(authed, tenancy);
+    await authed.register(deploymentRoutes, { eventLog, deployments, secrets: SecretBox.fromConfig(config) });
+  });
+
+  return {
+    app,
+    async close() {
+      await app.close();
+      await Promise.allSettled([readiness.close(), tenancy.close(), deployments.close()]);
+      await eventLog.close();
+    },
+  };
+}

@@ -1,0 +1,201 @@
+// The control plane's commands: create a deployment, patch it (a new revision when its revision
+// config, secrets or resource_spec change), soft delete it, force delete it. Each checks against
+// the folded state, appends its events to the deployments topic, then waits until the state has
+// folded them and reads back what took effect, so the answer is what GET returns next.
+//
+// Single writer without a lock: the topic has one partition, and the fold ignores an event whose
+// precondition does not hold where it lands (deploymentState.ts). Two replicas may both pass the
+// check and both append; the topic's order decides, and each command answers from the outcome:
+// - a revision appended after a soft delete never exists: the PATCH answers 400 (404 once removed);
+// - of two force deletes, the removal folded first wins (removedBy): its caller gets 204, the
+//   other 404, as if they had come one after the other;
+// - of two creates with one name, the first folded wins; the other answers 409.
+import { randomUUID } from 'node:crypto';
+import { errors } from '../../platform/errors.ts';
+import { event, type EventLog, type EventToAppend } from '../../platform/kafka/eventLog.ts';
+import type { SecretBox } from '../../platform/secretBox.ts';
+import { nowMicros } from '../../platform/time.ts';
+import { deploymentEventKey, type Deployment, type DeploymentState } from './deploymentState.ts';
+import { SECRET_VALUE_MASK, type DeploymentSecret } from './deploymentTypes.ts';
+
+export interface NewDeployment {
+  name: string;
+  source: string;
+  sourceConfig: Record<string, unknown>;
+  sourceRevisionConfig: Record<string, unknown>;
+  secrets: DeploymentSecret[];
+}
+
+export interface DeploymentPatch {
+  sourceConfig: Record<string, unknown> | null;
+  sourceRevisionConfig: Record<string, unknown> | null;
+  secrets: DeploymentSecret[] | null;
+  revisionSource: string | null;
+}
+
+/** source_config fields fixed at creation (contract §2.3): a PATCH may repeat them, not change them. */
+const FIXED_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id', 'listener_config'] as const;
+
+const notFound = (id: string) => errors.notFound(`Deployment ID ${id}`);
+const beingDeleted = (id: string) =>
+  errors.badRequest(`Deployment ID ${id} is AWAITING_DELETE (soft-deleted): it cannot be changed; only DELETE ?force=true applies to it`);
+
+/** The non-null fields of an object (a PATCH's null means "leave as it is"). */
+const setFields = (o: Record<string, unknown> | null): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== null && v !== undefined));
+
+export class DeploymentCommands {
+  readonly #state: DeploymentState;
+  readonly #log: EventLog;
+  readonly #secrets: SecretBox | null;
+
+  constructor(state: DeploymentState, log: EventLog, secrets: SecretBox | null) {
+    this.#state = state;
+    this.#log = log;
+    this.#secrets = secrets;
+  }
+
+  /** Secrets sealed for the topic; an empty list needs no key (and is stored as an empty string). */
+  #seal(secrets: DeploymentSecret[]): string {
+    if (secrets.length === 0) return '';
+    if (!this.#secrets) throw errors.notConfigured('deployment secrets need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to encrypt them');
+    return this.#secrets.seal(secrets);
+  }
+
+  #open(sealed: string): DeploymentSecret[] {
+    if (sealed === '') return [];
+    if (!this.#secrets) throw errors.notConfigured('deployment secrets need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to decrypt them');
+    return this.#secrets.open<DeploymentSecret[]>(sealed);
+  }
+
+  #revisionEvents(tenantId: string, deploymentId: string, source: string, config: Record<string, unknown>, secrets: string, names: string[]) {
+    const key = deploymentEventKey(tenantId, deploymentId);
+    const revisionId = randomUUID();
+    const at = nowMicros();
+    const ids = { tenant_id: tenantId, deployment_id: deploymentId, revision_id: revisionId };
+    // CREATING, then QUEUED for the deployer, which moves it on from there.
+    const events: EventToAppend[] = [
+      event('RevisionCreated', key, { ...ids, source, source_revision_config: JSON.stringify(config), secrets, secret_names: names, created_at: at }),
+      event('RevisionStatusChanged', key, { ...ids, status: 'QUEUED', detail: null, changed_at: at }),
+    ];
+    return { revisionId, events };
+  }
+
+  async create(tenantId: string, d: NewDeployment): Promise<Deployment> {
+    checkSecretNames(d.secrets);
+    if (d.secrets.some((s) => s.value === SECRET_VALUE_MASK)) throw errors.badRequest('secrets: a new deployment has no stored value to keep; give each value');
+    const sealed = this.#seal(d.secrets);
+    await this.#state.catchUp();
+    const taken = () => this.#state.deployments(tenantId).some((x) => x.name === d.name);
+    if (taken()) throw errors.conflict(`a deployment named ${d.name} already exists in this workspace`);
+    const id = randomUUID();
+    const revision = this.#revisionEvents(tenantId, id, d.source, setFields(d.sourceRevisionConfig), sealed, d.secrets.map((s) => s.name));
+    await this.#log.append([
+      event('DeploymentCreated', deploymentEventKey(tenantId, id), {
+        tenant_id: tenantId,
+        deployment_id: id,
+        name: d.name,
+        source: d.source,
+        source_config: JSON.stringify(d.sourceConfig),
+        created_at: nowMicros(),
+      }),
+      ...revision.events,
+    ]);
+    await this.#state.catchUp();
+    const created = this.#state.deployment(tenantId, id);
+    if (!created) throw errors.conflict(`a deployment named ${d.name} already exists in this workspace`);
+    return created;
+  }
+
+  async patch(tenantId: string, id: string, p: DeploymentPatch): Promise<Deployment> {
+    if (p.secrets) checkSecretNames(p.secrets);
+    await this.#state.catchUp();
+    const d = this.#state.deployment(tenantId, id);
+    if (!d) throw notFound(id);
+    if (d.status === 'AWAITING_DELETE') throw beingDeleted(id);
+    const configChanges = setFields(p.sourceConfig);
+    for (const field of FIXED_SOURCE_CONFIG)
+      if (field in configChanges && JSON.stringify(configChanges[field]) !== JSON.stringify(d.sourceConfig[field] ?? null))
+        throw errors.badRequest(`source_config.${field} is fixed at creation and cannot be changed`);
+    const revisionChanges = setFields(p.sourceRevisionConfig);
+    const newRevision = Object.keys(revisionChanges).length > 0 || p.secrets !== null || 'resource_spec' in configChanges;
+
+    const key = deploymentEventKey(tenantId, id);
+    const events: EventToAppend[] = [];
+    if (Object.keys(configChanges).length > 0)
+      events.push(event('DeploymentUpdated', key, { tenant_id: tenantId, deployment_id: id, source_config_changes: JSON.stringify(configChanges), updated_at: nowMicros() }));
+    let revisionId: string | null = null;
+    if (newRevision) {
+      const latest = d.revisions[0];
+      let sealed = latest?.secrets ?? '';
+      let names = [...(latest?.secretNames ?? [])];
+      if (p.secrets) {
+        const kept = p.secrets.some((s) => s.value === SECRET_VALUE_MASK) ? new Map(this.#open(sealed).map((s) => [s.name, s.value])) : new Map<string, string>();
+        const secrets = p.secrets.map((s) => {
+          if (s.value !== SECRET_VALUE_MASK) return s;
+          const value = kept.get(s.name);
+          if (value === undefined) throw errors.badRequest(`secrets: ${s.name} has no stored value to keep; give its value`);
+          return { name: s.name, value };
+        });
+        sealed = this.#seal(secrets);
+        names = secrets.map((s) => s.name);
+      }
+      const config = { ...(latest?.sourceRevisionConfig ?? {}), ...revisionChanges };
+      const revision = this.#revisionEvents(tenantId, id, p.revisionSource ?? d.source, config, sealed, names);
+      revisionId = revision.revisionId;
+      events.push(...revision.events);
+    }
+    if (events.length === 0) return d;
+    await this.#log.append(events);
+    await this.#state.catchUp();
+    // Read back what took effect: a soft delete or a removal folded first makes the fold ignore ours.
+    const after = this.#state.deployment(tenantId, id);
+    if (!after) throw notFound(id);
+    if (revisionId !== null && !after.revisions.some((r) => r.id === revisionId)) throw beingDeleted(id);
+    return after;
+  }
+
+  /** Soft delete: AWAITING_DELETE until the runtime is torn down. Deleting again changes nothing. */
+  async softDelete(tenantId: string, id: string, deleteTracingProject: boolean): Promise<void> {
+    await this.#state.catchUp();
+    const d = this.#state.deployment(tenantId, id);
+    if (!d) throw notFound(id);
+    if (d.status === 'AWAITING_DELETE') return;
+    await this.#log.append([
+      event('DeploymentSoftDeleted', deploymentEventKey(tenantId, id), {
+        tenant_id: tenantId,
+        deployment_id: id,
+        delete_tracing_project: deleteTracingProject,
+        deleted_at: nowMicros(),
+      }),
+    ]);
+    await this.#state.catchUp();
+    if (!this.#state.deployment(tenantId, id)) throw notFound(id);
+  }
+
+  /** Force delete: removes the control-plane record of an AWAITING_DELETE deployment (400 before a soft delete). */
+  async forceDelete(tenantId: string, id: string): Promise<void> {
+    await this.#state.catchUp();
+    const d = this.#state.deployment(tenantId, id);
+    if (!d) throw notFound(id);
+    if (d.status !== 'AWAITING_DELETE')
+      throw errors.badRequest(
+        `Deployment ID ${id} is not soft-deleted (status ${d.status}): DELETE it without force first; force=true only removes a deployment in AWAITING_DELETE`,
+      );
+    const removalId = randomUUID();
+    await this.#log.append([
+      event('DeploymentRemoved', deploymentEventKey(tenantId, id), { tenant_id: tenantId, deployment_id: id, removal_id: removalId, removed_at: nowMicros() }),
+    ]);
+    await this.#state.catchUp();
+    // Another replica's removal folded first: to this caller the deployment was already gone.
+    if (this.#state.removedBy(tenantId, id) !== removalId) throw notFound(id);
+  }
+}
+
+function checkSecretNames(secrets: DeploymentSecret[]): void {
+  const seen = new Set<string>();
+  for (const s of secrets) {
+    if (seen.has(s.name)) throw errors.badRequest(`secrets: ${s.name} is given twice`);
+    seen.add(s.name);
+  }
+}

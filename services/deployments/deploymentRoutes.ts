@@ -1,0 +1,298 @@
+// The control plane's API under /v2/deployments: create, list, read, patch and delete
+// deployments; list and read their revisions. Writes are commands appended to the deployments
+// topic (deploymentCommands.ts); reads answer from its fold. Invalid input is a 422 in FastAPI's
+// shape (validationDetail.ts), an unknown id a 404 naming it, another workspace's ids 404s too.
+import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { errorResponses } from '../../platform/http/openapi.ts';
+import { errors } from '../../platform/errors.ts';
+import { toUuid } from '../../platform/ids.ts';
+import type { EventLog } from '../../platform/kafka/eventLog.ts';
+import type { SecretBox } from '../../platform/secretBox.ts';
+import { tenantOf } from '../tenancy/index.ts';
+import { DeploymentCommands, type DeploymentPatch } from './deploymentCommands.ts';
+import { deploymentResponse, deploymentSchema, pageSchema, revisionResponse, revisionSchema } from './deploymentResponse.ts';
+import type { Deployment, DeploymentState } from './deploymentState.ts';
+import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES, type DeploymentSecret } from './deploymentTypes.ts';
+import { httpValidationErrorSchema, queryBool, queryInt, RequestValidationError, validationErrorOf } from './validationDetail.ts';
+
+/** What the deployment routes are given by the process that serves them. */
+export interface DeploymentRouteOptions {
+  eventLog: EventLog;
+  /** The fold of the deployments topic. */
+  deployments: DeploymentState;
+  /** Encrypts deployment secrets; null when SECRETS_ENCRYPTION_KEY is unset (then only deployments without secrets). */
+  secrets: SecretBox | null;
+}
+
+const tags = ['deployments'];
+const uuid = { type: 'string', format: 'uuid' } as const;
+const nullableString = (maxLength: number, description?: string) => ({ type: ['string', 'null'], maxLength, ...(description ? { description } : {}) });
+
+const sourceConfigBody = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  description: 'settings that make no revision (but resource_spec); integration_id, repo_url, deployment_type and listener_* are fixed at creation',
+  properties: {
+    integration_id: { type: ['string', 'null'], format: 'uuid' },
+    repo_url: nullableString(2048),
+    deployment_type: { type: ['string', 'null'], enum: [...DEPLOYMENT_TYPES, null] },
+    build_on_push: { type: ['boolean', 'null'] },
+    custom_url: nullableString(2048, 'the agent server’s URL'),
+    resource_spec: { type: ['object', 'null'], additionalProperties: true, description: 'replicas, sizing, Kubernetes settings; a change makes a revision' },
+    listener_id: { type: ['string', 'null'], format: 'uuid' },
+    listener_config: { type: ['object', 'null'], additionalProperties: true },
+    install_command: nullableString(4096),
+    build_command: nullableString(4096),
+  },
+} as const;
+
+const sourceRevisionConfigBody = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  description: 'any non-null field makes a new revision',
+  properties: {
+    repo_ref: nullableString(1024, 'a branch, or a full tag ref (refs/tags/v1.0.0)'),
+    langgraph_config_path: nullableString(1024, 'e.g. langgraph.json'),
+    image_uri: nullableString(2048),
+    source_tarball_path: nullableString(2048),
+  },
+} as const;
+
+const secretsBody = {
+  type: 'array',
+  maxItems: 200,
+  description: 'environment variables of the agent server; write-only (responses mask the values). Send a value back masked to keep it.',
+  items: {
+    type: 'object',
+    required: ['name', 'value'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 256 },
+      value: { type: 'string', maxLength: 64 * 1024 },
+    },
+  },
+} as const;
+
+const createBody = {
+  type: 'object',
+  required: ['name', 'source', 'source_config', 'source_revision_config', 'secrets'],
+  additionalProperties: true,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[A-Za-z][A-Za-z0-9-]*$', description: 'letters, digits and dashes, starting with a letter; cannot change' },
+    source: { type: 'string', enum: [...DEPLOYMENT_SOURCES], description: 'cannot change' },
+    source_config: sourceConfigBody,
+    source_revision_config: sourceRevisionConfigBody,
+    secrets: secretsBody,
+  },
+} as const;
+
+const patchBody = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    source_config: sourceConfigBody,
+    source_revision_config: sourceRevisionConfigBody,
+    secrets: { ...secretsBody, type: ['array', 'null'], description: 'replaces the list (a new revision); null keeps it' },
+    revision_source: { type: ['string', 'null'], enum: ['github', 'internal_docker', 'internal_source', null], description: 'the source of this revision only' },
+  },
+} as const;
+
+const deploymentParams = { type: 'object', required: ['deployment_id'], properties: { deployment_id: uuid } } as const;
+const revisionParams = { type: 'object', required: ['deployment_id', 'revision_id'], properties: { deployment_id: uuid, revision_id: uuid } } as const;
+
+const pageQuery = {
+  limit: { type: 'string', description: 'integer, 1-100 (default 20)' },
+  offset: { type: 'string', description: 'integer ≥ 0 (default 0): the offset a previous page returned' },
+} as const;
+
+const listQuery = {
+  type: 'object',
+  properties: {
+    ...pageQuery,
+    name_contains: { type: 'string', maxLength: 256 },
+    status: { type: 'string', enum: [...DEPLOYMENT_STATUSES] },
+    deployment_type: { type: 'string', enum: [...DEPLOYMENT_TYPES] },
+    deployment_ids: { type: 'string', description: 'comma-separated UUIDs' },
+    image_version: { type: 'string', description: 'no deployment reports one yet: matches none' },
+  },
+} as const;
+
+const revisionsQuery = {
+  type: 'object',
+  properties: { ...pageQuery, status: { type: 'string', description: `comma-separated revision statuses: ${REVISION_STATUSES.join(', ')}` } },
+} as const;
+
+const deleteQuery = {
+  type: 'object',
+  properties: {
+    delete_tracing_project: { type: 'string', description: 'boolean (default false): also delete the deployment’s tracing project' },
+    force: { type: 'string', description: 'boolean (default false): remove the control-plane record of a deployment already AWAITING_DELETE, skipping cleanup (400 otherwise)' },
+  },
+} as const;
+
+const responses = (ok: Record<number, unknown>, ...statuses: number[]) => ({ ...ok, ...errorResponses(...statuses), 422: httpValidationErrorSchema });
+
+type Query = Record<string, string | undefined>;
+
+const notFound = (id: string) => errors.notFound(`Deployment ID ${id}`);
+
+/**
+ * The control plane's HTTP surface, a fastify plugin: registered by the control-plane process
+ * inside its API-key scope (request.tenantId is set by services/tenancy's requireApiKey).
+ */
+export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = async (app, deps) => {
+  const commands = new DeploymentCommands(deps.deployments, deps.eventLog, deps.secrets);
+
+  // 422s in FastAPI's shape; everything else goes on to the server's handler (its `{error, detail}`).
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const invalid = validationErrorOf(err, request);
+    if (!invalid) throw err;
+    return reply.code(422).send({ detail: invalid.detail });
+  });
+
+  /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
+  const upToDate = async (request: FastifyRequest): Promise<void> => {
+    await deps.deployments.catchUp().catch((err: Error) => request.log.warn({ err: err.message }, 'deployments served without catching up'));
+  };
+
+  const deploymentOf = (request: FastifyRequest, id: string): Deployment => {
+    const d = deps.deployments.deployment(tenantOf(request), toUuid(id)!);
+    if (!d) throw notFound(id);
+    return d;
+  };
+
+  const page = <T>(items: T[], query: Query) => {
+    const limit = queryInt(query, 'limit', 20, 1, 100);
+    const offset = queryInt(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+    const resources = items.slice(offset, offset + limit);
+    return { resources, offset: offset + resources.length };
+  };
+
+  app.post<{ Body: Record<string, unknown> }>(
+    '/v2/deployments',
+    { schema: { tags, summary: 'Create a deployment and its first revision (QUEUED for the deployer)', body: createBody, response: responses({ 201: deploymentSchema }, 400, 409) } },
+    async (request, reply) => {
+      const b = request.body;
+      const d = await commands.create(tenantOf(request), {
+        name: b.name as string,
+        source: b.source as string,
+        sourceConfig: Object.fromEntries(Object.entries((b.source_config as Record<string, unknown> | null) ?? {}).filter(([, v]) => v !== undefined)),
+        sourceRevisionConfig: (b.source_revision_config as Record<string, unknown> | null) ?? {},
+        secrets: b.secrets as DeploymentSecret[],
+      });
+      return reply.code(201).send(deploymentResponse(d));
+    },
+  );
+
+  app.get<{ Querystring: Query }>(
+    '/v2/deployments',
+    { schema: { tags, summary: 'The workspace’s deployments, newest first', querystring: listQuery, response: responses({ 200: pageSchema(deploymentSchema) }) } },
+    async (request) => {
+      const q = request.query;
+      let ids: Set<string> | null = null;
+      if (q.deployment_ids !== undefined) {
+        ids = new Set();
+        for (const text of q.deployment_ids.split(',').map((s) => s.trim()).filter(Boolean)) {
+          const id = toUuid(text);
+          if (!id) throw new RequestValidationError([{ loc: ['query', 'deployment_ids'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: text }]);
+          ids.add(id);
+        }
+      }
+      await upToDate(request);
+      const nameContains = q.name_contains?.toLowerCase();
+      const matches = deps.deployments.deployments(tenantOf(request)).filter(
+        (d) =>
+          (nameContains === undefined || d.name.toLowerCase().includes(nameContains)) &&
+          (q.status === undefined || d.status === q.status) &&
+          (q.deployment_type === undefined || d.sourceConfig.deployment_type === q.deployment_type) &&
+          (ids === null || ids.has(d.id)) &&
+          q.image_version === undefined,
+      );
+      const { resources, offset } = page(matches, q);
+      return { resources: resources.map(deploymentResponse), offset };
+    },
+  );
+
+  app.get<{ Params: { deployment_id: string } }>(
+    '/v2/deployments/:deployment_id',
+    { schema: { tags, summary: 'A deployment', params: deploymentParams, response: responses({ 200: deploymentSchema }, 404) } },
+    async (request) => {
+      await upToDate(request);
+      return deploymentResponse(deploymentOf(request, request.params.deployment_id));
+    },
+  );
+
+  app.patch<{ Params: { deployment_id: string }; Body: Record<string, unknown> }>(
+    '/v2/deployments/:deployment_id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a deployment: a new revision when source_revision_config, secrets or source_config.resource_spec is given (400 once AWAITING_DELETE)',
+        params: deploymentParams,
+        body: patchBody,
+        response: responses({ 200: deploymentSchema }, 400, 404),
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const patch: DeploymentPatch = {
+        sourceConfig: (b.source_config as Record<string, unknown> | null | undefined) ?? null,
+        sourceRevisionConfig: (b.source_revision_config as Record<string, unknown> | null | undefined) ?? null,
+        secrets: (b.secrets as DeploymentSecret[] | null | undefined) ?? null,
+        revisionSource: (b.revision_source as string | null | undefined) ?? null,
+      };
+      return deploymentResponse(await commands.patch(tenantOf(request), toUuid(request.params.deployment_id)!, patch));
+    },
+  );
+
+  app.delete<{ Params: { deployment_id: string }; Querystring: Query }>(
+    '/v2/deployments/:deployment_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a deployment: a soft delete (AWAITING_DELETE); with force=true, remove one already AWAITING_DELETE (400 otherwise)',
+        params: deploymentParams,
+        querystring: deleteQuery,
+        response: responses({ 204: { description: 'deleted', type: 'null' } }, 400, 404),
+      },
+    },
+    async (request, reply) => {
+      const force = queryBool(request.query, 'force', false);
+      const deleteTracingProject = queryBool(request.query, 'delete_tracing_project', false);
+      const id = toUuid(request.params.deployment_id)!;
+      if (force) await commands.forceDelete(tenantOf(request), id);
+      else await commands.softDelete(tenantOf(request), id, deleteTracingProject);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<{ Params: { deployment_id: string }; Querystring: Query }>(
+    '/v2/deployments/:deployment_id/revisions',
+    { schema: { tags, summary: 'A deployment’s revisions, newest first', params: deploymentParams, querystring: revisionsQuery, response: responses({ 200: pageSchema(revisionSchema) }, 404) } },
+    async (request) => {
+      const statuses = request.query.status?.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const s of statuses ?? [])
+        if (!(REVISION_STATUSES as readonly string[]).includes(s)) {
+          const expected = REVISION_STATUSES.map((x) => `'${x}'`).join(', ');
+          throw new RequestValidationError([{ loc: ['query', 'status'], msg: `Input should be one of ${expected}`, type: 'enum', input: s, ctx: { expected } }]);
+        }
+      await upToDate(request);
+      const d = deploymentOf(request, request.params.deployment_id);
+      const { resources, offset } = page(d.revisions.filter((r) => !statuses?.length || statuses.includes(r.status)), request.query);
+      return { resources: resources.map(revisionResponse), offset };
+    },
+  );
+
+  app.get<{ Params: { deployment_id: string; revision_id: string } }>(
+    '/v2/deployments/:deployment_id/revisions/:revision_id',
+    { schema: { tags, summary: 'A revision: poll it until its status is DEPLOYED or *_FAILED', params: revisionParams, response: responses({ 200: revisionSchema }, 404) } },
+    async (request) => {
+      await upToDate(request);
+      const d = deploymentOf(request, request.params.deployment_id);
+      const revisionId = toUuid(request.params.revision_id)!;
+      const r = d.revisions.find((x) => x.id === revisionId);
+      if (!r) throw errors.notFound(`Revision ID ${request.params.revision_id} of deployment ${d.id}`);
+      return revisionResponse(r);
+    },
+  );
+};

@@ -1,0 +1,222 @@
+// Deployments and their revisions, folded from the deployments topic in every process that needs
+// them: the control plane (what GET returns, and the checks of commands) and, later, the
+// deployer (which revisions to roll out). The topic has one partition, so every process folds the
+// same events in the same order and reaches the same state.
+//
+// Fold rules (deterministic; no clocks, so replicas agree without talking to each other). An
+// event whose precondition does not hold where it lands in the topic is ignored, so that racing
+// commands are decided by the topic's order, never by which replica looked first:
+// - a deployment is created once, and only while no live deployment of its workspace has the name;
+// - revisions and source_config updates apply only to an active deployment (not AWAITING_DELETE);
+// - a soft delete is final: the deployment stays AWAITING_DELETE until it is removed;
+// - a removal applies only to an AWAITING_DELETE deployment; the first one wins (removedBy).
+import type { EventLogConfig } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { TopicState } from '../../platform/kafka/topicState.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import type { DecodedEvent } from '../../schemas/registry.ts';
+import type {
+  DeploymentCreated,
+  DeploymentRemoved,
+  DeploymentSoftDeleted,
+  DeploymentStatusChanged,
+  DeploymentUpdated,
+  RevisionCreated,
+  RevisionStatusChanged,
+} from '../../schemas/events.generated.ts';
+import type { DeploymentStatus, RevisionStatus } from './deploymentTypes.ts';
+
+/** Kafka key of a deployment's events (its revisions' too). */
+export const deploymentEventKey = (tenantId: string, deploymentId: string): string => `${tenantId}/deployment/${deploymentId}`;
+
+export interface Revision {
+  readonly id: string;
+  readonly deploymentId: string;
+  readonly source: string;
+  readonly sourceRevisionConfig: Readonly<Record<string, unknown>>;
+  /** Sealed by SecretBox: opened only by the deployer (and by a PATCH that keeps a value). */
+  readonly secrets: string;
+  readonly secretNames: readonly string[];
+  readonly createdAt: number;
+  updatedAt: number;
+  status: RevisionStatus;
+  /** Why it failed, for a *_FAILED status. */
+  detail: string | null;
+}
+
+export interface Deployment {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  readonly source: string;
+  sourceConfig: Record<string, unknown>;
+  readonly createdAt: number;
+  updatedAt: number;
+  status: DeploymentStatus;
+  deleteTracingProject: boolean;
+  /** Newest first. */
+  readonly revisions: Revision[];
+  activeRevisionId: string | null;
+}
+
+class TenantDeployments {
+  /** Live deployments (active or AWAITING_DELETE), in creation order. */
+  readonly deployments = new Map<string, Deployment>();
+  /** Removed deployments: which removal took effect (read back by racing force deletes). */
+  readonly removedBy = new Map<string, string>();
+}
+
+export class DeploymentState {
+  readonly #tenants = new Map<string, TenantDeployments>();
+  readonly #topicState: TopicState;
+  readonly #catchUpTimeoutMs: number;
+
+  constructor(config: EventLogConfig, logger: Logger) {
+    this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
+    this.#topicState = new TopicState(config, TOPICS.deployments, this.apply, logger);
+  }
+
+  /** Folds the topic from the start; resolves once caught up with it. */
+  start(): Promise<void> {
+    return this.#topicState.start();
+  }
+
+  /** Resolves once everything appended before the call is folded; the 503 error when Kafka does not answer. */
+  catchUp(): Promise<void> {
+    return this.#topicState.catchUpOrUnavailable('deployments', this.#catchUpTimeoutMs);
+  }
+
+  close(): Promise<void> {
+    return this.#topicState.close();
+  }
+
+  apply = (e: DecodedEvent): void => {
+    switch (e.name) {
+      case 'DeploymentCreated':
+        return this.#created(e.payload);
+      case 'RevisionCreated':
+        return this.#revisionCreated(e.payload);
+      case 'RevisionStatusChanged':
+        return this.#revisionStatusChanged(e.payload);
+      case 'DeploymentUpdated':
+        return this.#updated(e.payload);
+      case 'DeploymentStatusChanged':
+        return this.#statusChanged(e.payload);
+      case 'DeploymentSoftDeleted':
+        return this.#softDeleted(e.payload);
+      case 'DeploymentRemoved':
+        return this.#removed(e.payload);
+    }
+  };
+
+  #tenant(tenantId: string): TenantDeployments {
+    let t = this.#tenants.get(tenantId);
+    if (!t) this.#tenants.set(tenantId, (t = new TenantDeployments()));
+    return t;
+  }
+
+  /** The deployment, when it exists and is not soft-deleted. */
+  #active(tenantId: string, deploymentId: string): Deployment | undefined {
+    const d = this.#tenants.get(tenantId)?.deployments.get(deploymentId);
+    return d && d.status !== 'AWAITING_DELETE' ? d : undefined;
+  }
+
+  #created(p: DeploymentCreated): void {
+    const t = this.#tenant(p.tenant_id);
+    if (t.deployments.has(p.deployment_id) || t.removedBy.has(p.deployment_id)) return;
+    for (const d of t.deployments.values()) if (d.name === p.name) return;
+    t.deployments.set(p.deployment_id, {
+      id: p.deployment_id,
+      tenantId: p.tenant_id,
+      name: p.name,
+      source: p.source,
+      sourceConfig: JSON.parse(p.source_config) as Record<string, unknown>,
+      createdAt: p.created_at,
+      updatedAt: p.created_at,
+      status: 'AWAITING_DATABASE',
+      deleteTracingProject: false,
+      revisions: [],
+      activeRevisionId: null,
+    });
+  }
+
+  #revisionCreated(p: RevisionCreated): void {
+    const d = this.#active(p.tenant_id, p.deployment_id);
+    if (!d || d.revisions.some((r) => r.id === p.revision_id)) return;
+    d.revisions.unshift({
+      id: p.revision_id,
+      deploymentId: p.deployment_id,
+      source: p.source,
+      sourceRevisionConfig: JSON.parse(p.source_revision_config) as Record<string, unknown>,
+      secrets: p.secrets,
+      secretNames: p.secret_names,
+      createdAt: p.created_at,
+      updatedAt: p.created_at,
+      status: 'CREATING',
+      detail: null,
+    });
+    d.updatedAt = p.created_at;
+  }
+
+  #revisionStatusChanged(p: RevisionStatusChanged): void {
+    const d = this.#tenants.get(p.tenant_id)?.deployments.get(p.deployment_id);
+    const r = d?.revisions.find((x) => x.id === p.revision_id);
+    if (!d || !r) return;
+    r.status = p.status as RevisionStatus;
+    r.detail = p.detail;
+    r.updatedAt = p.changed_at;
+    if (p.status === 'DEPLOYED') d.activeRevisionId = r.id;
+  }
+
+  #updated(p: DeploymentUpdated): void {
+    const d = this.#active(p.tenant_id, p.deployment_id);
+    if (!d) return;
+    d.sourceConfig = { ...d.sourceConfig, ...(JSON.parse(p.source_config_changes) as Record<string, unknown>) };
+    d.updatedAt = p.updated_at;
+  }
+
+  #statusChanged(p: DeploymentStatusChanged): void {
+    const d = this.#active(p.tenant_id, p.deployment_id);
+    if (!d || p.status === 'AWAITING_DELETE') return;
+    d.status = p.status as DeploymentStatus;
+    d.updatedAt = p.changed_at;
+  }
+
+  #softDeleted(p: DeploymentSoftDeleted): void {
+    const d = this.#active(p.tenant_id, p.deployment_id);
+    if (!d) return;
+    d.status = 'AWAITING_DELETE';
+    d.deleteTracingProject = p.delete_tracing_project;
+    d.updatedAt = p.deleted_at;
+  }
+
+  #removed(p: DeploymentRemoved): void {
+    const t = this.#tenants.get(p.tenant_id);
+    const d = t?.deployments.get(p.deployment_id);
+    if (!t || !d || d.status !== 'AWAITING_DELETE') return;
+    t.deployments.delete(p.deployment_id);
+    t.removedBy.set(p.deployment_id, p.removal_id);
+  }
+
+  // ---- reads ----
+
+  /** A live deployment (active or AWAITING_DELETE) of the workspace. */
+  deployment(tenantId: string, id: string): Deployment | undefined {
+    return this.#tenants.get(tenantId)?.deployments.get(id);
+  }
+
+  /** The workspace's live deployments, newest first. */
+  deployments(tenantId: string): Deployment[] {
+    return [...(this.#tenants.get(tenantId)?.deployments.values() ?? [])].reverse();
+  }
+
+  /** Which removal (DeploymentRemoved.removal_id) removed the deployment; undefined while it is not removed. */
+  removedBy(tenantId: string, id: string): string | undefined {
+    return this.#tenants.get(tenantId)?.removedBy.get(id);
+  }
+
+  /** Everything folded, as plain data: equal for two folds of the same topic. */
+  snapshot(): unknown {
+    return [...this.#tenants].map(([tenantId, t]) => ({ tenantId, deployments: [...t.deployments.values()], removedBy: [...t.removedBy] }));
+  }
+}

@@ -1,0 +1,36 @@
+// The control plane's enumerations, as the contract lists them (reference/control-plane-contract.md §2, §4).
+
+/** Where a deployment's code comes from; fixed at creation. */
+export const DEPLOYMENT_SOURCES = ['github', 'external_docker', 'internal_docker', 'internal_source', 'internal_template'] as const;
+export type DeploymentSource = (typeof DEPLOYMENT_SOURCES)[number];
+
+export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+/** The 13 revision statuses, in the contract's order. */
+export const REVISION_STATUSES = [
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+  'UNKNOWN',
+] as const;
+export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+
+export const DEPLOYMENT_TYPES = ['dev_free', 'dev', 'prod'] as const;
+
+/** What responses show in place of a secret's value; a PATCH that sends it back keeps the stored value. */
+export const SECRET_VALUE_MASK = '********';
+
+export interface DeploymentSecret {
+  name: string;
+  value: string;
+}
