@@ -9,6 +9,7 @@ import { startTracingStack, type TracingStack } from '../support/tracingStack.ts
 import { startAgentServer, type AgentServer } from '../support/agentServer.ts';
 import { ensurePythonEnv, FUZZ_PYTHON, type PythonEnv } from '../support/pythonEnv.ts';
 import { fuzzOpenApi, type FuzzResult } from '../support/schemathesis.ts';
+import { startControlPlane, type ControlPlaneStack } from '../support/controlPlane.ts';
 
 const maxExamples = Number(process.env.FUZZ_MAX_EXAMPLES ?? 10);
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
@@ -16,12 +17,18 @@ const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 let python: PythonEnv;
 let tracing: TracingStack;
 let agent: AgentServer;
+let controlPlane: ControlPlaneStack;
 
 beforeAll(async () => {
-  [python, tracing, agent] = await Promise.all([ensurePythonEnv(FUZZ_PYTHON), startTracingStack('fuzz'), startAgentServer('fuzz')]);
+  [python, tracing, agent, controlPlane] = await Promise.all([
+    ensurePythonEnv(FUZZ_PYTHON),
+    startTracingStack('fuzz'),
+    startAgentServer('fuzz'),
+    startControlPlane('fuzz'),
+  ]);
 }, 900_000);
 afterAll(async () => {
-  await Promise.all([tracing?.stop(), agent?.stop()]);
+  await Promise.all([tracing?.stop(), agent?.stop(), controlPlane?.stop()]);
 });
 
 /** A readable account of a run, for the assertion message and the log. */
@@ -49,4 +56,5 @@ async function fuzz(name: string, url: string, apiKey: string, minOperations: nu
 describe('whatever the fuzzer sends: no 5xx, and only documented statuses', () => {
   test('tracing API (/docs/json)', () => fuzz('tracing', tracing.url, tracing.apiKey, 70), 900_000);
   test('agent server (/docs/json)', () => fuzz('agent-server', agent.url, agent.apiKey, 35), 900_000);
+  test('control plane (/docs/json)', () => fuzz('control-plane', controlPlane.urls[0]!, controlPlane.apiKey, 14), 900_000);
 });
