@@ -1,9 +1,9 @@
 // The build step of a local deployment: a revision's source becomes a fresh working directory
 // (`<revisionDir>/src`) holding a checked langgraph.json, its packages installed. Every failure is
 // a BuildError whose message says what to fix (the ref, the path, the config field, the install's
-// last lines). Commands run through execFile with argument arrays: no shell sees a URL, ref or path.
+// last lines). Commands run from argument arrays: no shell sees a URL, ref or path.
 // The one exception is a deployment's own install command, which is a shell command by nature.
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, stat, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -37,23 +37,45 @@ interface RunResult {
   stderr: string;
 }
 
-/** Runs a program without a shell; rejects with its last output lines when it fails or outlives `timeoutMs`. */
+/**
+ * Runs a program without a shell; rejects with its last output lines when it fails, outlives
+ * `timeoutMs` or `signal` fires. It runs in a process group of its own, and the whole group is
+ * killed: an install's npm and the scripts it started go with it, and hold no pipe open after.
+ */
 function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal }): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    execFile(
-      file,
-      args,
-      { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, killSignal: 'SIGKILL', signal: options.signal, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (!err) return resolvePromise({ stdout, stderr });
-        const timedOut = (err as { killed?: boolean }).killed && !options.signal?.aborted;
-        const output = lastLines(`${stderr}\n${stdout}`, 15);
-        const why = timedOut ? `it did not finish within ${Math.round(options.timeoutMs / 1000)} s` : (err as Error).message.split('\n')[0];
-        reject(Object.assign(new Error(`${why}${output ? `\n${output}` : ''}`), { cause: err }));
-      },
-    );
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let ended: string | undefined;
+    const killGroup = (why: string) => {
+      ended ??= why;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => killGroup(`it did not finish within ${options.timeoutMs / 1000} s`), options.timeoutMs);
+    const onAbort = () => killGroup('the deployment was stopped');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout!.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-OUTPUT_KEPT)));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_KEPT)));
+    const settle = (err: Error | undefined, code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (!err && !ended && code === 0) return resolvePromise({ stdout, stderr });
+      const output = lastLines(`${stderr}\n${stdout}`, 15);
+      const why = ended ?? err?.message ?? `${file} ended with ${signal ?? `exit code ${code}`}`;
+      reject(Object.assign(new Error(`${why}${output ? `\n${output}` : ''}`), { cause: err }));
+    };
+    child.once('error', (err) => settle(err, null, null));
+    child.once('close', (code, signal) => settle(undefined, code, signal));
   });
 }
+
+/** The output of a command kept for its failure's message. */
+const OUTPUT_KEPT = 64 * 1024;
 
 export function lastLines(text: string, count: number): string {
   return text

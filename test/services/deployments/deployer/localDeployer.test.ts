@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { LocalDeployer } from '../../../../services/deployments/deployer/localDeployer.ts';
 import type { DeployerEvent, RevisionSpec } from '../../../../services/deployments/deployer/revisionSpec.ts';
 import { sharedTenancyEnv } from '../../../support/agentServer.ts';
-import { repoRoot, waitFor } from '../../../support/serviceProcess.ts';
+import { isRunning, repoRoot, waitFor } from '../../../support/serviceProcess.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'deployer-test-'));
 const rootDir = join(scratch, 'deployments');
@@ -58,15 +58,6 @@ function spec(source: RevisionSpec['source'], secrets: Record<string, string> = 
 }
 
 const statusesOf = (revisionId: string) => events.flatMap((e) => (e.revisionId === revisionId && e.type === 'status' ? [e.status] : []));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 test('deploys the example from a git tag, serves it with the secret, restarts it after a SIGKILL, and stop leaves nothing', async () => {
   const revision = spec({ kind: 'git', repoUrl, ref: 'refs/tags/v1', configPath: 'langgraph.json' }, { GREETING_SECRET: 's3cret' });
   const started = performance.now();
@@ -110,8 +101,8 @@ test('deploys the example from a git tag, serves it with the secret, restarts it
   expect(await ask()).toBe('Hello [s3cret]: you said "Hi there"');
 
   await deployer.stop(revision.revisionId);
-  expect(alive(firstPid)).toBe(false);
-  expect(alive(restarted.pid)).toBe(false);
+  expect(isRunning(firstPid)).toBe(false);
+  expect(isRunning(restarted.pid)).toBe(false);
   expect(existsSync(join(rootDir, revision.deploymentId))).toBe(false);
   expect(deployer.revisions()).toEqual([]);
 });
