@@ -174,6 +174,7 @@ export class LocalDeployer {
       signal: abort.signal,
     });
     await linkPlatformPackages(dir, this.#options.platformNodeModules);
+    abort.signal.throwIfAborted(); // a step without a command to end, e.g. the config check, does not look
     return { sourceDir, configFile, commitSha };
   }
 

@@ -44,6 +44,7 @@ interface RunResult {
  */
 function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal }): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
+    if (options.signal?.aborted) return reject(new Error('the deployment was stopped'));
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';

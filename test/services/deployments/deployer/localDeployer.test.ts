@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { MAX_QUICK_EXITS } from '../../../../platform/restartPolicy.ts';
 import { LocalDeployer } from '../../../../services/deployments/deployer/localDeployer.ts';
 import type { DeployerEvent, RevisionSpec } from '../../../../services/deployments/deployer/revisionSpec.ts';
 import { sharedTenancyEnv } from '../../../support/agentServer.ts';
@@ -135,4 +136,36 @@ test('a graph that throws when it loads, from a tarball, fails the deploy with t
   expect(outcome).toEqual({ status: 'DEPLOY_FAILED', message: expect.stringContaining('the broken graph refuses to load') });
   expect(statusesOf(revision.revisionId)).toEqual(['AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOY_FAILED']);
   expect(deployer.revisions()).toEqual([]);
+});
+
+test('a server that keeps dying soon after each start is given up, with why, and leaves no process', async () => {
+  const revision = spec({ kind: 'directory', path: join(repoRoot, 'examples/deployable-agent') });
+  const outcome = await deployer.deploy(revision);
+  if (outcome.status !== 'DEPLOYED') throw new Error(`not deployed: ${outcome.message}`);
+  const lifeEvents = () => events.filter((e) => e.revisionId === revision.revisionId && e.type !== 'status');
+  let pid = outcome.pid;
+  for (let restarts = 1; restarts < MAX_QUICK_EXITS; restarts++) {
+    process.kill(pid, 'SIGKILL');
+    const restarted = await waitFor(`restart ${restarts}`, async () => lifeEvents().filter((e) => e.type === 'process_restarted')[restarts - 1]);
+    pid = (restarted as { pid: number }).pid;
+  }
+  process.kill(pid, 'SIGKILL');
+  const givenUp = await waitFor('giving up', async () => lifeEvents().find((e) => e.type === 'process_given_up'));
+  expect(givenUp).toMatchObject({ message: expect.stringContaining(`exited ${MAX_QUICK_EXITS} times in a row`) });
+  expect(lifeEvents().map((e) => e.type)).toEqual([
+    ...Array.from({ length: MAX_QUICK_EXITS - 1 }, () => ['process_exited', 'process_restarted']).flat(),
+    'process_given_up',
+  ]);
+  expect(isRunning(pid)).toBe(false);
+  await deployer.stop(revision.revisionId);
+  expect(existsSync(join(rootDir, revision.deploymentId))).toBe(false);
+});
+
+test('a revision stopped while it is being built ends as stopped, leaving no directory and no process', async () => {
+  const revision = spec({ kind: 'git', repoUrl, ref: 'main', configPath: 'langgraph.json' });
+  const deploying = deployer.deploy(revision);
+  await deployer.stop(revision.revisionId);
+  expect(await deploying).toEqual({ status: 'BUILD_FAILED', message: expect.stringContaining('stopped before this revision was deployed') });
+  expect(deployer.revisions()).toEqual([]);
+  expect(existsSync(join(rootDir, revision.deploymentId))).toBe(false);
 });
