@@ -2,8 +2,9 @@
 // port and healthy once `GET /ok` answers; restarted on the same port when it dies unexpectedly,
 // after the shared restart curve (platform/restartPolicy.ts), and given up when it keeps dying;
 // stopped with SIGTERM, then SIGKILL after a grace. Its output goes to a log file, and its last
-// lines into the messages of failures. The supervisor kills its children when its own process
-// exits, so a deployer that ends leaves no server behind (one killed with SIGKILL cannot).
+// lines into the messages of failures. A deployer that ends leaves no server behind: each server
+// ends itself when its IPC channel to the deployer closes, which it does however the deployer
+// ends, killed with SIGKILL included.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { RestartPolicy } from '../../../platform/restartPolicy.ts';
@@ -24,17 +25,6 @@ export interface AgentServerProcessOptions {
   onExited(exit: { code: number | null; signal: string | null; restartInMs: number }): void;
   onRestarted(pid: number): void;
   onGivenUp(message: string): void;
-}
-
-/** Every supervised child of this process, killed when the process exits. */
-const liveChildren = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function killChildrenOnExit(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const child of liveChildren) child.kill('SIGKILL');
-  });
 }
 
 const OUTPUT_TAIL_BYTES = 8 * 1024;
@@ -105,11 +95,9 @@ export class AgentServerProcess {
   #spawn(): ChildProcess {
     const { entry, nodePath, env, cwd, logFile } = this.#options;
     this.#log ??= createWriteStream(logFile, { flags: 'a' });
-    const child = spawn(nodePath, [entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The IPC channel is the server's lifeline: it ends itself when the channel closes (agentServerMain.ts).
+    const child = spawn(nodePath, [entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     this.#child = child;
-    liveChildren.add(child);
-    killChildrenOnExit();
-    child.once('exit', () => liveChildren.delete(child));
     const keep = (chunk: Buffer) => {
       this.#log?.write(chunk);
       this.#output = (this.#output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);

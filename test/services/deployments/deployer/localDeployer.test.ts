@@ -3,8 +3,9 @@
 // the deployer's link to the platform's packages), served with API keys of the shared stack,
 // restarted after a SIGKILL, stopped without a process left; and the failures a person must act
 // on: a ref that does not exist (BUILD_FAILED), a config without graphs (BUILD_FAILED), a graph
-// that throws when it loads, from a tarball (DEPLOY_FAILED).
-import { execFileSync } from 'node:child_process';
+// that throws when it loads, from a tarball (DEPLOY_FAILED); a crash loop given up; a stop
+// mid-build; and a deployer killed with SIGKILL, whose server must not outlive it.
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { MAX_QUICK_EXITS } from '../../../../platform/restartPolicy.ts';
 import { LocalDeployer } from '../../../../services/deployments/deployer/localDeployer.ts';
-import type { DeployerEvent, RevisionSpec } from '../../../../services/deployments/deployer/revisionSpec.ts';
+import type { DeployerEvent, DeployOutcome, RevisionSpec } from '../../../../services/deployments/deployer/revisionSpec.ts';
 import { sharedTenancyEnv } from '../../../support/agentServer.ts';
 import { isRunning, repoRoot, waitFor } from '../../../support/serviceProcess.ts';
 
@@ -168,4 +169,22 @@ test('a revision stopped while it is being built ends as stopped, leaving no dir
   expect(await deploying).toEqual({ status: 'BUILD_FAILED', message: expect.stringContaining('stopped before this revision was deployed') });
   expect(deployer.revisions()).toEqual([]);
   expect(existsSync(join(rootDir, revision.deploymentId))).toBe(false);
+});
+
+test('a deployer killed with SIGKILL leaves no server behind: the server ends when its supervisor is gone', async () => {
+  const root = join(scratch, 'killed-deployer');
+  const deployerProcess = spawn(process.execPath, [join(import.meta.dirname, 'fixtures/deployerProcess.ts'), root], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolveLine, reject) => {
+    let out = '';
+    deployerProcess.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('\n')) resolveLine(out.split('\n')[0]!);
+    });
+    deployerProcess.once('exit', (code) => reject(new Error(`the deployer exited (${code}) before it deployed`)));
+  });
+  const outcome = JSON.parse(line) as DeployOutcome;
+  if (outcome.status !== 'DEPLOYED') throw new Error(`not deployed: ${outcome.message}`);
+  expect((await fetch(`${outcome.url}/ok`)).ok).toBe(true);
+  deployerProcess.kill('SIGKILL');
+  await waitFor('the orphaned server to end', async () => !isRunning(outcome.pid));
 });
