@@ -63,7 +63,7 @@ export class AgentServerProcess {
     );
     exited.catch(() => undefined);
     try {
-      await Promise.race([this.#waitHealthy(startedAt), exited]);
+      await Promise.race([this.#waitHealthy(child, startedAt), exited]);
     } catch (err) {
       await this.stop();
       throw err;
@@ -107,10 +107,11 @@ export class AgentServerProcess {
     return child;
   }
 
-  async #waitHealthy(startedAt: number): Promise<void> {
+  async #waitHealthy(child: ChildProcess, startedAt: number): Promise<void> {
     const deadline = startedAt + this.#options.healthTimeoutMs;
     while (Date.now() < deadline) {
       if (this.#stopping) throw new Error('the deployment was stopped while its agent server was starting');
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error('the agent server exited while starting');
       try {
         const res = await fetch(`${this.url}/ok`, { signal: AbortSignal.timeout(2_000) });
         if (res.ok) return;
@@ -142,7 +143,7 @@ export class AgentServerProcess {
     // Its exit, before or after it is healthy, goes through the policy again like any other.
     child.on('exit', (code, signal) => this.#exitedWhileServing(child, code, signal, Date.now() - startedAt));
     try {
-      await this.#waitHealthy(startedAt);
+      await this.#waitHealthy(child, startedAt);
     } catch {
       // Dead (its exit is handled above), stopped, or alive but not answering: the next exit decides.
       if (child.exitCode === null && child.signalCode === null && !this.#stopping) child.kill('SIGKILL');

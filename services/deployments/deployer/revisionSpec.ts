@@ -40,7 +40,7 @@ export type DeployerEvent = RevisionRef &
         message?: string;
         /** The server's URL, once DEPLOYED. */
         url?: string;
-        /** The commit built, for a git source (the control plane's repo_commit_sha), from BUILDING on. */
+        /** The commit built, for a git source (the control plane's repo_commit_sha), from AWAITING_DEPLOY on. */
         commitSha?: string;
       }
     | { type: 'process_exited'; code: number | null; signal: string | null; restartInMs: number }
