@@ -94,6 +94,14 @@ describe('the install', () => {
     expect(await installPackages(repo, { env, timeoutMs: 10_000 })).toBe(false);
   });
 
+  test('a source with a package.json gets npm install by default', async () => {
+    const dir = join(scratch, 'npm-install');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'agent', version: '1.0.0', private: true }));
+    expect(await installPackages(dir, { env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeoutMs: 120_000 })).toBe(true);
+    expect(existsSync(join(dir, 'package-lock.json'))).toBe(true);
+  });
+
   test("the deployment's install command runs at the source's root", async () => {
     const dir = join(scratch, 'install-ok');
     mkdirSync(dir);
