@@ -1,10 +1,13 @@
 // The agent server run alone (node services/agent-server/agentServerMain.ts) on a port another
 // program holds: it exits once, at once, with exit code 78 and a message naming the port, the
-// holder and AGENT_SERVER_PORT, before it loads its graphs or reads its tenancy topic.
+// holder and AGENT_SERVER_PORT, before it loads its graphs or reads its tenancy topic. Started
+// with an IPC channel (as the local deployer starts it), it shuts down when the channel closes.
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { inject } from 'vitest';
-import { startService } from '../../support/serviceProcess.ts';
+import { freePort, repoRoot, startService, waitFor } from '../../support/serviceProcess.ts';
 
 test('on a taken port the agent server exits with the cannot-start code and says which port, who holds it, what moves it', async () => {
   const other = createServer();
@@ -22,5 +25,19 @@ test('on a taken port the agent server exits with the cannot-start code and says
     expect(stderr).toContain('AGENT_SERVER_PORT');
   } finally {
     other.close();
+  }
+});
+
+test('started with an IPC channel, it shuts down, cleanly, when its supervisor closes the channel', async () => {
+  const port = await freePort();
+  const env = { ...process.env, AGENT_SERVER_AUTH: 'none', AGENT_SERVER_PORT: String(port), LANGSMITH_TRACING: 'false' };
+  const child = spawn(process.execPath, [join(repoRoot, 'services/agent-server/agentServerMain.ts')], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await waitFor('the agent server', async () => (await fetch(`http://127.0.0.1:${port}/ok`)).ok);
+    child.disconnect();
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
   }
 });
