@@ -1,7 +1,7 @@
 // `npm start`: checks the configuration and every port it needs before anything else, brings up
 // the local infrastructure when it is not reachable, makes sure there is an API key for the
 // default workspace, then runs every service as a child process in the foreground until Ctrl-C:
-// one that crashes is restarted, one that cannot start stops them all (services/restartPolicy.ts).
+// one that crashes is restarted, one that cannot start stops them all (platform/restartPolicy.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import type { PortNeed } from '../platform/ports.ts';
 import { generateApiKey } from './tenancy/index.ts';
 import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/index.ts';
 import { exampleAgentPort } from '../examples/otel-a2a-agent/exampleAgentConfig.ts';
-import { RestartPolicy } from './restartPolicy.ts';
+import { RestartPolicy } from '../platform/restartPolicy.ts';
 import { checkConfiguration, checkPorts, type StartConfig } from './startupChecks.ts';
 import { endpointsFromEnv } from '../infra/config.ts';
 
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
         setTimeout(() => stopping || start(spec, policy), decision.delayMs);
         return;
       }
-      console.error(`[main] ${spec.name} is not restarted: ${decision.reason}. Stopping every service.`);
+      console.error(`[main] ${spec.name} is not restarted: ${decision.reason}; its log above says why. Stopping every service.`);
       stop(code === CANNOT_START_EXIT_CODE ? CANNOT_START_EXIT_CODE : 1);
     });
   };

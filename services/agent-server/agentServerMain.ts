@@ -15,12 +15,18 @@ const server = await buildAgentServerApp(config, logger);
 const address = await listenOrExit(who, port, () => server.app.listen({ host: config.HOST, port: config.AGENT_SERVER_PORT }));
 logger.info({ address, assistants: server.deps.graphs.all().map((g) => g.assistant.graph_id) }, 'agent server listening');
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const)
-  process.once(signal, () => {
-    logger.info({ signal }, 'shutting down');
-    // Traces still queued for the tracing API are sent before the process ends.
-    server
-      .close()
-      .then(() => awaitAllCallbacks())
-      .finally(() => process.exit(0));
-  });
+let shuttingDown = false;
+function shutDown(why: string): void {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  logger.info({ why }, 'shutting down');
+  // Traces still queued for the tracing API are sent before the process ends.
+  server
+    .close()
+    .then(() => awaitAllCallbacks())
+    .finally(() => process.exit(0));
+}
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => shutDown(signal));
+// Started with an IPC channel (by the local deployer), it ends when that channel closes: its
+// supervisor is gone, even killed with SIGKILL, and a server nobody supervises is an orphan.
+if (process.channel) process.once('disconnect', () => shutDown('its supervisor is gone'));

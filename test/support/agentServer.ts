@@ -41,8 +41,8 @@ export function writeAgentConfig(config: Record<string, unknown>): string {
 /** The example assistants' graph modules, by absolute path, for configs written by tests. */
 export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') => join(repoRoot, 'examples/agent-server', `${name}.ts:graph`);
 
-/** Where the shared tracing stack keeps its API keys: its broker and topic prefix. */
-function sharedTenancyEnv(): { env: Record<string, string>; apiKey: string } {
+/** Where the shared tracing stack keeps its API keys (its broker and topic prefix), and its bootstrap key: an agent server given this env takes that key. */
+export function sharedTenancyEnv(): { env: Record<string, string>; apiKey: string } {
   const stack = inject('tracingEnv');
   return { env: { KAFKA_BROKERS: stack.KAFKA_BROKERS!, KAFKA_TOPIC_PREFIX: stack.KAFKA_TOPIC_PREFIX! }, apiKey: inject('bootstrapApiKey') };
 }

@@ -1,7 +1,7 @@
 // Runs one of our services as a real child process, the way `npm start` does, for tests and
 // benchmarks that need to stop or kill it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
@@ -61,4 +61,13 @@ export async function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/** Whether a process runs: it exists and is not a zombie its (new) parent has yet to reap. */
+export function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }

@@ -1,9 +1,10 @@
-// When services/main.ts restarts a service process that exited. A crash of a running service is
-// restarted, after a delay that grows while it keeps crashing; a service that cannot start is
-// not, since another try fails the same way: one that exits with the cannot-start code (a bad
-// configuration, a port another program holds), or that dies soon after each start, again and again.
-import { CANNOT_START_EXIT_CODE } from '../platform/cannotStart.ts';
-import { retryDelayMs, type RetryPolicy } from '../platform/retry.ts';
+// When a supervisor (services/main.ts, the local deployer's agent servers) restarts a process that
+// exited. A crash of a running process is restarted, after a delay that grows while it keeps
+// crashing; a process that cannot start is not, since another try fails the same way: one that
+// exits with the cannot-start code (a bad configuration, a port another program holds), or that
+// dies soon after each start, again and again.
+import { CANNOT_START_EXIT_CODE } from './cannotStart.ts';
+import { retryDelayMs, type RetryPolicy } from './retry.ts';
 
 /** An exit this soon after the start counts as a failure to start. */
 export const QUICK_EXIT_MS = 30_000;
@@ -16,19 +17,19 @@ export type ServiceExit = { code: number | null; signal: NodeJS.Signals | null; 
 
 export type RestartDecision = { restart: true; delayMs: number } | { restart: false; reason: string };
 
-/** One per service: it remembers how many times in a row the service has exited soon after its start. */
+/** One per supervised process: it remembers how many times in a row the service has exited soon after its start. */
 export class RestartPolicy {
   #quickExits = 0;
 
   decide(exit: ServiceExit): RestartDecision {
     if (exit.code === CANNOT_START_EXIT_CODE) {
-      return { restart: false, reason: `it cannot start (exit code ${CANNOT_START_EXIT_CODE}; its message above says why)` };
+      return { restart: false, reason: `it cannot start (exit code ${CANNOT_START_EXIT_CODE})` };
     }
     this.#quickExits = exit.ranMs < QUICK_EXIT_MS ? this.#quickExits + 1 : 0;
     if (this.#quickExits >= MAX_QUICK_EXITS) {
       const last = exit.signal ?? `exit code ${exit.code}`;
       const times = `${this.#quickExits} times in a row within ${QUICK_EXIT_MS / 1000} s of starting`;
-      return { restart: false, reason: `it exited ${times} (last: ${last}); its log above says why` };
+      return { restart: false, reason: `it exited ${times} (last: ${last})` };
     }
     return { restart: true, delayMs: retryDelayMs(SERVICE_RESTART_RETRY, Math.max(1, this.#quickExits)) };
   }

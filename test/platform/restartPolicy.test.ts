@@ -1,7 +1,7 @@
-// When services/main.ts restarts a service: crashes of a running service, yes, with a growing
+// When a supervisor (services/main.ts, the local deployer) restarts a process: crashes of a running service, yes, with a growing
 // delay; a service that cannot start (exit code 78) or dies soon after every start, no.
 import { expect, test } from 'vitest';
-import { MAX_QUICK_EXITS, QUICK_EXIT_MS, RestartPolicy } from '../../services/restartPolicy.ts';
+import { MAX_QUICK_EXITS, QUICK_EXIT_MS, RestartPolicy } from '../../platform/restartPolicy.ts';
 
 const crash = (ranMs: number) => ({ code: 1, signal: null, ranMs });
 

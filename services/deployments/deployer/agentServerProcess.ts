@@ -1,0 +1,153 @@
+// One deployed revision's agent server as a supervised child process: started on a loopback
+// port and healthy once `GET /ok` answers; restarted on the same port when it dies unexpectedly,
+// after the shared restart curve (platform/restartPolicy.ts), and given up when it keeps dying;
+// stopped with SIGTERM, then SIGKILL after a grace. Its output goes to a log file, and its last
+// lines into the messages of failures. A deployer that ends leaves no server behind: each server
+// ends itself when its IPC channel to the deployer closes, which it does however the deployer
+// ends, killed with SIGKILL included.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { RestartPolicy } from '../../../platform/restartPolicy.ts';
+import { lastLines } from './sourcePreparation.ts';
+
+export interface AgentServerProcessOptions {
+  /** The file the child runs (the agent server's entry point), with `nodePath`. */
+  entry: string;
+  nodePath: string;
+  port: number;
+  env: Record<string, string>;
+  cwd: string;
+  logFile: string;
+  /** How long a start may take to answer `/ok`. */
+  healthTimeoutMs: number;
+  /** How long a stop waits after SIGTERM before SIGKILL. */
+  stopGraceMs: number;
+  onExited(exit: { code: number | null; signal: string | null; restartInMs: number }): void;
+  onRestarted(pid: number): void;
+  onGivenUp(message: string): void;
+}
+
+const OUTPUT_TAIL_BYTES = 8 * 1024;
+
+export class AgentServerProcess {
+  readonly url: string;
+  readonly #options: AgentServerProcessOptions;
+  readonly #policy = new RestartPolicy();
+  #child: ChildProcess | undefined;
+  #log: WriteStream | undefined;
+  #output = '';
+  #stopping = false;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #stopped: Promise<void> | undefined;
+
+  constructor(options: AgentServerProcessOptions) {
+    this.#options = options;
+    this.url = `http://127.0.0.1:${options.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** The last lines the server wrote (stdout and stderr), for a failure's message. */
+  outputTail(lines = 15): string {
+    return lastLines(this.#output, lines);
+  }
+
+  /** Starts the server and waits until it is healthy; rejects with why (its exit and last lines, or the timeout). */
+  async start(): Promise<void> {
+    const child = this.#spawn();
+    const startedAt = Date.now();
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code, signal) => reject(new Error(`the agent server exited (${signal ?? `exit code ${code}`}) before it answered /ok`))),
+    );
+    exited.catch(() => undefined);
+    try {
+      await Promise.race([this.#waitHealthy(startedAt), exited]);
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    child.on('exit', (code, signal) => this.#exitedWhileServing(child, code, signal, Date.now() - startedAt));
+  }
+
+  /** SIGTERM, SIGKILL after the grace; no restart afterwards. Resolves when the process is gone. */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#stop();
+    return this.#stopped;
+  }
+
+  async #stop(): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#restartTimer);
+    const child = this.#child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), this.#options.stopGraceMs);
+      await gone;
+      clearTimeout(timer);
+    }
+    await new Promise<void>((r) => (this.#log ? this.#log.end(r) : r()));
+    this.#log = undefined;
+  }
+
+  #spawn(): ChildProcess {
+    const { entry, nodePath, env, cwd, logFile } = this.#options;
+    this.#log ??= createWriteStream(logFile, { flags: 'a' });
+    // The IPC channel is the server's lifeline: it ends itself when the channel closes (agentServerMain.ts).
+    const child = spawn(nodePath, [entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    this.#child = child;
+    const keep = (chunk: Buffer) => {
+      this.#log?.write(chunk);
+      this.#output = (this.#output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    return child;
+  }
+
+  async #waitHealthy(startedAt: number): Promise<void> {
+    const deadline = startedAt + this.#options.healthTimeoutMs;
+    while (Date.now() < deadline) {
+      if (this.#stopping) throw new Error('the deployment was stopped while its agent server was starting');
+      try {
+        const res = await fetch(`${this.url}/ok`, { signal: AbortSignal.timeout(2_000) });
+        if (res.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`the agent server did not answer ${this.url}/ok within ${Math.round(this.#options.healthTimeoutMs / 1000)} s`);
+  }
+
+  #exitedWhileServing(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null, ranMs: number): void {
+    if (this.#stopping || child !== this.#child) return;
+    const decision = this.#policy.decide({ code, signal, ranMs });
+    if (!decision.restart) {
+      const tail = this.outputTail();
+      this.#options.onGivenUp(`the agent server is not restarted: ${decision.reason}${tail ? `. Its last output:\n${tail}` : ''}`);
+      void this.stop();
+      return;
+    }
+    this.#options.onExited({ code, signal, restartInMs: decision.delayMs });
+    this.#restartTimer = setTimeout(() => void this.#restart(), decision.delayMs);
+  }
+
+  async #restart(): Promise<void> {
+    if (this.#stopping) return;
+    const child = this.#spawn();
+    const startedAt = Date.now();
+    // Its exit, before or after it is healthy, goes through the policy again like any other.
+    child.on('exit', (code, signal) => this.#exitedWhileServing(child, code, signal, Date.now() - startedAt));
+    try {
+      await this.#waitHealthy(startedAt);
+    } catch {
+      // Dead (its exit is handled above), stopped, or alive but not answering: the next exit decides.
+      if (child.exitCode === null && child.signalCode === null && !this.#stopping) child.kill('SIGKILL');
+      return;
+    }
+    if (!this.#stopping && child === this.#child && child.exitCode === null) this.#options.onRestarted(child.pid!);
+  }
+}

@@ -1,0 +1,55 @@
+// What the local deployer is asked to run (one revision of a deployment), and what it reports
+// back: the revision statuses of the control plane it passes through (contract §4.1) and the
+// life of the running process (crashes, restarts, giving up), for the API side to append as events.
+
+/** Where a revision's code comes from. `configPath` is the langgraph.json, relative to the source's root. */
+export type RevisionSource =
+  | { kind: 'git'; repoUrl: string; ref: string; configPath: string }
+  | { kind: 'tarball'; path: string; configPath?: string }
+  | { kind: 'directory'; path: string; configPath?: string };
+
+export interface RevisionSpec {
+  deploymentId: string;
+  revisionId: string;
+  /** Also the tracing project the server traces into (LANGSMITH_PROJECT). */
+  deploymentName: string;
+  tenantId: string;
+  source: RevisionSource;
+  /** A shell command run at the source's root instead of `npm install --no-audit --no-fund`. */
+  installCommand?: string;
+  /** The deployment's environment; langgraph.json's `env` fills what this leaves unset. */
+  env: Record<string, string>;
+  /** The deployment's secrets, decrypted: environment variables of the server, never logged. */
+  secrets: Record<string, string>;
+}
+
+/** The revision statuses the deployer sets (a subset of the control plane's 13). */
+export type DeployerRevisionStatus = 'AWAITING_BUILD' | 'BUILDING' | 'BUILD_FAILED' | 'AWAITING_DEPLOY' | 'DEPLOYING' | 'DEPLOY_FAILED' | 'DEPLOYED';
+
+interface RevisionRef {
+  deploymentId: string;
+  revisionId: string;
+}
+
+export type DeployerEvent = RevisionRef &
+  (
+    | {
+        type: 'status';
+        status: DeployerRevisionStatus;
+        /** Why, for the *_FAILED statuses: a sentence a person can act on, with the last lines of output. */
+        message?: string;
+        /** The server's URL, once DEPLOYED. */
+        url?: string;
+        /** The commit built, for a git source (the control plane's repo_commit_sha), from BUILDING on. */
+        commitSha?: string;
+      }
+    | { type: 'process_exited'; code: number | null; signal: string | null; restartInMs: number }
+    | { type: 'process_restarted'; pid: number; url: string }
+    /** It kept dying (or cannot start): it is not restarted again; the revision serves nothing now. */
+    | { type: 'process_given_up'; message: string }
+  );
+
+/** The end of a deploy(): DEPLOYED with the server's URL, or the failure and why. */
+export type DeployOutcome =
+  | { status: 'DEPLOYED'; url: string; pid: number; commitSha?: string }
+  | { status: 'BUILD_FAILED' | 'DEPLOY_FAILED'; message: string };
