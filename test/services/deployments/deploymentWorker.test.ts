@@ -2,7 +2,8 @@
 // deployment of the deployable example from a git repository (file:// URL) with a secret is built
 // and served by the control plane's deployment worker; the official LangGraph SDK runs its graph
 // at the deployment's custom_url; a PATCH to a new tag rolls out new code and stops the old
-// server; a bad ref ends BUILD_FAILED (with its reason in the topic) while the previous revision
+// server; the deployed server traces into the tracing API, in the project named after the
+// deployment; a bad ref ends BUILD_FAILED (with its reason in the topic) while the previous revision
 // keeps serving; a control plane killed with SIGKILL takes its servers with it, and its next start
 // re-adopts the active revision; DELETE stops the servers, force DELETE removes the record.
 import { execFileSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';
+import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../support/tracingClient.ts';
 import { isRunning, repoRoot, startService, waitFor, type ServiceProcess } from '../../support/serviceProcess.ts';
 import { createLogger } from '../../../platform/logger.ts';
 import { DeploymentState } from '../../../services/deployments/deploymentState.ts';
@@ -23,6 +25,8 @@ let cp: ControlPlaneStack;
 /** The control plane's URL: the stack's replica, or the one started again after a SIGKILL. */
 let url: string;
 let restarted: ServiceProcess | undefined;
+/** The workspace of the shared tracing stack the deployed servers trace into. */
+let tracing: Workspace;
 
 const call = (method: string, path: string, json?: unknown) => controlPlaneCall(url, cp.apiKey, method, path, json);
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
@@ -54,9 +58,13 @@ async function revisionEnds(deploymentId: string, revisionId: string): Promise<s
   );
 }
 
+let lastRunId = '';
 async function greet(deploymentUrl: string, text: string): Promise<string> {
   const client = new Client({ apiUrl: deploymentUrl, apiKey: cp.apiKey });
-  const values = (await client.runs.wait(null, 'greeter', { input: { messages: [{ role: 'human', content: text }] } })) as { messages: { content: string }[] };
+  const values = (await client.runs.wait(null, 'greeter', {
+    input: { messages: [{ role: 'human', content: text }] },
+    onRunCreated: (meta) => (lastRunId = meta.run_id),
+  })) as { messages: { content: string }[] };
   return values.messages.at(-1)!.content;
 }
 
@@ -66,7 +74,12 @@ beforeAll(async () => {
   git('add', '.');
   git('commit', '--quiet', '-m', 'the deployable example');
   git('tag', 'v1');
-  cp = await startControlPlane('deployment-worker', 1, { DEPLOYMENTS_DIR: join(scratch, 'deployments') });
+  tracing = (await createWorkspaces(1))[0]!;
+  cp = await startControlPlane('deployment-worker', 1, {
+    DEPLOYMENTS_DIR: join(scratch, 'deployments'),
+    LANGSMITH_ENDPOINT: tracingUrl(),
+    LANGSMITH_API_KEY: tracing.apiKey,
+  });
   url = cp.urls[0]!;
 }, 180_000);
 
@@ -77,8 +90,9 @@ afterAll(async () => {
 });
 
 test('deploy, serve with the secret, roll out a new tag, keep serving through a bad ref, re-adopt after a SIGKILL, delete', async () => {
+  const name = `greeter-${Date.now()}`;
   const created = await call('POST', '/v2/deployments', {
-    name: `greeter-${Date.now()}`,
+    name,
     source: 'github',
     source_config: { repo_url: pathToFileURL(repo).href, deployment_type: 'dev', build_on_push: false },
     source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
@@ -96,6 +110,9 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   expect(firstUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect((await fetch(`${firstUrl}/ok`)).ok).toBe(true);
   expect(await greet(firstUrl, 'hello')).toBe('Hello [open-sesame]: you said "hello"');
+  // Traced into the project named after the deployment.
+  const root = await waitForRun(tracing.apiKey, lastRunId, (r) => r.end_time !== null, 120_000);
+  expect((await api(`/sessions/${root.session_id}`, { apiKey: tracing.apiKey })).body).toMatchObject({ name });
   // The deployed server checks the platform's API keys.
   expect((await fetch(`${firstUrl}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
   const firstPids = serverPids(first);
