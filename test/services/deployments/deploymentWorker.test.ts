@@ -6,8 +6,11 @@
 // deployment; a bad ref ends BUILD_FAILED (with its reason in the topic) while the previous revision
 // keeps serving; a control plane killed with SIGKILL takes its servers with it, and its next start
 // re-adopts the active revision; DELETE stops the servers, force DELETE removes the record.
+// Then, with a control plane that deploys nothing (CONTROL_PLANE_DEPLOYER=none) beside one that
+// does: revisions queued meanwhile are taken newest first (older ones SKIPPED), and a soft delete
+// ends a build under way.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,7 +18,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';
 import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../support/tracingClient.ts';
-import { isRunning, repoRoot, startService, waitFor, type ServiceProcess } from '../../support/serviceProcess.ts';
+import { freePort, isRunning, repoRoot, startService, waitFor, type ServiceProcess } from '../../support/serviceProcess.ts';
 import { createLogger } from '../../../platform/logger.ts';
 import { DeploymentState } from '../../../services/deployments/deploymentState.ts';
 
@@ -25,10 +28,14 @@ let cp: ControlPlaneStack;
 /** The control plane's URL: the stack's replica, or the one started again after a SIGKILL. */
 let url: string;
 let restarted: ServiceProcess | undefined;
+let apiOnly: ControlPlaneStack | undefined;
+let deployerReplica: ServiceProcess | undefined;
 /** The workspace of the shared tracing stack the deployed servers trace into. */
 let tracing: Workspace;
 
-const call = (method: string, path: string, json?: unknown) => controlPlaneCall(url, cp.apiKey, method, path, json);
+/** The API key of the control plane `url` is of. */
+let apiKey: string;
+const call = (method: string, path: string, json?: unknown) => controlPlaneCall(url, apiKey, method, path, json);
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
 
 /** The pids of the agent servers of a revision (the deployer sets LANGSMITH_HOST_REVISION_ID in each one's environment). */
@@ -60,7 +67,7 @@ async function revisionEnds(deploymentId: string, revisionId: string): Promise<s
 
 let lastRunId = '';
 async function greet(deploymentUrl: string, text: string): Promise<string> {
-  const client = new Client({ apiUrl: deploymentUrl, apiKey: cp.apiKey });
+  const client = new Client({ apiUrl: deploymentUrl, apiKey });
   const values = (await client.runs.wait(null, 'greeter', {
     input: { messages: [{ role: 'human', content: text }] },
     onRunCreated: (meta) => (lastRunId = meta.run_id),
@@ -81,11 +88,14 @@ beforeAll(async () => {
     LANGSMITH_API_KEY: tracing.apiKey,
   });
   url = cp.urls[0]!;
+  apiKey = cp.apiKey;
 }, 180_000);
 
 afterAll(async () => {
   await restarted?.stop();
+  await deployerReplica?.stop();
   await cp?.stop();
+  await apiOnly?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -175,4 +185,59 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   await waitFor('the servers to stop after the soft delete', async () => readoptedPids.every((pid) => !isRunning(pid)) && serverPids(second).length === 0, 60_000, 100);
   expect((await call('DELETE', `/v2/deployments/${id}?force=true`)).status).toBe(204);
   expect((await call('GET', `/v2/deployments/${id}`)).status).toBe(404);
+}, 900_000);
+
+test('revisions queued while no replica deploys: the newest is rolled out, older ones SKIPPED; a soft delete ends a build under way', async () => {
+  const deploymentsDir = join(scratch, 'deployments-queued');
+  apiOnly = await startControlPlane('deployment-worker-queued', 1, { CONTROL_PLANE_DEPLOYER: 'none', DEPLOYMENTS_DIR: deploymentsDir });
+  url = apiOnly.urls[0]!;
+  apiKey = apiOnly.apiKey;
+  const created = await call('POST', '/v2/deployments', {
+    name: `queued-${Date.now()}`,
+    source: 'github',
+    source_config: { repo_url: pathToFileURL(repo).href, deployment_type: 'dev' },
+    source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
+    secrets: [{ name: 'GREETING_SECRET', value: 'first' }],
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.id as string;
+  const older = created.body.latest_revision_id as string;
+  const patched = await call('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'GREETING_SECRET', value: 'second' }] });
+  const newer = patched.body.latest_revision_id as string;
+  // No replica deploys: both wait.
+  const statuses = async () => Object.fromEntries(((await call('GET', `/v2/deployments/${id}/revisions`)).body.resources as { id: string; status: string }[]).map((r) => [r.id, r.status]));
+  expect(await statuses()).toEqual({ [older]: 'QUEUED', [newer]: 'QUEUED' });
+
+  // A replica that deploys starts: the newest is rolled out with its secret, the older one skipped.
+  const port = await freePort();
+  deployerReplica = startService('services/deployments/controlPlaneMain.ts', { ...apiOnly.env, CONTROL_PLANE_DEPLOYER: 'local', CONTROL_PLANE_PORT: String(port) }, `${apiOnly.id}-control-plane-deployer`);
+  url = `http://127.0.0.1:${port}`;
+  expect(await revisionEnds(id, newer)).toBe('DEPLOYED');
+  expect(await statuses()).toEqual({ [older]: 'SKIPPED', [newer]: 'DEPLOYED' });
+  const d = (await call('GET', `/v2/deployments/${id}`)).body;
+  expect(await greet(d.source_config.custom_url, 'hi')).toBe('Hello [second]: you said "hi"');
+  expect(serverPids(older)).toEqual([]);
+
+  // A build that would hang (its install command sleeps) is ended by the soft delete, its directory removed.
+  const slow = await call('POST', '/v2/deployments', {
+    name: `slow-${Date.now()}`,
+    source: 'github',
+    source_config: { repo_url: pathToFileURL(repo).href, deployment_type: 'dev', install_command: 'sleep 600' },
+    source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
+    secrets: [],
+  });
+  expect(slow.status, JSON.stringify(slow.body)).toBe(201);
+  const slowId = slow.body.id as string;
+  const slowRevision = slow.body.latest_revision_id as string;
+  await waitFor('the slow revision to build', async () => (await call('GET', `/v2/deployments/${slowId}/revisions/${slowRevision}`)).body.status === 'BUILDING', 120_000, 100);
+  expect(existsSync(join(deploymentsDir, slowId))).toBe(true);
+  expect((await call('DELETE', `/v2/deployments/${slowId}`)).status).toBe(204);
+  expect(await revisionEnds(slowId, slowRevision)).toBe('BUILD_FAILED');
+  await waitFor('the slow revision’s directory to go', async () => !existsSync(join(deploymentsDir, slowId)), 60_000, 100);
+
+  // The other deployment is untouched, then deleted in turn.
+  expect(await greet(d.source_config.custom_url, 'still')).toBe('Hello [second]: you said "still"');
+  const pids = serverPids(newer);
+  expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+  await waitFor('its server to stop', async () => pids.every((pid) => !isRunning(pid)), 60_000, 100);
 }, 900_000);
