@@ -53,7 +53,10 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     requireApiKey(authed, tenancy);
     await authed.register(deploymentRoutes, { eventLog, deployments, secrets });
   });
-  const worker = config.CONTROL_PLANE_DEPLOYER === 'local' ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets) : null;
+  const worker =
+    config.CONTROL_PLANE_DEPLOYER === 'local'
+      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets)
+      : null;
   worker?.start();
 
   return {
@@ -74,7 +77,13 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
  * tenancy, as the main agent server does) and where it traces; the rest (secrets key, bootstrap
  * key) stays here.
  */
-function deploymentWorker(config: Config, logger: Logger, state: DeploymentState, commands: DeploymentCommands, secrets: SecretBox | null): DeploymentWorker {
+function deploymentWorker(
+  config: Config,
+  logger: Logger,
+  state: DeploymentState,
+  commands: DeploymentCommands,
+  secrets: SecretBox | null,
+): DeploymentWorker {
   const tracing: Record<string, string> =
     config.LANGSMITH_ENDPOINT && config.LANGSMITH_API_KEY
       ? { LANGSMITH_TRACING: 'true', LANGSMITH_ENDPOINT: config.LANGSMITH_ENDPOINT, LANGSMITH_API_KEY: config.LANGSMITH_API_KEY }
@@ -86,7 +95,12 @@ function deploymentWorker(config: Config, logger: Logger, state: DeploymentState
     logger,
     deployer: {
       rootDir: resolve(config.DEPLOYMENTS_DIR),
-      baseEnv: { KAFKA_BROKERS: config.KAFKA_BROKERS, KAFKA_TOPIC_PREFIX: config.KAFKA_TOPIC_PREFIX, LOG_LEVEL: config.LOG_LEVEL, ...tracing },
+      baseEnv: {
+        KAFKA_BROKERS: config.KAFKA_BROKERS,
+        KAFKA_TOPIC_PREFIX: config.KAFKA_TOPIC_PREFIX,
+        LOG_LEVEL: config.LOG_LEVEL,
+        ...tracing,
+      },
     },
   });
 }

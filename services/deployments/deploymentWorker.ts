@@ -38,10 +38,13 @@ export function revisionSpecOf(d: Deployment, r: Revision, secrets: DeploymentSe
   const repoUrl = d.sourceConfig.repo_url;
   const ref = r.sourceRevisionConfig.repo_ref;
   const configPath = r.sourceRevisionConfig.langgraph_config_path ?? 'langgraph.json';
-  if (typeof repoUrl !== 'string' || repoUrl === '') return { problem: 'source_config.repo_url is not set: a github deployment needs the repository to build' };
-  if (typeof ref !== 'string' || ref === '') return { problem: 'source_revision_config.repo_ref is not set: name a branch or a tag ref (refs/tags/v1)' };
+  if (typeof repoUrl !== 'string' || repoUrl === '')
+    return { problem: 'source_config.repo_url is not set: a github deployment needs the repository to build' };
+  if (typeof ref !== 'string' || ref === '')
+    return { problem: 'source_revision_config.repo_ref is not set: name a branch or a tag ref (refs/tags/v1)' };
   if (typeof configPath !== 'string') return { problem: 'source_revision_config.langgraph_config_path must be a path' };
-  const installCommand = typeof d.sourceConfig.install_command === 'string' && d.sourceConfig.install_command !== '' ? d.sourceConfig.install_command : undefined;
+  const install = d.sourceConfig.install_command;
+  const installCommand = typeof install === 'string' && install !== '' ? install : undefined;
   return {
     deploymentId: d.id,
     revisionId: r.id,
@@ -124,14 +127,16 @@ export class DeploymentWorker {
     // A deployment removed (force-deleted) before its teardown: its servers go all the same.
     const liveIds = new Set(live.map((d) => d.id));
     for (const x of this.#deployer.revisions())
-      if (!liveIds.has(x.deploymentId) && !this.#busy.has(x.deploymentId)) this.#run(x.deploymentId, () => this.#tearDown(x.deploymentId));
+      if (!liveIds.has(x.deploymentId) && !this.#busy.has(x.deploymentId))
+        this.#run(x.deploymentId, () => this.#tearDown(x.deploymentId));
     for (const d of live) {
       if (d.source !== 'github') continue;
       if (this.#busy.has(d.id)) {
         // Soft-deleted mid-rollout: end the build or start now rather than after it (the teardown follows).
         if (d.status === 'AWAITING_DELETE' && !this.#interrupted.has(d.id)) {
           this.#interrupted.add(d.id);
-          for (const x of this.#deployer.revisions()) if (x.deploymentId === d.id && x.revisionId !== this.#serving.get(d.id)) void this.#deployer.stop(x.revisionId);
+          for (const x of this.#deployer.revisions())
+            if (x.deploymentId === d.id && x.revisionId !== this.#serving.get(d.id)) void this.#deployer.stop(x.revisionId);
         }
         continue;
       }
@@ -144,7 +149,10 @@ export class DeploymentWorker {
       const [newest, ...older] = pending; // revisions are newest first
       this.#run(d.id, async () => {
         for (const r of older)
-          await this.#commands.recordRevisionStatus(d.tenantId, d.id, r.id, { status: 'SKIPPED', detail: `revision ${newest!.id} was queued after it` });
+          await this.#commands.recordRevisionStatus(d.tenantId, d.id, r.id, {
+            status: 'SKIPPED',
+            detail: `revision ${newest!.id} was queued after it`,
+          });
         await this.#rollout(d.tenantId, d.id, newest!.id, false);
       });
     }

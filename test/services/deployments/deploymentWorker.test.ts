@@ -36,7 +36,8 @@ let tracing: Workspace;
 /** The API key of the control plane `url` is of. */
 let apiKey: string;
 const call = (method: string, path: string, json?: unknown) => controlPlaneCall(url, apiKey, method, path, json);
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
 
 /** The pids of the agent servers of a revision (the deployer sets LANGSMITH_HOST_REVISION_ID in each one's environment). */
 function serverPids(revisionId: string): number[] {
@@ -44,8 +45,8 @@ function serverPids(revisionId: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry)))
-        pids.push(Number(entry));
+      const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      if (environ.includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry))) pids.push(Number(entry));
     } catch {
       // gone, or not ours
     }
@@ -124,7 +125,8 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   const root = await waitForRun(tracing.apiKey, lastRunId, (r) => r.end_time !== null, 120_000);
   expect((await api(`/sessions/${root.session_id}`, { apiKey: tracing.apiKey })).body).toMatchObject({ name });
   // The deployed server checks the platform's API keys.
-  expect((await fetch(`${firstUrl}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+  const withoutKey = await fetch(`${firstUrl}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(withoutKey.status).toBe(401);
   const firstPids = serverPids(first);
   expect(firstPids).toHaveLength(1);
 
@@ -142,7 +144,8 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   const secondUrl = d.source_config.custom_url as string;
   expect(secondUrl).not.toBe(firstUrl);
   expect(await greet(secondUrl, 'again')).toBe('Welcome [open-sesame]: you said "again"');
-  await waitFor('the first revision’s server to stop', async () => firstPids.every((pid) => !isRunning(pid)) && serverPids(first).length === 0, 60_000, 100);
+  const gone = (pids: number[], revisionId: string) => async () => pids.every((pid) => !isRunning(pid)) && serverPids(revisionId).length === 0;
+  await waitFor('the first revision’s server to stop', gone(firstPids, first), 60_000, 100);
 
   // A ref that does not exist: BUILD_FAILED, and the second revision keeps serving.
   const bad = await call('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'refs/tags/no-such-tag' } });
@@ -163,7 +166,8 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   expect(secondPids).toHaveLength(1);
   cp.replicas[0]!.child.kill('SIGKILL');
   await waitFor('the deployed server to end with its control plane', async () => secondPids.every((pid) => !isRunning(pid)), 60_000, 100);
-  restarted = startService('services/deployments/controlPlaneMain.ts', { ...cp.env, DEPLOYMENTS_DIR: join(scratch, 'deployments'), CONTROL_PLANE_PORT: new URL(url).port }, `${cp.id}-control-plane-restarted`);
+  const env = { ...cp.env, DEPLOYMENTS_DIR: join(scratch, 'deployments'), CONTROL_PLANE_PORT: new URL(url).port };
+  restarted = startService('services/deployments/controlPlaneMain.ts', env, `${cp.id}-control-plane-restarted`);
   const readopted = await waitFor(
     'the active revision to serve again',
     async () => {
@@ -182,7 +186,7 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   // Soft delete: the servers stop; force delete: the record goes.
   expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
   expect((await call('GET', `/v2/deployments/${id}`)).body.status).toBe('AWAITING_DELETE');
-  await waitFor('the servers to stop after the soft delete', async () => readoptedPids.every((pid) => !isRunning(pid)) && serverPids(second).length === 0, 60_000, 100);
+  await waitFor('the servers to stop after the soft delete', gone(readoptedPids, second), 60_000, 100);
   expect((await call('DELETE', `/v2/deployments/${id}?force=true`)).status).toBe(204);
   expect((await call('GET', `/v2/deployments/${id}`)).status).toBe(404);
 }, 900_000);
@@ -205,12 +209,16 @@ test('revisions queued while no replica deploys: the newest is rolled out, older
   const patched = await call('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'GREETING_SECRET', value: 'second' }] });
   const newer = patched.body.latest_revision_id as string;
   // No replica deploys: both wait.
-  const statuses = async () => Object.fromEntries(((await call('GET', `/v2/deployments/${id}/revisions`)).body.resources as { id: string; status: string }[]).map((r) => [r.id, r.status]));
+  const statuses = async () => {
+    const revisions = (await call('GET', `/v2/deployments/${id}/revisions`)).body.resources as { id: string; status: string }[];
+    return Object.fromEntries(revisions.map((r) => [r.id, r.status]));
+  };
   expect(await statuses()).toEqual({ [older]: 'QUEUED', [newer]: 'QUEUED' });
 
   // A replica that deploys starts: the newest is rolled out with its secret, the older one skipped.
   const port = await freePort();
-  deployerReplica = startService('services/deployments/controlPlaneMain.ts', { ...apiOnly.env, CONTROL_PLANE_DEPLOYER: 'local', CONTROL_PLANE_PORT: String(port) }, `${apiOnly.id}-control-plane-deployer`);
+  const env = { ...apiOnly.env, CONTROL_PLANE_DEPLOYER: 'local', CONTROL_PLANE_PORT: String(port) };
+  deployerReplica = startService('services/deployments/controlPlaneMain.ts', env, `${apiOnly.id}-control-plane-deployer`);
   url = `http://127.0.0.1:${port}`;
   expect(await revisionEnds(id, newer)).toBe('DEPLOYED');
   expect(await statuses()).toEqual({ [older]: 'SKIPPED', [newer]: 'DEPLOYED' });
@@ -229,7 +237,8 @@ test('revisions queued while no replica deploys: the newest is rolled out, older
   expect(slow.status, JSON.stringify(slow.body)).toBe(201);
   const slowId = slow.body.id as string;
   const slowRevision = slow.body.latest_revision_id as string;
-  await waitFor('the slow revision to build', async () => (await call('GET', `/v2/deployments/${slowId}/revisions/${slowRevision}`)).body.status === 'BUILDING', 120_000, 100);
+  const slowStatus = async () => (await call('GET', `/v2/deployments/${slowId}/revisions/${slowRevision}`)).body.status as string;
+  await waitFor('the slow revision to build', async () => (await slowStatus()) === 'BUILDING', 120_000, 100);
   expect(existsSync(join(deploymentsDir, slowId))).toBe(true);
   expect((await call('DELETE', `/v2/deployments/${slowId}`)).status).toBe(204);
   expect(await revisionEnds(slowId, slowRevision)).toBe('BUILD_FAILED');
