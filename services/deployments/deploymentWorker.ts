@@ -93,9 +93,8 @@ export class DeploymentWorker {
     for (const d of this.#state.allDeployments()) {
       if (d.source !== 'github' || d.status === 'AWAITING_DELETE' || !d.activeRevisionId) continue;
       const active = d.revisions.find((r) => r.id === d.activeRevisionId);
-      // A newer pending revision is rolled out instead, below; the active one keeps its record until then.
-      if (active?.status === 'DEPLOYED' && !d.revisions.some((r) => PENDING.has(r.status) && r.createdAt > active.createdAt))
-        this.#run(d.id, () => this.#rollout(d.tenantId, d.id, active.id, true));
+      // First, even when a newer revision is pending (rolled out next): should that one fail, this one serves.
+      if (active?.status === 'DEPLOYED') this.#run(d.id, () => this.#rollout(d.tenantId, d.id, active.id, true));
     }
     this.#schedule();
   }
