@@ -210,6 +210,27 @@ export class DeploymentCommands {
     return true;
   }
 
+  /**
+   * The active revision's server is down for good (it kept crashing and the deployer gave up): the
+   * deployment becomes UNKNOWN until a revision is DEPLOYED again. Returns false, appending nothing,
+   * when the revision is no longer the active one or the deployment is gone or soft-deleted.
+   */
+  async recordServerLost(tenantId: string, deploymentId: string, revisionId: string): Promise<boolean> {
+    await this.#state.catchUp();
+    const d = this.#state.deployment(tenantId, deploymentId);
+    if (!d || d.status === 'AWAITING_DELETE' || d.activeRevisionId !== revisionId) return false;
+    await this.#log.append([
+      event('DeploymentStatusChanged', deploymentEventKey(tenantId, deploymentId), {
+        tenant_id: tenantId,
+        deployment_id: deploymentId,
+        status: 'UNKNOWN',
+        changed_at: nowMicros(),
+      }),
+    ]);
+    await this.#state.catchUp();
+    return true;
+  }
+
   /** Force delete: removes the control-plane record of an AWAITING_DELETE deployment (400 before a soft delete). */
   async forceDelete(tenantId: string, id: string): Promise<void> {
     await this.#state.catchUp();

@@ -7,6 +7,7 @@
 //   (active_revision_id, source_config.custom_url, READY), then the previous server stops; a
 //   revision that fails leaves the previous one serving;
 // - a soft-deleted deployment (AWAITING_DELETE) has its servers stopped and directories removed;
+// - a server the deployer gives up on (it kept crashing) makes its deployment UNKNOWN;
 // - at start, every deployment's active revision is started again (re-adopted): the servers of a
 //   control plane that ended went with it (each ends when its IPC channel closes), and its URL
 //   changes, so the deployment's custom_url is set anew.
@@ -212,21 +213,25 @@ export class DeploymentWorker {
 
   #onDeployerEvent(e: DeployerEvent): void {
     if (this.#closing) return; // a stop at shutdown is no failure of the revision: the next start deploys it again
-    if (e.type !== 'status') {
+    if (e.type === 'process_exited' || e.type === 'process_restarted') {
       this.#logger.warn({ ...e }, `deployed agent server: ${e.type}`);
       return;
     }
-    if (this.#readopting.has(e.revisionId) && e.status !== 'DEPLOYED' && !e.status.endsWith('_FAILED')) return;
+    if (e.type === 'status' && this.#readopting.has(e.revisionId) && e.status !== 'DEPLOYED' && !e.status.endsWith('_FAILED')) return;
     const d = this.#state.allDeployments().find((x) => x.id === e.deploymentId);
     if (!d) return;
-    const change = { status: e.status, detail: e.message ?? null, url: e.url };
+    const record =
+      e.type === 'status'
+        ? () => this.#commands.recordRevisionStatus(d.tenantId, e.deploymentId, e.revisionId, { status: e.status, detail: e.message ?? null, url: e.url })
+        : () => {
+            this.#logger.error({ ...e }, 'deployed agent server given up');
+            return this.#commands.recordServerLost(d.tenantId, e.deploymentId, e.revisionId);
+          };
     const previous = this.#reports.get(e.revisionId) ?? Promise.resolve();
-    const next = previous
-      .then(() => this.#commands.recordRevisionStatus(d.tenantId, e.deploymentId, e.revisionId, change))
-      .then(
-        () => undefined,
-        (err: unknown) => this.#logger.error({ err, revisionId: e.revisionId, status: e.status }, 'cannot record a revision status'),
-      );
+    const next = previous.then(record).then(
+      () => undefined,
+      (err: unknown) => this.#logger.error({ err, event: e.type, revisionId: e.revisionId }, 'cannot record what the deployer reported'),
+    );
     this.#reports.set(e.revisionId, next);
   }
 }

@@ -7,8 +7,8 @@
 // keeps serving; a control plane killed with SIGKILL takes its servers with it, and its next start
 // re-adopts the active revision; DELETE stops the servers, force DELETE removes the record.
 // Then, with a control plane that deploys nothing (CONTROL_PLANE_DEPLOYER=none) beside one that
-// does: revisions queued meanwhile are taken newest first (older ones SKIPPED), and a soft delete
-// ends a build under way.
+// does: revisions queued meanwhile are taken newest first (older ones SKIPPED), a soft delete
+// ends a build under way, and a server that keeps dying is given up and its deployment UNKNOWN.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../
 import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../support/tracingClient.ts';
 import { freePort, isRunning, repoRoot, startService, waitFor, type ServiceProcess } from '../../support/serviceProcess.ts';
 import { createLogger } from '../../../platform/logger.ts';
+import { MAX_QUICK_EXITS } from '../../../platform/restartPolicy.ts';
 import { DeploymentState } from '../../../services/deployments/deploymentState.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'deployment-worker-test-'));
@@ -191,7 +192,7 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   expect((await call('GET', `/v2/deployments/${id}`)).status).toBe(404);
 }, 900_000);
 
-test('revisions queued while no replica deploys: the newest is rolled out, older ones SKIPPED; a soft delete ends a build under way', async () => {
+test('revisions queued while no replica deploys: the newest is rolled out, older ones SKIPPED; a soft delete ends a build; a crash loop makes it UNKNOWN', async () => {
   const deploymentsDir = join(scratch, 'deployments-queued');
   apiOnly = await startControlPlane('deployment-worker-queued', 1, { CONTROL_PLANE_DEPLOYER: 'none', DEPLOYMENTS_DIR: deploymentsDir });
   url = apiOnly.urls[0]!;
@@ -244,9 +245,19 @@ test('revisions queued while no replica deploys: the newest is rolled out, older
   expect(await revisionEnds(slowId, slowRevision)).toBe('BUILD_FAILED');
   await waitFor('the slow revision’s directory to go', async () => !existsSync(join(deploymentsDir, slowId)), 60_000, 100);
 
-  // The other deployment is untouched, then deleted in turn.
+  // The other deployment is untouched; its server, killed again and again, is given up: the deployment is UNKNOWN.
   expect(await greet(d.source_config.custom_url, 'still')).toBe('Hello [second]: you said "still"');
-  const pids = serverPids(newer);
+  let [pid] = serverPids(newer);
+  for (let kills = 1; kills <= MAX_QUICK_EXITS; kills++) {
+    process.kill(pid!, 'SIGKILL');
+    if (kills === MAX_QUICK_EXITS) break;
+    const killed = pid;
+    [pid] = await waitFor(`restart ${kills}`, async () => {
+      const pids = serverPids(newer);
+      return pids.length === 1 && pids[0] !== killed ? pids : null;
+    }, 60_000, 50);
+  }
+  await waitFor('the deployment to be UNKNOWN', async () => (await call('GET', `/v2/deployments/${id}`)).body.status === 'UNKNOWN', 60_000, 100);
+  expect(serverPids(newer)).toEqual([]);
   expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
-  await waitFor('its server to stop', async () => pids.every((pid) => !isRunning(pid)), 60_000, 100);
 }, 900_000);
