@@ -222,7 +222,12 @@ export class DeploymentWorker {
     if (!d) return;
     const record =
       e.type === 'status'
-        ? () => this.#commands.recordRevisionStatus(d.tenantId, e.deploymentId, e.revisionId, { status: e.status, detail: e.message ?? null, url: e.url })
+        ? () =>
+            this.#commands.recordRevisionStatus(d.tenantId, e.deploymentId, e.revisionId, {
+              status: e.status,
+              detail: e.message ?? null,
+              url: e.url,
+            })
         : () => {
             this.#logger.error({ ...e }, 'deployed agent server given up');
             return this.#commands.recordServerLost(d.tenantId, e.deploymentId, e.revisionId);
