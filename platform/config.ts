@@ -23,6 +23,20 @@ const configSchema = z.object({
   TRACING_PORT: tcpPort.default(1984),
   /** The control plane (/v2/deployments: deployments of agent servers and their revisions). */
   CONTROL_PLANE_PORT: tcpPort.default(1985),
+  /**
+   * Whether this control-plane replica deploys `github` revisions as local agent-server processes
+   * (`local`, services/deployments/deploymentWorker.ts) or only serves the API (`none`). Exactly one
+   * replica may run the local deployer: two would both build and start every revision.
+   */
+  CONTROL_PLANE_DEPLOYER: z.enum(['local', 'none']).default('local'),
+  /** Where the local deployer builds each revision (`<dir>/<deployment id>/<revision id>/`), relative to the working directory. */
+  DEPLOYMENTS_DIR: z.string().min(1).default('.local/deployments'),
+  /**
+   * Where deployed agent servers trace (each into the project named after its deployment), with
+   * this API key; unset: they do not trace. `npm start` points them at its own tracing API.
+   */
+  LANGSMITH_ENDPOINT: z.url().optional(),
+  LANGSMITH_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),

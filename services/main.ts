@@ -39,6 +39,8 @@ function serviceSpecs({ config, exampleAgent }: StartConfig, env: NodeJS.Process
       name: 'control-plane',
       entry: 'services/deployments/controlPlaneMain.ts',
       port: { host: config.HOST, port: config.CONTROL_PLANE_PORT, variable: 'CONTROL_PLANE_PORT', purpose: 'the control plane' },
+      // Its deployed agent servers trace where this one does (each into its deployment's project).
+      env: deployedTracingEnv(agentEnv),
     },
     { name: 'projectors', entry: 'projections/projectorMain.ts' },
     { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
@@ -75,6 +77,12 @@ function agentServerTracingEnv(config: Config, env: NodeJS.ProcessEnv): Record<s
     LANGSMITH_API_KEY: env.LANGSMITH_API_KEY ?? config.BOOTSTRAP_API_KEY ?? '',
     LANGSMITH_PROJECT: env.LANGSMITH_PROJECT ?? 'agent-server',
   };
+}
+
+/** The control plane's LANGSMITH_ENDPOINT and LANGSMITH_API_KEY, which it hands to deployed agent servers; none when tracing is off. */
+function deployedTracingEnv(agentEnv: Record<string, string>): Record<string, string> {
+  if (agentEnv.LANGSMITH_TRACING !== 'true' || !agentEnv.LANGSMITH_API_KEY) return {};
+  return { LANGSMITH_ENDPOINT: agentEnv.LANGSMITH_ENDPOINT!, LANGSMITH_API_KEY: agentEnv.LANGSMITH_API_KEY };
 }
 
 /** Where each dev secret read from a file came from, for messages about its value. */

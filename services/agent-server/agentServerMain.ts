@@ -14,6 +14,9 @@ const logger = createLogger('agent-server', config.LOG_LEVEL);
 const server = await buildAgentServerApp(config, logger);
 const address = await listenOrExit(who, port, () => server.app.listen({ host: config.HOST, port: config.AGENT_SERVER_PORT }));
 logger.info({ address, assistants: server.deps.graphs.all().map((g) => g.assistant.graph_id) }, 'agent server listening');
+// Tells a supervisor (the local deployer) that this process holds the port: an /ok from another
+// program that took the port first must not pass for this server's.
+process.send?.({ type: 'agent-server-listening', address });
 
 let shuttingDown = false;
 function shutDown(why: string): void {

@@ -1,9 +1,11 @@
 // Wires the control-plane process (port 1985, CONTROL_PLANE_PORT): the deployments context's
-// routes under /v2 behind the API key, tenancy's fold for authentication, and shutdown.
+// routes under /v2 behind the API key, tenancy's fold for authentication, the deployment worker
+// that runs revisions with the local deployer (deploymentWorker.ts), and shutdown.
 //
 // Authentication: X-Api-Key (and X-Tenant-Id for a key of several workspaces), as on the tracing
 // API. The contract also lists `Authorization: Bearer` as an alternative scheme; it is not
 // accepted yet (issuance and format of the token are not specified): it comes with a later step.
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -14,14 +16,18 @@ import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { DeploymentCommands } from './deploymentCommands.ts';
 import { deploymentRoutes } from './deploymentRoutes.ts';
 import { DeploymentState } from './deploymentState.ts';
+import { DeploymentWorker } from './deploymentWorker.ts';
 
 /** The control plane API description's version (the contract's document is 0.1.0). */
 export const CONTROL_PLANE_API_VERSION = '0.1.0';
 
 export interface ControlPlaneApp {
   app: FastifyInstance;
+  /** The deployment worker, when this replica runs the local deployer (CONTROL_PLANE_DEPLOYER=local). */
+  worker: DeploymentWorker | null;
   close(): Promise<void>;
 }
 
@@ -42,17 +48,59 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     description: 'Deployments of agent servers and their revisions (/v2/deployments), LangSmith Deployment compatible.',
     ready: readiness.ready,
   });
+  const secrets = SecretBox.fromConfig(config);
   await app.register(async (authed) => {
     requireApiKey(authed, tenancy);
-    await authed.register(deploymentRoutes, { eventLog, deployments, secrets: SecretBox.fromConfig(config) });
+    await authed.register(deploymentRoutes, { eventLog, deployments, secrets });
   });
+  const worker =
+    config.CONTROL_PLANE_DEPLOYER === 'local'
+      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets)
+      : null;
+  worker?.start();
 
   return {
     app,
+    worker,
     async close() {
       await app.close();
+      await worker?.close();
       await Promise.allSettled([readiness.close(), tenancy.close(), deployments.close()]);
       await eventLog.close();
     },
   };
+}
+
+/**
+ * The worker and its local deployer. A deployed server gets only what it needs of this process's
+ * settings: the brokers and prefix where the platform's API keys live (it checks X-Api-Key against
+ * tenancy, as the main agent server does) and where it traces; the rest (secrets key, bootstrap
+ * key) stays here.
+ */
+function deploymentWorker(
+  config: Config,
+  logger: Logger,
+  state: DeploymentState,
+  commands: DeploymentCommands,
+  secrets: SecretBox | null,
+): DeploymentWorker {
+  const tracing: Record<string, string> =
+    config.LANGSMITH_ENDPOINT && config.LANGSMITH_API_KEY
+      ? { LANGSMITH_TRACING: 'true', LANGSMITH_ENDPOINT: config.LANGSMITH_ENDPOINT, LANGSMITH_API_KEY: config.LANGSMITH_API_KEY }
+      : { LANGSMITH_TRACING: 'false' };
+  return new DeploymentWorker({
+    state,
+    commands,
+    secrets,
+    logger,
+    deployer: {
+      rootDir: resolve(config.DEPLOYMENTS_DIR),
+      baseEnv: {
+        KAFKA_BROKERS: config.KAFKA_BROKERS,
+        KAFKA_TOPIC_PREFIX: config.KAFKA_TOPIC_PREFIX,
+        LOG_LEVEL: config.LOG_LEVEL,
+        ...tracing,
+      },
+    },
+  });
 }

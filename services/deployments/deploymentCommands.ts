@@ -1,7 +1,8 @@
 // The control plane's commands: create a deployment, patch it (a new revision when its revision
 // config, secrets or resource_spec change), soft delete it, force delete it. Each checks against
 // the folded state, appends its events to the deployments topic, then waits until the state has
-// folded them and reads back what took effect, so the answer is what GET returns next.
+// folded them and reads back what took effect, so the answer is what GET returns next. The
+// deployment worker reports its revisions' progress through recordRevisionStatus, decided the same way.
 //
 // Single writer without a lock: the topic has one partition, and the fold ignores an event whose
 // precondition does not hold where it lands (deploymentState.ts). Two replicas may both pass the
@@ -16,7 +17,10 @@ import { event, type EventLog, type EventToAppend } from '../../platform/kafka/e
 import type { SecretBox } from '../../platform/secretBox.ts';
 import { nowMicros } from '../../platform/time.ts';
 import { deploymentEventKey, type Deployment, type DeploymentState } from './deploymentState.ts';
-import { SECRET_VALUE_MASK, type DeploymentSecret } from './deploymentTypes.ts';
+import { SECRET_VALUE_MASK, type DeploymentSecret, type RevisionStatus } from './deploymentTypes.ts';
+
+/** Statuses a revision never leaves: the worker's late reports about it change nothing. */
+const FINAL_REVISION_STATUSES: ReadonlySet<RevisionStatus> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
 
 export interface NewDeployment {
   name: string;
@@ -171,6 +175,60 @@ export class DeploymentCommands {
     ]);
     await this.#state.catchUp();
     if (!this.#state.deployment(tenantId, id)) throw notFound(id);
+  }
+
+  /**
+   * A revision's new status, as the deployment worker reports it. DEPLOYED comes with the server's
+   * URL: the revision becomes the active one (the fold's rule), source_config.custom_url its URL and
+   * the deployment READY (unless it was soft-deleted meanwhile: the fold ignores those two then).
+   * Returns false, appending nothing, when the deployment or revision is gone or the revision has
+   * reached a final status (a failure, SKIPPED, INTERRUPTED).
+   */
+  async recordRevisionStatus(
+    tenantId: string,
+    deploymentId: string,
+    revisionId: string,
+    change: { status: RevisionStatus; detail?: string | null; url?: string },
+  ): Promise<boolean> {
+    await this.#state.catchUp();
+    const revision = this.#state.deployment(tenantId, deploymentId)?.revisions.find((r) => r.id === revisionId);
+    if (!revision || FINAL_REVISION_STATUSES.has(revision.status)) return false;
+    if (change.status === 'DEPLOYED' && !change.url) throw new Error('a DEPLOYED revision needs its server URL');
+    const key = deploymentEventKey(tenantId, deploymentId);
+    const ids = { tenant_id: tenantId, deployment_id: deploymentId };
+    const at = nowMicros();
+    const events: EventToAppend[] = [
+      event('RevisionStatusChanged', key, { ...ids, revision_id: revisionId, status: change.status, detail: change.detail ?? null, changed_at: at }),
+    ];
+    if (change.status === 'DEPLOYED')
+      events.push(
+        event('DeploymentUpdated', key, { ...ids, source_config_changes: JSON.stringify({ custom_url: change.url }), updated_at: at }),
+        event('DeploymentStatusChanged', key, { ...ids, status: 'READY', changed_at: at }),
+      );
+    await this.#log.append(events);
+    await this.#state.catchUp();
+    return true;
+  }
+
+  /**
+   * The active revision's server is down for good (it kept crashing and the deployer gave up): the
+   * deployment becomes UNKNOWN until a revision is DEPLOYED again. Returns false, appending nothing,
+   * when the revision is no longer the active one or the deployment is gone or soft-deleted.
+   */
+  async recordServerLost(tenantId: string, deploymentId: string, revisionId: string): Promise<boolean> {
+    await this.#state.catchUp();
+    const d = this.#state.deployment(tenantId, deploymentId);
+    if (!d || d.status === 'AWAITING_DELETE' || d.activeRevisionId !== revisionId) return false;
+    await this.#log.append([
+      event('DeploymentStatusChanged', deploymentEventKey(tenantId, deploymentId), {
+        tenant_id: tenantId,
+        deployment_id: deploymentId,
+        status: 'UNKNOWN',
+        changed_at: nowMicros(),
+      }),
+    ]);
+    await this.#state.catchUp();
+    return true;
   }
 
   /** Force delete: removes the control-plane record of an AWAITING_DELETE deployment (400 before a soft delete). */

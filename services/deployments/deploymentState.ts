@@ -70,6 +70,7 @@ export class DeploymentState {
   readonly #tenants = new Map<string, TenantDeployments>();
   readonly #topicState: TopicState;
   readonly #catchUpTimeoutMs: number;
+  readonly #listeners = new Set<() => void>();
 
   constructor(config: EventLogConfig, logger: Logger) {
     this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
@@ -90,7 +91,18 @@ export class DeploymentState {
     return this.#topicState.close();
   }
 
+  /** Calls `listener` after each folded event (the deployment worker wakes on it); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   apply = (e: DecodedEvent): void => {
+    this.#fold(e);
+    for (const listener of this.#listeners) listener();
+  };
+
+  #fold(e: DecodedEvent): void {
     switch (e.name) {
       case 'DeploymentCreated':
         return this.#created(e.payload);
@@ -107,7 +119,7 @@ export class DeploymentState {
       case 'DeploymentRemoved':
         return this.#removed(e.payload);
     }
-  };
+  }
 
   #tenant(tenantId: string): TenantDeployments {
     let t = this.#tenants.get(tenantId);
@@ -208,6 +220,11 @@ export class DeploymentState {
   /** The workspace's live deployments, newest first. */
   deployments(tenantId: string): Deployment[] {
     return [...(this.#tenants.get(tenantId)?.deployments.values() ?? [])].reverse();
+  }
+
+  /** Every workspace's live deployments, in creation order (the deployment worker's view). */
+  allDeployments(): Deployment[] {
+    return [...this.#tenants.values()].flatMap((t) => [...t.deployments.values()]);
   }
 
   /** Which removal (DeploymentRemoved.removal_id) removed the deployment; undefined while it is not removed. */

@@ -24,7 +24,8 @@ beforeAll(async () => {
     ensurePythonEnv(FUZZ_PYTHON),
     startTracingStack('fuzz'),
     startAgentServer('fuzz'),
-    startControlPlane('fuzz'),
+    // The API only: fuzzed github deployments are not to be cloned and built.
+    startControlPlane('fuzz', 1, { CONTROL_PLANE_DEPLOYER: 'none' }),
   ]);
 }, 900_000);
 afterAll(async () => {

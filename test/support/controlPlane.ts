@@ -30,7 +30,14 @@ export async function startControlPlane(name: string, replicas = 1, extraEnv: Re
     ...extraEnv,
   };
   const ports = await Promise.all(Array.from({ length: replicas }, () => freePort()));
-  const processes = ports.map((port, n) => startService('services/deployments/controlPlaneMain.ts', { ...base, CONTROL_PLANE_PORT: String(port) }, `${id}-control-plane-${n}`));
+  // Only the first replica may deploy (CONTROL_PLANE_DEPLOYER): two would both build every revision.
+  const processes = ports.map((port, n) =>
+    startService(
+      'services/deployments/controlPlaneMain.ts',
+      { ...base, CONTROL_PLANE_PORT: String(port), ...(n > 0 ? { CONTROL_PLANE_DEPLOYER: 'none' } : {}) },
+      `${id}-control-plane-${n}`,
+    ),
+  );
   const stack: ControlPlaneStack = {
     urls: ports.map((port) => `http://127.0.0.1:${port}`),
     apiKey: base.BOOTSTRAP_API_KEY!,

@@ -34,6 +34,8 @@ export class AgentServerProcess {
   readonly #options: AgentServerProcessOptions;
   readonly #policy = new RestartPolicy();
   #child: ChildProcess | undefined;
+  /** Whether the current child said, over IPC, that it listens (agentServerMain.ts). */
+  #listening = false;
   #log: WriteStream | undefined;
   #output = '';
   #stopping = false;
@@ -54,12 +56,17 @@ export class AgentServerProcess {
     return lastLines(this.#output, lines);
   }
 
-  /** Starts the server and waits until it is healthy; rejects with why (its exit and last lines, or the timeout). */
+  /**
+   * Starts the server and waits until it is healthy: it said over IPC that it listens, and /ok
+   * answers. Rejects with why (its exit, with `exitCode`, or the timeout).
+   */
   async start(): Promise<void> {
     const child = this.#spawn();
     const startedAt = Date.now();
     const exited = new Promise<never>((_, reject) =>
-      child.once('exit', (code, signal) => reject(new Error(`the agent server exited (${signal ?? `exit code ${code}`}) before it answered /ok`))),
+      child.once('exit', (code, signal) =>
+        reject(Object.assign(new Error(`the agent server exited (${signal ?? `exit code ${code}`}) before it answered /ok`), { exitCode: code })),
+      ),
     );
     exited.catch(() => undefined);
     try {
@@ -98,6 +105,10 @@ export class AgentServerProcess {
     // The IPC channel is the server's lifeline: it ends itself when the channel closes (agentServerMain.ts).
     const child = spawn(nodePath, [entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     this.#child = child;
+    this.#listening = false;
+    child.on('message', (message: { type?: string } | null) => {
+      if (message?.type === 'agent-server-listening' && child === this.#child) this.#listening = true;
+    });
     const keep = (chunk: Buffer) => {
       this.#log?.write(chunk);
       this.#output = (this.#output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
@@ -114,7 +125,8 @@ export class AgentServerProcess {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error('the agent server exited while starting');
       try {
         const res = await fetch(`${this.url}/ok`, { signal: AbortSignal.timeout(2_000) });
-        if (res.ok) return;
+        // Only once the child holds the port: another program on it would answer /ok too.
+        if (res.ok && this.#listening) return;
       } catch {
         // not listening yet
       }

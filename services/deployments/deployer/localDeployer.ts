@@ -8,6 +8,7 @@
 import { createServer } from 'node:net';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { CANNOT_START_EXIT_CODE } from '../../../platform/cannotStart.ts';
 import { AGENT_SERVER_ENTRY } from '../../agent-server/index.ts';
 import { AgentServerProcess } from './agentServerProcess.ts';
 import type { DeployerEvent, DeployerRevisionStatus, DeployOutcome, RevisionSpec } from './revisionSpec.ts';
@@ -32,6 +33,9 @@ export interface LocalDeployerOptions {
   healthTimeoutMs?: number;
   stopGraceMs?: number;
 }
+
+/** How many free ports a start tries when the one it picked is taken before the server binds it. */
+const PORT_ATTEMPTS = 3;
 
 const DEFAULTS = { fetchTimeoutMs: 120_000, installTimeoutMs: 600_000, healthTimeoutMs: 60_000, stopGraceMs: 10_000 };
 
@@ -130,33 +134,41 @@ export class LocalDeployer {
     status('AWAITING_DEPLOY', { commitSha: prepared.commitSha });
     if (revision.abort.signal.aborted) return fail('DEPLOY_FAILED', stoppedMessage);
     status('DEPLOYING', { commitSha: prepared.commitSha });
-    const port = await freeLoopbackPort();
     const ref = { deploymentId: spec.deploymentId, revisionId: spec.revisionId };
-    const server = new AgentServerProcess({
-      entry: AGENT_SERVER_ENTRY,
-      nodePath: this.#options.nodePath,
-      port,
-      env: this.#serverEnv(spec, port, prepared.configFile),
-      cwd: prepared.sourceDir,
-      logFile: join(revision.dir, 'agent-server.log'),
-      healthTimeoutMs: this.#options.healthTimeoutMs,
-      stopGraceMs: this.#options.stopGraceMs,
-      onExited: (exit) => this.#options.onEvent({ type: 'process_exited', ...ref, ...exit }),
-      onRestarted: (pid) => this.#options.onEvent({ type: 'process_restarted', ...ref, pid, url: server.url }),
-      onGivenUp: (message) => this.#options.onEvent({ type: 'process_given_up', ...ref, message }),
-    });
-    revision.server = server;
-    const onAbort = () => void server.stop();
-    revision.abort.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await server.start();
-    } catch (err) {
-      revision.server = undefined;
-      if (revision.abort.signal.aborted) return fail('DEPLOY_FAILED', stoppedMessage);
-      const tail = server.outputTail();
-      return fail('DEPLOY_FAILED', `${(err as Error).message}${tail ? `. Its last output:\n${tail}` : ''}`);
-    } finally {
-      revision.abort.signal.removeEventListener('abort', onAbort);
+    let server: AgentServerProcess;
+    // A free port can be taken by another program before the server binds it (it then exits 78):
+    // another port is tried, a few times.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freeLoopbackPort();
+      const candidate = new AgentServerProcess({
+        entry: AGENT_SERVER_ENTRY,
+        nodePath: this.#options.nodePath,
+        port,
+        env: this.#serverEnv(spec, port, prepared.configFile),
+        cwd: prepared.sourceDir,
+        logFile: join(revision.dir, 'agent-server.log'),
+        healthTimeoutMs: this.#options.healthTimeoutMs,
+        stopGraceMs: this.#options.stopGraceMs,
+        onExited: (exit) => this.#options.onEvent({ type: 'process_exited', ...ref, ...exit }),
+        onRestarted: (pid) => this.#options.onEvent({ type: 'process_restarted', ...ref, pid, url: candidate.url }),
+        onGivenUp: (message) => this.#options.onEvent({ type: 'process_given_up', ...ref, message }),
+      });
+      revision.server = candidate;
+      const onAbort = () => void candidate.stop();
+      revision.abort.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await candidate.start();
+        server = candidate;
+        break;
+      } catch (err) {
+        revision.server = undefined;
+        if (revision.abort.signal.aborted) return fail('DEPLOY_FAILED', stoppedMessage);
+        if ((err as { exitCode?: number }).exitCode === CANNOT_START_EXIT_CODE && attempt < PORT_ATTEMPTS) continue;
+        const tail = candidate.outputTail();
+        return fail('DEPLOY_FAILED', `${(err as Error).message}${tail ? `. Its last output:\n${tail}` : ''}`);
+      } finally {
+        revision.abort.signal.removeEventListener('abort', onAbort);
+      }
     }
     status('DEPLOYED', { url: server.url, commitSha: prepared.commitSha });
     return { status: 'DEPLOYED', url: server.url, pid: server.pid!, commitSha: prepared.commitSha };

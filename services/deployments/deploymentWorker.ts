@@ -1,0 +1,242 @@
+// The deployment worker: moves revisions on from QUEUED by running them with the local deployer,
+// and reports every status back through the command side (DeploymentCommands.recordRevisionStatus).
+// It follows the fold of the deployments topic and reconciles after each change:
+// - per deployment, one revision at a time: the newest pending revision (QUEUED, or left
+//   mid-way by a control plane that ended) is deployed; older pending ones become SKIPPED;
+// - rollout: the new revision's server starts and answers /ok, the deployment switches to it
+//   (active_revision_id, source_config.custom_url, READY), then the previous server stops; a
+//   revision that fails leaves the previous one serving;
+// - a soft-deleted deployment (AWAITING_DELETE) has its servers stopped and directories removed;
+// - a server the deployer gives up on (it kept crashing) makes its deployment UNKNOWN;
+// - at start, every deployment's active revision is started again (re-adopted): the servers of a
+//   control plane that ended went with it (each ends when its IPC channel closes), and its URL
+//   changes, so the deployment's custom_url is set anew.
+// Only `github` deployments are built here (repo_url + repo_ref + langgraph_config_path); other
+// sources stay QUEUED: Docker images are not run locally.
+import type { Logger } from '../../platform/logger.ts';
+import type { SecretBox } from '../../platform/secretBox.ts';
+import type { DeploymentCommands } from './deploymentCommands.ts';
+import type { Deployment, DeploymentState, Revision } from './deploymentState.ts';
+import type { DeploymentSecret, RevisionStatus } from './deploymentTypes.ts';
+import { LocalDeployer, type LocalDeployerOptions } from './deployer/localDeployer.ts';
+import type { DeployerEvent, RevisionSpec } from './deployer/revisionSpec.ts';
+
+/** Statuses of a revision that has not reached its end: a worker that is not running it should. */
+const PENDING: ReadonlySet<RevisionStatus> = new Set(['QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING']);
+
+export interface DeploymentWorkerOptions {
+  state: DeploymentState;
+  commands: DeploymentCommands;
+  /** Opens the revisions' sealed secrets; null when SECRETS_ENCRYPTION_KEY is unset. */
+  secrets: SecretBox | null;
+  logger: Logger;
+  /** The local deployer's settings, but its event sink (the worker's). */
+  deployer: Omit<LocalDeployerOptions, 'onEvent'>;
+}
+
+/** The revision spec of a `github` revision, or why it cannot be built. */
+export function revisionSpecOf(d: Deployment, r: Revision, secrets: DeploymentSecret[]): RevisionSpec | { problem: string } {
+  const repoUrl = d.sourceConfig.repo_url;
+  const ref = r.sourceRevisionConfig.repo_ref;
+  const configPath = r.sourceRevisionConfig.langgraph_config_path ?? 'langgraph.json';
+  if (typeof repoUrl !== 'string' || repoUrl === '')
+    return { problem: 'source_config.repo_url is not set: a github deployment needs the repository to build' };
+  if (typeof ref !== 'string' || ref === '')
+    return { problem: 'source_revision_config.repo_ref is not set: name a branch or a tag ref (refs/tags/v1)' };
+  if (typeof configPath !== 'string') return { problem: 'source_revision_config.langgraph_config_path must be a path' };
+  const install = d.sourceConfig.install_command;
+  const installCommand = typeof install === 'string' && install !== '' ? install : undefined;
+  return {
+    deploymentId: d.id,
+    revisionId: r.id,
+    deploymentName: d.name,
+    tenantId: d.tenantId,
+    source: { kind: 'git', repoUrl, ref, configPath },
+    ...(installCommand ? { installCommand } : {}),
+    env: {},
+    secrets: Object.fromEntries(secrets.map((s) => [s.name, s.value])),
+  };
+}
+
+export class DeploymentWorker {
+  readonly #state: DeploymentState;
+  readonly #commands: DeploymentCommands;
+  readonly #secrets: SecretBox | null;
+  readonly #logger: Logger;
+  readonly #deployer: LocalDeployer;
+  /** Deployments with a rollout or a teardown under way (one at a time each). */
+  readonly #busy = new Set<string>();
+  /** Per deployment, the revision whose server serves it here. */
+  readonly #serving = new Map<string, string>();
+  /** Deployments whose servers are stopped for good (soft-deleted). */
+  readonly #tornDown = new Set<string>();
+  /** Per revision, its reports in order (appends are chained so the topic keeps the deployer's order). */
+  readonly #reports = new Map<string, Promise<void>>();
+  /** Revisions being re-adopted: their build statuses are not reported again (they stay DEPLOYED), only the new URL. */
+  readonly #readopting = new Set<string>();
+  /** Deployments whose rollout a soft delete has asked to end. */
+  readonly #interrupted = new Set<string>();
+  #unsubscribe: (() => void) | undefined;
+  #closing = false;
+  #scheduled = false;
+
+  constructor(options: DeploymentWorkerOptions) {
+    this.#state = options.state;
+    this.#commands = options.commands;
+    this.#secrets = options.secrets;
+    this.#logger = options.logger;
+    this.#deployer = new LocalDeployer({ ...options.deployer, onEvent: (e) => this.#onDeployerEvent(e) });
+  }
+
+  /** Starts following the fold (already caught up): re-adopts the active revisions, then deploys what is queued. */
+  start(): void {
+    this.#unsubscribe = this.#state.onChange(() => this.#schedule());
+    for (const d of this.#state.allDeployments()) {
+      if (d.source !== 'github' || d.status === 'AWAITING_DELETE' || !d.activeRevisionId) continue;
+      const active = d.revisions.find((r) => r.id === d.activeRevisionId);
+      // First, even when a newer revision is pending (rolled out next): should that one fail, this one serves.
+      if (active?.status === 'DEPLOYED') this.#run(d.id, () => this.#rollout(d.tenantId, d.id, active.id, true));
+    }
+    this.#schedule();
+  }
+
+  /** The servers this worker runs: deployment, revision, URL and pid (for tests and logs). */
+  running(): { deploymentId: string; revisionId: string; url?: string; pid?: number }[] {
+    return this.#deployer.revisions();
+  }
+
+  /** Stops following the fold and stops every server (their revisions stay as they are: the next start re-adopts them). */
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#unsubscribe?.();
+    await this.#deployer.stopAll();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#closing) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#reconcile();
+    });
+  }
+
+  #reconcile(): void {
+    if (this.#closing) return;
+    const live = this.#state.allDeployments();
+    // A deployment removed (force-deleted) before its teardown: its servers go all the same.
+    const liveIds = new Set(live.map((d) => d.id));
+    for (const x of this.#deployer.revisions())
+      if (!liveIds.has(x.deploymentId) && !this.#busy.has(x.deploymentId))
+        this.#run(x.deploymentId, () => this.#tearDown(x.deploymentId));
+    for (const d of live) {
+      if (d.source !== 'github') continue;
+      if (this.#busy.has(d.id)) {
+        // Soft-deleted mid-rollout: end the build or start now rather than after it (the teardown follows).
+        if (d.status === 'AWAITING_DELETE' && !this.#interrupted.has(d.id)) {
+          this.#interrupted.add(d.id);
+          for (const x of this.#deployer.revisions())
+            if (x.deploymentId === d.id && x.revisionId !== this.#serving.get(d.id)) void this.#deployer.stop(x.revisionId);
+        }
+        continue;
+      }
+      if (d.status === 'AWAITING_DELETE') {
+        if (!this.#tornDown.has(d.id)) this.#run(d.id, () => this.#tearDown(d.id));
+        continue;
+      }
+      const pending = d.revisions.filter((r) => PENDING.has(r.status));
+      if (pending.length === 0) continue;
+      const [newest, ...older] = pending; // revisions are newest first
+      this.#run(d.id, async () => {
+        for (const r of older)
+          await this.#commands.recordRevisionStatus(d.tenantId, d.id, r.id, {
+            status: 'SKIPPED',
+            detail: `revision ${newest!.id} was queued after it`,
+          });
+        await this.#rollout(d.tenantId, d.id, newest!.id, false);
+      });
+    }
+  }
+
+  /** Runs one task of a deployment, then looks again at what the fold asks for. */
+  #run(deploymentId: string, task: () => Promise<void>): void {
+    this.#busy.add(deploymentId);
+    task()
+      .catch((err: unknown) => this.#logger.error({ err, deploymentId }, 'deployment task failed'))
+      .finally(() => {
+        this.#busy.delete(deploymentId);
+        this.#schedule();
+      });
+  }
+
+  /** Deploys a revision; once it serves, it replaces the deployment's previous server. */
+  async #rollout(tenantId: string, deploymentId: string, revisionId: string, readopt: boolean): Promise<void> {
+    const d = this.#state.deployment(tenantId, deploymentId);
+    const r = d?.revisions.find((x) => x.id === revisionId);
+    if (!d || !r) return;
+    let spec: RevisionSpec | { problem: string };
+    try {
+      spec = revisionSpecOf(d, r, this.#openSecrets(r.secrets));
+    } catch (err) {
+      spec = { problem: `the revision's secrets cannot be opened: ${(err as Error).message}` };
+    }
+    if ('problem' in spec) {
+      await this.#commands.recordRevisionStatus(tenantId, deploymentId, revisionId, { status: 'BUILD_FAILED', detail: spec.problem });
+      return;
+    }
+    this.#logger.info({ deploymentId, revisionId, readopt }, readopt ? 're-adopting the active revision' : 'deploying a revision');
+    if (readopt) this.#readopting.add(revisionId);
+    const outcome = await this.#deployer.deploy(spec);
+    await this.#reports.get(revisionId);
+    this.#reports.delete(revisionId);
+    this.#readopting.delete(revisionId);
+    if (outcome.status !== 'DEPLOYED' || this.#closing) return;
+    const previous = this.#serving.get(deploymentId);
+    this.#serving.set(deploymentId, revisionId);
+    if (previous && previous !== revisionId) await this.#deployer.stop(previous);
+    // Soft-deleted while it was starting: the teardown (after this task) stops it.
+  }
+
+  async #tearDown(deploymentId: string): Promise<void> {
+    const revisions = this.#deployer.revisions().filter((x) => x.deploymentId === deploymentId);
+    await Promise.all(revisions.map((x) => this.#deployer.stop(x.revisionId)));
+    this.#serving.delete(deploymentId);
+    this.#tornDown.add(deploymentId);
+    this.#logger.info({ deploymentId, stopped: revisions.length }, 'soft-deleted deployment torn down');
+  }
+
+  #openSecrets(sealed: string): DeploymentSecret[] {
+    if (sealed === '') return [];
+    if (!this.#secrets) throw new Error('SECRETS_ENCRYPTION_KEY is not set');
+    return this.#secrets.open<DeploymentSecret[]>(sealed);
+  }
+
+  #onDeployerEvent(e: DeployerEvent): void {
+    if (this.#closing) return; // a stop at shutdown is no failure of the revision: the next start deploys it again
+    if (e.type === 'process_exited' || e.type === 'process_restarted') {
+      this.#logger.warn({ ...e }, `deployed agent server: ${e.type}`);
+      return;
+    }
+    if (e.type === 'status' && this.#readopting.has(e.revisionId) && e.status !== 'DEPLOYED' && !e.status.endsWith('_FAILED')) return;
+    const d = this.#state.allDeployments().find((x) => x.id === e.deploymentId);
+    if (!d) return;
+    const record =
+      e.type === 'status'
+        ? () =>
+            this.#commands.recordRevisionStatus(d.tenantId, e.deploymentId, e.revisionId, {
+              status: e.status,
+              detail: e.message ?? null,
+              url: e.url,
+            })
+        : () => {
+            this.#logger.error({ ...e }, 'deployed agent server given up');
+            return this.#commands.recordServerLost(d.tenantId, e.deploymentId, e.revisionId);
+          };
+    const previous = this.#reports.get(e.revisionId) ?? Promise.resolve();
+    const next = previous.then(record).then(
+      () => undefined,
+      (err: unknown) => this.#logger.error({ err, event: e.type, revisionId: e.revisionId }, 'cannot record what the deployer reported'),
+    );
+    this.#reports.set(e.revisionId, next);
+  }
+}

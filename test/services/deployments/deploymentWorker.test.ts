@@ -1,0 +1,263 @@
+// The client flow end to end through the control plane's API, with real processes: a `github`
+// deployment of the deployable example from a git repository (file:// URL) with a secret is built
+// and served by the control plane's deployment worker; the official LangGraph SDK runs its graph
+// at the deployment's custom_url; a PATCH to a new tag rolls out new code and stops the old
+// server; the deployed server traces into the tracing API, in the project named after the
+// deployment; a bad ref ends BUILD_FAILED (with its reason in the topic) while the previous revision
+// keeps serving; a control plane killed with SIGKILL takes its servers with it, and its next start
+// re-adopts the active revision; DELETE stops the servers, force DELETE removes the record.
+// Then, with a control plane that deploys nothing (CONTROL_PLANE_DEPLOYER=none) beside one that
+// does: revisions queued meanwhile are taken newest first (older ones SKIPPED), a soft delete
+// ends a build under way, and a server that keeps dying is given up and its deployment UNKNOWN.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@langchain/langgraph-sdk';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';
+import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../support/tracingClient.ts';
+import { freePort, isRunning, repoRoot, startService, waitFor, type ServiceProcess } from '../../support/serviceProcess.ts';
+import { createLogger } from '../../../platform/logger.ts';
+import { MAX_QUICK_EXITS } from '../../../platform/restartPolicy.ts';
+import { DeploymentState } from '../../../services/deployments/deploymentState.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'deployment-worker-test-'));
+const repo = join(scratch, 'repo');
+let cp: ControlPlaneStack;
+/** The control plane's URL: the stack's replica, or the one started again after a SIGKILL. */
+let url: string;
+let restarted: ServiceProcess | undefined;
+let apiOnly: ControlPlaneStack | undefined;
+let deployerReplica: ServiceProcess | undefined;
+/** The workspace of the shared tracing stack the deployed servers trace into. */
+let tracing: Workspace;
+
+/** The API key of the control plane `url` is of. */
+let apiKey: string;
+const call = (method: string, path: string, json?: unknown) => controlPlaneCall(url, apiKey, method, path, json);
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+
+/** The pids of the agent servers of a revision (the deployer sets LANGSMITH_HOST_REVISION_ID in each one's environment). */
+function serverPids(revisionId: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      if (environ.includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return pids;
+}
+
+async function revisionEnds(deploymentId: string, revisionId: string): Promise<string> {
+  return waitFor(
+    `revision ${revisionId} to end`,
+    async () => {
+      const { body } = await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+      return ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'].includes(body.status) ? (body.status as string) : null;
+    },
+    240_000,
+    250,
+  );
+}
+
+let lastRunId = '';
+async function greet(deploymentUrl: string, text: string): Promise<string> {
+  const client = new Client({ apiUrl: deploymentUrl, apiKey });
+  const values = (await client.runs.wait(null, 'greeter', {
+    input: { messages: [{ role: 'human', content: text }] },
+    onRunCreated: (meta) => (lastRunId = meta.run_id),
+  })) as { messages: { content: string }[] };
+  return values.messages.at(-1)!.content;
+}
+
+beforeAll(async () => {
+  cpSync(join(repoRoot, 'examples/deployable-agent'), repo, { recursive: true });
+  git('init', '--quiet', '--initial-branch=main');
+  git('add', '.');
+  git('commit', '--quiet', '-m', 'the deployable example');
+  git('tag', 'v1');
+  tracing = (await createWorkspaces(1))[0]!;
+  cp = await startControlPlane('deployment-worker', 1, {
+    DEPLOYMENTS_DIR: join(scratch, 'deployments'),
+    LANGSMITH_ENDPOINT: tracingUrl(),
+    LANGSMITH_API_KEY: tracing.apiKey,
+  });
+  url = cp.urls[0]!;
+  apiKey = cp.apiKey;
+}, 180_000);
+
+afterAll(async () => {
+  await restarted?.stop();
+  await deployerReplica?.stop();
+  await cp?.stop();
+  await apiOnly?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+test('deploy, serve with the secret, roll out a new tag, keep serving through a bad ref, re-adopt after a SIGKILL, delete', async () => {
+  const name = `greeter-${Date.now()}`;
+  const created = await call('POST', '/v2/deployments', {
+    name,
+    source: 'github',
+    source_config: { repo_url: pathToFileURL(repo).href, deployment_type: 'dev', build_on_push: false },
+    source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
+    secrets: [{ name: 'GREETING_SECRET', value: 'open-sesame' }],
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.id as string;
+  const first = created.body.latest_revision_id as string;
+
+  // Created QUEUED; the worker builds and starts it.
+  expect(await revisionEnds(id, first)).toBe('DEPLOYED');
+  let d = (await call('GET', `/v2/deployments/${id}`)).body;
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: first });
+  const firstUrl = d.source_config.custom_url as string;
+  expect(firstUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect((await fetch(`${firstUrl}/ok`)).ok).toBe(true);
+  expect(await greet(firstUrl, 'hello')).toBe('Hello [open-sesame]: you said "hello"');
+  // Traced into the project named after the deployment.
+  const root = await waitForRun(tracing.apiKey, lastRunId, (r) => r.end_time !== null, 120_000);
+  expect((await api(`/sessions/${root.session_id}`, { apiKey: tracing.apiKey })).body).toMatchObject({ name });
+  // The deployed server checks the platform's API keys.
+  const withoutKey = await fetch(`${firstUrl}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(withoutKey.status).toBe(401);
+  const firstPids = serverPids(first);
+  expect(firstPids).toHaveLength(1);
+
+  // New code under a new tag: rolled out, then the old server stops.
+  writeFileSync(join(repo, 'langgraph.json'), readFileSync(join(repo, 'langgraph.json'), 'utf8').replace('"Hello"', '"Welcome"'));
+  git('commit', '--quiet', '-am', 'a warmer greeting');
+  git('tag', 'v2');
+  const patched = await call('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'refs/tags/v2' } });
+  expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+  const second = patched.body.latest_revision_id as string;
+  expect(second).not.toBe(first);
+  expect(await revisionEnds(id, second)).toBe('DEPLOYED');
+  d = (await call('GET', `/v2/deployments/${id}`)).body;
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: second });
+  const secondUrl = d.source_config.custom_url as string;
+  expect(secondUrl).not.toBe(firstUrl);
+  expect(await greet(secondUrl, 'again')).toBe('Welcome [open-sesame]: you said "again"');
+  const gone = (pids: number[], revisionId: string) => async () => pids.every((pid) => !isRunning(pid)) && serverPids(revisionId).length === 0;
+  await waitFor('the first revision’s server to stop', gone(firstPids, first), 60_000, 100);
+
+  // A ref that does not exist: BUILD_FAILED, and the second revision keeps serving.
+  const bad = await call('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'refs/tags/no-such-tag' } });
+  expect(bad.status).toBe(200);
+  const third = bad.body.latest_revision_id as string;
+  expect(await revisionEnds(id, third)).toBe('BUILD_FAILED');
+  d = (await call('GET', `/v2/deployments/${id}`)).body;
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: second, source_config: { custom_url: secondUrl } });
+  expect(await greet(secondUrl, 'still there?')).toBe('Welcome [open-sesame]: you said "still there?"');
+  // Its reason is in the topic (the contract's Revision has no field for it).
+  const fold = new DeploymentState(cp.config, createLogger('test-fold', 'warn'));
+  await fold.start();
+  expect(fold.deployment(d.tenant_id, id)!.revisions.find((r) => r.id === third)!.detail).toContain('no-such-tag');
+  await fold.close();
+
+  // A control plane killed with SIGKILL takes its servers with it; started again, it re-adopts the active revision.
+  const secondPids = serverPids(second);
+  expect(secondPids).toHaveLength(1);
+  cp.replicas[0]!.child.kill('SIGKILL');
+  await waitFor('the deployed server to end with its control plane', async () => secondPids.every((pid) => !isRunning(pid)), 60_000, 100);
+  const env = { ...cp.env, DEPLOYMENTS_DIR: join(scratch, 'deployments'), CONTROL_PLANE_PORT: new URL(url).port };
+  restarted = startService('services/deployments/controlPlaneMain.ts', env, `${cp.id}-control-plane-restarted`);
+  const readopted = await waitFor(
+    'the active revision to serve again',
+    async () => {
+      const res = await call('GET', `/v2/deployments/${id}`).catch(() => null);
+      const u = res?.body?.source_config?.custom_url as string | undefined;
+      return u && u !== secondUrl && (await fetch(`${u}/ok`).then((r) => r.ok, () => false)) ? res!.body : null;
+    },
+    240_000,
+    250,
+  );
+  expect(readopted).toMatchObject({ status: 'READY', active_revision_id: second });
+  expect(await greet(readopted.source_config.custom_url, 'back')).toBe('Welcome [open-sesame]: you said "back"');
+  const readoptedPids = serverPids(second);
+  expect(readoptedPids).toHaveLength(1);
+
+  // Soft delete: the servers stop; force delete: the record goes.
+  expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+  expect((await call('GET', `/v2/deployments/${id}`)).body.status).toBe('AWAITING_DELETE');
+  await waitFor('the servers to stop after the soft delete', gone(readoptedPids, second), 60_000, 100);
+  expect((await call('DELETE', `/v2/deployments/${id}?force=true`)).status).toBe(204);
+  expect((await call('GET', `/v2/deployments/${id}`)).status).toBe(404);
+}, 900_000);
+
+test('revisions queued while no replica deploys: the newest is rolled out, older ones SKIPPED; a soft delete ends a build; a crash loop makes it UNKNOWN', async () => {
+  const deploymentsDir = join(scratch, 'deployments-queued');
+  apiOnly = await startControlPlane('deployment-worker-queued', 1, { CONTROL_PLANE_DEPLOYER: 'none', DEPLOYMENTS_DIR: deploymentsDir });
+  url = apiOnly.urls[0]!;
+  apiKey = apiOnly.apiKey;
+  const created = await call('POST', '/v2/deployments', {
+    name: `queued-${Date.now()}`,
+    source: 'github',
+    source_config: { repo_url: pathToFileURL(repo).href, deployment_type: 'dev' },
+    source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
+    secrets: [{ name: 'GREETING_SECRET', value: 'first' }],
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.id as string;
+  const older = created.body.latest_revision_id as string;
+  const patched = await call('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'GREETING_SECRET', value: 'second' }] });
+  const newer = patched.body.latest_revision_id as string;
+  // No replica deploys: both wait.
+  const statuses = async () => {
+    const revisions = (await call('GET', `/v2/deployments/${id}/revisions`)).body.resources as { id: string; status: string }[];
+    return Object.fromEntries(revisions.map((r) => [r.id, r.status]));
+  };
+  expect(await statuses()).toEqual({ [older]: 'QUEUED', [newer]: 'QUEUED' });
+
+  // A replica that deploys starts: the newest is rolled out with its secret, the older one skipped.
+  const port = await freePort();
+  const env = { ...apiOnly.env, CONTROL_PLANE_DEPLOYER: 'local', CONTROL_PLANE_PORT: String(port) };
+  deployerReplica = startService('services/deployments/controlPlaneMain.ts', env, `${apiOnly.id}-control-plane-deployer`);
+  url = `http://127.0.0.1:${port}`;
+  expect(await revisionEnds(id, newer)).toBe('DEPLOYED');
+  expect(await statuses()).toEqual({ [older]: 'SKIPPED', [newer]: 'DEPLOYED' });
+  const d = (await call('GET', `/v2/deployments/${id}`)).body;
+  expect(await greet(d.source_config.custom_url, 'hi')).toBe('Hello [second]: you said "hi"');
+  expect(serverPids(older)).toEqual([]);
+
+  // A build that would hang (its install command sleeps) is ended by the soft delete, its directory removed.
+  const slow = await call('POST', '/v2/deployments', {
+    name: `slow-${Date.now()}`,
+    source: 'github',
+    source_config: { repo_url: pathToFileURL(repo).href, deployment_type: 'dev', install_command: 'sleep 600' },
+    source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
+    secrets: [],
+  });
+  expect(slow.status, JSON.stringify(slow.body)).toBe(201);
+  const slowId = slow.body.id as string;
+  const slowRevision = slow.body.latest_revision_id as string;
+  const slowStatus = async () => (await call('GET', `/v2/deployments/${slowId}/revisions/${slowRevision}`)).body.status as string;
+  await waitFor('the slow revision to build', async () => (await slowStatus()) === 'BUILDING', 120_000, 100);
+  expect(existsSync(join(deploymentsDir, slowId))).toBe(true);
+  expect((await call('DELETE', `/v2/deployments/${slowId}`)).status).toBe(204);
+  expect(await revisionEnds(slowId, slowRevision)).toBe('BUILD_FAILED');
+  await waitFor('the slow revision’s directory to go', async () => !existsSync(join(deploymentsDir, slowId)), 60_000, 100);
+
+  // The other deployment is untouched; its server, killed again and again, is given up: the deployment is UNKNOWN.
+  expect(await greet(d.source_config.custom_url, 'still')).toBe('Hello [second]: you said "still"');
+  let [pid] = serverPids(newer);
+  for (let kills = 1; kills <= MAX_QUICK_EXITS; kills++) {
+    process.kill(pid!, 'SIGKILL');
+    if (kills === MAX_QUICK_EXITS) break;
+    const killed = pid;
+    [pid] = await waitFor(`restart ${kills}`, async () => {
+      const pids = serverPids(newer);
+      return pids.length === 1 && pids[0] !== killed ? pids : null;
+    }, 60_000, 50);
+  }
+  await waitFor('the deployment to be UNKNOWN', async () => (await call('GET', `/v2/deployments/${id}`)).body.status === 'UNKNOWN', 60_000, 100);
+  expect(serverPids(newer)).toEqual([]);
+  expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+}, 900_000);
