@@ -68,7 +68,7 @@ export async function buildAgentServerApp(
 ): Promise<AgentServerApp> {
   // The config file's env reaches the graphs' modules, which may read it when they load.
   for (const [name, value] of Object.entries(agentConfig.env)) process.env[name] ??= value;
-  const persistence = await openPersistence(config);
+  const persistence = await openPersistence(config, logger);
   const failed = await persistence.store.failUnfinishedRuns('the agent server stopped while the run was unfinished');
   if (failed > 0) logger.warn({ runs: failed }, 'runs left unfinished by a previous server were marked as failed');
   const graphs = await GraphRegistry.load(agentConfig.graphs, persistence.checkpointer);

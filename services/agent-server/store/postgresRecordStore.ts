@@ -101,8 +101,8 @@ export class PostgresRecordStore implements AgentRecordStore {
     this.pool = pool;
   }
 
-  static async open(url: string): Promise<PostgresRecordStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+  /** Creates or migrates the tables in the pool's database (checkpointer.ts's postgresPool gives a pool that survives lost connections). */
+  static async open(pool: pg.Pool): Promise<PostgresRecordStore> {
     await pool.query(SCHEMA);
     return new PostgresRecordStore(pool);
   }

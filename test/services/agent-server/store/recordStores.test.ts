@@ -10,6 +10,7 @@ import { DEFAULT_WORKSPACE_ID } from '../../../../services/tenancy/apiKeys.ts';
 import type { AuthFilters } from '../../../../services/agent-server/auth/authFilters.ts';
 import type { AgentRecordStore, RunRecord } from '../../../../services/agent-server/store/agentRecords.ts';
 import { MemoryRecordStore } from '../../../../services/agent-server/store/memoryRecordStore.ts';
+import { postgresPool } from '../../../../services/agent-server/checkpointer.ts';
 import { PostgresRecordStore } from '../../../../services/agent-server/store/postgresRecordStore.ts';
 import { newThreadRecord } from '../../../../services/agent-server/threads/threadRecords.ts';
 import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
@@ -23,12 +24,15 @@ const runOf = (threadId: string): RunRecord => {
 };
 const search = { limit: 100, offset: 0, sortBy: 'created_at', sortOrder: 'desc' } as const;
 
+/** Lost idle connections are expected here (a database dropped WITH (FORCE) under the pool). */
+const quiet = { warn: () => {} };
+
 let db: ScratchPostgres;
 const stores: Record<string, AgentRecordStore> = {};
 beforeAll(async () => {
   db = await scratchPostgres('agent_records');
   stores.memory = new MemoryRecordStore();
-  stores.postgres = await PostgresRecordStore.open(db.url);
+  stores.postgres = await PostgresRecordStore.open(postgresPool(db.url, quiet));
 });
 afterAll(async () => {
   for (const store of Object.values(stores)) await store.close();
@@ -127,7 +131,7 @@ describe('PostgreSQL tables of versions before workspaces', () => {
       await client.end();
 
       for (let start = 0; start < 2; start++) {
-        const store = await PostgresRecordStore.open(old.url); // twice: the migration is idempotent
+        const store = await PostgresRecordStore.open(postgresPool(old.url, quiet)); // twice: the migration is idempotent
         expect((await store.getThread({ workspaceId: DEFAULT_WORKSPACE_ID }, threadId))?.metadata).toEqual({ old: true });
         expect(await store.getThread({ workspaceId: A }, threadId)).toBeUndefined();
         expect((await store.getRun({ workspaceId: DEFAULT_WORKSPACE_ID }, threadId, run.run_id))?.run_id).toBe(run.run_id);
@@ -138,6 +142,29 @@ describe('PostgreSQL tables of versions before workspaces', () => {
       }
     } finally {
       await old.drop();
+    }
+  });
+});
+
+describe('a PostgreSQL connection the server ends', () => {
+  it('is replaced at the next query, and the process does not crash on the idle one', async () => {
+    const scratch = await scratchPostgres('agent_records_lost');
+    const warnings: string[] = [];
+    const store = await PostgresRecordStore.open(postgresPool(scratch.url, { warn: (_fields: unknown, message?: string) => void warnings.push(String(message)) }));
+    try {
+      const thread = newThreadRecord(randomUUID(), {});
+      await store.createThread(A, thread); // the pool now holds an idle connection
+      const admin = new pg.Client({ connectionString: scratch.url });
+      await admin.connect();
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      await admin.end();
+      // Without an 'error' listener on the pool, the idle client's error ends the process here.
+      for (let i = 0; i < 50 && warnings.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(warnings).toEqual([expect.stringMatching(/idle PostgreSQL connection was lost/)]);
+      expect((await store.getThread({ workspaceId: A }, thread.thread_id))?.thread_id).toBe(thread.thread_id);
+    } finally {
+      await store.close();
+      await scratch.drop();
     }
   });
 });
