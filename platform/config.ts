@@ -29,6 +29,12 @@ const configSchema = z.object({
    * replica may run the local deployer: two would both build and start every revision.
    */
   CONTROL_PLANE_DEPLOYER: z.enum(['local', 'none']).default('local'),
+  /**
+   * The control plane's base URL as clients reach it; a locally deployed deployment's URL
+   * (`source_config.custom_url`) is `<this>/d/<deployment id>`, forwarded by every replica to the
+   * agent server of its active revision. Unset: `http://127.0.0.1:<CONTROL_PLANE_PORT>`.
+   */
+  CONTROL_PLANE_PUBLIC_URL: z.url().optional(),
   /** Where the local deployer builds each revision (`<dir>/<deployment id>/<revision id>/`), relative to the working directory. */
   DEPLOYMENTS_DIR: z.string().min(1).default('.local/deployments'),
   /**

@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   READ_MODEL_UNAVAILABLE: { status: 503, retryable: true },
   EVENT_LOG_UNAVAILABLE: { status: 503, retryable: true },
   STORAGE_UNAVAILABLE: { status: 503, retryable: true },
+  DEPLOYMENT_UNAVAILABLE: { status: 503, retryable: true },
 } as const satisfies Record<string, { status: number | 'varies'; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -127,6 +128,9 @@ export const errors = {
     new AppError('EVENT_LOG_UNAVAILABLE', `the event log (Kafka) cannot take writes right now: ${reason}`, { headers: retryAfter, cause }),
   /** Kafka could never take it (larger than its max.message.bytes): retrying cannot help, so not a 503. */
   eventTooLarge: (message: string, cause?: unknown) => new AppError('EVENT_TOO_LARGE', message, { cause }),
+  /** A deployment's URL when no agent server of it can answer (none deployed yet, or down). */
+  deploymentUnavailable: (deploymentId: string, reason: string, cause?: unknown) =>
+    new AppError('DEPLOYMENT_UNAVAILABLE', `deployment ${deploymentId} cannot serve requests: ${reason}`, { headers: retryAfter, cause }),
   storageUnavailable: (what: string, reason: string, cause?: unknown) =>
     new AppError('STORAGE_UNAVAILABLE', `${what} is unavailable: ${reason}`, { headers: retryAfter, cause }),
 };

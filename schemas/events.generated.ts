@@ -344,6 +344,8 @@ export interface RevisionStatusChanged {
   status: string;
   /** why, for a failure */
   detail: null | string;
+  /** DEPLOYED: where the revision's agent server listens on this machine (the deployment gateway forwards its URL there) */
+  server_url: null | string;
   /** microseconds since the epoch */
   changed_at: number;
 }

@@ -20,6 +20,7 @@ import { DeploymentCommands } from './deploymentCommands.ts';
 import { deploymentRoutes } from './deploymentRoutes.ts';
 import { DeploymentState } from './deploymentState.ts';
 import { DeploymentWorker } from './deploymentWorker.ts';
+import { deploymentGateway } from './deploymentGateway.ts';
 
 /** The control plane API description's version (the contract's document is 0.1.0). */
 export const CONTROL_PLANE_API_VERSION = '0.1.0';
@@ -49,13 +50,16 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     ready: readiness.ready,
   });
   const secrets = SecretBox.fromConfig(config);
+  const publicUrl = controlPlanePublicUrl(config);
   await app.register(async (authed) => {
     requireApiKey(authed, tenancy);
-    await authed.register(deploymentRoutes, { eventLog, deployments, secrets });
+    await authed.register(deploymentRoutes, { eventLog, deployments, secrets, publicUrl });
   });
+  // Deployments' URLs: the agent server behind each checks its callers itself.
+  await app.register(deploymentGateway, { deployments });
   const worker =
     config.CONTROL_PLANE_DEPLOYER === 'local'
-      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets)
+      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets, publicUrl)
       : null;
   worker?.start();
 
@@ -71,6 +75,10 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
   };
 }
 
+/** The control plane's base URL as clients reach it (deployments' URLs start with it). */
+export const controlPlanePublicUrl = (config: Config): string =>
+  (config.CONTROL_PLANE_PUBLIC_URL ?? `http://127.0.0.1:${config.CONTROL_PLANE_PORT}`).replace(/\/+$/, '');
+
 /**
  * The worker and its local deployer. A deployed server gets only what it needs of this process's
  * settings: the brokers and prefix where the platform's API keys live (it checks X-Api-Key against
@@ -83,6 +91,7 @@ function deploymentWorker(
   state: DeploymentState,
   commands: DeploymentCommands,
   secrets: SecretBox | null,
+  publicUrl: string,
 ): DeploymentWorker {
   const tracing: Record<string, string> =
     config.LANGSMITH_ENDPOINT && config.LANGSMITH_API_KEY
@@ -93,6 +102,7 @@ function deploymentWorker(
     commands,
     secrets,
     logger,
+    publicUrl,
     deployer: {
       rootDir: resolve(config.DEPLOYMENTS_DIR),
       baseEnv: {

@@ -80,7 +80,7 @@ export class DeploymentCommands {
     // CREATING, then QUEUED for the deployer, which moves it on from there.
     const events: EventToAppend[] = [
       event('RevisionCreated', key, { ...ids, source, source_revision_config: JSON.stringify(config), secrets, secret_names: names, created_at: at }),
-      event('RevisionStatusChanged', key, { ...ids, status: 'QUEUED', detail: null, changed_at: at }),
+      event('RevisionStatusChanged', key, { ...ids, status: 'QUEUED', detail: null, server_url: null, changed_at: at }),
     ];
     return { revisionId, events };
   }
@@ -179,8 +179,8 @@ export class DeploymentCommands {
 
   /**
    * A revision's new status, as the deployment worker reports it. DEPLOYED comes with the server's
-   * URL: the revision becomes the active one (the fold's rule), source_config.custom_url its URL and
-   * the deployment READY (unless it was soft-deleted meanwhile: the fold ignores those two then).
+   * URL: the revision becomes the active one (the fold's rule), the deployment gateway forwards the
+   * deployment's URL to that server, and the deployment is READY (unless it was soft-deleted meanwhile: the fold ignores those two then).
    * Returns false, appending nothing, when the deployment or revision is gone or the revision has
    * reached a final status (a failure, SKIPPED, INTERRUPTED).
    */
@@ -198,13 +198,16 @@ export class DeploymentCommands {
     const ids = { tenant_id: tenantId, deployment_id: deploymentId };
     const at = nowMicros();
     const events: EventToAppend[] = [
-      event('RevisionStatusChanged', key, { ...ids, revision_id: revisionId, status: change.status, detail: change.detail ?? null, changed_at: at }),
+      event('RevisionStatusChanged', key, {
+        ...ids,
+        revision_id: revisionId,
+        status: change.status,
+        detail: change.detail ?? null,
+        server_url: change.status === 'DEPLOYED' ? change.url! : null,
+        changed_at: at,
+      }),
     ];
-    if (change.status === 'DEPLOYED')
-      events.push(
-        event('DeploymentUpdated', key, { ...ids, source_config_changes: JSON.stringify({ custom_url: change.url }), updated_at: at }),
-        event('DeploymentStatusChanged', key, { ...ids, status: 'READY', changed_at: at }),
-      );
+    if (change.status === 'DEPLOYED') events.push(event('DeploymentStatusChanged', key, { ...ids, status: 'READY', changed_at: at }));
     await this.#log.append(events);
     await this.#state.catchUp();
     return true;

@@ -22,6 +22,8 @@ export interface DeploymentRouteOptions {
   deployments: DeploymentState;
   /** Encrypts deployment secrets; null when SECRETS_ENCRYPTION_KEY is unset (then only deployments without secrets). */
   secrets: SecretBox | null;
+  /** The control plane's base URL as clients reach it: deployments' URLs (custom_url) start with it. */
+  publicUrl: string;
 }
 
 const tags = ['deployments'];
@@ -142,6 +144,7 @@ const notFound = (id: string) => errors.notFound(`Deployment ID ${id}`);
  */
 export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = async (app, deps) => {
   const commands = new DeploymentCommands(deps.deployments, deps.eventLog, deps.secrets);
+  const respond = (d: Deployment) => deploymentResponse(d, deps.publicUrl);
 
   // 422s in FastAPI's shape; everything else goes on to the server's handler (its `{error, detail}`).
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -180,7 +183,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
         sourceRevisionConfig: (b.source_revision_config as Record<string, unknown> | null) ?? {},
         secrets: b.secrets as DeploymentSecret[],
       });
-      return reply.code(201).send(deploymentResponse(d));
+      return reply.code(201).send(respond(d));
     },
   );
 
@@ -209,7 +212,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
           q.image_version === undefined,
       );
       const { resources, offset } = page(matches, q);
-      return { resources: resources.map(deploymentResponse), offset };
+      return { resources: resources.map(respond), offset };
     },
   );
 
@@ -218,7 +221,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     { schema: { tags, summary: 'A deployment', params: deploymentParams, response: responses({ 200: deploymentSchema }, 404) } },
     async (request) => {
       await upToDate(request);
-      return deploymentResponse(deploymentOf(request, request.params.deployment_id));
+      return respond(deploymentOf(request, request.params.deployment_id));
     },
   );
 
@@ -241,7 +244,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
         secrets: (b.secrets as DeploymentSecret[] | null | undefined) ?? null,
         revisionSource: (b.revision_source as string | null | undefined) ?? null,
       };
-      return deploymentResponse(await commands.patch(tenantOf(request), toUuid(request.params.deployment_id)!, patch));
+      return respond(await commands.patch(tenantOf(request), toUuid(request.params.deployment_id)!, patch));
     },
   );
 

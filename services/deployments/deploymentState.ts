@@ -42,6 +42,8 @@ export interface Revision {
   status: RevisionStatus;
   /** Why it failed, for a *_FAILED status. */
   detail: string | null;
+  /** Where its agent server listens, once DEPLOYED (the gateway forwards the deployment's URL there). */
+  serverUrl: string | null;
 }
 
 export interface Deployment {
@@ -68,6 +70,8 @@ class TenantDeployments {
 
 export class DeploymentState {
   readonly #tenants = new Map<string, TenantDeployments>();
+  /** Live deployments by id alone (ids are made by the control plane: unique across workspaces). */
+  readonly #byId = new Map<string, Deployment>();
   readonly #topicState: TopicState;
   readonly #catchUpTimeoutMs: number;
   readonly #listeners = new Set<() => void>();
@@ -137,7 +141,7 @@ export class DeploymentState {
     const t = this.#tenant(p.tenant_id);
     if (t.deployments.has(p.deployment_id) || t.removedBy.has(p.deployment_id)) return;
     for (const d of t.deployments.values()) if (d.name === p.name) return;
-    t.deployments.set(p.deployment_id, {
+    const deployment: Deployment = {
       id: p.deployment_id,
       tenantId: p.tenant_id,
       name: p.name,
@@ -149,7 +153,9 @@ export class DeploymentState {
       deleteTracingProject: false,
       revisions: [],
       activeRevisionId: null,
-    });
+    };
+    t.deployments.set(p.deployment_id, deployment);
+    this.#byId.set(p.deployment_id, deployment);
   }
 
   #revisionCreated(p: RevisionCreated): void {
@@ -166,6 +172,7 @@ export class DeploymentState {
       updatedAt: p.created_at,
       status: 'CREATING',
       detail: null,
+      serverUrl: null,
     });
     d.updatedAt = p.created_at;
   }
@@ -177,6 +184,7 @@ export class DeploymentState {
     r.status = p.status as RevisionStatus;
     r.detail = p.detail;
     r.updatedAt = p.changed_at;
+    if (p.server_url !== null) r.serverUrl = p.server_url;
     if (p.status === 'DEPLOYED') d.activeRevisionId = r.id;
   }
 
@@ -207,6 +215,7 @@ export class DeploymentState {
     const d = t?.deployments.get(p.deployment_id);
     if (!t || !d || d.status !== 'AWAITING_DELETE') return;
     t.deployments.delete(p.deployment_id);
+    this.#byId.delete(p.deployment_id);
     t.removedBy.set(p.deployment_id, p.removal_id);
   }
 
@@ -215,6 +224,11 @@ export class DeploymentState {
   /** A live deployment (active or AWAITING_DELETE) of the workspace. */
   deployment(tenantId: string, id: string): Deployment | undefined {
     return this.#tenants.get(tenantId)?.deployments.get(id);
+  }
+
+  /** A live deployment of any workspace, by id (the deployment gateway's lookup: the agent server checks the caller). */
+  deploymentById(id: string): Deployment | undefined {
+    return this.#byId.get(id);
   }
 
   /** The workspace's live deployments, newest first. */

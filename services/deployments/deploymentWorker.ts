@@ -4,13 +4,13 @@
 // - per deployment, one revision at a time: the newest pending revision (QUEUED, or left
 //   mid-way by a control plane that ended) is deployed; older pending ones become SKIPPED;
 // - rollout: the new revision's server starts and answers /ok, the deployment switches to it
-//   (active_revision_id, source_config.custom_url, READY), then the previous server stops; a
-//   revision that fails leaves the previous one serving;
+//   (active_revision_id and the server the gateway forwards its URL to, READY), then, after a
+//   drain period, the previous server stops; a revision that fails leaves the previous one serving;
 // - a soft-deleted deployment (AWAITING_DELETE) has its servers stopped and directories removed;
 // - a server the deployer gives up on (it kept crashing) makes its deployment UNKNOWN;
 // - at start, every deployment's active revision is started again (re-adopted): the servers of a
-//   control plane that ended went with it (each ends when its IPC channel closes), and its URL
-//   changes, so the deployment's custom_url is set anew.
+//   control plane that ended went with it (each ends when its IPC channel closes), and its port
+//   changes, so its server URL is recorded anew (the deployment's URL stays: deploymentGateway.ts).
 // Only `github` deployments are built here (repo_url + repo_ref + langgraph_config_path); other
 // sources stay QUEUED: Docker images are not run locally.
 import type { Logger } from '../../platform/logger.ts';
@@ -19,6 +19,7 @@ import type { DeploymentCommands } from './deploymentCommands.ts';
 import type { Deployment, DeploymentState, Revision } from './deploymentState.ts';
 import type { DeploymentSecret, RevisionStatus } from './deploymentTypes.ts';
 import { LocalDeployer, type LocalDeployerOptions } from './deployer/localDeployer.ts';
+import { deploymentUrl } from './deploymentGateway.ts';
 import type { DeployerEvent, RevisionSpec } from './deployer/revisionSpec.ts';
 
 /** Statuses of a revision that has not reached its end: a worker that is not running it should. */
@@ -30,12 +31,19 @@ export interface DeploymentWorkerOptions {
   /** Opens the revisions' sealed secrets; null when SECRETS_ENCRYPTION_KEY is unset. */
   secrets: SecretBox | null;
   logger: Logger;
+  /** The control plane's base URL as clients reach it: a deployment's URL is the gateway's (deploymentGateway.ts). */
+  publicUrl: string;
+  /**
+   * How long a replaced server keeps running after the switch, for requests routed to it just
+   * before, or by a replica whose fold is a moment behind. Default 5 s.
+   */
+  drainMs?: number;
   /** The local deployer's settings, but its event sink (the worker's). */
   deployer: Omit<LocalDeployerOptions, 'onEvent'>;
 }
 
 /** The revision spec of a `github` revision, or why it cannot be built. */
-export function revisionSpecOf(d: Deployment, r: Revision, secrets: DeploymentSecret[]): RevisionSpec | { problem: string } {
+export function revisionSpecOf(d: Deployment, r: Revision, secrets: DeploymentSecret[], publicUrl: string): RevisionSpec | { problem: string } {
   const repoUrl = d.sourceConfig.repo_url;
   const ref = r.sourceRevisionConfig.repo_ref;
   const configPath = r.sourceRevisionConfig.langgraph_config_path ?? 'langgraph.json';
@@ -53,7 +61,8 @@ export function revisionSpecOf(d: Deployment, r: Revision, secrets: DeploymentSe
     tenantId: d.tenantId,
     source: { kind: 'git', repoUrl, ref, configPath },
     ...(installCommand ? { installCommand } : {}),
-    env: {},
+    // Agent cards and links name the deployment's URL, not the revision's port.
+    env: { USER_API_URL: deploymentUrl(publicUrl, d.id) },
     secrets: Object.fromEntries(secrets.map((s) => [s.name, s.value])),
   };
 }
@@ -64,6 +73,8 @@ export class DeploymentWorker {
   readonly #secrets: SecretBox | null;
   readonly #logger: Logger;
   readonly #deployer: LocalDeployer;
+  readonly #publicUrl: string;
+  readonly #drainMs: number;
   /** Deployments with a rollout or a teardown under way (one at a time each). */
   readonly #busy = new Set<string>();
   /** Per deployment, the revision whose server serves it here. */
@@ -85,6 +96,8 @@ export class DeploymentWorker {
     this.#commands = options.commands;
     this.#secrets = options.secrets;
     this.#logger = options.logger;
+    this.#publicUrl = options.publicUrl;
+    this.#drainMs = options.drainMs ?? 5_000;
     this.#deployer = new LocalDeployer({ ...options.deployer, onEvent: (e) => this.#onDeployerEvent(e) });
   }
 
@@ -176,7 +189,7 @@ export class DeploymentWorker {
     if (!d || !r) return;
     let spec: RevisionSpec | { problem: string };
     try {
-      spec = revisionSpecOf(d, r, this.#openSecrets(r.secrets));
+      spec = revisionSpecOf(d, r, this.#openSecrets(r.secrets), this.#publicUrl);
     } catch (err) {
       spec = { problem: `the revision's secrets cannot be opened: ${(err as Error).message}` };
     }
@@ -193,7 +206,11 @@ export class DeploymentWorker {
     if (outcome.status !== 'DEPLOYED' || this.#closing) return;
     const previous = this.#serving.get(deploymentId);
     this.#serving.set(deploymentId, revisionId);
-    if (previous && previous !== revisionId) await this.#deployer.stop(previous);
+    if (previous && previous !== revisionId) {
+      // The switch is folded here; the old server drains before it stops (the gateway's note).
+      await new Promise((r) => setTimeout(r, this.#drainMs));
+      await this.#deployer.stop(previous);
+    }
     // Soft-deleted while it was starting: the teardown (after this task) stops it.
   }
 

@@ -44,6 +44,7 @@ describe('HTTP errors', () => {
       errors.conflict('x'), errors.threadBusy(), errors.destinationCheckFailed('x'), errors.missingApiKey(), errors.unknownApiKey(),
       errors.tenantRequired(), errors.invalidTenantId('x'), errors.workspaceForbidden('x'), errors.validation('x'), errors.readModelUnavailable(),
       errors.internal(), errors.notConfigured('x'), errors.kafkaUnavailable('x'), errors.eventTooLarge('x'), errors.storageUnavailable('x', 'y'),
+      errors.deploymentUnavailable('x', 'y'),
       errors.refusedByAuthHandler(401, 'x'), errors.refusedByAuthHandler(403, 'x'),
     ];
     for (const e of made) {

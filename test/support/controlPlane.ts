@@ -30,6 +30,8 @@ export async function startControlPlane(name: string, replicas = 1, extraEnv: Re
     ...extraEnv,
   };
   const ports = await Promise.all(Array.from({ length: replicas }, () => freePort()));
+  // Replicas behind one address, as behind a load balancer: deployments' URLs name the first.
+  base.CONTROL_PLANE_PUBLIC_URL ??= `http://127.0.0.1:${ports[0]}`;
   // Only the first replica may deploy (CONTROL_PLANE_DEPLOYER): two would both build every revision.
   const processes = ports.map((port, n) =>
     startService(

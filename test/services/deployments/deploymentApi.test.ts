@@ -283,7 +283,7 @@ test('the fold rebuilt from the topic equals what the replicas serve', async () 
   await Promise.all([a.start(), b.start()]);
   try {
     expect(JSON.stringify(a.snapshot())).toBe(JSON.stringify(b.snapshot()));
-    const rebuilt = a.deployments(DEFAULT_WORKSPACE_ID).map(deploymentResponse);
+    const rebuilt = a.deployments(DEFAULT_WORKSPACE_ID).map((d) => deploymentResponse(d, cp.env.CONTROL_PLANE_PUBLIC_URL!));
     expect(rebuilt.length).toBeGreaterThan(10);
     for (const replica of [0, 1]) {
       const served = [];

@@ -114,19 +114,28 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   const id = created.body.id as string;
   const first = created.body.latest_revision_id as string;
 
+  // The deployment's URL is the control plane's gateway, from the start; until a revision serves, a 503 says why.
+  const deploymentUrl = created.body.source_config.custom_url as string;
+  expect(deploymentUrl).toBe(`${cp.env.CONTROL_PLANE_PUBLIC_URL}/d/${id}`);
+  const early = await fetch(`${deploymentUrl}/ok`);
+  if (early.status !== 200) {
+    expect(early.status).toBe(503);
+    expect(await early.json()).toMatchObject({ error: 'DEPLOYMENT_UNAVAILABLE', detail: expect.stringContaining('poll the revision until DEPLOYED') });
+  }
   // Created QUEUED; the worker builds and starts it.
   expect(await revisionEnds(id, first)).toBe('DEPLOYED');
   let d = (await call('GET', `/v2/deployments/${id}`)).body;
-  expect(d).toMatchObject({ status: 'READY', active_revision_id: first });
-  const firstUrl = d.source_config.custom_url as string;
-  expect(firstUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-  expect((await fetch(`${firstUrl}/ok`)).ok).toBe(true);
-  expect(await greet(firstUrl, 'hello')).toBe('Hello [open-sesame]: you said "hello"');
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: first, source_config: { custom_url: deploymentUrl } });
+  expect((await fetch(`${deploymentUrl}/ok`)).ok).toBe(true);
+  expect(await greet(deploymentUrl, 'hello')).toBe('Hello [open-sesame]: you said "hello"');
+  // Its agent card names the deployment's URL, not the revision's port.
+  const card = (await (await fetch(`${deploymentUrl}/.well-known/agent-card.json?assistant_id=greeter`, { headers: { 'x-api-key': apiKey } })).json()) as { url: string };
+  expect(card.url).toContain(`${deploymentUrl}/a2a/`);
   // Traced into the project named after the deployment.
   const root = await waitForRun(tracing.apiKey, lastRunId, (r) => r.end_time !== null, 120_000);
   expect((await api(`/sessions/${root.session_id}`, { apiKey: tracing.apiKey })).body).toMatchObject({ name });
   // The deployed server checks the platform's API keys.
-  const withoutKey = await fetch(`${firstUrl}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const withoutKey = await fetch(`${deploymentUrl}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(withoutKey.status).toBe(401);
   const firstPids = serverPids(first);
   expect(firstPids).toHaveLength(1);
@@ -135,18 +144,31 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   writeFileSync(join(repo, 'langgraph.json'), readFileSync(join(repo, 'langgraph.json'), 'utf8').replace('"Hello"', '"Welcome"'));
   git('commit', '--quiet', '-am', 'a warmer greeting');
   git('tag', 'v2');
+  // Callers of the deployment's URL see no failure while it switches: requests go on throughout.
+  const failures: string[] = [];
+  let calls = 0;
+  let switching = true;
+  const caller = (async () => {
+    while (switching) {
+      calls++;
+      const res = await fetch(`${deploymentUrl}/ok`).catch((err: Error) => ({ ok: false, status: err.message }) as const);
+      if (!res.ok) failures.push(String(res.status));
+    }
+  })();
   const patched = await call('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'refs/tags/v2' } });
   expect(patched.status, JSON.stringify(patched.body)).toBe(200);
   const second = patched.body.latest_revision_id as string;
   expect(second).not.toBe(first);
   expect(await revisionEnds(id, second)).toBe('DEPLOYED');
   d = (await call('GET', `/v2/deployments/${id}`)).body;
-  expect(d).toMatchObject({ status: 'READY', active_revision_id: second });
-  const secondUrl = d.source_config.custom_url as string;
-  expect(secondUrl).not.toBe(firstUrl);
-  expect(await greet(secondUrl, 'again')).toBe('Welcome [open-sesame]: you said "again"');
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: second, source_config: { custom_url: deploymentUrl } });
+  expect(await greet(deploymentUrl, 'again')).toBe('Welcome [open-sesame]: you said "again"');
   const gone = (pids: number[], revisionId: string) => async () => pids.every((pid) => !isRunning(pid)) && serverPids(revisionId).length === 0;
   await waitFor('the first revision’s server to stop', gone(firstPids, first), 60_000, 100);
+  switching = false;
+  await caller;
+  expect(failures, `${failures.length} of ${calls} calls during the rollout failed`).toEqual([]);
+  expect(calls).toBeGreaterThan(10);
 
   // A ref that does not exist: BUILD_FAILED, and the second revision keeps serving.
   const bad = await call('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'refs/tags/no-such-tag' } });
@@ -154,8 +176,8 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   const third = bad.body.latest_revision_id as string;
   expect(await revisionEnds(id, third)).toBe('BUILD_FAILED');
   d = (await call('GET', `/v2/deployments/${id}`)).body;
-  expect(d).toMatchObject({ status: 'READY', active_revision_id: second, source_config: { custom_url: secondUrl } });
-  expect(await greet(secondUrl, 'still there?')).toBe('Welcome [open-sesame]: you said "still there?"');
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: second, source_config: { custom_url: deploymentUrl } });
+  expect(await greet(deploymentUrl, 'still there?')).toBe('Welcome [open-sesame]: you said "still there?"');
   // Its reason is in the topic (the contract's Revision has no field for it).
   const fold = new DeploymentState(cp.config, createLogger('test-fold', 'warn'));
   await fold.start();
@@ -173,20 +195,20 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
     'the active revision to serve again',
     async () => {
       const res = await call('GET', `/v2/deployments/${id}`).catch(() => null);
-      const u = res?.body?.source_config?.custom_url as string | undefined;
-      return u && u !== secondUrl && (await fetch(`${u}/ok`).then((r) => r.ok, () => false)) ? res!.body : null;
+      return serverPids(second).length === 1 && (await fetch(`${deploymentUrl}/ok`).then((r) => r.ok, () => false)) ? res!.body : null;
     },
     240_000,
     250,
   );
-  expect(readopted).toMatchObject({ status: 'READY', active_revision_id: second });
-  expect(await greet(readopted.source_config.custom_url, 'back')).toBe('Welcome [open-sesame]: you said "back"');
+  expect(readopted).toMatchObject({ status: 'READY', active_revision_id: second, source_config: { custom_url: deploymentUrl } });
+  expect(await greet(deploymentUrl, 'back')).toBe('Welcome [open-sesame]: you said "back"');
   const readoptedPids = serverPids(second);
   expect(readoptedPids).toHaveLength(1);
 
   // Soft delete: the servers stop; force delete: the record goes.
   expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
   expect((await call('GET', `/v2/deployments/${id}`)).body.status).toBe('AWAITING_DELETE');
+  expect((await fetch(`${deploymentUrl}/ok`)).status).toBe(404);
   await waitFor('the servers to stop after the soft delete', gone(readoptedPids, second), 60_000, 100);
   expect((await call('DELETE', `/v2/deployments/${id}?force=true`)).status).toBe(204);
   expect((await call('GET', `/v2/deployments/${id}`)).status).toBe(404);
@@ -259,5 +281,8 @@ test('revisions queued while no replica deploys: the newest is rolled out, older
   }
   await waitFor('the deployment to be UNKNOWN', async () => (await call('GET', `/v2/deployments/${id}`)).body.status === 'UNKNOWN', 60_000, 100);
   expect(serverPids(newer)).toEqual([]);
+  const down = await fetch(`${d.source_config.custom_url}/ok`);
+  expect(down.status).toBe(503);
+  expect(await down.json()).toMatchObject({ error: 'DEPLOYMENT_UNAVAILABLE', detail: expect.stringContaining('its agent server is down') });
   expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
 }, 900_000);
