@@ -206,11 +206,12 @@ export class DeploymentWorker {
     if (outcome.status !== 'DEPLOYED' || this.#closing) return;
     const previous = this.#serving.get(deploymentId);
     this.#serving.set(deploymentId, revisionId);
-    if (previous && previous !== revisionId) {
-      // The switch is folded here; the old server drains before it stops (the gateway's note).
-      await new Promise((r) => setTimeout(r, this.#drainMs));
-      await this.#deployer.stop(previous);
-    }
+    // The switch is folded here; the old server drains before it stops (the gateway's note), in the
+    // background: the next rollout need not wait for it, and a teardown or close stops it anyway.
+    if (previous && previous !== revisionId)
+      setTimeout(() => {
+        this.#deployer.stop(previous).catch((err: unknown) => this.#logger.error({ err, deploymentId, revisionId: previous }, 'cannot stop a replaced server'));
+      }, this.#drainMs).unref();
     // Soft-deleted while it was starting: the teardown (after this task) stops it.
   }
 
