@@ -13,6 +13,7 @@ import { createHttpServer } from '../../platform/http/server.ts';
 import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
+import { BlobStore } from '../../platform/blobStore.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { requireApiKey, TenancyService } from '../tenancy/index.ts';
@@ -49,13 +50,15 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     ready: readiness.ready,
   });
   const secrets = SecretBox.fromConfig(config);
+  // Where internal_source tarballs are uploaded to and built from.
+  const objects = new BlobStore(config);
   await app.register(async (authed) => {
     requireApiKey(authed, tenancy);
-    await authed.register(deploymentRoutes, { eventLog, deployments, secrets });
+    await authed.register(deploymentRoutes, { eventLog, deployments, secrets, objects });
   });
   const worker =
     config.CONTROL_PLANE_DEPLOYER === 'local'
-      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets)
+      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets, objects)
       : null;
   worker?.start();
 
@@ -67,6 +70,7 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
       await worker?.close();
       await Promise.allSettled([readiness.close(), tenancy.close(), deployments.close()]);
       await eventLog.close();
+      objects.close();
     },
   };
 }
@@ -83,6 +87,7 @@ function deploymentWorker(
   state: DeploymentState,
   commands: DeploymentCommands,
   secrets: SecretBox | null,
+  uploads: BlobStore,
 ): DeploymentWorker {
   const tracing: Record<string, string> =
     config.LANGSMITH_ENDPOINT && config.LANGSMITH_API_KEY
@@ -95,6 +100,7 @@ function deploymentWorker(
     logger,
     deployer: {
       rootDir: resolve(config.DEPLOYMENTS_DIR),
+      uploads,
       baseEnv: {
         KAFKA_BROKERS: config.KAFKA_BROKERS,
         KAFKA_TOPIC_PREFIX: config.KAFKA_TOPIC_PREFIX,
