@@ -12,7 +12,10 @@ import type { BlobRef } from '../schemas/events.generated.ts';
 import { errors } from './errors.ts';
 
 /** What downloadToFile did. */
-export type BlobDownload = { status: 'written'; bytes: number } | { status: 'missing' } | { status: 'too_large'; bytes: number };
+export type BlobDownload =
+  | { status: 'written'; bytes: number }
+  | { status: 'missing' }
+  | { status: 'too_large'; bytes: number };
 
 export class BlobStore {
   readonly bucket: string;
@@ -75,7 +78,11 @@ export class BlobStore {
    * (or bucket), `too_large` (nothing written) when it is larger than `maxBytes`. Other failures
    * (the store down, a broken transfer) reject.
    */
-  async downloadToFile(key: string, file: string, options: { maxBytes: number; signal?: AbortSignal }): Promise<BlobDownload> {
+  async downloadToFile(
+    key: string,
+    file: string,
+    options: { maxBytes: number; signal?: AbortSignal },
+  ): Promise<BlobDownload> {
     let res;
     try {
       res = await this.#s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: options.signal });

@@ -117,7 +117,13 @@ async function cloneGit(repoUrl: string, ref: string, into: string, limits: Buil
 }
 
 /** Extracts a .tar.gz into `into`; `name` is how its failures name it (the upload's object path, or the file). */
-async function extractTarball(path: string, into: string, limits: BuildLimits, signal?: AbortSignal, name = path): Promise<void> {
+async function extractTarball(
+  path: string,
+  into: string,
+  limits: BuildLimits,
+  signal?: AbortSignal,
+  name = path,
+): Promise<void> {
   if (!existsSync(path)) throw new BuildError(`the source tarball ${path} does not exist`);
   await mkdir(into, { recursive: true });
   try {
@@ -125,15 +131,23 @@ async function extractTarball(path: string, into: string, limits: BuildLimits, s
     await run('tar', ['-xzf', resolve(path), '-C', into, '--no-same-owner', '--no-same-permissions'], { timeoutMs: limits.fetchTimeoutMs, signal });
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw new BuildError(`cannot extract the source tarball ${name} (a .tar.gz is expected): ${(err as Error).message}`, { cause: err });
+    const why = (err as Error).message;
+    throw new BuildError(`cannot extract the source tarball ${name} (a .tar.gz is expected): ${why}`, { cause: err });
   }
 }
 
 /** Downloads an uploaded tarball beside the source directory, extracts it, and removes the download. */
-async function extractUpload(objectPath: string, into: string, limits: BuildLimits, uploads: SourceUploads | undefined, signal?: AbortSignal): Promise<void> {
+async function extractUpload(
+  objectPath: string,
+  into: string,
+  limits: BuildLimits,
+  uploads: SourceUploads | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
   if (!uploads) throw new BuildError('this deployer was given no object store, so it cannot read uploaded sources');
   const file = `${into}.tar.gz`;
-  const upload = 'upload it again: POST /v2/deployments/{id}/upload-url, PUT the .tar.gz to upload_url, then PATCH with its object_path';
+  const upload =
+    'upload it again: POST /v2/deployments/{id}/upload-url, PUT the .tar.gz to upload_url, then PATCH with its object_path';
   try {
     let download;
     const timeout = AbortSignal.timeout(limits.fetchTimeoutMs);
@@ -148,10 +162,13 @@ async function extractUpload(objectPath: string, into: string, limits: BuildLimi
       throw new BuildError(`cannot read the uploaded source ${objectPath} from the object store: ${why}`, { cause: err });
     }
     if (download.status === 'missing')
-      throw new BuildError(`no source was uploaded at ${objectPath} (the PUT to its upload_url did not happen or failed); ${upload}`);
+      throw new BuildError(
+        `no source was uploaded at ${objectPath} (the PUT to its upload_url did not happen or failed); ${upload}`,
+      );
     if (download.status === 'too_large')
       throw new BuildError(
-        `the uploaded source ${objectPath} is ${(download.bytes / 1048576).toFixed(1)} MiB, over the ${MAX_SOURCE_TARBALL_BYTES / 1048576} MiB limit; ` +
+        `the uploaded source ${objectPath} is ${(download.bytes / 1048576).toFixed(1)} MiB, ` +
+          `over the ${MAX_SOURCE_TARBALL_BYTES / 1048576} MiB limit; ` +
           'leave large files out of it (.gitignore, .dockerignore) and upload it again',
       );
     await extractTarball(file, into, limits, signal, `uploaded at ${objectPath}`);
