@@ -1,11 +1,21 @@
-// Object storage for claim-checked payloads and attachments (S3 API; MinIO locally).
-// Keys are content-addressed, so writing the same payload twice is harmless.
+// Object storage for claim-checked payloads and attachments (S3 API; MinIO locally), and for the
+// source tarballs clients upload to the control plane through presigned PUT URLs.
+// Payload keys are content-addressed, so writing the same payload twice is harmless.
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { S3Client, PutObjectCommand, GetObjectCommand, HeadBucketCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from './config.ts';
 import type { BlobRef } from '../schemas/events.generated.ts';
 import { errors } from './errors.ts';
+
+/** What downloadToFile did. */
+export type BlobDownload =
+  | { status: 'written'; bytes: number }
+  | { status: 'missing' }
+  | { status: 'too_large'; bytes: number };
 
 export class BlobStore {
   readonly bucket: string;
@@ -52,6 +62,42 @@ export class BlobStore {
 
   presignedUrl(ref: BlobRef, expiresInSeconds = 3600): Promise<string> {
     return getSignedUrl(this.#s3, new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }), { expiresIn: expiresInSeconds });
+  }
+
+  /**
+   * A URL that lets whoever holds it PUT one object at `key` of this bucket until it expires,
+   * without credentials. Content-Type is not signed (the presigner leaves it out), so a client
+   * may send its own, as the LangGraph CLIs do (application/gzip).
+   */
+  presignedPutUrl(key: string, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(this.#s3, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
+  }
+
+  /**
+   * Writes the object at `key` of this bucket to `file`: `missing` when there is no such object
+   * (or bucket), `too_large` (nothing written) when it is larger than `maxBytes`. Other failures
+   * (the store down, a broken transfer) reject.
+   */
+  async downloadToFile(
+    key: string,
+    file: string,
+    options: { maxBytes: number; signal?: AbortSignal },
+  ): Promise<BlobDownload> {
+    let res;
+    try {
+      res = await this.#s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: options.signal });
+    } catch (err) {
+      if (/^(NoSuchKey|NoSuchBucket|NotFound)$/.test((err as Error).name)) return { status: 'missing' };
+      throw err;
+    }
+    const body = res.Body as Readable;
+    const bytes = res.ContentLength ?? 0;
+    if (bytes > options.maxBytes) {
+      body.destroy();
+      return { status: 'too_large', bytes };
+    }
+    await pipeline(body, createWriteStream(file), { signal: options.signal });
+    return { status: 'written', bytes };
   }
 
   close(): void {

@@ -61,7 +61,7 @@ const configSchema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().default('minioadmin'),
   S3_SECRET_ACCESS_KEY: z.string().default('minioadmin-dev-secret'),
-  /** Bucket for claim-checked payloads (big inputs/outputs) and attachments. */
+  /** Bucket for claim-checked payloads (big inputs/outputs) and attachments, and the control plane's uploaded sources. */
   S3_PAYLOAD_BUCKET: z.string().default('langsmith-payloads'),
 
   BOOTSTRAP_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -13,6 +13,7 @@ import { createHttpServer } from '../../platform/http/server.ts';
 import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
+import { BlobStore } from '../../platform/blobStore.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { requireApiKey, TenancyService } from '../tenancy/index.ts';
@@ -51,15 +52,17 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
   });
   const secrets = SecretBox.fromConfig(config);
   const publicUrl = controlPlanePublicUrl(config);
+  // Where internal_source tarballs are uploaded to and built from.
+  const objects = new BlobStore(config);
   await app.register(async (authed) => {
     requireApiKey(authed, tenancy);
-    await authed.register(deploymentRoutes, { eventLog, deployments, secrets, publicUrl });
+    await authed.register(deploymentRoutes, { eventLog, deployments, secrets, objects, publicUrl });
   });
   // Deployments' URLs: the agent server behind each checks its callers itself.
   await app.register(deploymentGateway, { deployments });
   const worker =
     config.CONTROL_PLANE_DEPLOYER === 'local'
-      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets, publicUrl)
+      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets, objects, publicUrl)
       : null;
   worker?.start();
 
@@ -71,6 +74,7 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
       await worker?.close();
       await Promise.allSettled([readiness.close(), tenancy.close(), deployments.close()]);
       await eventLog.close();
+      objects.close();
     },
   };
 }
@@ -91,6 +95,7 @@ function deploymentWorker(
   state: DeploymentState,
   commands: DeploymentCommands,
   secrets: SecretBox | null,
+  uploads: BlobStore,
   publicUrl: string,
 ): DeploymentWorker {
   const tracing: Record<string, string> =
@@ -105,6 +110,7 @@ function deploymentWorker(
     publicUrl,
     deployer: {
       rootDir: resolve(config.DEPLOYMENTS_DIR),
+      uploads,
       baseEnv: {
         KAFKA_BROKERS: config.KAFKA_BROKERS,
         KAFKA_TOPIC_PREFIX: config.KAFKA_TOPIC_PREFIX,

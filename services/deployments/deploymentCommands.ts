@@ -1,5 +1,6 @@
 // The control plane's commands: create a deployment, patch it (a new revision when its revision
-// config, secrets or resource_spec change), soft delete it, force delete it. Each checks against
+// config, secrets or resource_spec change), redeploy an older revision (a new revision with its
+// config and secrets), soft delete it, force delete it. Each checks against
 // the folded state, appends its events to the deployments topic, then waits until the state has
 // folded them and reads back what took effect, so the answer is what GET returns next. The
 // deployment worker reports its revisions' progress through recordRevisionStatus, decided the same way.
@@ -18,6 +19,7 @@ import type { SecretBox } from '../../platform/secretBox.ts';
 import { nowMicros } from '../../platform/time.ts';
 import { deploymentEventKey, type Deployment, type DeploymentState } from './deploymentState.ts';
 import { SECRET_VALUE_MASK, type DeploymentSecret, type RevisionStatus } from './deploymentTypes.ts';
+import { uploadPathProblem } from './sourceUploads.ts';
 
 /** Statuses a revision never leaves: the worker's late reports about it change nothing. */
 const FINAL_REVISION_STATUSES: ReadonlySet<RevisionStatus> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
@@ -28,6 +30,15 @@ export interface NewDeployment {
   sourceConfig: Record<string, unknown>;
   sourceRevisionConfig: Record<string, unknown>;
   secrets: DeploymentSecret[];
+}
+
+/** A revision about to be appended: its source and config, its sealed secrets and their names. */
+interface NewRevision {
+  source: string;
+  config: Record<string, unknown>;
+  secrets: string;
+  names: string[];
+  detail?: string | null;
 }
 
 export interface DeploymentPatch {
@@ -43,6 +54,30 @@ const FIXED_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'l
 const notFound = (id: string) => errors.notFound(`Deployment ID ${id}`);
 const beingDeleted = (id: string) =>
   errors.badRequest(`Deployment ID ${id} is AWAITING_DELETE (soft-deleted): it cannot be changed; only DELETE ?force=true applies to it`);
+
+/** What the QUEUED status of an internal_source revision without its tarball says to do. */
+const awaitingUpload = (deploymentId: string) =>
+  `waiting for its source: POST /v2/deployments/${deploymentId}/upload-url, PUT the .tar.gz to its upload_url, then PATCH ` +
+  'the deployment with revision_source internal_source and source_revision_config.source_tarball_path = its object_path';
+
+/**
+ * Why a revision of `source` cannot have `config` (a 400), or null. A source_tarball_path belongs to
+ * an internal_source revision and must be an upload of the workspace (never another tenant's).
+ */
+function revisionConfigProblem(tenantId: string, source: string, config: Record<string, unknown>): string | null {
+  const tarball = config.source_tarball_path;
+  if (tarball === undefined) return null;
+  if (source !== 'internal_source')
+    return (
+      'source_revision_config.source_tarball_path is for internal_source revisions; ' +
+      `this revision's source is ${source}`
+    );
+  return uploadPathProblem(tenantId, String(tarball));
+}
+
+/** What a new revision's QUEUED status says, or null. */
+const queuedDetail = (deploymentId: string, source: string, config: Record<string, unknown>): string | null =>
+  source === 'internal_source' && config.source_tarball_path === undefined ? awaitingUpload(deploymentId) : null;
 
 /** The non-null fields of an object (a PATCH's null means "leave as it is"). */
 const setFields = (o: Record<string, unknown> | null): Record<string, unknown> =>
@@ -72,7 +107,12 @@ export class DeploymentCommands {
     return this.#secrets.open<DeploymentSecret[]>(sealed);
   }
 
-  #revisionEvents(tenantId: string, deploymentId: string, source: string, config: Record<string, unknown>, secrets: string, names: string[]) {
+  /**
+   * A new revision, CREATING then QUEUED; `detail` is what its QUEUED status says (where it comes
+   * from), else why it waits, if it does.
+   */
+  #revisionEvents(tenantId: string, deploymentId: string, revision: NewRevision) {
+    const { source, config, secrets, names } = revision;
     const key = deploymentEventKey(tenantId, deploymentId);
     const revisionId = randomUUID();
     const at = nowMicros();
@@ -80,7 +120,13 @@ export class DeploymentCommands {
     // CREATING, then QUEUED for the deployer, which moves it on from there.
     const events: EventToAppend[] = [
       event('RevisionCreated', key, { ...ids, source, source_revision_config: JSON.stringify(config), secrets, secret_names: names, created_at: at }),
-      event('RevisionStatusChanged', key, { ...ids, status: 'QUEUED', detail: null, server_url: null, changed_at: at }),
+      event('RevisionStatusChanged', key, {
+        ...ids,
+        status: 'QUEUED',
+        detail: revision.detail ?? queuedDetail(deploymentId, source, config),
+        server_url: null,
+        changed_at: at,
+      }),
     ];
     return { revisionId, events };
   }
@@ -88,12 +134,16 @@ export class DeploymentCommands {
   async create(tenantId: string, d: NewDeployment): Promise<Deployment> {
     checkSecretNames(d.secrets);
     if (d.secrets.some((s) => s.value === SECRET_VALUE_MASK)) throw errors.badRequest('secrets: a new deployment has no stored value to keep; give each value');
+    const config = setFields(d.sourceRevisionConfig);
+    const problem = revisionConfigProblem(tenantId, d.source, config);
+    if (problem) throw errors.badRequest(problem);
     const sealed = this.#seal(d.secrets);
     await this.#state.catchUp();
     const taken = () => this.#state.deployments(tenantId).some((x) => x.name === d.name);
     if (taken()) throw errors.conflict(`a deployment named ${d.name} already exists in this workspace`);
     const id = randomUUID();
-    const revision = this.#revisionEvents(tenantId, id, d.source, setFields(d.sourceRevisionConfig), sealed, d.secrets.map((s) => s.name));
+    const names = d.secrets.map((s) => s.name);
+    const revision = this.#revisionEvents(tenantId, id, { source: d.source, config, secrets: sealed, names });
     await this.#log.append([
       event('DeploymentCreated', deploymentEventKey(tenantId, id), {
         tenant_id: tenantId,
@@ -117,6 +167,10 @@ export class DeploymentCommands {
     const d = this.#state.deployment(tenantId, id);
     if (!d) throw notFound(id);
     if (d.status === 'AWAITING_DELETE') throw beingDeleted(id);
+    if (p.revisionSource !== null && p.revisionSource !== d.source)
+      throw errors.badRequest(
+        `revision_source ${p.revisionSource} is not this deployment's source (${d.source}), which cannot change`,
+      );
     const configChanges = setFields(p.sourceConfig);
     for (const field of FIXED_SOURCE_CONFIG)
       if (field in configChanges && JSON.stringify(configChanges[field]) !== JSON.stringify(d.sourceConfig[field] ?? null))
@@ -145,14 +199,54 @@ export class DeploymentCommands {
         names = secrets.map((s) => s.name);
       }
       const config = { ...(latest?.sourceRevisionConfig ?? {}), ...revisionChanges };
-      const revision = this.#revisionEvents(tenantId, id, p.revisionSource ?? d.source, config, sealed, names);
+      const problem = revisionConfigProblem(tenantId, d.source, config);
+      if (problem) throw errors.badRequest(problem);
+      const revision = this.#revisionEvents(tenantId, id, { source: d.source, config, secrets: sealed, names });
       revisionId = revision.revisionId;
       events.push(...revision.events);
     }
     if (events.length === 0) return d;
+    return this.#appendAndReadBack(tenantId, id, events, revisionId);
+  }
+
+  /**
+   * Redeploys a revision that was DEPLOYED (a rollback, or a restart of the active one): a new
+   * revision with its source_revision_config and its secrets as they were, rolled out like any
+   * other. Only a DEPLOYED revision qualifies: one that failed, was skipped or is still on its way
+   * never served (400). Its QUEUED status names the revision it redeploys.
+   */
+  async redeploy(tenantId: string, id: string, revisionId: string): Promise<Deployment> {
+    await this.#state.catchUp();
+    const d = this.#state.deployment(tenantId, id);
+    if (!d) throw notFound(id);
+    if (d.status === 'AWAITING_DELETE') throw beingDeleted(id);
+    const old = d.revisions.find((r) => r.id === revisionId);
+    if (!old) throw errors.notFound(`Revision ID ${revisionId} of deployment ${id}`);
+    if (old.status !== 'DEPLOYED')
+      throw errors.badRequest(
+        `Revision ID ${revisionId} is ${old.status}: only a revision that was DEPLOYED can be redeployed; ` +
+          'to deploy its settings anyway, PATCH the deployment with them',
+      );
+    const revision = this.#revisionEvents(tenantId, id, {
+      source: old.source,
+      config: { ...old.sourceRevisionConfig },
+      secrets: old.secrets,
+      names: [...old.secretNames],
+      detail: `redeploys revision ${old.id}`,
+    });
+    return this.#appendAndReadBack(tenantId, id, revision.events, revision.revisionId);
+  }
+
+  /** Appends a PATCH's or redeploy's events, then reads back what took effect. */
+  async #appendAndReadBack(
+    tenantId: string,
+    id: string,
+    events: EventToAppend[],
+    revisionId: string | null,
+  ): Promise<Deployment> {
     await this.#log.append(events);
     await this.#state.catchUp();
-    // Read back what took effect: a soft delete or a removal folded first makes the fold ignore ours.
+    // A soft delete or a removal folded first makes the fold ignore ours.
     const after = this.#state.deployment(tenantId, id);
     if (!after) throw notFound(id);
     if (revisionId !== null && !after.revisions.some((r) => r.id === revisionId)) throw beingDeleted(id);

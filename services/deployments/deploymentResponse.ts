@@ -23,6 +23,13 @@ export const revisionSchema = {
     status: { type: 'string', enum: [...REVISION_STATUSES] },
     source: { type: 'string', enum: [...DEPLOYMENT_SOURCES] },
     source_revision_config: openObject,
+    status_message: {
+      type: ['string', 'null'],
+      description:
+        'Not in the contract (clients ignore it): what the status means for this revision and what to do about it, ' +
+        'e.g. why it failed (BUILD_FAILED: the ref, the config field, the install’s last lines), why it waits, ' +
+        'which revision it redeploys; null when there is nothing to add',
+    },
   },
 } as const;
 
@@ -89,6 +96,7 @@ export function revisionResponse(r: Revision): Record<string, unknown> {
     status: r.status,
     source: r.source,
     source_revision_config: r.sourceRevisionConfig,
+    status_message: r.detail,
   };
 }
 

@@ -1,8 +1,10 @@
 // The control plane's API under /v2/deployments: create, list, read, patch and delete
-// deployments; list and read their revisions. Writes are commands appended to the deployments
-// topic (deploymentCommands.ts); reads answer from its fold. Invalid input is a 422 in FastAPI's
-// shape (validationDetail.ts), an unknown id a 404 naming it, another workspace's ids 404s too.
+// deployments; list and read their revisions, redeploy one; a presigned URL to upload an
+// internal_source deployment's tarball. Writes are commands appended to the deployments topic
+// (deploymentCommands.ts); reads answer from its fold. Invalid input is a 422 in FastAPI's shape
+// (validationDetail.ts), an unknown id a 404 naming it, another workspace's ids 404s too.
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { BlobStore } from '../../platform/blobStore.ts';
 import { errorResponses } from '../../platform/http/openapi.ts';
 import { errors } from '../../platform/errors.ts';
 import { toUuid } from '../../platform/ids.ts';
@@ -13,7 +15,16 @@ import { DeploymentCommands, type DeploymentPatch } from './deploymentCommands.t
 import { deploymentResponse, deploymentSchema, pageSchema, revisionResponse, revisionSchema } from './deploymentResponse.ts';
 import type { Deployment, DeploymentState } from './deploymentState.ts';
 import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES, type DeploymentSecret } from './deploymentTypes.ts';
-import { httpValidationErrorSchema, queryBool, queryInt, RequestValidationError, validationErrorOf } from './validationDetail.ts';
+import { reservedEnvProblem } from './reservedEnvNames.ts';
+import { newUploadObjectPath, UPLOAD_URL_EXPIRES_SECONDS } from './sourceUploads.ts';
+import {
+  httpValidationErrorSchema,
+  queryBool,
+  queryInt,
+  RequestValidationError,
+  validationErrorOf,
+  type ValidationDetail,
+} from './validationDetail.ts';
 
 /** What the deployment routes are given by the process that serves them. */
 export interface DeploymentRouteOptions {
@@ -24,6 +35,8 @@ export interface DeploymentRouteOptions {
   secrets: SecretBox | null;
   /** The control plane's base URL as clients reach it: deployments' URLs (custom_url) start with it. */
   publicUrl: string;
+  /** The object store internal_source tarballs are uploaded to (its payload bucket). */
+  objects: BlobStore;
 }
 
 const tags = ['deployments'];
@@ -56,7 +69,10 @@ const sourceRevisionConfigBody = {
     repo_ref: nullableString(1024, 'a branch, or a full tag ref (refs/tags/v1.0.0)'),
     langgraph_config_path: nullableString(1024, 'e.g. langgraph.json'),
     image_uri: nullableString(2048),
-    source_tarball_path: nullableString(2048),
+    source_tarball_path: nullableString(
+      2048,
+      'internal_source: the object_path POST …/upload-url returned, once the tarball is PUT there',
+    ),
   },
 } as const;
 
@@ -99,6 +115,22 @@ const patchBody = {
   },
 } as const;
 
+const uploadUrlSchema = {
+  type: 'object',
+  required: ['upload_url', 'object_path'],
+  additionalProperties: false,
+  properties: {
+    upload_url: {
+      type: 'string',
+      description: `PUT the source .tar.gz here (any Content-Type), within ${UPLOAD_URL_EXPIRES_SECONDS} s`,
+    },
+    object_path: {
+      type: 'string',
+      description: 'then PATCH the deployment with source_revision_config.source_tarball_path = this',
+    },
+  },
+} as const;
+
 const deploymentParams = { type: 'object', required: ['deployment_id'], properties: { deployment_id: uuid } } as const;
 const revisionParams = { type: 'object', required: ['deployment_id', 'revision_id'], properties: { deployment_id: uuid, revision_id: uuid } } as const;
 
@@ -138,6 +170,23 @@ type Query = Record<string, string | undefined>;
 
 const notFound = (id: string) => errors.notFound(`Deployment ID ${id}`);
 
+/** Secrets named like a variable the platform sets (reservedEnvNames.ts): a 422 naming each. */
+function refuseReservedNames(secrets: unknown): void {
+  const detail: ValidationDetail[] = [];
+  for (const [i, secret] of ((secrets as DeploymentSecret[] | null | undefined) ?? []).entries()) {
+    const problem = reservedEnvProblem(secret.name);
+    if (problem)
+      detail.push({
+        loc: ['body', 'secrets', i, 'name'],
+        msg: `Value error, ${problem}`,
+        type: 'value_error',
+        input: secret.name,
+        ctx: { error: problem },
+      });
+  }
+  if (detail.length > 0) throw new RequestValidationError(detail);
+}
+
 /**
  * The control plane's HTTP surface, a fastify plugin: registered by the control-plane process
  * inside its API-key scope (request.tenantId is set by services/tenancy's requireApiKey).
@@ -176,6 +225,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     { schema: { tags, summary: 'Create a deployment and its first revision (QUEUED for the deployer)', body: createBody, response: responses({ 201: deploymentSchema }, 400, 409) } },
     async (request, reply) => {
       const b = request.body;
+      refuseReservedNames(b.secrets);
       const d = await commands.create(tenantOf(request), {
         name: b.name as string,
         source: b.source as string,
@@ -238,6 +288,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     },
     async (request) => {
       const b = request.body;
+      refuseReservedNames(b.secrets);
       const patch: DeploymentPatch = {
         sourceConfig: (b.source_config as Record<string, unknown> | null | undefined) ?? null,
         sourceRevisionConfig: (b.source_revision_config as Record<string, unknown> | null | undefined) ?? null,
@@ -296,6 +347,62 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
       const r = d.revisions.find((x) => x.id === revisionId);
       if (!r) throw errors.notFound(`Revision ID ${request.params.revision_id} of deployment ${d.id}`);
       return revisionResponse(r);
+    },
+  );
+
+  app.post<{ Params: { deployment_id: string; revision_id: string } }>(
+    '/v2/deployments/:deployment_id/revisions/:revision_id/redeploy',
+    {
+      schema: {
+        tags,
+        summary:
+          'Deploy a revision that was DEPLOYED again (a rollback): a new revision with its source_revision_config ' +
+          'and secrets, rolled out like a PATCH; latest_revision_id is the new one ' +
+          '(400 for a revision never DEPLOYED, or once AWAITING_DELETE)',
+        params: revisionParams,
+        response: responses({ 200: deploymentSchema }, 400, 404),
+      },
+    },
+    async (request) => {
+      const { deployment_id: deploymentId, revision_id: revisionId } = request.params;
+      return respond(await commands.redeploy(tenantOf(request), toUuid(deploymentId)!, toUuid(revisionId)!));
+    },
+  );
+
+  /** The bucket, made when the first upload URL is asked for (so the control plane starts without the object store). */
+  let bucketReady: Promise<void> | null = null;
+  const ensureBucket = (): Promise<void> =>
+    (bucketReady ??= deps.objects.ensureBucket().catch((err: Error) => {
+      bucketReady = null;
+      throw errors.storageUnavailable('object storage', err.message, err);
+    }));
+
+  app.post<{ Params: { deployment_id: string } }>(
+    '/v2/deployments/:deployment_id/upload-url',
+    {
+      schema: {
+        tags,
+        summary:
+          'A presigned URL to PUT an internal_source deployment’s source tarball ' +
+          '(.tar.gz of the directory holding langgraph.json, ' +
+          'at most 200 MiB), and its object_path for the PATCH that deploys it (400 for other sources)',
+        params: deploymentParams,
+        response: responses({ 200: uploadUrlSchema }, 400, 404, 503),
+      },
+    },
+    async (request) => {
+      await upToDate(request);
+      const d = deploymentOf(request, request.params.deployment_id);
+      if (d.source !== 'internal_source')
+        throw errors.badRequest(
+          `upload-url is only available for 'internal_source' source deployments; Deployment ID ${d.id} is a ${d.source} deployment`,
+        );
+      if (d.status === 'AWAITING_DELETE')
+        throw errors.badRequest(`Deployment ID ${d.id} is AWAITING_DELETE (soft-deleted): it takes no new source`);
+      await ensureBucket();
+      const objectPath = newUploadObjectPath(d.tenantId, d.id);
+      const uploadUrl = await deps.objects.presignedPutUrl(objectPath, UPLOAD_URL_EXPIRES_SECONDS);
+      return { upload_url: uploadUrl, object_path: objectPath };
     },
   );
 };

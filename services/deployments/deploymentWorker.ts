@@ -11,8 +11,10 @@
 // - at start, every deployment's active revision is started again (re-adopted): the servers of a
 //   control plane that ended went with it (each ends when its IPC channel closes), and its port
 //   changes, so its server URL is recorded anew (the deployment's URL stays: deploymentGateway.ts).
-// Only `github` deployments are built here (repo_url + repo_ref + langgraph_config_path); other
-// sources stay QUEUED: Docker images are not run locally.
+// What is built: `github` revisions (repo_url + repo_ref + langgraph_config_path) and
+// `internal_source` ones (the tarball uploaded at source_tarball_path; one without it waits QUEUED
+// for its upload). Sources that are images (external_docker, internal_docker) or templates end
+// DEPLOY_FAILED at once with the reason: this machine runs revisions as processes, without Docker.
 import type { Logger } from '../../platform/logger.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
 import type { DeploymentCommands } from './deploymentCommands.ts';
@@ -20,7 +22,7 @@ import type { Deployment, DeploymentState, Revision } from './deploymentState.ts
 import type { DeploymentSecret, RevisionStatus } from './deploymentTypes.ts';
 import { LocalDeployer, type LocalDeployerOptions } from './deployer/localDeployer.ts';
 import { deploymentUrl } from './deploymentGateway.ts';
-import type { DeployerEvent, RevisionSpec } from './deployer/revisionSpec.ts';
+import type { DeployerEvent, RevisionSource, RevisionSpec } from './deployer/revisionSpec.ts';
 
 /** Statuses of a revision that has not reached its end: a worker that is not running it should. */
 const PENDING: ReadonlySet<RevisionStatus> = new Set(['QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING']);
@@ -42,16 +44,49 @@ export interface DeploymentWorkerOptions {
   deployer: Omit<LocalDeployerOptions, 'onEvent'>;
 }
 
-/** The revision spec of a `github` revision, or why it cannot be built. */
-export function revisionSpecOf(d: Deployment, r: Revision, secrets: DeploymentSecret[], publicUrl: string): RevisionSpec | { problem: string } {
-  const repoUrl = d.sourceConfig.repo_url;
-  const ref = r.sourceRevisionConfig.repo_ref;
+/** Sources built and run here: from their source, as agent-server processes. */
+const BUILDABLE_SOURCES: ReadonlySet<string> = new Set(['github', 'internal_source']);
+
+/** Why a revision's source cannot run on this machine (it ends DEPLOY_FAILED), or null when it can. */
+function unsupportedSourceProblem(source: string): string | null {
+  if (BUILDABLE_SOURCES.has(source)) return null;
+  return (
+    `this control plane cannot run ${source} revisions: it runs each revision from its source as a local agent-server ` +
+    'process, without Docker or Kubernetes. Create a deployment with source github (a repo_url git can clone) or ' +
+    'internal_source (a tarball uploaded through POST …/upload-url) instead'
+  );
+}
+
+/** An internal_source revision without its tarball: it waits QUEUED until a newer revision brings one. */
+const waitsForUpload = (r: Revision): boolean =>
+  r.source === 'internal_source' && typeof r.sourceRevisionConfig.source_tarball_path !== 'string';
+
+/** The revision spec of a revision, or why it fails (BUILD_FAILED unless `status` says otherwise). */
+export function revisionSpecOf(
+  d: Deployment,
+  r: Revision,
+  secrets: DeploymentSecret[],
+  publicUrl: string,
+): RevisionSpec | { problem: string; status?: 'BUILD_FAILED' | 'DEPLOY_FAILED' } {
+  const unsupported = unsupportedSourceProblem(r.source);
+  if (unsupported) return { problem: unsupported, status: 'DEPLOY_FAILED' };
   const configPath = r.sourceRevisionConfig.langgraph_config_path ?? 'langgraph.json';
-  if (typeof repoUrl !== 'string' || repoUrl === '')
-    return { problem: 'source_config.repo_url is not set: a github deployment needs the repository to build' };
-  if (typeof ref !== 'string' || ref === '')
-    return { problem: 'source_revision_config.repo_ref is not set: name a branch or a tag ref (refs/tags/v1)' };
   if (typeof configPath !== 'string') return { problem: 'source_revision_config.langgraph_config_path must be a path' };
+  let source: RevisionSource;
+  if (r.source === 'github') {
+    const repoUrl = d.sourceConfig.repo_url;
+    const ref = r.sourceRevisionConfig.repo_ref;
+    if (typeof repoUrl !== 'string' || repoUrl === '')
+      return { problem: 'source_config.repo_url is not set: a github deployment needs the repository to build' };
+    if (typeof ref !== 'string' || ref === '')
+      return { problem: 'source_revision_config.repo_ref is not set: name a branch or a tag ref (refs/tags/v1)' };
+    source = { kind: 'git', repoUrl, ref, configPath };
+  } else {
+    const objectPath = r.sourceRevisionConfig.source_tarball_path;
+    if (typeof objectPath !== 'string')
+      return { problem: 'source_revision_config.source_tarball_path is not set: upload the source first' };
+    source = { kind: 'upload', objectPath, configPath };
+  }
   const install = d.sourceConfig.install_command;
   const installCommand = typeof install === 'string' && install !== '' ? install : undefined;
   return {
@@ -59,7 +94,7 @@ export function revisionSpecOf(d: Deployment, r: Revision, secrets: DeploymentSe
     revisionId: r.id,
     deploymentName: d.name,
     tenantId: d.tenantId,
-    source: { kind: 'git', repoUrl, ref, configPath },
+    source,
     ...(installCommand ? { installCommand } : {}),
     // Agent cards and links name the deployment's URL, not the revision's port.
     env: { USER_API_URL: deploymentUrl(publicUrl, d.id) },
@@ -105,7 +140,7 @@ export class DeploymentWorker {
   start(): void {
     this.#unsubscribe = this.#state.onChange(() => this.#schedule());
     for (const d of this.#state.allDeployments()) {
-      if (d.source !== 'github' || d.status === 'AWAITING_DELETE' || !d.activeRevisionId) continue;
+      if (d.status === 'AWAITING_DELETE' || !d.activeRevisionId) continue;
       const active = d.revisions.find((r) => r.id === d.activeRevisionId);
       // First, even when a newer revision is pending (rolled out next): should that one fail, this one serves.
       if (active?.status === 'DEPLOYED') this.#run(d.id, () => this.#rollout(d.tenantId, d.id, active.id, true));
@@ -143,7 +178,6 @@ export class DeploymentWorker {
       if (!liveIds.has(x.deploymentId) && !this.#busy.has(x.deploymentId))
         this.#run(x.deploymentId, () => this.#tearDown(x.deploymentId));
     for (const d of live) {
-      if (d.source !== 'github') continue;
       if (this.#busy.has(d.id)) {
         // Soft-deleted mid-rollout: end the build or start now rather than after it (the teardown follows).
         if (d.status === 'AWAITING_DELETE' && !this.#interrupted.has(d.id)) {
@@ -160,13 +194,15 @@ export class DeploymentWorker {
       const pending = d.revisions.filter((r) => PENDING.has(r.status));
       if (pending.length === 0) continue;
       const [newest, ...older] = pending; // revisions are newest first
+      const waits = waitsForUpload(newest!);
+      if (waits && older.length === 0) continue; // nothing to do until its source comes
       this.#run(d.id, async () => {
         for (const r of older)
           await this.#commands.recordRevisionStatus(d.tenantId, d.id, r.id, {
             status: 'SKIPPED',
             detail: `revision ${newest!.id} was queued after it`,
           });
-        await this.#rollout(d.tenantId, d.id, newest!.id, false);
+        if (!waits) await this.#rollout(d.tenantId, d.id, newest!.id, false);
       });
     }
   }
@@ -187,14 +223,17 @@ export class DeploymentWorker {
     const d = this.#state.deployment(tenantId, deploymentId);
     const r = d?.revisions.find((x) => x.id === revisionId);
     if (!d || !r) return;
-    let spec: RevisionSpec | { problem: string };
+    let spec: ReturnType<typeof revisionSpecOf>;
     try {
       spec = revisionSpecOf(d, r, this.#openSecrets(r.secrets), this.#publicUrl);
     } catch (err) {
       spec = { problem: `the revision's secrets cannot be opened: ${(err as Error).message}` };
     }
     if ('problem' in spec) {
-      await this.#commands.recordRevisionStatus(tenantId, deploymentId, revisionId, { status: 'BUILD_FAILED', detail: spec.problem });
+      await this.#commands.recordRevisionStatus(tenantId, deploymentId, revisionId, {
+        status: spec.status ?? 'BUILD_FAILED',
+        detail: spec.problem,
+      });
       return;
     }
     this.#logger.info({ deploymentId, revisionId, readopt }, readopt ? 're-adopting the active revision' : 'deploying a revision');

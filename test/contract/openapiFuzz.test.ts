@@ -57,5 +57,5 @@ async function fuzz(name: string, url: string, apiKey: string, minOperations: nu
 describe('whatever the fuzzer sends: no 5xx, and only documented statuses', () => {
   test('tracing API (/docs/json)', () => fuzz('tracing', tracing.url, tracing.apiKey, 70), 900_000);
   test('agent server (/docs/json)', () => fuzz('agent-server', agent.url, agent.apiKey, 35), 900_000);
-  test('control plane (/docs/json)', () => fuzz('control-plane', controlPlane.urls[0]!, controlPlane.apiKey, 14), 900_000);
+  test('control plane (/docs/json)', () => fuzz('control-plane', controlPlane.urls[0]!, controlPlane.apiKey, 18), 900_000);
 });

@@ -24,6 +24,10 @@ export async function startControlPlane(name: string, replicas = 1, extraEnv: Re
   const base: Record<string, string> = {
     KAFKA_BROKERS: infra.kafkaBrokers,
     KAFKA_TOPIC_PREFIX: `${id}.`,
+    // The object store of internal_source uploads (upload-url, and the worker's builds).
+    S3_ENDPOINT: infra.s3Endpoint,
+    S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+    S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
     BOOTSTRAP_API_KEY: `lsk_test_${randomBytes(16).toString('hex')}`,
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'info',

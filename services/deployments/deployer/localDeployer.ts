@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { CANNOT_START_EXIT_CODE } from '../../../platform/cannotStart.ts';
 import { AGENT_SERVER_ENTRY } from '../../agent-server/index.ts';
 import { AgentServerProcess } from './agentServerProcess.ts';
-import type { DeployerEvent, DeployerRevisionStatus, DeployOutcome, RevisionSpec } from './revisionSpec.ts';
+import type { DeployerEvent, DeployerRevisionStatus, DeployOutcome, RevisionSpec, SourceUploads } from './revisionSpec.ts';
 import { BuildError, checkConfig, fetchSource, installPackages, linkPlatformPackages, type BuildLimits } from './sourcePreparation.ts';
 
 export interface LocalDeployerOptions {
@@ -24,6 +24,8 @@ export interface LocalDeployerOptions {
    */
   baseEnv: Record<string, string>;
   onEvent(event: DeployerEvent): void;
+  /** Where `upload` sources (internal_source tarballs) are read from; without it they fail to build. */
+  uploads?: SourceUploads;
   /** The packages a source without its own resolves against; the platform's node_modules by default. */
   platformNodeModules?: string;
   /** The Node that runs servers and installs; this process's by default (Node 24). */
@@ -65,11 +67,14 @@ interface Revision {
 }
 
 export class LocalDeployer {
-  readonly #options: Required<LocalDeployerOptions>;
+  readonly #options: Required<Omit<LocalDeployerOptions, 'uploads'>>;
+  readonly #uploads: SourceUploads | undefined;
   readonly #revisions = new Map<string, Revision>();
 
   constructor(options: LocalDeployerOptions) {
-    this.#options = { platformNodeModules: PLATFORM_NODE_MODULES, nodePath: process.execPath, ...DEFAULTS, ...options };
+    const { uploads, ...rest } = options;
+    this.#options = { platformNodeModules: PLATFORM_NODE_MODULES, nodePath: process.execPath, ...DEFAULTS, ...rest };
+    this.#uploads = uploads;
   }
 
   /** The revisions this deployer runs or is deploying, with the URL and pid of the running ones. */
@@ -177,7 +182,7 @@ export class LocalDeployer {
   async #build(revision: Revision): Promise<{ sourceDir: string; configFile: string; commitSha?: string }> {
     const { spec, dir, abort } = revision;
     const limits: BuildLimits = { fetchTimeoutMs: this.#options.fetchTimeoutMs, installTimeoutMs: this.#options.installTimeoutMs };
-    const { sourceDir, commitSha } = await fetchSource(spec.source, dir, limits, abort.signal);
+    const { sourceDir, commitSha } = await fetchSource(spec.source, dir, limits, abort.signal, this.#uploads);
     const { configFile } = checkConfig(sourceDir, spec.source.configPath ?? 'langgraph.json');
     await installPackages(sourceDir, {
       installCommand: spec.installCommand,
@@ -196,30 +201,11 @@ export class LocalDeployer {
   }
 
   /**
-   * base env < the deployment's env < its secrets < what the platform sets (contract §5: the
-   * CLIs refuse those names as secrets). langgraph.json's own `env` is applied by the agent
-   * server, under all of these. Checkpoints stay in the process's memory: a revision shares
-   * no state with another (durable per-deployment storage is the control plane's later step).
+   * base env < the deployment's env < its secrets < what the platform sets (platformEnv).
+   * langgraph.json's own `env` is applied by the agent server, under all of these.
    */
   #serverEnv(spec: RevisionSpec, port: number, configFile: string): Record<string, string> {
-    return {
-      ...this.#options.baseEnv,
-      ...spec.env,
-      ...spec.secrets,
-      PATH: this.#path(),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      AGENT_SERVER_PORT: String(port),
-      AGENT_SERVER_CONFIG: configFile,
-      AGENT_SERVER_CHECKPOINTER: 'memory',
-      LANGSMITH_PROJECT: spec.deploymentName,
-      LANGCHAIN_PROJECT: spec.deploymentName,
-      LANGSMITH_DEPLOYMENT_NAME: spec.deploymentName,
-      LANGSMITH_HOST_PROJECT_ID: spec.deploymentId,
-      LANGSMITH_HOST_PROJECT_NAME: spec.deploymentName,
-      LANGSMITH_HOST_REVISION_ID: spec.revisionId,
-      LANGSMITH_TENANT_ID: spec.tenantId,
-    };
+    return { ...this.#options.baseEnv, ...spec.env, ...spec.secrets, ...platformEnv(spec, port, configFile, this.#path()) };
   }
 
   async #removeDirectory(revision: Revision): Promise<void> {
@@ -227,4 +213,28 @@ export class LocalDeployer {
     // The deployment's folder goes with its last revision.
     await rmdir(dirname(revision.dir)).catch(() => undefined);
   }
+}
+
+/**
+ * What the platform sets in a server's environment, over the deployment's env and secrets
+ * (contract §5; the control plane refuses these names as secrets: RESERVED_ENV_NAMES).
+ * Checkpoints stay in the process's memory: a revision shares no state with another (durable
+ * per-deployment storage is the control plane's later step).
+ */
+export function platformEnv(spec: RevisionSpec, port: number, configFile: string, path: string): Record<string, string> {
+  return {
+    PATH: path,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    AGENT_SERVER_PORT: String(port),
+    AGENT_SERVER_CONFIG: configFile,
+    AGENT_SERVER_CHECKPOINTER: 'memory',
+    LANGSMITH_PROJECT: spec.deploymentName,
+    LANGCHAIN_PROJECT: spec.deploymentName,
+    LANGSMITH_DEPLOYMENT_NAME: spec.deploymentName,
+    LANGSMITH_HOST_PROJECT_ID: spec.deploymentId,
+    LANGSMITH_HOST_PROJECT_NAME: spec.deploymentName,
+    LANGSMITH_HOST_REVISION_ID: spec.revisionId,
+    LANGSMITH_TENANT_ID: spec.tenantId,
+  };
 }

@@ -1,12 +1,21 @@
 // What the local deployer is asked to run (one revision of a deployment), and what it reports
 // back: the revision statuses of the control plane it passes through (contract §4.1) and the
 // life of the running process (crashes, restarts, giving up), for the API side to append as events.
+import type { BlobStore } from '../../../platform/blobStore.ts';
 
 /** Where a revision's code comes from. `configPath` is the langgraph.json, relative to the source's root. */
 export type RevisionSource =
   | { kind: 'git'; repoUrl: string; ref: string; configPath: string }
   | { kind: 'tarball'; path: string; configPath?: string }
+  /** A .tar.gz a client uploaded to the object store (internal_source), read through SourceUploads. */
+  | { kind: 'upload'; objectPath: string; configPath?: string }
   | { kind: 'directory'; path: string; configPath?: string };
+
+/** Where uploaded source tarballs are read from: the control plane's object store. */
+export type SourceUploads = Pick<BlobStore, 'downloadToFile'>;
+
+/** The largest source tarball built: the official CLIs refuse to upload more (200 MiB). */
+export const MAX_SOURCE_TARBALL_BYTES = 200 * 1024 * 1024;
 
 export interface RevisionSpec {
   deploymentId: string;

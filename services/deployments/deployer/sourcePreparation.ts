@@ -5,10 +5,10 @@
 // The one exception is a deployment's own install command, which is a shell command by nature.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, stat, symlink } from 'node:fs/promises';
+import { cp, mkdir, rm, stat, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { loadAgentConfig, type AgentServerConfig } from '../../agent-server/index.ts';
-import type { RevisionSource } from './revisionSpec.ts';
+import { MAX_SOURCE_TARBALL_BYTES, type RevisionSource, type SourceUploads } from './revisionSpec.ts';
 
 /** A failure of the build that the deployment's owner can act on; the revision becomes BUILD_FAILED. */
 export class BuildError extends Error {
@@ -116,7 +116,14 @@ async function cloneGit(repoUrl: string, ref: string, into: string, limits: Buil
   return (await run('git', ['-C', into, 'rev-parse', 'HEAD'], opts)).stdout.trim();
 }
 
-async function extractTarball(path: string, into: string, limits: BuildLimits, signal?: AbortSignal): Promise<void> {
+/** Extracts a .tar.gz into `into`; `name` is how its failures name it (the upload's object path, or the file). */
+async function extractTarball(
+  path: string,
+  into: string,
+  limits: BuildLimits,
+  signal?: AbortSignal,
+  name = path,
+): Promise<void> {
   if (!existsSync(path)) throw new BuildError(`the source tarball ${path} does not exist`);
   await mkdir(into, { recursive: true });
   try {
@@ -124,7 +131,49 @@ async function extractTarball(path: string, into: string, limits: BuildLimits, s
     await run('tar', ['-xzf', resolve(path), '-C', into, '--no-same-owner', '--no-same-permissions'], { timeoutMs: limits.fetchTimeoutMs, signal });
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw new BuildError(`cannot extract the source tarball ${path} (a .tar.gz is expected): ${(err as Error).message}`, { cause: err });
+    const why = (err as Error).message;
+    throw new BuildError(`cannot extract the source tarball ${name} (a .tar.gz is expected): ${why}`, { cause: err });
+  }
+}
+
+/** Downloads an uploaded tarball beside the source directory, extracts it, and removes the download. */
+async function extractUpload(
+  objectPath: string,
+  into: string,
+  limits: BuildLimits,
+  uploads: SourceUploads | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!uploads) throw new BuildError('this deployer was given no object store, so it cannot read uploaded sources');
+  const file = `${into}.tar.gz`;
+  const upload =
+    'upload it again: POST /v2/deployments/{id}/upload-url, PUT the .tar.gz to upload_url, then PATCH with its object_path';
+  try {
+    let download;
+    const timeout = AbortSignal.timeout(limits.fetchTimeoutMs);
+    try {
+      download = await uploads.downloadToFile(objectPath, file, {
+        maxBytes: MAX_SOURCE_TARBALL_BYTES,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const why = timeout.aborted ? `it did not finish within ${limits.fetchTimeoutMs / 1000} s` : (err as Error).message;
+      throw new BuildError(`cannot read the uploaded source ${objectPath} from the object store: ${why}`, { cause: err });
+    }
+    if (download.status === 'missing')
+      throw new BuildError(
+        `no source was uploaded at ${objectPath} (the PUT to its upload_url did not happen or failed); ${upload}`,
+      );
+    if (download.status === 'too_large')
+      throw new BuildError(
+        `the uploaded source ${objectPath} is ${(download.bytes / 1048576).toFixed(1)} MiB, ` +
+          `over the ${MAX_SOURCE_TARBALL_BYTES / 1048576} MiB limit; ` +
+          'leave large files out of it (.gitignore, .dockerignore) and upload it again',
+      );
+    await extractTarball(file, into, limits, signal, `uploaded at ${objectPath}`);
+  } finally {
+    await rm(file, { force: true });
   }
 }
 
@@ -195,8 +244,17 @@ export async function linkPlatformPackages(revisionDir: string, platformNodeModu
   if (!existsSync(link)) await symlink(platformNodeModules, link, 'dir');
 }
 
-/** Fetches `source` into `<revisionDir>/src` and checks its config; the install is a separate step. */
-export async function fetchSource(source: RevisionSource, revisionDir: string, limits: BuildLimits, signal?: AbortSignal): Promise<Omit<PreparedSource, 'config' | 'configFile'>> {
+/**
+ * Fetches `source` into `<revisionDir>/src`; the config check and the install are separate steps.
+ * An `upload` source is read through `uploads` (the control plane's object store).
+ */
+export async function fetchSource(
+  source: RevisionSource,
+  revisionDir: string,
+  limits: BuildLimits,
+  signal?: AbortSignal,
+  uploads?: SourceUploads,
+): Promise<Omit<PreparedSource, 'config' | 'configFile'>> {
   const sourceDir = join(revisionDir, 'src');
   await mkdir(dirname(sourceDir), { recursive: true });
   switch (source.kind) {
@@ -204,6 +262,9 @@ export async function fetchSource(source: RevisionSource, revisionDir: string, l
       return { sourceDir, commitSha: await cloneGit(source.repoUrl, source.ref, sourceDir, limits, signal) };
     case 'tarball':
       await extractTarball(source.path, sourceDir, limits, signal);
+      return { sourceDir };
+    case 'upload':
+      await extractUpload(source.objectPath, sourceDir, limits, uploads, signal);
       return { sourceDir };
     case 'directory':
       await copyDirectory(source.path, sourceDir);

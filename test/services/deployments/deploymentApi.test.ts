@@ -1,14 +1,19 @@
-// The control plane on the shared Kafka, two replicas of it: the deployment lifecycle (create,
-// list, read, patch into a new revision, soft delete, force delete), every error row of the spec
-// in its FastAPI shape, workspaces kept apart, secrets sealed in the topic, racing commands on two
-// replicas decided by the topic's order, and the fold rebuilt from the topic equal to what is served.
+// The control plane on the shared Kafka, two replicas of it, serving the API only (no replica
+// deploys: the worker's part is deploymentWorker.test.ts): the deployment lifecycle (create,
+// list, read, patch into a new revision, soft delete, force delete), upload URLs and the
+// source_tarball_path rules of internal_source, redeploy's refusals, reserved secret names,
+// every error row of the spec in its FastAPI shape, workspaces kept apart, secrets sealed in the
+// topic, racing commands on two replicas decided by the topic's order, and the fold rebuilt from
+// the topic equal to what is served.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Consumer, MessagesStreamModes, stringDeserializer } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';
 import { repoRoot } from '../../support/serviceProcess.ts';
+import { makeSourceTarball, uploadLikeTheCli } from '../../support/sourceTarball.ts';
 import { createLogger } from '../../../platform/logger.ts';
 import { EventLog } from '../../../platform/kafka/eventLog.ts';
 import { topicName } from '../../../platform/kafka/topicAdmin.ts';
@@ -16,6 +21,7 @@ import { TOPICS } from '../../../schemas/topics.ts';
 import { TenancyService } from '../../../services/tenancy/index.ts';
 import { DeploymentState } from '../../../services/deployments/deploymentState.ts';
 import { deploymentResponse } from '../../../services/deployments/deploymentResponse.ts';
+import { newUploadObjectPath } from '../../../services/deployments/sourceUploads.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../../services/tenancy/index.ts';
 
 let cp: ControlPlaneStack;
@@ -41,7 +47,7 @@ const create = async (overrides: Record<string, unknown> = {}) => {
 };
 
 beforeAll(async () => {
-  cp = await startControlPlane('deployments', 2);
+  cp = await startControlPlane('deployments', 2, { CONTROL_PLANE_DEPLOYER: 'none' });
   // A second workspace, with a key of its own.
   const log = new EventLog(cp.config, 'test-admin');
   const tenancy = new TenancyService(cp.config, log, createLogger('test-admin', 'warn'));
@@ -144,6 +150,8 @@ describe('errors, as the spec lists them', () => {
       ['DELETE', `/v2/deployments/${id}?force=true`],
       ['GET', `/v2/deployments/${id}/revisions`],
       ['GET', `/v2/deployments/${id}/revisions/${randomUUID()}`],
+      ['POST', `/v2/deployments/${id}/revisions/${randomUUID()}/redeploy`],
+      ['POST', `/v2/deployments/${id}/upload-url`],
     ] as const) {
       const res = await call(method, path, json);
       expect(res.status, `${method} ${path}`).toBe(404);
@@ -198,6 +206,127 @@ describe('errors, as the spec lists them', () => {
   });
 });
 
+describe('internal_source: uploads and their object paths', () => {
+  /** What `langgraph deploy` sends to create an internal_source deployment (langgraph-cli deploy.py, @langchain/langgraph-cli host-backend.mts). */
+  const internalSource = (secrets: { name: string; value: string }[] = []) =>
+    body({ source: 'internal_source', source_config: { deployment_type: 'dev' }, source_revision_config: {}, secrets });
+
+  test('upload-url gives a PUT URL the CLIs’ upload works with and an object path; the CLIs’ PATCH with it makes the revision', async () => {
+    const d = await create(internalSource([{ name: 'OPENAI_API_KEY', value: SECRET }]));
+    // Its first revision has no source yet: it waits, and says for what.
+    const first = (await call('GET', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`)).body;
+    expect(first).toMatchObject({ status: 'QUEUED', source: 'internal_source', source_revision_config: {} });
+    expect(first.status_message).toContain(`POST /v2/deployments/${d.id}/upload-url`);
+
+    const url = await call('POST', `/v2/deployments/${d.id}/upload-url`, undefined, { replica: 1 });
+    expect(url.status, JSON.stringify(url.body)).toBe(200);
+    expect(Object.keys(url.body).sort()).toEqual(['object_path', 'upload_url']);
+    expect(url.body.object_path).toMatch(new RegExp(`^${DEFAULT_WORKSPACE_ID}/deployment-sources/${d.id}/[0-9a-f-]{36}\\.tar\\.gz$`));
+    expect(url.body.upload_url.startsWith(cp.env.S3_ENDPOINT!)).toBe(true);
+    const scratch = mkdtempSync(join(tmpdir(), 'deployment-api-upload-'));
+    try {
+      makeSourceTarball(join(repoRoot, 'examples/deployable-agent'), join(scratch, 'source.tar.gz'));
+      expect(await uploadLikeTheCli(url.body.upload_url, join(scratch, 'source.tar.gz'))).toBe(200);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    const patched = await call('PATCH', `/v2/deployments/${d.id}`, {
+      revision_source: 'internal_source',
+      source_revision_config: { source_tarball_path: url.body.object_path, langgraph_config_path: 'langgraph.json' },
+      source_config: { install_command: 'npm ci' },
+      secrets: [{ name: 'OPENAI_API_KEY', value: SECRET }],
+      tracked_packages: ['langgraph:1.0.0'],
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body).toMatchObject({
+      source: 'internal_source',
+      source_config: { deployment_type: 'dev', install_command: 'npm ci' },
+      source_revision_config: { source_tarball_path: url.body.object_path, langgraph_config_path: 'langgraph.json' },
+    });
+    const revision = (await call('GET', `/v2/deployments/${d.id}/revisions/${patched.body.latest_revision_id}`)).body;
+    expect(revision).toMatchObject({ status: 'QUEUED', source: 'internal_source', status_message: null });
+    // A new URL for each upload.
+    expect((await call('POST', `/v2/deployments/${d.id}/upload-url`)).body.object_path).not.toBe(url.body.object_path);
+  });
+
+  test('upload-url is a 400 for other sources (the push-token rule’s words), and once soft-deleted', async () => {
+    const docker = await create();
+    const refused = await call('POST', `/v2/deployments/${docker.id}/upload-url`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toContain("only available for 'internal_source' source deployments");
+    const d = await create(internalSource());
+    expect((await call('DELETE', `/v2/deployments/${d.id}`)).status).toBe(204);
+    const deleted = await call('POST', `/v2/deployments/${d.id}/upload-url`);
+    expect(deleted.status).toBe(400);
+    expect(deleted.body.detail).toContain('AWAITING_DELETE');
+  });
+
+  test('source_tarball_path must be an upload of the workspace and belongs to internal_source; revision_source cannot change the source', async () => {
+    const d = await create(internalSource());
+    const revisions = async (id: string) => (await call('GET', `/v2/deployments/${id}/revisions`)).body.resources.length;
+    for (const path of [newUploadObjectPath(randomUUID(), d.id), 'etc/passwd', `${DEFAULT_WORKSPACE_ID}/attachments/${'0'.repeat(64)}`]) {
+      const res = await call('PATCH', `/v2/deployments/${d.id}`, { revision_source: 'internal_source', source_revision_config: { source_tarball_path: path } });
+      expect(res.status, path).toBe(400);
+      expect(res.body.detail).toContain('is not an upload of this workspace');
+      const created = await call('POST', '/v2/deployments', { ...internalSource(), source_revision_config: { source_tarball_path: path } });
+      expect(created.status, path).toBe(400);
+    }
+    expect(await revisions(d.id)).toBe(1);
+    // An upload of the workspace will do at creation too (upload once, deploy it to several deployments).
+    const ownUpload = newUploadObjectPath(DEFAULT_WORKSPACE_ID, d.id);
+    const withUpload = await call('POST', '/v2/deployments', { ...internalSource(), source_revision_config: { source_tarball_path: ownUpload } });
+    expect(withUpload.status, JSON.stringify(withUpload.body)).toBe(201);
+    expect((await call('GET', `/v2/deployments/${withUpload.body.id}/revisions/${withUpload.body.latest_revision_id}`)).body.status_message).toBeNull();
+
+    const docker = await create();
+    const onDocker = await call('PATCH', `/v2/deployments/${docker.id}`, { source_revision_config: { source_tarball_path: newUploadObjectPath(DEFAULT_WORKSPACE_ID, docker.id) } });
+    expect(onDocker.status).toBe(400);
+    expect(onDocker.body.detail).toContain('source_tarball_path is for internal_source revisions');
+    const switched = await call('PATCH', `/v2/deployments/${docker.id}`, { revision_source: 'internal_source', source_revision_config: { image_uri: 'x' } });
+    expect(switched.status).toBe(400);
+    expect(switched.body.detail).toContain("revision_source internal_source is not this deployment's source (external_docker)");
+    expect(await revisions(docker.id)).toBe(1);
+  });
+});
+
+test('a secret named like a variable the platform sets is a 422 naming it, and nothing is created or changed', async () => {
+  const before = (await call('GET', '/v2/deployments?limit=100')).body.resources.length;
+  const secrets = [{ name: 'OPENAI_API_KEY', value: 'x' }, { name: 'PORT', value: '80' }, { name: 'LANGSMITH_API_KEY', value: 'y' }];
+  const created = await call('POST', '/v2/deployments', body({ secrets }));
+  expect(created.status).toBe(422);
+  expect(created.body.detail).toEqual([
+    expect.objectContaining({ loc: ['body', 'secrets', 1, 'name'], type: 'value_error', input: 'PORT', msg: expect.stringContaining('PORT is set by the platform') }),
+    expect.objectContaining({ loc: ['body', 'secrets', 2, 'name'], type: 'value_error', input: 'LANGSMITH_API_KEY' }),
+  ]);
+  expect((await call('GET', '/v2/deployments?limit=100')).body.resources.length).toBe(before);
+  const d = await create();
+  const patched = await call('PATCH', `/v2/deployments/${d.id}`, { secrets: [{ name: 'LANGSMITH_TENANT_ID', value: randomUUID() }] });
+  expect(patched.status).toBe(422);
+  expect(patched.body.detail[0]).toMatchObject({ loc: ['body', 'secrets', 0, 'name'], input: 'LANGSMITH_TENANT_ID' });
+  expect((await call('GET', `/v2/deployments/${d.id}`)).body.latest_revision_id).toBe(d.latest_revision_id);
+});
+
+test('redeploy: 404 for an unknown revision, 422 for a bad id, 400 for a revision never DEPLOYED or a soft-deleted deployment', async () => {
+  const d = await create();
+  const revision = `/v2/deployments/${d.id}/revisions`;
+  const unknown = randomUUID();
+  const missing = await call('POST', `${revision}/${unknown}/redeploy`);
+  expect(missing.status).toBe(404);
+  expect(missing.body.detail).toBe(`Revision ID ${unknown} of deployment ${d.id} not found`);
+  const badId = await call('POST', `${revision}/not-a-uuid/redeploy`);
+  expect(badId.status).toBe(422);
+  expect(badId.body.detail[0]).toMatchObject({ loc: ['path', 'revision_id'], type: 'uuid_parsing' });
+  // Its only revision is QUEUED (no replica deploys here): it never served.
+  const queued = await call('POST', `${revision}/${d.latest_revision_id}/redeploy`, undefined, { replica: 1 });
+  expect(queued.status).toBe(400);
+  expect(queued.body.detail).toContain(`Revision ID ${d.latest_revision_id} is QUEUED: only a revision that was DEPLOYED can be redeployed`);
+  expect((await call('DELETE', `/v2/deployments/${d.id}`)).status).toBe(204);
+  const deleted = await call('POST', `${revision}/${d.latest_revision_id}/redeploy`);
+  expect(deleted.status).toBe(400);
+  expect(deleted.body.detail).toContain('AWAITING_DELETE');
+  expect((await call('GET', revision)).body.resources).toHaveLength(1);
+});
+
 test('another workspace sees none of the deployments: its key gets 404s and an empty list', async () => {
   const d = await create();
   const key = otherKey;
@@ -205,6 +334,8 @@ test('another workspace sees none of the deployments: its key gets 404s and an e
   expect((await call('PATCH', `/v2/deployments/${d.id}`, { secrets: [] }, { key })).status).toBe(404);
   expect((await call('DELETE', `/v2/deployments/${d.id}`, undefined, { key })).status).toBe(404);
   expect((await call('GET', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`, undefined, { key })).status).toBe(404);
+  expect((await call('POST', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}/redeploy`, undefined, { key })).status).toBe(404);
+  expect((await call('POST', `/v2/deployments/${d.id}/upload-url`, undefined, { key })).status).toBe(404);
   expect((await call('GET', '/v2/deployments', undefined, { key })).body.resources).toEqual([]);
   // Its own deployment may take the same name: names are per workspace.
   expect((await call('POST', '/v2/deployments', body({ name: d.name }), { key })).status).toBe(201);
@@ -303,5 +434,13 @@ test('the fold rebuilt from the topic equals what the replicas serve', async () 
 test('the OpenAPI document is version 0.1.0 and lists the deployment routes', async () => {
   const doc = (await (await fetch(`${cp.urls[0]}/docs/json`)).json()) as { info: { version: string }; paths: Record<string, object> };
   expect(doc.info.version).toBe('0.1.0');
-  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v2/deployments', '/v2/deployments/{deployment_id}', '/v2/deployments/{deployment_id}/revisions/{revision_id}']));
+  expect(Object.keys(doc.paths)).toEqual(
+    expect.arrayContaining([
+      '/v2/deployments',
+      '/v2/deployments/{deployment_id}',
+      '/v2/deployments/{deployment_id}/revisions/{revision_id}',
+      '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
+      '/v2/deployments/{deployment_id}/upload-url',
+    ]),
+  );
 });

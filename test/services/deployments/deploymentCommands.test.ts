@@ -1,5 +1,5 @@
 // The command the deployment worker reports through (recordRevisionStatus), on the shared Kafka:
-// DEPLOYED switches the deployment to the revision (active_revision_id, custom_url, READY); a
+// DEPLOYED switches the deployment to the revision (active_revision_id, its server URL, READY); a
 // report about a revision that has ended (a failure, SKIPPED) or is unknown appends nothing.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';

@@ -9,6 +9,9 @@
 // Then, with a control plane that deploys nothing (CONTROL_PLANE_DEPLOYER=none) beside one that
 // does: revisions queued meanwhile are taken newest first (older ones SKIPPED), a soft delete
 // ends a build under way, and a server that keeps dying is given up and its deployment UNKNOWN.
+// Last, the upload flow of the official CLIs (internal_source): create, upload-url, PUT the
+// tarball, PATCH; a tarball never uploaded ends BUILD_FAILED saying so; a redeploy rolls back to
+// an older revision's code and secrets; a Docker source ends DEPLOY_FAILED saying why.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +25,8 @@ import { freePort, isRunning, repoRoot, startService, waitFor, type ServiceProce
 import { createLogger } from '../../../platform/logger.ts';
 import { MAX_QUICK_EXITS } from '../../../platform/restartPolicy.ts';
 import { DeploymentState } from '../../../services/deployments/deploymentState.ts';
+import { newUploadObjectPath } from '../../../services/deployments/sourceUploads.ts';
+import { makeSourceTarball, uploadLikeTheCli } from '../../support/sourceTarball.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'deployment-worker-test-'));
 const repo = join(scratch, 'repo');
@@ -31,6 +36,7 @@ let url: string;
 let restarted: ServiceProcess | undefined;
 let apiOnly: ControlPlaneStack | undefined;
 let deployerReplica: ServiceProcess | undefined;
+let uploads: ControlPlaneStack | undefined;
 /** The workspace of the shared tracing stack the deployed servers trace into. */
 let tracing: Workspace;
 
@@ -60,7 +66,7 @@ async function revisionEnds(deploymentId: string, revisionId: string): Promise<s
     `revision ${revisionId} to end`,
     async () => {
       const { body } = await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-      return ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'].includes(body.status) ? (body.status as string) : null;
+      return ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED'].includes(body.status) ? (body.status as string) : null;
     },
     240_000,
     250,
@@ -98,6 +104,7 @@ afterAll(async () => {
   await deployerReplica?.stop();
   await cp?.stop();
   await apiOnly?.stop();
+  await uploads?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -178,10 +185,13 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   d = (await call('GET', `/v2/deployments/${id}`)).body;
   expect(d).toMatchObject({ status: 'READY', active_revision_id: second, source_config: { custom_url: deploymentUrl } });
   expect(await greet(deploymentUrl, 'still there?')).toBe('Welcome [open-sesame]: you said "still there?"');
-  // Its reason is in the topic (the contract's Revision has no field for it).
+  // Its reason is in the revision's status_message (our field beside the contract's), as in the topic.
+  const failed = (await call('GET', `/v2/deployments/${id}/revisions/${third}`)).body;
+  expect(failed.status_message).toContain('cannot fetch');
+  expect(failed.status_message).toContain('at ref "refs/tags/no-such-tag" (a branch, a tag or a full commit id)');
   const fold = new DeploymentState(cp.config, createLogger('test-fold', 'warn'));
   await fold.start();
-  expect(fold.deployment(d.tenant_id, id)!.revisions.find((r) => r.id === third)!.detail).toContain('no-such-tag');
+  expect(fold.deployment(d.tenant_id, id)!.revisions.find((r) => r.id === third)!.detail).toBe(failed.status_message);
   await fold.close();
 
   // A control plane killed with SIGKILL takes its servers with it; started again, it re-adopts the active revision.
@@ -285,4 +295,103 @@ test('revisions queued while no replica deploys: the newest is rolled out, older
   expect(down.status).toBe(503);
   expect(await down.json()).toMatchObject({ error: 'DEPLOYMENT_UNAVAILABLE', detail: expect.stringContaining('its agent server is down') });
   expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+}, 900_000);
+
+test('internal_source as the CLIs deploy it, a tarball never uploaded, a redeploy that rolls back code and secrets, a Docker source', async () => {
+  uploads = await startControlPlane('deployment-worker-uploads', 1, { DEPLOYMENTS_DIR: join(scratch, 'deployments-uploads') });
+  url = uploads.urls[0]!;
+  apiKey = uploads.apiKey;
+  const revision = async (id: string, revisionId: string) => (await call('GET', `/v2/deployments/${id}/revisions/${revisionId}`)).body;
+  /** upload-url, then the PUT of `dir` as a tarball: the object path, as `langgraph deploy` does it. */
+  const upload = async (id: string, dir: string): Promise<string> => {
+    const answer = await call('POST', `/v2/deployments/${id}/upload-url`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const archive = join(scratch, `source-${Date.now()}.tar.gz`);
+    makeSourceTarball(dir, archive);
+    expect(await uploadLikeTheCli(answer.body.upload_url, archive)).toBe(200);
+    return answer.body.object_path as string;
+  };
+  /** The CLIs' PATCH that deploys an upload. */
+  const deployUpload = async (id: string, objectPath: string, secret: string): Promise<string> => {
+    const patched = await call('PATCH', `/v2/deployments/${id}`, {
+      revision_source: 'internal_source',
+      source_revision_config: { source_tarball_path: objectPath, langgraph_config_path: 'langgraph.json' },
+      secrets: [{ name: 'GREETING_SECRET', value: secret }],
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    return patched.body.latest_revision_id as string;
+  };
+  const serving = async (id: string) => (await call('GET', `/v2/deployments/${id}`)).body;
+
+  const created = await call('POST', '/v2/deployments', {
+    name: `uploaded-${Date.now()}`,
+    source: 'internal_source',
+    source_config: { deployment_type: 'dev' },
+    source_revision_config: {},
+    secrets: [{ name: 'GREETING_SECRET', value: 'first' }],
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.id as string;
+  const waiting = created.body.latest_revision_id as string;
+  expect(await revision(id, waiting)).toMatchObject({ status: 'QUEUED', status_message: expect.stringContaining('upload-url') });
+
+  // The example as uploaded: the revision without a source is skipped, the upload deployed with its secret.
+  const hello = await deployUpload(id, await upload(id, join(repoRoot, 'examples/deployable-agent')), 'first');
+  expect(await revisionEnds(id, hello)).toBe('DEPLOYED');
+  expect(await revision(id, waiting)).toMatchObject({ status: 'SKIPPED', status_message: `revision ${hello} was queued after it` });
+  let d = await serving(id);
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: hello });
+  expect(await greet(d.source_config.custom_url, 'hi')).toBe('Hello [first]: you said "hi"');
+
+  // New code and a new secret.
+  const changed = join(scratch, 'changed-agent');
+  cpSync(join(repoRoot, 'examples/deployable-agent'), changed, { recursive: true });
+  writeFileSync(join(changed, 'langgraph.json'), readFileSync(join(changed, 'langgraph.json'), 'utf8').replace('"Hello"', '"Howdy"'));
+  const howdy = await deployUpload(id, await upload(id, changed), 'second');
+  expect(await revisionEnds(id, howdy)).toBe('DEPLOYED');
+  d = await serving(id);
+  expect(await greet(d.source_config.custom_url, 'hi')).toBe('Howdy [second]: you said "hi"');
+  const howdyPids = serverPids(howdy);
+
+  // An object path of this deployment whose PUT never happened: BUILD_FAILED, saying so; the previous one serves on.
+  const never = await deployUpload(id, newUploadObjectPath(d.tenant_id, id), 'third');
+  expect(await revisionEnds(id, never)).toBe('BUILD_FAILED');
+  expect((await revision(id, never)).status_message).toContain('no source was uploaded at');
+  expect(await serving(id)).toMatchObject({ active_revision_id: howdy, source_config: { custom_url: d.source_config.custom_url } });
+  const refused = await call('POST', `/v2/deployments/${id}/revisions/${never}/redeploy`);
+  expect(refused.status).toBe(400);
+  expect(refused.body.detail).toContain('is BUILD_FAILED');
+
+  // Redeploy the first upload: a new revision with its tarball and its secret, rolled out; the newer server stops.
+  const redeployed = await call('POST', `/v2/deployments/${id}/revisions/${hello}/redeploy`);
+  expect(redeployed.status, JSON.stringify(redeployed.body)).toBe(200);
+  const rollback = redeployed.body.latest_revision_id as string;
+  expect(rollback).not.toBe(hello);
+  expect(redeployed.body.secrets).toEqual([{ name: 'GREETING_SECRET', value: '********' }]);
+  expect((await revision(id, rollback)).source_revision_config).toEqual((await revision(id, hello)).source_revision_config);
+  expect(await revisionEnds(id, rollback)).toBe('DEPLOYED');
+  d = await serving(id);
+  expect(d).toMatchObject({ status: 'READY', active_revision_id: rollback });
+  expect(await greet(d.source_config.custom_url, 'back')).toBe('Hello [first]: you said "back"');
+  await waitFor('the rolled-back revision’s server to stop', async () => howdyPids.every((pid) => !isRunning(pid)), 60_000, 100);
+  // Older revisions keep their status; the revisions list says what happened.
+  const statuses = (await call('GET', `/v2/deployments/${id}/revisions`)).body.resources.map((r: { status: string }) => r.status);
+  expect(statuses).toEqual(['DEPLOYED', 'BUILD_FAILED', 'DEPLOYED', 'DEPLOYED', 'SKIPPED']);
+
+  // A source this machine cannot run: DEPLOY_FAILED at once, saying why and what to do instead.
+  const docker = await call('POST', '/v2/deployments', {
+    name: `docker-${Date.now()}`,
+    source: 'external_docker',
+    source_config: { deployment_type: 'dev' },
+    source_revision_config: { image_uri: 'docker.io/me/agent:1' },
+    secrets: [],
+  });
+  expect(docker.status, JSON.stringify(docker.body)).toBe(201);
+  expect(await revisionEnds(docker.body.id, docker.body.latest_revision_id)).toBe('DEPLOY_FAILED');
+  const dockerRevision = await revision(docker.body.id, docker.body.latest_revision_id);
+  expect(dockerRevision.status_message).toContain('cannot run external_docker revisions');
+  expect(dockerRevision.status_message).toContain('without Docker');
+
+  for (const x of [id, docker.body.id]) expect((await call('DELETE', `/v2/deployments/${x}`)).status).toBe(204);
+  await waitFor('the servers to stop', async () => serverPids(rollback).length === 0, 60_000, 100);
 }, 900_000);

@@ -1,11 +1,15 @@
-// The build step alone, with real git, tar and shells: the ref forms the control plane sends
-// (branch, refs/tags/…, a commit id), a config path that leads out of the source, a graph file
-// the source lacks, and an install that fails: each a BuildError that names what to fix.
+// The build step alone, with real git, tar, shells and object store: the ref forms the control
+// plane sends (branch, refs/tags/…, a commit id), a tarball uploaded as the CLIs upload it, a
+// config path that leads out of the source, a graph file the source lacks, an upload that never
+// came, and an install that fails: each a BuildError that names what to fix.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BlobStore } from '../../../../platform/blobStore.ts';
+import { loadConfig } from '../../../../platform/config.ts';
 import {
   BuildError,
   branchOrTagName,
@@ -13,7 +17,9 @@ import {
   fetchSource,
   installPackages,
 } from '../../../../services/deployments/deployer/sourcePreparation.ts';
+import { provideInfra } from '../../../support/infra.ts';
 import { isRunning, repoRoot } from '../../../support/serviceProcess.ts';
+import { makeSourceTarball, uploadLikeTheCli } from '../../../support/sourceTarball.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'source-preparation-test-'));
 const limits = { fetchTimeoutMs: 60_000, installTimeoutMs: 60_000 };
@@ -66,6 +72,52 @@ describe('a git source', () => {
     const missing = join(scratch, 'nowhere');
     await expect(fetchSource({ kind: 'git', repoUrl: missing, ref: 'main', configPath: 'langgraph.json' }, freshDir(), limits)).rejects.toThrow(
       new RegExp(`cannot fetch ${missing} at ref "main"`),
+    );
+  });
+});
+
+describe('an uploaded source (internal_source)', () => {
+  let objects: BlobStore;
+  const prefix = `source-preparation-test/${randomUUID()}`;
+  beforeAll(async () => {
+    const infra = await provideInfra();
+    objects = new BlobStore(
+      loadConfig({ S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey }),
+    );
+    await objects.ensureBucket();
+  });
+  afterAll(() => objects?.close());
+
+  const upload = async (key: string, archive: string) => expect(await uploadLikeTheCli(await objects.presignedPutUrl(key, 60), archive)).toBe(200);
+
+  test('a tarball made and PUT as the CLIs do is extracted as the source, and its download removed', async () => {
+    const archive = join(scratch, 'source.tar.gz');
+    makeSourceTarball(repo, archive);
+    const key = `${prefix}/source.tar.gz`;
+    await upload(key, archive);
+    const dir = freshDir();
+    const { sourceDir } = await fetchSource({ kind: 'upload', objectPath: key, configPath: 'langgraph.json' }, dir, limits, undefined, objects);
+    expect(checkConfig(sourceDir, 'langgraph.json').config.graphs.map((g) => g.graphId)).toEqual(['greeter']);
+    expect(existsSync(join(sourceDir, 'SECOND'))).toBe(true);
+    expect(existsSync(join(sourceDir, '.git'))).toBe(false);
+    expect(existsSync(`${sourceDir}.tar.gz`)).toBe(false);
+  });
+
+  test('an upload that never came is a BuildError naming its path and how to upload it', async () => {
+    const key = `${prefix}/never.tar.gz`;
+    const fetching = fetchSource({ kind: 'upload', objectPath: key }, freshDir(), limits, undefined, objects);
+    await expect(fetching).rejects.toThrow(BuildError);
+    await expect(fetching).rejects.toThrow(`no source was uploaded at ${key}`);
+    await expect(fetching).rejects.toThrow(/POST \/v2\/deployments\/\{id\}\/upload-url, PUT the .tar.gz to upload_url, then PATCH/);
+  });
+
+  test('an upload that is not a .tar.gz is a BuildError naming it', async () => {
+    const key = `${prefix}/not-a-tarball.tar.gz`;
+    const junk = join(scratch, 'junk.tar.gz');
+    writeFileSync(junk, randomBytes(1024));
+    await upload(key, junk);
+    await expect(fetchSource({ kind: 'upload', objectPath: key }, freshDir(), limits, undefined, objects)).rejects.toThrow(
+      `cannot extract the source tarball uploaded at ${key} (a .tar.gz is expected)`,
     );
   });
 });
