@@ -6,20 +6,40 @@
 // - rollout: the new revision's server starts and answers /ok, the deployment switches to it
 //   (active_revision_id, source_config.custom_url, READY), then the previous server stops; a
 //   revision that fails leaves the previous one serving;
-// - a soft-deleted deployment (AWAITING_DELETE) has its servers stopped and directories removed;
+// - a soft-deleted deployment (AWAITING_DELETE) has its servers stopped and directories removed,
+//   then, when the delete asked for it, its tracing project deleted (once: the deletion is recorded);
 // - a server the deployer gives up on (it kept crashing) makes its deployment UNKNOWN;
 // - at start, every deployment's active revision is started again (re-adopted): the servers of a
 //   control plane that ended went with it (each ends when its IPC channel closes), and its URL
 //   changes, so the deployment's custom_url is set anew.
 // Only `github` deployments are built here (repo_url + repo_ref + langgraph_config_path); other
-// sources stay QUEUED: Docker images are not run locally.
+// sources stay QUEUED: Docker images are not run locally. Their soft delete still deletes the
+// tracing project when asked.
 import type { Logger } from '../../platform/logger.ts';
+import { retry, type RetryPolicy } from '../../platform/retry.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
 import type { DeploymentCommands } from './deploymentCommands.ts';
 import type { Deployment, DeploymentState, Revision } from './deploymentState.ts';
 import type { DeploymentSecret, RevisionStatus } from './deploymentTypes.ts';
 import { LocalDeployer, type LocalDeployerOptions } from './deployer/localDeployer.ts';
 import type { DeployerEvent, RevisionSpec } from './deployer/revisionSpec.ts';
+
+/**
+ * Deleting a tracing project (the projects topic, through the tracing context): from 500 ms,
+ * doubling to 30 s apart, until done or the worker closes (the next start does it then).
+ */
+const TRACING_PROJECT_DELETION_RETRY: RetryPolicy = {
+  initialDelayMs: 500,
+  backoffCoefficient: 2,
+  maxDelayMs: 30_000,
+  maxAttempts: Infinity,
+};
+
+/** The tracing context's project deletion (its ProjectCommands), as the worker uses it. */
+export interface TracingProjectDeletion {
+  /** Deletes the workspace's project of that name; its id, or null when there is none. */
+  deleteNamed(tenantId: string, name: string): Promise<string | null>;
+}
 
 /** Statuses of a revision that has not reached its end: a worker that is not running it should. */
 const PENDING: ReadonlySet<RevisionStatus> = new Set(['QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING']);
@@ -32,6 +52,8 @@ export interface DeploymentWorkerOptions {
   logger: Logger;
   /** The local deployer's settings, but its event sink (the worker's). */
   deployer: Omit<LocalDeployerOptions, 'onEvent'>;
+  /** Deletes the tracing project of a deployment deleted with delete_tracing_project; null: never deleted. */
+  tracingProjects: TracingProjectDeletion | null;
 }
 
 /** The revision spec of a `github` revision, or why it cannot be built. */
@@ -64,6 +86,9 @@ export class DeploymentWorker {
   readonly #secrets: SecretBox | null;
   readonly #logger: Logger;
   readonly #deployer: LocalDeployer;
+  readonly #tracingProjects: TracingProjectDeletion | null;
+  /** Ends the retries of a closing worker. */
+  readonly #closed = new AbortController();
   /** Deployments with a rollout or a teardown under way (one at a time each). */
   readonly #busy = new Set<string>();
   /** Per deployment, the revision whose server serves it here. */
@@ -86,6 +111,7 @@ export class DeploymentWorker {
     this.#secrets = options.secrets;
     this.#logger = options.logger;
     this.#deployer = new LocalDeployer({ ...options.deployer, onEvent: (e) => this.#onDeployerEvent(e) });
+    this.#tracingProjects = options.tracingProjects;
   }
 
   /** Starts following the fold (already caught up): re-adopts the active revisions, then deploys what is queued. */
@@ -108,6 +134,7 @@ export class DeploymentWorker {
   /** Stops following the fold and stops every server (their revisions stay as they are: the next start re-adopts them). */
   async close(): Promise<void> {
     this.#closing = true;
+    this.#closed.abort();
     this.#unsubscribe?.();
     await this.#deployer.stopAll();
   }
@@ -130,7 +157,6 @@ export class DeploymentWorker {
       if (!liveIds.has(x.deploymentId) && !this.#busy.has(x.deploymentId))
         this.#run(x.deploymentId, () => this.#tearDown(x.deploymentId));
     for (const d of live) {
-      if (d.source !== 'github') continue;
       if (this.#busy.has(d.id)) {
         // Soft-deleted mid-rollout: end the build or start now rather than after it (the teardown follows).
         if (d.status === 'AWAITING_DELETE' && !this.#interrupted.has(d.id)) {
@@ -144,6 +170,7 @@ export class DeploymentWorker {
         if (!this.#tornDown.has(d.id)) this.#run(d.id, () => this.#tearDown(d.id));
         continue;
       }
+      if (d.source !== 'github') continue;
       const pending = d.revisions.filter((r) => PENDING.has(r.status));
       if (pending.length === 0) continue;
       const [newest, ...older] = pending; // revisions are newest first
@@ -201,8 +228,29 @@ export class DeploymentWorker {
     const revisions = this.#deployer.revisions().filter((x) => x.deploymentId === deploymentId);
     await Promise.all(revisions.map((x) => this.#deployer.stop(x.revisionId)));
     this.#serving.delete(deploymentId);
-    this.#tornDown.add(deploymentId);
     this.#logger.info({ deploymentId, stopped: revisions.length }, 'soft-deleted deployment torn down');
+    // After the servers have stopped (each sends its queued traces before it ends), so none of
+    // them makes the project again by tracing into its name.
+    const d = this.#state.allDeployments().find((x) => x.id === deploymentId);
+    if (d?.status === 'AWAITING_DELETE' && d.deleteTracingProject && !d.tracingProjectDeleted)
+      await this.#deleteTracingProject(d);
+    this.#tornDown.add(deploymentId);
+  }
+
+  /** Deletes the project named after the deployment, in its workspace, and records that it did (so it is done once). */
+  async #deleteTracingProject(d: Deployment): Promise<void> {
+    const tracingProjects = this.#tracingProjects;
+    if (!tracingProjects) return;
+    const patiently = <T>(what: string, attempt: () => Promise<T>) =>
+      retry(TRACING_PROJECT_DELETION_RETRY, attempt, { what, logger: this.#logger, signal: this.#closed.signal });
+    const projectId = await patiently(`delete the tracing project of deployment ${d.id}`, () =>
+      tracingProjects.deleteNamed(d.tenantId, d.name),
+    );
+    await patiently(`record that the tracing project of deployment ${d.id} is deleted`, () =>
+      this.#commands.recordTracingProjectDeleted(d.tenantId, d.id, projectId),
+    );
+    const message = projectId ? 'tracing project deleted' : 'no tracing project to delete';
+    this.#logger.info({ deploymentId: d.id, projectId, name: d.name }, message);
   }
 
   #openSecrets(sealed: string): DeploymentSecret[] {
