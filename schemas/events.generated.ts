@@ -72,6 +72,16 @@ export interface DeploymentStatusChanged {
   changed_at: number;
 }
 
+/** The tracing project of a deployment soft-deleted with delete_tracing_project was deleted (a ProjectDeleted on the tracing context's projects topic), after its servers stopped. Recorded once, so the deletion is not done again (a project made later under the same name stays). Ignored unless the deployment is AWAITING_DELETE where it lands. */
+export interface DeploymentTracingProjectDeleted {
+  tenant_id: string;
+  deployment_id: string;
+  /** the project deleted; null when the workspace had no project of the deployment's name */
+  project_id: null | string;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
 /** A PATCH's source_config fields (those that make no revision), or the deployer's custom_url. Merged into the deployment's source_config by the fold; ignored unless the deployment is active. */
 export interface DeploymentUpdated {
   tenant_id: string;
@@ -409,6 +419,7 @@ export interface EventPayloads {
   DeploymentRemoved: DeploymentRemoved;
   DeploymentSoftDeleted: DeploymentSoftDeleted;
   DeploymentStatusChanged: DeploymentStatusChanged;
+  DeploymentTracingProjectDeleted: DeploymentTracingProjectDeleted;
   DeploymentUpdated: DeploymentUpdated;
   DestinationCreated: DestinationCreated;
   DestinationCredentialsRotated: DestinationCredentialsRotated;

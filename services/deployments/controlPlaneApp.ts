@@ -2,6 +2,12 @@
 // routes under /v2 behind the API key, tenancy's fold for authentication, the deployment worker
 // that runs revisions with the local deployer (deploymentWorker.ts), and shutdown.
 //
+// The worker deletes the tracing project of a deployment deleted with delete_tracing_project
+// through the tracing context's own project commands: a ProjectDeleted on its projects topic,
+// as DELETE /sessions/{id} appends. An event on the topic rather than a call to the tracing API:
+// no API key of the deployment's workspace is needed, it works while the tracing API is down,
+// and the projectors remove the project's rows as for any deleted project.
+//
 // Authentication: X-Api-Key (and X-Tenant-Id for a key of several workspaces), as on the tracing
 // API. The contract also lists `Authorization: Bearer` as an alternative scheme; it is not
 // accepted yet (issuance and format of the token are not specified): it comes with a later step.
@@ -17,6 +23,7 @@ import { BlobStore } from '../../platform/blobStore.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { ProjectCommands, ProjectRegistry } from '../tracing/index.ts';
 import { DeploymentCommands } from './deploymentCommands.ts';
 import { deploymentRoutes } from './deploymentRoutes.ts';
 import { DeploymentState } from './deploymentState.ts';
@@ -38,7 +45,9 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
   const eventLog = new EventLog(config, 'control-plane');
   const tenancy = new TenancyService(config, eventLog, logger);
   const deployments = new DeploymentState(config, logger);
-  await Promise.all([tenancy.start(), deployments.start()]);
+  // The projects fold only where the worker runs: it is what deletes tracing projects.
+  const projects = config.CONTROL_PLANE_DEPLOYER === 'local' ? new ProjectRegistry(config, logger) : null;
+  await Promise.all([tenancy.start(), deployments.start(), projects?.start()]);
   if (config.BOOTSTRAP_API_KEY) await tenancy.ensureBootstrapKey(config.BOOTSTRAP_API_KEY);
 
   const readiness = new KafkaReadiness(config);
@@ -60,10 +69,10 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
   });
   // Deployments' URLs: the agent server behind each checks its callers itself.
   await app.register(deploymentGateway, { deployments });
-  const worker =
-    config.CONTROL_PLANE_DEPLOYER === 'local'
-      ? deploymentWorker(config, logger, deployments, new DeploymentCommands(deployments, eventLog, secrets), secrets, objects, publicUrl)
-      : null;
+  const commands = new DeploymentCommands(deployments, eventLog, secrets);
+  const worker = projects
+    ? deploymentWorker(config, logger, deployments, commands, secrets, objects, publicUrl, new ProjectCommands(projects, eventLog))
+    : null;
   worker?.start();
 
   return {
@@ -72,7 +81,7 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     async close() {
       await app.close();
       await worker?.close();
-      await Promise.allSettled([readiness.close(), tenancy.close(), deployments.close()]);
+      await Promise.allSettled([readiness.close(), tenancy.close(), deployments.close(), projects?.close()]);
       await eventLog.close();
       objects.close();
     },
@@ -97,6 +106,7 @@ function deploymentWorker(
   secrets: SecretBox | null,
   uploads: BlobStore,
   publicUrl: string,
+  tracingProjects: ProjectCommands,
 ): DeploymentWorker {
   const tracing: Record<string, string> =
     config.LANGSMITH_ENDPOINT && config.LANGSMITH_API_KEY
@@ -108,6 +118,7 @@ function deploymentWorker(
     secrets,
     logger,
     publicUrl,
+    tracingProjects,
     deployer: {
       rootDir: resolve(config.DEPLOYMENTS_DIR),
       uploads,

@@ -328,6 +328,27 @@ export class DeploymentCommands {
     return true;
   }
 
+  /**
+   * The tracing project of a deployment soft-deleted with delete_tracing_project is gone (the
+   * deployment worker deleted it, or found none: `projectId` null). Returns false, appending
+   * nothing, when the deployment is gone, did not ask for it, or has it recorded already.
+   */
+  async recordTracingProjectDeleted(tenantId: string, deploymentId: string, projectId: string | null): Promise<boolean> {
+    await this.#state.catchUp();
+    const d = this.#state.deployment(tenantId, deploymentId);
+    if (!d || d.status !== 'AWAITING_DELETE' || !d.deleteTracingProject || d.tracingProjectDeleted) return false;
+    await this.#log.append([
+      event('DeploymentTracingProjectDeleted', deploymentEventKey(tenantId, deploymentId), {
+        tenant_id: tenantId,
+        deployment_id: deploymentId,
+        project_id: projectId,
+        deleted_at: nowMicros(),
+      }),
+    ]);
+    await this.#state.catchUp();
+    return true;
+  }
+
   /** Force delete: removes the control-plane record of an AWAITING_DELETE deployment (400 before a soft delete). */
   async forceDelete(tenantId: string, id: string): Promise<void> {
     await this.#state.catchUp();

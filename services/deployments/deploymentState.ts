@@ -9,6 +9,8 @@
 // - a deployment is created once, and only while no live deployment of its workspace has the name;
 // - revisions and source_config updates apply only to an active deployment (not AWAITING_DELETE);
 // - a soft delete is final: the deployment stays AWAITING_DELETE until it is removed;
+// - the deletion of its tracing project is recorded only for a deployment soft-deleted with
+//   delete_tracing_project, once;
 // - a removal applies only to an AWAITING_DELETE deployment; the first one wins (removedBy).
 import type { EventLogConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -20,6 +22,7 @@ import type {
   DeploymentRemoved,
   DeploymentSoftDeleted,
   DeploymentStatusChanged,
+  DeploymentTracingProjectDeleted,
   DeploymentUpdated,
   RevisionCreated,
   RevisionStatusChanged,
@@ -56,6 +59,8 @@ export interface Deployment {
   updatedAt: number;
   status: DeploymentStatus;
   deleteTracingProject: boolean;
+  /** Whether its tracing project is deleted (asked for by deleteTracingProject; done once its servers stop). */
+  tracingProjectDeleted: boolean;
   /** Newest first. */
   readonly revisions: Revision[];
   activeRevisionId: string | null;
@@ -120,6 +125,8 @@ export class DeploymentState {
         return this.#statusChanged(e.payload);
       case 'DeploymentSoftDeleted':
         return this.#softDeleted(e.payload);
+      case 'DeploymentTracingProjectDeleted':
+        return this.#tracingProjectDeleted(e.payload);
       case 'DeploymentRemoved':
         return this.#removed(e.payload);
     }
@@ -151,6 +158,7 @@ export class DeploymentState {
       updatedAt: p.created_at,
       status: 'AWAITING_DATABASE',
       deleteTracingProject: false,
+      tracingProjectDeleted: false,
       revisions: [],
       activeRevisionId: null,
     };
@@ -208,6 +216,12 @@ export class DeploymentState {
     d.status = 'AWAITING_DELETE';
     d.deleteTracingProject = p.delete_tracing_project;
     d.updatedAt = p.deleted_at;
+  }
+
+  #tracingProjectDeleted(p: DeploymentTracingProjectDeleted): void {
+    const d = this.#tenants.get(p.tenant_id)?.deployments.get(p.deployment_id);
+    if (!d || d.status !== 'AWAITING_DELETE' || !d.deleteTracingProject || d.tracingProjectDeleted) return;
+    d.tracingProjectDeleted = true;
   }
 
   #removed(p: DeploymentRemoved): void {

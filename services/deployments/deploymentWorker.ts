@@ -6,7 +6,8 @@
 // - rollout: the new revision's server starts and answers /ok, the deployment switches to it
 //   (active_revision_id and the server the gateway forwards its URL to, READY), then, after a
 //   drain period, the previous server stops; a revision that fails leaves the previous one serving;
-// - a soft-deleted deployment (AWAITING_DELETE) has its servers stopped and directories removed;
+// - a soft-deleted deployment (AWAITING_DELETE) has its servers stopped and directories removed,
+//   then, when the delete asked for it, its tracing project deleted (once: the deletion is recorded);
 // - a server the deployer gives up on (it kept crashing) makes its deployment UNKNOWN;
 // - at start, every deployment's active revision is started again (re-adopted): the servers of a
 //   control plane that ended went with it (each ends when its IPC channel closes), and its port
@@ -15,7 +16,9 @@
 // `internal_source` ones (the tarball uploaded at source_tarball_path; one without it waits QUEUED
 // for its upload). Sources that are images (external_docker, internal_docker) or templates end
 // DEPLOY_FAILED at once with the reason: this machine runs revisions as processes, without Docker.
+// Their soft delete still deletes the tracing project when asked.
 import type { Logger } from '../../platform/logger.ts';
+import { retry, type RetryPolicy } from '../../platform/retry.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
 import type { DeploymentCommands } from './deploymentCommands.ts';
 import type { Deployment, DeploymentState, Revision } from './deploymentState.ts';
@@ -23,6 +26,23 @@ import type { DeploymentSecret, RevisionStatus } from './deploymentTypes.ts';
 import { LocalDeployer, type LocalDeployerOptions } from './deployer/localDeployer.ts';
 import { deploymentUrl } from './deploymentGateway.ts';
 import type { DeployerEvent, RevisionSource, RevisionSpec } from './deployer/revisionSpec.ts';
+
+/**
+ * Deleting a tracing project (the projects topic, through the tracing context): from 500 ms,
+ * doubling to 30 s apart, until done or the worker closes (the next start does it then).
+ */
+const TRACING_PROJECT_DELETION_RETRY: RetryPolicy = {
+  initialDelayMs: 500,
+  backoffCoefficient: 2,
+  maxDelayMs: 30_000,
+  maxAttempts: Infinity,
+};
+
+/** The tracing context's project deletion (its ProjectCommands), as the worker uses it. */
+export interface TracingProjectDeletion {
+  /** Deletes the workspace's project of that name; its id, or null when there is none. */
+  deleteNamed(tenantId: string, name: string): Promise<string | null>;
+}
 
 /** Statuses of a revision that has not reached its end: a worker that is not running it should. */
 const PENDING: ReadonlySet<RevisionStatus> = new Set(['QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING']);
@@ -42,6 +62,8 @@ export interface DeploymentWorkerOptions {
   drainMs?: number;
   /** The local deployer's settings, but its event sink (the worker's). */
   deployer: Omit<LocalDeployerOptions, 'onEvent'>;
+  /** Deletes the tracing project of a deployment deleted with delete_tracing_project; null: never deleted. */
+  tracingProjects: TracingProjectDeletion | null;
 }
 
 /** Sources built and run here: from their source, as agent-server processes. */
@@ -110,6 +132,9 @@ export class DeploymentWorker {
   readonly #deployer: LocalDeployer;
   readonly #publicUrl: string;
   readonly #drainMs: number;
+  readonly #tracingProjects: TracingProjectDeletion | null;
+  /** Ends the retries of a closing worker. */
+  readonly #closed = new AbortController();
   /** Deployments with a rollout or a teardown under way (one at a time each). */
   readonly #busy = new Set<string>();
   /** Per deployment, the revision whose server serves it here. */
@@ -134,6 +159,7 @@ export class DeploymentWorker {
     this.#publicUrl = options.publicUrl;
     this.#drainMs = options.drainMs ?? 5_000;
     this.#deployer = new LocalDeployer({ ...options.deployer, onEvent: (e) => this.#onDeployerEvent(e) });
+    this.#tracingProjects = options.tracingProjects;
   }
 
   /** Starts following the fold (already caught up): re-adopts the active revisions, then deploys what is queued. */
@@ -156,6 +182,7 @@ export class DeploymentWorker {
   /** Stops following the fold and stops every server (their revisions stay as they are: the next start re-adopts them). */
   async close(): Promise<void> {
     this.#closing = true;
+    this.#closed.abort();
     this.#unsubscribe?.();
     await this.#deployer.stopAll();
   }
@@ -258,8 +285,29 @@ export class DeploymentWorker {
     const revisions = this.#deployer.revisions().filter((x) => x.deploymentId === deploymentId);
     await Promise.all(revisions.map((x) => this.#deployer.stop(x.revisionId)));
     this.#serving.delete(deploymentId);
-    this.#tornDown.add(deploymentId);
     this.#logger.info({ deploymentId, stopped: revisions.length }, 'soft-deleted deployment torn down');
+    // After the servers have stopped (each sends its queued traces before it ends), so none of
+    // them makes the project again by tracing into its name.
+    const d = this.#state.allDeployments().find((x) => x.id === deploymentId);
+    if (d?.status === 'AWAITING_DELETE' && d.deleteTracingProject && !d.tracingProjectDeleted)
+      await this.#deleteTracingProject(d);
+    this.#tornDown.add(deploymentId);
+  }
+
+  /** Deletes the project named after the deployment, in its workspace, and records that it did (so it is done once). */
+  async #deleteTracingProject(d: Deployment): Promise<void> {
+    const tracingProjects = this.#tracingProjects;
+    if (!tracingProjects) return;
+    const patiently = <T>(what: string, attempt: () => Promise<T>) =>
+      retry(TRACING_PROJECT_DELETION_RETRY, attempt, { what, logger: this.#logger, signal: this.#closed.signal });
+    const projectId = await patiently(`delete the tracing project of deployment ${d.id}`, () =>
+      tracingProjects.deleteNamed(d.tenantId, d.name),
+    );
+    await patiently(`record that the tracing project of deployment ${d.id} is deleted`, () =>
+      this.#commands.recordTracingProjectDeleted(d.tenantId, d.id, projectId),
+    );
+    const message = projectId ? 'tracing project deleted' : 'no tracing project to delete';
+    this.#logger.info({ deploymentId: d.id, projectId, name: d.name }, message);
   }
 
   #openSecrets(sealed: string): DeploymentSecret[] {

@@ -88,6 +88,22 @@ export class ProjectCommands {
     await this.#log.append([projectDeletedEvent(tenantId, projectId)]);
     await this.#projects.catchUp();
   }
+
+  /**
+   * Deletes the workspace's live project named `name`, when there is one, as DELETE /sessions/{id}
+   * does: the cleanup another context asks for (the deployments context, for a deployment deleted
+   * with delete_tracing_project). Returns the deleted project's id; null when no live project has
+   * the name, which is no error (nothing was traced, or it is deleted already).
+   */
+  async deleteNamed(tenantId: string, name: string): Promise<string | null> {
+    await this.#projects.catchUp();
+    const project = this.#projects.byName(tenantId, name);
+    if (!project) return null;
+    // Another replica's tombstone for it, folded first, makes this one change nothing: the fold keeps the first.
+    await this.#log.append([projectDeletedEvent(tenantId, project.id)]);
+    await this.#projects.catchUp();
+    return project.id;
+  }
 }
 
 const projectDeletedEvent = (tenantId: string, projectId: string) =>

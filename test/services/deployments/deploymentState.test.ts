@@ -71,6 +71,16 @@ describe('DeploymentState', () => {
     expect(s.removedBy(T, 'd1')).toBe('a');
   });
 
+  it('the tracing project’s deletion is recorded only for a deployment soft-deleted with delete_tracing_project', () => {
+    const projectDeleted = ev('DeploymentTracingProjectDeleted', { project_id: 'p1', deleted_at: 6 });
+    expect(fold(created(), revision('r1'), projectDeleted).deployment(T, 'd1')!.tracingProjectDeleted).toBe(false);
+    expect(fold(created(), softDeleted(), projectDeleted).deployment(T, 'd1')!.tracingProjectDeleted).toBe(false);
+    const asked = fold(created(), ev('DeploymentSoftDeleted', { delete_tracing_project: true, deleted_at: 5 }));
+    expect(asked.deployment(T, 'd1')).toMatchObject({ deleteTracingProject: true, tracingProjectDeleted: false });
+    asked.apply(projectDeleted);
+    expect(asked.deployment(T, 'd1')!.tracingProjectDeleted).toBe(true);
+  });
+
   it('the runtime status cannot undo a soft delete', () => {
     const s = fold(created(), softDeleted(), ev('DeploymentStatusChanged', { status: 'READY', changed_at: 6 }));
     expect(s.deployment(T, 'd1')!.status).toBe('AWAITING_DELETE');
