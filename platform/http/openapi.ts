@@ -22,6 +22,7 @@ const REASONS: Record<number, string> = {
   406: 'The Accept header admits no form this route answers in',
   409: 'Conflicts with the current state',
   413: 'Too large (the detail names the limit and the setting)',
+  414: 'A path parameter is longer than the server takes (the detail names it)',
   415: 'The Content-Type or Content-Encoding is not one this route takes',
   422: 'A field is invalid (the message names it)',
   503: 'A store the request needs (Kafka, ClickHouse, object storage) is unavailable; retry after Retry-After seconds',
@@ -58,7 +59,8 @@ function addResponses(route: RouteOptions, statuses: number[]): void {
  * For every route registered after this (in this scope and below): the statuses that follow
  * from what it takes. A body can be malformed (400), too large (413), of a type or encoding the
  * route does not take (415) or invalid (422, also too deeply nested); parameters and query
- * strings can be malformed (400, from the route's own parsing) or invalid (422, from the schema).
+ * strings can be malformed (400, from the route's own parsing) or invalid (422, from the schema);
+ * a path parameter can be too long (414).
  */
 export function declareInputStatuses(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
@@ -68,6 +70,8 @@ export function declareInputStatuses(app: FastifyInstance): void {
     const methods = [route.method].flat();
     if (schema.body || methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) [400, 413, 415, 422].forEach((s) => statuses.add(s));
     if (schema.params || schema.querystring) [400, 422].forEach((s) => statuses.add(s));
+    // Any path parameter longer than the router takes (fastify's maxParamLength) is a 414.
+    if (route.url.includes(':') || route.url.includes('*')) statuses.add(414);
     if (statuses.size > 0) addResponses(route, [...statuses]);
   });
 }

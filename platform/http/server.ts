@@ -1,7 +1,7 @@
 // The fastify setup every HTTP service shares: JSON logs, one error shape, request metrics,
 // health and readiness, Prometheus metrics, and an OpenAPI document (from the route
 // schemas) with a browsable page at /docs.
-import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger, type RouteOptions, type FastifyRequest, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
@@ -67,6 +67,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     },
     requestIdHeader: 'x-request-id',
     forceCloseConnections: true,
+    // What the router refuses before any route (a path parameter over maxParamLength, a bad URL):
+    // in the same shape and codes as everything else.
+    frameworkErrors: (err, request, reply) => sendError(err, request, reply),
   });
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
@@ -82,12 +85,13 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     return defaultJson(request, body as string, done);
   });
 
-  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+  function sendError(err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
     const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'), options.bodyLimit);
     if (appErr.code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
     else if (appErr.statusCode >= 500) request.log.warn({ code: appErr.code, msg: err.message }, 'request failed');
     return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });
-  });
+  }
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((request, reply) => {
     const notFound = errors.noRoute(request.method, request.url.split('?')[0]!);
     return reply.code(notFound.statusCode).send({ error: notFound.code, detail: notFound.message });

@@ -17,6 +17,7 @@ beforeAll(async () => {
     throw new ClickHouseError(400, 'Code: 62, e.displayText() = DB::Exception: Syntax error', { exceptionCode: 62 });
   });
   app.post('/echo', async (request) => request.body);
+  app.get<{ Params: { id: string } }>('/things/:id', { schema: { params: { type: 'object', properties: { id: { type: 'string' } } } } }, async (r) => r.params);
   await app.ready();
 });
 afterAll(() => app?.close());
@@ -41,4 +42,11 @@ test('what fastify refuses is answered with a code of the catalogue, its message
     expect(body.detail).not.toBe('');
   }
   expect(answers.map((r) => r.json().error)).toEqual(['BAD_REQUEST', 'BAD_REQUEST', 'NOT_FOUND']);
+});
+
+test('a path parameter longer than the router takes is a 414 of the catalogue, and the document says so', async () => {
+  const res = await app.inject({ method: 'GET', url: `/things/${'x'.repeat(5000)}` });
+  expect([res.statusCode, res.json().error]).toEqual([414, 'URI_TOO_LONG']);
+  const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  expect(Object.keys(doc.paths['/things/{id}']!.get!.responses)).toContain('414');
 });
