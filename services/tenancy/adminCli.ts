@@ -2,6 +2,7 @@
 //   npm run admin -- create-workspace --name acme
 //   npm run admin -- create-key --workspace <id> [--workspace <id2>] [--description text]
 //   npm run admin -- link-key --key <key> --workspace <id>
+//   npm run admin -- unlink-key --key <key> --workspace <id>
 //   npm run admin -- list
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../platform/config.ts';
@@ -10,11 +11,13 @@ import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { TenancyService } from './tenancyService.ts';
+import { hashApiKey } from './apiKeys.ts';
 
 const usage = `usage: npm run admin -- <command> [options]
   create-workspace --name <name>
   create-key --workspace <id> [--workspace <id>...] [--description <text>]
   link-key --key <api key> --workspace <id>
+  unlink-key --key <api key> --workspace <id>
   list`;
 
 async function main(): Promise<void> {
@@ -54,6 +57,15 @@ async function main(): Promise<void> {
         if (!values.key || !values.workspace?.[0]) throw new Error('link-key needs --key and --workspace');
         await tenancy.linkKey(values.key, values.workspace[0]);
         console.log(JSON.stringify({ linked: values.workspace[0] }));
+        break;
+      }
+      case 'unlink-key': {
+        if (!values.key || !values.workspace?.[0]) throw new Error('unlink-key needs --key and --workspace');
+        const record = tenancy.state.keys.get(hashApiKey(values.key));
+        if (!record) throw new Error('the key is not known');
+        if (!record.workspaceIds.has(values.workspace[0])) throw new Error(`the key is not linked to workspace ${values.workspace[0]}`);
+        await tenancy.unlinkKey(values.key, values.workspace[0]);
+        console.log(JSON.stringify({ unlinked: values.workspace[0], workspace_ids: [...record.workspaceIds].filter((w) => w !== values.workspace![0]) }));
         break;
       }
       case 'list': {

@@ -49,6 +49,12 @@ export class TenancyService {
     await this.#log.append([event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
   }
 
+  /** Takes the workspace away from the key: the key (and its bearer tokens for that workspace) no longer act there. */
+  async unlinkKey(key: string, workspaceId: string): Promise<void> {
+    const keyHash = hashApiKey(key);
+    await this.#log.append([event('ApiKeyUnlinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
+  }
+
   /** Seeds the default workspace and links the bootstrap key to it. Idempotent across restarts and replicas. */
   async ensureBootstrapKey(key: string): Promise<void> {
     await this.#topicState.catchUp();

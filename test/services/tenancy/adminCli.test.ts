@@ -1,10 +1,12 @@
-// The admin CLI creates workspaces and keys that the running API accepts at once.
+// The admin CLI creates workspaces and keys that the running API accepts at once, and takes
+// workspaces away from keys.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { inject } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { api } from '../../support/tracingClient.ts';
+import { waitFor } from '../../support/serviceProcess.ts';
 
 const cli = (...args: string[]) =>
   JSON.parse(execFileSync(process.execPath, [join(import.meta.dirname, '../../../services/tenancy/adminCli.ts'), ...args], { env: { ...process.env, ...inject('tracingEnv') }, encoding: 'utf8' }));
@@ -19,4 +21,18 @@ test('create-workspace and create-key give a key the API accepts, for that works
   const listing = cli('list');
   expect(listing.workspaces.map((w: { id: string }) => w.id)).toContain(workspace_id);
   expect(JSON.stringify(listing)).not.toContain(api_key); // only hashes are stored
+});
+
+test('unlink-key takes a workspace away from a key: the API refuses the key there, and keeps serving its other workspace', async () => {
+  const first = cli('create-workspace', '--name', 'cli-unlink-a').workspace_id;
+  const second = cli('create-workspace', '--name', 'cli-unlink-b').workspace_id;
+  const { api_key } = cli('create-key', '--workspace', first, '--workspace', second);
+  const post = (workspace: string) =>
+    api('/runs', { method: 'POST', apiKey: api_key, headers: { 'x-tenant-id': workspace }, json: { id: uuidv7(), name: 'r', run_type: 'chain' } });
+  expect((await post(first)).status).toBe(202);
+  expect(cli('unlink-key', '--key', api_key, '--workspace', first)).toEqual({ unlinked: first, workspace_ids: [second] });
+  // Each API process folds the unlink from the topic: a moment after the CLI appended it.
+  await waitFor('the API to fold the unlink', async () => (await post(first)).status === 403);
+  expect((await post(second)).status).toBe(202);
+  expect(() => cli('unlink-key', '--key', api_key, '--workspace', first)).toThrow();
 });
