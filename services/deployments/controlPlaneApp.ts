@@ -3,8 +3,8 @@
 // that runs revisions with the local deployer (deploymentWorker.ts), and shutdown.
 //
 // Authentication: X-Api-Key (and X-Tenant-Id for a key of several workspaces), as on the tracing
-// API. The contract also lists `Authorization: Bearer` as an alternative scheme; it is not
-// accepted yet (issuance and format of the token are not specified): it comes with a later step.
+// API, or `Authorization: Bearer <token>`, the contract's third scheme, with a token the admin CLI
+// issues (tenancy's bearerTokens.ts); both checked by tenancy's hook.
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
@@ -47,10 +47,11 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     version: CONTROL_PLANE_API_VERSION,
     description: 'Deployments of agent servers and their revisions (/v2/deployments), LangSmith Deployment compatible.',
     ready: readiness.ready,
+    bearerAuth: true,
   });
   const secrets = SecretBox.fromConfig(config);
   await app.register(async (authed) => {
-    requireApiKey(authed, tenancy);
+    requireApiKey(authed, tenancy, { bearer: true });
     await authed.register(deploymentRoutes, { eventLog, deployments, secrets });
   });
   const worker =

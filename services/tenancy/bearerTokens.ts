@@ -44,8 +44,9 @@ export class BearerTokens {
   readonly #subjectKey: Buffer;
 
   constructor(secretsKey: Uint8Array) {
-    this.#signingKey = new Uint8Array(hkdfSync('sha256', secretsKey, new Uint8Array(0), 'langsmith bearer token signing key v1', 32));
-    this.#subjectKey = Buffer.from(hkdfSync('sha256', secretsKey, new Uint8Array(0), 'langsmith bearer token subject key v1', 32));
+    const derive = (label: string) => new Uint8Array(hkdfSync('sha256', secretsKey, new Uint8Array(0), label, 32));
+    this.#signingKey = derive('langsmith bearer token signing key v1');
+    this.#subjectKey = Buffer.from(derive('langsmith bearer token subject key v1'));
   }
 
   /** Tokens under SECRETS_ENCRYPTION_KEY, or null when it is unset (then no token is issued or taken). */
@@ -59,7 +60,10 @@ export class BearerTokens {
     return createHmac('sha256', this.#subjectKey).update(keyHash, 'utf8').digest('base64url');
   }
 
-  /** A token acting in `workspaceId` for the key of `keyHash` for `ttlSeconds` from `now`. Whether the key may act there is the caller's check. */
+  /**
+   * A token acting in `workspaceId` for the key of `keyHash` for `ttlSeconds` from `now`. Whether
+   * the key may act there is the caller's check (TenancyService.issueToken).
+   */
   async issue(options: { keyHash: string; workspaceId: string; ttlSeconds: number; now?: Date }): Promise<IssuedToken> {
     const issuedAt = Math.floor((options.now ?? new Date()).getTime() / 1000);
     const expiresAt = issuedAt + options.ttlSeconds;
@@ -76,22 +80,30 @@ export class BearerTokens {
   async verify(token: string, now: Date = new Date()): Promise<TokenClaims> {
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, this.#signingKey, { algorithms: [ALGORITHM], requiredClaims: ['sub', 'exp'], currentDate: now }));
+      const options = { algorithms: [ALGORITHM], requiredClaims: ['sub', 'exp'], currentDate: now };
+      ({ payload } = await jwtVerify(token, this.#signingKey, options));
     } catch (err) {
       throw refusal(err);
     }
     const workspaceId = payload.workspace_id;
-    if (typeof workspaceId !== 'string' || !UUID.test(workspaceId)) throw errors.malformedToken('its workspace_id claim is not a workspace id');
+    if (typeof workspaceId !== 'string' || !UUID.test(workspaceId)) {
+      throw errors.malformedToken('its workspace_id claim is not a workspace id');
+    }
     return { subject: payload.sub!, workspaceId, expiresAt: new Date(payload.exp! * 1000) };
   }
 }
 
-/** jose's verdict in the catalogue's words. jose checks the signature before any claim, so an altered token never reads as expired. */
+/**
+ * jose's verdict in the catalogue's words. jose checks the signature before any claim, so an
+ * altered token never reads as expired.
+ */
 function refusal(err: unknown): Error {
   if (err instanceof jose.JWTExpired) return errors.tokenExpired(new Date(Number(err.payload.exp) * 1000));
   if (err instanceof jose.JWSSignatureVerificationFailed) return errors.badTokenSignature();
   if (err instanceof jose.JOSEAlgNotAllowed) return errors.malformedToken(`it is not signed with ${ALGORITHM}`);
-  if (err instanceof jose.JWTClaimValidationFailed) return errors.malformedToken(`its "${err.claim}" claim is ${err.reason === 'missing' ? 'missing' : 'invalid'}`);
+  if (err instanceof jose.JWTClaimValidationFailed) {
+    return errors.malformedToken(`its "${err.claim}" claim is ${err.reason === 'missing' ? 'missing' : 'invalid'}`);
+  }
   if (err instanceof jose.JOSEError) return errors.malformedToken('it is not a signed JWT (header.payload.signature)');
   return err as Error;
 }
@@ -105,6 +117,8 @@ export function parseTokenTtl(text: string): number {
   if (!match) throw new Error(`--ttl "${text}" is not a duration such as 90s, 30m, 1h or 7d`);
   const seconds = Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[match[2] as 's' | 'm' | 'h' | 'd'];
   if (seconds <= 0) throw new Error(`--ttl "${text}" must be longer than zero`);
-  if (seconds > MAX_TOKEN_TTL_SECONDS) throw new Error(`--ttl "${text}" is longer than the longest a token may live, 7d`);
+  if (seconds > MAX_TOKEN_TTL_SECONDS) {
+    throw new Error(`--ttl "${text}" is longer than the longest a token may live, 7d`);
+  }
   return seconds;
 }

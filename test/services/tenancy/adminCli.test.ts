@@ -36,3 +36,27 @@ test('unlink-key takes a workspace away from a key: the API refuses the key ther
   expect((await post(second)).status).toBe(202);
   expect(() => cli('unlink-key', '--key', api_key, '--workspace', first)).toThrow();
 });
+
+test('issue-token refuses, naming why, a lifetime it does not take and a key or workspace it cannot act for', async () => {
+  const cliError = (...args: string[]): string => {
+    try {
+      cli(...args);
+    } catch (err) {
+      return String((err as { stderr: string }).stderr).trim();
+    }
+    throw new Error(`admin ${args.join(' ')} succeeded`);
+  };
+  const first = cli('create-workspace', '--name', 'cli-token-a').workspace_id;
+  const second = cli('create-workspace', '--name', 'cli-token-b').workspace_id;
+  const { api_key } = cli('create-key', '--workspace', first, '--workspace', second);
+  expect(cliError('issue-token', '--key', api_key, '--workspace', first, '--ttl', '8d')).toBe('--ttl "8d" is longer than the longest a token may live, 7d');
+  expect(cliError('issue-token', '--key', api_key, '--workspace', first, '--ttl', '1 hour')).toContain('is not a duration');
+  expect(cliError('issue-token', '--workspace', first)).toBe('issue-token needs --key');
+  expect(cliError('issue-token', '--key', api_key, '--workspace', first, '--workspace', second)).toContain('a token acts in one workspace');
+  expect(cliError('issue-token', '--key', api_key)).toBe('no token: the key is linked to several workspaces: name one with --workspace');
+  expect(cliError('issue-token', '--key', api_key, '--workspace', uuidv7())).toMatch(/^no token: this API key has no access to workspace/);
+  expect(cliError('issue-token', '--key', 'lsk_not-a-key-of-this-platform')).toBe('no token: the API key is not valid');
+  const issued = cli('issue-token', '--key', api_key, '--workspace', second, '--ttl', '90s');
+  expect(issued).toEqual({ token: expect.stringMatching(/^eyJ/), workspace_id: second, expires_at: expect.any(String) });
+  expect((await api('/sessions', { headers: { authorization: `Bearer ${issued.token}` } })).status).toBe(200);
+});
