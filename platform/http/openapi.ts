@@ -16,7 +16,7 @@ export const errorBody = {
 
 const REASONS: Record<number, string> = {
   400: 'The request is malformed: a parameter, a header or the JSON of the body',
-  401: 'No API key (or bearer token), or one that is not valid: unknown, malformed, altered, expired or revoked',
+  401: 'No credentials, or ones that are not valid: an unknown API key; a token malformed, altered, expired or revoked',
   403: 'The API key has no access to the workspace named by X-Tenant-Id',
   404: 'Not found (or not in the caller\'s workspace)',
   406: 'The Accept header admits no form this route answers in',
