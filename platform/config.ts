@@ -79,9 +79,11 @@ const configSchema = z.object({
   PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
 
   /**
-   * Key that encrypts secrets (bulk-export destination credentials) before they are appended to
-   * Kafka: 32 bytes as 64 hex digits or base64. `npm start` generates one into
-   * .local/dev-secrets-key when unset. Without it, destinations cannot be created.
+   * Key that encrypts secrets (bulk-export destination credentials, deployment secrets) before they
+   * are appended to Kafka, and from which the key that signs bearer tokens is derived (HKDF,
+   * services/tenancy/bearerTokens.ts): 32 bytes as 64 hex digits or base64. `npm start` generates
+   * one into .local/dev-secrets-key when unset, which the admin CLI reads too. Without it,
+   * destinations cannot be created and no bearer token is issued or taken.
    */
   SECRETS_ENCRYPTION_KEY: z
     .string()

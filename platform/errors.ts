@@ -19,6 +19,9 @@ export const ERROR_CODES = {
   INVALID_TENANT_ID: { status: 400, retryable: false },
   MISSING_API_KEY: { status: 401, retryable: false },
   INVALID_API_KEY: { status: 401, retryable: false },
+  INVALID_TOKEN: { status: 401, retryable: false },
+  TOKEN_EXPIRED: { status: 401, retryable: false },
+  TOKEN_REVOKED: { status: 401, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   WORKSPACE_FORBIDDEN: { status: 403, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },
@@ -105,11 +108,26 @@ export const errors = {
   destinationCheckFailed: (message: string) => new AppError('DESTINATION_CHECK_FAILED', message),
 
   missingApiKey: () => new AppError('MISSING_API_KEY', 'an API key is required in the X-Api-Key header'),
+  /** Where a bearer token is the alternative to an API key (the control plane, the tracing API). */
+  missingCredentials: () =>
+    new AppError('MISSING_API_KEY', 'credentials are required: an API key in the X-Api-Key header, or a token in the Authorization header (Bearer <token>)'),
   unknownApiKey: () => new AppError('INVALID_API_KEY', 'the API key is not valid'),
+  malformedToken: (reason: string) => new AppError('INVALID_TOKEN', `the bearer token is malformed: ${reason}`),
+  badTokenSignature: () =>
+    new AppError('INVALID_TOKEN', 'the bearer token\'s signature does not verify: it was altered, or issued by a server with another key; issue a new one'),
+  /** A token whose signature verifies, issued with an API key this server's tenancy fold does not hold. */
+  unknownTokenKey: () => new AppError('INVALID_TOKEN', 'the API key this bearer token was issued with is not known to this server'),
+  tokenExpired: (expiredAt: Date) =>
+    new AppError('TOKEN_EXPIRED', `the bearer token expired at ${expiredAt.toISOString()}; issue a new one (npm run admin -- issue-token)`),
+  /** The token's API key was unlinked from the token's workspace after the token was issued. */
+  tokenRevoked: (workspaceId: string) =>
+    new AppError('TOKEN_REVOKED', `the API key this bearer token was issued with no longer has access to workspace ${workspaceId}`),
   tenantRequired: () =>
     new AppError('TENANT_ID_REQUIRED', 'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header'),
   invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', `X-Tenant-Id "${value}" is not a UUID`),
   workspaceForbidden: (workspaceId: string) => new AppError('WORKSPACE_FORBIDDEN', `this API key has no access to workspace ${workspaceId}`),
+  tokenForOtherWorkspace: (tokenWorkspaceId: string, wanted: string) =>
+    new AppError('WORKSPACE_FORBIDDEN', `this bearer token acts in workspace ${tokenWorkspaceId} only, not in ${wanted} (X-Tenant-Id)`),
   /**
    * The agent server's custom auth module (langgraph.json `auth.path`) refused the request: its
    * `authenticate` or `auth.on(…)` handler threw an HTTPException (its status, message and headers)

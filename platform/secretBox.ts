@@ -33,9 +33,8 @@ export class SecretBox {
 
   /** The box for SECRETS_ENCRYPTION_KEY, or null when no key is configured. */
   static fromConfig(config: Pick<Config, 'SECRETS_ENCRYPTION_KEY'>): SecretBox | null {
-    const text = config.SECRETS_ENCRYPTION_KEY;
-    if (!text) return null;
-    return new SecretBox(/^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64'));
+    const key = secretsKeyFromConfig(config);
+    return key && new SecretBox(key);
   }
 
   /** Encrypts `value` as JSON; the same value gives a different string every time. */
@@ -73,6 +72,17 @@ export class SecretBox {
     }
     return JSON.parse(plaintext) as T;
   }
+}
+
+/**
+ * The 32 bytes of SECRETS_ENCRYPTION_KEY (64 hex digits or base64, as config.ts checks), or null
+ * when it is unset. Other keys are derived from it (bearer-token signing: services/tenancy/bearerTokens.ts),
+ * so that the platform has one secret to provision and keep.
+ */
+export function secretsKeyFromConfig(config: Pick<Config, 'SECRETS_ENCRYPTION_KEY'>): Buffer | null {
+  const text = config.SECRETS_ENCRYPTION_KEY;
+  if (!text) return null;
+  return /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
 }
 
 function associatedData(keyId: string): Buffer {

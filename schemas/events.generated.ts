@@ -17,6 +17,13 @@ export interface ApiKeyLinked {
   created_at: number;
 }
 
+/** Takes a workspace away from an API key: the key, and every bearer token issued with it for that workspace, stop acting there. A key left with no workspace is refused everywhere. */
+export interface ApiKeyUnlinked {
+  key_hash: string;
+  workspace_id: string;
+  created_at: number;
+}
+
 export interface Attachment {
   name: string;
   blob: BlobRef;
@@ -415,6 +422,7 @@ export interface WorkspaceCreated {
 export interface EventPayloads {
   ApiKeyIssued: ApiKeyIssued;
   ApiKeyLinked: ApiKeyLinked;
+  ApiKeyUnlinked: ApiKeyUnlinked;
   DeploymentCreated: DeploymentCreated;
   DeploymentRemoved: DeploymentRemoved;
   DeploymentSoftDeleted: DeploymentSoftDeleted;

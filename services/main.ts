@@ -4,9 +4,9 @@
 // one that crashes is restarted, one that cannot start stops them all (platform/restartPolicy.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CANNOT_START_EXIT_CODE } from '../platform/cannotStart.ts';
+import { devSecret } from '../platform/devSecrets.ts';
 import type { Config } from '../platform/config.ts';
 import type { PortNeed } from '../platform/ports.ts';
 import { generateApiKey } from './tenancy/index.ts';
@@ -85,24 +85,14 @@ function deployedTracingEnv(agentEnv: Record<string, string>): Record<string, st
   return { LANGSMITH_ENDPOINT: agentEnv.LANGSMITH_ENDPOINT!, LANGSMITH_API_KEY: agentEnv.LANGSMITH_API_KEY };
 }
 
-/** Where each dev secret read from a file came from, for messages about its value. */
-const secretFiles: Record<string, string> = {};
-
-/** The value of `name` from the environment, else from .local/<file>, else made by `generate` and kept there. */
-function devSecret(name: string, file: string, generate: () => string): string {
-  const fromEnv = process.env[name];
-  if (fromEnv) return fromEnv;
-  const path = join(root, '.local', file);
-  secretFiles[name] = `.local/${file}`;
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  const value = generate();
-  mkdirSync(join(root, '.local'), { recursive: true });
-  writeFileSync(path, value + '\n', { mode: 0o600 });
-  return value;
-}
-
 async function main(): Promise<void> {
   const endpoints = endpointsFromEnv();
+  const bootstrapKey = devSecret('BOOTSTRAP_API_KEY', generateApiKey);
+  const secretsKey = devSecret('SECRETS_ENCRYPTION_KEY', () => randomBytes(32).toString('hex'));
+  /** Where each dev secret read from a file came from, for messages about its value. */
+  const secretFiles: Record<string, string> = {};
+  if (bootstrapKey.file) secretFiles.BOOTSTRAP_API_KEY = bootstrapKey.file;
+  if (secretsKey.file) secretFiles.SECRETS_ENCRYPTION_KEY = secretsKey.file;
   const env = {
     ...process.env,
     KAFKA_BROKERS: endpoints.kafkaBrokers,
@@ -111,8 +101,8 @@ async function main(): Promise<void> {
     S3_ACCESS_KEY_ID: endpoints.s3AccessKeyId,
     S3_SECRET_ACCESS_KEY: endpoints.s3SecretAccessKey,
     POSTGRES_URL: endpoints.postgresUrl,
-    BOOTSTRAP_API_KEY: devSecret('BOOTSTRAP_API_KEY', 'dev-api-key', generateApiKey),
-    SECRETS_ENCRYPTION_KEY: devSecret('SECRETS_ENCRYPTION_KEY', 'dev-secrets-key', () => randomBytes(32).toString('hex')),
+    BOOTSTRAP_API_KEY: bootstrapKey.value,
+    SECRETS_ENCRYPTION_KEY: secretsKey.value,
   };
   // Both end the process (exit code 78) with every problem named, before anything is installed or started.
   const startConfig = checkConfiguration(env, secretFiles);

@@ -16,7 +16,7 @@ export const errorBody = {
 
 const REASONS: Record<number, string> = {
   400: 'The request is malformed: a parameter, a header or the JSON of the body',
-  401: 'No API key, or one that is not valid',
+  401: 'No credentials, or ones that are not valid: an unknown API key; a token malformed, altered, expired or revoked',
   403: 'The API key has no access to the workspace named by X-Tenant-Id',
   404: 'Not found (or not in the caller\'s workspace)',
   406: 'The Accept header admits no form this route answers in',
@@ -78,19 +78,30 @@ export function declareInputStatuses(app: FastifyInstance): void {
 
 /**
  * For every route registered after this in this scope: the API key it requires (in the
- * document's security) and the statuses authentication answers: 401 (no key, or an unknown
- * one), 400 (X-Tenant-Id malformed, or required by a key of several workspaces), 403 (a
+ * document's security), or, with `bearer`, a bearer token as the alternative, and the statuses
+ * authentication answers: 401 (no key, or an unknown one; a token malformed, altered, expired or
+ * revoked), 400 (X-Tenant-Id malformed, or required by a key of several workspaces), 403 (a
  * workspace the key is not linked to) and 503 (the key registry could not be brought up to date).
+ * The server's document defines the schemes (createHttpServer, `bearerAuth` for the token's).
  */
-export function declareApiKeyAuth(app: FastifyInstance, scheme = 'apiKey'): void {
+export function declareApiKeyAuth(app: FastifyInstance, { bearer = false }: { bearer?: boolean } = {}): void {
   app.addHook('onRoute', (route) => {
     const schema = schemaOf(route);
     if (schema.hide) return;
-    // The key alone, or with the workspace it acts in (a key of several workspaces needs X-Tenant-Id).
-    schema.security ??= [{ [scheme]: [] }, { [scheme]: [], tenantId: [] }];
+    // The key alone, or with the workspace it acts in (a key of several workspaces needs X-Tenant-Id);
+    // a token names its workspace itself.
+    schema.security ??= [{ apiKey: [] }, { apiKey: [], tenantId: [] }, ...(bearer ? [{ bearer: [] }] : [])];
     addResponses(route, [400, 401, 403, 503]);
   });
 }
+
+/** The bearer scheme's definition in a document whose routes take tokens (declareApiKeyAuth with `bearer`). */
+export const BEARER_SECURITY_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description: 'A token from `npm run admin -- issue-token`: acts in one workspace for an API key, until it expires.',
+} as const;
 
 const text = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: { type: 'string' } } } });
 

@@ -8,7 +8,7 @@ import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { ClickHouseError } from '../clickhouse/client.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
-import { declareDocsRoutes, declareInputStatuses, UUID_PATTERN } from './openapi.ts';
+import { BEARER_SECURITY_SCHEME, declareDocsRoutes, declareInputStatuses, UUID_PATTERN } from './openapi.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
 
 export interface HttpServerOptions {
@@ -29,6 +29,8 @@ export interface HttpServerOptions {
    * tests that check every route is documented.
    */
   onRoute?: (route: RouteOptions) => void;
+  /** Whether the document defines the bearer scheme: an authenticated scope takes tokens (declareApiKeyAuth, `bearer`). */
+  bearerAuth?: boolean;
 }
 
 /**
@@ -107,7 +109,13 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   await app.register(swagger, {
     openapi: {
       info: { title: options.title, version: options.version, description: options.description },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' }, tenantId: { type: 'apiKey', in: 'header', name: 'X-Tenant-Id' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          tenantId: { type: 'apiKey', in: 'header', name: 'X-Tenant-Id' },
+          ...(options.bearerAuth ? { bearer: BEARER_SECURITY_SCHEME } : {}),
+        },
+      },
     },
   });
   await app.register(async (docs) => {

@@ -9,8 +9,8 @@
 // and the projectors remove the project's rows as for any deleted project.
 //
 // Authentication: X-Api-Key (and X-Tenant-Id for a key of several workspaces), as on the tracing
-// API. The contract also lists `Authorization: Bearer` as an alternative scheme; it is not
-// accepted yet (issuance and format of the token are not specified): it comes with a later step.
+// API, or `Authorization: Bearer <token>`, the contract's third scheme, with a token the admin CLI
+// issues (tenancy's bearerTokens.ts); both checked by tenancy's hook.
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
@@ -58,13 +58,14 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     version: CONTROL_PLANE_API_VERSION,
     description: 'Deployments of agent servers and their revisions (/v2/deployments), LangSmith Deployment compatible.',
     ready: readiness.ready,
+    bearerAuth: true,
   });
   const secrets = SecretBox.fromConfig(config);
   const publicUrl = controlPlanePublicUrl(config);
   // Where internal_source tarballs are uploaded to and built from.
   const objects = new BlobStore(config);
   await app.register(async (authed) => {
-    requireApiKey(authed, tenancy);
+    requireApiKey(authed, tenancy, { bearer: true });
     await authed.register(deploymentRoutes, { eventLog, deployments, secrets, objects, publicUrl });
   });
   // Deployments' URLs: the agent server behind each checks its callers itself.

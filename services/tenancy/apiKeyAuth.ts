@@ -1,5 +1,10 @@
+// The hook that authenticates every request of a scope and puts the workspace it acts in on
+// request.tenantId: an API key in X-Api-Key (X-Tenant-Id for a key of several workspaces), or,
+// where the scope takes them, a bearer token in `Authorization: Bearer <token>` (bearerTokens.ts).
+// X-Api-Key, when sent, is what counts, so a client that sends a key behaves as it always has.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenancyService } from './tenancyService.ts';
+import { errors } from '../../platform/errors.ts';
 import { declareApiKeyAuth } from '../../platform/http/openapi.ts';
 
 declare module 'fastify' {
@@ -8,17 +13,40 @@ declare module 'fastify' {
   }
 }
 
-/** Every route registered after this in the same scope needs an API key; the workspace it acts in lands on request.tenantId. */
-export function requireApiKey(app: FastifyInstance, tenancy: TenancyService): void {
-  declareApiKeyAuth(app);
+export interface ApiKeyAuthOptions {
+  /** Whether `Authorization: Bearer <token>` is taken as the alternative to X-Api-Key. */
+  bearer?: boolean;
+}
+
+/**
+ * Every route registered after this in the same scope needs an API key (or, with `bearer`, a
+ * token); the workspace it acts in lands on request.tenantId.
+ */
+export function requireApiKey(app: FastifyInstance, tenancy: TenancyService, options: ApiKeyAuthOptions = {}): void {
+  const { bearer = false } = options;
+  declareApiKeyAuth(app, { bearer });
   app.decorateRequest('tenantId', null);
   app.addHook('onRequest', async (request) => {
     const header = (name: string) => {
       const v = request.headers[name];
       return Array.isArray(v) ? v[0] : v;
     };
-    request.tenantId = await tenancy.authenticate(header('x-api-key'), header('x-tenant-id'));
+    const apiKey = header('x-api-key');
+    const authorization = (bearer && !apiKey && header('authorization')) || undefined;
+    if (authorization !== undefined) {
+      request.tenantId = await tenancy.authenticateBearer(bearerToken(authorization), header('x-tenant-id'));
+      return;
+    }
+    if (bearer && !apiKey) throw errors.missingCredentials();
+    request.tenantId = await tenancy.authenticate(apiKey, header('x-tenant-id'));
   });
+}
+
+/** The token of `Bearer <token>` (the scheme in any case, RFC 9110 §11.1). */
+function bearerToken(authorization: string): string {
+  const match = /^bearer +([^ ]+) *$/i.exec(authorization);
+  if (!match) throw errors.malformedToken('the Authorization header must be "Bearer <token>"');
+  return match[1]!;
 }
 
 export function tenantOf(request: FastifyRequest): string {

@@ -1,7 +1,7 @@
 // Commands on workspaces and API keys (appended to the tenancy topic) and the
-// authentication that reads them back.
+// authentication that reads them back: API keys, and the bearer tokens issued with them.
 import { randomUUID } from 'node:crypto';
-import type { KafkaConfig } from '../../platform/config.ts';
+import type { Config, KafkaConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { errors } from '../../platform/errors.ts';
 import { EventLog, event } from '../../platform/kafka/eventLog.ts';
@@ -9,6 +9,7 @@ import { TopicState } from '../../platform/kafka/topicState.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { TenancyState, type ApiKeyRecord } from './tenancyState.ts';
 import { DEFAULT_WORKSPACE_ID, generateApiKey, hashApiKey } from './apiKeys.ts';
+import { BearerTokens, type IssuedToken } from './bearerTokens.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const nowMicros = () => Date.now() * 1000;
@@ -19,10 +20,15 @@ export class TenancyService {
   readonly #topicState: TopicState;
   /** Unknown key hashes recently confirmed unknown after a catch-up: spares Kafka from key-guessing floods. */
   readonly #recentMisses = new Map<string, number>();
+  /** Signs and checks bearer tokens; null without SECRETS_ENCRYPTION_KEY (then none is issued or taken). */
+  readonly #tokens: BearerTokens | null;
+  /** Key hash by token subject, for the keys of the fold (filled as tokens name keys not seen yet). */
+  readonly #keyHashBySubject = new Map<string, string>();
 
-  constructor(config: KafkaConfig, eventLog: EventLog, logger: Logger) {
+  constructor(config: KafkaConfig & Pick<Config, 'SECRETS_ENCRYPTION_KEY'>, eventLog: EventLog, logger: Logger) {
     this.#log = eventLog;
     this.#topicState = new TopicState(config, TOPICS.tenancy, this.state.apply, logger);
+    this.#tokens = BearerTokens.fromConfig(config);
   }
 
   start(): Promise<void> {
@@ -47,6 +53,12 @@ export class TenancyService {
   async linkKey(key: string, workspaceId: string): Promise<void> {
     const keyHash = hashApiKey(key);
     await this.#log.append([event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
+  }
+
+  /** Takes the workspace away from the key: the key (and its bearer tokens for that workspace) no longer act there. */
+  async unlinkKey(key: string, workspaceId: string): Promise<void> {
+    const keyHash = hashApiKey(key);
+    await this.#log.append([event('ApiKeyUnlinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
   }
 
   /** Seeds the default workspace and links the bootstrap key to it. Idempotent across restarts and replicas. */
@@ -88,6 +100,52 @@ export class TenancyService {
     }
     if (record.workspaceIds.size > 1) throw errors.tenantRequired();
     return record.workspaceIds.values().next().value!;
+  }
+
+  /**
+   * A bearer token for `apiKey` acting in `workspaceId` (the key's only workspace when not given:
+   * the same choice, and the same refusals, as authenticate with X-Tenant-Id), for `ttlSeconds`.
+   */
+  async issueToken(apiKey: string, workspaceId: string | undefined, ttlSeconds: number): Promise<IssuedToken> {
+    const tokens = this.#requireTokens();
+    const workspace = await this.authenticate(apiKey, workspaceId);
+    return tokens.issue({ keyHash: hashApiKey(apiKey), workspaceId: workspace, ttlSeconds });
+  }
+
+  /**
+   * The workspace a bearer token acts in. Its signature and expiry are checked, then, in the fold,
+   * that the key it was issued with still has that workspace: unlinking the key from it
+   * (unlinkKey) ends the token there at once, as it ends the key. Never waits for Kafka: a key
+   * this process has not folded yet is refused as unknown. X-Tenant-Id, when sent, must be the
+   * token's workspace.
+   */
+  async authenticateBearer(token: string, tenantId: string | undefined): Promise<string> {
+    const claims = await this.#requireTokens().verify(token);
+    const keyHash = this.#keyHashOf(claims.subject);
+    const record = keyHash === undefined ? undefined : this.state.keys.get(keyHash);
+    if (!record) throw errors.unknownTokenKey();
+    if (!record.workspaceIds.has(claims.workspaceId)) throw errors.tokenRevoked(claims.workspaceId);
+    if (tenantId !== undefined && tenantId !== '') {
+      if (!UUID.test(tenantId)) throw errors.invalidTenantId(tenantId);
+      const wanted = tenantId.toLowerCase();
+      if (wanted !== claims.workspaceId) throw errors.tokenForOtherWorkspace(claims.workspaceId, wanted);
+    }
+    return claims.workspaceId;
+  }
+
+  #requireTokens(): BearerTokens {
+    if (!this.#tokens) {
+      throw errors.notConfigured('bearer tokens need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64), which signs them');
+    }
+    return this.#tokens;
+  }
+
+  /** Keys are never removed from the fold: a subject missing from the map means keys were added since it was filled. */
+  #keyHashOf(subject: string): string | undefined {
+    const known = this.#keyHashBySubject.get(subject);
+    if (known !== undefined || this.#keyHashBySubject.size === this.state.keys.size) return known;
+    for (const keyHash of this.state.keys.keys()) this.#keyHashBySubject.set(this.#tokens!.subjectOf(keyHash), keyHash);
+    return this.#keyHashBySubject.get(subject);
   }
 
   async close(): Promise<void> {

@@ -29,6 +29,9 @@ export class TenancyState {
       case 'ApiKeyLinked':
         this.keys.get(event.payload.key_hash)?.workspaceIds.add(event.payload.workspace_id);
         break;
+      case 'ApiKeyUnlinked':
+        this.keys.get(event.payload.key_hash)?.workspaceIds.delete(event.payload.workspace_id);
+        break;
       default:
         break;
     }

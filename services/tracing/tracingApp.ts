@@ -79,6 +79,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     version: SERVICE_VERSION,
     description: 'LangSmith-compatible run ingestion and reads. Every route is served at / and under /api/v1.',
     ready: readiness.ready,
+    bearerAuth: true,
   });
 
   // Request bodies: JSON and multipart, with gzip/zstd Content-Encoding and a decoded-size limit.
@@ -97,7 +98,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
         await scope.register(tracingPublicRoutes, { config });
         // Sibling of the public routes, so the API-key hook cannot reach them.
         await scope.register(async (authed) => {
-          requireApiKey(authed, tenancy);
+          requireApiKey(authed, tenancy, { bearer: true });
           await authed.register(tracingRoutes, tracingOptions);
           await authed.register(bulkExportRoutes, bulkExportOptions);
         });
@@ -107,7 +108,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   }
   await app.register(
     async (v2) => {
-      requireApiKey(v2, tenancy);
+      requireApiKey(v2, tenancy, { bearer: true });
       await v2.register(tracingV2Routes, deps);
     },
     { prefix: '/api/v2' },
