@@ -3,7 +3,7 @@
 // until everything appended before the call has been folded in.
 import { randomUUID } from 'node:crypto';
 import { Consumer, MessagesStreamModes, stringDeserializer } from '@platformatic/kafka';
-import type { KafkaConfig } from '../config.ts';
+import type { EventLogConfig, KafkaConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { decodeEvent, type DecodedEvent } from '../../schemas/registry.ts';
 import { errors } from '../errors.ts';
@@ -96,5 +96,42 @@ export class TopicState {
 
   async close(): Promise<void> {
     await this.#consumer.close(true);
+  }
+}
+
+/**
+ * The in-memory read model of one small topic, as a command side holds it (projects, bulk
+ * exports, deployments): a subclass declares `apply` (one event into its maps) and its reads;
+ * this owns the folding lifecycle. start() folds from the beginning and resolves once caught up;
+ * catchUp() is read-your-writes after an append and across replicas (the 503 error when Kafka
+ * does not answer within the append timeout, at least 2 s); close() stops folding.
+ */
+export abstract class FoldedTopic {
+  readonly #topicState: TopicState;
+  readonly #what: string;
+  readonly #catchUpTimeoutMs: number;
+
+  /** `what`: the read model's name in the 503 a catchUp() without Kafka answers ("deployments"). */
+  protected constructor(config: EventLogConfig, logicalTopic: string, what: string, logger: Logger) {
+    this.#what = what;
+    this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
+    this.#topicState = new TopicState(config, logicalTopic, (e) => this.apply(e), logger);
+  }
+
+  /** Folds one event in (also called directly by tests, with events made by hand). */
+  abstract readonly apply: (event: DecodedEvent) => void;
+
+  /** Folds the topic from the start; resolves once caught up with it. */
+  start(): Promise<void> {
+    return this.#topicState.start();
+  }
+
+  /** Resolves once everything appended before the call is folded; the 503 error when Kafka does not answer. */
+  catchUp(): Promise<void> {
+    return this.#topicState.catchUpOrUnavailable(this.#what, this.#catchUpTimeoutMs);
+  }
+
+  close(): Promise<void> {
+    return this.#topicState.close();
   }
 }

@@ -15,7 +15,7 @@ import type { EventLogConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { errors } from '../../platform/errors.ts';
 import { event, type EventToAppend } from '../../platform/kafka/eventLog.ts';
-import { TopicState } from '../../platform/kafka/topicState.ts';
+import { FoldedTopic } from '../../platform/kafka/topicState.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { DecodedEvent } from '../../schemas/registry.ts';
 import type { ProjectCreated, ProjectDeleted, ProjectUpdated } from '../../schemas/events.generated.ts';
@@ -85,32 +85,16 @@ const parseExtra = (json: string | null): Record<string, unknown> | null => {
   }
 };
 
-export class ProjectRegistry {
+export class ProjectRegistry extends FoldedTopic {
   readonly #tenants = new Map<string, TenantProjects>();
-  readonly #topicState: TopicState;
   readonly #onDeleted: ProjectRegistryOptions['onDeleted'];
-  readonly #catchUpTimeoutMs: number;
 
   constructor(config: EventLogConfig, logger: Logger, options: ProjectRegistryOptions = {}) {
+    super(config, TOPICS.projects, 'projects', logger);
     this.#onDeleted = options.onDeleted;
-    this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
-    this.#topicState = new TopicState(config, TOPICS.projects, this.apply, logger);
   }
 
-  /** Folds the topic from the start; resolves once caught up with it. */
-  start(): Promise<void> {
-    return this.#topicState.start();
-  }
-
-  /**
-   * Resolves once every event appended to the topic before the call is folded: read-your-writes
-   * after an append, and across replicas. Throws the 503 error when Kafka does not answer in time.
-   */
-  catchUp(): Promise<void> {
-    return this.#topicState.catchUpOrUnavailable('projects', this.#catchUpTimeoutMs);
-  }
-
-  apply = (e: DecodedEvent): void => {
+  override readonly apply = (e: DecodedEvent): void => {
     if (e.name === 'ProjectCreated') this.#created(e.payload);
     else if (e.name === 'ProjectUpdated') this.#updated(e.payload);
     else if (e.name === 'ProjectDeleted') this.#deleted(e.payload);
@@ -251,9 +235,6 @@ export class ProjectRegistry {
     return id;
   }
 
-  close(): Promise<void> {
-    return this.#topicState.close();
-  }
 }
 
 export interface NewProject {

@@ -10,7 +10,7 @@
 // - a cancelled export is final: its unfinished runs become Cancelled, nothing new is scheduled.
 import type { EventLogConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { TopicState } from '../../platform/kafka/topicState.ts';
+import { FoldedTopic } from '../../platform/kafka/topicState.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { DecodedEvent } from '../../schemas/registry.ts';
 import type {
@@ -123,33 +123,16 @@ export function exportFinishedAt(e: BulkExport): number | null {
   return Math.max(...runs.map((r) => r.finishedAt ?? 0));
 }
 
-export class ExportState {
+export class ExportState extends FoldedTopic {
   readonly #tenants = new Map<string, TenantExports>();
   /** Runs not finished yet, of every export, in scheduling order: what workers look through each tick. */
   readonly #unfinished = new Map<string, { export: BulkExport; run: ExportRun }>();
-  readonly #topicState: TopicState;
-  readonly #catchUpTimeoutMs: number;
 
   constructor(config: EventLogConfig, logger: Logger) {
-    this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
-    this.#topicState = new TopicState(config, TOPICS.bulkExport, this.apply, logger);
+    super(config, TOPICS.bulkExport, 'bulk exports', logger);
   }
 
-  /** Folds the topic from the start; resolves once caught up with it. */
-  start(): Promise<void> {
-    return this.#topicState.start();
-  }
-
-  /** Resolves once everything appended before the call is folded; the 503 error when Kafka does not answer. */
-  catchUp(): Promise<void> {
-    return this.#topicState.catchUpOrUnavailable('bulk exports', this.#catchUpTimeoutMs);
-  }
-
-  close(): Promise<void> {
-    return this.#topicState.close();
-  }
-
-  apply = (e: DecodedEvent): void => {
+  override readonly apply = (e: DecodedEvent): void => {
     switch (e.name) {
       case 'DestinationCreated':
         return this.#destinationCreated(e.payload);

@@ -14,7 +14,7 @@
 // - a removal applies only to an AWAITING_DELETE deployment; the first one wins (removedBy).
 import type { EventLogConfig } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { TopicState } from '../../platform/kafka/topicState.ts';
+import { FoldedTopic } from '../../platform/kafka/topicState.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { DecodedEvent } from '../../schemas/registry.ts';
 import type {
@@ -73,31 +73,14 @@ class TenantDeployments {
   readonly removedBy = new Map<string, string>();
 }
 
-export class DeploymentState {
+export class DeploymentState extends FoldedTopic {
   readonly #tenants = new Map<string, TenantDeployments>();
   /** Live deployments by id alone (ids are made by the control plane: unique across workspaces). */
   readonly #byId = new Map<string, Deployment>();
-  readonly #topicState: TopicState;
-  readonly #catchUpTimeoutMs: number;
   readonly #listeners = new Set<() => void>();
 
   constructor(config: EventLogConfig, logger: Logger) {
-    this.#catchUpTimeoutMs = Math.max(config.KAFKA_APPEND_TIMEOUT_MS, 2000);
-    this.#topicState = new TopicState(config, TOPICS.deployments, this.apply, logger);
-  }
-
-  /** Folds the topic from the start; resolves once caught up with it. */
-  start(): Promise<void> {
-    return this.#topicState.start();
-  }
-
-  /** Resolves once everything appended before the call is folded; the 503 error when Kafka does not answer. */
-  catchUp(): Promise<void> {
-    return this.#topicState.catchUpOrUnavailable('deployments', this.#catchUpTimeoutMs);
-  }
-
-  close(): Promise<void> {
-    return this.#topicState.close();
+    super(config, TOPICS.deployments, 'deployments', logger);
   }
 
   /** Calls `listener` after each folded event (the deployment worker wakes on it); returns the unsubscribe. */
@@ -106,7 +89,7 @@ export class DeploymentState {
     return () => this.#listeners.delete(listener);
   }
 
-  apply = (e: DecodedEvent): void => {
+  override readonly apply = (e: DecodedEvent): void => {
     this.#fold(e);
     for (const listener of this.#listeners) listener();
   };
