@@ -121,8 +121,10 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
 
     const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))];
     const old = tablesWithSuffix(`_replaced_${stamp}`);
-    const renames = swapped.flatMap((t) => [sql`${ident(LIVE_TABLES[t])} TO ${ident(old[t])}`, sql`${ident(fresh[t])} TO ${ident(LIVE_TABLES[t])}`]);
-    await ch.exec(sql`RENAME TABLE ${join(renames)}`);
+    // One live table per RENAME, each at a moment no query uses it (swapTableIn): ClickHouse
+    // 18.16's table locks are fair, and a RENAME queued between two locks one query takes on its
+    // tables never ends. The tables of a view are swapped a few milliseconds apart.
+    for (const t of swapped) await swapTableIn(ch, LIVE_TABLES[t], fresh[t], old[t], logger);
     logger.info({ tables: swapped.map((t) => LIVE_TABLES[t]) }, 'swapped the rebuilt tables in');
 
     // Catch up into the live names up to the topic ends read after the swap: whatever the
@@ -132,7 +134,10 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     events = await progressUntil('catching up', afterSwap);
     await projectors.stop();
 
-    for (const t of swapped) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(old[t])}`);
+    for (const t of swapped) {
+      await untilNoQueryUses(ch, old[t]);
+      await ch.exec(sql`DROP TABLE IF EXISTS ${ident(old[t])}`);
+    }
     for (const t of Object.keys(fresh) as Array<keyof ReadModelTables>) if (!swapped.includes(t)) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(fresh[t])}`);
     return summary(LIVE_TABLES, true);
 
@@ -170,6 +175,37 @@ async function countRows(ch: ClickHouseClient, tables: ReadModelTables): Promise
     rows[key] = Number(r?.n ?? 0);
   }
   return rows;
+}
+
+const QUIET_POLL_MS = 5;
+const QUIET_WAIT_MS = 30_000;
+
+/**
+ * Resolves at a moment no other query names `table` (system.processes), or after `QUIET_WAIT_MS`.
+ * On ClickHouse 18.16 a RENAME or DROP waits for every query holding the table and holds back
+ * every lock asked after it (the locks are fair): a query that takes a second lock on its tables
+ * (a subquery, a JOIN) after the DDL queued waits on it while the DDL waits on the query, for
+ * ever, and the table's background task then takes every thread of the merge pool, so no
+ * mutation or merge runs on the whole server. A DDL sent when no query names the table meets none.
+ */
+async function untilNoQueryUses(ch: ClickHouseClient, table: string): Promise<void> {
+  const pattern = `\\b${table.replace(/[^A-Za-z0-9_]/g, '')}\\b`;
+  const deadline = Date.now() + QUIET_WAIT_MS;
+  while (Date.now() < deadline) {
+    const [busy] = await ch.query<{ n: string }>(
+      sql`SELECT count() AS n FROM system.processes WHERE query NOT LIKE '%system.processes%' AND match(query, ${pattern})`,
+    );
+    if (Number(busy?.n ?? 0) === 0) return;
+    await sleep(QUIET_POLL_MS);
+  }
+}
+
+/** Swaps `fresh` in as `live`, `live` out as `old`: one RENAME, sent when no query uses the live table. */
+async function swapTableIn(ch: ClickHouseClient, live: string, fresh: string, old: string, logger: Logger): Promise<void> {
+  const started = performance.now();
+  await untilNoQueryUses(ch, live);
+  await ch.exec(sql`RENAME TABLE ${ident(live)} TO ${ident(old)}, ${ident(fresh)} TO ${ident(live)}`);
+  logger.debug({ table: live, ms: Math.round(performance.now() - started) }, 'swapped in');
 }
 
 /** Drops fresh tables a replay left behind (an interrupted run). */
