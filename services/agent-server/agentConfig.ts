@@ -1,6 +1,6 @@
 // The agent server's configuration file, in the `langgraph.json` format of the LangGraph CLI:
 // which graphs to serve, environment for them, a custom auth module, and HTTP switches.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
@@ -38,6 +38,12 @@ export interface AgentServerConfig {
   dir: string;
   graphs: GraphEntry[];
   env: Record<string, string>;
+  /**
+   * The absolute path of the .env file `env` names when it is not there (then `env` is empty):
+   * `langgraph new` projects name `.env` and keep it out of git, and the CLIs upload the source
+   * without it, sending its variables as the deployment's secrets instead.
+   */
+  missingEnvFile?: string;
   /** `path/to/auth.ts:exportName` resolved to a file and export, when the file names one. */
   auth?: { file: string; exportName: string };
   http: { disableA2a: boolean; disableAssistants: boolean; disableThreads: boolean; disableRuns: boolean; disableMeta: boolean };
@@ -68,11 +74,14 @@ export function loadAgentConfig(path: string): AgentServerConfig {
     const ref = typeof spec === 'string' ? spec : spec.path;
     return { graphId, ...splitModuleRef(dir, ref), description: typeof spec === 'string' ? undefined : spec.description };
   });
-  const env = typeof file.env === 'string' ? parseEnv(readFileSync(resolve(dir, file.env), 'utf8')) : (file.env ?? {});
+  const envFile = typeof file.env === 'string' ? resolve(dir, file.env) : undefined;
+  const missingEnvFile = envFile !== undefined && !existsSync(envFile) ? envFile : undefined;
+  const env = envFile === undefined ? (file.env ?? {}) : missingEnvFile ? {} : parseEnv(readFileSync(envFile, 'utf8'));
   return {
     dir,
     graphs,
     env: env as Record<string, string>,
+    ...(missingEnvFile ? { missingEnvFile } : {}),
     auth: file.auth?.path ? splitModuleRef(dir, file.auth.path) : undefined,
     http: {
       disableA2a: file.http.disable_a2a,

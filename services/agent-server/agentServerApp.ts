@@ -67,6 +67,7 @@ export async function buildAgentServerApp(
   serverOptions: Pick<HttpServerOptions, 'onRoute'> = {},
 ): Promise<AgentServerApp> {
   // The config file's env reaches the graphs' modules, which may read it when they load.
+  if (agentConfig.missingEnvFile) logger.warn({ envFile: agentConfig.missingEnvFile }, 'the config’s env file is not there: no variables from it');
   for (const [name, value] of Object.entries(agentConfig.env)) process.env[name] ??= value;
   const persistence = await openPersistence(config, logger);
   const failed = await persistence.store.failUnfinishedRuns('the agent server stopped while the run was unfinished');

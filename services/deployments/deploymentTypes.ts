@@ -25,7 +25,12 @@ export const REVISION_STATUSES = [
 ] as const;
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
-export const DEPLOYMENT_TYPES = ['dev_free', 'dev', 'prod'] as const;
+/**
+ * The contract's three, and `dev_zero`: what the PyPI `langgraph` CLI sends for its default
+ * `--deployment-type serverless` (scale to zero; langgraph-cli deploy.py). Here every type runs
+ * the same way (one agent-server process per revision); the type is recorded and filtered on.
+ */
+export const DEPLOYMENT_TYPES = ['dev_free', 'dev_zero', 'dev', 'prod'] as const;
 
 /** What responses show in place of a secret's value; a PATCH that sends it back keeps the stored value. */
 export const SECRET_VALUE_MASK = '********';

@@ -1,16 +1,18 @@
 // Python virtualenvs for the tests: the official Python clients (from
 // test/e2e/python/requirements.txt) and tools kept apart from them so their dependencies cannot
-// clash (the OpenAPI fuzzer, test/contract/requirements.txt; chdb, test/contract/chdb/). Each lives in
+// clash (the OpenAPI fuzzer, test/contract/requirements.txt; chdb, test/contract/chdb/; the
+// `langgraph` CLI, test/e2e/langgraph-cli/). Each lives in
 // .local/venvs/<name>-<hash of its requirements file>: checkouts pinning different versions
 // (branches, worktrees sharing .local) each get their own, instead of reinstalling one under each
 // other's running tests. ensurePythonEnv() creates it with the machine's python3 when missing and
 // pip-installs the requirements (a stamp file records that the install finished). Warm, it costs
 // one `python -c` call. Unattended: only PyPI is needed, and concurrent callers (vitest workers)
-// wait on a lock directory.
+// wait on a lock directory (installLock.ts).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withInstallLock } from './installLock.ts';
 import { repoRoot } from './serviceProcess.ts';
 
 /** A venv, named by what it is for, and the requirements file that fills it. */
@@ -34,6 +36,8 @@ export const PYTHON_VENV = E2E_PYTHON.venv;
 export const FUZZ_PYTHON: PythonEnvSpec = pythonEnvSpec('fuzz', join(repoRoot, 'test', 'contract', 'requirements.txt'));
 /** chdb, current ClickHouse in-process (test/contract/currentClickHouse.test.ts). */
 export const CHDB_PYTHON: PythonEnvSpec = pythonEnvSpec('chdb', join(repoRoot, 'test', 'contract', 'chdb', 'requirements.txt'));
+/** The official `langgraph` CLI (PyPI langgraph-cli), whose deploy command test/e2e/langgraphCli.test.ts runs. */
+export const LANGGRAPH_CLI_PYTHON: PythonEnvSpec = pythonEnvSpec('langgraph-cli', join(repoRoot, 'test', 'e2e', 'langgraph-cli', 'requirements.txt'));
 
 export interface PythonEnv {
   /** The venv's interpreter. */
@@ -78,43 +82,6 @@ async function runOrThrow(what: string, command: string, args: string[], env?: N
 /** The interpreter that makes the venv: $PYTHON if set, else python3 from PATH. */
 const basePython = () => process.env.PYTHON ?? 'python3';
 
-/** One holder at a time across processes: a lock directory holding the holder's pid. */
-async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  const lock = `${dir}.lock`;
-  const deadline = Date.now() + 20 * 60_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let holder = NaN;
-      try {
-        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-      } catch {
-        /* being created or removed */
-      }
-      let alive = true;
-      if (Number.isInteger(holder) && holder > 0) {
-        try {
-          process.kill(holder, 0);
-        } catch {
-          alive = false;
-        }
-      }
-      if (!alive) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock} (held by pid ${holder})`);
-      else await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 /** Creates or updates the venv as needed and returns its interpreter. Idempotent. */
 export async function ensurePythonEnv(spec: PythonEnvSpec = E2E_PYTHON): Promise<PythonEnv> {
   const venv = spec.venv;
@@ -125,7 +92,7 @@ export async function ensurePythonEnv(spec: PythonEnvSpec = E2E_PYTHON): Promise
 
   if (await isCurrent()) return { python, venv };
   mkdirSync(join(repoRoot, '.local', 'venvs'), { recursive: true });
-  return withLock(venv, async () => {
+  return withInstallLock(venv, async () => {
     if (await isCurrent()) return { python, venv };
     // A venv whose interpreter no longer runs (its base python moved) is made anew.
     if (existsSync(venv) && (!existsSync(python) || (await run(python, ['-c', 'import sys'])).code !== 0)) rmSync(venv, { recursive: true, force: true });

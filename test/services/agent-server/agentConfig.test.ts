@@ -36,6 +36,16 @@ describe('loadAgentConfig', () => {
     expect(loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, env: { X: '1' } })).env).toEqual({ X: '1' });
     const fromFile = loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, env: '.env' }, { '.env': 'A=one\n# comment\nB="two words"\n' }));
     expect(fromFile.env).toEqual({ A: 'one', B: 'two words' });
+    expect(fromFile.missingEnvFile).toBeUndefined();
+  });
+
+  it('takes a .env file that is not there as no env, and says which file it missed', () => {
+    // As `langgraph new` lays a project out ("env": ".env", .env in .gitignore): the CLIs upload
+    // the source without it and send its variables as the deployment's secrets.
+    const file = configFile({ graphs: { a: './a.ts:g' }, env: '.env' });
+    const config = loadAgentConfig(file);
+    expect(config.env).toEqual({});
+    expect(config.missingEnvFile).toBe(join(file, '..', '.env'));
   });
 
   it('refuses a bad file with the field named', () => {

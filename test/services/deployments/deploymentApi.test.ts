@@ -96,6 +96,19 @@ describe('lifecycle', () => {
     expect((await call('GET', `/v2/deployments?name_contains=list-${tag}&status=READY`)).body.resources).toEqual([]);
   });
 
+  test('create takes every deployment type the CLIs send, dev_zero (langgraph-cli’s default, serverless) included; list filters by it', async () => {
+    const tag = randomBytes(3).toString('hex');
+    for (const type of ['dev_zero', 'dev_free', 'dev', 'prod']) {
+      const d = await create({ name: `type-${tag}-${type.replace('_', '-')}`, source_config: { deployment_type: type } });
+      expect(d.source_config.deployment_type).toBe(type);
+    }
+    const zero = await call('GET', `/v2/deployments?name_contains=type-${tag}&deployment_type=dev_zero`);
+    expect(zero.body.resources.map((d: { name: string }) => d.name)).toEqual([`type-${tag}-dev-zero`]);
+    const unknown = await call('POST', '/v2/deployments', body({ source_config: { deployment_type: 'dev_one' } }));
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail[0]).toMatchObject({ loc: ['body', 'source_config', 'deployment_type'], type: 'enum', input: 'dev_one' });
+  });
+
   test('patch makes a new revision for revision config or secrets, none for source_config alone', async () => {
     const d = await create();
     const config = await call('PATCH', `/v2/deployments/${d.id}`, { source_config: { build_on_push: true } });
