@@ -54,7 +54,9 @@ const CLI_RESERVED = [
 /**
  * What this platform's local deployer sets besides (deployer/localDeployer.ts platformEnv and the
  * control plane's baseEnv): where the server listens and what it serves, where it checks API keys
- * (tenancy on Kafka), whether it checks them, and whether it traces.
+ * (tenancy on Kafka) and whether it checks them. Not LANGSMITH_TRACING: the hosted service lets a
+ * deployment turn its tracing off (`LANGSMITH_TRACING=false`, often in the `.env` the CLIs send as
+ * secrets), and a secret wins over the control plane's default (LocalDeployer's #serverEnv).
  */
 const PLATFORM_RESERVED = [
   'HOST',
@@ -64,7 +66,6 @@ const PLATFORM_RESERVED = [
   'AGENT_SERVER_AUTH',
   'KAFKA_BROKERS',
   'KAFKA_TOPIC_PREFIX',
-  'LANGSMITH_TRACING',
 ] as const;
 
 export const RESERVED_ENV_NAMES: ReadonlySet<string> = new Set<string>([...CLI_RESERVED, ...PLATFORM_RESERVED]);

@@ -22,5 +22,5 @@ test('every variable the deployer sets over the secrets is reserved', () => {
 test('the CLIs’ reserved names and the platform’s own are refused, with what to do; other names pass', () => {
   for (const name of ['LANGSMITH_API_KEY', 'LANGCHAIN_PROJECT', 'PORT', 'PATH', 'DATABASE_URI', 'LSD_ENV', 'KAFKA_BROKERS', 'AGENT_SERVER_AUTH'])
     expect(reservedEnvProblem(name), name).toBe(`${name} is set by the platform in every deployed server and cannot be a secret; give your variable another name`);
-  for (const name of ['OPENAI_API_KEY', 'GREETING_SECRET', 'LOG_LEVEL', 'port']) expect(reservedEnvProblem(name), name).toBeNull();
+  for (const name of ['OPENAI_API_KEY', 'GREETING_SECRET', 'LOG_LEVEL', 'port', 'LANGSMITH_TRACING']) expect(reservedEnvProblem(name), name).toBeNull();
 });
