@@ -19,13 +19,13 @@
 //
 // Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:deploy | tail -1`).
 // Knobs: BENCH_DEPLOYS=5 BENCH_ROLLOUTS=5 BENCH_CALLERS=4 BENCH_SECONDS=5 BENCH_MEMORY_DEPLOYMENTS=10
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { startAgentServer } from '../support/agentServer.ts';
+import { deployableAgentRepo, serverPids } from '../support/deployableAgent.ts';
 import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../support/controlPlane.ts';
 import { repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -56,31 +56,13 @@ function rssMiB(pid: number): number | null {
   }
 }
 
-/** The pids of a revision's agent servers (the deployer sets LANGSMITH_HOST_REVISION_ID in each one's environment). */
-function serverPids(revisionId: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`)) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return pids;
-}
 
 // ---- the deployable example, as a git repository with tags ----
 
 const scratch = mkdtempSync(join(tmpdir(), 'bench-deploy-'));
-const repo = join(scratch, 'repo');
-const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', ...args], { cwd: repo, stdio: 'pipe' }).toString().trim();
-cpSync(join(repoRoot, 'examples/deployable-agent'), repo, { recursive: true });
-git('init', '--quiet', '--initial-branch=main');
-git('add', '.');
-git('commit', '--quiet', '-m', 'the deployable example');
-git('tag', 'v0');
+const example = deployableAgentRepo(join(scratch, 'repo'));
+const repo = example.dir;
+const git = example.git;
 /** A new commit and tag whose graph answers with `prefix`. */
 function tagWithPrefix(tag: string, prefix: string): void {
   const file = join(repo, 'langgraph.json');
@@ -113,7 +95,7 @@ async function createDeployment(name: string): Promise<{ id: string; revisionId:
     name,
     source: 'github',
     source_config: { repo_url: pathToFileURL(repo).href, deployment_type: 'dev' },
-    source_revision_config: { repo_ref: 'refs/tags/v0', langgraph_config_path: 'langgraph.json' },
+    source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
     secrets: [{ name: 'GREETING_SECRET', value: 'bench' }],
   });
   if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(res.body)}`);
@@ -192,9 +174,9 @@ async function main(): Promise<void> {
   const rolloutTimes: number[] = [];
   const rollouts = (async () => {
     for (let i = 1; i <= options.rollouts; i++) {
-      tagWithPrefix(`v${i}`, `Hello ${i}`);
+      tagWithPrefix(`r${i}`, `Hello ${i}`);
       const t = performance.now();
-      const res = await call('PATCH', `/v2/deployments/${main!.id}`, { source_revision_config: { repo_ref: `refs/tags/v${i}` } });
+      const res = await call('PATCH', `/v2/deployments/${main!.id}`, { source_revision_config: { repo_ref: `refs/tags/r${i}` } });
       if (res.status !== 200) throw new Error(`patch: ${res.status} ${JSON.stringify(res.body)}`);
       await revisionDeployed(main!.id, res.body.latest_revision_id);
       rolloutTimes.push(ms(t));

@@ -8,8 +8,7 @@
 // then DELETE ?delete_tracing_project=true deletes the project named after the deployment and its
 // rows, a DELETE without it leaves its project alone, and the deletion is done once: a project
 // made later under the same name survives a restart of the control plane.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +18,8 @@ import { a2aClientFactory, userMessage } from '../support/a2aTesting.ts';
 import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../support/controlPlane.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { runPythonScript } from '../support/pythonScript.ts';
-import { repoRoot, startService, waitFor, type ServiceProcess } from '../support/serviceProcess.ts';
+import { startService, waitFor, type ServiceProcess } from '../support/serviceProcess.ts';
+import { deployableAgentRepo } from '../support/deployableAgent.ts';
 import { stackCall, stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { ident, sql } from '../../platform/clickhouse/sql.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -39,8 +39,6 @@ let deployment: { id: string; name: string; url: string };
 
 const call = (method: string, path: string, json?: unknown) => controlPlaneCall(cpUrl, cp.apiKey, method, path, json);
 const tracing = (method: string, path: string, json?: unknown) => stackCall(stack, method, path, json);
-const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
 
 async function create(body: Record<string, unknown>): Promise<{ id: string; latest_revision_id: string }> {
   const res = await call('POST', '/v2/deployments', body);
@@ -62,11 +60,7 @@ async function projectNamed(name: string): Promise<string> {
 const projectStatus = async (id: string) => (await tracing('GET', `/sessions/${id}`)).status;
 
 beforeAll(async () => {
-  cpSync(join(repoRoot, 'examples/deployable-agent'), repo, { recursive: true });
-  git('init', '--quiet', '--initial-branch=main');
-  git('add', '.');
-  git('commit', '--quiet', '-m', 'the deployable example');
-  git('tag', 'v1');
+  deployableAgentRepo(repo);
   [stack, pyenv] = await Promise.all([startTracingStack('control_plane_e2e'), ensurePythonEnv()]);
   // The stack's topics, key and workspace: the deployment's workspace is the one its server traces into.
   cp = await startControlPlane('control-plane-e2e', 1, {

@@ -12,8 +12,7 @@
 // Last, the upload flow of the official CLIs (internal_source): create, upload-url, PUT the
 // tarball, PATCH; a tarball never uploaded ends BUILD_FAILED saying so; a redeploy rolls back to
 // an older revision's code and secrets; a Docker source ends DEPLOY_FAILED saying why.
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +21,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';
 import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../support/tracingClient.ts';
 import { freePort, isRunning, repoRoot, startService, waitFor, type ServiceProcess } from '../../support/serviceProcess.ts';
+import { deployableAgentRepo, serverPids, type ExampleRepo } from '../../support/deployableAgent.ts';
 import { createLogger } from '../../../platform/logger.ts';
 import { MAX_QUICK_EXITS } from '../../../platform/restartPolicy.ts';
 import { DeploymentState } from '../../../services/deployments/deploymentState.ts';
@@ -43,23 +43,9 @@ let tracing: Workspace;
 /** The API key of the control plane `url` is of. */
 let apiKey: string;
 const call = (method: string, path: string, json?: unknown) => controlPlaneCall(url, apiKey, method, path, json);
-const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+const git = (...args: string[]) => example.git(...args);
+let example: ExampleRepo;
 
-/** The pids of the agent servers of a revision (the deployer sets LANGSMITH_HOST_REVISION_ID in each one's environment). */
-function serverPids(revisionId: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      if (environ.includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return pids;
-}
 
 async function revisionEnds(deploymentId: string, revisionId: string): Promise<string> {
   return waitFor(
@@ -84,11 +70,7 @@ async function greet(deploymentUrl: string, text: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  cpSync(join(repoRoot, 'examples/deployable-agent'), repo, { recursive: true });
-  git('init', '--quiet', '--initial-branch=main');
-  git('add', '.');
-  git('commit', '--quiet', '-m', 'the deployable example');
-  git('tag', 'v1');
+  example = deployableAgentRepo(repo);
   tracing = (await createWorkspaces(1))[0]!;
   cp = await startControlPlane('deployment-worker', 1, {
     DEPLOYMENTS_DIR: join(scratch, 'deployments'),

@@ -6,13 +6,13 @@
 // that throws when it loads, from a tarball (DEPLOY_FAILED); a crash loop given up; a stop
 // mid-build; and a deployer killed with SIGKILL, whose server must not outlive it.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { MAX_QUICK_EXITS } from '../../../../platform/restartPolicy.ts';
 import { LocalDeployer } from '../../../../services/deployments/deployer/localDeployer.ts';
+import { deployableAgentRepo } from '../../../support/deployableAgent.ts';
 import type { DeployerEvent, DeployOutcome, RevisionSpec } from '../../../../services/deployments/deployer/revisionSpec.ts';
 import { sharedTenancyEnv } from '../../../support/agentServer.ts';
 import { isRunning, repoRoot, waitFor } from '../../../support/serviceProcess.ts';
@@ -27,17 +27,9 @@ const deployer = new LocalDeployer({
   onEvent: (event) => events.push(event),
 });
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd, stdio: 'pipe' });
-
 let repoUrl: string;
 beforeAll(() => {
-  const repo = join(scratch, 'repo');
-  cpSync(join(repoRoot, 'examples/deployable-agent'), repo, { recursive: true });
-  git(repo, 'init', '--quiet', '--initial-branch=main');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '--quiet', '-m', 'the deployable example');
-  git(repo, 'tag', 'v1');
-  repoUrl = pathToFileURL(repo).href;
+  repoUrl = deployableAgentRepo(join(scratch, 'repo')).url;
 });
 
 afterAll(async () => {
