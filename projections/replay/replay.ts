@@ -119,11 +119,17 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     const rows = await countRows(ch, fresh);
     if (!swap) return summary(fresh, false);
 
-    const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))];
+    // `runs` last: the runs projector takes an op it finds in `runs` as applied and writes nothing
+    // for it. Were `runs` swapped in first, a live write in between would put the run in the new
+    // `runs` and its trace or location row in an old table, and the catch-up below would skip it.
+    // With `runs` last, what the live projectors write in between lands in the old `runs` and is
+    // projected again into every new table.
+    const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))].sort((a, b) => Number(a === 'runs') - Number(b === 'runs'));
     const old = tablesWithSuffix(`_replaced_${stamp}`);
     // One live table per RENAME, each at a moment no query uses it (swapTableIn): ClickHouse
     // 18.16's table locks are fair, and a RENAME queued between two locks one query takes on its
-    // tables never ends. The tables of a view are swapped a few milliseconds apart.
+    // tables never ends. The tables of a view are swapped a few milliseconds apart (or up to
+    // QUIET_WAIT_MS each while queries keep naming them).
     for (const t of swapped) await swapTableIn(ch, LIVE_TABLES[t], fresh[t], old[t], logger);
     logger.info({ tables: swapped.map((t) => LIVE_TABLES[t]) }, 'swapped the rebuilt tables in');
 
