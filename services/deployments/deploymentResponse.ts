@@ -4,7 +4,7 @@
 import { formatIsoMicros } from '../../platform/time.ts';
 import type { Deployment, Revision } from './deploymentState.ts';
 import { deploymentUrl } from './deploymentGateway.ts';
-import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, REVISION_STATUSES, SECRET_VALUE_MASK } from './deploymentTypes.ts';
+import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, LOCALLY_DEPLOYED_SOURCES, REVISION_STATUSES, SECRET_VALUE_MASK } from './deploymentTypes.ts';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 const nullableUuid = { type: ['string', 'null'], format: 'uuid' } as const;
@@ -100,9 +100,6 @@ export function revisionResponse(r: Revision): Record<string, unknown> {
   };
 }
 
-/** Sources the local deployer runs (their URL is the gateway's); the others name their own custom_url. */
-const LOCALLY_SERVED_SOURCES: ReadonlySet<string> = new Set(['github', 'internal_source']);
-
 /** `publicUrl`: the control plane's base URL, where the deployment gateway serves locally run deployments. */
 export function deploymentResponse(d: Deployment, publicUrl: string): Record<string, unknown> {
   const latest = d.revisions[0];
@@ -112,7 +109,7 @@ export function deploymentResponse(d: Deployment, publicUrl: string): Record<str
     name: d.name,
     source: d.source,
     // The same URL through every rollout: the gateway forwards it to the active revision's server.
-    source_config: LOCALLY_SERVED_SOURCES.has(d.source) ? { ...d.sourceConfig, custom_url: deploymentUrl(publicUrl, d.id) } : d.sourceConfig,
+    source_config: LOCALLY_DEPLOYED_SOURCES.has(d.source) ? { ...d.sourceConfig, custom_url: deploymentUrl(publicUrl, d.id) } : d.sourceConfig,
     source_revision_config: latest?.sourceRevisionConfig ?? {},
     secrets: (latest?.secretNames ?? []).map((name) => ({ name, value: SECRET_VALUE_MASK })),
     secret_references: null,

@@ -32,6 +32,12 @@ export type RevisionStatus = (typeof REVISION_STATUSES)[number];
  */
 export const DEPLOYMENT_TYPES = ['dev_free', 'dev_zero', 'dev', 'prod'] as const;
 
+/**
+ * Sources the local deployer builds and runs as agent-server processes (the others are images,
+ * which it cannot run); a deployment of one of these is served at the gateway's URL.
+ */
+export const LOCALLY_DEPLOYED_SOURCES: ReadonlySet<string> = new Set(['github', 'internal_source']);
+
 /** What responses show in place of a secret's value; a PATCH that sends it back keeps the stored value. */
 export const SECRET_VALUE_MASK = '********';
 

@@ -22,7 +22,7 @@ import { retry, type RetryPolicy } from '../../platform/retry.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
 import type { DeploymentCommands } from './deploymentCommands.ts';
 import type { Deployment, DeploymentState, Revision } from './deploymentState.ts';
-import type { DeploymentSecret, RevisionStatus } from './deploymentTypes.ts';
+import { LOCALLY_DEPLOYED_SOURCES, type DeploymentSecret, type RevisionStatus } from './deploymentTypes.ts';
 import { LocalDeployer, type LocalDeployerOptions } from './deployer/localDeployer.ts';
 import { deploymentUrl } from './deploymentGateway.ts';
 import type { DeployerEvent, RevisionSource, RevisionSpec } from './deployer/revisionSpec.ts';
@@ -66,12 +66,9 @@ export interface DeploymentWorkerOptions {
   tracingProjects: TracingProjectDeletion | null;
 }
 
-/** Sources built and run here: from their source, as agent-server processes. */
-const BUILDABLE_SOURCES: ReadonlySet<string> = new Set(['github', 'internal_source']);
-
 /** Why a revision's source cannot run on this machine (it ends DEPLOY_FAILED), or null when it can. */
 function unsupportedSourceProblem(source: string): string | null {
-  if (BUILDABLE_SOURCES.has(source)) return null;
+  if (LOCALLY_DEPLOYED_SOURCES.has(source)) return null;
   return (
     `this control plane cannot run ${source} revisions: it runs each revision from its source as a local agent-server ` +
     'process, without Docker or Kubernetes. Create a deployment with source github (a repo_url git can clone) or ' +

@@ -92,9 +92,8 @@ export class TenancyService {
     if (!apiKey) throw errors.missingApiKey();
     const record = await this.#findKey(hashApiKey(apiKey));
     if (!record || record.workspaceIds.size === 0) throw errors.unknownApiKey();
-    if (tenantId !== undefined && tenantId !== '') {
-      if (!UUID.test(tenantId)) throw errors.invalidTenantId(tenantId);
-      const wanted = tenantId.toLowerCase();
+    const wanted = requestedWorkspace(tenantId);
+    if (wanted !== undefined) {
       if (!record.workspaceIds.has(wanted)) throw errors.workspaceForbidden(wanted);
       return wanted;
     }
@@ -125,11 +124,8 @@ export class TenancyService {
     const record = keyHash === undefined ? undefined : this.state.keys.get(keyHash);
     if (!record) throw errors.unknownTokenKey();
     if (!record.workspaceIds.has(claims.workspaceId)) throw errors.tokenRevoked(claims.workspaceId);
-    if (tenantId !== undefined && tenantId !== '') {
-      if (!UUID.test(tenantId)) throw errors.invalidTenantId(tenantId);
-      const wanted = tenantId.toLowerCase();
-      if (wanted !== claims.workspaceId) throw errors.tokenForOtherWorkspace(claims.workspaceId, wanted);
-    }
+    const wanted = requestedWorkspace(tenantId);
+    if (wanted !== undefined && wanted !== claims.workspaceId) throw errors.tokenForOtherWorkspace(claims.workspaceId, wanted);
     return claims.workspaceId;
   }
 
@@ -151,4 +147,11 @@ export class TenancyService {
   async close(): Promise<void> {
     await this.#topicState.close();
   }
+}
+
+/** The workspace X-Tenant-Id names, lower-cased; undefined when it is not sent (or empty). */
+function requestedWorkspace(tenantId: string | undefined): string | undefined {
+  if (tenantId === undefined || tenantId === '') return undefined;
+  if (!UUID.test(tenantId)) throw errors.invalidTenantId(tenantId);
+  return tenantId.toLowerCase();
 }
