@@ -1,0 +1,226 @@
+// The agent streaming protocol under /api, as `@langchain/react`'s HttpAgentServerAdapter calls
+// it with the app's paths: commands, the SSE stream, thread state, history, the thread list and
+// deletion. Errors are JSON `{error, message}` (commands: the protocol's ErrorResponse).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isSupportedChannel } from '@langchain/langgraph/stream';
+import { openEventStream, sseFrame } from '../../platform/http/sse.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { errorResponse, parseCommand, parseRunStart, type ErrorResponse } from './protocol/commands.ts';
+import { ThreadBusyError, type SessionRegistry } from './protocol/threadSession.ts';
+import type { Subscription } from './protocol/runLog.ts';
+import {
+  getThreadHistory,
+  getThreadState,
+  InvalidStateUpdateError,
+  listThreads,
+  ThreadNotFoundError,
+  updateThreadState,
+  type StatefulGraph,
+  type ThreadStore,
+} from './threads.ts';
+
+export interface ChatRoutesOptions {
+  graph: StatefulGraph;
+  store: ThreadStore;
+  sessions: SessionRegistry;
+  /** The assistants `run.start` takes. */
+  assistants: readonly string[];
+  /** The keys of the graph's state, which a state update may set. */
+  stateKeys: ReadonlySet<string>;
+  logger: Logger;
+}
+
+const THREAD_ID = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
+const threadParams = {
+  type: 'object',
+  required: ['threadId'],
+  properties: { threadId: { type: 'string', pattern: THREAD_ID, description: 'A thread id the client chooses (the page uses UUIDs): letters, digits, ".", "_", ":", "-"; at most 128.' } },
+} as const;
+const problem = { type: 'object', required: ['error', 'message'], properties: { error: { type: 'string' }, message: { type: 'string' } } } as const;
+const protocolError = {
+  type: 'object',
+  required: ['type', 'error', 'message'],
+  properties: { type: { const: 'error' }, id: { type: ['integer', 'null'] }, error: { type: 'string' }, message: { type: 'string' } },
+} as const;
+const threadStateSchema = { type: 'object', additionalProperties: true, description: "The LangGraph SDK's ThreadState: values, next, tasks, checkpoint, metadata, created_at, parent_checkpoint." } as const;
+const tags = ['agent streaming protocol'];
+
+const fail = (reply: FastifyReply, status: number, error: string, message: string) => reply.code(status).send({ error, message });
+
+/** The status that answers a protocol error: the command was refused as bad input. */
+const commandStatus = (response: ErrorResponse) => (response.error === 'unknown_command' || response.error === 'invalid_argument' ? 400 : 500);
+
+export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOptions): Promise<void> {
+  const { graph, store, sessions, assistants, stateKeys, logger } = options;
+
+  // Bodies that are not JSON, and path parameters that are not thread ids, in this API's shape.
+  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown; code?: string }, request, reply) => {
+    if (err.validation) return fail(reply, 400, 'invalid_argument', err.message);
+    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err.statusCode === 400 && err instanceof SyntaxError))
+      return fail(reply, 400, 'invalid_json', `the body is not JSON: ${err.message}`);
+    throw err;
+  });
+
+  app.get('/threads', {
+    schema: {
+      tags,
+      summary: 'The threads the checkpointer knows, newest first (at most 200)',
+      response: { 200: { type: 'array', items: { type: 'object', required: ['id', 'title', 'updatedAt'], properties: { id: { type: 'string' }, title: { type: 'string' }, updatedAt: { type: ['string', 'null'] } } } } },
+    },
+    handler: async () => listThreads(graph, store),
+  });
+
+  app.delete<{ Params: { threadId: string } }>('/threads/:threadId', {
+    schema: { tags, summary: "Deletes a thread: its running run is cancelled, its streams end, its checkpoints are gone", params: threadParams, response: { 204: { type: 'null', description: 'deleted (also when there was nothing)' } } },
+    handler: async (request, reply) => {
+      await sessions.delete(request.params.threadId);
+      await store.checkpointer.deleteThread(request.params.threadId);
+      return reply.code(204).send();
+    },
+  });
+
+  app.post<{ Params: { threadId: string } }>('/threads/:threadId/commands', {
+    // The body is checked here rather than by the schema, so a malformed command gets the protocol's answer.
+    attachValidation: true,
+    schema: {
+      tags,
+      summary: 'A protocol command: `run.start {assistant_id, input, config?, metadata?}` starts a run and returns its run_id',
+      params: threadParams,
+      body: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, method: { type: 'string', examples: ['run.start'] }, params: { type: 'object', additionalProperties: true } },
+      },
+      response: {
+        200: { type: 'object', required: ['type', 'id', 'result'], properties: { type: { const: 'success' }, id: { type: 'integer' }, result: { type: 'object', additionalProperties: true } } },
+        400: { description: 'not a command, a bad argument, or a command this app does not serve', ...protocolError },
+        409: { description: 'the thread already has a run in progress', ...protocolError },
+      },
+    },
+    handler: async (request: FastifyRequest<{ Params: { threadId: string } }>, reply) => {
+      const command = parseCommand(request.body);
+      if ('type' in command) return reply.code(commandStatus(command)).send(command);
+      if (command.method !== 'run.start') {
+        const answer = errorResponse(command.id, 'unknown_command', `this app serves only "run.start", not "${command.method}"`);
+        return reply.code(commandStatus(answer)).send(answer);
+      }
+      const params = parseRunStart(command.id, command.params, assistants);
+      if ('type' in params) return reply.code(commandStatus(params)).send(params);
+      try {
+        const runId = sessions.get(request.params.threadId).startRun({ input: params.input ?? null, config: params.config, metadata: params.metadata });
+        return { type: 'success', id: command.id, result: { run_id: runId } };
+      } catch (err) {
+        if (err instanceof ThreadBusyError) return reply.code(409).send(errorResponse(command.id, 'invalid_argument', err.message));
+        throw err;
+      }
+    },
+  });
+
+  app.post<{ Params: { threadId: string }; Body: Subscription }>('/threads/:threadId/stream', {
+    schema: {
+      tags,
+      summary: "Server-sent protocol events of the thread's run: the buffered ones that match, then live ones; ends when the run has finished",
+      params: threadParams,
+      body: {
+        type: 'object',
+        required: ['channels'],
+        additionalProperties: false,
+        properties: {
+          channels: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom, or custom:<name>' },
+          namespaces: { type: 'array', items: { type: 'array', items: { type: 'string' } }, description: 'namespace prefixes, compared segment by segment ("agent" matches "agent:<id>")' },
+          depth: { type: 'integer', minimum: 0, description: 'how many segments below a matched prefix' },
+          since: { type: 'integer', minimum: 0, description: 'skip events at or before this seq' },
+        },
+      },
+      produces: ['text/event-stream'],
+      response: {
+        200: { description: 'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        400: { description: 'a channel this protocol does not have, or a malformed subscription', ...problem },
+      },
+    },
+    handler: async (request, reply) => {
+      const subscription = request.body;
+      const unknown = subscription.channels.filter((c) => !isSupportedChannel(c));
+      if (unknown.length > 0)
+        return fail(reply, 400, 'invalid_argument', `unknown channel${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the channels are values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom and custom:<name>`);
+      const stream = openEventStream(reply);
+      const gone = new AbortController();
+      stream.res.on('close', () => gone.abort());
+      try {
+        for await (const event of sessions.get(request.params.threadId).subscribe(subscription, gone.signal))
+          await stream.send({ event: event.method, id: event.event_id, data: JSON.stringify(event) });
+      } catch (err) {
+        logger.error({ err, threadId: request.params.threadId }, 'stream failed');
+        stream.res.write(sseFrame({ event: 'error', data: JSON.stringify({ error: 'unknown_error', message: (err as Error).message }) }));
+      } finally {
+        stream.end();
+      }
+    },
+  });
+
+  app.get<{ Params: { threadId: string } }>('/threads/:threadId/state', {
+    schema: { tags, summary: "The thread's state at its latest checkpoint", params: threadParams, response: { 200: threadStateSchema, 404: { description: 'no checkpoint yet: bootstrap with POST …/state', ...problem } } },
+    handler: async (request, reply) => {
+      try {
+        return await getThreadState(graph, request.params.threadId);
+      } catch (err) {
+        if (err instanceof ThreadNotFoundError) return fail(reply, 404, 'not_found', err.message);
+        throw err;
+      }
+    },
+  });
+
+  app.post<{ Params: { threadId: string }; Body: { values?: Record<string, unknown> | null; checkpoint?: Record<string, unknown> | null; as_node?: string } | null }>('/threads/:threadId/state', {
+    attachValidation: true,
+    schema: {
+      tags,
+      summary: 'Bootstraps a thread (`{values:{messages:[]}}`) or updates its state',
+      params: threadParams,
+      body: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        properties: { values: { type: ['object', 'null'], additionalProperties: true }, checkpoint: { type: ['object', 'null'], additionalProperties: true }, as_node: { type: 'string' } },
+      },
+      response: { 200: threadStateSchema, 422: { description: 'an update the state cannot take', ...problem } },
+    },
+    handler: async (request, reply) => {
+      if (request.validationError) return fail(reply, 422, 'invalid_state_update', request.validationError.message);
+      try {
+        return await updateThreadState(graph, request.params.threadId, request.body ?? {}, stateKeys);
+      } catch (err) {
+        if (err instanceof InvalidStateUpdateError) return fail(reply, 422, 'invalid_state_update', err.message);
+        throw err;
+      }
+    },
+  });
+
+  app.post<{ Params: { threadId: string }; Body: { limit?: number; before?: string | { checkpoint_id?: string } | null; metadata?: Record<string, unknown>; checkpoint?: Record<string, unknown> | null } | null }>(
+    '/threads/:threadId/history',
+    {
+      schema: {
+        tags,
+        summary: "The thread's checkpoints, newest first: `limit` at a time, `before` a checkpoint to page on",
+        params: threadParams,
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+            before: { anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'null' }], description: 'a checkpoint id, or a checkpoint object with checkpoint_id' },
+            metadata: { type: 'object', additionalProperties: true },
+            checkpoint: { type: ['object', 'null'], additionalProperties: true },
+          },
+        },
+        response: { 200: { type: 'array', items: threadStateSchema }, 404: { description: 'no checkpoint yet', ...problem } },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      try {
+        return await getThreadHistory(graph, request.params.threadId, { limit: body.limit ?? 10, before: body.before, metadata: body.metadata, checkpoint: body.checkpoint });
+      } catch (err) {
+        if (err instanceof ThreadNotFoundError) return fail(reply, 404, 'not_found', err.message);
+        throw err;
+      }
+    },
+  );
+}

@@ -1,0 +1,31 @@
+// Runs the example chat app: `npm run chat` (or `npm start`, with everything else), then open
+// http://127.0.0.1:3000. CHAT_APP_PORT, CHAT_CHECKPOINTER, OPENAI_API_KEY and the LANGSMITH_*
+// variables are in chatAppConfig.ts and README.md.
+import { configOrExit } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { listenOrExit } from '../../platform/ports.ts';
+import { chatAppPort, loadChatAppConfig } from './chatAppConfig.ts';
+import { buildChatApp } from './chatApp.ts';
+
+const who = 'the example chat app';
+const config = configOrExit(who, loadChatAppConfig);
+const logger = createLogger('chat-app', config.LOG_LEVEL);
+// LangChain's tracer reads the LANGSMITH_* variables itself; off unless tracing is on and a key is set.
+if (config.LANGSMITH_TRACING !== 'true' || !config.LANGSMITH_API_KEY) process.env.LANGSMITH_TRACING = 'false';
+else process.env.LANGSMITH_PROJECT = config.LANGSMITH_PROJECT;
+
+const chat = await buildChatApp(config, logger);
+const address = await listenOrExit(who, chatAppPort(config), () => chat.app.listen({ host: config.HOST, port: config.CHAT_APP_PORT }));
+logger.info(
+  { url: address, checkpointer: config.CHAT_CHECKPOINTER, model: config.OPENAI_API_KEY ? config.CHAT_OPENAI_MODEL : 'scripted', tracing: process.env.LANGSMITH_TRACING === 'true' ? { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT } : false },
+  'chat app listening',
+);
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => {
+    logger.info({ signal }, 'shutting down');
+    chat
+      .close()
+      .catch((err: unknown) => logger.error({ err }, 'could not close cleanly'))
+      .finally(() => process.exit(0));
+  });

@@ -1,0 +1,224 @@
+// The agent streaming protocol's per-thread session, process-local: it starts runs of the agent
+// (`run.start`), numbers their events (`seq`, `event_id`), keeps the current run's events in a
+// bounded log (./runLog.ts) and serves subscriptions over it.
+//
+// A subscription follows one run: the thread's running run, or, when none is running, the next
+// one to start (after replaying the events of the last finished run, which a client that
+// reconnects after a run has ended has perhaps not seen). It ends when that run has finished and
+// every matching event has been sent, or when the client goes away or the thread is deleted.
+import { BaseMessage } from '@langchain/core/messages';
+import type { Logger } from '../../../platform/logger.ts';
+import { RunLog, type Subscription, type WireEvent } from './runLog.ts';
+
+/** What the session needs of the agent: LangGraph's protocol event stream (`streamEvents` v3). */
+export interface ProtocolGraph {
+  streamEvents(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<RawProtocolEvent>>;
+}
+
+interface RawProtocolEvent {
+  method: string;
+  params: { namespace: string[]; timestamp?: number; node?: string; data: unknown; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export interface RunRequest {
+  input: unknown;
+  config?: { configurable?: Record<string, unknown>; recursion_limit?: number; tags?: string[] };
+  metadata?: Record<string, unknown>;
+}
+
+export class ThreadBusyError extends Error {
+  constructor(threadId: string, runId: string) {
+    super(`thread ${threadId} already has a run in progress (run_id ${runId}); wait for it to finish, then start the next`);
+  }
+}
+
+/**
+ * Replaces LangChain message instances (in `values`, `updates`, tool outputs) with the plain,
+ * role-keyed dicts the clients read; other class instances by their JSON form.
+ */
+export function plainJson(value: unknown): unknown {
+  if (BaseMessage.isInstance(value)) {
+    const { type, data } = value.toDict();
+    return plainJson({ ...data, type });
+  }
+  if (Array.isArray(value)) return value.map(plainJson);
+  if (value !== null && typeof value === 'object') {
+    const json = (value as { toJSON?: () => unknown }).toJSON;
+    if (typeof json === 'function' && !(value instanceof Date)) {
+      const converted = json.call(value);
+      if (converted !== value) return plainJson(converted);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = plainJson(item);
+    return out;
+  }
+  return value;
+}
+
+export interface SessionOptions {
+  graph: ProtocolGraph;
+  logger: Logger;
+  maxEventsPerRun: number;
+  /** A finished run's log is released this long after its end. */
+  finishedTtlMs: number;
+  /** Named on every traced run (the tracing API groups a conversation by `thread_id`). */
+  graphName: string;
+}
+
+export class ThreadSession {
+  readonly threadId: string;
+  readonly #options: SessionOptions;
+  /** Thread-wide and increasing across runs and restarts: microseconds since the epoch at the session's start, then +1 per event. */
+  #nextSeq = Date.now() * 1000;
+  #current: RunLog | undefined;
+  #abort: AbortController | undefined;
+  #running: Promise<void> | undefined;
+  #nextRunWaiters: (() => void)[] = [];
+  #releaseTimer: NodeJS.Timeout | undefined;
+  #closed = new AbortController();
+
+  constructor(threadId: string, options: SessionOptions) {
+    this.threadId = threadId;
+    this.#options = options;
+  }
+
+  get currentRun(): RunLog | undefined {
+    return this.#current;
+  }
+
+  /** Starts a run in the background and returns its id; refuses while one is running. */
+  startRun(request: RunRequest): string {
+    if (this.#current && !this.#current.finished) throw new ThreadBusyError(this.threadId, this.#current.runId);
+    const runId = crypto.randomUUID();
+    clearTimeout(this.#releaseTimer);
+    const log = new RunLog(runId, this.#options.maxEventsPerRun);
+    this.#current = log;
+    this.#abort = new AbortController();
+    this.#running = this.#execute(log, request, this.#abort.signal);
+    const waiting = this.#nextRunWaiters;
+    this.#nextRunWaiters = [];
+    for (const wake of waiting) wake();
+    return runId;
+  }
+
+  /** The events of the run this subscription follows (see the top of this file). */
+  async *subscribe(subscription: Subscription, signal: AbortSignal): AsyncGenerator<WireEvent> {
+    const stop = AbortSignal.any([signal, this.#closed.signal]);
+    let run = this.#current;
+    if (!run || run.finished) {
+      if (run) yield* run.follow(subscription, stop);
+      run = await this.#nextRun(run, stop);
+      if (!run) return;
+    }
+    yield* run.follow(subscription, stop);
+  }
+
+  /** Resolves once a run other than `after` has started (undefined if `signal` aborts first). */
+  #nextRun(after: RunLog | undefined, signal: AbortSignal): Promise<RunLog | undefined> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.#current !== after && this.#current) return resolve(this.#current);
+        if (signal.aborted) return resolve(undefined);
+        this.#nextRunWaiters.push(check);
+      };
+      signal.addEventListener('abort', () => resolve(undefined), { once: true });
+      check();
+    });
+  }
+
+  /** Stops the running run (if any), ends every subscription, and waits for the run to wind down. */
+  async close(): Promise<void> {
+    this.#closed.abort();
+    this.#abort?.abort(new Error('the thread was deleted'));
+    clearTimeout(this.#releaseTimer);
+    await this.#running;
+  }
+
+  #publish(log: RunLog, raw: RawProtocolEvent): WireEvent {
+    const seq = this.#nextSeq++;
+    const event: WireEvent = {
+      type: 'event',
+      event_id: `${log.runId}.${seq}`,
+      seq,
+      method: raw.method,
+      params: { ...raw.params, namespace: raw.params.namespace ?? [], timestamp: raw.params.timestamp ?? Date.now(), data: plainJson(raw.params.data) },
+    };
+    log.push(event);
+    return event;
+  }
+
+  async #execute(log: RunLog, request: RunRequest, signal: AbortSignal): Promise<void> {
+    const { graph, logger, graphName } = this.#options;
+    let terminal: 'completed' | 'failed' | 'interrupted' | undefined;
+    try {
+      const stream = await graph.streamEvents(request.input, {
+        version: 'v3',
+        configurable: { ...request.config?.configurable, thread_id: this.threadId },
+        ...(request.config?.recursion_limit ? { recursionLimit: request.config.recursion_limit } : {}),
+        tags: request.config?.tags,
+        // The traced root run has the protocol's run id, in the thread of this chat thread.
+        runId: log.runId,
+        runName: graphName,
+        metadata: { ...request.metadata, thread_id: this.threadId, run_id: log.runId },
+        signal,
+      });
+      for await (const raw of stream) {
+        const event = this.#publish(log, raw);
+        if (event.method === 'lifecycle' && event.params.namespace.length === 0) {
+          const state = (event.params.data as { event?: string }).event;
+          if (state === 'completed' || state === 'failed' || state === 'interrupted') terminal = state;
+        }
+      }
+      terminal ??= 'completed';
+    } catch (err) {
+      const message = signal.aborted ? `the run was cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}` : (err as Error).message;
+      if (!signal.aborted) logger.warn({ err, threadId: this.threadId, runId: log.runId }, 'run failed');
+      // A failure the graph's stream did not report itself still reaches the client: a root `failed`.
+      if (terminal === undefined)
+        this.#publish(log, { method: 'lifecycle', params: { namespace: [], timestamp: Date.now(), data: { event: 'failed', graph_name: graphName, error: message } } });
+      terminal = 'failed';
+    } finally {
+      log.finish(terminal ?? 'failed');
+      // Release the finished log after the TTL, unless the next run has replaced it by then.
+      this.#releaseTimer = setTimeout(() => {
+        if (this.#current === log) this.#current = undefined;
+      }, this.#options.finishedTtlMs);
+      this.#releaseTimer.unref();
+    }
+  }
+}
+
+/** Every thread's session in this process, made on first use. */
+export class SessionRegistry {
+  readonly #sessions = new Map<string, ThreadSession>();
+  readonly #options: SessionOptions;
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+  }
+
+  get(threadId: string): ThreadSession {
+    let session = this.#sessions.get(threadId);
+    if (!session) {
+      session = new ThreadSession(threadId, this.#options);
+      this.#sessions.set(threadId, session);
+    }
+    return session;
+  }
+
+  peek(threadId: string): ThreadSession | undefined {
+    return this.#sessions.get(threadId);
+  }
+
+  /** Ends the thread's session: its run is cancelled and its streams end. */
+  async delete(threadId: string): Promise<void> {
+    const session = this.#sessions.get(threadId);
+    this.#sessions.delete(threadId);
+    await session?.close();
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#sessions.keys()].map((id) => this.delete(id)));
+  }
+}

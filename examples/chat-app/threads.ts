@@ -1,0 +1,191 @@
+// Threads as the checkpointer holds them: state (read, bootstrap, update), history, the list
+// the page shows, and deletion. The wire shape is the LangGraph SDK's ThreadState.
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { MemorySaver, type BaseCheckpointSaver, type StateSnapshot } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import pg from 'pg';
+import { plainJson } from './protocol/threadSession.ts';
+
+/** What thread routes need of the graph. */
+export interface StatefulGraph {
+  getState(config: RunnableConfig): Promise<StateSnapshot>;
+  getStateHistory(config: RunnableConfig, options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> }): AsyncIterableIterator<StateSnapshot>;
+  updateState(config: RunnableConfig, values: Record<string, unknown>, asNode?: string): Promise<RunnableConfig>;
+}
+
+export class ThreadNotFoundError extends Error {
+  constructor(threadId: string) {
+    super(`thread ${threadId} has no checkpoint yet (bootstrap it with POST /api/threads/${threadId}/state)`);
+  }
+}
+
+export interface ThreadSummary {
+  id: string;
+  title: string;
+  updatedAt: string | null;
+}
+
+export const UNTITLED = 'New conversation';
+
+/** The checkpointer, and how to enumerate its threads (newest first). */
+export interface ThreadStore {
+  checkpointer: BaseCheckpointSaver;
+  kind: 'memory' | 'postgres';
+  threadIds(limit: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export function memoryStore(): ThreadStore {
+  const saver = new MemorySaver();
+  return {
+    checkpointer: saver,
+    kind: 'memory',
+    // MemorySaver keeps `storage[thread_id][checkpoint_ns][checkpoint_id]`; checkpoint ids are time-ordered (uuid6).
+    threadIds: async (limit) =>
+      Object.entries(saver.storage)
+        .map(([id, namespaces]) => ({ id, last: Object.keys(namespaces[''] ?? {}).sort().at(-1) ?? '' }))
+        .sort((a, b) => b.last.localeCompare(a.last))
+        .slice(0, limit)
+        .map((t) => t.id),
+    close: async () => {},
+  };
+}
+
+/** Checkpoints in PostgreSQL, schema `chat_app` (apart from the agent server's tables). */
+export async function postgresStore(url: string): Promise<ThreadStore> {
+  const schema = 'chat_app';
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  const saver = new PostgresSaver(pool, undefined, { schema });
+  await saver.setup();
+  return {
+    checkpointer: saver,
+    kind: 'postgres',
+    threadIds: async (limit) => {
+      const { rows } = await pool.query<{ thread_id: string }>(
+        `SELECT thread_id FROM ${schema}.checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY max(checkpoint_id) DESC LIMIT $1`,
+        [limit],
+      );
+      return rows.map((r) => r.thread_id);
+    },
+    close: () => pool.end(),
+  };
+}
+
+const threadConfig = (threadId: string, extra: Record<string, unknown> = {}): RunnableConfig => ({ configurable: { ...extra, thread_id: threadId } });
+
+function hasCheckpoint(snapshot: StateSnapshot): boolean {
+  const id = snapshot.config?.configurable?.checkpoint_id;
+  return typeof id === 'string' && id.length > 0;
+}
+
+function checkpointOf(config: RunnableConfig | undefined, threadId: string): Record<string, unknown> | null {
+  const c = config?.configurable;
+  if (!c || typeof c.checkpoint_id !== 'string') return null;
+  return { thread_id: threadId, checkpoint_id: c.checkpoint_id, checkpoint_ns: typeof c.checkpoint_ns === 'string' ? c.checkpoint_ns : '', checkpoint_map: c.checkpoint_map ?? null };
+}
+
+/** A LangGraph snapshot as the SDK's ThreadState. */
+export function threadState(snapshot: StateSnapshot, threadId: string): Record<string, unknown> {
+  return {
+    values: plainJson(snapshot.values ?? {}),
+    next: [...(snapshot.next ?? [])],
+    tasks: (snapshot.tasks ?? []).map((task) => ({
+      id: task.id,
+      name: task.name,
+      error: task.error == null ? null : task.error instanceof Error ? task.error.message : String(task.error),
+      interrupts: plainJson(task.interrupts ?? []),
+      path: task.path ?? null,
+      checkpoint: null,
+      state: null,
+      result: task.result == null ? null : plainJson(task.result),
+    })),
+    checkpoint: checkpointOf(snapshot.config, threadId),
+    metadata: plainJson(snapshot.metadata ?? {}),
+    created_at: snapshot.createdAt ?? null,
+    parent_checkpoint: checkpointOf(snapshot.parentConfig, threadId),
+  };
+}
+
+export async function getThreadState(graph: StatefulGraph, threadId: string): Promise<Record<string, unknown>> {
+  const snapshot = await graph.getState(threadConfig(threadId));
+  if (!hasCheckpoint(snapshot)) throw new ThreadNotFoundError(threadId);
+  return threadState(snapshot, threadId);
+}
+
+export class InvalidStateUpdateError extends Error {}
+
+/**
+ * `POST …/state`: bootstraps a thread (`{values:{messages:[]}}` on a thread without a checkpoint)
+ * or applies an update as `as_node` (default: the model node once the thread has messages).
+ */
+export async function updateThreadState(
+  graph: StatefulGraph,
+  threadId: string,
+  update: { values?: Record<string, unknown> | null; checkpoint?: Record<string, unknown> | null; as_node?: string },
+  knownChannels: ReadonlySet<string>,
+): Promise<Record<string, unknown>> {
+  const values = update.values ?? { messages: [] };
+  const unknown = Object.keys(values).filter((key) => !knownChannels.has(key));
+  if (unknown.length > 0) throw new InvalidStateUpdateError(`unknown state key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the state has ${[...knownChannels].join(', ')}`);
+  if ('messages' in values && !Array.isArray(values.messages)) throw new InvalidStateUpdateError('"messages" must be a list of messages');
+  const checkpointId = typeof update.checkpoint?.checkpoint_id === 'string' ? update.checkpoint.checkpoint_id : undefined;
+  const config = threadConfig(threadId, checkpointId ? { checkpoint_id: checkpointId } : {});
+  const current = await graph.getState(config);
+  if (checkpointId && !hasCheckpoint(current)) throw new InvalidStateUpdateError(`thread ${threadId} has no checkpoint ${checkpointId}`);
+  const messages = Array.isArray(values.messages) ? values.messages : [];
+  const asNode = update.as_node ?? (!hasCheckpoint(current) || messages.length === 0 ? '__start__' : 'model_request');
+  try {
+    await graph.updateState(config, values, asNode);
+  } catch (err) {
+    throw new InvalidStateUpdateError((err as Error).message);
+  }
+  return threadState(await graph.getState(threadConfig(threadId)), threadId);
+}
+
+export interface HistoryRequest {
+  limit: number;
+  before?: string | { checkpoint_id?: string } | null;
+  metadata?: Record<string, unknown>;
+  checkpoint?: Record<string, unknown> | null;
+}
+
+/** `POST …/history`: checkpoints newest first, `limit` at a time, `before` a checkpoint (id or object). */
+export async function getThreadHistory(graph: StatefulGraph, threadId: string, request: HistoryRequest): Promise<Record<string, unknown>[]> {
+  await getThreadState(graph, threadId);
+  const beforeId = typeof request.before === 'string' ? request.before : request.before?.checkpoint_id;
+  const history: Record<string, unknown>[] = [];
+  const snapshots = graph.getStateHistory(threadConfig(threadId, { checkpoint_ns: '', ...(request.checkpoint ?? {}) }), {
+    limit: request.limit,
+    ...(beforeId ? { before: threadConfig(threadId, { checkpoint_id: beforeId }) } : {}),
+    ...(request.metadata ? { filter: request.metadata } : {}),
+  });
+  for await (const snapshot of snapshots) history.push(threadState(snapshot, threadId));
+  return history;
+}
+
+/** A sidebar title: the first human message, shortened. */
+export function titleOf(values: unknown): string {
+  const messages = (values as { messages?: unknown[] } | null)?.messages;
+  if (!Array.isArray(messages)) return UNTITLED;
+  for (const message of messages as { type?: string; role?: string; content?: unknown }[]) {
+    if (message?.type !== 'human' && message?.role !== 'user') continue;
+    const content = message.content;
+    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b?.text === 'string' ? b.text : '')).join('') : '';
+    const trimmed = text.trim().replace(/\s+/g, ' ');
+    if (trimmed) return trimmed.length > 80 ? `${trimmed.slice(0, 79)}…` : trimmed;
+  }
+  return UNTITLED;
+}
+
+export async function listThreads(graph: StatefulGraph, store: ThreadStore, limit = 200): Promise<ThreadSummary[]> {
+  const ids = await store.threadIds(limit);
+  const summaries = await Promise.all(
+    ids.map(async (id) => {
+      const snapshot = await graph.getState(threadConfig(id));
+      if (!hasCheckpoint(snapshot)) return null;
+      return { id, title: titleOf(plainJson(snapshot.values)), updatedAt: snapshot.createdAt ?? null };
+    }),
+  );
+  return summaries.filter((s): s is ThreadSummary => s !== null).sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
+}
