@@ -44,6 +44,8 @@ const protocolError = {
 } as const;
 const threadStateSchema = { type: 'object', additionalProperties: true, description: "The LangGraph SDK's ThreadState: values, next, tasks, checkpoint, metadata, created_at, parent_checkpoint." } as const;
 const tags = ['agent streaming protocol'];
+/** A path that names no thread id, answered in this API's shape (the platform's default 4xx body differs). */
+const badThreadId = { 400: { description: 'the path does not name a thread id', ...problem } } as const;
 
 const fail = (reply: FastifyReply, status: number, error: string, message: string) => reply.code(status).send({ error, message });
 
@@ -71,7 +73,7 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
   });
 
   app.delete<{ Params: { threadId: string } }>('/threads/:threadId', {
-    schema: { tags, summary: "Deletes a thread: its running run is cancelled, its streams end, its checkpoints are gone", params: threadParams, response: { 204: { type: 'null', description: 'deleted (also when there was nothing)' } } },
+    schema: { tags, summary: "Deletes a thread: its running run is cancelled, its streams end, its checkpoints are gone", params: threadParams, response: { 204: { type: 'null', description: 'deleted (also when there was nothing)' }, ...badThreadId } },
     handler: async (request, reply) => {
       await sessions.delete(request.params.threadId);
       await store.checkpointer.deleteThread(request.params.threadId);
@@ -158,7 +160,7 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
   });
 
   app.get<{ Params: { threadId: string } }>('/threads/:threadId/state', {
-    schema: { tags, summary: "The thread's state at its latest checkpoint", params: threadParams, response: { 200: threadStateSchema, 404: { description: 'no checkpoint yet: bootstrap with POST …/state', ...problem } } },
+    schema: { tags, summary: "The thread's state at its latest checkpoint", params: threadParams, response: { 200: threadStateSchema, ...badThreadId, 404: { description: 'no checkpoint yet: bootstrap with POST …/state', ...problem } } },
     handler: async (request, reply) => {
       try {
         return await getThreadState(graph, request.params.threadId);
@@ -210,7 +212,7 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
             checkpoint: { type: ['object', 'null'], additionalProperties: true },
           },
         },
-        response: { 200: { type: 'array', items: threadStateSchema }, 404: { description: 'no checkpoint yet', ...problem } },
+        response: { 200: { type: 'array', items: threadStateSchema }, ...badThreadId, 404: { description: 'no checkpoint yet', ...problem } },
       },
     },
     async (request, reply) => {

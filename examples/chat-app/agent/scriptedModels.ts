@@ -171,9 +171,11 @@ export class ScriptedReasoningModel extends BaseChatModel {
       const args = JSON.stringify(call.args);
       const callId = this.#toolCallId();
       // The name and id first, then the arguments in two pieces, as providers stream them. Tool
-      // calls are content blocks too: their indexes follow the reasoning (0) and text (1) blocks.
+      // calls are content blocks too: their indexes follow the reasoning block (0) and the text
+      // block (1) when there is text, without a gap, as providers number them (a gap leaves a
+      // hole in the client's block array: @langchain/react 1.1.0 then fails on that message).
       const cut = Math.ceil(args.length / 2);
-      const block = 2 + index;
+      const block = (turn.text ? 2 : 1) + index;
       yield* emit(new AIMessageChunk({ id, content: '', tool_call_chunks: [{ type: 'tool_call_chunk', index: block, id: callId, name: call.name, args: args.slice(0, cut) }] }), '');
       yield* emit(new AIMessageChunk({ id, content: '', tool_call_chunks: [{ type: 'tool_call_chunk', index: block, args: args.slice(cut) }] }), '');
     }

@@ -9,6 +9,7 @@
 import { BaseMessage } from '@langchain/core/messages';
 import type { Logger } from '../../../platform/logger.ts';
 import { RunLog, type Subscription, type WireEvent } from './runLog.ts';
+import { ToolCallDeltaRewriter } from './toolCallDeltas.ts';
 
 /** What the session needs of the agent: LangGraph's protocol event stream (`streamEvents` v3). */
 export interface ProtocolGraph {
@@ -135,14 +136,16 @@ export class ThreadSession {
     await this.#running;
   }
 
-  #publish(log: RunLog, raw: RawProtocolEvent): WireEvent {
+  #publish(log: RunLog, raw: RawProtocolEvent, deltas?: ToolCallDeltaRewriter): WireEvent {
     const seq = this.#nextSeq++;
+    const namespace = raw.params.namespace ?? [];
+    const data = plainJson(raw.params.data);
     const event: WireEvent = {
       type: 'event',
       event_id: `${log.runId}.${seq}`,
       seq,
       method: raw.method,
-      params: { ...raw.params, namespace: raw.params.namespace ?? [], timestamp: raw.params.timestamp ?? Date.now(), data: plainJson(raw.params.data) },
+      params: { ...raw.params, namespace, timestamp: raw.params.timestamp ?? Date.now(), data: deltas ? deltas.rewrite(raw.method, namespace, raw.params.node, data) : data },
     };
     log.push(event);
     return event;
@@ -163,8 +166,9 @@ export class ThreadSession {
         metadata: { ...request.metadata, thread_id: this.threadId, run_id: log.runId },
         signal,
       });
+      const deltas = new ToolCallDeltaRewriter();
       for await (const raw of stream) {
-        const event = this.#publish(log, raw);
+        const event = this.#publish(log, raw, deltas);
         if (event.method === 'lifecycle' && event.params.namespace.length === 0) {
           const state = (event.params.data as { event?: string }).event;
           if (state === 'completed' || state === 'failed' || state === 'interrupted') terminal = state;
