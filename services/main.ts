@@ -12,6 +12,7 @@ import type { PortNeed } from '../platform/ports.ts';
 import { generateApiKey } from './tenancy/index.ts';
 import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/index.ts';
 import { exampleAgentPort } from '../examples/otel-a2a-agent/exampleAgentConfig.ts';
+import { chatAppPort } from '../examples/chat-app/chatAppConfig.ts';
 import { RestartPolicy } from '../platform/restartPolicy.ts';
 import { checkConfiguration, checkPorts, type StartConfig } from './startupChecks.ts';
 import { endpointsFromEnv } from '../infra/config.ts';
@@ -27,7 +28,7 @@ interface ServiceSpec {
   env?: Readonly<Record<string, string>>;
 }
 
-function serviceSpecs({ config, exampleAgent }: StartConfig, env: NodeJS.ProcessEnv): ServiceSpec[] {
+function serviceSpecs({ config, exampleAgent, chatApp }: StartConfig, env: NodeJS.ProcessEnv): ServiceSpec[] {
   const agentEnv = agentServerTracingEnv(config, env);
   return [
     {
@@ -56,6 +57,13 @@ function serviceSpecs({ config, exampleAgent }: StartConfig, env: NodeJS.Process
       entry: 'examples/otel-a2a-agent/main.ts',
       port: exampleAgentPort(exampleAgent),
       env: agentEnv,
+    },
+    // The example chat app: the agent streaming protocol and its page, traced into project "chat-app".
+    {
+      name: 'chat-app',
+      entry: 'examples/chat-app/main.ts',
+      port: chatAppPort(chatApp),
+      env: { ...agentEnv, LANGSMITH_PROJECT: env.LANGSMITH_PROJECT ?? 'chat-app' },
     },
   ];
 }

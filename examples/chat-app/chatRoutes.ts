@@ -94,7 +94,7 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       },
       response: {
         200: { type: 'object', required: ['type', 'id', 'result'], properties: { type: { const: 'success' }, id: { type: 'integer' }, result: { type: 'object', additionalProperties: true } } },
-        400: { description: 'not a command, a bad argument, or a command this app does not serve', ...protocolError },
+        400: { description: 'not a command (ErrorResponse), a bad argument, or a command this app does not serve; a body that is not JSON: {error, message}', anyOf: [protocolError, problem] },
         409: { description: 'the thread already has a run in progress', ...protocolError },
       },
     },

@@ -80,7 +80,7 @@ test('a port another program holds stops npm start before anything starts: the p
   const env = userEnv();
   try {
     const { code, output } = await runMain(
-      { ...env, TRACING_PORT: String(tracingPort), CONTROL_PLANE_PORT: String(await freePort()), AGENT_SERVER_PORT: String(held.port), A2A_EXAMPLE_AGENT_PORT: String(await freePort()), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
+      { ...env, TRACING_PORT: String(tracingPort), CONTROL_PLANE_PORT: String(await freePort()), AGENT_SERVER_PORT: String(held.port), A2A_EXAMPLE_AGENT_PORT: String(await freePort()), CHAT_APP_PORT: String(await freePort()), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
       45_000,
     );
     expect(code).toBe(78);
@@ -108,7 +108,7 @@ test('a service that dies at every start is given up, and npm start stops everyt
         TRACING_PORT: String(await freePort()),
         CONTROL_PLANE_PORT: String(await freePort()),
         AGENT_SERVER_PORT: String(await freePort()),
-        A2A_EXAMPLE_AGENT_PORT: String(await freePort()),
+        A2A_EXAMPLE_AGENT_PORT: String(await freePort()), CHAT_APP_PORT: String(await freePort()),
         AGENT_SERVER_CONFIG: writeAgentConfig({ graphs: { broken: `${graphFile}:graph` } }),
         KAFKA_TOPIC_PREFIX: `${id}.`,
         CLICKHOUSE_DATABASE: id,
@@ -130,12 +130,13 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
   const agentPort = await freePort();
   const exampleAgentPort = await freePort();
   const controlPlanePort = await freePort();
+  const chatPort = await freePort();
   const id = `start_${randomBytes(3).toString('hex')}`;
   const { BOOTSTRAP_API_KEY: _ignored, ...env } = Object.fromEntries(
     Object.entries({ ...process.env, ...inject('tracingEnv') }).filter(([name]) => !name.startsWith('LANGSMITH_')),
   );
   const child = spawn(process.execPath, [join(import.meta.dirname, '../../services/main.ts')], {
-    env: { ...env, TRACING_PORT: String(port), CONTROL_PLANE_PORT: String(controlPlanePort), AGENT_SERVER_PORT: String(agentPort), A2A_EXAMPLE_AGENT_PORT: String(exampleAgentPort), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
+    env: { ...env, TRACING_PORT: String(port), CONTROL_PLANE_PORT: String(controlPlanePort), AGENT_SERVER_PORT: String(agentPort), A2A_EXAMPLE_AGENT_PORT: String(exampleAgentPort), CHAT_APP_PORT: String(chatPort), KAFKA_TOPIC_PREFIX: `${id}.`, CLICKHOUSE_DATABASE: id, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -169,6 +170,18 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
     const agentRunId = wait.headers.get('content-location')!.split('/').at(-1)!;
     await waitFor('the example A2A agent', async () => (await fetch(`http://127.0.0.1:${exampleAgentPort}/.well-known/agent-card.json`)).ok, 60_000, 200);
     await waitFor('the agent run traced', async () => (await fetch(`http://127.0.0.1:${port}/runs/${agentRunId}`, { headers: { 'x-api-key': key } })).ok, 60_000, 200);
+
+    // The example chat app runs, and traces its turns into the tracing API with the dev key.
+    expect(out).toContain(`http://127.0.0.1:${chatPort}`);
+    await waitFor('the chat app', async () => (await fetch(`http://127.0.0.1:${chatPort}/ok`)).ok, 60_000, 200);
+    const chatThread = `main-${id}`;
+    const started = await fetch(`http://127.0.0.1:${chatPort}/api/threads/${chatThread}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 1, method: 'run.start', params: { assistant_id: 'deep_agent', input: { messages: [{ role: 'user', content: 'hello' }] } } }),
+    });
+    const chatRunId = ((await started.json()) as { result: { run_id: string } }).result.run_id;
+    await waitFor('the chat turn traced', async () => (await fetch(`http://127.0.0.1:${port}/runs/${chatRunId}`, { headers: { 'x-api-key': key } })).ok, 60_000, 200);
   } finally {
     child.kill('SIGTERM');
     const code = await new Promise((r) => child.once('exit', (c, s) => r(c ?? s)));

@@ -1,5 +1,7 @@
 // The subagents' tools. `calculator` evaluates with mathjs (a parser, no eval of JavaScript);
-// `search_web` answers from a small offline corpus, so the example needs no search provider.
+// `search_web` answers from a small offline corpus, so the example needs no search provider, and
+// reports each search on the `custom` stream.
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { tool } from 'langchain';
 import { evaluate } from 'mathjs';
 import { z } from 'zod';
@@ -41,7 +43,14 @@ export function searchOffline(query: string): { results: { title: string; snippe
   return { results: snippets.map((snippet, i) => ({ title: `Result ${i + 1} for: ${query}`, snippet })) };
 }
 
-export const searchWeb = tool(async ({ query }) => JSON.stringify(searchOffline(query)), {
+/** The `custom` event search_web writes for each search (channel `custom:search_progress`). */
+export const SEARCH_PROGRESS = 'search_progress';
+
+export const searchWeb = tool(async ({ query }, config: LangGraphRunnableConfig) => {
+  const found = searchOffline(query);
+  config.writer?.({ name: SEARCH_PROGRESS, payload: { query, results: found.results.length } });
+  return JSON.stringify(found);
+}, {
   name: 'search_web',
   description: 'Search the web for information about a topic.',
   schema: z.object({ query: z.string().describe('The search query.') }),
