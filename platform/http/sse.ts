@@ -52,6 +52,9 @@ export function openEventStream(reply: FastifyReply, headers: Record<string, str
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  // Now, not with the first frame: a client that opens a stream and then starts what it streams
+  // (the chat app's run.start after its stream) waits for these headers, perhaps until a heartbeat.
+  res.flushHeaders();
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
   return {
     res,

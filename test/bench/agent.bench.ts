@@ -41,7 +41,7 @@ import { Pool } from 'undici';
 import { startAgentServer, writeAgentConfig, exampleGraph } from '../support/agentServer.ts';
 import { freePort, repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { summariseCpuProfile, type ProfileSummary } from './cpuProfile.ts';
-import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, percentile, round } from './measure.ts';
+import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, monotonicUs, percentile, round } from './measure.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -200,9 +200,6 @@ interface OursResult {
   /** With BENCH_PROFILE=1: our server's hotspots per concurrent phase. */
   profile?: Record<string, ProfileSummary>;
 }
-
-/** The monotonic clock in microseconds: the clock V8 stamps CPU profile samples with. */
-const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 interface Window {
   fromUs: number;

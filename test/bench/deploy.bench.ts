@@ -30,7 +30,7 @@ import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../
 import { repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { DeploymentState } from '../../services/deployments/index.ts';
-import { machineInfo, percentile, round } from './measure.ts';
+import { machineInfo, percentile, round, rssMiB } from './measure.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -45,17 +45,6 @@ const goals = { deployed_p50_ms: 5000, failed_calls_during_rollouts: 0 };
 const progress = (message: string) => process.stderr.write(`[bench:deploy] ${message}\n`);
 const ms = (from: number) => performance.now() - from;
 const stats = (samples: number[]) => ({ p50: round(percentile(samples, 50), 0), p95: round(percentile(samples, 95), 0), n: samples.length });
-
-/** Resident memory of a process in MiB (VmRSS), null when it is gone. */
-function rssMiB(pid: number): number | null {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-    return line ? Number(line.split(/\s+/)[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
 
 // ---- the deployable example, as a git repository with tags ----
 

@@ -73,5 +73,18 @@ export function cpuMicrosPer(units: number, ...readings: CpuReading[]): Record<s
   return out;
 }
 
+/** Resident memory of a process in MiB (VmRSS), null when it is gone. */
+export function rssMiB(pid: number): number | null {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return line ? Number(line.split(/\s+/)[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The monotonic clock in microseconds: the clock V8 stamps CPU profile samples with. */
+export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 /** The machine a figure was measured on, for a benchmark's JSON line. */
 export const machineInfo = () => ({ cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? null, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version });
