@@ -3,7 +3,7 @@
 // deletion. Errors are JSON `{error, message}` (commands: the protocol's ErrorResponse).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSupportedChannel } from '@langchain/langgraph/stream';
-import { openEventStream, sseFrame } from '../../platform/http/sse.ts';
+import { openEventStream, sseFrame, writeFrame } from '../../platform/http/sse.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { errorResponse, parseCommand, parseRunStart, type ErrorResponse } from './protocol/commands.ts';
 import { ThreadBusyError, type SessionRegistry } from './protocol/threadSession.ts';
@@ -99,6 +99,8 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       },
     },
     handler: async (request: FastifyRequest<{ Params: { threadId: string } }>, reply) => {
+      if (request.validationError?.validationContext === 'params')
+        return reply.code(400).send(errorResponse(null, 'invalid_argument', `not a thread id: ${request.validationError.message}`));
       const command = parseCommand(request.body);
       if ('type' in command) return reply.code(commandStatus(command)).send(command);
       if (command.method !== 'run.start') {
@@ -148,8 +150,7 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       const gone = new AbortController();
       stream.res.on('close', () => gone.abort());
       try {
-        for await (const event of sessions.get(request.params.threadId).subscribe(subscription, gone.signal))
-          await stream.send({ event: event.method, id: event.event_id, data: JSON.stringify(event) });
+        for await (const { frame } of sessions.get(request.params.threadId).subscribe(subscription, gone.signal)) await writeFrame(stream.res, frame);
       } catch (err) {
         logger.error({ err, threadId: request.params.threadId }, 'stream failed');
         stream.res.write(sseFrame({ event: 'error', data: JSON.stringify({ error: 'unknown_error', message: (err as Error).message }) }));
@@ -182,9 +183,10 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
         additionalProperties: false,
         properties: { values: { type: ['object', 'null'], additionalProperties: true }, checkpoint: { type: ['object', 'null'], additionalProperties: true }, as_node: { type: 'string' } },
       },
-      response: { 200: threadStateSchema, 422: { description: 'an update the state cannot take', ...problem } },
+      response: { 200: threadStateSchema, ...badThreadId, 422: { description: 'an update the state cannot take', ...problem } },
     },
     handler: async (request, reply) => {
+      if (request.validationError?.validationContext === 'params') return fail(reply, 400, 'invalid_argument', request.validationError.message);
       if (request.validationError) return fail(reply, 422, 'invalid_state_update', request.validationError.message);
       try {
         return await updateThreadState(graph, request.params.threadId, request.body ?? {}, stateKeys);

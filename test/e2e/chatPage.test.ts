@@ -12,13 +12,14 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureChromium, launchChromium } from '../support/chromium.ts';
 import { buildPages } from '../support/pages.ts';
-import { freePort, repoRoot, startService, waitFor, type ServiceProcess } from '../support/serviceProcess.ts';
+import { startChatApp, type ChatAppProcess } from '../support/chatApp.ts';
+import { repoRoot } from '../support/serviceProcess.ts';
 
 const SHOTS = join(repoRoot, 'test-output', 'chat-page');
 const QUESTION = 'Research LangGraph streaming and calculate (17 + 25) * 3';
 
 let noBrowser: string | null = null;
-let chat: ServiceProcess | undefined;
+let chat: ChatAppProcess | undefined;
 let browser: Browser | undefined;
 let url = '';
 
@@ -26,10 +27,8 @@ beforeAll(async () => {
   noBrowser = await ensureChromium();
   if (noBrowser) return;
   await buildPages();
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  chat = startService('examples/chat-app/main.ts', { CHAT_APP_PORT: String(port), CHAT_SCRIPTED_TOKEN_DELAY_MS: '20', CHAT_CHECKPOINTER: 'memory', LOG_LEVEL: 'info' }, 'chat-page');
-  await waitFor('the chat app', async () => (await fetch(`${url}/ok`)).ok, 60_000);
+  chat = await startChatApp('page', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20', CHAT_CHECKPOINTER: 'memory', LOG_LEVEL: 'info' });
+  url = chat.url;
   browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
 }, 20 * 60_000);

@@ -68,10 +68,22 @@ describe('commands', () => {
     }
   });
 
-  it('a thread id that is not one is refused before anything runs', async () => {
-    const res = await fetch(`${app.url}/api/threads/${encodeURIComponent('bad id!')}/state`);
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'invalid_argument' });
+  it('a thread id that is not one is refused before anything runs, on every route', async () => {
+    const bad = encodeURIComponent('bad id!');
+    const calls: [string, string, unknown?][] = [
+      ['GET', `/api/threads/${bad}/state`],
+      ['POST', `/api/threads/${bad}/state`, { values: { messages: [] } }],
+      ['POST', `/api/threads/${bad}/history`, {}],
+      ['POST', `/api/threads/${bad}/stream`, { channels: ['messages'] }],
+      ['DELETE', `/api/threads/${bad}`],
+      ['POST', `/api/threads/${bad}/commands`, { id: 1, method: 'run.start', params: { assistant_id: 'deep_agent', input: userMessage('x') } }],
+    ];
+    for (const [method, path, body] of calls) {
+      const res = await fetch(`${app.url}${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_argument', message: expect.any(String) });
+    }
+    expect(((await (await fetch(`${app.url}/api/threads`)).json()) as { id: string }[]).map((t) => t.id)).not.toContain('bad id!');
   });
 });
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { extraPortDefaults } from '../../infra/config.ts';
 import { exampleAgentVariables, loadExampleAgentConfig } from '../../examples/otel-a2a-agent/exampleAgentConfig.ts';
+import { chatAppVariables, loadChatAppConfig } from '../../examples/chat-app/chatAppConfig.ts';
 import { ConfigError, configVariables, loadConfig } from '../../platform/config.ts';
 
 /** Variable → its "default" cell, from the table under "## Configuration" in README.md. */
@@ -32,9 +33,12 @@ test("README's Configuration table names every variable of every schema, with it
   const table = readmeTable();
   const platformDefaults: Record<string, unknown> = loadConfig({});
   const exampleAgentDefaults: Record<string, unknown> = loadExampleAgentConfig({});
+  const chatAppDefaults: Record<string, unknown> = loadChatAppConfig({});
   const expectations: [string, unknown][] = [
     ...configVariables.map((name): [string, unknown] => [name, platformDefaults[name]]),
     ...exampleAgentVariables.map((name): [string, unknown] => [name, exampleAgentDefaults[name]]),
+    // The chat app's LANGSMITH_PROJECT default differs from the example agent's; the table gives the agent's.
+    ...chatAppVariables.filter((name) => !exampleAgentVariables.includes(name as never)).map((name): [string, unknown] => [name, chatAppDefaults[name]]),
     ...Object.entries(extraPortDefaults),
   ];
   const missing = expectations.filter(([name]) => !table.has(name)).map(([name]) => name);
@@ -43,7 +47,7 @@ test("README's Configuration table names every variable of every schema, with it
     if (value !== undefined) expect(table.get(name), `README default of ${name}`).toContain(documented(value));
   }
   // And nothing else: a row for a variable nobody reads any more is stale.
-  const known = new Set([...configVariables, ...exampleAgentVariables, ...Object.keys(extraPortDefaults), ...readElsewhere]);
+  const known = new Set([...configVariables, ...exampleAgentVariables, ...chatAppVariables, ...Object.keys(extraPortDefaults), ...readElsewhere]);
   expect([...table.keys()].filter((name) => !known.has(name))).toEqual([]);
 });
 

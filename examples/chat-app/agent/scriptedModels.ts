@@ -40,7 +40,7 @@ const GREETING = /^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|eve
 /** What is left of a request once its arithmetic is taken out: the part to research, if any. */
 function researchPart(text: string, expression: string | null): string | null {
   const rest = (expression ? text.replace(expression, ' ') : text)
-    .replace(/\b(and|also|then|please|what is|what's|calculate|compute)\b/gi, ' ')
+    .replace(/\b(and|also|then|please|what is|what's|calculate|compute|research|look up|find out about|search for|tell me about)\b/gi, ' ')
     .replace(/[?!.,;:]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();

@@ -7,6 +7,7 @@
 // session's TTL or when the next run starts (./threadSession.ts).
 import { matchesSubscription } from '@langchain/langgraph/stream';
 import type { Namespace } from '@langchain/langgraph/stream';
+import { sseFrame } from '../../../platform/http/sse.ts';
 
 /** An event on the wire: `{type:"event", event_id, seq, method, params:{namespace, timestamp, node?, data}}`. */
 export interface WireEvent {
@@ -15,6 +16,12 @@ export interface WireEvent {
   seq: number;
   method: string;
   params: { namespace: Namespace; timestamp: number; node?: string; data: unknown; [key: string]: unknown };
+}
+
+/** An event as logged: with its SSE frame, encoded once however many subscribers it goes to. */
+export interface LoggedEvent {
+  event: WireEvent;
+  frame: string;
 }
 
 /** A subscription's filter, as the stream route takes it. */
@@ -30,7 +37,7 @@ export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted';
 export class RunLog {
   readonly runId: string;
   readonly startedAt = Date.now();
-  #events: WireEvent[] = [];
+  #events: LoggedEvent[] = [];
   #dropped = 0;
   #status: RunStatus = 'running';
   #wake: (() => void)[] = [];
@@ -59,7 +66,7 @@ export class RunLog {
   }
 
   push(event: WireEvent): void {
-    this.#events.push(event);
+    this.#events.push({ event, frame: sseFrame({ event: event.method, id: event.event_id, data: JSON.stringify(event) }) });
     // Trim in steps of a tenth of the bound, so a full log does not copy itself on every push.
     if (this.#events.length > this.#maxEvents) {
       const excess = this.#events.length - this.#maxEvents + Math.floor(this.#maxEvents / 10);
@@ -76,13 +83,13 @@ export class RunLog {
   }
 
   /** The events after `seq` (all when undefined), in order. */
-  after(seq: number | undefined): WireEvent[] {
+  after(seq: number | undefined): LoggedEvent[] {
     if (seq === undefined) return this.#events.slice();
     let lo = 0;
     let hi = this.#events.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.#events[mid]!.seq <= seq) lo = mid + 1;
+      if (this.#events[mid]!.event.seq <= seq) lo = mid + 1;
       else hi = mid;
     }
     return this.#events.slice(lo);
@@ -105,13 +112,13 @@ export class RunLog {
    * Every event of this run that matches `subscription` and comes after `since`: first those
    * already logged, then each as it arrives; ends when the run has finished and all are read.
    */
-  async *follow(subscription: Subscription, signal: AbortSignal): AsyncGenerator<WireEvent> {
+  async *follow(subscription: Subscription, signal: AbortSignal): AsyncGenerator<LoggedEvent> {
     let cursor = subscription.since;
     while (!signal.aborted) {
       const batch = this.after(cursor);
-      for (const event of batch) {
-        cursor = event.seq;
-        if (matchesSubscription(event as never, subscription as never)) yield event;
+      for (const logged of batch) {
+        cursor = logged.event.seq;
+        if (matchesSubscription(logged.event as never, subscription as never)) yield logged;
         if (signal.aborted) return;
       }
       if (batch.length === 0) {

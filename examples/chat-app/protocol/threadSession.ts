@@ -8,7 +8,7 @@
 // every matching event has been sent, or when the client goes away or the thread is deleted.
 import { BaseMessage } from '@langchain/core/messages';
 import type { Logger } from '../../../platform/logger.ts';
-import { RunLog, type Subscription, type WireEvent } from './runLog.ts';
+import { RunLog, type LoggedEvent, type Subscription, type WireEvent } from './runLog.ts';
 import { ToolCallDeltaRewriter } from './toolCallDeltas.ts';
 
 /** What the session needs of the agent: LangGraph's protocol event stream (`streamEvents` v3). */
@@ -104,7 +104,7 @@ export class ThreadSession {
   }
 
   /** The events of the run this subscription follows (see the top of this file). */
-  async *subscribe(subscription: Subscription, signal: AbortSignal): AsyncGenerator<WireEvent> {
+  async *subscribe(subscription: Subscription, signal: AbortSignal): AsyncGenerator<LoggedEvent> {
     const stop = AbortSignal.any([signal, this.#closed.signal]);
     let run = this.#current;
     if (!run || run.finished) {
