@@ -77,6 +77,9 @@ export class ThreadSession {
   #running: Promise<void> | undefined;
   #nextRunWaiters: (() => void)[] = [];
   #releaseTimer: NodeJS.Timeout | undefined;
+  #subscribers = 0;
+  /** Called when the session holds nothing any more (no run log, no subscriber): the registry forgets it. */
+  onIdle: ((session: ThreadSession) => void) | undefined;
   #closed = new AbortController();
 
   constructor(threadId: string, options: SessionOptions) {
@@ -106,13 +109,23 @@ export class ThreadSession {
   /** The events of the run this subscription follows (see the top of this file). */
   async *subscribe(subscription: Subscription, signal: AbortSignal): AsyncGenerator<LoggedEvent> {
     const stop = AbortSignal.any([signal, this.#closed.signal]);
-    let run = this.#current;
-    if (!run || run.finished) {
-      if (run) yield* run.follow(subscription, stop);
-      run = await this.#nextRun(run, stop);
-      if (!run) return;
+    this.#subscribers += 1;
+    try {
+      let run = this.#current;
+      if (!run || run.finished) {
+        if (run) yield* run.follow(subscription, stop);
+        run = await this.#nextRun(run, stop);
+        if (!run) return;
+      }
+      yield* run.follow(subscription, stop);
+    } finally {
+      this.#subscribers -= 1;
+      this.#idleCheck();
     }
-    yield* run.follow(subscription, stop);
+  }
+
+  #idleCheck(): void {
+    if (this.#subscribers === 0 && this.#current === undefined) this.onIdle?.(this);
   }
 
   /** Resolves once a run other than `after` has started (undefined if `signal` aborts first). */
@@ -186,7 +199,9 @@ export class ThreadSession {
       log.finish(terminal ?? 'failed');
       // Release the finished log after the TTL, unless the next run has replaced it by then.
       this.#releaseTimer = setTimeout(() => {
-        if (this.#current === log) this.#current = undefined;
+        if (this.#current !== log) return;
+        this.#current = undefined;
+        this.#idleCheck();
       }, this.#options.finishedTtlMs);
       this.#releaseTimer.unref();
     }
@@ -206,6 +221,11 @@ export class SessionRegistry {
     let session = this.#sessions.get(threadId);
     if (!session) {
       session = new ThreadSession(threadId, this.#options);
+      // A thread whose run log has been released and that nobody follows costs nothing to forget
+      // (its next session numbers events from a later time, so `seq` keeps growing).
+      session.onIdle = (idle) => {
+        if (this.#sessions.get(threadId) === idle) this.#sessions.delete(threadId);
+      };
       this.#sessions.set(threadId, session);
     }
     return session;
