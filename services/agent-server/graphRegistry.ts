@@ -15,6 +15,8 @@ export function assistantIdForGraph(graphId: string): string {
 export interface ServableGraph {
   checkpointer?: BaseCheckpointSaver | boolean;
   builder?: { channels?: Record<string, unknown> };
+  /** The channels the graph outputs (its output schema's, else every state channel); one name for a single-channel output. */
+  outputChannels?: string | string[];
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<StateSnapshotLike>;
   getStateHistory(config: Record<string, unknown>, options?: Record<string, unknown>): AsyncIterable<StateSnapshotLike>;

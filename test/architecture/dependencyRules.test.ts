@@ -42,6 +42,13 @@ import { bulkExportRoutes } from '../bulk-export/index.ts';`;
     ]);
   });
 
+  test("an example may import an agent-server adapter's public module, and the adapter nothing of the server", () => {
+    expect(verdict('examples/adk-agent/echoAgent.ts', "import { wrap } from '../../services/agent-server/adapters/adk/index.ts';")).toEqual([null]);
+    expect(verdict('examples/adk-agent/echoAgent.ts', "import { wrap } from '../../services/agent-server/adapters/adk/wrap.ts';")[0]).toMatch(/example/);
+    expect(verdict('services/agent-server/adapters/adk/wrap.ts', "import { GraphRegistry } from '../../graphRegistry.ts';")[0]).toMatch(/adapter/);
+    expect(verdict('services/agent-server/adapters/adk/wrap.ts', "import { x } from './checkpointSessionService.ts';\nimport { y } from '../../../../platform/logger.ts';")).toEqual([null, null]);
+  });
+
   test('browser code and examples stay apart from the server', () => {
     expect(verdict('apps/ui/main.ts', "import type { Config } from '../../platform/config.ts';")[0]).toMatch(/browser/);
     expect(verdict('examples/agent-server/chatAgent.ts', "import { RunIngestor } from '../../services/tracing/ingest/runIngestor.ts';")[0]).toMatch(/example/);

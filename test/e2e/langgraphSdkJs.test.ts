@@ -26,7 +26,7 @@ async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
 describe('assistants', () => {
   it('registers each graph of the config file under its uuid5 id, found by id or graph name', async () => {
     const found = await client.assistants.search({ limit: 10 });
-    expect(found.map((a) => a.graph_id).sort()).toEqual(['agent', 'counter', 'noop']);
+    expect(found.map((a) => a.graph_id).sort()).toEqual(['adk_echo', 'agent', 'counter', 'noop']);
     const agent = await client.assistants.get('fe096781-5601-53d2-b2f6-0d3403f7e9ca');
     expect(agent).toMatchObject({ graph_id: 'agent', name: 'agent', metadata: { created_by: 'system' } });
     expect((await client.assistants.search({ graphId: 'counter' })).map((a) => a.name)).toEqual(['counter']);

@@ -20,7 +20,7 @@ describe('langgraph-sdk (PyPI)', () => {
   it('creates threads, waits for and streams runs in every mode, reads state and history', async () => {
     // The SDK sends LANGGRAPH_API_KEY as X-Api-Key, as against LangGraph Platform.
     const { result } = await runPythonScript<any>(pyenv, 'langgraph_sdk_runs.py', [server.url], { LANGGRAPH_API_KEY: server.apiKey });
-    expect(result.assistants).toEqual(['agent', 'counter', 'noop']);
+    expect(result.assistants).toEqual(['adk_echo', 'agent', 'counter', 'noop']);
     expect(result.agent_id).toBe('fe096781-5601-53d2-b2f6-0d3403f7e9ca');
     expect(result.thread_status).toBe('idle');
     expect(result.wait_answers).toEqual(['Turn 1: you said "hello from python"', 'Turn 2: you said "second"']);

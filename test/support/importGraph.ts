@@ -79,6 +79,15 @@ export function layerOf(file: string): Layer {
 /** A context's public module: the one file of it that others may import. */
 export const publicModule = (context: string): string => `services/${context}/index.ts`;
 
+/**
+ * An agent-server adapter (services/agent-server/adapters/<framework>/): what user graph code
+ * imports to serve another framework's agent (`wrap(runner)` for ADK), as one imports LangGraph.
+ * Its public module is open to examples; the adapter itself stays apart from the server's
+ * internals, so that user code importing it loads nothing of the server.
+ */
+const ADAPTER = /^services\/agent-server\/adapters\/([^/]+)\//;
+export const isAdapterModule = (file: string): boolean => /^services\/agent-server\/adapters\/[^/]+\/index\.ts$/.test(file);
+
 /** The rule an import breaks, or null when it keeps them all. */
 export function brokenRule(edge: ImportEdge): string | null {
   const from = layerOf(edge.from);
@@ -92,6 +101,9 @@ export function brokenRule(edge: ImportEdge): string | null {
     case 'projections':
       return may('schemas', 'platform', 'projections') ? null : 'a projection imports no service (contexts use projections, not the other way round)';
     case 'context': {
+      const adapter = ADAPTER.exec(edge.from)?.[1];
+      if (adapter !== undefined)
+        return may('schemas', 'platform') || ADAPTER.exec(edge.to)?.[1] === adapter ? null : 'an agent-server adapter imports the platform at most, nothing of the server (user code imports it)';
       if (may('schemas', 'platform', 'projections')) return null;
       if (to.kind !== 'context') return `a context imports only the layers below it, not ${to.kind}`;
       if (to.context === from.context || edge.to === publicModule(to.context)) return null;
@@ -102,7 +114,7 @@ export function brokenRule(edge: ImportEdge): string | null {
       if (may('schemas', 'platform', 'projections', 'infra', 'compositionRoot', 'examples')) return null;
       return to.kind === 'context' && edge.to === publicModule(to.context) ? null : `a process is composed from contexts' public modules (services/<context>/index.ts)`;
     case 'examples':
-      return may('examples', 'platform') ? null : 'an example uses the platform at most, never a context or projection';
+      return may('examples', 'platform') || isAdapterModule(edge.to) ? null : "an example uses the platform and the agent server's adapters at most, never a context or projection";
     case 'apps':
       return may('apps') ? null : 'browser code imports nothing from the server side';
     case 'infra':

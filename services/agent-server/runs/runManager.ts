@@ -234,11 +234,17 @@ export class RunManager {
     }
   }
 
-  /** The thread's state after the run, with the pending interrupts under `__interrupt__`. */
+  /**
+   * The thread's state after the run, as the graph outputs it (the channels of its output schema,
+   * when it declares one narrower than its state, as LangGraph's `values` do), with the pending
+   * interrupts under `__interrupt__`.
+   */
   private async finalValues(run: ActiveRun, lastValues: unknown): Promise<Record<string, unknown> | null> {
     const { graph } = this.assistantFor(run.record.assistant_id);
     const snapshot = await graph.getState({ configurable: { thread_id: run.record.thread_id } });
-    const values = toWireValue<Record<string, unknown> | null>(snapshot.values ?? lastValues ?? null);
+    let values = toWireValue<Record<string, unknown> | null>(snapshot.values ?? lastValues ?? null);
+    const output = graph.outputChannels;
+    if (values && Array.isArray(output)) values = Object.fromEntries(Object.entries(values).filter(([key]) => output.includes(key)));
     const interrupts = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
     if (interrupts.length > 0) return { ...(values ?? {}), __interrupt__: toWireValue(interrupts) };
     return values;
