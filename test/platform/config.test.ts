@@ -26,8 +26,8 @@ function documented(value: unknown): string {
   return value === '' ? 'empty' : `\`${String(value)}\``;
 }
 
-// Read outside the schemas: by the example chat model (chatModel.ts) and the infra scripts' progress output.
-const readElsewhere = ['OPENAI_API_KEY', 'OPENAI_MODEL', 'INFRA_QUIET'];
+// Read outside the schemas: by the example chat model (chatModel.ts), the example ADK agent (examples/adk-agent) and the infra scripts' progress output.
+const readElsewhere = ['OPENAI_API_KEY', 'OPENAI_MODEL', 'GOOGLE_API_KEY', 'ADK_GEMINI_MODEL', 'INFRA_QUIET'];
 
 test("README's Configuration table names every variable of every schema, with its default", () => {
   const table = readmeTable();

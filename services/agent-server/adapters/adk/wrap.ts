@@ -114,6 +114,11 @@ class AdkTurnModel extends BaseChatModel {
     return { generations: [{ text, message: new AIMessage({ content: text }) }] };
   }
 
+  /** The turn without a chat-model run around it (nobody listens to its callbacks). */
+  turnChunks(): AsyncGenerator<ChatGenerationChunk> {
+    return this._streamResponseChunks([], {} as this['ParsedCallOptions']);
+  }
+
   override async *_streamResponseChunks(_messages: BaseMessage[], _options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const { runner, service, userId, sessionId, text, stateDelta, stored, signal } = this.#turn;
     const key = { appName: runner.appName, userId, sessionId };
@@ -153,6 +158,13 @@ class AdkTurnModel extends BaseChatModel {
       service.take(key);
     }
   }
+}
+
+/** Whether any callback handler listens to the node's runs (stream_mode=messages, a tracer). */
+function hasListeners(config: LangGraphRunnableConfig): boolean {
+  const callbacks = config.callbacks as { handlers?: unknown[] } | unknown[] | undefined;
+  if (!callbacks) return false;
+  return (Array.isArray(callbacks) ? callbacks : (callbacks.handlers ?? [])).length > 0;
 }
 
 /** The ADK runner's root agent's `outputKey`, when it is an LlmAgent that has one. */
@@ -208,7 +220,13 @@ export function wrap(runner: Runner) {
     const runId = configurable.run_id ?? config.metadata?.run_id;
     const answer = await inTurn({ threadId: sessionId, runId: typeof runId === 'string' ? runId : undefined }, async () => {
       let streamed: AIMessageChunk | undefined;
-      for await (const chunk of await model.stream([new HumanMessage(text)], { ...config, runName: runner.appName })) streamed = streamed ? streamed.concat(chunk) : chunk;
+      // Through LangChain's chat-model machinery only when a callback listens (stream_mode=messages,
+      // a tracer): without one it would cost a run's bookkeeping for nothing.
+      const chunks = hasListeners(config) ? await model.stream([new HumanMessage(text)], { ...config, runName: runner.appName }) : model.turnChunks();
+      for await (const chunk of chunks) {
+        const message = chunk instanceof ChatGenerationChunk ? (chunk.message as AIMessageChunk) : chunk;
+        streamed = streamed ? streamed.concat(message) : message;
+      }
       return streamed;
     });
     const result = model.result!;
@@ -228,8 +246,3 @@ export function wrap(runner: Runner) {
     .compile({ name: runner.appName });
 }
 
-/**
- * Live (bidirectional) streaming is not served: a runner's `runLive` has no place in a graph
- * run. Kept as a named refusal for callers that look for it.
- */
-export const LIVE_STREAMING_UNSUPPORTED = 'live (bidirectional) streaming is not supported by wrap(runner): runs stream over SSE only';
