@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { uuidSchema } from '../../platform/http/openapi.ts';
 
 /** Where `vite build` (apps/vite.config.ts) writes the pages. */
@@ -19,17 +19,23 @@ const INDEX = 'explorer/index.html';
 const hidden = { hide: true } as const;
 
 /** The page, or a 503 saying how to build it (checked per request: the build may come after start-up). */
-function sendPage(reply: FastifyReply): FastifyReply {
-  if (!existsSync(join(PAGES_DIR, INDEX)))
+function sendPage(reply: FastifyReply, pagesDir: string): FastifyReply {
+  if (!existsSync(join(pagesDir, INDEX)))
     return reply.code(503).type('text/plain').send('The explorer page is not built: run `npm run build:apps` (npm start builds it), then reload.\n');
-  return reply.header('cache-control', 'no-cache').sendFile(INDEX);
+  // Revalidated on every load, so a new build's asset names are picked up (send's own header off).
+  return reply.header('cache-control', 'no-cache').sendFile(INDEX, { cacheControl: false });
 }
 
-export async function explorerPageRoutes(app: FastifyInstance): Promise<void> {
-  await app.register(fastifyStatic, { root: PAGES_DIR, serve: false });
+export interface ExplorerPageOptions {
+  /** Where the built pages are (PAGES_DIR; a test's own directory). */
+  pagesDir?: string;
+}
+
+export const explorerPageRoutes: FastifyPluginAsync<ExplorerPageOptions> = async (app, { pagesDir = PAGES_DIR }) => {
+  await app.register(fastifyStatic, { root: pagesDir, serve: false });
   // Hashed file names: cached for good. (The directory may appear only after start-up.)
   await app.register(fastifyStatic, {
-    root: join(PAGES_DIR, 'assets'),
+    root: join(pagesDir, 'assets'),
     prefix: `${EXPLORER_PREFIX}assets/`,
     decorateReply: false,
     immutable: true,
@@ -37,8 +43,8 @@ export async function explorerPageRoutes(app: FastifyInstance): Promise<void> {
   });
   app.get('/', { schema: hidden }, (_request, reply) => reply.redirect(EXPLORER_PREFIX));
   app.get('/ui', { schema: hidden }, (_request, reply) => reply.redirect(EXPLORER_PREFIX));
-  app.get('/ui/', { schema: hidden }, (_request, reply) => sendPage(reply));
-  app.get('/ui/*', { schema: hidden }, (_request, reply) => sendPage(reply));
+  app.get('/ui/', { schema: hidden }, (_request, reply) => sendPage(reply, pagesDir));
+  app.get('/ui/*', { schema: hidden }, (_request, reply) => sendPage(reply, pagesDir));
   app.get<{ Params: { tenantId: string; projectId: string; runId: string } }>(
     '/o/:tenantId/projects/p/:projectId/r/:runId',
     {
@@ -53,4 +59,4 @@ export async function explorerPageRoutes(app: FastifyInstance): Promise<void> {
       return reply.redirect(`${EXPLORER_PREFIX}projects/${projectId}/runs/${runId}?workspace=${tenantId}`);
     },
   );
-}
+};
