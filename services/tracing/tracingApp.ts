@@ -16,7 +16,7 @@ import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
-import { requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
 import { RunIngestor } from './ingest/runIngestor.ts';
@@ -97,6 +97,8 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     await app.register(
       async (scope) => {
         await scope.register(tracingPublicRoutes, { config });
+        // Checks the key itself: a key of several workspaces lists them without X-Tenant-Id.
+        await scope.register(workspaceRoutes, { tenancy });
         // Sibling of the public routes, so the API-key hook cannot reach them.
         await scope.register(async (authed) => {
           requireApiKey(authed, tenancy, { bearer: true });
