@@ -1,8 +1,9 @@
 // The explorer's shell: sign-in with an API key (kept in localStorage), the workspace a key of
-// several workspaces acts in, sign-out, and the view the URL names.
-import { useState, type FormEvent } from 'react';
-import { apiCall, ApiError, storeCredentials, storedCredentials, type Credentials } from './api.ts';
-import { linkProps, useRoute } from './route.ts';
+// several workspaces acts in (GET /workspaces), sign-out, and the view the URL names.
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiError, listWorkspaces, storeCredentials, storedCredentials, type Credentials } from './api.ts';
+import { linkProps, navigate, useRoute } from './route.ts';
+import { useLoad } from './useLoad.ts';
 import { ProjectsPage } from './ProjectsPage.tsx';
 import { TracesPage } from './TracesPage.tsx';
 import { TracePage, RunRedirect } from './TracePage.tsx';
@@ -16,6 +17,9 @@ export function ExplorerApp() {
   };
   // A run link names the workspace the run is in: a key of several workspaces acts there.
   const linkedWorkspace = route.page === 'run' ? route.workspaceId : null;
+  useEffect(() => {
+    if (credentials?.workspaceId && linkedWorkspace && linkedWorkspace !== credentials.workspaceId) signIn({ ...credentials, workspaceId: linkedWorkspace });
+  }, [credentials, linkedWorkspace]);
   if (!credentials) return <SignIn onSignIn={signIn} suggestedWorkspace={linkedWorkspace} />;
   return (
     <div className="shell">
@@ -40,24 +44,22 @@ export function ExplorerApp() {
 
 function SignIn({ onSignIn, suggestedWorkspace }: { onSignIn: (c: Credentials) => void; suggestedWorkspace: string | null }) {
   const [apiKey, setApiKey] = useState('');
-  const [workspaceId, setWorkspaceId] = useState(suggestedWorkspace ?? '');
-  const [needsWorkspace, setNeedsWorkspace] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const candidate = { apiKey: apiKey.trim(), workspaceId: workspaceId.trim() || null };
+    const key = apiKey.trim();
     setBusy(true);
     setError(null);
     try {
-      // Any authenticated read tells whether the key (and workspace) is accepted.
-      await apiCall(candidate, 'GET', '/sessions?limit=1');
-      onSignIn(candidate);
+      // Checks the key, and tells whether it must name a workspace (X-Tenant-Id): one of several
+      // is picked (the run link's, else the first by name) and can be switched in the top bar.
+      const workspaces = await listWorkspaces(key);
+      const picked = workspaces.find((w) => w.id === suggestedWorkspace) ?? workspaces[0];
+      onSignIn({ apiKey: key, workspaceId: workspaces.length > 1 && picked ? picked.id : null });
     } catch (err) {
-      const apiErr = err as ApiError;
-      if (apiErr.code === 'TENANT_ID_REQUIRED') setNeedsWorkspace(true);
-      setError(apiErr.message);
+      setError((err as ApiError).message);
     } finally {
       setBusy(false);
     }
@@ -72,12 +74,6 @@ function SignIn({ onSignIn, suggestedWorkspace }: { onSignIn: (c: Credentials) =
           API key
           <input data-testid="api-key" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="lsv2_…" autoFocus />
         </label>
-        {(needsWorkspace || workspaceId) && (
-          <label>
-            Workspace id
-            <input data-testid="workspace-id" value={workspaceId} onChange={(e) => setWorkspaceId(e.target.value)} placeholder="UUID of the workspace" />
-          </label>
-        )}
         {error && (
           <p className="error" role="alert" data-testid="sign-in-error">
             {error}
@@ -91,33 +87,34 @@ function SignIn({ onSignIn, suggestedWorkspace }: { onSignIn: (c: Credentials) =
   );
 }
 
-/**
- * The workspace the key acts in. No API route lists a key's workspaces yet, so the id is typed;
- * a key of one workspace needs none.
- */
+/** The workspace the key acts in: a switcher when it has several, its name when one. */
 function WorkspaceSwitcher({ credentials, onChange }: { credentials: Credentials; onChange: (c: Credentials) => void }) {
-  const [editing, setEditing] = useState(false);
-  const [value, setValue] = useState(credentials.workspaceId ?? '');
-  if (!editing)
+  const workspaces = useLoad(() => listWorkspaces(credentials.apiKey), [credentials.apiKey]);
+  if (workspaces.state !== 'done') return null;
+  const list = workspaces.value;
+  if (list.length <= 1)
     return (
-      <button type="button" className="workspace ghost" data-testid="workspace" onClick={() => setEditing(true)} title="Switch workspace">
-        {credentials.workspaceId ? `Workspace ${credentials.workspaceId.slice(0, 8)}…` : "Key's workspace"}
-      </button>
+      <span className="workspace-name" data-testid="workspace-name">
+        {list[0]?.display_name}
+      </span>
     );
   return (
-    <form
-      className="workspace-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onChange({ ...credentials, workspaceId: value.trim() || null });
-        setEditing(false);
+    <select
+      className="workspace-select"
+      data-testid="workspace-select"
+      aria-label="Workspace"
+      value={credentials.workspaceId ?? list[0]!.id}
+      onChange={(e) => {
+        onChange({ ...credentials, workspaceId: e.target.value });
+        navigate({ page: 'projects', search: '' });
       }}
     >
-      <input data-testid="workspace-input" value={value} onChange={(e) => setValue(e.target.value)} placeholder="workspace UUID (empty: the key's only one)" />
-      <button type="submit" className="ghost">
-        Switch
-      </button>
-    </form>
+      {list.map((w) => (
+        <option key={w.id} value={w.id}>
+          {w.display_name}
+        </option>
+      ))}
+    </select>
   );
 }
 

@@ -107,3 +107,11 @@ export const listProjects = (c: Credentials) => apiCall<Project[]>(c, 'GET', '/s
 export const getProject = (c: Credentials, id: string) => apiCall<Project>(c, 'GET', `/sessions/${id}`);
 export const queryRuns = (c: Credentials, body: Record<string, unknown>) => apiCall<RunsPage>(c, 'POST', '/runs/query', body);
 export const getRun = (c: Credentials, id: string) => apiCall<Run>(c, 'GET', `/runs/${id}`);
+
+export interface Workspace {
+  id: string;
+  display_name: string;
+}
+
+/** The key's workspaces (needs no X-Tenant-Id, so it works before one is chosen). */
+export const listWorkspaces = (apiKey: string) => apiCall<Workspace[]>({ apiKey, workspaceId: null }, 'GET', '/workspaces');

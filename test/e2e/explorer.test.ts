@@ -2,7 +2,8 @@
 // on traces sent by the official `langsmith` client: / opens the sign-in, the project shows its
 // run count, its traces table lists the root runs, a filter narrows it and a bad filter shows
 // the API's message, a trace shows its runs in tree order and a run's inputs, and the link
-// `client.getRunUrl()` prints opens that run. Each step leaves a screenshot in
+// `client.getRunUrl()` prints opens that run; a key of several workspaces switches between them
+// (GET /workspaces), an empty one saying how to send traces. Each step leaves a screenshot in
 // test-output/explorer/ (git-ignored); the trace view's is also the README's.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -169,6 +170,31 @@ describe('the explorer in a browser', () => {
     await page.getByTestId('sign-in').waitFor();
     expect(await page.evaluate('localStorage.getItem("explorer.apiKey")')).toBeNull();
     expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('a key of several workspaces', () => {
+  test('signs in to the first, shows the empty state there, and switches to the other with its project', async (context) => {
+    if (noBrowser) return context.skip(noBrowser);
+    const [first, second] = (await createWorkspaces(2, { shareKey: true })) as [Workspace, Workspace];
+    const name = `explorer-second-${Date.now()}`;
+    const created = await api('/sessions', { method: 'POST', apiKey: second.apiKey, headers: { 'x-tenant-id': second.id }, json: { name } });
+    expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(tracingUrl() + '/ui/');
+    await page.getByTestId('api-key').fill(first.apiKey);
+    await page.getByTestId('sign-in-submit').click();
+    await page.getByTestId('projects-empty').waitFor();
+    expect(await page.getByTestId('projects-empty').textContent()).toContain(`LANGSMITH_ENDPOINT=${tracingUrl()}`);
+    const select = page.getByTestId('workspace-select');
+    expect(await select.inputValue()).toBe(first.id);
+    expect(await select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual([first.id, second.id]);
+    await shot(page, '08-empty-workspace');
+    await select.selectOption(second.id);
+    await page.locator('[data-testid="project-row"]', { hasText: name }).waitFor();
+    expect(await page.getByTestId('project-row').count()).toBe(1);
+    await shot(page, '09-switched-workspace');
     await page.close();
   });
 });
