@@ -4,8 +4,8 @@
 // the API's message, a trace shows its runs in tree order and a run's inputs, and the link
 // `client.getRunUrl()` prints opens that run; a key of several workspaces switches between them
 // (GET /workspaces), an empty one saying how to send traces. Each step leaves a screenshot in
-// test-output/explorer/ (git-ignored); the trace view's is also the README's.
-import { copyFileSync, mkdirSync } from 'node:fs';
+// test-output/explorer/ (git-ignored); 07-run-link.png is the README's docs/images/explorer-trace.png.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'langsmith';
 import { getCurrentRunTree, traceable } from 'langsmith/traceable';
@@ -163,7 +163,6 @@ describe('the explorer in a browser', () => {
     expect(new URL(page.url()).pathname).toBe(`/ui/projects/${await projectIdOf(projectName)}/traces/${ids.pipeline}`);
     expect(await page.getByTestId('run-detail-name').textContent()).toBe('generate');
     await shot(page, '07-run-link');
-    copyFileSync(join(SHOTS, '07-run-link.png'), join(repoRoot, 'docs', 'images', 'explorer-trace.png'));
 
     // 7. Sign-out forgets the key.
     await page.getByTestId('sign-out').click();
