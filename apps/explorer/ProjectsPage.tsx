@@ -54,7 +54,9 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
                   <td className={`num${p.error_rate ? ' bad' : ''}`}>{percent(p.error_rate)}</td>
                   <td className="num">{seconds(p.latency_p50)}</td>
                   <td className="num">{seconds(p.latency_p99)}</td>
-                  <td className="num">{count(p.total_tokens)}</td>
+                  <td className="num" data-testid="project-tokens">
+                    {count(p.total_tokens)}
+                  </td>
                   <td title={p.last_run_start_time ?? ''}>{ago(p.last_run_start_time)}</td>
                 </tr>
               ))}

@@ -35,7 +35,11 @@ async function seedTraces(): Promise<void> {
     ids[run.name] = run.id;
     return fn(...args);
   };
-  const llm = traceable(record(async (prompt: string) => `Paris (${prompt.length} chars of prompt)`), { ...options, name: 'llm', run_type: 'llm' });
+  // Its usage, as a chat model reports it: the project's and the run's tokens.
+  const llm = traceable(
+    record(async (prompt: string) => ({ content: `Paris (${prompt.length} chars of prompt)`, usage_metadata: { input_tokens: 12, output_tokens: 5, total_tokens: 17 } })),
+    { ...options, name: 'llm', run_type: 'llm' },
+  );
   const retrieve = traceable(record(async (_q: string) => ['doc-france', 'doc-capitals']), { ...options, name: 'retrieve', run_type: 'retriever' });
   const generate = traceable(record(async (q: string, docs: string[]) => llm(`${q} using ${docs.join(', ')}`)), { ...options, name: 'generate' });
   const pipeline = traceable(
@@ -119,6 +123,7 @@ describe('the explorer in a browser', () => {
     const row = page.locator('[data-testid="project-row"]', { hasText: projectName });
     await row.waitFor();
     expect(await row.getByTestId('project-run-count').textContent()).toBe('3');
+    expect(await row.getByTestId('project-tokens').textContent()).toBe('17');
     await shot(page, '02-projects');
 
     // 3. The project's traces, newest first.
@@ -162,6 +167,10 @@ describe('the explorer in a browser', () => {
     await expect.poll(() => page.getByTestId('run-detail').getAttribute('data-run-id')).toBe(ids.generate);
     expect(new URL(page.url()).pathname).toBe(`/ui/projects/${await projectIdOf(projectName)}/traces/${ids.pipeline}`);
     expect(await page.getByTestId('run-detail-name').textContent()).toBe('generate');
+    await page.locator(`[data-testid="tree-run"][data-run-id="${ids.llm}"]`).click();
+    await expect.poll(() => page.getByTestId('run-tokens').textContent()).toBe('17 (12 prompt, 5 completion)');
+    await page.locator(`[data-testid="tree-run"][data-run-id="${ids.generate}"]`).click();
+    await expect.poll(() => page.getByTestId('run-detail').getAttribute('data-run-id')).toBe(ids.generate);
     await shot(page, '07-run-link');
 
     // 7. Sign-out forgets the key.
