@@ -207,6 +207,39 @@ describe('a key of several workspaces', () => {
   });
 });
 
+describe('paging', () => {
+  test('27 traces: a first page of 25, Older shows the last 2 (the cursor in the URL), Newer goes back', async (context) => {
+    if (noBrowser) return context.skip(noBrowser);
+    const name = `explorer-paged-${Date.now()}`;
+    const step = traceable(async (i: number) => i, { client, project_name: name, tracingEnabled: true, name: 'step' });
+    for (let i = 0; i < 27; i++) await step(i);
+    await client.awaitPendingTraceBatches();
+    await vi.waitFor(
+      async () => expect((await api(`/sessions?include_stats=true&name=${name}`, { apiKey: workspace.apiKey })).body?.[0]?.run_count).toBe(27),
+      { timeout: 60_000, interval: 500 },
+    );
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(tracingUrl() + '/ui/');
+    await page.getByTestId('api-key').fill(workspace.apiKey);
+    await page.getByTestId('sign-in-submit').click();
+    await page.locator('[data-testid="project-link"]', { hasText: name }).click();
+    await expect.poll(() => page.getByTestId('trace-row').count()).toBe(25);
+    const firstPage = await page.getByTestId('trace-row').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { runId: string } }).dataset.runId));
+    expect(await page.getByTestId('page-newer').isDisabled()).toBe(true);
+    await page.getByTestId('page-older').click();
+    await expect.poll(() => page.getByTestId('trace-row').count()).toBe(2);
+    expect(new URL(page.url()).searchParams.get('cursor')).toBeTruthy();
+    const secondPage = await page.getByTestId('trace-row').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { runId: string } }).dataset.runId));
+    expect(new Set([...firstPage, ...secondPage]).size).toBe(27);
+    expect(await page.getByTestId('page-older').isDisabled()).toBe(true);
+    await shot(page, '10-second-page');
+    await page.getByTestId('page-newer').click();
+    await expect.poll(() => page.getByTestId('trace-row').count()).toBe(25);
+    expect(new URL(page.url()).searchParams.get('cursor')).toBeNull();
+    await page.close();
+  });
+});
+
 async function projectIdOf(name: string): Promise<string> {
   const res = await api(`/sessions?name=${name}`, { apiKey: workspace.apiKey });
   return res.body[0].id;
