@@ -1,6 +1,6 @@
 // One trace: its runs as a tree (indented, in tree order: dotted_order sorts a trace's runs
-// parent before child, siblings by start), and the selected run's detail. The trace and the
-// selected run are in the URL. RunRedirect resolves a run link (/projects/:p/runs/:r, where the
+// parent before child, siblings by start), and the selected run's detail (j/k or the arrow keys
+// move through the tree). The trace and the selected run are in the URL. RunRedirect resolves a run link (/projects/:p/runs/:r, where the
 // API sends the clients' getRunUrl links) to its trace, polling while the run is not projected.
 import { useEffect, useState, type ReactNode } from 'react';
 import { ApiError, getRun, queryRuns, type Credentials, type Run } from './api.ts';
@@ -35,6 +35,22 @@ export function TracePage({ credentials, route }: { credentials: Credentials; ro
   const { projectId, traceId, runId } = route;
   const load = useLoad(() => traceRuns(credentials, projectId, traceId), [credentials, projectId, traceId]);
   const select = (id: string) => navigate({ page: 'trace', projectId, traceId, runId: id }, { replace: true });
+  // j/k or the arrow keys move through the tree (not while typing in a field).
+  useEffect(() => {
+    if (load.state !== 'done') return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.metaKey || e.ctrlKey || e.altKey) return;
+      const step = e.key === 'j' || e.key === 'ArrowDown' ? 1 : e.key === 'k' || e.key === 'ArrowUp' ? -1 : 0;
+      if (!step) return;
+      e.preventDefault();
+      const runs = load.value;
+      const at = Math.max(0, runs.findIndex((r) => r.id === runId));
+      const next = runs[Math.min(runs.length - 1, Math.max(0, at + step))];
+      if (next) select(next.id);
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  });
 
   if (load.state === 'loading') return <p className="muted">Loading trace…</p>;
   if (load.state === 'error') return <ErrorBox error={load.error} />;

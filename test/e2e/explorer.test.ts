@@ -159,6 +159,11 @@ describe('the explorer in a browser', () => {
     expect(await page.getByTestId('run-inputs').textContent()).toContain(QUESTION);
     expect(new URL(page.url()).searchParams.get('run')).toBe(ids.retrieve);
     await shot(page, '06-trace');
+    // The keyboard moves through the tree: j to the next run, k back.
+    await page.keyboard.press('j');
+    await expect.poll(() => page.getByTestId('run-detail').getAttribute('data-run-id')).toBe(ids.generate);
+    await page.keyboard.press('k');
+    await expect.poll(() => page.getByTestId('run-detail').getAttribute('data-run-id')).toBe(ids.retrieve);
 
     // 6. The link the client prints opens that run in its trace.
     const runUrl = await client.getRunUrl({ runId: ids.generate! });
