@@ -157,6 +157,7 @@ async function main(): Promise<void> {
   console.log('\nServices:');
   for (const s of services) console.log(`  ${s.name.padEnd(16)} ${s.port ? localUrl(s.port) : '(worker)'}`);
   console.log(`  API docs         ${tracingUrl}/docs`);
+  console.log(`\nOpen the trace explorer: ${tracingUrl}/ (sign in with the key below)`);
   console.log(`\nAPI key for the default workspace: ${env.BOOTSTRAP_API_KEY}`);
   console.log(`  export LANGSMITH_ENDPOINT=${tracingUrl} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`);
 

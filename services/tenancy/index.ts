@@ -4,3 +4,4 @@
 export { TenancyService } from './tenancyService.ts';
 export { DEFAULT_WORKSPACE_ID, generateApiKey } from './apiKeys.ts';
 export { requireApiKey, tenantOf } from './apiKeyAuth.ts';
+export { workspaceRoutes } from './workspaceRoutes.ts';

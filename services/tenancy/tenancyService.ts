@@ -87,6 +87,19 @@ export class TenancyService {
     return after;
   }
 
+  /**
+   * The workspaces an API key may act in (what a person picks from, for X-Tenant-Id), by name;
+   * refused as authenticate refuses the key.
+   */
+  async workspacesOf(apiKey: string | undefined): Promise<{ id: string; name: string }[]> {
+    if (!apiKey) throw errors.missingApiKey();
+    const record = await this.#findKey(hashApiKey(apiKey));
+    if (!record || record.workspaceIds.size === 0) throw errors.unknownApiKey();
+    return [...record.workspaceIds]
+      .map((id) => this.state.workspaces.get(id) ?? { id, name: id })
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  }
+
   /** Resolves the workspace a request acts in, from its X-Api-Key and X-Tenant-Id headers. */
   async authenticate(apiKey: string | undefined, tenantId: string | undefined): Promise<string> {
     if (!apiKey) throw errors.missingApiKey();

@@ -1,6 +1,6 @@
 // Wires the API process (port 1984): the adapters it shares, the tracing context with the
 // bulk-export and tenancy contexts' HTTP surfaces at / and under /api/v1 (v2 reads under
-// /api/v2), and shutdown.
+// /api/v2), the trace explorer's page under /ui/ (explorerPage.ts), and shutdown.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -16,7 +16,7 @@ import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
-import { requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
 import { RunIngestor } from './ingest/runIngestor.ts';
@@ -29,6 +29,7 @@ import { bulkExportRoutes, ExportState } from '../bulk-export/index.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { SERVICE_VERSION } from './version.ts';
 import { retry, type RetryPolicy } from '../../platform/retry.ts';
+import { explorerPageRoutes } from './explorerPage.ts';
 
 export interface TracingApp {
   app: FastifyInstance;
@@ -96,6 +97,8 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     await app.register(
       async (scope) => {
         await scope.register(tracingPublicRoutes, { config });
+        // Checks the key itself: a key of several workspaces lists them without X-Tenant-Id.
+        await scope.register(workspaceRoutes, { tenancy });
         // Sibling of the public routes, so the API-key hook cannot reach them.
         await scope.register(async (authed) => {
           requireApiKey(authed, tenancy, { bearer: true });
@@ -106,6 +109,8 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
       { prefix },
     );
   }
+  // The trace explorer's page: public, under /ui/ (and / redirected there).
+  await app.register(explorerPageRoutes);
   await app.register(
     async (v2) => {
       requireApiKey(v2, tenancy, { bearer: true });

@@ -313,6 +313,20 @@ const CASES: Record<string, Probe[]> = {
       },
     },
   ],
+  'GET /workspaces': [
+    {
+      label: "the key's own workspaces only",
+      request: (_as, _of, prefix) => ({ method: 'GET', path: `${prefix}/workspaces` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.ws.id]);
+      },
+      other: (res, as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([as.ws.id]);
+      },
+    },
+  ],
   'GET /sessions': [
     {
       label: 'by the other project’s name',

@@ -1,0 +1,130 @@
+// The explorer's shell: sign-in with an API key (kept in localStorage), the workspace a key of
+// several workspaces acts in (GET /workspaces), sign-out, and the view the URL names.
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiError, listWorkspaces, storeCredentials, storedCredentials, type Credentials } from './api.ts';
+import { linkProps, navigate, useRoute } from './route.ts';
+import { useLoad } from './useLoad.ts';
+import { ProjectsPage } from './ProjectsPage.tsx';
+import { TracesPage } from './TracesPage.tsx';
+import { TracePage, RunRedirect } from './TracePage.tsx';
+
+export function ExplorerApp() {
+  const [credentials, setCredentials] = useState<Credentials | null>(storedCredentials);
+  const route = useRoute();
+  const signIn = (c: Credentials | null) => {
+    storeCredentials(c);
+    setCredentials(c);
+  };
+  // A run link names the workspace the run is in: a key of several workspaces acts there.
+  const linkedWorkspace = route.page === 'run' ? route.workspaceId : null;
+  useEffect(() => {
+    if (credentials?.workspaceId && linkedWorkspace && linkedWorkspace !== credentials.workspaceId) signIn({ ...credentials, workspaceId: linkedWorkspace });
+  }, [credentials, linkedWorkspace]);
+  if (!credentials) return <SignIn onSignIn={signIn} suggestedWorkspace={linkedWorkspace} />;
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <a className="brand" {...linkProps({ page: 'projects', search: '' })}>
+          Trace explorer
+        </a>
+        <WorkspaceSwitcher credentials={credentials} onChange={signIn} />
+        <button type="button" className="ghost" data-testid="sign-out" onClick={() => signIn(null)}>
+          Sign out
+        </button>
+      </header>
+      <main className="content">
+        {route.page === 'projects' && <ProjectsPage credentials={credentials} search={route.search} />}
+        {route.page === 'traces' && <TracesPage credentials={credentials} route={route} />}
+        {route.page === 'trace' && <TracePage credentials={credentials} route={route} />}
+        {route.page === 'run' && <RunRedirect credentials={credentials} route={route} />}
+      </main>
+    </div>
+  );
+}
+
+function SignIn({ onSignIn, suggestedWorkspace }: { onSignIn: (c: Credentials) => void; suggestedWorkspace: string | null }) {
+  const [apiKey, setApiKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const key = apiKey.trim();
+    setBusy(true);
+    setError(null);
+    try {
+      // Checks the key, and tells whether it must name a workspace (X-Tenant-Id): one of several
+      // is picked (the run link's, else the first by name) and can be switched in the top bar.
+      const workspaces = await listWorkspaces(key);
+      const picked = workspaces.find((w) => w.id === suggestedWorkspace) ?? workspaces[0];
+      onSignIn({ apiKey: key, workspaceId: workspaces.length > 1 && picked ? picked.id : null });
+    } catch (err) {
+      setError((err as ApiError).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="signin-page">
+      <form className="signin card" onSubmit={submit} data-testid="sign-in">
+        <h1>Trace explorer</h1>
+        <p className="muted">Sign in with an API key of this server. It stays in this browser only.</p>
+        <label>
+          API key
+          <input data-testid="api-key" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="lsv2_…" autoFocus />
+        </label>
+        {error && (
+          <p className="error" role="alert" data-testid="sign-in-error">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="primary" disabled={busy || !apiKey.trim()} data-testid="sign-in-submit">
+          {busy ? 'Checking…' : 'Sign in'}
+        </button>
+      </form>
+    </div>
+  );
+}
+
+/** The workspace the key acts in: a switcher when it has several, its name when one. */
+function WorkspaceSwitcher({ credentials, onChange }: { credentials: Credentials; onChange: (c: Credentials) => void }) {
+  const workspaces = useLoad(() => listWorkspaces(credentials.apiKey), [credentials.apiKey]);
+  if (workspaces.state !== 'done') return null;
+  const list = workspaces.value;
+  if (list.length <= 1)
+    return (
+      <span className="workspace-name" data-testid="workspace-name">
+        {list[0]?.display_name}
+      </span>
+    );
+  return (
+    <select
+      className="workspace-select"
+      data-testid="workspace-select"
+      aria-label="Workspace"
+      value={credentials.workspaceId ?? list[0]!.id}
+      onChange={(e) => {
+        onChange({ ...credentials, workspaceId: e.target.value });
+        navigate({ page: 'projects', search: '' });
+      }}
+    >
+      {list.map((w) => (
+        <option key={w.id} value={w.id}>
+          {w.display_name}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** An API failure in words, with what to do when the key is the problem. */
+export function ErrorBox({ error }: { error: ApiError }) {
+  const hint = error.status === 401 ? ' Sign out and sign in with a valid API key.' : error.status === 403 || error.code === 'TENANT_ID_REQUIRED' ? ' Switch to a workspace of this key.' : '';
+  return (
+    <div className="error-box" role="alert" data-testid="error">
+      <strong>{error.code}</strong> {error.message}
+      {hint}
+    </div>
+  );
+}

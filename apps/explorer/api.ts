@@ -1,0 +1,117 @@
+// The explorer's calls to the tracing API it is served by (same origin): the API key and the
+// workspace kept in localStorage, sent as X-Api-Key / X-Tenant-Id; every failure as an ApiError
+// carrying the API's own code and message, for the page to show in words.
+
+const KEY_STORAGE = 'explorer.apiKey';
+const WORKSPACE_STORAGE = 'explorer.workspaceId';
+
+export interface Credentials {
+  apiKey: string;
+  /** The workspace to act in, for a key linked to several (X-Tenant-Id); null for a key of one. */
+  workspaceId: string | null;
+}
+
+export function storedCredentials(): Credentials | null {
+  const apiKey = localStorage.getItem(KEY_STORAGE);
+  return apiKey ? { apiKey, workspaceId: localStorage.getItem(WORKSPACE_STORAGE) } : null;
+}
+
+export function storeCredentials(credentials: Credentials | null): void {
+  if (!credentials) {
+    localStorage.removeItem(KEY_STORAGE);
+    localStorage.removeItem(WORKSPACE_STORAGE);
+    return;
+  }
+  localStorage.setItem(KEY_STORAGE, credentials.apiKey);
+  if (credentials.workspaceId) localStorage.setItem(WORKSPACE_STORAGE, credentials.workspaceId);
+  else localStorage.removeItem(WORKSPACE_STORAGE);
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { 'x-api-key': credentials.apiKey, accept: 'application/json' };
+  if (credentials.workspaceId) headers['x-tenant-id'] = credentials.workspaceId;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ApiError(0, 'NETWORK', `the tracing API could not be reached (${(err as Error).message})`);
+  }
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON: the text is the message */
+  }
+  if (!res.ok) {
+    const p = (parsed ?? {}) as { code?: string; error?: string; message?: string; detail?: string };
+    throw new ApiError(res.status, p.code ?? p.error ?? `HTTP_${res.status}`, p.message ?? p.detail ?? (text || res.statusText));
+  }
+  return parsed as T;
+}
+
+// ---- the shapes the page reads ----
+
+export interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  start_time: string;
+  run_count: number | null;
+  error_rate: number | null;
+  latency_p50: number | null;
+  latency_p99: number | null;
+  total_tokens: number | null;
+  last_run_start_time: string | null;
+}
+
+export interface Run {
+  id: string;
+  trace_id: string;
+  name: string;
+  run_type: string;
+  status?: string;
+  start_time: string;
+  end_time?: string | null;
+  dotted_order?: string;
+  parent_run_id?: string | null;
+  session_id?: string;
+  inputs?: unknown;
+  outputs?: unknown;
+  error?: string | null;
+  tags?: string[] | null;
+  extra?: { metadata?: Record<string, unknown> } & Record<string, unknown>;
+  prompt_tokens?: number | null;
+  completion_tokens?: number | null;
+  total_tokens?: number | null;
+  total_cost?: number | null;
+}
+
+export interface RunsPage {
+  runs: Run[];
+  cursors: { next: string | null };
+}
+
+export const listProjects = (c: Credentials) => apiCall<Project[]>(c, 'GET', '/sessions?include_stats=true&limit=100');
+export const getProject = (c: Credentials, id: string) => apiCall<Project>(c, 'GET', `/sessions/${id}`);
+export const queryRuns = (c: Credentials, body: Record<string, unknown>) => apiCall<RunsPage>(c, 'POST', '/runs/query', body);
+export const getRun = (c: Credentials, id: string) => apiCall<Run>(c, 'GET', `/runs/${id}`);
+
+export interface Workspace {
+  id: string;
+  display_name: string;
+}
+
+/** The key's workspaces (needs no X-Tenant-Id, so it works before one is chosen). */
+export const listWorkspaces = (apiKey: string) => apiCall<Workspace[]>({ apiKey, workspaceId: null }, 'GET', '/workspaces');

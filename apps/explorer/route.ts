@@ -1,0 +1,79 @@
+// The explorer's client-side routes under /ui/: every view is a URL (a link reproduces it), read
+// from and written to the History API. No router library: four paths.
+import { useEffect, useState, type MouseEvent } from 'react';
+
+export const BASE = '/ui/';
+
+export type Route =
+  | { page: 'projects'; search: string }
+  | { page: 'traces'; projectId: string; filter: string; cursor: string | null }
+  | { page: 'trace'; projectId: string; traceId: string; runId: string | null }
+  /** A run link (the clients' getRunUrl, redirected by the API): resolved to its trace. */
+  | { page: 'run'; projectId: string; runId: string; workspaceId: string | null };
+
+export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Route {
+  const params = new URLSearchParams(location.search);
+  const parts = location.pathname.slice(BASE.length).split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'projects' && parts[1]) {
+    const projectId = parts[1];
+    if (parts[2] === 'traces' && parts[3]) return { page: 'trace', projectId, traceId: parts[3], runId: params.get('run') };
+    if (parts[2] === 'runs' && parts[3]) return { page: 'run', projectId, runId: parts[3], workspaceId: params.get('workspace') };
+    return { page: 'traces', projectId, filter: params.get('filter') ?? '', cursor: params.get('cursor') };
+  }
+  return { page: 'projects', search: params.get('q') ?? '' };
+}
+
+export function routeUrl(route: Route): string {
+  const query = (entries: Record<string, string | null>) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(entries)) if (v) params.set(k, v);
+    const s = params.toString();
+    return s ? `?${s}` : '';
+  };
+  switch (route.page) {
+    case 'projects':
+      return `${BASE}${query({ q: route.search })}`;
+    case 'traces':
+      return `${BASE}projects/${route.projectId}${query({ filter: route.filter, cursor: route.cursor })}`;
+    case 'trace':
+      return `${BASE}projects/${route.projectId}/traces/${route.traceId}${query({ run: route.runId })}`;
+    case 'run':
+      return `${BASE}projects/${route.projectId}/runs/${route.runId}${query({ workspace: route.workspaceId })}`;
+  }
+}
+
+const listeners = new Set<() => void>();
+
+export function navigate(route: Route, options: { replace?: boolean } = {}): void {
+  const url = routeUrl(route);
+  if (url === location.pathname + location.search) return;
+  if (options.replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  listeners.forEach((l) => l());
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location));
+    listeners.add(update);
+    addEventListener('popstate', update);
+    return () => {
+      listeners.delete(update);
+      removeEventListener('popstate', update);
+    };
+  }, []);
+  return route;
+}
+
+/** A link that navigates without reloading the page (and opens in a new tab as a link does). */
+export function linkProps(route: Route): { href: string; onClick: (e: MouseEvent) => void } {
+  return {
+    href: routeUrl(route),
+    onClick: (e) => {
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      navigate(route);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// The explorer page's routes (services/tracing/explorerPage.ts) on a server of their own, over a
+// pages directory of the test's: / redirects to /ui/, every client-side route under /ui/ answers
+// the page, its assets are served under /ui/assets/, the clients' run links redirect to the
+// page's URL for the run, and before the build every page route answers 503 saying how to build.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createHttpServer } from '../../../platform/http/server.ts';
+import { createLogger } from '../../../platform/logger.ts';
+import { explorerPageRoutes } from '../../../services/tracing/explorerPage.ts';
+
+const TENANT = '6f1e2d3c-4b5a-4987-8654-3210fedcba98';
+const PROJECT = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+const RUN = '01a214e0-4f9e-7000-8000-0340da27d56c';
+
+let dir: string;
+const servers: FastifyInstance[] = [];
+
+async function server(pagesDir: string): Promise<FastifyInstance> {
+  const app = await createHttpServer({ logger: createLogger('explorer-page-test', 'warn'), title: 't', version: '0', description: 't', ready: () => true });
+  await app.register(explorerPageRoutes, { pagesDir });
+  await app.ready();
+  servers.push(app);
+  return app;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'explorer-page-'));
+  mkdirSync(join(dir, 'built', 'explorer'), { recursive: true });
+  mkdirSync(join(dir, 'built', 'assets'), { recursive: true });
+  writeFileSync(join(dir, 'built', 'explorer', 'index.html'), '<!doctype html><title>Trace explorer</title>');
+  writeFileSync(join(dir, 'built', 'assets', 'explorer-abc.js'), 'console.log(1)');
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the explorer page routes', () => {
+  test('/ and /ui redirect to /ui/; /ui/ and any path under it answer the page', async () => {
+    const app = await server(join(dir, 'built'));
+    for (const url of ['/', '/ui']) {
+      const res = await app.inject({ url });
+      expect([res.statusCode, res.headers.location]).toEqual([302, '/ui/']);
+    }
+    for (const url of ['/ui/', '/ui/projects/x', `/ui/projects/${PROJECT}/traces/${RUN}?run=${RUN}`]) {
+      const res = await app.inject({ url });
+      expect([res.statusCode, res.body, res.headers['cache-control']], url).toEqual([200, '<!doctype html><title>Trace explorer</title>', 'no-cache']);
+    }
+  });
+
+  test('assets under /ui/assets/, cached for good; a missing one is a 404, not the page', async () => {
+    const app = await server(join(dir, 'built'));
+    const asset = await app.inject({ url: '/ui/assets/explorer-abc.js' });
+    expect([asset.statusCode, asset.body]).toEqual([200, 'console.log(1)']);
+    expect(asset.headers['cache-control']).toContain('immutable');
+    expect((await app.inject({ url: '/ui/assets/missing.js' })).statusCode).toBe(404);
+  });
+
+  test("a client's run link (/o/<workspace>/projects/p/<project>/r/<run>?poll=true) redirects to the run's page; bad ids are refused", async () => {
+    const app = await server(join(dir, 'built'));
+    const res = await app.inject({ url: `/o/${TENANT}/projects/p/${PROJECT}/r/${RUN}?poll=true` });
+    expect([res.statusCode, res.headers.location]).toEqual([302, `/ui/projects/${PROJECT}/runs/${RUN}?workspace=${TENANT}`]);
+    const bad = await app.inject({ url: `/o/${TENANT}/projects/p/not-a-uuid/r/${RUN}` });
+    expect(bad.statusCode).toBe(422);
+  });
+
+  test('before the build, the page routes answer 503 saying how to build it', async () => {
+    const app = await server(join(dir, 'not-built'));
+    for (const url of ['/ui/', '/ui/projects/x']) {
+      const res = await app.inject({ url });
+      expect([res.statusCode, res.headers['content-type']]).toEqual([503, 'text/plain']);
+      expect(res.body).toContain('npm run build:apps');
+    }
+  });
+});
