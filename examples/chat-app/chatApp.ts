@@ -60,7 +60,7 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
   if (existsSync(page)) {
     await app.register(fastifyStatic, { root: PAGES_DIR, serve: false });
     await app.register(fastifyStatic, { root: join(PAGES_DIR, 'assets'), prefix: '/assets/', decorateReply: false, immutable: true, maxAge: '365d' });
-    app.get('/', { schema: { hide: true } }, (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('chat/index.html'));
+    app.get('/', { schema: { hide: true } }, (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('chat/index.html', { cacheControl: false }));
   } else {
     app.get('/', { schema: { hide: true } }, (_request, reply) =>
       reply.code(503).type('text/plain').send('The chat page is not built: run `npm run build:apps` (npm start builds it), then reload.\n'),

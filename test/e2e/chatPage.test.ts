@@ -46,6 +46,8 @@ const rootMessages = (page: Page, role: string) => page.locator(`.messages-inner
 describe('the chat page', () => {
   test('streams a delegated answer with its subagents, resumes on reload, deletes the thread', async (context) => {
     if (noBrowser) return context.skip(noBrowser);
+    // The page itself is never cached (a new build is seen on the next load); its hashed assets are.
+    expect((await fetch(`${url}/`)).headers.get('cache-control')).toBe('no-cache');
     const page = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
