@@ -3,6 +3,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ChatApp } from './ChatApp.tsx';
+import '../shared/theme.css';
 import './chat.css';
 
 createRoot(document.getElementById('root')!).render(

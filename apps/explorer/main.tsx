@@ -3,6 +3,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ExplorerApp } from './ExplorerApp.tsx';
+import '../shared/theme.css';
 import './explorer.css';
 
 createRoot(document.getElementById('root')!).render(
