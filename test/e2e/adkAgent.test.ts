@@ -109,7 +109,7 @@ describe('the ADK user id and durability', () => {
 });
 
 describe('tracing', () => {
-  it("with LANGSMITH_TRACING on, ADK's spans reach the tracing API over OTLP, in the thread of the agent server's own run", async () => {
+  it("with LANGSMITH_TRACING on, ADK's spans reach the tracing API over OTLP, in the thread of the agent server's own run", { timeout: 150_000 }, async () => {
     const workspace = (await createWorkspaces(1))[0]!;
     const project = `adk-${crypto.randomUUID().slice(0, 8)}`;
     const traced = await startAgentServer('adk-traced', {
@@ -128,9 +128,12 @@ describe('tracing', () => {
         return found.includes('adk_echo') && found.some((n) => /call_llm|generate_content|invocation|invoke_agent/.test(n)) && found.some((n) => /count_words/.test(n)) ? found : null;
       }, 60_000, 250);
       expect(names).toEqual(expect.arrayContaining(['adk_echo']));
-      const threads = await api(`/api/v2/threads/${thread_id}/traces?project_id=${projectId}&selects=TRACE_ID&selects=NAME`, { apiKey: workspace.apiKey });
-      expect(threads.status).toBe(200);
-      expect(threads.body.items.length).toBeGreaterThanOrEqual(2);
+      // The thread's traces (a read model of its own, projected from the same runs a moment later).
+      const traces = await waitFor('both traces listed in the thread', async () => {
+        const res = await api(`/api/v2/threads/${thread_id}/traces?project_id=${projectId}&selects=TRACE_ID&selects=NAME`, { apiKey: workspace.apiKey });
+        return res.status === 200 && res.body.items.length >= 2 ? (res.body.items as unknown[]) : null;
+      }, 60_000, 250);
+      expect(traces.length).toBe(2);
     } finally {
       await traced.stop();
     }
