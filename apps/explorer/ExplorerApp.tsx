@@ -72,7 +72,7 @@ function SignIn({ onSignIn, suggestedWorkspace }: { onSignIn: (c: Credentials) =
         <p className="muted">Sign in with an API key of this server. It stays in this browser only.</p>
         <label>
           API key
-          <input data-testid="api-key" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="lsv2_…" autoFocus />
+          <input data-testid="api-key" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="lsk_…" autoFocus />
         </label>
         {error && (
           <p className="error" role="alert" data-testid="sign-in-error">

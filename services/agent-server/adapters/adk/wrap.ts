@@ -125,6 +125,8 @@ class AdkTurnModel extends BaseChatModel {
     service.stage(key, stored);
     const finals: string[] = [];
     let streamed = '';
+    let session: Session | undefined;
+    let answer = '';
     try {
       if (!stored) await service.createSession({ appName: runner.appName, userId, sessionId });
       const newMessage: Content = { role: 'user', parts: [{ text }] };
@@ -143,7 +145,7 @@ class AdkTurnModel extends BaseChatModel {
         const final = finalTextOf(event);
         if (final) finals.push(final);
       }
-      const answer = finals.join('') || streamed;
+      answer = finals.join('') || streamed;
       // A model that did not stream (or a final text beyond what streamed) still reaches the client.
       if (answer.startsWith(streamed) && answer.length > streamed.length) {
         const rest = answer.slice(streamed.length);
@@ -151,12 +153,12 @@ class AdkTurnModel extends BaseChatModel {
         yield chunk;
         await runManager?.handleLLMNewToken(rest, undefined, undefined, undefined, undefined, { chunk });
       }
-      const session = service.take(key);
-      if (!session) throw new Error(`the ADK session ${sessionId} disappeared during the turn (was it deleted by the agent?)`);
-      this.result = { text: answer, session };
     } finally {
-      service.take(key);
+      // The service forgets the session whatever happened; the checkpoint keeps it.
+      session = service.take(key);
     }
+    if (!session) throw new Error(`the ADK session ${sessionId} disappeared during the turn (was it deleted by the agent?)`);
+    this.result = { text: answer, session };
   }
 }
 
