@@ -1,12 +1,19 @@
 // The explorer's shell: sign-in with an API key (kept in localStorage), the workspace a key of
 // several workspaces acts in (GET /workspaces), sign-out, and the view the URL names.
 import { useEffect, useState, type FormEvent } from 'react';
-import { ApiError, listWorkspaces, storeCredentials, storedCredentials, type Credentials } from './api.ts';
-import { linkProps, navigate, useRoute } from './route.ts';
-import { useLoad } from './useLoad.ts';
-import { ProjectsPage } from './ProjectsPage.tsx';
-import { TracesPage } from './TracesPage.tsx';
-import { TracePage, RunRedirect } from './TracePage.tsx';
+import { type ApiError, listWorkspaces, storeCredentials, storedCredentials, type Credentials } from './core/api.ts';
+import { linkProps, navigate, useRoute, type Route } from './core/route.ts';
+import { useLoad } from './core/useLoad.ts';
+import { ProjectsPage } from './projects/ProjectsPage.tsx';
+import { TracesPage } from './traces/TracesPage.tsx';
+import { TracePage, RunRedirect } from './trace/TracePage.tsx';
+import { ThreadsPage, ThreadPage } from './threads/ThreadsPage.tsx';
+import { AnalyticsPage } from './analytics/AnalyticsPage.tsx';
+import { ExportsPage } from './exports/ExportsPage.tsx';
+import { DeploymentsPage } from './deployments/DeploymentsPage.tsx';
+
+/** The views under "Projects" in the top bar. */
+const projectPages = new Set<Route['page']>(['projects', 'traces', 'trace', 'run', 'threads', 'thread', 'analytics']);
 
 export function ExplorerApp() {
   const [credentials, setCredentials] = useState<Credentials | null>(storedCredentials);
@@ -27,6 +34,17 @@ export function ExplorerApp() {
         <a className="brand" {...linkProps({ page: 'projects', search: '' })}>
           Trace explorer
         </a>
+        <nav className="topnav" aria-label="Sections">
+          <a data-testid="nav-projects" className={projectPages.has(route.page) ? 'current' : ''} {...linkProps({ page: 'projects', search: '' })}>
+            Projects
+          </a>
+          <a data-testid="nav-exports" className={route.page === 'exports' ? 'current' : ''} {...linkProps({ page: 'exports' })}>
+            Bulk exports
+          </a>
+          <a data-testid="nav-deployments" className={route.page === 'deployments' ? 'current' : ''} {...linkProps({ page: 'deployments' })}>
+            Deployments
+          </a>
+        </nav>
         <WorkspaceSwitcher credentials={credentials} onChange={signIn} />
         <button type="button" className="ghost" data-testid="sign-out" onClick={() => signIn(null)}>
           Sign out
@@ -37,6 +55,11 @@ export function ExplorerApp() {
         {route.page === 'traces' && <TracesPage credentials={credentials} route={route} />}
         {route.page === 'trace' && <TracePage credentials={credentials} route={route} />}
         {route.page === 'run' && <RunRedirect credentials={credentials} route={route} />}
+        {route.page === 'threads' && <ThreadsPage credentials={credentials} route={route} />}
+        {route.page === 'thread' && <ThreadPage credentials={credentials} route={route} />}
+        {route.page === 'analytics' && <AnalyticsPage credentials={credentials} route={route} />}
+        {route.page === 'exports' && <ExportsPage credentials={credentials} />}
+        {route.page === 'deployments' && <DeploymentsPage credentials={credentials} />}
       </main>
     </div>
   );
@@ -115,16 +138,5 @@ function WorkspaceSwitcher({ credentials, onChange }: { credentials: Credentials
         </option>
       ))}
     </select>
-  );
-}
-
-/** An API failure in words, with what to do when the key is the problem. */
-export function ErrorBox({ error }: { error: ApiError }) {
-  const hint = error.status === 401 ? ' Sign out and sign in with a valid API key.' : error.status === 403 || error.code === 'TENANT_ID_REQUIRED' ? ' Switch to a workspace of this key.' : '';
-  return (
-    <div className="error-box" role="alert" data-testid="error">
-      <strong>{error.code}</strong> {error.message}
-      {hint}
-    </div>
   );
 }

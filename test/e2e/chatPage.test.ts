@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureChromium, launchChromium } from '../support/chromium.ts';
-import { buildPages } from '../support/pages.ts';
 import { startChatApp, type ChatAppProcess } from '../support/chatApp.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
 
@@ -26,7 +25,6 @@ let url = '';
 beforeAll(async () => {
   noBrowser = await ensureChromium();
   if (noBrowser) return;
-  await buildPages();
   chat = await startChatApp('page', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20', CHAT_CHECKPOINTER: 'memory', LOG_LEVEL: 'info' });
   url = chat.url;
   browser = await launchChromium();

@@ -1,5 +1,6 @@
-// The browser pages (apps/), built from the current sources before a page test opens them, the
-// way `npm run build:apps` builds them (a test run alone must not test a stale apps/dist/).
+// The browser pages (apps/), built from the current sources by the global setup before any page
+// test opens them, the way `npm run build:apps` builds them (a test run alone must not test a
+// stale apps/dist/).
 import { join } from 'node:path';
 import { run } from './pythonEnv.ts';
 import { repoRoot } from './serviceProcess.ts';

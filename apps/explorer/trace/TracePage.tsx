@@ -3,12 +3,13 @@
 // move through the tree). The trace and the selected run are in the URL. RunRedirect resolves a run link (/projects/:p/runs/:r, where the
 // API sends the clients' getRunUrl links) to its trace, polling while the run is not projected.
 import { useEffect, useState, type ReactNode } from 'react';
-import { ApiError, getRun, queryRuns, type Credentials, type Run } from './api.ts';
-import { ErrorBox } from './ExplorerApp.tsx';
-import { count, latencyOf, seconds, when } from './format.ts';
-import { linkProps, navigate, type Route } from './route.ts';
-import { Status } from './TracesPage.tsx';
-import { useLoad } from './useLoad.ts';
+import { ApiError, getRun, queryRuns, type Credentials, type Run } from '../core/api.ts';
+import { ErrorBox } from '../core/ErrorBox.tsx';
+import { ProjectHeader } from '../core/ProjectHeader.tsx';
+import { count, latencyOf, seconds, when } from '../core/format.ts';
+import { linkProps, navigate, type Route } from '../core/route.ts';
+import { Status } from '../traces/TracesPage.tsx';
+import { useLoad } from '../core/useLoad.ts';
 
 /** Pages of 100 runs (the API's page size): a trace of up to 10,000 runs is read whole. */
 const MAX_PAGES = 100;
@@ -60,10 +61,7 @@ export function TracePage({ credentials, route }: { credentials: Credentials; ro
   const root = runs[0]!;
   return (
     <section>
-      <nav className="crumbs">
-        <a {...linkProps({ page: 'projects', search: '' })}>Projects</a> /{' '}
-        <a {...linkProps({ page: 'traces', projectId, filter: '', cursor: null })}>Traces</a> / <span>{root.name}</span>
-      </nav>
+      <ProjectHeader credentials={credentials} projectId={projectId} tab="traces" trail={<span data-testid="trace-name">{root.name}</span>} />
       <div className="trace-layout">
         <ol className="run-tree card" data-testid="run-tree">
           {runs.map((run) => (

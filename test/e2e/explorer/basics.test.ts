@@ -4,23 +4,20 @@
 // the API's message, a trace shows its runs in tree order and a run's inputs, and the link
 // `client.getRunUrl()` prints opens that run; a key of several workspaces switches between them
 // (GET /workspaces), an empty one saying how to send traces. Each step leaves a screenshot in
-// test-output/explorer/ (git-ignored); 07-run-link.png is the README's docs/images/explorer-trace.png.
-import { mkdirSync } from 'node:fs';
+// test-output/explorer/basics/ (git-ignored).
 import { join } from 'node:path';
 import { Client } from 'langsmith';
 import { getCurrentRunTree, traceable } from 'langsmith/traceable';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { ensureChromium, launchChromium } from '../support/chromium.ts';
-import { buildPages } from '../support/pages.ts';
-import { repoRoot } from '../support/serviceProcess.ts';
-import { api, createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startExplorerBrowser, waitForTraceCount, type ExplorerBrowser } from '../../support/explorer.ts';
+import { repoRoot } from '../../support/serviceProcess.ts';
+import { api, createWorkspaces, tracingUrl, type Workspace } from '../../support/tracingClient.ts';
 
-const SHOTS = join(repoRoot, 'test-output', 'explorer');
 const QUESTION = 'What is the capital of France?';
 
 let noBrowser: string | null = null;
-let browser: Browser | undefined;
+let explorer: ExplorerBrowser | undefined;
 let workspace: Workspace;
 let client: Client;
 const projectName = `explorer-${Date.now()}`;
@@ -57,28 +54,23 @@ async function seedTraces(): Promise<void> {
 }
 
 beforeAll(async () => {
-  noBrowser = await ensureChromium();
-  if (noBrowser) return;
+  const started = await startExplorerBrowser('basics');
+  if (typeof started === 'string') {
+    noBrowser = started;
+    return;
+  }
+  explorer = started;
   [workspace] = (await createWorkspaces(1)) as [Workspace];
   client = new Client({ apiUrl: `${tracingUrl()}/api/v1`, apiKey: workspace.apiKey, webUrl: tracingUrl() });
-  await Promise.all([buildPages(), seedTraces()]);
-  // The project's statistics come from the traces read model: wait until all three are in.
-  await vi.waitFor(
-    async () => {
-      const res = await api(`/sessions?include_stats=true&name=${projectName}`, { apiKey: workspace.apiKey });
-      expect(res.body?.[0]?.run_count, JSON.stringify(res.body)).toBe(3);
-    },
-    { timeout: 60_000, interval: 500 },
-  );
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
+  await seedTraces();
+  await waitForTraceCount(workspace.apiKey, projectName, 3);
 }, 20 * 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await explorer?.close();
 });
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+const shot = (page: Page, name: string) => page.screenshot({ path: join(repoRoot, 'test-output', 'explorer', 'basics', `${name}.png`) });
 
 describe('the explorer page routes', () => {
   test('/ redirects to /ui/, the page and its assets are served under /ui/, a client run link redirects to the run', async (context) => {
@@ -107,7 +99,7 @@ describe('the explorer page routes', () => {
 describe('the explorer in a browser', () => {
   test('sign in, a project with its run count, its traces, a filter, a trace tree with a run, a client run link', async (context) => {
     if (noBrowser) return context.skip(noBrowser);
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await explorer!.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
 
@@ -194,7 +186,7 @@ describe('a key of several workspaces', () => {
     const name = `explorer-second-${Date.now()}`;
     const created = await api('/sessions', { method: 'POST', apiKey: second.apiKey, headers: { 'x-tenant-id': second.id }, json: { name } });
     expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await explorer!.browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(tracingUrl() + '/ui/');
     await page.getByTestId('api-key').fill(first.apiKey);
     await page.getByTestId('sign-in-submit').click();
@@ -219,11 +211,8 @@ describe('paging', () => {
     const step = traceable(async (i: number) => i, { client, project_name: name, tracingEnabled: true, name: 'step' });
     for (let i = 0; i < 27; i++) await step(i);
     await client.awaitPendingTraceBatches();
-    await vi.waitFor(
-      async () => expect((await api(`/sessions?include_stats=true&name=${name}`, { apiKey: workspace.apiKey })).body?.[0]?.run_count).toBe(27),
-      { timeout: 60_000, interval: 500 },
-    );
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    await waitForTraceCount(workspace.apiKey, name, 27);
+    const page = await explorer!.browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(tracingUrl() + '/ui/');
     await page.getByTestId('api-key').fill(workspace.apiKey);
     await page.getByTestId('sign-in-submit').click();

@@ -1,10 +1,10 @@
 // Projects: every project of the workspace with its statistics (one GET /sessions?include_stats
 // call), searched by name in the URL; when there is none, how to send traces here.
-import { listProjects, type Credentials } from './api.ts';
-import { ErrorBox } from './ExplorerApp.tsx';
-import { ago, count, percent, seconds } from './format.ts';
-import { linkProps, navigate } from './route.ts';
-import { useLoad } from './useLoad.ts';
+import { listProjects, type Credentials } from '../core/api.ts';
+import { ErrorBox } from '../core/ErrorBox.tsx';
+import { ago, count, percent, seconds } from '../core/format.ts';
+import { linkProps, navigate } from '../core/route.ts';
+import { useLoad } from '../core/useLoad.ts';
 
 export function ProjectsPage({ credentials, search }: { credentials: Credentials; search: string }) {
   const load = useLoad(() => listProjects(credentials), [credentials.apiKey, credentials.workspaceId]);

@@ -2,18 +2,18 @@
 // is_root and keyset cursors), narrowed by the LangSmith filter language; a filter the API
 // refuses shows the API's message under the box. Filter and page live in the URL.
 import { useEffect, useRef, useState } from 'react';
-import { getProject, queryRuns, type Credentials } from './api.ts';
-import { ErrorBox } from './ExplorerApp.tsx';
-import { count, latencyOf, seconds, when } from './format.ts';
-import { linkProps, navigate, type Route } from './route.ts';
-import { useLoad } from './useLoad.ts';
+import { queryRuns, type Credentials } from '../core/api.ts';
+import { ErrorBox } from '../core/ErrorBox.tsx';
+import { ProjectHeader } from '../core/ProjectHeader.tsx';
+import { count, latencyOf, seconds, when } from '../core/format.ts';
+import { linkProps, navigate, type Route } from '../core/route.ts';
+import { useLoad } from '../core/useLoad.ts';
 
 const PAGE_SIZE = 25;
 const SELECT = ['id', 'trace_id', 'name', 'run_type', 'status', 'start_time', 'end_time', 'total_tokens', 'tags', 'error'];
 
 export function TracesPage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'traces' }> }) {
   const { projectId, filter, cursor } = route;
-  const project = useLoad(() => getProject(credentials, projectId), [credentials, projectId]);
   const runs = useLoad(
     () => queryRuns(credentials, { session: [projectId], is_root: true, filter: filter || null, cursor, limit: PAGE_SIZE, select: SELECT }),
     [credentials, projectId, filter, cursor],
@@ -28,9 +28,7 @@ export function TracesPage({ credentials, route }: { credentials: Credentials; r
 
   return (
     <section>
-      <nav className="crumbs">
-        <a {...linkProps({ page: 'projects', search: '' })}>Projects</a> / <span data-testid="project-name">{project.state === 'done' ? project.value.name : '…'}</span>
-      </nav>
+      <ProjectHeader credentials={credentials} projectId={projectId} tab="traces" />
       <form
         className="filter-bar"
         onSubmit={(e) => {

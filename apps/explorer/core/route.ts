@@ -1,5 +1,5 @@
 // The explorer's client-side routes under /ui/: every view is a URL (a link reproduces it), read
-// from and written to the History API. No router library: four paths.
+// from and written to the History API. No router library: a handful of paths.
 import { useEffect, useState, type MouseEvent } from 'react';
 
 export const BASE = '/ui/';
@@ -9,13 +9,30 @@ export type Route =
   | { page: 'traces'; projectId: string; filter: string; cursor: string | null }
   | { page: 'trace'; projectId: string; traceId: string; runId: string | null }
   /** A run link (the clients' getRunUrl, redirected by the API): resolved to its trace. */
-  | { page: 'run'; projectId: string; runId: string; workspaceId: string | null };
+  | { page: 'run'; projectId: string; runId: string; workspaceId: string | null }
+  /** A project's threads (conversations), and one thread as its turns. */
+  | { page: 'threads'; projectId: string }
+  | { page: 'thread'; projectId: string; threadId: string }
+  /** A project's charts over time. */
+  | { page: 'analytics'; projectId: string }
+  /** The workspace's bulk exports and their destinations. */
+  | { page: 'exports' }
+  /** The agent-server deployments of the control plane. */
+  | { page: 'deployments' };
+
+/** The views of one project, as tabs. */
+export type ProjectTab = 'traces' | 'threads' | 'analytics';
 
 export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Route {
   const params = new URLSearchParams(location.search);
   const parts = location.pathname.slice(BASE.length).split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'exports') return { page: 'exports' };
+  if (parts[0] === 'deployments') return { page: 'deployments' };
   if (parts[0] === 'projects' && parts[1]) {
     const projectId = parts[1];
+    if (parts[2] === 'threads' && parts[3]) return { page: 'thread', projectId, threadId: parts[3] };
+    if (parts[2] === 'threads') return { page: 'threads', projectId };
+    if (parts[2] === 'analytics') return { page: 'analytics', projectId };
     if (parts[2] === 'traces' && parts[3]) return { page: 'trace', projectId, traceId: parts[3], runId: params.get('run') };
     if (parts[2] === 'runs' && parts[3]) return { page: 'run', projectId, runId: parts[3], workspaceId: params.get('workspace') };
     return { page: 'traces', projectId, filter: params.get('filter') ?? '', cursor: params.get('cursor') };
@@ -39,6 +56,16 @@ export function routeUrl(route: Route): string {
       return `${BASE}projects/${route.projectId}/traces/${route.traceId}${query({ run: route.runId })}`;
     case 'run':
       return `${BASE}projects/${route.projectId}/runs/${route.runId}${query({ workspace: route.workspaceId })}`;
+    case 'threads':
+      return `${BASE}projects/${route.projectId}/threads`;
+    case 'thread':
+      return `${BASE}projects/${route.projectId}/threads/${encodeURIComponent(route.threadId)}`;
+    case 'analytics':
+      return `${BASE}projects/${route.projectId}/analytics`;
+    case 'exports':
+      return `${BASE}exports`;
+    case 'deployments':
+      return `${BASE}deployments`;
   }
 }
 
@@ -76,4 +103,16 @@ export function linkProps(route: Route): { href: string; onClick: (e: MouseEvent
       navigate(route);
     },
   };
+}
+
+/** The route of a project's tab, with the tab's defaults. */
+export function projectTabRoute(projectId: string, tab: ProjectTab): Route {
+  switch (tab) {
+    case 'traces':
+      return { page: 'traces', projectId, filter: '', cursor: null };
+    case 'threads':
+      return { page: 'threads', projectId };
+    case 'analytics':
+      return { page: 'analytics', projectId };
+  }
 }
