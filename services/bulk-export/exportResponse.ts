@@ -3,6 +3,7 @@
 import { formatIsoMicros } from '../../platform/time.ts';
 import type { ExportCursor } from './exportTypes.ts';
 import { exportFinishedAt, exportStatus, type BulkExport, type Destination, type ExportRun } from './exportState.ts';
+import { splitAtUtcMidnights } from './exportSchedule.ts';
 
 const cursorText = (c: ExportCursor) => `${formatIsoMicros(c.startTime)}|${c.id}`;
 const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
@@ -65,8 +66,46 @@ export const exportSchema = {
     updated_at: isoTime(),
     finished_at: nullable('string'),
     source_bulk_export_id: { type: 'null' },
+    progress: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'not in LangSmith’s API: the sums of the export’s runs, so a list shows how far each export is without a request per export',
+      properties: {
+        runs_planned: nullable('integer', 'the runs a one-time export is cut into (one per UTC day of its range); null for a scheduled export, which has no end'),
+        runs_scheduled: { type: 'integer', description: 'runs created so far (a window is due once it has ended and the lag buffer passed)' },
+        runs_completed: { type: 'integer' },
+        runs_failed: { type: 'integer', description: 'runs that ended Failed or TimedOut' },
+        rows_written: { type: 'integer' },
+        bytes_written: { type: 'integer' },
+        files_written: { type: 'integer' },
+        last_error: nullable('string', 'the latest error of any of its runs (a failed attempt, retried or not)'),
+      },
+    },
   },
 } as const;
+
+/** How far an export is: the sums of its runs. */
+export function exportProgress(e: BulkExport): Record<string, unknown> {
+  const runs = [...e.runs.values()];
+  let lastError: { at: number; text: string } | null = null;
+  for (const run of runs) {
+    // Keyed retry_<attempt>: the run's latest error is its highest attempt's.
+    const attempts = Object.keys(run.errors).map((key) => Number(key.slice('retry_'.length)));
+    if (attempts.length === 0 || (lastError !== null && run.updatedAt < lastError.at)) continue;
+    lastError = { at: run.updatedAt, text: run.errors[`retry_${Math.max(...attempts)}`]! };
+  }
+  const sum = (value: (run: ExportRun) => number) => runs.reduce((total, run) => total + value(run), 0);
+  return {
+    runs_planned: e.endTime === null ? null : splitAtUtcMidnights(e.startTime, e.endTime).length,
+    runs_scheduled: runs.length,
+    runs_completed: runs.filter((r) => r.status === 'Completed').length,
+    runs_failed: runs.filter((r) => r.status === 'Failed' || r.status === 'TimedOut').length,
+    rows_written: sum((r) => r.rowsWritten),
+    bytes_written: sum((r) => r.bytesWritten),
+    files_written: sum((r) => r.files.length),
+    last_error: lastError?.text ?? null,
+  };
+}
 
 export function exportResponse(e: BulkExport): Record<string, unknown> {
   return {
@@ -87,6 +126,7 @@ export function exportResponse(e: BulkExport): Record<string, unknown> {
     updated_at: iso(e.updatedAt),
     finished_at: iso(exportFinishedAt(e)),
     source_bulk_export_id: null,
+    progress: exportProgress(e),
   };
 }
 
