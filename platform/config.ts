@@ -32,7 +32,8 @@ const configSchema = z.object({
   /**
    * The control plane's base URL as clients reach it; a locally deployed deployment's URL
    * (`source_config.custom_url`) is `<this>/d/<deployment id>`, forwarded by every replica to the
-   * agent server of its active revision. Unset: `http://127.0.0.1:<CONTROL_PLANE_PORT>`.
+   * agent server of its active revision. Unset: `http://127.0.0.1:<CONTROL_PLANE_PORT>`. The tracing API
+   * reaches the control plane there too, for the explorer page's deployments (services/tracing/explorerPage.ts).
    */
   CONTROL_PLANE_PUBLIC_URL: z.url().optional(),
   /** Where the local deployer builds each revision (`<dir>/<deployment id>/<revision id>/`), relative to the working directory. */
@@ -153,6 +154,10 @@ export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATAB
 export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'>;
 
 /** The variables loadConfig reads. */
+/** The control plane's base URL as clients reach it: CONTROL_PLANE_PUBLIC_URL, else its port on loopback. */
+export const controlPlaneUrl = (config: Pick<Config, 'CONTROL_PLANE_PUBLIC_URL' | 'CONTROL_PLANE_PORT'>): string =>
+  (config.CONTROL_PLANE_PUBLIC_URL ?? `http://127.0.0.1:${config.CONTROL_PLANE_PORT}`).replace(/\/+$/, '');
+
 export const configVariables = Object.keys(configSchema.shape) as (keyof Config)[];
 
 /** A configuration that does not pass its schema; `problems` holds every one, each naming its variable. */

@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   EVENT_LOG_UNAVAILABLE: { status: 503, retryable: true },
   STORAGE_UNAVAILABLE: { status: 503, retryable: true },
   DEPLOYMENT_UNAVAILABLE: { status: 503, retryable: true },
+  CONTROL_PLANE_UNAVAILABLE: { status: 503, retryable: true },
 } as const satisfies Record<string, { status: number | 'varies'; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -149,6 +150,13 @@ export const errors = {
   /** A deployment's URL when no agent server of it can answer (none deployed yet, or down). */
   deploymentUnavailable: (deploymentId: string, reason: string, cause?: unknown) =>
     new AppError('DEPLOYMENT_UNAVAILABLE', `deployment ${deploymentId} cannot serve requests: ${reason}`, { headers: retryAfter, cause }),
+  /** The explorer page's deployments, forwarded by the tracing API, when the control plane does not answer. */
+  controlPlaneUnavailable: (url: string, reason: string, cause?: unknown) =>
+    new AppError(
+      'CONTROL_PLANE_UNAVAILABLE',
+      `the control plane is not running at ${url} (${reason}): \`npm start\` starts it with the tracing API, or run \`node services/deployments/controlPlaneMain.ts\`; CONTROL_PLANE_PUBLIC_URL or CONTROL_PLANE_PORT says where it is`,
+      { headers: retryAfter, cause },
+    ),
   storageUnavailable: (what: string, reason: string, cause?: unknown) =>
     new AppError('STORAGE_UNAVAILABLE', `${what} is unavailable: ${reason}`, { headers: retryAfter, cause }),
 };

@@ -13,7 +13,7 @@
 // issues (tenancy's bearerTokens.ts); both checked by tenancy's hook.
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../platform/config.ts';
+import { controlPlaneUrl, type Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { createHttpServer } from '../../platform/http/server.ts';
 import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
@@ -61,7 +61,8 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     bearerAuth: true,
   });
   const secrets = SecretBox.fromConfig(config);
-  const publicUrl = controlPlanePublicUrl(config);
+  // Deployments' URLs start with it.
+  const publicUrl = controlPlaneUrl(config);
   // Where internal_source tarballs are uploaded to and built from.
   const objects = new BlobStore(config);
   await app.register(async (authed) => {
@@ -88,10 +89,6 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     },
   };
 }
-
-/** The control plane's base URL as clients reach it (deployments' URLs start with it). */
-export const controlPlanePublicUrl = (config: Config): string =>
-  (config.CONTROL_PLANE_PUBLIC_URL ?? `http://127.0.0.1:${config.CONTROL_PLANE_PORT}`).replace(/\/+$/, '');
 
 /**
  * The worker and its local deployer. A deployed server gets only what it needs of this process's

@@ -2,7 +2,7 @@
 // bulk-export and tenancy contexts' HTTP surfaces at / and under /api/v1 (v2 reads under
 // /api/v2), the trace explorer's page under /ui/ (explorerPage.ts), and shutdown.
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../platform/config.ts';
+import { controlPlaneUrl, type Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { createHttpServer } from '../../platform/http/server.ts';
 import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
@@ -110,7 +110,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     );
   }
   // The trace explorer's page: public, under /ui/ (and / redirected there).
-  await app.register(explorerPageRoutes);
+  await app.register(explorerPageRoutes, { controlPlaneUrl: controlPlaneUrl(config) });
   await app.register(
     async (v2) => {
       requireApiKey(v2, tenancy, { bearer: true });

@@ -44,7 +44,7 @@ describe('HTTP errors', () => {
       errors.conflict('x'), errors.threadBusy(), errors.destinationCheckFailed('x'), errors.missingApiKey(), errors.unknownApiKey(),
       errors.tenantRequired(), errors.invalidTenantId('x'), errors.workspaceForbidden('x'), errors.validation('x'), errors.readModelUnavailable(),
       errors.internal(), errors.notConfigured('x'), errors.kafkaUnavailable('x'), errors.eventTooLarge('x'), errors.storageUnavailable('x', 'y'),
-      errors.deploymentUnavailable('x', 'y'),
+      errors.deploymentUnavailable('x', 'y'), errors.controlPlaneUnavailable('x', 'y'),
       errors.refusedByAuthHandler(401, 'x'), errors.refusedByAuthHandler(403, 'x'), errors.missingCredentials(), errors.malformedToken('x'),
       errors.badTokenSignature(), errors.unknownTokenKey(), errors.tokenExpired(new Date(0)), errors.tokenRevoked('x'),
       errors.tokenForOtherWorkspace('x', 'y'),
