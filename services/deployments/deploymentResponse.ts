@@ -74,6 +74,11 @@ export const deploymentSchema = {
     latest_revision_id: nullableUuid,
     active_revision_id: { ...nullableUuid, description: 'the revision serving traffic (the newest DEPLOYED one)' },
     image_version: { type: 'null' },
+    latest_revision_status: {
+      type: ['string', 'null'],
+      enum: [...REVISION_STATUSES, null],
+      description: 'Not in the contract (clients ignore it): the latest revision’s status, so a list shows each rollout without a request per deployment',
+    },
   },
 } as const;
 
@@ -119,5 +124,6 @@ export function deploymentResponse(d: Deployment, publicUrl: string): Record<str
     latest_revision_id: latest?.id ?? null,
     active_revision_id: d.activeRevisionId,
     image_version: null,
+    latest_revision_status: latest?.status ?? null,
   };
 }

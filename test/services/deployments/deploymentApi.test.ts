@@ -78,6 +78,9 @@ describe('lifecycle', () => {
     expect((await call('GET', `/v2/deployments/${d.id}`, undefined, { replica: 1 })).body).toEqual(d);
     const revision = await call('GET', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`, undefined, { replica: 1 });
     expect(revision).toMatchObject({ status: 200, body: { id: d.latest_revision_id, status: 'QUEUED', source: 'external_docker' } });
+    // Our field beside the contract's: the latest revision's status, on the deployment itself.
+    expect((await call('GET', `/v2/deployments/${d.id}`, undefined, { replica: 1 })).body.latest_revision_status).toBe('QUEUED');
+    expect((await call('GET', `/v2/deployments?deployment_ids=${d.id}`)).body.resources[0].latest_revision_status).toBe('QUEUED');
   });
 
   test('list filters by name, status and ids, newest first, and pages by the returned offset', async () => {
