@@ -58,7 +58,7 @@ export function ExplorerApp() {
         {route.page === 'threads' && <ThreadsPage credentials={credentials} route={route} />}
         {route.page === 'thread' && <ThreadPage credentials={credentials} route={route} />}
         {route.page === 'analytics' && <AnalyticsPage credentials={credentials} route={route} />}
-        {route.page === 'exports' && <ExportsPage credentials={credentials} />}
+        {route.page === 'exports' && <ExportsPage credentials={credentials} exportId={route.exportId ?? null} />}
         {route.page === 'deployments' && <DeploymentsPage credentials={credentials} />}
       </main>
     </div>

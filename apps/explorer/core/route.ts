@@ -15,8 +15,8 @@ export type Route =
   | { page: 'thread'; projectId: string; threadId: string }
   /** A project's charts over time. */
   | { page: 'analytics'; projectId: string }
-  /** The workspace's bulk exports and their destinations. */
-  | { page: 'exports' }
+  /** The workspace's bulk exports and their destinations; with an export id, that export and its runs. */
+  | { page: 'exports'; exportId?: string }
   /** The agent-server deployments of the control plane. */
   | { page: 'deployments' };
 
@@ -26,7 +26,7 @@ export type ProjectTab = 'traces' | 'threads' | 'analytics';
 export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Route {
   const params = new URLSearchParams(location.search);
   const parts = location.pathname.slice(BASE.length).split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === 'exports') return { page: 'exports' };
+  if (parts[0] === 'exports') return parts[1] ? { page: 'exports', exportId: parts[1] } : { page: 'exports' };
   if (parts[0] === 'deployments') return { page: 'deployments' };
   if (parts[0] === 'projects' && parts[1]) {
     const projectId = parts[1];
@@ -63,7 +63,7 @@ export function routeUrl(route: Route): string {
     case 'analytics':
       return `${BASE}projects/${route.projectId}/analytics`;
     case 'exports':
-      return `${BASE}exports`;
+      return `${BASE}exports${route.exportId ? `/${route.exportId}` : ''}`;
     case 'deployments':
       return `${BASE}deployments`;
   }
