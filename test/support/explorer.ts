@@ -12,8 +12,11 @@ import { api, tracingUrl } from './tracingClient.ts';
 
 export interface ExplorerBrowser {
   browser: Browser;
-  /** A page of 1280×800, signed in with the key (and workspace), at the explorer path (e.g. /ui/exports). */
-  open(apiKey: string, path?: string, options?: { workspaceId?: string }): Promise<ExplorerPage>;
+  /**
+   * A page of 1280×800, signed in with the key (and workspace), at the explorer path (e.g. /ui/exports)
+   * of the shared stack, or of another tracing API (baseUrl: a stack of the test's own).
+   */
+  open(apiKey: string, path?: string, options?: { workspaceId?: string; baseUrl?: string }): Promise<ExplorerPage>;
   close(): Promise<void>;
 }
 
@@ -45,7 +48,7 @@ export async function startExplorerBrowser(area: string): Promise<ExplorerBrowse
         },
         [apiKey, options.workspaceId ?? ''],
       );
-      await page.goto(tracingUrl() + path);
+      await page.goto((options.baseUrl ?? tracingUrl()) + path);
       return { page, problems, shot: (name) => page.screenshot({ path: join(shots, `${name}.png`) }).then(() => undefined) };
     },
     close: () => browser.close(),
