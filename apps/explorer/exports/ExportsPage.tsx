@@ -220,9 +220,9 @@ function localInput(ms: number): string {
 
 function NewExportForm({ credentials, destinations, projects, onDone }: { credentials: Credentials; destinations: Destination[]; projects: ProjectName[]; onDone: (created: BulkExport | null) => void }) {
   const now = Date.now();
-  const [form, setForm] = useState({
-    projectId: projects[0]?.id ?? '',
-    destinationId: destinations[0]?.id ?? '',
+  const [chosen, setForm] = useState({
+    projectId: '',
+    destinationId: '',
     kind: 'once' as 'once' | 'scheduled',
     start: localInput(Math.floor((now - 86_400_000) / 3_600_000) * 3_600_000),
     end: localInput(Math.floor(now / 1000) * 1000),
@@ -231,6 +231,8 @@ function NewExportForm({ credentials, destinations, projects, onDone }: { creden
     compression: 'gzip',
     filter: '',
   });
+  // The first project and destination until one is chosen (the lists may arrive after the form opens).
+  const form = { ...chosen, projectId: chosen.projectId || (projects[0]?.id ?? ''), destinationId: chosen.destinationId || (destinations[0]?.id ?? '') };
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const set = (field: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
