@@ -37,7 +37,7 @@ export class ApiError extends Error {
   }
 }
 
-export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { 'x-api-key': credentials.apiKey, accept: 'application/json' };
   if (credentials.workspaceId) headers['x-tenant-id'] = credentials.workspaceId;
   if (body !== undefined) headers['content-type'] = 'application/json';
