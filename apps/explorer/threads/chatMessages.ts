@@ -1,8 +1,7 @@
-// A turn's inputs or outputs as a person reads them: chat messages when the payload holds
-// messages (OpenAI-style {role, content}, LangChain's serialised or plain {type, content},
-// `choices[].message`), the text when it is one string field, else pretty JSON.
-// (The trace view renders a run's messages too; one renderer for both would be better once
-// both views have landed.)
+// The chat messages a run's inputs or outputs hold (OpenAI-style {role, content}, LangChain's
+// serialised or plain {type, content}, `choices[].message`), and a one-line preview of a payload.
+// (The trace view reads a run's messages too; one reader for both would be better once both
+// views have landed.)
 
 export interface ChatMessage {
   role: string;
@@ -49,7 +48,7 @@ export function messagesOf(payload: unknown): ChatMessage[] | null {
 }
 
 /** The one string of a payload like {question: "…"} or {output: "…"}; null otherwise. */
-function soleText(payload: unknown): string | null {
+export function soleText(payload: unknown): string | null {
   if (typeof payload === 'string') return payload;
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return null;
   const values = Object.values(payload);
@@ -65,30 +64,3 @@ export function previewOf(payload: unknown, max = 120): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-export function ChatText({ payload, testId }: { payload: unknown; testId: string }) {
-  if (payload === undefined || payload === null) return <p className="muted" data-testid={testId}>none</p>;
-  const messages = messagesOf(payload);
-  if (messages)
-    return (
-      <div className="chat" data-testid={testId}>
-        {messages.map((m, i) => (
-          <div key={i} className={`chat-message chat-${m.role}`}>
-            <span className="chat-role">{m.role}</span>
-            <div className="chat-text">{m.text}</div>
-          </div>
-        ))}
-      </div>
-    );
-  const text = soleText(payload);
-  if (text !== null)
-    return (
-      <div className="chat-text plain" data-testid={testId}>
-        {text}
-      </div>
-    );
-  return (
-    <pre className="json" data-testid={testId}>
-      {JSON.stringify(payload, null, 2)}
-    </pre>
-  );
-}
