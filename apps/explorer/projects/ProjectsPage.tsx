@@ -30,7 +30,7 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
   const projects = useLast<Project[]>(plainLoad);
   const stats = useLast<Project[]>(statsLoad);
   const ids = (projects ?? []).map((p) => p.id).join(',');
-  const activityLoad = useLoad<ProjectsActivity | null>(() => (ids ? projectsActivity(credentials, ids.split(',')) : Promise.resolve(null)), [ids, ...inputs]);
+  const activityLoad = useLoad<ProjectsActivity | null>(() => (ids ? projectsActivity(credentials, ids.split(',')) : Promise.resolve(null)), [ids, credentials.apiKey, credentials.workspaceId]);
   const activity = useLast<ProjectsActivity | null>(activityLoad);
 
   const statsById = new Map((stats ?? []).map((p) => [p.id, p]));

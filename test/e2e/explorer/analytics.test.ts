@@ -91,6 +91,7 @@ describe('the analytics view', () => {
       expect(await page.getByTestId(chart).locator('.u-legend').count(), chart).toBe(1);
     }
     expect(await page.getByTestId('chart-latency').locator('.u-legend .u-label').allTextContents()).toEqual(['Time', 'p50', 'p99']);
+    await page.setViewportSize({ width: 1280, height: 1000 }); // all four charts in the picture
     await shot('01-analytics-24h');
 
     // The range: in the URL, and a shorter one narrows the figures.
