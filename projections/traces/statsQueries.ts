@@ -223,3 +223,34 @@ export async function runBreakdownQuery(ch: ClickHouseClient, tables: Tables, se
   for (const r of rows) (r.kind === 'run_type' ? out.run_types : out.statuses)[r.key] = Number(r.runs);
   return out;
 }
+
+/** One project's traces in one time bucket (only buckets that hold traces). */
+export interface ProjectActivityBucket {
+  project_id: string;
+  /** Start of the bucket, microseconds (a multiple of the bucket size since the epoch, UTC). */
+  bucket_start: number;
+  trace_count: number;
+  /** Traces whose root run errored. */
+  trace_error_count: number;
+}
+
+/**
+ * Trace and errored-trace counts per project and time bucket of root start time, for the
+ * activity charts of a list of projects in one statement (the projects page: no query per row).
+ */
+export async function activityPerProjectQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number): Promise<ProjectActivityBucket[]> {
+  const rows = await ch.query(
+    sql`SELECT toString(session_id) AS project_id, intDiv(start_time, ${bucketMicros}) * ${bucketMicros} AS bucket_start,
+          count() AS trace_count, countIf(status = 'error') AS trace_error_count
+        FROM ${ident(tables.traces)} FINAL
+        WHERE ${traceSetWhere(set)}
+        GROUP BY session_id, bucket_start
+        ORDER BY project_id, bucket_start`,
+  );
+  return rows.map((r) => ({
+    project_id: String(r.project_id),
+    bucket_start: num(r.bucket_start),
+    trace_count: num(r.trace_count),
+    trace_error_count: num(r.trace_error_count),
+  }));
+}

@@ -22,7 +22,7 @@ import { runByIdQuery, runPageQuery } from '../../projections/runs/runQueries.ts
 import { rootRunsQuery, traceExistsQuery, tracePage, tracePageQuery, traceRunsQuery } from '../../projections/traces/traceQueries.ts';
 import { threadPageQuery, threadTracesQuery } from '../../projections/traces/threadQueries.ts';
 import {
-  runBreakdownQuery, statsPerProjectQuery, threadSetStatsQuery, traceSetSeriesQuery, traceSetStatsQuery, type TraceSet,
+  activityPerProjectQuery, runBreakdownQuery, statsPerProjectQuery, threadSetStatsQuery, traceSetSeriesQuery, traceSetStatsQuery, type TraceSet,
 } from '../../projections/traces/statsQueries.ts';
 import {
   feedbackByIdQuery, feedbackListQuery, feedbackStatsQuery, projectFeedbackStatsQuery, runPlacesQuery, traceSetFeedbackStatsQuery,
@@ -240,6 +240,7 @@ async function readDirectly(full: boolean): Promise<void> {
   });
   await as('threadSetStatsQuery', () => threadSetStatsQuery(ch, T, both));
   await as('traceSetSeriesQuery', () => traceSetSeriesQuery(ch, T, { ...alpha, hasError: true }, 60_000_000));
+  await as('activityPerProjectQuery', () => activityPerProjectQuery(ch, T, { ...both, minStartTime: BASE - HOUR, maxStartTime: BASE + 10 * HOUR }, HOUR));
   await as('runBreakdownQuery', async () => {
     await runBreakdownQuery(ch, T, both, 'all');
     await runBreakdownQuery(ch, T, alpha, 'roots');
@@ -426,6 +427,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   'projections/traces/statsQueries.ts': {
     traceSetWhere: null, statsPerProjectQuery: 'statsPerProjectQuery', traceSetStatsQuery: 'traceSetStatsQuery',
     threadSetStatsQuery: 'threadSetStatsQuery', traceSetSeriesQuery: 'traceSetSeriesQuery', runBreakdownQuery: 'runBreakdownQuery',
+    activityPerProjectQuery: 'activityPerProjectQuery',
   },
   'projections/feedback/feedbackQueries.ts': {
     feedbackByIdQuery: 'feedbackByIdQuery', feedbackListQuery: 'feedbackListQuery', runPlacesQuery: 'runPlacesQuery',

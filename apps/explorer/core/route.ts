@@ -10,15 +10,21 @@ export type Route =
   | { page: 'trace'; projectId: string; traceId: string; runId: string | null }
   /** A run link (the clients' getRunUrl, redirected by the API): resolved to its trace. */
   | { page: 'run'; projectId: string; runId: string; workspaceId: string | null }
-  /** A project's threads (conversations), and one thread as its turns. */
-  | { page: 'threads'; projectId: string }
+  /** A project's threads (conversations) active in the time range, and one thread as its turns. */
+  | { page: 'threads'; projectId: string; range: TimeRange }
   | { page: 'thread'; projectId: string; threadId: string }
-  /** A project's charts over time. */
-  | { page: 'analytics'; projectId: string }
+  /** A project's charts over the time range. */
+  | { page: 'analytics'; projectId: string; range: TimeRange }
   /** The workspace's bulk exports and their destinations; with an export id, that export and its runs. */
   | { page: 'exports'; exportId?: string }
   /** The agent-server deployments of the control plane. */
   | { page: 'deployments' };
+
+/** How far back the threads and analytics views look, ending now (`?range=` in the URL). */
+export const TIME_RANGES = ['1h', '6h', '24h', '7d', '30d', '90d'] as const;
+export type TimeRange = (typeof TIME_RANGES)[number];
+export const DEFAULT_TIME_RANGE: TimeRange = '7d';
+const timeRangeParam = (value: string | null): TimeRange => (TIME_RANGES as readonly string[]).includes(value ?? '') ? (value as TimeRange) : DEFAULT_TIME_RANGE;
 
 /** The views of one project, as tabs. */
 export type ProjectTab = 'traces' | 'threads' | 'analytics';
@@ -31,8 +37,8 @@ export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Rou
   if (parts[0] === 'projects' && parts[1]) {
     const projectId = parts[1];
     if (parts[2] === 'threads' && parts[3]) return { page: 'thread', projectId, threadId: parts[3] };
-    if (parts[2] === 'threads') return { page: 'threads', projectId };
-    if (parts[2] === 'analytics') return { page: 'analytics', projectId };
+    if (parts[2] === 'threads') return { page: 'threads', projectId, range: timeRangeParam(params.get('range')) };
+    if (parts[2] === 'analytics') return { page: 'analytics', projectId, range: timeRangeParam(params.get('range')) };
     if (parts[2] === 'traces' && parts[3]) return { page: 'trace', projectId, traceId: parts[3], runId: params.get('run') };
     if (parts[2] === 'runs' && parts[3]) return { page: 'run', projectId, runId: parts[3], workspaceId: params.get('workspace') };
     return { page: 'traces', projectId, filter: params.get('filter') ?? '', cursor: params.get('cursor') };
@@ -57,11 +63,11 @@ export function routeUrl(route: Route): string {
     case 'run':
       return `${BASE}projects/${route.projectId}/runs/${route.runId}${query({ workspace: route.workspaceId })}`;
     case 'threads':
-      return `${BASE}projects/${route.projectId}/threads`;
+      return `${BASE}projects/${route.projectId}/threads${query({ range: route.range === DEFAULT_TIME_RANGE ? null : route.range })}`;
     case 'thread':
       return `${BASE}projects/${route.projectId}/threads/${encodeURIComponent(route.threadId)}`;
     case 'analytics':
-      return `${BASE}projects/${route.projectId}/analytics`;
+      return `${BASE}projects/${route.projectId}/analytics${query({ range: route.range === DEFAULT_TIME_RANGE ? null : route.range })}`;
     case 'exports':
       return `${BASE}exports${route.exportId ? `/${route.exportId}` : ''}`;
     case 'deployments':
@@ -111,8 +117,8 @@ export function projectTabRoute(projectId: string, tab: ProjectTab): Route {
     case 'traces':
       return { page: 'traces', projectId, filter: '', cursor: null };
     case 'threads':
-      return { page: 'threads', projectId };
+      return { page: 'threads', projectId, range: DEFAULT_TIME_RANGE };
     case 'analytics':
-      return { page: 'analytics', projectId };
+      return { page: 'analytics', projectId, range: DEFAULT_TIME_RANGE };
   }
 }

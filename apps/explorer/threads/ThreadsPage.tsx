@@ -1,12 +1,223 @@
-// A project's threads (conversations) and one thread as its turns.
-import type { Credentials } from '../core/api.ts';
+// A project's threads (conversations: its traces sharing a thread id), most recent first, with
+// the first input and the last output of each; and one thread as its turns in order, each with
+// its input and output and a link to its trace. A page of threads costs two requests (the
+// threads, then the previews of all of them), never one per row.
+import { useState } from 'react';
+import { ApiError, type Credentials } from '../core/api.ts';
+import { ErrorBox } from '../core/ErrorBox.tsx';
+import { ago, count, dash, seconds, when } from '../core/format.ts';
 import { ProjectHeader } from '../core/ProjectHeader.tsx';
-import type { Route } from '../core/route.ts';
+import { DEFAULT_TIME_RANGE, linkProps, navigate, type Route, type TimeRange } from '../core/route.ts';
+import { rangeLabel, rangeStart, TimeRangeSelect } from '../core/TimeRangeSelect.tsx';
+import { useLoad } from '../core/useLoad.ts';
+import { previewOf } from './chatMessages.ts';
+import { ChatText } from './ChatText.tsx';
+import { queryThreads, rootPayloads, threadStats, threadTurns, type ThreadItem } from './threadsApi.ts';
+import './threads.css';
+
+const cost = (value: number | null | undefined): string => (value == null || value === 0 ? dash : `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`);
+
+interface ThreadRows {
+  /** The window's start the page was read with (the next page is read with it too). */
+  since: string;
+  threads: ThreadItem[];
+  previews: Map<string, { inputs: unknown; outputs: unknown }>;
+  next: string | null;
+}
+
+async function threadRows(credentials: Credentials, projectId: string, since: string, cursor: string | null): Promise<ThreadRows> {
+  const page = await queryThreads(credentials, projectId, since, cursor);
+  const previews = await rootPayloads(credentials, projectId, page.items.flatMap((t) => [t.first_trace_id, t.last_trace_id]));
+  return { since, threads: page.items, previews, next: page.next_cursor };
+}
 
 export function ThreadsPage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'threads' }> }) {
-  return <ProjectHeader credentials={credentials} projectId={route.projectId} tab="threads" />;
+  const first = useLoad(() => threadRows(credentials, route.projectId, rangeStart(route.range), null), [credentials, route.projectId, route.range]);
+  // Pages read with the More button, for the view they were read in.
+  const key = `${route.projectId}|${route.range}`;
+  const [more, setMore] = useState<{ key: string; pages: ThreadRows[] }>({ key, pages: [] });
+  const [moreError, setMoreError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const pages = first.state === 'done' ? [first.value, ...(more.key === key ? more.pages : [])] : [];
+  const threads = pages.flatMap((p) => p.threads);
+  const previews = new Map(pages.flatMap((p) => [...p.previews]));
+  const last = pages[pages.length - 1];
+  const loadMore = async () => {
+    if (!last?.next) return;
+    setBusy(true);
+    setMoreError(null);
+    try {
+      const page = await threadRows(credentials, route.projectId, last.since, last.next);
+      setMore({ key, pages: [...(more.key === key ? more.pages : []), page] });
+    } catch (err) {
+      setMoreError(err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const setRange = (range: TimeRange) => navigate({ ...route, range }, { replace: true });
+
+  return (
+    <section>
+      <ProjectHeader credentials={credentials} projectId={route.projectId} tab="threads" />
+      <div className="view-bar">
+        <p className="muted">Conversations: traces of this project that share a thread id, with activity in the range.</p>
+        <TimeRangeSelect value={route.range} onChange={setRange} />
+      </div>
+      {first.state === 'error' && <ErrorBox error={first.error} />}
+      {first.state === 'loading' && <p className="muted">Loading threads…</p>}
+      {first.state === 'done' && threads.length === 0 && <EmptyThreads range={route.range} />}
+      {threads.length > 0 && (
+        <table className="table threads-table" data-testid="threads-table">
+          <thead>
+            <tr>
+              <th>Thread</th>
+              <th className="num">Turns</th>
+              <th>First input</th>
+              <th>Last output</th>
+              <th>Last activity</th>
+              <th className="num">p50</th>
+              <th className="num">p99</th>
+              <th className="num">Tokens</th>
+              <th className="num">Cost</th>
+              <th className="num">Errors</th>
+            </tr>
+          </thead>
+          <tbody>
+            {threads.map((t) => (
+              <tr key={t.thread_id} data-testid="thread-row" data-thread-id={t.thread_id}>
+                <td className="thread-id">
+                  <a data-testid="thread-link" title={t.thread_id} {...linkProps({ page: 'thread', projectId: route.projectId, threadId: t.thread_id })}>
+                    {t.thread_id}
+                  </a>
+                </td>
+                <td className="num" data-testid="thread-turns">
+                  {count(t.count)}
+                </td>
+                <td className="preview" data-testid="thread-first-input">
+                  {previewOf(previews.get(t.first_trace_id)?.inputs)}
+                </td>
+                <td className="preview" data-testid="thread-last-output">
+                  {previewOf(previews.get(t.last_trace_id)?.outputs)}
+                </td>
+                <td title={t.last_activity}>{ago(t.last_activity)}</td>
+                <td className="num">{seconds(t.latency_p50)}</td>
+                <td className="num">{seconds(t.latency_p99)}</td>
+                <td className="num">{count(t.total_tokens)}</td>
+                <td className="num">{cost(t.total_cost)}</td>
+                <td className={`num${t.num_errored_turns ? ' bad' : ''}`}>{count(t.num_errored_turns)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {moreError && <ErrorBox error={moreError} />}
+      {last?.next && (
+        <div className="pager">
+          <button type="button" className="ghost" data-testid="threads-more" disabled={busy} onClick={loadMore}>
+            {busy ? 'Loading…' : 'More threads'}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function EmptyThreads({ range }: { range: TimeRange }) {
+  return (
+    <div className="empty card" data-testid="threads-empty">
+      <h3>No threads in the {rangeLabel(range).toLowerCase()}</h3>
+      <p>
+        A thread groups the traces of one conversation. Give each trace of a conversation the same id in its metadata, under <code>session_id</code>, <code>thread_id</code> or{' '}
+        <code>conversation_id</code>; each trace then shows here as one turn.
+      </p>
+      <pre>{`import { traceable } from "langsmith/traceable";
+
+const chat = traceable(async (messages) => { /* … */ }, { name: "chat" });
+await chat(messages, { metadata: { thread_id: conversationId } });  // langsmith_extra in Python`}</pre>
+    </div>
+  );
 }
 
 export function ThreadPage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'thread' }> }) {
-  return <ProjectHeader credentials={credentials} projectId={route.projectId} tab="threads" trail={<span>{route.threadId}</span>} />;
+  const turns = useLoad(() => threadTurns(credentials, route.projectId, route.threadId), [credentials, route.projectId, route.threadId]);
+  const stats = useLoad(() => threadStats(credentials, route.projectId, route.threadId), [credentials, route.projectId, route.threadId]);
+  return (
+    <section>
+      <ProjectHeader
+        credentials={credentials}
+        projectId={route.projectId}
+        tab="threads"
+        trail={
+          <>
+            <a {...linkProps({ page: 'threads', projectId: route.projectId, range: DEFAULT_TIME_RANGE })}>Threads</a> / <span data-testid="thread-id">{route.threadId}</span>
+          </>
+        }
+      />
+      {stats.state === 'error' && <ErrorBox error={stats.error} />}
+      {stats.state === 'done' && (
+        <dl className="summary" data-testid="thread-summary">
+          <div>
+            <dt>Turns</dt>
+            <dd>{count(stats.value.turns)}</dd>
+          </div>
+          <div>
+            <dt>Started</dt>
+            <dd>{when(stats.value.first_start_time)}</dd>
+          </div>
+          <div>
+            <dt>Latency p50 / p99</dt>
+            <dd>
+              {seconds(stats.value.latency_p50_seconds)} / {seconds(stats.value.latency_p99_seconds)}
+            </dd>
+          </div>
+          <div>
+            <dt>Tokens</dt>
+            <dd>{count(stats.value.total_tokens)}</dd>
+          </div>
+          <div>
+            <dt>Cost</dt>
+            <dd>{cost(stats.value.total_cost)}</dd>
+          </div>
+          <div>
+            <dt>Errored turns</dt>
+            <dd className={stats.value.num_errored_turns ? 'bad' : ''}>{count(stats.value.num_errored_turns)}</dd>
+          </div>
+        </dl>
+      )}
+      {turns.state === 'loading' && <p className="muted">Loading turns…</p>}
+      {turns.state === 'error' && stats.state !== 'error' && <ErrorBox error={turns.error} />}
+      {turns.state === 'done' && (
+        <ol className="turns" data-testid="turns">
+          {turns.value.turns.map((t) => (
+            <li key={t.trace_id} className="turn card" data-testid="turn" data-trace-id={t.trace_id}>
+              <header className="turn-head">
+                <span className="turn-number">Turn {t.turn_number}</span>
+                <span className="turn-name">{t.name}</span>
+                <span className={`status status-${t.status}`}>{t.status}</span>
+                <span className="muted">{when(t.start_time)}</span>
+                <span className="turn-figures muted">
+                  {seconds(t.latency)} · {count(t.total_tokens)} tokens{t.total_cost ? ` · ${cost(t.total_cost)}` : ''}
+                </span>
+                <a className="turn-trace" data-testid="turn-trace-link" {...linkProps({ page: 'trace', projectId: route.projectId, traceId: t.trace_id, runId: null })}>
+                  Open trace →
+                </a>
+              </header>
+              <div className="turn-body">
+                <div>
+                  <h4>Input</h4>
+                  <ChatText payload={t.inputs} testId="turn-input" />
+                </div>
+                <div>
+                  <h4>Output</h4>
+                  {t.error ? <pre className="error-text">{t.error}</pre> : <ChatText payload={t.outputs} testId="turn-output" />}
+                </div>
+              </div>
+            </li>
+          ))}
+        </ol>
+      )}
+      {turns.state === 'done' && turns.value.more && <p className="muted">Only the first {turns.value.turns.length} turns are shown.</p>}
+    </section>
+  );
 }

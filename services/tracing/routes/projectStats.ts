@@ -2,6 +2,8 @@
 // never scanned):
 //   POST /runs/stats            the body of the clients' getRunStats / get_run_stats ({session:[ids], start_time, end_time, …})
 //   GET  /sessions/{id}/stats   one project, ?start_time&end_time&bucket
+//   POST /sessions/activity     trace and error counts per bucket for a list of projects (the
+//                               projects page's activity charts, one request for the page)
 // Both answer the same shape: LangSmith's run-stats fields (run_count, latency_p50, …,
 // error_rate, feedback_stats) plus trace counts, counts by run type and status, and a
 // time-bucketed series.
@@ -9,6 +11,7 @@ import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
 import {
+  activityPerProjectQuery,
   NO_TRACES,
   runBreakdownQuery,
   traceSetSeriesQuery,
@@ -174,6 +177,69 @@ async function projectStats(deps: RouteDeps, req: StatsRequest): Promise<Record<
 
 // ---- the routes ----
 
+// ---- activity of several projects ----
+
+/** The window the activity of projects covers when the caller names none. */
+const DEFAULT_ACTIVITY_SPAN = 7 * DAY;
+
+interface ActivityBody {
+  session: string[];
+  start_time?: string | number | null;
+  end_time?: string | number | null;
+  bucket?: string | null;
+}
+
+/** Every project's trace and errored-trace counts over the same buckets, zeros included. */
+async function projectsActivity(deps: RouteDeps, tenantId: string, projectIds: string[], body: ActivityBody): Promise<Record<string, unknown>> {
+  const end = timeInput(body.end_time, 'end_time') ?? nowMicros();
+  const start = timeInput(body.start_time, 'start_time') ?? end - DEFAULT_ACTIVITY_SPAN;
+  if (start >= end) throw errors.badRequest('start_time must be before end_time');
+  const size = bucketFor(end - start, body.bucket ?? undefined, undefined);
+  const first = Math.floor(start / size) * size;
+  const starts: number[] = [];
+  for (let b = first; b < end; b += size) starts.push(b);
+  const index = new Map(starts.map((b, i) => [b, i]));
+  const counts = new Map(projectIds.map((id) => [id, { traces: starts.map(() => 0), errors: starts.map(() => 0) }]));
+  const buckets = await activityPerProjectQuery(deps.ch, deps.tables, { tenantId, projectIds, minStartTime: start, maxStartTime: end }, size);
+  for (const b of buckets) {
+    const i = index.get(b.bucket_start);
+    const c = counts.get(b.project_id);
+    if (i === undefined || !c) continue;
+    c.traces[i] = b.trace_count;
+    c.errors[i] = b.trace_error_count;
+  }
+  return {
+    start_time: iso(start),
+    end_time: iso(end),
+    interval: bucketLabel(size),
+    bucket_starts: starts.map(iso),
+    projects: projectIds.map((id) => ({ session_id: id, trace_count: counts.get(id)!.traces, trace_error_count: counts.get(id)!.errors })),
+  };
+}
+
+const countsSchema = { type: 'array', items: { type: 'integer' } } as const;
+const activityResponse = {
+  200: {
+    type: 'object',
+    required: ['start_time', 'end_time', 'interval', 'bucket_starts', 'projects'],
+    properties: {
+      start_time: { type: 'string' },
+      end_time: { type: 'string' },
+      interval: { type: 'string', description: 'the bucket size, e.g. 6h' },
+      bucket_starts: { type: 'array', items: { type: 'string' }, description: 'start of each bucket (UTC), oldest first' },
+      projects: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['session_id', 'trace_count', 'trace_error_count'],
+          properties: { session_id: { type: 'string' }, trace_count: countsSchema, trace_error_count: countsSchema },
+        },
+      },
+    },
+  },
+  ...errorResponses(404, 503),
+} as const;
+
 const statsResponse = { 200: { type: 'object', additionalProperties: true }, ...errorResponses(404, 503) } as const;
 const bucketSchema = { type: 'string', enum: BUCKET_NAMES, description: 'bucket size of the series; auto (default) aims at 100 buckets' } as const;
 
@@ -248,6 +314,39 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
         bucket: body.interval ?? undefined,
         stride: body.stride ?? undefined,
       });
+    },
+  );
+
+  app.post<{ Body: ActivityBody }>(
+    '/sessions/activity',
+    {
+      schemaErrorFormatter: badRequestOnInvalid,
+      schema: {
+        tags: ['sessions'],
+        summary: 'Traces and errored traces per time bucket for each of several projects (activity charts)',
+        description:
+          'Traces whose root started in [start_time, end_time) (default: the 7 days before now), counted per project and ' +
+          'bucket; every bucket is listed, empty ones as 0, and each project\'s counts line up with `bucket_starts`. ' +
+          'An unknown project (or another workspace\'s) is a 404.',
+        body: {
+          type: 'object',
+          required: ['session'],
+          additionalProperties: false,
+          properties: {
+            session: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100, description: 'project (session) UUIDs' },
+            start_time: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }], description: 'inclusive (RFC 3339 or epoch ms)' },
+            end_time: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }], description: 'exclusive (RFC 3339 or epoch ms); default now' },
+            bucket: { anyOf: [bucketSchema, { type: 'null' }] },
+          },
+        },
+        response: activityResponse,
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const projectIds = [...new Set(request.body.session.map((s, i) => uuidInput(s, `session[${i}]`)))];
+      for (const p of projectIds) requireProject(deps, tenantId, p);
+      return projectsActivity(deps, tenantId, projectIds, request.body);
     },
   );
 

@@ -114,7 +114,7 @@ describe('the explorer in a browser', () => {
     await page.getByTestId('sign-in-submit').click();
     const row = page.locator('[data-testid="project-row"]', { hasText: projectName });
     await row.waitFor();
-    expect(await row.getByTestId('project-run-count').textContent()).toBe('3');
+    await expect.poll(() => row.getByTestId('project-run-count').textContent()).toBe('3'); // statistics fill in after the list
     expect(await row.getByTestId('project-tokens').textContent()).toBe('17');
     await shot(page, '02-projects');
 
