@@ -50,7 +50,7 @@ export function ProjectDialog({ credentials, dialog, onDone, onCancel }: { crede
           </p>
           {error && <ErrorBox error={error} />}
           <Buttons onCancel={onCancel}>
-            <button type="submit" className="danger-button" data-testid="dialog-confirm" disabled={busy}>
+            <button type="submit" className="danger" data-testid="dialog-confirm" disabled={busy}>
               {busy ? 'Deleting…' : 'Delete project'}
             </button>
           </Buttons>

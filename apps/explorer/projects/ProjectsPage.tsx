@@ -120,7 +120,7 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
                     <button type="button" className="link-button" data-testid="project-rename" onClick={() => setDialog({ kind: 'rename', project: s ?? p })}>
                       Rename
                     </button>
-                    <button type="button" className="link-button danger" data-testid="project-delete" onClick={() => setDialog({ kind: 'delete', project: s ?? p })}>
+                    <button type="button" className="link-button danger-link" data-testid="project-delete" onClick={() => setDialog({ kind: 'delete', project: s ?? p })}>
                       Delete
                     </button>
                   </td>
