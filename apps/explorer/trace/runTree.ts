@@ -2,7 +2,24 @@
 // (dotted_order: parent before child, siblings by start), then the visible rows for the collapsed
 // subtrees or a name search (matches with their ancestors, so each keeps its place), and the time
 // span the waterfall draws against. Pure functions: the page renders what they return.
-import type { TreeRun } from './traceApi.ts';
+
+/** A row of the tree as the API answers it (traceApi.ts): light fields only, for every run of the trace. */
+export interface TreeRun {
+  id: string;
+  name: string;
+  run_type: string;
+  status: string;
+  start_time: string;
+  end_time: string | null;
+  first_token_time: string | null;
+  /** Ancestors, root first (the last is the parent). */
+  parent_run_ids: string[];
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** The run's usage with its descendants' (the API rolls it up to every ancestor). */
+  total_tokens: number | null;
+  total_cost: number | null;
+}
 
 export interface TreeNode {
   run: TreeRun;

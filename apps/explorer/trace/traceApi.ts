@@ -3,24 +3,7 @@
 // lazily (GET /runs/{id}), its feedback (GET/POST /feedback), its attachments (through the API,
 // with the key: GET /runs/{id}/attachments/{name}).
 import { ApiError, apiCall, apiErrorOf, authHeaders, getRun, type Credentials, type Run } from '../core/api.ts';
-
-/** A row of the tree: light fields only, for every run of the trace. */
-export interface TreeRun {
-  id: string;
-  name: string;
-  run_type: string;
-  status: string;
-  start_time: string;
-  end_time: string | null;
-  first_token_time: string | null;
-  /** Ancestors, root first (the last is the parent). */
-  parent_run_ids: string[];
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  /** The run's usage with its descendants' (the API rolls it up to every ancestor). */
-  total_tokens: number | null;
-  total_cost: number | null;
-}
+import type { TreeRun } from './runTree.ts';
 
 const TREE_SELECTS = [
   'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'FIRST_TOKEN_TIME', 'PARENT_RUN_IDS',

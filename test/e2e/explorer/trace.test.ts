@@ -170,6 +170,7 @@ describe('an agent trace', () => {
     expect(await call.locator('.tool-call-name').textContent()).toBe('search');
     expect(await call.locator('.json').textContent()).toContain('"query": "weather Paris"');
     expect(await page.getByTestId('run-tokens').textContent()).toBe('42 (30 prompt, 12 completion)');
+    await shot('02-messages');
     // The same outputs as JSON, and raw.
     await outputs.locator('button[data-mode="pretty"]').click();
     expect(await outputs.locator('.json').first().textContent()).toContain('"generations": [');
@@ -179,7 +180,6 @@ describe('an agent trace', () => {
     const feedback = page.getByTestId('feedback-row');
     await expect.poll(() => feedback.count()).toBe(1);
     expect(await feedback.locator('td').allTextContents()).toEqual(['helpfulness', '0.8', '—', 'asked the right tool', expect.any(String)]);
-    await shot('02-messages');
     await page.getByTestId('feedback-key').fill('correctness');
     await page.getByTestId('feedback-score').fill('abc');
     await page.getByTestId('feedback-submit').click();
