@@ -20,7 +20,10 @@ import './trace.css';
 
 export function TracePage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'trace' }> }) {
   const { projectId, traceId } = route;
-  const load = useLoad(() => traceTree(credentials, projectId, traceId).then(buildTree), [credentials, projectId, traceId]);
+  // Reload reads the tree again (a trace still running grows).
+  const [reads, setReads] = useState(0);
+  const reload = () => setReads((n) => n + 1);
+  const load = useLoad(() => traceTree(credentials, projectId, traceId).then(buildTree), [credentials, projectId, traceId, reads]);
   return (
     <section>
       <ProjectHeader
@@ -34,16 +37,19 @@ export function TracePage({ credentials, route }: { credentials: Credentials; ro
       {load.state === 'done' &&
         (load.value.nodes.length === 0 ? (
           <p className="empty card" data-testid="trace-empty">
-            This trace has no runs yet: its runs may still be on their way. Reload in a moment.
+            This trace has no runs yet: its runs may still be on their way.{' '}
+            <button type="button" className="ghost small" onClick={reload}>
+              Reload
+            </button>
           </p>
         ) : (
-          <TraceView credentials={credentials} route={route} tree={load.value} />
+          <TraceView credentials={credentials} route={route} tree={load.value} onReload={reload} />
         ))}
     </section>
   );
 }
 
-function TraceView({ credentials, route, tree }: { credentials: Credentials; route: Extract<Route, { page: 'trace' }>; tree: Tree }) {
+function TraceView({ credentials, route, tree, onReload }: { credentials: Credentials; route: Extract<Route, { page: 'trace' }>; tree: Tree; onReload: () => void }) {
   const { projectId, traceId } = route;
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [search, setSearch] = useState('');
@@ -143,6 +149,9 @@ function TraceView({ credentials, route, tree }: { credentials: Credentials; rou
           </span>
         )}
         <span className="toolbar-gap" />
+        <button type="button" className="ghost small" data-testid="trace-reload" onClick={onReload} title="Read the trace's runs again">
+          Reload
+        </button>
         <button type="button" className="ghost small" data-testid="expand-all" onClick={() => setCollapsed(new Set())}>
           Expand all
         </button>
