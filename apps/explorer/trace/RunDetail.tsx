@@ -1,7 +1,7 @@
 // The selected run: what the tree row knows shows at once (name, type, status, timing, tokens with
 // its descendants'), the rest is read for this run only (GET /runs/{id}): error with its stack,
 // inputs and outputs, attachments, metadata, tags; then its feedback, with a form to add some.
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, type Credentials } from '../core/api.ts';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { count, dash, seconds, when } from '../core/format.ts';
@@ -9,7 +9,7 @@ import { useLoad } from '../core/useLoad.ts';
 import { Status } from '../traces/TracesPage.tsx';
 import { Payload, PrettyJson } from './Payload.tsx';
 import type { TreeNode } from './runTree.ts';
-import { addFeedback, attachmentsOf, downloadAttachment, runDetail, runFeedback, type Feedback, type RunDetail as Run } from './traceApi.ts';
+import { addFeedback, attachmentBlob, attachmentsOf, downloadAttachment, runDetail, runFeedback, type Feedback, type RunDetail as Run } from './traceApi.ts';
 
 const money = (v: number | null | undefined) => (v ? `$${v < 0.01 ? v.toFixed(6) : v.toFixed(4)}` : null);
 
@@ -116,6 +116,7 @@ function RunBody({ credentials, run }: { credentials: Credentials; run: Run }) {
                   ⤓ {a.name}
                 </a>{' '}
                 <span className="muted">{a.mimeType}</span>
+                {PREVIEWED.test(a.mimeType) && <ImagePreview credentials={credentials} path={a.path} name={a.name} />}
               </li>
             ))}
           </ul>
@@ -131,6 +132,30 @@ function RunBody({ credentials, run }: { credentials: Credentials; run: Run }) {
       )}
     </>
   );
+}
+
+/** Images a browser shows safely in an <img> (no SVG: it is a document). */
+const PREVIEWED = /^image\/(png|jpeg|gif|webp|avif)$/;
+
+function ImagePreview({ credentials, path, name }: { credentials: Credentials; path: string; name: string }) {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    let made: string | null = null;
+    attachmentBlob(credentials, path).then(
+      (blob) => {
+        if (!live) return;
+        made = URL.createObjectURL(blob);
+        setUrl(made);
+      },
+      () => undefined, // the link beside it still downloads, and says what went wrong
+    );
+    return () => {
+      live = false;
+      if (made) URL.revokeObjectURL(made);
+    };
+  }, [credentials, path]);
+  return url ? <img className="attachment-preview" src={url} alt={name} data-testid="attachment-preview" /> : null;
 }
 
 function FeedbackBlock({ credentials, runId, traceId }: { credentials: Credentials; runId: string; traceId: string }) {

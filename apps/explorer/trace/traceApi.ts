@@ -55,8 +55,8 @@ export function attachmentsOf(run: RunDetail): { name: string; mimeType: string;
     });
 }
 
-/** Fetches an attachment with the key (a plain link cannot send it) and saves it under its name. */
-export async function downloadAttachment(c: Credentials, path: string, name: string): Promise<void> {
+/** An attachment's bytes, read with the key (a plain link or image cannot send it). */
+export async function attachmentBlob(c: Credentials, path: string): Promise<Blob> {
   let res: Response;
   try {
     res = await fetch(path, { headers: authHeaders(c) });
@@ -64,7 +64,12 @@ export async function downloadAttachment(c: Credentials, path: string, name: str
     throw new ApiError(0, 'NETWORK', `the tracing API could not be reached (${(err as Error).message})`);
   }
   if (!res.ok) throw apiErrorOf(res, await res.text());
-  const url = URL.createObjectURL(await res.blob());
+  return res.blob();
+}
+
+/** Fetches an attachment and saves it under its name. */
+export async function downloadAttachment(c: Credentials, path: string, name: string): Promise<void> {
+  const url = URL.createObjectURL(await attachmentBlob(c, path));
   const link = document.createElement('a');
   link.href = url;
   link.download = name;

@@ -7,6 +7,7 @@
 // runs (sent through our own POST /runs/batch, faster than the client): rendered with far fewer
 // rows in the DOM, its last run reachable; the time to the first rows is printed, not asserted.
 import { readFile } from 'node:fs/promises';
+import { crc32, deflateSync } from 'node:zlib';
 import { Client } from 'langsmith';
 import { getCurrentRunTree, traceable } from 'langsmith/traceable';
 import { v7 as uuidv7 } from 'uuid';
@@ -19,8 +20,28 @@ import type { Page } from 'playwright-core';
 
 const QUESTION = 'What is the weather in Paris?';
 const SEARCH_FAILURE = 'search backend unavailable';
-/** Not text: every byte value, so a download that decodes or re-encodes them fails the comparison. */
-const CHART = Uint8Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 256);
+/** A 16×16 PNG (a gradient): binary bytes a download must not decode or re-encode, and an image the page previews. */
+const CHART = png(16, 16, (x, y) => [x * 16, y * 16, 128]);
+
+function png(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Uint8Array {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB, no interlace
+  const rows = Buffer.alloc(height * (1 + width * 3));
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) rows.set(pixel(x, y), y * (1 + width * 3) + 1 + x * 3);
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return new Uint8Array(Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]));
+}
 
 let noBrowser: string | null = null;
 let explorer: ExplorerBrowser | undefined;
@@ -211,6 +232,9 @@ describe('an agent trace', () => {
     // Chromium adds the extension of the type it was sent with.
     expect(download.suggestedFilename()).toBe('chart.png');
     expect(new Uint8Array(await readFile((await download.path())!))).toEqual(CHART);
+    // An image is previewed too.
+    const width = (img: unknown) => (img as { naturalWidth: number }).naturalWidth;
+    await expect.poll(() => page.getByTestId('attachment-preview').evaluate(width)).toBe(16);
     await shot('05-attachment');
 
     // Search: `/` focuses it; a match keeps its ancestors and is highlighted; Esc clears it.
