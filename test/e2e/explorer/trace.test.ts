@@ -73,7 +73,7 @@ async function seedAgentTrace(): Promise<void> {
           kwargs: {
             content: 'Let me look that up.',
             tool_calls: [{ id: 'call_1', name: 'search', args: { query: 'weather Paris' }, type: 'tool_call' }],
-            usage_metadata: { input_tokens: 30, output_tokens: 12, total_tokens: 42 },
+            usage_metadata: { input_tokens: 30, output_tokens: 12, total_tokens: 42, input_cost: 0.0003, output_cost: 0.00024 },
           },
         },
       }]],
@@ -173,6 +173,7 @@ describe('an agent trace', () => {
     // The root is selected: its tokens are the model's, rolled up through plan.
     await expect.poll(() => detailId(page)).toBe(ids.agent);
     await expect.poll(() => page.getByTestId('run-tokens').textContent()).toBe('42 (30 prompt, 12 completion)');
+    expect(await page.getByTestId('run-cost').textContent()).toBe('$0.000540');
     expect(await row(page, 'plan').locator('.run-tokens').textContent()).toBe('42 tok');
     expect(await page.getByTestId('run-tags').textContent()).toContain('trace-ui');
     expect(await page.getByTestId('run-metadata').textContent()).toContain('"ada"');
