@@ -1,15 +1,17 @@
 // A run's inputs or outputs: as chat messages when they are messages (roles, text, tool calls
-// with their arguments), as indented JSON with its keys and values coloured, or as the raw JSON
-// text; a copy button takes the JSON.
+// with their arguments), as a retriever's documents when they are those, as indented JSON with
+// its keys and values coloured, or as the raw JSON text; a copy button takes the JSON.
 import { useState, type ReactNode } from 'react';
-import { findMessages, type ChatMessage } from './messages.ts';
+import { findDocuments, findMessages, type ChatMessage, type RetrievedDocument } from './messages.ts';
 
-type Mode = 'messages' | 'pretty' | 'raw';
+type Mode = 'messages' | 'documents' | 'pretty' | 'raw';
 
 export function Payload({ value, testId }: { value: unknown; testId: string }) {
   const messages = findMessages(value);
+  const documents = messages ? null : findDocuments(value);
   const [chosen, setMode] = useState<Mode | null>(null);
-  const mode: Mode = chosen === 'messages' && !messages ? 'pretty' : (chosen ?? (messages ? 'messages' : 'pretty'));
+  const fitting: Mode = messages ? 'messages' : documents ? 'documents' : 'pretty';
+  const mode: Mode = (chosen === 'messages' && !messages) || (chosen === 'documents' && !documents) ? 'pretty' : (chosen ?? fitting);
   const [copied, setCopied] = useState<string | null>(null);
   const empty = value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0);
   if (empty) return <p className="muted payload-empty" data-testid={testId}>—</p>;
@@ -23,6 +25,7 @@ export function Payload({ value, testId }: { value: unknown; testId: string }) {
       <div className="payload-bar" role="toolbar">
         <span className="segmented">
           {messages && <ModeButton mode="messages" current={mode} onClick={setMode} label={`Messages (${messages.length})`} />}
+          {documents && <ModeButton mode="documents" current={mode} onClick={setMode} label={`Documents (${documents.length})`} />}
           <ModeButton mode="pretty" current={mode} onClick={setMode} label="Pretty" />
           <ModeButton mode="raw" current={mode} onClick={setMode} label="Raw" />
         </span>
@@ -30,7 +33,15 @@ export function Payload({ value, testId }: { value: unknown; testId: string }) {
           {copied ?? 'Copy'}
         </button>
       </div>
-      {mode === 'messages' && messages ? <Messages messages={messages} /> : mode === 'pretty' ? <PrettyJson value={value} /> : <pre className="json raw">{JSON.stringify(value)}</pre>}
+      {mode === 'messages' && messages ? (
+        <Messages messages={messages} />
+      ) : mode === 'documents' && documents ? (
+        <Documents documents={documents} />
+      ) : mode === 'pretty' ? (
+        <PrettyJson value={value} />
+      ) : (
+        <pre className="json raw">{JSON.stringify(value)}</pre>
+      )}
     </div>
   );
 }
@@ -70,6 +81,28 @@ function Messages({ messages }: { messages: ChatMessage[] }) {
 }
 
 const MAX_COLOURED = 200_000;
+
+function Documents({ documents }: { documents: RetrievedDocument[] }) {
+  return (
+    <ol className="documents">
+      {documents.map((d, i) => (
+        <li key={i} className="document" data-testid="document">
+          <div className="document-content">{d.content}</div>
+          {d.metadata && Object.keys(d.metadata).length > 0 && (
+            <dl className="document-metadata">
+              {Object.entries(d.metadata).map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k}</dt>
+                  <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+                </div>
+              ))}
+            </dl>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
 
 /** JSON indented, keys, strings and numbers coloured (text only: nothing in the value is markup). */
 export function PrettyJson({ value }: { value: unknown }) {

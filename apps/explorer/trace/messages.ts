@@ -2,7 +2,8 @@
 // dicts ({role, content, tool_calls}), LangChain dicts ({type: 'human' | 'ai' | …, content}) and
 // serialised LangChain messages ({lc: 1, id: [..., 'AIMessage'], kwargs}), found under `messages`
 // (a list, or a list of lists), LangChain `generations`, OpenAI `choices`, or as the value itself.
-// Null when the value holds no messages: the page then shows JSON only.
+// Null when the value holds no messages: the page then shows JSON only. Also a retriever's
+// documents ({page_content, metadata}, under `documents` or as the value itself).
 
 export interface ToolCall {
   id: string | null;
@@ -127,4 +128,22 @@ export function findMessages(value: unknown): ChatMessage[] | null {
     if (m) return [m];
   }
   return null;
+}
+
+export interface RetrievedDocument {
+  content: string;
+  metadata: Record<string, unknown> | null;
+}
+
+/** A retriever's documents (LangChain Document dicts or serialised Documents), or null. */
+export function findDocuments(value: unknown): RetrievedDocument[] | null {
+  const list = isObject(value) ? value.documents : value;
+  if (!Array.isArray(list) || list.length === 0) return null;
+  const out: RetrievedDocument[] = [];
+  for (const item of list) {
+    const d = isObject(item) && item.lc === 1 && isObject(item.kwargs) ? item.kwargs : item;
+    if (!isObject(d) || typeof d.page_content !== 'string') return null;
+    out.push({ content: d.page_content, metadata: isObject(d.metadata) ? d.metadata : null });
+  }
+  return out;
 }

@@ -55,7 +55,7 @@ const ids: Record<string, string> = {};
 /**
  * agent (chain) → plan (chain) → chat-model (llm: OpenAI-style messages in, a LangChain AIMessage
  * with a tool call and usage out) → search (tool, fails with a stack) → render-chart (tool, with an
- * attachment).
+ * attachment) → lookup-docs (retriever: documents with metadata).
  */
 async function seedAgentTrace(): Promise<void> {
   const options = { client, project_name: projectName, tracingEnabled: true };
@@ -89,6 +89,12 @@ async function seedAgentTrace(): Promise<void> {
     run_type: 'tool',
     extractAttachments: (input: { caption: string; image: Uint8Array }) => [{ chart: ['image/png', input.image] }, { caption: input.caption }],
   });
+  const lookupDocs = traceable(record(async (_query: string) => ({
+    documents: [
+      { page_content: 'Paris: light rain in the afternoon.', metadata: { source: 'forecast-feed', score: 0.92 } },
+      { page_content: 'Paris averages 15 °C in May.', metadata: { source: 'climate-wiki' } },
+    ],
+  })), { ...options, name: 'lookup-docs', run_type: 'retriever' });
   const agent = traceable(
     record(async (question: string) => {
       await plan(question);
@@ -100,6 +106,7 @@ async function seedAgentTrace(): Promise<void> {
       await search.end(undefined, failure.stack);
       await search.patchRun();
       await renderChart({ caption: 'forecast', image: CHART });
+      await lookupDocs('weather Paris');
       return { answer: 'I could not find the weather.' };
     }),
     { ...options, name: 'agent', tags: ['trace-ui'], metadata: { user: 'ada' } },
@@ -123,7 +130,7 @@ beforeAll(async () => {
   // Every run of the trace projected, the feedback too.
   await vi.waitFor(async () => {
     const runs = await api(`/api/v2/traces/${ids.agent}/runs?project_id=${projectId}`, { apiKey: workspace.apiKey });
-    expect(runs.body.items?.length).toBe(5);
+    expect(runs.body.items?.length).toBe(6);
     const feedback = await api(`/feedback?run=${ids['chat-model']}`, { apiKey: workspace.apiKey });
     expect(feedback.body.length).toBe(1);
   }, { timeout: 60_000, interval: 500 });
@@ -145,7 +152,7 @@ describe('the API under the trace view', () => {
       json: { session: [projectId], trace: ids.agent, select: ['id', 'name', 'total_tokens', 'prompt_tokens', 'completion_tokens'] },
     });
     const byName = Object.fromEntries(queried.body.runs.map((r: { name: string; total_tokens: number }) => [r.name, r.total_tokens]));
-    expect(byName).toEqual({ agent: 42, plan: 42, 'chat-model': 42, search: 0, 'render-chart': 0 });
+    expect(byName).toEqual({ agent: 42, plan: 42, 'chat-model': 42, search: 0, 'render-chart': 0, 'lookup-docs': 0 });
     const search = await api(`/runs/${ids.search}`, { apiKey: workspace.apiKey });
     expect(search.body.error).toContain(SEARCH_FAILURE);
   });
@@ -163,9 +170,9 @@ describe('an agent trace', () => {
 
     // The runs in tree order, each with a waterfall bar; the bars start in that order (the agent's
     // steps ran one after another), the first at the trace's start.
-    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'chat-model', 'search', 'render-chart']);
+    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'chat-model', 'search', 'render-chart', 'lookup-docs']);
     const offsets = (await page.getByTestId('waterfall-bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-offset')))));
-    expect(offsets).toHaveLength(5);
+    expect(offsets).toHaveLength(6);
     expect(offsets[0]).toBe(0);
     expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
     expect(await page.getByTestId('time-axis').textContent()).toMatch(/^0/);
@@ -238,6 +245,14 @@ describe('an agent trace', () => {
     await expect.poll(() => page.getByTestId('attachment-preview').evaluate(width)).toBe(16);
     await shot('05-attachment');
 
+    // The retriever's documents, each with its metadata.
+    await row(page, 'lookup-docs').click();
+    const documents = page.getByTestId('run-outputs').getByTestId('document');
+    await expect.poll(() => documents.count()).toBe(2);
+    expect(await documents.first().textContent()).toContain('Paris: light rain in the afternoon.');
+    expect(await documents.first().locator('.document-metadata').textContent()).toBe('sourceforecast-feedscore0.92');
+    await shot('05b-documents');
+
     // Search: `/` focuses it; a match keeps its ancestors and is highlighted; Esc clears it.
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('/');
@@ -247,17 +262,17 @@ describe('an agent trace', () => {
     expect(await row(page, 'chat-model').locator('mark').textContent()).toBe('chat');
     await shot('06-search');
     await page.keyboard.press('Escape');
-    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'chat-model', 'search', 'render-chart']);
+    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'chat-model', 'search', 'render-chart', 'lookup-docs']);
 
     // Keys: ↑ to the root, j down to plan, ← collapses it, → opens it, → again to its child, ← back to plan.
     await row(page, 'agent').click();
     await page.keyboard.press('j');
     await expect.poll(() => detailId(page)).toBe(ids.plan);
     await page.keyboard.press('ArrowLeft');
-    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'search', 'render-chart']);
+    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'search', 'render-chart', 'lookup-docs']);
     await shot('07-collapsed');
     await page.keyboard.press('Enter');
-    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'chat-model', 'search', 'render-chart']);
+    await expect.poll(() => rowNames(page)).toEqual(['agent', 'plan', 'chat-model', 'search', 'render-chart', 'lookup-docs']);
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => detailId(page)).toBe(ids['chat-model']);
     await page.keyboard.press('ArrowLeft');

@@ -1,8 +1,8 @@
 // Chat messages in run payloads (apps/explorer/trace/messages.ts), in the shapes the clients send:
 // OpenAI dicts with tool calls, LangChain dicts and serialised messages, LLM generations, OpenAI
-// choices; and values that are not messages stay JSON (null).
+// choices; and values that are not messages stay JSON (null). A retriever's documents likewise.
 import { describe, expect, test } from 'vitest';
-import { findMessages } from '../../../../apps/explorer/trace/messages.ts';
+import { findDocuments, findMessages } from '../../../../apps/explorer/trace/messages.ts';
 
 const lc = (cls: string, kwargs: Record<string, unknown>) => ({ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', cls], kwargs });
 
@@ -47,5 +47,20 @@ describe('findMessages', () => {
   test('anything else is not messages', () => {
     for (const value of [null, 'text', 42, {}, { question: 'q' }, { messages: [] }, { messages: ['a', 'b'] }, { messages: [{ role: 'user', content: 'a' }, { foo: 1 }] }, [{ role: 'user' }]])
       expect(findMessages(value), JSON.stringify(value)).toBeNull();
+  });
+});
+
+describe('findDocuments', () => {
+  test("a retriever's documents: dicts or serialised Documents, with their metadata", () => {
+    expect(findDocuments({ documents: [{ page_content: 'Paris is sunny.', metadata: { source: 'wiki' } }, { lc: 1, type: 'constructor', id: ['langchain_core', 'documents', 'Document'], kwargs: { page_content: 'Rain later.' } }] })).toEqual([
+      { content: 'Paris is sunny.', metadata: { source: 'wiki' } },
+      { content: 'Rain later.', metadata: null },
+    ]);
+    expect(findDocuments([{ page_content: 'a', metadata: {} }])).toEqual([{ content: 'a', metadata: {} }]);
+  });
+
+  test('anything else is not documents', () => {
+    for (const value of [null, { documents: [] }, { documents: [{ text: 'a' }] }, { documents: [{ page_content: 'a' }, 'b'] }, ['a']])
+      expect(findDocuments(value), JSON.stringify(value)).toBeNull();
   });
 });
