@@ -68,12 +68,29 @@ export function RunDetail({ credentials, node, traceId }: { credentials: Credent
   );
 }
 
+/** The model a run called, as LangChain and the wrappers record it (metadata ls_*, invocation_params). */
+function modelOf(run: Run): string | null {
+  const metadata = (run.extra?.metadata ?? {}) as Record<string, unknown>;
+  const params = (run.extra?.invocation_params ?? {}) as Record<string, unknown>;
+  const name = metadata.ls_model_name ?? params.model ?? params.model_name;
+  if (typeof name !== 'string' || !name) return null;
+  const provider = typeof metadata.ls_provider === 'string' ? ` (${metadata.ls_provider})` : '';
+  const temperature = metadata.ls_temperature ?? params.temperature;
+  return `${name}${provider}${typeof temperature === 'number' ? `, temperature ${temperature}` : ''}`;
+}
+
 function RunBody({ credentials, run }: { credentials: Credentials; run: Run }) {
   const metadata = run.extra?.metadata;
   const attachments = attachmentsOf(run);
+  const model = modelOf(run);
   const [downloadError, setDownloadError] = useState<ApiError | null>(null);
   return (
     <>
+      {model && (
+        <p className="model-line" data-testid="run-model">
+          <span className="muted">Model</span> {model}
+        </p>
+      )}
       {run.tags && run.tags.length > 0 && (
         <div className="tags" data-testid="run-tags">
           {run.tags.map((t) => (

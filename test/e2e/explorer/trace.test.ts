@@ -78,7 +78,7 @@ async function seedAgentTrace(): Promise<void> {
         },
       }]],
     })),
-    { ...options, name: 'chat-model', run_type: 'llm' },
+    { ...options, name: 'chat-model', run_type: 'llm', metadata: { ls_provider: 'openai', ls_model_name: 'gpt-4o-mini', ls_temperature: 0 } },
   );
   const plan = traceable(record(async (question: string) => chatModel({
     messages: [{ role: 'system', content: 'You are a weather assistant.' }, { role: 'user', content: question }],
@@ -199,6 +199,7 @@ describe('an agent trace', () => {
     expect(await call.locator('.tool-call-name').textContent()).toBe('search');
     expect(await call.locator('.json').textContent()).toContain('"query": "weather Paris"');
     expect(await page.getByTestId('run-tokens').textContent()).toBe('42 (30 prompt, 12 completion)');
+    expect(await page.getByTestId('run-model').textContent()).toBe('Model gpt-4o-mini (openai), temperature 0');
     await shot('02-messages');
     // The same outputs as JSON, and raw.
     await outputs.locator('button[data-mode="pretty"]').click();
