@@ -65,7 +65,11 @@ async function seedAgentTrace(): Promise<void> {
     return fn(...args);
   };
   const chatModel = traceable(
-    record(async (_input: { messages: Array<{ role: string; content: string }> }) => ({
+    record(async (_input: { messages: Array<{ role: string; content: string }> }) => {
+      // Streamed: its first token comes a little after its start.
+      await new Promise((r) => setTimeout(r, 5));
+      getCurrentRunTree().addEvent({ name: 'new_token', time: new Date().toISOString(), kwargs: { token: 'Let' } });
+      return {
       generations: [[{
         text: '',
         message: {
@@ -77,7 +81,8 @@ async function seedAgentTrace(): Promise<void> {
           },
         },
       }]],
-    })),
+      };
+    }),
     { ...options, name: 'chat-model', run_type: 'llm', metadata: { ls_provider: 'openai', ls_model_name: 'gpt-4o-mini', ls_temperature: 0 } },
   );
   const plan = traceable(record(async (question: string) => chatModel({
@@ -199,6 +204,7 @@ describe('an agent trace', () => {
     expect(await call.locator('.tool-call-name').textContent()).toBe('search');
     expect(await call.locator('.json').textContent()).toContain('"query": "weather Paris"');
     expect(await page.getByTestId('run-tokens').textContent()).toBe('42 (30 prompt, 12 completion)');
+    expect(await page.getByTestId('run-first-token').textContent()).toMatch(/^\d+ ms$/);
     expect(await page.getByTestId('run-model').textContent()).toBe('Model gpt-4o-mini (openai), temperature 0');
     await shot('02-messages');
     // The same outputs as JSON, and raw.
