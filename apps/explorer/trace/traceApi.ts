@@ -16,7 +16,7 @@ export async function traceTree(credentials: Credentials, projectId: string, tra
   for (const s of TREE_SELECTS) query.append('selects', s);
   const answer = await apiCall<{ items: TreeRun[] }>(credentials, 'GET', `/api/v2/traces/${traceId}/runs?${query}`);
   // The v2 shape has the clients' upper-case enums (LLM, SUCCESS); the explorer shows them as the v1 API does.
-  return answer.items.map((r) => ({ ...r, run_type: r.run_type.toLowerCase(), status: r.status.toLowerCase() }));
+  return answer.items.map((r) => ({ ...r, run_type: (r.run_type ?? '').toLowerCase(), status: (r.status || 'pending').toLowerCase(), parent_run_ids: r.parent_run_ids ?? [] }));
 }
 
 /** The selected run whole: payloads, error, extra, attachments (`s3_urls`). */
