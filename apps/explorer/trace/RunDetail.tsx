@@ -13,9 +13,16 @@ import { addFeedback, attachmentBlob, attachmentsOf, downloadAttachment, runDeta
 
 const money = (v: number | null | undefined) => (v ? `$${v < 0.01 ? v.toFixed(6) : v.toFixed(4)}` : null);
 
+/** How long a run stays selected before its payloads and feedback are read: holding j reads only where it stops. */
+const SETTLE_MS = 120;
+
 export function RunDetail({ credentials, node, traceId }: { credentials: Credentials; node: TreeNode; traceId: string }) {
   const { run } = node;
-  const detail = useLoad(() => runDetail(credentials, run.id), [credentials, run.id]);
+  const [settled, setSettled] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(true), SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, []);
   const latency = node.end === null ? null : (node.end - node.start) / 1000;
   const firstToken = run.first_token_time ? (Date.parse(run.first_token_time) - node.start) / 1000 : null;
   const cost = money(run.total_cost);
@@ -60,12 +67,23 @@ export function RunDetail({ credentials, node, traceId }: { credentials: Credent
           <code>{run.id}</code>
         </dd>
       </dl>
-      {detail.state === 'loading' && <p className="muted">Loading the run…</p>}
-      {detail.state === 'error' && <ErrorBox error={detail.error} />}
-      {detail.state === 'done' && <RunBody credentials={credentials} run={detail.value} />}
-      <FeedbackBlock credentials={credentials} runId={run.id} traceId={traceId} />
+      {settled ? (
+        <>
+          <RunPayloads credentials={credentials} runId={run.id} />
+          <FeedbackBlock credentials={credentials} runId={run.id} traceId={traceId} />
+        </>
+      ) : (
+        <p className="muted">Loading the run…</p>
+      )}
     </article>
   );
+}
+
+function RunPayloads({ credentials, runId }: { credentials: Credentials; runId: string }) {
+  const detail = useLoad(() => runDetail(credentials, runId), [credentials, runId]);
+  if (detail.state === 'loading') return <p className="muted">Loading the run…</p>;
+  if (detail.state === 'error') return <ErrorBox error={detail.error} />;
+  return <RunBody credentials={credentials} run={detail.value} />;
 }
 
 /** The model a run called, as LangChain and the wrappers record it (metadata ls_*, invocation_params). */
