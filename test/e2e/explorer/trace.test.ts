@@ -207,6 +207,12 @@ describe('an agent trace', () => {
     expect(await page.getByTestId('run-first-token').textContent()).toMatch(/^\d+ ms$/);
     expect(await page.getByTestId('run-model').textContent()).toBe('Model gpt-4o-mini (openai), temperature 0');
     await shot('02-messages');
+    // Copy takes the outputs as JSON.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: tracingUrl() });
+    await page.getByTestId('run-outputs-copy').click();
+    await expect.poll(() => page.getByTestId('run-outputs-copy').textContent()).toBe('Copied');
+    const copied = JSON.parse(await page.evaluate('navigator.clipboard.readText()'));
+    expect(copied.generations[0][0].message.kwargs.tool_calls[0].args).toEqual({ query: 'weather Paris' });
     // The same outputs as JSON, and raw.
     await outputs.locator('button[data-mode="pretty"]').click();
     expect(await outputs.locator('.json').first().textContent()).toContain('"generations": [');
