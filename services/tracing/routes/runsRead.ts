@@ -47,7 +47,7 @@ export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs:
           properties: { run_id: uuidSchema, name: { type: 'string', minLength: 1, description: 'the attachment name' } },
         },
         response: {
-          200: { description: "the attachment's bytes; Content-Type as sent", type: 'string', format: 'binary' },
+          200: { description: "the attachment's bytes; Content-Type as sent", content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
           ...errorResponses(404, 503),
         },
       },

@@ -1,7 +1,7 @@
 // GET /runs/{run_id}/attachments/{name} against the shared stack: an attachment sent in a
 // multipart batch downloads through the API with its bytes and type (the last one of a name
 // when a patch sends it again), only in the run's own workspace, and an unknown run or name is a
-// 404 that names it.
+// 404 that names it; the API document declares the answer as bytes of any type.
 import { v7 as uuidv7 } from 'uuid';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../../support/tracingClient.ts';
@@ -72,5 +72,14 @@ describe('GET /runs/{run_id}/attachments/{name}', () => {
     const bad = await download('/runs/not-a-uuid/attachments/chart');
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  test('declares the download as bytes of any type', async () => {
+    const doc = (await (await fetch(`${tracingUrl()}/docs/json`)).json()) as { paths: Record<string, any> };
+    const op = doc.paths['/runs/{run_id}/attachments/{name}']?.get;
+    expect(op?.responses?.['200']?.content).toEqual({ '*/*': { schema: { type: 'string', format: 'binary' } } });
+    expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404', '503']));
   });
 });
