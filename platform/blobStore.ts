@@ -60,6 +60,16 @@ export class BlobStore {
     return await res.Body!.transformToString('utf8');
   }
 
+  /** The object's bytes as a stream (for answering a download without holding it in memory). */
+  async read(ref: BlobRef): Promise<Readable> {
+    try {
+      const res = await this.#s3.send(new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
+      return res.Body as Readable;
+    } catch (err) {
+      throw errors.storageUnavailable('object storage', (err as Error).message, err);
+    }
+  }
+
   presignedUrl(ref: BlobRef, expiresInSeconds = 3600): Promise<string> {
     return getSignedUrl(this.#s3, new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }), { expiresIn: expiresInSeconds });
   }

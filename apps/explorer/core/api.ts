@@ -37,9 +37,15 @@ export class ApiError extends Error {
   }
 }
 
-export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { 'x-api-key': credentials.apiKey, accept: 'application/json' };
+/** The headers that sign a request: the key, and the workspace it acts in. */
+export function authHeaders(credentials: Credentials): Record<string, string> {
+  const headers: Record<string, string> = { 'x-api-key': credentials.apiKey };
   if (credentials.workspaceId) headers['x-tenant-id'] = credentials.workspaceId;
+  return headers;
+}
+
+export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { ...authHeaders(credentials), accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
@@ -48,17 +54,24 @@ export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST
     throw new ApiError(0, 'NETWORK', `the tracing API could not be reached (${(err as Error).message})`);
   }
   const text = await res.text();
+  if (!res.ok) throw apiErrorOf(res, text);
+  try {
+    return (text ? JSON.parse(text) : null) as T;
+  } catch {
+    return null as T;
+  }
+}
+
+/** A failed answer as an ApiError: the API's code and message when it sent them, else the status and text. */
+export function apiErrorOf(res: Response, text: string): ApiError {
   let parsed: unknown = null;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
     /* not JSON: the text is the message */
   }
-  if (!res.ok) {
-    const p = (parsed ?? {}) as { code?: string; error?: string; message?: string; detail?: string };
-    throw new ApiError(res.status, p.code ?? p.error ?? `HTTP_${res.status}`, p.message ?? p.detail ?? (text || res.statusText));
-  }
-  return parsed as T;
+  const p = (parsed ?? {}) as { code?: string; error?: string; message?: string; detail?: string };
+  return new ApiError(res.status, p.code ?? p.error ?? `HTTP_${res.status}`, p.message ?? p.detail ?? (text || res.statusText));
 }
 
 // ---- the shapes the page reads ----

@@ -1,160 +1,174 @@
-// One trace: its runs as a tree (indented, in tree order: dotted_order sorts a trace's runs
-// parent before child, siblings by start), and the selected run's detail (j/k or the arrow keys
-// move through the tree). The trace and the selected run are in the URL. RunRedirect resolves a run link (/projects/:p/runs/:r, where the
-// API sends the clients' getRunUrl links) to its trace, polling while the run is not projected.
-import { useEffect, useState, type ReactNode } from 'react';
-import { ApiError, getRun, queryRuns, type Credentials, type Run } from '../core/api.ts';
+// One trace: its runs as a tree beside their waterfall (one virtualised list, see Waterfall.tsx),
+// read in one request with only the fields a row shows, and the selected run's detail, whose
+// payloads are read for that run alone (RunDetail.tsx). The trace and the selected run are in
+// the URL. Keyboard: j/k or ↓/↑ move, Enter or → expands (→ again goes to the first child), ←
+// collapses (or goes to the parent), / searches run names, Esc clears the search.
+// RunRedirect resolves a run link (/projects/:p/runs/:r, where the API sends the clients'
+// getRunUrl links) to its trace, polling while the run is not projected.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { ApiError, getRun, type Credentials } from '../core/api.ts';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { ProjectHeader } from '../core/ProjectHeader.tsx';
-import { count, latencyOf, seconds, when } from '../core/format.ts';
-import { linkProps, navigate, type Route } from '../core/route.ts';
-import { Status } from '../traces/TracesPage.tsx';
+import { count } from '../core/format.ts';
+import { navigate, type Route } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
-
-/** Pages of 100 runs (the API's page size): a trace of up to 10,000 runs is read whole. */
-const MAX_PAGES = 100;
-const SELECT = [
-  'id', 'trace_id', 'name', 'run_type', 'status', 'start_time', 'end_time', 'dotted_order', 'parent_run_id', 'inputs', 'outputs',
-  'error', 'tags', 'extra', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'total_cost',
-];
-
-async function traceRuns(credentials: Credentials, projectId: string, traceId: string): Promise<Run[]> {
-  const runs: Run[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await queryRuns(credentials, { session: [projectId], trace: traceId, order: 'asc', limit: 100, cursor, select: SELECT });
-    runs.push(...answer.runs);
-    cursor = answer.cursors.next;
-    if (!cursor) break;
-  }
-  return runs.sort((a, b) => (a.dotted_order ?? '').localeCompare(b.dotted_order ?? ''));
-}
-
-const depthOf = (run: Run) => (run.dotted_order ? run.dotted_order.split('.').length - 1 : 0);
+import { RunDetail } from './RunDetail.tsx';
+import { buildTree, visibleRows, type Tree } from './runTree.ts';
+import { traceTree } from './traceApi.ts';
+import { Waterfall } from './Waterfall.tsx';
+import './trace.css';
 
 export function TracePage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'trace' }> }) {
-  const { projectId, traceId, runId } = route;
-  const load = useLoad(() => traceRuns(credentials, projectId, traceId), [credentials, projectId, traceId]);
+  const { projectId, traceId } = route;
+  // Reload reads the tree again (a trace still running grows).
+  const [reads, setReads] = useState(0);
+  const reload = () => setReads((n) => n + 1);
+  const load = useLoad(() => traceTree(credentials, projectId, traceId).then(buildTree), [credentials, projectId, traceId, reads]);
+  return (
+    <section>
+      <ProjectHeader
+        credentials={credentials}
+        projectId={projectId}
+        tab="traces"
+        trail={<span data-testid="trace-name">{load.state === 'done' && load.value.nodes[0] ? load.value.nodes[0].run.name : traceId}</span>}
+      />
+      {load.state === 'loading' && <p className="muted">Loading trace…</p>}
+      {load.state === 'error' && <ErrorBox error={load.error} />}
+      {load.state === 'done' &&
+        (load.value.nodes.length === 0 ? (
+          <p className="empty card" data-testid="trace-empty">
+            This trace has no runs yet: its runs may still be on their way.{' '}
+            <button type="button" className="ghost small" onClick={reload}>
+              Reload
+            </button>
+          </p>
+        ) : (
+          <TraceView credentials={credentials} route={route} tree={load.value} onReload={reload} />
+        ))}
+    </section>
+  );
+}
+
+function TraceView({ credentials, route, tree, onReload }: { credentials: Credentials; route: Extract<Route, { page: 'trace' }>; tree: Tree; onReload: () => void }) {
+  const { projectId, traceId } = route;
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [search, setSearch] = useState('');
+  const searchBox = useRef<HTMLInputElement>(null);
+  const rows = useMemo(() => visibleRows(tree, collapsed, search), [tree, collapsed, search]);
+  const selected = (route.runId ? tree.byId.get(route.runId) : undefined) ?? tree.nodes[0]!;
   const select = (id: string) => navigate({ page: 'trace', projectId, traceId, runId: id }, { replace: true });
-  // j/k or the arrow keys move through the tree (not while typing in a field).
+  const toggle = (id: string, open?: boolean) =>
+    setCollapsed((now) => {
+      const next = new Set(now);
+      if (open ?? next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const matches = search.trim() ? rows.filter((r) => r.match).length : null;
+
+  // A run selected inside a collapsed subtree (a deep link, a search cleared) has its ancestors opened.
   useEffect(() => {
-    if (load.state !== 'done') return;
+    if (search.trim() || !selected.run.parent_run_ids.some((id) => collapsed.has(id))) return;
+    setCollapsed((now) => new Set([...now].filter((id) => !selected.run.parent_run_ids.includes(id))));
+  }, [selected, collapsed, search]);
+
+  useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.metaKey || e.ctrlKey || e.altKey) return;
-      const step = e.key === 'j' || e.key === 'ArrowDown' ? 1 : e.key === 'k' || e.key === 'ArrowUp' ? -1 : 0;
-      if (!step) return;
+      if (e.metaKey || e.ctrlKey || e.altKey) return;
+      const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement;
+      if (typing) {
+        if (e.target === searchBox.current && e.key === 'Escape') {
+          setSearch('');
+          searchBox.current.blur();
+        } else if (e.target === searchBox.current && e.key === 'Enter') {
+          const first = rows.find((r) => r.match);
+          if (first) select(first.node.run.id);
+          searchBox.current.blur();
+        }
+        return;
+      }
+      // Enter on a focused button or link is that control's.
+      if (e.key === 'Enter' && (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement)) return;
+      const at = rows.findIndex((r) => r.node.run.id === selected.run.id);
+      const row = rows[at];
+      const move = (to: number) => {
+        const target = rows[Math.min(rows.length - 1, Math.max(0, to))];
+        if (target) select(target.node.run.id);
+      };
+      switch (e.key) {
+        case 'j':
+        case 'ArrowDown':
+          move(at + 1);
+          break;
+        case 'k':
+        case 'ArrowUp':
+          move(at - 1);
+          break;
+        case 'Enter':
+        case 'ArrowRight':
+          if (row?.collapsed) toggle(row.node.run.id, true);
+          else if (e.key === 'ArrowRight' && row && row.node.childCount > 0) move(at + 1);
+          break;
+        case 'ArrowLeft':
+          if (row && row.node.childCount > 0 && !row.collapsed && !search.trim()) toggle(row.node.run.id, false);
+          else if (selected.parentId) select(selected.parentId);
+          break;
+        case '/':
+          searchBox.current?.focus();
+          break;
+        case 'Escape':
+          if (!search) return;
+          setSearch('');
+          break;
+        default:
+          return;
+      }
       e.preventDefault();
-      const runs = load.value;
-      const at = Math.max(0, runs.findIndex((r) => r.id === runId));
-      const next = runs[Math.min(runs.length - 1, Math.max(0, at + step))];
-      if (next) select(next.id);
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
   });
 
-  if (load.state === 'loading') return <p className="muted">Loading trace…</p>;
-  if (load.state === 'error') return <ErrorBox error={load.error} />;
-  const runs = load.value;
-  if (runs.length === 0) return <p className="empty card">This trace has no runs (yet): its runs may still be on their way.</p>;
-  const selected = runs.find((r) => r.id === runId) ?? runs[0]!;
-  const root = runs[0]!;
+  const collapsible = tree.nodes.filter((n) => n.childCount > 0).map((n) => n.run.id);
   return (
-    <section>
-      <ProjectHeader credentials={credentials} projectId={projectId} tab="traces" trail={<span data-testid="trace-name">{root.name}</span>} />
-      <div className="trace-layout">
-        <ol className="run-tree card" data-testid="run-tree">
-          {runs.map((run) => (
-            <li key={run.id}>
-              <button
-                type="button"
-                data-testid="tree-run"
-                data-run-id={run.id}
-                className={`tree-row${run.id === selected.id ? ' selected' : ''}`}
-                style={{ paddingLeft: 10 + depthOf(run) * 18 }}
-                onClick={() => select(run.id)}
-              >
-                <span className={`dot status-${run.status ?? 'pending'}`} />
-                <span className="run-name">{run.name}</span>
-                <span className="run-type">{run.run_type}</span>
-                <span className="run-latency">{seconds(latencyOf(run.start_time, run.end_time))}</span>
-              </button>
-            </li>
-          ))}
-        </ol>
-        <RunDetail run={selected} />
+    <>
+      <div className="trace-toolbar">
+        <input
+          ref={searchBox}
+          className="search trace-search"
+          type="search"
+          placeholder="Search runs by name  ( / )"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          data-testid="trace-search"
+          aria-label="Search runs by name"
+        />
+        {matches !== null && (
+          <span className="muted" data-testid="trace-search-count">
+            {matches === 0 ? 'no run matches' : `${count(matches)} ${matches === 1 ? 'run matches' : 'runs match'}`}
+          </span>
+        )}
+        <span className="toolbar-gap" />
+        <button type="button" className="ghost small" data-testid="trace-reload" onClick={onReload} title="Read the trace's runs again">
+          Reload
+        </button>
+        <button type="button" className="ghost small" data-testid="expand-all" onClick={() => setCollapsed(new Set())}>
+          Expand all
+        </button>
+        <button type="button" className="ghost small" data-testid="collapse-all" onClick={() => setCollapsed(new Set(collapsible))}>
+          Collapse all
+        </button>
+        <span className="muted keys" title="Keyboard">
+          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>→</kbd>/<kbd>←</kbd> open/close · <kbd>/</kbd> search
+        </span>
       </div>
-    </section>
+      <div className="trace-layout">
+        <Waterfall tree={tree} rows={rows} selectedId={selected.run.id} search={search} onSelect={select} onToggle={(id) => toggle(id)} />
+        <RunDetail key={selected.run.id} credentials={credentials} node={selected} traceId={traceId} />
+      </div>
+    </>
   );
 }
-
-function RunDetail({ run }: { run: Run }) {
-  const metadata = run.extra?.metadata;
-  return (
-    <article className="run-detail card" data-testid="run-detail" data-run-id={run.id}>
-      <header>
-        <h2 data-testid="run-detail-name">{run.name}</h2>
-        <Status status={run.status} />
-        <span className="run-type">{run.run_type}</span>
-      </header>
-      <dl className="facts">
-        <dt>Start</dt>
-        <dd>{when(run.start_time)}</dd>
-        <dt>Latency</dt>
-        <dd>{seconds(latencyOf(run.start_time, run.end_time))}</dd>
-        <dt>Tokens</dt>
-        <dd data-testid="run-tokens">
-          {count(run.total_tokens)}
-          {run.total_tokens != null && ` (${count(run.prompt_tokens)} prompt, ${count(run.completion_tokens)} completion)`}
-        </dd>
-        <dt>Run id</dt>
-        <dd>
-          <code>{run.id}</code>
-        </dd>
-      </dl>
-      {run.tags && run.tags.length > 0 && (
-        <div className="tags">
-          {run.tags.map((t) => (
-            <span className="tag" key={t}>
-              {t}
-            </span>
-          ))}
-        </div>
-      )}
-      {run.error && (
-        <Block title="Error">
-          <pre className="error-text" data-testid="run-error">
-            {run.error}
-          </pre>
-        </Block>
-      )}
-      <Block title="Inputs">
-        <Json value={run.inputs} testId="run-inputs" />
-      </Block>
-      <Block title="Outputs">
-        <Json value={run.outputs} testId="run-outputs" />
-      </Block>
-      {metadata && Object.keys(metadata).length > 0 && (
-        <Block title="Metadata">
-          <Json value={metadata} testId="run-metadata" />
-        </Block>
-      )}
-    </article>
-  );
-}
-
-const Block = ({ title, children }: { title: string; children: ReactNode }) => (
-  <section className="block">
-    <h3>{title}</h3>
-    {children}
-  </section>
-);
-
-const Json = ({ value, testId }: { value: unknown; testId: string }) => (
-  <pre className="json" data-testid={testId}>
-    {value === undefined || value === null ? '—' : JSON.stringify(value, null, 2)}
-  </pre>
-);
 
 /** How long a run link waits for its run to be projected (the clients print the link as they send the run). */
 const POLL_ATTEMPTS = 30;

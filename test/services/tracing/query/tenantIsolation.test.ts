@@ -144,6 +144,8 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
     ...runParts([...t, ...u, ...s, ...d]),
     feedbackPart({ run_id: t[0]!.id, trace_id: t[0]!.id, key: feedbackKey, score: 1 }, feedback.root),
     feedbackPart({ run_id: t[1]!.id, trace_id: t[0]!.id, key: feedbackKey, score: 0.5 }, feedback.llm),
+    { name: `attachment.${t[2]!.id}.notes`, body: `notes of ${label}`, contentType: 'text/plain' },
+    { name: `attachment.${u[0]!.id}.notes`, body: `u notes of ${label}`, contentType: 'text/plain' },
   ]);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   const deletableFeedback: Record<string, string> = {};
@@ -246,6 +248,28 @@ const CASES: Record<string, Probe[]> = {
       other: (res, as, _of, what) => {
         expectStatus(res, 200, what);
         expect(res.body, what).toMatchObject({ id: as.u, session_id: as.project.id, tags: [as.label] });
+      },
+    },
+  ],
+  'GET /runs/{run_id}/attachments/{name}': [
+    {
+      label: "an attachment of the other workspace's run",
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/runs/${of.t.tool}/attachments/notes` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, what).toBe(`notes of ${of.label}`);
+      },
+    },
+    {
+      label: 'a run id both workspaces use: each downloads its own',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/runs/${of.u}/attachments/notes` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, what).toBe(`u notes of ${of.label}`);
+      },
+      other: (res, as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, what).toBe(`u notes of ${as.label}`);
       },
     },
   ],
