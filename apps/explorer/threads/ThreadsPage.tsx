@@ -10,7 +10,7 @@ import { ProjectHeader } from '../core/ProjectHeader.tsx';
 import { DEFAULT_TIME_RANGE, linkProps, navigate, type Route, type TimeRange } from '../core/route.ts';
 import { rangeLabel, rangeStart, TimeRangeSelect } from '../core/TimeRangeSelect.tsx';
 import { useLoad } from '../core/useLoad.ts';
-import { previewOf } from './chatMessages.ts';
+import { previewOf } from '../core/messages.ts';
 import { ChatText } from './ChatText.tsx';
 import { queryThreads, rootPayloads, threadStats, threadTurns, type ThreadItem } from './threadsApi.ts';
 import './threads.css';

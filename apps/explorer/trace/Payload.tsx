@@ -2,7 +2,7 @@
 // with their arguments), as a retriever's documents when they are those, as indented JSON with
 // its keys and values coloured, or as the raw JSON text; a copy button takes the JSON.
 import { useState, type ReactNode } from 'react';
-import { findDocuments, findMessages, type ChatMessage, type RetrievedDocument } from './messages.ts';
+import { findDocuments, findMessages, type ChatMessage, type RetrievedDocument } from '../core/messages.ts';
 
 type Mode = 'messages' | 'documents' | 'pretty' | 'raw';
 

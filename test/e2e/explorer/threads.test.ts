@@ -54,6 +54,9 @@ beforeAll(async () => {
     history.push({ role: 'user', content: question });
     await turn({ messages: [...history] });
     history.push({ role: 'assistant', content: answer });
+    // The client stamps start times in milliseconds: turns in one millisecond would be ordered by
+    // trace id, not by when they were asked (a person's turns are seconds apart).
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
   // Another conversation, grouped by session_id, and a trace in no thread.
   await traceable(async (q: string) => `answer to ${q}`, { ...options, name: 'lookup', metadata: { session_id: otherThread } })('Lone question');

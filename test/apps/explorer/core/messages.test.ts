@@ -1,8 +1,8 @@
-// Chat messages in run payloads (apps/explorer/trace/messages.ts), in the shapes the clients send:
+// Chat messages in run payloads (apps/explorer/core/messages.ts), in the shapes the clients send:
 // OpenAI dicts with tool calls, LangChain dicts and serialised messages, LLM generations, OpenAI
 // choices; and values that are not messages stay JSON (null). A retriever's documents likewise.
 import { describe, expect, test } from 'vitest';
-import { findDocuments, findMessages } from '../../../../apps/explorer/trace/messages.ts';
+import { findDocuments, findMessages, previewOf } from '../../../../apps/explorer/core/messages.ts';
 
 const lc = (cls: string, kwargs: Record<string, unknown>) => ({ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', cls], kwargs });
 
@@ -62,5 +62,38 @@ describe('findDocuments', () => {
   test('anything else is not documents', () => {
     for (const value of [null, { documents: [] }, { documents: [{ text: 'a' }] }, { documents: [{ page_content: 'a' }, 'b'] }, ['a']])
       expect(findDocuments(value), JSON.stringify(value)).toBeNull();
+  });
+});
+
+describe('findMessages: the shapes the threads view reads', () => {
+  test.each([
+    ['a list of OpenAI-style messages', { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] }, [['user', 'Hi'], ['assistant', 'Hello']]],
+    ["one message (a chat turn's output)", { role: 'assistant', content: 'Done.' }, [['assistant', 'Done.']]],
+    ['LangChain messages, batched', { messages: [[{ type: 'human', content: 'Q' }, { type: 'ai', content: 'A' }]] }, [['user', 'Q'], ['assistant', 'A']]],
+    ['LangChain serialised', { messages: [{ lc: 1, type: 'constructor', id: ['langchain', 'schema', 'SystemMessage'], kwargs: { content: 'Be brief' } }] }, [['system', 'Be brief']]],
+    ['content parts', { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, [['user', 'a\nb']]],
+    ['an image part without text', { role: 'user', content: [{ type: 'image_url', image_url: 'x' }] }, [['user', '[image_url]']]],
+  ])('%s', (_name, payload, expected) => {
+    expect(findMessages(payload)?.map((m) => [m.role, m.content])).toEqual(expected);
+  });
+
+  test.each([
+    ['plain fields', { question: 'Q', k: 3 }],
+    ['a message list with a non-message in it', { messages: [{ role: 'user', content: 'Hi' }, { foo: 1 }] }],
+    ['a string', 'text'],
+    ['null', null],
+  ])('none in %s', (_name, payload) => {
+    expect(findMessages(payload)).toBeNull();
+  });
+});
+
+describe('previewOf', () => {
+  test('the last message, the sole string, or the JSON; one line, shortened', () => {
+    expect(previewOf({ messages: [{ role: 'user', content: 'first' }, { role: 'user', content: 'last\n  line' }] })).toBe('last line');
+    expect(previewOf({ role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'search', args: { q: 'x' } }] })).toBe('search(…)');
+    expect(previewOf({ output: 'answer' })).toBe('answer');
+    expect(previewOf({ a: 1, b: 'x' })).toBe('{"a":1,"b":"x"}');
+    expect(previewOf({ q: 'x'.repeat(200) }, 10)).toBe(`${'x'.repeat(9)}…`);
+    expect(previewOf(undefined)).toBe('');
   });
 });

@@ -3,7 +3,8 @@
 // serialised LangChain messages ({lc: 1, id: [..., 'AIMessage'], kwargs}), found under `messages`
 // (a list, or a list of lists), LangChain `generations`, OpenAI `choices`, or as the value itself.
 // Null when the value holds no messages: the page then shows JSON only. Also a retriever's
-// documents ({page_content, metadata}, under `documents` or as the value itself).
+// documents ({page_content, metadata}, under `documents` or as the value itself), and a payload's
+// one-line preview. The one reader of the trace view's run detail and the threads view's turns.
 
 export interface ToolCall {
   id: string | null;
@@ -146,4 +147,22 @@ export function findDocuments(value: unknown): RetrievedDocument[] | null {
     out.push({ content: d.page_content, metadata: isObject(d.metadata) ? d.metadata : null });
   }
   return out;
+}
+
+/** The one string of a payload like {question: "…"} or {output: "…"} (or the string itself); null otherwise. */
+export function soleText(payload: unknown): string | null {
+  if (typeof payload === 'string') return payload;
+  if (!isObject(payload)) return null;
+  const values = Object.values(payload);
+  return values.length === 1 && typeof values[0] === 'string' ? values[0] : null;
+}
+
+/** A one-line preview: the last message's text (or the sole string, or the JSON), shortened. */
+export function previewOf(payload: unknown, max = 120): string {
+  if (payload === undefined || payload === null) return '';
+  const messages = findMessages(payload);
+  const last = messages?.at(-1);
+  const text = last ? last.content || last.toolCalls.map((c) => `${c.name}(…)`).join(' ') : (soleText(payload) ?? JSON.stringify(payload));
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
