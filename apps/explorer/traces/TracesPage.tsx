@@ -86,7 +86,8 @@ export function TracesPage({ credentials, route }: { credentials: Credentials; r
         </p>
       )}
       <div className="traces-toolbar">
-        <LiveTraces live={live} active={!cursor && windowIsOpen(route)} onShow={() => setReads((n) => n + 1)} />
+        {/* Nothing to say about new traces while the view itself cannot be read. */}
+        {page.state === 'error' ? <span /> : <LiveTraces live={live} active={!cursor && windowIsOpen(route)} onShow={() => setReads((n) => n + 1)} />}
         <ExportBar credentials={credentials} request={request} selected={selected} projectId={projectId} onClearSelection={() => go({ selected: undefined, cursor }, { replace: true })} />
       </div>
       {page.state === 'loading' && !shownPage && <p className="muted">Loading traces…</p>}

@@ -161,6 +161,7 @@ describe('the traces table', () => {
     const bad = await api('/api/v2/traces/query', { method: 'POST', apiKey: workspace.apiKey, json: { project_id: projectId, trace_filter: composed } });
     expect(bad.body.error).toBe('INVALID_FILTER');
     expect(await page.getByTestId('filter-error').textContent()).toBe(bad.body.detail);
+    expect(await page.getByTestId('live-status').count()).toBe(0); // no live line for a view that cannot be read
     await shot('05b-bad-filter');
     expect(problems).toEqual([]);
     await page.close();
