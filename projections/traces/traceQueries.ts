@@ -65,9 +65,26 @@ export function traceSummaryFromClickHouse(r: Record<string, unknown>): TraceSum
   };
 }
 
-/** Where the previous page ended: traces are ordered by (start_time, trace_id), newest first. */
+/** What a project's traces can be ordered by (then by trace_id, the same way). */
+export const TRACE_SORTS = ['start_time', 'latency', 'total_tokens', 'total_cost'] as const;
+export type TraceSort = (typeof TRACE_SORTS)[number];
+export type SortOrder = 'asc' | 'desc';
+
+/**
+ * Each order's key as an integer expression of the trace row, so a cursor holds it exactly:
+ * latency in microseconds (a trace still running, with no end yet, as -1: the shortest), cost
+ * in nano-units (a Float64 literal need not parse back to the same double on every release).
+ */
+const SORT_KEYS: Record<TraceSort, Sql> = {
+  start_time: raw('start_time'),
+  latency: raw('ifNull(end_time - start_time, -1)'),
+  total_tokens: raw('toInt64(total_tokens)'),
+  total_cost: raw('toInt64(round(total_cost * 1000000000))'),
+};
+
+/** Where the previous page ended: the last trace's sort key and id. */
 export interface TracePageKey {
-  startTime: number;
+  value: number;
   traceId: string;
 }
 
@@ -81,13 +98,26 @@ export interface TracePageQuery {
   /** true: traces whose root run errored; false: the others. */
   hasError?: boolean | undefined;
   traceIds?: readonly string[] | undefined;
+  /** More conditions on the trace row (e.g. the filter language's, as `trace_id IN (…)` over runs). */
+  conditions?: readonly Sql[] | undefined;
+  /** Default: start_time, newest first. */
+  sortBy?: TraceSort | undefined;
+  order?: SortOrder | undefined;
   after?: TracePageKey | undefined;
   limit: number;
 }
 
+/** A trace of a page with its sort key (for the next page's cursor). */
+export interface SortedTrace {
+  trace: TraceSummary;
+  key: number;
+}
+
 const uuids = (ids: readonly string[]): Sql => join(ids.map((id) => sql`toUUID(${id})`));
 
-export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: TracePageQuery): Promise<TraceSummary[]> {
+export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: TracePageQuery): Promise<SortedTrace[]> {
+  const key = SORT_KEYS[q.sortBy ?? 'start_time'];
+  const desc = (q.order ?? 'desc') === 'desc';
   const where: Sql[] = [
     sql`tenant_id = toUUID(${q.tenantId})`,
     sql`session_id IN (${uuids(q.projectIds)})`,
@@ -96,8 +126,13 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   if (q.threadId !== undefined) where.push(sql`thread_id = ${q.threadId}`);
   if (q.hasError !== undefined) where.push(q.hasError ? sql`status = 'error'` : sql`status != 'error'`);
   if (q.traceIds?.length) where.push(sql`trace_id IN (${uuids(q.traceIds)})`);
-  if (q.after) where.push(sql`(start_time < ${q.after.startTime} OR (start_time = ${q.after.startTime} AND trace_id < toUUID(${q.after.traceId})))`);
-  return tracePage(ch, tables, q.tenantId, where, raw('start_time DESC, trace_id DESC'), q.limit);
+  where.push(...(q.conditions ?? []));
+  if (q.after) {
+    const past = raw(desc ? '<' : '>');
+    where.push(sql`(${key} ${past} ${q.after.value} OR (${key} = ${q.after.value} AND trace_id ${past} toUUID(${q.after.traceId})))`);
+  }
+  const dir = raw(desc ? 'DESC' : 'ASC');
+  return sortedTracePage(ch, tables, q.tenantId, where, key, sql`sort_key ${dir}, trace_id ${dir}`, q.limit);
 }
 
 /**
@@ -107,9 +142,22 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
  * `order` is constant SQL.
  */
 export async function tracePage(ch: ClickHouseClient, tables: Pick<ReadModelTables, 'traces'>, tenantId: string, where: readonly Sql[], order: Sql, limit: number): Promise<TraceSummary[]> {
+  return (await sortedTracePage(ch, tables, tenantId, where, raw('0'), order, limit)).map((t) => t.trace);
+}
+
+/** tracePage, each trace with the value of `key` (an expression of the row; `sort_key` in `order`). */
+async function sortedTracePage(
+  ch: ClickHouseClient,
+  tables: Pick<ReadModelTables, 'traces'>,
+  tenantId: string,
+  where: readonly Sql[],
+  key: Sql,
+  order: Sql,
+  limit: number,
+): Promise<SortedTrace[]> {
   const table = ident(tables.traces);
-  const keys = await ch.query<{ trace_id: string }>(
-    sql`SELECT trace_id FROM ${table} FINAL WHERE ${join(where, ' AND ')} ORDER BY ${order} LIMIT ${limit}`,
+  const keys = await ch.query<{ trace_id: string; sort_key: unknown }>(
+    sql`SELECT trace_id, ${key} AS sort_key FROM ${table} FINAL WHERE ${join(where, ' AND ')} ORDER BY ${order} LIMIT ${limit}`,
   );
   if (keys.length === 0) return [];
   const rows = await ch.query(
@@ -123,7 +171,7 @@ export async function tracePage(ch: ClickHouseClient, tables: Pick<ReadModelTabl
   }
   return keys.flatMap((k) => {
     const r = newest.get(k.trace_id);
-    return r ? [traceSummaryFromClickHouse(r)] : [];
+    return r ? [{ trace: traceSummaryFromClickHouse(r), key: num(k.sort_key) }] : [];
   });
 }
 

@@ -188,6 +188,12 @@ async function readThroughApi(): Promise<void> {
   await ok('GET', `/runs/${ID.t1llm}`);
   const first = await ok('POST', '/runs/query', { session: [project.alpha], limit: 2 });
   await ok('POST', '/runs/query', { session: [project.alpha], limit: 2, cursor: first.cursors.next });
+  // The traces table of the explorer: sorted, filtered by the filter language, paged.
+  const traces = { project_id: project.alpha, min_start_time: at(-3600), max_start_time: at(3600), page_size: 1 };
+  for (const sort_by of ['latency', 'total_tokens', 'total_cost']) {
+    const page = await ok('POST', '/api/v2/traces/query', { ...traces, sort_by, trace_filter: 'eq(run_type, "chain")', tree_filter: 'has(tags, "prod")' });
+    if (page.next_cursor) await ok('POST', '/api/v2/traces/query', { ...traces, sort_by, trace_filter: 'eq(run_type, "chain")', cursor: page.next_cursor });
+  }
   await ok('GET', `/feedback?session=${project.alpha}`);
   await ok('GET', `/feedback/${ID.fGood}`);
 }
@@ -211,8 +217,10 @@ async function readDirectly(full: boolean): Promise<void> {
     await tracePageQuery(ch, T, { tenantId, projectIds: [project.alpha, project.beta], ...window, limit: 10 });
     await tracePageQuery(ch, T, {
       tenantId, projectIds: [project.alpha], ...window, threadId: 'thread-1', hasError: false, traceIds: [ID.t1, ID.t2],
-      after: { startTime: BASE + 61e6, traceId: ID.t2 }, limit: 10,
+      after: { value: BASE + 61e6, traceId: ID.t2 }, limit: 10,
     });
+    for (const sortBy of ['latency', 'total_tokens', 'total_cost'] as const)
+      await tracePageQuery(ch, T, { tenantId, projectIds: [project.alpha], ...window, sortBy, order: 'asc', after: { value: 1, traceId: ID.t1 }, limit: 10 });
   });
   await as('tracePage', () => tracePage(ch, T, tenantId, [sql`tenant_id = toUUID(${tenantId})`], sql`start_time, trace_id`, 3));
   await as('traceRunsQuery', () =>

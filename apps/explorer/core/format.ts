@@ -4,7 +4,9 @@ export const dash = '—';
 
 export function seconds(value: number | null | undefined): string {
   if (value == null) return dash;
-  return value < 1 ? `${Math.round(value * 1000)} ms` : `${value.toFixed(2)} s`;
+  // Rounded first, so 0.9999 s reads 1.00 s, not 1000 ms.
+  const ms = Math.round(value * 1000);
+  return ms < 1000 ? `${ms} ms` : `${value.toFixed(2)} s`;
 }
 
 export function latencyOf(start: string, end: string | null | undefined): number | null {

@@ -1,12 +1,13 @@
 // The explorer's client-side routes under /ui/: every view is a URL (a link reproduces it), read
 // from and written to the History API. No router library: a handful of paths.
 import { useEffect, useState, type MouseEvent } from 'react';
+import { tracesViewOf, tracesViewParams, type TracesView } from '../traces/traceView.ts';
 
 export const BASE = '/ui/';
 
 export type Route =
   | { page: 'projects'; search: string }
-  | { page: 'traces'; projectId: string; filter: string; cursor: string | null }
+  | ({ page: 'traces'; projectId: string; filter: string; cursor: string | null } & TracesView)
   | { page: 'trace'; projectId: string; traceId: string; runId: string | null }
   /** A run link (the clients' getRunUrl, redirected by the API): resolved to its trace. */
   | { page: 'run'; projectId: string; runId: string; workspaceId: string | null }
@@ -41,7 +42,7 @@ export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Rou
     if (parts[2] === 'analytics') return { page: 'analytics', projectId, range: timeRangeParam(params.get('range')) };
     if (parts[2] === 'traces' && parts[3]) return { page: 'trace', projectId, traceId: parts[3], runId: params.get('run') };
     if (parts[2] === 'runs' && parts[3]) return { page: 'run', projectId, runId: parts[3], workspaceId: params.get('workspace') };
-    return { page: 'traces', projectId, filter: params.get('filter') ?? '', cursor: params.get('cursor') };
+    return { page: 'traces', projectId, filter: params.get('filter') ?? '', cursor: params.get('cursor'), ...tracesViewOf(params) };
   }
   return { page: 'projects', search: params.get('q') ?? '' };
 }
@@ -57,7 +58,7 @@ export function routeUrl(route: Route): string {
     case 'projects':
       return `${BASE}${query({ q: route.search })}`;
     case 'traces':
-      return `${BASE}projects/${route.projectId}${query({ filter: route.filter, cursor: route.cursor })}`;
+      return `${BASE}projects/${route.projectId}${query({ filter: route.filter, ...tracesViewParams(route), cursor: route.cursor })}`;
     case 'trace':
       return `${BASE}projects/${route.projectId}/traces/${route.traceId}${query({ run: route.runId })}`;
     case 'run':

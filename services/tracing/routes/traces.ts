@@ -15,10 +15,15 @@ import {
   traceExistsQuery,
   tracePageQuery,
   traceRunsQuery,
+  TRACE_SORTS,
   type RunColumn,
+  type SortOrder,
   type TracePageKey,
+  type TraceSort,
   type TraceSummary,
 } from '../../../projections/traces/traceQueries.ts';
+import { parseFilter } from '../../../projections/runs/filter/filterParser.ts';
+import { compileTraceCondition } from '../../../projections/runs/filter/filterSql.ts';
 import { runColumnsFor, runItemV2, runResponse, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../../../platform/time.ts';
@@ -215,9 +220,33 @@ interface TraceQueryBody {
   trace_ids?: string[];
   thread_id?: string;
   has_error?: boolean;
+  trace_filter?: string;
+  tree_filter?: string;
+  sort_by?: TraceSort;
+  sort_order?: SortOrder;
   cursor?: string;
   page_size?: number;
   [unsupported: string]: unknown;
+}
+
+/**
+ * A traces cursor: the order it was issued for and the last trace's key in it. A cursor of an
+ * earlier release ({t, id}) is a start_time, newest-first one.
+ */
+function traceCursorKey(cursor: unknown, sortBy: TraceSort, order: SortOrder): TracePageKey | undefined {
+  let issuedFor = 'start_time desc';
+  const key = decodeCursor<TracePageKey>(cursor, (raw) => {
+    if (raw.s === undefined) {
+      const k = timeIdKey(raw);
+      return k && { value: k.time, traceId: k.id };
+    }
+    issuedFor = `${String(raw.s)} ${String(raw.o)}`;
+    const id = typeof raw.id === 'string' ? toUuid(raw.id) : null;
+    return Number.isSafeInteger(raw.v) && id ? { value: raw.v as number, traceId: id } : null;
+  });
+  if (key && issuedFor !== `${sortBy} ${order}`)
+    throw errors.badRequest(`cursor was issued for sort ${issuedFor}; send the same sort_by and sort_order to continue`);
+  return key;
 }
 
 export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -231,8 +260,11 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
         description:
           'Traces whose root started in [min_start_time, max_start_time) (default: the last 24 hours). Without `selects`, ' +
           '`root_run` carries every field the trace row holds (name, type, status, times, project, thread, tags, usage); ' +
-          '`trace_aggregates` always carries `run_count` and `error_count`. `trace_filter`, `tree_filter` and `ai_search` ' +
-          'are not supported (400). With `Accept: text/event-stream` the page is streamed as JSON Patch events (docs/read-api.md); ' +
+          '`trace_aggregates` always carries `run_count` and `error_count`. `trace_filter` (the root run must match) and ' +
+          '`tree_filter` (some run of the trace must match) take the filter language; `ai_search` is not supported (400). ' +
+          'Extension: `sort_by` (start_time, latency, total_tokens, total_cost) and `sort_order` (desc, asc), then by trace id; ' +
+          'a cursor continues the order it was issued for. ' +
+          'With `Accept: text/event-stream` the page is streamed as JSON Patch events (docs/read-api.md); ' +
           '406 when Accept admits neither JSON nor that.',
         body: {
           type: 'object',
@@ -245,6 +277,10 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
             trace_ids: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
             thread_id: { type: 'string', description: 'only traces of this thread (extension)' },
             has_error: { type: 'boolean', description: 'only traces whose root run errored (true) or did not (false) (extension)' },
+            trace_filter: { type: 'string', description: 'filter language; the root run must match, e.g. eq(status, "error")' },
+            tree_filter: { type: 'string', description: 'filter language; some run of the trace must match' },
+            sort_by: { type: 'string', enum: TRACE_SORTS, description: 'order of the traces (extension); default start_time' },
+            sort_order: { type: 'string', enum: ['desc', 'asc'], description: 'default desc (extension)' },
             cursor: { type: 'string' },
             page_size: pageSizeSchema,
           },
@@ -261,7 +297,7 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async (request, reply) => {
       const form = queryAnswerForm(request);
       const body = request.body ?? {};
-      rejectUnsupported(body, ['trace_filter', 'tree_filter', 'ai_search', 'min_feedback_modified_at', 'max_feedback_modified_at']);
+      rejectUnsupported(body, ['ai_search', 'min_feedback_modified_at', 'max_feedback_modified_at']);
       const tenantId = tenantOf(request);
       const projectIds = [...new Set([...(body.project_id !== undefined ? [body.project_id] : []), ...(body.project_ids ?? [])])].map((p) => uuidInput(p, 'project_id'));
       if (projectIds.length === 0) throw errors.badRequest('project_id is required');
@@ -270,12 +306,20 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const pageSize = pageSizeInput(body.page_size);
       const traceIds = body.trace_ids?.map((id, i) => uuidInput(id, `trace_ids[${i}]`));
       const selects = body.selects ? [...new Set(body.selects)] : null;
+      const sortBy = body.sort_by ?? 'start_time';
+      const order = body.sort_order ?? 'desc';
+      traceCursorKey(body.cursor, sortBy, order); // a bad cursor is a 400 before any stream
+      // Parsed here so a bad filter is a 400 (INVALID_FILTER) before any query; compiled as
+      // `trace_id IN (matching runs)`, exactly (FINAL), within the asked projects.
+      const scope = { tenantId, runsTable: deps.tables.runs, feedbackTable: deps.tables.feedback, sessionIds: projectIds, exact: true, traceIds: null };
+      const conditions = (['trace_filter', 'tree_filter'] as const).flatMap((field) => {
+        const text = body[field];
+        if (text === undefined || text.trim() === '') return [];
+        return [compileTraceCondition(parseFilter(text, field), scope, { root: field === 'trace_filter', where: field }).sql];
+      });
       const read: PageReader = async (cursor, limit) => {
-        const after = decodeCursor<TracePageKey>(cursor, (raw) => {
-          const k = timeIdKey(raw);
-          return k && { startTime: k.time, traceId: k.id };
-        });
-        const traces = await tracePageQuery(deps.ch, deps.tables, {
+        const after = traceCursorKey(cursor, sortBy, order);
+        const sorted = await tracePageQuery(deps.ch, deps.tables, {
           tenantId,
           projectIds,
           minStartTime: window.min,
@@ -283,18 +327,22 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
           threadId: body.thread_id,
           hasError: body.has_error,
           traceIds,
+          conditions,
+          sortBy,
+          order,
           after,
           limit: limit + 1,
         });
-        const page = traces.slice(0, limit);
+        const page = sorted.slice(0, limit).map((s) => s.trace);
         const roots = await rootRuns(deps, tenantId, page, selects ? selects.filter((f) => !AGGREGATE_SELECTS.has(f)) : DEFAULT_ROOT_SELECTS);
         const items = page.map((t) => ({
           root_run: roots.get(t.trace_id) ?? { id: t.trace_id },
           trace_aggregates: traceAggregates(t, selects),
           query_metadata: null,
         }));
-        const last = page[page.length - 1];
-        return { items, next: traces.length > limit && last ? encodeCursor({ t: last.start_time, id: last.trace_id }) : null };
+        const last = sorted[page.length - 1];
+        const next = sorted.length > limit && last ? encodeCursor({ s: sortBy, o: order, v: last.key, id: last.trace.trace_id }) : null;
+        return { items, next };
       };
       return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize, maxPerRead: MAX_PAGE_SIZE, read });
     },

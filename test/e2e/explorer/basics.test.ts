@@ -135,7 +135,7 @@ describe('the explorer in a browser', () => {
     await page.getByTestId('filter-input').fill('eq(name,');
     await page.getByTestId('filter-apply').click();
     await page.getByTestId('filter-error').waitFor();
-    const badFilter = await api('/runs/query', { apiKey: workspace.apiKey, method: 'POST', json: { filter: 'eq(name,' } });
+    const badFilter = await api('/api/v2/traces/query', { apiKey: workspace.apiKey, method: 'POST', json: { project_id: await projectIdOf(projectName), trace_filter: 'eq(name,' } });
     expect(badFilter.body.error).toBe('INVALID_FILTER');
     expect(await page.getByTestId('filter-error').textContent()).toBe(badFilter.body.detail);
     await shot(page, '05-bad-filter');

@@ -514,6 +514,18 @@ const CASES: Record<string, Probe[]> = {
       },
     },
     {
+      label: 'the caller’s project with trace_filter and tree_filter naming the other’s runs',
+      request: (as, of) => ({
+        method: 'POST', path: '/api/v2/traces/query',
+        json: { project_id: as.project.id, trace_filter: `eq(id, "${of.t.root}")`, tree_filter: `eq(id, "${of.t.tool}")` },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect((res.body.items ?? []).map((i: { root_run: { id: string } }) => i.root_run.id), show(what, res)).toEqual([of.t.root]);
+      },
+      other: noItems,
+    },
+    {
       label: 'the caller’s project with the other’s trace_ids',
       request: (as, of) => ({ method: 'POST', path: '/api/v2/traces/query', json: { project_id: as.project.id, trace_ids: [of.t.root] } }),
       owner: (res, of, what) => {

@@ -255,6 +255,48 @@ describe('POST /api/v2/traces/query', () => {
     expect(early.body.items).toHaveLength(3); // starts at 0, 10 and 20 minutes; 30 is excluded
   });
 
+  test('sort_by latency, tokens or cost, either way, paged by cursor: each trace once, in order', async () => {
+    const latency = (m: Made) => (m.latency === null ? -1 : m.latency); // still running: the shortest
+    const cases = [
+      { sort_by: 'latency', sort_order: 'desc', key: latency },
+      { sort_by: 'latency', sort_order: 'asc', key: latency },
+      { sort_by: 'total_tokens', sort_order: 'asc', key: (m: Made) => m.total_tokens },
+      { sort_by: 'total_cost', sort_order: 'desc', key: (m: Made) => m.total_cost },
+      { sort_by: 'start_time', sort_order: 'asc', key: (m: Made) => m.start_time },
+    ] as const;
+    for (const c of cases) {
+      const paged = await allPages('/api/v2/traces/query', { ...WINDOW, project_id: projectA, page_size: 7, sort_by: c.sort_by, sort_order: c.sort_order });
+      const sign = c.sort_order === 'desc' ? -1 : 1;
+      const expected = [...made].sort((a, b) => sign * (c.key(a) - c.key(b)) || sign * (a.trace_id < b.trace_id ? -1 : 1));
+      if (c.sort_by === 'start_time') {
+        // Six traces share a start time: they are ordered by id, which ClickHouse compares its own way (UUID halves).
+        expect(paged.items.map((i) => Date.parse(i.root_run.start_time))).toEqual(expected.map((m) => m.start_time / 1000));
+        expect(new Set(paged.items.map((i) => i.root_run.id)).size).toBe(25);
+      } else expect(paged.items.map((i) => i.root_run.id), `${c.sort_by} ${c.sort_order}`).toEqual(expected.map((m) => m.trace_id));
+    }
+  });
+
+  test('a cursor continues only the sort it was issued for; a bad sort is a 400 naming it', async () => {
+    const first = await postTraces({ project_id: projectA, page_size: 5, sort_by: 'latency' });
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const mixed = await postTraces({ project_id: projectA, cursor: first.body.next_cursor, sort_by: 'total_cost' });
+    expect(mixed).toEqual({ status: 400, body: expect.objectContaining({ error: 'BAD_REQUEST', detail: expect.stringContaining('issued for sort latency desc') }) });
+    const bad = await postTraces({ project_id: projectA, sort_by: 'name' });
+    expect(bad).toEqual({ status: 400, body: expect.objectContaining({ error: 'BAD_REQUEST', detail: expect.stringMatching(/sort_by.*start_time, latency, total_tokens, total_cost/) }) });
+    expect((await postTraces({ project_id: projectA, sort_order: 'up' })).body.detail).toMatch(/sort_order.*desc, asc/);
+  });
+
+  test('trace_filter: the root run must match; tree_filter: some run of the trace must; a bad filter is INVALID_FILTER', async () => {
+    const ids = async (body: Record<string, unknown>) => (await postTraces({ project_id: projectA2, ...body })).body.items.map((i: any) => i.root_run.id);
+    expect(await ids({ trace_filter: 'eq(name, "root")' })).toEqual([tree.trace_id]);
+    expect(await ids({ trace_filter: 'eq(name, "b")' })).toEqual([]);
+    expect(await ids({ tree_filter: 'eq(name, "b")' })).toEqual([tree.trace_id]);
+    expect(await ids({ tree_filter: 'and(eq(status, "error"), eq(name, "a"))' })).toEqual([]);
+    expect((await ids({})).length).toBe(2);
+    const bad = await postTraces({ project_id: projectA2, trace_filter: 'eq(name,' });
+    expect(bad).toEqual({ status: 400, body: expect.objectContaining({ error: 'INVALID_FILTER', detail: expect.stringContaining('trace_filter') }) });
+  });
+
   test('another workspace: its project is 404, and its traces never show', async () => {
     expect((await postTraces({ project_id: projectB })).status).toBe(404);
     expect((await postTraces({ project_id: projectA }, tenantB)).status).toBe(404);
@@ -268,7 +310,8 @@ describe('POST /api/v2/traces/query', () => {
     [{ project_id: projectA, page_size: 0 }, /page_size/],
     [{ project_id: projectA, page_size: 101 }, /page_size/],
     [{ project_id: projectA, cursor: 'garbage' }, /cursor/],
-    [{ project_id: projectA, trace_filter: 'eq(status, "error")' }, /trace_filter is not supported/],
+    [{ project_id: projectA, ai_search: 'slow traces' }, /ai_search is not supported/],
+    [{ project_id: projectA, sort_by: 'latency', cursor: 'eyJ0IjoxLCJpZCI6IngifQ' }, /cursor/],
     [{ project_id: projectA, selects: ['NOT_A_FIELD'] }, /selects/],
     [{ project_id: projectA, min_start_time: 'yesterday' }, /min_start_time/],
     [{ project_id: projectA, min_start_time: iso(T0), max_start_time: iso(T0) }, /before/],
