@@ -431,6 +431,17 @@ const CASES: Record<string, Probe[]> = {
       },
     },
   ],
+  'POST /sessions/activity': [
+    {
+      label: 'the other project',
+      request: (_as, of, prefix) => ({ method: 'POST', path: `${prefix}/sessions/activity`, json: { session: [of.project.id] } }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        const counts: number[] = res.body?.projects?.[0]?.trace_count ?? [];
+        expect(counts.reduce((a, b) => a + b, 0), show(what, res)).toBe(2);
+      },
+    },
+  ],
   'POST /runs/stats': [
     {
       label: 'the other project',
@@ -1084,6 +1095,7 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
       ['POST /runs/query', send(b, 'POST', '/runs/query', { session: [id] }), (r) => expect(r.body.runs).toEqual([])],
       ['GET /sessions/{id}/stats', send(b, 'GET', `/sessions/${id}/stats`), (r) => expect(r.body).toMatchObject({ trace_count: 0, run_count: 0 })],
       ['POST /runs/stats', send(b, 'POST', '/runs/stats', { session: [id] }), (r) => expect(r.body).toMatchObject({ trace_count: 0, run_count: 0 })],
+      ['POST /sessions/activity', send(b, 'POST', '/sessions/activity', { session: [id] }), (r) => expect(r.body.projects[0].trace_count.every((n: number) => n === 0)).toBe(true)],
       ['POST /api/v2/runs/query', send(b, 'POST', '/api/v2/runs/query', { project_ids: [id] }), (r) => expect(r.body.items).toEqual([])],
       ['POST /api/v2/traces/query', send(b, 'POST', '/api/v2/traces/query', { project_id: id }), (r) => expect(r.body.items).toEqual([])],
       ['GET /api/v2/traces/{id}/runs', send(b, 'GET', `/api/v2/traces/${a.second.root}/runs?project_id=${id}`), (r) => expect(r.status).toBe(404)],
