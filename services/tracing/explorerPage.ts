@@ -51,12 +51,19 @@ const causeCode = (error: unknown): string => {
   return cause?.code ?? (error as { code?: string }).code ?? String(error);
 };
 
+/** The forwarded paths: /v2/deployments and its sub-resources, segments of ids and names only. */
+const FORWARDABLE = /^\/v2\/deployments(\/[A-Za-z0-9_-]+)*\/?$/;
+
 /** GET and DELETE under /ui/control-plane/v2/deployments, forwarded to the control plane. */
 async function controlPlaneForward(app: FastifyInstance, controlPlaneUrl: string | undefined): Promise<void> {
   await app.register(replyFrom, { disableRequestLogging: true });
   const forward = (request: FastifyRequest, reply: FastifyReply) => {
     if (!controlPlaneUrl) throw errors.notConfigured('the tracing API was started without the control plane\'s URL');
     const path = request.url.slice(CONTROL_PLANE_FORWARD_PREFIX.length);
+    // Only the deployments resources: a `..` segment (raw or percent-encoded) would climb out of
+    // /v2/deployments once normalised. reply-from refuses those today too; this rule is ours.
+    const pathname = path.split('?', 1)[0]!;
+    if (!FORWARDABLE.test(pathname)) throw errors.badRequest(`not a deployments path of the control plane: ${pathname}`);
     return reply.from(`${controlPlaneUrl}${path}`, {
       onError: (r, { error }) => r.send(errors.controlPlaneUnavailable(controlPlaneUrl, causeCode(error), error)),
     });

@@ -6,7 +6,7 @@
 // plain HTTP server recording what reaches it): only GET and DELETE of /v2/deployments…, with the
 // caller's key; with nothing listening there, a 503 that says the control plane is not running.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,6 +122,22 @@ describe("the deployments view's calls, forwarded to the control plane", () => {
     // Any other GET under /ui/ is a page route: the page, not a call to the control plane.
     const other = await app.inject({ url: '/ui/control-plane/docs/json' });
     expect([other.statusCode, other.body]).toEqual([200, '<!doctype html><title>Trace explorer</title>']);
+    // Nor a path that climbs out of /v2/deployments, raw or percent-encoded, sent as-is over a
+    // socket (inject would normalise it before the router sees it).
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as AddressInfo).port;
+    for (const climb of ['/v2/deployments/../../docs/json', '/v2/deployments/%2e%2e/%2e%2e/docs/json', '/v2/deployments/x%2f..%2f..']) {
+      const status = await new Promise<number>((resolve, reject) =>
+        request({ host: '127.0.0.1', port, method: 'DELETE', path: `/ui/control-plane${climb}`, headers: { 'x-api-key': 'lsk_k' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end(),
+      );
+      expect([400, 404], climb).toContain(status);
+    }
+    await app.close();
     expect(seen).toEqual([]);
   });
 
