@@ -3,11 +3,19 @@
 // projects in one request (POST /sessions/activity), and create, rename, delete.
 import { apiCall, type Credentials, type Project } from '../core/api.ts';
 
-/** At most this many projects are listed (the API's page limit). */
-const LIMIT = 100;
+/** Projects are listed this many at a time (the API's page limit, and the activity route's). */
+export const PROJECTS_PAGE = 100;
 
-export const listProjectsPlain = (c: Credentials) => apiCall<Project[]>(c, 'GET', `/sessions?limit=${LIMIT}`);
-export const listProjectsWithStats = (c: Credentials) => apiCall<Project[]>(c, 'GET', `/sessions?include_stats=true&limit=${LIMIT}`);
+/** One page of the projects whose name contains the search (case-insensitive; all when empty), newest first. */
+const sessionsPath = (offset: number, search: string, stats: boolean) => {
+  const params = new URLSearchParams(stats ? { include_stats: 'true' } : {});
+  params.set('limit', String(PROJECTS_PAGE));
+  params.set('offset', String(offset));
+  if (search) params.set('name_contains', search);
+  return `/sessions?${params}`;
+};
+export const listProjectsPlain = (c: Credentials, offset: number, search: string) => apiCall<Project[]>(c, 'GET', sessionsPath(offset, search, false));
+export const listProjectsWithStats = (c: Credentials, offset: number, search: string) => apiCall<Project[]>(c, 'GET', sessionsPath(offset, search, true));
 
 export interface ProjectsActivity {
   start_time: string;

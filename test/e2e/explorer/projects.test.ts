@@ -145,4 +145,30 @@ describe('the projects page', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  test('more than a hundred projects: a hundred at a time with Show more, and a search finds one beyond the first hundred', async (context) => {
+    if (noBrowser) return context.skip(noBrowser);
+    const [many] = (await createWorkspaces(1)) as [Workspace];
+    // Created oldest first: the list is newest first, so "project-000" is the last one listed.
+    const names = Array.from({ length: 105 }, (_, i) => `project-${String(i).padStart(3, '0')}`);
+    for (const name of names) {
+      const res = await api('/sessions', { method: 'POST', apiKey: many.apiKey, json: { name } });
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    }
+    const { page, problems, shot } = await explorer!.open(many.apiKey);
+    await expect.poll(() => page.getByTestId('project-row').count()).toBe(100);
+    expect(await page.getByTestId('project-link').first().textContent()).toBe('project-104');
+    await page.getByTestId('projects-more').click();
+    await expect.poll(() => page.getByTestId('project-row').count()).toBe(105);
+    expect(await page.getByTestId('project-link').last().textContent()).toBe('project-000');
+    expect(await page.getByTestId('projects-more').count()).toBe(0);
+    await shot('07-show-more');
+    // The search is the API's (name_contains), so it reaches projects not read yet.
+    await page.reload();
+    await expect.poll(() => page.getByTestId('project-row').count()).toBe(100);
+    await page.getByTestId('project-search').fill('PROJECT-00');
+    await expect.poll(() => page.getByTestId('project-link').allTextContents()).toEqual(names.slice(0, 10).reverse());
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
