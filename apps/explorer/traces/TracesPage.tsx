@@ -334,6 +334,35 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
       onSelect(Object.keys(next).filter((id) => next[id]));
     },
   });
+  // The keyboard: j/k (or ↓/↑) move a row marker, Enter or o opens its trace, x checks it, / goes
+  // to the filter box (not while typing in a field).
+  const [active, setActive] = useState<number | null>(null);
+  const activeRow = useRef<HTMLTableRowElement | null>(null);
+  const rowIds = rows.map((r) => r.id).join(',');
+  useEffect(() => {
+    setActive(null);
+  }, [rowIds]);
+  // A block body: an effect must return nothing or a cleanup, and Chromium's scrollIntoView now
+  // returns a promise (React then calls the promise as the cleanup).
+  useEffect(() => {
+    void activeRow.current?.scrollIntoView({ block: 'nearest' });
+  }, [active]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select') || e.metaKey || e.ctrlKey || e.altKey) return;
+      const row = active === null ? undefined : rows[active];
+      if (e.key === 'j' || e.key === 'ArrowDown') setActive(active === null ? 0 : Math.min(rows.length - 1, active + 1));
+      else if (e.key === 'k' || e.key === 'ArrowUp') setActive(active === null ? 0 : Math.max(0, active - 1));
+      else if ((e.key === 'Enter' || e.key === 'o') && row) navigate({ page: 'trace', projectId, traceId: row.id, runId: null });
+      else if (e.key === 'x' && row) onSelect(selected.includes(row.id) ? selected.filter((id) => id !== row.id) : [...selected, row.id]);
+      else if (e.key === '/') document.querySelector<HTMLInputElement>('[data-testid="filter-input"]')?.focus();
+      else return;
+      e.preventDefault();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  });
   return (
     <table className={loading ? 'table traces-table loading' : 'table traces-table'} data-testid="traces-table" aria-busy={loading}>
       <thead>
@@ -368,8 +397,15 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
         ))}
       </thead>
       <tbody>
-        {table.getRowModel().rows.map((row) => (
-          <tr key={row.id} data-testid="trace-row" data-run-id={row.id} className={[row.getIsSelected() ? 'selected' : '', fresh.has(row.id) ? 'fresh' : ''].join(' ')}>
+        {table.getRowModel().rows.map((row, i) => (
+          <tr
+            key={row.id}
+            ref={i === active ? activeRow : undefined}
+            data-testid="trace-row"
+            data-run-id={row.id}
+            aria-current={i === active ? 'true' : undefined}
+            className={[row.getIsSelected() ? 'selected' : '', fresh.has(row.id) ? 'fresh' : '', i === active ? 'active' : ''].join(' ')}
+          >
             {row.getVisibleCells().map((cell) => {
               const num = (cell.column.columnDef.meta as { num?: boolean } | undefined)?.num;
               return (

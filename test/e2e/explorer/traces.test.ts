@@ -99,6 +99,21 @@ describe('the traces table', () => {
     await expect.poll(() => names(page)).toEqual(['broken', 'mid-llm', 'fast-llm', 'slow-chain', 'old-one']);
     expect(await page.getByTestId('range-select').inputValue()).toBe('7d');
     await shot('01-default');
+    // The keyboard: j/k move the row marker, x checks the row, Enter opens its trace.
+    const activeName = () => page.locator('[data-testid="trace-row"][aria-current="true"] [data-testid="trace-link"]').textContent();
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    await expect.poll(activeName).toBe('mid-llm');
+    await page.keyboard.press('x');
+    await expect.poll(() => param(page, 'selected')).toBeTruthy();
+    await page.keyboard.press('x');
+    await expect.poll(() => param(page, 'selected')).toBeNull();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('trace-name').textContent()).toBe('mid-llm');
+    await page.goBack();
+    await expect.poll(() => names(page)).toEqual(['broken', 'mid-llm', 'fast-llm', 'slow-chain', 'old-one']);
 
     await page.getByTestId('sort-latency').click();
     await expect.poll(() => names(page)).toEqual(['slow-chain', 'old-one', 'mid-llm', 'broken', 'fast-llm']);
