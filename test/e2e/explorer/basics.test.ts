@@ -160,6 +160,9 @@ describe('the explorer in a browser', () => {
     // 6. The link the client prints opens that run in its trace.
     const runUrl = await client.getRunUrl({ runId: ids.generate! });
     expect(runUrl.startsWith(tracingUrl() + '/o/')).toBe(true);
+    // The clients' newer call (client.runs.getURL, GET /api/v2/runs/{id}/url) gives the same link.
+    const v2 = await client.runs.getURL(ids.generate!, { project_id: await projectIdOf(projectName), trace_id: ids.pipeline! });
+    expect(new URL((v2 as { url: string }).url).pathname).toBe(new URL(runUrl).pathname);
     await page.goto(runUrl);
     await expect.poll(() => page.getByTestId('run-detail').getAttribute('data-run-id')).toBe(ids.generate);
     expect(new URL(page.url()).pathname).toBe(`/ui/projects/${await projectIdOf(projectName)}/traces/${ids.pipeline}`);
