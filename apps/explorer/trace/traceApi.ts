@@ -4,6 +4,7 @@
 // with the key: GET /runs/{id}/attachments/{name}).
 import { ApiError, apiCall, apiErrorOf, authHeaders, getRun, type Credentials, type Run } from '../core/api.ts';
 import type { TreeRun } from './runTree.ts';
+import { saveFile } from '../core/saveFile.ts';
 
 const TREE_SELECTS = [
   'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'FIRST_TOKEN_TIME', 'PARENT_RUN_IDS',
@@ -69,12 +70,5 @@ export async function attachmentBlob(c: Credentials, path: string): Promise<Blob
 
 /** Fetches an attachment and saves it under its name. */
 export async function downloadAttachment(c: Credentials, path: string, name: string): Promise<void> {
-  const url = URL.createObjectURL(await attachmentBlob(c, path));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveFile(await attachmentBlob(c, path), name);
 }

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { ApiError, Credentials } from '../core/api.ts';
 import { EXPORT_SELECTS, exportText, type ExportFormat } from './exportRows.ts';
 import { queryTraces, type TraceRow, type TracesQuery } from './tracesApi.ts';
+import { saveFile } from '../core/saveFile.ts';
 
 export const EXPORT_CAP = 10_000;
 
@@ -29,14 +30,7 @@ async function collect(credentials: Credentials, query: TracesQuery, onRows: (n:
 }
 
 function download(text: string, mime: string, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: mime }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveFile(new Blob([text], { type: mime }), fileName);
 }
 
 export function ExportBar(props: { credentials: Credentials; request: TracesQuery; selected: string[]; projectId: string; onClearSelection: () => void }) {
