@@ -91,7 +91,11 @@ class EncodingFile {
     if (this.#failed) return;
     const ipc = this.#waiting.shift();
     if (!ipc) return controller.close();
-    controller.enqueue(wasmRecordBatch(ipc));
+    const batch = wasmRecordBatch(ipc);
+    // Its bytes are in wasm memory now: free the message at once (this thread allocates too little
+    // for its garbage collector to run often, so moved-in buffers would pile up until it did).
+    (ipc.buffer as ArrayBuffer).transfer(0);
+    controller.enqueue(batch);
     post({ op: 'took', id: this.#id });
   }
 
