@@ -28,6 +28,11 @@ const BYTES_WAITING = PART_SIZE;
  */
 const encoders = new ParquetEncoders(Math.max(1, Math.min(2, availableParallelism() - 1)));
 
+/** Stops the encoder threads: the files being written fail (their uploads are aborted); the next file starts a new one. */
+export function stopParquetEncoders(): Promise<void> {
+  return encoders.close();
+}
+
 export interface ParquetFileOptions {
   compression: ExportCompression;
   columns: readonly ExportColumn[];
