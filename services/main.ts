@@ -10,7 +10,7 @@ import { devSecret } from '../platform/devSecrets.ts';
 import type { Config } from '../platform/config.ts';
 import type { PortNeed } from '../platform/ports.ts';
 import { generateApiKey } from './tenancy/index.ts';
-import { EXPORT_WORKER_PROCESS_ENV } from './bulk-export/index.ts';
+import { exportWorkerProcessEnv } from './bulk-export/index.ts';
 import { exampleAgentPort } from '../examples/otel-a2a-agent/exampleAgentConfig.ts';
 import { chatAppPort } from '../examples/chat-app/chatAppConfig.ts';
 import { RestartPolicy } from '../platform/restartPolicy.ts';
@@ -44,7 +44,7 @@ function serviceSpecs({ config, exampleAgent, chatApp }: StartConfig, env: NodeJ
       env: deployedTracingEnv(agentEnv),
     },
     { name: 'projectors', entry: 'projections/projectorMain.ts' },
-    { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: EXPORT_WORKER_PROCESS_ENV },
+    { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: exportWorkerProcessEnv(env) },
     {
       name: 'agent-server',
       entry: 'services/agent-server/agentServerMain.ts',

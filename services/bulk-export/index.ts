@@ -3,4 +3,4 @@
 // is started. (Credentials are sealed by platform/secretBox.ts, shared with other contexts.)
 export { bulkExportRoutes, type BulkExportRouteOptions } from './bulkExportRoutes.ts';
 export { ExportState } from './exportState.ts';
-export { EXPORT_WORKER_PROCESS_ENV } from './exportWorkerProcess.ts';
+export { exportWorkerProcessEnv } from './exportWorkerProcess.ts';

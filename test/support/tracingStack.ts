@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../../platform/config.ts';
 import { multipartBody, type Part } from './runFactory.ts';
 import { topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { EXPORT_WORKER_PROCESS_ENV } from '../../services/bulk-export/exportWorkerProcess.ts';
+import { exportWorkerProcessEnv } from '../../services/bulk-export/exportWorkerProcess.ts';
 
 export interface TracingStack {
   url: string;
@@ -60,7 +60,7 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
       return stack.projector;
     },
     startExportWorker() {
-      stack.exportWorker = startService('services/bulk-export/exportWorkerMain.ts', { ...env, ...EXPORT_WORKER_PROCESS_ENV }, `${id}-export-worker`);
+      stack.exportWorker = startService('services/bulk-export/exportWorkerMain.ts', { ...env, ...exportWorkerProcessEnv(process.env) }, `${id}-export-worker`);
       return stack.exportWorker;
     },
     async stop({ dropData = true } = {}) {

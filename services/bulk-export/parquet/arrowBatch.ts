@@ -1,7 +1,6 @@
 // Decoded columns → an Arrow RecordBatch (apache-arrow, over the same buffers: no copy) →
-// a parquet-wasm RecordBatch (through one Arrow IPC message: the copy into wasm memory).
+// one Arrow IPC message (the copy), which an encoder thread moves into parquet-wasm's memory.
 import { DataType, makeData, RecordBatch, RecordBatchStreamWriter, Schema, Struct, type Data } from 'apache-arrow';
-import * as pq from 'parquet-wasm';
 import { arrowField, type ExportColumn } from './exportColumns.ts';
 import type { ColumnValues, Utf8Values } from './columnData.ts';
 import type { ExportFormatVersion } from '../exportTypes.ts';
@@ -41,16 +40,11 @@ function utf8Data(type: DataType, values: Utf8Values): Data {
   return makeData({ type, length: values.length, nullCount: values.nullCount, nullBitmap: values.validity ?? undefined, valueOffsets: values.offsets, data: values.data } as never);
 }
 
-/** The batch moved into parquet-wasm's memory, ready for its Parquet writer. */
-export function toWasmRecordBatch(batch: RecordBatch): pq.RecordBatch {
+/**
+ * The batch as an Arrow IPC stream in a buffer of its own (a copy: the decoder reuses its
+ * buffers), to be moved to an encoder thread.
+ */
+export function toArrowIpc(batch: RecordBatch): Uint8Array {
   const ipc = RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
-  const table = pq.Table.fromIPCStream(ipc);
-  try {
-    const wasmBatch = table.recordBatch(0);
-    if (!wasmBatch) throw new Error('parquet-wasm read no record batch from the Arrow IPC message');
-    return wasmBatch;
-  } finally {
-    // Free the table now: left to the garbage collector, its wasm memory piles up.
-    table.free();
-  }
+  return ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? ipc : ipc.slice();
 }

@@ -1,25 +1,37 @@
-// One Parquet file written straight into an S3 object: parquet-wasm's streaming writer takes
-// record batches one at a time (row groups of about a batch, flushed as they fill) and its bytes
-// go into a multipart upload (@aws-sdk/lib-storage). Memory stays bounded: the writer takes the
-// next batch only when it asks for one, and asks only once the upload has taken its last bytes.
-// Aborting fails the upload's body, so lib-storage aborts the multipart upload (no object, no
-// parts left behind) before `done()` settles.
-import * as pq from 'parquet-wasm';
+// One Parquet file written straight into an S3 object: an encoder thread (parquetEncoders.ts)
+// runs parquet-wasm's streaming writer on the batches (row groups of about a batch, flushed as
+// they fill) and its bytes go into a multipart upload (@aws-sdk/lib-storage) from this thread.
+// The main thread reads and decodes the next batch while the thread encodes the last one.
+// Memory stays bounded: a batch is sent only once the writer took the one before it (so at
+// most one waits for it while it encodes another), and only while the upload keeps up (the
+// Parquet bytes not yet taken by the upload stay under a part). Aborting fails the upload's
+// body, so lib-storage aborts the multipart upload (no object, no parts left behind) before
+// `done()` settles.
+import { availableParallelism } from 'node:os';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { ExportCompression } from '../exportTypes.ts';
 import type { ExportColumn } from './exportColumns.ts';
-
-const CODECS: Record<ExportCompression, pq.Compression> = {
-  none: pq.Compression.UNCOMPRESSED,
-  snappy: pq.Compression.SNAPPY,
-  gzip: pq.Compression.GZIP,
-  zstandard: pq.Compression.ZSTD,
-};
+import { ParquetEncoders, type EncodingFile } from './parquetEncoders.ts';
 
 /** Upload part size (S3's minimum is 5 MiB) and parts in flight: at most ~3 parts of memory. */
 const PART_SIZE = 5 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
+/** Batches sent to the encoder thread that its writer has not taken yet: one, encoded next. */
+const BATCHES_WAITING = 1;
+/** No batch is sent while this many Parquet bytes wait for the upload to take them. */
+const BYTES_WAITING = PART_SIZE;
+
+/**
+ * Encoder threads of the process: one per core but the one that reads and decodes, at most two
+ * (ClickHouse and the upload need CPU too); exports running at once share them.
+ */
+const encoders = new ParquetEncoders(Math.max(1, Math.min(2, availableParallelism() - 1)));
+
+/** Stops the encoder threads: the files being written fail (their uploads are aborted); the next file starts a new one. */
+export function stopParquetEncoders(): Promise<void> {
+  return encoders.close();
+}
 
 export interface ParquetFileOptions {
   compression: ExportCompression;
@@ -29,47 +41,48 @@ export interface ParquetFileOptions {
   rowGroupBytes: number;
 }
 
-function writerProperties(options: ParquetFileOptions): pq.WriterProperties {
-  let builder = new pq.WriterPropertiesBuilder()
-    .setCompression(CODECS[options.compression])
-    .setMaxRowGroupSize(options.rowGroupRows)
-    .setMaxRowGroupBytes(options.rowGroupBytes)
-    // Min/max per column chunk (what readers prune row groups by), not per page: cheaper to write.
-    .setStatisticsEnabled(pq.EnabledStatistics.Chunk)
-    // Dictionaries only where values repeat: on ids and payloads they cost time and save nothing.
-    .setDictionaryEnabled(false);
-  for (const c of options.columns) {
-    if (c.dictionary) builder = builder.setColumnDictionaryEnabled(c.name, true);
-    if (!c.statistics) builder = builder.setColumnStatisticsEnabled(c.name, pq.EnabledStatistics.None);
-  }
-  return builder.build();
-}
-
 export class ParquetUpload {
   readonly key: string;
   #bytes = 0;
-  readonly #batches: ReadableStreamDefaultController<pq.RecordBatch>;
-  readonly #demand: Demand;
-  /** Rejected once the file is aborted or its upload failed. */
-  readonly #failed = Promise.withResolvers<never>();
+  readonly #file: EncodingFile;
+  #sent = 0;
+  #taken = 0;
+  /** Parquet bytes from the encoder not yet taken by the upload. */
+  readonly #output: Uint8Array[] = [];
+  #outputBytes = 0;
+  #encoded = false;
   #failure: Error | null = null;
+  /** Resolved (and replaced) at every change of the above. */
+  #changed = Promise.withResolvers<void>();
   readonly #done: Promise<unknown>;
 
   /** Starts a file at `key`: its upload begins with the first batch written. */
   constructor(s3: S3Client, bucket: string, key: string, options: ParquetFileOptions) {
     this.key = key;
-    let batches!: ReadableStreamDefaultController<pq.RecordBatch>;
-    const demand = new Demand();
-    // highWaterMark 0: `pull` runs only when the writer reads, i.e. when it wants the next batch.
-    const input = new ReadableStream<pq.RecordBatch>({ start: (c) => void (batches = c), pull: () => demand.signal() }, { highWaterMark: 0 });
-    this.#batches = batches;
-    this.#demand = demand;
-    this.#failed.promise.catch(() => {});
-    // Resolves once the writer has the first batch (it needs the schema).
-    const parquet = pq.transformParquetStream(input, writerProperties(options)) as Promise<ReadableStream<Uint8Array>>;
+    const columns = options.columns.map((c) => ({ name: c.name, dictionary: c.dictionary, statistics: c.statistics }));
+    this.#file = encoders.open(
+      { compression: options.compression, columns, rowGroupRows: options.rowGroupRows, rowGroupBytes: options.rowGroupBytes },
+      {
+        took: () => {
+          this.#taken++;
+          this.#notify();
+        },
+        bytes: (bytes) => {
+          this.#bytes += bytes.byteLength;
+          this.#output.push(bytes);
+          this.#outputBytes += bytes.byteLength;
+          this.#notify();
+        },
+        done: () => {
+          this.#encoded = true;
+          this.#notify();
+        },
+        failed: (err) => this.#fail(err),
+      },
+    );
     const upload = new Upload({
       client: s3,
-      params: { Bucket: bucket, Key: key, Body: ReadableStream.from(this.#body(parquet)), ContentType: 'application/vnd.apache.parquet' },
+      params: { Bucket: bucket, Key: key, Body: ReadableStream.from(this.#body()), ContentType: 'application/vnd.apache.parquet' },
       partSize: PART_SIZE,
       queueSize: PARTS_IN_FLIGHT,
       leavePartsOnError: false,
@@ -83,16 +96,21 @@ export class ParquetUpload {
     return this.#bytes;
   }
 
-  /** Hands a batch to the writer once it asks for one (backpressure); the batch is moved into it. */
-  async write(batch: pq.RecordBatch): Promise<void> {
-    await Promise.race([this.#demand.wait(), this.#failed.promise]);
-    this.#batches.enqueue(batch);
+  /**
+   * Hands a batch (an Arrow IPC stream of one record batch, moved: unusable afterwards) to the
+   * encoder once it has room for it (backpressure).
+   */
+  async write(ipc: Uint8Array): Promise<void> {
+    while (!this.#failure && (this.#sent - this.#taken >= BATCHES_WAITING || this.#outputBytes >= BYTES_WAITING)) await this.#changed.promise;
+    if (this.#failure) throw this.#failure;
+    this.#file.write(ipc);
+    this.#sent++;
   }
 
   /** Ends the file and waits for its upload to complete; returns the object's size. */
   async close(): Promise<number> {
     if (this.#failure) throw this.#failure;
-    this.#batches.close();
+    this.#file.end();
     await this.#done;
     return this.#bytes;
   }
@@ -106,41 +124,27 @@ export class ParquetUpload {
   #fail(reason: Error): void {
     if (this.#failure) return;
     this.#failure = reason;
-    this.#failed.reject(reason);
-    try {
-      this.#batches.error(reason);
-    } catch {
-      /* the input is already closed */
-    }
+    this.#file.abort(reason.message);
+    this.#output.length = 0;
+    this.#notify();
   }
 
-  /** The upload's body: the writer's bytes, counted; fails (never just ends) once the file is abandoned. */
-  async *#body(parquet: Promise<ReadableStream<Uint8Array>>): AsyncGenerator<Uint8Array> {
-    const reader = (await Promise.race([parquet, this.#failed.promise])).getReader();
-    try {
-      for (;;) {
-        const next = await Promise.race([reader.read(), this.#failed.promise]);
-        if (next.done) break;
-        this.#bytes += next.value.byteLength;
-        yield next.value;
-      }
+  #notify(): void {
+    this.#changed.resolve();
+    this.#changed = Promise.withResolvers<void>();
+  }
+
+  /** The upload's body: the encoder's bytes; fails (never just ends) once the file is abandoned. */
+  async *#body(): AsyncGenerator<Uint8Array> {
+    for (;;) {
       if (this.#failure) throw this.#failure;
-    } finally {
-      reader.releaseLock();
+      const next = this.#output.shift();
+      if (next) {
+        this.#outputBytes -= next.byteLength;
+        this.#notify();
+        yield next;
+      } else if (this.#encoded) return;
+      else await this.#changed.promise;
     }
-  }
-}
-
-/** The writer's requests for batches: `wait()` resolves once per `signal()`. */
-class Demand {
-  #next = Promise.withResolvers<void>();
-
-  signal(): void {
-    this.#next.resolve();
-  }
-
-  async wait(): Promise<void> {
-    await this.#next.promise;
-    this.#next = Promise.withResolvers<void>();
   }
 }

@@ -4,7 +4,6 @@
 // reach maxFileBytes; each completed file is reported to `onFile` (awaited) before the next one
 // is started, with the cursor of its last row, so a retry resumes after the last reported file.
 import type { S3Client } from '@aws-sdk/client-s3';
-import type * as pq from 'parquet-wasm';
 import type { Sql } from '../../../platform/clickhouse/sql.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { BlobStore } from '../../../platform/blobStore.ts';
@@ -14,7 +13,7 @@ import { exportFilterCondition, exportRunsQuery, feedbackFlagColumn, projectHasF
 import { RowBinaryDecoder } from './rowBinaryDecoder.ts';
 import { int64At, utf8At, type DecodedBatch, type FixedValues, type Utf8Values } from './columnData.ts';
 import { batchValues, claimCheckedBytes, type BatchSources } from './batchValues.ts';
-import { arrowRecordBatch, exportSchema, toWasmRecordBatch } from './arrowBatch.ts';
+import { arrowRecordBatch, exportSchema, toArrowIpc } from './arrowBatch.ts';
 import { ParquetUpload, type ParquetFileOptions } from './parquetUpload.ts';
 import { exportObjectKey } from './objectKey.ts';
 
@@ -91,7 +90,7 @@ export async function exportRunsToParquet(deps: RunsExportDeps, task: ExportRunT
       for await (const batch of decodedBatches(body, columns, queryColumns, batchBytes)) {
         const values = await batchValues(batch, columns, sources);
         signal.throwIfAborted();
-        await files.write(day.startMicros, toWasmRecordBatch(arrowRecordBatch(schema, values, batch.rows)), batch.rows, lastRow(batch));
+        await files.write(day.startMicros, toArrowIpc(arrowRecordBatch(schema, values, batch.rows)), batch.rows, lastRow(batch));
         if (files.currentBytes >= options.maxFileBytes) await files.finish();
       }
       await files.finish();
@@ -131,13 +130,13 @@ class ExportFiles {
   }
 
   /** Writes a batch of runs that started on the day of `dayStart`, to the current file or a new one. */
-  async write(dayStart: number, batch: pq.RecordBatch, rows: number, last: ExportCursor): Promise<void> {
+  async write(dayStart: number, ipc: Uint8Array, rows: number, last: ExportCursor): Promise<void> {
     if (!this.#current) {
       const key = exportObjectKey(this.#location.prefix, { ...this.#task, startMicros: dayStart }, this.done.length);
       this.#current = { upload: new ParquetUpload(this.#s3, this.#location.bucket, key, this.#options), rows: 0, cursor: last };
     }
     const file = this.#current;
-    await file.upload.write(batch);
+    await file.upload.write(ipc);
     file.rows += rows;
     file.cursor = last;
     this.rows += rows;

@@ -27,6 +27,7 @@ import { formatDottedTimestamp } from '../../../platform/time.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
 import type { RunRow } from '../../../projections/runs/runRow.ts';
 import { exportRunsToParquet } from '../../../services/bulk-export/parquet/runsExport.ts';
+import { stopParquetEncoders } from '../../../services/bulk-export/parquet/parquetUpload.ts';
 import { exportRunDirectory } from '../../../services/bulk-export/parquet/objectKey.ts';
 import type { ExportCompression, ExportedFile, ExportFormatVersion, ExportRunTask } from '../../../services/bulk-export/exportTypes.ts';
 
@@ -384,5 +385,33 @@ describe('exportRunsToParquet', () => {
     const directory = `exports/test/export_id=${t.exportId}/`;
     expect(await listKeys(directory)).toEqual([]);
     expect(await openUploads(directory)).toEqual([]);
+  });
+
+  test('an encoder thread that dies during a multipart upload fails the export: no object, no parts left; the next export works', async () => {
+    const project = randomUUID();
+    const rows = Array.from({ length: 12_000 }, (_, i) =>
+      runRow(TENANT, { id: randomUUID(), session_id: project, start_time: D0 + i * 1000, inputs: JSON.stringify({ text: `${i} `.repeat(800) }) }),
+    );
+    for (let i = 0; i < rows.length; i += 2000) await insertRuns(db.ch, rows.slice(i, i + 2000));
+    const s3WithTrap = s3Client();
+    let partsSent = 0;
+    s3WithTrap.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UploadPartCommand' && ++partsSent === 1) await stopParquetEncoders();
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const t = task({ sessionId: project, compression: 'none', startMicros: D0, endMicros: D0 + DAY });
+    await expect(exportRuns(t, { s3: s3WithTrap })).rejects.toThrow(/Parquet encoder thread exited/);
+    s3WithTrap.destroy();
+    const directory = `exports/test/export_id=${t.exportId}/`;
+    expect(await listKeys(directory)).toEqual([]);
+    expect(await openUploads(directory)).toEqual([]);
+
+    const again = task({ sessionId: project, compression: 'none', startMicros: D0, endMicros: D0 + DAY });
+    const result = await exportRuns(again);
+    expect(result.rows).toBe(12_000);
+    expect(await listKeys(`exports/test/export_id=${again.exportId}/`)).toHaveLength(result.files.length);
   });
 });
