@@ -94,21 +94,40 @@ function hexByte(s: string, at: number): number {
   return hi < 0 || lo < 0 ? -1 : (hi << 4) | lo;
 }
 
-const writeUuid: Write = (sink, value, column) => {
-  const s = value === undefined ? '00000000-0000-0000-0000-000000000000' : value;
-  if (typeof s !== 'string' || s.length !== 36 || s[8] !== '-' || s[13] !== '-' || s[18] !== '-' || s[23] !== '-')
-    throw new RowBinaryError(`column ${column}: not a UUID: ${JSON.stringify(s)?.slice(0, 60)}`);
-  sink.ensure(16);
-  const buf = sink.buf;
-  const at = sink.pos;
-  for (let i = 0; i < 16; i++) {
-    const b = hexByte(s, UUID_HEX_AT[i]!);
-    if (b < 0) throw new RowBinaryError(`column ${column}: not a UUID: ${JSON.stringify(s)}`);
-    // each half little-endian: byte 0 of the text goes to 7, byte 8 to 15
-    buf[at + (i < 8 ? 7 - i : 23 - i)] = b;
-  }
-  sink.pos += 16;
-};
+/**
+ * A UUID column's writer. It keeps the last value's bytes: rows come grouped by trace, so the
+ * tenant, trace and project repeat from row to row and most values are copied, not parsed.
+ */
+function uuidWriter(): Write {
+  let last = '';
+  const lastBytes = Buffer.alloc(16);
+  return (sink, value, column) => {
+    const s = value === undefined ? '00000000-0000-0000-0000-000000000000' : value;
+    sink.ensure(16);
+    const buf = sink.buf;
+    const at = sink.pos;
+    sink.pos += 16;
+    if (s === last) {
+      lastBytes.copy(buf, at);
+      return;
+    }
+    if (typeof s !== 'string' || s.length !== 36 || s[8] !== '-' || s[13] !== '-' || s[18] !== '-' || s[23] !== '-') {
+      sink.pos = at;
+      throw new RowBinaryError(`column ${column}: not a UUID: ${JSON.stringify(s)?.slice(0, 60)}`);
+    }
+    for (let i = 0; i < 16; i++) {
+      const b = hexByte(s, UUID_HEX_AT[i]!);
+      if (b < 0) {
+        sink.pos = at;
+        throw new RowBinaryError(`column ${column}: not a UUID: ${JSON.stringify(s)}`);
+      }
+      // each half little-endian: byte 0 of the text goes to 7, byte 8 to 15
+      buf[at + (i < 8 ? 7 - i : 23 - i)] = b;
+    }
+    buf.copy(lastBytes, 0, at, at + 16);
+    last = s;
+  };
+}
 
 const TWO_32 = 4294967296;
 
@@ -161,7 +180,6 @@ const writeFloat64: Write = (sink, value, column) => {
 
 const SCALARS: Record<string, Write> = {
   String: writeString,
-  UUID: writeUuid,
   Int64: writeInt64,
   UInt64: writeUInt64,
   UInt32: writeUInt32,
@@ -171,6 +189,7 @@ const SCALARS: Record<string, Write> = {
 
 /** The writer of a ClickHouse type; the types our tables use, no others. */
 function writerOf(type: string): Write {
+  if (type === 'UUID') return uuidWriter();
   const scalar = SCALARS[type];
   if (scalar) return scalar;
   const nullable = /^Nullable\((.+)\)$/.exec(type);
@@ -210,6 +229,8 @@ export interface RowBinaryColumns {
   readonly columns: readonly RowBinaryColumn[];
   /** `(a, b, …)`: the column list of the INSERT. */
   readonly list: string;
+  /** Bytes per row of the last body encoded: the next body's buffer is sized by it, not grown step by step. */
+  bytesPerRow: number;
 }
 
 /** The columns of a `CREATE TABLE … (name Type, …) ENGINE …` statement, one per line as our DDL writes them. */
@@ -221,12 +242,12 @@ export function rowBinaryColumns(ddl: Sql): RowBinaryColumns {
     if (m) columns.push({ name: m[1]!, type: m[2]!, write: writerOf(m[2]!) });
   }
   if (columns.length === 0) throw new TypeError(`no columns in ${ddl.text.slice(0, 100)}`);
-  return { columns, list: `(${columns.map((c) => `\`${c.name}\``).join(', ')})` };
+  return { columns, list: `(${columns.map((c) => `\`${c.name}\``).join(', ')})`, bytesPerRow: 256 };
 }
 
 /** The rows as one RowBinary body, each row's fields taken by column name. */
 export function encodeRowBinary(columns: RowBinaryColumns, rows: readonly object[]): Buffer {
-  const sink = new ByteSink(Math.max(4096, rows.length * 256));
+  const sink = new ByteSink(Math.max(4096, Math.ceil(rows.length * columns.bytesPerRow * 1.1)));
   const cols = columns.columns;
   for (const row of rows) {
     const r = row as Record<string, unknown>;
@@ -235,5 +256,6 @@ export function encodeRowBinary(columns: RowBinaryColumns, rows: readonly object
       col.write(sink, r[col.name], col.name);
     }
   }
+  if (rows.length > 0) columns.bytesPerRow = sink.pos / rows.length;
   return sink.buf.subarray(0, sink.pos);
 }
