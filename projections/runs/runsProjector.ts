@@ -125,9 +125,13 @@ export class RunsProjector implements Projection {
 
     const dirty = new Map<string, RunRow>();
     const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
+    // Every trace of the batch, touched or not: its trace row is written again from its state, so
+    // a batch delivered again after a crash between its inserts writes what the first left out.
+    const inBatch = new Map<string, { tenantId: string; traceId: string }>();
     let added = 0;
     for (const { offset, event } of decoded) {
       const traceKey = `${event.tenant_id}/${event.trace_id}`;
+      inBatch.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id });
       const runs = traces.get(traceKey)!;
       event.ops.forEach((op, index) => {
         const known = runs.get(op.run_id);
@@ -145,12 +149,12 @@ export class RunsProjector implements Projection {
     }
     this.#cache.noteGrowth(added); // evicts least recently used traces only now, after the merge
 
+    for (const [traceKey, { version }] of touched)
+      for (const row of rollUpUsage(traces.get(traceKey)!, version)) dirty.set(`${traceKey}/${row.id}`, row);
     const traceRows: TraceRow[] = [];
-    for (const [traceKey, { tenantId, traceId, version }] of touched) {
-      const runs = traces.get(traceKey)!;
-      for (const row of rollUpUsage(runs, version)) dirty.set(`${traceKey}/${row.id}`, row);
-      const trace = traceRow(tenantId, traceId, runs);
-      if (trace) traceRows.push(trace);
+    for (const [traceKey, { tenantId, traceId }] of inBatch) {
+      const trace = traceRow(tenantId, traceId, traces.get(traceKey)!);
+      if (trace && !this.#isProjectDeleted(tenantId, trace.session_id)) traceRows.push(trace);
     }
 
     const rows = [...dirty.values()];

@@ -72,6 +72,15 @@ export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[
   return changed;
 }
 
+/**
+ * Parallel key and count arrays, keys in order: a trace row is the same whatever order its runs
+ * were read in (from the cache, or back from ClickHouse after a restart).
+ */
+function countArrays<K extends string, C extends string>(keys: K, counts: C, m: Map<string, number>): Record<K, string[]> & Record<C, number[]> {
+  const sorted = [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { [keys]: sorted.map(([k]) => k), [counts]: sorted.map(([, n]) => n) } as Record<K, string[]> & Record<C, number[]>;
+}
+
 export function traceRow(tenantId: string, traceId: string, runs: Map<string, RunRow>): TraceRow | null {
   let root: RunRow | undefined = runs.get(traceId);
   if (root && root.has_post === 0) root = undefined;
@@ -115,10 +124,8 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     last_run_start_time: lastStart,
     run_count: count,
     error_count: errors,
-    run_types: [...runTypes.keys()],
-    run_type_counts: [...runTypes.values()],
-    statuses: [...statuses.keys()],
-    status_counts: [...statuses.values()],
+    ...countArrays('run_types', 'run_type_counts', runTypes),
+    ...countArrays('statuses', 'status_counts', statuses),
     ...usage,
     tags: head.tags,
     has_root: root ? 1 : 0,

@@ -1,7 +1,7 @@
-// Benchmark of the trace, thread and stats reads at 1M runs / ~33k traces, in a scratch
+// Benchmark of the trace, thread and stats reads at 1M runs / ~33k traces (× BENCH_SCALE), in a scratch
 // database filled with INSERT … SELECT FROM numbers() (dropped at the end). The routes run
 // in-process (fastify inject: query, run building and JSON included, no HTTP socket).
-//   node test/bench/readRoutesScratch.bench.ts [--keep]      prints one JSON line at the end
+//   [BENCH_SCALE=10] node test/bench/readRoutesScratch.bench.ts [--keep]      prints one JSON line at the end
 import { randomUUID } from 'node:crypto';
 import { raw, sql } from '../../platform/clickhouse/sql.ts';
 import { percentile, round } from './measure.ts';
@@ -12,11 +12,13 @@ import { traceSetStatsQuery } from '../../projections/traces/statsQueries.ts';
 import { DEFAULT_RUN_SELECTS, v2RunShape } from '../../services/tracing/routes/traces.ts';
 
 const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
-const SMALL_TRACES = 33_000; // 30 runs each
+/** BENCH_SCALE=10: ten times the traces and threads (10M runs) over the same seven days. */
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const SMALL_TRACES = 33_000 * SCALE; // 30 runs each
 const BIG_TRACES = 10; // 1,000 runs each
-const RUNS = SMALL_TRACES * 30 + BIG_TRACES * 1000; // 1,000,000
+const RUNS = SMALL_TRACES * 30 + BIG_TRACES * 1000; // 1,000,000 × SCALE
 const TRACES = SMALL_TRACES + BIG_TRACES;
-const THREADS = 3_300; // 10 traces each
+const THREADS = 3_300 * SCALE; // 10 traces each
 const SPAN_MICROS = 7 * 86_400_000_000; // the traces start over the last seven days
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 
