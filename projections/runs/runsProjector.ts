@@ -1,7 +1,8 @@
-// Consumes the runs topic and keeps the ClickHouse `runs` read model. Per batch: decode the
-// events, load the current rows of traces it has not cached (one query), merge every op
-// (skipping ops already applied: redelivery and replay change nothing), insert the changed
-// rows in one insert; the runtime (projections/projectorRuntime.ts) then commits the offsets.
+// Consumes the runs topic and keeps the ClickHouse `runs` read model. Per batch, a part of
+// ~64k ops at a time: load the current rows of traces it has not cached (one query), merge
+// every op (skipping ops already applied: redelivery and replay change nothing), insert the
+// changed rows (RowBinary; the part's writes overlap the next part's merge); once every part
+// is written, the runtime (projections/projectorRuntime.ts) commits the offsets.
 // ClickHouse down means: retry the same batch, commit nothing, lose nothing.
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -17,6 +18,8 @@ import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type Run
 import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
 import { rollUpUsage, traceRow, type TraceRow } from '../traces/traceRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
+import { RUN_LOCATIONS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
+import { TRACES_COLUMNS } from '../traces/tracesTable.ts';
 
 export interface RunsProjectorOptions {
   groupId?: string;
@@ -28,6 +31,8 @@ export interface RunsProjectorOptions {
   isProjectDeleted?: (tenantId: string, projectId: string) => boolean;
   /** Read from the beginning of the topic when the group has no committed offsets (replay). */
   fromBeginning?: boolean;
+  /** Ops merged and written at a time within a batch (WRITE_PART_OPS); tests make it small. */
+  writePartOps?: number;
 }
 
 /** Current rows of recently touched traces, so most batches need no read from ClickHouse. */
@@ -65,6 +70,39 @@ class TraceCache {
   }
 }
 
+/**
+ * A batch is merged and written in parts of about this many ops (see project()). Smaller parts
+ * overlap sooner but leave ClickHouse more parts to merge: a replay of 1M runs took 52 s with
+ * parts of 16k ops, 45 s with 64k, on the 2-core machine.
+ */
+const WRITE_PART_OPS = 65_536;
+/** Parts written at once: one being sent while the next is merged, and one more queued. */
+const WRITES_IN_FLIGHT = 2;
+
+interface MergedPart {
+  rows: RunRow[];
+  located: Array<Pick<RunRow, 'tenant_id' | 'id' | 'trace_id' | 'session_id'>>;
+  traceRows: TraceRow[];
+  /** Runs new to the cache. */
+  added: number;
+}
+
+/** Consecutive parts of the events holding about `ops` ops each (an event is never split). */
+function* partsOf<T extends { event: RunOpsAppended }>(events: T[], ops: number): Generator<T[]> {
+  let part: T[] = [];
+  let count = 0;
+  for (const e of events) {
+    part.push(e);
+    count += e.event.ops.length;
+    if (count >= ops) {
+      yield part;
+      part = [];
+      count = 0;
+    }
+  }
+  if (part.length > 0 || events.length === 0) yield part;
+}
+
 /** The live projector's consumer group; its lag is reported by the API's /metrics. */
 export const runsProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string => `${config.KAFKA_TOPIC_PREFIX}runs-projector`;
 
@@ -78,6 +116,9 @@ export class RunsProjector implements Projection {
   readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
   readonly #cache: TraceCache;
   readonly #runtime: ProjectorRuntime;
+  /** Counts the times the cache was dropped (a batch in progress sees it and waits for its writes). */
+  #epoch = 0;
+  readonly #writePartOps: number;
 
   constructor(config: ProjectorRuntimeConfig & Pick<Config, 'PROJECTOR_CACHE_RUNS'>, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
     this.#ch = ch;
@@ -86,6 +127,7 @@ export class RunsProjector implements Projection {
     this.#blobs = options.blobs ?? null;
     this.#isProjectDeleted = options.isProjectDeleted ?? (() => false);
     this.#cache = new TraceCache(config.PROJECTOR_CACHE_RUNS);
+    this.#writePartOps = options.writePartOps ?? WRITE_PART_OPS;
     this.#runtime = new ProjectorRuntime(config, logger, this, {
       groupId: options.groupId ?? runsProjectorGroupId(config),
       fromBeginning: options.fromBeginning ?? true,
@@ -108,12 +150,46 @@ export class RunsProjector implements Projection {
   /** After a rebalance (another instance may have written rows of our new partitions) or a refused batch. */
   forgetState(): void {
     this.#cache.clear();
+    this.#epoch++;
   }
 
   async project(events: ProjectedEvent[], retry: Retry): Promise<void> {
     const decoded: Array<{ offset: bigint; event: RunOpsAppended }> = [];
     for (const { event, offset } of events) if (event.name === 'RunOpsAppended') decoded.push({ offset, event: event.payload });
 
+    // The batch is merged a part at a time, in order, and each part's rows are sent while the
+    // next part is merged: ClickHouse takes in one part on the other core while this one works
+    // on the next (a replay's batches are the whole topic, a few large ones). The runtime
+    // commits the batch only once every write of it is done, as before; a failed write fails
+    // the batch once all its writes have settled.
+    const writes: Array<Promise<void>> = [];
+    const epoch = this.#epoch;
+    let added = 0;
+    let failure: { err: unknown } | null = null;
+    try {
+      for (const part of partsOf(decoded, this.#writePartOps)) {
+        // The cache was dropped meanwhile (a rebalance): what is still being written is not in it,
+        // and must be in ClickHouse before the traces are loaded from there again.
+        if (this.#epoch !== epoch) await Promise.allSettled(writes);
+        const merged = await this.#merge(part, retry);
+        added += merged.added;
+        if (writes.length >= WRITES_IN_FLIGHT) await writes[writes.length - WRITES_IN_FLIGHT];
+        const write = this.#write(merged, retry);
+        write.catch(() => {}); // awaited below; a rejection before then is not unhandled
+        writes.push(write);
+      }
+    } catch (err) {
+      failure = { err };
+    }
+    const settled = await Promise.allSettled(writes);
+    // Evicts least recently used traces only now: a part's traces stay cached until written.
+    this.#cache.noteGrowth(added);
+    if (failure) throw failure.err;
+    for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  }
+
+  /** Merges one part of a batch into the cached traces: the rows it changes. */
+  async #merge(decoded: Array<{ offset: bigint; event: RunOpsAppended }>, retry: Retry): Promise<MergedPart> {
     let traces = new Map<string, Map<string, RunRow>>();
     await retry('load traces', async () => {
       traces = await this.#tracesOf(decoded.map((d) => d.event));
@@ -143,7 +219,6 @@ export class RunsProjector implements Projection {
         touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
       });
     }
-    this.#cache.noteGrowth(added); // evicts least recently used traces only now, after the merge
 
     const traceRows: TraceRow[] = [];
     for (const [traceKey, { tenantId, traceId, version }] of touched) {
@@ -157,9 +232,20 @@ export class RunsProjector implements Projection {
     // Where each written run lives, with every write of it: a replacing table keeps one row per
     // run, and a location can never be missing for a run that is there.
     const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
-    await retry('insert runs', () => this.#ch.insert(this.#tables.runs, rows));
-    await retry('insert run locations', () => this.#ch.insert(this.#tables.runLocations, located));
-    await retry('insert traces', () => this.#ch.insert(this.#tables.traces, traceRows));
+    return { rows, located, traceRows, added };
+  }
+
+  /**
+   * Writes a merged part: locations and traces, then runs. `runs` last: an op found in `runs`
+   * counts as applied when its trace is loaded again (after a restart or a rebalance), so it
+   * must not be there before the rows derived from it are.
+   */
+  async #write({ rows, located, traceRows }: MergedPart, retry: Retry): Promise<void> {
+    await Promise.all([
+      retry('insert run locations', () => this.#ch.insertRowBinary(this.#tables.runLocations, RUN_LOCATIONS_COLUMNS, located)),
+      retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows)),
+    ]);
+    await retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, rows));
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
   }
 
