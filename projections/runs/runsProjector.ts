@@ -1,9 +1,13 @@
 // Consumes the runs topic and keeps the ClickHouse `runs` read model. Per batch, a part of
 // ~64k ops at a time: load the current rows of traces it has not cached (one query), merge
 // every op (skipping ops already applied: redelivery and replay change nothing), insert the
-// changed rows (RowBinary; the part's writes overlap the next part's merge); once every part
-// is written, the runtime (projections/projectorRuntime.ts) commits the offsets.
-// ClickHouse down means: retry the same batch, commit nothing, lose nothing.
+// changed rows (RowBinary; the part's writes overlap the next part's merge): `runs` and
+// `run_locations` first, `traces` once the runs and locations of every part up to it are in,
+// so a reader that finds a trace row finds every run it counts. Once every part is written,
+// the runtime (projections/projectorRuntime.ts) commits the offsets.
+// ClickHouse down means: retry the same batch, commit nothing, lose nothing. A batch read again
+// after a crash between its writes finds its runs written and their ops applied: it writes
+// their trace rows and locations again (from the runs as they are), so none is left out.
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
@@ -79,6 +83,12 @@ const WRITE_PART_OPS = 65_536;
 /** Parts written at once: one being sent while the next is merged, and one more queued. */
 const WRITES_IN_FLIGHT = 2;
 
+/** Waits for every promise to settle, then throws the first failure: no write of a failed step is left running. */
+async function allOrFirstFailure(promises: Array<Promise<unknown>>): Promise<void> {
+  const settled = await Promise.allSettled(promises);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+}
+
 interface MergedPart {
   rows: RunRow[];
   located: Array<Pick<RunRow, 'tenant_id' | 'id' | 'trace_id' | 'session_id'>>;
@@ -118,6 +128,9 @@ export class RunsProjector implements Projection {
   readonly #runtime: ProjectorRuntime;
   /** Counts the times the cache was dropped (a batch in progress sees it and waits for its writes). */
   #epoch = 0;
+  /** The writes of the batch in progress, and the epoch its cached traces are from (see #tracesOf). */
+  #batchWrites: Array<Promise<void>> = [];
+  #batchEpoch = 0;
   readonly #writePartOps: number;
 
   constructor(config: ProjectorRuntimeConfig & Pick<Config, 'PROJECTOR_CACHE_RUNS'>, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
@@ -159,22 +172,26 @@ export class RunsProjector implements Projection {
 
     // The batch is merged a part at a time, in order, and each part's rows are sent while the
     // next part is merged: ClickHouse takes in one part on the other core while this one works
-    // on the next (a replay's batches are the whole topic, a few large ones). The runtime
-    // commits the batch only once every write of it is done, as before; a failed write fails
-    // the batch once all its writes have settled.
+    // on the next (a replay's batches are the whole topic, a few large ones). A part's trace rows
+    // wait for the runs and locations of every part up to it: a trace row sums runs of earlier
+    // parts too. The runtime commits the batch only once every write of it is done; a failed
+    // write fails the batch once all its writes have settled.
     const writes: Array<Promise<void>> = [];
-    const epoch = this.#epoch;
+    this.#batchWrites = writes;
+    this.#batchEpoch = this.#epoch;
+    let rowsWritten: Promise<void> = Promise.resolve();
     let added = 0;
     let failure: { err: unknown } | null = null;
     try {
       for (const part of partsOf(decoded, this.#writePartOps)) {
-        // The cache was dropped meanwhile (a rebalance): what is still being written is not in it,
-        // and must be in ClickHouse before the traces are loaded from there again.
-        if (this.#epoch !== epoch) await Promise.allSettled(writes);
         const merged = await this.#merge(part, retry);
         added += merged.added;
         if (writes.length >= WRITES_IN_FLIGHT) await writes[writes.length - WRITES_IN_FLIGHT];
-        const write = this.#write(merged, retry);
+        const rows = this.#writeRows(merged, retry);
+        const upToHere = Promise.all([rowsWritten, rows]).then(() => {});
+        rowsWritten = upToHere;
+        const traces = upToHere.then(() => this.#writeTraces(merged.traceRows, retry));
+        const write = allOrFirstFailure([rows, traces]);
         write.catch(() => {}); // awaited below; a rejection before then is not unhandled
         writes.push(write);
       }
@@ -182,6 +199,7 @@ export class RunsProjector implements Projection {
       failure = { err };
     }
     const settled = await Promise.allSettled(writes);
+    this.#batchWrites = [];
     // Evicts least recently used traces only now: a part's traces stay cached until written.
     this.#cache.noteGrowth(added);
     if (failure) throw failure.err;
@@ -201,6 +219,8 @@ export class RunsProjector implements Projection {
 
     const dirty = new Map<string, RunRow>();
     const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
+    /** Runs of ops applied before: their locations are written again (see below). */
+    const reapplied = new Map<string, RunRow>();
     let added = 0;
     for (const { offset, event } of decoded) {
       const traceKey = `${event.tenant_id}/${event.trace_id}`;
@@ -210,7 +230,16 @@ export class RunsProjector implements Projection {
         const current = known ?? emptyRow(event.tenant_id, event.trace_id, op.run_id);
         const version = opVersion(offset, index);
         const merged = mergeRunOp(current, op, version, event.received_at);
-        if (!merged) return;
+        if (!merged) {
+          // Applied before: the batch is read again (after a crash, a rebalance, a refused batch).
+          // Its runs may be written and its trace row or locations not (they are written after
+          // or beside runs): both are written again from the runs as they are. Idempotent.
+          if (known && !(known.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, known.session_id))) {
+            reapplied.set(`${traceKey}/${op.run_id}`, known);
+            touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
+          }
+          return;
+        }
         if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, merged.session_id)) return;
         deriveRunFields(merged, op, blobTexts);
         if (!known) added++;
@@ -232,21 +261,27 @@ export class RunsProjector implements Projection {
     // Where each written run lives, with every write of it: a replacing table keeps one row per
     // run, and a location can never be missing for a run that is there.
     const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
+    for (const [key, r] of reapplied)
+      if (r.has_post && !dirty.has(key)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
     return { rows, located, traceRows, added };
   }
 
   /**
-   * Writes a merged part: locations and traces, then runs. `runs` last: an op found in `runs`
-   * counts as applied when its trace is loaded again (after a restart or a rebalance), so it
-   * must not be there before the rows derived from it are.
+   * Writes a merged part's runs and their locations. Before its trace rows (#writeTraces): a
+   * reader that finds a trace row goes on to its runs (a trace tree, a thread's turns with their
+   * inputs, GET /runs/{id} through run_locations).
    */
-  async #write({ rows, located, traceRows }: MergedPart, retry: Retry): Promise<void> {
-    await Promise.all([
+  async #writeRows({ rows, located }: MergedPart, retry: Retry): Promise<void> {
+    await allOrFirstFailure([
+      retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, rows)),
       retry('insert run locations', () => this.#ch.insertRowBinary(this.#tables.runLocations, RUN_LOCATIONS_COLUMNS, located)),
-      retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows)),
     ]);
-    await retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, rows));
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
+  }
+
+  /** Writes a part's trace rows, once the runs and locations of every part up to it are written. */
+  async #writeTraces(traceRows: TraceRow[], retry: Retry): Promise<void> {
+    await retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows));
   }
 
   /** Texts of the payloads in object storage that this batch's derivations read. */
@@ -274,6 +309,13 @@ export class RunsProjector implements Projection {
    */
   async #tracesOf(events: RunOpsAppended[]): Promise<Map<string, Map<string, RunRow>>> {
     for (;;) {
+      // The cache was dropped during the batch (a rebalance): the rows of earlier parts still
+      // being written are in it no more, and must be in ClickHouse before traces load from there.
+      if (this.#epoch !== this.#batchEpoch) {
+        const epoch = this.#epoch;
+        await Promise.allSettled(this.#batchWrites);
+        this.#batchEpoch = epoch;
+      }
       await this.#loadMissing(events);
       const traces = new Map<string, Map<string, RunRow>>();
       for (const e of events) {

@@ -72,6 +72,8 @@ export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[
   return changed;
 }
 
+const byName = (counts: Map<string, number>): Array<[string, number]> => [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
 export function traceRow(tenantId: string, traceId: string, runs: Map<string, RunRow>): TraceRow | null {
   let root: RunRow | undefined = runs.get(traceId);
   if (root && root.has_post === 0) root = undefined;
@@ -101,6 +103,10 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
   }
   const head = root ?? earliest;
   if (!head) return null;
+  // By name, not in the order the runs are held: a trace loaded back from ClickHouse (after an
+  // eviction, a restart, a batch read again) holds them in another order than it merged them.
+  const types = byName(runTypes);
+  const states = byName(statuses);
   return {
     tenant_id: tenantId,
     trace_id: traceId,
@@ -115,10 +121,10 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     last_run_start_time: lastStart,
     run_count: count,
     error_count: errors,
-    run_types: [...runTypes.keys()],
-    run_type_counts: [...runTypes.values()],
-    statuses: [...statuses.keys()],
-    status_counts: [...statuses.values()],
+    run_types: types.map(([name]) => name),
+    run_type_counts: types.map(([, n]) => n),
+    statuses: states.map(([name]) => name),
+    status_counts: states.map(([, n]) => n),
     ...usage,
     tags: head.tags,
     has_root: root ? 1 : 0,
