@@ -74,7 +74,10 @@ const configSchema = z.object({
   /** inputs/outputs/events larger than this go to S3 and the event carries a pointer. */
   PAYLOAD_OFFLOAD_BYTES: bytes.default(128 * 1024),
 
-  /** Events (Kafka messages) per projector batch, one ClickHouse insert each, and the longest a projector waits to fill one. */
+  /**
+   * Events (Kafka messages) per projector batch, committed once all of it is written (the runs
+   * projector inserts it in parts of ~64k runs), and the longest a projector waits to fill one.
+   */
   PROJECTOR_BATCH_EVENTS: z.coerce.number().int().positive().default(20000),
   PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().default(200),
   PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),

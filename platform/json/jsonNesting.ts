@@ -60,8 +60,24 @@ export function jsonDepth(text: string, limit = Number.MAX_SAFE_INTEGER): number
   return max;
 }
 
-/** True when the JSON text nests objects and arrays deeper than `limit` levels (a text of n characters nests at most n/2). */
-export const jsonTooDeep = (text: string, limit = MAX_JSON_DEPTH): boolean => text.length > 2 * limit && jsonDepth(text, limit) > limit;
+/**
+ * Whether the text holds more than `n` opening brackets, in strings or not (so at most that
+ * depth when it does not): found by indexOf, native, a step per bracket, not per character.
+ */
+function bracketsMoreThan(text: string, n: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) if (++count > n) return true;
+  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) if (++count > n) return true;
+  return false;
+}
+
+/**
+ * True when the JSON text nests objects and arrays deeper than `limit` levels (a text of n
+ * characters nests at most n/2, and at most as deep as it has opening brackets: most texts are
+ * settled by those two counts, without the scan character by character).
+ */
+export const jsonTooDeep = (text: string, limit = MAX_JSON_DEPTH): boolean =>
+  text.length > 2 * limit && bracketsMoreThan(text, limit) && jsonDepth(text, limit) > limit;
 
 /** The nesting depth of a parsed value, without recursion; stops at `limit + 1`. */
 export function valueDepth(value: unknown, limit = MAX_JSON_DEPTH): number {

@@ -17,6 +17,7 @@ import { deleteProjectRows } from '../projectRows.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 import { opVersion, ZERO_UUID } from '../runs/runRow.ts';
 import { deletedRow, feedbackRow, feedbackRowFromClickHouse, updatedRow, type FeedbackRow } from './feedbackRow.ts';
+import { FEEDBACK_COLUMNS } from './feedbackTable.ts';
 
 export const feedbackProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string =>
   `${config.KAFKA_TOPIC_PREFIX}feedback-projector`;
@@ -89,7 +90,7 @@ export class FeedbackProjector implements Projection {
     }
     await retry('find the projects of feedback', () => this.#fillSessions([...written.values()]));
     const rows = [...written.values()].filter((r) => !(r.session_id && this.#isProjectDeleted(r.tenant_id, r.session_id)));
-    await retry('insert feedback', () => this.#ch.insert(this.#tables.feedback, rows));
+    await retry('insert feedback', () => this.#ch.insertRowBinary(this.#tables.feedback, FEEDBACK_COLUMNS, rows));
     projectorRowsWritten.inc({ projector: 'feedback' }, rows.length);
   }
 

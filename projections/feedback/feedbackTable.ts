@@ -4,6 +4,7 @@
 // outranks every older version), so every read takes `FINAL` rows with `deleted = 0`.
 // Feedback on a project rather than a run has the zero UUID as run_id.
 import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
+import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const FEEDBACK_TABLE = 'feedback';
 
@@ -31,3 +32,6 @@ export function createFeedbackTable(table: string = FEEDBACK_TABLE): Sql {
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY (tenant_id, run_id, id)`);
 }
+
+/** How the feedback projector's inserts encode a row (RowBinary, from the DDL above). */
+export const FEEDBACK_COLUMNS = rowBinaryColumns(createFeedbackTable());

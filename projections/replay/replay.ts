@@ -119,9 +119,10 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     const rows = await countRows(ch, fresh);
     if (!swap) return summary(fresh, false);
 
-    // `runs` last: the runs projector takes an op it finds in `runs` as applied and writes nothing
-    // for it. Were `runs` swapped in first, a live write in between would put the run in the new
-    // `runs` and its trace or location row in an old table, and the catch-up below would skip it.
+    // `runs` last: the runs projector takes an op it finds in `runs` as applied and writes only
+    // its trace row and location again, from the runs as they are. Were `runs` swapped in first, a
+    // live write in between would put the run in the new `runs` and its trace or location row in
+    // an old table, and the catch-up below would merge nothing of it.
     // With `runs` last, what the live projectors write in between lands in the old `runs` and is
     // projected again into every new table.
     const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))].sort((a, b) => Number(a === 'runs') - Number(b === 'runs'));

@@ -5,6 +5,7 @@
 // DateTime64, JSON kept as text. Granules of 1024 rows (not 8192): reads by key (a trace, a
 // page of runs) fetch wide payload columns, and smaller granules read far less of them.
 import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
+import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const RUNS_TABLE = 'runs';
 
@@ -51,6 +52,9 @@ ORDER BY (tenant_id, trace_id, id)
 SETTINGS index_granularity = 1024`);
 }
 
+/** How the projector's inserts encode a `runs` row (RowBinary, from the DDL above). */
+export const RUNS_COLUMNS = rowBinaryColumns(createRunsTable());
+
 /**
  * Where each run lives, by (tenant_id, id): GET /runs/{id} carries no trace id, and `runs` is
  * ordered by trace. The runs projector writes a row the first time it sees a run.
@@ -66,3 +70,6 @@ export function createRunLocationsTable(table: string = RUN_LOCATIONS_TABLE): Sq
 ) ENGINE = ReplacingMergeTree
 ORDER BY (tenant_id, id)`);
 }
+
+/** How the projector's inserts encode a `run_locations` row. */
+export const RUN_LOCATIONS_COLUMNS = rowBinaryColumns(createRunLocationsTable());

@@ -72,14 +72,7 @@ export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[
   return changed;
 }
 
-/**
- * Parallel key and count arrays, keys in order: a trace row is the same whatever order its runs
- * were read in (from the cache, or back from ClickHouse after a restart).
- */
-function countArrays<K extends string, C extends string>(keys: K, counts: C, m: Map<string, number>): Record<K, string[]> & Record<C, number[]> {
-  const sorted = [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return { [keys]: sorted.map(([k]) => k), [counts]: sorted.map(([, n]) => n) } as Record<K, string[]> & Record<C, number[]>;
-}
+const byName = (counts: Map<string, number>): Array<[string, number]> => [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 export function traceRow(tenantId: string, traceId: string, runs: Map<string, RunRow>): TraceRow | null {
   let root: RunRow | undefined = runs.get(traceId);
@@ -110,6 +103,10 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
   }
   const head = root ?? earliest;
   if (!head) return null;
+  // By name, not in the order the runs are held: a trace loaded back from ClickHouse (after an
+  // eviction, a restart, a batch read again) holds them in another order than it merged them.
+  const types = byName(runTypes);
+  const states = byName(statuses);
   return {
     tenant_id: tenantId,
     trace_id: traceId,
@@ -124,8 +121,10 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     last_run_start_time: lastStart,
     run_count: count,
     error_count: errors,
-    ...countArrays('run_types', 'run_type_counts', runTypes),
-    ...countArrays('statuses', 'status_counts', statuses),
+    run_types: types.map(([name]) => name),
+    run_type_counts: types.map(([, n]) => n),
+    statuses: states.map(([name]) => name),
+    status_counts: states.map(([, n]) => n),
     ...usage,
     tags: head.tags,
     has_root: root ? 1 : 0,

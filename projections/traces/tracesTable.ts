@@ -3,6 +3,7 @@
 // wins; read with FINAL). It is also the aggregate table behind project stats and threads:
 // a trace row already sums its runs, so stats read one row per trace, never the runs.
 import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
+import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const TRACES_TABLE = 'traces';
 
@@ -37,3 +38,6 @@ export function createTracesTable(table: string = TRACES_TABLE): Sql {
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY (tenant_id, trace_id)`);
 }
+
+/** How the runs projector's inserts encode a `traces` row (RowBinary, from the DDL above). */
+export const TRACES_COLUMNS = rowBinaryColumns(createTracesTable());

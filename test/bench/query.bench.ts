@@ -12,7 +12,9 @@
 //   filtered_page   POST /runs/query, first page of 100 under five kinds of filter
 //   thread_page     POST /api/v2/threads/query, first page of the project's threads over ~30 days
 //   project_stats   GET  /sessions/{id}/stats over ~30 days
-// and then rebuilds every view with replay(…, swap: false) into fresh tables (dropped after).
+// and then rebuilds every view with replay(…, swap: false) into fresh tables (dropped after),
+// while one client reads the 1,000-run trace every 100 ms (the reads must keep answering: their
+// count, failures and latency are reported beside the replay's rate).
 // A route that does not exist yet is reported as such and the others still run.
 // Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:query | tail -1`).
 //
@@ -444,7 +446,10 @@ async function main(): Promise<void> {
     );
 
     // ---- 3. replay of every view into fresh tables ----
-    let replayed: { events: number; seconds: number; eventsPerSecond: number; runsPerSecond: number; rows: Record<string, number>; cores: Record<string, number | null> } | null = null;
+    let replayed: {
+      events: number; seconds: number; eventsPerSecond: number; runsPerSecond: number; rows: Record<string, number>; cores: Record<string, number | null>;
+      reads: { n: number; failed: number; p50: number | null; p99: number | null; first_failure?: string };
+    } | null = null;
     if (!options.skipReplay) {
       log(`replaying ${REPLAY_VIEWS.join(', ')} into fresh tables (no swap)`);
       blobs = new BlobStore(config);
@@ -452,6 +457,24 @@ async function main(): Promise<void> {
       const meter = new CpuMeter(cpuPids());
       meter.start();
       let lastProgress = 0;
+      // Reads during the replay: the trace tree, every 100 ms, each checked.
+      const reads = { ms: [] as number[], failed: 0, firstFailure: undefined as string | undefined };
+      let replaying = true;
+      const reader = (async () => {
+        while (replaying) {
+          const t0 = performance.now();
+          try {
+            const res = await pool!.request({ path: `/api/v2/traces/${bigTraceId}/runs?project_id=${projectId}`, method: 'GET', headers: { 'x-api-key': apiKey } });
+            const json = (await res.body.json()) as { items?: unknown[] };
+            if (res.statusCode !== 200 || json.items?.length !== options.bigTraceRuns) throw new Error(`answered ${res.statusCode} with ${json.items?.length} runs`);
+            reads.ms.push(performance.now() - t0);
+          } catch (err) {
+            reads.failed++;
+            reads.firstFailure ??= (err as Error).message;
+          }
+          await sleep(100); // ten a second or so: a user's reads, not a load competing with the replay
+        }
+      })();
       const summary = await replay(config, ch, logger, {
         views: [...REPLAY_VIEWS],
         swap: false,
@@ -463,13 +486,19 @@ async function main(): Promise<void> {
         },
       });
       const cpu = meter.stop();
+      replaying = false;
+      await reader;
       if (summary.rows.runs !== seeded.runs || summary.rows.traces !== seeded.traces)
         log(`replay rebuilt ${summary.rows.runs} runs and ${summary.rows.traces} traces; expected ${seeded.runs} and ${seeded.traces}`);
       replayed = {
         events: summary.events, seconds: summary.seconds, eventsPerSecond: summary.eventsPerSecond, runsPerSecond: seeded.runs / summary.seconds,
         rows: summary.rows as Record<string, number>, cores: coresUsed(cpu),
+        reads: {
+          n: reads.ms.length, failed: reads.failed, p50: round(percentile(reads.ms, 50)), p99: round(percentile(reads.ms, 99)),
+          ...(reads.firstFailure ? { first_failure: reads.firstFailure } : {}),
+        },
       };
-      log(`replay: ${summary.events} events in ${summary.seconds.toFixed(1)} s = ${Math.round(summary.eventsPerSecond)} events/s, ${Math.round(replayed.runsPerSecond)} runs/s; cores ${JSON.stringify(replayed.cores)}`);
+      log(`replay: ${summary.events} events in ${summary.seconds.toFixed(1)} s = ${Math.round(summary.eventsPerSecond)} events/s, ${Math.round(replayed.runsPerSecond)} runs/s; cores ${JSON.stringify(replayed.cores)}; reads meanwhile ${JSON.stringify(replayed.reads)}`);
       const dropped = await dropLeftoverReplayTables(ch);
       log(`dropped the fresh tables: ${dropped.join(', ')}`);
     }
@@ -489,6 +518,7 @@ async function main(): Promise<void> {
       project_stats_ms: figures(projectStats),
       replay_events_per_s: replayed ? round(replayed.eventsPerSecond, 0) : null,
       replay_runs_per_s: replayed ? round(replayed.runsPerSecond, 0) : null,
+      trace_tree_during_replay_ms: replayed ? { p50: replayed.reads.p50, p99: replayed.reads.p99, n: replayed.reads.n, failed: replayed.reads.failed } : null,
       targets,
       ...(Object.keys(unavailable).length ? { unavailable } : {}),
       details: {
@@ -497,7 +527,7 @@ async function main(): Promise<void> {
         merge_wait: { seconds: round(merges.seconds, 0), settled: merges.settled },
         active_parts: Object.fromEntries(parts.map((p) => [p.table, Number(p.parts)])),
         queries: Object.fromEntries(Object.entries(queries).map(([name, q]) => [name, q.details])),
-        replay: replayed && { events: replayed.events, seconds: round(replayed.seconds, 1), rows: replayed.rows, cores: replayed.cores },
+        replay: replayed && { events: replayed.events, seconds: round(replayed.seconds, 1), rows: replayed.rows, cores: replayed.cores, reads: replayed.reads },
         workload: {
           runs_per_trace: options.runsPerTrace, big_trace_runs: options.bigTraceRuns, days: options.days, error_rate: options.errorRate,
           runs_per_thread: options.runsPerThread, other_projects: `${options.otherProjects} x ${options.otherProjectRuns} runs`,

@@ -29,7 +29,7 @@ export async function replayOnChdb(python: PythonEnv, steps: readonly RecordedSt
   const file = join(dir, `steps-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
   const lines = [JSON.stringify({ kind: 'session', timezone })];
   for (const s of steps)
-    lines.push(JSON.stringify(s.kind === 'statement' ? { kind: s.kind, database: s.database, query: s.query, data: s.data } : s));
+    lines.push(JSON.stringify(s.kind === 'statement' ? { kind: s.kind, database: s.database, query: s.query, data: s.data, binary: s.binary } : s));
   writeFileSync(file, lines.join('\n') + '\n');
   const env = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
   const out = await run(python.python, [SCRIPT, file], env, 10 * 60_000);

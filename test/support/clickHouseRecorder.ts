@@ -20,8 +20,10 @@ export interface RecordedStatement {
   database: string | null;
   /** The statement text, with its FORMAT clause (an insert's rows are in `data`). */
   query: string;
-  /** An insert's rows as sent (the request body); null for other statements. */
+  /** An insert's rows as sent (the request body; base64 when `binary`); null for other statements. */
   data: string | null;
+  /** The insert's rows are in a binary format (RowBinary): `data` is their base64. */
+  binary: boolean;
   status: number;
   /** The answer's bytes: rows in the statement's output format, or the error text. */
   answer: Buffer;
@@ -106,12 +108,14 @@ export class ClickHouseRecorder {
       const answer = await forward();
       const bytes = Buffer.from(await answer.body.arrayBuffer());
       const inURL = url.searchParams.get('query');
+      const binary = inURL !== null && /\bFORMAT\s+RowBinary\s*$/.test(inURL);
       this.steps.push({
         kind: 'statement',
         origin,
         database: url.searchParams.get('database') || null,
         query: inURL ?? body.toString('utf8'),
-        data: inURL === null ? null : body.toString('utf8'),
+        data: inURL === null ? null : body.toString(binary ? 'base64' : 'utf8'),
+        binary,
         status: answer.statusCode,
         answer: bytes,
       });

@@ -4,9 +4,11 @@ Reads JSON lines from the file named by the first argument, runs each step in on
 in order, and prints one JSON line per step:
   {"ok": true, "answer": "<base64 of the answer's bytes>"}   or   {"ok": false, "error": "..."}
 The first line sets the session up: {"kind": "session", "timezone": "UTC"}. Then:
-  {"kind": "statement", "database": "db" | null, "query": "...", "data": "..." | null}
+  {"kind": "statement", "database": "db" | null, "query": "...", "data": "..." | null, "binary": false}
       the statement as sent over HTTP: run in `database` (the server default when null); an
-      insert's rows (`data`) follow its text, as ClickHouse reads inline data after FORMAT.
+      insert's rows (`data`) follow its text, as ClickHouse reads inline data after FORMAT;
+      binary rows (RowBinary, `data` in base64) are read from a file (INSERT … FROM INFILE), the
+      query text being no place for bytes.
   {"kind": "control", "action": "settle", "database": "db", "stopMerges": true | false}
       every MergeTree table of the database merged into one part, no mutation pending; then
       merges stopped (or left running), so reads that do not merge see the same rows here as
@@ -18,6 +20,8 @@ The comparison with the recorded answers is the caller's (test/contract/currentC
 
 import base64
 import json
+import os
+import re
 import sys
 import tempfile
 import time
@@ -48,6 +52,8 @@ def main() -> None:
 def run(sess, step) -> bytes:
     if step["kind"] == "statement":
         sess.query(f"USE `{step['database'] or 'default'}`")
+        if step.get("binary"):
+            return insert_from_file(sess, step["query"], base64.b64decode(step["data"]))
         text = step["query"] if step["data"] is None else step["query"] + "\n" + step["data"]
         return sess.query(text).bytes()
     if step["action"] == "settle":
@@ -57,6 +63,18 @@ def run(sess, step) -> bytes:
         wait_for_mutations(sess, step["database"])
         return b""
     raise ValueError(f"unknown step {step!r}")
+
+
+def insert_from_file(sess, query: str, data: bytes) -> bytes:
+    with tempfile.NamedTemporaryFile(prefix="chdb-insert-", suffix=".bin", delete=False) as f:
+        f.write(data)
+    try:
+        text, count = re.subn(r"\s+FORMAT\s+(\w+)\s*$", lambda m: f" FROM INFILE '{f.name}' FORMAT {m.group(1)}", query)
+        if count != 1:
+            raise ValueError(f"a binary insert without a trailing FORMAT clause: {query[:200]}")
+        return sess.query(text).bytes()
+    finally:
+        os.unlink(f.name)
 
 
 def rows(sess, text: str) -> list:

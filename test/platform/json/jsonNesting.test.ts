@@ -32,6 +32,12 @@ describe('jsonTooDeep', () => {
     expect(jsonTooDeep(nested(MAX_JSON_DEPTH + 1))).toBe(true);
     expect(jsonTooDeep(`"${'['.repeat(10_000)}"`)).toBe(false);
   });
+
+  test('long texts: few brackets settle it at once, many shallow ones are scanned', () => {
+    expect(jsonTooDeep(`{"a":"${'x'.repeat(10_000)}"}`)).toBe(false);
+    expect(jsonTooDeep(`[${'[1],'.repeat(1000)}[1]]`)).toBe(false);
+    expect(jsonTooDeep(`{"pad":"${'{'.repeat(300)}","deep":${nested(MAX_JSON_DEPTH + 1)}}`)).toBe(true);
+  });
 });
 
 describe('truncateJsonDepth and parseStoredJson', () => {

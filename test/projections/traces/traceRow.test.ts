@@ -47,6 +47,18 @@ test('a trace row sums its runs and takes its head from the root', () => {
   expect(Object.fromEntries(t.statuses.map((k, i) => [k, t.status_counts[i]]))).toEqual({ success: 2, error: 1 });
 });
 
+test('a trace row is the same whatever order its runs are held in (a trace loaded back from ClickHouse holds them by id)', () => {
+  const held = [
+    run('root', null, { run_type: 'chain', status: 'pending' }),
+    run('b', 'root', { run_type: 'tool', status: 'success', start_time: 200 }),
+    run('a', 'root', { run_type: 'llm', status: 'error', start_time: 300 }),
+  ];
+  const inOrder = traceRow('t', 'root', new Map(held.map((r) => [r.id, r])))!;
+  const reversed = traceRow('t', 'root', new Map(held.toReversed().map((r) => [r.id, r])))!;
+  expect(reversed).toEqual(inOrder);
+  expect(inOrder).toMatchObject({ run_types: ['chain', 'llm', 'tool'], run_type_counts: [1, 1, 1], statuses: ['error', 'pending', 'success'], status_counts: [1, 1, 1] });
+});
+
 test('before the root arrives the earliest run stands in; a trace of patches only has no row', () => {
   const runs = new Map<string, RunRow>([['c', run('c', 'root', { name: 'child', start_time: 5 })]]);
   expect(traceRow('t', 'root', runs)).toMatchObject({ name: 'child', has_root: 0 });

@@ -1,0 +1,202 @@
+// How the runs projector writes a batch: merged and written in small parts (each part's rows
+// sent while the next merges) it gives the rows one merge gives; no trace row reaches ClickHouse
+// before the runs and locations it counts (a reader of a trace row goes on to its runs); and a
+// batch whose writes failed half-way (as a crash between them would leave it) is projected again
+// with nothing lost. Each test runs a projector of its own over fresh tables beside the stack's
+// live one, on a stack of its own whose topic holds these tests' events only.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { stackClickHouse, startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
+import { makeTrace } from '../../support/runFactory.ts';
+import { waitFor } from '../../support/serviceProcess.ts';
+import { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import { ident, join, sql } from '../../../platform/clickhouse/sql.ts';
+import type { RowBinaryColumns } from '../../../platform/clickhouse/rowBinary.ts';
+import { createLogger } from '../../../platform/logger.ts';
+import { EventLog, event } from '../../../platform/kafka/eventLog.ts';
+import type { RunOp } from '../../../schemas/events.generated.ts';
+import { RunsProjector, type RunsProjectorOptions } from '../../../projections/runs/runsProjector.ts';
+import type { TraceRow } from '../../../projections/traces/traceRow.ts';
+import { createReadModelTables } from '../../../projections/readModels.ts';
+import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../../../projections/readModelTables.ts';
+
+let stack: TracingStack;
+beforeAll(async () => {
+  stack = await startTracingStack('writes', { PROJECTOR_FLUSH_MS: '20' });
+});
+afterAll(() => stack?.stop());
+
+/**
+ * Appends, for a new tenant, six traces of four runs, each trace's ops in three events interleaved
+ * with the other traces' (posts, more posts, patches with usage): a trace's runs and patches land
+ * in different parts of a batch. Returns the tenant.
+ */
+async function appendInterleavedTraces(): Promise<string> {
+  const tenantId = randomUUID();
+  const sessionId = randomUUID();
+  const t0 = Date.now() * 1000;
+  const post = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp => ({
+    op: 'post', run_id: r.id, session_id: sessionId, parent_run_id: r.parent_run_id ?? null, dotted_order: r.dotted_order!, name: r.name!,
+    run_type: r.run_type!, start_time: t0 + i, end_time: null, inputs: JSON.stringify({ i }), events: null, extra: null, serialized: null, error: null,
+    tags: ['parts'], reference_example_id: null, attachments: [], outputs: null,
+  });
+  const patch = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp => ({
+    ...post(r, i), op: 'patch', session_id: null, parent_run_id: null, dotted_order: null, name: null, run_type: null, start_time: null,
+    inputs: null, tags: null, end_time: t0 + 1000 + i,
+    outputs: JSON.stringify({ done: r.id, ...(r.parent_run_id ? { usage_metadata: { input_tokens: i, output_tokens: 2, total_tokens: i + 2 } } : {}) }),
+  } as unknown as RunOp);
+  const traces = Array.from({ length: 6 }, () => makeTrace(3));
+  const eventOf = (traceId: string, ops: RunOp[]) =>
+    event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: randomUUID(), received_at: t0, ops });
+  const log = new EventLog(stack.config, 'test-parts');
+  await log.append([
+    ...traces.map((t) => eventOf(t[0]!.trace_id, t.slice(0, 2).map(post))),
+    ...traces.map((t) => eventOf(t[0]!.trace_id, t.slice(2).map((r, i) => post(r, i + 2)))),
+    ...traces.map((t) => eventOf(t[0]!.trace_id, t.map(patch))),
+  ]);
+  await log.close();
+  return tenantId;
+}
+
+/**
+ * Runs a projector of its own over fresh tables, from the topic's start (the stack's live
+ * projector projects the same events into the live tables), until the tenant's 24 runs are
+ * merged; then expects its runs, traces and locations of the tenant to equal the live ones.
+ */
+async function expectFreshProjectionEqualsLive(tenantId: string, ch: ClickHouseClient, fresh: ReadModelTables, options: RunsProjectorOptions): Promise<void> {
+  await createReadModelTables(ch, fresh);
+  const projector = new RunsProjector(stack.config, ch, createLogger('fresh', 'silent'), { groupId: `fresh-${randomUUID()}`, tables: fresh, ...options });
+  await projector.start();
+  try {
+    const runsOf = (tables: ReadModelTables) => ch.query(sql`
+      SELECT toString(id) AS id, name, status, end_time, inputs, outputs, total_tokens, prompt_tokens, total_cost, tags
+      FROM ${ident(tables.runs)} FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY id`);
+    const tracesOf = (tables: ReadModelTables) => ch.query(sql`
+      SELECT toString(trace_id) AS trace_id, name, status, run_count, total_tokens, end_time, run_types, run_type_counts
+      FROM ${ident(tables.traces)} FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY trace_id`);
+    const locationsOf = (tables: ReadModelTables) => ch.query(sql`
+      SELECT toString(id) AS id, toString(trace_id) AS trace_id FROM ${ident(tables.runLocations)} FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY id`);
+    const done = (tables: ReadModelTables) => async () => {
+      const rows = await runsOf(tables);
+      return rows.length === 24 && rows.every((r) => r.status === 'success') ? rows : null;
+    };
+    const live = await waitFor('the live projector', done(LIVE_TABLES), 30_000, 200);
+    const projected = await waitFor('the projector of its own', done(fresh), 30_000, 200);
+    expect(projected).toEqual(live);
+    expect(projected.filter((r) => r.total_tokens !== '0')).toHaveLength(24); // roots sum their children's usage
+    // Trace rows follow the runs: the six of each projector, each summing its four runs, alike.
+    const tracesDone = (rows: Array<Record<string, unknown>>) => rows.length === 6 && rows.every((r) => r.run_count === 4 && r.status === 'success');
+    await waitFor('the trace rows', async () => {
+      const [mine, theirs] = [await tracesOf(fresh), await tracesOf(LIVE_TABLES)];
+      return tracesDone(mine) && tracesDone(theirs) && JSON.stringify(mine) === JSON.stringify(theirs);
+    }, 10_000, 200).catch(async () => expect(await tracesOf(fresh)).toEqual(await tracesOf(LIVE_TABLES)));
+    await waitFor('the locations', async () => {
+      const [mine, theirs] = [await locationsOf(fresh), await locationsOf(LIVE_TABLES)];
+      return mine.length === 24 && JSON.stringify(mine) === JSON.stringify(theirs);
+    }, 10_000, 200).catch(async () => expect(await locationsOf(fresh)).toEqual(await locationsOf(LIVE_TABLES)));
+  } finally {
+    await projector.stop();
+    for (const table of Object.values(fresh)) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`);
+  }
+}
+
+test('a batch merged and written a few ops at a time, each part written while the next merges, gives the rows one merge gives', async () => {
+  const tenantId = await appendInterleavedTraces();
+  const ch = stackClickHouse(stack);
+  try {
+    await expectFreshProjectionEqualsLive(tenantId, ch, tablesWithSuffix(`_parts_${randomUUID().slice(0, 8)}`), { writePartOps: 3 });
+  } finally {
+    await ch.close();
+  }
+});
+
+/**
+ * Before each insert into `traces`, reads what ClickHouse holds of the traces it names: a reader
+ * that finds a trace row goes on to its runs (the trace tree, a thread's turns with their inputs,
+ * GET /runs/{id} through run_locations), so every run the row counts must be readable already.
+ */
+class TraceRowsProbe extends ClickHouseClient {
+  readonly violations: string[] = [];
+  traceRowsChecked = 0;
+  readonly #tables: ReadModelTables;
+  constructor(config: TracingStack['config'], tables: ReadModelTables) {
+    super({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    this.#tables = tables;
+  }
+
+  override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
+    // a failed check must not fail the insert: the projector would set the batch aside
+    if (table === this.#tables.traces && rows.length > 0) await this.#check(rows as TraceRow[]).catch((err) => this.violations.push(`check failed: ${err}`));
+    await super.insertRowBinary(table, columns, rows);
+  }
+
+  async #check(rows: TraceRow[]): Promise<void> {
+    const keys = join(rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.trace_id}))`));
+    const runs = await this.query<{ trace: string; runs: string; version: string }>(sql`
+      SELECT toString(trace_id) AS trace, countIf(has_post = 1) AS runs, maxIf(version, has_post = 1) AS version
+      FROM ${ident(this.#tables.runs)} FINAL WHERE (tenant_id, trace_id) IN (${keys}) GROUP BY trace_id`);
+    const located = await this.query<{ trace: string; runs: string }>(sql`
+      SELECT toString(trace_id) AS trace, count() AS runs
+      FROM ${ident(this.#tables.runLocations)} FINAL WHERE (tenant_id, trace_id) IN (${keys}) GROUP BY trace_id`);
+    const runsOf = new Map(runs.map((r) => [r.trace, r]));
+    const locatedOf = new Map(located.map((r) => [r.trace, Number(r.runs)]));
+    for (const row of rows) {
+      this.traceRowsChecked++;
+      const durable = runsOf.get(row.trace_id);
+      // at least: runs of a later part of the batch may already be written too
+      if (Number(durable?.runs ?? 0) < row.run_count || Number(durable?.version ?? 0) < row.version)
+        this.violations.push(`trace ${row.trace_id} (${row.run_count} runs, version ${row.version}) before its runs: ${JSON.stringify(durable ?? null)}`);
+      if ((locatedOf.get(row.trace_id) ?? 0) < row.run_count)
+        this.violations.push(`trace ${row.trace_id} (${row.run_count} runs) before its runs' locations: ${locatedOf.get(row.trace_id) ?? 0}`);
+    }
+  }
+}
+
+test('no trace row reaches ClickHouse before the runs and locations it counts, each part of a batch included', async () => {
+  const tenantId = await appendInterleavedTraces();
+  const fresh = tablesWithSuffix(`_ryw_${randomUUID().slice(0, 8)}`);
+  const probe = new TraceRowsProbe(stack.config, fresh);
+  try {
+    await expectFreshProjectionEqualsLive(tenantId, probe, fresh, { writePartOps: 3 });
+  } finally {
+    await probe.close();
+  }
+  expect(probe.traceRowsChecked).toBeGreaterThanOrEqual(6);
+  expect(probe.violations).toEqual([]);
+});
+
+/**
+ * Refuses the first insert into one table that holds a row of the tenant, as a crash between
+ * the writes of a batch would leave it: the writes before it done, the batch not committed. The
+ * runtime forgets its state and projects the batch again (in halves), as a restarted projector would.
+ */
+class FailOnceProbe extends ClickHouseClient {
+  failed = false;
+  readonly #table: string;
+  readonly #tenantId: string;
+  constructor(config: TracingStack['config'], table: string, tenantId: string) {
+    super({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    this.#table = table;
+    this.#tenantId = tenantId;
+  }
+
+  override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
+    if (!this.failed && table === this.#table && rows.some((r) => (r as { tenant_id: string }).tenant_id === this.#tenantId)) {
+      this.failed = true;
+      throw Object.assign(new Error(`the test refuses this insert into ${table}`), { retryable: false });
+    }
+    await super.insertRowBinary(table, columns, rows);
+  }
+}
+
+test.each(['runLocations', 'traces'] as const)('a batch whose %s insert failed after its runs were written is projected again: nothing lost', async (failing) => {
+  const tenantId = await appendInterleavedTraces();
+  const fresh = tablesWithSuffix(`_fail_${randomUUID().slice(0, 8)}`);
+  const probe = new FailOnceProbe(stack.config, fresh[failing], tenantId);
+  try {
+    await expectFreshProjectionEqualsLive(tenantId, probe, fresh, {});
+  } finally {
+    await probe.close();
+  }
+  expect(probe.failed).toBe(true);
+});
