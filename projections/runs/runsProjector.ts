@@ -124,6 +124,8 @@ export class RunsProjector implements Projection {
     });
 
     const dirty = new Map<string, RunRow>();
+    // Each merged run's row as stored before this batch (null: none yet): where it is in `runs`.
+    const stored = new Map<string, RunRow | null>();
     const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
     let added = 0;
     for (const { offset, event } of decoded) {
@@ -138,8 +140,10 @@ export class RunsProjector implements Projection {
         if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, merged.session_id)) return;
         deriveRunFields(merged, op, blobTexts);
         if (!known) added++;
+        const runKey = `${traceKey}/${op.run_id}`;
+        if (!stored.has(runKey)) stored.set(runKey, known ?? null);
         runs.set(op.run_id, merged);
-        dirty.set(`${traceKey}/${op.run_id}`, merged);
+        dirty.set(runKey, merged);
         touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
       });
     }
@@ -154,10 +158,14 @@ export class RunsProjector implements Projection {
     }
 
     const rows = [...dirty.values()];
+    const { places, tombstones } = moves(dirty, stored);
     // Where each written run lives, with every write of it: a replacing table keeps one row per
     // run, and a location can never be missing for a run that is there.
     const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
-    await retry('insert runs', () => this.#ch.insert(this.#tables.runs, rows));
+    // A new place before the rows there: whoever reads a trace through run_keys (this projector
+    // after a restart included) finds every row. Tombstones after the rows that replace them.
+    await retry('insert run keys', () => this.#ch.insert(this.#tables.runKeys, places));
+    await retry('insert runs', () => this.#ch.insert(this.#tables.runs, [...rows, ...tombstones]));
     await retry('insert run locations', () => this.#ch.insert(this.#tables.runLocations, located));
     await retry('insert traces', () => this.#ch.insert(this.#tables.traces, traceRows));
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
@@ -175,7 +183,7 @@ export class RunsProjector implements Projection {
 
   async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
     await retry('delete a project\'s rows', async () => {
-      for (const table of [this.#tables.runs, this.#tables.runLocations, this.#tables.traces])
+      for (const table of [this.#tables.runs, this.#tables.runKeys, this.#tables.runLocations, this.#tables.traces])
         await deleteProjectRows(this.#ch, table, tenantId, projectId);
     });
     this.#cache.clear();
@@ -212,19 +220,24 @@ export class RunsProjector implements Projection {
     for (let i = 0; i < pairs.length; i += 2000) {
       const chunk = pairs.slice(i, i + 2000);
       const tuples = join(chunk.map((p) => sql`(toUUID(${p.tenant}), toUUID(${p.trace}))`));
-      // Most traces here are new. Which have rows at all, the primary key answers cheaply; only
-      // those are read with FINAL, which costs ClickHouse far more and grows with the table.
+      // Most traces here are new. Which have rows at all, run_keys' primary key answers cheaply;
+      // only those are read from `runs`, at every place their runs have had (by its primary key),
+      // all versions, the newest of each run kept here (what FINAL would do, for less).
       const existing = await this.#ch.query<{ tenant_id: string; trace_id: string }>(
-        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(this.#tables.runs)} WHERE (tenant_id, trace_id) IN (${tuples})`,
+        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${tuples})`,
       );
       if (existing.length === 0) continue;
       const known = join(existing.map((p) => sql`(toUUID(${p.tenant_id}), toUUID(${p.trace_id}))`));
       const rows = await this.#ch.query(
-        sql`SELECT * FROM ${ident(this.#tables.runs)} FINAL WHERE (tenant_id, trace_id) IN (${known})`,
+        sql`SELECT * FROM ${ident(this.#tables.runs)}
+            WHERE (tenant_id, session_id, is_root, start_time, id) IN (
+              SELECT tenant_id, session_id, is_root, start_time, id FROM ${ident(this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${known}))`,
       );
       for (const raw of rows) {
         const row = rowFromClickHouse(raw);
-        loaded.get(`${row.tenant_id}/${row.trace_id}`)?.set(row.id, row);
+        const runs = loaded.get(`${row.tenant_id}/${row.trace_id}`);
+        const seen = runs?.get(row.id);
+        if (runs && (!seen || row.version > seen.version)) runs.set(row.id, row);
       }
     }
     let count = 0;
@@ -235,4 +248,37 @@ export class RunsProjector implements Projection {
     // No eviction here: the batch about to be merged needs every trace just loaded.
     if (count) this.#logger.debug({ traces: loaded.size, runs: count }, 'loaded trace state from ClickHouse');
   }
+}
+
+/** A run's place in `runs` (its sort key after tenant_id and before id). */
+const placeOf = (r: RunRow) => `${r.session_id}/${r.is_root}/${r.start_time}`;
+
+/**
+ * What a batch's writes need besides the rows: a `run_keys` row for each run at a new place
+ * (new, or moved: its project or start time changed), and for each moved run a tombstone at its
+ * old place: the row stored there, with has_post = 0 and a version above it (every version of
+ * this batch is) but below the moved row's, so that reads by key drop the old place and reads
+ * by version across places keep the moved row.
+ */
+export function moves(dirty: Map<string, RunRow>, stored: Map<string, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[] } {
+  const places: RunKeyRow[] = [];
+  const tombstones: RunRow[] = [];
+  for (const [runKey, row] of dirty) {
+    const before = stored.get(runKey);
+    if (before === undefined) continue; // only its usage rolled up: same place
+    if (before !== null && placeOf(before) === placeOf(row)) continue;
+    places.push({ tenant_id: row.tenant_id, trace_id: row.trace_id, id: row.id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time });
+    if (before !== null) tombstones.push({ ...before, has_post: 0, version: row.version - 1 });
+  }
+  return { places, tombstones };
+}
+
+/** A row of `run_keys`. */
+export interface RunKeyRow {
+  tenant_id: string;
+  trace_id: string;
+  id: string;
+  session_id: string;
+  is_root: number;
+  start_time: number;
 }

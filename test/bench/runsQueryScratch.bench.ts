@@ -79,6 +79,7 @@ async function seed(ch: ClickHouseClient): Promise<void> {
   const columns = 'tenant_id, trace_id, id, session_id, parent_run_id, dotted_order, name, run_type, status, start_time, end_time, inputs, outputs, events, extra, serialized, payload_refs, error, tags, reference_example_id, attachments, thread_id, metadata_keys, metadata_values, prompt_tokens, completion_tokens, total_tokens, prompt_cost, completion_cost, total_cost, first_token_time, is_root, has_post, received_at';
   await ch.exec(raw(`INSERT INTO runs (${columns}, version) SELECT ${columns}, 2 FROM runs WHERE start_time % 10000000 < 3000000`));
   await ch.exec(raw('INSERT INTO run_locations (tenant_id, id, trace_id) SELECT tenant_id, id, trace_id FROM runs WHERE version = 1'));
+  await ch.exec(raw('INSERT INTO run_keys (tenant_id, trace_id, id, session_id, is_root, start_time) SELECT tenant_id, trace_id, id, session_id, is_root, start_time FROM runs WHERE version = 1'));
   await ch.exec(raw(`INSERT INTO feedback (tenant_id, run_id, id, trace_id, session_id, key, score, value, comment, correction, feedback_source, created_at, version)
     SELECT tenant_id, id, id, trace_id, session_id, 'user_score', toFloat64(cityHash64(toString(id)) % 2), '', NULL, '', '', start_time, 1
     FROM runs WHERE is_root = 1 AND version = 1 AND start_time % 7 = 0`));

@@ -96,7 +96,7 @@ const location = (prefix = 'exports/test') => ({ bucket, prefix, endpointUrl: in
 async function exportRuns(t: ExportRunTask, options: { maxFileBytes?: number; signal?: AbortSignal; onFile?: (f: ExportedFile) => Promise<void>; s3?: S3Client; prefix?: string } = {}) {
   const reported: ExportedFile[] = [];
   const result = await exportRunsToParquet(
-    { ch: db.ch, tables: { runs: LIVE_TABLES.runs, feedback: LIVE_TABLES.feedback }, blobs, s3: options.s3 ?? s3 },
+    { ch: db.ch, tables: { runs: LIVE_TABLES.runs, runKeys: LIVE_TABLES.runKeys, feedback: LIVE_TABLES.feedback }, blobs, s3: options.s3 ?? s3 },
     t,
     location(options.prefix),
     {
