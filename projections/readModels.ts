@@ -48,11 +48,12 @@ async function addMissingColumns(ch: ClickHouseClient, table: string, ddl: { tex
  * table: ORDER BY (tenant_id, trace_id, id)). A sort key cannot be changed in place; the table
  * is rebuilt from the topics by `npm run replay -- --view runs`, which swaps a table with the
  * new key in (docs/read-models.md, "Upgrading the runs table"). Until then reads by trace and by
- * run id miss the runs projected before the upgrade: the processes say so in their log at start.
+ * run id miss the runs projected before the upgrade: the processes say so in their log at start
+ * (the runs projector reads a trace's rows by trace_id meanwhile, which that table's key serves).
  */
-export async function runsTableOutdated(ch: ClickHouseClient): Promise<{ outdated: boolean; sortingKey: string }> {
+export async function runsTableOutdated(ch: ClickHouseClient, table: string = LIVE_TABLES.runs): Promise<{ outdated: boolean; sortingKey: string }> {
   const [row] = await ch.query<{ sorting_key: string }>(
-    sql`SELECT sorting_key FROM system.tables WHERE database = ${ch.database} AND name = ${LIVE_TABLES.runs}`,
+    sql`SELECT sorting_key FROM system.tables WHERE database = ${ch.database} AND name = ${table}`,
   );
   const sortingKey = row?.sorting_key ?? RUNS_SORTING_KEY;
   const normal = (key: string) => key.replace(/\s+/g, '');

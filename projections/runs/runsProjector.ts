@@ -17,6 +17,7 @@ import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type Run
 import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
 import { rollUpUsage, traceRow, type TraceRow } from '../traces/traceRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
+import { runsTableOutdated } from '../readModels.ts';
 
 export interface RunsProjectorOptions {
   groupId?: string;
@@ -78,6 +79,8 @@ export class RunsProjector implements Projection {
   readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
   readonly #cache: TraceCache;
   readonly #runtime: ProjectorRuntime;
+  /** Whether `runs` has an older release's key (ordered by trace), and when that was checked. */
+  #oldKey: { outdated: boolean; checkedAt: number } | null = null;
 
   constructor(config: ProjectorRuntimeConfig & Pick<Config, 'PROJECTOR_CACHE_RUNS'>, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
     this.#ch = ch;
@@ -208,6 +211,14 @@ export class RunsProjector implements Projection {
     }
   }
 
+  /** See #oldKey; checked again at most every OLD_KEY_RECHECK_MS while old (a replay swaps a new table in once). */
+  async #runsKeyOutdated(): Promise<boolean> {
+    const known = this.#oldKey;
+    if (known && (!known.outdated || Date.now() - known.checkedAt < OLD_KEY_RECHECK_MS)) return known.outdated;
+    this.#oldKey = { outdated: (await runsTableOutdated(this.#ch, this.#tables.runs)).outdated, checkedAt: Date.now() };
+    return this.#oldKey.outdated;
+  }
+
   async #loadMissing(events: RunOpsAppended[]): Promise<void> {
     const missing = new Map<string, { tenant: string; trace: string }>();
     for (const e of events) {
@@ -222,14 +233,19 @@ export class RunsProjector implements Projection {
       const tuples = join(chunk.map((p) => sql`(toUUID(${p.tenant}), toUUID(${p.trace}))`));
       // Most traces here are new. Which have rows at all, run_keys' primary key answers cheaply;
       // only those are read from `runs`, at every place their runs have had (by its primary key),
-      // all versions, the newest of each run kept here (what FINAL would do, for less).
+      // all versions, the newest of each run kept here (what FINAL would do, for less). A `runs`
+      // of an older release (ordered by trace, until a replay swaps today's in) is read by trace:
+      // run_keys lacks the runs projected before the upgrade.
+      const byTrace = await this.#runsKeyOutdated();
       const existing = await this.#ch.query<{ tenant_id: string; trace_id: string }>(
-        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${tuples})`,
+        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(byTrace ? this.#tables.runs : this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${tuples})`,
       );
       if (existing.length === 0) continue;
       const known = join(existing.map((p) => sql`(toUUID(${p.tenant_id}), toUUID(${p.trace_id}))`));
       const rows = await this.#ch.query(
-        sql`SELECT * FROM ${ident(this.#tables.runs)}
+        byTrace
+          ? sql`SELECT * FROM ${ident(this.#tables.runs)} WHERE (tenant_id, trace_id) IN (${known})`
+          : sql`SELECT * FROM ${ident(this.#tables.runs)}
             WHERE (tenant_id, session_id, is_root, start_time, id) IN (
               SELECT tenant_id, session_id, is_root, start_time, id FROM ${ident(this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${known}))`,
       );
@@ -249,6 +265,8 @@ export class RunsProjector implements Projection {
     if (count) this.#logger.debug({ traces: loaded.size, runs: count }, 'loaded trace state from ClickHouse');
   }
 }
+
+const OLD_KEY_RECHECK_MS = 60_000;
 
 /** A run's place in `runs` (its sort key after tenant_id and before id). */
 const placeOf = (r: RunRow) => `${r.session_id}/${r.is_root}/${r.start_time}`;

@@ -2,6 +2,8 @@
 // trace_id, id): the processes detect it at start and say what to run, and `npm run replay --
 // --view runs` (the command they name) swaps in a table with today's key, rebuilt from the
 // topics, with every run readable by id, by trace and in pages; nothing lost, nothing doubled.
+// Meanwhile the projector merges a late patch of an older run into its row (it reads the old
+// table by trace: run_keys knows nothing of the runs from before the upgrade).
 import { expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { ownStack } from '../support/ownStack.ts';
@@ -36,6 +38,7 @@ test('a runs table with the old sort key is detected, and `npm run replay -- --v
     Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM runs FINAL WHERE outputs != ''`))[0]!.n) === 6, 30_000, 100);
 
   // The deployment as an older release left it: `runs` ordered by (tenant_id, trace_id, id), no run_keys.
+  await own.stack.projector.stop();
   await own.ch.exec(sql`RENAME TABLE runs TO runs_current`);
   await own.ch.exec(raw(createRunsTable('runs').text.replace(`ORDER BY (${RUNS_SORTING_KEY})`, `ORDER BY (${OLD_RUNS_SORTING_KEY})`)));
   await own.ch.exec(sql`INSERT INTO runs SELECT * FROM runs_current`);
@@ -51,6 +54,16 @@ test('a runs table with the old sort key is detected, and `npm run replay -- --v
   logger.error = ((_fields: unknown, message: string) => void logged.push(message)) as typeof logger.error;
   expect(await warnIfRunsTableOutdated(own.ch, logger)).toBe(true);
   expect(logged.join('\n')).toContain('`npm run replay -- --view runs`');
+
+  // The upgraded projector starts (nothing of the old traces in its cache) and a late patch of an old run comes.
+  own.stack.startProjector();
+  const late = traces[7]![0]!;
+  await own.send(postParts([{ ...late, inputs: undefined, outputs: { late: true }, end_time: new Date().toISOString() }], 'patch'));
+  const lateRow = async () =>
+    (await own.ch.query<{ has_post: number; inputs: string; outputs: string }>(sql`SELECT has_post, inputs, outputs FROM runs FINAL WHERE id = toUUID(${late.id})`))[0]!;
+  await waitFor('the late patch projected', async () => (await lateRow()).outputs !== '', 30_000, 100);
+  expect(Number((await lateRow()).has_post)).toBe(1); // merged into the run, which stays visible
+  expect(JSON.parse((await lateRow()).inputs)).toEqual(late.inputs);
 
   const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'runs'], { cwd: repoRoot, env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' } });
   let output = '';
@@ -71,6 +84,7 @@ test('a runs table with the old sort key is detected, and `npm run replay -- --v
     const root = await api(`/runs/${t[0]!.id}`);
     expect(root.status).toBe(200);
     if (traces.indexOf(t) < 6) expect(root.body.outputs).toEqual({ done: true });
+    if (t[0] === late) expect(root.body.outputs).toEqual({ late: true });
     const tree = await api(`/api/v2/traces/${t[0]!.id}/runs?project_id=${root.body.session_id as string}`);
     expect((tree.body.items as Array<{ id: string }>).map((r) => r.id)).toEqual(t.map((r) => r.id));
   }
