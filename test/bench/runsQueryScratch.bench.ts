@@ -117,6 +117,7 @@ const scenarios: Record<string, Record<string, unknown>> = {
   roots: { session, is_root: true },
   errors_slow: { session, filter: 'and(eq(status, "error"), gt(latency, "5s"))' },
   metadata_pair: { session, filter: 'and(eq(metadata_key, "user"), eq(metadata_value, "user-7"))' },
+  tag: { session, filter: 'has(tags, "beta")' },
   thread_roots: { session, is_root: true, filter: 'eq(thread_id, "thread-79")', select: ['id', 'name', 'thread_id', 'start_time', 'run_type', 'feedback_stats'] },
   feedback_pair: { session, filter: 'and(eq(feedback_key, "user_score"), eq(feedback_score, 1))' },
   trace_and_tree_filter: { session, filter: 'eq(run_type, "tool")', trace_filter: 'eq(name, "agent")', tree_filter: 'eq(name, "retriever")' },
