@@ -87,10 +87,13 @@ interface Candidate {
  * starts (now, or the cursor), as PREWHERE on start_time: the scan then reads the other
  * columns only of granules holding recent runs. When that window holds a full batch, every
  * run up to the last candidate lies inside it, so the page is the same; otherwise phase 1 looks
- * again over a window as much wider as the runs it found were too few (at most a week), and
- * then over all runs. (Descending order only: an ascending first page has no place to start.)
- * Phase 2 is a few key lookups reading wide columns of scattered granules, again and again for
- * the newest pages: it uses ClickHouse's uncompressed block cache.
+ * again over a window as much wider as the runs it found were too few (EMPTY_WINDOW_GROWTH
+ * times when it found none), up to a week, and then over all runs. `runs` is ordered by time
+ * within a project, so a window is a range of the primary index: an empty one costs next to
+ * nothing, and a project idle for hours still gets its first page from a window. (Descending
+ * order only: an ascending first page has no place to start.) Phase 2 is a few key lookups
+ * reading wide columns of neighbouring granules, again and again for the newest pages: it uses
+ * ClickHouse's uncompressed block cache.
  */
 export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Promise<RunPage> {
   const want = q.limit + 1;
@@ -141,12 +144,17 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const fills = (rows: Candidate[]) => rows.length === batch || distinctRuns(rows).length > want;
   let first: Candidate[] | null = null;
   if (desc) {
-    // The first look, then (if it found some runs) one as much wider as they were too few, then all.
+    // The first look; then, while it does not fill, one as much wider as the runs found were too
+    // few (EMPTY_WINDOW_GROWTH times wider when none: a window without runs costs only the
+    // primary index), up to the widest; then all.
     const from = q.after?.startTime ?? Date.now() * 1000;
-    first = await candidates(false, q.after, batch, from - RECENT_WINDOW_US);
-    const found = distinctRuns(first).length;
-    const wider = found > 0 ? RECENT_WINDOW_US * Math.ceil((2 * want) / found) : Infinity;
-    if (!fills(first) && wider <= WIDEST_WINDOW_US) first = await candidates(false, q.after, batch, from - wider);
+    let window = RECENT_WINDOW_US;
+    first = await candidates(false, q.after, batch, from - window);
+    while (!fills(first) && window < WIDEST_WINDOW_US) {
+      const found = distinctRuns(first).length;
+      window = Math.min(WIDEST_WINDOW_US, found > 0 ? window * Math.ceil((2 * want) / found) : window * EMPTY_WINDOW_GROWTH);
+      first = await candidates(false, q.after, batch, from - window);
+    }
   }
   if (!first || !fills(first)) first = await candidates(false, q.after, batch);
   // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
@@ -164,8 +172,10 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
 
 /** Phase 1's first look: runs that started at most this long (µs) before the page's start. */
 export const RECENT_WINDOW_US = 15 * 60 * 1_000_000;
-/** The widest second look (µs); past that, phase 1 reads all runs. */
+/** The widest look (µs); past that, phase 1 reads all runs. */
 const WIDEST_WINDOW_US = 7 * 24 * 3600 * 1_000_000;
+/** How much wider the next look is when a window held no run at all (15 min, 8 h, then a week). */
+const EMPTY_WINDOW_GROWTH = 32;
 
 /** The key columns of `runs` after tenant_id. */
 const KEY = raw(RUN_KEY_COLUMNS.join(', '));
