@@ -3,7 +3,7 @@
 import { configOrExit, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { ClickHouseClient } from '../platform/clickhouse/client.ts';
-import { ensureReadModels } from './readModels.ts';
+import { ensureReadModels, warnIfRunsTableOutdated } from './readModels.ts';
 import { ensureTopics } from '../platform/kafka/topicAdmin.ts';
 import { TOPIC_DECLARATIONS } from '../schemas/topics.ts';
 import { BlobStore } from '../platform/blobStore.ts';
@@ -20,6 +20,7 @@ const ch = ClickHouseClient.fromConfig(config);
 // ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka);
 // DDL it refuses is a bug of this release, and exits.
 await retry(PROJECTOR_STORE_RETRY, () => ensureReadModels(ch), { what: 'create the read models', logger });
+await warnIfRunsTableOutdated(ch, logger);
 const blobs = new BlobStore(config);
 // Project tombstones: the projectors skip a deleted project's events and delete its rows.
 const projects: ProjectRegistry = new ProjectRegistry(config, logger.child({ fold: 'projects' }), {

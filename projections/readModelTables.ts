@@ -1,13 +1,15 @@
 // The names of the read-model tables. Live tables have the documented names; a replay builds
 // a full set under a suffix and swaps it in at the end, so every writer and reader takes its
 // table names from one of these objects instead of a constant.
-import { RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
+import { RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
 import { TRACES_TABLE } from './traces/tracesTable.ts';
 import { FEEDBACK_TABLE } from './feedback/feedbackTable.ts';
 
 export interface ReadModelTables {
-  /** One row per run (post and patches merged), ORDER BY (tenant_id, trace_id, id). */
+  /** One row per run (post and patches merged), ORDER BY (tenant_id, session_id, is_root, start_time, id). */
   runs: string;
+  /** (tenant_id, trace_id, id) -> every place in `runs` the run has had, for reads by trace. */
+  runKeys: string;
   /** (tenant_id, id) -> trace_id, for reads by run id. */
   runLocations: string;
   /** One row per trace: root run, times, counts, tokens, cost, thread. */
@@ -18,6 +20,7 @@ export interface ReadModelTables {
 
 export const LIVE_TABLES: ReadModelTables = {
   runs: RUNS_TABLE,
+  runKeys: RUN_KEYS_TABLE,
   runLocations: RUN_LOCATIONS_TABLE,
   traces: TRACES_TABLE,
   feedback: FEEDBACK_TABLE,
@@ -26,6 +29,7 @@ export const LIVE_TABLES: ReadModelTables = {
 /** The same set of tables under a suffix (a replay's fresh tables, or the ones it swapped out). */
 export const tablesWithSuffix = (suffix: string): ReadModelTables => ({
   runs: `${LIVE_TABLES.runs}${suffix}`,
+  runKeys: `${LIVE_TABLES.runKeys}${suffix}`,
   runLocations: `${LIVE_TABLES.runLocations}${suffix}`,
   traces: `${LIVE_TABLES.traces}${suffix}`,
   feedback: `${LIVE_TABLES.feedback}${suffix}`,

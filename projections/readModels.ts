@@ -2,7 +2,8 @@
 // Tables of older releases are brought up to date here (missing columns added).
 import { ident, sql, raw } from '../platform/clickhouse/sql.ts';
 import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
-import { createRunLocationsTable, createRunsTable } from './runs/runsTable.ts';
+import type { Logger } from '../platform/logger.ts';
+import { createRunKeysTable, createRunLocationsTable, createRunsTable, RUNS_SORTING_KEY } from './runs/runsTable.ts';
 import { createTracesTable } from './traces/tracesTable.ts';
 import { createFeedbackTable } from './feedback/feedbackTable.ts';
 import { createThreadsView, THREADS_VIEW } from './traces/threadsView.ts';
@@ -11,6 +12,7 @@ import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
 /** Creates a full set of read-model tables under the given names (the live ones, or a replay's). */
 export async function createReadModelTables(ch: ClickHouseClient, tables: ReadModelTables): Promise<void> {
   await ch.exec(createRunsTable(tables.runs));
+  await ch.exec(createRunKeysTable(tables.runKeys));
   await ch.exec(createRunLocationsTable(tables.runLocations));
   await ch.exec(createTracesTable(tables.traces));
   await ch.exec(createFeedbackTable(tables.feedback));
@@ -39,4 +41,34 @@ async function addMissingColumns(ch: ClickHouseClient, table: string, ddl: { tex
     if (!m || have.has(m[1]!)) continue;
     await ch.exec(raw(`ALTER TABLE ${ident(table).text} ADD COLUMN ${ident(m[1]!).text} ${m[2]}`));
   }
+}
+
+/**
+ * Whether the live `runs` table has another sort key than this release's (an older release's
+ * table: ORDER BY (tenant_id, trace_id, id)). A sort key cannot be changed in place; the table
+ * is rebuilt from the topics by `npm run replay -- --view runs`, which swaps a table with the
+ * new key in (docs/read-models.md, "Upgrading the runs table"). Until then reads by trace and by
+ * run id miss the runs projected before the upgrade: the processes say so in their log at start
+ * (the runs projector reads a trace's rows by trace_id meanwhile, which that table's key serves).
+ */
+export async function runsTableOutdated(ch: ClickHouseClient, table: string = LIVE_TABLES.runs): Promise<{ outdated: boolean; sortingKey: string }> {
+  const [row] = await ch.query<{ sorting_key: string }>(
+    sql`SELECT sorting_key FROM system.tables WHERE database = ${ch.database} AND name = ${table}`,
+  );
+  const sortingKey = row?.sorting_key ?? RUNS_SORTING_KEY;
+  const normal = (key: string) => key.replace(/\s+/g, '');
+  return { outdated: normal(sortingKey) !== normal(RUNS_SORTING_KEY), sortingKey };
+}
+
+/** Logs an error when `runs` has an older release's sort key, saying what to run (every process, at start). */
+export async function warnIfRunsTableOutdated(ch: ClickHouseClient, logger: Logger): Promise<boolean> {
+  const { outdated, sortingKey } = await runsTableOutdated(ch);
+  if (outdated)
+    logger.error(
+      { table: LIVE_TABLES.runs, sortingKey, expected: RUNS_SORTING_KEY },
+      `the runs table has the sort key of an older release (${sortingKey}); rebuild it with \`npm run replay -- --view runs\` ` +
+        `(it swaps in a table ordered by (${RUNS_SORTING_KEY}) while the service keeps running): until then, reads by trace ` +
+        'and by run id miss the runs projected before the upgrade',
+    );
+  return outdated;
 }

@@ -28,7 +28,7 @@ export type ReplayView = (typeof REPLAY_VIEWS)[number];
 
 /** The tables each view is made of (threads is a view over traces). */
 const VIEW_TABLES: Record<ReplayView, Array<keyof ReadModelTables>> = {
-  runs: ['runs', 'runLocations', 'feedback'],
+  runs: ['runs', 'runKeys', 'runLocations', 'feedback'],
   traces: ['traces'],
   threads: ['traces'],
 };

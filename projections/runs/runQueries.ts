@@ -3,14 +3,22 @@ import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowFromClickHouse, type RunRow } from './runRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
+import { RUN_KEY_COLUMNS, runsOfTraces } from './runsTable.ts';
 
-/** The merged run, once its post has been projected; null otherwise. Two key lookups, no scan. */
-export async function runByIdQuery(ch: ClickHouseClient, tenantId: string, runId: string, tables: Pick<ReadModelTables, 'runs' | 'runLocations'> = LIVE_TABLES): Promise<RunRow | null> {
+/**
+ * The merged run, once its post has been projected; null otherwise. Key lookups, no scan: its
+ * trace from run_locations, its places from run_keys, the row from `runs` (FINAL: a place it
+ * has left holds a tombstone, has_post = 0).
+ */
+export async function runByIdQuery(
+  ch: ClickHouseClient, tenantId: string, runId: string,
+  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'runLocations'> = LIVE_TABLES,
+): Promise<RunRow | null> {
+  const trace = sql`SELECT trace_id FROM ${ident(tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId})`;
   const rows = await ch.query(
     sql`SELECT * FROM ${ident(tables.runs)} FINAL
-        WHERE tenant_id = toUUID(${tenantId})
-          AND trace_id IN (SELECT trace_id FROM ${ident(tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId}))
-          AND id = toUUID(${runId}) AND has_post = 1
+        WHERE tenant_id = toUUID(${tenantId}) AND ${runsOfTraces(tables.runKeys, tenantId, trace, sql`id = toUUID(${runId})`)}
+          AND has_post = 1
         LIMIT 1`,
   );
   return rows[0] ? rowFromClickHouse(rows[0]) : null;
@@ -51,8 +59,11 @@ export interface RunPage {
   next: RunPosition | null;
 }
 
+/** A row of phase 1: a run's place in `runs` (its key) and its trace. */
 interface Candidate {
   trace_id: string;
+  session_id: string;
+  is_root: number;
   id: string;
   start_time: string;
 }
@@ -60,12 +71,13 @@ interface Candidate {
 /**
  * One page of runs in (start_time, id) order, in two phases.
  *
- * 1. Candidates: (trace_id, id, start_time) of the first matching rows, from narrow columns and
+ * 1. Candidates: the keys (and trace ids) of the first matching rows, from narrow columns and
  *    without FINAL. Unmerged older versions of a run are rows too, so this finds every run
  *    whose newest version matches, plus perhaps some whose older version matched (a superset).
- * 2. Rows: the newest version of each candidate, by primary key (PREWHERE on the key is safe:
- *    all versions of a run share it), with the conditions checked again, exactly, on it; only
- *    here are the wide columns read, and only those asked for.
+ * 2. Rows: the newest version at each candidate's key, by primary key, with the conditions
+ *    checked again, exactly, on it; only here are the wide columns read, and only those asked
+ *    for. A run that moved (its project or start time changed) has a tombstone (has_post = 0)
+ *    as the newest version at its old key, so a candidate from there drops out here.
  *
  * A run whose newest version lies past the last candidate is left to a later window, so the
  * result is exactly what `FINAL` would give. If stale candidates left the page short, the rest
@@ -75,10 +87,13 @@ interface Candidate {
  * starts (now, or the cursor), as PREWHERE on start_time: the scan then reads the other
  * columns only of granules holding recent runs. When that window holds a full batch, every
  * run up to the last candidate lies inside it, so the page is the same; otherwise phase 1 looks
- * again over a window as much wider as the runs it found were too few (at most a week), and
- * then over all runs. (Descending order only: an ascending first page has no place to start.)
- * Phase 2 is a few key lookups reading wide columns of scattered granules, again and again for
- * the newest pages: it uses ClickHouse's uncompressed block cache.
+ * again over a window as much wider as the runs it found were too few (EMPTY_WINDOW_GROWTH
+ * times when it found none), up to a week, and then over all runs. `runs` is ordered by time
+ * within a project, so a window is a range of the primary index: an empty one costs next to
+ * nothing, and a project idle for hours still gets its first page from a window. (Descending
+ * order only: an ascending first page has no place to start.) Phase 2 is a few key lookups
+ * reading wide columns of neighbouring granules, again and again for the newest pages: it uses
+ * ClickHouse's uncompressed block cache.
  */
 export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Promise<RunPage> {
   const want = q.limit + 1;
@@ -96,7 +111,7 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     if (after) where.push(position(after, afterOp));
     const prewhere = since === null ? raw('') : sql`PREWHERE start_time >= ${since}`;
     return ch.query<Candidate>(
-      sql`SELECT trace_id, id, start_time FROM ${exact ? sql`${table} FINAL` : table} ${prewhere} WHERE ${join(where, ' AND ')}
+      sql`SELECT trace_id, ${KEY} FROM ${exact ? sql`${table} FINAL` : table} ${prewhere} WHERE ${join(where, ' AND ')}
           ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}`,
     );
   };
@@ -107,16 +122,16 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     const traceIds = [...new Set(found.map((c) => c.trace_id))];
     const conditions = q.conditions({ exact: true, traceIds });
     const outer = new Set(['trace_id', 'id', 'start_time', ...q.columns]);
-    const inner = new Set([...outer, ...conditions.columns, 'has_post', 'version']);
+    const inner = new Set([...outer, ...RUN_KEY_COLUMNS, ...conditions.columns, 'has_post', 'version']);
     const where = [raw('has_post = 1'), ...conditions.sql];
     if (after) where.push(position(after, afterOp));
     if (until) where.push(position(until, untilOp));
-    const keyList = join(found.map((c) => sql`(toUUID(${c.trace_id}), toUUID(${c.id}))`));
+    const keyList = join(found.map((c) => sql`(toUUID(${c.session_id}), ${Number(c.is_root)}, ${Number(c.start_time)}, toUUID(${c.id}))`));
     const result = await ch.query(
       sql`SELECT ${join([...outer].map((c) => ident(c)))} FROM (
             SELECT ${join([...inner].map((c) => ident(c)))} FROM ${table}
-            PREWHERE ${tenant} AND (trace_id, id) IN (${keyList})
-            ORDER BY version DESC LIMIT 1 BY trace_id, id)
+            PREWHERE ${tenant} AND (${KEY}) IN (${keyList})
+            ORDER BY version DESC LIMIT 1 BY ${KEY})
           WHERE ${join(where, ' AND ')}
           ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}
           SETTINGS use_uncompressed_cache = 1`,
@@ -129,12 +144,17 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const fills = (rows: Candidate[]) => rows.length === batch || distinctRuns(rows).length > want;
   let first: Candidate[] | null = null;
   if (desc) {
-    // The first look, then (if it found some runs) one as much wider as they were too few, then all.
+    // The first look; then, while it does not fill, one as much wider as the runs found were too
+    // few (EMPTY_WINDOW_GROWTH times wider when none: a window without runs costs only the
+    // primary index), up to the widest; then all.
     const from = q.after?.startTime ?? Date.now() * 1000;
-    first = await candidates(false, q.after, batch, from - RECENT_WINDOW_US);
-    const found = distinctRuns(first).length;
-    const wider = found > 0 ? RECENT_WINDOW_US * Math.ceil((2 * want) / found) : Infinity;
-    if (!fills(first) && wider <= WIDEST_WINDOW_US) first = await candidates(false, q.after, batch, from - wider);
+    let window = RECENT_WINDOW_US;
+    first = await candidates(false, q.after, batch, from - window);
+    while (!fills(first) && window < WIDEST_WINDOW_US) {
+      const found = distinctRuns(first).length;
+      window = Math.min(WIDEST_WINDOW_US, found > 0 ? window * Math.ceil((2 * want) / found) : window * EMPTY_WINDOW_GROWTH);
+      first = await candidates(false, q.after, batch, from - window);
+    }
   }
   if (!first || !fills(first)) first = await candidates(false, q.after, batch);
   // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
@@ -152,14 +172,22 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
 
 /** Phase 1's first look: runs that started at most this long (µs) before the page's start. */
 export const RECENT_WINDOW_US = 15 * 60 * 1_000_000;
-/** The widest second look (µs); past that, phase 1 reads all runs. */
+/** The widest look (µs); past that, phase 1 reads all runs. */
 const WIDEST_WINDOW_US = 7 * 24 * 3600 * 1_000_000;
+/** How much wider the next look is when a window held no run at all (15 min, 8 h, then a week). */
+const EMPTY_WINDOW_GROWTH = 32;
 
-/** Candidates in order, each run once (at its first row). */
+/** The key columns of `runs` after tenant_id. */
+const KEY = raw(RUN_KEY_COLUMNS.join(', '));
+
+/**
+ * Candidates in order, each key once (at its first row): a run once, or once per place it had
+ * (only the newest version at its current place can be posted; phase 2 drops the others).
+ */
 function distinctRuns(rows: Candidate[]): Candidate[] {
   const seen = new Set<string>();
   return rows.filter((c) => {
-    const key = `${c.trace_id}/${c.id}`;
+    const key = `${c.session_id}/${c.is_root}/${c.start_time}/${c.id}`;
     const fresh = !seen.has(key);
     seen.add(key);
     return fresh;

@@ -60,7 +60,8 @@ export function emptyRow(tenantId: string, traceId: string, runId: string): RunR
     inputs: '', outputs: '', events: '', extra: '', serialized: '', payload_refs: '{}',
     error: null, tags: [], reference_example_id: null, attachments: '[]',
     thread_id: '', metadata_keys: [], metadata_values: [], usage: '',
-    prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0, first_token_time: null, is_root: 0, has_post: 0, received_at: 0, version: 0,
+    prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0, first_token_time: null,
+    is_root: traceId === runId ? 1 : 0, has_post: 0, received_at: 0, version: 0,
   };
 }
 

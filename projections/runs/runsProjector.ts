@@ -24,6 +24,7 @@ import { rollUpUsage, traceRow, type TraceRow } from '../traces/traceRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 import { RUN_LOCATIONS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
 import { TRACES_COLUMNS } from '../traces/tracesTable.ts';
+import { runsTableOutdated } from '../readModels.ts';
 
 export interface RunsProjectorOptions {
   groupId?: string;
@@ -91,6 +92,9 @@ async function allOrFirstFailure(promises: Array<Promise<unknown>>): Promise<voi
 
 interface MergedPart {
   rows: RunRow[];
+  /** Runs at a new place in `runs`, and tombstones at the places moved runs left (see moves). */
+  places: RunKeyRow[];
+  tombstones: RunRow[];
   located: Array<Pick<RunRow, 'tenant_id' | 'id' | 'trace_id' | 'session_id'>>;
   traceRows: TraceRow[];
   /** Runs new to the cache. */
@@ -132,6 +136,8 @@ export class RunsProjector implements Projection {
   #batchWrites: Array<Promise<void>> = [];
   #batchEpoch = 0;
   readonly #writePartOps: number;
+  /** Whether `runs` has an older release's key (ordered by trace), and when that was checked. */
+  #oldKey: { outdated: boolean; checkedAt: number } | null = null;
 
   constructor(config: ProjectorRuntimeConfig & Pick<Config, 'PROJECTOR_CACHE_RUNS'>, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
     this.#ch = ch;
@@ -218,6 +224,8 @@ export class RunsProjector implements Projection {
     });
 
     const dirty = new Map<string, RunRow>();
+    // Each merged run's row as stored before this part (null: none yet): where it is in `runs`.
+    const stored = new Map<string, RunRow | null>();
     const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
     /** Runs of ops applied before: their locations are written again (see below). */
     const reapplied = new Map<string, RunRow>();
@@ -243,8 +251,10 @@ export class RunsProjector implements Projection {
         if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, merged.session_id)) return;
         deriveRunFields(merged, op, blobTexts);
         if (!known) added++;
+        const runKey = `${traceKey}/${op.run_id}`;
+        if (!stored.has(runKey)) stored.set(runKey, known ?? null);
         runs.set(op.run_id, merged);
-        dirty.set(`${traceKey}/${op.run_id}`, merged);
+        dirty.set(runKey, merged);
         touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
       });
     }
@@ -258,12 +268,13 @@ export class RunsProjector implements Projection {
     }
 
     const rows = [...dirty.values()];
+    const { places, tombstones } = moves(dirty, stored);
     // Where each written run lives, with every write of it: a replacing table keeps one row per
     // run, and a location can never be missing for a run that is there.
     const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
     for (const [key, r] of reapplied)
       if (r.has_post && !dirty.has(key)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
-    return { rows, located, traceRows, added };
+    return { rows, places, tombstones, located, traceRows, added };
   }
 
   /**
@@ -271,9 +282,12 @@ export class RunsProjector implements Projection {
    * reader that finds a trace row goes on to its runs (a trace tree, a thread's turns with their
    * inputs, GET /runs/{id} through run_locations).
    */
-  async #writeRows({ rows, located }: MergedPart, retry: Retry): Promise<void> {
+  async #writeRows({ rows, places, tombstones, located }: MergedPart, retry: Retry): Promise<void> {
+    // A new place before the rows there: whoever reads a trace through run_keys (this projector
+    // after a restart included) finds every row. Tombstones in the insert of the rows that replace them.
+    await retry('insert run keys', () => this.#ch.insert(this.#tables.runKeys, places));
     await allOrFirstFailure([
-      retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, rows)),
+      retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows)),
       retry('insert run locations', () => this.#ch.insertRowBinary(this.#tables.runLocations, RUN_LOCATIONS_COLUMNS, located)),
     ]);
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
@@ -296,7 +310,7 @@ export class RunsProjector implements Projection {
 
   async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
     await retry('delete a project\'s rows', async () => {
-      for (const table of [this.#tables.runs, this.#tables.runLocations, this.#tables.traces])
+      for (const table of [this.#tables.runs, this.#tables.runKeys, this.#tables.runLocations, this.#tables.traces])
         await deleteProjectRows(this.#ch, table, tenantId, projectId);
     });
     this.#cache.clear();
@@ -328,6 +342,14 @@ export class RunsProjector implements Projection {
     }
   }
 
+  /** See #oldKey; checked again at most every OLD_KEY_RECHECK_MS while old (a replay swaps a new table in once). */
+  async #runsKeyOutdated(): Promise<boolean> {
+    const known = this.#oldKey;
+    if (known && (!known.outdated || Date.now() - known.checkedAt < OLD_KEY_RECHECK_MS)) return known.outdated;
+    this.#oldKey = { outdated: (await runsTableOutdated(this.#ch, this.#tables.runs)).outdated, checkedAt: Date.now() };
+    return this.#oldKey.outdated;
+  }
+
   async #loadMissing(events: RunOpsAppended[]): Promise<void> {
     const missing = new Map<string, { tenant: string; trace: string }>();
     for (const e of events) {
@@ -340,19 +362,29 @@ export class RunsProjector implements Projection {
     for (let i = 0; i < pairs.length; i += 2000) {
       const chunk = pairs.slice(i, i + 2000);
       const tuples = join(chunk.map((p) => sql`(toUUID(${p.tenant}), toUUID(${p.trace}))`));
-      // Most traces here are new. Which have rows at all, the primary key answers cheaply; only
-      // those are read with FINAL, which costs ClickHouse far more and grows with the table.
+      // Most traces here are new. Which have rows at all, run_keys' primary key answers cheaply;
+      // only those are read from `runs`, at every place their runs have had (by its primary key),
+      // all versions, the newest of each run kept here (what FINAL would do, for less). A `runs`
+      // of an older release (ordered by trace, until a replay swaps today's in) is read by trace:
+      // run_keys lacks the runs projected before the upgrade.
+      const byTrace = await this.#runsKeyOutdated();
       const existing = await this.#ch.query<{ tenant_id: string; trace_id: string }>(
-        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(this.#tables.runs)} WHERE (tenant_id, trace_id) IN (${tuples})`,
+        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(byTrace ? this.#tables.runs : this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${tuples})`,
       );
       if (existing.length === 0) continue;
       const known = join(existing.map((p) => sql`(toUUID(${p.tenant_id}), toUUID(${p.trace_id}))`));
       const rows = await this.#ch.query(
-        sql`SELECT * FROM ${ident(this.#tables.runs)} FINAL WHERE (tenant_id, trace_id) IN (${known})`,
+        byTrace
+          ? sql`SELECT * FROM ${ident(this.#tables.runs)} WHERE (tenant_id, trace_id) IN (${known})`
+          : sql`SELECT * FROM ${ident(this.#tables.runs)}
+            WHERE (tenant_id, session_id, is_root, start_time, id) IN (
+              SELECT tenant_id, session_id, is_root, start_time, id FROM ${ident(this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${known}))`,
       );
       for (const raw of rows) {
         const row = rowFromClickHouse(raw);
-        loaded.get(`${row.tenant_id}/${row.trace_id}`)?.set(row.id, row);
+        const runs = loaded.get(`${row.tenant_id}/${row.trace_id}`);
+        const seen = runs?.get(row.id);
+        if (runs && (!seen || row.version > seen.version)) runs.set(row.id, row);
       }
     }
     let count = 0;
@@ -363,4 +395,39 @@ export class RunsProjector implements Projection {
     // No eviction here: the batch about to be merged needs every trace just loaded.
     if (count) this.#logger.debug({ traces: loaded.size, runs: count }, 'loaded trace state from ClickHouse');
   }
+}
+
+const OLD_KEY_RECHECK_MS = 60_000;
+
+/** A run's place in `runs` (its sort key after tenant_id and before id). */
+const placeOf = (r: RunRow) => `${r.session_id}/${r.is_root}/${r.start_time}`;
+
+/**
+ * What a batch's writes need besides the rows: a `run_keys` row for each run at a new place
+ * (new, or moved: its project or start time changed), and for each moved run a tombstone at its
+ * old place: the row stored there, with has_post = 0 and a version above it (every version of
+ * this batch is) but below the moved row's, so that reads by key drop the old place and reads
+ * by version across places keep the moved row.
+ */
+export function moves(dirty: Map<string, RunRow>, stored: Map<string, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[] } {
+  const places: RunKeyRow[] = [];
+  const tombstones: RunRow[] = [];
+  for (const [runKey, row] of dirty) {
+    const before = stored.get(runKey);
+    if (before === undefined) continue; // only its usage rolled up: same place
+    if (before !== null && placeOf(before) === placeOf(row)) continue;
+    places.push({ tenant_id: row.tenant_id, trace_id: row.trace_id, id: row.id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time });
+    if (before !== null) tombstones.push({ ...before, has_post: 0, version: row.version - 1 });
+  }
+  return { places, tombstones };
+}
+
+/** A row of `run_keys`. */
+export interface RunKeyRow {
+  tenant_id: string;
+  trace_id: string;
+  id: string;
+  session_id: string;
+  is_root: number;
+  start_time: number;
 }

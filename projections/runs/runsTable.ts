@@ -4,10 +4,25 @@
 // Written for ClickHouse 18.16 and current releases alike: microsecond Int64 instead of
 // DateTime64, JSON kept as text. Granules of 1024 rows (not 8192): reads by key (a trace, a
 // page of runs) fetch wide payload columns, and smaller granules read far less of them.
-import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
+//
+// Ordered by time within a project (RUNS_SORTING_KEY): a page of a project's newest runs is a
+// few neighbouring granules, and a time window is a range of the primary index. The key's
+// columns are not fixed for a run's life: a patch that comes before its post is stored under
+// the project and start time it carries (often none), and a patch may change either. The
+// projector then writes the run under its new key and, under the old one, a tombstone: a
+// copy of the old row with has_post = 0 and a version just below the new row's. So at every
+// key but a run's current one, the newest row has has_post = 0, which every read excludes
+// (as it excludes a patch whose post has not come); see docs/read-models.md.
+// A trace's runs are found through `run_keys` (by trace), a run by id through `run_locations`.
+import { ident, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const RUNS_TABLE = 'runs';
+
+/** The sort key of `runs` as system.tables shows it (`sorting_key`). */
+export const RUNS_SORTING_KEY = 'tenant_id, session_id, is_root, start_time, id';
+/** The sort key of releases before it: a table with it is rebuilt by a replay (see runsTableOutdated). */
+export const OLD_RUNS_SORTING_KEY = 'tenant_id, trace_id, id';
 
 export function createRunsTable(table: string = RUNS_TABLE): Sql {
   return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
@@ -48,16 +63,51 @@ export function createRunsTable(table: string = RUNS_TABLE): Sql {
   received_at Int64,
   version UInt64
 ) ENGINE = ReplacingMergeTree(version)
-ORDER BY (tenant_id, trace_id, id)
+ORDER BY (${RUNS_SORTING_KEY})
 SETTINGS index_granularity = 1024`);
 }
 
 /** How the projector's inserts encode a `runs` row (RowBinary, from the DDL above). */
 export const RUNS_COLUMNS = rowBinaryColumns(createRunsTable());
 
+/** The columns of a run's place in `runs` (its sort key after tenant_id). */
+export const RUN_KEY_COLUMNS = ['session_id', 'is_root', 'start_time', 'id'] as const;
+
 /**
- * Where each run lives, by (tenant_id, id): GET /runs/{id} carries no trace id, and `runs` is
- * ordered by trace. The runs projector writes a row the first time it sees a run.
+ * Every place in `runs` a run has had, by trace: (tenant_id, trace_id, id) to the rest of the
+ * run's `runs` key. One row per distinct place (the whole row is the key, so identical rows
+ * merge); a run that moved has several, and its newest `runs` row at each but the current one
+ * is a tombstone. The runs projector writes it before `runs`, with every write: a trace's runs
+ * are then found by two key lookups (the trace tree, the projector's state), without FINAL here.
+ */
+export const RUN_KEYS_TABLE = 'run_keys';
+
+export function createRunKeysTable(table: string = RUN_KEYS_TABLE): Sql {
+  return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
+  tenant_id UUID,
+  trace_id UUID,
+  id UUID,
+  session_id UUID,
+  is_root UInt8,
+  start_time Int64
+) ENGINE = ReplacingMergeTree
+ORDER BY (tenant_id, trace_id, id, session_id, is_root, start_time)`);
+}
+
+/**
+ * `(session_id, is_root, start_time, id) IN (…)` of the runs of the given traces (a SQL
+ * condition on `runs`): every place they have had, so the newest version of each is among the
+ * rows it selects. `traces`: SQL of trace ids (a list or a subquery), for `trace_id IN (…)`.
+ */
+export function runsOfTraces(runKeysTable: string, tenantId: string, traces: Sql, extra: Sql | null = null): Sql {
+  const key = raw(RUN_KEY_COLUMNS.join(', '));
+  return sql`(${key}) IN (SELECT ${key} FROM ${ident(runKeysTable)}
+      WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${traces})${extra ? sql` AND ${extra}` : raw('')})`;
+}
+
+/**
+ * Which trace each run is in, by (tenant_id, id): GET /runs/{id} carries no trace id (then
+ * `run_keys` gives its place in `runs`). The runs projector writes a row with each write of a posted run.
  */
 export const RUN_LOCATIONS_TABLE = 'run_locations';
 

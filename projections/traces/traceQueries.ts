@@ -6,9 +6,10 @@ import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.t
 import type { ReadModelTables } from '../readModelTables.ts';
 import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
+import { runsOfTraces } from '../runs/runsTable.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 
-type Tables = Pick<ReadModelTables, 'runs' | 'traces'>;
+type Tables = Pick<ReadModelTables, 'runs' | 'runKeys' | 'traces'>;
 
 /** A trace row as the routes read it (times in microseconds). */
 export interface TraceSummary extends Usage {
@@ -224,9 +225,12 @@ function newestPosted(tenantId: string, rows: Record<string, unknown>[]): RunRow
 
 /** Every run of a trace (posted ones), in tree order: dotted_order sorts parents before children, siblings by start. */
 export async function traceRunsQuery(ch: ClickHouseClient, tables: Tables, q: TraceRunsQuery): Promise<RunRow[]> {
+  // Its runs' places from run_keys, then those keys of `runs` (the trace_id check drops nothing
+  // but keeps the read exact should a key ever be shared).
   const rows = await ch.query(
     sql`SELECT ${runColumns(q.columns)} FROM ${ident(tables.runs)}
-        WHERE tenant_id = toUUID(${q.tenantId}) AND trace_id = toUUID(${q.traceId})`,
+        WHERE tenant_id = toUUID(${q.tenantId}) AND ${runsOfTraces(tables.runKeys, q.tenantId, sql`toUUID(${q.traceId})`)}
+          AND trace_id = toUUID(${q.traceId})`,
   );
   return newestPosted(q.tenantId, rows)
     .filter(
@@ -241,7 +245,7 @@ export async function traceRunsQuery(ch: ClickHouseClient, tables: Tables, q: Tr
 /** Whether the workspace has a trace with this id (in this project, when given). */
 export async function traceExistsQuery(ch: ClickHouseClient, tables: Tables, tenantId: string, traceId: string, projectId?: string): Promise<boolean> {
   const rows = await ch.query(
-    sql`SELECT 1 FROM ${ident(tables.runs)}
+    sql`SELECT 1 FROM ${ident(tables.runKeys)}
         WHERE tenant_id = toUUID(${tenantId}) AND trace_id = toUUID(${traceId})
           ${projectId === undefined ? raw('') : sql`AND session_id = toUUID(${projectId})`}
         LIMIT 1`,
@@ -260,7 +264,9 @@ export async function rootRunsQuery(
   if (traceIds.length === 0) return new Map();
   const rows = await ch.query(
     sql`SELECT ${runColumns(columns)} FROM ${ident(tables.runs)}
-        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${uuids(traceIds)}) AND id IN (${uuids(traceIds)}) AND id = trace_id`,
+        WHERE tenant_id = toUUID(${tenantId}) AND is_root = 1
+          AND ${runsOfTraces(tables.runKeys, tenantId, uuids(traceIds), sql`id IN (${uuids(traceIds)}) AND is_root = 1`)}
+          AND id = trace_id`,
   );
   return new Map(newestPosted(tenantId, rows).map((run) => [run.id, run]));
 }

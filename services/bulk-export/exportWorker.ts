@@ -28,7 +28,7 @@ import { attemptsRemain, isRetryable, retry, retryDelayMs, type RetryPolicy } fr
 export interface ExportWorkerDeps {
   ch: ClickHouseClient;
   blobs: BlobStore;
-  tables: Pick<ReadModelTables, 'runs' | 'feedback'>;
+  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'feedback'>;
   eventLog: EventLog;
   state: ExportState;
   secrets: SecretBox;

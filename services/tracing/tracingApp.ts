@@ -7,7 +7,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { createHttpServer } from '../../platform/http/server.ts';
 import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ensureReadModels } from '../../projections/readModels.ts';
+import { ensureReadModels, warnIfRunsTableOutdated } from '../../projections/readModels.ts';
 import { runByIdQuery } from '../../projections/runs/runQueries.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
@@ -48,7 +48,11 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   // and retried in the background, not a reason to refuse runs (the projector creates the
   // tables too; reads answer 503 until ClickHouse is back).
   const setup = new AbortController();
-  const setupTasks = [['create the read models', () => ensureReadModels(ch)], ['create the payload bucket', () => blobs.ensureBucket()]] as const;
+  const createReadModels = async () => {
+    await ensureReadModels(ch);
+    await warnIfRunsTableOutdated(ch, logger);
+  };
+  const setupTasks = [['create the read models', createReadModels], ['create the payload bucket', () => blobs.ensureBucket()]] as const;
   for (const [what, task] of setupTasks)
     retry(STARTUP_SETUP_RETRY, task, { what, logger, signal: setup.signal }).catch((err) => {
       if (!setup.signal.aborted) logger.error({ err }, `could not ${what}, and retrying cannot help`);

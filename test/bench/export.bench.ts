@@ -289,7 +289,7 @@ async function exportChild(database: string, bucket: string, compression: Export
   const blobs = new BlobStore({ ...config, S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey });
   const figures: ExportFigures = await timed(async () => {
     const results = await pool(dayTasks(compression), options.concurrency, (t) =>
-      exportRunsToParquet({ ch, tables: { runs: LIVE_TABLES.runs, feedback: LIVE_TABLES.feedback }, blobs, s3 }, t, { bucket, prefix: 'bench', endpointUrl: infra.s3Endpoint, region: 'us-east-1' }, {
+      exportRunsToParquet({ ch, tables: { runs: LIVE_TABLES.runs, runKeys: LIVE_TABLES.runKeys, feedback: LIVE_TABLES.feedback }, blobs, s3 }, t, { bucket, prefix: 'bench', endpointUrl: infra.s3Endpoint, region: 'us-east-1' }, {
         signal: new AbortController().signal,
         maxFileBytes: options.maxFileBytes,
         onFile: async () => {},

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { raw, sql } from '../../platform/clickhouse/sql.ts';
 import { percentile, round } from './measure.ts';
-import { readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
+import { fillRunKeys, readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
 import { traceRunsQuery } from '../../projections/traces/traceQueries.ts';
 import { threadPageQuery } from '../../projections/traces/threadQueries.ts';
 import { traceSetStatsQuery } from '../../projections/traces/statsQueries.ts';
@@ -70,6 +70,7 @@ async function fill(ch: import('../../platform/clickhouse/client.ts').ClickHouse
       run_inputs, run_outputs, run_extra, '{}', '[]', run_error, thread, ['thread_id'], [thread], prompt, completion, prompt + completion,
       prompt * 0.000001, completion * 0.000002, prompt * 0.000001 + completion * 0.000002, root, 1, start, 1
     FROM (${runs})`);
+  await fillRunKeys(ch);
   await ch.exec(sql`
     INSERT INTO traces (tenant_id, trace_id, session_id, thread_id, name, run_type, status, start_time, end_time, first_token_time,
       last_run_start_time, run_count, error_count, run_types, run_type_counts, statuses, status_counts,
@@ -130,7 +131,7 @@ try {
   results.push(await measure('thread stats', ITERATIONS, get(`/api/v2/threads/thread-7/stats?session_id=${projectId}`)));
   results.push(await measure('project stats: 7 days, auto buckets (POST /runs/stats)', ITERATIONS, post('/runs/stats', { session: [projectId], start_time: week.min_start_time, end_time: week.max_start_time })));
   results.push(await measure('project stats: 1 day, hourly (GET /sessions/{id}/stats)', ITERATIONS, get(`/sessions/${projectId}/stats?start_time=${new Date((now - 86_400_000_000) / 1000).toISOString()}&bucket=hour`)));
-  const tables = { runs: 'runs', traces: 'traces' };
+  const tables = { runs: 'runs', runKeys: 'run_keys', traces: 'traces' };
   const weekSet = { tenantId, projectIds: [projectId], minStartTime: base - 1_000_000, maxStartTime: now + 1_000_000 };
   const columns = v2RunShape(DEFAULT_RUN_SELECTS, null as never).columns;
   results.push(await measure('query only: trace runs (default columns)', ITERATIONS, queryOnly(() => traceRunsQuery(db.ch, tables, { tenantId, traceId: big!.id, projectId, columns }))));

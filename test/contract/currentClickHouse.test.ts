@@ -16,7 +16,7 @@ import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { ensureReadModels } from '../../projections/readModels.ts';
+import { ensureReadModels, runsTableOutdated } from '../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { runByIdQuery, runPageQuery } from '../../projections/runs/runQueries.ts';
 import { rootRunsQuery, traceExistsQuery, tracePage, tracePageQuery, traceRunsQuery } from '../../projections/traces/traceQueries.ts';
@@ -338,6 +338,7 @@ beforeAll(async () => {
     await upgrade.exec(sql`CREATE TABLE feedback (tenant_id UUID, run_id UUID, id UUID, version UInt64) ${raw(replacing)} ORDER BY (tenant_id, run_id, id)`);
   });
   await as('ensureReadModels', () => ensureReadModels(upgrade));
+  await as('runsTableOutdated', async () => expect((await runsTableOutdated(upgrade)).outdated).toBe(true));
   await as('test', () => upgrade.exec(sql`DROP DATABASE ${ident(upgrade.database)}`, { database: null }));
 
   // A replay rebuilds every view into fresh tables and swaps them in (RENAME); they merge as they please until settled.
@@ -419,8 +420,11 @@ describe('every statement we issue, on current ClickHouse', () => {
  * until it is driven here too.
  */
 const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
-  'projections/readModels.ts': { createReadModelTables: 'replay', ensureReadModels: 'ensureReadModels' },
-  'projections/runs/runsTable.ts': { createRunsTable: null, createRunLocationsTable: null },
+  'projections/readModels.ts': {
+    createReadModelTables: 'replay', ensureReadModels: 'ensureReadModels', runsTableOutdated: 'runsTableOutdated',
+    warnIfRunsTableOutdated: /^SELECT sorting_key FROM system\.tables/,
+  },
+  'projections/runs/runsTable.ts': { createRunsTable: null, createRunKeysTable: null, createRunLocationsTable: null, runsOfTraces: null },
   'projections/traces/tracesTable.ts': { createTracesTable: null },
   'projections/feedback/feedbackTable.ts': { createFeedbackTable: null },
   'projections/traces/threadsView.ts': { createThreadsView: null },
@@ -444,7 +448,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   },
   'projections/projectRows.ts': { deleteProjectRows: /^ALTER TABLE `runs` DELETE WHERE/ },
   'projections/replay/replay.ts': { replay: 'replay', dropLeftoverReplayTables: 'dropLeftoverReplayTables' },
-  'projections/runs/runsProjector.ts': { runsProjectorGroupId: null, RunsProjector: /^INSERT INTO runs \(`tenant_id`, .*\) FORMAT RowBinary$/ },
+  'projections/runs/runsProjector.ts': { runsProjectorGroupId: null, RunsProjector: /^INSERT INTO runs \(`tenant_id`, .*\) FORMAT RowBinary$/, moves: null },
   'projections/feedback/feedbackProjector.ts': { feedbackProjectorGroupId: null, FeedbackProjector: /^INSERT INTO feedback \(`tenant_id`, .*\) FORMAT RowBinary$/ },
   'services/tracing/query/queryRuns.ts': { runConditions: null, queryRuns: 'queryRuns' },
   'projections/runs/filter/filterSql.ts': { compileRunFilter: null, compileTraceCondition: null },
@@ -516,7 +520,7 @@ describe('coverage of the recording', () => {
     // `runs` last of a swap (the catch-up after it relies on that: see replay.ts).
     expect(renames.at(-1)![0]).toMatch(/^RENAME TABLE `runs` TO/);
     for (const [query, i] of renames) {
-      const live = ['runs', 'run_locations', 'traces', 'feedback'].filter((t) => new RegExp(`\`${t}\` TO`).test(query));
+      const live = ['runs', 'run_keys', 'run_locations', 'traces', 'feedback'].filter((t) => new RegExp(`\`${t}\` TO`).test(query));
       expect(live, query).toHaveLength(1);
       const check = recorded.slice(0, i).reverse().find((q) => q.includes('system.processes'));
       expect(check, `a system.processes check before: ${query}`).toContain(`\\\\b${live[0]}\\\\b`);
@@ -526,7 +530,7 @@ describe('coverage of the recording', () => {
   test('every kind of statement was recorded, in many shapes', () => {
     const recorded = statements().map(({ step }) => step);
     const has = (re: RegExp) => recorded.some((s) => re.test(s.query));
-    const tables = ['runs', 'run_locations', 'traces', 'feedback'];
+    const tables = ['runs', 'run_keys', 'run_locations', 'traces', 'feedback'];
     const kinds = {
       createDatabase: has(/^CREATE DATABASE IF NOT EXISTS/),
       createTables: tables.every((t) => has(new RegExp(`^CREATE TABLE IF NOT EXISTS \`${t}\` \\(`))),

@@ -13,11 +13,14 @@ import { ident, join, raw, sql, type Sql } from '../../../platform/clickhouse/sq
 import { AppError } from '../../../platform/errors.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { parseTimestampMicros } from '../../../platform/time.ts';
+import { runsOfTraces } from '../runsTable.ts';
 import { filterError, type Comparator, type FieldRef, type FilterNode, type Literal, type Scalar } from './filterParser.ts';
 
 export interface FilterScope {
   tenantId: string;
   runsTable: string;
+  /** run_keys of the same set of tables: where the runs of `traceIds` are in `runsTable`. */
+  runKeysTable: string;
   feedbackTable: string;
   /**
    * Subqueries over runs (trace_filter, tree_filter) read FINAL when exact; otherwise they read
@@ -26,7 +29,7 @@ export interface FilterScope {
   exact: boolean;
   /** Bounds run subqueries to these projects (a trace lives in one project). */
   sessionIds: readonly string[] | null;
-  /** Bounds run subqueries to these traces (a key column: safe in PREWHERE under FINAL). */
+  /** Bounds run subqueries to these traces (by the places of their runs: key columns, safe in PREWHERE under FINAL). */
   traceIds: readonly string[] | null;
 }
 
@@ -424,11 +427,12 @@ export function compileRunFilter(node: FilterNode, scope: FilterScope, where = '
 /** `trace_filter` (root: true): the trace's root run matches; `tree_filter`: some run of the trace matches. */
 export function compileTraceCondition(node: FilterNode, scope: FilterScope, options: { root: boolean; where: string }): CompiledCondition {
   const inner = compileRunFilter(node, scope, options.where);
+  // Key columns in PREWHERE (the primary index narrows the read to them; safe under FINAL).
   const prewhere = [sql`tenant_id = toUUID(${scope.tenantId})`];
-  if (scope.traceIds) prewhere.push(inList(raw('trace_id'), uuids(scope.traceIds)));
+  if (scope.sessionIds) prewhere.push(inList(raw('session_id'), uuids(scope.sessionIds)));
+  if (options.root) prewhere.push(raw('is_root = 1'));
+  if (scope.traceIds) prewhere.push(runsOfTraces(scope.runKeysTable, scope.tenantId, join(uuids(scope.traceIds))));
   const where = [raw('has_post = 1')];
-  if (options.root) where.push(raw('is_root = 1'));
-  if (scope.sessionIds) where.push(inList(raw('session_id'), uuids(scope.sessionIds)));
   where.push(inner.sql);
   const table = scope.exact ? sql`${ident(scope.runsTable)} FINAL` : ident(scope.runsTable);
   return {

@@ -19,7 +19,7 @@ import { exportObjectKey } from './objectKey.ts';
 
 export interface RunsExportDeps {
   ch: ClickHouseClient;
-  tables: { runs: string; feedback: string };
+  tables: { runs: string; runKeys: string; feedback: string };
   blobs: BlobStore;
   /** A client for the destination (its endpoint, region and credentials). */
   s3: S3Client;

@@ -50,7 +50,7 @@ function fieldConditions(q: RunsQuery, tenantId: string, deps: Deps): RunConditi
 export function runConditions(deps: Deps, tenantId: string, q: RunsQuery): RunPageRequest['conditions'] {
   const fixed = fieldConditions(q, tenantId, deps);
   return (phase) => {
-    const scope: FilterScope = { tenantId, runsTable: deps.tables.runs, feedbackTable: deps.tables.feedback, sessionIds: q.sessionIds, ...phase };
+    const scope: FilterScope = { tenantId, runsTable: deps.tables.runs, runKeysTable: deps.tables.runKeys, feedbackTable: deps.tables.feedback, sessionIds: q.sessionIds, ...phase };
     const compiled = [
       q.filter && compileRunFilter(q.filter, scope, 'filter'),
       q.traceFilter && compileTraceCondition(q.traceFilter, scope, { root: true, where: 'trace_filter' }),

@@ -311,7 +311,7 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       traceCursorKey(body.cursor, sortBy, order); // a bad cursor is a 400 before any stream
       // Parsed here so a bad filter is a 400 (INVALID_FILTER) before any query; compiled as
       // `trace_id IN (matching runs)`, exactly (FINAL), within the asked projects.
-      const scope = { tenantId, runsTable: deps.tables.runs, feedbackTable: deps.tables.feedback, sessionIds: projectIds, exact: true, traceIds: null };
+      const scope = { tenantId, runsTable: deps.tables.runs, runKeysTable: deps.tables.runKeys, feedbackTable: deps.tables.feedback, sessionIds: projectIds, exact: true, traceIds: null };
       const conditions = (['trace_filter', 'tree_filter'] as const).flatMap((field) => {
         const text = body[field];
         if (text === undefined || text.trim() === '') return [];

@@ -1,12 +1,13 @@
 // The runs projector under cache pressure (with room for only a few runs it keeps evicting traces
-// and reading them back from ClickHouse, and every post and later patch still merges), with
+// and reading them back from ClickHouse, and every post and later patch still merges), with runs
+// that change their place in `runs` (its key: project, is_root, start time, id), with
 // events it cannot read (kept in tracing.runs.dead-letter, test/support/deadLetters.ts), and with
 // an event whose rows ClickHouse refuses (kept there too, not retried forever). How it writes a
 // batch (in parts, in which order, read again after a failure) is runsProjectorWrites.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts } from '../../support/runFactory.ts';
+import { makeTrace, multipartBody, postParts, type Part } from '../../support/runFactory.ts';
 import { waitFor } from '../../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { sql } from '../../../platform/clickhouse/sql.ts';
@@ -44,6 +45,73 @@ test('posts and later patches merge even when their traces were evicted from the
     expect(JSON.parse(row.outputs)).toEqual({ done: row.id });
     expect(row.inputs).not.toBe(''); // the post's inputs survived the reload
   }
+  await ch.close();
+});
+
+const send = async (parts: Part[]) => {
+  const { body, contentType } = multipartBody(parts);
+  const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
+  expect(res.status).toBe(202);
+};
+const api = async (method: string, path: string, body?: unknown) => {
+  const headers = { 'x-api-key': stack.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+  const res = await fetch(`${stack.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  expect(res.status, `${method} ${path}`).toBe(200);
+  return (await res.json()) as Record<string, unknown>;
+};
+
+// `runs` is keyed by project and start time, which a run may not have yet (a patch before its
+// post) or may change (a patch). Each step is projected in its own batch, and the traces are
+// evicted from the cache in between (room for 3 runs), so each move is one the projector makes
+// against rows it read back from ClickHouse.
+test('a run that changes place in runs (a patch before its post; a patch moving its project and start time) is read once, at its new place', async () => {
+  const ch = ClickHouseClient.fromConfig(stack.config);
+  const [root, child] = makeTrace(1, { session_name: 'key-first' });
+  const filler = () => send(postParts(makeTrace(3))); // evicts the trace from the projector's cache
+  const rowsOf = (id: string) =>
+    ch.query<{ has_post: number; session_id: string; start_time: string; outputs: string }>(
+      sql`SELECT has_post, toString(session_id) AS session_id, toString(start_time) AS start_time, outputs FROM runs FINAL WHERE id = toUUID(${id})`,
+    );
+
+  // The child's patch first: no project, no start time.
+  const { start_time: _start, session_name: _project, inputs: _inputs, ...bare } = child!;
+  await send([{ name: `patch.${child!.id}`, body: JSON.stringify(bare) }, { name: `patch.${child!.id}.outputs`, body: JSON.stringify({ early: true }) }]);
+  await waitFor('the early patch projected', async () => (await rowsOf(child!.id)).length === 1, 30_000, 100);
+  await filler();
+  await send(postParts([root!, child!]));
+  await waitFor('both posts projected', async () => {
+    const rows = [...(await rowsOf(root!.id)), ...(await rowsOf(child!.id))];
+    return rows.filter((r) => Number(r.has_post) === 1).length === 2;
+  }, 30_000, 100);
+  const firstProject = (await rowsOf(root!.id))[0]!.session_id;
+  await filler();
+  // The root moves an hour back into another project.
+  const earlier = Date.parse(root!.start_time) * 1000 - 3_600_000_000;
+  await send(postParts([{ ...root!, inputs: undefined, start_time: new Date(earlier / 1000).toISOString(), session_name: 'key-moved', outputs: { moved: true } }], 'patch'));
+  await waitFor('the move projected', async () => (await rowsOf(root!.id)).some((r) => Number(r.start_time) === earlier), 30_000, 100);
+  await filler();
+
+  // In `runs`: at each run's old place the newest row is a tombstone (has_post = 0), its current place holds the merged run.
+  const rootRows = await rowsOf(root!.id);
+  const posted = rootRows.filter((r) => Number(r.has_post) === 1);
+  expect(posted).toHaveLength(1);
+  expect(Number(posted[0]!.start_time)).toBe(earlier);
+  expect(posted[0]!.session_id).not.toBe(firstProject);
+  expect(JSON.parse(posted[0]!.outputs)).toEqual({ moved: true });
+  expect(rootRows).toHaveLength(2);
+  const childRows = await rowsOf(child!.id);
+  expect(childRows.filter((r) => Number(r.has_post) === 1).map((r) => [r.session_id, JSON.parse(r.outputs)])).toEqual([[firstProject, { early: true }]]);
+
+  // Through the API: by id, by trace, and in pages of each project, each run once.
+  const byId = await api('GET', `/runs/${root!.id}`);
+  expect([byId.session_id, byId.outputs]).toEqual([posted[0]!.session_id, { moved: true }]);
+  expect((await api('GET', `/runs/${child!.id}`)).outputs).toEqual({ early: true });
+  const tree = async (project: string) => ((await api('GET', `/api/v2/traces/${root!.id}/runs?project_id=${project}`)).items as Array<{ id: string }>).map((r) => r.id);
+  expect(await tree(posted[0]!.session_id)).toEqual([root!.id]);
+  expect(await tree(firstProject)).toEqual([child!.id]);
+  const page = async (project: string) => ((await api('POST', '/runs/query', { session: [project], trace: root!.id, select: ['id'] })).runs as Array<{ id: string }>).map((r) => r.id);
+  expect(await page(firstProject)).toEqual([child!.id]);
+  expect(await page(posted[0]!.session_id)).toEqual([root!.id]);
   await ch.close();
 });
 

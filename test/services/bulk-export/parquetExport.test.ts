@@ -96,7 +96,7 @@ const location = (prefix = 'exports/test') => ({ bucket, prefix, endpointUrl: in
 async function exportRuns(t: ExportRunTask, options: { maxFileBytes?: number; signal?: AbortSignal; onFile?: (f: ExportedFile) => Promise<void>; s3?: S3Client; prefix?: string } = {}) {
   const reported: ExportedFile[] = [];
   const result = await exportRunsToParquet(
-    { ch: db.ch, tables: { runs: LIVE_TABLES.runs, feedback: LIVE_TABLES.feedback }, blobs, s3: options.s3 ?? s3 },
+    { ch: db.ch, tables: { runs: LIVE_TABLES.runs, runKeys: LIVE_TABLES.runKeys, feedback: LIVE_TABLES.feedback }, blobs, s3: options.s3 ?? s3 },
     t,
     location(options.prefix),
     {
@@ -191,10 +191,12 @@ beforeAll(async () => {
   const versionId = randomUUID();
   const oldVersion = run({ id: versionId, start_time: D0 + DAY + 7_000_000, name: 'old name', version: 1 });
   const newVersion = run({ id: versionId, start_time: D0 + DAY + 7_000_000, name: 'new name', end_time: D0 + DAY + 8_000_000, version: 2 });
-  // Day 2: a run whose newest version moved out of the window is not exported.
+  // Day 2: a run whose newest version moved out of the window is not exported (as the projector
+  // moves it: the new row at its new key, a tombstone at the old one, between the two versions).
   const movedId = randomUUID();
   const movedOld = run({ id: movedId, start_time: D0 + 2 * DAY + 1_000_000, version: 1 });
-  const movedNew = run({ id: movedId, start_time: D0 + 9 * DAY, version: 2 });
+  const movedNew = run({ id: movedId, start_time: D0 + 9 * DAY, version: 3 });
+  const movedAway = { ...movedOld, has_post: 0, version: 2 };
   // Not this export's: another project, another tenant, before and at the window's end, no post yet.
   const others = [
     run({ id: randomUUID(), start_time: D0 + 10_000_000, session_id: randomUUID() }),
@@ -212,7 +214,7 @@ beforeAll(async () => {
     }),
   );
   await insertRuns(db.ch, [root, child, withFeedback, oldVersion, movedOld, ...others, ...bulk]);
-  await insertRuns(db.ch, [newVersion, movedNew]); // separate parts: FINAL must merge them
+  await insertRuns(db.ch, [newVersion, movedNew, movedAway]); // separate parts: FINAL must merge them
   await insertFeedback(db.ch, [
     { tenant_id: TENANT, run_id: withFeedback.id, id: randomUUID(), key: 'correctness', score: 1 },
     { tenant_id: TENANT, run_id: withFeedback.id, id: randomUUID(), key: 'correctness', score: 0 },

@@ -137,7 +137,7 @@ describe('errors: 400, naming the problem and its position', () => {
 });
 
 describe('property: any input is a tree or a 400, never another exception', () => {
-  const scope = { tenantId: '00000000-0000-4000-8000-000000000001', runsTable: 'runs', feedbackTable: 'feedback', exact: true, sessionIds: null, traceIds: null };
+  const scope = { tenantId: '00000000-0000-4000-8000-000000000001', runsTable: 'runs', runKeysTable: 'run_keys', feedbackTable: 'feedback', exact: true, sessionIds: null, traceIds: null };
   const outcome = (text: string) => {
     try {
       compileRunFilter(parseFilter(text), scope);

@@ -73,7 +73,7 @@ beforeAll(async () => {
 });
 afterAll(() => db?.drop());
 
-const scope = (exact = true): FilterScope => ({ tenantId: A, runsTable: 'runs', feedbackTable: 'feedback', exact, sessionIds: null, traceIds: null });
+const scope = (exact = true): FilterScope => ({ tenantId: A, runsTable: 'runs', runKeysTable: 'run_keys', feedbackTable: 'feedback', exact, sessionIds: null, traceIds: null });
 
 async function namesWhere(condition: Sql, final = true): Promise<string[]> {
   const rows = await db.ch.query<{ name: string }>(

@@ -28,7 +28,7 @@ export async function scratchDatabase(name: string): Promise<ScratchDatabase> {
   };
 }
 
-/** A posted run row (as the projector would write it), with run_locations' row alongside. */
+/** A posted run row (as the projector would write it). */
 export function runRow(tenantId: string, fields: Partial<RunRow> & { id: string; start_time: number }): RunRow {
   const traceId = fields.trace_id ?? fields.id;
   const row: RunRow = { ...emptyRow(tenantId, traceId, fields.id), has_post: 1, version: 1, ...fields, trace_id: traceId };
@@ -38,7 +38,9 @@ export function runRow(tenantId: string, fields: Partial<RunRow> & { id: string;
   return row;
 }
 
+/** Rows into `runs`, with their rows of run_keys and run_locations alongside (as the projector writes them). */
 export async function insertRuns(ch: ClickHouseClient, rows: RunRow[]): Promise<void> {
+  await ch.insert(LIVE_TABLES.runKeys, rows.map((r) => ({ tenant_id: r.tenant_id, trace_id: r.trace_id, id: r.id, session_id: r.session_id, is_root: r.is_root, start_time: r.start_time })));
   await ch.insert(LIVE_TABLES.runs, rows);
   await ch.insert(LIVE_TABLES.runLocations, rows.map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id })));
 }

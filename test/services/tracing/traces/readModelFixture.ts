@@ -117,6 +117,15 @@ export function runRow(r: RunFixture): Record<string, unknown> {
   };
 }
 
+/**
+ * Fills `run_keys` from the rows put straight into `runs` (the projector writes both): each
+ * run's place, once. Call it after inserting runs.
+ */
+export async function fillRunKeys(ch: ClickHouseClient): Promise<void> {
+  await ch.exec(sql`INSERT INTO ${ident(LIVE_TABLES.runKeys)} (tenant_id, trace_id, id, session_id, is_root, start_time)
+    SELECT DISTINCT tenant_id, trace_id, id, session_id, is_root, start_time FROM ${ident(LIVE_TABLES.runs)}`);
+}
+
 /** The trace, thread and stats routes over a database, authenticated by X-Tenant-Id alone (no keys in here). */
 export async function readRoutesApp(ch: ClickHouseClient, projects: Array<{ tenantId: string; projectId: string }>): Promise<FastifyInstance> {
   const config = loadConfig({});
