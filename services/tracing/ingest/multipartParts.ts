@@ -80,8 +80,23 @@ function parseHeaderLines(text: string): Map<string, string> {
 // One parameter of a header value: `; key=token` or `; key="quoted \"string\""`.
 const PARAM = /;\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
 
-/** The parameter `key` (case-insensitive) of a header value such as `form-data; name="x"`, unquoted; null when absent. */
+/** The parameter `key` (lower case; matched case-insensitively) of a header value such as `form-data; name="x"`, unquoted; null when absent. */
 export function headerParam(value: string, key: string): string | null {
+  // Nearly always `...; key="text"` or `...; key=token` as clients write it: found without the
+  // regex, when nothing before it is quoted (it is then a parameter, not text inside another's quotes).
+  const at = value.indexOf(`; ${key}=`);
+  if (at > 0 && value.lastIndexOf('"', at) < 0) {
+    const start = at + key.length + 3;
+    if (value.charCodeAt(start) === 34) {
+      const end = value.indexOf('"', start + 1);
+      const escape = value.indexOf('\\', start + 1);
+      if (end > 0 && (escape < 0 || escape > end)) return value.slice(start + 1, end);
+    } else {
+      const end = value.indexOf(';', start);
+      const token = (end < 0 ? value.slice(start) : value.slice(start, end)).trim();
+      if (!token.includes('"')) return token;
+    }
+  }
   PARAM.lastIndex = 0;
   for (let m = PARAM.exec(value); m !== null; m = PARAM.exec(value)) {
     if (m[1]!.toLowerCase() !== key) continue;

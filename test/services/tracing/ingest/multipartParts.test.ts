@@ -52,6 +52,12 @@ describe('headerParam and multipartBoundary', () => {
     expect(headerParam('application/json; length=42', 'length')).toBe('42');
     expect(headerParam('form-data; filename="name=x"', 'name')).toBeNull();
     expect(headerParam('form-data', 'name')).toBeNull();
+    // "; name=" inside another parameter's quotes is not the parameter
+    expect(headerParam('form-data; filename="; name=evil"; name="real"', 'name')).toBe('real');
+    expect(headerParam('form-data; name="a"; filename="x\\"y"', 'name')).toBe('a');
+    expect(headerParam('form-data; name="a\\"b"', 'name')).toBe('a"b');
+    expect(headerParam('form-data; name=plain ; x=1', 'name')).toBe('plain');
+    expect(headerParam('form-data;name="tight"', 'name')).toBe('tight');
   });
   test('the boundary, quoted or not', () => {
     expect(multipartBoundary('multipart/form-data; boundary=abc123')).toBe('abc123');
