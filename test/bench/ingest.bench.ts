@@ -22,8 +22,9 @@
 // skips it). BENCH_SUSTAIN_S=600 then adds a sustained run at BENCH_SUSTAIN_CONCURRENCY (default:
 // the best level) over a pool of BENCH_SUSTAIN_RUNS=150000 runs sent again and again (a run sent
 // again merges into its row, as a client's retry does), reporting per minute the accepted runs/s,
-// p99, the projector's lag and the RSS of the API (all its processes) and of the projector: no
-// downward drift and flat memory is the aim.
+// p99, the projector's lag, the RSS of the API (all its processes) and of the projector, and the
+// CPU per run of each process (other work on the machine lowers the rate, not the CPU a run
+// costs): no downward drift and flat memory is the aim.
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
 import { createEventProducer, type StringKeyProducer } from '../../platform/kafka/eventLog.ts';
@@ -352,7 +353,10 @@ async function main(): Promise<void> {
       for (let done = 0; done < options.sustainSeconds; done += 60) {
         const seconds = Math.min(60, options.sustainSeconds - done);
         const rotated = pool.slice(offset).concat(pool.slice(0, offset));
+        const minuteMeter = meter();
+        minuteMeter.start();
         const minute = await drive(rotated, concurrency, seconds, true, sendHttp);
+        const minuteCpu = minuteMeter.stop();
         offset = (offset + minute.requests) % pool.length;
         const lag = await projectorLag(admin, runsTopic, projectorGroup, config.KAFKA_PARTITIONS, log);
         const row = {
@@ -363,9 +367,12 @@ async function main(): Promise<void> {
           projector_lag_events: lag === null ? null : Number(lag),
           api_rss_mib: round(treeRssMiB(stack.api.pid), 0),
           projector_rss_mib: round(rssMiB(stack.projector.pid), 0),
+          // A busy machine lowers the rate but not the CPU each run costs: drift in our code shows here.
+          cpu_us_per_run: cpuMicrosPer(minute.runs, minuteCpu),
+          cores: coresUsed(minuteCpu),
         };
         minutes.push(row);
-        log(`sustained minute ${row.minute}: ${row.accepted_runs_per_s} runs/s, p99 ${row.p99_ms} ms, lag ${row.projector_lag_events} events, RSS api ${row.api_rss_mib} MiB, projector ${row.projector_rss_mib} MiB`);
+        log(`sustained minute ${row.minute}: ${row.accepted_runs_per_s} runs/s, p99 ${row.p99_ms} ms, lag ${row.projector_lag_events} events, RSS api ${row.api_rss_mib} MiB, projector ${row.projector_rss_mib} MiB; cpu us/run ${JSON.stringify(row.cpu_us_per_run)}`);
       }
       const sustainCpu = sustainMeter.stop();
       const rates = minutes.map((m) => Number(m.accepted_runs_per_s));
