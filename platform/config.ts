@@ -21,6 +21,11 @@ const hostList = z.string().superRefine((text, ctx) => {
 const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   TRACING_PORT: tcpPort.default(1984),
+  /**
+   * Processes of the tracing API on TRACING_PORT (node:cluster workers under a supervising primary,
+   * platform/processCluster.ts): more than one lets ingestion use more cores. 1: the API is one process.
+   */
+  TRACING_API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   /** The control plane (/v2/deployments: deployments of agent servers and their revisions). */
   CONTROL_PLANE_PORT: tcpPort.default(1985),
   /**

@@ -14,7 +14,17 @@
 // Knobs (environment): BENCH_LEVELS=1,4,16,32  BENCH_SECONDS=10  BENCH_RAW_SECONDS (= BENCH_SECONDS)
 // BENCH_MAX_RUNS_PER_LEVEL=300000  BENCH_FIRST_LEVEL_RUNS=100000  BENCH_INTERLEAVE=8
 // BENCH_SKIP_RAW=1  BENCH_NODE_OPTIONS (NODE_OPTIONS for the API and projector, e.g.
-// "--cpu-prof --cpu-prof-dir=.local/prof")  BENCH_STACK_ENV (JSON object of extra stack env).
+// "--cpu-prof --cpu-prof-dir=.local/prof")  BENCH_STACK_ENV (JSON object of extra stack env,
+// e.g. {"TRACING_API_PROCESSES":"2"}).
+//
+// After the levels: p99 at half the saturating load (BENCH_HALF_SECONDS=10; open loop at half the
+// best accepted rate, latency counted from each request's scheduled time; BENCH_HALF_SECONDS=0
+// skips it). BENCH_SUSTAIN_S=600 then adds a sustained run at BENCH_SUSTAIN_CONCURRENCY (default:
+// the best level) over a pool of BENCH_SUSTAIN_RUNS=150000 runs sent again and again (a run sent
+// again merges into its row, as a client's retry does), reporting per minute the accepted runs/s,
+// p99, the projector's lag, the RSS of the API (all its processes) and of the projector, and the
+// CPU per run of each process (other work on the machine lowers the rate, not the CPU a run
+// costs): no downward drift and flat memory is the aim.
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
 import { createEventProducer, type StringKeyProducer } from '../../platform/kafka/eventLog.ts';
@@ -27,8 +37,8 @@ import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { TrafficGenerator } from './traceGenerator.ts';
-import { drive, infraPids, multipartSender, projectorLag, type PhaseResult, type Send } from './load.ts';
-import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, percentile, round, type CpuReading } from './measure.ts';
+import { drive, infraPids, multipartSender, pace, projectorLag, type PhaseResult, type Send } from './load.ts';
+import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, percentile, rssMiB, round, treeRssMiB, type CpuReading } from './measure.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -45,6 +55,10 @@ const options = {
   freshnessPollMs: 100,
   freshnessMaxPending: 20,
   drainTimeoutMs: num('BENCH_DRAIN_TIMEOUT_S', 300) * 1000,
+  halfSeconds: num('BENCH_HALF_SECONDS', 10),
+  sustainSeconds: num('BENCH_SUSTAIN_S', 0),
+  sustainConcurrency: num('BENCH_SUSTAIN_CONCURRENCY', 0),
+  sustainRuns: num('BENCH_SUSTAIN_RUNS', 150_000),
 };
 
 const log = (msg: string) => process.stderr.write(`[bench:ingest] ${msg}\n`);
@@ -145,7 +159,7 @@ async function main(): Promise<void> {
   try {
     stack = await startTracingStack('bench', stackEnv);
     const config = stack.config;
-    log(`stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
+    log(`stack up: ${stack.url} (api pid ${stack.api.pid}, ${config.TRACING_API_PROCESSES} process(es); projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
     ch = ClickHouseClient.fromConfig(config);
     pool = new Pool(stack.url, { connections: Math.max(...options.levels), keepAliveTimeout: 60_000 });
     const sendHttp = multipartSender(pool, stack.apiKey, log);
@@ -170,6 +184,8 @@ async function main(): Promise<void> {
     const projectorGroup = runsProjectorGroupId(config);
     // Kafka, ClickHouse and MinIO by their pid files (read again per level: they may restart).
     const cpuPids = (): Record<string, number> => ({ api: stack!.api.pid, projector: stack!.projector.pid, bench: process.pid, ...infraPids() });
+    // The API's pid is its primary when it runs as several processes: count its workers with it.
+    const meter = () => new CpuMeter(cpuPids(), ['api']);
 
     // Warm-up (not measured): JIT, connections, the project, the producer's metadata.
     {
@@ -208,10 +224,10 @@ async function main(): Promise<void> {
       let raw: PhaseResult | null = null;
       let rawCpu: CpuReading | null = null;
       if (!options.skipRaw) {
-        const meter = new CpuMeter(cpuPids());
-        meter.start();
+        const rawMeter = meter();
+        rawMeter.start();
         raw = await drive(batches, concurrency, options.rawSeconds, true, sendRaw);
-        rawCpu = meter.stop();
+        rawCpu = rawMeter.stop();
         log(`c=${concurrency}: raw Kafka ${(raw.runs / raw.seconds).toFixed(0)} runs/s, p50 ${percentile(raw.latenciesMs, 50)?.toFixed(1)} ms, p99 ${percentile(raw.latenciesMs, 99)?.toFixed(1)} ms; cores ${JSON.stringify(coresUsed(rawCpu))}`);
         await sleep(500);
       }
@@ -219,17 +235,17 @@ async function main(): Promise<void> {
       // Our path: HTTP -> API -> Kafka -> projector -> ClickHouse.
       const probe = new FreshnessProbe(ch);
       probe.start();
-      const meter = new CpuMeter(cpuPids());
-      meter.start();
+      const sendMeter = meter();
+      sendMeter.start();
       const ours = await drive(batches, concurrency, options.seconds, false, sendHttp, (batch, doneAt) => {
         if (batch.sample) probe.sample(batch.sample.runId, batch.sample.traceId, doneAt);
       });
-      const cpu = meter.stop();
+      const cpu = sendMeter.stop();
       const acceptedRate = ours.runs / ours.seconds;
       log(`c=${concurrency}: accepted ${ours.runs} runs in ${ours.seconds.toFixed(1)} s = ${acceptedRate.toFixed(0)} runs/s, p50 ${percentile(ours.latenciesMs, 50)?.toFixed(1)} ms, p99 ${percentile(ours.latenciesMs, 99)?.toFixed(1)} ms${Object.keys(ours.failures).length ? `, failures ${JSON.stringify(ours.failures)}` : ''}; cores ${JSON.stringify(coresUsed(cpu))}`);
 
       // End to end: until every accepted run of this level is a row in ClickHouse.
-      const drainMeter = new CpuMeter(cpuPids());
+      const drainMeter = meter();
       drainMeter.start();
       let visible = 0;
       let doneAt = 0;
@@ -294,6 +310,85 @@ async function main(): Promise<void> {
       });
     }
 
+    // Latency at half the saturating load: open loop at half the best accepted rate.
+    let half: Record<string, unknown> | null = null;
+    if (options.halfSeconds > 0 && bestRate > 0) {
+      const rate = bestRate / 2;
+      const batches = new TrafficGenerator({
+        tenantId, sessionName: 'bench-half', interleave: options.interleave, batchOps: options.batchOps,
+        minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1], seed: 7,
+      }).batches(Math.ceil(rate * options.halfSeconds * 1.1));
+      await sleep(200);
+      const halfMeter = meter();
+      halfMeter.start();
+      const paced = await pace(batches, rate, options.halfSeconds, sendHttp);
+      const halfCpu = halfMeter.stop();
+      half = {
+        target_runs_per_s: round(rate, 0),
+        accepted_runs_per_s: round(paced.runs / paced.seconds, 0),
+        p50_ms: round(percentile(paced.latenciesMs, 50)),
+        p99_ms: round(percentile(paced.latenciesMs, 99)),
+        failures: paced.failures,
+        cpu_cores: coresUsed(halfCpu),
+      };
+      log(`half load (${rate.toFixed(0)} runs/s, open loop): p50 ${half.p50_ms} ms, p99 ${half.p99_ms} ms; cores ${JSON.stringify(half.cpu_cores)}`);
+      const drainDeadline = performance.now() + options.drainTimeoutMs;
+      while ((await projectorLag(admin, runsTopic, projectorGroup, config.KAFKA_PARTITIONS, log)) !== 0n && performance.now() < drainDeadline) await sleep(250);
+    }
+
+    // Sustained: the same pool sent again and again; per minute its rate, p99, lag and memory.
+    let sustained: Record<string, unknown> | null = null;
+    if (options.sustainSeconds > 0) {
+      const concurrency = options.sustainConcurrency || Number(levels.length ? [...levels].sort((a, b) => Number(b.accepted_runs_per_s) - Number(a.accepted_runs_per_s))[0]!.concurrency : 16);
+      const pool = new TrafficGenerator({
+        tenantId, sessionName: 'bench-sustained', interleave: options.interleave, batchOps: options.batchOps,
+        minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1], seed: 11,
+      }).batches(options.sustainRuns);
+      await sleep(200);
+      log(`sustained: ${options.sustainSeconds} s at ${concurrency} concurrent requests over a pool of ${options.sustainRuns} runs`);
+      const minutes: Array<Record<string, unknown>> = [];
+      let offset = 0;
+      const sustainMeter = meter();
+      sustainMeter.start();
+      for (let done = 0; done < options.sustainSeconds; done += 60) {
+        const seconds = Math.min(60, options.sustainSeconds - done);
+        const rotated = pool.slice(offset).concat(pool.slice(0, offset));
+        const minuteMeter = meter();
+        minuteMeter.start();
+        const minute = await drive(rotated, concurrency, seconds, true, sendHttp);
+        const minuteCpu = minuteMeter.stop();
+        offset = (offset + minute.requests) % pool.length;
+        const lag = await projectorLag(admin, runsTopic, projectorGroup, config.KAFKA_PARTITIONS, log);
+        const row = {
+          minute: minutes.length + 1,
+          accepted_runs_per_s: round(minute.runs / minute.seconds, 0),
+          p99_ms: round(percentile(minute.latenciesMs, 99)),
+          failures: minute.failures,
+          projector_lag_events: lag === null ? null : Number(lag),
+          api_rss_mib: round(treeRssMiB(stack.api.pid), 0),
+          projector_rss_mib: round(rssMiB(stack.projector.pid), 0),
+          // A busy machine lowers the rate but not the CPU each run costs: drift in our code shows here.
+          cpu_us_per_run: cpuMicrosPer(minute.runs, minuteCpu),
+          cores: coresUsed(minuteCpu),
+        };
+        minutes.push(row);
+        log(`sustained minute ${row.minute}: ${row.accepted_runs_per_s} runs/s, p99 ${row.p99_ms} ms, lag ${row.projector_lag_events} events, RSS api ${row.api_rss_mib} MiB, projector ${row.projector_rss_mib} MiB; cpu us/run ${JSON.stringify(row.cpu_us_per_run)}`);
+      }
+      const sustainCpu = sustainMeter.stop();
+      const rates = minutes.map((m) => Number(m.accepted_runs_per_s));
+      sustained = {
+        seconds: options.sustainSeconds,
+        concurrency,
+        pool_runs: options.sustainRuns,
+        per_minute: minutes,
+        // Last minute against the first: below 1 is downward drift.
+        last_to_first_rate: rates.length > 1 ? round(rates.at(-1)! / rates[0]!, 3) : null,
+        api_rss_growth_mib: minutes.length > 1 ? round(Number(minutes.at(-1)!.api_rss_mib) - Number(minutes[0]!.api_rss_mib), 0) : null,
+        projector_rss_growth_mib: minutes.length > 1 ? round(Number(minutes.at(-1)!.projector_rss_mib) - Number(minutes[0]!.projector_rss_mib), 0) : null,
+        cpu_cores: coresUsed(sustainCpu),
+      };
+    }
+
     // Headline: the level with the best end-to-end rate; the raw ceiling is the best raw level.
     const best = [...levels].sort((a, b) => Number(b.e2e_runs_per_s ?? 0) - Number(a.e2e_runs_per_s ?? 0))[0]!;
     const rawBest = levels.reduce((m, l) => Math.max(m, Number(l.raw_kafka_runs_per_s ?? 0)), 0) || null;
@@ -308,6 +403,9 @@ async function main(): Promise<void> {
       ratio_to_raw: rawBest ? round(Number(best.accepted_runs_per_s) / rawBest, 3) : null,
       e2e_ratio_to_raw: rawBest && best.e2e_runs_per_s ? round(Number(best.e2e_runs_per_s) / rawBest, 3) : null,
       best_concurrency: best.concurrency,
+      api_processes: config.TRACING_API_PROCESSES,
+      half_load: half,
+      sustained,
       overall: {
         runs: all.runs,
         accepted_runs_per_s: round(all.runs / all.sendSeconds, 0),

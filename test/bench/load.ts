@@ -64,6 +64,40 @@ export async function drive(
   return result;
 }
 
+/**
+ * Open loop: sends the batches at `runsPerSecond` (each batch when its time comes, whether or not
+ * earlier ones were answered) for `seconds`, cycling through them. A latency counts from the
+ * batch's scheduled time, so a server that falls behind shows it (no coordinated omission).
+ */
+export async function pace(batches: Batch[], runsPerSecond: number, seconds: number, send: Send): Promise<PhaseResult> {
+  const result: PhaseResult = { seconds: 0, requests: 0, runs: 0, ops: 0, bytes: 0, latenciesMs: [], failures: {}, endedBy: 'time', firstStartAt: performance.now() };
+  const startedAt = result.firstStartAt;
+  const deadline = startedAt + seconds * 1000;
+  const inFlight = new Set<Promise<void>>();
+  let dueAt = startedAt;
+  for (let i = 0; dueAt < deadline; i++) {
+    const batch = batches[i % batches.length]!;
+    const wait = dueAt - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const scheduledAt = dueAt;
+    const request = send(batch).then(({ ok, status, doneAt }) => {
+      result.requests++;
+      result.latenciesMs.push(doneAt - scheduledAt);
+      if (ok) {
+        result.runs += batch.postedRunIds.length;
+        result.ops += batch.ops;
+        result.bytes += batch.body.length;
+      } else result.failures[status] = (result.failures[status] ?? 0) + 1;
+    });
+    inFlight.add(request);
+    void request.finally(() => inFlight.delete(request));
+    dueAt += (batch.postedRunIds.length / runsPerSecond) * 1000;
+  }
+  await Promise.all(inFlight);
+  result.seconds = (performance.now() - startedAt) / 1000;
+  return result;
+}
+
 /** Sends a batch as POST /runs/multipart the way the JS client does; logs the first few failures. */
 export function multipartSender(pool: Pool, apiKey: string, log: (msg: string) => void): Send {
   let failuresLogged = 0;

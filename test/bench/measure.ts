@@ -1,6 +1,7 @@
 // Small measuring helpers for the benchmarks: percentiles, and CPU time per process read
 // from /proc (so a result says which process used the cores, not only how fast it went).
 import { readFileSync } from 'node:fs';
+import { childPids } from '../support/serviceProcess.ts';
 import os from 'node:os';
 
 /** Nearest-rank percentile of unsorted samples; null when there are none. */
@@ -27,25 +28,46 @@ export function cpuSeconds(pid: number): number | null {
   }
 }
 
+/**
+ * CPU seconds of a process and its children: the live children's own, and those of children
+ * already gone (the kernel adds a reaped child's time to its parent's cutime and cstime).
+ */
+export function treeCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+    return childPids(pid).reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), own);
+  } catch {
+    return null;
+  }
+}
+
 export interface CpuReading {
   wallSeconds: number;
   /** CPU seconds per process over the window (null: the process is gone). */
   cpuSeconds: Record<string, number | null>;
 }
 
-/** CPU time per named process between start() and stop(). */
+/** CPU time per named process between start() and stop(); the processes named in `trees` with their children (a cluster's workers). */
 export class CpuMeter {
   readonly #pids: Record<string, number>;
+  readonly #trees: ReadonlySet<string>;
   #startedAt = 0;
   #start: Record<string, number | null> = {};
 
-  constructor(pids: Record<string, number>) {
+  constructor(pids: Record<string, number>, trees: readonly string[] = []) {
     this.#pids = pids;
+    this.#trees = new Set(trees);
+  }
+
+  #cpu(name: string, pid: number): number | null {
+    return this.#trees.has(name) ? treeCpuSeconds(pid) : cpuSeconds(pid);
   }
 
   start(): void {
     this.#startedAt = performance.now();
-    this.#start = Object.fromEntries(Object.entries(this.#pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+    this.#start = Object.fromEntries(Object.entries(this.#pids).map(([name, pid]) => [name, this.#cpu(name, pid)]));
   }
 
   stop(): CpuReading {
@@ -53,7 +75,7 @@ export class CpuMeter {
     const out: Record<string, number | null> = {};
     for (const [name, pid] of Object.entries(this.#pids)) {
       const before = this.#start[name];
-      const after = cpuSeconds(pid);
+      const after = this.#cpu(name, pid);
       out[name] = before === null || before === undefined || after === null ? null : after - before;
     }
     return { wallSeconds, cpuSeconds: out };
@@ -81,6 +103,12 @@ export function rssMiB(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** Resident memory of a process and its children in MiB, null when it is gone. */
+export function treeRssMiB(pid: number): number | null {
+  const own = rssMiB(pid);
+  return own === null ? null : childPids(pid).reduce((sum, child) => sum + (rssMiB(child) ?? 0), own);
 }
 
 /** The monotonic clock in microseconds: the clock V8 stamps CPU profile samples with. */

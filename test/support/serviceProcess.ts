@@ -1,7 +1,7 @@
 // Runs one of our services as a real child process, the way `npm start` does, for tests and
 // benchmarks that need to stop or kill it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
@@ -61,6 +61,17 @@ export async function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/** A process's children (node:cluster workers, say), from /proc; empty when it has none or is gone. */
+export function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
 }
 
 /** Whether a process runs: it exists and is not a zombie its (new) parent has yet to reap. */

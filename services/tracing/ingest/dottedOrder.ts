@@ -11,9 +11,17 @@ export interface DottedSegment {
 
 const SEGMENT = /^(\d{8}T\d{12}Z)([0-9a-fA-F-]{32,36})$/;
 
-export function parseDottedOrder(value: string, runId: string): DottedSegment[] {
+/**
+ * Segments already parsed, by their text: a child's dotted_order repeats its ancestors' segments,
+ * so one request's runs share most of theirs (one cache per request; it holds valid segments only).
+ */
+export type SegmentCache = Map<string, DottedSegment>;
+
+export function parseDottedOrder(value: string, runId: string, cache?: SegmentCache): DottedSegment[] {
   const parts = value.split('.');
   return parts.map((part, i) => {
+    const known = cache?.get(part);
+    if (known) return known;
     const m = SEGMENT.exec(part);
     const id = m ? toUuid(m[2]!) : null;
     if (!m || !id) throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} "${part.slice(0, 80)}" is not <YYYYMMDDTHHMMSSffffffZ><uuid>`);
@@ -21,7 +29,9 @@ export function parseDottedOrder(value: string, runId: string): DottedSegment[] 
     if (formatDottedTimestamp(micros) !== m[1])
       throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} has an invalid date "${m[1]}"`);
     checkStorableMicros(micros, `dotted_order of run ${runId}: the time of segment ${i + 1}`, m[1]);
-    return { micros, runId: id };
+    const segment = { micros, runId: id };
+    cache?.set(part, segment);
+    return segment;
   });
 }
 
@@ -40,8 +50,8 @@ export interface LineageClaim {
  * run's own segment, starts with the trace's root, and (for a child) its parent's segment
  * comes just before its own. Returns the parsed segments.
  */
-export function checkLineage(claim: LineageClaim): DottedSegment[] {
-  const segments = parseDottedOrder(claim.dottedOrder, claim.runId);
+export function checkLineage(claim: LineageClaim, cache?: SegmentCache): DottedSegment[] {
+  const segments = parseDottedOrder(claim.dottedOrder, claim.runId, cache);
   const own = segments.at(-1)!;
   if (own.runId !== claim.runId) throw errors.invalidField(`dotted_order of run ${claim.runId} must end with the run's own segment, but ends with ${own.runId}`);
   if (segments[0]!.runId !== claim.traceId)

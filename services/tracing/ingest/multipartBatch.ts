@@ -1,11 +1,11 @@
-// Reads a POST /runs/multipart body as it streams in and assembles it into run drafts and
-// feedback. Any problem (bad part name, wrong declared length, invalid JSON, truncation)
+// Reads a POST /runs/multipart body (whole, decoded; multipartParts.ts splits it) and assembles
+// it into run drafts and feedback. Any problem (bad part name, wrong declared length, invalid JSON, truncation)
 // rejects the whole request before anything is appended.
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
-import { MultipartParser, MultipartParseError, MaxFileSizeExceededError, getMultipartBoundary, type MultipartPart } from '@mjackson/multipart-parser/node';
-import { AppError, errors } from '../../../platform/errors.ts';
-import { decodedBody } from './requestBody.ts';
+import { errors } from '../../../platform/errors.ts';
+import { readDecodedBody } from './requestBody.ts';
+import { headerParam, multipartBoundary, MultipartSyntaxError, splitMultipart, type RawPart } from './multipartParts.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 import { toRunDraft, errorText, checkJsonField, type JsonField, type RunDraft } from './runDraft.ts';
 import { requireUuid } from '../../../platform/ids.ts';
@@ -20,24 +20,21 @@ const PART_NAME = /^(post|patch)\.([^.]+)(?:\.(inputs|outputs|events|extra|error
 const ATTACHMENT = /^attachment\.([^.]+)\.(.+)$/;
 const FEEDBACK = /^feedback\.([^.]+)$/;
 
-function declaredLength(part: MultipartPart): number | null {
+function declaredLength(part: RawPart): number | null {
   const header = part.headers.get('content-length');
-  if (header !== null) return Number(header);
-  const param = /;\s*length\s*=\s*"?(\d+)"?/i.exec(part.headers.get('content-type') ?? '');
-  return param ? Number(param[1]) : null;
+  if (header !== undefined) return Number(header);
+  const param = headerParam(part.headers.get('content-type') ?? '', 'length');
+  return param !== null && /^\d+$/.test(param) ? Number(param) : null;
 }
 
-// Decodes like MultipartPart#text (strict UTF-8), but straight from the part's one chunk when it
-// has one (nearly always): `part.text` first copies the chunks into a new array, on every read.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const partText = (part: MultipartPart): string => (part.content.length === 1 ? utf8.decode(part.content[0]) : part.text);
 
 /** The part's text (decoded once) and its JSON value; JSON nested deeper than MAX_JSON_DEPTH is refused. */
-function parseJsonPart(part: MultipartPart, name: string): { text: string; value: unknown } {
+function parseJsonPart(part: RawPart, name: string): { text: string; value: unknown } {
   let text: string;
   let value: unknown;
   try {
-    text = partText(part);
+    text = utf8.decode(part.body);
     value = JSON.parse(text);
   } catch (err) {
     throw errors.invalidJson(`part ${name}`, (err as Error).message, err);
@@ -49,7 +46,7 @@ function parseJsonPart(part: MultipartPart, name: string): { text: string; value
 
 export async function readMultipartBatch(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<MultipartBatch> {
   const contentType = String(headers['content-type'] ?? '');
-  const boundary = getMultipartBoundary(contentType);
+  const boundary = multipartBoundary(contentType);
   if (!contentType.toLowerCase().startsWith('multipart/') || !boundary) {
     body.resume();
     throw errors.unsupportedMediaType(contentType || '(none)', 'multipart/form-data with a boundary');
@@ -61,14 +58,15 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
   const feedback: FeedbackDraft[] = [];
   const seen = new Set<string>();
 
-  const handle = (part: MultipartPart) => {
-    const name = part.name;
+  const handle = (part: RawPart) => {
+    const disposition = part.headers.get('content-disposition');
+    const name = disposition === undefined ? null : headerParam(disposition, 'name');
     if (!name) throw errors.invalidMultipart('a part has no name in its Content-Disposition header');
     if (seen.has(name)) throw errors.invalidMultipart(`part ${name} appears twice`);
     seen.add(name);
     const declared = declaredLength(part);
-    if (declared !== null && (!Number.isInteger(declared) || declared !== part.size))
-      throw errors.invalidMultipart(`part ${name} declares a length of ${declared} bytes but carries ${part.size}`);
+    if (declared !== null && (!Number.isInteger(declared) || declared !== part.body.length))
+      throw errors.invalidMultipart(`part ${name} declares a length of ${declared} bytes but carries ${part.body.length}`);
 
     let m = PART_NAME.exec(name);
     if (m) {
@@ -97,7 +95,7 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
         runId: requireUuid(m[1], `part ${name}: run id`),
         name: m[2]!,
         contentType: (part.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!.trim(),
-        bytes: part.bytes,
+        bytes: part.body,
       });
       return;
     }
@@ -108,29 +106,15 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
     throw errors.invalidMultipart(`unknown part name "${name.slice(0, 100)}": expected post.<id>, patch.<id>, <op>.<id>.<field>, attachment.<id>.<name> or feedback.<id>`);
   };
 
-  const parser = new MultipartParser(boundary, { maxFileSize: limit, maxHeaderSize: 16 * 1024 });
+  let parts: RawPart[];
   try {
-    let closed = false;
-    for await (const chunk of decodedBody(body, headers, limit)) {
-      // Bytes after the closing boundary are the epilogue, which RFC 2046 says to ignore. The
-      // parser throws on them, e.g. when the final CRLF arrives in a TCP chunk of its own.
-      if (closed) continue;
-      try {
-        for (const part of parser.write(chunk)) handle(part);
-      } catch (err) {
-        if (!(err instanceof MultipartParseError && /after end of stream/.test(err.message))) throw err;
-        closed = true;
-      }
-    }
-    parser.finish();
+    parts = splitMultipart(await readDecodedBody(body, headers, limit), boundary);
   } catch (err) {
     body.resume();
-    if (err instanceof AppError) throw err;
-    if (err instanceof MaxFileSizeExceededError) throw errors.bodyTooLarge(limit);
-    if (err instanceof MultipartParseError)
-      throw errors.invalidMultipart(/not finished/i.test(err.message) ? 'the multipart body is truncated: it ends before the closing boundary' : err.message);
+    if (err instanceof MultipartSyntaxError) throw errors.invalidMultipart(err.message);
     throw err;
   }
+  for (const part of parts) handle(part);
 
   const runs: RunDraft[] = [];
   const byKey = new Map<string, RunDraft>();

@@ -20,7 +20,7 @@ import { encodedSizeBound } from '../../../schemas/registry.ts';
 import type { RunOp, BlobRef } from '../../../schemas/events.generated.ts';
 import type { ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
 import type { LineageIndex } from '../lineage/lineageIndex.ts';
-import { checkLineage, dottedSegment } from './dottedOrder.ts';
+import { checkLineage, dottedSegment, type SegmentCache } from './dottedOrder.ts';
 import { nowMicros } from '../../../platform/time.ts';
 import { JSON_FIELDS, type RunDraft } from './runDraft.ts';
 import type { FeedbackDraft } from './feedbackDraft.ts';
@@ -84,11 +84,12 @@ export class RunIngestor {
     const pendingProjects = new Map<string, EventToAppend>();
     const postedOrders = new Map<string, string>();
     for (const d of drafts) if (d.op === 'post' && d.dottedOrder) postedOrders.set(d.id, d.dottedOrder);
+    const segmentCache: SegmentCache = new Map();
 
     for (const d of drafts) {
       if (d.traceId === null || d.dottedOrder === null)
         throw errors.invalidField(`${d.op} of run ${d.id}: trace_id and dotted_order are required in batch ingestion`);
-      const segments = checkLineage({ runId: d.id, traceId: d.traceId, parentRunId: d.parentRunId, dottedOrder: d.dottedOrder, op: d.op });
+      const segments = checkLineage({ runId: d.id, traceId: d.traceId, parentRunId: d.parentRunId, dottedOrder: d.dottedOrder, op: d.op }, segmentCache);
       const parentOrder = d.parentRunId ? postedOrders.get(d.parentRunId) : undefined;
       if (parentOrder !== undefined && !d.dottedOrder.startsWith(parentOrder + '.'))
         throw errors.invalidField(`dotted_order of run ${d.id} does not extend the dotted_order of its parent ${d.parentRunId}`);

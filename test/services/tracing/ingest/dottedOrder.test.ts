@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { checkLineage, dottedSegment } from '../../../../services/tracing/ingest/dottedOrder.ts';
+import { checkLineage, dottedSegment, type SegmentCache } from '../../../../services/tracing/ingest/dottedOrder.ts';
 
 const root = '018f0000-0000-7000-8000-000000000001';
 const child = '018f0000-0000-7000-8000-000000000002';
@@ -21,5 +21,15 @@ describe('dotted_order lineage', () => {
     expect(() => checkLineage({ runId: other, traceId: root, parentRunId: root, dottedOrder: childOrder, op: 'post' })).toThrow(/own segment/);
     expect(() => checkLineage({ runId: root, traceId: root, parentRunId: null, dottedOrder: 'garbage', op: 'post' })).toThrow(/segment 1/);
     expect(() => checkLineage({ runId: child, traceId: root, parentRunId: null, dottedOrder: childOrder, op: 'post' })).toThrow(/no parent_run_id/);
+  });
+  test("a request's segment cache gives the same segments, and still refuses what does not agree", () => {
+    const cache: SegmentCache = new Map();
+    const rootSegments = checkLineage({ runId: root, traceId: root, parentRunId: null, dottedOrder: rootOrder, op: 'post' }, cache);
+    const childSegments = checkLineage({ runId: child, traceId: root, parentRunId: root, dottedOrder: childOrder, op: 'post' }, cache);
+    expect(childSegments).toEqual(checkLineage({ runId: child, traceId: root, parentRunId: root, dottedOrder: childOrder, op: 'post' }));
+    expect(childSegments[0]).toBe(rootSegments[0]);
+    expect(cache.size).toBe(2);
+    expect(() => checkLineage({ runId: child, traceId: root, parentRunId: other, dottedOrder: childOrder, op: 'post' }, cache)).toThrow(/extend its parent/);
+    expect(() => checkLineage({ runId: root, traceId: root, parentRunId: null, dottedOrder: `${rootOrder.slice(0, 4)}1399${rootOrder.slice(8)}`, op: 'post' }, cache)).toThrow(/invalid date/);
   });
 });
