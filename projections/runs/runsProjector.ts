@@ -22,7 +22,7 @@ import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type Run
 import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
 import { rollUpUsage, traceRow, type TraceRow } from '../traces/traceRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-import { RUN_LOCATIONS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
+import { RUN_KEYS_COLUMNS, RUN_LOCATIONS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
 import { TRACES_COLUMNS } from '../traces/tracesTable.ts';
 import { runsTableOutdated } from '../readModels.ts';
 
@@ -285,7 +285,7 @@ export class RunsProjector implements Projection {
   async #writeRows({ rows, places, tombstones, located }: MergedPart, retry: Retry): Promise<void> {
     // A new place before the rows there: whoever reads a trace through run_keys (this projector
     // after a restart included) finds every row. Tombstones in the insert of the rows that replace them.
-    await retry('insert run keys', () => this.#ch.insert(this.#tables.runKeys, places));
+    await retry('insert run keys', () => this.#ch.insertRowBinary(this.#tables.runKeys, RUN_KEYS_COLUMNS, places));
     await allOrFirstFailure([
       retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows)),
       retry('insert run locations', () => this.#ch.insertRowBinary(this.#tables.runLocations, RUN_LOCATIONS_COLUMNS, located)),

@@ -94,6 +94,9 @@ export function createRunKeysTable(table: string = RUN_KEYS_TABLE): Sql {
 ORDER BY (tenant_id, trace_id, id, session_id, is_root, start_time)`);
 }
 
+/** How the projector's inserts encode a `run_keys` row (RowBinary, from the DDL above). */
+export const RUN_KEYS_COLUMNS = rowBinaryColumns(createRunKeysTable());
+
 /**
  * `(session_id, is_root, start_time, id) IN (…)` of the runs of the given traces (a SQL
  * condition on `runs`): every place they have had, so the newest version of each is among the
