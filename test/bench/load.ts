@@ -22,6 +22,20 @@ export interface PhaseResult {
 
 export type Send = (batch: Batch) => Promise<{ ok: boolean; status: string; doneAt: number }>;
 
+/** Counts one answered batch into a phase's result, its latency from `since`; true when accepted. */
+function record(result: PhaseResult, batch: Batch, { ok, status, doneAt }: Awaited<ReturnType<Send>>, since: number): boolean {
+  result.requests++;
+  result.latenciesMs.push(doneAt - since);
+  if (!ok) {
+    result.failures[status] = (result.failures[status] ?? 0) + 1;
+    return false;
+  }
+  result.runs += batch.postedRunIds.length;
+  result.ops += batch.ops;
+  result.bytes += batch.body.length;
+  return true;
+}
+
 /**
  * Runs `concurrency` workers, each sending the next batch as soon as its previous one is
  * answered, until `seconds` pass or the batches run out (or, with `cycle`, only time).
@@ -47,16 +61,9 @@ export async function drive(
       }
       const batch = batches[next++]!;
       const t0 = performance.now();
-      const { ok, status, doneAt } = await send(batch);
-      lastDoneAt = Math.max(lastDoneAt, doneAt);
-      result.requests++;
-      result.latenciesMs.push(doneAt - t0);
-      if (ok) {
-        result.runs += batch.postedRunIds.length;
-        result.ops += batch.ops;
-        result.bytes += batch.body.length;
-        onAccepted?.(batch, doneAt);
-      } else result.failures[status] = (result.failures[status] ?? 0) + 1;
+      const answer = await send(batch);
+      lastDoneAt = Math.max(lastDoneAt, answer.doneAt);
+      if (record(result, batch, answer, t0)) onAccepted?.(batch, answer.doneAt);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -80,14 +87,8 @@ export async function pace(batches: Batch[], runsPerSecond: number, seconds: num
     const wait = dueAt - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const scheduledAt = dueAt;
-    const request = send(batch).then(({ ok, status, doneAt }) => {
-      result.requests++;
-      result.latenciesMs.push(doneAt - scheduledAt);
-      if (ok) {
-        result.runs += batch.postedRunIds.length;
-        result.ops += batch.ops;
-        result.bytes += batch.body.length;
-      } else result.failures[status] = (result.failures[status] ?? 0) + 1;
+    const request = send(batch).then((answer) => {
+      record(result, batch, answer, scheduledAt);
     });
     inFlight.add(request);
     void request.finally(() => inFlight.delete(request));
