@@ -19,8 +19,14 @@ await ensureTopics(config, TOPIC_DECLARATIONS);
 const ch = ClickHouseClient.fromConfig(config);
 // ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka);
 // DDL it refuses is a bug of this release, and exits.
-await retry(PROJECTOR_STORE_RETRY, () => ensureReadModels(ch), { what: 'create the read models', logger });
-await warnIfRunsTableOutdated(ch, logger);
+await retry(
+  PROJECTOR_STORE_RETRY,
+  async () => {
+    await ensureReadModels(ch);
+    await warnIfRunsTableOutdated(ch, logger);
+  },
+  { what: 'create the read models', logger },
+);
 const blobs = new BlobStore(config);
 // Project tombstones: the projectors skip a deleted project's events and delete its rows.
 const projects: ProjectRegistry = new ProjectRegistry(config, logger.child({ fold: 'projects' }), {
