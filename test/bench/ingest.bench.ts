@@ -321,9 +321,13 @@ async function main(): Promise<void> {
       await sleep(200);
       const halfMeter = meter();
       halfMeter.start();
+      const startedAt = Date.now();
       const paced = await pace(batches, rate, options.halfSeconds, sendHttp);
       const halfCpu = halfMeter.stop();
       half = {
+        // Wall clock, for test/bench/latencyReport.ts --from/--to over this phase.
+        started_at: startedAt,
+        ended_at: Date.now(),
         target_runs_per_s: round(rate, 0),
         accepted_runs_per_s: round(paced.runs / paced.seconds, 0),
         p50_ms: round(percentile(paced.latenciesMs, 50)),

@@ -9,7 +9,8 @@
 // send() from call to acknowledgement, and the produce request's broker round trip from its write
 // to the socket to its answer, @platformatic/kafka's diagnostics channels). Every second it writes
 // them to LATENCY_TRACE_DIR/<pid>.json (default .local/latency-trace); nothing is printed.
-// test/bench/latencyReport.ts reads the files and says which of them the slow requests wait for.
+// test/bench/latencyReport.ts reads the files and says, for a window (bench:ingest prints its
+// half-load window), what each process went through and what surrounded the slowest requests.
 import { subscribe, tracingChannel } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
