@@ -8,15 +8,16 @@
 // response finished, node's http diagnostics channels) and each Kafka produce (the producer's
 // send() from call to acknowledgement, and the produce request's broker round trip from its write
 // to the socket to its answer, @platformatic/kafka's diagnostics channels). Every second it writes
-// them to LATENCY_TRACE_DIR/<pid>.json (default .local/latency-trace); nothing is printed.
+// them to LATENCY_TRACE_DIR/<pid>.json (default <tmpdir>/latency-trace); nothing is printed.
 // test/bench/latencyReport.ts reads the files and says, for a window (bench:ingest prints its
 // half-load window), what each process went through and what surrounded the slowest requests.
 import { subscribe, tracingChannel } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 
-const dir = process.env.LATENCY_TRACE_DIR ?? join(process.cwd(), '.local', 'latency-trace');
+const dir = process.env.LATENCY_TRACE_DIR ?? join(tmpdir(), 'latency-trace');
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `${process.pid}.json`);
 /** Wall-clock milliseconds of a performance.now() reading (comparable across processes). */
