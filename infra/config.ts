@@ -1,5 +1,6 @@
 // Where the local stack lives and which endpoints it serves. Endpoint names and defaults are
 // the operating contract in DESIGN.md; everything on disk is under the git-ignored .local/.
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,8 +13,21 @@ export type StackEndpoints = {
   postgresUrl: string;
 };
 
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path; // not made yet
+  }
+}
+
 export const repoRoot = dirname(dirname(fileURLToPath(import.meta.url)));
-export const localDir = join(repoRoot, '.local');
+/**
+ * .local by its real path: a git worktree whose .local links to another checkout's then names the
+ * servers' files (in their command lines, by which a server is known as ours) as that checkout
+ * does, so that it can stop and restart them as that checkout would (the fault tests).
+ */
+export const localDir = realPathOr(join(repoRoot, '.local'));
 export const runDir = join(localDir, 'run');
 export const logsDir = join(localDir, 'logs');
 export const binDir = join(localDir, 'bin');

@@ -1,5 +1,7 @@
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { test, expect } from 'vitest';
-import { endpointsFromEnv, extraPortsFromEnv, firstBroker, infraConfigProblems, isLoopback, urlHostPort } from '../../infra/config.ts';
+import { endpointsFromEnv, extraPortsFromEnv, firstBroker, infraConfigProblems, isLoopback, localDir, repoRoot, urlHostPort } from '../../infra/config.ts';
 
 test('endpoints default to the operating contract', () => {
   expect(endpointsFromEnv({})).toEqual({
@@ -55,4 +57,8 @@ test('infraConfigProblems names every bad setting at once, by the rules the comp
     expect.stringMatching(/^S3_SECRET_ACCESS_KEY: at least 8 characters/),
   ]);
   expect(infraConfigProblems({ S3_ENDPOINT: 'https://s3.example.test', S3_ACCESS_KEY_ID: 'ab', S3_SECRET_ACCESS_KEY: 'short' })).toEqual([]);
+});
+
+test('.local is named by its real path (a worktree whose .local links to another checkout names its servers as that checkout does)', () => {
+  expect(localDir).toBe(realpathSync(join(repoRoot, '.local')));
 });
