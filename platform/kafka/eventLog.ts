@@ -15,8 +15,8 @@
 // request in flight per broker (@platformatic/kafka sets maxInflights to 1), so appends that
 // arrive while one is in flight used to wait in the client's queue and then go one request
 // each, one round trip after another: a broker hiccup of 40 ms held the next N requests for N
-// round trips (bench:ingest at half load: the producer's send p99 96-135 ms against a broker
-// round trip p99 of 35-38 ms). Appends waiting now go together in the next request, as many
+// round trips (bench:ingest at half load: the producer's send() p99 92-168 ms against a broker
+// round trip p99 of 27-56 ms). Appends waiting now go together in the next request, as many
 // as fit the size limit of one record batch, so a wait is at most the request in flight and
 // its own, and the broker handles fewer, larger requests. Nothing lingers: an append with
 // nothing in flight is sent at once.
