@@ -19,7 +19,8 @@
 // round trip p99 of 27-56 ms). Appends waiting now go together in the next request, as many
 // as fit the size limit of one record batch, so a wait is at most the request in flight and
 // its own, and the broker handles fewer, larger requests. Nothing lingers: an append with
-// nothing in flight is sent at once.
+// nothing in flight is sent at once. One request at a time per EventLog, however many brokers
+// it goes to (a send that spans brokers waits for the slowest of them anyway).
 import { Admin, ConfigResourceTypes, Producer, ProduceAcks } from '@platformatic/kafka';
 import type { EventLogConfig } from '../config.ts';
 import { errors } from '../errors.ts';
