@@ -3,7 +3,7 @@
 // Only a pid from our own pid file, whose command line still looks like our server, is ever
 // signalled: the pid file may be stale and the pid reused by an unrelated process.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -106,8 +106,27 @@ export function ownPid(name: string, marker: string): number | undefined {
     return undefined;
   }
   if (!Number.isInteger(pid) || pid <= 1) return undefined;
-  if (!isAlive(pid) || !commandLine(pid).includes(marker)) return undefined;
+  if (!isAlive(pid) || !namesMarker(commandLine(pid), marker)) return undefined;
   return pid;
+}
+
+/**
+ * Whether a command line names the marker, itself or through a link: git worktrees whose .local
+ * links to one checkout's start the same servers under their own paths.
+ */
+function namesMarker(command: string, marker: string): boolean {
+  if (command.includes(marker)) return true;
+  const real = realPathOf(marker);
+  if (real === undefined) return false;
+  return command.split(/[\s=]/).some((word) => word.startsWith('/') && word !== marker && realPathOf(word) === real);
+}
+
+function realPathOf(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 export type StopResult = { stopped: boolean; pid?: number; killed?: boolean };

@@ -1,7 +1,9 @@
 // The process helper behind up/down: servers run detached with a pid file and a log, failures
 // quote the log, and only a pid whose command line is still ours is ever signalled.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { test, expect, afterAll } from 'vitest';
 import { isAlive, logFilePath, ownPid, pidFilePath, startDetached, stopOwnServer, waitUntilHealthy } from '../../infra/processes.ts';
@@ -56,5 +58,24 @@ test('a stale pid file naming somebody else\'s process is never signalled', asyn
     expect(existsSync(pidFilePath(name))).toBe(false);
   } finally {
     bystander.kill();
+  }
+});
+
+test('a server started through a link to the marker (another worktree of the checkout) is ours, and one naming another file is not', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'own-pid-'));
+  const real = join(dir, 'config.xml');
+  const link = join(dir, 'linked-local');
+  writeFileSync(real, '');
+  symlinkSync(dir, link);
+  const name = uniqueName('linked');
+  const server = startDetached({ name, endpoint: 'none', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)', '--', `--config-file=${join(link, 'config.xml')}`] });
+  try {
+    await waitUntilHealthy({ name, isHealthy: async () => ownPid(name, join(link, 'config.xml')) !== undefined, timeoutMs: 10_000, logFiles: [] });
+    expect(ownPid(name, real)).toBe(server.pid);
+    writeFileSync(join(dir, 'other.xml'), '');
+    expect(ownPid(name, join(dir, 'other.xml'))).toBeUndefined();
+  } finally {
+    await stopOwnServer(name, real, 1_000);
+    rmSync(dir, { recursive: true, force: true });
   }
 });
