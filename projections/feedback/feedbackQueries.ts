@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { ZERO_UUID } from '../runs/runRow.ts';
-import { traceSetWhere, type TraceSet } from '../traces/statsQueries.ts';
+import { traceSetSource, type TraceSet } from '../traces/statsQueries.ts';
 import { feedbackRowFromClickHouse, type FeedbackRow } from './feedbackRow.ts';
 
 /** Per feedback key: count, mean and spread of scores, counts of categorical values (LangSmith's feedback_stats). */
@@ -206,16 +206,17 @@ export async function projectFeedbackStatsQuery(
  */
 export async function traceSetFeedbackStatsQuery(
   ch: ClickHouseClient,
-  tables: Pick<ReadModelTables, 'feedback' | 'traces'>,
+  tables: Pick<ReadModelTables, 'feedback' | 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>,
   set: TraceSet,
   of: 'all' | 'roots',
 ): Promise<Record<string, FeedbackStat>> {
+  const traces = await traceSetSource(ch, tables, set);
   const groups = await ch.query<StatGroup>(
     sql`SELECT ${statColumns}
         FROM ${ident(tables.feedback)} FINAL
         WHERE tenant_id = toUUID(${set.tenantId}) AND deleted = 0 AND run_id != toUUID(${ZERO_UUID})
           ${of === 'roots' ? raw('AND run_id = trace_id') : raw('')}
-          AND trace_id IN (SELECT trace_id FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)})
+          AND trace_id IN (SELECT trace_id FROM ${traces.table} FINAL WHERE ${traces.where})
         GROUP BY key, value`,
   );
   return foldStats(groups.map((g) => ({ ...g, owner: '' }))).get('') ?? {};
