@@ -151,6 +151,13 @@ const HISTOGRAM_VALUES: Record<Histogram, { value: string; when: string }> = {
 };
 
 /**
+ * Keys and counts of parallel arrays over a group's rows as one sorted array of `key\0count`
+ * (summed by key in JS): in an order the rows' read order does not change.
+ */
+const countedPairs = (keys: string, counts: string): string =>
+  `arraySort(groupArrayArray(arrayMap((k, n) -> concat(k, '\\0', toString(n)), ${keys}, ${counts})))`;
+
+/**
  * The aggregates of a group of trace rows (traces_by_hour FINAL, deleted = 0), as the columns of
  * a slice. Constant SQL; aliases never repeat a column name (ClickHouse 18.16 would read the
  * alias inside the sums). The run type and status arrays come flattened (groupArrayArray) and
@@ -180,12 +187,10 @@ ${HISTOGRAMS.map((h) => {
   const { value, when } = HISTOGRAM_VALUES[h];
   return `  sumMap(if(${when}, [${bucketOf(value)}], emptyArrayInt32()), if(${when}, [toUInt64(1)], emptyArrayUInt64())) AS ${h}_histogram,`;
 }).join('\n')}
-  groupArrayArray(run_types) AS all_run_types,
-  groupArrayArray(run_type_counts) AS all_run_type_counts,
-  groupArrayArray(statuses) AS all_statuses,
-  groupArrayArray(status_counts) AS all_status_counts,
-  groupArray(run_type) AS all_root_run_types,
-  groupArray(status) AS all_root_statuses`);
+  ${countedPairs('run_types', 'run_type_counts')} AS all_run_types,
+  ${countedPairs('statuses', 'status_counts')} AS all_statuses,
+  arraySort(groupArray(concat(run_type, '\\0', '1'))) AS all_root_run_types,
+  arraySort(groupArray(concat(status, '\\0', '1'))) AS all_root_statuses`);
 
 /** The same aliases as TRACE_AGGREGATES, over slices. Constant SQL. */
 export const SLICE_AGGREGATES = raw(
@@ -194,7 +199,7 @@ export const SLICE_AGGREGATES = raw(
       MIN_COLUMNS.has(c) ? `minIf(${c}, trace_count > 0) AS agg_${c}` : MAX_COLUMNS.has(c) ? `max(${c}) AS agg_${c}` : `sum(${c}) AS agg_${c}`,
     ),
     ...HISTOGRAMS.map((h) => `sumMap(${h}_keys, ${h}_counts) AS ${h}_histogram`),
-    ...COUNTED.map((c) => `groupArrayArray(${c}) AS all_${c}, groupArrayArray(${countsColumn(c)}) AS all_${countsColumn(c)}`),
+    ...COUNTED.map((c) => `${countedPairs(c, countsColumn(c))} AS all_${c}`),
   ].join(',\n  '),
 );
 
@@ -233,9 +238,20 @@ function addCounts<K>(into: Map<K, number>, from: Map<K, number>): void {
   for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
 }
 
-function countsOf<K>(keys: readonly K[], counts: readonly unknown[] | undefined): Map<K, number> {
+function countsOf<K>(keys: readonly K[], counts: readonly unknown[]): Map<K, number> {
   const out = new Map<K, number>();
-  keys.forEach((k, i) => out.set(k, (out.get(k) ?? 0) + (counts ? Number(counts[i]) : 1)));
+  keys.forEach((k, i) => out.set(k, (out.get(k) ?? 0) + Number(counts[i])));
+  return out;
+}
+
+/** Counts by key from `key\0count` pairs (countedPairs). */
+function pairCounts(pairs: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of pairs) {
+    const at = p.lastIndexOf('\0');
+    const key = p.slice(0, at);
+    out.set(key, (out.get(key) ?? 0) + Number(p.slice(at + 1)));
+  }
   return out;
 }
 
@@ -247,8 +263,7 @@ export function rollupOf(r: Record<string, unknown>): Rollup {
     const [keys, counts] = r[`${h}_histogram`] as [unknown[], unknown[]];
     out.histograms[h] = countsOf(keys.map(Number), counts);
   }
-  // From trace rows the root counts are one per row; from slices, summed counts.
-  for (const c of COUNTED) out.counted[c] = countsOf(r[`all_${c}`] as string[], r[`all_${countsColumn(c)}`] as unknown[] | undefined);
+  for (const c of COUNTED) out.counted[c] = pairCounts(r[`all_${c}`] as string[]);
   return out;
 }
 

@@ -63,9 +63,9 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
     ? await ch.query<{ project: string; hour: string; writes: string; seen: string; slices: string }>(
         sql`SELECT toString(session_id) AS project, hour, hour_writes AS writes, seen, slices
             FROM (SELECT session_id, hour, sum(writes) AS hour_writes FROM ${ident(tables.traceHourWrites)}
-                  WHERE ${owner} AND ${wholeHours('hour')} GROUP BY session_id, hour)
+                  WHERE ${owner} AND ${wholeHours('hour')} GROUP BY session_id, hour) AS counted
             ANY LEFT JOIN (SELECT session_id, hour, min(writes_seen) AS seen, count() AS slices FROM ${ident(tables.traceHourStats)} FINAL
-                  WHERE ${owner} AND ${wholeHours('hour')} GROUP BY session_id, hour)
+                  WHERE ${owner} AND ${wholeHours('hour')} GROUP BY session_id, hour) AS computed
             USING (session_id, hour)`,
       )
     : [];
