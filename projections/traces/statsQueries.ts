@@ -8,7 +8,7 @@ import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.t
 import type { ReadModelTables } from '../readModelTables.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { emptyRollup, HOUR_MICROS, rollupQuantiles, type Rollup } from './hourStats.ts';
-import { hourRollups, type HourSet } from './hourStatsQueries.ts';
+import { hourRollups, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
 import { hourStatsUsable } from './hourStatsUpgrade.ts';
 
 type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>;
@@ -169,6 +169,10 @@ async function hourSetOf(ch: ClickHouseClient, set: TraceSet): Promise<HourSet |
   return (await hourStatsUsable(ch)) ? set : null;
 }
 
+/** Rollups of an hour set, through the request's shared reads when there are some. */
+const rollupsOf = (ch: ClickHouseClient, tables: Tables, set: HourSet, grouping: RollupGrouping, shared?: SharedRollups) =>
+  shared ? shared.rollups(set, grouping) : hourRollups(ch, tables, set, grouping);
+
 /** Stats from a rollup of the hour stats, percentiles from its histograms. */
 function statsFromRollup(r: Rollup): TraceSetStats {
   const t = r.totals;
@@ -232,10 +236,10 @@ export async function statsPerProjectQuery(ch: ClickHouseClient, tables: Tables,
 }
 
 /** Totals over a set of traces (one row even when the set is empty). */
-export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<TraceSetStats> {
+export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, shared?: SharedRollups): Promise<TraceSetStats> {
   const hourSet = await hourSetOf(ch, set);
   if (hourSet) {
-    const rollup = (await hourRollups(ch, tables, hourSet, { by: 'none' })).get('') ?? emptyRollup();
+    const rollup = (await rollupsOf(ch, tables, hourSet, { by: 'none' }, shared)).get('') ?? emptyRollup();
     if (rollup.totals.trace_count === 0) return NO_TRACES;
     if (rollup.totals.trace_count > EXACT_QUANTILE_TRACES) return statsFromRollup(rollup);
   }
@@ -278,10 +282,10 @@ export interface StatsBucket extends TraceSetStats {
 }
 
 /** The same totals per time bucket of root start time; only buckets that hold traces. */
-export async function traceSetSeriesQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number): Promise<StatsBucket[]> {
+export async function traceSetSeriesQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number, shared?: SharedRollups): Promise<StatsBucket[]> {
   const hourSet = bucketMicros % HOUR_MICROS === 0 ? await hourSetOf(ch, set) : null;
   if (hourSet) {
-    const rollups = await hourRollups(ch, tables, hourSet, { by: 'bucket', size: bucketMicros });
+    const rollups = await rollupsOf(ch, tables, hourSet, { by: 'bucket', size: bucketMicros }, shared);
     const traces = [...rollups.values()].reduce((n, r) => n + r.totals.trace_count, 0);
     if (traces > EXACT_QUANTILE_TRACES)
       return [...rollups]
@@ -312,10 +316,10 @@ export interface RunBreakdown {
  * Run counts by run type and by status: of all runs of the traces (summed from the traces'
  * parallel count arrays), or of their root runs only (the trace row's own run_type and status).
  */
-export async function runBreakdownQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, of: 'all' | 'roots'): Promise<RunBreakdown> {
+export async function runBreakdownQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, of: 'all' | 'roots', shared?: SharedRollups): Promise<RunBreakdown> {
   const hourSet = await hourSetOf(ch, set);
   if (hourSet) {
-    const r = (await hourRollups(ch, tables, hourSet, { by: 'none' })).get('') ?? emptyRollup();
+    const r = (await rollupsOf(ch, tables, hourSet, { by: 'none' }, shared)).get('') ?? emptyRollup();
     const record = (m: Map<string, number>) => Object.fromEntries([...m].filter(([, n]) => n > 0));
     return of === 'all'
       ? { run_types: record(r.counted.run_types), statuses: record(r.counted.statuses) }
