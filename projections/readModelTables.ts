@@ -4,6 +4,7 @@
 import { RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
 import { TRACES_TABLE } from './traces/tracesTable.ts';
 import { FEEDBACK_TABLE } from './feedback/feedbackTable.ts';
+import { TRACE_HOUR_STATS_TABLE, TRACE_HOUR_WRITES_TABLE, TRACES_BY_HOUR_TABLE } from './traces/hourStats.ts';
 
 export interface ReadModelTables {
   /** One row per run (post and patches merged), ORDER BY (tenant_id, session_id, is_root, start_time, id). */
@@ -16,6 +17,12 @@ export interface ReadModelTables {
   traces: string;
   /** One row per feedback item. */
   feedback: string;
+  /** The trace rows again, ORDER BY (tenant_id, session_id, hour, trace_id) (traces/hourStats.ts). */
+  tracesByHour: string;
+  /** Writes per (tenant_id, session_id, hour) of tracesByHour. */
+  traceHourWrites: string;
+  /** Trace aggregates per (tenant_id, session_id, hour, errored), filled by the readers. */
+  traceHourStats: string;
 }
 
 export const LIVE_TABLES: ReadModelTables = {
@@ -24,6 +31,9 @@ export const LIVE_TABLES: ReadModelTables = {
   runLocations: RUN_LOCATIONS_TABLE,
   traces: TRACES_TABLE,
   feedback: FEEDBACK_TABLE,
+  tracesByHour: TRACES_BY_HOUR_TABLE,
+  traceHourWrites: TRACE_HOUR_WRITES_TABLE,
+  traceHourStats: TRACE_HOUR_STATS_TABLE,
 };
 
 /** The same set of tables under a suffix (a replay's fresh tables, or the ones it swapped out). */
@@ -33,4 +43,7 @@ export const tablesWithSuffix = (suffix: string): ReadModelTables => ({
   runLocations: `${LIVE_TABLES.runLocations}${suffix}`,
   traces: `${LIVE_TABLES.traces}${suffix}`,
   feedback: `${LIVE_TABLES.feedback}${suffix}`,
+  tracesByHour: `${LIVE_TABLES.tracesByHour}${suffix}`,
+  traceHourWrites: `${LIVE_TABLES.traceHourWrites}${suffix}`,
+  traceHourStats: `${LIVE_TABLES.traceHourStats}${suffix}`,
 });

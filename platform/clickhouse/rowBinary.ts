@@ -130,6 +130,7 @@ function uuidWriter(): Write {
 }
 
 const TWO_32 = 4294967296;
+const TWO_31 = 2147483648;
 
 function integer(value: unknown, column: string, min: number, max: number): number {
   const n = value === undefined ? 0 : value;
@@ -164,6 +165,13 @@ const writeUInt32: Write = (sink, value, column) => {
   sink.pos += 4;
 };
 
+const writeInt32: Write = (sink, value, column) => {
+  const n = integer(value, column, -TWO_31, TWO_31 - 1);
+  sink.ensure(4);
+  sink.buf.writeInt32LE(n, sink.pos);
+  sink.pos += 4;
+};
+
 const writeUInt8: Write = (sink, value, column) => {
   const n = integer(value, column, 0, 255);
   sink.ensure(1);
@@ -183,6 +191,7 @@ const SCALARS: Record<string, Write> = {
   Int64: writeInt64,
   UInt64: writeUInt64,
   UInt32: writeUInt32,
+  Int32: writeInt32,
   UInt8: writeUInt8,
   Float64: writeFloat64,
 };

@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { ZERO_UUID } from '../runs/runRow.ts';
-import { traceSetWhere, type TraceSet } from '../traces/statsQueries.ts';
+import { traceSetSource, traceSetWhere, type TraceSet } from '../traces/statsQueries.ts';
 import { feedbackRowFromClickHouse, type FeedbackRow } from './feedbackRow.ts';
 
 /** Per feedback key: count, mean and spread of scores, counts of categorical values (LangSmith's feedback_stats). */
@@ -203,20 +203,42 @@ export async function projectFeedbackStatsQuery(
 /**
  * feedback_stats over a set of traces (project stats over a time range): the feedback on the
  * runs of those traces, or only on their roots. Items whose row has no trace yet are left out.
+ * The traces with feedback in the set's projects (or whose run was not found when it came, with
+ * the trace id its client sent) are found first (most projects have none): up to
+ * FEEDBACK_TRACES_BY_KEY of them are checked against the set by their key in `traces`, so the
+ * cost follows the feedback, not the project; beyond, the set's traces are read.
  */
 export async function traceSetFeedbackStatsQuery(
   ch: ClickHouseClient,
-  tables: Pick<ReadModelTables, 'feedback' | 'traces'>,
+  tables: Pick<ReadModelTables, 'feedback' | 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>,
   set: TraceSet,
   of: 'all' | 'roots',
 ): Promise<Record<string, FeedbackStat>> {
+  const live = sql`tenant_id = toUUID(${set.tenantId}) AND deleted = 0 AND run_id != toUUID(${ZERO_UUID})${of === 'roots' ? raw(' AND run_id = trace_id') : raw('')}`;
+  const traced = await ch.query<{ id: string }>(
+    // (18.16 compares a Nullable(UUID) with UUIDs in IN only once it is not nullable)
+    sql`SELECT DISTINCT toString(assumeNotNull(trace_id)) AS id FROM ${ident(tables.feedback)}
+        WHERE ${live} AND isNotNull(trace_id)
+          AND (isNull(session_id) OR assumeNotNull(session_id) IN (${join(set.projectIds.map((id) => sql`toUUID(${id})`))}))
+        LIMIT ${FEEDBACK_TRACES_BY_KEY + 1}`,
+  );
+  if (traced.length === 0) return {};
+  let traces: Sql;
+  if (traced.length <= FEEDBACK_TRACES_BY_KEY) {
+    const ids = join(traced.map((t) => sql`toUUID(${t.id})`));
+    traces = sql`SELECT trace_id FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)} AND trace_id IN (${ids})`;
+  } else {
+    const source = await traceSetSource(ch, tables, set);
+    traces = sql`SELECT trace_id FROM ${source.table} FINAL WHERE ${source.where}`;
+  }
   const groups = await ch.query<StatGroup>(
     sql`SELECT ${statColumns}
         FROM ${ident(tables.feedback)} FINAL
-        WHERE tenant_id = toUUID(${set.tenantId}) AND deleted = 0 AND run_id != toUUID(${ZERO_UUID})
-          ${of === 'roots' ? raw('AND run_id = trace_id') : raw('')}
-          AND trace_id IN (SELECT trace_id FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)})
+        WHERE ${live} AND trace_id IN (${traces})
         GROUP BY key, value`,
   );
   return foldStats(groups.map((g) => ({ ...g, owner: '' }))).get('') ?? {};
 }
+
+/** Traces with feedback up to which project stats look their traces up by key (see traceSetFeedbackStatsQuery). */
+const FEEDBACK_TRACES_BY_KEY = 5000;

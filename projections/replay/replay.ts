@@ -21,6 +21,7 @@ import { RunsProjector } from '../runs/runsProjector.ts';
 import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
 import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../readModelTables.ts';
 import { ProjectRegistry } from '../projects/projectRegistry.ts';
+import { markHourStatsComplete } from '../traces/hourStatsUpgrade.ts';
 import { reached, sumOffsets, TopicOffsets, type Offsets } from './topicOffsets.ts';
 
 export const REPLAY_VIEWS = ['runs', 'traces', 'threads'] as const;
@@ -29,8 +30,10 @@ export type ReplayView = (typeof REPLAY_VIEWS)[number];
 /** The tables each view is made of (threads is a view over traces). */
 const VIEW_TABLES: Record<ReplayView, Array<keyof ReadModelTables>> = {
   runs: ['runs', 'runKeys', 'runLocations', 'feedback'],
-  traces: ['traces'],
-  threads: ['traces'],
+  // In the order they are swapped in: the hour counts and rows before the hour stats, so stats
+  // computed against the old counts land in the old stats table (hourStats.ts).
+  traces: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traces'],
+  threads: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traces'],
 };
 
 export interface ReplayProgress {
@@ -133,6 +136,8 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     // QUIET_WAIT_MS each while queries keep naming them).
     for (const t of swapped) await swapTableIn(ch, LIVE_TABLES[t], fresh[t], old[t], logger);
     logger.info({ tables: swapped.map((t) => LIVE_TABLES[t]) }, 'swapped the rebuilt tables in');
+    // A rebuilt traces_by_hour holds every trace: an upgraded database's stats may read it now.
+    if (swapped.includes('tracesByHour')) await markHourStatsComplete(ch);
 
     // Catch up into the live names up to the topic ends read after the swap: whatever the
     // live projectors wrote into the old tables just before it was read from below those ends.
@@ -178,6 +183,7 @@ async function feedOf(config: Config, topic: string, groupId: string): Promise<F
 async function countRows(ch: ClickHouseClient, tables: ReadModelTables): Promise<ReplaySummary['rows']> {
   const rows: ReplaySummary['rows'] = {};
   for (const [key, table] of Object.entries(tables) as Array<[keyof ReadModelTables, string]>) {
+    if (key === 'traceHourWrites' || key === 'traceHourStats') continue; // counts and a readers' cache, not rows of a model
     const [r] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL`);
     rows[key] = Number(r?.n ?? 0);
   }

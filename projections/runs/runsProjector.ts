@@ -20,10 +20,11 @@ import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorR
 import { deleteProjectRows } from '../projectRows.ts';
 import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type RunRow } from './runRow.ts';
 import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
-import { rollUpUsage, traceRow, type TraceRow } from '../traces/traceRow.ts';
+import { rollUpUsage, tracePlacement, traceRow, type TraceRow } from '../traces/traceRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 import { RUN_KEYS_COLUMNS, RUN_LOCATIONS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
 import { TRACES_COLUMNS } from '../traces/tracesTable.ts';
+import { hourOf, hourRow, hourWrites, TRACE_HOUR_WRITES_COLUMNS, TRACES_BY_HOUR_COLUMNS } from '../traces/hourStats.ts';
 import { runsTableOutdated } from '../readModels.ts';
 
 export interface RunsProjectorOptions {
@@ -97,6 +98,8 @@ interface MergedPart {
   tombstones: RunRow[];
   located: Array<Pick<RunRow, 'tenant_id' | 'id' | 'trace_id' | 'session_id'>>;
   traceRows: TraceRow[];
+  /** Tombstones in traces_by_hour where traces were before the part moved them (another project or hour). */
+  traceTombstones: Array<ReturnType<typeof hourRow>>;
   /** Runs new to the cache. */
   added: number;
 }
@@ -229,10 +232,13 @@ export class RunsProjector implements Projection {
     const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
     /** Runs of ops applied before: their locations are written again (see below). */
     const reapplied = new Map<string, RunRow>();
+    /** Where each trace's row was placed before this part (project and start time), for its tombstone if it moves. */
+    const placedBefore = new Map<string, { session: string; start: number } | null>();
     let added = 0;
     for (const { offset, event } of decoded) {
       const traceKey = `${event.tenant_id}/${event.trace_id}`;
       const runs = traces.get(traceKey)!;
+      if (!placedBefore.has(traceKey)) placedBefore.set(traceKey, tracePlacement(event.trace_id, runs));
       event.ops.forEach((op, index) => {
         const known = runs.get(op.run_id);
         const current = known ?? emptyRow(event.tenant_id, event.trace_id, op.run_id);
@@ -260,11 +266,16 @@ export class RunsProjector implements Projection {
     }
 
     const traceRows: TraceRow[] = [];
+    const traceTombstones: MergedPart['traceTombstones'] = [];
     for (const [traceKey, { tenantId, traceId, version }] of touched) {
       const runs = traces.get(traceKey)!;
       for (const row of rollUpUsage(runs, version)) dirty.set(`${traceKey}/${row.id}`, row);
       const trace = traceRow(tenantId, traceId, runs);
-      if (trace) traceRows.push(trace);
+      if (!trace) continue;
+      traceRows.push(trace);
+      const before = placedBefore.get(traceKey);
+      if (before && (before.session !== trace.session_id || hourOf(before.start) !== hourOf(trace.start_time)))
+        traceTombstones.push(hourRow({ ...trace, session_id: before.session, start_time: before.start }, 1));
     }
 
     const rows = [...dirty.values()];
@@ -274,7 +285,7 @@ export class RunsProjector implements Projection {
     const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
     for (const [key, r] of reapplied)
       if (r.has_post && !dirty.has(key)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
-    return { rows, places, tombstones, located, traceRows, added };
+    return { rows, places, tombstones, located, traceRows, traceTombstones, added };
   }
 
   /**
@@ -282,7 +293,15 @@ export class RunsProjector implements Projection {
    * reader that finds a trace row goes on to its runs (a trace tree, a thread's turns with their
    * inputs, GET /runs/{id} through run_locations).
    */
-  async #writeRows({ rows, places, tombstones, located }: MergedPart, retry: Retry): Promise<void> {
+  async #writeRows({ rows, places, tombstones, located, traceTombstones }: MergedPart, retry: Retry): Promise<void> {
+    // A trace's tombstones where it was, counted, before the runs that move it: once the runs
+    // are in, the trace reloaded from them would not know where it had been (hourStats.ts).
+    if (traceTombstones.length > 0) {
+      await retry('insert trace tombstones by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, traceTombstones));
+      await retry('count trace writes by hour', () =>
+        this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(traceTombstones)),
+      );
+    }
     // A new place before the rows there: whoever reads a trace through run_keys (this projector
     // after a restart included) finds every row. Tombstones in the insert of the rows that replace them.
     await retry('insert run keys', () => this.#ch.insertRowBinary(this.#tables.runKeys, RUN_KEYS_COLUMNS, places));
@@ -295,7 +314,13 @@ export class RunsProjector implements Projection {
 
   /** Writes a part's trace rows, once the runs and locations of every part up to it are written. */
   async #writeTraces(traceRows: TraceRow[], retry: Retry): Promise<void> {
-    await retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows));
+    const byHour = traceRows.map((r) => hourRow(r, 0));
+    await allOrFirstFailure([
+      retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows)),
+      retry('insert traces by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour)),
+    ]);
+    // Counted once they can be read: a count never names a write a reader cannot see yet.
+    await retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour)));
   }
 
   /** Texts of the payloads in object storage that this batch's derivations read. */
@@ -310,7 +335,8 @@ export class RunsProjector implements Projection {
 
   async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
     await retry('delete a project\'s rows', async () => {
-      for (const table of [this.#tables.runs, this.#tables.runKeys, this.#tables.runLocations, this.#tables.traces])
+      const t = this.#tables;
+      for (const table of [t.runs, t.runKeys, t.runLocations, t.traces, t.tracesByHour, t.traceHourWrites, t.traceHourStats])
         await deleteProjectRows(this.#ch, table, tenantId, projectId);
     });
     this.#cache.clear();

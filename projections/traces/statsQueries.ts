@@ -1,13 +1,17 @@
-// Analytics over the `traces` table (one row per trace, already summing its runs): project
-// totals, counts by run type and status, a time-bucketed series, a thread's stats and the
-// aggregate stats of a project's threads. They
-// never read `runs`, so their cost grows with traces, not runs.
+// Analytics over trace rows (one row per trace, already summing its runs): project totals,
+// counts by run type and status, a time-bucketed series, a thread's stats and the aggregate
+// stats of a project's threads. They never read `runs`, so their cost grows with traces, not
+// runs; sets of projects over a time range are summed from the hour stats (hourStats.ts), so
+// their cost grows with the hours of the range, not with the project.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
+import { emptyRollup, HOUR_MICROS, rollupQuantiles, type Rollup } from './hourStats.ts';
+import { hourRollups, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
+import { hourStatsUsable } from './hourStatsUpgrade.ts';
 
-type Tables = Pick<ReadModelTables, 'traces'>;
+type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>;
 
 /** Which trace rows a stats query aggregates (root start time window in microseconds, [min, max)). */
 export interface TraceSet {
@@ -121,9 +125,18 @@ function statsFromClickHouse(r: Record<string, unknown>): TraceSetStats {
   };
 }
 
-/** The trace rows of a set, as a WHERE condition over the `traces` table (also read by the feedback stats of a set). */
-export function traceSetWhere(set: TraceSet): Sql {
+/**
+ * The trace rows of a set, as a WHERE condition over `traces` or over its copy by hour
+ * `traces_by_hour` (traceSetSource chooses; also read by the feedback stats of a set).
+ */
+export function traceSetWhere(set: TraceSet, byHour = false): Sql {
   const where: Sql[] = [sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${join(set.projectIds.map((id) => sql`toUUID(${id})`))})`];
+  if (byHour) {
+    // The hour column follows the project in the key: these bound the range read.
+    where.push(raw('deleted = 0'));
+    if (set.minStartTime !== undefined) where.push(sql`hour >= ${Math.floor(set.minStartTime / HOUR_MICROS) * HOUR_MICROS}`);
+    if (set.maxStartTime !== undefined) where.push(sql`hour < ${set.maxStartTime}`);
+  }
   if (set.minStartTime !== undefined) where.push(sql`start_time >= ${set.minStartTime}`);
   if (set.maxStartTime !== undefined) where.push(sql`start_time < ${set.maxStartTime}`);
   if (set.threadId !== undefined) where.push(sql`thread_id = ${set.threadId}`);
@@ -133,21 +146,105 @@ export function traceSetWhere(set: TraceSet): Sql {
   return join(where, ' AND ');
 }
 
+/**
+ * Where a set's trace rows are read from, with FINAL: one trace by its key from `traces`; any other
+ * set from `traces_by_hour`, where a project's traces of a time range are one range of the table
+ * (unless a database from an older release has not rebuilt it yet: hourStatsUpgrade.ts).
+ */
+export async function traceSetSource(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<{ table: Sql; where: Sql }> {
+  const byHour = set.traceId === undefined && (await hourStatsUsable(ch));
+  return { table: ident(byHour ? tables.tracesByHour : tables.traces), where: traceSetWhere(set, byHour) };
+}
+
+/**
+ * Percentiles are exact (ClickHouse's `quantiles`, exact up to 8192 values) for sets of at most
+ * this many traces, read from their rows; larger sets take them from the hour stats' histograms
+ * (within 1 % of a value of the set), so their cost does not grow with the set.
+ */
+export const EXACT_QUANTILE_TRACES = 8192;
+
+/** The sets the hour stats answer for: a time range of projects, errored or not; not one trace or one thread. */
+async function hourSetOf(ch: ClickHouseClient, set: TraceSet): Promise<HourSet | null> {
+  if (set.traceId !== undefined || set.threadId !== undefined || set.inThreads) return null;
+  return (await hourStatsUsable(ch)) ? set : null;
+}
+
+/** Rollups of an hour set, through the request's shared reads when there are some. */
+const rollupsOf = (ch: ClickHouseClient, tables: Tables, set: HourSet, grouping: RollupGrouping, shared?: SharedRollups) =>
+  shared ? shared.rollups(set, grouping) : hourRollups(ch, tables, set, grouping);
+
+/** Stats from a rollup of the hour stats, percentiles from its histograms. */
+function statsFromRollup(r: Rollup): TraceSetStats {
+  const t = r.totals;
+  if (t.trace_count === 0) return NO_TRACES;
+  const [latencyP50, latencyP99] = rollupQuantiles(r, 'latency');
+  const [firstTokenP50, firstTokenP99] = rollupQuantiles(r, 'first_token');
+  const [tokensP50, tokensP99] = rollupQuantiles(r, 'tokens');
+  const [costP50, costP99] = rollupQuantiles(r, 'cost');
+  return {
+    trace_count: t.trace_count,
+    run_count: t.run_count,
+    run_error_count: t.run_error_count,
+    trace_error_count: t.trace_error_count,
+    streaming_trace_count: t.streaming_trace_count,
+    latency_p50: latencyP50 ?? null,
+    latency_p99: latencyP99 ?? null,
+    latency_avg: t.finished_trace_count === 0 ? null : t.latency_sum / t.finished_trace_count,
+    first_token_p50: firstTokenP50 ?? null,
+    first_token_p99: firstTokenP99 ?? null,
+    prompt_tokens: t.prompt_tokens,
+    completion_tokens: t.completion_tokens,
+    total_tokens: t.total_tokens,
+    tokens_p50: tokensP50 ?? null,
+    tokens_p99: tokensP99 ?? null,
+    prompt_cost: t.prompt_cost,
+    completion_cost: t.completion_cost,
+    total_cost: t.total_cost,
+    cost_p50: costP50 ?? null,
+    cost_p99: costP99 ?? null,
+    first_start_time: t.first_start_time,
+    last_start_time: t.last_start_time,
+    last_end_time: t.last_end_time === 0 ? null : t.last_end_time,
+    last_run_start_time: t.last_run_start_time,
+  };
+}
+
 /** Totals per project over all of each project's traces; projects without traces get NO_TRACES. */
 export async function statsPerProjectQuery(ch: ClickHouseClient, tables: Tables, tenantId: string, projectIds: readonly string[]): Promise<Map<string, TraceSetStats>> {
   const out = new Map<string, TraceSetStats>();
   if (projectIds.length === 0) return out;
-  const rows = await ch.query<Record<string, unknown>>(
-    sql`SELECT toString(session_id) AS project_id, ${AGGREGATES} FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere({ tenantId, projectIds: [...projectIds] })} GROUP BY session_id`,
-  );
-  for (const r of rows) out.set(String(r.project_id), statsFromClickHouse(r));
+  let exact: string[] = [...projectIds];
+  const hourSet = await hourSetOf(ch, { tenantId, projectIds });
+  if (hourSet) {
+    const rollups = await hourRollups(ch, tables, hourSet, { by: 'project' });
+    exact = [];
+    for (const id of projectIds) {
+      const r = rollups.get(id);
+      if (r && r.totals.trace_count > EXACT_QUANTILE_TRACES) out.set(id, statsFromRollup(r));
+      else if (r && r.totals.trace_count > 0) exact.push(id);
+    }
+  }
+  if (exact.length > 0) {
+    const { table, where } = await traceSetSource(ch, tables, { tenantId, projectIds: exact });
+    const rows = await ch.query<Record<string, unknown>>(
+      sql`SELECT toString(session_id) AS project_id, ${AGGREGATES} FROM ${table} FINAL WHERE ${where} GROUP BY session_id`,
+    );
+    for (const r of rows) out.set(String(r.project_id), statsFromClickHouse(r));
+  }
   for (const id of projectIds) if (!out.has(id)) out.set(id, NO_TRACES);
   return out;
 }
 
 /** Totals over a set of traces (one row even when the set is empty). */
-export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<TraceSetStats> {
-  const [row] = await ch.query(sql`SELECT ${AGGREGATES} FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)}`);
+export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, shared?: SharedRollups): Promise<TraceSetStats> {
+  const hourSet = await hourSetOf(ch, set);
+  if (hourSet) {
+    const rollup = (await rollupsOf(ch, tables, hourSet, { by: 'none' }, shared)).get('') ?? emptyRollup();
+    if (rollup.totals.trace_count === 0) return NO_TRACES;
+    if (rollup.totals.trace_count > EXACT_QUANTILE_TRACES) return statsFromRollup(rollup);
+  }
+  const { table, where } = await traceSetSource(ch, tables, set);
+  const [row] = await ch.query(sql`SELECT ${AGGREGATES} FROM ${table} FINAL WHERE ${where}`);
   return statsFromClickHouse(row ?? {});
 }
 
@@ -163,11 +260,12 @@ export interface ThreadSetStats extends TraceSetStats {
 
 /** Totals over the traces of a set that belong to threads (`inThreads` is implied), and how many threads they make. */
 export async function threadSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<ThreadSetStats> {
+  const { table, where } = await traceSetSource(ch, tables, { ...set, inThreads: true });
   const [row = {}] = await ch.query(
     sql`SELECT ${AGGREGATES}, uniqExact(thread_id) AS thread_count, countIf(error_count > 0) AS traces_with_errors,
           countIf(isNotNull(end_time)) AS finished_trace_count,
           countIf(isNotNull(end_time) AND isNotNull(first_token_time)) AS finished_streaming_trace_count
-        FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere({ ...set, inThreads: true })}`,
+        FROM ${table} FINAL WHERE ${where}`,
   );
   return {
     ...statsFromClickHouse(row),
@@ -184,11 +282,23 @@ export interface StatsBucket extends TraceSetStats {
 }
 
 /** The same totals per time bucket of root start time; only buckets that hold traces. */
-export async function traceSetSeriesQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number): Promise<StatsBucket[]> {
+export async function traceSetSeriesQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number, shared?: SharedRollups): Promise<StatsBucket[]> {
+  const hourSet = bucketMicros % HOUR_MICROS === 0 ? await hourSetOf(ch, set) : null;
+  if (hourSet) {
+    const rollups = await rollupsOf(ch, tables, hourSet, { by: 'bucket', size: bucketMicros }, shared);
+    const traces = [...rollups.values()].reduce((n, r) => n + r.totals.trace_count, 0);
+    if (traces > EXACT_QUANTILE_TRACES)
+      return [...rollups]
+        .filter(([, r]) => r.totals.trace_count > 0)
+        .map(([start, r]) => ({ bucket_start: Number(start), ...statsFromRollup(r) }))
+        .sort((a, b) => a.bucket_start - b.bucket_start);
+    if (traces === 0) return [];
+  }
+  const { table, where } = await traceSetSource(ch, tables, set);
   const rows = await ch.query(
     sql`SELECT intDiv(start_time, ${bucketMicros}) * ${bucketMicros} AS bucket_start, ${AGGREGATES}
-        FROM ${ident(tables.traces)} FINAL
-        WHERE ${traceSetWhere(set)}
+        FROM ${table} FINAL
+        WHERE ${where}
         GROUP BY bucket_start
         ORDER BY bucket_start`,
   );
@@ -206,9 +316,16 @@ export interface RunBreakdown {
  * Run counts by run type and by status: of all runs of the traces (summed from the traces'
  * parallel count arrays), or of their root runs only (the trace row's own run_type and status).
  */
-export async function runBreakdownQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, of: 'all' | 'roots'): Promise<RunBreakdown> {
-  const table = ident(tables.traces);
-  const where = traceSetWhere(set);
+export async function runBreakdownQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, of: 'all' | 'roots', shared?: SharedRollups): Promise<RunBreakdown> {
+  const hourSet = await hourSetOf(ch, set);
+  if (hourSet) {
+    const r = (await rollupsOf(ch, tables, hourSet, { by: 'none' }, shared)).get('') ?? emptyRollup();
+    const record = (m: Map<string, number>) => Object.fromEntries([...m].filter(([, n]) => n > 0));
+    return of === 'all'
+      ? { run_types: record(r.counted.run_types), statuses: record(r.counted.statuses) }
+      : { run_types: record(r.counted.root_run_types), statuses: record(r.counted.root_statuses) };
+  }
+  const { table, where } = await traceSetSource(ch, tables, set);
   const counted = (kind: string, keys: string, counts: string): Sql =>
     of === 'all'
       ? sql`SELECT ${kind} AS kind, key, sum(n) AS runs
@@ -239,11 +356,23 @@ export interface ProjectActivityBucket {
  * activity charts of a list of projects in one statement (the projects page: no query per row).
  */
 export async function activityPerProjectQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number): Promise<ProjectActivityBucket[]> {
+  const hourSet = bucketMicros % HOUR_MICROS === 0 ? await hourSetOf(ch, set) : null;
+  if (hourSet) {
+    const rollups = await hourRollups(ch, tables, hourSet, { by: 'project-bucket', size: bucketMicros });
+    return [...rollups]
+      .filter(([, r]) => r.totals.trace_count > 0)
+      .map(([key, r]) => {
+        const [project_id, bucket] = key.split('|') as [string, string];
+        return { project_id, bucket_start: Number(bucket), trace_count: r.totals.trace_count, trace_error_count: r.totals.trace_error_count };
+      })
+      .sort((a, b) => (a.project_id < b.project_id ? -1 : a.project_id > b.project_id ? 1 : a.bucket_start - b.bucket_start));
+  }
+  const { table, where } = await traceSetSource(ch, tables, set);
   const rows = await ch.query(
     sql`SELECT toString(session_id) AS project_id, intDiv(start_time, ${bucketMicros}) * ${bucketMicros} AS bucket_start,
           count() AS trace_count, countIf(status = 'error') AS trace_error_count
-        FROM ${ident(tables.traces)} FINAL
-        WHERE ${traceSetWhere(set)}
+        FROM ${table} FINAL
+        WHERE ${where}
         GROUP BY session_id, bucket_start
         ORDER BY project_id, bucket_start`,
   );

@@ -74,6 +74,16 @@ export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[
 
 const byName = (counts: Map<string, number>): Array<[string, number]> => [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
+/** The project and start time of a trace's row (as traceRow gives them), null while it has no row. */
+export function tracePlacement(traceId: string, runs: Map<string, RunRow>): { session: string; start: number } | null {
+  let head: RunRow | undefined = runs.get(traceId);
+  if (!head || head.has_post === 0) {
+    head = undefined;
+    for (const run of runs.values()) if (run.has_post !== 0 && (!head || run.start_time < head.start_time)) head = run;
+  }
+  return head ? { session: head.session_id, start: head.start_time } : null;
+}
+
 export function traceRow(tenantId: string, traceId: string, runs: Map<string, RunRow>): TraceRow | null {
   let root: RunRow | undefined = runs.get(traceId);
   if (root && root.has_post === 0) root = undefined;

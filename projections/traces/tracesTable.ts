@@ -7,8 +7,8 @@ import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const TRACES_TABLE = 'traces';
 
-export function createTracesTable(table: string = TRACES_TABLE): Sql {
-  return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
+/** The columns of a trace row (`traces`, and its copy by hour `traces_by_hour`), version last. */
+export const TRACE_COLUMNS = `
   tenant_id UUID,
   trace_id UUID,
   session_id UUID,
@@ -34,7 +34,10 @@ export function createTracesTable(table: string = TRACES_TABLE): Sql {
   total_cost Float64,
   tags Array(String),
   has_root UInt8,
-  version UInt64
+  version UInt64`;
+
+export function createTracesTable(table: string = TRACES_TABLE): Sql {
+  return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (${TRACE_COLUMNS}
 ) ENGINE = ReplacingMergeTree(version)
 ORDER BY (tenant_id, trace_id)`);
 }

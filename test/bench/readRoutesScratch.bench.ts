@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { raw, sql } from '../../platform/clickhouse/sql.ts';
 import { percentile, round } from './measure.ts';
-import { fillRunKeys, readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
+import { fillRunKeys, fillTracesByHour, readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
+import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { traceRunsQuery } from '../../projections/traces/traceQueries.ts';
 import { threadPageQuery } from '../../projections/traces/threadQueries.ts';
 import { traceSetStatsQuery } from '../../projections/traces/statsQueries.ts';
@@ -82,6 +83,7 @@ async function fill(ch: import('../../platform/clickhouse/client.ts').ClickHouse
       0.003, 0.0014, 0.0044, [], 1, 1
     FROM (SELECT number AS ti, toInt64(${base}) + toInt64(ti) * ${step} AS start, if(ti < ${SMALL_TRACES}, 30, 1000) AS runs, if(ti % 20 = 3, 1, 0) AS errors
           FROM numbers(${TRACES}))`);
+  await fillTracesByHour(ch);
 }
 
 /** A query function alone (ClickHouse and row conversion, no route), as a comparison point. */
@@ -131,7 +133,7 @@ try {
   results.push(await measure('thread stats', ITERATIONS, get(`/api/v2/threads/thread-7/stats?session_id=${projectId}`)));
   results.push(await measure('project stats: 7 days, auto buckets (POST /runs/stats)', ITERATIONS, post('/runs/stats', { session: [projectId], start_time: week.min_start_time, end_time: week.max_start_time })));
   results.push(await measure('project stats: 1 day, hourly (GET /sessions/{id}/stats)', ITERATIONS, get(`/sessions/${projectId}/stats?start_time=${new Date((now - 86_400_000_000) / 1000).toISOString()}&bucket=hour`)));
-  const tables = { runs: 'runs', runKeys: 'run_keys', traces: 'traces' };
+  const tables = LIVE_TABLES;
   const weekSet = { tenantId, projectIds: [projectId], minStartTime: base - 1_000_000, maxStartTime: now + 1_000_000 };
   const columns = v2RunShape(DEFAULT_RUN_SELECTS, null as never).columns;
   results.push(await measure('query only: trace runs (default columns)', ITERATIONS, queryOnly(() => traceRunsQuery(db.ch, tables, { tenantId, traceId: big!.id, projectId, columns }))));

@@ -436,8 +436,18 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     traceExistsQuery: 'traceExistsQuery', rootRunsQuery: 'rootRunsQuery',
   },
   'projections/traces/threadQueries.ts': { threadPageQuery: 'threadPageQuery', threadTracesQuery: 'threadTracesQuery' },
+  'projections/traces/hourStats.ts': {
+    hourOf: null, createTracesByHourTable: null, createTraceHourWritesTable: null, createTraceHourStatsTable: null, hourRow: null,
+    hourWrites: null, histogramQuantiles: null, emptyRollup: null, addRollup: null, rollupOf: null, sliceRow: null, rollupQuantiles: null,
+  },
+  // hourRollups runs inside every stats query over a time range (the slices, the rows of stale and cut hours)
+  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
+  'projections/traces/hourStatsUpgrade.ts': {
+    markHourStatsIncompleteOnUpgrade: 'ensureReadModels', markHourStatsComplete: 'replay',
+    hourStatsUsable: /traces_by_hour_incomplete/, warnIfHourStatsIncomplete: /traces_by_hour_incomplete/,
+  },
   'projections/traces/statsQueries.ts': {
-    traceSetWhere: null, statsPerProjectQuery: 'statsPerProjectQuery', traceSetStatsQuery: 'traceSetStatsQuery',
+    traceSetWhere: null, traceSetSource: 'traceSetStatsQuery', statsPerProjectQuery: 'statsPerProjectQuery', traceSetStatsQuery: 'traceSetStatsQuery',
     threadSetStatsQuery: 'threadSetStatsQuery', traceSetSeriesQuery: 'traceSetSeriesQuery', runBreakdownQuery: 'runBreakdownQuery',
     activityPerProjectQuery: 'activityPerProjectQuery',
   },
@@ -520,7 +530,7 @@ describe('coverage of the recording', () => {
     // `runs` last of a swap (the catch-up after it relies on that: see replay.ts).
     expect(renames.at(-1)![0]).toMatch(/^RENAME TABLE `runs` TO/);
     for (const [query, i] of renames) {
-      const live = ['runs', 'run_keys', 'run_locations', 'traces', 'feedback'].filter((t) => new RegExp(`\`${t}\` TO`).test(query));
+      const live = ['runs', 'run_keys', 'run_locations', 'traces', 'feedback', 'traces_by_hour', 'trace_hour_writes', 'trace_hour_stats'].filter((t) => new RegExp(`\`${t}\` TO`).test(query));
       expect(live, query).toHaveLength(1);
       const check = recorded.slice(0, i).reverse().find((q) => q.includes('system.processes'));
       expect(check, `a system.processes check before: ${query}`).toContain(`\\\\b${live[0]}\\\\b`);

@@ -21,6 +21,7 @@ import {
   type TraceSetStats,
 } from '../../../projections/traces/statsQueries.ts';
 import { traceSetFeedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
+import { SharedRollups } from '../../../projections/traces/hourStatsQueries.ts';
 import { formatIsoMicros, nowMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
@@ -129,14 +130,18 @@ async function projectStats(deps: RouteDeps, req: StatsRequest): Promise<Record<
     traceId: req.traceId,
   };
   const seriesTo = req.end ?? nowMicros();
+  const sizeFrom = (from: number) => bucketFor(Math.max(seriesTo - from, 1), req.bucket, req.stride);
+  // Totals, run counts and (with a start) the series from one read of the hour stats.
+  const shared = new SharedRollups(deps.ch, deps.tables);
+  if (req.start !== undefined) shared.readBuckets(set, sizeFrom(req.start));
   const seriesOf = (from: number) => {
-    const size = bucketFor(Math.max(seriesTo - from, 1), req.bucket, req.stride);
-    return traceSetSeriesQuery(deps.ch, deps.tables, set, size).then((buckets) => ({ size, from, buckets }));
+    const size = sizeFrom(from);
+    return traceSetSeriesQuery(deps.ch, deps.tables, set, size, shared).then((buckets) => ({ size, from, buckets }));
   };
   // With a start, the series is asked for at once; without, it starts at the first trace.
   const [totals, breakdown, feedback, early] = await Promise.all([
-    traceSetStatsQuery(deps.ch, deps.tables, set),
-    runBreakdownQuery(deps.ch, deps.tables, set, req.isRoot ? 'roots' : 'all'),
+    traceSetStatsQuery(deps.ch, deps.tables, set, shared),
+    runBreakdownQuery(deps.ch, deps.tables, set, req.isRoot ? 'roots' : 'all', shared),
     traceSetFeedbackStatsQuery(deps.ch, deps.tables, set, req.isRoot ? 'roots' : 'all'),
     req.start !== undefined ? seriesOf(req.start) : null,
   ]);

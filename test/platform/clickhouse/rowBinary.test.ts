@@ -25,7 +25,8 @@ const ddl = raw(`CREATE TABLE ${table} (
   cost Float64,
   maybe_score Nullable(Float64),
   tags Array(String),
-  counts Array(UInt32)
+  counts Array(UInt32),
+  keys Array(Int32)
 ) ENGINE = MergeTree ORDER BY n`);
 const columns = rowBinaryColumns(ddl);
 
@@ -33,21 +34,22 @@ const long = (n: number, unit: string) => unit.repeat(Math.ceil(n / unit.length)
 const ROWS = [
   {
     n: 1, id: '00112233-4455-6677-8899-aabbccddeeff', maybe_id: null, text: '', maybe_text: null, at: 0, maybe_at: null,
-    version: 0, flag: 0, cost: 0, maybe_score: null, tags: [], counts: [],
+    version: 0, flag: 0, cost: 0, maybe_score: null, tags: [], counts: [], keys: [],
   },
   {
     n: 2, id: 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', maybe_id: '01973000-0000-7000-8000-000000000101', text: 'hé ✓ 🎉 "quoted" \\ \n\t\0',
     maybe_text: '', at: -1_700_000_000_123_456, maybe_at: 1_764_000_000_000_000, version: Number.MAX_SAFE_INTEGER, flag: 255,
     cost: 0.1 + 0.2, maybe_score: -1.5e-300, tags: ['prod', '', 'ü'], counts: [0, 4294967295],
+    keys: [-2147483648, -1, 0, 2147483647],
   },
   // lengths on both sides of each LEB128 boundary, in ASCII and in multi-byte text
   ...[127, 128, 16383, 16384, 2_097_152].map((size, i) => ({
     n: 10 + i, id: '00000000-0000-0000-0000-000000000000', maybe_id: null, text: long(size, 'a'), maybe_text: long(size, 'é'),
-    at: 2 ** 32, maybe_at: -(2 ** 32) - 1, version: 2 ** 32 + 5, flag: 1, cost: -0, maybe_score: 1, tags: [long(size, '✓')], counts: [size],
+    at: 2 ** 32, maybe_at: -(2 ** 32) - 1, version: 2 ** 32 + 5, flag: 1, cost: -0, maybe_score: 1, tags: [long(size, '✓')], counts: [size], keys: [-size],
   })),
   ...[42, 43, 63, 64].map((size, i) => ({
     n: 20 + i, id: '00000000-0000-0000-0000-000000000001', maybe_id: null, text: long(size, '✓'), maybe_text: `${long(size - 1, 'a')}é`,
-    at: 1, maybe_at: null, version: 1, flag: 0, cost: 1e300, maybe_score: null, tags: [], counts: [],
+    at: 1, maybe_at: null, version: 1, flag: 0, cost: 1e300, maybe_score: null, tags: [], counts: [], keys: [],
   })),
 ];
 
@@ -80,7 +82,8 @@ describe('RowBinary inserts on ClickHouse 18.16', () => {
     const select = sql`SELECT toUInt32(${row.n}) AS n, toUUID(${row.id}) AS id, toNullable(toUUID(${row.maybe_id})) AS maybe_id, ${row.text} AS text,
       toNullable(${row.maybe_text}) AS maybe_text, toInt64(${row.at}) AS at, toNullable(toInt64(${row.maybe_at})) AS maybe_at,
       toUInt64(${row.version}) AS version, toUInt8(${row.flag}) AS flag, toFloat64(${row.cost}) AS cost,
-      toNullable(toFloat64(${row.maybe_score})) AS maybe_score, ${row.tags} AS tags, [toUInt32(0), toUInt32(4294967295)] AS counts`;
+      toNullable(toFloat64(${row.maybe_score})) AS maybe_score, ${row.tags} AS tags, [toUInt32(0), toUInt32(4294967295)] AS counts,
+      [toInt32(-2147483648), toInt32(-1), toInt32(0), toInt32(2147483647)] AS keys`;
     const chunks: Buffer[] = [];
     for await (const chunk of await ch.queryStream(select, 'RowBinary')) chunks.push(chunk);
     expect(encodeRowBinary(columns, [row]).toString('hex')).toBe(Buffer.concat(chunks).toString('hex'));
@@ -91,7 +94,7 @@ describe('RowBinary inserts on ClickHouse 18.16', () => {
     const [back] = await ch.query<Record<string, unknown>>(sql`SELECT * FROM ${ident(table)} WHERE n = 99`);
     expect(back).toEqual({
       n: 99, id: '00000000-0000-0000-0000-000000000000', maybe_id: null, text: '', maybe_text: null, at: '0', maybe_at: null,
-      version: '0', flag: 0, cost: 0, maybe_score: null, tags: [], counts: [],
+      version: '0', flag: 0, cost: 0, maybe_score: null, tags: [], counts: [], keys: [],
     });
   });
 });
@@ -104,6 +107,7 @@ test('a value a column cannot hold is refused before sending, and retrying canno
     'a fraction in an integer column': { at: 1.5 },
     'a negative unsigned': { version: -1 },
     'too big for UInt8': { flag: 256 },
+    'too small for Int32': { keys: [-2147483649] },
     'a number for a string': { text: 5 },
     'text for an array': { tags: 'prod' },
   };

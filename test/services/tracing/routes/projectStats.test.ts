@@ -20,6 +20,8 @@ let other: Workspace;
 let busyId: string;
 let quietId: string;
 let emptyId: string;
+let inWindow: TestRun;
+let beforeWindow: TestRun;
 
 /** A finished trace (root + one child) starting `hour` hours and 10 minutes into the window. */
 function trace(project: string, hour: number, error = false): TestRun[] {
@@ -45,6 +47,8 @@ beforeAll(async () => {
   // trace before the window, which is not counted.
   const traces = [trace(busy, 1), trace(busy, 1, true), trace(busy, 4), trace(quiet, 5), trace(busy, -3)];
   for (const t of traces) await ingest(ws.apiKey, t);
+  inWindow = traces[0]![0]!;
+  beforeWindow = traces[4]![0]!;
   const created = await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `activity-empty-${Date.now()}` } });
   emptyId = created.body.id;
   await waitFor('the traces of both projects', async () => {
@@ -92,5 +96,22 @@ describe('POST /sessions/activity', () => {
     }
     const theirs = await activity({ session: [busyId] }, other.apiKey);
     expect(theirs.status).toBe(404);
+  });
+});
+
+describe('the feedback_stats of project stats over a time range', () => {
+  test('count the feedback on the traces that started in the range, not on the others of the project', async () => {
+    const feedback = (run: TestRun, score: number) => ({
+      name: `feedback.${crypto.randomUUID()}`, body: JSON.stringify({ run_id: run.id, trace_id: run.trace_id, key: 'window', score }),
+    });
+    const { body, contentType } = multipartBody([feedback(inWindow, 1), feedback(beforeWindow, 0)]);
+    expect((await api('/runs/multipart', { method: 'POST', apiKey: ws.apiKey, body, headers: { 'content-type': contentType } })).status).toBe(202);
+    const statsOf = (range: object) => api('/runs/stats', { method: 'POST', apiKey: ws.apiKey, json: { session: [busyId], ...range } });
+    await waitFor('both items in the stats of the whole project', async () => ((await statsOf({})).body.feedback_stats?.window?.n === 2 ? true : null), 30_000, 200);
+    const windowed = await statsOf({ start_time: new Date(start).toISOString(), end_time: new Date(end).toISOString() });
+    expect(windowed.status, JSON.stringify(windowed.body)).toBe(200);
+    expect(windowed.body.feedback_stats).toMatchObject({ window: { n: 1, avg: 1 } });
+    const other = await api('/runs/stats', { method: 'POST', apiKey: ws.apiKey, json: { session: [quietId] } });
+    expect(other.body.feedback_stats).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ import { createLogger } from '../../../../platform/logger.ts';
 import { AppError } from '../../../../platform/errors.ts';
 import { BlobStore } from '../../../../platform/blobStore.ts';
 import type { EventLog } from '../../../../platform/kafka/eventLog.ts';
+import { HOUR_MICROS } from '../../../../projections/traces/hourStats.ts';
 import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
 import { createThreadsView, THREADS_VIEW } from '../../../../projections/traces/threadsView.ts';
 import { ProjectRegistry } from '../../../../projections/projects/projectRegistry.ts';
@@ -124,6 +125,16 @@ export function runRow(r: RunFixture): Record<string, unknown> {
 export async function fillRunKeys(ch: ClickHouseClient): Promise<void> {
   await ch.exec(sql`INSERT INTO ${ident(LIVE_TABLES.runKeys)} (tenant_id, trace_id, id, session_id, is_root, start_time)
     SELECT DISTINCT tenant_id, trace_id, id, session_id, is_root, start_time FROM ${ident(LIVE_TABLES.runs)}`);
+}
+
+/**
+ * Fills `traces_by_hour` and its write counts from the rows put straight into `traces` (the
+ * projector writes all three): each trace at its hour, once. Call it after inserting traces.
+ */
+export async function fillTracesByHour(ch: ClickHouseClient): Promise<void> {
+  const t = LIVE_TABLES;
+  await ch.exec(sql`INSERT INTO ${ident(t.tracesByHour)} SELECT *, intDiv(start_time, ${HOUR_MICROS}) * ${HOUR_MICROS}, 0 FROM ${ident(t.traces)} FINAL`);
+  await ch.exec(sql`INSERT INTO ${ident(t.traceHourWrites)} SELECT tenant_id, session_id, hour, count() FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`);
 }
 
 /** The trace, thread and stats routes over a database, authenticated by X-Tenant-Id alone (no keys in here). */
