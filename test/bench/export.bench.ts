@@ -30,7 +30,7 @@ import { loadConfig } from '../../platform/config.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { EXPORT_COMPRESSIONS, type ExportCompression, type ExportRunTask } from '../../services/bulk-export/exportTypes.ts';
-import { exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
+import { dayStreams, exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
 import { exportWorkerProcessEnv } from '../../services/bulk-export/exportWorkerProcess.ts';
 import { infraPids } from './load.ts';
 import { CpuMeter, coresUsed, machineInfo, round } from './measure.ts';
@@ -171,11 +171,11 @@ async function timed<R>(work: () => Promise<R>): Promise<R & Timed> {
   }
 }
 
-/** The raw read: the export runs' own queries (exportPlan), in their format, bytes counted and dropped. */
+/** The raw read: the export runs' own queries (exportPlan), read as the export reads them (dayStreams), bytes counted and dropped. */
 async function rawRead(ch: ClickHouseClient): Promise<{ rows: number; bytes: number }> {
   const bytes = await pool(dayTasks('none'), options.concurrency, async (t) => {
     let n = 0;
-    for (const day of (await exportPlan({ ch, tables: LIVE_TABLES }, t)).days) for await (const chunk of await ch.queryStream(day.query, 'RowBinary')) n += chunk.length;
+    for await (const day of dayStreams(ch, (await exportPlan({ ch, tables: LIVE_TABLES }, t)).days)) for await (const chunk of day.body) n += chunk.length;
     return n;
   });
   return { rows: options.runs, bytes: bytes.reduce((a, b) => a + b, 0) };
