@@ -8,8 +8,10 @@
 // ClickHouse's background merges to settle. The export is timed as the worker runs it: one
 // export run per UTC day (BENCH_CONCURRENCY at a time), each through exportRunsToParquet into a
 // MinIO bucket. The baseline is the raw read of the same rows: the same queries in the same
-// format (RowBinary), at the same concurrency, bytes read and discarded. It runs first (after one
-// untimed read that warms ClickHouse's caches), then the export with each compression in
+// format (RowBinary), read the same way (dayStreams: hourly slices, each sent while the last is
+// read), at the same concurrency, bytes read and discarded. It runs first (after one untimed read
+// that warms ClickHouse's caches), then the read of one query per day (the baseline before the
+// export read in slices, for comparison: ratio_to_read_by_day), then the export with each compression in
 // BENCH_COMPRESSIONS, each in a fresh child process (so its peak RSS is its own: what a worker
 // doing that export holds); the first one (the service's default) gives the headline figures.
 // Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:export | tail -1`).
@@ -30,7 +32,8 @@ import { loadConfig } from '../../platform/config.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { EXPORT_COMPRESSIONS, type ExportCompression, type ExportRunTask } from '../../services/bulk-export/exportTypes.ts';
-import { exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
+import { dayStreams, exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
+import { exportRunsQuery } from '../../services/bulk-export/parquet/exportQuery.ts';
 import { exportWorkerProcessEnv } from '../../services/bulk-export/exportWorkerProcess.ts';
 import { infraPids } from './load.ts';
 import { CpuMeter, coresUsed, machineInfo, round } from './measure.ts';
@@ -171,11 +174,27 @@ async function timed<R>(work: () => Promise<R>): Promise<R & Timed> {
   }
 }
 
-/** The raw read: the export runs' own queries (exportPlan), in their format, bytes counted and dropped. */
+/** The raw read: the export runs' own queries (exportPlan), read as the export reads them (dayStreams), bytes counted and dropped. */
 async function rawRead(ch: ClickHouseClient): Promise<{ rows: number; bytes: number }> {
   const bytes = await pool(dayTasks('none'), options.concurrency, async (t) => {
     let n = 0;
-    for (const day of (await exportPlan({ ch, tables: LIVE_TABLES }, t)).days) for await (const chunk of await ch.queryStream(day.query, 'RowBinary')) n += chunk.length;
+    for await (const day of dayStreams(ch, (await exportPlan({ ch, tables: LIVE_TABLES }, t)).days)) for await (const chunk of day.body) n += chunk.length;
+    return n;
+  });
+  return { rows: options.runs, bytes: bytes.reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * The raw read as the export did it before it read in slices: one query per day (the sort of
+ * the whole day before its first row), sent once the day before was read. For comparison with
+ * earlier figures.
+ */
+async function rawReadByDay(ch: ClickHouseClient): Promise<{ rows: number; bytes: number }> {
+  const bytes = await pool(dayTasks('none'), options.concurrency, async (t) => {
+    const { queryColumns } = await exportPlan({ ch, tables: LIVE_TABLES }, t);
+    const window = { tenantId: t.tenantId, sessionId: t.sessionId, startMicros: t.startMicros, endMicros: t.endMicros, after: null, filter: null };
+    let n = 0;
+    for await (const chunk of await ch.queryStream(exportRunsQuery(LIVE_TABLES.runs, queryColumns, window), 'RowBinary')) n += chunk.length;
     return n;
   });
   return { rows: options.runs, bytes: bytes.reduce((a, b) => a + b, 0) };
@@ -217,13 +236,16 @@ async function main(): Promise<void> {
     const baseline = await timed(() => rawRead(ch));
     const rawRowsPerS = baseline.rows / baseline.seconds;
     log(`raw read: ${baseline.rows} rows, ${(baseline.bytes / 1e6).toFixed(0)} MB in ${baseline.seconds.toFixed(2)} s = ${Math.round(rawRowsPerS)} rows/s, peak RSS ${baseline.peakRssMb.toFixed(0)} MB; cores ${JSON.stringify(baseline.cores)}`);
+    const byDay = await timed(() => rawReadByDay(ch));
+    const byDayRowsPerS = byDay.rows / byDay.seconds;
+    log(`raw read by day (one query a day, as before slices): ${byDay.seconds.toFixed(2)} s = ${Math.round(byDayRowsPerS)} rows/s; cores ${JSON.stringify(byDay.cores)}`);
 
     const exports = [];
     for (const compression of options.compressions) {
       const run = await exportInChild(database, bucket, compression);
       if (run.rows !== baseline.rows) throw new Error(`the export wrote ${run.rows} rows, the project has ${baseline.rows}`);
       const rowsPerS = run.rows / run.seconds;
-      log(`export ${compression}: ${run.rows} rows in ${run.files} files (${(run.parquetBytes / 1e6).toFixed(0)} MB of Parquet) in ${run.seconds.toFixed(2)} s = ${Math.round(rowsPerS)} rows/s, ratio ${(rowsPerS / rawRowsPerS).toFixed(2)}, peak RSS ${run.peakRssMb.toFixed(0)} MB; cores ${JSON.stringify(run.cores)}`);
+      log(`export ${compression}: ${run.rows} rows in ${run.files} files (${(run.parquetBytes / 1e6).toFixed(0)} MB of Parquet) in ${run.seconds.toFixed(2)} s = ${Math.round(rowsPerS)} rows/s, ratio ${(rowsPerS / rawRowsPerS).toFixed(2)} (${(rowsPerS / byDayRowsPerS).toFixed(2)} to the read by day), peak RSS ${run.peakRssMb.toFixed(0)} MB; cores ${JSON.stringify(run.cores)}`);
       exports.push({ compression, ...run, rowsPerS });
     }
 
@@ -242,15 +264,18 @@ async function main(): Promise<void> {
       raw_rows_per_s: round(rawRowsPerS, 0),
       raw_mb_per_s: round(baseline.bytes / 1e6 / baseline.seconds, 1),
       ratio: round(headline!.rowsPerS / rawRowsPerS, 2),
+      /** To the raw read of one query per day (the baseline before the export read in slices). */
+      ratio_to_read_by_day: round(headline!.rowsPerS / byDayRowsPerS, 2),
       targets,
       details: {
         by_compression: Object.fromEntries(
           exports.map((e) => [
             e.compression,
-            { rows_per_s: round(e.rowsPerS, 0), ratio: round(e.rowsPerS / rawRowsPerS, 2), seconds: round(e.seconds, 2), peak_rss_mb: round(e.peakRssMb, 0), files: e.files, parquet_mb: round(e.parquetBytes / 1e6, 1), cores: e.cores },
+            { rows_per_s: round(e.rowsPerS, 0), ratio: round(e.rowsPerS / rawRowsPerS, 2), ratio_to_read_by_day: round(e.rowsPerS / byDayRowsPerS, 2), seconds: round(e.seconds, 2), peak_rss_mb: round(e.peakRssMb, 0), files: e.files, parquet_mb: round(e.parquetBytes / 1e6, 1), cores: e.cores },
           ]),
         ),
         raw: { seconds: round(baseline.seconds, 2), clickhouse_mb: round(baseline.bytes / 1e6, 0), peak_rss_mb: round(baseline.peakRssMb, 0), cores: baseline.cores },
+        raw_by_day: { rows_per_s: round(byDayRowsPerS, 0), seconds: round(byDay.seconds, 2), cores: byDay.cores },
         workload: { days: options.days, export_runs: options.days, concurrency: options.concurrency, feedback_share: options.feedbackShare, max_file_mb: options.maxFileBytes / 1024 / 1024, other_project_runs: Math.ceil(options.runs / 10) },
         machine: machineInfo(),
       },

@@ -31,7 +31,7 @@ import { dropLeftoverReplayTables, replay } from '../../projections/replay/repla
 import { queryRuns } from '../../services/tracing/query/queryRuns.ts';
 import { runsQueryFromBody } from '../../services/tracing/query/runsQueryRequest.ts';
 import { projectStatsQuery } from '../../services/tracing/projects/projectStatsQuery.ts';
-import { exportPlan } from '../../services/bulk-export/parquet/runsExport.ts';
+import { dayStreams, exportPlan } from '../../services/bulk-export/parquet/runsExport.ts';
 import { ClickHouseRecorder, type RecordedStatement, type RecordedStep } from '../support/clickHouseRecorder.ts';
 import { answerDiffers, awaitMutations, replayOnChdb, settleTables, statementShape, type ChdbReplay } from '../support/chdbReplay.ts';
 import { CHDB_PYTHON, ensurePythonEnv } from '../support/pythonEnv.ts';
@@ -277,10 +277,10 @@ async function readDirectly(full: boolean): Promise<void> {
       startMicros: BASE - HOUR, endMicros: BASE + 30 * HOUR, formatVersion: 'v2_beta', compression: 'gzip', exportFields: null,
       filter: 'or(eq(run_type, "llm"), has(tags, "prod"))', resumeAfter: { startTime: BASE, id: ID.t1 },
     } as const;
-    // the export streams each day's query as RowBinary (exportRunsToParquet)
+    // the export streams its slices' queries as RowBinary (exportRunsToParquet)
     for (const t of [task, { ...task, filter: null, resumeAfter: null, exportFields: ['id', 'name', 'feedback_stats'] }]) {
       const plan = await exportPlan({ ch, tables: T }, t);
-      for (const day of plan.days) for await (const chunk of await ch.queryStream(day.query, 'RowBinary')) void chunk;
+      for await (const day of dayStreams(ch, plan.days)) for await (const chunk of day.body) void chunk;
     }
   });
   const blobs = new BlobStore(stack.config);
@@ -470,7 +470,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     unknownExportFields: null, exportColumns: null, queryColumnsFor: null, arrowType: null, arrowField: null,
   },
   // exportRunsToParquet streams exportPlan's queries as RowBinary, as the test does
-  'services/bulk-export/parquet/runsExport.ts': { exportPlan: 'exportPlan', exportRunsToParquet: 'exportPlan' },
+  'services/bulk-export/parquet/runsExport.ts': { exportPlan: 'exportPlan', dayStreams: 'exportPlan', exportRunsToParquet: 'exportPlan' },
 };
 
 /** Source files that write SQL with the binder (their own `sql` or `raw` text), the binder itself aside. */

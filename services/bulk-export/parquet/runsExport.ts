@@ -47,12 +47,19 @@ export interface RunsExportResult {
 const BATCH_ROWS = 10_000;
 const BATCH_BYTES = 4 * 1024 * 1024;
 const DAY_MICROS = 86_400_000_000;
+/**
+ * A day is read as slices of this much start time, one query each: ClickHouse sorts a query's
+ * rows before it sends the first, so one query per day left the export idle for ~0.6 s of each
+ * day's ~1.3 s read (200,000 runs); a slice sorts in a fraction of that, while the slice before
+ * it is being read (dayStreams sends each query as the one before it answers).
+ */
+const SLICE_MICROS = 3_600_000_000;
 
-/** What an export run reads: the columns it writes, those it selects, and one query per UTC day of its window. */
+/** What an export run reads: the columns it writes, those it selects, and per UTC day of its window the queries of its slices. */
 export interface ExportPlan {
   columns: ExportColumn[];
   queryColumns: QueryColumn[];
-  days: { startMicros: number; query: Sql }[];
+  days: { startMicros: number; queries: Sql[] }[];
 }
 
 export async function exportPlan(deps: Pick<RunsExportDeps, 'ch' | 'tables'>, task: ExportRunTask): Promise<ExportPlan> {
@@ -62,15 +69,53 @@ export async function exportPlan(deps: Pick<RunsExportDeps, 'ch' | 'tables'>, ta
   if (columns.some((c) => c.source === 'feedback_stats') && (await projectHasFeedback(deps.ch, deps.tables.feedback, task)))
     queryColumns.push(feedbackFlagColumn(deps.tables.feedback, task));
   const filter = task.filter === null ? null : exportFilterCondition(task.filter, deps.tables, task);
-  // One query per UTC day, so that every file lies in one day's partition.
+  // Per UTC day, so that every file lies in one day's partition; all versions of a run share its
+  // start time, so FINAL over a slice is exact.
   const days: ExportPlan['days'] = [];
   for (let startMicros = task.startMicros; startMicros < task.endMicros; ) {
-    const endMicros = Math.min(task.endMicros, (Math.floor(startMicros / DAY_MICROS) + 1) * DAY_MICROS);
-    const window = { tenantId: task.tenantId, sessionId: task.sessionId, startMicros, endMicros, after: task.resumeAfter, filter };
-    days.push({ startMicros, query: exportRunsQuery(deps.tables.runs, queryColumns, window) });
-    startMicros = endMicros;
+    const dayEnd = Math.min(task.endMicros, (Math.floor(startMicros / DAY_MICROS) + 1) * DAY_MICROS);
+    const day = { startMicros, queries: [] as Sql[] };
+    for (let from = startMicros; from < dayEnd; ) {
+      const to = Math.min(dayEnd, (Math.floor(from / SLICE_MICROS) + 1) * SLICE_MICROS);
+      const window = { tenantId: task.tenantId, sessionId: task.sessionId, startMicros: from, endMicros: to, after: task.resumeAfter, filter };
+      day.queries.push(exportRunsQuery(deps.tables.runs, queryColumns, window));
+      from = to;
+    }
+    days.push(day);
+    startMicros = dayEnd;
   }
   return { columns, queryColumns, days };
+}
+
+/**
+ * Each day of the plan as one RowBinary stream (its slices' responses one after the other: each
+ * ends at a row's end). Every query is sent as soon as the one before it answered, across days
+ * too, so ClickHouse sorts the next slice while this one is read (an unread response waits in
+ * the socket's buffers). A day's stream is to be read to its end before the next is asked for;
+ * leaving early cancels the query sent ahead.
+ */
+export async function* dayStreams(ch: ClickHouseClient, days: ExportPlan['days'], signal?: AbortSignal): AsyncGenerator<{ startMicros: number; body: AsyncIterable<Buffer> }> {
+  const queries = days.flatMap((d, day) => d.queries.map((query) => ({ day, query })));
+  let sent = 0;
+  const send = () => {
+    if (sent >= queries.length) return null;
+    const answer = { day: queries[sent]!.day, body: ch.queryStream(queries[sent++]!.query, 'RowBinary', { signal }) };
+    answer.body.catch(() => {}); // seen when awaited, or dropped with the query
+    return answer;
+  };
+  let next = send();
+  async function* dayBody(day: number): AsyncGenerator<Buffer> {
+    while (next && next.day === day) {
+      const body = await next.body;
+      next = send();
+      yield* body;
+    }
+  }
+  try {
+    for (let day = 0; day < days.length; day++) yield { startMicros: days[day]!.startMicros, body: dayBody(day) };
+  } finally {
+    void next?.body.then((body) => body[Symbol.asyncIterator]().return?.(), () => {});
+  }
 }
 
 export async function exportRunsToParquet(deps: RunsExportDeps, task: ExportRunTask, location: DestinationLocation, options: RunsExportOptions): Promise<RunsExportResult> {
@@ -85,9 +130,8 @@ export async function exportRunsToParquet(deps: RunsExportDeps, task: ExportRunT
   const abandon = () => void files.abandon(abortError(signal));
   signal.addEventListener('abort', abandon);
   try {
-    for (const day of days) {
-      const body = await deps.ch.queryStream(day.query, 'RowBinary', { signal });
-      for await (const batch of decodedBatches(body, columns, queryColumns, batchBytes)) {
+    for await (const day of dayStreams(deps.ch, days, signal)) {
+      for await (const batch of decodedBatches(day.body, columns, queryColumns, batchBytes)) {
         const values = await batchValues(batch, columns, sources);
         signal.throwIfAborted();
         await files.write(day.startMicros, toArrowIpc(arrowRecordBatch(schema, values, batch.rows)), batch.rows, lastRow(batch));

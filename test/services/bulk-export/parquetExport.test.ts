@@ -389,6 +389,44 @@ describe('exportRunsToParquet', () => {
     expect(await openUploads(directory)).toEqual([]);
   });
 
+  test('a multipart upload sends the encoder\'s chunks as each part\'s stream (not copied, not hashed) and sends a failed part again', async () => {
+    const project = randomUUID();
+    const rows = Array.from({ length: 12_000 }, (_, i) =>
+      runRow(TENANT, { id: randomUUID(), session_id: project, start_time: D0 + i * 1000, inputs: JSON.stringify({ text: `${i} `.repeat(800) }) }),
+    );
+    for (let i = 0; i < rows.length; i += 2000) await insertRuns(db.ch, rows.slice(i, i + 2000));
+    const s3WithTrap = s3Client();
+    const payloadHashes: string[] = [];
+    let attempts = 0;
+    s3WithTrap.middlewareStack.add(
+      (next, context) => async (args) => {
+        // The second part's first attempt fails as a store that is briefly away would answer.
+        if (context.commandName === 'UploadPartCommand' && (args.input as { PartNumber: number }).PartNumber === 2 && ++attempts === 1)
+          throw Object.assign(new Error('We encountered an internal error. Please try again.'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    s3WithTrap.middlewareStack.add(
+      (next, context) => async (args) => {
+        // Signed by now: a body the SDK had to hold as one buffer is hashed into this header.
+        if (context.commandName === 'UploadPartCommand') payloadHashes.push(String((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']));
+        return next(args);
+      },
+      { step: 'deserialize' },
+    );
+    const t = task({ sessionId: project, compression: 'none', startMicros: D0, endMicros: D0 + DAY });
+    const result = await exportRuns(t, { s3: s3WithTrap });
+    s3WithTrap.destroy();
+    expect(attempts).toBe(2);
+    expect(payloadHashes.length).toBeGreaterThan(2);
+    for (const hash of payloadHashes) expect(hash).toMatch(/UNSIGNED-PAYLOAD/);
+    expect(result.rows).toBe(12_000);
+    const [file] = await readFiles(result.files.map((f) => f.key));
+    expect(file!.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id)); // start times rise with i
+    expect(result.files[0]!.bytes).toBe((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: result.files[0]!.key }))).ContentLength);
+  });
+
   test('an encoder thread that dies during a multipart upload fails the export: no object, no parts left; the next export works', async () => {
     const project = randomUUID();
     const rows = Array.from({ length: 12_000 }, (_, i) =>
