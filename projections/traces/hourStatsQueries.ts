@@ -12,6 +12,7 @@ import {
   addRollup,
   emptyRollup,
   HOUR_MICROS,
+  hourOf,
   rollupOf,
   sliceRow,
   SLICE_AGGREGATES,
@@ -109,10 +110,7 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   for (const c of cutHours(min, max)) fromRows.push(sql`(hour = ${c.hour} AND start_time >= ${c.from} AND start_time < ${c.to})`);
   if (fromRows.length === 0) return out;
   // Bounds of the key's hour column for the index (the conditions above pick within them).
-  const anyHour = join(
-    [raw('1'), ...(min !== undefined ? [sql`hour >= ${Math.floor(min / HOUR_MICROS) * HOUR_MICROS}`] : []), ...(max !== undefined ? [sql`hour < ${max}`] : [])],
-    ' AND ',
-  );
+  const anyHour = join([raw('1'), ...hoursTouched(min, max)], ' AND ');
   const rows = await ch.query(
     sql`SELECT toString(session_id) AS project, hour, toUInt8(status = 'error') AS slice_errored, ${TRACE_AGGREGATES}
         FROM ${ident(tables.tracesByHour)} FINAL
@@ -140,10 +138,14 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   return out;
 }
 
+/** Conditions on traces_by_hour's `hour` for the hours a start-time range [min, max) touches (its key's bounds). */
+export function hoursTouched(min: number | undefined, max: number | undefined): Sql[] {
+  return [...(min !== undefined ? [sql`hour >= ${hourOf(min)}`] : []), ...(max !== undefined ? [sql`hour < ${max}`] : [])];
+}
+
 /** The (at most two) hours a range cuts, with the part of each inside the range. */
 export function cutHours(min: number | undefined, max: number | undefined): Array<{ hour: number; from: number; to: number }> {
   const out: Array<{ hour: number; from: number; to: number }> = [];
-  const hourOf = (t: number) => Math.floor(t / HOUR_MICROS) * HOUR_MICROS;
   const minCuts = min !== undefined && hourOf(min) !== min;
   if (minCuts) out.push({ hour: hourOf(min), from: min, to: Math.min(hourOf(min) + HOUR_MICROS, max ?? Infinity) });
   if (max !== undefined && hourOf(max) !== max && !(minCuts && hourOf(min) === hourOf(max)))

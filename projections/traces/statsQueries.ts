@@ -8,7 +8,7 @@ import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.t
 import type { ReadModelTables } from '../readModelTables.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { emptyRollup, HOUR_MICROS, rollupQuantiles, type Rollup } from './hourStats.ts';
-import { hourRollups, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
+import { hourRollups, hoursTouched, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
 import { hourStatsUsable } from './hourStatsUpgrade.ts';
 
 type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>;
@@ -134,8 +134,7 @@ export function traceSetWhere(set: TraceSet, byHour = false): Sql {
   if (byHour) {
     // The hour column follows the project in the key: these bound the range read.
     where.push(raw('deleted = 0'));
-    if (set.minStartTime !== undefined) where.push(sql`hour >= ${Math.floor(set.minStartTime / HOUR_MICROS) * HOUR_MICROS}`);
-    if (set.maxStartTime !== undefined) where.push(sql`hour < ${set.maxStartTime}`);
+    where.push(...hoursTouched(set.minStartTime, set.maxStartTime));
   }
   if (set.minStartTime !== undefined) where.push(sql`start_time >= ${set.minStartTime}`);
   if (set.maxStartTime !== undefined) where.push(sql`start_time < ${set.maxStartTime}`);

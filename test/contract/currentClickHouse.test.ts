@@ -441,7 +441,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     hourWrites: null, histogramQuantiles: null, emptyRollup: null, addRollup: null, rollupOf: null, sliceRow: null, rollupQuantiles: null,
   },
   // hourRollups runs inside every stats query over a time range (the slices, the rows of stale and cut hours)
-  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
+  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, hoursTouched: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
   'projections/traces/hourStatsUpgrade.ts': {
     markHourStatsIncompleteOnUpgrade: 'ensureReadModels', markHourStatsComplete: 'replay',
     hourStatsUsable: /traces_by_hour_incomplete/, warnIfHourStatsIncomplete: /traces_by_hour_incomplete/,

@@ -82,7 +82,7 @@ test.each(cases)('a trace moved to an earlier hour is in traces_by_hour once, wh
   const tenantId = randomUUID();
   const projectId = randomUUID();
   const fresh = tablesWithSuffix(`_hmove_${randomUUID().slice(0, 8)}`);
-  const ch = failing ? new FailNthProbe(stack.config, fresh[failing], nth, tenantId) : new ClickHouseClient({ url: stack.config.CLICKHOUSE_URL, database: stack.config.CLICKHOUSE_DATABASE });
+  const ch = failing ? new FailNthProbe(stack.config, fresh[failing], nth, tenantId) : ClickHouseClient.fromConfig(stack.config);
   await createReadModelTables(ch, fresh);
   const traces = await appendMovingTraces(tenantId, projectId);
   const projector = new RunsProjector(stack.config, ch, createLogger('hour-moves', 'silent'), { groupId: `hmove-${randomUUID()}`, tables: fresh, writePartOps: 1 });
