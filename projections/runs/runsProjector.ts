@@ -2,8 +2,9 @@
 // ~64k ops at a time: load the current rows of traces it has not cached (one query), merge
 // every op (skipping ops already applied: redelivery and replay change nothing), insert the
 // changed rows (RowBinary; the part's writes overlap the next part's merge): `runs` and
-// `run_locations` first, `traces` once the runs and locations of every part up to it are in,
-// so a reader that finds a trace row finds every run it counts. Once every part is written,
+// `run_locations` first, then once the runs and locations of every part up to it are in, its
+// trace rows by hour, their write counts and `traces`: a reader that finds a trace row finds
+// every run it counts, and the trace in its project's stats. Once every part is written,
 // the runtime (projections/projectorRuntime.ts) commits the offsets.
 // ClickHouse down means: retry the same batch, commit nothing, lose nothing. A batch read again
 // after a crash between its writes finds its runs written and their ops applied: it writes
@@ -312,15 +313,14 @@ export class RunsProjector implements Projection {
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
   }
 
-  /** Writes a part's trace rows, once the runs and locations of every part up to it are written. */
+  /** Writes a part's trace rows (by hour, counted, then `traces`), once the runs and locations of every part up to it are written. */
   async #writeTraces(traceRows: TraceRow[], retry: Retry): Promise<void> {
+    // By hour first, counted once it can be read (a count never names a write a reader cannot
+    // see yet), then `traces`: a reader who finds a trace row finds it in its project's stats.
     const byHour = traceRows.map((r) => hourRow(r, 0));
-    await allOrFirstFailure([
-      retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows)),
-      retry('insert traces by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour)),
-    ]);
-    // Counted once they can be read: a count never names a write a reader cannot see yet.
+    await retry('insert traces by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour));
     await retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour)));
+    await retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows));
   }
 
   /** Texts of the payloads in object storage that this batch's derivations read. */

@@ -17,6 +17,7 @@ import { EventLog, event } from '../../../platform/kafka/eventLog.ts';
 import type { RunOp } from '../../../schemas/events.generated.ts';
 import { RunsProjector, type RunsProjectorOptions } from '../../../projections/runs/runsProjector.ts';
 import type { TraceRow } from '../../../projections/traces/traceRow.ts';
+import { hourOf } from '../../../projections/traces/hourStats.ts';
 import { createReadModelTables } from '../../../projections/readModels.ts';
 import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../../../projections/readModelTables.ts';
 
@@ -113,7 +114,9 @@ test('a batch merged and written a few ops at a time, each part written while th
 /**
  * Before each insert into `traces`, reads what ClickHouse holds of the traces it names: a reader
  * that finds a trace row goes on to its runs (the trace tree, a thread's turns with their inputs,
- * GET /runs/{id} through run_locations), so every run the row counts must be readable already.
+ * GET /runs/{id} through run_locations), so every run the row counts must be readable already;
+ * and a project's stats count it (hourStats.ts), so its row must be in traces_by_hour at its hour,
+ * with every write there counted.
  */
 class TraceRowsProbe extends ClickHouseClient {
   readonly violations: string[] = [];
@@ -138,6 +141,26 @@ class TraceRowsProbe extends ClickHouseClient {
     const located = await this.query<{ trace: string; runs: string }>(sql`
       SELECT toString(trace_id) AS trace, count() AS runs
       FROM ${ident(this.#tables.runLocations)} FINAL WHERE (tenant_id, trace_id) IN (${keys}) GROUP BY trace_id`);
+    const byHour = await this.query<{ trace: string; hour: string; version: string }>(sql`
+      SELECT toString(trace_id) AS trace, hour, max(version) AS version
+      FROM ${ident(this.#tables.tracesByHour)} WHERE (tenant_id, trace_id) IN (${keys}) AND deleted = 0 GROUP BY trace_id, hour`);
+    const places = join(rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.session_id}), ${hourOf(r.start_time)})`));
+    const written = await this.query<{ place: string; rows: string }>(sql`
+      SELECT concat(toString(session_id), '|', toString(hour)) AS place, count() AS rows
+      FROM ${ident(this.#tables.tracesByHour)} WHERE (tenant_id, session_id, hour) IN (${places}) GROUP BY session_id, hour`);
+    const counted = await this.query<{ place: string; writes: string }>(sql`
+      SELECT concat(toString(session_id), '|', toString(hour)) AS place, sum(writes) AS writes
+      FROM ${ident(this.#tables.traceHourWrites)} WHERE (tenant_id, session_id, hour) IN (${places}) GROUP BY session_id, hour`);
+    const byHourOf = new Map(byHour.map((r) => [`${r.trace}|${r.hour}`, Number(r.version)]));
+    const countedOf = new Map(counted.map((c) => [c.place, Number(c.writes)]));
+    for (const row of rows) {
+      const place = `${row.session_id}|${hourOf(row.start_time)}`;
+      if ((byHourOf.get(`${row.trace_id}|${hourOf(row.start_time)}`) ?? 0) < row.version)
+        this.violations.push(`trace ${row.trace_id} (version ${row.version}) before its row in traces_by_hour`);
+      const rowsThere = Number(written.find((w) => w.place === place)?.rows ?? 0);
+      // every row there (each version of each trace) counted; merges only lower the rows
+      if ((countedOf.get(place) ?? 0) < rowsThere) this.violations.push(`trace ${row.trace_id} before the writes at ${place} were counted: ${countedOf.get(place) ?? 0} of ${rowsThere}`);
+    }
     const runsOf = new Map(runs.map((r) => [r.trace, r]));
     const locatedOf = new Map(located.map((r) => [r.trace, Number(r.runs)]));
     for (const row of rows) {
@@ -152,7 +175,7 @@ class TraceRowsProbe extends ClickHouseClient {
   }
 }
 
-test('no trace row reaches ClickHouse before the runs and locations it counts, each part of a batch included', async () => {
+test('no trace row reaches ClickHouse before the runs and locations it counts and its counted row by hour, each part of a batch included', async () => {
   const tenantId = await appendInterleavedTraces();
   const fresh = tablesWithSuffix(`_ryw_${randomUUID().slice(0, 8)}`);
   const probe = new TraceRowsProbe(stack.config, fresh);
