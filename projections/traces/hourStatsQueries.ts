@@ -68,32 +68,28 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   const counted = sql`(SELECT session_id, hour, sum(writes) AS writes_now FROM ${ident(tables.traceHourWrites)}
                        WHERE ${owner} AND ${wholeHours} GROUP BY session_id, hour) AS counted`;
 
-  // The slices computed at their hour's count now, summed; and, beside them, the (hour, errored)
-  // slices that are not (missing, or computed before the hour's last write). LEFT, not INNER:
+  // Each (hour, errored) slice wanted, with the slice as computed, decided fresh (computed at its
+  // hour's count now) or stale (missing, or computed before the hour's last write) once, in one
+  // statement: two statements, one summing the fresh slices and one listing the stale ones, could
+  // each see a slice written back between them differently and count its hour twice or not at all.
+  // The fresh slices are summed by group; each stale one is a group of its own. LEFT, not INNER:
   // ClickHouse's ANY INNER JOIN keeps one row of each key from the left side too since 20.x.
   const bucket = 'size' in grouping ? raw(`toString(intDiv(hour, ${grouping.size}) * ${grouping.size})`) : raw("''");
   const group = grouping.by === 'project' ? raw('toString(session_id)') : grouping.by === 'project-bucket' ? sql`concat(toString(session_id), '|', ${bucket})` : bucket;
-  const sliceColumns = raw(TRACE_HOUR_STATS_COLUMNS.columns.map((c) => c.name).join(', '));
-  const [fresh, stale] = hasWhole
-    ? await Promise.all([
-        ch.query(
-          sql`SELECT ${group} AS group_key, ${SLICE_AGGREGATES}
-              FROM (SELECT ${sliceColumns} FROM ${ident(tables.traceHourStats)} FINAL
-                    WHERE ${owner} AND ${wholeHours}${errored === null ? raw('') : raw(` AND errored = ${errored}`)}) AS computed
-              ANY LEFT JOIN ${counted} USING (session_id, hour)
-              WHERE writes_seen = writes_now
-              GROUP BY group_key`,
-        ),
-        ch.query<{ project: string; hour: string; errored: number; writes: string }>(
-          sql`SELECT toString(session_id) AS project, hour, slice_errored AS errored, writes_now AS writes
-              FROM (SELECT session_id, hour, writes_now, slice_errored FROM ${counted} ARRAY JOIN [0, 1] AS slice_errored) AS wanted
-              ANY LEFT JOIN (SELECT session_id, hour, errored AS slice_errored, writes_seen FROM ${ident(tables.traceHourStats)} FINAL
-                             WHERE ${owner} AND ${wholeHours}) AS computed
-              USING (session_id, hour, slice_errored)
-              WHERE writes_seen != writes_now`,
-        ),
-      ])
-    : [[], []];
+  const sliceColumns = raw(TRACE_HOUR_STATS_COLUMNS.columns.filter((c) => c.name !== 'errored').map((c) => c.name).join(', '));
+  const sliceRows = hasWhole
+    ? await ch.query<{ fresh: number; group_key: string; stale_project: string; stale_hour: string; stale_errored: number; stale_writes: string } & Record<string, unknown>>(
+        sql`SELECT writes_seen = writes_now AS fresh, if(fresh, ${group}, '') AS group_key, if(fresh, '', toString(session_id)) AS stale_project,
+                   if(fresh, 0, hour) AS stale_hour, if(fresh, 0, slice_errored) AS stale_errored, if(fresh, 0, writes_now) AS stale_writes, ${SLICE_AGGREGATES}
+            FROM (SELECT session_id, hour, writes_now, slice_errored FROM ${counted} ARRAY JOIN [${raw(errored === null ? '0, 1' : String(errored))}] AS slice_errored) AS wanted
+            ANY LEFT JOIN (SELECT ${sliceColumns}, errored AS slice_errored FROM ${ident(tables.traceHourStats)} FINAL
+                           WHERE ${owner} AND ${wholeHours}) AS computed
+            USING (session_id, hour, slice_errored)
+            GROUP BY fresh, group_key, stale_project, stale_hour, stale_errored, stale_writes`,
+      )
+    : [];
+  const fresh = sliceRows.filter((r) => Number(r.fresh) === 1);
+  const stale = sliceRows.filter((r) => Number(r.fresh) !== 1).map((r) => ({ project: r.stale_project, hour: r.stale_hour, errored: r.stale_errored, writes: r.stale_writes }));
   for (const r of fresh) add(String(r.group_key), rollupOf(r));
 
   // Rows: of every hour with a stale slice (both of its slices are computed again from them; the

@@ -137,6 +137,25 @@ test('a trace moved to another hour is counted once, where it is: its tombstone 
     expect(await fromHours(min, max), `${min}..${max}`).toEqual(await exact(min, max));
 });
 
+test('readers racing each other\'s slice write-backs count every hour once', async () => {
+  // Each round makes a few hours stale, then several readers read the whole project at once: the
+  // slices one writes back land while the others read. A reader that decided an hour's freshness
+  // twice (once for its slice, once for its rows) could count the hour twice, or not at all.
+  for (let round = 0; round < 12; round++) {
+    const rows = [3, 11, 20, 27].map((h) => traceRow({ tenant_id: tenantId, trace_id: randomUUID(), session_id: projectId, start_time: BASE + h * HOUR_MICROS + 60_000_000 + round, total_tokens: 3 }) as unknown as TraceRow);
+    await db.ch.insert(T.traces, rows);
+    const byHour = rows.map((r) => hourRow(r, 0));
+    await db.ch.insertRowBinary(T.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour);
+    await db.ch.insertRowBinary(T.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour));
+    const want = await exact(undefined, undefined);
+    const got = await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i * 2));
+      return i % 2 ? fromHours(BASE, BASE + 30 * HOUR_MICROS) : fromHours(undefined, undefined);
+    }));
+    for (const g of got) expect(g, `round ${round}`).toEqual(want);
+  }
+});
+
 test('above the exact-quantile size, percentiles come from the histograms, within 1 % of the exact ones', async () => {
   const many = randomUUID();
   await db.ch.exec(sql`INSERT INTO ${ident(T.tracesByHour)} (tenant_id, trace_id, session_id, status, start_time, end_time, run_count, total_tokens, total_cost, hour, deleted, version)
