@@ -5,6 +5,7 @@ import { RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runs/runsTabl
 import { TRACES_TABLE } from './traces/tracesTable.ts';
 import { FEEDBACK_TABLE } from './feedback/feedbackTable.ts';
 import { TRACE_HOUR_STATS_TABLE, TRACE_HOUR_WRITES_TABLE, TRACES_BY_HOUR_TABLE } from './traces/hourStats.ts';
+import { TRACE_HOUR_REACH_TABLE, TRACES_BY_THREAD_TABLE } from './traces/threadTables.ts';
 
 export interface ReadModelTables {
   /** One row per run (post and patches merged), ORDER BY (tenant_id, session_id, is_root, start_time, id). */
@@ -23,6 +24,10 @@ export interface ReadModelTables {
   traceHourWrites: string;
   /** Trace aggregates per (tenant_id, session_id, hour, errored), filled by the readers. */
   traceHourStats: string;
+  /** The trace rows of threads again, ORDER BY (tenant_id, session_id, thread_id, trace_id) (traces/threadTables.ts). */
+  tracesByThread: string;
+  /** The latest run start of the traces of each (tenant_id, session_id, hour), an upper bound. */
+  traceHourReach: string;
 }
 
 export const LIVE_TABLES: ReadModelTables = {
@@ -34,6 +39,8 @@ export const LIVE_TABLES: ReadModelTables = {
   tracesByHour: TRACES_BY_HOUR_TABLE,
   traceHourWrites: TRACE_HOUR_WRITES_TABLE,
   traceHourStats: TRACE_HOUR_STATS_TABLE,
+  tracesByThread: TRACES_BY_THREAD_TABLE,
+  traceHourReach: TRACE_HOUR_REACH_TABLE,
 };
 
 /** The same set of tables under a suffix (a replay's fresh tables, or the ones it swapped out). */
@@ -46,4 +53,6 @@ export const tablesWithSuffix = (suffix: string): ReadModelTables => ({
   tracesByHour: `${LIVE_TABLES.tracesByHour}${suffix}`,
   traceHourWrites: `${LIVE_TABLES.traceHourWrites}${suffix}`,
   traceHourStats: `${LIVE_TABLES.traceHourStats}${suffix}`,
+  tracesByThread: `${LIVE_TABLES.tracesByThread}${suffix}`,
+  traceHourReach: `${LIVE_TABLES.traceHourReach}${suffix}`,
 });

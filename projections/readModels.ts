@@ -5,8 +5,9 @@ import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createRunKeysTable, createRunLocationsTable, createRunsTable, RUNS_SORTING_KEY } from './runs/runsTable.ts';
 import { createTracesTable } from './traces/tracesTable.ts';
-import { markHourStatsIncompleteOnUpgrade } from './traces/hourStatsUpgrade.ts';
+import { markTraceCopiesIncompleteOnUpgrade } from './traces/traceCopiesUpgrade.ts';
 import { createTraceHourStatsTable, createTraceHourWritesTable, createTracesByHourTable } from './traces/hourStats.ts';
+import { createTraceHourReachTable, createTracesByThreadTable } from './traces/threadTables.ts';
 import { createFeedbackTable } from './feedback/feedbackTable.ts';
 import { createThreadsView, THREADS_VIEW } from './traces/threadsView.ts';
 import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
@@ -21,11 +22,13 @@ export async function createReadModelTables(ch: ClickHouseClient, tables: ReadMo
   await ch.exec(createTracesByHourTable(tables.tracesByHour));
   await ch.exec(createTraceHourWritesTable(tables.traceHourWrites));
   await ch.exec(createTraceHourStatsTable(tables.traceHourStats));
+  await ch.exec(createTracesByThreadTable(tables.tracesByThread));
+  await ch.exec(createTraceHourReachTable(tables.traceHourReach));
 }
 
 export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
   await ch.exec(sql`CREATE DATABASE IF NOT EXISTS ${ident(ch.database)}`, { database: null });
-  await markHourStatsIncompleteOnUpgrade(ch);
+  await markTraceCopiesIncompleteOnUpgrade(ch);
   await createReadModelTables(ch, LIVE_TABLES);
   await addMissingColumns(ch, LIVE_TABLES.runs, createRunsTable('runs_expected_shape'));
   await addMissingColumns(ch, LIVE_TABLES.runLocations, createRunLocationsTable('run_locations_expected_shape'));

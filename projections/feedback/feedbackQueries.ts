@@ -210,7 +210,7 @@ export async function projectFeedbackStatsQuery(
  */
 export async function traceSetFeedbackStatsQuery(
   ch: ClickHouseClient,
-  tables: Pick<ReadModelTables, 'feedback' | 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>,
+  tables: Pick<ReadModelTables, 'feedback' | 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'>,
   set: TraceSet,
   of: 'all' | 'roots',
 ): Promise<Record<string, FeedbackStat>> {

@@ -21,7 +21,7 @@ import { RunsProjector } from '../runs/runsProjector.ts';
 import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
 import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../readModelTables.ts';
 import { ProjectRegistry } from '../projects/projectRegistry.ts';
-import { markHourStatsComplete } from '../traces/hourStatsUpgrade.ts';
+import { markTraceCopiesComplete } from '../traces/traceCopiesUpgrade.ts';
 import { reached, sumOffsets, TopicOffsets, type Offsets } from './topicOffsets.ts';
 
 export const REPLAY_VIEWS = ['runs', 'traces', 'threads'] as const;
@@ -32,8 +32,8 @@ const VIEW_TABLES: Record<ReplayView, Array<keyof ReadModelTables>> = {
   runs: ['runs', 'runKeys', 'runLocations', 'feedback'],
   // In the order they are swapped in: the hour counts and rows before the hour stats, so stats
   // computed against the old counts land in the old stats table (hourStats.ts).
-  traces: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traces'],
-  threads: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traces'],
+  traces: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traceHourReach', 'tracesByThread', 'traces'],
+  threads: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traceHourReach', 'tracesByThread', 'traces'],
 };
 
 export interface ReplayProgress {
@@ -137,7 +137,7 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     for (const t of swapped) await swapTableIn(ch, LIVE_TABLES[t], fresh[t], old[t], logger);
     logger.info({ tables: swapped.map((t) => LIVE_TABLES[t]) }, 'swapped the rebuilt tables in');
     // A rebuilt traces_by_hour holds every trace: an upgraded database's stats may read it now.
-    if (swapped.includes('tracesByHour')) await markHourStatsComplete(ch);
+    await markTraceCopiesComplete(ch, swapped);
 
     // Catch up into the live names up to the topic ends read after the swap: whatever the
     // live projectors wrote into the old tables just before it was read from below those ends.

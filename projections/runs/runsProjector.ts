@@ -26,6 +26,7 @@ import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
 import { RUN_KEYS_COLUMNS, RUN_LOCATIONS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
 import { TRACES_COLUMNS } from '../traces/tracesTable.ts';
 import { hourOf, hourRow, hourWrites, TRACE_HOUR_WRITES_COLUMNS, TRACES_BY_HOUR_COLUMNS } from '../traces/hourStats.ts';
+import { hourReach, threadRow, threadRows, TRACE_HOUR_REACH_COLUMNS, TRACES_BY_THREAD_COLUMNS } from '../traces/threadTables.ts';
 import { runsTableOutdated } from '../readModels.ts';
 
 export interface RunsProjectorOptions {
@@ -101,6 +102,8 @@ interface MergedPart {
   traceRows: TraceRow[];
   /** Tombstones in traces_by_hour where traces were before the part moved them (another project or hour). */
   traceTombstones: Array<ReturnType<typeof hourRow>>;
+  /** Where traces left a thread (or a project, in a thread): tombstones for traces_by_thread. */
+  threadTombstones: Array<ReturnType<typeof threadRow>>;
   /** Runs new to the cache. */
   added: number;
 }
@@ -234,7 +237,7 @@ export class RunsProjector implements Projection {
     /** Runs of ops applied before: their locations are written again (see below). */
     const reapplied = new Map<string, RunRow>();
     /** Where each trace's row was placed before this part (project and start time), for its tombstone if it moves. */
-    const placedBefore = new Map<string, { session: string; start: number } | null>();
+    const placedBefore = new Map<string, ReturnType<typeof tracePlacement>>();
     let added = 0;
     for (const { offset, event } of decoded) {
       const traceKey = `${event.tenant_id}/${event.trace_id}`;
@@ -268,6 +271,7 @@ export class RunsProjector implements Projection {
 
     const traceRows: TraceRow[] = [];
     const traceTombstones: MergedPart['traceTombstones'] = [];
+    const threadTombstones: MergedPart['threadTombstones'] = [];
     for (const [traceKey, { tenantId, traceId, version }] of touched) {
       const runs = traces.get(traceKey)!;
       for (const row of rollUpUsage(runs, version)) dirty.set(`${traceKey}/${row.id}`, row);
@@ -277,6 +281,8 @@ export class RunsProjector implements Projection {
       const before = placedBefore.get(traceKey);
       if (before && (before.session !== trace.session_id || hourOf(before.start) !== hourOf(trace.start_time)))
         traceTombstones.push(hourRow({ ...trace, session_id: before.session, start_time: before.start }, 1));
+      if (before && before.thread !== '' && (before.session !== trace.session_id || before.thread !== trace.thread_id))
+        threadTombstones.push(threadRow({ ...trace, session_id: before.session, thread_id: before.thread }, 1));
     }
 
     const rows = [...dirty.values()];
@@ -286,7 +292,7 @@ export class RunsProjector implements Projection {
     const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
     for (const [key, r] of reapplied)
       if (r.has_post && !dirty.has(key)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
-    return { rows, places, tombstones, located, traceRows, traceTombstones, added };
+    return { rows, places, tombstones, located, traceRows, traceTombstones, threadTombstones, added };
   }
 
   /**
@@ -294,15 +300,20 @@ export class RunsProjector implements Projection {
    * reader that finds a trace row goes on to its runs (a trace tree, a thread's turns with their
    * inputs, GET /runs/{id} through run_locations).
    */
-  async #writeRows({ rows, places, tombstones, located, traceTombstones }: MergedPart, retry: Retry): Promise<void> {
-    // A trace's tombstones where it was, counted, before the runs that move it: once the runs
-    // are in, the trace reloaded from them would not know where it had been (hourStats.ts).
-    if (traceTombstones.length > 0) {
-      await retry('insert trace tombstones by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, traceTombstones));
-      await retry('count trace writes by hour', () =>
-        this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(traceTombstones)),
-      );
-    }
+  async #writeRows({ rows, places, tombstones, located, traceTombstones, threadTombstones }: MergedPart, retry: Retry): Promise<void> {
+    // A trace's tombstones where it was (by hour, counted, and by thread), before the runs that
+    // move it: once the runs are in, the trace reloaded from them would not know where it had
+    // been (hourStats.ts, threadTables.ts).
+    await allOrFirstFailure([
+      traceTombstones.length === 0
+        ? Promise.resolve()
+        : retry('insert trace tombstones by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, traceTombstones)).then(() =>
+            retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(traceTombstones))),
+          ),
+      threadTombstones.length === 0
+        ? Promise.resolve()
+        : retry('insert trace tombstones by thread', () => this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, threadTombstones)),
+    ]);
     // A new place before the rows there: whoever reads a trace through run_keys (this projector
     // after a restart included) finds every row. Tombstones in the insert of the rows that replace them.
     await retry('insert run keys', () => this.#ch.insertRowBinary(this.#tables.runKeys, RUN_KEYS_COLUMNS, places));
@@ -313,10 +324,20 @@ export class RunsProjector implements Projection {
     projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
   }
 
-  /** Writes a part's trace rows (by hour, counted, then `traces`), once the runs and locations of every part up to it are written. */
+  /**
+   * Writes a part's trace rows (by thread with their hours' reach, by hour, counted, then
+   * `traces`), once the runs and locations of every part up to it are written.
+   */
   async #writeTraces(traceRows: TraceRow[], retry: Retry): Promise<void> {
-    // By hour first, counted once it can be read (a count never names a write a reader cannot
-    // see yet), then `traces`: a reader who finds a trace row finds it in its project's stats.
+    // By thread and the hours' reach first: a thread page that finds a trace by hour finds its
+    // thread's row, and no trace of an hour reaches later than the hour's reach says. Then by
+    // hour, counted once it can be read (a count never names a write a reader cannot see yet),
+    // then `traces`: a reader who finds a trace row finds it in its project's stats.
+    const byThread = threadRows(traceRows);
+    await allOrFirstFailure([
+      byThread.length === 0 ? Promise.resolve() : retry('insert traces by thread', () => this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, byThread)),
+      retry('insert the reach of trace hours', () => this.#ch.insertRowBinary(this.#tables.traceHourReach, TRACE_HOUR_REACH_COLUMNS, hourReach(traceRows))),
+    ]);
     const byHour = traceRows.map((r) => hourRow(r, 0));
     await retry('insert traces by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour));
     await retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour)));
@@ -336,7 +357,7 @@ export class RunsProjector implements Projection {
   async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
     await retry('delete a project\'s rows', async () => {
       const t = this.#tables;
-      for (const table of [t.runs, t.runKeys, t.runLocations, t.traces, t.tracesByHour, t.traceHourWrites, t.traceHourStats])
+      for (const table of [t.runs, t.runKeys, t.runLocations, t.traces, t.tracesByHour, t.traceHourWrites, t.traceHourStats, t.tracesByThread, t.traceHourReach])
         await deleteProjectRows(this.#ch, table, tenantId, projectId);
     });
     this.#cache.clear();

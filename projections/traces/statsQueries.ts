@@ -9,9 +9,9 @@ import type { ReadModelTables } from '../readModelTables.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { emptyRollup, HOUR_MICROS, rollupQuantiles, type Rollup } from './hourStats.ts';
 import { hourRollups, hoursTouched, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
-import { hourStatsUsable } from './hourStatsUpgrade.ts';
+import { traceCopyUsable } from './traceCopiesUpgrade.ts';
 
-type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>;
+type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'>;
 
 /** Which trace rows a stats query aggregates (root start time window in microseconds, [min, max)). */
 export interface TraceSet {
@@ -129,13 +129,11 @@ function statsFromClickHouse(r: Record<string, unknown>): TraceSetStats {
  * The trace rows of a set, as a WHERE condition over `traces` or over its copy by hour
  * `traces_by_hour` (traceSetSource chooses; also read by the feedback stats of a set).
  */
-export function traceSetWhere(set: TraceSet, byHour = false): Sql {
+export function traceSetWhere(set: TraceSet, source: 'traces' | 'byHour' | 'byThread' = 'traces'): Sql {
   const where: Sql[] = [sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${join(set.projectIds.map((id) => sql`toUUID(${id})`))})`];
-  if (byHour) {
-    // The hour column follows the project in the key: these bound the range read.
-    where.push(raw('deleted = 0'));
-    where.push(...hoursTouched(set.minStartTime, set.maxStartTime));
-  }
+  if (source !== 'traces') where.push(raw('deleted = 0'));
+  // The hour column follows the project in the key: these bound the range read.
+  if (source === 'byHour') where.push(...hoursTouched(set.minStartTime, set.maxStartTime));
   if (set.minStartTime !== undefined) where.push(sql`start_time >= ${set.minStartTime}`);
   if (set.maxStartTime !== undefined) where.push(sql`start_time < ${set.maxStartTime}`);
   if (set.threadId !== undefined) where.push(sql`thread_id = ${set.threadId}`);
@@ -146,13 +144,16 @@ export function traceSetWhere(set: TraceSet, byHour = false): Sql {
 }
 
 /**
- * Where a set's trace rows are read from, with FINAL: one trace by its key from `traces`; any other
- * set from `traces_by_hour`, where a project's traces of a time range are one range of the table
- * (unless a database from an older release has not rebuilt it yet: hourStatsUpgrade.ts).
+ * Where a set's trace rows are read from, with FINAL: one trace by its key from `traces`; one
+ * thread's from `traces_by_thread`, where they are one range of the table; any other set from
+ * `traces_by_hour`, where a project's traces of a time range are one range of the table (unless a
+ * database from an older release has not rebuilt these yet: traceCopiesUpgrade.ts).
  */
 export async function traceSetSource(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<{ table: Sql; where: Sql }> {
-  const byHour = set.traceId === undefined && (await hourStatsUsable(ch));
-  return { table: ident(byHour ? tables.tracesByHour : tables.traces), where: traceSetWhere(set, byHour) };
+  if (set.traceId !== undefined) return { table: ident(tables.traces), where: traceSetWhere(set) };
+  if (set.threadId !== undefined && (await traceCopyUsable(ch, 'byThread'))) return { table: ident(tables.tracesByThread), where: traceSetWhere(set, 'byThread') };
+  const byHour = await traceCopyUsable(ch, 'byHour');
+  return { table: ident(byHour ? tables.tracesByHour : tables.traces), where: traceSetWhere(set, byHour ? 'byHour' : 'traces') };
 }
 
 /**
@@ -165,7 +166,7 @@ export const EXACT_QUANTILE_TRACES = 8192;
 /** The sets the hour stats answer for: a time range of projects, errored or not; not one trace or one thread. */
 async function hourSetOf(ch: ClickHouseClient, set: TraceSet): Promise<HourSet | null> {
   if (set.traceId !== undefined || set.threadId !== undefined || set.inThreads) return null;
-  return (await hourStatsUsable(ch)) ? set : null;
+  return (await traceCopyUsable(ch, 'byHour')) ? set : null;
 }
 
 /** Rollups of an hour set, through the request's shared reads when there are some. */

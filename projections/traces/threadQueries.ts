@@ -1,15 +1,22 @@
 // Reads of threads: a project's threads over a time window (the `threads` view's summary
 // columns, computed over the window's traces), keyset-paged by last activity, and the traces
 // of one thread in turn order. A thread's stats are traceSetStatsQuery over its traces.
+//
+// A page reads the newest hours of its window until the threads their traces name fill it with
+// activity later than any older hour of the window reaches, then those threads' traces of the
+// window (threadTables.ts): its cost is the newest hours and its threads, not the window. A
+// thread's traces are one range of traces_by_thread.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { THREAD_SUMMARY_COLUMNS } from './threadsView.ts';
-import { tracePage, type TraceSummary } from './traceQueries.ts';
+import { tracePage, traceSummaryFromClickHouse, TRACE_COLUMNS, type TraceSummary } from './traceQueries.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
+import { hourOf } from './hourStats.ts';
+import { traceCopyUsable } from './traceCopiesUpgrade.ts';
 
-type Tables = Pick<ReadModelTables, 'traces'>;
+type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'tracesByThread' | 'traceHourReach'>;
 
 /** A thread over the queried window. Times in microseconds, latencies in seconds. */
 export interface ThreadSummary extends Usage {
@@ -46,13 +53,74 @@ export interface ThreadPageQuery {
 const SUMMARY = raw(THREAD_SUMMARY_COLUMNS.join(', '));
 
 export async function threadPageQuery(ch: ClickHouseClient, tables: Tables, q: ThreadPageQuery): Promise<ThreadSummary[]> {
+  if (!(await traceCopyUsable(ch, 'byThread')) || !(await traceCopyUsable(ch, 'byHour'))) return summaries(ch, ident(tables.traces), q, null);
+  const threads = await newestThreads(ch, tables, q);
+  return threads.length === 0 ? [] : summaries(ch, ident(tables.tracesByThread), q, threads);
+}
+
+/** UTF-8 byte order, as ClickHouse compares strings. */
+const compareBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** Whether (activity, thread) comes after the page key in (last_activity, thread_id) DESC order. */
+const pastKey = (activity: number, thread: string, after: ThreadPageKey | undefined): boolean =>
+  !after || activity < after.lastActivity || (activity === after.lastActivity && compareBytes(thread, after.threadId) < 0);
+
+/**
+ * The threads of a page: the `limit` first by (last activity, thread id) DESC past the page key.
+ * Reads the window's hours newest first (1, 2, 4, … hours with traces at a time), each thread's
+ * latest run start over them. Once `limit` threads past the key have activity later than the
+ * reach of every older hour (trace_hour_reach: no trace of those hours has a run starting later),
+ * no thread whose traces are all older can come before them, and their activity is final.
+ */
+async function newestThreads(ch: ClickHouseClient, tables: Tables, q: ThreadPageQuery): Promise<string[]> {
+  const owner = sql`tenant_id = toUUID(${q.tenantId}) AND session_id = toUUID(${q.projectId})`;
+  const reaches = await ch.query<{ hour: string; latest: string }>(
+    sql`SELECT hour, max(reach) AS latest FROM ${ident(tables.traceHourReach)}
+        WHERE ${owner} AND hour >= ${hourOf(q.minStartTime)} AND hour < ${q.maxStartTime}
+        GROUP BY hour ORDER BY hour`,
+  );
+  const hours = reaches.map((r) => num(r.hour));
+  // reachBelow[i]: the latest run start of any trace of the window's hours before hours[i].
+  const reachBelow: number[] = [];
+  let latest = -Infinity;
+  for (const r of reaches) {
+    reachBelow.push(latest);
+    latest = Math.max(latest, num(r.latest));
+  }
+  const activity = new Map<string, number>();
+  let end = hours.length;
+  for (let span = 1; end > 0; span *= 2) {
+    const from = Math.max(0, end - span);
+    const to = end === hours.length ? q.maxStartTime : hours[end]!;
+    const rows = await ch.query<{ thread_id: string; activity: string }>(
+      sql`SELECT thread_id, max(last_run_start_time) AS activity FROM ${ident(tables.tracesByHour)} FINAL
+          WHERE ${owner} AND hour >= ${hours[from]!} AND hour < ${to}
+            AND start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime} AND deleted = 0 AND thread_id != ''
+          GROUP BY thread_id`,
+    );
+    for (const r of rows) activity.set(r.thread_id, Math.max(activity.get(r.thread_id) ?? -Infinity, num(r.activity)));
+    end = from;
+    const older = end === 0 ? -Infinity : reachBelow[end]!;
+    const ahead = [...activity].filter(([thread, a]) => a > older && pastKey(a, thread, q.after));
+    if (ahead.length >= q.limit || end === 0)
+      return ahead
+        .sort(([t1, a1], [t2, a2]) => a2 - a1 || compareBytes(t2, t1))
+        .slice(0, q.limit)
+        .map(([thread]) => thread);
+  }
+  return [];
+}
+
+/** Thread summaries over the window, from every trace of the project's (threads null) or from those threads' own rows. */
+async function summaries(ch: ClickHouseClient, table: Sql, q: ThreadPageQuery, threads: string[] | null): Promise<ThreadSummary[]> {
   const having = q.after
     ? sql`HAVING last_activity < ${q.after.lastActivity} OR (last_activity = ${q.after.lastActivity} AND thread_id < ${q.after.threadId})`
     : raw('');
+  const which = threads ? sql`thread_id IN (${join(threads.map((t) => sql`${t}`))}) AND deleted = 0` : raw("thread_id != ''");
   const rows = await ch.query(
     sql`SELECT thread_id, ${SUMMARY}, quantiles(0.5, 0.99)((end_time - start_time) / 1000000) AS latency
-        FROM ${ident(tables.traces)} FINAL
-        WHERE tenant_id = toUUID(${q.tenantId}) AND session_id = toUUID(${q.projectId}) AND thread_id != ''
+        FROM ${table} FINAL
+        WHERE tenant_id = toUUID(${q.tenantId}) AND session_id = toUUID(${q.projectId}) AND ${which}
           AND start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime}
         GROUP BY thread_id
         ${having}
@@ -93,5 +161,12 @@ export interface ThreadTracesQuery {
 export async function threadTracesQuery(ch: ClickHouseClient, tables: Tables, q: ThreadTracesQuery): Promise<TraceSummary[]> {
   const where: Sql[] = [sql`tenant_id = toUUID(${q.tenantId})`, sql`session_id = toUUID(${q.projectId})`, sql`thread_id = ${q.threadId}`];
   if (q.after) where.push(sql`(start_time > ${q.after.startTime} OR (start_time = ${q.after.startTime} AND trace_id > toUUID(${q.after.traceId})))`);
-  return tracePage(ch, tables, q.tenantId, where, raw('start_time, trace_id'), q.limit);
+  if (!(await traceCopyUsable(ch, 'byThread'))) return tracePage(ch, tables, q.tenantId, where, raw('start_time, trace_id'), q.limit);
+  // The thread's rows are one range of traces_by_thread: FINAL over every column of it is cheap.
+  const rows = await ch.query(
+    sql`SELECT ${TRACE_COLUMNS} FROM ${ident(tables.tracesByThread)} FINAL
+        WHERE ${join(where, ' AND ')} AND deleted = 0
+        ORDER BY start_time, trace_id LIMIT ${q.limit}`,
+  );
+  return rows.map(traceSummaryFromClickHouse);
 }

@@ -74,14 +74,28 @@ export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[
 
 const byName = (counts: Map<string, number>): Array<[string, number]> => [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
-/** The project and start time of a trace's row (as traceRow gives them), null while it has no row. */
-export function tracePlacement(traceId: string, runs: Map<string, RunRow>): { session: string; start: number } | null {
+/** The project, start time and thread of a trace's row (as traceRow gives them), null while it has no row. */
+export function tracePlacement(traceId: string, runs: Map<string, RunRow>): { session: string; start: number; thread: string } | null {
   let head: RunRow | undefined = runs.get(traceId);
   if (!head || head.has_post === 0) {
     head = undefined;
     for (const run of runs.values()) if (run.has_post !== 0 && (!head || run.start_time < head.start_time)) head = run;
   }
-  return head ? { session: head.session_id, start: head.start_time } : null;
+  return head ? { session: head.session_id, start: head.start_time, thread: traceThread(traceId, runs) } : null;
+}
+
+/**
+ * A trace's thread: its root's, else that of its earliest run (by start time, then id) that names
+ * one. Not the first in the order the runs are held: a trace loaded back from ClickHouse holds them
+ * in another order, and the projector must find the thread its row was written under.
+ */
+function traceThread(traceId: string, runs: Map<string, RunRow>): string {
+  const root = runs.get(traceId);
+  if (root && root.has_post !== 0 && root.thread_id) return root.thread_id;
+  let first: RunRow | undefined;
+  for (const run of runs.values())
+    if (run.has_post !== 0 && run.thread_id && (!first || run.start_time < first.start_time || (run.start_time === first.start_time && run.id < first.id))) first = run;
+  return first?.thread_id ?? '';
 }
 
 export function traceRow(tenantId: string, traceId: string, runs: Map<string, RunRow>): TraceRow | null {
@@ -92,7 +106,6 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
   let lastStart = 0;
   let firstToken: number | null = null;
   let errors = 0;
-  let thread = '';
   const runTypes = new Map<string, number>();
   const statuses = new Map<string, number>();
   const usage = { ...NO_USAGE };
@@ -104,7 +117,6 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     lastStart = Math.max(lastStart, run.start_time);
     if (run.first_token_time !== null && (firstToken === null || run.first_token_time < firstToken)) firstToken = run.first_token_time;
     if (run.status === 'error') errors++;
-    if (!thread && run.thread_id) thread = run.thread_id;
     runTypes.set(run.run_type, (runTypes.get(run.run_type) ?? 0) + 1);
     statuses.set(run.status, (statuses.get(run.status) ?? 0) + 1);
     const own = usageOf(run);
@@ -121,7 +133,7 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     tenant_id: tenantId,
     trace_id: traceId,
     session_id: head.session_id,
-    thread_id: root?.thread_id || thread,
+    thread_id: traceThread(traceId, runs),
     name: head.name,
     run_type: head.run_type,
     status: head.status,

@@ -8,7 +8,7 @@ import { createHttpServer } from '../../platform/http/server.ts';
 import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ensureReadModels, warnIfRunsTableOutdated } from '../../projections/readModels.ts';
-import { warnIfHourStatsIncomplete } from '../../projections/traces/hourStatsUpgrade.ts';
+import { warnIfTraceCopiesIncomplete } from '../../projections/traces/traceCopiesUpgrade.ts';
 import { runByIdQuery } from '../../projections/runs/runQueries.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
@@ -52,7 +52,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   const createReadModels = async () => {
     await ensureReadModels(ch);
     await warnIfRunsTableOutdated(ch, logger);
-    await warnIfHourStatsIncomplete(ch, logger);
+    await warnIfTraceCopiesIncomplete(ch, logger);
   };
   const setupTasks = [['create the read models', createReadModels], ['create the payload bucket', () => blobs.ensureBucket()]] as const;
   for (const [what, task] of setupTasks)

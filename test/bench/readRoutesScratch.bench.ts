@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { raw, sql } from '../../platform/clickhouse/sql.ts';
 import { percentile, round } from './measure.ts';
-import { fillRunKeys, fillTracesByHour, readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
+import { fillRunKeys, fillTraceCopies, readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { traceRunsQuery } from '../../projections/traces/traceQueries.ts';
 import { threadPageQuery } from '../../projections/traces/threadQueries.ts';
@@ -83,7 +83,7 @@ async function fill(ch: import('../../platform/clickhouse/client.ts').ClickHouse
       0.003, 0.0014, 0.0044, [], 1, 1
     FROM (SELECT number AS ti, toInt64(${base}) + toInt64(ti) * ${step} AS start, if(ti < ${SMALL_TRACES}, 30, 1000) AS runs, if(ti % 20 = 3, 1, 0) AS errors
           FROM numbers(${TRACES}))`);
-  await fillTracesByHour(ch);
+  await fillTraceCopies(ch);
 }
 
 /** A query function alone (ClickHouse and row conversion, no route), as a comparison point. */

@@ -442,10 +442,11 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   },
   // hourRollups runs inside every stats query over a time range (the slices, the rows of stale and cut hours)
   'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, hoursTouched: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
-  'projections/traces/hourStatsUpgrade.ts': {
-    markHourStatsIncompleteOnUpgrade: 'ensureReadModels', markHourStatsComplete: 'replay',
-    hourStatsUsable: /traces_by_hour_incomplete/, warnIfHourStatsIncomplete: /traces_by_hour_incomplete/,
+  'projections/traces/traceCopiesUpgrade.ts': {
+    incompleteMarker: null, markTraceCopiesIncompleteOnUpgrade: 'ensureReadModels', markTraceCopiesComplete: 'replay',
+    traceCopyUsable: /traces_by_thread_incomplete/, warnIfTraceCopiesIncomplete: /traces_by_hour_incomplete/,
   },
+  'projections/traces/threadTables.ts': { createTracesByThreadTable: null, createTraceHourReachTable: null, threadRow: null, threadRows: null, hourReach: null },
   'projections/traces/statsQueries.ts': {
     traceSetWhere: null, traceSetSource: 'traceSetStatsQuery', statsPerProjectQuery: 'statsPerProjectQuery', traceSetStatsQuery: 'traceSetStatsQuery',
     threadSetStatsQuery: 'threadSetStatsQuery', traceSetSeriesQuery: 'traceSetSeriesQuery', runBreakdownQuery: 'runBreakdownQuery',
@@ -530,7 +531,7 @@ describe('coverage of the recording', () => {
     // `runs` last of a swap (the catch-up after it relies on that: see replay.ts).
     expect(renames.at(-1)![0]).toMatch(/^RENAME TABLE `runs` TO/);
     for (const [query, i] of renames) {
-      const live = ['runs', 'run_keys', 'run_locations', 'traces', 'feedback', 'traces_by_hour', 'trace_hour_writes', 'trace_hour_stats'].filter((t) => new RegExp(`\`${t}\` TO`).test(query));
+      const live = Object.values(LIVE_TABLES).filter((t) => new RegExp(`\`${t}\` TO`).test(query));
       expect(live, query).toHaveLength(1);
       const check = recorded.slice(0, i).reverse().find((q) => q.includes('system.processes'));
       expect(check, `a system.processes check before: ${query}`).toContain(`\\\\b${live[0]}\\\\b`);

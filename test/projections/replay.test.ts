@@ -35,15 +35,16 @@ async function ingestTraces(count: number, tag: string): Promise<number> {
 
 /**
  * count and an order-independent checksum of every column but `version`, per table, read FINAL:
- * of the live rows of traces_by_hour (where a trace left tombstones depends on how its events
- * were batched), not of the hour write counts (how many writes each hour had) nor of the hour
- * stats (filled by readers).
+ * of the live rows of traces_by_hour and traces_by_thread (where a trace left tombstones depends
+ * on how its events were batched), not of the hour write counts (how many writes each hour had),
+ * the hour stats (filled by readers) nor the hours' reach (a trace that moved leaves its reach
+ * where it was, if it was written there: that too depends on the batches).
  */
 async function checksums(tables: ReadModelTables): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [key, table] of Object.entries(tables)) {
-    if (key === 'traceHourWrites' || key === 'traceHourStats') continue;
-    const where = key === 'tracesByHour' ? raw('WHERE deleted = 0') : raw('');
+    if (key === 'traceHourWrites' || key === 'traceHourStats' || key === 'traceHourReach') continue;
+    const where = key === 'tracesByHour' || key === 'tracesByThread' ? raw('WHERE deleted = 0') : raw('');
     const columns = await own.ch.query<{ name: string; type: string }>(sql`SELECT name, type FROM system.columns WHERE database = ${own.ch.database} AND table = ${table} AND name != 'version' ORDER BY name`);
     // cityHash64 of 18.16 takes neither UUIDs nor NULLs: hash those as text
     const hashable = columns.map(({ name, type }) =>

@@ -49,7 +49,7 @@ export const EMPTY_STATS: ProjectStats = {
 /** Stats of each of `projectIds` (all of one workspace); projects without traces get EMPTY_STATS. */
 export async function projectStatsQuery(
   ch: ClickHouseClient,
-  tables: Pick<ReadModelTables, 'traces' | 'feedback' | 'runLocations' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats'>,
+  tables: Pick<ReadModelTables, 'traces' | 'feedback' | 'runLocations' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'>,
   tenantId: string,
   projectIds: readonly string[],
 ): Promise<Map<string, ProjectStats>> {

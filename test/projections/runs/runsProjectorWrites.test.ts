@@ -38,7 +38,8 @@ async function appendInterleavedTraces(): Promise<string> {
   const t0 = Date.now() * 1000;
   const post = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp => ({
     op: 'post', run_id: r.id, session_id: sessionId, parent_run_id: r.parent_run_id ?? null, dotted_order: r.dotted_order!, name: r.name!,
-    run_type: r.run_type!, start_time: t0 + i, end_time: null, inputs: JSON.stringify({ i }), events: null, extra: null, serialized: null, error: null,
+    run_type: r.run_type!, start_time: t0 + i, end_time: null, inputs: JSON.stringify({ i }), events: null, serialized: null, error: null,
+    extra: JSON.stringify({ metadata: { thread_id: `thread-${r.trace_id.slice(0, 8)}` } }),
     tags: ['parts'], reference_example_id: null, attachments: [], outputs: null,
   });
   const patch = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp => ({
@@ -116,7 +117,9 @@ test('a batch merged and written a few ops at a time, each part written while th
  * that finds a trace row goes on to its runs (the trace tree, a thread's turns with their inputs,
  * GET /runs/{id} through run_locations), so every run the row counts must be readable already;
  * and a project's stats count it (hourStats.ts), so its row must be in traces_by_hour at its hour,
- * with every write there counted.
+ * with every write there counted. Before each insert into `traces_by_hour`: a thread page that
+ * finds a trace there reads its thread from traces_by_thread and trusts the reach of its hour
+ * (threadTables.ts), so its row must be in its thread and its hour must reach its last run.
  */
 class TraceRowsProbe extends ClickHouseClient {
   readonly violations: string[] = [];
@@ -130,7 +133,31 @@ class TraceRowsProbe extends ClickHouseClient {
   override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
     // a failed check must not fail the insert: the projector would set the batch aside
     if (table === this.#tables.traces && rows.length > 0) await this.#check(rows as TraceRow[]).catch((err) => this.violations.push(`check failed: ${err}`));
+    const live = (rows as Array<TraceRow & { deleted?: number }>).filter((r) => r.deleted === 0);
+    if (table === this.#tables.tracesByHour && live.length > 0) await this.#checkThreads(live).catch((err) => this.violations.push(`check failed: ${err}`));
     await super.insertRowBinary(table, columns, rows);
+  }
+
+  threadRowsChecked = 0;
+
+  async #checkThreads(rows: TraceRow[]): Promise<void> {
+    const keys = join(rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.session_id}), ${r.thread_id}, toUUID(${r.trace_id}))`));
+    const inThread = await this.query<{ trace: string; version: string }>(sql`
+      SELECT toString(trace_id) AS trace, max(version) AS version FROM ${ident(this.#tables.tracesByThread)}
+      WHERE (tenant_id, session_id, thread_id, trace_id) IN (${keys}) AND deleted = 0 GROUP BY trace_id`);
+    const places = join(rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.session_id}), ${hourOf(r.start_time)})`));
+    const reached = await this.query<{ place: string; latest: string }>(sql`
+      SELECT concat(toString(session_id), '|', toString(hour)) AS place, max(reach) AS latest
+      FROM ${ident(this.#tables.traceHourReach)} WHERE (tenant_id, session_id, hour) IN (${places}) GROUP BY session_id, hour`);
+    const versionOf = new Map(inThread.map((r) => [r.trace, Number(r.version)]));
+    const reachOf = new Map(reached.map((r) => [r.place, Number(r.latest)]));
+    for (const row of rows) {
+      if (row.thread_id === '') continue;
+      this.threadRowsChecked++;
+      if ((versionOf.get(row.trace_id) ?? 0) < row.version) this.violations.push(`trace ${row.trace_id} (version ${row.version}) by hour before its row in traces_by_thread`);
+      const place = `${row.session_id}|${hourOf(row.start_time)}`;
+      if ((reachOf.get(place) ?? -Infinity) < row.last_run_start_time) this.violations.push(`trace ${row.trace_id} by hour before its hour's reach covered it`);
+    }
   }
 
   async #check(rows: TraceRow[]): Promise<void> {
@@ -175,7 +202,7 @@ class TraceRowsProbe extends ClickHouseClient {
   }
 }
 
-test('no trace row reaches ClickHouse before the runs and locations it counts and its counted row by hour, each part of a batch included', async () => {
+test('no trace row reaches ClickHouse before the runs and locations it counts and its counted row by hour, nor a row by hour before its row by thread and its hour\'s reach, each part of a batch included', async () => {
   const tenantId = await appendInterleavedTraces();
   const fresh = tablesWithSuffix(`_ryw_${randomUUID().slice(0, 8)}`);
   const probe = new TraceRowsProbe(stack.config, fresh);
@@ -185,6 +212,7 @@ test('no trace row reaches ClickHouse before the runs and locations it counts an
     await probe.close();
   }
   expect(probe.traceRowsChecked).toBeGreaterThanOrEqual(6);
+  expect(probe.threadRowsChecked).toBeGreaterThanOrEqual(6);
   expect(probe.violations).toEqual([]);
 });
 

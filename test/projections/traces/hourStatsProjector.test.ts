@@ -1,7 +1,8 @@
-// How the runs projector keeps traces_by_hour: a trace whose row moves to another hour (its
-// root came after a child of a later hour) is in one place only, and each place's write count
-// grows with every write there; also when an insert fails half-way through a batch (as a crash
-// would leave it) and the batch is projected again. A projector of its own over fresh tables, on
+// How the runs projector keeps traces_by_hour and traces_by_thread: a trace whose row moves to
+// another hour and thread (its root came after a child of a later hour, naming another thread)
+// is in one place of each only, each hour's write count grows with every write there, and its
+// hour's reach covers it; also when an insert fails half-way through a batch (as a crash would
+// leave it) and the batch is projected again. A projector of its own over fresh tables, on
 // a stack whose topic holds these tests' events only.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -12,6 +13,8 @@ import { ident, sql } from '../../../platform/clickhouse/sql.ts';
 import type { RowBinaryColumns } from '../../../platform/clickhouse/rowBinary.ts';
 import { createLogger } from '../../../platform/logger.ts';
 import { EventLog, event } from '../../../platform/kafka/eventLog.ts';
+import { ensureTopics } from '../../../platform/kafka/topicAdmin.ts';
+import { TOPIC_DECLARATIONS } from '../../../schemas/topics.ts';
 import type { RunOp } from '../../../schemas/events.generated.ts';
 import { RunsProjector } from '../../../projections/runs/runsProjector.ts';
 import { createReadModelTables } from '../../../projections/readModels.ts';
@@ -27,17 +30,21 @@ afterAll(() => stack?.stop());
 
 const T0 = Math.floor(Date.now() * 1000 / HOUR_MICROS) * HOUR_MICROS - 10 * HOUR_MICROS;
 
-/** Three traces whose child (3 hours later than its root) is posted first, each op in an event of its own. */
-async function appendMovingTraces(tenantId: string, projectId: string): Promise<string[]> {
+/**
+ * Three traces whose child (3 hours later than its root, in thread `child-thread`) is posted
+ * first, each op in an event of its own; the root names `root-thread`.
+ */
+async function appendMovingTraces(config: TracingStack['config'], tenantId: string, projectId: string): Promise<string[]> {
   const post = (traceId: string, runId: string, parent: string | null, start: number): RunOp => ({
     op: 'post', run_id: runId, session_id: projectId, parent_run_id: parent, dotted_order: parent ? `${traceId}.${runId}` : traceId, name: 'r',
-    run_type: 'chain', start_time: start, end_time: start + 1000, inputs: '{}', events: null, extra: null, serialized: null, error: null,
+    run_type: 'chain', start_time: start, end_time: start + 1000, inputs: '{}', events: null, serialized: null, error: null,
+    extra: JSON.stringify({ metadata: { thread_id: parent ? 'child-thread' : 'root-thread' } }),
     tags: [], reference_example_id: null, attachments: [], outputs: null,
   } as unknown as RunOp);
   const traces = [randomUUID(), randomUUID(), randomUUID()];
   const eventOf = (traceId: string, ops: RunOp[]) =>
     event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: randomUUID(), received_at: T0, ops });
-  const log = new EventLog(stack.config, 'test-hour-moves');
+  const log = new EventLog(config, 'test-hour-moves');
   await log.append([
     ...traces.map((t, i) => eventOf(t, [post(t, randomUUID(), t, T0 + 3 * HOUR_MICROS + i)])),
     ...traces.map((t, i) => eventOf(t, [post(t, t, null, T0 + i)])),
@@ -76,16 +83,22 @@ const cases: Array<[keyof ReadModelTables | null, number]> = [
   ['traceHourWrites', 2], // the count of a tombstone (or of rows)
   ['traceHourWrites', 3],
   ['traces', 2],
+  ['tracesByThread', 1], // a thread tombstone (or the part's rows)
+  ['tracesByThread', 2],
+  ['traceHourReach', 2],
 ];
 
-test.each(cases)('a trace moved to an earlier hour is in traces_by_hour once, where its row is, and counted there (insert into %s number %i refused)', async (failing, nth) => {
+test.each(cases)('a trace moved to an earlier hour and another thread is in traces_by_hour and traces_by_thread once, where its row is, counted and reached there (insert into %s number %i refused)', async (failing, nth) => {
   const tenantId = randomUUID();
   const projectId = randomUUID();
   const fresh = tablesWithSuffix(`_hmove_${randomUUID().slice(0, 8)}`);
   const ch = failing ? new FailNthProbe(stack.config, fresh[failing], nth, tenantId) : ClickHouseClient.fromConfig(stack.config);
   await createReadModelTables(ch, fresh);
-  const traces = await appendMovingTraces(tenantId, projectId);
-  const projector = new RunsProjector(stack.config, ch, createLogger('hour-moves', 'silent'), { groupId: `hmove-${randomUUID()}`, tables: fresh, writePartOps: 1 });
+  // Topics of its own: the projector reads this case's events only, not every earlier case's again.
+  const config = { ...stack.config, KAFKA_TOPIC_PREFIX: `${stack.config.KAFKA_TOPIC_PREFIX}hmove${randomUUID().slice(0, 8)}.` };
+  await ensureTopics(config, TOPIC_DECLARATIONS);
+  const traces = await appendMovingTraces(config, tenantId, projectId);
+  const projector = new RunsProjector(config, ch, createLogger('hour-moves', 'silent'), { groupId: `hmove-${randomUUID()}`, tables: fresh, writePartOps: 1 });
   await projector.start();
   try {
     const placed = () =>
@@ -107,6 +120,13 @@ test.each(cases)('a trace moved to an earlier hour is in traces_by_hour once, wh
     expect(counted.map((c) => Number(c.hour))).toEqual([T0, T0 + 3 * HOUR_MICROS]);
     const rollups = await hourRollups(ch, fresh, { tenantId, projectIds: [projectId] }, { by: 'bucket', size: HOUR_MICROS });
     expect([...rollups].map(([hour, r]) => [Number(hour), r.totals.trace_count, r.totals.run_count]).filter(([, n]) => n !== 0)).toEqual([[T0, 3, 6]]);
+    // In its root's thread only, and its hour's reach covers its last run (3 hours on).
+    const threads = await ch.query<{ thread: string; id: string }>(
+      sql`SELECT thread_id AS thread, toString(trace_id) AS id FROM ${ident(fresh.tracesByThread)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0 ORDER BY start_time`,
+    );
+    expect(threads).toEqual(traces.map((id) => ({ thread: 'root-thread', id })));
+    const [reach] = await ch.query<{ latest: string }>(sql`SELECT max(reach) AS latest FROM ${ident(fresh.traceHourReach)} WHERE tenant_id = toUUID(${tenantId}) AND hour = ${T0}`);
+    expect(Number(reach!.latest)).toBe(T0 + 3 * HOUR_MICROS + 2);
     if (failing) expect((ch as FailNthProbe).failed).toBe(true);
   } finally {
     await projector.stop();

@@ -9,7 +9,7 @@ import { HOUR_MICROS, hourRow, hourWrites, sliceRow, emptyRollup, TRACES_BY_HOUR
 import { cutHours, hourRollups } from '../../../projections/traces/hourStatsQueries.ts';
 import { EXACT_QUANTILE_TRACES, traceSetStatsQuery } from '../../../projections/traces/statsQueries.ts';
 import type { TraceRow } from '../../../projections/traces/traceRow.ts';
-import { fillTracesByHour, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
+import { fillTraceCopies, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
 import { waitFor } from '../../support/serviceProcess.ts';
 
 const T = LIVE_TABLES;
@@ -32,7 +32,7 @@ beforeAll(async () => {
     }),
   ).map((r, i) => ({ ...r, end_time: (r.start_time as number) + 1_000_000 + i * 10_000 }));
   await db.ch.insert(T.traces, rows);
-  await fillTracesByHour(db.ch);
+  await fillTraceCopies(db.ch);
 });
 afterAll(() => db?.drop());
 

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { raw } from '../../../../platform/clickhouse/sql.ts';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
 import { repoRoot } from '../../../support/serviceProcess.ts';
-import { fillRunKeys, fillTracesByHour, runRow, scratchDatabase, SECOND, traceRow, type ScratchDatabase } from './readModelFixture.ts';
+import { fillRunKeys, fillTraceCopies, runRow, scratchDatabase, SECOND, traceRow, type ScratchDatabase } from './readModelFixture.ts';
 
 const doc = readFileSync(join(repoRoot, 'docs', 'analytics.md'), 'utf8');
 const blocks = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
@@ -57,7 +57,7 @@ beforeAll(async () => {
     ),
   ]);
   await fillRunKeys(db.ch);
-  await fillTracesByHour(db.ch);
+  await fillTraceCopies(db.ch);
 });
 afterAll(() => db?.drop());
 

@@ -57,6 +57,7 @@ export interface TraceFixture {
   start_time: number;
   end_time?: number | null;
   first_token_time?: number | null;
+  last_run_start_time?: number;
   run_count?: number;
   error_count?: number;
   run_types?: string[];
@@ -128,13 +129,16 @@ export async function fillRunKeys(ch: ClickHouseClient): Promise<void> {
 }
 
 /**
- * Fills `traces_by_hour` and its write counts from the rows put straight into `traces` (the
- * projector writes all three): each trace at its hour, once. Call it after inserting traces.
+ * Fills the copies of the trace rows from those put straight into `traces` (the projector
+ * writes them all): `traces_by_hour` with its write counts, `traces_by_thread` and the hours'
+ * reach; each trace at its hour and in its thread, once. Call it after inserting traces.
  */
-export async function fillTracesByHour(ch: ClickHouseClient): Promise<void> {
+export async function fillTraceCopies(ch: ClickHouseClient): Promise<void> {
   const t = LIVE_TABLES;
   await ch.exec(sql`INSERT INTO ${ident(t.tracesByHour)} SELECT *, intDiv(start_time, ${HOUR_MICROS}) * ${HOUR_MICROS}, 0 FROM ${ident(t.traces)} FINAL`);
   await ch.exec(sql`INSERT INTO ${ident(t.traceHourWrites)} SELECT tenant_id, session_id, hour, count() FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`);
+  await ch.exec(sql`INSERT INTO ${ident(t.tracesByThread)} SELECT *, 0 FROM ${ident(t.traces)} FINAL WHERE thread_id != ''`);
+  await ch.exec(sql`INSERT INTO ${ident(t.traceHourReach)} SELECT tenant_id, session_id, hour, max(last_run_start_time) FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`);
 }
 
 /** The trace, thread and stats routes over a database, authenticated by X-Tenant-Id alone (no keys in here). */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
 import { sql } from '../../../../platform/clickhouse/sql.ts';
-import { fillRunKeys, fillTracesByHour, readRoutesApp, runRow, scratchDatabase, SECOND, traceRow, type ScratchDatabase } from './readModelFixture.ts';
+import { fillRunKeys, fillTraceCopies, readRoutesApp, runRow, scratchDatabase, SECOND, traceRow, type ScratchDatabase } from './readModelFixture.ts';
 import { streamedPage } from '../../../support/sseEvents.ts';
 
 const MINUTE = 60 * SECOND;
@@ -122,7 +122,7 @@ beforeAll(async () => {
   // The same trace id in workspace B must not leak into A, nor A's into B.
   await db.ch.insert('runs', [runRow({ tenant_id: tenantB, trace_id: tree.trace_id, id: tree.trace_id, session_id: projectB, dotted_order: 'x', start_time: T0 })]);
   await fillRunKeys(db.ch);
-  await fillTracesByHour(db.ch);
+  await fillTraceCopies(db.ch);
   app = await readRoutesApp(db.ch, [
     { tenantId: tenantA, projectId: projectA },
     { tenantId: tenantA, projectId: projectA2 },
