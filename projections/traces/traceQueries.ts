@@ -8,8 +8,11 @@ import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
 import { runsOfTraces } from '../runs/runsTable.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
+import { traceCopyUsable } from './traceCopiesUpgrade.ts';
+import { HOUR_MICROS, hourOf } from './hourStats.ts';
+import { hoursTouched } from './hourStatsQueries.ts';
 
-type Tables = Pick<ReadModelTables, 'runs' | 'runKeys' | 'traces'>;
+type Tables = Pick<ReadModelTables, 'runs' | 'runKeys' | 'traces' | 'tracesByThread' | 'tracesByHour' | 'traceHourWrites'>;
 
 /** A trace row as the routes read it (times in microseconds). */
 export interface TraceSummary extends Usage {
@@ -117,7 +120,8 @@ export interface SortedTrace {
 const uuids = (ids: readonly string[]): Sql => join(ids.map((id) => sql`toUUID(${id})`));
 
 export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: TracePageQuery): Promise<SortedTrace[]> {
-  const key = SORT_KEYS[q.sortBy ?? 'start_time'];
+  const sortBy = q.sortBy ?? 'start_time';
+  const key = SORT_KEYS[sortBy];
   const desc = (q.order ?? 'desc') === 'desc';
   const where: Sql[] = [
     sql`tenant_id = toUUID(${q.tenantId})`,
@@ -133,12 +137,61 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
     where.push(sql`(${key} ${past} ${q.after.value} OR (${key} = ${q.after.value} AND trace_id ${past} toUUID(${q.after.traceId})))`);
   }
   const dir = raw(desc ? 'DESC' : 'ASC');
-  return sortedTracePage(ch, tables, q.tenantId, where, key, sql`sort_key ${dir}, trace_id ${dir}`, q.limit);
+  const order = sql`sort_key ${dir}, trace_id ${dir}`;
+  // One thread's traces are one range of traces_by_thread; a project's traces of an hour, one
+  // range of traces_by_hour: the page's keys come from there (traceCopiesUpgrade.ts: unless an
+  // upgraded database has not rebuilt them yet).
+  if (q.threadId !== undefined && (await traceCopyUsable(ch, 'byThread')))
+    return sortedTracePage(ch, tables, q.tenantId, [...where, raw('deleted = 0')], key, order, q.limit, { table: tables.tracesByThread, place: 'thread' });
+  if (!(await traceCopyUsable(ch, 'byHour'))) return sortedTracePage(ch, tables, q.tenantId, where, key, order, q.limit);
+  const byHour: KeySource = { table: tables.tracesByHour, place: 'hour' };
+  const hourBounds = hoursTouched(q.minStartTime, q.maxStartTime);
+  if (sortBy !== 'start_time') return sortedTracePage(ch, tables, q.tenantId, [...where, raw('deleted = 0'), ...hourBounds], key, order, q.limit, byHour);
+  // By start time: the traces of an hour all start after those of the hours before it, so the
+  // window's hours are read from the page's end (1, 2, 4, … hours with traces at a time) until
+  // the page is full.
+  const hours = (
+    await ch.query<{ hour: string }>(
+      sql`SELECT DISTINCT hour FROM ${ident(tables.traceHourWrites)}
+          WHERE tenant_id = toUUID(${q.tenantId}) AND session_id IN (${uuids(q.projectIds)}) AND ${join(hourBounds, ' AND ')}`,
+    )
+  )
+    .map((r) => num(r.hour))
+    .filter((h) => !q.after || (desc ? h <= hourOf(q.after.value) : h >= hourOf(q.after.value)))
+    .sort((a, b) => (desc ? b - a : a - b));
+  const keys: PageKey[] = [];
+  for (let i = 0, span = 1; i < hours.length && keys.length < q.limit; i += span, span *= 2) {
+    const chunk = hours.slice(i, i + span);
+    const from = Math.min(...chunk);
+    const to = Math.max(...chunk) + HOUR_MICROS;
+    keys.push(...(await pageKeys(ch, [...where, raw('deleted = 0'), sql`hour >= ${from} AND hour < ${to}`], key, order, q.limit - keys.length, byHour)));
+  }
+  return tracesOfKeys(ch, tables, q.tenantId, keys, byHour);
 }
+
+/** Where a page's keys are read from: `traces`, or a copy of its rows (each row keyed by its place there too). */
+interface KeySource {
+  table: string;
+  place: 'trace' | 'hour' | 'thread';
+}
+
+/** A trace of a page as its keys' table holds it: its id, sort key and place. */
+interface PageKey {
+  trace_id: string;
+  sort_key: unknown;
+  place_session?: string;
+  place?: unknown;
+}
+
+const PLACE_COLUMNS: Record<KeySource['place'], Sql> = {
+  trace: raw(''),
+  hour: raw(', toString(session_id) AS place_session, hour AS place'),
+  thread: raw(', toString(session_id) AS place_session, thread_id AS place'),
+};
 
 /**
  * A page of trace rows: the keys that match, in order (FINAL over the few columns that choose
- * the page), then those traces' rows (every column), reduced to the newest version of each
+ * the page), then those traces' rows (every column) by key, reduced to the newest version of each
  * here. FINAL over every column of a project's traces costs several times both together.
  * `order` is constant SQL.
  */
@@ -155,15 +208,30 @@ async function sortedTracePage(
   key: Sql,
   order: Sql,
   limit: number,
+  source: KeySource = { table: tables.traces, place: 'trace' },
 ): Promise<SortedTrace[]> {
-  const table = ident(tables.traces);
-  const keys = await ch.query<{ trace_id: string; sort_key: unknown }>(
-    sql`SELECT trace_id, ${key} AS sort_key FROM ${table} FINAL WHERE ${join(where, ' AND ')} ORDER BY ${order} LIMIT ${limit}`,
+  return tracesOfKeys(ch, tables, tenantId, await pageKeys(ch, where, key, order, limit, source), source);
+}
+
+function pageKeys(ch: ClickHouseClient, where: readonly Sql[], key: Sql, order: Sql, limit: number, source: KeySource): Promise<PageKey[]> {
+  return ch.query<PageKey>(
+    sql`SELECT trace_id, ${key} AS sort_key${PLACE_COLUMNS[source.place]} FROM ${ident(source.table)} FINAL
+        WHERE ${join(where, ' AND ')} ORDER BY ${order} LIMIT ${limit}`,
   );
+}
+
+/** The rows of a page's traces, by their keys where the keys were read (a copy's newest row may say the trace left: then it is not on the page). */
+async function tracesOfKeys(ch: ClickHouseClient, tables: Pick<ReadModelTables, 'traces'>, tenantId: string, keys: PageKey[], source: KeySource): Promise<SortedTrace[]> {
   if (keys.length === 0) return [];
+  const byKey =
+    source.place === 'trace'
+      ? sql`trace_id IN (${uuids(keys.map((k) => k.trace_id))})`
+      : source.place === 'hour'
+        ? sql`(session_id, hour, trace_id) IN (${join(keys.map((k) => sql`(toUUID(${k.place_session!}), ${num(k.place)}, toUUID(${k.trace_id}))`))})`
+        : sql`(session_id, thread_id, trace_id) IN (${join(keys.map((k) => sql`(toUUID(${k.place_session!}), ${String(k.place)}, toUUID(${k.trace_id}))`))})`;
   const rows = await ch.query(
-    sql`SELECT ${TRACE_COLUMNS}, version FROM ${table}
-        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${uuids(keys.map((k) => k.trace_id))})`,
+    sql`SELECT ${TRACE_COLUMNS}, version${raw(source.place === 'trace' ? '' : ', deleted')} FROM ${ident(source.place === 'trace' ? tables.traces : source.table)}
+        WHERE tenant_id = toUUID(${tenantId}) AND ${byKey}`,
   );
   const newest = new Map<string, Record<string, unknown>>();
   for (const r of rows) {
@@ -172,7 +240,7 @@ async function sortedTracePage(
   }
   return keys.flatMap((k) => {
     const r = newest.get(k.trace_id);
-    return r ? [{ trace: traceSummaryFromClickHouse(r), key: num(k.sort_key) }] : [];
+    return r && num(r.deleted ?? 0) === 0 ? [{ trace: traceSummaryFromClickHouse(r), key: num(k.sort_key) }] : [];
   });
 }
 
