@@ -54,3 +54,9 @@ export const projectorDeadLetters = new Counter({
   labelNames: ['projector'] as const,
   registers: [registry],
 });
+
+export const statsSliceWriteFailures = new Counter({
+  name: 'stats_slice_write_failures_total',
+  help: 'Hour stats slices a stats read computed and could not write back (the next read computes them again from trace rows)',
+  registers: [registry],
+});

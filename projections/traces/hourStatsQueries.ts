@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { num } from '../../platform/clickhouse/rowValues.ts';
+import { statsSliceWriteFailures } from '../../platform/metrics.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import {
   addRollup,
@@ -125,12 +126,12 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
     if ((errored === null || e === errored) && (!staleHour || staleHour.errored.has(e))) add(groupKey(grouping, project, hour), rollup);
   }
   // Written back without waiting: a reader does not wait on a write, and a slice that fails to be
-  // written is read from rows again next time.
+  // written is read from rows again next time (counted: stats_slice_write_failures_total).
   const slices: object[] = [];
   for (const s of staleHours.values())
     for (const e of [0, 1])
       slices.push(sliceRow({ tenantId: set.tenantId, projectId: s.project, hour: s.hour, errored: e }, computed.get(`${s.project}|${s.hour}|${e}`) ?? emptyRollup(), s.writes));
-  ch.insertRowBinary(tables.traceHourStats, TRACE_HOUR_STATS_COLUMNS, slices).catch(() => {});
+  ch.insertRowBinary(tables.traceHourStats, TRACE_HOUR_STATS_COLUMNS, slices).catch(() => statsSliceWriteFailures.inc(slices.length));
   return out;
 }
 

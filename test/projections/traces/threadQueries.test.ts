@@ -7,12 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { ident, raw, sql } from '../../../platform/clickhouse/sql.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
-import { HOUR_MICROS, hourRow, hourWrites, TRACES_BY_HOUR_COLUMNS, TRACE_HOUR_WRITES_COLUMNS } from '../../../projections/traces/hourStats.ts';
-import { hourReach, threadRow, TRACES_BY_THREAD_COLUMNS, TRACE_HOUR_REACH_COLUMNS } from '../../../projections/traces/threadTables.ts';
+import { HOUR_MICROS } from '../../../projections/traces/hourStats.ts';
 import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
 import { THREAD_SUMMARY_COLUMNS } from '../../../projections/traces/threadsView.ts';
-import type { TraceRow } from '../../../projections/traces/traceRow.ts';
-import { fillTraceCopies, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
+import { fillTraceCopies, moveTraces, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
 
 const T = LIVE_TABLES;
 const tenantId = randomUUID();
@@ -53,26 +51,11 @@ beforeAll(async () => {
 
   // Moves, written as the projector writes them: tombstones where the trace was, then its new rows.
   const [a, b] = rows.filter((r) => r.thread_id === 'thread-05').sort((x, y) => Number(y.start_time) - Number(x.start_time));
-  const moved = (row: Record<string, unknown>, change: Partial<TraceRow>): { was: TraceRow; now: TraceRow } => {
-    const was = row as unknown as TraceRow;
-    return { was, now: { ...was, ...change, version: was.version + 1 } };
-  };
   // One leaves thread-05 for thread-06 (a root naming another thread); one moves 20 hours back, into another thread too.
-  const moves = [moved(a!, { thread_id: 'thread-06' }), moved(b!, { thread_id: 'thread-07', start_time: BASE + 4 * H + 9, last_run_start_time: BASE + 4 * H + 9 })];
-  for (const { was, now } of moves) {
-    await db.ch.insertRowBinary(T.tracesByThread, TRACES_BY_THREAD_COLUMNS, [threadRow({ ...now, thread_id: was.thread_id }, 1)]);
-    if (Math.floor(was.start_time / H) !== Math.floor(now.start_time / H)) {
-      const tombstone = hourRow({ ...now, start_time: was.start_time }, 1);
-      await db.ch.insertRowBinary(T.tracesByHour, TRACES_BY_HOUR_COLUMNS, [tombstone]);
-      await db.ch.insertRowBinary(T.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites([tombstone]));
-    }
-  }
-  const now = moves.map((m) => m.now);
-  await db.ch.insertRowBinary(T.tracesByThread, TRACES_BY_THREAD_COLUMNS, now.map((r) => threadRow(r, 0)));
-  await db.ch.insertRowBinary(T.traceHourReach, TRACE_HOUR_REACH_COLUMNS, hourReach(now));
-  await db.ch.insertRowBinary(T.tracesByHour, TRACES_BY_HOUR_COLUMNS, now.map((r) => hourRow(r, 0)));
-  await db.ch.insertRowBinary(T.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(now.map((r) => hourRow(r, 0))));
-  await db.ch.insert(T.traces, now as unknown as Record<string, unknown>[]);
+  await moveTraces(db.ch, [
+    { row: a!, change: { thread_id: 'thread-06' } },
+    { row: b!, change: { thread_id: 'thread-07', start_time: BASE + 4 * H + 9, last_run_start_time: BASE + 4 * H + 9 } },
+  ]);
 });
 afterAll(() => db?.drop());
 

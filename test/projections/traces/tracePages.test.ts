@@ -6,11 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { ident, join, raw, sql } from '../../../platform/clickhouse/sql.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
-import { HOUR_MICROS, hourRow, hourWrites, TRACES_BY_HOUR_COLUMNS, TRACE_HOUR_WRITES_COLUMNS } from '../../../projections/traces/hourStats.ts';
-import { hourReach, threadRow, TRACES_BY_THREAD_COLUMNS, TRACE_HOUR_REACH_COLUMNS } from '../../../projections/traces/threadTables.ts';
+import { HOUR_MICROS } from '../../../projections/traces/hourStats.ts';
 import { tracePageQuery, type SortOrder, type TracePageKey, type TracePageQuery, type TraceSort } from '../../../projections/traces/traceQueries.ts';
-import type { TraceRow } from '../../../projections/traces/traceRow.ts';
-import { fillTraceCopies, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
+import { fillTraceCopies, moveTraces, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
 
 const T = LIVE_TABLES;
 const tenantId = randomUUID();
@@ -35,19 +33,7 @@ beforeAll(async () => {
   await db.ch.insert(T.traces, rows);
   await fillTraceCopies(db.ch);
   // Three traces move 30 hours earlier (a root posted after its child), as the projector writes it.
-  const moved = rows.filter((r) => r.session_id === projects[0]).slice(-3).map((r) => {
-    const was = r as unknown as TraceRow;
-    return { was, now: { ...was, start_time: was.start_time - 30 * H, version: was.version + 1 } };
-  });
-  const tombstones = moved.map(({ was, now }) => hourRow({ ...now, start_time: was.start_time }, 1));
-  await db.ch.insertRowBinary(T.tracesByHour, TRACES_BY_HOUR_COLUMNS, tombstones);
-  await db.ch.insertRowBinary(T.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(tombstones));
-  const now = moved.map((m) => m.now);
-  await db.ch.insertRowBinary(T.tracesByThread, TRACES_BY_THREAD_COLUMNS, now.map((r) => threadRow(r, 0)));
-  await db.ch.insertRowBinary(T.traceHourReach, TRACE_HOUR_REACH_COLUMNS, hourReach(now));
-  await db.ch.insertRowBinary(T.tracesByHour, TRACES_BY_HOUR_COLUMNS, now.map((r) => hourRow(r, 0)));
-  await db.ch.insertRowBinary(T.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(now.map((r) => hourRow(r, 0))));
-  await db.ch.insert(T.traces, now as unknown as Record<string, unknown>[]);
+  await moveTraces(db.ch, rows.filter((r) => r.session_id === projects[0]).slice(-3).map((row) => ({ row, change: { start_time: Number(row.start_time) - 30 * H } })));
 });
 afterAll(() => db?.drop());
 

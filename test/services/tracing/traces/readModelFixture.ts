@@ -11,7 +11,9 @@ import { createLogger } from '../../../../platform/logger.ts';
 import { AppError } from '../../../../platform/errors.ts';
 import { BlobStore } from '../../../../platform/blobStore.ts';
 import type { EventLog } from '../../../../platform/kafka/eventLog.ts';
-import { HOUR_MICROS } from '../../../../projections/traces/hourStats.ts';
+import { HOUR_MICROS, hourOf, hourRow, hourWrites, TRACES_BY_HOUR_COLUMNS, TRACE_HOUR_WRITES_COLUMNS } from '../../../../projections/traces/hourStats.ts';
+import { hourReach, threadRow, threadRows, TRACES_BY_THREAD_COLUMNS, TRACE_HOUR_REACH_COLUMNS } from '../../../../projections/traces/threadTables.ts';
+import type { TraceRow } from '../../../../projections/traces/traceRow.ts';
 import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
 import { createThreadsView, THREADS_VIEW } from '../../../../projections/traces/threadsView.ts';
 import { ProjectRegistry } from '../../../../projections/projects/projectRegistry.ts';
@@ -139,6 +141,33 @@ export async function fillTraceCopies(ch: ClickHouseClient): Promise<void> {
   await ch.exec(sql`INSERT INTO ${ident(t.traceHourWrites)} SELECT tenant_id, session_id, hour, count() FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`);
   await ch.exec(sql`INSERT INTO ${ident(t.tracesByThread)} SELECT *, 0 FROM ${ident(t.traces)} FINAL WHERE thread_id != ''`);
   await ch.exec(sql`INSERT INTO ${ident(t.traceHourReach)} SELECT tenant_id, session_id, hour, max(last_run_start_time) FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`);
+}
+
+/**
+ * Moves traces as the runs projector writes a move (a root posted after its child, of another
+ * hour or naming another thread): each one's new version, one above its row now, with the changes
+ * given; tombstones at the places it leaves (by hour, by thread), then its rows by thread with
+ * their hours' reach, by hour with their counts, and in `traces`. Returns the new rows.
+ */
+export async function moveTraces(ch: ClickHouseClient, moves: Array<{ row: Record<string, unknown>; change: Partial<TraceRow> }>): Promise<TraceRow[]> {
+  const t = LIVE_TABLES;
+  const pairs = moves.map(({ row, change }) => {
+    const was = row as unknown as TraceRow;
+    return { was, now: { ...was, ...change, version: was.version + 1 } };
+  });
+  const byHour = pairs.filter(({ was, now }) => hourOf(was.start_time) !== hourOf(now.start_time) || was.session_id !== now.session_id).map(({ was, now }) => hourRow({ ...now, session_id: was.session_id, start_time: was.start_time }, 1));
+  const byThread = pairs.filter(({ was, now }) => was.thread_id !== '' && (was.thread_id !== now.thread_id || was.session_id !== now.session_id)).map(({ was, now }) => threadRow({ ...now, session_id: was.session_id, thread_id: was.thread_id }, 1));
+  await ch.insertRowBinary(t.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour);
+  await ch.insertRowBinary(t.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour));
+  await ch.insertRowBinary(t.tracesByThread, TRACES_BY_THREAD_COLUMNS, byThread);
+  const now = pairs.map((p) => p.now);
+  await ch.insertRowBinary(t.tracesByThread, TRACES_BY_THREAD_COLUMNS, threadRows(now));
+  await ch.insertRowBinary(t.traceHourReach, TRACE_HOUR_REACH_COLUMNS, hourReach(now));
+  const rows = now.map((r) => hourRow(r, 0));
+  await ch.insertRowBinary(t.tracesByHour, TRACES_BY_HOUR_COLUMNS, rows);
+  await ch.insertRowBinary(t.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(rows));
+  await ch.insert(t.traces, now as unknown as Record<string, unknown>[]);
+  return now;
 }
 
 /** The trace, thread and stats routes over a database, authenticated by X-Tenant-Id alone (no keys in here). */
