@@ -87,10 +87,18 @@ export function parseDottedTimestamp(text: string): number {
   return ms * 1000 + Number(text.slice(15, 21));
 }
 
+/** The second formatIsoMicros last formatted, and its text: the runs of a page mostly share seconds. */
+let isoSecond = Number.NaN;
+let isoSecondText = '';
+
 /** ISO 8601 with microseconds and Z, how runs are returned. */
 export function formatIsoMicros(micros: number): string {
-  const d = new Date(Math.floor(micros / 1000));
-  return d.toISOString().slice(0, 19) + '.' + pad(((micros % 1_000_000) + 1_000_000) % 1_000_000, 6) + 'Z';
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== isoSecond) {
+    isoSecondText = new Date(second * 1000).toISOString().slice(0, 19) + '.';
+    isoSecond = second;
+  }
+  return isoSecondText + pad(micros - second * 1_000_000, 6) + 'Z';
 }
 
 export const nowMicros = (): number => Date.now() * 1000;

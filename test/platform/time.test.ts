@@ -22,4 +22,20 @@ describe('timestamps', () => {
     expect(parseDottedTimestamp('20261121T100000123456Z')).toBe(t);
     expect(formatIsoMicros(t)).toBe('2026-11-21T10:00:00.123456Z');
   });
+  test('ISO times with microseconds, whatever second came before (it is remembered), before 1970 too', () => {
+    const cases: Array<[number, string]> = [
+      [t, '2026-11-21T10:00:00.123456Z'],
+      [t + 7, '2026-11-21T10:00:00.123463Z'],
+      [t + 1_000_000, '2026-11-21T10:00:01.123456Z'],
+      [t - 123_456, '2026-11-21T10:00:00.000000Z'],
+      [t - 123_457, '2026-11-21T09:59:59.999999Z'],
+      [0, '1970-01-01T00:00:00.000000Z'],
+      [-1, '1969-12-31T23:59:59.999999Z'],
+      [-1_000_000, '1969-12-31T23:59:59.000000Z'],
+      [t, '2026-11-21T10:00:00.123456Z'],
+    ];
+    for (const [micros, text] of cases) expect(formatIsoMicros(micros), String(micros)).toBe(text);
+    // as Date has it, to the millisecond
+    for (const micros of [t, t + 999_999, -1, 1_700_000_000_000_001]) expect(formatIsoMicros(micros).slice(0, 23)).toBe(new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23));
+  });
 });

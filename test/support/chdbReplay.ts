@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { compactRows, type ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { run, type PythonEnv } from './pythonEnv.ts';
 import { repoRoot } from './serviceProcess.ts';
@@ -94,21 +94,24 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-const parseRows = (bytes: Buffer): Record<string, unknown>[] =>
-  bytes.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+/** The rows of a JSONEachRow or JSONCompact answer (as ClickHouseClient.query reads them). */
+const parseRows = (bytes: Buffer, format: string): Record<string, unknown>[] =>
+  format === 'JSONCompact'
+    ? compactRows(bytes.toString('utf8'))
+    : bytes.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const show = (v: unknown) => JSON.stringify(v)?.slice(0, 300);
 
 /**
- * How current ClickHouse's JSONEachRow answer differs from 18.16's, or null: the same columns in
+ * How current ClickHouse's rows (JSONEachRow, JSONCompact) differ from 18.16's, or null: the same columns in
  * the same order, the same values (64-bit integers are quoted by both; floats may differ in the
  * last digits), the same rows, in the same order where the statement orders them; where it
  * takes any n rows (LIMIT without ORDER BY), as many rows.
  */
-export function rowsDiffer(expected: Buffer, actual: Buffer, order: ReturnType<typeof rowOrder>): string | null {
+export function rowsDiffer(expected: Buffer, actual: Buffer, order: ReturnType<typeof rowOrder>, format = 'JSONEachRow'): string | null {
   const byText = (x: unknown, y: unknown) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1);
   const inOrder = (rows: Record<string, unknown>[]) => (order === 'ordered' ? rows : [...rows].sort(byText));
-  const [want, got] = [inOrder(parseRows(expected)), inOrder(parseRows(actual))];
+  const [want, got] = [inOrder(parseRows(expected, format)), inOrder(parseRows(actual, format))];
   if (want.length !== got.length)
     return `${got.length} rows instead of ${want.length}: ${show(got.slice(0, 3))} instead of ${show(want.slice(0, 3))}`;
   if (order === 'anyOf') return null;
@@ -133,7 +136,7 @@ export function answerDiffers(step: RecordedStatement, answer: ChdbAnswer): stri
   if (/\bsystem\.processes\b/.test(step.query)) return null;
   const format = outputFormat(step);
   if (format === null) return null;
-  if (format === 'JSONEachRow') return rowsDiffer(step.answer, answer.answer, rowOrder(step.query));
+  if (format === 'JSONEachRow' || format === 'JSONCompact') return rowsDiffer(step.answer, answer.answer, rowOrder(step.query), format);
   if (step.answer.equals(answer.answer)) return null;
   let at = 0;
   while (at < step.answer.length && step.answer[at] === answer.answer[at]) at++;

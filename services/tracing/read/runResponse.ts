@@ -50,13 +50,13 @@ function storedPayload(text: string, field: PayloadField): unknown {
   }
 }
 
-/** A payload field (inputs, outputs, …): inline JSON text, or a blob in object storage. */
+/** A payload field (inputs, outputs, …): inline JSON text, or a blob in object storage (only then a promise). */
 const payload = (field: PayloadField, whenEmpty: unknown): FieldSpec => ({
   columns: [field, 'payload_refs'],
-  value: async (row, ctx) => {
+  value: (row, ctx) => {
     const ref = ctx.refs()[field];
-    const text = ref ? await ctx.blobs.getText(ref) : (row[field] ?? '');
-    return text === '' ? whenEmpty : storedPayload(text, field);
+    const parse = (text: string) => (text === '' ? whenEmpty : storedPayload(text, field));
+    return ref ? ctx.blobs.getText(ref).then(parse) : parse(row[field] ?? '');
   },
 });
 
@@ -114,11 +114,14 @@ const FIELDS: Record<string, FieldSpec> = {
   child_run_ids: constant(null),
   s3_urls: {
     columns: ['attachments'],
-    value: async (row, ctx) => {
-      const s3Urls: Record<string, { presigned_url: string; mime_type: string }> = {};
-      for (const a of JSON.parse(row.attachments ?? '[]') as Attachment[])
-        s3Urls[`attachment.${a.name}`] = { presigned_url: await ctx.blobs.presignedUrl(a.blob), mime_type: a.blob.content_type };
-      return s3Urls;
+    value: (row, ctx) => {
+      const attachments = JSON.parse(row.attachments ?? '[]') as Attachment[];
+      if (attachments.length === 0) return {};
+      return (async () => {
+        const s3Urls: Record<string, { presigned_url: string; mime_type: string }> = {};
+        for (const a of attachments) s3Urls[`attachment.${a.name}`] = { presigned_url: await ctx.blobs.presignedUrl(a.blob), mime_type: a.blob.content_type };
+        return s3Urls;
+      })();
     },
   },
   // LangSmith fields this service does not keep: selectable, always null.
@@ -150,13 +153,26 @@ export function runColumnsFor(fields: readonly string[]): Set<keyof RunRow> {
   return columns;
 }
 
+/** The specs of a list of fields (those this service knows), per list: a page builds every run from the same one. */
+const specsOf = new WeakMap<readonly string[], Array<[string, FieldSpec]>>();
+
 export async function runResponse(row: Row, blobs: BlobStore, options: RunResponseOptions = {}): Promise<Record<string, unknown>> {
   let refs: Partial<Record<PayloadField, BlobRef>> | undefined;
   const ctx: Context = { blobs, options, refs: () => (refs ??= JSON.parse(row.payload_refs || '{}') as Partial<Record<PayloadField, BlobRef>>) };
   const fields = options.fields ?? DEFAULT_RUN_FIELDS;
-  const known = fields.filter(isRunField);
-  const values = await Promise.all(known.map((f) => spec(f)!.value(row, ctx)));
-  return Object.fromEntries(known.map((f, i) => [f, values[i]]));
+  let specs = specsOf.get(fields);
+  if (!specs) specsOf.set(fields, (specs = fields.flatMap((f) => (isRunField(f) ? [[f, spec(f)!] as [string, FieldSpec]] : []))));
+  // Fields in the order asked; only those read from object storage are waited on (a page of a
+  // thousand runs would otherwise make tens of thousands of promises).
+  const out: Record<string, unknown> = {};
+  let pending: Array<Promise<void>> | undefined;
+  for (const [f, s] of specs) {
+    const value = s.value(row, ctx);
+    out[f] = value;
+    if (value instanceof Promise) (pending ??= []).push(value.then((v) => void (out[f] = v)));
+  }
+  if (pending) await Promise.all(pending);
+  return out;
 }
 
 const upperCase = (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : v);
@@ -199,10 +215,12 @@ export const v2SourceField = (select: string): string | null => (Object.hasOwn(V
 
 /** A /api/v2/runs/query item from a run built with (at least) the selects' source fields. */
 export function runItemV2(run: Record<string, unknown>, selects: readonly string[]): Record<string, unknown> {
+  let specs = v2SpecsOf.get(selects);
+  if (!specs) v2SpecsOf.set(selects, (specs = selects.flatMap((s) => (Object.hasOwn(V2_ITEM, s) ? [V2_ITEM[s]!] : []))));
   const item: Record<string, unknown> = {};
-  for (const s of selects) {
-    const spec = Object.hasOwn(V2_ITEM, s) ? V2_ITEM[s]! : null;
-    if (spec) item[spec.as] = spec.map ? spec.map(run[spec.from]) : run[spec.from];
-  }
+  for (const spec of specs) item[spec.as] = spec.map ? spec.map(run[spec.from]) : run[spec.from];
   return item;
 }
+
+/** The item specs of a list of selects, per list: a page builds every item from the same one. */
+const v2SpecsOf = new WeakMap<readonly string[], Array<(typeof V2_ITEM)[string]>>();

@@ -27,17 +27,38 @@ test('every query asks for 64-bit integers as JSON strings, as 18.16 answers and
   const seen: URLSearchParams[] = [];
   const server = createServer((req, res) => {
     seen.push(new URL(req.url ?? '/', 'http://x').searchParams);
-    req.resume().on('end', () => res.end('{"n":"1"}\n'));
+    req.resume().on('end', () => res.end('{"meta":[{"name":"n","type":"UInt64"}],"data":[["1"]],"rows":1}'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const ch = new ClickHouseClient({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, database: 'db' });
   try {
-    await ch.query(sql`SELECT toUInt64(1) AS n`);
+    expect(await ch.query(sql`SELECT toUInt64(1) AS n`)).toEqual([{ n: '1' }]);
     for await (const chunk of await ch.queryStream(sql`SELECT toUInt64(1) AS n`, 'JSONEachRow')) void chunk;
     expect(seen.map((p) => p.get('output_format_json_quote_64bit_integers'))).toEqual(['1', '1']);
   } finally {
     await ch.close();
     server.close();
+  }
+});
+
+test('rows come as JSONEachRow has them: each column by name, in order, whatever its type', async () => {
+  const infra = await provideInfra();
+  const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database: 'default' });
+  const statement = sql`SELECT number AS n, toInt64(number) - 5 AS signed, toString(number) AS text, if(number % 2 = 0, NULL, number) AS maybe,
+      [number, number * 2] AS list, generateUUIDv4() != toUUID('00000000-0000-0000-0000-000000000000') AS flag, toFloat64(number) / 3 AS ratio,
+      'a"b\\\\c\\nd' AS awkward, toUUID('6f1e2a3b-0000-4000-8000-000000000001') AS id
+    FROM system.numbers LIMIT 4`;
+  try {
+    let eachRow = '';
+    for await (const chunk of await ch.queryStream(statement, 'JSONEachRow')) eachRow += chunk.toString();
+    const want = eachRow.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const got = await ch.query(statement);
+    expect(got).toEqual(want);
+    expect(got.map((r) => Object.keys(r).join(','))).toEqual(want.map((r) => Object.keys(r).join(',')));
+    expect(got[1]).toMatchObject({ n: '1', signed: '-4', maybe: '1', list: ['1', '2'], awkward: 'a"b\\c\nd', id: '6f1e2a3b-0000-4000-8000-000000000001' });
+    expect(await ch.query(sql`SELECT 1 AS x WHERE 0`)).toEqual([]);
+  } finally {
+    await ch.close();
   }
 });
 
