@@ -89,19 +89,20 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
             GROUP BY fresh, group_key, stale_project, stale_hour, stale_errored, stale_writes`,
       )
     : [];
-  const fresh = sliceRows.filter((r) => Number(r.fresh) === 1);
-  const stale = sliceRows.filter((r) => Number(r.fresh) !== 1).map((r) => ({ project: r.stale_project, hour: r.stale_hour, errored: r.stale_errored, writes: r.stale_writes }));
-  for (const r of fresh) add(String(r.group_key), rollupOf(r));
-
-  // Rows: of every hour with a stale slice (both of its slices are computed again from them; the
-  // fresh one is already counted above), and of the hours the range cuts.
+  // Fresh slices count as they are; the rows of every hour with a stale slice are read (both of
+  // its slices are computed again from them; a fresh one of the two is already counted).
   const staleHours = new Map<string, { project: string; hour: number; writes: number; errored: Set<number> }>();
-  for (const s of stale) {
-    const key = `${s.project}|${num(s.hour)}`;
+  for (const r of sliceRows) {
+    if (Number(r.fresh) === 1) {
+      add(String(r.group_key), rollupOf(r));
+      continue;
+    }
+    const key = `${r.stale_project}|${num(r.stale_hour)}`;
     let h = staleHours.get(key);
-    if (!h) staleHours.set(key, (h = { project: s.project, hour: num(s.hour), writes: num(s.writes), errored: new Set() }));
-    h.errored.add(Number(s.errored));
+    if (!h) staleHours.set(key, (h = { project: r.stale_project, hour: num(r.stale_hour), writes: num(r.stale_writes), errored: new Set() }));
+    h.errored.add(Number(r.stale_errored));
   }
+  // Rows: of the hours with a stale slice, and of the hours the range cuts.
   const fromRows: Sql[] = [];
   if (staleHours.size > 0) fromRows.push(sql`(session_id, hour) IN (${join([...staleHours.values()].map((s) => sql`(toUUID(${s.project}), ${s.hour})`))})`);
   for (const c of cutHours(min, max)) fromRows.push(sql`(hour = ${c.hour} AND start_time >= ${c.from} AND start_time < ${c.to})`);
@@ -141,6 +142,20 @@ export function hoursTouched(min: number | undefined, max: number | undefined): 
 }
 
 /** The (at most two) hours a range cuts, with the part of each inside the range. */
+/**
+ * Hours with traces (ascending), from the newest or the oldest, in spans of 1, 2, 4, … of them:
+ * each span's [from, to) bounds of the hour column, and how many hours are left beyond it. For
+ * reads that walk a window from one end until they have what they need.
+ */
+export function* hourSpans(hours: readonly number[], newestFirst: boolean): Generator<{ from: number; to: number; left: number }> {
+  for (let done = 0, span = 1; done < hours.length; span *= 2) {
+    const n = Math.min(span, hours.length - done);
+    const [first, last] = newestFirst ? [hours.length - done - n, hours.length - done - 1] : [done, done + n - 1];
+    done += n;
+    yield { from: hours[first]!, to: hours[last]! + HOUR_MICROS, left: hours.length - done };
+  }
+}
+
 export function cutHours(min: number | undefined, max: number | undefined): Array<{ hour: number; from: number; to: number }> {
   const out: Array<{ hour: number; from: number; to: number }> = [];
   const minCuts = min !== undefined && hourOf(min) !== min;

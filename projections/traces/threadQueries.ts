@@ -14,6 +14,7 @@ import { THREAD_SUMMARY_COLUMNS } from './threadsView.ts';
 import { tracePage, traceSummaryFromClickHouse, TRACE_COLUMNS, type TraceSummary } from './traceQueries.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { hourOf } from './hourStats.ts';
+import { hourSpans } from './hourStatsQueries.ts';
 import { traceCopyUsable } from './traceCopiesUpgrade.ts';
 
 type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'tracesByThread' | 'traceHourReach'>;
@@ -88,21 +89,17 @@ async function newestThreads(ch: ClickHouseClient, tables: Tables, q: ThreadPage
     latest = Math.max(latest, num(r.latest));
   }
   const activity = new Map<string, number>();
-  let end = hours.length;
-  for (let span = 1; end > 0; span *= 2) {
-    const from = Math.max(0, end - span);
-    const to = end === hours.length ? q.maxStartTime : hours[end]!;
+  for (const { from, to, left } of hourSpans(hours, true)) {
     const rows = await ch.query<{ thread_id: string; activity: string }>(
       sql`SELECT thread_id, max(last_run_start_time) AS activity FROM ${ident(tables.tracesByHour)} FINAL
-          WHERE ${owner} AND hour >= ${hours[from]!} AND hour < ${to}
+          WHERE ${owner} AND hour >= ${from} AND hour < ${to}
             AND start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime} AND deleted = 0 AND thread_id != ''
           GROUP BY thread_id`,
     );
     for (const r of rows) activity.set(r.thread_id, Math.max(activity.get(r.thread_id) ?? -Infinity, num(r.activity)));
-    end = from;
-    const older = end === 0 ? -Infinity : reachBelow[end]!;
+    const older = left === 0 ? -Infinity : reachBelow[left]!;
     const ahead = [...activity].filter(([thread, a]) => a > older && pastKey(a, thread, q.after));
-    if (ahead.length >= q.limit || end === 0)
+    if (ahead.length >= q.limit || left === 0)
       return ahead
         .sort(([t1, a1], [t2, a2]) => a2 - a1 || compareBytes(t2, t1))
         .slice(0, q.limit)

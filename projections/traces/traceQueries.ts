@@ -9,8 +9,8 @@ import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../run
 import { runsOfTraces } from '../runs/runsTable.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { traceCopyUsable } from './traceCopiesUpgrade.ts';
-import { HOUR_MICROS, hourOf } from './hourStats.ts';
-import { hoursTouched } from './hourStatsQueries.ts';
+import { hourOf } from './hourStats.ts';
+import { hourSpans, hoursTouched } from './hourStatsQueries.ts';
 
 type Tables = Pick<ReadModelTables, 'runs' | 'runKeys' | 'traces' | 'tracesByThread' | 'tracesByHour' | 'traceHourWrites'>;
 
@@ -158,12 +158,10 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   )
     .map((r) => num(r.hour))
     .filter((h) => !q.after || (desc ? h <= hourOf(q.after.value) : h >= hourOf(q.after.value)))
-    .sort((a, b) => (desc ? b - a : a - b));
+    .sort((a, b) => a - b);
   const keys: PageKey[] = [];
-  for (let i = 0, span = 1; i < hours.length && keys.length < q.limit; i += span, span *= 2) {
-    const chunk = hours.slice(i, i + span);
-    const from = Math.min(...chunk);
-    const to = Math.max(...chunk) + HOUR_MICROS;
+  for (const { from, to } of hourSpans(hours, desc)) {
+    if (keys.length >= q.limit) break;
     keys.push(...(await pageKeys(ch, [...where, raw('deleted = 0'), sql`hour >= ${from} AND hour < ${to}`], key, order, q.limit - keys.length, byHour)));
   }
   return tracesOfKeys(ch, tables, q.tenantId, keys, byHour);

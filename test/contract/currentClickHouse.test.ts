@@ -441,7 +441,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     hourWrites: null, histogramQuantiles: null, emptyRollup: null, addRollup: null, rollupOf: null, sliceRow: null, rollupQuantiles: null,
   },
   // hourRollups runs inside every stats query over a time range (the slices, the rows of stale and cut hours)
-  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, hoursTouched: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
+  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, hoursTouched: null, hourSpans: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
   'projections/traces/traceCopiesUpgrade.ts': {
     incompleteMarker: null, markTraceCopiesIncompleteOnUpgrade: 'ensureReadModels', markTraceCopiesComplete: 'replay',
     traceCopyUsable: /traces_by_thread_incomplete/, warnIfTraceCopiesIncomplete: /traces_by_hour_incomplete/,
