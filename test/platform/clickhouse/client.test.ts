@@ -9,8 +9,11 @@ test('a read of a table that appears a moment later (a replay swapping tables in
   const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database: 'default' });
   const table = `swap_${randomBytes(4).toString('hex')}`;
   try {
+    // the table is filled under another name and renamed in, as a replay swaps its tables: a
+    // `CREATE TABLE … AS SELECT` would be visible, empty, before its rows are in
+    await ch.exec(sql`CREATE TABLE ${ident(`${table}_next`)} ENGINE = Memory AS SELECT 7 AS x`);
     const appears = new Promise<void>((resolve) =>
-      setTimeout(() => void ch.exec(sql`CREATE TABLE ${ident(table)} ENGINE = Memory AS SELECT 7 AS x`).then(resolve), 60),
+      setTimeout(() => void ch.exec(sql`RENAME TABLE ${ident(`${table}_next`)} TO ${ident(table)}`).then(resolve), 60),
     );
     expect(await ch.query<{ x: number }>(sql`SELECT x FROM ${ident(table)}`)).toEqual([{ x: 7 }]);
     await appears;
@@ -18,6 +21,7 @@ test('a read of a table that appears a moment later (a replay swapping tables in
     await expect(ch.query(sql`SELECT 1 FROM ${ident(`${table}_never`)}`)).rejects.toBeInstanceOf(ClickHouseError);
   } finally {
     await ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`);
+    await ch.exec(sql`DROP TABLE IF EXISTS ${ident(`${table}_next`)}`);
     await ch.close();
   }
 });
