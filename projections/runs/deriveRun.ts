@@ -2,7 +2,7 @@
 // what the operation touched is re-derived; a payload kept in object storage is read from the
 // texts the projector fetched for this batch (keyed by blob key).
 import type { BlobRef, RunOp } from '../../schemas/events.generated.ts';
-import { firstTokenTime, formatUsage, metadataFields, ownUsage } from './derivedFields.ts';
+import { firstTokenTime, metadataFields, ownUsage, setOwnUsage } from './derivedFields.ts';
 import type { RunRow } from './runRow.ts';
 
 export type BlobTexts = ReadonlyMap<string, string>;
@@ -34,6 +34,6 @@ export function deriveRunFields(row: RunRow, op: RunOp, blobs: BlobTexts): void 
   }
   if (op.outputs !== null || op.extra !== null || op.run_type !== null) {
     const outputs = textOf(row, 'outputs', blobs);
-    if (outputs !== null && extra !== null) row.usage = formatUsage(ownUsage(row.run_type, outputs, extra));
+    if (outputs !== null && extra !== null) setOwnUsage(row, ownUsage(row.run_type, outputs, extra));
   }
 }

@@ -113,6 +113,33 @@ export function ownUsage(runType: string, outputsText: string, extraText: string
 export const formatUsage = (u: Usage | null): string => (u ? JSON.stringify(u) : '');
 export const parseUsage = (text: string): Usage | null => (text === '' ? null : (JSON.parse(text) as Usage));
 
+/**
+ * A row's own usage (its `usage` column) parsed, kept per row object: rows are replaced, never
+ * mutated, once merged, so an object's `usage` never changes after setOwnUsage or a first read.
+ */
+const parsedUsage = new WeakMap<{ usage: string }, Usage | null>();
+
+export function ownUsageOf(row: { usage: string }): Usage | null {
+  if (row.usage === '') return null;
+  let u = parsedUsage.get(row);
+  if (u === undefined) parsedUsage.set(row, (u = parseUsage(row.usage)));
+  return u;
+}
+
+/** Sets the row's `usage` column from its own usage, remembered parsed (not parsed back for the roll-up). */
+export function setOwnUsage(row: { usage: string }, usage: Usage | null): void {
+  row.usage = formatUsage(usage);
+  if (usage) parsedUsage.set(row, usage);
+  else parsedUsage.delete(row);
+}
+
+/** A copy of `from` (a new object, same `usage`) keeps its parsed usage. */
+export function copiedUsage<T extends { usage: string }>(from: { usage: string }, copy: T): T {
+  const u = parsedUsage.get(from);
+  if (u !== undefined && copy.usage === from.usage) parsedUsage.set(copy, u);
+  return copy;
+}
+
 /** Time of the first `new_token` event (microseconds), or null. */
 export function firstTokenTime(eventsText: string): number | null {
   if (!eventsText.includes('new_token')) return null;

@@ -3,7 +3,7 @@
 // what it provides. So post-then-patch and patch-then-post give the same row, and applying
 // an operation twice changes nothing (the version check skips it).
 import type { RunOp, BlobRef, Attachment } from '../../schemas/events.generated.ts';
-import type { Usage } from './derivedFields.ts';
+import { copiedUsage, type Usage } from './derivedFields.ts';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -67,45 +67,50 @@ export function emptyRow(tenantId: string, traceId: string, runId: string): RunR
 
 const isBlob = (v: string | BlobRef | null): v is BlobRef => typeof v === 'object' && v !== null;
 
+/** What a post leaves to later ops: a field with nothing in it yet. */
+const blank = (v: unknown) => v === '' || v === null || v === 0 || v === ZERO_UUID;
+
 /** Returns the merged row (a new object), or null when the op was already applied. */
 export function mergeRunOp(current: RunRow, op: RunOp, version: number, receivedAt: number): RunRow | null {
   if (current.version >= version) return null;
-  const row: RunRow = { ...current, version, received_at: receivedAt };
+  const copy: RunRow = { ...current, version, received_at: receivedAt };
+  const row = current.usage === '' ? copy : copiedUsage(current, copy);
   const isPost = op.op === 'post';
-  // A post fills empty fields; a patch overrides the fields it carries.
-  const take = <K extends keyof RunRow>(key: K, value: RunRow[K] | null, empty: (v: RunRow[K]) => boolean) => {
-    if (value === null) return;
-    if (!isPost || empty(row[key])) row[key] = value;
-  };
-  const blank = (v: unknown) => v === '' || v === null || v === 0 || v === ZERO_UUID;
+  // A post fills empty fields; a patch overrides the fields it carries. (Field by field, not
+  // through a helper taking the key: this runs for every op of a replay.)
+  if (op.session_id !== null && (!isPost || blank(row.session_id))) row.session_id = op.session_id;
+  if (op.parent_run_id !== null && (!isPost || blank(row.parent_run_id))) row.parent_run_id = op.parent_run_id;
+  if (op.dotted_order !== null && (!isPost || blank(row.dotted_order))) row.dotted_order = op.dotted_order;
+  if (op.name !== null && (!isPost || blank(row.name))) row.name = op.name;
+  if (op.run_type !== null && (!isPost || blank(row.run_type))) row.run_type = op.run_type;
+  if (op.start_time !== null && (!isPost || blank(row.start_time))) row.start_time = op.start_time;
+  if (op.end_time !== null && (!isPost || blank(row.end_time))) row.end_time = op.end_time;
+  if (op.error !== null && (!isPost || blank(row.error))) row.error = op.error;
+  if (op.reference_example_id !== null && (!isPost || blank(row.reference_example_id))) row.reference_example_id = op.reference_example_id;
+  if (op.tags !== null && (!isPost || row.tags.length === 0)) row.tags = op.tags;
 
-  take('session_id', op.session_id, blank);
-  take('parent_run_id', op.parent_run_id, blank);
-  take('dotted_order', op.dotted_order, blank);
-  take('name', op.name, blank);
-  take('run_type', op.run_type, blank);
-  take('start_time', op.start_time, blank);
-  take('end_time', op.end_time, blank);
-  take('error', op.error, blank);
-  take('reference_example_id', op.reference_example_id, blank);
-  take('tags', op.tags, (v) => v.length === 0);
-
-  let refs: Partial<Record<PayloadField, BlobRef>> | null = null;
+  // Payload refs are parsed only where there are some or the op brings one: most runs have none.
+  let refs: Partial<Record<PayloadField, BlobRef>> | null = row.payload_refs === '{}' ? null : (JSON.parse(row.payload_refs) as Partial<Record<PayloadField, BlobRef>>);
+  let refsChanged = false;
   for (const field of PAYLOAD_FIELDS) {
     const value = op[field];
     if (value === null) continue;
-    refs ??= JSON.parse(row.payload_refs) as Partial<Record<PayloadField, BlobRef>>;
-    const isEmpty = row[field] === '' && refs[field] === undefined;
+    const isEmpty = row[field] === '' && refs?.[field] === undefined;
     if (isPost && !isEmpty) continue;
     if (isBlob(value)) {
+      refs ??= {};
       refs[field] = value;
+      refsChanged = true;
       row[field] = '';
     } else {
-      delete refs[field];
+      if (refs?.[field] !== undefined) {
+        delete refs[field];
+        refsChanged = true;
+      }
       row[field] = value;
     }
   }
-  if (refs) row.payload_refs = JSON.stringify(refs);
+  if (refsChanged) row.payload_refs = JSON.stringify(refs);
 
   if (op.attachments.length > 0) {
     const merged = new Map((JSON.parse(row.attachments) as Attachment[]).map((a) => [a.name, a]));

@@ -108,6 +108,24 @@ interface MergedPart {
   added: number;
 }
 
+/** What a part of a batch does to one trace (RunsProjection's #merge). */
+interface TracePart {
+  tenantId: string;
+  traceId: string;
+  /** The trace's runs by id (the cache's map, merged into in place). */
+  runs: Map<string, RunRow>;
+  /** Where the trace's row was placed before this part (project and start time), for its tombstone if it moves. */
+  placedBefore: ReturnType<typeof tracePlacement>;
+  /** Runs the part changed, by id. */
+  dirty: Map<string, RunRow>;
+  /** Each merged run's row as stored before this part (null: none yet): where it is in `runs`. */
+  stored: Map<string, RunRow | null>;
+  /** Runs of ops applied before: their locations are written again. */
+  reapplied: Map<string, RunRow>;
+  /** The version of the last op that touched the trace (0: none did: no trace row to write). */
+  touchedAt: number;
+}
+
 /** Consecutive parts of the events holding about `ops` ops each (an event is never split). */
 function* partsOf<T extends { event: RunOpsAppended }>(events: T[], ops: number): Generator<T[]> {
   let part: T[] = [];
@@ -230,68 +248,77 @@ export class RunsProjector implements Projection {
       blobTexts = await this.#derivationTexts(decoded.map((d) => d.event));
     });
 
-    const dirty = new Map<string, RunRow>();
-    // Each merged run's row as stored before this part (null: none yet): where it is in `runs`.
-    const stored = new Map<string, RunRow | null>();
-    const touched = new Map<string, { tenantId: string; traceId: string; version: number }>();
-    /** Runs of ops applied before: their locations are written again (see below). */
-    const reapplied = new Map<string, RunRow>();
-    /** Where each trace's row was placed before this part (project and start time), for its tombstone if it moves. */
-    const placedBefore = new Map<string, ReturnType<typeof tracePlacement>>();
+    // What the part does to each trace, its runs keyed by run id (per trace, so no key is built
+    // from tenant, trace and run for every op).
+    const part = new Map<string, TracePart>();
     let added = 0;
     for (const { offset, event } of decoded) {
-      const traceKey = `${event.tenant_id}/${event.trace_id}`;
-      const runs = traces.get(traceKey)!;
-      if (!placedBefore.has(traceKey)) placedBefore.set(traceKey, tracePlacement(event.trace_id, runs));
-      event.ops.forEach((op, index) => {
-        const known = runs.get(op.run_id);
-        const current = known ?? emptyRow(event.tenant_id, event.trace_id, op.run_id);
+      const tenantId = event.tenant_id;
+      const traceKey = `${tenantId}/${event.trace_id}`;
+      let trace = part.get(traceKey);
+      if (!trace) {
+        const runs = traces.get(traceKey)!;
+        trace = { tenantId, traceId: event.trace_id, runs, placedBefore: tracePlacement(event.trace_id, runs), dirty: new Map(), stored: new Map(), reapplied: new Map(), touchedAt: 0 };
+        part.set(traceKey, trace);
+      }
+      const { runs, dirty, stored } = trace;
+      const ops = event.ops;
+      for (let index = 0; index < ops.length; index++) {
+        const op = ops[index]!;
+        const runId = op.run_id;
+        const known = runs.get(runId);
         const version = opVersion(offset, index);
-        const merged = mergeRunOp(current, op, version, event.received_at);
+        const merged = mergeRunOp(known ?? emptyRow(tenantId, event.trace_id, runId), op, version, event.received_at);
         if (!merged) {
           // Applied before: the batch is read again (after a crash, a rebalance, a refused batch).
           // Its runs may be written and its trace row or locations not (they are written after
           // or beside runs): both are written again from the runs as they are. Idempotent.
-          if (known && !(known.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, known.session_id))) {
-            reapplied.set(`${traceKey}/${op.run_id}`, known);
-            touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
+          if (known && !(known.session_id !== ZERO_UUID && this.#isProjectDeleted(tenantId, known.session_id))) {
+            trace.reapplied.set(runId, known);
+            trace.touchedAt = version;
           }
-          return;
+          continue;
         }
-        if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(event.tenant_id, merged.session_id)) return;
+        if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(tenantId, merged.session_id)) continue;
         deriveRunFields(merged, op, blobTexts);
         if (!known) added++;
-        const runKey = `${traceKey}/${op.run_id}`;
-        if (!stored.has(runKey)) stored.set(runKey, known ?? null);
-        runs.set(op.run_id, merged);
-        dirty.set(runKey, merged);
-        touched.set(traceKey, { tenantId: event.tenant_id, traceId: event.trace_id, version });
-      });
+        if (!stored.has(runId)) stored.set(runId, known ?? null);
+        runs.set(runId, merged);
+        dirty.set(runId, merged);
+        trace.touchedAt = version;
+      }
     }
 
+    const rows: RunRow[] = [];
+    const places: RunKeyRow[] = [];
+    const tombstones: RunRow[] = [];
+    // Where each written run lives, with every write of it: a replacing table keeps one row per
+    // run, and a location can never be missing for a run that is there.
+    const located: MergedPart['located'] = [];
     const traceRows: TraceRow[] = [];
     const traceTombstones: MergedPart['traceTombstones'] = [];
     const threadTombstones: MergedPart['threadTombstones'] = [];
-    for (const [traceKey, { tenantId, traceId, version }] of touched) {
-      const runs = traces.get(traceKey)!;
-      for (const row of rollUpUsage(runs, version)) dirty.set(`${traceKey}/${row.id}`, row);
+    for (const { tenantId, traceId, runs, placedBefore: before, dirty, stored, reapplied, touchedAt } of part.values()) {
+      if (touchedAt === 0) continue;
+      for (const row of rollUpUsage(runs, touchedAt)) dirty.set(row.id, row);
       const trace = traceRow(tenantId, traceId, runs);
-      if (!trace) continue;
-      traceRows.push(trace);
-      const before = placedBefore.get(traceKey);
-      if (before && (before.session !== trace.session_id || hourOf(before.start) !== hourOf(trace.start_time)))
-        traceTombstones.push(hourRow({ ...trace, session_id: before.session, start_time: before.start }, 1));
-      if (before && before.thread !== '' && (before.session !== trace.session_id || before.thread !== trace.thread_id))
-        threadTombstones.push(threadRow({ ...trace, session_id: before.session, thread_id: before.thread }, 1));
+      if (trace) {
+        traceRows.push(trace);
+        if (before && (before.session !== trace.session_id || hourOf(before.start) !== hourOf(trace.start_time)))
+          traceTombstones.push(hourRow({ ...trace, session_id: before.session, start_time: before.start }, 1));
+        if (before && before.thread !== '' && (before.session !== trace.session_id || before.thread !== trace.thread_id))
+          threadTombstones.push(threadRow({ ...trace, session_id: before.session, thread_id: before.thread }, 1));
+      }
+      const moved = moves(dirty, stored);
+      for (const p of moved.places) places.push(p);
+      for (const t of moved.tombstones) tombstones.push(t);
+      for (const r of dirty.values()) {
+        rows.push(r);
+        if (r.has_post) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
+      }
+      for (const [runId, r] of reapplied)
+        if (r.has_post && !dirty.has(runId)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
     }
-
-    const rows = [...dirty.values()];
-    const { places, tombstones } = moves(dirty, stored);
-    // Where each written run lives, with every write of it: a replacing table keeps one row per
-    // run, and a location can never be missing for a run that is there.
-    const located = rows.filter((r) => r.has_post).map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id }));
-    for (const [key, r] of reapplied)
-      if (r.has_post && !dirty.has(key)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
     return { rows, places, tombstones, located, traceRows, traceTombstones, threadTombstones, added };
   }
 
@@ -446,8 +473,8 @@ export class RunsProjector implements Projection {
 
 const OLD_KEY_RECHECK_MS = 60_000;
 
-/** A run's place in `runs` (its sort key after tenant_id and before id). */
-const placeOf = (r: RunRow) => `${r.session_id}/${r.is_root}/${r.start_time}`;
+/** Whether two rows of a run are at one place in `runs` (its sort key after tenant_id and before id). */
+const samePlace = (a: RunRow, b: RunRow) => a.session_id === b.session_id && a.is_root === b.is_root && a.start_time === b.start_time;
 
 /**
  * What a batch's writes need besides the rows: a `run_keys` row for each run at a new place
@@ -456,13 +483,13 @@ const placeOf = (r: RunRow) => `${r.session_id}/${r.is_root}/${r.start_time}`;
  * this batch is) but below the moved row's, so that reads by key drop the old place and reads
  * by version across places keep the moved row.
  */
-export function moves(dirty: Map<string, RunRow>, stored: Map<string, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[] } {
+export function moves<K>(dirty: Map<K, RunRow>, stored: Map<K, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[] } {
   const places: RunKeyRow[] = [];
   const tombstones: RunRow[] = [];
   for (const [runKey, row] of dirty) {
     const before = stored.get(runKey);
     if (before === undefined) continue; // only its usage rolled up: same place
-    if (before !== null && placeOf(before) === placeOf(row)) continue;
+    if (before !== null && samePlace(before, row)) continue;
     places.push({ tenant_id: row.tenant_id, trace_id: row.trace_id, id: row.id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time });
     if (before !== null) tombstones.push({ ...before, has_post: 0, version: row.version - 1 });
   }

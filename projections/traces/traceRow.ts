@@ -1,7 +1,7 @@
 // A trace as the `traces` read model stores it, computed from all the runs of the trace the
 // runs projector holds in memory; and the roll-up of usage from runs to their ancestors.
 import type { RunRow } from '../runs/runRow.ts';
-import { NO_USAGE, parseUsage, type Usage } from '../runs/derivedFields.ts';
+import { copiedUsage, NO_USAGE, ownUsageOf, type Usage } from '../runs/derivedFields.ts';
 
 /** Usage columns (Usage): totals over all the runs of the trace. */
 export interface TraceRow extends Usage {
@@ -27,15 +27,6 @@ export interface TraceRow extends Usage {
   version: number;
 }
 
-/** Parsed own usage per row object (rows are replaced, never mutated, when merged). */
-const parsedUsage = new WeakMap<RunRow, Usage | null>();
-function usageOf(run: RunRow): Usage | null {
-  if (run.usage === '') return null;
-  let u = parsedUsage.get(run);
-  if (u === undefined) parsedUsage.set(run, (u = parseUsage(run.usage)));
-  return u;
-}
-
 const USAGE_KEYS = Object.keys(NO_USAGE) as Array<keyof Usage>;
 const addUsage = (into: Usage, u: Usage) => {
   for (const k of USAGE_KEYS) into[k] += u[k];
@@ -49,7 +40,7 @@ const addUsage = (into: Usage, u: Usage) => {
 export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[] {
   const totals = new Map<string, Usage>();
   for (const run of runs.values()) {
-    const own = usageOf(run);
+    const own = ownUsageOf(run);
     if (!own) continue;
     // Walk up the ancestors (bounded, so a malformed parent cycle cannot hang the projector).
     let current: RunRow | undefined = run;
@@ -65,7 +56,7 @@ export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[
   for (const run of runs.values()) {
     const t = totals.get(run.id) ?? NO_USAGE;
     if (USAGE_KEYS.every((k) => run[k] === t[k])) continue;
-    const updated: RunRow = { ...run, ...t, version: Math.max(run.version, version) };
+    const updated: RunRow = copiedUsage(run, { ...run, ...t, version: Math.max(run.version, version) });
     runs.set(run.id, updated);
     changed.push(updated);
   }
@@ -119,7 +110,7 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     if (run.status === 'error') errors++;
     runTypes.set(run.run_type, (runTypes.get(run.run_type) ?? 0) + 1);
     statuses.set(run.status, (statuses.get(run.status) ?? 0) + 1);
-    const own = usageOf(run);
+    const own = ownUsageOf(run);
     if (own) addUsage(usage, own);
     if (!earliest || run.start_time < earliest.start_time) earliest = run;
   }
