@@ -12,7 +12,9 @@ import { FeedbackProjector } from './feedback/feedbackProjector.ts';
 import { ProjectRegistry } from './projects/projectRegistry.ts';
 import { PROJECTOR_STORE_RETRY } from './projectorRuntime.ts';
 import { retry } from '../platform/retry.ts';
+import { useConsumerBufferPool } from '../platform/kafka/consumerBuffers.ts';
 
+useConsumerBufferPool();
 const config = configOrExit('the projectors', loadConfig);
 const logger = createLogger('projectors', config.LOG_LEVEL);
 await ensureTopics(config, TOPIC_DECLARATIONS);

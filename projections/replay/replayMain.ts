@@ -7,6 +7,9 @@ import { createLogger } from '../../platform/logger.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { REPLAY_VIEWS, replay, type ReplayView } from './replay.ts';
+import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
+
+useConsumerBufferPool();
 
 const { values } = parseArgs({
   options: {

@@ -42,6 +42,7 @@ import { dropLeftoverReplayTables, replay, REPLAY_VIEWS } from '../../projection
 import { TrafficGenerator, type Batch, type TrafficOptions } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, projectorLag, type Send } from './load.ts';
 import { CpuMeter, coresUsed, machineInfo, percentile, round, type CpuReading } from './measure.ts';
+import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -475,6 +476,7 @@ async function main(): Promise<void> {
           await sleep(100); // ten a second or so: a user's reads, not a load competing with the replay
         }
       })();
+      useConsumerBufferPool(); // as projections/replay/replayMain.ts does
       const summary = await replay(config, ch, logger, {
         views: [...REPLAY_VIEWS],
         swap: false,

@@ -25,6 +25,7 @@ import { dropLeftoverReplayTables, replay, REPLAY_VIEWS } from '../../projection
 import { provideInfra } from '../support/infra.ts';
 import { infraPids } from './load.ts';
 import { CpuMeter, coresUsed, machineInfo, round } from './measure.ts';
+import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
 
 const { values: args } = parseArgs({
   options: { stack: { type: 'string' }, repeat: { type: 'string', default: '1' }, 'no-raw': { type: 'boolean', default: false } },
@@ -35,6 +36,7 @@ if (!args.stack || !/^[A-Za-z0-9_]+$/.test(args.stack)) {
   process.exit(2);
 }
 
+useConsumerBufferPool(); // as projections/replay/replayMain.ts does
 const infra = await provideInfra();
 const config = loadConfig({
   ...process.env, KAFKA_BROKERS: infra.kafkaBrokers, CLICKHOUSE_URL: infra.clickhouseUrl, S3_ENDPOINT: infra.s3Endpoint,
