@@ -86,6 +86,12 @@ const configSchema = z.object({
   PROJECTOR_BATCH_EVENTS: z.coerce.number().int().positive().default(20000),
   PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().default(200),
   PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
+  /**
+   * The same for a replay's runs projector. A replay's batches are large and its traces mostly
+   * complete within one; what a big cache keeps costs more in garbage collection than the few
+   * traces it saves reloading (a 1M-run replay: 18 % less CPU with 20,000 than with 200,000).
+   */
+  REPLAY_CACHE_RUNS: z.coerce.number().int().positive().default(20000),
 
   /**
    * Key that encrypts secrets (bulk-export destination credentials, deployment secrets) before they

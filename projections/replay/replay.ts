@@ -95,7 +95,12 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
   await projects.start();
   const isProjectDeleted = (tenantId: string, projectId: string) => projects.isDeleted(tenantId, projectId);
   const startProjectors = async (tables: ReadModelTables) => {
-    const runs = new RunsProjector(config, ch, logger.child({ replay: 'runs' }), { groupId: `${groupId}-runs`, tables, blobs: options.blobs, isProjectDeleted });
+    const runs = new RunsProjector({ ...config, PROJECTOR_CACHE_RUNS: config.REPLAY_CACHE_RUNS }, ch, logger.child({ replay: 'runs' }), {
+      groupId: `${groupId}-runs`,
+      tables,
+      blobs: options.blobs,
+      isProjectDeleted,
+    });
     const feedback = new FeedbackProjector(config, ch, logger.child({ replay: 'feedback' }), { groupId: `${groupId}-feedback`, tables, isProjectDeleted });
     current = [runs, feedback];
     await Promise.all([runs.start(), feedback.start()]);
