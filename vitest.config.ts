@@ -7,6 +7,10 @@ export default defineConfig({
     globalSetup: ['test/support/globalSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // How long expect.poll waits for its condition (1 s by default): a page's next request and
+    // render took longer than that under the whole suite's load (a projects page's "Show more"
+    // failed a CI run so). A bound on waiting, not a timing assertion: a poll ends when it holds.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     maxWorkers: 2,
     projects: [
