@@ -29,9 +29,6 @@ class ByteSink {
   }
   ensure(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
-    this.grow(bytes);
-  }
-  grow(bytes: number): void {
     const next = Buffer.allocUnsafe(Math.max(this.pos + bytes, this.buf.length * 2));
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;

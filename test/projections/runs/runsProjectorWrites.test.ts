@@ -135,10 +135,12 @@ class TraceRowsProbe extends ClickHouseClient {
    * done; by the trace and version of each live row in it. Other parts' rows at the same hour may
    * be written and not counted yet when a trace row goes in (a later part's tombstones are written
    * beside an earlier part's trace rows): harmless, a count only ever follows its rows, so what
-   * matters is that the trace's own row by hour is counted.
+   * matters is that the trace's own row by hour is counted. A count is matched to the insert it
+   * counts by its rows; when inserts of two parts (written side by side) would be counted by the
+   * same rows, which one a count was for cannot be told, and neither is held against a trace.
    */
-  readonly #byHourInserts: Array<{ counts: string; counted: boolean }> = [];
-  readonly #byHourOf = new Map<string, { counts: string; counted: boolean }>();
+  readonly #byHourInserts: Array<{ counts: string; counted: boolean; ambiguous: boolean }> = [];
+  readonly #byHourOf = new Map<string, { counts: string; counted: boolean; ambiguous: boolean }>();
 
   override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
     // a failed check must not fail the insert: the projector would set the batch aside
@@ -147,13 +149,14 @@ class TraceRowsProbe extends ClickHouseClient {
     if (table === this.#tables.tracesByHour && live.length > 0) await this.#checkThreads(live).catch((err) => this.violations.push(`check failed: ${err}`));
     await super.insertRowBinary(table, columns, rows);
     if (table === this.#tables.tracesByHour) {
-      const written = { counts: JSON.stringify(hourWrites(rows as Array<{ tenant_id: string; session_id: string; hour: number }>)), counted: false };
+      const written = { counts: JSON.stringify(hourWrites(rows as Array<{ tenant_id: string; session_id: string; hour: number }>)), counted: false, ambiguous: false };
       this.#byHourInserts.push(written);
       for (const r of live) this.#byHourOf.set(`${r.trace_id}|${r.version}`, written);
     }
     if (table === this.#tables.traceHourWrites) {
-      const counted = this.#byHourInserts.find((w) => !w.counted && w.counts === JSON.stringify(rows));
-      if (counted) counted.counted = true;
+      const candidates = this.#byHourInserts.filter((w) => !w.counted && w.counts === JSON.stringify(rows));
+      if (candidates.length > 1) for (const w of candidates) w.ambiguous = true;
+      if (candidates[0]) candidates[0].counted = true;
     }
   }
 
@@ -194,7 +197,8 @@ class TraceRowsProbe extends ClickHouseClient {
     for (const row of rows) {
       if ((byHourOf.get(`${row.trace_id}|${hourOf(row.start_time)}`) ?? 0) < row.version)
         this.violations.push(`trace ${row.trace_id} (version ${row.version}) before its row in traces_by_hour`);
-      if (!this.#byHourOf.get(`${row.trace_id}|${row.version}`)?.counted) this.violations.push(`trace ${row.trace_id} (version ${row.version}) before its row by hour was counted`);
+      const byHourInsert = this.#byHourOf.get(`${row.trace_id}|${row.version}`);
+      if (!byHourInsert?.counted && !byHourInsert?.ambiguous) this.violations.push(`trace ${row.trace_id} (version ${row.version}) before its row by hour was counted`);
     }
     const runsOf = new Map(runs.map((r) => [r.trace, r]));
     const locatedOf = new Map(located.map((r) => [r.trace, Number(r.runs)]));
