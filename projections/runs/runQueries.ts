@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowFromClickHouse, type RunRow } from './runRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-import { RUN_KEY_COLUMNS, runsOfTraces } from './runsTable.ts';
+import { RUN_KEY_COLUMNS, runsOfTraces, traceSpanQuery, type TraceSpan } from './runsTable.ts';
 
 /**
  * The merged run, once its post has been projected; null otherwise. Key lookups, no scan: its
@@ -34,17 +34,33 @@ export interface RunConditions {
   sql: Sql[];
   /** Columns the conditions read. */
   columns: Set<string>;
+  /** Whether some conditions are on a run's trace (trace_filter, tree_filter): left out with `ownOnly`. */
+  onTraces?: boolean;
+}
+
+/** What a phase asks of the conditions. */
+export interface ConditionsPhase {
+  /** false: may match a superset (evaluated on every stored version of a run); true: exact. */
+  exact: boolean;
+  /** Bounds the traces that can matter (for subqueries). */
+  traceIds: readonly string[] | null;
+  /** Only the run's own conditions, none on its trace (a superset). */
+  ownOnly?: boolean;
+  /**
+   * The start times (µs) of every place of every run of the traces that matter: trace subqueries
+   * may read only the runs that started in it (a range of `runs`' key). They then answer for
+   * those traces alone; a caller must not ask them of runs of other traces.
+   */
+  traceSpan?: TraceSpan | null;
 }
 
 export interface RunPageRequest {
   tenantId: string;
   runsTable: string;
-  /**
-   * The conditions a run must meet, built for a phase: `exact: false` may match a superset (it
-   * is evaluated on every stored version of a run), `exact: true` must be exact; `traceIds`
-   * bounds the traces that can matter (for subqueries).
-   */
-  conditions: (phase: { exact: boolean; traceIds: readonly string[] | null }) => RunConditions;
+  /** run_keys of the same set of tables. */
+  runKeysTable: string;
+  /** The conditions a run must meet, built for a phase. */
+  conditions: (phase: ConditionsPhase) => RunConditions;
   /** The `runs` columns to return. */
   columns: readonly string[];
   order: 'asc' | 'desc';
@@ -104,11 +120,21 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const afterOp = desc ? '<' : '>';
   const untilOp = desc ? '>=' : '<=';
   const table = ident(q.runsTable);
+  const at = (c: Candidate): RunPosition => ({ startTime: Number(c.start_time), id: c.id });
+  const batch = 2 * want; // an unmerged post and patch of one run are two rows
+  const fills = (rows: Candidate[]) => rows.length === batch || distinctRuns(rows).length > want;
 
-  /** Candidates after `after`; `since`: only runs that started then or later (PREWHERE). */
-  const candidates = async (exact: boolean, after: RunPosition | null, limit: number, since: number | null = null): Promise<Candidate[]> => {
-    const where = [tenant, raw('has_post = 1'), ...q.conditions({ exact, traceIds: null }).sql];
+  /**
+   * Candidates after `after` (and at or before `until`); `since`: only runs that started then or
+   * later (PREWHERE); `traceIds`, `ownOnly`: as the conditions take them.
+   */
+  const candidates = async (
+    exact: boolean, after: RunPosition | null, limit: number, since: number | null = null,
+    bounds: { traceSpan?: TraceSpan; ownOnly?: boolean; until?: RunPosition | null } = {},
+  ): Promise<Candidate[]> => {
+    const where = [tenant, raw('has_post = 1'), ...q.conditions({ exact, traceIds: null, ownOnly: bounds.ownOnly, traceSpan: bounds.traceSpan }).sql];
     if (after) where.push(position(after, afterOp));
+    if (bounds.until) where.push(position(bounds.until, untilOp));
     const prewhere = since === null ? raw('') : sql`PREWHERE start_time >= ${since}`;
     return ch.query<Candidate>(
       sql`SELECT trace_id, ${KEY} FROM ${exact ? sql`${table} FINAL` : table} ${prewhere} WHERE ${join(where, ' AND ')}
@@ -117,10 +143,13 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   };
 
   /** The newest version of each candidate that (still) matches, between `after` and `until`. */
-  const rows = async (found: Candidate[], after: RunPosition | null, until: RunPosition | null, limit: number): Promise<Partial<RunRow>[]> => {
+  const rows = async (found: Candidate[], after: RunPosition | null, until: RunPosition | null, limit: number, span: TraceSpan | null = null): Promise<Partial<RunRow>[]> => {
     if (found.length === 0) return [];
     const traceIds = [...new Set(found.map((c) => c.trace_id))];
-    const conditions = q.conditions({ exact: true, traceIds });
+    // A short span of the candidates' traces bounds trace conditions to one range of `runs` (FINAL
+    // over it); a long one (a trace that lasted hours) costs more than their runs' places.
+    const traceSpan = span && span.to - span.from <= NARROW_SPAN_US ? span : null;
+    const conditions = q.conditions({ exact: true, traceIds, traceSpan });
     const outer = new Set(['trace_id', 'id', 'start_time', ...q.columns]);
     const inner = new Set([...outer, ...RUN_KEY_COLUMNS, ...conditions.columns, 'has_post', 'version']);
     const where = [raw('has_post = 1'), ...conditions.sql];
@@ -139,9 +168,39 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     return result.map(partialRowFromClickHouse);
   };
 
-  const at = (c: Candidate): RunPosition => ({ startTime: Number(c.start_time), id: c.id });
-  const batch = 2 * want; // an unmerged post and patch of one run are two rows
-  const fills = (rows: Candidate[]) => rows.length === batch || distinctRuns(rows).length > want;
+  /** The trace span byTheirTraces bounded the latest look's candidates by (null: none). */
+  let spanOfFirst: TraceSpan | null = null;
+  /**
+   * Conditions on a run's trace (trace_filter, tree_filter) are subqueries that read a column of
+   * every run of the projects, however small the look. So a look first takes its newest runs by
+   * their own conditions alone (narrow columns, a superset). When their traces are few, the time
+   * span of those traces' runs (from run_keys) bounds the trace conditions to one range of
+   * `runs`, and the candidates are taken up to the last of those runs: every run before it that
+   * meets its own conditions is in one of those traces. Null when that cannot tell: too many
+   * traces, or more runs met their own conditions and the candidates up to there do not fill.
+   */
+  const byTheirTraces = async (since: number | null): Promise<Candidate[] | null> => {
+    const ownLimit = OWN_BATCH_PER_RUN * want;
+    const own = await candidates(false, q.after, ownLimit, since, { ownOnly: true });
+    if (own.length === 0) return []; // nothing in the look meets even its own conditions
+    const traceIds = [...new Set(own.map((c) => c.trace_id))];
+    if (traceIds.length > MAX_BOUNDING_TRACES) return null;
+    const traceSpan = await traceSpanQuery(ch, q.runKeysTable, q.tenantId, traceIds);
+    if (!traceSpan) return null;
+    // Fewer than asked for: these are all the look's runs that meet their own conditions.
+    const all = own.length < ownLimit;
+    const found = await candidates(false, q.after, batch, since, { traceSpan, until: all ? null : at(own[own.length - 1]!) });
+    if (!all && !fills(found)) return null;
+    spanOfFirst = traceSpan; // phase 2's candidates are among these traces
+    return found;
+  };
+  const onTraces = q.conditions({ exact: false, traceIds: null }).onTraces === true;
+  /** Phase 1's candidates of a look (`since`: over the runs that started then or later; null: all). */
+  const look = async (since: number | null): Promise<Candidate[]> => {
+    spanOfFirst = null;
+    return (onTraces ? await byTheirTraces(since) : null) ?? (await candidates(false, q.after, batch, since));
+  };
+
   let first: Candidate[] | null = null;
   if (desc) {
     // The first look; then, while it does not fill, one as much wider as the runs found were too
@@ -149,19 +208,19 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     // primary index), up to the widest; then all.
     const from = q.after?.startTime ?? Date.now() * 1000;
     let window = RECENT_WINDOW_US;
-    first = await candidates(false, q.after, batch, from - window);
+    first = await look(from - window);
     while (!fills(first) && window < WIDEST_WINDOW_US) {
       const found = distinctRuns(first).length;
       window = Math.min(WIDEST_WINDOW_US, found > 0 ? window * Math.ceil((2 * want) / found) : window * EMPTY_WINDOW_GROWTH);
-      first = await candidates(false, q.after, batch, from - window);
+      first = await look(from - window);
     }
   }
-  if (!first || !fills(first)) first = await candidates(false, q.after, batch);
+  if (!first || !fills(first)) first = await look(null);
   // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
   const distinct = distinctRuns(first);
   const taken = distinct.slice(0, want);
   const windowEnd = fills(first) ? at(taken[taken.length - 1]!) : null;
-  const page = await rows(taken, q.after, windowEnd, want);
+  const page = await rows(taken, q.after, windowEnd, want, spanOfFirst);
   if (page.length < want && windowEnd) page.push(...(await rows(await candidates(true, windowEnd, want - page.length), windowEnd, null, want - page.length)));
 
   const more = page.length > q.limit;
@@ -172,6 +231,12 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
 
 /** Phase 1's first look: runs that started at most this long (µs) before the page's start. */
 export const RECENT_WINDOW_US = 15 * 60 * 1_000_000;
+/** With trace conditions, the first look takes this many runs per run wanted by their own conditions alone. */
+const OWN_BATCH_PER_RUN = 2;
+/** … and bounds the trace conditions by their traces when there are at most this many. */
+const MAX_BOUNDING_TRACES = 1000;
+/** Phase 2 bounds trace conditions by the span of its candidates' traces up to this long (µs). */
+const NARROW_SPAN_US = 3600 * 1_000_000;
 /** The widest look (µs); past that, phase 1 reads all runs. */
 const WIDEST_WINDOW_US = 7 * 24 * 3600 * 1_000_000;
 /** How much wider the next look is when a window held no run at all (15 min, 8 h, then a week). */

@@ -14,7 +14,8 @@
 // key but a run's current one, the newest row has has_post = 0, which every read excludes
 // (as it excludes a patch whose post has not come); see docs/read-models.md.
 // A trace's runs are found through `run_keys` (by trace), a run by id through `run_locations`.
-import { ident, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const RUNS_TABLE = 'runs';
@@ -91,7 +92,8 @@ export function createRunKeysTable(table: string = RUN_KEYS_TABLE): Sql {
   is_root UInt8,
   start_time Int64
 ) ENGINE = ReplacingMergeTree
-ORDER BY (tenant_id, trace_id, id, session_id, is_root, start_time)`);
+ORDER BY (tenant_id, trace_id, id, session_id, is_root, start_time)
+SETTINGS index_granularity = 1024`);
 }
 
 /** How the projector's inserts encode a `run_keys` row (RowBinary, from the DDL above). */
@@ -106,6 +108,25 @@ export function runsOfTraces(runKeysTable: string, tenantId: string, traces: Sql
   const key = raw(RUN_KEY_COLUMNS.join(', '));
   return sql`(${key}) IN (SELECT ${key} FROM ${ident(runKeysTable)}
       WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${traces})${extra ? sql` AND ${extra}` : raw('')})`;
+}
+
+/** A range of run start times (µs), both ends included. */
+export interface TraceSpan {
+  from: number;
+  to: number;
+}
+
+/**
+ * When the runs of these traces started, over every place they have had (run_keys): the runs
+ * of `runs` with these trace ids all lie within the span. Null when run_keys has none of them.
+ */
+export async function traceSpanQuery(ch: ClickHouseClient, runKeysTable: string, tenantId: string, traceIds: readonly string[]): Promise<TraceSpan | null> {
+  if (traceIds.length === 0) return null;
+  const [row] = await ch.query<{ n: string; first_start: string; last_start: string }>(
+    sql`SELECT count() AS n, min(start_time) AS first_start, max(start_time) AS last_start FROM ${ident(runKeysTable)}
+        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${join(traceIds.map((id) => sql`toUUID(${id})`))})`,
+  );
+  return row && Number(row.n) > 0 ? { from: Number(row.first_start), to: Number(row.last_start) } : null;
 }
 
 /**

@@ -184,7 +184,7 @@ async function main(): Promise<void> {
       };
       log(`${name}: ${JSON.stringify(results[name])}`);
     }
-    process.stdout.write(JSON.stringify({ bench: 'runs-query', runs: RUNS, repeat: REPEAT, index_granularity: Number(process.env.BENCH_INDEX_GRANULARITY ?? 8192), results }) + '\n');
+    process.stdout.write(JSON.stringify({ bench: 'runs-query', runs: RUNS, repeat: REPEAT, index_granularity: Number(process.env.BENCH_INDEX_GRANULARITY ?? /index_granularity = (\d+)/.exec(createRunsTable('runs').text)?.[1]), results }) + '\n');
   } finally {
     if (keep) log(`kept database ${database}`);
     else await admin.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null });

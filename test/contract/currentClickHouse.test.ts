@@ -208,7 +208,7 @@ async function readDirectly(full: boolean): Promise<void> {
   await as('runByIdQuery', () => runByIdQuery(ch, tenantId, ID.t1llm));
   await as('runPageQuery', async () => {
     const none = () => ({ sql: [], columns: new Set<string>() });
-    const base = { tenantId, runsTable: T.runs, conditions: none, columns: ['name', 'status', 'total_tokens'] };
+    const base = { tenantId, runsTable: T.runs, runKeysTable: T.runKeys, conditions: none, columns: ['name', 'status', 'total_tokens'] };
     const page = await runPageQuery(ch, { ...base, order: 'desc', after: null, limit: 2 });
     await runPageQuery(ch, { ...base, order: 'desc', after: page.next, limit: 2 });
     await runPageQuery(ch, { ...base, order: 'asc', after: null, limit: 20 });
@@ -424,7 +424,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     createReadModelTables: 'replay', ensureReadModels: 'ensureReadModels', runsTableOutdated: 'runsTableOutdated',
     warnIfRunsTableOutdated: /^SELECT sorting_key FROM system\.tables/,
   },
-  'projections/runs/runsTable.ts': { createRunsTable: null, createRunKeysTable: null, createRunLocationsTable: null, runsOfTraces: null },
+  'projections/runs/runsTable.ts': { createRunsTable: null, createRunKeysTable: null, createRunLocationsTable: null, runsOfTraces: null, traceSpanQuery: 'queryRuns' },
   'projections/traces/tracesTable.ts': { createTracesTable: null },
   'projections/feedback/feedbackTable.ts': { createFeedbackTable: null },
   'projections/traces/threadsView.ts': { createThreadsView: null },

@@ -31,6 +31,11 @@ export interface FilterScope {
   sessionIds: readonly string[] | null;
   /** Bounds run subqueries to these traces (by the places of their runs: key columns, safe in PREWHERE under FINAL). */
   traceIds: readonly string[] | null;
+  /**
+   * Bounds run subqueries to the runs that started in this range (µs, both ends included): it
+   * holds every run of the traces that matter, and the subqueries then answer for those only.
+   */
+  traceSpan?: { from: number; to: number } | null;
 }
 
 export interface CompiledCondition {
@@ -431,7 +436,10 @@ export function compileTraceCondition(node: FilterNode, scope: FilterScope, opti
   const prewhere = [sql`tenant_id = toUUID(${scope.tenantId})`];
   if (scope.sessionIds) prewhere.push(inList(raw('session_id'), uuids(scope.sessionIds)));
   if (options.root) prewhere.push(raw('is_root = 1'));
-  if (scope.traceIds) prewhere.push(runsOfTraces(scope.runKeysTable, scope.tenantId, join(uuids(scope.traceIds))));
+  // The traces that matter bound the subquery: by the span of their runs' start times (a range
+  // of the key) when the caller knows it, else by the places of their runs (a lookup per run).
+  if (scope.traceSpan) prewhere.push(sql`start_time >= ${scope.traceSpan.from} AND start_time <= ${scope.traceSpan.to}`);
+  else if (scope.traceIds) prewhere.push(runsOfTraces(scope.runKeysTable, scope.tenantId, join(uuids(scope.traceIds))));
   const where = [raw('has_post = 1')];
   where.push(inner.sql);
   const table = scope.exact ? sql`${ident(scope.runsTable)} FINAL` : ident(scope.runsTable);

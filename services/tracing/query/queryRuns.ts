@@ -50,15 +50,17 @@ function fieldConditions(q: RunsQuery, tenantId: string, deps: Deps): RunConditi
 export function runConditions(deps: Deps, tenantId: string, q: RunsQuery): RunPageRequest['conditions'] {
   const fixed = fieldConditions(q, tenantId, deps);
   return (phase) => {
-    const scope: FilterScope = { tenantId, runsTable: deps.tables.runs, runKeysTable: deps.tables.runKeys, feedbackTable: deps.tables.feedback, sessionIds: q.sessionIds, ...phase };
+    const scope: FilterScope = { tenantId, runsTable: deps.tables.runs, runKeysTable: deps.tables.runKeys, feedbackTable: deps.tables.feedback, sessionIds: q.sessionIds, exact: phase.exact, traceIds: phase.traceIds, traceSpan: phase.traceSpan ?? null };
+    const onTraces = !phase.ownOnly;
     const compiled = [
       q.filter && compileRunFilter(q.filter, scope, 'filter'),
-      q.traceFilter && compileTraceCondition(q.traceFilter, scope, { root: true, where: 'trace_filter' }),
-      q.treeFilter && compileTraceCondition(q.treeFilter, scope, { root: false, where: 'tree_filter' }),
-    ].filter((c) => c !== null);
+      onTraces && q.traceFilter && compileTraceCondition(q.traceFilter, scope, { root: true, where: 'trace_filter' }),
+      onTraces && q.treeFilter && compileTraceCondition(q.treeFilter, scope, { root: false, where: 'tree_filter' }),
+    ].filter((c) => c !== null && c !== false);
     return {
       sql: [...fixed.sql, ...compiled.map((c) => c.sql)],
       columns: new Set([...fixed.columns, ...compiled.flatMap((c) => [...c.columns])]),
+      onTraces: q.traceFilter !== null || q.treeFilter !== null,
     };
   };
 }
@@ -73,6 +75,7 @@ export async function queryRuns(deps: Deps, tenantId: string, q: RunsQuery): Pro
   const page = await runPageQuery(deps.ch, {
     tenantId,
     runsTable: deps.tables.runs,
+    runKeysTable: deps.tables.runKeys,
     conditions,
     columns: [...runColumnsFor(q.fields)],
     order: q.order,

@@ -176,6 +176,56 @@ describe('recent runs (phase 1 looks at the last minutes first)', () => {
   });
 });
 
+describe('trace conditions (the first look bounds them by the time span of its traces)', () => {
+  // 12 traces of 6 runs from the last 20 seconds, their runs interleaved in time; traces
+  // t % 3 == 0 have a "marker" run among them, traces t % 3 == 1 one that started 2 hours
+  // earlier (outside every early look).
+  const M = 'eeeeeeee-1111-4000-8000-000000000000';
+  const now = Date.now() * 1000;
+  beforeAll(async () => {
+    const rows: RunRow[] = [];
+    for (let t = 0; t < 12; t++) {
+      const rootId = uuidv4();
+      const start = now - t * 1_000_000;
+      for (let k = 0; k < 6; k++)
+        rows.push(runRow(M, { id: k === 0 ? rootId : uuidv4(), trace_id: rootId, parent_run_id: k === 0 ? null : rootId, session_id: P1, name: k === 0 ? 'root' : `step-${k}`, run_type: 'llm', start_time: start + k * 1_500_000, end_time: null }));
+      if (t % 3 !== 2) rows.push(runRow(M, { id: uuidv4(), trace_id: rootId, parent_run_id: rootId, session_id: P1, name: 'marker', run_type: 'tool', start_time: t % 3 === 0 ? start + 700_000 : start - 7_200_000_000 - t * 600_000_000, end_time: null }));
+    }
+    await insertRuns(db.ch, rows);
+  });
+
+  test.each([
+    ['tree_filter', { tree_filter: 'eq(name, "marker")' }, "trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID('M') AND has_post = 1 AND name = 'marker')"],
+    ['filter, trace_filter and tree_filter', { filter: 'eq(run_type, "llm")', trace_filter: 'eq(name, "root")', tree_filter: 'eq(name, "marker")' },
+      "run_type = 'llm' AND trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID('M') AND has_post = 1 AND is_root = 1 AND name = 'root') " +
+      "AND trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID('M') AND has_post = 1 AND name = 'marker')"],
+  ] as const)('%s: every run exactly once, in order', async (_name, body, where) => {
+    const expected = (await db.ch.query<{ id: string }>(
+      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${M}) AND has_post = 1 AND ${raw(where.replaceAll("'M'", `'${M}'`))} ORDER BY start_time DESC, id DESC`,
+    )).map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(40);
+    let bounded = 0;
+    const ch = new Proxy(db.ch, {
+      get: (target, prop, receiver) => prop !== 'query' ? Reflect.get(target, prop, receiver)
+        : (statement: { text: string }) => {
+            if (statement.text.includes('AS first_start')) bounded++;
+            return target.query(statement as never);
+          },
+    });
+    for (const limit of [1, 3, 7, 100]) {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await queryRuns({ ...deps(), ch }, M, runsQueryFromBody({ ...body, limit, cursor, select: ['id'] }));
+        ids.push(...page.runs.map((r) => r.id as string));
+        cursor = page.next;
+      } while (cursor);
+      expect(ids).toEqual(expected);
+    }
+    expect(bounded).toBeGreaterThan(0);
+  });
+});
+
 describe('request fields', () => {
   const trace = () => traces[4]!;
   const idsOf = async (body: Record<string, unknown>) => (await query({ ...body, select: ['id'] })).runs.map((r) => r.id).sort();
