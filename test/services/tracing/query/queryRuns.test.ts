@@ -218,6 +218,30 @@ describe('trace conditions (the first look bounds them by the time span of its t
     for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, M, ch)).toEqual(expected);
     expect(bounded).toBeGreaterThan(0);
   });
+
+  test('candidates stop at the last of the newest runs: a trace past them is not judged by their span', async () => {
+    // The newest runs: trace A's root and marker, then trace C's (no marker). Then trace B,
+    // whose marker started 2 hours earlier, and only then more of A. Bounded by A's and C's
+    // span, B would not match; its runs must still come before A's older ones.
+    const N = 'ffffffff-1111-4000-8000-000000000000';
+    const [a, b, c] = [uuidv4(), uuidv4(), uuidv4()];
+    const run = (trace: string, id: string, name: string, ago: number) =>
+      runRow(N, { id, trace_id: trace, parent_run_id: id === trace ? null : trace, session_id: P1, name, run_type: 'llm', start_time: now - ago, end_time: null });
+    await insertRuns(db.ch, [
+      run(a, a, 'root', 100_000), run(a, uuidv4(), 'marker', 200_000),
+      ...Array.from({ length: 10 }, (_, i) => run(a, uuidv4(), 'step', 30_000_000 + i * 100_000)),
+      ...Array.from({ length: 10 }, (_, i) => run(c, i === 0 ? c : uuidv4(), 'step', 1_000_000 + i * 100_000)),
+      run(b, b, 'root', 20_000_000), run(b, uuidv4(), 'marker', 7_200_000_000),
+      ...Array.from({ length: 5 }, (_, i) => run(b, uuidv4(), 'step', 20_100_000 + i * 100_000)),
+    ]);
+    const expected = (await db.ch.query<{ id: string }>(
+      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${N}) AND has_post = 1
+            AND trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID(${N}) AND has_post = 1 AND name = 'marker')
+          ORDER BY start_time DESC, id DESC`,
+    )).map((r) => r.id);
+    expect(expected.length).toBe(19);
+    for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ tree_filter: 'eq(name, "marker")', limit }, N)).toEqual(expected);
+  });
 });
 
 describe('request fields', () => {
