@@ -34,8 +34,6 @@ export interface RunConditions {
   sql: Sql[];
   /** Columns the conditions read. */
   columns: Set<string>;
-  /** Whether some conditions are on a run's trace (trace_filter, tree_filter): left out with `ownOnly`. */
-  onTraces?: boolean;
 }
 
 /** What a phase asks of the conditions. */
@@ -61,6 +59,8 @@ export interface RunPageRequest {
   runKeysTable: string;
   /** The conditions a run must meet, built for a phase. */
   conditions: (phase: ConditionsPhase) => RunConditions;
+  /** Whether some conditions are on a run's trace (trace_filter, tree_filter): those `ownOnly` leaves out. */
+  onTraces?: boolean;
   /** The `runs` columns to return. */
   columns: readonly string[];
   order: 'asc' | 'desc';
@@ -126,7 +126,7 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
 
   /**
    * Candidates after `after` (and at or before `until`); `since`: only runs that started then or
-   * later (PREWHERE); `traceIds`, `ownOnly`: as the conditions take them.
+   * later (PREWHERE); `traceSpan`, `ownOnly`: as the conditions take them.
    */
   const candidates = async (
     exact: boolean, after: RunPosition | null, limit: number, since: number | null = null,
@@ -168,8 +168,8 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     return result.map(partialRowFromClickHouse);
   };
 
-  /** The trace span byTheirTraces bounded the latest look's candidates by (null: none). */
-  let spanOfFirst: TraceSpan | null = null;
+  /** A look's candidates, and the span of their traces' runs when it bounded their trace conditions. */
+  type Look = { found: Candidate[]; span: TraceSpan | null };
   /**
    * Conditions on a run's trace (trace_filter, tree_filter) are subqueries that read a column of
    * every run of the projects, however small the look. So a look first takes its newest runs by
@@ -179,10 +179,10 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
    * meets its own conditions is in one of those traces. Null when that cannot tell: too many
    * traces, or more runs met their own conditions and the candidates up to there do not fill.
    */
-  const byTheirTraces = async (since: number | null): Promise<Candidate[] | null> => {
+  const byTheirTraces = async (since: number | null): Promise<Look | null> => {
     const ownLimit = OWN_BATCH_PER_RUN * want;
     const own = await candidates(false, q.after, ownLimit, since, { ownOnly: true });
-    if (own.length === 0) return []; // nothing in the look meets even its own conditions
+    if (own.length === 0) return { found: [], span: null }; // nothing in the look meets even its own conditions
     const traceIds = [...new Set(own.map((c) => c.trace_id))];
     if (traceIds.length > MAX_BOUNDING_TRACES) return null;
     const traceSpan = await traceSpanQuery(ch, q.runKeysTable, q.tenantId, traceIds);
@@ -190,18 +190,13 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     // Fewer than asked for: these are all the look's runs that meet their own conditions.
     const all = own.length < ownLimit;
     const found = await candidates(false, q.after, batch, since, { traceSpan, until: all ? null : at(own[own.length - 1]!) });
-    if (!all && !fills(found)) return null;
-    spanOfFirst = traceSpan; // phase 2's candidates are among these traces
-    return found;
+    return all || fills(found) ? { found, span: traceSpan } : null;
   };
-  const onTraces = q.conditions({ exact: false, traceIds: null }).onTraces === true;
   /** Phase 1's candidates of a look (`since`: over the runs that started then or later; null: all). */
-  const look = async (since: number | null): Promise<Candidate[]> => {
-    spanOfFirst = null;
-    return (onTraces ? await byTheirTraces(since) : null) ?? (await candidates(false, q.after, batch, since));
-  };
+  const look = async (since: number | null): Promise<Look> =>
+    (q.onTraces ? await byTheirTraces(since) : null) ?? { found: await candidates(false, q.after, batch, since), span: null };
 
-  let first: Candidate[] | null = null;
+  let first: Look | null = null;
   if (desc) {
     // The first look; then, while it does not fill, one as much wider as the runs found were too
     // few (EMPTY_WINDOW_GROWTH times wider when none: a window without runs costs only the
@@ -209,18 +204,19 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     const from = q.after?.startTime ?? Date.now() * 1000;
     let window = RECENT_WINDOW_US;
     first = await look(from - window);
-    while (!fills(first) && window < WIDEST_WINDOW_US) {
-      const found = distinctRuns(first).length;
+    while (!fills(first.found) && window < WIDEST_WINDOW_US) {
+      const found = distinctRuns(first.found).length;
       window = Math.min(WIDEST_WINDOW_US, found > 0 ? window * Math.ceil((2 * want) / found) : window * EMPTY_WINDOW_GROWTH);
       first = await look(from - window);
     }
   }
-  if (!first || !fills(first)) first = await look(null);
+  if (!first || !fills(first.found)) first = await look(null);
   // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
-  const distinct = distinctRuns(first);
+  const distinct = distinctRuns(first.found);
   const taken = distinct.slice(0, want);
-  const windowEnd = fills(first) ? at(taken[taken.length - 1]!) : null;
-  const page = await rows(taken, q.after, windowEnd, want, spanOfFirst);
+  const windowEnd = fills(first.found) ? at(taken[taken.length - 1]!) : null;
+  // The span, when the look had one, holds every run of the taken candidates' traces.
+  const page = await rows(taken, q.after, windowEnd, want, first.span);
   if (page.length < want && windowEnd) page.push(...(await rows(await candidates(true, windowEnd, want - page.length), windowEnd, null, want - page.length)));
 
   const more = page.length > q.limit;

@@ -51,16 +51,15 @@ export function runConditions(deps: Deps, tenantId: string, q: RunsQuery): RunPa
   const fixed = fieldConditions(q, tenantId, deps);
   return (phase) => {
     const scope: FilterScope = { tenantId, runsTable: deps.tables.runs, runKeysTable: deps.tables.runKeys, feedbackTable: deps.tables.feedback, sessionIds: q.sessionIds, exact: phase.exact, traceIds: phase.traceIds, traceSpan: phase.traceSpan ?? null };
-    const onTraces = !phase.ownOnly;
+    const withTraces = !phase.ownOnly;
     const compiled = [
       q.filter && compileRunFilter(q.filter, scope, 'filter'),
-      onTraces && q.traceFilter && compileTraceCondition(q.traceFilter, scope, { root: true, where: 'trace_filter' }),
-      onTraces && q.treeFilter && compileTraceCondition(q.treeFilter, scope, { root: false, where: 'tree_filter' }),
+      withTraces && q.traceFilter && compileTraceCondition(q.traceFilter, scope, { root: true, where: 'trace_filter' }),
+      withTraces && q.treeFilter && compileTraceCondition(q.treeFilter, scope, { root: false, where: 'tree_filter' }),
     ].filter((c) => c !== null && c !== false);
     return {
       sql: [...fixed.sql, ...compiled.map((c) => c.sql)],
       columns: new Set([...fixed.columns, ...compiled.flatMap((c) => [...c.columns])]),
-      onTraces: q.traceFilter !== null || q.treeFilter !== null,
     };
   };
 }
@@ -77,6 +76,7 @@ export async function queryRuns(deps: Deps, tenantId: string, q: RunsQuery): Pro
     runsTable: deps.tables.runs,
     runKeysTable: deps.tables.runKeys,
     conditions,
+    onTraces: q.traceFilter !== null || q.treeFilter !== null,
     columns: [...runColumnsFor(q.fields)],
     order: q.order,
     after: q.cursor,
