@@ -1,7 +1,7 @@
 // The names of the read-model tables. Live tables have the documented names; a replay builds
 // a full set under a suffix and swaps it in at the end, so every writer and reader takes its
 // table names from one of these objects instead of a constant.
-import { RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
+import { RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUN_THREADS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
 import { TRACES_TABLE } from './traces/tracesTable.ts';
 import { FEEDBACK_TABLE } from './feedback/feedbackTable.ts';
 import { TRACE_HOUR_STATS_TABLE, TRACE_HOUR_WRITES_TABLE, TRACES_BY_HOUR_TABLE } from './traces/hourStats.ts';
@@ -14,6 +14,8 @@ export interface ReadModelTables {
   runKeys: string;
   /** (tenant_id, id) -> trace_id, for reads by run id. */
   runLocations: string;
+  /** (tenant_id, thread_id) -> every place in `runs` the thread's runs have had, for filters on thread_id. */
+  runThreads: string;
   /** One row per trace: root run, times, counts, tokens, cost, thread. */
   traces: string;
   /** One row per feedback item. */
@@ -34,6 +36,7 @@ export const LIVE_TABLES: ReadModelTables = {
   runs: RUNS_TABLE,
   runKeys: RUN_KEYS_TABLE,
   runLocations: RUN_LOCATIONS_TABLE,
+  runThreads: RUN_THREADS_TABLE,
   traces: TRACES_TABLE,
   feedback: FEEDBACK_TABLE,
   tracesByHour: TRACES_BY_HOUR_TABLE,
@@ -48,6 +51,7 @@ export const tablesWithSuffix = (suffix: string): ReadModelTables => ({
   runs: `${LIVE_TABLES.runs}${suffix}`,
   runKeys: `${LIVE_TABLES.runKeys}${suffix}`,
   runLocations: `${LIVE_TABLES.runLocations}${suffix}`,
+  runThreads: `${LIVE_TABLES.runThreads}${suffix}`,
   traces: `${LIVE_TABLES.traces}${suffix}`,
   feedback: `${LIVE_TABLES.feedback}${suffix}`,
   tracesByHour: `${LIVE_TABLES.tracesByHour}${suffix}`,

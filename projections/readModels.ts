@@ -3,9 +3,9 @@
 import { ident, sql, raw } from '../platform/clickhouse/sql.ts';
 import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
 import type { Logger } from '../platform/logger.ts';
-import { createRunKeysTable, createRunLocationsTable, createRunsTable, RUNS_SORTING_KEY } from './runs/runsTable.ts';
+import { createRunKeysTable, createRunLocationsTable, createRunsTable, createRunThreadsTable, RUNS_SORTING_KEY } from './runs/runsTable.ts';
 import { createTracesTable } from './traces/tracesTable.ts';
-import { markTraceCopiesIncompleteOnUpgrade } from './traces/traceCopiesUpgrade.ts';
+import { markCopiesIncompleteOnUpgrade } from './copiesUpgrade.ts';
 import { createTraceHourStatsTable, createTraceHourWritesTable, createTracesByHourTable } from './traces/hourStats.ts';
 import { createTraceHourReachTable, createTracesByThreadTable } from './traces/threadTables.ts';
 import { createFeedbackTable } from './feedback/feedbackTable.ts';
@@ -17,6 +17,7 @@ export async function createReadModelTables(ch: ClickHouseClient, tables: ReadMo
   await ch.exec(createRunsTable(tables.runs));
   await ch.exec(createRunKeysTable(tables.runKeys));
   await ch.exec(createRunLocationsTable(tables.runLocations));
+  await ch.exec(createRunThreadsTable(tables.runThreads));
   await ch.exec(createTracesTable(tables.traces));
   await ch.exec(createFeedbackTable(tables.feedback));
   await ch.exec(createTracesByHourTable(tables.tracesByHour));
@@ -28,7 +29,7 @@ export async function createReadModelTables(ch: ClickHouseClient, tables: ReadMo
 
 export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
   await ch.exec(sql`CREATE DATABASE IF NOT EXISTS ${ident(ch.database)}`, { database: null });
-  await markTraceCopiesIncompleteOnUpgrade(ch);
+  await markCopiesIncompleteOnUpgrade(ch);
   await createReadModelTables(ch, LIVE_TABLES);
   await addMissingColumns(ch, LIVE_TABLES.runs, createRunsTable('runs_expected_shape'));
   await addMissingColumns(ch, LIVE_TABLES.runLocations, createRunLocationsTable('run_locations_expected_shape'));

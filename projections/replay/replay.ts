@@ -21,7 +21,7 @@ import { RunsProjector } from '../runs/runsProjector.ts';
 import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
 import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../readModelTables.ts';
 import { ProjectRegistry } from '../projects/projectRegistry.ts';
-import { markTraceCopiesComplete } from '../traces/traceCopiesUpgrade.ts';
+import { markCopiesComplete } from '../copiesUpgrade.ts';
 import { reached, sumOffsets, TopicOffsets, type Offsets } from './topicOffsets.ts';
 
 export const REPLAY_VIEWS = ['runs', 'traces', 'threads'] as const;
@@ -29,7 +29,7 @@ export type ReplayView = (typeof REPLAY_VIEWS)[number];
 
 /** The tables each view is made of (threads is a view over traces). */
 const VIEW_TABLES: Record<ReplayView, Array<keyof ReadModelTables>> = {
-  runs: ['runs', 'runKeys', 'runLocations', 'feedback'],
+  runs: ['runs', 'runKeys', 'runLocations', 'runThreads', 'feedback'],
   // In the order they are swapped in: the hour counts and rows before the hour stats, so stats
   // computed against the old counts land in the old stats table (hourStats.ts).
   traces: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traceHourReach', 'tracesByThread', 'traces'],
@@ -142,7 +142,7 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     for (const t of swapped) await swapTableIn(ch, LIVE_TABLES[t], fresh[t], old[t], logger);
     logger.info({ tables: swapped.map((t) => LIVE_TABLES[t]) }, 'swapped the rebuilt tables in');
     // A rebuilt traces_by_hour holds every trace: an upgraded database's stats may read it now.
-    await markTraceCopiesComplete(ch, swapped);
+    await markCopiesComplete(ch, swapped);
 
     // Catch up into the live names up to the topic ends read after the swap: whatever the
     // live projectors wrote into the old tables just before it was read from below those ends.

@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowFromClickHouse, type RunRow } from './runRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-import { RUN_KEY_COLUMNS, runsOfTraces, traceSpanQuery, type TraceSpan } from './runsTable.ts';
+import { RUN_KEY_COLUMNS, runsOfThreads, runsOfTraces, threadRunsWhere, traceSpanQuery, type ThreadRuns, type TraceSpan } from './runsTable.ts';
 
 /**
  * The merged run, once its post has been projected; null otherwise. Key lookups, no scan: its
@@ -61,6 +61,8 @@ export interface RunPageRequest {
   conditions: (phase: ConditionsPhase) => RunConditions;
   /** Whether some conditions are on a run's trace (trace_filter, tree_filter): those `ownOnly` leaves out. */
   onTraces?: boolean;
+  /** The threads every matching run names (a filter on thread_id), with what else the conditions require of their places. */
+  threads?: ThreadRuns | null;
   /** The `runs` columns to return. */
   columns: readonly string[];
   order: 'asc' | 'desc';
@@ -107,7 +109,10 @@ interface Candidate {
  * times when it found none), up to a week, and then over all runs. `runs` is ordered by time
  * within a project, so a window is a range of the primary index: an empty one costs next to
  * nothing, and a project idle for hours still gets its first page from a window. (Descending
- * order only: an ascending first page has no place to start.) Phase 2 is a few key lookups
+ * order only: an ascending first page has no place to start.) With a filter on thread_id, the
+ * runs' places come from run_threads instead (a key lookup per run), and the first look reaches
+ * back to the threads' newest places, as many as the page needs: a thread's runs are spread over
+ * its whole life, where windows of time would widen again and again. Phase 2 is a few key lookups
  * reading wide columns of neighbouring granules, again and again for the newest pages: it uses
  * ClickHouse's uncompressed block cache.
  */
@@ -135,9 +140,12 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     const where = [tenant, raw('has_post = 1'), ...q.conditions({ exact, traceIds: null, ownOnly: bounds.ownOnly, traceSpan: bounds.traceSpan }).sql];
     if (after) where.push(position(after, afterOp));
     if (bounds.until) where.push(position(bounds.until, untilOp));
-    const prewhere = since === null ? raw('') : sql`PREWHERE start_time >= ${since}`;
+    // Key columns: the primary index narrows the read to the window and to the threads' runs.
+    const prewhere: Sql[] = [];
+    if (since !== null) prewhere.push(sql`start_time >= ${since}`);
+    if (q.threads) prewhere.push(runsOfThreads(q.tenantId, q.threads, since));
     return ch.query<Candidate>(
-      sql`SELECT trace_id, ${KEY} FROM ${exact ? sql`${table} FINAL` : table} ${prewhere} WHERE ${join(where, ' AND ')}
+      sql`SELECT trace_id, ${KEY} FROM ${exact ? sql`${table} FINAL` : table} ${prewhere.length ? sql`PREWHERE ${join(prewhere, ' AND ')}` : raw('')} WHERE ${join(where, ' AND ')}
           ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}`,
     );
   };
@@ -196,8 +204,31 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const look = async (since: number | null): Promise<Look> =>
     (q.onTraces ? await byTheirTraces(since) : null) ?? { found: await candidates(false, q.after, batch, since), span: null };
 
+  /**
+   * With a filter on thread_id: the start of its threads' newest places (run_threads) before the
+   * page, as many as THREAD_PLACES_PER_RUN per candidate wanted, where a look likely fills; null
+   * when the threads have no more than that (a look over all of them reads just those).
+   */
+  const threadSince = async (threads: ThreadRuns): Promise<number | null> => {
+    const where = threadRunsWhere(q.tenantId, threads);
+    if (q.after) where.push(position(q.after, afterOp));
+    const places = THREAD_PLACES_PER_RUN * batch;
+    const [row] = await ch.query<{ n: string; oldest: string }>(
+      sql`SELECT count() AS n, min(start_time) AS oldest FROM (
+            SELECT start_time FROM ${ident(threads.table)} WHERE ${join(where, ' AND ')} ORDER BY start_time DESC, id DESC LIMIT ${places})`,
+    );
+    return row && Number(row.n) >= places ? Number(row.oldest) : null;
+  };
+
   let first: Look | null = null;
-  if (desc) {
+  let whole = false; // the look was over all runs
+  if (desc && q.threads) {
+    // The threads' runs are spread over their whole life: windows of time would widen again
+    // and again. Their newest places say where a look fills.
+    const since = await threadSince(q.threads);
+    first = await look(since);
+    whole = since === null;
+  } else if (desc) {
     // The first look; then, while it does not fill, one as much wider as the runs found were too
     // few (EMPTY_WINDOW_GROWTH times wider when none: a window without runs costs only the
     // primary index), up to the widest; then all.
@@ -210,7 +241,7 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
       first = await look(from - window);
     }
   }
-  if (!first || !fills(first.found)) first = await look(null);
+  if (!first || (!whole && !fills(first.found))) first = await look(null);
   // The first `want` distinct runs; the window ends at the last of them unless that was all there is.
   const distinct = distinctRuns(first.found);
   const taken = distinct.slice(0, want);
@@ -233,6 +264,8 @@ const OWN_BATCH_PER_RUN = 2;
 const MAX_BOUNDING_TRACES = 1000;
 /** Phase 2 bounds trace conditions by the span of its candidates' traces up to this long (µs). */
 const NARROW_SPAN_US = 3600 * 1_000_000;
+/** With a filter on thread_id, the first look covers the threads' newest places, this many per candidate row wanted. */
+const THREAD_PLACES_PER_RUN = 2;
 /** The widest look (µs); past that, phase 1 reads all runs. */
 const WIDEST_WINDOW_US = 7 * 24 * 3600 * 1_000_000;
 /** How much wider the next look is when a window held no run at all (15 min, 8 h, then a week). */

@@ -23,7 +23,7 @@ import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type Run
 import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
 import { rollUpUsage, tracePlacement, traceRow, type TraceRow } from '../traces/traceRow.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-import { RUN_KEYS_COLUMNS, RUN_LOCATIONS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
+import { RUN_KEYS_COLUMNS, RUN_LOCATIONS_COLUMNS, RUN_THREADS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
 import { TRACES_COLUMNS } from '../traces/tracesTable.ts';
 import { hourOf, hourRow, hourWrites, TRACE_HOUR_WRITES_COLUMNS, TRACES_BY_HOUR_COLUMNS } from '../traces/hourStats.ts';
 import { hourReach, threadRow, threadRows, TRACE_HOUR_REACH_COLUMNS, TRACES_BY_THREAD_COLUMNS } from '../traces/threadTables.ts';
@@ -98,6 +98,8 @@ interface MergedPart {
   /** Runs at a new place in `runs`, and tombstones at the places moved runs left (see moves). */
   places: RunKeyRow[];
   tombstones: RunRow[];
+  /** Runs that name a thread at a new place, or a new thread (see moves). */
+  threads: RunThreadRow[];
   located: Array<Pick<RunRow, 'tenant_id' | 'id' | 'trace_id' | 'session_id'>>;
   traceRows: TraceRow[];
   /** Tombstones in traces_by_hour where traces were before the part moved them (another project or hour). */
@@ -292,6 +294,7 @@ export class RunsProjector implements Projection {
     const rows: RunRow[] = [];
     const places: RunKeyRow[] = [];
     const tombstones: RunRow[] = [];
+    const threads: RunThreadRow[] = [];
     // Where each written run lives, with every write of it: a replacing table keeps one row per
     // run, and a location can never be missing for a run that is there.
     const located: MergedPart['located'] = [];
@@ -312,6 +315,7 @@ export class RunsProjector implements Projection {
       const moved = moves(dirty, stored);
       for (const p of moved.places) places.push(p);
       for (const t of moved.tombstones) tombstones.push(t);
+      for (const t of moved.threads) threads.push(t);
       for (const r of dirty.values()) {
         rows.push(r);
         if (r.has_post) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
@@ -319,7 +323,7 @@ export class RunsProjector implements Projection {
       for (const [runId, r] of reapplied)
         if (r.has_post && !dirty.has(runId)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
     }
-    return { rows, places, tombstones, located, traceRows, traceTombstones, threadTombstones, added };
+    return { rows, places, tombstones, threads, located, traceRows, traceTombstones, threadTombstones, added };
   }
 
   /**
@@ -327,7 +331,7 @@ export class RunsProjector implements Projection {
    * reader that finds a trace row goes on to its runs (a trace tree, a thread's turns with their
    * inputs, GET /runs/{id} through run_locations).
    */
-  async #writeRows({ rows, places, tombstones, located, traceTombstones, threadTombstones }: MergedPart, retry: Retry): Promise<void> {
+  async #writeRows({ rows, places, tombstones, threads, located, traceTombstones, threadTombstones }: MergedPart, retry: Retry): Promise<void> {
     // A trace's tombstones where it was (by hour, counted, and by thread), before the runs that
     // move it: once the runs are in, the trace reloaded from them would not know where it had
     // been (hourStats.ts, threadTables.ts).
@@ -341,9 +345,13 @@ export class RunsProjector implements Projection {
         ? Promise.resolve()
         : retry('insert trace tombstones by thread', () => this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, threadTombstones)),
     ]);
-    // A new place before the rows there: whoever reads a trace through run_keys (this projector
-    // after a restart included) finds every row. Tombstones in the insert of the rows that replace them.
-    await retry('insert run keys', () => this.#ch.insertRowBinary(this.#tables.runKeys, RUN_KEYS_COLUMNS, places));
+    // A new place (and a thread at it) before the rows there: whoever reads a trace through
+    // run_keys (this projector after a restart included), or a thread through run_threads, finds
+    // every row. Tombstones in the insert of the rows that replace them.
+    await allOrFirstFailure([
+      retry('insert run keys', () => this.#ch.insertRowBinary(this.#tables.runKeys, RUN_KEYS_COLUMNS, places)),
+      threads.length === 0 ? Promise.resolve() : retry('insert run threads', () => this.#ch.insertRowBinary(this.#tables.runThreads, RUN_THREADS_COLUMNS, threads)),
+    ]);
     await allOrFirstFailure([
       retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows)),
       retry('insert run locations', () => this.#ch.insertRowBinary(this.#tables.runLocations, RUN_LOCATIONS_COLUMNS, located)),
@@ -384,7 +392,7 @@ export class RunsProjector implements Projection {
   async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
     await retry('delete a project\'s rows', async () => {
       const t = this.#tables;
-      for (const table of [t.runs, t.runKeys, t.runLocations, t.traces, t.tracesByHour, t.traceHourWrites, t.traceHourStats, t.tracesByThread, t.traceHourReach])
+      for (const table of [t.runs, t.runKeys, t.runLocations, t.runThreads, t.traces, t.tracesByHour, t.traceHourWrites, t.traceHourStats, t.tracesByThread, t.traceHourReach])
         await deleteProjectRows(this.#ch, table, tenantId, projectId);
     });
     this.#cache.clear();
@@ -481,19 +489,34 @@ const samePlace = (a: RunRow, b: RunRow) => a.session_id === b.session_id && a.i
  * (new, or moved: its project or start time changed), and for each moved run a tombstone at its
  * old place: the row stored there, with has_post = 0 and a version above it (every version of
  * this batch is) but below the moved row's, so that reads by key drop the old place and reads
- * by version across places keep the moved row.
+ * by version across places keep the moved row. And a `run_threads` row for each run that names
+ * a thread at a new place, or a new thread at its place.
  */
-export function moves<K>(dirty: Map<K, RunRow>, stored: Map<K, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[] } {
+export function moves<K>(dirty: Map<K, RunRow>, stored: Map<K, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[]; threads: RunThreadRow[] } {
   const places: RunKeyRow[] = [];
   const tombstones: RunRow[] = [];
+  const threads: RunThreadRow[] = [];
   for (const [runKey, row] of dirty) {
     const before = stored.get(runKey);
-    if (before === undefined) continue; // only its usage rolled up: same place
-    if (before !== null && samePlace(before, row)) continue;
+    if (before === undefined) continue; // only its usage rolled up: same place, same thread
+    const stays = before !== null && samePlace(before, row);
+    if (row.thread_id !== '' && !(stays && before.thread_id === row.thread_id))
+      threads.push({ tenant_id: row.tenant_id, thread_id: row.thread_id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time, id: row.id });
+    if (stays) continue;
     places.push({ tenant_id: row.tenant_id, trace_id: row.trace_id, id: row.id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time });
     if (before !== null) tombstones.push({ ...before, has_post: 0, version: row.version - 1 });
   }
-  return { places, tombstones };
+  return { places, tombstones, threads };
+}
+
+/** A row of `run_threads`. */
+export interface RunThreadRow {
+  tenant_id: string;
+  thread_id: string;
+  session_id: string;
+  is_root: number;
+  start_time: number;
+  id: string;
 }
 
 /** A row of `run_keys`. */

@@ -100,6 +100,63 @@ SETTINGS index_granularity = 1024`);
 export const RUN_KEYS_COLUMNS = rowBinaryColumns(createRunKeysTable());
 
 /**
+ * Every place in `runs` a run has had with each thread it named there, by thread: (tenant_id,
+ * thread_id) to the run's `runs` key. A filter on `thread_id` finds a thread's runs here instead
+ * of reading the column over the project (a thread's runs are spread over its whole life). The
+ * runs projector writes a row before each `runs` row whose place or thread is new (rows with
+ * thread_id '' have none), so every `runs` row naming a thread has its row here: a superset,
+ * since a run that moved or changed thread keeps the rows of where it was.
+ */
+export const RUN_THREADS_TABLE = 'run_threads';
+
+export function createRunThreadsTable(table: string = RUN_THREADS_TABLE): Sql {
+  return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
+  tenant_id UUID,
+  thread_id String,
+  session_id UUID,
+  is_root UInt8,
+  start_time Int64,
+  id UUID
+) ENGINE = ReplacingMergeTree
+ORDER BY (tenant_id, thread_id, session_id, is_root, start_time, id)
+SETTINGS index_granularity = 1024`);
+}
+
+/** How the projector's inserts encode a `run_threads` row (RowBinary, from the DDL above). */
+export const RUN_THREADS_COLUMNS = rowBinaryColumns(createRunThreadsTable());
+
+/** The runs a filter on thread_id can match: their threads, and what else of their place it requires. */
+export interface ThreadRuns {
+  /** run_threads of the set of tables read. */
+  table: string;
+  ids: readonly string[];
+  /** Only runs of these projects. */
+  sessionIds?: readonly string[] | null;
+  /** Only roots (true) or only runs that are not (false). */
+  isRoot?: boolean | null;
+}
+
+/** The conditions on `run_threads` that select the places of these runs. */
+export function threadRunsWhere(tenantId: string, threads: ThreadRuns): Sql[] {
+  const where = [sql`tenant_id = toUUID(${tenantId})`, sql`thread_id IN (${join(threads.ids.map((t) => sql`${t}`))})`];
+  if (threads.sessionIds) where.push(threads.sessionIds.length ? sql`session_id IN (${join(threads.sessionIds.map((id) => sql`toUUID(${id})`))})` : raw('0'));
+  if (threads.isRoot !== undefined && threads.isRoot !== null) where.push(sql`is_root = ${threads.isRoot ? 1 : 0}`);
+  return where;
+}
+
+/**
+ * `(session_id, is_root, start_time, id) IN (…)` of the places of these threads' runs (a SQL
+ * condition on `runs`), those that started at `since` or later when given: every `runs` row
+ * naming one of the threads is at one of them.
+ */
+export function runsOfThreads(tenantId: string, threads: ThreadRuns, since: number | null = null): Sql {
+  const key = raw(RUN_KEY_COLUMNS.join(', '));
+  const where = threadRunsWhere(tenantId, threads);
+  if (since !== null) where.push(sql`start_time >= ${since}`);
+  return sql`(${key}) IN (SELECT ${key} FROM ${ident(threads.table)} WHERE ${join(where, ' AND ')})`;
+}
+
+/**
  * `(session_id, is_root, start_time, id) IN (…)` of the runs of the given traces (a SQL
  * condition on `runs`): every place they have had, so the newest version of each is among the
  * rows it selects. `traces`: SQL of trace ids (a list or a subquery), for `trace_id IN (…)`.

@@ -9,7 +9,7 @@ import type { ReadModelTables } from '../readModelTables.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { emptyRollup, HOUR_MICROS, rollupQuantiles, type Rollup } from './hourStats.ts';
 import { hourRollups, hoursTouched, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
-import { traceCopyUsable } from './traceCopiesUpgrade.ts';
+import { copyUsable } from '../copiesUpgrade.ts';
 
 type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'>;
 
@@ -147,12 +147,12 @@ export function traceSetWhere(set: TraceSet, source: 'traces' | 'byHour' | 'byTh
  * Where a set's trace rows are read from, with FINAL: one trace by its key from `traces`; one
  * thread's from `traces_by_thread`, where they are one range of the table; any other set from
  * `traces_by_hour`, where a project's traces of a time range are one range of the table (unless a
- * database from an older release has not rebuilt these yet: traceCopiesUpgrade.ts).
+ * database from an older release has not rebuilt these yet: copiesUpgrade.ts).
  */
 export async function traceSetSource(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<{ table: Sql; where: Sql }> {
   if (set.traceId !== undefined) return { table: ident(tables.traces), where: traceSetWhere(set) };
-  if (set.threadId !== undefined && (await traceCopyUsable(ch, 'byThread'))) return { table: ident(tables.tracesByThread), where: traceSetWhere(set, 'byThread') };
-  const byHour = await traceCopyUsable(ch, 'byHour');
+  if (set.threadId !== undefined && (await copyUsable(ch, 'byThread'))) return { table: ident(tables.tracesByThread), where: traceSetWhere(set, 'byThread') };
+  const byHour = await copyUsable(ch, 'byHour');
   return { table: ident(byHour ? tables.tracesByHour : tables.traces), where: traceSetWhere(set, byHour ? 'byHour' : 'traces') };
 }
 
@@ -166,7 +166,7 @@ export const EXACT_QUANTILE_TRACES = 8192;
 /** The sets the hour stats answer for: a time range of projects, errored or not; not one trace or one thread. */
 async function hourSetOf(ch: ClickHouseClient, set: TraceSet): Promise<HourSet | null> {
   if (set.traceId !== undefined || set.threadId !== undefined || set.inThreads) return null;
-  return (await traceCopyUsable(ch, 'byHour')) ? set : null;
+  return (await copyUsable(ch, 'byHour')) ? set : null;
 }
 
 /** Rollups of an hour set, through the request's shared reads when there are some. */

@@ -15,7 +15,7 @@ import { tracePage, traceSummaryFromClickHouse, TRACE_COLUMNS, type TraceSummary
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { hourOf } from './hourStats.ts';
 import { hourSpans } from './hourStatsQueries.ts';
-import { traceCopyUsable } from './traceCopiesUpgrade.ts';
+import { copyUsable } from '../copiesUpgrade.ts';
 
 type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'tracesByThread' | 'traceHourReach'>;
 
@@ -54,7 +54,7 @@ export interface ThreadPageQuery {
 const SUMMARY = raw(THREAD_SUMMARY_COLUMNS.join(', '));
 
 export async function threadPageQuery(ch: ClickHouseClient, tables: Tables, q: ThreadPageQuery): Promise<ThreadSummary[]> {
-  if (!(await traceCopyUsable(ch, 'byThread')) || !(await traceCopyUsable(ch, 'byHour'))) return summaries(ch, ident(tables.traces), q, null);
+  if (!(await copyUsable(ch, 'byThread')) || !(await copyUsable(ch, 'byHour'))) return summaries(ch, ident(tables.traces), q, null);
   const threads = await newestThreads(ch, tables, q);
   return threads.length === 0 ? [] : summaries(ch, ident(tables.tracesByThread), q, threads);
 }
@@ -158,7 +158,7 @@ export interface ThreadTracesQuery {
 export async function threadTracesQuery(ch: ClickHouseClient, tables: Tables, q: ThreadTracesQuery): Promise<TraceSummary[]> {
   const where: Sql[] = [sql`tenant_id = toUUID(${q.tenantId})`, sql`session_id = toUUID(${q.projectId})`, sql`thread_id = ${q.threadId}`];
   if (q.after) where.push(sql`(start_time > ${q.after.startTime} OR (start_time = ${q.after.startTime} AND trace_id > toUUID(${q.after.traceId})))`);
-  if (!(await traceCopyUsable(ch, 'byThread'))) return tracePage(ch, tables, q.tenantId, where, raw('start_time, trace_id'), q.limit);
+  if (!(await copyUsable(ch, 'byThread'))) return tracePage(ch, tables, q.tenantId, where, raw('start_time, trace_id'), q.limit);
   // The thread's rows are one range of traces_by_thread: FINAL over every column of it is cheap.
   const rows = await ch.query(
     sql`SELECT ${TRACE_COLUMNS} FROM ${ident(tables.tracesByThread)} FINAL

@@ -8,7 +8,7 @@ import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
 import { runsOfTraces } from '../runs/runsTable.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
-import { traceCopyUsable } from './traceCopiesUpgrade.ts';
+import { copyUsable } from '../copiesUpgrade.ts';
 import { hourOf } from './hourStats.ts';
 import { hourSpans, hoursTouched } from './hourStatsQueries.ts';
 
@@ -139,11 +139,11 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   const dir = raw(desc ? 'DESC' : 'ASC');
   const order = sql`sort_key ${dir}, trace_id ${dir}`;
   // One thread's traces are one range of traces_by_thread; a project's traces of an hour, one
-  // range of traces_by_hour: the page's keys come from there (traceCopiesUpgrade.ts: unless an
+  // range of traces_by_hour: the page's keys come from there (copiesUpgrade.ts: unless an
   // upgraded database has not rebuilt them yet).
-  if (q.threadId !== undefined && (await traceCopyUsable(ch, 'byThread')))
+  if (q.threadId !== undefined && (await copyUsable(ch, 'byThread')))
     return sortedTracePage(ch, tables, q.tenantId, [...where, raw('deleted = 0')], key, order, q.limit, { table: tables.tracesByThread, place: 'thread' });
-  if (!(await traceCopyUsable(ch, 'byHour'))) return sortedTracePage(ch, tables, q.tenantId, where, key, order, q.limit);
+  if (!(await copyUsable(ch, 'byHour'))) return sortedTracePage(ch, tables, q.tenantId, where, key, order, q.limit);
   const byHour: KeySource = { table: tables.tracesByHour, place: 'hour' };
   const hourBounds = hoursTouched(q.minStartTime, q.maxStartTime);
   if (sortBy !== 'start_time') return sortedTracePage(ch, tables, q.tenantId, [...where, raw('deleted = 0'), ...hourBounds], key, order, q.limit, byHour);

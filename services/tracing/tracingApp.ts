@@ -8,7 +8,7 @@ import { createHttpServer } from '../../platform/http/server.ts';
 import { KafkaReadiness } from '../../platform/http/kafkaReadiness.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ensureReadModels, warnIfRunsTableOutdated } from '../../projections/readModels.ts';
-import { warnIfTraceCopiesIncomplete } from '../../projections/traces/traceCopiesUpgrade.ts';
+import { warnIfCopiesIncomplete } from '../../projections/copiesUpgrade.ts';
 import { runByIdQuery } from '../../projections/runs/runQueries.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
@@ -52,7 +52,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   const createReadModels = async () => {
     await ensureReadModels(ch);
     await warnIfRunsTableOutdated(ch, logger);
-    await warnIfTraceCopiesIncomplete(ch, logger);
+    await warnIfCopiesIncomplete(ch, logger);
   };
   const setupTasks = [['create the read models', createReadModels], ['create the payload bucket', () => blobs.ensureBucket()]] as const;
   for (const [what, task] of setupTasks)

@@ -82,6 +82,7 @@ async function seed(ch: ClickHouseClient): Promise<void> {
   await ch.exec(raw(`INSERT INTO runs (${columns}, version) SELECT ${columns}, 2 FROM runs WHERE start_time % 10000000 < 3000000`));
   await ch.exec(raw('INSERT INTO run_locations (tenant_id, id, trace_id) SELECT tenant_id, id, trace_id FROM runs WHERE version = 1'));
   await ch.exec(raw('INSERT INTO run_keys (tenant_id, trace_id, id, session_id, is_root, start_time) SELECT tenant_id, trace_id, id, session_id, is_root, start_time FROM runs WHERE version = 1'));
+  await ch.exec(raw("INSERT INTO run_threads (tenant_id, thread_id, session_id, is_root, start_time, id) SELECT tenant_id, thread_id, session_id, is_root, start_time, id FROM runs WHERE version = 1 AND thread_id != ''"));
   await ch.exec(raw(`INSERT INTO feedback (tenant_id, run_id, id, trace_id, session_id, key, score, value, comment, correction, feedback_source, created_at, version)
     SELECT tenant_id, id, id, trace_id, session_id, 'user_score', toFloat64(cityHash64(toString(id)) % 2), '', NULL, '', '', start_time, 1
     FROM runs WHERE is_root = 1 AND version = 1 AND start_time % 7 = 0`));
@@ -119,6 +120,7 @@ const scenarios: Record<string, Record<string, unknown>> = {
   metadata_pair: { session, filter: 'and(eq(metadata_key, "user"), eq(metadata_value, "user-7"))' },
   tag: { session, filter: 'has(tags, "beta")' },
   thread_roots: { session, is_root: true, filter: 'eq(thread_id, "thread-79")', select: ['id', 'name', 'thread_id', 'start_time', 'run_type', 'feedback_stats'] },
+  thread_runs: { session, filter: 'eq(thread_id, "thread-79")' },
   feedback_pair: { session, filter: 'and(eq(feedback_key, "user_score"), eq(feedback_score, 1))' },
   trace_and_tree_filter: { session, filter: 'eq(run_type, "tool")', trace_filter: 'eq(name, "agent")', tree_filter: 'eq(name, "retriever")' },
   light_select_llm: { session, filter: 'eq(run_type, "llm")', select: light },

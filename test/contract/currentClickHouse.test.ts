@@ -293,6 +293,10 @@ async function readDirectly(full: boolean): Promise<void> {
         { error: false, start_time: at(30), end_time: at(200) }, { reference_example: [ID.example] }, { session: [] }, { id: [] },
         { session: [project.alpha], trace_filter: 'eq(name, "agent")', tree_filter: 'eq(run_type, "tool")' },
         { trace_filter: 'has(tags, "prod")', tree_filter: 'eq(error, true)', filter: 'eq(run_type, "tool")' },
+        // a filter on thread_id: its runs' places from run_threads, first for the newest, then all
+        { session: [project.alpha], filter: 'eq(thread_id, "thread-1")', limit: 1 },
+        { filter: 'or(eq(thread_id, "thread-1"), in(thread_id, ["thread-9", "thread-2"]))', order: 'asc', limit: 2 },
+        { session: [project.alpha, project.beta], is_root: true, filter: 'eq(thread_id, "thread-1")' },
         ...(full ? FILTERS.map((filter) => ({ session: [project.alpha, project.beta], filter })) : []),
       ];
       for (const body of bodies) {
@@ -424,7 +428,10 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     createReadModelTables: 'replay', ensureReadModels: 'ensureReadModels', runsTableOutdated: 'runsTableOutdated',
     warnIfRunsTableOutdated: /^SELECT sorting_key FROM system\.tables/,
   },
-  'projections/runs/runsTable.ts': { createRunsTable: null, createRunKeysTable: null, createRunLocationsTable: null, runsOfTraces: null, traceSpanQuery: 'queryRuns' },
+  'projections/runs/runsTable.ts': {
+    createRunsTable: null, createRunKeysTable: null, createRunLocationsTable: null, createRunThreadsTable: null, runsOfTraces: null, runsOfThreads: null, threadRunsWhere: null,
+    traceSpanQuery: 'queryRuns',
+  },
   'projections/traces/tracesTable.ts': { createTracesTable: null },
   'projections/feedback/feedbackTable.ts': { createFeedbackTable: null },
   'projections/traces/threadsView.ts': { createThreadsView: null },
@@ -442,9 +449,9 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   },
   // hourRollups runs inside every stats query over a time range (the slices, the rows of stale and cut hours)
   'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, hoursTouched: null, hourSpans: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
-  'projections/traces/traceCopiesUpgrade.ts': {
-    incompleteMarker: null, markTraceCopiesIncompleteOnUpgrade: 'ensureReadModels', markTraceCopiesComplete: 'replay',
-    traceCopyUsable: /traces_by_thread_incomplete/, warnIfTraceCopiesIncomplete: /traces_by_hour_incomplete/,
+  'projections/copiesUpgrade.ts': {
+    incompleteMarker: null, markCopiesIncompleteOnUpgrade: 'ensureReadModels', markCopiesComplete: 'replay',
+    copyUsable: /traces_by_thread_incomplete/, warnIfCopiesIncomplete: /traces_by_hour_incomplete/,
   },
   'projections/traces/threadTables.ts': { createTracesByThreadTable: null, createTraceHourReachTable: null, threadRow: null, threadRows: null, hourReach: null },
   'projections/traces/statsQueries.ts': {
@@ -462,7 +469,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   'projections/runs/runsProjector.ts': { runsProjectorGroupId: null, RunsProjector: /^INSERT INTO runs \(`tenant_id`, .*\) FORMAT RowBinary$/, moves: null },
   'projections/feedback/feedbackProjector.ts': { feedbackProjectorGroupId: null, FeedbackProjector: /^INSERT INTO feedback \(`tenant_id`, .*\) FORMAT RowBinary$/ },
   'services/tracing/query/queryRuns.ts': { runConditions: null, queryRuns: 'queryRuns' },
-  'projections/runs/filter/filterSql.ts': { compileRunFilter: null, compileTraceCondition: null },
+  'projections/runs/filter/filterSql.ts': { compileRunFilter: null, compileTraceCondition: null, filterThreadIds: null },
   'services/tracing/projects/projectStatsQuery.ts': { projectStatsQuery: 'projectStatsQuery' },
   'services/bulk-export/parquet/exportQuery.ts': {
     exportFilterCondition: null, exportRunsQuery: null, feedbackFlagColumn: null, projectHasFeedback: 'exportPlan',
@@ -541,7 +548,7 @@ describe('coverage of the recording', () => {
   test('every kind of statement was recorded, in many shapes', () => {
     const recorded = statements().map(({ step }) => step);
     const has = (re: RegExp) => recorded.some((s) => re.test(s.query));
-    const tables = ['runs', 'run_keys', 'run_locations', 'traces', 'feedback'];
+    const tables = ['runs', 'run_keys', 'run_locations', 'run_threads', 'traces', 'feedback'];
     const kinds = {
       createDatabase: has(/^CREATE DATABASE IF NOT EXISTS/),
       createTables: tables.every((t) => has(new RegExp(`^CREATE TABLE IF NOT EXISTS \`${t}\` \\(`))),

@@ -42,7 +42,7 @@ test('a deleted project leaves no rows in any read model, now or after a replay'
     const res = await fetch(`${own.stack.url}/sessions?name=${name}`, { headers: { 'x-api-key': own.stack.apiKey } });
     ids[name] = ((await res.json()) as Array<{ id: string }>)[0]!.id;
   }
-  const full = { runs: 15, runKeys: 15, runLocations: 15, traces: 5, feedback: 5, tracesByHour: 5, traceHourWrites: 1, traceHourStats: 0, tracesByThread: 5, traceHourReach: 1 };
+  const full = { runs: 15, runKeys: 15, runLocations: 15, runThreads: 15, traces: 5, feedback: 5, tracesByHour: 5, traceHourWrites: 1, traceHourStats: 0, tracesByThread: 5, traceHourReach: 1 };
   await waitFor('both projects projected', async () => {
     const [a, b] = [await rowsOf(LIVE_TABLES, ids.doomed!), await rowsOf(LIVE_TABLES, ids.kept!)];
     return JSON.stringify(a) === JSON.stringify(full) && JSON.stringify(b) === JSON.stringify(full);
@@ -50,7 +50,7 @@ test('a deleted project leaves no rows in any read model, now or after a replay'
 
   const del = await fetch(`${own.stack.url}/sessions/${ids.doomed}`, { method: 'DELETE', headers: { 'x-api-key': own.stack.apiKey } });
   expect(del.status).toBeLessThan(300);
-  const none = { runs: 0, runKeys: 0, runLocations: 0, traces: 0, feedback: 0, tracesByHour: 0, traceHourWrites: 0, traceHourStats: 0, tracesByThread: 0, traceHourReach: 0 };
+  const none = { runs: 0, runKeys: 0, runLocations: 0, runThreads: 0, traces: 0, feedback: 0, tracesByHour: 0, traceHourWrites: 0, traceHourStats: 0, tracesByThread: 0, traceHourReach: 0 };
   await waitFor('the deleted project\'s rows gone', async () => JSON.stringify(await rowsOf(LIVE_TABLES, ids.doomed!)) === JSON.stringify(none), 30_000, 200);
   expect(await rowsOf(LIVE_TABLES, ids.kept!)).toEqual(full);
 

@@ -448,3 +448,38 @@ export function compileTraceCondition(node: FilterNode, scope: FilterScope, opti
     columns: new Set(['trace_id']),
   };
 }
+
+/**
+ * The threads a run must name to match `filter`, when it says so (an eq or in on thread_id, alone,
+ * in an and(…), or in every branch of an or(…)); null when a run of any thread, or of none, may
+ * match. Reads may then take the runs of those threads alone (run_threads).
+ */
+export function filterThreadIds(node: FilterNode): string[] | null {
+  switch (node.kind) {
+    case 'and': {
+      for (const a of node.args) {
+        const ids = filterThreadIds(a);
+        if (ids) return ids;
+      }
+      return null;
+    }
+    case 'or': {
+      const all = new Set<string>();
+      for (const a of node.args) {
+        const ids = filterThreadIds(a);
+        if (!ids) return null;
+        for (const id of ids) all.add(id);
+      }
+      return node.args.length ? [...all] : null;
+    }
+    case 'not':
+      return null;
+    case 'compare': {
+      if (node.field?.name !== 'thread_id' || !node.value) return null;
+      const values = node.op === 'eq' ? [node.value] : node.op === 'in' && node.value.kind === 'list' ? node.value.items : null;
+      // Only strings compare as written ('' means no thread: every run without one).
+      if (!values || values.some((v) => v.kind !== 'string' || v.value === '')) return null;
+      return [...new Set(values.map((v) => (v as { value: string }).value))];
+    }
+  }
+}

@@ -5,7 +5,8 @@ import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from '../routes/routeDeps.ts';
 import { feedbackStatsQuery, runPageQuery, type RunConditions, type RunPageRequest } from '../../../projections/runs/runQueries.ts';
 import { runColumnsFor, runResponse } from '../read/runResponse.ts';
-import { compileRunFilter, compileTraceCondition, type FilterScope } from '../../../projections/runs/filter/filterSql.ts';
+import { compileRunFilter, compileTraceCondition, filterThreadIds, type FilterScope } from '../../../projections/runs/filter/filterSql.ts';
+import { copyUsable } from '../../../projections/copiesUpgrade.ts';
 import { encodeCursor } from './cursor.ts';
 import type { RunsQuery } from './runsQueryRequest.ts';
 
@@ -71,12 +72,16 @@ export async function queryRuns(deps: Deps, tenantId: string, q: RunsQuery): Pro
   const size = conditions({ exact: true, traceIds: null }).sql.reduce((n, c) => n + c.text.length, 0);
   if (size > MAX_CONDITIONS_SQL) throw errors.badRequest(`the filters and ids are too large together (${Math.round(size / 1024)} KiB of SQL; at most ${MAX_CONDITIONS_SQL / 1024} KiB)`);
 
+  // A filter that names the runs' threads: their places come from run_threads (unless a database
+  // from an older release has not rebuilt it yet: copiesUpgrade.ts).
+  const threadIds = q.filter ? filterThreadIds(q.filter) : null;
   const page = await runPageQuery(deps.ch, {
     tenantId,
     runsTable: deps.tables.runs,
     runKeysTable: deps.tables.runKeys,
     conditions,
     onTraces: q.traceFilter !== null || q.treeFilter !== null,
+    threads: threadIds && (await copyUsable(deps.ch, 'runsByThread')) ? { table: deps.tables.runThreads, ids: threadIds, sessionIds: q.sessionIds, isRoot: q.isRoot } : null,
     columns: [...runColumnsFor(q.fields)],
     order: q.order,
     after: q.cursor,

@@ -244,6 +244,67 @@ describe('trace conditions (the first look bounds them by the time span of its t
   });
 });
 
+describe('thread filters (phase 1 takes the threads\' runs from run_threads)', () => {
+  // 4 threads of 30 runs each, spread at random over 30 days, among 120 runs of no thread.
+  // Later versions: some runs change thread at their place, some move (a tombstone where they
+  // were, as the projector writes it), some lose their thread; run_threads keeps every place
+  // and thread each had.
+  const H = '99999999-1111-4000-8000-000000000000';
+  const now = Date.now() * 1000;
+  const DAY = 86_400_000_000;
+  beforeAll(async () => {
+    const rows: RunRow[] = [];
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    for (let i = 0; i < 240; i++) {
+      const id = uuidv4();
+      const thread = i % 2 ? '' : `thread-${(i / 2) % 4}`;
+      rows.push(runRow(H, { id, trace_id: i % 3 === 0 ? id : rows[rows.length - 1]!.trace_id, session_id: i % 5 === 0 ? P2 : P1, name: `run-${i}`, run_type: 'llm', start_time: now - Math.floor(random() * 30 * DAY), end_time: null, thread_id: thread }));
+    }
+    for (const r of rows) r.is_root = r.trace_id === r.id ? 1 : 0;
+    await insertRuns(db.ch, rows);
+    const later: RunRow[] = [];
+    rows.forEach((r, i) => {
+      if (i % 7 === 0) later.push({ ...r, thread_id: r.thread_id === 'thread-1' ? 'thread-2' : 'thread-1', version: 3 }); // another thread, same place
+      else if (i % 11 === 0) {
+        later.push({ ...r, has_post: 0, version: 2 }); // the tombstone where it was
+        later.push({ ...r, start_time: r.start_time - 3 * DAY, version: 3 });
+      } else if (i % 13 === 0) later.push({ ...r, thread_id: '', version: 3 });
+    });
+    await insertRuns(db.ch, later);
+  });
+
+  test.each([
+    ['eq', { filter: 'eq(thread_id, "thread-1")' }, "thread_id = 'thread-1'"],
+    ['in, one project', { session: [P1], filter: 'in(thread_id, ["thread-1", "thread-2"])' }, `thread_id IN ('thread-1', 'thread-2') AND session_id = toUUID('${P1}')`],
+    ['or, with roots', { is_root: true, filter: 'or(eq(thread_id, "thread-0"), eq(thread_id, "thread-3"))' }, "thread_id IN ('thread-0', 'thread-3') AND is_root = 1"],
+    ['and with other conditions', { filter: 'and(eq(run_type, "llm"), eq(thread_id, "thread-2"), gt(start_time, "2020-01-01T00:00:00Z"))' }, "thread_id = 'thread-2'"],
+  ] as const)('%s: every run exactly once, in order', async (_name, body, where) => {
+    const expected = (await db.ch.query<{ id: string }>(
+      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${H}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time DESC, id DESC`,
+    )).map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(10);
+    let byThread = 0;
+    const ch = new Proxy(db.ch, {
+      get: (target, prop, receiver) => prop !== 'query' ? Reflect.get(target, prop, receiver)
+        : (statement: { text: string }) => {
+            if (statement.text.includes('FROM `run_threads`')) byThread++;
+            return target.query(statement as never);
+          },
+    });
+    for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, H, ch)).toEqual(expected);
+    expect(byThread).toBeGreaterThan(0);
+  });
+
+  test('ascending pages, and a thread no run names', async () => {
+    const expected = (await db.ch.query<{ id: string }>(
+      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${H}) AND has_post = 1 AND thread_id = 'thread-0' ORDER BY start_time, id`,
+    )).map((r) => r.id);
+    for (const limit of [1, 5, 100]) expect(await idsOfEveryPage({ filter: 'eq(thread_id, "thread-0")', order: 'asc', limit }, H)).toEqual(expected);
+    expect(await idsOfEveryPage({ filter: 'eq(thread_id, "no-such-thread")' }, H)).toEqual([]);
+  });
+});
+
 describe('request fields', () => {
   const trace = () => traces[4]!;
   const idsOf = async (body: Record<string, unknown>) => (await query({ ...body, select: ['id'] })).runs.map((r) => r.id).sort();

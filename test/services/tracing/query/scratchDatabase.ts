@@ -38,9 +38,11 @@ export function runRow(tenantId: string, fields: Partial<RunRow> & { id: string;
   return row;
 }
 
-/** Rows into `runs`, with their rows of run_keys and run_locations alongside (as the projector writes them). */
+/** Rows into `runs`, with their rows of run_keys, run_threads and run_locations alongside (as the projector writes them). */
 export async function insertRuns(ch: ClickHouseClient, rows: RunRow[]): Promise<void> {
   await ch.insert(LIVE_TABLES.runKeys, rows.map((r) => ({ tenant_id: r.tenant_id, trace_id: r.trace_id, id: r.id, session_id: r.session_id, is_root: r.is_root, start_time: r.start_time })));
+  const threads = rows.filter((r) => r.thread_id !== '');
+  if (threads.length) await ch.insert(LIVE_TABLES.runThreads, threads.map((r) => ({ tenant_id: r.tenant_id, thread_id: r.thread_id, session_id: r.session_id, is_root: r.is_root, start_time: r.start_time, id: r.id })));
   await ch.insert(LIVE_TABLES.runs, rows);
   await ch.insert(LIVE_TABLES.runLocations, rows.map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id })));
 }

@@ -122,12 +122,14 @@ export function runRow(r: RunFixture): Record<string, unknown> {
 }
 
 /**
- * Fills `run_keys` from the rows put straight into `runs` (the projector writes both): each
- * run's place, once. Call it after inserting runs.
+ * Fills `run_keys` and `run_threads` from the rows put straight into `runs` (the projector
+ * writes them all): each run's place, and its thread there, once. Call it after inserting runs.
  */
 export async function fillRunKeys(ch: ClickHouseClient): Promise<void> {
   await ch.exec(sql`INSERT INTO ${ident(LIVE_TABLES.runKeys)} (tenant_id, trace_id, id, session_id, is_root, start_time)
     SELECT DISTINCT tenant_id, trace_id, id, session_id, is_root, start_time FROM ${ident(LIVE_TABLES.runs)}`);
+  await ch.exec(sql`INSERT INTO ${ident(LIVE_TABLES.runThreads)} (tenant_id, thread_id, session_id, is_root, start_time, id)
+    SELECT DISTINCT tenant_id, thread_id, session_id, is_root, start_time, id FROM ${ident(LIVE_TABLES.runs)} WHERE thread_id != ''`);
 }
 
 /**

@@ -1,8 +1,9 @@
-// Upgrading a deployment from a release before the copies of the trace rows: its `traces` holds
-// rows and there is no `traces_by_hour` or `traces_by_thread`. At start the processes mark both
-// and say what to run; until then project stats, thread pages and a thread's traces read every
-// trace of `traces` (as before), so none is missing; `npm run replay -- --view traces` (the
-// command they name) swaps filled copies in and the reads use them.
+// Upgrading a deployment from a release before the copies of read-model rows: its `traces` and
+// `runs` hold rows and there is no `traces_by_hour`, `traces_by_thread` or `run_threads`. At
+// start the processes mark each and say what to run; until then project stats, thread pages, a
+// thread's traces and filters on thread_id read `traces` and `runs` (as before), so none is
+// missing; `npm run replay -- --view traces --view runs` (the commands they name) swaps filled
+// copies in and the reads use them.
 import { expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { ownStack } from '../support/ownStack.ts';
@@ -12,13 +13,13 @@ import { ident, sql } from '../../platform/clickhouse/sql.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { ensureReadModels } from '../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { incompleteMarker, traceCopyUsable, warnIfTraceCopiesIncomplete, type TraceCopy } from '../../projections/traces/traceCopiesUpgrade.ts';
+import { incompleteMarker, copyUsable, warnIfCopiesIncomplete, type ReadModelCopy } from '../../projections/copiesUpgrade.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 
 const own = ownStack('hour_upgrade', { PROJECTOR_FLUSH_MS: '20' });
 
-const COPIES: TraceCopy[] = ['byHour', 'byThread'];
-const marked = async (copy: TraceCopy) =>
+const COPIES: ReadModelCopy[] = ['byHour', 'byThread', 'runsByThread'];
+const marked = async (copy: ReadModelCopy) =>
   (await own.ch.query(sql`SELECT 1 FROM system.tables WHERE database = ${own.ch.database} AND name = ${incompleteMarker(copy)}`)).length > 0;
 const api = async (path: string, body: unknown) => {
   const res = await fetch(`${own.stack.url}${path}`, {
@@ -32,6 +33,15 @@ const threadsOf = async (projectId: string) => {
   const page = (await api('/api/v2/threads/query', { project_id: projectId })) as { items: Array<{ thread_id: string; count: number }> };
   return Object.fromEntries(page.items.map((t) => [t.thread_id, t.count]));
 };
+/** How many runs of the project each filter on thread_id finds, through POST /runs/query. */
+const threadRunsOf = async (projectId: string) => {
+  const counts: Record<string, number> = {};
+  for (const thread of ['thread-0', 'thread-1', 'thread-2']) {
+    const page = (await api('/runs/query', { session: [projectId], filter: `eq(thread_id, "${thread}")`, limit: 100, select: ['id'] })) as { runs: unknown[] };
+    counts[thread] = page.runs.length;
+  }
+  return counts;
+};
 const statsOf = async (projectId: string) => {
   const res = await fetch(`${own.stack.url}/runs/stats`, {
     method: 'POST', headers: { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ session: [projectId] }),
@@ -39,7 +49,7 @@ const statsOf = async (projectId: string) => {
   return (await res.json()) as { trace_count: number; run_count: number };
 };
 
-test('a database without the copies of the trace rows is marked at start, its stats and threads read `traces` until `npm run replay -- --view traces`, then the copies', async () => {
+test('a database without the copies is marked at start, its stats, threads and thread filters read `traces` and `runs` until `npm run replay -- --view traces --view runs`, then the copies', async () => {
   const traces = Array.from({ length: 8 }, (_, i) => makeTrace(1 + (i % 3), { session_name: 'hour-upgrade', extra: { metadata: { thread_id: `thread-${i % 3}` } } }));
   for (const t of traces) await own.send(postParts(t));
   const runs = traces.flat().length;
@@ -50,11 +60,13 @@ test('a database without the copies of the trace rows is marked at start, its st
   for (const copy of COPIES) expect(await marked(copy)).toBe(false); // a fresh database has nothing to upgrade
   const threads = { 'thread-0': 3, 'thread-1': 3, 'thread-2': 2 };
   expect(await threadsOf(projectId)).toEqual(threads);
+  const threadRuns = { 'thread-0': 6, 'thread-1': 9, 'thread-2': 8 };
+  expect(await threadRunsOf(projectId)).toEqual(threadRuns);
 
-  // The deployment as an older release left it: `traces` with rows, none of the copies' tables.
+  // The deployment as an older release left it: `traces` and `runs` with rows, none of the copies' tables.
   await own.stack.projector.stop();
   const t = LIVE_TABLES;
-  for (const table of [t.tracesByHour, t.traceHourWrites, t.traceHourStats, t.tracesByThread, t.traceHourReach]) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
+  for (const table of [t.tracesByHour, t.traceHourWrites, t.traceHourStats, t.tracesByThread, t.traceHourReach, t.runThreads]) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
 
   // Start-up: the copies' tables are created, and marked as missing what came before; the log says what to run.
   await ensureReadModels(own.ch);
@@ -62,11 +74,12 @@ test('a database without the copies of the trace rows is marked at start, its st
   const logged: string[] = [];
   const logger = createLogger('hour-upgrade-test', 'warn');
   logger.error = ((_fields: unknown, message: string) => void logged.push(message)) as typeof logger.error;
-  await warnIfTraceCopiesIncomplete(own.ch, logger);
-  expect(logged).toHaveLength(2);
-  for (const line of logged) expect(line).toContain('`npm run replay -- --view traces`');
+  await warnIfCopiesIncomplete(own.ch, logger);
+  expect(logged).toHaveLength(3);
+  expect(logged.filter((line) => line.includes('`npm run replay -- --view traces`'))).toHaveLength(2);
+  expect(logged.filter((line) => line.startsWith('run_threads') && line.includes('`npm run replay -- --view runs`'))).toHaveLength(1);
   const fresh = new ClickHouseClient({ url: own.stack.config.CLICKHOUSE_URL, database: own.ch.database });
-  for (const copy of COPIES) expect(await traceCopyUsable(fresh, copy)).toBe(false);
+  for (const copy of COPIES) expect(await copyUsable(fresh, copy)).toBe(false);
   await fresh.close();
   own.stack.startProjector();
 
@@ -82,8 +95,10 @@ test('a database without the copies of the trace rows is marked at start, its st
     return ((await res.json()) as { items: unknown[] }).items.length;
   };
   expect(await turns()).toBe(3);
+  const withAfterRuns = { ...threadRuns, 'thread-2': threadRuns['thread-2'] + after.length };
+  expect(await threadRunsOf(projectId)).toEqual(withAfterRuns);
 
-  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'traces'], { cwd: repoRoot, env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' } });
+  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'traces', '--view', 'runs'], { cwd: repoRoot, env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' } });
   let output = '';
   cli.stdout.on('data', (d) => (output += d));
   cli.stderr.on('data', (d) => (output += d));
@@ -97,9 +112,12 @@ test('a database without the copies of the trace rows is marked at start, its st
     expect(Number(copied!.n), table).toBe(traces.length + 1);
   }
   const checked = new ClickHouseClient({ url: own.stack.config.CLICKHOUSE_URL, database: own.ch.database });
-  for (const copy of COPIES) expect(await traceCopyUsable(checked, copy)).toBe(true);
+  for (const copy of COPIES) expect(await copyUsable(checked, copy)).toBe(true);
   await checked.close();
   expect(await statsOf(projectId)).toMatchObject({ trace_count: traces.length + 1, run_count: runs + after.length });
   expect(await threadsOf(projectId)).toEqual(withAfter);
   expect(await turns()).toBe(3);
+  const [byThread] = await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(t.runThreads)} FINAL`);
+  expect(Number(byThread!.n)).toBe(runs + after.length);
+  expect(await threadRunsOf(projectId)).toEqual(withAfterRuns);
 });
