@@ -52,6 +52,19 @@ async function idsOfEveryPage(body: Record<string, unknown>, tenant: string, ch 
   return ids;
 }
 
+/** The scratch database's client, counting the queries whose SQL contains `text`. */
+function countingQueries(text: string): { ch: typeof db.ch; count: () => number } {
+  let n = 0;
+  const ch = new Proxy(db.ch, {
+    get: (target, prop, receiver) => prop !== 'query' ? Reflect.get(target, prop, receiver)
+      : (statement: { text: string }) => {
+          if (statement.text.includes(text)) n++;
+          return target.query(statement as never);
+        },
+  });
+  return { ch, count: () => n };
+}
+
 /** What FINAL says, in the same order. */
 async function oracle(where: string, order: 'asc' | 'desc' = 'desc'): Promise<string[]> {
   const rows = await db.ch.query<{ id: string }>(
@@ -207,16 +220,9 @@ describe('trace conditions (the first look bounds them by the time span of its t
       sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${M}) AND has_post = 1 AND ${raw(where.replaceAll("'M'", `'${M}'`))} ORDER BY start_time DESC, id DESC`,
     )).map((r) => r.id);
     expect(expected.length).toBeGreaterThan(40);
-    let bounded = 0;
-    const ch = new Proxy(db.ch, {
-      get: (target, prop, receiver) => prop !== 'query' ? Reflect.get(target, prop, receiver)
-        : (statement: { text: string }) => {
-            if (statement.text.includes('AS first_start')) bounded++;
-            return target.query(statement as never);
-          },
-    });
-    for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, M, ch)).toEqual(expected);
-    expect(bounded).toBeGreaterThan(0);
+    const bounded = countingQueries('AS first_start');
+    for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, M, bounded.ch)).toEqual(expected);
+    expect(bounded.count()).toBeGreaterThan(0);
   });
 
   test('candidates stop at the last of the newest runs: a trace past them is not judged by their span', async () => {
@@ -284,16 +290,9 @@ describe('thread filters (phase 1 takes the threads\' runs from run_threads)', (
       sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${H}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time DESC, id DESC`,
     )).map((r) => r.id);
     expect(expected.length).toBeGreaterThan(10);
-    let byThread = 0;
-    const ch = new Proxy(db.ch, {
-      get: (target, prop, receiver) => prop !== 'query' ? Reflect.get(target, prop, receiver)
-        : (statement: { text: string }) => {
-            if (statement.text.includes('FROM `run_threads`')) byThread++;
-            return target.query(statement as never);
-          },
-    });
-    for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, H, ch)).toEqual(expected);
-    expect(byThread).toBeGreaterThan(0);
+    const byThread = countingQueries('FROM `run_threads`');
+    for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, H, byThread.ch)).toEqual(expected);
+    expect(byThread.count()).toBeGreaterThan(0);
   });
 
   test('ascending pages, and a thread no run names', async () => {
