@@ -3,10 +3,10 @@
 // tenant scoping of feedback, and values with quotes and backslashes.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { raw, sql, type Sql } from '../../../../platform/clickhouse/sql.ts';
+import { join, raw, sql, type Sql } from '../../../../platform/clickhouse/sql.ts';
 import { AppError } from '../../../../platform/errors.ts';
 import { parseFilter } from '../../../../projections/runs/filter/filterParser.ts';
-import { compileRunFilter, compileTraceCondition, type FilterScope } from '../../../../projections/runs/filter/filterSql.ts';
+import { compileRunFilter, compileTraceCondition, filterThreadIds, type FilterScope } from '../../../../projections/runs/filter/filterSql.ts';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
 import { insertFeedback, insertRuns, runRow, scratchDatabase, type ScratchDatabase } from '../../../services/tracing/query/scratchDatabase.ts';
 import { wellFormedFilter } from './filterArbitrary.ts';
@@ -290,6 +290,65 @@ test('property: every filter that compiles is SQL ClickHouse runs', async () => 
     const candidate = await namesWhere(c.candidate, false);
     expect(candidate, c.text).toEqual(expect.arrayContaining(exact));
   }
+});
+
+describe('the threads a filter requires (reads then take those threads\' runs alone)', () => {
+  const outside = (threads: readonly string[]) => sql`NOT has([${join(threads.map((t) => sql`${t}`))}], thread_id)`;
+  test.each([
+    ['eq(thread_id, "t1")', ['t1']],
+    ['in(thread_id, ["t1", "t3", "t1"])', ['t1', 't3']],
+    ['and(eq(name, "alpha"), eq(thread_id, "t1"))', ['t1']],
+    ['and(or(eq(thread_id, "t1"), eq(thread_id, "t3")), gt(total_tokens, 1))', ['t1', 't3']],
+    ['or(eq(thread_id, "t1"), and(eq(thread_id, "t3"), eq(name, "x")))', ['t1', 't3']],
+    // a run of another thread, or of none, may match these
+    ['or(eq(thread_id, "t1"), eq(name, "beta"))', null],
+    ['not(eq(thread_id, "t1"))', null],
+    ['neq(thread_id, "t1")', null],
+    ['eq(thread_id, "")', null],
+    ['eq(thread_id, null)', null],
+    ['in(thread_id, ["t1", ""])', null],
+    ['like(thread_id, "t%")', null],
+    ['exists(thread_id)', null],
+    ['eq(name, "alpha")', null],
+  ] as const)('%s', async (filter, threads) => {
+    expect(filterThreadIds(parseFilter(filter))).toEqual(threads);
+    // what the filter matches lies in those threads
+    const tree = parseFilter(filter);
+    if (threads) expect(await namesWhere(sql`${compileRunFilter(tree, scope()).sql} AND ${outside(threads)}`)).toEqual([]);
+  });
+
+  test('property: no run a filter matches names a thread outside those it requires', async () => {
+    // and/or/not over comparisons of thread_id and of other fields, that match runs of t1, t3, or none
+    const leaf = fc.constantFrom(
+      'eq(thread_id, "t1")', 'eq(thread_id, "t3")', 'in(thread_id, ["t1", "zz"])', 'in(thread_id, ["t3"])', 'eq(thread_id, "")',
+      'neq(thread_id, "t1")', 'exists(thread_id)', 'eq(name, "alpha")', 'eq(name, "beta")', 'gt(total_tokens, 1)', 'eq(is_root, true)',
+    );
+    const { tree } = fc.letrec<{ tree: string }>((tie) => ({
+      tree: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        leaf,
+        fc.array(tie('tree'), { minLength: 1, maxLength: 3 }).map((xs) => `and(${xs.join(', ')})`),
+        fc.array(tie('tree'), { minLength: 1, maxLength: 3 }).map((xs) => `or(${xs.join(', ')})`),
+        tie('tree').map((x) => `not(${x})`),
+      ),
+    }));
+    const required = fc
+      .sample(fc.oneof(tree, wellFormedFilter), { numRuns: 3000, seed: 12 })
+      .flatMap((text) => {
+        try {
+          const tree = parseFilter(text);
+          const condition = compileRunFilter(tree, scope()).sql;
+          const threads = filterThreadIds(tree);
+          return threads ? [{ text, condition, threads }] : [];
+        } catch (err) {
+          if (err instanceof AppError && err.statusCode === 400) return [];
+          throw err;
+        }
+      });
+    expect(required.length).toBeGreaterThan(200);
+    for (const r of required.slice(0, 300))
+      expect(await namesWhere(sql`${r.condition} AND ${outside(r.threads)}`), r.text).toEqual([]);
+  });
 });
 
 describe('values a field does not take: 400 naming it and its position', () => {
