@@ -90,10 +90,11 @@ async function newestThreads(ch: ClickHouseClient, tables: Tables, q: ThreadPage
   }
   const activity = new Map<string, number>();
   for (const { from, to, left } of hourSpans(hours, true)) {
+    // Key columns in PREWHERE: FINAL then merges the hours' rows alone (a row's versions share them).
     const rows = await ch.query<{ thread_id: string; activity: string }>(
       sql`SELECT thread_id, max(last_run_start_time) AS activity FROM ${ident(tables.tracesByHour)} FINAL
-          WHERE ${owner} AND hour >= ${from} AND hour < ${to}
-            AND start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime} AND deleted = 0 AND thread_id != ''
+          PREWHERE ${owner} AND hour >= ${from} AND hour < ${to}
+          WHERE start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime} AND deleted = 0 AND thread_id != ''
           GROUP BY thread_id`,
     );
     for (const r of rows) activity.set(r.thread_id, Math.max(activity.get(r.thread_id) ?? -Infinity, num(r.activity)));
@@ -113,12 +114,16 @@ async function summaries(ch: ClickHouseClient, table: Sql, q: ThreadPageQuery, t
   const having = q.after
     ? sql`HAVING last_activity < ${q.after.lastActivity} OR (last_activity = ${q.after.lastActivity} AND thread_id < ${q.after.threadId})`
     : raw('');
-  const which = threads ? sql`thread_id IN (${join(threads.map((t) => sql`${t}`))}) AND deleted = 0` : raw("thread_id != ''");
+  const owner = sql`tenant_id = toUUID(${q.tenantId}) AND session_id = toUUID(${q.projectId})`;
+  // traces_by_thread: the threads' key range in PREWHERE, so FINAL merges their rows alone (a
+  // row's versions share its key; not so in `traces`, whose key is the trace alone).
+  const which = threads
+    ? sql`PREWHERE ${owner} AND thread_id IN (${join(threads.map((t) => sql`${t}`))}) WHERE deleted = 0`
+    : sql`WHERE ${owner} AND thread_id != ''`;
   const rows = await ch.query(
     sql`SELECT thread_id, ${SUMMARY}, quantiles(0.5, 0.99)((end_time - start_time) / 1000000) AS latency
         FROM ${table} FINAL
-        WHERE tenant_id = toUUID(${q.tenantId}) AND session_id = toUUID(${q.projectId}) AND ${which}
-          AND start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime}
+        ${which} AND start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime}
         GROUP BY thread_id
         ${having}
         ORDER BY last_activity DESC, thread_id DESC
