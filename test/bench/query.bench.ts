@@ -23,7 +23,9 @@
 // BENCH_MERGE_WAIT_S=300 (before timing: wait this long at most for ClickHouse's background merges
 // of the freshly seeded tables to finish, so the queries do not compete with them)
 // BENCH_KEEP_DATA=1 (leave the database and topics behind to look into queries afterwards; drop
-// them with dropStackData from test/support/tracingStack.ts).
+// them with dropStackData from test/support/tracingStack.ts). BENCH_REUSE_DATA=<database> times the
+// queries again on a kept run's database and topics, without seeding (same BENCH_RUNS): another
+// checkout's reads on the very same data.
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
@@ -55,7 +57,9 @@ const options = {
   concurrency: num('BENCH_CONCURRENCY', 16),
   skipReplay: env.BENCH_SKIP_REPLAY === '1',
   catchUpTimeoutMs: num('BENCH_CATCH_UP_TIMEOUT_S', 1800) * 1000,
-  keepData: env.BENCH_KEEP_DATA === '1',
+  keepData: env.BENCH_KEEP_DATA === '1' || env.BENCH_REUSE_DATA !== undefined,
+  /** The database (and topic prefix) of a run kept with BENCH_KEEP_DATA=1: time its queries again, without seeding. */
+  reuseData: env.BENCH_REUSE_DATA ?? null,
   mergeWaitMs: num('BENCH_MERGE_WAIT_S', 300) * 1000,
   /** Runs generated at a time (memory stays flat at any N). */
   chunkRuns: 20_000,
@@ -290,7 +294,8 @@ async function main(): Promise<void> {
   });
 
   try {
-    stack = await startTracingStack('bench_query', { LOG_LEVEL: 'warn' });
+    const reuse: Record<string, string> = options.reuseData ? { CLICKHOUSE_DATABASE: options.reuseData, KAFKA_TOPIC_PREFIX: `${options.reuseData}.` } : {};
+    stack = await startTracingStack('bench_query', { LOG_LEVEL: 'warn', ...reuse });
     const config = stack.config;
     log(`stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
     ch = ClickHouseClient.fromConfig(config);
@@ -299,77 +304,100 @@ async function main(): Promise<void> {
     const send = multipartSender(pool, stack.apiKey, log);
     const cpuPids = (): Record<string, number> => ({ api: stack!.api.pid, projector: stack!.projector.pid, bench: process.pid, ...infraPids() });
 
+    const projectId = projectIdForName(tenantId, MAIN_PROJECT);
     // ---- 1. seed ----
     const threads = Math.max(1, Math.round(options.runs / options.runsPerThread));
-    const shape = (sessionName: string, seed: number, extra: Partial<TrafficOptions> = {}): TrafficOptions => ({
-      tenantId, sessionName, seed, interleave: 8, batchOps: 100, minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1],
-      threads, spreadMs: options.days * DAY_MS, errorRate: options.errorRate, leafMs: [20, 3000], usageMetadata: true, ...extra,
-    });
-    const seedMeter = new CpuMeter(cpuPids());
-    seedMeter.start();
-    const seedStart = performance.now();
-    const seeded = { runs: 0, traces: 0, bytes: 0 };
-    const add = (s: Seeded) => {
-      seeded.runs += s.runs;
-      seeded.traces += s.traces;
-      seeded.bytes += s.bytes;
-    };
-    // A few small other projects first (they warm the API and projectors up, too).
-    for (let p = 1; p <= options.otherProjects; p++)
-      add(await seedRuns(new TrafficGenerator(shape(`${MAIN_PROJECT}-other-${p}`, 100 + p, { threads: 20 })), options.otherProjectRuns, send));
-    // The 1,000-run trace: one trace, chains nested up to 4 deep.
-    const big = await seedRuns(
-      new TrafficGenerator(shape(MAIN_PROJECT, 7, { interleave: 1, minRuns: options.bigTraceRuns, maxRuns: options.bigTraceRuns, nesting: 4 })),
-      options.bigTraceRuns, send,
-    );
-    if (big.traces !== 1 || big.runs !== options.bigTraceRuns) throw new Error(`the big trace came out as ${big.traces} traces of ${big.runs} runs`);
-    const bigTraceId = big.rootIds[0]!;
-    add(big);
-    const mainBefore = seeded.runs - big.runs;
-    let lastLog = 0;
-    const rest = await seedRuns(new TrafficGenerator(shape(MAIN_PROJECT, 1)), options.runs - options.bigTraceRuns, send, (s) => {
-      if (performance.now() - lastLog < 10_000 && s.runs < options.runs - options.bigTraceRuns) return;
-      lastLog = performance.now();
-      const secs = (performance.now() - seedStart) / 1000;
-      log(`seeding: ${(mainBefore + big.runs + s.runs).toLocaleString('en')} runs accepted in ${secs.toFixed(0)} s (${Math.round((mainBefore + big.runs + s.runs) / secs)} runs/s)`);
-    });
-    add(rest);
-    const mainRuns = big.runs + rest.runs;
-    const mainTraces = big.traces + rest.traces;
-    const acceptedSeconds = (performance.now() - seedStart) / 1000;
-    log(`seeded ${seeded.runs.toLocaleString('en')} runs (${mainRuns.toLocaleString('en')} in ${MAIN_PROJECT}) in ${seeded.traces.toLocaleString('en')} traces, ${(seeded.bytes / 1e6).toFixed(0)} MB, accepted in ${acceptedSeconds.toFixed(1)} s; waiting for the projectors`);
-
-    // Caught up: the projector's lag is 0, and the tables FINAL hold every run and trace.
-    const runsTopic = topicName(config, TOPICS.runs);
-    const groupId = runsProjectorGroupId(config);
-    const catchUpDeadline = performance.now() + options.catchUpTimeoutMs;
-    let counts = { runs: 0, traces: 0 };
-    let lastLagLog = 0;
-    for (;;) {
-      if (performance.now() > catchUpDeadline) throw new Error(`the projectors did not catch up in ${options.catchUpTimeoutMs / 1000} s (${JSON.stringify(counts)} of ${seeded.runs} runs, ${seeded.traces} traces)`);
-      const lag = await projectorLag(admin, runsTopic, groupId, config.KAFKA_PARTITIONS, log);
-      if (lag !== 0n) {
-        if (performance.now() - lastLagLog > 10_000) {
-          log(`projector lag: ${lag ?? '?'} events`);
-          lastLagLog = performance.now();
-        }
-        await sleep(250);
-        continue;
-      }
-      const [row] = await ch.query<{ runs: string; traces: string }>(
-        sql`SELECT (SELECT count() FROM ${ident(LIVE_TABLES.runs)} FINAL) AS runs, (SELECT count() FROM ${ident(LIVE_TABLES.traces)} FINAL) AS traces`,
+    const seedAll = async () => {
+      const shape = (sessionName: string, seed: number, extra: Partial<TrafficOptions> = {}): TrafficOptions => ({
+        tenantId, sessionName, seed, interleave: 8, batchOps: 100, minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1],
+        threads, spreadMs: options.days * DAY_MS, errorRate: options.errorRate, leafMs: [20, 3000], usageMetadata: true, ...extra,
+      });
+      const seedMeter = new CpuMeter(cpuPids());
+      seedMeter.start();
+      const seedStart = performance.now();
+      const seeded = { runs: 0, traces: 0, bytes: 0 };
+      const add = (s: Seeded) => {
+        seeded.runs += s.runs;
+        seeded.traces += s.traces;
+        seeded.bytes += s.bytes;
+      };
+      // A few small other projects first (they warm the API and projectors up, too).
+      for (let p = 1; p <= options.otherProjects; p++)
+        add(await seedRuns(new TrafficGenerator(shape(`${MAIN_PROJECT}-other-${p}`, 100 + p, { threads: 20 })), options.otherProjectRuns, send));
+      // The 1,000-run trace: one trace, chains nested up to 4 deep.
+      const big = await seedRuns(
+        new TrafficGenerator(shape(MAIN_PROJECT, 7, { interleave: 1, minRuns: options.bigTraceRuns, maxRuns: options.bigTraceRuns, nesting: 4 })),
+        options.bigTraceRuns, send,
       );
-      counts = { runs: Number(row?.runs ?? 0), traces: Number(row?.traces ?? 0) };
-      if (counts.runs === seeded.runs && counts.traces === seeded.traces) break;
-      if (counts.runs > seeded.runs || counts.traces > seeded.traces) throw new Error(`more rows than seeded: ${JSON.stringify(counts)} for ${seeded.runs} runs, ${seeded.traces} traces`);
-      await sleep(1000);
-    }
-    const seedSeconds = (performance.now() - seedStart) / 1000;
-    const seedCpu = seedMeter.stop();
-    const seedRate = seeded.runs / seedSeconds;
-    log(`caught up after ${seedSeconds.toFixed(1)} s: ${Math.round(seedRate)} runs/s end to end; cores ${JSON.stringify(coresUsed(seedCpu))}`);
+      if (big.traces !== 1 || big.runs !== options.bigTraceRuns) throw new Error(`the big trace came out as ${big.traces} traces of ${big.runs} runs`);
+      const bigTraceId = big.rootIds[0]!;
+      add(big);
+      const mainBefore = seeded.runs - big.runs;
+      let lastLog = 0;
+      const rest = await seedRuns(new TrafficGenerator(shape(MAIN_PROJECT, 1)), options.runs - options.bigTraceRuns, send, (s) => {
+        if (performance.now() - lastLog < 10_000 && s.runs < options.runs - options.bigTraceRuns) return;
+        lastLog = performance.now();
+        const secs = (performance.now() - seedStart) / 1000;
+        log(`seeding: ${(mainBefore + big.runs + s.runs).toLocaleString('en')} runs accepted in ${secs.toFixed(0)} s (${Math.round((mainBefore + big.runs + s.runs) / secs)} runs/s)`);
+      });
+      add(rest);
+      const mainRuns = big.runs + rest.runs;
+      const mainTraces = big.traces + rest.traces;
+      const acceptedSeconds = (performance.now() - seedStart) / 1000;
+      log(`seeded ${seeded.runs.toLocaleString('en')} runs (${mainRuns.toLocaleString('en')} in ${MAIN_PROJECT}) in ${seeded.traces.toLocaleString('en')} traces, ${(seeded.bytes / 1e6).toFixed(0)} MB, accepted in ${acceptedSeconds.toFixed(1)} s; waiting for the projectors`);
 
-    const projectId = projectIdForName(tenantId, MAIN_PROJECT);
+      // Caught up: the projector's lag is 0, and the tables FINAL hold every run and trace.
+      const runsTopic = topicName(config, TOPICS.runs);
+      const groupId = runsProjectorGroupId(config);
+      const catchUpDeadline = performance.now() + options.catchUpTimeoutMs;
+      let counts = { runs: 0, traces: 0 };
+      let lastLagLog = 0;
+      for (;;) {
+        if (performance.now() > catchUpDeadline) throw new Error(`the projectors did not catch up in ${options.catchUpTimeoutMs / 1000} s (${JSON.stringify(counts)} of ${seeded.runs} runs, ${seeded.traces} traces)`);
+        const lag = await projectorLag(admin!, runsTopic, groupId, config.KAFKA_PARTITIONS, log);
+        if (lag !== 0n) {
+          if (performance.now() - lastLagLog > 10_000) {
+            log(`projector lag: ${lag ?? '?'} events`);
+            lastLagLog = performance.now();
+          }
+          await sleep(250);
+          continue;
+        }
+        const [row] = await ch!.query<{ runs: string; traces: string }>(
+          sql`SELECT (SELECT count() FROM ${ident(LIVE_TABLES.runs)} FINAL) AS runs, (SELECT count() FROM ${ident(LIVE_TABLES.traces)} FINAL) AS traces`,
+        );
+        counts = { runs: Number(row?.runs ?? 0), traces: Number(row?.traces ?? 0) };
+        if (counts.runs === seeded.runs && counts.traces === seeded.traces) break;
+        if (counts.runs > seeded.runs || counts.traces > seeded.traces) throw new Error(`more rows than seeded: ${JSON.stringify(counts)} for ${seeded.runs} runs, ${seeded.traces} traces`);
+        await sleep(1000);
+      }
+      const seedSeconds = (performance.now() - seedStart) / 1000;
+      const seedCpu = seedMeter.stop();
+      const seedRate = seeded.runs / seedSeconds;
+      log(`caught up after ${seedSeconds.toFixed(1)} s: ${Math.round(seedRate)} runs/s end to end; cores ${JSON.stringify(coresUsed(seedCpu))}`);
+
+      return { seeded, bigTraceId, mainRuns, mainTraces, acceptedSeconds, seedSeconds, seedCpu, seedRate };
+    };
+    /** The kept data of an earlier run (BENCH_REUSE_DATA), as seeding would have described it. */
+    const reused = async () => {
+      const one = async (q: ReturnType<typeof sql>) => Number((await ch!.query<{ n: string }>(q))[0]?.n ?? 0);
+      const seeded = {
+        runs: await one(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.runs)} FINAL WHERE has_post = 1`),
+        traces: await one(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.traces)} FINAL`),
+        bytes: 0,
+      };
+      const [big] = await ch!.query<{ id: string }>(
+        sql`SELECT toString(trace_id) AS id FROM ${ident(LIVE_TABLES.traces)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId}) AND run_count = ${options.bigTraceRuns} LIMIT 1`,
+      );
+      if (!big) throw new Error(`no trace of ${options.bigTraceRuns} runs in ${options.reuseData}: not a kept bench:query database`);
+      const owned = sql`tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId})`;
+      const mainRuns = await one(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.runs)} FINAL WHERE ${owned} AND has_post = 1`);
+      const mainTraces = await one(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.traces)} FINAL WHERE ${owned}`);
+      log(`reusing ${options.reuseData}: ${seeded.runs.toLocaleString('en')} runs (${mainRuns.toLocaleString('en')} in ${MAIN_PROJECT}), no seeding`);
+      return { seeded, bigTraceId: big.id, mainRuns, mainTraces, acceptedSeconds: NaN, seedSeconds: NaN, seedCpu: null, seedRate: NaN };
+    };
+    const { seeded, bigTraceId, mainRuns, mainTraces, acceptedSeconds, seedSeconds, seedCpu, seedRate } = options.reuseData ? await reused() : await seedAll();
+
     const [threadRow] = await ch.query<{ n: string }>(
       sql`SELECT uniqExact(thread_id) AS n FROM ${ident(LIVE_TABLES.traces)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId}) AND thread_id != ''`,
     );
@@ -525,7 +553,7 @@ async function main(): Promise<void> {
       ...(Object.keys(unavailable).length ? { unavailable } : {}),
       details: {
         all_projects: { runs: seeded.runs, traces: seeded.traces, mb: round(seeded.bytes / 1e6, 0) },
-        seed: { accepted_seconds: round(acceptedSeconds, 1), e2e_seconds: round(seedSeconds, 1), cores: coresUsed(seedCpu) },
+        seed: seedCpu ? { accepted_seconds: round(acceptedSeconds, 1), e2e_seconds: round(seedSeconds, 1), cores: coresUsed(seedCpu) } : { reused: options.reuseData },
         merge_wait: { seconds: round(merges.seconds, 0), settled: merges.settled },
         active_parts: Object.fromEntries(parts.map((p) => [p.table, Number(p.parts)])),
         queries: Object.fromEntries(Object.entries(queries).map(([name, q]) => [name, q.details])),
