@@ -2,7 +2,8 @@
 // and reading them back from ClickHouse, and every post and later patch still merges), with runs
 // that change their place in `runs` (its key: project, is_root, start time, id), with
 // events it cannot read (kept in tracing.runs.dead-letter, test/support/deadLetters.ts), and with
-// an event whose rows ClickHouse refuses (kept there too, not retried forever). How it writes a
+// an event whose rows ClickHouse refuses (kept there too, not retried forever), and with runs that
+// name another thread (run_threads). How it writes a
 // batch (in parts, in which order, read again after a failure) is runsProjectorWrites.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -175,4 +176,31 @@ test('an event whose rows ClickHouse will always refuse goes to the dead-letter 
   const [, partition, offset] = deadLetterHeader(dead, 'dead-letter-source')!.match(/\/(\d+)\/(\d+)$/)!;
   await waitFor('the committed offset past the refused event', async () =>
     (await committedOffset(stack.config, runsProjectorGroupId(stack.config), TOPICS.runs, Number(partition))) > BigInt(offset!), 30_000, 100);
+});
+
+// run_threads, where filters on thread_id find their runs, follows a run that names another
+// thread at its place, and one that moves, with the trace read back from ClickHouse each time.
+test('a filter on thread_id finds a run after a patch names another thread, and after a patch moves it', async () => {
+  const project = `thread-moves-${randomUUID().slice(0, 8)}`;
+  const [root, child] = makeTrace(1, { session_name: project, extra: { metadata: { thread_id: `${project}-a` } } });
+  const filler = () => send(postParts(makeTrace(3)));
+  await send(postParts([root!, child!]));
+  const threadRuns = async (thread: string) =>
+    ((await api('POST', '/runs/query', { filter: `eq(thread_id, "${thread}")`, select: ['id'] })).runs as Array<{ id: string }>).map((r) => r.id).sort();
+  await waitFor('both runs in the thread', async () => (await threadRuns(`${project}-a`)).length === 2, 30_000, 100);
+  await filler();
+  // The child names another thread, at the same place.
+  await send(postParts([{ ...child!, inputs: undefined, extra: { metadata: { thread_id: `${project}-b` } }, outputs: { renamed: true } }], 'patch'));
+  await waitFor('the child in its new thread', async () => (await threadRuns(`${project}-b`)).length === 1, 30_000, 100);
+  await filler();
+  // The root moves an hour back, keeping its thread.
+  const earlier = new Date(Date.parse(root!.start_time) - 3_600_000).toISOString();
+  await send(postParts([{ ...root!, inputs: undefined, start_time: earlier, outputs: { moved: true } }], 'patch'));
+  await waitFor('the move projected', async () => JSON.stringify((await api('GET', `/runs/${root!.id}`)).outputs) === '{"moved":true}', 30_000, 100);
+  await filler();
+
+  expect(await threadRuns(`${project}-a`)).toEqual([root!.id]);
+  expect(await threadRuns(`${project}-b`)).toEqual([child!.id]);
+  const both = (await api('POST', '/runs/query', { filter: `in(thread_id, ["${project}-a", "${project}-b"])`, select: ['id', 'start_time'] })).runs as Array<{ id: string }>;
+  expect(both.map((r) => r.id)).toEqual([child!.id, root!.id]); // newest first: the root is an hour older now
 });
