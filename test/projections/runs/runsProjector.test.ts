@@ -3,8 +3,8 @@
 // that change their place in `runs` (its key: project, is_root, start time, id), with
 // events it cannot read (kept in tracing.runs.dead-letter, test/support/deadLetters.ts), and with
 // an event whose rows ClickHouse refuses (kept there too, not retried forever), and with runs that
-// name another thread (run_threads). How it writes a
-// batch (in parts, in which order, read again after a failure) is runsProjectorWrites.test.ts.
+// name another thread (run_threads). How it writes a batch (in parts, in which order, read again
+// after a failure) is runsProjectorWrites.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
