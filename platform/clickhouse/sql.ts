@@ -77,3 +77,6 @@ export function join(parts: readonly Sql[], separator = ', '): Sql {
 }
 
 export const raw = (text: string): Sql => ({ __sql: true, text });
+
+/** UUIDs as a list of `toUUID('…')`, for `IN (…)`, `has([…], …)` and the like. */
+export const uuidList = (ids: readonly string[]): Sql => join(ids.map((id) => sql`toUUID(${id})`));

@@ -15,7 +15,7 @@
 // (as it excludes a patch whose post has not come); see docs/read-models.md.
 // A trace's runs are found through `run_keys` (by trace), a run by id through `run_locations`.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const RUNS_TABLE = 'runs';
@@ -139,7 +139,7 @@ export interface ThreadRuns {
 /** The conditions on `run_threads` that select the places of these runs. */
 export function threadRunsWhere(tenantId: string, threads: ThreadRuns): Sql[] {
   const where = [sql`tenant_id = toUUID(${tenantId})`, sql`thread_id IN (${join(threads.ids.map((t) => sql`${t}`))})`];
-  if (threads.sessionIds) where.push(threads.sessionIds.length ? sql`session_id IN (${join(threads.sessionIds.map((id) => sql`toUUID(${id})`))})` : raw('0'));
+  if (threads.sessionIds) where.push(threads.sessionIds.length ? sql`session_id IN (${uuidList(threads.sessionIds)})` : raw('0'));
   if (threads.isRoot !== undefined && threads.isRoot !== null) where.push(sql`is_root = ${threads.isRoot ? 1 : 0}`);
   return where;
 }
@@ -150,10 +150,15 @@ export function threadRunsWhere(tenantId: string, threads: ThreadRuns): Sql[] {
  * naming one of the threads is at one of them.
  */
 export function runsOfThreads(tenantId: string, threads: ThreadRuns, since: number | null = null): Sql {
-  const key = raw(RUN_KEY_COLUMNS.join(', '));
   const where = threadRunsWhere(tenantId, threads);
   if (since !== null) where.push(sql`start_time >= ${since}`);
-  return sql`(${key}) IN (SELECT ${key} FROM ${ident(threads.table)} WHERE ${join(where, ' AND ')})`;
+  return placesIn(threads.table, where);
+}
+
+/** `(session_id, is_root, start_time, id) IN (…)`: the places a table of places (run_keys, run_threads) holds under these conditions. */
+function placesIn(table: string, where: Sql[]): Sql {
+  const key = raw(RUN_KEY_COLUMNS.join(', '));
+  return sql`(${key}) IN (SELECT ${key} FROM ${ident(table)} WHERE ${join(where, ' AND ')})`;
 }
 
 /**
@@ -162,9 +167,7 @@ export function runsOfThreads(tenantId: string, threads: ThreadRuns, since: numb
  * rows it selects. `traces`: SQL of trace ids (a list or a subquery), for `trace_id IN (…)`.
  */
 export function runsOfTraces(runKeysTable: string, tenantId: string, traces: Sql, extra: Sql | null = null): Sql {
-  const key = raw(RUN_KEY_COLUMNS.join(', '));
-  return sql`(${key}) IN (SELECT ${key} FROM ${ident(runKeysTable)}
-      WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${traces})${extra ? sql` AND ${extra}` : raw('')})`;
+  return placesIn(runKeysTable, [sql`tenant_id = toUUID(${tenantId})`, sql`trace_id IN (${traces})`, ...(extra ? [extra] : [])]);
 }
 
 /** A range of run start times (µs), both ends included. */
@@ -181,7 +184,7 @@ export async function traceSpanQuery(ch: ClickHouseClient, runKeysTable: string,
   if (traceIds.length === 0) return null;
   const [row] = await ch.query<{ n: string; first_start: string; last_start: string }>(
     sql`SELECT count() AS n, min(start_time) AS first_start, max(start_time) AS last_start FROM ${ident(runKeysTable)}
-        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${join(traceIds.map((id) => sql`toUUID(${id})`))})`,
+        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${uuidList(traceIds)})`,
   );
   return row && Number(row.n) > 0 ? { from: Number(row.first_start), to: Number(row.last_start) } : null;
 }

@@ -5,7 +5,7 @@
 // grows with the hours of its range and the hours written since they were last read, not with
 // the project.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
 import { num } from '../../platform/clickhouse/rowValues.ts';
 import { statsSliceWriteFailures } from '../../platform/metrics.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
@@ -52,7 +52,7 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   if (set.projectIds.length === 0) return out;
   const { minStartTime: min, maxStartTime: max } = set;
   if (min !== undefined && max !== undefined && min >= max) return out;
-  const owner = join([sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${join(set.projectIds.map((id) => sql`toUUID(${id})`))})`], ' AND ');
+  const owner = join([sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${uuidList(set.projectIds)})`], ' AND ');
   // Whole hours: [from, to); the hours the ends cut are read from rows, within the range.
   const from = min === undefined ? undefined : Math.ceil(min / HOUR_MICROS) * HOUR_MICROS;
   const to = max === undefined ? undefined : Math.floor(max / HOUR_MICROS) * HOUR_MICROS;

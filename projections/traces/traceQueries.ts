@@ -2,7 +2,7 @@
 // keyset-paged newest first), and the runs of one trace from `runs` by its primary key
 // (tenant_id, trace_id), in tree order.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
@@ -117,7 +117,6 @@ export interface SortedTrace {
   key: number;
 }
 
-const uuids = (ids: readonly string[]): Sql => join(ids.map((id) => sql`toUUID(${id})`));
 
 export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: TracePageQuery): Promise<SortedTrace[]> {
   const sortBy = q.sortBy ?? 'start_time';
@@ -125,12 +124,12 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   const desc = (q.order ?? 'desc') === 'desc';
   const where: Sql[] = [
     sql`tenant_id = toUUID(${q.tenantId})`,
-    sql`session_id IN (${uuids(q.projectIds)})`,
+    sql`session_id IN (${uuidList(q.projectIds)})`,
     sql`start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime}`,
   ];
   if (q.threadId !== undefined) where.push(sql`thread_id = ${q.threadId}`);
   if (q.hasError !== undefined) where.push(q.hasError ? sql`status = 'error'` : sql`status != 'error'`);
-  if (q.traceIds?.length) where.push(sql`trace_id IN (${uuids(q.traceIds)})`);
+  if (q.traceIds?.length) where.push(sql`trace_id IN (${uuidList(q.traceIds)})`);
   where.push(...(q.conditions ?? []));
   if (q.after) {
     const past = raw(desc ? '<' : '>');
@@ -153,7 +152,7 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   const hours = (
     await ch.query<{ hour: string }>(
       sql`SELECT DISTINCT hour FROM ${ident(tables.traceHourWrites)}
-          WHERE tenant_id = toUUID(${q.tenantId}) AND session_id IN (${uuids(q.projectIds)}) AND ${join(hourBounds, ' AND ')}`,
+          WHERE tenant_id = toUUID(${q.tenantId}) AND session_id IN (${uuidList(q.projectIds)}) AND ${join(hourBounds, ' AND ')}`,
     )
   )
     .map((r) => num(r.hour))
@@ -223,7 +222,7 @@ async function tracesOfKeys(ch: ClickHouseClient, tables: Pick<ReadModelTables, 
   if (keys.length === 0) return [];
   const byKey =
     source.place === 'trace'
-      ? sql`trace_id IN (${uuids(keys.map((k) => k.trace_id))})`
+      ? sql`trace_id IN (${uuidList(keys.map((k) => k.trace_id))})`
       : source.place === 'hour'
         ? sql`(session_id, hour, trace_id) IN (${join(keys.map((k) => sql`(toUUID(${k.place_session!}), ${num(k.place)}, toUUID(${k.trace_id}))`))})`
         : sql`(session_id, thread_id, trace_id) IN (${join(keys.map((k) => sql`(toUUID(${k.place_session!}), ${String(k.place)}, toUUID(${k.trace_id}))`))})`;
@@ -331,7 +330,7 @@ export async function rootRunsQuery(
   const rows = await ch.query(
     sql`SELECT ${runColumns(columns)} FROM ${ident(tables.runs)}
         WHERE tenant_id = toUUID(${tenantId}) AND is_root = 1
-          AND ${runsOfTraces(tables.runKeys, tenantId, uuids(traceIds), sql`id IN (${uuids(traceIds)}) AND is_root = 1`)}
+          AND ${runsOfTraces(tables.runKeys, tenantId, uuidList(traceIds), sql`id IN (${uuidList(traceIds)}) AND is_root = 1`)}
           AND id = trace_id`,
   );
   return new Map(newestPosted(tenantId, rows).map((run) => [run.id, run]));

@@ -1,6 +1,6 @@
 // Runs a RunsQuery: request fields and filters -> conditions, one page of rows in two phases
 // (projections/runs/runQueries.ts), feedback stats when asked for, and the response runs.
-import { ident, join, raw, sql, type Sql } from '../../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidList, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from '../routes/routeDeps.ts';
 import { feedbackStatsQuery, runPageQuery, type RunConditions, type RunPageRequest } from '../../../projections/runs/runQueries.ts';
@@ -19,8 +19,6 @@ export interface RunsPage {
 type Deps = Pick<RouteDeps, 'ch' | 'blobs' | 'tables'>;
 
 const MAX_CONDITIONS_SQL = 160 * 1024;
-
-const uuidList = (ids: readonly string[]) => join(ids.map((id) => sql`toUUID(${id})`));
 
 /** Conditions from the request's plain fields (the same in both phases). */
 function fieldConditions(q: RunsQuery, tenantId: string, deps: Deps): RunConditions {

@@ -65,10 +65,10 @@ function countingQueries(text: string): { ch: typeof db.ch; count: () => number 
   return { ch, count: () => n };
 }
 
-/** What FINAL says, in the same order. */
-async function oracle(where: string, order: 'asc' | 'desc' = 'desc'): Promise<string[]> {
+/** What FINAL says, in the same order (of workspace T unless another is given). */
+async function oracle(where: string, order: 'asc' | 'desc' = 'desc', tenant = T): Promise<string[]> {
   const rows = await db.ch.query<{ id: string }>(
-    sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${T}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time ${raw(order)}, id ${raw(order)}`,
+    sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${tenant}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time ${raw(order)}, id ${raw(order)}`,
   );
   return rows.map((r) => r.id);
 }
@@ -184,9 +184,7 @@ describe('recent runs (phase 1 looks at the last minutes first)', () => {
     ['errored (stale versions match the other way)', { filter: 'eq(status, "error")' }, "status = 'error'"],
     ['not errored', { error: false }, 'isNull(error)'],
   ] as const)('%s: every run exactly once, in order', async (_name, body, where) => {
-    const expected = (await db.ch.query<{ id: string }>(
-      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${R}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time DESC, id DESC`,
-    )).map((r) => r.id);
+    const expected = await oracle(where, 'desc', R);
     expect(expected.length).toBeGreaterThan(10);
     for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, R)).toEqual(expected);
   });
@@ -216,9 +214,7 @@ describe('trace conditions (the first look bounds them by the time span of its t
       "run_type = 'llm' AND trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID('M') AND has_post = 1 AND is_root = 1 AND name = 'root') " +
       "AND trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID('M') AND has_post = 1 AND name = 'marker')"],
   ] as const)('%s: every run exactly once, in order', async (_name, body, where) => {
-    const expected = (await db.ch.query<{ id: string }>(
-      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${M}) AND has_post = 1 AND ${raw(where.replaceAll("'M'", `'${M}'`))} ORDER BY start_time DESC, id DESC`,
-    )).map((r) => r.id);
+    const expected = await oracle(where.replaceAll("'M'", `'${M}'`), 'desc', M);
     expect(expected.length).toBeGreaterThan(40);
     const bounded = countingQueries('AS first_start');
     for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, M, bounded.ch)).toEqual(expected);
@@ -240,11 +236,7 @@ describe('trace conditions (the first look bounds them by the time span of its t
       run(b, b, 'root', 20_000_000), run(b, uuidv4(), 'marker', 7_200_000_000),
       ...Array.from({ length: 5 }, (_, i) => run(b, uuidv4(), 'step', 20_100_000 + i * 100_000)),
     ]);
-    const expected = (await db.ch.query<{ id: string }>(
-      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${N}) AND has_post = 1
-            AND trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID(${N}) AND has_post = 1 AND name = 'marker')
-          ORDER BY start_time DESC, id DESC`,
-    )).map((r) => r.id);
+    const expected = await oracle(`trace_id IN (SELECT trace_id FROM runs FINAL WHERE tenant_id = toUUID('${N}') AND has_post = 1 AND name = 'marker')`, 'desc', N);
     expect(expected.length).toBe(19);
     for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ tree_filter: 'eq(name, "marker")', limit }, N)).toEqual(expected);
   });
@@ -286,9 +278,7 @@ describe('thread filters (phase 1 takes the threads\' runs from run_threads)', (
     ['or, with roots', { is_root: true, filter: 'or(eq(thread_id, "thread-0"), eq(thread_id, "thread-3"))' }, "thread_id IN ('thread-0', 'thread-3') AND is_root = 1"],
     ['and with other conditions', { filter: 'and(eq(run_type, "llm"), eq(thread_id, "thread-2"), gt(start_time, "2020-01-01T00:00:00Z"))' }, "thread_id = 'thread-2'"],
   ] as const)('%s: every run exactly once, in order', async (_name, body, where) => {
-    const expected = (await db.ch.query<{ id: string }>(
-      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${H}) AND has_post = 1 AND ${raw(where)} ORDER BY start_time DESC, id DESC`,
-    )).map((r) => r.id);
+    const expected = await oracle(where, 'desc', H);
     expect(expected.length).toBeGreaterThan(10);
     const byThread = countingQueries('FROM `run_threads`');
     for (const limit of [1, 3, 7, 100]) expect(await idsOfEveryPage({ ...body, limit }, H, byThread.ch)).toEqual(expected);
@@ -296,9 +286,7 @@ describe('thread filters (phase 1 takes the threads\' runs from run_threads)', (
   });
 
   test('ascending pages, and a thread no run names', async () => {
-    const expected = (await db.ch.query<{ id: string }>(
-      sql`SELECT id FROM runs FINAL WHERE tenant_id = toUUID(${H}) AND has_post = 1 AND thread_id = 'thread-0' ORDER BY start_time, id`,
-    )).map((r) => r.id);
+    const expected = await oracle("thread_id = 'thread-0'", 'asc', H);
     for (const limit of [1, 5, 100]) expect(await idsOfEveryPage({ filter: 'eq(thread_id, "thread-0")', order: 'asc', limit }, H)).toEqual(expected);
     expect(await idsOfEveryPage({ filter: 'eq(thread_id, "no-such-thread")' }, H)).toEqual([]);
   });
