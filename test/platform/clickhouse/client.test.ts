@@ -39,6 +39,10 @@ test('every query asks for 64-bit integers as JSON strings, as 18.16 answers and
     expect(await ch.query(sql`SELECT toUInt64(1) AS n`)).toEqual([{ n: '1' }]);
     for await (const chunk of await ch.queryStream(sql`SELECT toUInt64(1) AS n`, 'JSONEachRow')) void chunk;
     expect(seen.map((p) => p.get('output_format_json_quote_64bit_integers'))).toEqual(['1', '1']);
+    // the uncompressed-block cache only where a read asks for it
+    await ch.query(sql`SELECT toUInt64(1) AS n`, { cacheBlocks: true });
+    await ch.query(sql`SELECT toUInt64(1) AS n`, { cacheBlocks: false });
+    expect(seen.map((p) => p.get('use_uncompressed_cache'))).toEqual([null, null, '1', null]);
   } finally {
     await ch.close();
     server.close();
@@ -58,6 +62,8 @@ test('rows come as JSONEachRow has them: each column by name, in order, whatever
     const want = eachRow.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
     const got = await ch.query(statement);
     expect(got).toEqual(want);
+    // the server takes the setting cacheBlocks sends (18.16 here; current releases have it too)
+    expect(await ch.query(statement, { cacheBlocks: true })).toEqual(want);
     expect(got.map((r) => Object.keys(r).join(','))).toEqual(want.map((r) => Object.keys(r).join(',')));
     expect(got[1]).toMatchObject({ n: '1', signed: '-4', maybe: '1', list: ['1', '2'], awkward: 'a"b\\c\nd', id: '6f1e2a3b-0000-4000-8000-000000000001' });
     expect(await ch.query(sql`SELECT 1 AS x WHERE 0`)).toEqual([]);
