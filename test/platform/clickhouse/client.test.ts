@@ -104,3 +104,30 @@ test('a statement ClickHouse will always refuse says retrying cannot help; a ser
   expect((unreachable as Error).cause, 'the socket error is kept').toBeInstanceOf(Error);
   await away.close();
 });
+
+test('blocks a read keeps in the uncompressed cache never outlive their table: a swap by RENAME, a drop and a new table of the same name', async () => {
+  // A replay swaps tables in by RENAME and drops the old ones; the new table's first part has the
+  // same name (and so the same file paths) as the old one's. cacheBlocks reads must see the new rows.
+  const infra = await provideInfra();
+  const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database: 'default' });
+  const name = `uc_${randomBytes(4).toString('hex')}`;
+  const [live, next, old] = [name, `${name}_next`, `${name}_old`].map((t) => ident(t));
+  const create = (table: typeof live, v: number) =>
+    ch.exec(sql`CREATE TABLE ${table} ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 256 AS SELECT number AS k, toUInt64(${v}) AS v FROM numbers(100000)`);
+  const read = async () => (await ch.query<{ s: string }>(sql`SELECT sum(v) AS s FROM ${live} WHERE k IN (5, 50000, 99000)`, { cacheBlocks: true }))[0]!.s;
+  try {
+    await create(live, 1);
+    expect(await read()).toBe('3');
+    await create(next, 2);
+    await ch.exec(sql`RENAME TABLE ${live} TO ${old}, ${next} TO ${live}`);
+    expect(await read(), 'after the swap').toBe('6');
+    await ch.exec(sql`DROP TABLE ${old}`);
+    expect(await read(), 'after the old table is dropped').toBe('6');
+    await ch.exec(sql`DROP TABLE ${live}`);
+    await create(live, 4);
+    expect(await read(), 'a new table of the same name').toBe('12');
+  } finally {
+    for (const t of [live, next, old]) await ch.exec(sql`DROP TABLE IF EXISTS ${t}`);
+    await ch.close();
+  }
+});
