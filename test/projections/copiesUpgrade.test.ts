@@ -86,8 +86,8 @@ test('a database without the copies is marked at start, its stats, threads and t
   // A new trace after the upgrade; the stats count every trace, old ones included (read from `traces`).
   const after = makeTrace(2, { session_name: 'hour-upgrade', extra: { metadata: { thread_id: 'thread-2' } } });
   await own.send(postParts(after));
-  // Up to a minute: a projector stopped by SIGKILL (its SIGTERM took over 10 s on a busy machine)
-  // holds its partitions until its session times out (30 s), then the new one joins.
+  // Up to a minute: a stopped projector that did not leave its group (SIGKILLed when its SIGTERM
+  // takes over 10 s on a busy machine) holds its partitions until its session times out (30 s).
   await waitFor('every trace in the stats meanwhile', async () => (await statsOf(projectId)).run_count === runs + after.length, 60_000, 100);
   expect((await statsOf(projectId)).trace_count).toBe(traces.length + 1);
   const withAfter = { ...threads, 'thread-2': 3 };
