@@ -78,5 +78,15 @@ export function join(parts: readonly Sql[], separator = ', '): Sql {
 
 export const raw = (text: string): Sql => ({ __sql: true, text });
 
-/** UUIDs as a list of `toUUID('…')`, for `IN (…)`, `has([…], …)` and the like. */
+/** UUIDs as a list of `toUUID('…')`, for `has([…], …)` and arrays: typed UUID, as a comparison needs. */
 export const uuidList = (ids: readonly string[]): Sql => join(ids.map((id) => sql`toUUID(${id})`));
+
+/**
+ * UUIDs as string literals, for a set: `column IN (…)`, and the UUIDs of key tuples
+ * `(…) IN ((…), …)`. ClickHouse converts a set's elements to the column's type as it builds it
+ * (18.16 and current releases alike; a string that is not a UUID is an error, as in toUUID), and
+ * a list of literals parses as one constant, where each `toUUID('…')` is a function call the
+ * analyser evaluates, again for each place the set is used: a page's 100 key tuples took
+ * 44 ms instead of 28 on 18.16. Not for has([…]) or `=`: there String and UUID have no common type.
+ */
+export const uuidSet = (ids: readonly string[]): Sql => join(ids.map((id) => sql`${id}`));

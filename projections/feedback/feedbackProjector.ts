@@ -99,7 +99,7 @@ export class FeedbackProjector implements Projection {
     const rows = new Map<string, FeedbackRow>();
     for (let i = 0; i < changes.length; i += 2000) {
       const chunk = changes.slice(i, i + 2000);
-      const keys = join(chunk.map((c) => sql`(toUUID(${c.tenant_id}), toUUID(${c.run_id}), toUUID(${c.feedback_id}))`));
+      const keys = join(chunk.map((c) => sql`(${c.tenant_id}, ${c.run_id}, ${c.feedback_id})`));
       const found = await this.#ch.query(
         sql`SELECT * FROM ${ident(this.#tables.feedback)} FINAL WHERE (tenant_id, run_id, id) IN (${keys})`,
       );
@@ -115,7 +115,7 @@ export class FeedbackProjector implements Projection {
     const missing = rows.filter((r) => r.session_id === null && r.run_id !== ZERO_UUID);
     for (let i = 0; i < missing.length; i += 2000) {
       const chunk = missing.slice(i, i + 2000);
-      const keys = join(chunk.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.run_id}))`));
+      const keys = join(chunk.map((r) => sql`(${r.tenant_id}, ${r.run_id})`));
       const found = await this.#ch.query<{ tenant_id: string; id: string; trace_id: string; session_id: string }>(
         sql`SELECT tenant_id, id, trace_id, session_id FROM ${ident(this.#tables.runLocations)} FINAL WHERE (tenant_id, id) IN (${keys})`,
       );

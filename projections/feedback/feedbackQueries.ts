@@ -3,7 +3,7 @@
 // tombstone (`deleted = 1`). Feedback that reached the projector before its run has no project
 // in its row (session_id null); the project is then the run's, looked up in run_locations.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidList, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { ZERO_UUID } from '../runs/runRow.ts';
 import { traceSetSource, traceSetWhere, type TraceSet } from '../traces/statsQueries.ts';
@@ -62,7 +62,7 @@ export async function feedbackListQuery(
 ): Promise<FeedbackRow[]> {
   const texts = (values: string[]) => join(values.map((v) => sql`${v}`));
   const where: Sql[] = [sql`tenant_id = toUUID(${tenantId})`, raw('deleted = 0')];
-  if (f.runIds) where.push(f.runIds.length ? sql`run_id IN (${uuidList(f.runIds)})` : raw('0'));
+  if (f.runIds) where.push(f.runIds.length ? sql`run_id IN (${uuidSet(f.runIds)})` : raw('0'));
   if (f.keys) where.push(f.keys.length ? sql`key IN (${texts(f.keys)})` : raw('0'));
   if (f.sessionIds) where.push(f.sessionIds.length ? inProjects(tables, tenantId, f.sessionIds) : raw('0'));
   if (f.sources) where.push(f.sources.length ? sql`visitParamExtractString(feedback_source, 'type') IN (${texts(f.sources)})` : raw('0'));
@@ -80,7 +80,7 @@ export async function feedbackListQuery(
 const inProjects = (tables: FeedbackTables, tenantId: string, projectIds: readonly string[]): Sql =>
   sql`(${nullableIn('session_id', projectIds)} OR (isNull(session_id) AND run_id IN (
         SELECT id FROM ${ident(tables.runLocations)}
-        WHERE tenant_id = toUUID(${tenantId}) AND session_id IN (${uuidList(projectIds)}))))`;
+        WHERE tenant_id = toUUID(${tenantId}) AND session_id IN (${uuidSet(projectIds)}))))`;
 
 /** Where these runs live (trace, project), for items whose row does not say yet. */
 export interface RunPlace {
@@ -93,7 +93,7 @@ export async function runPlacesQuery(ch: ClickHouseClient, table: string, tenant
   for (let i = 0; i < runIds.length; i += 2000) {
     const rows = await ch.query<{ id: string; trace_id: string; session_id: string }>(
       sql`SELECT id, trace_id, session_id FROM ${ident(table)} FINAL
-          WHERE tenant_id = toUUID(${tenantId}) AND id IN (${uuidList(runIds.slice(i, i + 2000))})`,
+          WHERE tenant_id = toUUID(${tenantId}) AND id IN (${uuidSet(runIds.slice(i, i + 2000))})`,
     );
     for (const r of rows) places.set(r.id, { traceId: r.trace_id, sessionId: r.session_id });
   }
@@ -218,14 +218,13 @@ export async function traceSetFeedbackStatsQuery(
     // (18.16 compares a Nullable(UUID) with UUIDs in IN only once it is not nullable)
     sql`SELECT DISTINCT toString(assumeNotNull(trace_id)) AS id FROM ${ident(tables.feedback)}
         WHERE ${live} AND isNotNull(trace_id)
-          AND (isNull(session_id) OR assumeNotNull(session_id) IN (${uuidList(set.projectIds)}))
+          AND (isNull(session_id) OR assumeNotNull(session_id) IN (${uuidSet(set.projectIds)}))
         LIMIT ${FEEDBACK_TRACES_BY_KEY + 1}`,
   );
   if (traced.length === 0) return {};
   let traces: Sql;
   if (traced.length <= FEEDBACK_TRACES_BY_KEY) {
-    const ids = join(traced.map((t) => sql`toUUID(${t.id})`));
-    traces = sql`SELECT trace_id FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)} AND trace_id IN (${ids})`;
+    traces = sql`SELECT trace_id FROM ${ident(tables.traces)} FINAL WHERE ${traceSetWhere(set)} AND trace_id IN (${uuidSet(traced.map((t) => t.id))})`;
   } else {
     const source = await traceSetSource(ch, tables, set);
     traces = sql`SELECT trace_id FROM ${source.table} FINAL WHERE ${source.where}`;

@@ -163,7 +163,8 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     const where = [raw('has_post = 1'), ...conditions.sql];
     if (after) where.push(position(after, afterOp));
     if (until) where.push(position(until, untilOp));
-    const keyList = join(found.map((c) => sql`(toUUID(${c.session_id}), ${Number(c.is_root)}, ${Number(c.start_time)}, toUUID(${c.id}))`));
+    // UUIDs as string literals: the list parses as one constant (uuidSet).
+    const keyList = join(found.map((c) => sql`(${c.session_id}, ${Number(c.is_root)}, ${Number(c.start_time)}, ${c.id})`));
     const result = await ch.query(
       sql`SELECT ${join([...outer].map((c) => ident(c)))} FROM (
             SELECT ${join([...inner].map((c) => ident(c)))} FROM ${table}

@@ -443,7 +443,8 @@ export class RunsProjector implements Projection {
     const pairs = [...missing.values()];
     for (let i = 0; i < pairs.length; i += 2000) {
       const chunk = pairs.slice(i, i + 2000);
-      const tuples = join(chunk.map((p) => sql`(toUUID(${p.tenant}), toUUID(${p.trace}))`));
+      // UUIDs as string literals: a set of them parses as one constant (uuidSet in sql.ts).
+      const tuples = join(chunk.map((p) => sql`(${p.tenant}, ${p.trace})`));
       // Most traces here are new. Which have rows at all, run_keys' primary key answers cheaply;
       // only those are read from `runs`, at every place their runs have had (by its primary key),
       // all versions, the newest of each run kept here (what FINAL would do, for less). A `runs`
@@ -454,7 +455,7 @@ export class RunsProjector implements Projection {
         sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(byTrace ? this.#tables.runs : this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${tuples})`,
       );
       if (existing.length === 0) continue;
-      const known = join(existing.map((p) => sql`(toUUID(${p.tenant_id}), toUUID(${p.trace_id}))`));
+      const known = join(existing.map((p) => sql`(${p.tenant_id}, ${p.trace_id})`));
       const rows = await this.#ch.query(
         byTrace
           ? sql`SELECT * FROM ${ident(this.#tables.runs)} WHERE (tenant_id, trace_id) IN (${known})`

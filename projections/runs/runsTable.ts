@@ -15,7 +15,7 @@
 // (as it excludes a patch whose post has not come); see docs/read-models.md.
 // A trace's runs are found through `run_keys` (by trace), a run by id through `run_locations`.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 
 export const RUNS_TABLE = 'runs';
@@ -139,7 +139,7 @@ export interface ThreadRuns {
 /** The conditions on `run_threads` that select the places of these runs. */
 export function threadRunsWhere(tenantId: string, threads: ThreadRuns): Sql[] {
   const where = [sql`tenant_id = toUUID(${tenantId})`, sql`thread_id IN (${join(threads.ids.map((t) => sql`${t}`))})`];
-  if (threads.sessionIds) where.push(threads.sessionIds.length ? sql`session_id IN (${uuidList(threads.sessionIds)})` : raw('0'));
+  if (threads.sessionIds) where.push(threads.sessionIds.length ? sql`session_id IN (${uuidSet(threads.sessionIds)})` : raw('0'));
   if (threads.isRoot !== undefined && threads.isRoot !== null) where.push(sql`is_root = ${threads.isRoot ? 1 : 0}`);
   return where;
 }
@@ -184,7 +184,7 @@ export async function traceSpanQuery(ch: ClickHouseClient, runKeysTable: string,
   if (traceIds.length === 0) return null;
   const [row] = await ch.query<{ n: string; first_start: string; last_start: string }>(
     sql`SELECT count() AS n, min(start_time) AS first_start, max(start_time) AS last_start FROM ${ident(runKeysTable)}
-        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${uuidList(traceIds)})`,
+        WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${uuidSet(traceIds)})`,
   );
   return row && Number(row.n) > 0 ? { from: Number(row.first_start), to: Number(row.last_start) } : null;
 }

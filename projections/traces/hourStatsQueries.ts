@@ -5,7 +5,7 @@
 // grows with the hours of its range and the hours written since they were last read, not with
 // the project.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
 import { num } from '../../platform/clickhouse/rowValues.ts';
 import { statsSliceWriteFailures } from '../../platform/metrics.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
@@ -52,7 +52,7 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   if (set.projectIds.length === 0) return out;
   const { minStartTime: min, maxStartTime: max } = set;
   if (min !== undefined && max !== undefined && min >= max) return out;
-  const owner = join([sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${uuidList(set.projectIds)})`], ' AND ');
+  const owner = join([sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${uuidSet(set.projectIds)})`], ' AND ');
   // Whole hours: [from, to); the hours the ends cut are read from rows, within the range.
   const from = min === undefined ? undefined : Math.ceil(min / HOUR_MICROS) * HOUR_MICROS;
   const to = max === undefined ? undefined : Math.floor(max / HOUR_MICROS) * HOUR_MICROS;
@@ -104,7 +104,7 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   }
   // Rows: of the hours with a stale slice, and of the hours the range cuts.
   const fromRows: Sql[] = [];
-  if (staleHours.size > 0) fromRows.push(sql`(session_id, hour) IN (${join([...staleHours.values()].map((s) => sql`(toUUID(${s.project}), ${s.hour})`))})`);
+  if (staleHours.size > 0) fromRows.push(sql`(session_id, hour) IN (${join([...staleHours.values()].map((s) => sql`(${s.project}, ${s.hour})`))})`);
   for (const c of cutHours(min, max)) fromRows.push(sql`(hour = ${c.hour} AND start_time >= ${c.from} AND start_time < ${c.to})`);
   if (fromRows.length === 0) return out;
   // Bounds of the key's hour column for the index (the conditions above pick within them).

@@ -4,7 +4,7 @@
 // runs; sets of projects over a time range are summed from the hour stats (hourStats.ts), so
 // their cost grows with the hours of the range, not with the project.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { emptyRollup, HOUR_MICROS, rollupQuantiles, type Rollup } from './hourStats.ts';
@@ -130,7 +130,7 @@ function statsFromClickHouse(r: Record<string, unknown>): TraceSetStats {
  * `traces_by_hour` (traceSetSource chooses; also read by the feedback stats of a set).
  */
 export function traceSetWhere(set: TraceSet, source: 'traces' | 'byHour' | 'byThread' = 'traces'): Sql {
-  const where: Sql[] = [sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${uuidList(set.projectIds)})`];
+  const where: Sql[] = [sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${uuidSet(set.projectIds)})`];
   if (source !== 'traces') where.push(raw('deleted = 0'));
   // The hour column follows the project in the key: these bound the range read.
   if (source === 'byHour') where.push(...hoursTouched(set.minStartTime, set.maxStartTime));

@@ -2,7 +2,7 @@
 // keyset-paged newest first), and the runs of one trace from `runs` by its primary key
 // (tenant_id, trace_id), in tree order.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, uuidList, type Sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
 import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
@@ -124,12 +124,12 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   const desc = (q.order ?? 'desc') === 'desc';
   const where: Sql[] = [
     sql`tenant_id = toUUID(${q.tenantId})`,
-    sql`session_id IN (${uuidList(q.projectIds)})`,
+    sql`session_id IN (${uuidSet(q.projectIds)})`,
     sql`start_time >= ${q.minStartTime} AND start_time < ${q.maxStartTime}`,
   ];
   if (q.threadId !== undefined) where.push(sql`thread_id = ${q.threadId}`);
   if (q.hasError !== undefined) where.push(q.hasError ? sql`status = 'error'` : sql`status != 'error'`);
-  if (q.traceIds?.length) where.push(sql`trace_id IN (${uuidList(q.traceIds)})`);
+  if (q.traceIds?.length) where.push(sql`trace_id IN (${uuidSet(q.traceIds)})`);
   where.push(...(q.conditions ?? []));
   if (q.after) {
     const past = raw(desc ? '<' : '>');
@@ -152,7 +152,7 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   const hours = (
     await ch.query<{ hour: string }>(
       sql`SELECT DISTINCT hour FROM ${ident(tables.traceHourWrites)}
-          WHERE tenant_id = toUUID(${q.tenantId}) AND session_id IN (${uuidList(q.projectIds)}) AND ${join(hourBounds, ' AND ')}`,
+          WHERE tenant_id = toUUID(${q.tenantId}) AND session_id IN (${uuidSet(q.projectIds)}) AND ${join(hourBounds, ' AND ')}`,
     )
   )
     .map((r) => num(r.hour))
@@ -222,10 +222,10 @@ async function tracesOfKeys(ch: ClickHouseClient, tables: Pick<ReadModelTables, 
   if (keys.length === 0) return [];
   const byKey =
     source.place === 'trace'
-      ? sql`trace_id IN (${uuidList(keys.map((k) => k.trace_id))})`
+      ? sql`trace_id IN (${uuidSet(keys.map((k) => k.trace_id))})`
       : source.place === 'hour'
-        ? sql`(session_id, hour, trace_id) IN (${join(keys.map((k) => sql`(toUUID(${k.place_session!}), ${num(k.place)}, toUUID(${k.trace_id}))`))})`
-        : sql`(session_id, thread_id, trace_id) IN (${join(keys.map((k) => sql`(toUUID(${k.place_session!}), ${String(k.place)}, toUUID(${k.trace_id}))`))})`;
+        ? sql`(session_id, hour, trace_id) IN (${join(keys.map((k) => sql`(${k.place_session!}, ${num(k.place)}, ${k.trace_id})`))})`
+        : sql`(session_id, thread_id, trace_id) IN (${join(keys.map((k) => sql`(${k.place_session!}, ${String(k.place)}, ${k.trace_id})`))})`;
   const rows = await ch.query(
     sql`SELECT ${TRACE_COLUMNS}, version${raw(source.place === 'trace' ? '' : ', deleted')} FROM ${ident(source.place === 'trace' ? tables.traces : source.table)}
         WHERE tenant_id = toUUID(${tenantId}) AND ${byKey}`,
@@ -291,11 +291,13 @@ function newestPosted(tenantId: string, rows: Record<string, unknown>[]): RunRow
 /** Every run of a trace (posted ones), in tree order: dotted_order sorts parents before children, siblings by start. */
 export async function traceRunsQuery(ch: ClickHouseClient, tables: Tables, q: TraceRunsQuery): Promise<RunRow[]> {
   // Its runs' places from run_keys, then those keys of `runs` (the trace_id check drops nothing
-  // but keeps the read exact should a key ever be shared).
+  // but keeps the read exact should a key ever be shared). A trace's runs lie in a few granules
+  // of each part, read again each time the trace is opened: from the uncompressed cache.
   const rows = await ch.query(
     sql`SELECT ${runColumns(q.columns)} FROM ${ident(tables.runs)}
         WHERE tenant_id = toUUID(${q.tenantId}) AND ${runsOfTraces(tables.runKeys, q.tenantId, sql`toUUID(${q.traceId})`)}
           AND trace_id = toUUID(${q.traceId})`,
+    { cacheBlocks: true },
   );
   return newestPosted(q.tenantId, rows)
     .filter(
@@ -330,7 +332,7 @@ export async function rootRunsQuery(
   const rows = await ch.query(
     sql`SELECT ${runColumns(columns)} FROM ${ident(tables.runs)}
         WHERE tenant_id = toUUID(${tenantId}) AND is_root = 1
-          AND ${runsOfTraces(tables.runKeys, tenantId, uuidList(traceIds), sql`id IN (${uuidList(traceIds)}) AND is_root = 1`)}
+          AND ${runsOfTraces(tables.runKeys, tenantId, uuidSet(traceIds), sql`id IN (${uuidSet(traceIds)}) AND is_root = 1`)}
           AND id = trace_id`,
   );
   return new Map(newestPosted(tenantId, rows).map((run) => [run.id, run]));

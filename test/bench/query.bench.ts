@@ -22,6 +22,7 @@
 // BENCH_CONCURRENCY=16 (seeding)  BENCH_SKIP_REPLAY=1  BENCH_CATCH_UP_TIMEOUT_S=1800
 // BENCH_MERGE_WAIT_S=300 (before timing: wait this long at most for ClickHouse's background merges
 // of the freshly seeded tables to finish, so the queries do not compete with them)
+// BENCH_NODE_OPTIONS (NODE_OPTIONS for the API and projector, e.g. "--cpu-prof --cpu-prof-dir=<dir>")
 // BENCH_KEEP_DATA=1 (leave the database and topics behind to look into queries afterwards; drop
 // them with dropStackData from test/support/tracingStack.ts). BENCH_REUSE_DATA=<database> times the
 // queries again on a kept run's database and topics, without seeding (same BENCH_RUNS): another
@@ -295,7 +296,8 @@ async function main(): Promise<void> {
 
   try {
     const reuse: Record<string, string> = options.reuseData ? { CLICKHOUSE_DATABASE: options.reuseData, KAFKA_TOPIC_PREFIX: `${options.reuseData}.` } : {};
-    stack = await startTracingStack('bench_query', { LOG_LEVEL: 'warn', ...reuse });
+    const nodeOptions: Record<string, string> = env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_NODE_OPTIONS } : {};
+    stack = await startTracingStack('bench_query', { LOG_LEVEL: 'warn', ...reuse, ...nodeOptions });
     const config = stack.config;
     log(`stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
     ch = ClickHouseClient.fromConfig(config);

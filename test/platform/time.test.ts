@@ -38,4 +38,17 @@ describe('timestamps', () => {
     // as Date has it, to the millisecond
     for (const micros of [t, t + 999_999, -1, 1_700_000_000_000_001]) expect(formatIsoMicros(micros).slice(0, 23)).toBe(new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23));
   });
+  test('ISO times agree with Date at every day, hour, minute and second boundary, in any order', () => {
+    const expected = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23) + String(((micros % 1000) + 1000) % 1000).padStart(3, '0') + 'Z';
+    const instants: number[] = [];
+    for (const base of [Date.UTC(2024, 1, 29), Date.UTC(2026, 11, 31, 23), Date.UTC(1969, 11, 31, 23), Date.UTC(2099, 11, 31, 23)]) {
+      for (const offset of [0, 1, 59_999, 60_000, 3_599_999, 3_600_000, 86_399_999, 86_400_000]) instants.push((base + offset) * 1000, (base + offset) * 1000 + 999, (base + offset) * 1000 - 1);
+    }
+    let seed = 7;
+    for (let i = 0; i < 2000; i++) {
+      seed = (seed * 48271) % 2147483647;
+      instants.push(Math.round((seed / 2147483647) * 4_102_444_800_000_000) - 1_000_000_000_000_000);
+    }
+    for (const micros of instants) expect(formatIsoMicros(micros), String(micros)).toBe(expected(micros));
+  });
 });

@@ -9,7 +9,7 @@
 // key comparisons pair (eq, in, like, search): neq(metadata_key, k) means "has no key k", as
 // LangSmith documents. With several, the i-th key comparison pairs with the i-th value one.
 // Payloads kept in object storage (above the offload threshold) are not searched by search("…").
-import { ident, join, raw, sql, type Sql } from '../../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidSet, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { AppError } from '../../../platform/errors.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { parseTimestampMicros } from '../../../platform/time.ts';
@@ -113,7 +113,6 @@ type Compare = Extract<FilterNode, { kind: 'compare' }>;
 const contains = (expr: Sql, text: string) => sql`positionCaseInsensitiveUTF8(${expr}, ${text}) > 0`;
 /** `expr IN (items)`; false for no items. */
 const inList = (expr: Sql, items: Sql[]): Sql => (items.length === 0 ? raw('0') : sql`${expr} IN (${join(items)})`);
-const uuids = (ids: readonly string[]) => ids.map((id) => sql`toUUID(${id})`);
 
 class Compiler {
   readonly columns = new Set<string>();
@@ -434,12 +433,12 @@ export function compileTraceCondition(node: FilterNode, scope: FilterScope, opti
   const inner = compileRunFilter(node, scope, options.where);
   // Key columns in PREWHERE (the primary index narrows the read to them; safe under FINAL).
   const prewhere = [sql`tenant_id = toUUID(${scope.tenantId})`];
-  if (scope.sessionIds) prewhere.push(inList(raw('session_id'), uuids(scope.sessionIds)));
+  if (scope.sessionIds) prewhere.push(scope.sessionIds.length ? sql`session_id IN (${uuidSet(scope.sessionIds)})` : raw('0'));
   if (options.root) prewhere.push(raw('is_root = 1'));
   // The traces that matter bound the subquery: by the span of their runs' start times (a range
   // of the key) when the caller knows it, else by the places of their runs (a lookup per run).
   if (scope.traceSpan) prewhere.push(sql`start_time >= ${scope.traceSpan.from} AND start_time <= ${scope.traceSpan.to}`);
-  else if (scope.traceIds) prewhere.push(runsOfTraces(scope.runKeysTable, scope.tenantId, join(uuids(scope.traceIds))));
+  else if (scope.traceIds) prewhere.push(runsOfTraces(scope.runKeysTable, scope.tenantId, uuidSet(scope.traceIds)));
   const where = [raw('has_post = 1')];
   where.push(inner.sql);
   const table = scope.exact ? sql`${ident(scope.runsTable)} FINAL` : ident(scope.runsTable);

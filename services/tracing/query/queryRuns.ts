@@ -1,10 +1,10 @@
 // Runs a RunsQuery: request fields and filters -> conditions, one page of rows in two phases
 // (projections/runs/runQueries.ts), feedback stats when asked for, and the response runs.
-import { ident, join, raw, sql, uuidList, type Sql } from '../../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql, uuidList, uuidSet, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from '../routes/routeDeps.ts';
 import { feedbackStatsQuery, runPageQuery, type RunConditions, type RunPageRequest } from '../../../projections/runs/runQueries.ts';
-import { runColumnsFor, runResponse } from '../read/runResponse.ts';
+import { runColumnsFor, runResponses } from '../read/runResponse.ts';
 import { compileRunFilter, compileTraceCondition, filterThreadIds, type FilterScope } from '../../../projections/runs/filter/filterSql.ts';
 import { copyUsable } from '../../../projections/copiesUpgrade.ts';
 import { encodeCursor } from './cursor.ts';
@@ -30,9 +30,9 @@ function fieldConditions(q: RunsQuery, tenantId: string, deps: Deps): RunConditi
   };
   // run_locations gives the traces of runs named by id, so those reads use the primary key.
   const tracesOf = (ids: readonly string[]) =>
-    sql`trace_id IN (SELECT trace_id FROM ${ident(deps.tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND id IN (${uuidList(ids)}))`;
-  if (q.sessionIds) add(q.sessionIds.length ? sql`session_id IN (${uuidList(q.sessionIds)})` : raw('0'), 'session_id');
-  if (q.ids) add(q.ids.length ? sql`id IN (${uuidList(q.ids)}) AND ${tracesOf(q.ids)}` : raw('0'), 'id', 'trace_id');
+    sql`trace_id IN (SELECT trace_id FROM ${ident(deps.tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND id IN (${uuidSet(ids)}))`;
+  if (q.sessionIds) add(q.sessionIds.length ? sql`session_id IN (${uuidSet(q.sessionIds)})` : raw('0'), 'session_id');
+  if (q.ids) add(q.ids.length ? sql`id IN (${uuidSet(q.ids)}) AND ${tracesOf(q.ids)}` : raw('0'), 'id', 'trace_id');
   if (q.traceId) add(sql`trace_id = toUUID(${q.traceId})`, 'trace_id');
   if (q.parentRunId) add(sql`parent_run_id = toUUID(${q.parentRunId}) AND ${tracesOf([q.parentRunId])}`, 'parent_run_id', 'trace_id');
   if (q.runType !== null) add(sql`run_type = ${q.runType}`, 'run_type');
@@ -87,6 +87,6 @@ export async function queryRuns(deps: Deps, tenantId: string, q: RunsQuery): Pro
   });
   const ids = page.rows.map((r) => r.id!);
   const stats = q.fields.includes('feedback_stats') ? await feedbackStatsQuery(deps.ch, tenantId, deps.tables.feedback, ids) : null;
-  const runs = await Promise.all(page.rows.map((row) => runResponse(row, deps.blobs, { fields: q.fields, feedbackStats: stats ? (stats.get(row.id!) ?? null) : null })));
+  const runs = await runResponses(page.rows, deps.blobs, (row) => ({ fields: q.fields, feedbackStats: stats ? (stats.get(row.id!) ?? null) : null }));
   return { runs, next: page.next ? encodeCursor(page.next, q.order) : null };
 }

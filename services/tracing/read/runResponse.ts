@@ -157,21 +157,34 @@ export function runColumnsFor(fields: readonly string[]): Set<keyof RunRow> {
 const specsOf = new WeakMap<readonly string[], Array<[string, FieldSpec]>>();
 
 export async function runResponse(row: Row, blobs: BlobStore, options: RunResponseOptions = {}): Promise<Record<string, unknown>> {
+  return (await runResponses([row], blobs, () => options))[0]!;
+}
+
+/**
+ * runResponse of each row, built in one pass: only fields read from object storage are waited
+ * on, together, so a page of a thousand runs makes one promise rather than one per run (or tens
+ * of thousands, one per field).
+ */
+export async function runResponses(rows: readonly Row[], blobs: BlobStore, optionsOf: (row: Row) => RunResponseOptions): Promise<Array<Record<string, unknown>>> {
+  const pending: Array<Promise<void>> = [];
+  const out = rows.map((row) => buildRun(row, blobs, optionsOf(row), pending));
+  if (pending.length > 0) await Promise.all(pending);
+  return out;
+}
+
+function buildRun(row: Row, blobs: BlobStore, options: RunResponseOptions, pending: Array<Promise<void>>): Record<string, unknown> {
   let refs: Partial<Record<PayloadField, BlobRef>> | undefined;
   const ctx: Context = { blobs, options, refs: () => (refs ??= JSON.parse(row.payload_refs || '{}') as Partial<Record<PayloadField, BlobRef>>) };
   const fields = options.fields ?? DEFAULT_RUN_FIELDS;
   let specs = specsOf.get(fields);
   if (!specs) specsOf.set(fields, (specs = fields.flatMap((f) => (isRunField(f) ? [[f, spec(f)!] as [string, FieldSpec]] : []))));
-  // Fields in the order asked; only those read from object storage are waited on (a page of a
-  // thousand runs would otherwise make tens of thousands of promises).
+  // Fields in the order asked; a value from object storage is filled in when it comes.
   const out: Record<string, unknown> = {};
-  let pending: Array<Promise<void>> | undefined;
   for (const [f, s] of specs) {
     const value = s.value(row, ctx);
     out[f] = value;
-    if (value instanceof Promise) (pending ??= []).push(value.then((v) => void (out[f] = v)));
+    if (value instanceof Promise) pending.push(value.then((v) => void (out[f] = v)));
   }
-  if (pending) await Promise.all(pending);
   return out;
 }
 

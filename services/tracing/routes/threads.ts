@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
 import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
 import { rootRunsQuery, type TraceSummary } from '../../../projections/traces/traceQueries.ts';
+import type { RunRow } from '../../../projections/runs/runRow.ts';
 import { threadSetStatsQuery, traceSetStatsQuery, type ThreadSetStats } from '../../../projections/traces/statsQueries.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
@@ -263,20 +264,20 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const selects = q.selects === undefined ? DEFAULT_THREAD_TRACE_SELECTS : [...new Set(listInput(q.selects) as ThreadTraceSelect[])];
       const rootSelects = selects.filter((f) => ROOT_RUN_FIELDS.has(f)) as V2RunSelect[];
       const root = v2RunShape(rootSelects, deps.blobs);
-      const roots = rootSelects.length ? await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), root.columns) : new Map();
+      const roots = rootSelects.length ? await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), root.columns) : new Map<string, RunRow>();
+      const shaped = await root.shape([...roots.values()]);
+      const rootItems = new Map([...roots.keys()].map((id, i) => [id, shaped[i]!]));
       const firstTurn = (after?.turn ?? 0) + 1;
-      const items = await Promise.all(
-        page.map(async (t, i) => {
-          const item: Record<string, unknown> = { trace_id: t.trace_id };
-          for (const f of selects) {
-            const value = TRACE_ROW_FIELDS[f];
-            if (value) item[f.toLowerCase()] = value(t, firstTurn + i);
-          }
-          const row = roots.get(t.trace_id);
-          if (row) Object.assign(item, await root.shape(row));
-          return { ...item, status: t.status, run_count: t.run_count };
-        }),
-      );
+      const items = page.map((t, i) => {
+        const item: Record<string, unknown> = { trace_id: t.trace_id };
+        for (const f of selects) {
+          const value = TRACE_ROW_FIELDS[f];
+          if (value) item[f.toLowerCase()] = value(t, firstTurn + i);
+        }
+        const rootItem = rootItems.get(t.trace_id);
+        if (rootItem) Object.assign(item, rootItem);
+        return { ...item, status: t.status, run_count: t.run_count };
+      });
       const last = page[page.length - 1];
       const next = traces.length > limit && last ? encodeCursor({ t: last.start_time, id: last.trace_id, n: firstTurn + page.length - 1 }) : null;
       return { items, next_cursor: next };

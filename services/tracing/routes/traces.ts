@@ -24,7 +24,7 @@ import {
 } from '../../../projections/traces/traceQueries.ts';
 import { parseFilter } from '../../../projections/runs/filter/filterParser.ts';
 import { compileTraceCondition } from '../../../projections/runs/filter/filterSql.ts';
-import { runColumnsFor, runItemV2, runResponse, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
+import { runColumnsFor, runItemV2, runResponses, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
@@ -137,7 +137,8 @@ type RunJson = Record<string, unknown>;
 export interface V2RunShape {
   /** Columns of `runs` to read. */
   columns: RunColumn[];
-  shape(row: RunRow): Promise<RunJson>;
+  /** The rows as items, in their order (one promise for them all). */
+  shape(rows: readonly RunRow[]): Promise<RunJson[]>;
 }
 
 /**
@@ -149,7 +150,7 @@ export function v2RunShape(selects: readonly V2RunSelect[], blobs: BlobStore): V
   const columns = [...runColumnsFor(fields)].filter((c): c is RunColumn => c !== 'tenant_id');
   return {
     columns,
-    shape: async (row) => runItemV2(await runResponse(row, blobs, { fields }), selects),
+    shape: async (rows) => (await runResponses(rows, blobs, () => ({ fields }))).map((run) => runItemV2(run, selects)),
   };
 }
 
@@ -193,9 +194,8 @@ async function rootRuns(deps: RouteDeps, tenantId: string, page: TraceSummary[],
   const rows = fromTraceRows
     ? new Map(page.filter((t) => t.has_root).map((t) => [t.trace_id, rootRowOf(tenantId, t)]))
     : await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), shape.columns);
-  const out = new Map<string, RunJson>();
-  for (const [id, row] of rows) out.set(id, await shape.shape(row));
-  return out;
+  const items = await shape.shape([...rows.values()]);
+  return new Map([...rows.keys()].map((id, i) => [id, items[i]!]));
 }
 
 function traceAggregates(t: TraceSummary, selects: readonly V2RunSelect[] | null): RunJson {
@@ -386,7 +386,7 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const run = v2RunShape(selects, deps.blobs);
       const rows = await traceRunsQuery(deps.ch, deps.tables, { tenantId, traceId, projectId, minStartTime, maxStartTime, columns: run.columns });
       if (rows.length === 0 && !(await traceExistsQuery(deps.ch, deps.tables, tenantId, traceId, projectId))) throw errors.notFound(`trace ${traceId}`);
-      return { items: await Promise.all(rows.map((row) => run.shape(row))) };
+      return { items: await run.shape(rows) };
     },
   );
 }

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ClickHouseClient, ClickHouseError } from '../../../platform/clickhouse/client.ts';
-import { ident, sql } from '../../../platform/clickhouse/sql.ts';
+import { ident, join, sql, uuidList, uuidSet, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { provideInfra } from '../../support/infra.ts';
 
 test('a read of a table that appears a moment later (a replay swapping tables in) is asked again, not failed', async () => {
@@ -128,6 +128,48 @@ test('blocks a read keeps in the uncompressed cache never outlive their table: a
     expect(await read(), 'a new table of the same name').toBe('12');
   } finally {
     for (const t of [live, next, old]) await ch.exec(sql`DROP TABLE IF EXISTS ${t}`);
+    await ch.close();
+  }
+});
+
+test('a set of UUIDs as string literals (uuidSet) finds what toUUID() finds: in a column, a Nullable column and key tuples, by the primary index', async () => {
+  const infra = await provideInfra();
+  const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database: 'default' });
+  const table = ident(`uuid_set_${randomBytes(4).toString('hex')}`);
+  const ids = Array.from({ length: 300 }, () => randomUUID());
+  try {
+    await ch.exec(sql`CREATE TABLE ${table} (s UUID, r UInt8, t Int64, id UUID, n Nullable(UUID)) ENGINE = MergeTree ORDER BY (s, r, t, id) SETTINGS index_granularity = 16`);
+    const session = randomUUID();
+    await ch.insert(table.text.replaceAll('`', ''), ids.map((id, i) => ({ s: session, r: i % 2, t: 1_000_000 + i, id, n: i % 3 ? id : null })));
+    const asked = ids.slice(40, 52); // neighbours in the key's order: a few granules of the tuples' index range
+    const tuples = (typed: boolean) =>
+      join(asked.map((id) => (typed ? sql`(toUUID(${session}), ${ids.indexOf(id) % 2}, ${1_000_000 + ids.indexOf(id)}, toUUID(${id}))` : sql`(${session}, ${ids.indexOf(id) % 2}, ${1_000_000 + ids.indexOf(id)}, ${id})`)));
+    const read = async (where: Sql) => {
+      const rows = await ch.queryStream(sql`SELECT toString(id) AS uid FROM ${table} WHERE ${where} ORDER BY uid`, 'JSON');
+      let text = '';
+      for await (const chunk of rows) text += chunk.toString();
+      const parsed = JSON.parse(text) as { data: Array<{ uid: string }>; statistics: { rows_read: number } };
+      return { ids: parsed.data.map((r) => r.uid), rowsRead: parsed.statistics.rows_read };
+    };
+    const expected = [...asked].sort();
+    for (const [typed, plain] of [
+      [sql`id IN (${uuidList(asked)})`, sql`id IN (${uuidSet(asked)})`],
+      [sql`(s, r, t, id) IN (${tuples(true)})`, sql`(s, r, t, id) IN (${tuples(false)})`],
+    ] as const) {
+      const a = await read(typed);
+      const b = await read(plain);
+      expect(b.ids).toEqual(expected);
+      expect(a.ids).toEqual(expected);
+      expect(b.rowsRead).toBe(a.rowsRead); // the primary index narrows the read as much
+    }
+    expect((await read(sql`(s, r, t, id) IN (${tuples(false)})`)).rowsRead).toBeLessThanOrEqual(64);
+    expect(uuidSet(asked.slice(0, 2)).text).toBe(`'${asked[0]}', '${asked[1]}'`);
+    const nullable = await read(sql`n IN (${uuidSet(asked)})`);
+    expect(nullable.ids).toEqual(expected.filter((id) => ids.indexOf(id) % 3 !== 0));
+    // not a UUID: refused, as toUUID refuses it
+    await expect(ch.query(sql`SELECT count() FROM ${table} WHERE id IN (${uuidSet(['not-a-uuid'])})`)).rejects.toBeInstanceOf(ClickHouseError);
+  } finally {
+    await ch.exec(sql`DROP TABLE IF EXISTS ${table}`);
     await ch.close();
   }
 });
