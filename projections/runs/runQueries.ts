@@ -165,16 +165,28 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     if (until) where.push(position(until, untilOp));
     // UUIDs as string literals: the list parses as one constant (uuidSet).
     const keyList = join(found.map((c) => sql`(${c.session_id}, ${Number(c.is_root)}, ${Number(c.start_time)}, ${c.id})`));
-    const result = await ch.query(
-      sql`SELECT ${join([...outer].map((c) => ident(c)))} FROM (
-            SELECT ${join([...inner].map((c) => ident(c)))} FROM ${table}
-            PREWHERE ${tenant} AND (${KEY}) IN (${keyList})
-            ORDER BY version DESC LIMIT 1 BY ${KEY})
-          WHERE ${join(where, ' AND ')}
-          ORDER BY start_time ${dir}, id ${dir} LIMIT ${limit}
+    // Every version of the candidates, in page order and newest first, each saying whether it
+    // meets the page's conditions: the newest version of each place decides (what LIMIT 1 BY did
+    // in a subquery, whose conditions then ran outside it; ~5 ms of a ~25 ms read more at 1M).
+    const read = await ch.query<Record<string, unknown>>(
+      sql`SELECT ${join([...inner].map((c) => ident(c)))}, ${join(where, ' AND ')} AS page_match FROM ${table}
+          PREWHERE ${tenant} AND (${KEY}) IN (${keyList})
+          ORDER BY start_time ${dir}, id ${dir}, version DESC
           SETTINGS use_uncompressed_cache = 1`,
     );
-    return result.map(partialRowFromClickHouse);
+    const page: Partial<RunRow>[] = [];
+    const seen = new Set<string>();
+    for (const r of read) {
+      const place = `${r.session_id as string}|${r.is_root as number}|${r.start_time as string}|${r.id as string}`;
+      if (seen.has(place)) continue; // an older version of a place already decided
+      seen.add(place);
+      if (Number(r.page_match) !== 1) continue;
+      const row: Record<string, unknown> = {};
+      for (const c of outer) row[c] = r[c];
+      page.push(partialRowFromClickHouse(row));
+      if (page.length === limit) break;
+    }
+    return page;
   };
 
   /** A look's candidates, and the span of their traces' runs when it bounded their trace conditions. */
