@@ -123,12 +123,16 @@ export function mergeRunOp(current: RunRow, op: RunOp, version: number, received
   return row;
 }
 
-/**
- * ClickHouse returns 64-bit integers as strings in JSON; bring the row back to numbers. In place
- * (the row read is the caller's and not kept as it was): a 1,000-run trace is read into rows once,
- * not copied again.
- */
+/** ClickHouse returns 64-bit integers as strings in JSON; a copy of the row with them as numbers. */
 export function rowFromClickHouse(raw: Record<string, unknown>): RunRow {
+  return numbersFromClickHouse({ ...raw });
+}
+
+/**
+ * The same, in place, for a row object the caller has just built and keeps no other view of (a
+ * trace's 1,000 runs are then not copied once more).
+ */
+export function numbersFromClickHouse(raw: Record<string, unknown>): RunRow {
   const r = raw as unknown as RunRow & Record<string, unknown>;
   r.start_time = Number(r.start_time);
   r.end_time = r.end_time === null ? null : Number(r.end_time);

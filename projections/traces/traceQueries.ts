@@ -5,7 +5,7 @@ import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../readModelTables.ts';
 import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
-import { emptyRow, PAYLOAD_FIELDS, rowFromClickHouse, type RunRow } from '../runs/runRow.ts';
+import { emptyRow, numbersFromClickHouse, PAYLOAD_FIELDS, type RunRow } from '../runs/runRow.ts';
 import { runsOfTraces } from '../runs/runsTable.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { copyUsable } from '../copiesUpgrade.ts';
@@ -258,7 +258,7 @@ function runColumns(asked: readonly RunColumn[]): Sql {
 
 /** A run row with the columns that were read; the others keep their empty values (no payloads, no refs). */
 const partialRun = (tenantId: string, r: Record<string, unknown>): RunRow =>
-  rowFromClickHouse(Object.assign(emptyRow(tenantId, r.trace_id as string, r.id as string), r));
+  numbersFromClickHouse(Object.assign(emptyRow(tenantId, r.trace_id as string, r.id as string), r));
 
 export interface TraceRunsQuery {
   tenantId: string;

@@ -22,6 +22,7 @@
 // BENCH_CONCURRENCY=16 (seeding)  BENCH_SKIP_REPLAY=1  BENCH_CATCH_UP_TIMEOUT_S=1800
 // BENCH_MERGE_WAIT_S=300 (before timing: wait this long at most for ClickHouse's background merges
 // of the freshly seeded tables to finish, so the queries do not compete with them)
+// BENCH_ONLY=trace_tree,filtered_page,thread_page,project_stats (time only those reads)
 // BENCH_NODE_OPTIONS (NODE_OPTIONS for the API and projector, e.g. "--cpu-prof --cpu-prof-dir=<dir>")
 // BENCH_KEEP_DATA=1 (leave the database and topics behind to look into queries afterwards; drop
 // them with dropStackData from test/support/tracingStack.ts). BENCH_REUSE_DATA=<database> times the
@@ -59,6 +60,8 @@ const options = {
   skipReplay: env.BENCH_SKIP_REPLAY === '1',
   catchUpTimeoutMs: num('BENCH_CATCH_UP_TIMEOUT_S', 1800) * 1000,
   keepData: env.BENCH_KEEP_DATA === '1' || env.BENCH_REUSE_DATA !== undefined,
+  /** Only these reads (BENCH_ONLY=trace_tree,thread_page…); the others are reported as left out. */
+  only: env.BENCH_ONLY ? env.BENCH_ONLY.split(',') : null,
   /** The database (and topic prefix) of a run kept with BENCH_KEEP_DATA=1: time its queries again, without seeding. */
   reuseData: env.BENCH_REUSE_DATA ?? null,
   mergeWaitMs: num('BENCH_MERGE_WAIT_S', 300) * 1000,
@@ -180,6 +183,7 @@ async function timeQuery(
     if (res.statusCode !== 200) throw new Error(`${call.method} ${call.path.slice(0, 200)} answered ${res.statusCode}: ${text.slice(0, 300)}`);
     return { ms, json: JSON.parse(text) as unknown };
   };
+  if (options.only && !options.only.includes(name)) return { result: { p50: null, p99: null, unavailable: 'left out (BENCH_ONLY)' }, details: {} };
   try {
     for (let i = 0; i < options.warmup; i++) {
       const call = callOf(i);
