@@ -171,8 +171,8 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     const read = await ch.query<Record<string, unknown>>(
       sql`SELECT ${join([...inner].map((c) => ident(c)))}, ${join(where, ' AND ')} AS page_match FROM ${table}
           PREWHERE ${tenant} AND (${KEY}) IN (${keyList})
-          ORDER BY start_time ${dir}, id ${dir}, version DESC
-          SETTINGS use_uncompressed_cache = 1`,
+          ORDER BY start_time ${dir}, id ${dir}, version DESC`,
+      { cacheBlocks: true },
     );
     const page: Partial<RunRow>[] = [];
     const seen = new Set<string>();

@@ -265,8 +265,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const rootSelects = selects.filter((f) => ROOT_RUN_FIELDS.has(f)) as V2RunSelect[];
       const root = v2RunShape(rootSelects, deps.blobs);
       const roots = rootSelects.length ? await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), root.columns) : new Map<string, RunRow>();
-      const shaped = await root.shape([...roots.values()]);
-      const rootItems = new Map([...roots.keys()].map((id, i) => [id, shaped[i]!]));
+      const rootItems = await root.shapeByKey(roots);
       const firstTurn = (after?.turn ?? 0) + 1;
       const items = page.map((t, i) => {
         const item: Record<string, unknown> = { trace_id: t.trace_id };

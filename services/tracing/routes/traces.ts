@@ -139,6 +139,8 @@ export interface V2RunShape {
   columns: RunColumn[];
   /** The rows as items, in their order (one promise for them all). */
   shape(rows: readonly RunRow[]): Promise<RunJson[]>;
+  /** The same for rows by key (a page's root runs by trace): the items by the same keys. */
+  shapeByKey<K>(rows: ReadonlyMap<K, RunRow>): Promise<Map<K, RunJson>>;
 }
 
 /**
@@ -148,9 +150,14 @@ export interface V2RunShape {
 export function v2RunShape(selects: readonly V2RunSelect[], blobs: BlobStore): V2RunShape {
   const fields = [...new Set(selects.map(v2SourceField).filter((f): f is string => f !== null))];
   const columns = [...runColumnsFor(fields)].filter((c): c is RunColumn => c !== 'tenant_id');
+  const shape = async (rows: readonly RunRow[]) => (await runResponses(rows, blobs, () => ({ fields }))).map((run) => runItemV2(run, selects));
   return {
     columns,
-    shape: async (rows) => (await runResponses(rows, blobs, () => ({ fields }))).map((run) => runItemV2(run, selects)),
+    shape,
+    shapeByKey: async (rows) => {
+      const items = await shape([...rows.values()]);
+      return new Map([...rows.keys()].map((key, i) => [key, items[i]!]));
+    },
   };
 }
 
@@ -194,8 +201,7 @@ async function rootRuns(deps: RouteDeps, tenantId: string, page: TraceSummary[],
   const rows = fromTraceRows
     ? new Map(page.filter((t) => t.has_root).map((t) => [t.trace_id, rootRowOf(tenantId, t)]))
     : await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), shape.columns);
-  const items = await shape.shape([...rows.values()]);
-  return new Map([...rows.keys()].map((id, i) => [id, items[i]!]));
+  return shape.shapeByKey(rows);
 }
 
 function traceAggregates(t: TraceSummary, selects: readonly V2RunSelect[] | null): RunJson {
