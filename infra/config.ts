@@ -85,7 +85,7 @@ export function infraConfigProblems(env: Env = process.env): string[] {
       return undefined;
     }
   };
-  check(() => firstBroker(endpoints.kafkaBrokers));
+  check(() => kafkaNodeProblems(endpoints.kafkaBrokers));
   check(() => urlHostPort(endpoints.clickhouseUrl, 'CLICKHOUSE_URL'));
   const s3 = check(() => urlHostPort(endpoints.s3Endpoint, 'S3_ENDPOINT'));
   check(() => urlHostPort(endpoints.postgresUrl, 'POSTGRES_URL'));
@@ -99,6 +99,19 @@ export function infraConfigProblems(env: Env = process.env): string[] {
   return problems;
 }
 
+/**
+ * Several brokers on loopback addresses are a local cluster to start (one KRaft node each): they
+ * must be distinct, at most 9 (controller ports follow KAFKA_CONTROLLER_PORT), and all local or all remote.
+ */
+function kafkaNodeProblems(kafkaBrokers: string): void {
+  const brokers = brokerAddresses(kafkaBrokers);
+  if (brokers.length === 1) return;
+  const local = brokers.filter((b) => isLoopback(b.host)).length;
+  if (local !== 0 && local !== brokers.length) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: the brokers are either all local (a cluster the local stack starts) or all remote`);
+  if (new Set(brokers.map((b) => `${b.host}:${b.port}`)).size !== brokers.length) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: a broker is listed twice`);
+  if (local > 9) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: the local stack starts at most 9 brokers`);
+}
+
 function portFromEnv(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (!raw) return fallback;
@@ -109,12 +122,19 @@ function portFromEnv(env: Env, name: string, fallback: number): number {
 
 export type HostPort = { host: string; port: number };
 
-/** The first broker of a comma-separated KAFKA_BROKERS list; the local stack runs one node. */
+/** Every host:port of a comma-separated KAFKA_BROKERS list, in order (IPv6 in brackets). */
+export function brokerAddresses(kafkaBrokers: string): HostPort[] {
+  const items = kafkaBrokers.split(',').map((b) => b.trim());
+  return items.map((item) => {
+    const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(item);
+    if (!match) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: expected host:port[,host:port…]`);
+    return { host: match[1] as string, port: Number(match[2]) };
+  });
+}
+
+/** The first broker of a comma-separated KAFKA_BROKERS list. */
 export function firstBroker(kafkaBrokers: string): HostPort {
-  const first = kafkaBrokers.split(',')[0]?.trim() ?? '';
-  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(first);
-  if (!match) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: expected host:port[,host:port…]`);
-  return { host: match[1] as string, port: Number(match[2]) };
+  return brokerAddresses(kafkaBrokers)[0]!;
 }
 
 const defaultPorts: Record<string, number> = { 'http:': 80, 'https:': 443, 'postgres:': 5432, 'postgresql:': 5432 };

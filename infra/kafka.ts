@@ -1,5 +1,8 @@
-// Apache Kafka 3.9, one KRaft node acting as broker and controller, run from the jars that
-// infra/kafka/pom.xml resolves from Maven Central, on the machine's Java 17.
+// Apache Kafka 3.9 in KRaft mode, run from the jars that infra/kafka/pom.xml resolves from Maven
+// Central, on the machine's Java 17. One node acting as broker and controller by default; when
+// KAFKA_BROKERS lists several local addresses, a cluster of that many such nodes (node i at the
+// i-th address, its controller at KAFKA_CONTROLLER_PORT + i - 1), with every topic replicated to
+// up to 3 of them and written to at least 2 before a produce with acks=all is acknowledged.
 // Kafka is the system of record, so retention is unlimited and topics are created on purpose
 // (auto-create is off).
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,8 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Base } from '@platformatic/kafka';
 import type { Component } from './component.ts';
-import { extraPortsFromEnv, firstBroker, localDir, logsDir, repoRoot } from './config.ts';
-import type { ExtraPorts, StackEndpoints } from './config.ts';
+import { brokerAddresses, extraPortsFromEnv, localDir, logsDir, repoRoot } from './config.ts';
+import type { ExtraPorts, HostPort, StackEndpoints } from './config.ts';
 import { progress, runLogged, seconds } from './commands.ts';
 import { logFilePath, startDetached } from './processes.ts';
 import { inputsHash, stampMatches, writeStamp } from './stamps.ts';
@@ -16,11 +19,6 @@ import { ensureCommands } from './toolchain.ts';
 
 const kafkaDir = join(localDir, 'kafka');
 const libsDir = join(kafkaDir, 'libs');
-const dataDir = join(kafkaDir, 'data');
-const brokerLogsDir = join(kafkaDir, 'logs');
-const serverProperties = join(kafkaDir, 'server.properties');
-const log4jProperties = join(kafkaDir, 'log4j.properties');
-const clusterIdFile = join(kafkaDir, 'cluster-id');
 const pomFile = join(repoRoot, 'infra', 'kafka', 'pom.xml');
 
 /** The Kafka version the pom pins, for messages. */
@@ -28,37 +26,90 @@ export function kafkaVersion(): string {
   return /<kafka\.version>([^<]+)</.exec(readFileSync(pomFile, 'utf8'))?.[1] ?? 'unknown';
 }
 
-export function kafkaComponent(endpoints: StackEndpoints, ports: ExtraPorts = extraPortsFromEnv()): Component {
-  const broker = firstBroker(endpoints.kafkaBrokers);
-  const { kafkaControllerPort } = ports;
+/** One KRaft node (broker and controller) of a local cluster. */
+export type KafkaNode = HostPort & {
+  /** Its component name: its pid file and log under .local/run and .local/logs. */
+  name: string;
+  nodeId: number;
+  controllerPort: number;
+  /** Holds its server.properties, data/ and logs/. */
+  dir: string;
+};
+
+export type KafkaCluster = {
+  nodes: KafkaNode[];
+  /** Holds the cluster id every node is formatted with. */
+  dir: string;
+  /** The JVM's -Xmx; 1g unless said. */
+  heap?: string;
+};
+
+/**
+ * The local cluster KAFKA_BROKERS names: one node in .local/kafka (component "kafka"), or
+ * nodes kafka-1…kafka-N in .local/kafka/cluster/node-<i>.
+ */
+export function localKafkaCluster(endpoints: StackEndpoints, ports: ExtraPorts = extraPortsFromEnv()): KafkaCluster {
+  const brokers = brokerAddresses(endpoints.kafkaBrokers);
+  if (brokers.length === 1) {
+    const [broker] = brokers as [HostPort];
+    return { dir: kafkaDir, nodes: [{ ...broker, name: 'kafka', nodeId: 1, controllerPort: ports.kafkaControllerPort, dir: kafkaDir }] };
+  }
+  const controllerPorts = brokers.map((_, i) => ports.kafkaControllerPort + i);
+  return kafkaCluster(join(kafkaDir, 'cluster'), brokers, controllerPorts, 'kafka');
+}
+
+/** A cluster of one node per broker address, in `dir`, node i's controller on controllerPorts[i]. */
+export function kafkaCluster(dir: string, brokers: HostPort[], controllerPorts: number[], namePrefix: string, heap?: string): KafkaCluster {
+  const nodes = brokers.map((broker, i) => ({ ...broker, name: `${namePrefix}-${i + 1}`, nodeId: i + 1, controllerPort: controllerPorts[i]!, dir: join(dir, `node-${i + 1}`) }));
+  return { dir, nodes, ...(heap ? { heap } : {}) };
+}
+
+export function kafkaComponents(endpoints: StackEndpoints, ports: ExtraPorts = extraPortsFromEnv()): Component[] {
+  return clusterComponents(localKafkaCluster(endpoints, ports));
+}
+
+/** A component per node of the cluster: started together, as a KRaft quorum needs a majority to elect. */
+export function clusterComponents(cluster: KafkaCluster): Component[] {
+  return cluster.nodes.map((node) => nodeComponent(cluster, node));
+}
+
+function nodeComponent(cluster: KafkaCluster, node: KafkaNode): Component {
+  const serverProperties = join(node.dir, 'server.properties');
+  const brokerLogsDir = join(node.dir, 'logs');
+  const several = cluster.nodes.length > 1;
   return {
-    name: 'kafka',
-    endpoint: endpoints.kafkaBrokers,
-    host: broker.host,
-    port: broker.port,
+    name: node.name,
+    endpoint: `${node.host}:${node.port}`,
+    host: node.host,
+    port: node.port,
     ports: [
-      { host: broker.host, port: broker.port, variable: 'KAFKA_BROKERS', purpose: 'the Kafka broker' },
-      { host: broker.host, port: kafkaControllerPort, variable: 'KAFKA_CONTROLLER_PORT', purpose: "Kafka's KRaft controller" },
+      { host: node.host, port: node.port, variable: 'KAFKA_BROKERS', purpose: several ? `Kafka broker ${node.nodeId}` : 'the Kafka broker' },
+      {
+        host: node.host,
+        port: node.controllerPort,
+        variable: 'KAFKA_CONTROLLER_PORT',
+        purpose: several ? `the KRaft controller of Kafka node ${node.nodeId} (KAFKA_CONTROLLER_PORT + ${node.nodeId - 1})` : "Kafka's KRaft controller",
+      },
     ],
     processMarker: serverProperties,
-    isHealthy: () => kafkaAnswersMetadata(`${broker.host}:${broker.port}`),
-    install: installKafkaJars,
+    isHealthy: () => kafkaAnswersMetadata(`${node.host}:${node.port}`),
+    install: installKafkaJarsOnce,
     start: async () => {
-      writeBrokerConfig(broker.host, broker.port, kafkaControllerPort);
-      await formatStorageOnce();
+      writeNodeConfig(cluster, node);
+      await formatStorageOnce(cluster, node);
       return startDetached({
-        name: 'kafka',
-        endpoint: endpoints.kafkaBrokers,
+        name: node.name,
+        endpoint: `${node.host}:${node.port}`,
         command: 'java',
-        args: [...jvmOptions(), '-cp', `${libsDir}/*`, 'kafka.Kafka', serverProperties],
-        cwd: kafkaDir,
+        args: [...jvmOptions(cluster.heap ?? '1g', node.dir), '-cp', `${libsDir}/*`, 'kafka.Kafka', serverProperties],
+        cwd: node.dir,
       });
     },
     // A cold JVM plus KRaft's first election takes 10-20 s on 2 busy cores.
     healthTimeoutMs: 180_000,
     // Controlled shutdown of a single node flushes and closes every log segment.
     stopGraceMs: 60_000,
-    logFiles: [logFilePath('kafka'), join(brokerLogsDir, 'server.log')],
+    logFiles: [logFilePath(node.name), join(brokerLogsDir, 'server.log')],
   };
 }
 
@@ -73,6 +124,15 @@ async function kafkaAnswersMetadata(broker: string): Promise<boolean> {
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** One install for all the nodes started together (they share the jars). */
+let installing: Promise<void> | undefined;
+function installKafkaJarsOnce(): Promise<void> {
+  installing ??= installKafkaJars().finally(() => {
+    installing = undefined;
+  });
+  return installing;
 }
 
 /** mvn copies the broker's jars once; the stamp (a hash of the pom) skips it afterwards. */
@@ -105,10 +165,10 @@ async function installKafkaJars(): Promise<void> {
   progress(`kafka: jars in place in ${seconds(started)}`);
 }
 
-function jvmOptions(): string[] {
+function jvmOptions(heap: string, nodeDir: string): string[] {
   return [
-    '-Xmx1g',
-    '-Xms512m',
+    `-Xmx${heap}`,
+    '-Xms256m',
     // The flags Kafka's own kafka-server-start.sh uses.
     '-server',
     '-XX:+UseG1GC',
@@ -116,31 +176,50 @@ function jvmOptions(): string[] {
     '-XX:InitiatingHeapOccupancyPercent=35',
     '-XX:+ExplicitGCInvokesConcurrent',
     '-Djava.awt.headless=true',
-    `-Dlog4j.configuration=file:${log4jProperties}`,
-    `-Dkafka.logs.dir=${brokerLogsDir}`,
+    `-Dlog4j.configuration=file:${join(nodeDir, 'log4j.properties')}`,
+    `-Dkafka.logs.dir=${join(nodeDir, 'logs')}`,
   ];
 }
 
-function writeBrokerConfig(host: string, port: number, controllerPort: number): void {
+/** The replication of a cluster of n nodes: up to 3 copies, acknowledged by up to 2 (1 and 1 on one node). */
+export function replicationOf(n: number): { factor: number; minInSync: number } {
+  return { factor: Math.min(3, n), minInSync: Math.min(2, n) };
+}
+
+function writeNodeConfig(cluster: KafkaCluster, node: KafkaNode): void {
+  const dataDir = join(node.dir, 'data');
   mkdirSync(dataDir, { recursive: true });
-  mkdirSync(brokerLogsDir, { recursive: true });
+  mkdirSync(join(node.dir, 'logs'), { recursive: true });
+  const { factor, minInSync } = replicationOf(cluster.nodes.length);
+  const several = cluster.nodes.length > 1;
   const properties: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
-    'node.id': 1,
-    'controller.quorum.voters': `1@${host}:${controllerPort}`,
-    listeners: `PLAINTEXT://${host}:${port},CONTROLLER://${host}:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://${host}:${port}`,
+    'node.id': node.nodeId,
+    'controller.quorum.voters': quorumVoters(cluster),
+    listeners: `PLAINTEXT://${node.host}:${node.port},CONTROLLER://${node.host}:${node.controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://${node.host}:${node.port}`,
     'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'log.dirs': dataDir,
     'num.partitions': 6,
-    // One node: every replication factor and ISR minimum is 1.
-    'default.replication.factor': 1,
-    'offsets.topic.replication.factor': 1,
-    'transaction.state.log.replication.factor': 1,
-    'transaction.state.log.min.isr': 1,
-    'min.insync.replicas': 1,
+    // Topics the platform creates take the broker's defaults (platform/kafka/topicAdmin.ts asks
+    // for replication factor -1), so these two decide what a 2xx is worth on a cluster: the
+    // event is on min.insync.replicas nodes before acks=all is answered, and a partition whose
+    // in-sync replicas fall below it refuses writes (the API answers 503) rather than keep one copy.
+    'default.replication.factor': factor,
+    'min.insync.replicas': minInSync,
+    'offsets.topic.replication.factor': factor,
+    'transaction.state.log.replication.factor': factor,
+    'transaction.state.log.min.isr': minInSync,
+    // A replica that was not in sync never becomes leader: no acknowledged write is dropped in an election.
+    'unclean.leader.election.enable': false,
+    // How long a node that died without a word (kill -9, a lost machine) keeps leading its
+    // partitions before the controller fences it and moves them: the time writes to them are
+    // refused. Kafka's 9 s default measured 11-12 s of refused writes here (the 2 s election of a
+    // new controller first, when the node was it); 4 s, with a heartbeat each second, leaves three
+    // heartbeats of slack for a node that is merely slow.
+    ...(several ? { 'broker.session.timeout.ms': 4000, 'broker.heartbeat.interval.ms': 1000 } : {}),
     // Fewer internal partitions than the default 50: quicker first consumer group on 2 cores.
     'offsets.topic.num.partitions': 12,
     'group.initial.rebalance.delay.ms': 0,
@@ -156,9 +235,11 @@ function writeBrokerConfig(host: string, port: number, controllerPort: number): 
   const text = Object.entries(properties)
     .map(([key, value]) => `${key}=${value}`)
     .join('\n');
-  writeFileSync(serverProperties, `# Generated by infra/kafka.ts; edits are overwritten on the next start.\n${text}\n`);
-  writeFileSync(log4jProperties, log4jConfig());
+  writeFileSync(join(node.dir, 'server.properties'), `# Generated by infra/kafka.ts; edits are overwritten on the next start.\n${text}\n`);
+  writeFileSync(join(node.dir, 'log4j.properties'), log4jConfig());
 }
+
+const quorumVoters = (cluster: KafkaCluster): string => cluster.nodes.map((n) => `${n.nodeId}@${n.host}:${n.controllerPort}`).join(',');
 
 function log4jConfig(): string {
   return `# Generated by infra/kafka.ts: the broker logs to a rolling file, not to the console.
@@ -176,32 +257,50 @@ log4j.logger.org.apache.kafka.storage.internals.log=WARN
 `;
 }
 
-/** KRaft needs its log directory formatted with a cluster id once, before the first start. */
-async function formatStorageOnce(): Promise<void> {
-  if (existsSync(join(dataDir, 'meta.properties'))) return;
-  await runLogged(join(logsDir, 'kafka-format.log'), 'java', [
+/**
+ * KRaft needs each node's log directory formatted with the cluster's id once, before its first
+ * start. A cluster's data is only good for the voters it was made with: other ports are refused.
+ */
+async function formatStorageOnce(cluster: KafkaCluster, node: KafkaNode): Promise<void> {
+  const votersFile = join(cluster.dir, 'voters');
+  const voters = quorumVoters(cluster);
+  if (cluster.nodes.length > 1) {
+    mkdirSync(cluster.dir, { recursive: true });
+    const recorded = existsSync(votersFile) ? readFileSync(votersFile, 'utf8').trim() : undefined;
+    if (recorded === undefined) writeFileSync(votersFile, `${voters}\n`);
+    else if (recorded !== voters) {
+      throw new Error(
+        `the Kafka cluster in ${cluster.dir} was made for the controllers ${recorded}, not ${voters} (KAFKA_BROKERS, KAFKA_CONTROLLER_PORT): ` +
+          `set them back, or remove ${cluster.dir} to make a new, empty cluster`,
+      );
+    }
+  }
+  if (existsSync(join(node.dir, 'data', 'meta.properties'))) return;
+  await runLogged(join(logsDir, `${node.name}-format.log`), 'java', [
     '-Xmx256m',
-    `-Dlog4j.configuration=file:${log4jProperties}`,
-    `-Dkafka.logs.dir=${brokerLogsDir}`,
+    `-Dlog4j.configuration=file:${join(node.dir, 'log4j.properties')}`,
+    `-Dkafka.logs.dir=${join(node.dir, 'logs')}`,
     '-cp',
     `${libsDir}/*`,
     'kafka.tools.StorageTool',
     'format',
     '-t',
-    clusterId(),
+    clusterId(cluster.dir),
     '-c',
-    serverProperties,
+    join(node.dir, 'server.properties'),
     '--ignore-formatted',
   ]);
 }
 
 /** Kept in a file so a re-format after a wiped data folder keeps the same id. */
-function clusterId(): string {
-  if (existsSync(clusterIdFile)) return readFileSync(clusterIdFile, 'utf8').trim();
+function clusterId(dir: string): string {
+  const file = join(dir, 'cluster-id');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   let id: string;
   // Kafka's Uuid: 16 random bytes in unpadded base64url; ids starting with '-' are avoided.
   do id = randomBytes(16).toString('base64url');
   while (id.startsWith('-'));
-  writeFileSync(clusterIdFile, `${id}\n`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, `${id}\n`);
   return id;
 }

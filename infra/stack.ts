@@ -10,7 +10,7 @@ import { progress, seconds } from './commands.ts';
 import type { Component } from './component.ts';
 import { endpointsFromEnv, extraPortsFromEnv, isLoopback } from './config.ts';
 import type { StackEndpoints } from './config.ts';
-import { kafkaComponent } from './kafka.ts';
+import { kafkaComponents } from './kafka.ts';
 import { minioComponent } from './minio.ts';
 import { buildMinioAdmin } from './minioAdmin.ts';
 import { postgresComponent } from './postgres.ts';
@@ -28,7 +28,7 @@ export type StackOptions = {
 
 function stackComponents(endpoints: StackEndpoints, env: Env | undefined): Component[] {
   const ports = extraPortsFromEnv(env);
-  return [kafkaComponent(endpoints, ports), clickhouseComponent(endpoints, ports), minioComponent(endpoints, ports), postgresComponent(endpoints)];
+  return [...kafkaComponents(endpoints, ports), clickhouseComponent(endpoints, ports), minioComponent(endpoints, ports), postgresComponent(endpoints)];
 }
 
 // Calls within one process run one after another (the lock file guards across processes).
@@ -43,30 +43,55 @@ function serialized<T>(work: () => Promise<T>): Promise<T> {
 export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoints> {
   return serialized(async () => {
     const endpoints = endpointsFromEnv(options.env);
-    const components = stackComponents(endpoints, options.env);
-    const [kafka, clickhouse, minio, postgres] = components as [Component, Component, Component, Component];
-    const taken = await portProblemsBeforeStart(components);
-    if (taken.length > 0) {
-      throw new Error(cannotStartMessage('local stack: nothing was installed or started; these ports are not free:', taken));
-    }
-    // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap.
-    const results = await Promise.allSettled([
-      ensureComponentUp(kafka),
-      ensureComponentUp(clickhouse),
-      // The admin tool is built after MinIO so the two Go builds do not fight over 2 cores.
-      ensureComponentUp(minio).then(async (reused) => {
-        await buildMinioAdmin();
-        return reused;
-      }),
-      ensureComponentUp(postgres),
-    ]);
-    const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : []));
-    if (failures.length > 0) throw new Error(`infra up failed\n${failures.join('\n\n')}`);
-    // One line for everything that was already up: tests call this once per file.
-    const reused = results.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
-    if (reused.length > 0) progress(`already running: ${reused.join(', ')}`);
+    await componentsUp(stackComponents(endpoints, options.env));
     return endpoints;
   });
+}
+
+/**
+ * Starts servers outside the stack's own configuration as ensureStackUp starts its own (the
+ * fault tests' Kafka cluster of three nodes in a scratch folder, kafka.ts's kafkaCluster()).
+ */
+export function ensureComponentsUp(components: Component[]): Promise<void> {
+  return serialized(() => componentsUp(components));
+}
+
+/** Stops such servers (by their pid files, as stopStack does); graceMs 0 kills them at once. */
+export function stopComponents(components: Component[], graceMs?: number): Promise<StopReport[]> {
+  return serialized(() =>
+    Promise.all(
+      components.map(async (component) => ({
+        name: component.name,
+        endpoint: component.endpoint,
+        ...(await stopOwnServer(component.name, component.processMarker, graceMs ?? component.stopGraceMs, component.stopSignal)),
+      })),
+    ),
+  );
+}
+
+async function componentsUp(components: Component[]): Promise<void> {
+  const taken = await portProblemsBeforeStart(components);
+  if (taken.length > 0) {
+    throw new Error(cannotStartMessage('local stack: nothing was installed or started; these ports are not free:', taken));
+  }
+  // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap, and the nodes
+  // of a Kafka cluster start together (a KRaft quorum elects once a majority is up).
+  const results = await Promise.allSettled(
+    components.map((component) =>
+      component.name === 'minio'
+        ? // The admin tool is built after MinIO so the two Go builds do not fight over 2 cores.
+          ensureComponentUp(component).then(async (reused) => {
+            await buildMinioAdmin();
+            return reused;
+          })
+        : ensureComponentUp(component),
+    ),
+  );
+  const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : []));
+  if (failures.length > 0) throw new Error(`infra up failed\n${failures.join('\n\n')}`);
+  // One line for everything that was already up: tests call this once per file.
+  const reused = results.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
+  if (reused.length > 0) progress(`already running: ${reused.join(', ')}`);
 }
 
 /**
@@ -146,22 +171,15 @@ export type StopReport = { name: string; endpoint: string; stopped: boolean; pid
 
 /** Stops the servers this project started (by the pids in .local/run/), nothing else. */
 export function stopStack(options: StackOptions = {}): Promise<StopReport[]> {
-  return serialized(async () => {
-    const components = stackComponents(endpointsFromEnv(options.env), options.env);
-    return Promise.all(
-      components.map(async (component) => {
-        const result = await stopOwnServer(component.name, component.processMarker, component.stopGraceMs, component.stopSignal);
-        return { name: component.name, endpoint: component.endpoint, ...result };
-      }),
-    );
-  });
+  return stopComponents(stackComponents(endpointsFromEnv(options.env), options.env));
 }
 
 /**
  * Stops one component this project started (fault tests: "ClickHouse is down", "the broker
- * restarts"). graceMs 0 kills it at once. ensureStackUp() starts it again.
+ * restarts"): "kafka" (or "kafka-<i>", a node of a local cluster), "clickhouse", "minio",
+ * "postgres". graceMs 0 kills it at once. ensureStackUp() starts it again.
  */
-export function stopComponent(name: 'kafka' | 'clickhouse' | 'minio' | 'postgres', options: StackOptions & { graceMs?: number } = {}): Promise<StopReport> {
+export function stopComponent(name: string, options: StackOptions & { graceMs?: number } = {}): Promise<StopReport> {
   return serialized(async () => {
     const component = stackComponents(endpointsFromEnv(options.env), options.env).find((c) => c.name === name);
     if (!component) throw new Error(`no component named ${name}`);

@@ -16,10 +16,13 @@ export async function* batches(stream: RawMessagesStream, maxMessages: number, f
     if (pending.length >= maxMessages) stream.pause();
     if (wake && pending.length >= maxMessages) wake();
   });
-  stream.on('close', () => {
+  // A stream that fails is destroyed and closes too; its messages not yet yielded are not committed.
+  const end = () => {
     ended = true;
     wake?.();
-  });
+  };
+  stream.on('close', end);
+  stream.on('error', end);
   while (!ended) {
     if (pending.length < maxMessages) {
       await new Promise<void>((resolve) => {

@@ -10,8 +10,11 @@
 // of those goes to the dead-letter topic with the reason, the rest are projected, and only then
 // is the batch committed: every committed event is in the read model or in the dead-letter topic.
 // A projection is idempotent, so a batch read again after a crash or a rebalance, or projected
-// in halves, changes nothing. Batches and project deletions run one at a time, in order.
+// in halves, changes nothing. Batches and project deletions run one at a time, in order. A
+// message stream that fails (a broker gone after a failover) is opened again, with a new consumer,
+// from the committed offsets (platform/kafka/keepConsuming.ts).
 import { Consumer, MessagesStreamModes } from '@platformatic/kafka';
+import { keepConsuming, type ConsumerSession, type KeptConsumer } from '../platform/kafka/keepConsuming.ts';
 import type { Config, EventLogConfig } from '../platform/config.ts';
 
 /** What the runtime reads: the brokers and topics (and its dead-letter appends), and how it batches. */
@@ -84,15 +87,14 @@ export class ProjectorRuntime {
   readonly #config: ProjectorRuntimeConfig;
   readonly #logger: Logger;
   readonly #projection: Projection;
-  readonly #consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
+  readonly #groupId: string;
   readonly #deadLetters: EventLog;
   readonly #fromBeginning: boolean;
   readonly #pendingDeletions: Array<{ tenantId: string; projectId: string }> = [];
   readonly #retryPolicy: RetryPolicy;
   /** Aborted by stop(): ends a retry's wait at once. */
   readonly #stopping = new AbortController();
-  #stream: RawMessagesStream | null = null;
-  #loop: Promise<void> | null = null;
+  #consuming: KeptConsumer<RawMessagesStream> | null = null;
   #queue: Promise<void> = Promise.resolve();
 
   constructor(config: ProjectorRuntimeConfig, logger: Logger, projection: Projection, options: ProjectorRuntimeOptions) {
@@ -102,12 +104,17 @@ export class ProjectorRuntime {
     this.#fromBeginning = options.fromBeginning ?? true;
     this.#retryPolicy = options.retryPolicy ?? PROJECTOR_STORE_RETRY;
     this.#deadLetters = new EventLog(config, `${projection.name}-projector-dead-letters`);
+    this.#groupId = options.groupId;
+  }
+
+  /** A new consumer of the group and its stream, from the committed offsets. */
+  async #open(): Promise<ConsumerSession<RawMessagesStream>> {
     // No deserializers: keys, values and headers stay the bytes Kafka holds, so a message that
     // cannot be read is kept exactly as it was.
-    this.#consumer = new Consumer({
-      clientId: `${projection.name}-projector`,
-      groupId: options.groupId,
-      bootstrapBrokers: brokerList(config),
+    const consumer = new Consumer({
+      clientId: `${this.#projection.name}-projector`,
+      groupId: this.#groupId,
+      bootstrapBrokers: brokerList(this.#config),
       // Under load, a fetch per few messages costs more (here and in the broker) than the
       // messages: let the broker gather 256 KiB, or answer after 50 ms, whichever comes first.
       minBytes: 256 * 1024,
@@ -117,28 +124,51 @@ export class ProjectorRuntime {
       retries: true,
       retryDelay: 1000,
     });
-    this.#consumer.on('consumer:group:join', () => this.#projection.forgetState?.());
+    consumer.on('consumer:group:join', () => this.#projection.forgetState?.());
+    try {
+      const stream = await consumer.consume({
+        topics: [topicName(this.#config, this.#projection.topic)],
+        mode: MessagesStreamModes.COMMITTED,
+        fallbackMode: this.#fromBeginning ? 'earliest' : 'latest',
+        autocommit: false,
+        sessionTimeout: 30_000,
+        heartbeatInterval: 3_000,
+      });
+      stream.on('error', (err) => this.#logger.error({ err }, `${this.#projection.name} stream error`));
+      return {
+        stream,
+        close: async () => {
+          await stream.close().catch(() => {});
+          await consumer.close(true).catch(() => {});
+        },
+      };
+    } catch (err) {
+      await consumer.close(true).catch(() => {});
+      throw err;
+    }
+  }
+
+  async #read(stream: RawMessagesStream): Promise<void> {
+    for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
+      if (this.#stopping.signal.aborted) break;
+      const timer = projectorBatchSeconds.startTimer({ projector: this.#projection.name });
+      await this.#serially(() => this.#project(batch));
+      timer();
+    }
   }
 
   async start(): Promise<void> {
-    this.#stream = await this.#consumer.consume({
-      topics: [topicName(this.#config, this.#projection.topic)],
-      mode: MessagesStreamModes.COMMITTED,
-      fallbackMode: this.#fromBeginning ? 'earliest' : 'latest',
-      autocommit: false,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+    this.#consuming = keepConsuming({
+      what: `${this.#projection.name} projector`,
+      logger: this.#logger,
+      signal: this.#stopping.signal,
+      policy: this.#retryPolicy,
+      open: () => this.#open(),
+      read: (stream) => this.#read(stream),
+      // Another instance may have written rows of the partitions the new consumer gets.
+      reopening: () => this.#projection.forgetState?.(),
     });
-    this.#stream.on('error', (err) => this.#logger.error({ err }, `${this.#projection.name} stream error`));
-    const stream = this.#stream;
-    this.#loop = (async () => {
-      for await (const batch of batches(stream, this.#config.PROJECTOR_BATCH_EVENTS, this.#config.PROJECTOR_FLUSH_MS)) {
-        if (this.#stopping.signal.aborted) break;
-        const timer = projectorBatchSeconds.startTimer({ projector: this.#projection.name });
-        await this.#serially(() => this.#project(batch));
-        timer();
-      }
-    })();
+    await this.#consuming.started;
   }
 
   /**
@@ -237,9 +267,9 @@ export class ProjectorRuntime {
 
   async stop(): Promise<void> {
     this.#stopping.abort();
-    await this.#stream?.close().catch(() => {});
-    await this.#loop?.catch(() => {});
-    await this.#consumer.close(true).catch(() => {});
+    // The stream first: the batch being projected is finished and committed before the consumer goes.
+    await this.#consuming?.current()?.stream.close().catch(() => {});
+    await this.#consuming?.ended.catch(() => {});
     await this.#deadLetters.close().catch(() => {});
   }
 }

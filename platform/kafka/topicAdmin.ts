@@ -26,7 +26,9 @@ export async function ensureTopics(config: TopicAdminConfig, topics: readonly To
         await admin.createTopics({
           topics: [name],
           partitions: topic.partitions === 'configured' ? config.KAFKA_PARTITIONS : topic.partitions,
-          replicas: 1,
+          // The broker's default.replication.factor (and its min.insync.replicas): one copy on a
+          // single node, three on the local cluster (infra/kafka.ts), what the operator chose on theirs.
+          replicas: -1,
           configs: [
             { name: 'cleanup.policy', value: topic.cleanupPolicy },
             { name: 'retention.ms', value: '-1' },

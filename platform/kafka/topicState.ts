@@ -1,6 +1,8 @@
 // Folds a small topic (workspaces and keys, projects, run lineage) into memory in every
 // process that needs it. catchUp() gives read-your-writes across API replicas: it waits
-// until everything appended before the call has been folded in.
+// until everything appended before the call has been folded in. A stream that fails (a broker
+// gone after a failover) is opened again with a new consumer, from the topic's beginning, and
+// what was already folded is skipped (keepConsuming.ts).
 import { randomUUID } from 'node:crypto';
 import { Consumer, MessagesStreamModes, stringDeserializer } from '@platformatic/kafka';
 import type { EventLogConfig, KafkaConfig } from '../config.ts';
@@ -8,27 +10,43 @@ import type { Logger } from '../logger.ts';
 import { decodeEvent, type DecodedEvent } from '../../schemas/registry.ts';
 import { errors } from '../errors.ts';
 import { brokerList, topicName } from './topicAdmin.ts';
+import { keepConsuming, type ConsumerSession, type KeptConsumer } from './keepConsuming.ts';
+
+/** Between a failed stream and the next consumer: 0.5 s, doubling up to 5 s, until Kafka answers. */
+const REOPEN_POLICY = { initialDelayMs: 500, backoffCoefficient: 2, maxDelayMs: 5000, maxAttempts: Infinity };
 
 type StringHeaderConsumer = Consumer<string, Buffer, string, string>;
+type StateStream = Awaited<ReturnType<StringHeaderConsumer['consume']>>;
 
 export class TopicState {
   readonly #topic: string;
-  readonly #consumer: StringHeaderConsumer;
+  readonly #logicalTopic: string;
+  readonly #config: KafkaConfig;
   readonly #apply: (event: DecodedEvent) => void;
   readonly #logger: Logger;
   readonly #nextOffset = new Map<number, bigint>();
+  readonly #stopping = new AbortController();
+  /** Offsets are listed with it (the folding consumers come and go). */
+  readonly #offsets: StringHeaderConsumer;
   #waiters: Array<() => void> = [];
   #started: Promise<void> | null = null;
+  #consuming: KeptConsumer<StateStream> | null = null;
 
   constructor(config: KafkaConfig, logicalTopic: string, apply: (event: DecodedEvent) => void, logger: Logger) {
     this.#topic = topicName(config, logicalTopic);
+    this.#logicalTopic = logicalTopic;
+    this.#config = config;
     this.#apply = apply;
     this.#logger = logger;
-    this.#consumer = new Consumer({
-      clientId: `state-${logicalTopic}`,
+    this.#offsets = this.#newConsumer();
+  }
+
+  #newConsumer(): StringHeaderConsumer {
+    return new Consumer({
+      clientId: `state-${this.#logicalTopic}`,
       // A group of our own: this process reads every partition and never commits.
-      groupId: `state-${logicalTopic}-${randomUUID()}`,
-      bootstrapBrokers: brokerList(config),
+      groupId: `state-${this.#logicalTopic}-${randomUUID()}`,
+      bootstrapBrokers: brokerList(this.#config),
       deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer },
       maxWaitTime: 100,
       retries: true,
@@ -36,11 +54,30 @@ export class TopicState {
     }) as StringHeaderConsumer;
   }
 
-  /** Starts folding and resolves once the state has caught up with the topic. */
-  start(): Promise<void> {
-    this.#started ??= (async () => {
-      const stream = await this.#consumer.consume({ topics: [this.#topic], mode: MessagesStreamModes.EARLIEST, autocommit: false, sessionTimeout: 30000, heartbeatInterval: 3000 });
+  /** A new consumer reading the topic from its beginning. */
+  async #open(): Promise<ConsumerSession<StateStream>> {
+    const consumer = this.#newConsumer();
+    try {
+      const stream = await consumer.consume({ topics: [this.#topic], mode: MessagesStreamModes.EARLIEST, autocommit: false, sessionTimeout: 30000, heartbeatInterval: 3000 });
+      stream.on('error', (err) => this.#logger.error({ err, topic: this.#topic }, 'state stream error'));
+      return {
+        stream,
+        close: async () => {
+          await stream.close().catch(() => undefined);
+          await consumer.close(true).catch(() => undefined);
+        },
+      };
+    } catch (err) {
+      await consumer.close(true).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Folds the stream's messages in until it closes; those folded before (a stream opened again) are skipped. */
+  #read(stream: StateStream): Promise<void> {
+    return new Promise((resolve) => {
       stream.on('data', (message) => {
+        if (message.offset < (this.#nextOffset.get(message.partition) ?? 0n)) return;
         try {
           this.#apply(decodeEvent(message.headers, message.value));
         } catch (err) {
@@ -53,7 +90,22 @@ export class TopicState {
           for (const w of waiters) w();
         }
       });
-      stream.on('error', (err) => this.#logger.error({ err, topic: this.#topic }, 'state stream error'));
+      stream.once('close', () => resolve());
+    });
+  }
+
+  /** Starts folding and resolves once the state has caught up with the topic. */
+  start(): Promise<void> {
+    this.#started ??= (async () => {
+      this.#consuming = keepConsuming({
+        what: `state of ${this.#topic}`,
+        logger: this.#logger,
+        signal: this.#stopping.signal,
+        policy: REOPEN_POLICY,
+        open: () => this.#open(),
+        read: (stream) => this.#read(stream),
+      });
+      await this.#consuming.started;
       await this.catchUp();
     })();
     return this.#started;
@@ -61,7 +113,7 @@ export class TopicState {
 
   /** Resolves when every event appended to the topic before this call has been applied. */
   async catchUp(timeoutMs = 10_000): Promise<void> {
-    const ends = (await this.#consumer.listOffsets({ topics: [this.#topic] })).get(this.#topic) ?? [];
+    const ends = (await this.#offsets.listOffsets({ topics: [this.#topic] })).get(this.#topic) ?? [];
     const deadline = Date.now() + timeoutMs;
     const caughtUp = () => ends.every((end, partition) => (this.#nextOffset.get(partition) ?? 0n) >= end);
     while (!caughtUp()) {
@@ -95,7 +147,10 @@ export class TopicState {
   }
 
   async close(): Promise<void> {
-    await this.#consumer.close(true);
+    this.#stopping.abort();
+    await this.#consuming?.current()?.close();
+    await this.#consuming?.ended.catch(() => undefined);
+    await this.#offsets.close(true);
   }
 }
 

@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from 'vitest';
-import { endpointsFromEnv, extraPortsFromEnv, firstBroker, infraConfigProblems, isLoopback, localDir, repoRoot, urlHostPort } from '../../infra/config.ts';
+import { brokerAddresses, endpointsFromEnv, extraPortsFromEnv, firstBroker, infraConfigProblems, isLoopback, localDir, repoRoot, urlHostPort } from '../../infra/config.ts';
+import { localKafkaCluster, replicationOf } from '../../infra/kafka.ts';
 
 test('endpoints default to the operating contract', () => {
   expect(endpointsFromEnv({})).toEqual({
@@ -61,4 +62,34 @@ test('infraConfigProblems names every bad setting at once, by the rules the comp
 
 test('.local is named by its real path (a worktree whose .local links to another checkout names its servers as that checkout does)', () => {
   expect(localDir).toBe(realpathSync(join(repoRoot, '.local')));
+});
+
+test('several local brokers are a cluster the stack starts: distinct, all local or all remote, at most 9', () => {
+  expect(brokerAddresses('127.0.0.1:9092, 127.0.0.1:9094,[::1]:9096')).toEqual([
+    { host: '127.0.0.1', port: 9092 },
+    { host: '127.0.0.1', port: 9094 },
+    { host: '::1', port: 9096 },
+  ]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096' })).toEqual([]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: 'k1.example.test:9092,k2.example.test:9092' })).toEqual([]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,kafka.example.test:9092' })).toEqual([expect.stringMatching(/all local .* or all remote/)]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9092' })).toEqual([expect.stringMatching(/listed twice/)]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: Array.from({ length: 10 }, (_, i) => `127.0.0.1:${9100 + i}`).join(',') })).toEqual([expect.stringMatching(/at most 9/)]);
+});
+
+test('the local cluster: node i at the i-th broker, its controller at KAFKA_CONTROLLER_PORT + i - 1; one node keeps the single-node layout', () => {
+  const single = localKafkaCluster(endpointsFromEnv({}), extraPortsFromEnv({}));
+  expect(single.nodes).toEqual([{ host: '127.0.0.1', port: 9092, name: 'kafka', nodeId: 1, controllerPort: 9093, dir: join(localDir, 'kafka') }]);
+  const three = localKafkaCluster(endpointsFromEnv({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096' }), extraPortsFromEnv({ KAFKA_CONTROLLER_PORT: '9193' }));
+  expect(three.nodes.map((n) => [n.name, n.nodeId, n.port, n.controllerPort, n.dir])).toEqual([
+    ['kafka-1', 1, 9092, 9193, join(localDir, 'kafka', 'cluster', 'node-1')],
+    ['kafka-2', 2, 9094, 9194, join(localDir, 'kafka', 'cluster', 'node-2')],
+    ['kafka-3', 3, 9096, 9195, join(localDir, 'kafka', 'cluster', 'node-3')],
+  ]);
+  expect([1, 2, 3, 5].map(replicationOf)).toEqual([
+    { factor: 1, minInSync: 1 },
+    { factor: 2, minInSync: 2 },
+    { factor: 3, minInSync: 2 },
+    { factor: 3, minInSync: 2 },
+  ]);
 });
