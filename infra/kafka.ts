@@ -186,12 +186,36 @@ export function replicationOf(n: number): { factor: number; minInSync: number } 
   return { factor: Math.min(3, n), minInSync: Math.min(2, n) };
 }
 
+/**
+ * What a 2xx is worth on a cluster of n nodes, as broker settings (docker-compose.yml's Kafka nodes
+ * set the same; test/infra/composeFile.test.ts compares them). Topics the platform creates take
+ * the broker's defaults (platform/kafka/topicAdmin.ts asks for replication factor -1): an event
+ * is on min.insync.replicas nodes before acks=all is answered, and a partition whose in-sync
+ * replicas fall below that refuses writes (the API answers 503) rather than keep one copy.
+ */
+export function durabilitySettings(n: number): Record<string, number | boolean> {
+  const { factor, minInSync } = replicationOf(n);
+  return {
+    'default.replication.factor': factor,
+    'min.insync.replicas': minInSync,
+    'offsets.topic.replication.factor': factor,
+    'transaction.state.log.replication.factor': factor,
+    'transaction.state.log.min.isr': minInSync,
+    // A replica that was not in sync never becomes leader: no acknowledged write is dropped in an election.
+    'unclean.leader.election.enable': false,
+    // How long a node that died without a word (kill -9, a lost machine) keeps leading its
+    // partitions before the controller fences it and moves them: the time writes to them are
+    // refused. Kafka's 9 s default measured 9-12 s without a 2xx here (the 2 s election of a new
+    // controller first, when the node was it); 4 s, with a heartbeat each second, leaves three
+    // heartbeats of slack for a node that is merely slow.
+    ...(n > 1 ? { 'broker.session.timeout.ms': 4000, 'broker.heartbeat.interval.ms': 1000 } : {}),
+  };
+}
+
 function writeNodeConfig(cluster: KafkaCluster, node: KafkaNode): void {
   const dataDir = join(node.dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   mkdirSync(join(node.dir, 'logs'), { recursive: true });
-  const { factor, minInSync } = replicationOf(cluster.nodes.length);
-  const several = cluster.nodes.length > 1;
   const properties: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': node.nodeId,
@@ -203,23 +227,7 @@ function writeNodeConfig(cluster: KafkaCluster, node: KafkaNode): void {
     'inter.broker.listener.name': 'PLAINTEXT',
     'log.dirs': dataDir,
     'num.partitions': 6,
-    // Topics the platform creates take the broker's defaults (platform/kafka/topicAdmin.ts asks
-    // for replication factor -1), so these two decide what a 2xx is worth on a cluster: the
-    // event is on min.insync.replicas nodes before acks=all is answered, and a partition whose
-    // in-sync replicas fall below it refuses writes (the API answers 503) rather than keep one copy.
-    'default.replication.factor': factor,
-    'min.insync.replicas': minInSync,
-    'offsets.topic.replication.factor': factor,
-    'transaction.state.log.replication.factor': factor,
-    'transaction.state.log.min.isr': minInSync,
-    // A replica that was not in sync never becomes leader: no acknowledged write is dropped in an election.
-    'unclean.leader.election.enable': false,
-    // How long a node that died without a word (kill -9, a lost machine) keeps leading its
-    // partitions before the controller fences it and moves them: the time writes to them are
-    // refused. Kafka's 9 s default measured 11-12 s of refused writes here (the 2 s election of a
-    // new controller first, when the node was it); 4 s, with a heartbeat each second, leaves three
-    // heartbeats of slack for a node that is merely slow.
-    ...(several ? { 'broker.session.timeout.ms': 4000, 'broker.heartbeat.interval.ms': 1000 } : {}),
+    ...durabilitySettings(cluster.nodes.length),
     // Fewer internal partitions than the default 50: quicker first consumer group on 2 cores.
     'offsets.topic.num.partitions': 12,
     'group.initial.rebalance.delay.ms': 0,
