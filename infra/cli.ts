@@ -1,9 +1,11 @@
 // `npm run infra:up|down|status`: the local Kafka, ClickHouse, MinIO and PostgreSQL.
-//   up      install what is missing, start what is not running, print the endpoints (as env lines)
+//   up      install what is missing, start what is not running, print the endpoints (as env lines;
+//           never the S3 secret, which would end up in every CI log)
 //   down    stop the servers `up` started (by pid), nothing else
 //   status  for each part: running or not, our pid, endpoint
 import { seconds } from './commands.ts';
 import { ensureStackUp, stackStatus, stopStack } from './stack.ts';
+import { defaultS3SecretAccessKey } from './config.ts';
 
 async function up(): Promise<void> {
   const started = Date.now();
@@ -15,7 +17,7 @@ async function up(): Promise<void> {
       `CLICKHOUSE_URL=${endpoints.clickhouseUrl}`,
       `S3_ENDPOINT=${endpoints.s3Endpoint}`,
       `S3_ACCESS_KEY_ID=${endpoints.s3AccessKeyId}`,
-      `S3_SECRET_ACCESS_KEY=${endpoints.s3SecretAccessKey}`,
+      `# S3_SECRET_ACCESS_KEY is not printed: ${endpoints.s3SecretAccessKey === defaultS3SecretAccessKey ? 'the dev default (README.md, "Configuration")' : 'the one set in your environment'}`,
       `POSTGRES_URL=${endpoints.postgresUrl}`,
     ].join('\n') + '\n',
   );

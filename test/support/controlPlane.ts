@@ -1,7 +1,7 @@
 // Control-plane replicas of our own (child processes, the way `npm start` runs one) on the shared
 // Kafka, isolated by a topic prefix; and a JSON client for them.
 import { randomBytes } from 'node:crypto';
-import { Admin } from '@platformatic/kafka';
+import { deleteTopicsAfterSweep } from './secretSweep.ts';
 import { provideInfra } from './infra.ts';
 import { freePort, startService, waitFor, type ServiceProcess } from './serviceProcess.ts';
 import { loadConfig, type Config } from '../../platform/config.ts';
@@ -53,10 +53,8 @@ export async function startControlPlane(name: string, replicas = 1, extraEnv: Re
     replicas: processes,
     async stop() {
       await Promise.all(processes.map((p) => p.stop()));
-      const admin = new Admin({ clientId: 'test-cleanup', bootstrapBrokers: infra.kafkaBrokers.split(',') });
-      const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${id}.`));
-      if (topics.length) await admin.deleteTopics({ topics }).catch(() => {});
-      await admin.close();
+      // Swept for the suite's secrets (deployment secrets among them) before they are deleted.
+      await deleteTopicsAfterSweep(infra.kafkaBrokers.split(','), `${id}.`);
     },
   };
   for (const [n, url] of stack.urls.entries())

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { provideInfra, releaseInfra } from './infra.ts';
 import { buildPages } from './pages.ts';
 import { startTracingStack } from './tracingStack.ts';
+import { startSweep } from './secretSweep.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,6 +17,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  startSweep();
   await Promise.all([provideInfra(), buildPages()]);
   // The whole product: API, projectors and an export worker that schedules due windows at once.
   const stack = await startTracingStack('shared', { BULK_EXPORT_LAG_SECONDS: '1', BULK_EXPORT_POLL_MS: '250', BULK_EXPORT_RETRY_DELAY_MS: '500', BULK_EXPORT_LEASE_MS: '5000' });

@@ -19,9 +19,13 @@ export interface FuzzOptions {
   maxExamples: number;
   /** A time budget for the whole run, in seconds. */
   maxSeconds?: number;
+  /** How long schemathesis may run before it is stopped (20 minutes unless said). */
+  timeoutMs?: number;
   seed?: number;
   /** Names the report folder under .local/fuzz. */
   name: string;
+  /** Paths (as the document writes them) not to fuzz: an endless stream, say, whose own tests cover it. */
+  excludePaths?: string[];
 }
 
 /** An answer whose status the document does not list for that operation. */
@@ -73,9 +77,10 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
     '--generation-database', 'none', '--request-timeout', '30', '--no-color',
     '--report', 'ndjson', '--report-dir', reportDir,
     ...(options.maxSeconds ? ['--max-time', String(options.maxSeconds)] : []),
+    ...(options.excludePaths ?? []).flatMap((path) => ['--exclude-path', path]),
     ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
   ];
-  const out = await run(options.python.python, args, { ...process.env, SCHEMATHESIS_HOOKS: '' }, 20 * 60_000, reportDir);
+  const out = await run(options.python.python, args, { ...process.env, SCHEMATHESIS_HOOKS: '' }, options.timeoutMs ?? 20 * 60_000, reportDir);
   const report = readdirSync(reportDir).find((f) => f.endsWith('.ndjson'));
   if (!report) throw new Error(`schemathesis wrote no report (exit ${out.code}):\n${(out.stdout + out.stderr).slice(-4000)}`);
 

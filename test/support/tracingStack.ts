@@ -1,7 +1,8 @@
 // A tracing stack of our own (API + runs projector as child processes) on the shared
 // infrastructure, isolated by a topic prefix and a ClickHouse database of its own.
 import { randomBytes } from 'node:crypto';
-import { Admin, Consumer } from '@platformatic/kafka';
+import { Consumer } from '@platformatic/kafka';
+import { deleteTopicsAfterSweep } from './secretSweep.ts';
 import { provideInfra } from './infra.ts';
 import { startService, waitFor, freePort, type ServiceProcess } from './serviceProcess.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
@@ -76,15 +77,13 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
   return stack;
 }
 
-/** Drops the ClickHouse database and the topics of a stack named `id` (its topic prefix is `${id}.`). */
+/** Drops the ClickHouse database and the topics of a stack named `id` (its topic prefix is `${id}.`), after sweeping them for secrets. */
 export async function dropStackData(id: string, config: Pick<Config, 'CLICKHOUSE_URL' | 'KAFKA_BROKERS'>): Promise<void> {
   const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: id });
   await ch.exec(sql`DROP DATABASE IF EXISTS ${ident(id)}`, { database: null }).catch(() => {});
   await ch.close();
-  const admin = new Admin({ clientId: 'test-cleanup', bootstrapBrokers: config.KAFKA_BROKERS.split(',') });
-  const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${id}.`));
-  if (topics.length) await admin.deleteTopics({ topics }).catch(() => {});
-  await admin.close();
+  // Swept for the suite's secrets first (test/support/secretSweep.ts): a secret in a message fails the stack's teardown.
+  await deleteTopicsAfterSweep(config.KAFKA_BROKERS.split(','), `${id}.`);
 }
 
 /** A client for the stack's own ClickHouse database (close it after use). */

@@ -15,6 +15,7 @@ import { freePort, repoRoot, startService, type ServiceProcess } from '../../sup
 import { topicName } from '../../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { loadConfig } from '../../../platform/config.ts';
+import { registerSecret } from '../../support/secretSweep.ts';
 
 const RUN = randomBytes(3).toString('hex');
 const BUCKET = `bulk-api-${RUN}`;
@@ -29,7 +30,7 @@ const get = (path: string, apiKey = ws.apiKey) => api(path, { apiKey });
 /** A MinIO user allowed `actions` on the test bucket's objects under `prefix`. */
 async function minioUser(actions: string[], prefix = 'exports'): Promise<{ access_key_id: string; secret_access_key: string }> {
   const access = `bulk-${RUN}-${users.length}`;
-  const secret = randomBytes(16).toString('hex');
+  const secret = registerSecret(randomBytes(16).toString('hex'));
   await createUserWithPolicy(access, secret, {
     Version: '2012-10-17',
     Statement: [{ Effect: 'Allow', Action: actions, Resource: [`arn:aws:s3:::${BUCKET}/${prefix}/*`] }],

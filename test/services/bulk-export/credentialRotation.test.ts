@@ -13,6 +13,7 @@ import { stackCall, startTracingStack, stackClickHouse, type TracingStack } from
 import { sql } from '../../../platform/clickhouse/sql.ts';
 import { makeTrace, multipartBody, postParts } from '../../support/runFactory.ts';
 import { waitFor } from '../../support/serviceProcess.ts';
+import { registerSecret } from '../../support/secretSweep.ts';
 
 const RUN = randomBytes(3).toString('hex');
 const bucket = `rotation-${RUN}`;
@@ -40,7 +41,7 @@ const call = (method: string, path: string, json?: unknown) => stackCall(stack, 
 
 async function writer(): Promise<{ access_key_id: string; secret_access_key: string }> {
   const access = `rot-${RUN}-${users.length}`;
-  const secret = randomBytes(16).toString('hex');
+  const secret = registerSecret(randomBytes(16).toString('hex'));
   await createUserWithPolicy(access, secret, { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'], Resource: [`arn:aws:s3:::${bucket}/exports/*`] }] });
   users.push(access);
   return { access_key_id: access, secret_access_key: secret };

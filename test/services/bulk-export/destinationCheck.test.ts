@@ -28,6 +28,7 @@ import type { DestinationCredentials, DestinationLocation } from '../../../servi
 import { AppError } from '../../../platform/errors.ts';
 import { provideInfra } from '../../support/infra.ts';
 import type { StackEndpoints } from '../../support/infra.ts';
+import { registerSecret } from '../../support/secretSweep.ts';
 
 let endpoints: StackEndpoints;
 let root: S3Client;
@@ -45,7 +46,7 @@ function location(prefix: string, overrides: Partial<DestinationLocation> = {}):
 /** A MinIO user with exactly these policy statements, removed after the file. */
 async function userWith(name: string, statements: object[]): Promise<DestinationCredentials> {
   const access_key_id = `${name}-${randomUUID().slice(0, 8)}`;
-  const secret_access_key = randomBytes(18).toString('base64url');
+  const secret_access_key = registerSecret(randomBytes(18).toString('base64url'));
   await createUserWithPolicy(access_key_id, secret_access_key, { Version: '2012-10-17', Statement: statements }, endpoints);
   users.push(access_key_id);
   return { access_key_id, secret_access_key };

@@ -23,13 +23,15 @@ import { DeploymentState } from '../../../services/deployments/deploymentState.t
 import { deploymentResponse } from '../../../services/deployments/deploymentResponse.ts';
 import { newUploadObjectPath } from '../../../services/deployments/sourceUploads.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../../services/tenancy/index.ts';
+import { DEPLOYMENT_SECRET } from '../../support/secretSweep.ts';
 
 let cp: ControlPlaneStack;
 let otherKey: string;
 
 const call = (method: string, path: string, json?: unknown, { replica = 0, key = cp.apiKey } = {}) => controlPlaneCall(cp.urls[replica]!, key, method, path, json);
 
-const SECRET = `sk-${randomBytes(12).toString('hex')}`;
+// The suite's deployment secret: swept for in every answer, message and log (test/support/secretSweep.ts).
+const SECRET = DEPLOYMENT_SECRET;
 let names = 0;
 const body = (overrides: Record<string, unknown> = {}) => ({
   name: `agent-${randomBytes(3).toString('hex')}-${names++}`,
