@@ -1,7 +1,7 @@
 // Item 17: during a sustained ingest, ClickHouse is down for 30 s and the projector is killed
 // with SIGKILL; after recovery every accepted run is in ClickHouse exactly once, patches applied.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { runsOnceMerged, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { freePort, startService, waitFor } from '../support/serviceProcess.ts';
 import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
@@ -92,16 +92,7 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
   expect(rows.length).toBe(accepted.size); // exactly once
   expect(new Set(rows.map((r) => r.id))).toEqual(accepted); // nothing lost, nothing foreign
   expect(rows.filter((r) => r.status === 'success').length).toBe(patched.size);
-  // Once merged on disk too, not only under FINAL. OPTIMIZE ... FINAL does nothing, silently,
-  // while a background merge holds some of the parts, so it is asked again until the parts
-  // are one; a duplicate that merging cannot remove (a different sorting key) never converges.
-  let onDisk = -1;
-  await waitFor('the merged table to hold each accepted run once', async () => {
-    await ch.exec(sql`OPTIMIZE TABLE runs FINAL`);
-    const [merged] = await ch.query<{ rows: string }>(sql`SELECT count() AS rows FROM runs WHERE tenant_id = toUUID(${tenant})`);
-    onDisk = Number(merged!.rows);
-    return onDisk === accepted.size;
-  }, 60_000, 1_000).catch(() => undefined);
-  expect(onDisk).toBe(accepted.size);
+  // Once merged on disk too, not only under FINAL.
+  expect(await runsOnceMerged(ch, tenant, accepted.size)).toBe(accepted.size);
   await ch.close();
 });

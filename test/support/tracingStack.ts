@@ -90,6 +90,24 @@ export async function dropStackData(id: string, config: Pick<Config, 'CLICKHOUSE
 export const stackClickHouse = (stack: TracingStack): ClickHouseClient =>
   ClickHouseClient.fromConfig(stack.config);
 
+/**
+ * The rows a workspace has in `runs` once merged on disk, not only under FINAL: for a test that
+ * expects each run once. OPTIMIZE ... FINAL does nothing, silently, while a background merge holds
+ * some of the parts, so it is asked again (for up to a minute) until the count is `expected`; a
+ * duplicate that merging cannot remove (a different sorting key) never converges, and the last
+ * count is returned.
+ */
+export async function runsOnceMerged(ch: ClickHouseClient, tenantId: string, expected: number): Promise<number> {
+  let onDisk = -1;
+  await waitFor('the merged table to hold each run once', async () => {
+    await ch.exec(sql`OPTIMIZE TABLE runs FINAL`);
+    const [merged] = await ch.query<{ rows: string }>(sql`SELECT count() AS rows FROM runs WHERE tenant_id = toUUID(${tenantId})`);
+    onDisk = Number(merged!.rows);
+    return onDisk === expected;
+  }, 60_000, 1_000).catch(() => undefined);
+  return onDisk;
+}
+
 /** POSTs a multipart body made of `parts` to the stack's /runs/multipart with its API key. */
 export async function postMultipart(stack: TracingStack, parts: Part[]): Promise<Response> {
   const { body, contentType } = multipartBody(parts);

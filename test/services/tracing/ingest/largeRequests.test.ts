@@ -2,7 +2,13 @@
 // request the broker can take is taken whole (a trace's operations split over several events in
 // order), one it can never take is a 413 before anything is appended, and never a 503 that
 // clients would retry forever. The limit is the broker's: this file lowers one topic's
-// max.message.bytes and the API follows it.
+// max.message.bytes and the API follows it. At the default limits (issue 19, item 7): a body
+// just over INGEST_SIZE_LIMIT_BYTES is a 413 that appends nothing, a 5 MB field (kept in object
+// storage) is read back equal, and request headers larger than the server takes are a 431 that
+// appends nothing. Malformed multipart, content encodings, deep JSON, invalid UUIDs and dotted
+// orders: badInput.test.ts; a trace of 10,000 runs through /runs/multipart, read back whole:
+// test/e2e/explorer/trace.test.ts.
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { Admin, ConfigResourceTypes } from '@platformatic/kafka';
@@ -63,6 +69,44 @@ describe('a request larger than one Kafka message', () => {
     expect(res.status).toBe(202);
     const traceIds = [big[0]!.trace_id, small[0]!.trace_id];
     await waitFor('every run to be stored', async () => (await storedRuns(traceIds)) === big.length + small.length, 60_000, 250);
+  });
+});
+
+describe('at the default limits', () => {
+  test('a /runs/batch just over INGEST_SIZE_LIMIT_BYTES (20 MiB) is a 413 that appends nothing', async () => {
+    const runs = Array.from({ length: 53 }, () => makeTrace(3)).flat().map((r) => ({ ...r, inputs: { blob: 'b'.repeat(100_000) } }));
+    const body = JSON.stringify({ post: runs });
+    expect(body.length).toBeGreaterThan(20 * 1024 * 1024);
+    const before = await endOffsets();
+    const res = await fetch(`${stack.url}/runs/batch`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/exceeds the limit of 20971520 bytes/);
+    expect(await endOffsets()).toBe(before);
+  });
+
+  test('a 5 MB field is taken, kept in object storage, and read back equal', async () => {
+    const [root] = makeTrace(0);
+    const text = Array.from({ length: (5 * 1024 * 1024) / 64 }, (_, i) => `${String(i).padStart(10, '0')}-${'x'.repeat(53)}`).join('');
+    expect(text.length).toBe(5 * 1024 * 1024);
+    expect((await postBatch({ post: [{ ...root!, inputs: { document: text } }] })).status).toBe(202);
+    const run = await waitFor('the run with a 5 MB field', async () => {
+      const res = await fetch(`${stack.url}/runs/${root!.id}`, { headers: { 'x-api-key': stack.apiKey } });
+      return res.status === 200 ? ((await res.json()) as { inputs: { document: string } }) : null;
+    }, 60_000, 250);
+    expect(run.inputs.document.length).toBe(text.length);
+    expect(run.inputs.document === text).toBe(true);
+  });
+
+  test('request headers larger than the server takes: 431, and nothing appended', async () => {
+    const before = await endOffsets();
+    const res = await request(`${stack.url}/runs`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json', 'x-padding': 'p'.repeat(64 * 1024) },
+      body: JSON.stringify({ id: uuidv7(), name: 'r', run_type: 'chain' }),
+    });
+    await res.body.text();
+    expect(res.statusCode).toBe(431);
+    expect(await endOffsets()).toBe(before);
   });
 });
 
