@@ -345,16 +345,32 @@ test('redeploy: 404 for an unknown revision, 422 for a bad id, 400 for a revisio
   expect((await call('GET', revision)).body.resources).toHaveLength(1);
 });
 
-test('another workspace sees none of the deployments: its key gets 404s and an empty list', async () => {
+test('another workspace sees none of the deployments: its key gets 404s and an empty list, on every route of the document', async () => {
   const d = await create();
   const key = otherKey;
-  expect((await call('GET', `/v2/deployments/${d.id}`, undefined, { key })).status).toBe(404);
-  expect((await call('PATCH', `/v2/deployments/${d.id}`, { secrets: [] }, { key })).status).toBe(404);
-  expect((await call('DELETE', `/v2/deployments/${d.id}`, undefined, { key })).status).toBe(404);
-  expect((await call('GET', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`, undefined, { key })).status).toBe(404);
-  expect((await call('POST', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}/redeploy`, undefined, { key })).status).toBe(404);
-  expect((await call('POST', `/v2/deployments/${d.id}/upload-url`, undefined, { key })).status).toBe(404);
-  expect((await call('GET', '/v2/deployments', undefined, { key })).body.resources).toEqual([]);
+  const covered = new Set<string>();
+  /** The other workspace's call; `route` is the operation as the OpenAPI document names it. */
+  const other = (route: string, path: string, json?: unknown) => {
+    covered.add(route);
+    return call(route.split(' ')[0]!, path, json, { key });
+  };
+  const rev = `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`;
+  expect((await other('GET /v2/deployments/{deployment_id}', `/v2/deployments/${d.id}`)).status).toBe(404);
+  expect((await other('PATCH /v2/deployments/{deployment_id}', `/v2/deployments/${d.id}`, { secrets: [] })).status).toBe(404);
+  expect((await other('DELETE /v2/deployments/{deployment_id}', `/v2/deployments/${d.id}`)).status).toBe(404);
+  expect((await other('GET /v2/deployments/{deployment_id}/revisions', `/v2/deployments/${d.id}/revisions`)).status).toBe(404);
+  expect((await other('GET /v2/deployments/{deployment_id}/revisions/{revision_id}', rev)).status).toBe(404);
+  expect((await other('POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy', `${rev}/redeploy`)).status).toBe(404);
+  expect((await other('POST /v2/deployments/{deployment_id}/upload-url', `/v2/deployments/${d.id}/upload-url`)).status).toBe(404);
+  expect((await other('GET /v2/deployments', '/v2/deployments')).body.resources).toEqual([]);
+  // Every operation with tenant data in the running server's document has a case above (creating
+  // one's own deployment, the last, is below): a new route cannot slip through untested.
+  covered.add('POST /v2/deployments');
+  const doc = (await call('GET', '/docs/json')).body as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+  const secured = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, op]) => (op.security?.length ? [`${method.toUpperCase()} ${path}`] : [])),
+  );
+  expect(secured.filter((op) => !covered.has(op))).toEqual([]);
   // Its own deployment may take the same name: names are per workspace.
   expect((await call('POST', '/v2/deployments', body({ name: d.name }), { key })).status).toBe(201);
   expect((await call('GET', `/v2/deployments/${d.id}`)).body.status).toBe('AWAITING_DATABASE');
