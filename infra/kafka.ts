@@ -19,6 +19,8 @@ import { ensureCommands } from './toolchain.ts';
 
 const kafkaDir = join(localDir, 'kafka');
 const libsDir = join(kafkaDir, 'libs');
+/** The Kafka jars (Maven Central, kafka/pom.xml): also ZooKeeper's (zookeeper.ts). */
+export const kafkaLibsDir = libsDir;
 const pomFile = join(repoRoot, 'infra', 'kafka', 'pom.xml');
 
 /** The Kafka version the pom pins, for messages. */
@@ -128,7 +130,7 @@ async function kafkaAnswersMetadata(broker: string): Promise<boolean> {
 
 /** One install for all the nodes started together (they share the jars). */
 let installing: Promise<void> | undefined;
-function installKafkaJarsOnce(): Promise<void> {
+export function installKafkaJarsOnce(): Promise<void> {
   installing ??= installKafkaJars().finally(() => {
     installing = undefined;
   });
