@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Admin } from '@platformatic/kafka';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
+import { endTimeAfter, makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { freePort, waitFor } from '../support/serviceProcess.ts';
 import { clusterComponents, kafkaCluster, type KafkaCluster } from '../../infra/kafka.ts';
 import { ensureComponentsUp, stopComponents } from '../../infra/stack.ts';
@@ -117,7 +117,7 @@ test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; re
         continue;
       }
       for (const r of runs) accepted.add(r.id);
-      const end = new Date().toISOString();
+      const end = endTimeAfter(runs);
       if (await send(multipartBody(postParts(runs.map((r) => ({ ...r, inputs: undefined, outputs: { ok: true }, end_time: end })), 'patch'))))
         for (const r of runs) patched.add(r.id);
     }

@@ -2,7 +2,7 @@
 // with SIGKILL; after recovery every accepted run is in ClickHouse exactly once, patches applied.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runsOnceMerged, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
+import { endTimeAfter, makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { freePort, startService, waitFor } from '../support/serviceProcess.ts';
 import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
@@ -38,7 +38,7 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
         continue;
       }
       for (const r of runs) accepted.add(r.id);
-      const end = new Date().toISOString();
+      const end = endTimeAfter(runs);
       const patch = multipartBody(postParts(runs.map((r) => ({ ...r, inputs: undefined, outputs: { ok: true }, end_time: end })), 'patch'));
       const res2 = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': patch.contentType }, body: patch.body });
       if (res2.status === 202) for (const r of runs) patched.add(r.id);

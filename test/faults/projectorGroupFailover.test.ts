@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { runsOnceMerged, startTracingStack, stackCall, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
+import { endTimeAfter, makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { freePort, startService, waitFor, type ServiceProcess } from '../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { sql } from '../../platform/clickhouse/sql.ts';
@@ -58,7 +58,7 @@ test('SIGKILL of one of two projectors in a group: the other takes its partition
       const runs = Array.from({ length: 10 }, () => makeTrace(4)).flat();
       if (!(await post(runs, 'post'))) continue;
       for (const r of runs) accepted.add(r.id);
-      const end = new Date().toISOString();
+      const end = endTimeAfter(runs);
       if (await post(runs.map((r) => ({ ...r, inputs: undefined, outputs: { ok: true }, end_time: end })), 'patch')) for (const r of runs) patched.add(r.id);
       await sleep(20);
     }

@@ -30,6 +30,16 @@ export function makeTrace(children = 2, extra: Partial<TestRun> = {}, t0 = Date.
   return runs;
 }
 
+/**
+ * An end_time for a patch of `runs`: now, or just after the latest start among them when that is
+ * later (makeTrace starts children up to a few ms after now, and the API refuses an end_time
+ * before its run's start_time with a 422).
+ */
+export function endTimeAfter(runs: TestRun[]): string {
+  const latest = Math.max(...runs.map((r) => Date.parse(r.start_time)));
+  return new Date(Math.max(Date.now(), latest + 1)).toISOString();
+}
+
 export interface Part {
   name: string;
   body: string | Uint8Array;
