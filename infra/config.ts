@@ -132,11 +132,6 @@ export function brokerAddresses(kafkaBrokers: string): HostPort[] {
   });
 }
 
-/** The first broker of a comma-separated KAFKA_BROKERS list. */
-export function firstBroker(kafkaBrokers: string): HostPort {
-  return brokerAddresses(kafkaBrokers)[0]!;
-}
-
 const defaultPorts: Record<string, number> = { 'http:': 80, 'https:': 443, 'postgres:': 5432, 'postgresql:': 5432 };
 
 /** Host and port of an http(s) or postgres URL, with the scheme's default port filled in. */

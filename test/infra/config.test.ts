@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from 'vitest';
-import { brokerAddresses, endpointsFromEnv, extraPortsFromEnv, firstBroker, infraConfigProblems, isLoopback, localDir, repoRoot, urlHostPort } from '../../infra/config.ts';
+import { brokerAddresses, endpointsFromEnv, extraPortsFromEnv, infraConfigProblems, isLoopback, localDir, repoRoot, urlHostPort } from '../../infra/config.ts';
 import { localKafkaCluster, replicationOf } from '../../infra/kafka.ts';
 
 test('endpoints default to the operating contract', () => {
@@ -24,10 +24,11 @@ test('environment overrides the defaults; empty values count as unset', () => {
   expect(() => extraPortsFromEnv({ CLICKHOUSE_TCP_PORT: 'ninety' })).toThrow(/CLICKHOUSE_TCP_PORT/);
 });
 
-test('firstBroker takes the first host:port of a list, IPv6 in brackets included', () => {
-  expect(firstBroker('127.0.0.1:9092,127.0.0.1:9093')).toEqual({ host: '127.0.0.1', port: 9092 });
-  expect(firstBroker('[::1]:9092')).toEqual({ host: '::1', port: 9092 });
-  expect(() => firstBroker('localhost')).toThrow(/KAFKA_BROKERS/);
+test('brokerAddresses reads every host:port of a list, IPv6 in brackets included', () => {
+  expect(brokerAddresses('127.0.0.1:9092,127.0.0.1:9093')).toEqual([{ host: '127.0.0.1', port: 9092 }, { host: '127.0.0.1', port: 9093 }]);
+  expect(brokerAddresses('[::1]:9092')).toEqual([{ host: '::1', port: 9092 }]);
+  expect(() => brokerAddresses('localhost')).toThrow(/KAFKA_BROKERS/);
+  expect(() => brokerAddresses('127.0.0.1:9092,nope')).toThrow(/KAFKA_BROKERS/);
 });
 
 test('urlHostPort fills in the scheme default port', () => {
