@@ -3,7 +3,7 @@
 // the topics are deleted all the same.
 import { randomBytes } from 'node:crypto';
 import { expect, test } from 'vitest';
-import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
+import { Admin, Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
 import { provideInfra } from '../support/infra.ts';
 import { deleteTopicsAfterSweep, DEPLOYMENT_SECRET, registerSecret, secretsIn, sweepTopics } from '../support/secretSweep.ts';
 
@@ -21,7 +21,8 @@ test("a secret in a message's value or header fails the teardown sweep; the topi
   const prefix = `sweep_${randomBytes(3).toString('hex')}.`;
   const secret = registerSecret(`made-up-${randomBytes(8).toString('hex')}`);
   const admin = new Admin({ clientId: 'sweep-test', bootstrapBrokers: brokers });
-  const producer = new Producer({ clientId: 'sweep-test', bootstrapBrokers: brokers, serializers: stringSerializers });
+  // Idempotent: a send retried after a slow answer must not store the message twice (the counts below are exact).
+  const producer = new Producer({ clientId: 'sweep-test', bootstrapBrokers: brokers, acks: ProduceAcks.ALL, idempotent: true, serializers: stringSerializers });
   try {
     await admin.createTopics({ topics: [`${prefix}clean`, `${prefix}leaky`], partitions: 2, replicas: -1 });
     await producer.send({
