@@ -135,8 +135,24 @@ const configSchema = z.object({
   /** The agent server (LangGraph API + A2A): its port and the langgraph.json-format file naming its graphs. */
   AGENT_SERVER_PORT: tcpPort.default(2024),
   AGENT_SERVER_CONFIG: z.string().default('examples/agent-server/langgraph.json'),
-  /** Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL. */
+  /**
+   * Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL.
+   * With postgres, threads, runs and the run queue are in the database, so any number of agent
+   * servers on it share the work (services/agent-server/runs/postgresRunQueue.ts).
+   */
   AGENT_SERVER_CHECKPOINTER: z.enum(['memory', 'postgres']).default('memory'),
+  /**
+   * Where the other agent-server replicas on the database reach this one (to relay a run's stream
+   * from the replica executing it), e.g. http://agent-server-2:2024. Default: http:// with HOST
+   * (this machine's host name when HOST is 0.0.0.0 or ::) and the port it listens on.
+   */
+  AGENT_SERVER_URL: z.url().optional(),
+  /**
+   * With postgres: an agent server that has not heartbeated for this long is taken for dead, and
+   * its running runs are marked failed (not retried: a graph's tools may already have acted), so a
+   * thread is never stuck behind a killed server. It heartbeats four times per lease.
+   */
+  AGENT_SERVER_RUN_LEASE_MS: z.coerce.number().int().min(400).default(10_000),
   /**
    * How the agent server authenticates callers when its config file names no auth module (one that
    * does replaces this): `api_key` (default) needs a key of the tracing API in X-Api-Key (X-Tenant-Id

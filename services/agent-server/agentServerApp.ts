@@ -17,6 +17,9 @@ import { loadCustomAuth } from './auth/customAuth.ts';
 import { openPersistence } from './checkpointer.ts';
 import { GraphRegistry } from './graphRegistry.ts';
 import { RunManager } from './runs/runManager.ts';
+import { PostgresRunQueue, type SharedRunExecutor } from './runs/postgresRunQueue.ts';
+import { PostgresRecordStore } from './store/postgresRecordStore.ts';
+import { hostname } from 'node:os';
 import { assistantRoutes } from './routes/assistantRoutes.ts';
 import { AUTH_OFF_WARNING, metaRoutes } from './routes/metaRoutes.ts';
 import { schemaErrorMessage } from './routes/routeSchemas.ts';
@@ -60,6 +63,12 @@ async function callerAuthentication(
   };
 }
 
+/** Where peers reach a server listening on `host`:`port`: by this machine's name when it listens on every address. */
+export function replicaUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? hostname() : host;
+  return `http://${name.includes(':') ? `[${name}]` : name}:${port}`;
+}
+
 export async function buildAgentServerApp(
   config: Config,
   logger: Logger,
@@ -70,11 +79,14 @@ export async function buildAgentServerApp(
   if (agentConfig.missingEnvFile) logger.warn({ envFile: agentConfig.missingEnvFile }, 'the config’s env file is not there: no variables from it');
   for (const [name, value] of Object.entries(agentConfig.env)) process.env[name] ??= value;
   const persistence = await openPersistence(config, logger);
-  const failed = await persistence.store.failUnfinishedRuns('the agent server stopped while the run was unfinished');
-  if (failed > 0) logger.warn({ runs: failed }, 'runs left unfinished by a previous server were marked as failed');
   const graphs = await GraphRegistry.load(agentConfig.graphs, persistence.checkpointer);
   const auth = await callerAuthentication(config, agentConfig, logger);
-  const runs = new RunManager({ graphs, store: persistence.store, checkpointer: persistence.checkpointer, logger });
+  const { store } = persistence;
+  const sharedQueue =
+    store instanceof PostgresRecordStore
+      ? (executor: SharedRunExecutor) => new PostgresRunQueue({ pool: store.pool, connectionString: config.POSTGRES_URL!, logger, leaseMs: config.AGENT_SERVER_RUN_LEASE_MS }, executor)
+      : undefined;
+  const runs = new RunManager({ graphs, store, checkpointer: persistence.checkpointer, logger, sharedQueue });
   const deps: AgentServerDeps = { config, agentConfig, graphs, store: persistence.store, checkpointer: persistence.checkpointer, runs, logger };
 
   const app = await createHttpServer({
@@ -82,11 +94,18 @@ export async function buildAgentServerApp(
     title: 'Agent server',
     version: AGENT_SERVER_VERSION,
     description: 'LangGraph API (assistants, threads, runs) and A2A for the graphs named in the config file.',
-    ready: () => true,
+    // With a shared run queue: once registered at its address, a dead predecessor's runs failed.
+    ready: () => runs.ready,
     bodyLimit: { bytes: config.AGENT_SERVER_BODY_LIMIT_BYTES, setting: 'AGENT_SERVER_BODY_LIMIT_BYTES' },
     ...serverOptions,
   });
   app.setSchemaErrorFormatter(schemaErrorMessage);
+  // Runs are taken from a shared queue once this server can be reached (it relays streams to its peers).
+  app.addHook('onListen', async () => {
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') return;
+    await runs.open(config.AGENT_SERVER_URL ?? replicaUrl(config.HOST, address.port));
+  });
   // A POST without a body is an empty object, as the routes' body schemas read it.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
@@ -108,6 +127,7 @@ export async function buildAgentServerApp(
     deps,
     close: async () => {
       await app.close();
+      await runs.close();
       await auth.close();
       await persistence.close();
     },

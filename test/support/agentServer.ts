@@ -65,6 +65,7 @@ export async function startAgentServer(name: string, options: AgentServerOptions
     child.child.once('exit', (code) => reject(new Error(`the agent server exited with ${code} (see .local/logs/test/agent-server-${name}.log)`))),
   );
   exited.catch(() => undefined);
-  await Promise.race([waitFor(`the agent server at ${url}`, async () => (await fetch(`${url}/ok`)).ok), exited]);
+  // ready: with a shared run queue, registered (a dead predecessor at this address reaped)
+  await Promise.race([waitFor(`the agent server at ${url}`, async () => (await fetch(`${url}/ready`)).ok), exited]);
   return { url, apiKey: tenancy.apiKey, headers: tenancy.apiKey ? { 'x-api-key': tenancy.apiKey } : {}, process: child, env, stop: () => child.stop() };
 }

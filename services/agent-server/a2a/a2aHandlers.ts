@@ -129,10 +129,10 @@ export class A2aHandlers {
   async cancelTask(call: A2aCall, params: Json): Promise<Task> {
     const p = parseParams(cancelParams, params);
     const found = await this.findRun(call, p.id, p.contextId, 'update');
-    if (found.active && !found.active.done) {
-      this.deps.runs.cancel(found.record.run_id, 'interrupt');
-      await found.active.outcome;
-      return this.taskOfRecord(call, { ...found, record: found.active.record }, {});
+    const stopping = await this.deps.runs.cancel(found.record, found.scope.workspaceId, 'interrupt');
+    if (stopping) {
+      await stopping.outcome;
+      return this.taskOfRecord(call, { ...found, record: stopping.record }, {});
     }
     const task = await this.taskOfRecord(call, found, {});
     return this.withNote(task, `Task cancel acknowledged (was: ${task.status.state})`);

@@ -12,6 +12,8 @@ import { runCreateBodySchema, type RunCreateBody } from '../runs/runBody.ts';
 import type { RecordScope, RunRecord, RunStatus } from '../store/agentRecords.ts';
 import { openEventStream } from '../../../platform/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
+import type { RunManager } from '../runs/runManager.ts';
+import { isRelayed, relayRunStream } from '../runs/replicaProxy.ts';
 import { errorResponse, eventStreamResponse, noContent, runIdParams, runSchema, runValuesResponse, threadIdParams } from './routeSchemas.ts';
 
 /** While a run is waited for, a newline is written this often so proxies keep the connection open. */
@@ -66,6 +68,29 @@ export async function replyWithStream(reply: FastifyReply, run: ActiveRun, heade
   }
 }
 
+/**
+ * Streams a run's events wherever it executes: here, or relayed from the replica that does (once
+ * one has claimed a queued run). A run that ends before any replica streams it, or whose replica
+ * cannot answer, gets a stream that ends when the run does.
+ */
+export async function streamRun(
+  runs: RunManager,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: ActiveRun,
+  headers: Record<string, string>,
+  lastEventId?: string,
+  onClose?: () => void,
+): Promise<void> {
+  if (!runs.executesHere(run) && !isRelayed(request)) {
+    const waiting = new AbortController();
+    request.raw.once('close', () => waiting.abort());
+    const owner = await runs.ownerOf(run, waiting.signal);
+    if (owner && owner !== runs.url && (await relayRunStream(request, reply, owner, run.record, headers, lastEventId, onClose))) return;
+  }
+  await replyWithStream(reply, run, headers, lastEventId, onClose);
+}
+
 const RUN_STATUSES = ['pending', 'running', 'error', 'success', 'timeout', 'interrupted'] as const;
 
 const listQuery = {
@@ -102,7 +127,7 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     const run = await runs.create(threadId, body, callerOf(request));
     return { run, location: runLocation(run.record, stateless), cancelOnClose: body.on_disconnect === 'cancel' };
   };
-  const cancelOnDisconnect = (run: ActiveRun, wanted: boolean) => (wanted ? () => runs.cancel(run.record.run_id, 'interrupt') : undefined);
+  const cancelOnDisconnect = (run: ActiveRun, wanted: boolean) => (wanted ? () => void runs.cancel(run.record, run.workspaceId, 'interrupt') : undefined);
 
   for (const stateless of [false, true]) {
     const base = stateless ? '/runs' : '/threads/:thread_id/runs';
@@ -126,7 +151,7 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
       }),
       async (request, reply) => {
         const { run, location, cancelOnClose } = await create(request, stateless);
-        await replyWithStream(reply, run, { 'content-location': location }, undefined, cancelOnDisconnect(run, cancelOnClose));
+        await streamRun(runs, request, reply, run, { 'content-location': location }, undefined, cancelOnDisconnect(run, cancelOnClose));
       },
     );
     app.post<CreateRequest>(
@@ -190,8 +215,7 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     doc('Delete a finished run', { params: runIdParams, response: { 204: noContent, 404: runNotFound, 409: errorResponse('the run is still pending or running') } }),
     async (request, reply) => {
       const { scope, record } = await findRun(request, 'threads:delete', ids(request));
-      const active = runs.get(record.run_id);
-      if (active && !active.done) throw errors.conflict(`run ${record.run_id} is still ${record.status}; cancel it first`);
+      if (record.status === 'pending' || record.status === 'running') throw errors.conflict(`run ${record.run_id} is still ${record.status}; cancel it first`);
       await store.deleteRun(scope, record.thread_id, record.run_id);
       return reply.code(204).send();
     },
@@ -203,7 +227,7 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     async (request, reply) => {
       const { scope, record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
       const location = { 'content-location': runLocation(record, false) };
-      const active = runs.get(record.run_id);
+      const active = await runs.follow(record, scope.workspaceId);
       if (active) return replyWhenDone(reply, active.outcome, location);
       // Ended before this process's memory of it: the thread holds the final values.
       const thread = await store.getThread(scope, record.thread_id);
@@ -219,15 +243,15 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
       response: { 200: eventStreamResponse('the run’s events; empty when it ended before this server’s memory of it'), 404: runNotFound },
     }),
     async (request, reply) => {
-      const { record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
+      const { scope, record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
       const location = { 'content-location': runLocation(record, false) };
-      const active = runs.get(record.run_id);
+      const active = await runs.follow(record, scope.workspaceId);
       if (!active) {
         openEventStream(reply, location).end();
         return;
       }
       const lastEventId = request.headers['last-event-id'];
-      await replyWithStream(reply, active, location, typeof lastEventId === 'string' ? lastEventId : undefined);
+      await streamRun(runs, request, reply, active, location, typeof lastEventId === 'string' ? lastEventId : undefined);
     },
   );
 
@@ -240,11 +264,10 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     }),
     async (request, reply) => {
       const action = request.query.action ?? 'interrupt';
-      const { record } = await findRun(request, 'threads:update', { thread_id: ids(request).thread_id, action });
-      const active = runs.get(record.run_id);
-      if (!active || active.done) throw errors.conflict(`run ${record.run_id} is ${record.status}; only pending or running runs can be cancelled`);
-      runs.cancel(record.run_id, action);
-      if (request.query.wait === 'true' || request.query.wait === '1') await active.outcome;
+      const { scope, record } = await findRun(request, 'threads:update', { thread_id: ids(request).thread_id, action });
+      const stopping = await runs.cancel(record, scope.workspaceId, action);
+      if (!stopping) throw errors.conflict(`run ${record.run_id} is ${record.status}; only pending or running runs can be cancelled`);
+      if (request.query.wait === 'true' || request.query.wait === '1') await stopping.outcome;
       return reply.code(202).header('Content-Location', runLocation(record, false)).send();
     },
   );

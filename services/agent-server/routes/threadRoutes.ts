@@ -256,7 +256,7 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
     doc('Delete a thread, its runs (cancelled first) and its checkpoints', { ...withThread, response: { 204: noContent, 404: notFound } }),
     async (request, reply) => {
       const { scope, thread } = await threadFor(request, 'threads:delete', { thread_id: request.params.thread_id });
-      await runs.cancelThread(thread.thread_id);
+      await runs.cancelThread(thread.thread_id, scope.workspaceId);
       await store.deleteThread(scope, thread.thread_id);
       await checkpointer.deleteThread(thread.thread_id);
       return reply.code(204).send();
@@ -304,7 +304,7 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       const body = request.body;
       const registered = graphOf(thread);
       if (!registered) throw errors.validation(`thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`);
-      if (runs.unfinished(thread.thread_id).length > 0) throw errors.threadBusy();
+      if ((await runs.unfinished(thread.thread_id)).length > 0) throw errors.threadBusy();
       const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
       const config = await registered.graph.updateState(
         { configurable: { thread_id: thread.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } },

@@ -31,6 +31,8 @@ export class ActiveRun {
   started = false;
   /** Set when its graph starts streaming. */
   executing = false;
+  /** The address of the replica executing it, when that is another (a shared run queue). */
+  ownerUrl: string | undefined;
   /** A checkpoint id taken as the run started: the run's own checkpoints sort after it (for rollback). */
   checkpointMark: string | undefined;
 

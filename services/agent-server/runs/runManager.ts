@@ -1,7 +1,10 @@
 // Creates and executes runs. One run at a time per thread: a run on a busy thread is rejected
 // unless the request asks for another multitask strategy (enqueue after, or interrupt / roll
-// back the current one). Each run streams its graph once; what it yields is kept as stream
-// events on the ActiveRun, which /stream, /wait and /join read.
+// back the current one); the run queue (runQueue.ts) keeps that order, in this process or, for
+// replicas sharing PostgreSQL, in the database. Each run streams its graph once, in the process
+// that executes it; what it yields is kept as stream events on the ActiveRun, which /stream,
+// /wait and /join read there. A replica that did not execute a run follows it through the queue
+// (its end, its replica's address for a stream) and cancels it through the queue.
 import { v4 as uuidv4, v7 as uuidv7 } from 'uuid';
 import { Command, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { uuid6 } from '@langchain/langgraph-checkpoint';
@@ -12,7 +15,10 @@ import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRe
 import { toWireValue } from '../wireJson.ts';
 import { authConfigurable } from '../auth/customAuth.ts';
 import type { Caller } from '../auth/callers.ts';
+import { ANONYMOUS } from '../auth/customAuth.ts';
 import { ActiveRun, type CancelAction, type RunOutcome } from './activeRun.ts';
+import { LocalRunQueue, type RunQueue, type UnfinishedRun } from './runQueue.ts';
+import type { PostgresRunQueue, RunWork, SharedRunExecutor } from './postgresRunQueue.ts';
 import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
 import { newThreadRecord } from '../threads/threadRecords.ts';
@@ -25,6 +31,8 @@ export interface RunManagerDeps {
   store: AgentRecordStore;
   checkpointer: BaseCheckpointSaver;
   logger: Logger;
+  /** The run queue shared with other replicas (PostgreSQL); a queue in this process when absent. */
+  sharedQueue?: (executor: SharedRunExecutor) => PostgresRunQueue;
 }
 
 function nowIso(): string {
@@ -35,17 +43,41 @@ function errorPayload(err: unknown): { error: string; message: string } {
   return err instanceof Error ? { error: err.name, message: err.message } : { error: 'Error', message: JSON.stringify(err) };
 }
 
-export class RunManager {
+export class RunManager implements SharedRunExecutor {
   private readonly deps: RunManagerDeps;
-  /** Runs queued, running, or finished within the retention time, by run id. */
+  /** Runs created or executed here: queued, running, or finished within the retention time, by run id. */
   private readonly runs = new Map<string, ActiveRun>();
-  /** Per thread, its unfinished runs in order: the first one is running. */
-  private readonly queues = new Map<string, ActiveRun[]>();
+  private readonly queue: RunQueue;
+  private readonly shared: PostgresRunQueue | undefined;
   /** Resolves in the current event-loop turn's check phase: see nextTurn. */
   private turn: Promise<void> | undefined;
+  private opened = false;
 
   constructor(deps: RunManagerDeps) {
     this.deps = deps;
+    this.shared = deps.sharedQueue?.(this);
+    this.queue = this.shared ?? new LocalRunQueue(deps.store, this);
+  }
+
+  /** Once the server listens at `url` (where other replicas reach it): takes work from the shared queue. */
+  async open(url: string): Promise<void> {
+    await this.shared?.open(url);
+    this.opened = true;
+  }
+
+  /** Ready for work: with a shared queue, once open. */
+  get ready(): boolean {
+    return !this.shared || this.opened;
+  }
+
+  /** Stops taking work from the shared queue; runs still running here are failed there. */
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+
+  /** This replica's address, when it shares its queue. */
+  get url(): string | undefined {
+    return this.shared?.url;
   }
 
   assistantFor(assistantId: string): RegisteredGraph {
@@ -100,12 +132,6 @@ export class RunManager {
       if (!thread) throw errors.notFound(`thread ${tid}`);
     }
 
-    const queue = this.queues.get(tid) ?? [];
-    if (queue.length > 0) {
-      if (strategy === 'reject') throw errors.threadBusy();
-      if (strategy === 'interrupt' || strategy === 'rollback') for (const other of queue) this.cancelActive(other, strategy);
-    }
-
     const now = nowIso();
     const record: RunRecord = {
       run_id: runId,
@@ -119,58 +145,127 @@ export class RunManager {
       multitask_strategy: strategy,
     };
     const run = new ActiveRun(record, { ...body, metadata }, streamModesOf(body), { workspaceId: scope.workspaceId, auth: caller.auth }, temporary && body.on_completion !== 'keep');
-    await store.putRun(scope.workspaceId, record);
-    await store.updateThread(scope, tid, {
-      status: 'busy',
-      updated_at: now,
-      metadata: { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-    });
-    this.runs.set(record.run_id, run);
-    const live = this.queues.get(tid) ?? [];
-    live.push(run);
-    this.queues.set(tid, live);
-    if (live.length === 1) this.startSoon(run);
+    this.runs.set(runId, run);
+    try {
+      await this.queue.admit(run, strategy, {
+        status: 'busy',
+        updated_at: now,
+        metadata: { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+      });
+    } catch (err) {
+      this.runs.delete(runId);
+      throw err;
+    }
+    // Queued in the shared queue: any replica may claim it; this one learns who, and how it ends.
+    if (this.shared && !run.started) void this.followQueued(run);
     return run;
+  }
+
+  private async followQueued(run: ActiveRun): Promise<void> {
+    const followed = await this.shared!.follow(run.record.run_id);
+    if ('owner' in followed) run.ownerUrl = followed.owner;
+    const outcome = await followed.ended;
+    if (run.started || run.done) return; // claimed here: it ends here
+    this.endFollowed(run, outcome);
+  }
+
+  private endFollowed(run: ActiveRun, outcome: RunOutcome | null): void {
+    const ended = outcome ?? { status: 'interrupted' as const, values: null };
+    run.record = { ...run.record, status: ended.status, updated_at: nowIso() };
+    run.finish(ended);
+    if (this.runs.get(run.record.run_id) === run) this.runs.delete(run.record.run_id);
   }
 
   get(runId: string): ActiveRun | undefined {
     return this.runs.get(runId);
   }
 
-  /** Unfinished runs of a thread, the running one first. */
-  unfinished(threadId: string): ActiveRun[] {
-    return [...(this.queues.get(threadId) ?? [])];
+  /**
+   * A run to wait on or stream: the one here, or, with a shared queue, one that follows the run
+   * where it executes (finished at once when it has ended). Undefined when it is not known here
+   * and, with a shared queue, has no recorded end.
+   */
+  async follow(record: RunRecord, workspaceId: string): Promise<ActiveRun | undefined> {
+    const here = this.runs.get(record.run_id);
+    if (here || !this.shared) return here;
+    const followed = await this.shared.follow(record.run_id);
+    const run = new ActiveRun({ ...record }, { assistant_id: record.assistant_id }, [], { workspaceId, auth: ANONYMOUS }, false);
+    if (!('owner' in followed)) {
+      if (!followed.ended) return undefined;
+      this.endFollowed(run, followed.ended);
+      return run;
+    }
+    run.ownerUrl = followed.owner;
+    void followed.ended.then((outcome) => this.endFollowed(run, outcome));
+    return run;
   }
 
-  /** Cancels a run; false when it is not running or queued here. */
-  cancel(runId: string, action: CancelAction): boolean {
-    const run = this.runs.get(runId);
-    if (!run || run.done) return false;
-    this.cancelActive(run, action);
-    return true;
+  /** True when the run executes (or executed) here, so its events are here. */
+  executesHere(run: ActiveRun): boolean {
+    return !this.shared || run.started || run.done;
+  }
+
+  /** The address of the replica executing a run that does not execute here, once one claims it; undefined if it ends first. */
+  async ownerOf(run: ActiveRun, signal: AbortSignal): Promise<string | undefined> {
+    if (run.ownerUrl) return run.ownerUrl;
+    if (!this.shared) return undefined;
+    return Promise.race([this.shared.claimedBy(run.record.run_id, signal), run.outcome.then(() => undefined)]);
+  }
+
+  /** The thread's unfinished runs, the running one first. */
+  unfinished(threadId: string): Promise<UnfinishedRun[]> {
+    return this.queue.unfinished(threadId);
+  }
+
+  /** Cancels a run, wherever it runs; the run to wait on, or undefined when it is not pending or running. */
+  async cancel(record: RunRecord, workspaceId: string, action: CancelAction): Promise<ActiveRun | undefined> {
+    const here = this.runs.get(record.run_id);
+    if (here && !here.done && this.executesHere(here)) {
+      this.cancelHere(record.run_id, action);
+      return here;
+    }
+    if (!this.shared) return undefined;
+    const following = here ?? (await this.follow(record, workspaceId));
+    if (!following || following.done || !(await this.shared.cancelElsewhere(record.run_id, action))) return undefined;
+    return following;
   }
 
   /** Cancels a thread's runs and waits for them to end (before the thread is deleted). */
-  async cancelThread(threadId: string): Promise<void> {
-    const runs = this.unfinished(threadId);
-    for (const run of runs) this.cancelActive(run, 'interrupt');
-    await Promise.all(runs.map((r) => r.outcome));
+  async cancelThread(threadId: string, workspaceId: string): Promise<void> {
+    const stopping: Promise<RunOutcome>[] = [];
+    for (const { record } of await this.unfinished(threadId)) {
+      const run = await this.cancel(record, workspaceId, 'interrupt');
+      if (run) stopping.push(run.outcome);
+    }
+    await Promise.all(stopping);
   }
 
-  private cancelActive(run: ActiveRun, action: CancelAction): void {
-    const queue = this.queues.get(run.record.thread_id) ?? [];
+  /** Cancels a run executing (or queued, with a local queue) here; false when there is none. */
+  cancelHere(runId: string, action: CancelAction): boolean {
+    const run = this.runs.get(runId);
+    if (!run || run.done || !this.executesHere(run)) return false;
     run.cancel(action);
     // A run whose graph has not started (queued, or waiting out after_seconds) ends here; a
     // running one ends when its graph stops.
-    if (!run.executing && queue.includes(run)) void this.finish(run, { status: 'interrupted', values: null });
+    if (!run.executing) void this.finish(run, { status: 'interrupted', values: null });
+    return true;
   }
 
-  private startSoon(run: ActiveRun): void {
+  startHere(run: ActiveRun): void {
     run.started = true;
-    const delayMs = (run.body.after_seconds ?? 0) * 1000;
-    const start = () => void this.execute(run).then((outcome) => this.finish(run, outcome));
-    if (delayMs > 0) setTimeout(start, delayMs);
-    else start();
+    void this.execute(run).then((outcome) => this.finish(run, outcome));
+  }
+
+  adopt(record: RunRecord, work: RunWork, workspaceId: string): ActiveRun {
+    const mine = this.runs.get(record.run_id);
+    if (mine) return mine;
+    const run = new ActiveRun(record, work.body, work.streamModes, { workspaceId, auth: work.auth }, work.temporary);
+    this.runs.set(record.run_id, run);
+    return run;
+  }
+
+  async forgetThread(threadId: string): Promise<void> {
+    await this.deps.checkpointer.deleteThread(threadId);
   }
 
   /**
@@ -197,7 +292,7 @@ export class RunManager {
     record.status = 'running';
     record.updated_at = nowIso();
     await this.nextTurn();
-    await this.deps.store.putRun(run.workspaceId, record);
+    await this.queue.markRunning(run);
 
     const translator = new RunEventTranslator(run.streamModes);
     const subgraphs = body.stream_subgraphs ?? false;
@@ -295,47 +390,19 @@ export class RunManager {
 
   private async finish(run: ActiveRun, outcome: RunOutcome): Promise<void> {
     if (run.done) return;
-    const { store, checkpointer } = this.deps;
     const { record } = run;
-    const tid = record.thread_id;
-    // The thread's live queue (not a copy): a run enqueued while this one's end is being written
-    // joins it, and is started below once this run is out of it.
-    const queue = this.queues.get(tid) ?? [];
-    const others = () => queue.filter((r) => r !== run);
-    // The server's own bookkeeping of the caller's run: in its workspace, whatever the auth module filters.
-    const scope = { workspaceId: run.workspaceId };
     try {
       record.status = outcome.status;
       record.updated_at = nowIso();
-      if (run.cancelAction === 'rollback') {
-        await store.deleteRun(scope, tid, record.run_id);
-        if (!run.temporaryThread) outcome = { ...outcome, values: await this.rollBack(run) };
-      } else {
-        await store.putRun(run.workspaceId, record);
-      }
-      if (run.temporaryThread) {
-        await store.deleteThread(scope, tid);
-        await checkpointer.deleteThread(tid);
-      } else if (outcome.status !== 'interrupted' || others().length === 0) {
-        const { __interrupt__: interrupts, ...values } = outcome.values ?? {};
-        const waiting = Array.isArray(interrupts) && interrupts.length > 0;
-        const now = nowIso();
-        await store.updateThread(scope, tid, {
-          status: others().length > 0 ? 'busy' : outcome.status === 'error' ? 'error' : waiting ? 'interrupted' : 'idle',
-          updated_at: now,
-          ...(outcome.values ? { values, state_updated_at: now } : {}),
-          interrupts: waiting ? { [record.run_id]: interrupts as unknown[] } : {},
-          ...(outcome.error ? { error: outcome.error } : {}),
-        });
-      }
+      // before the thread is handed to its next run
+      if (run.cancelAction === 'rollback' && !run.temporaryThread) outcome = { ...outcome, values: await this.rollBack(run) };
+      const recorded = await this.queue.recordEnd(run, outcome);
+      if (recorded && run.temporaryThread) await this.deps.checkpointer.deleteThread(record.thread_id);
+      if (!recorded) this.deps.logger.warn({ run_id: record.run_id }, 'a run ended here after another replica had failed it (this one was taken for dead)');
     } catch (err) {
       this.deps.logger.error({ run_id: record.run_id, err: (err as Error).message }, 'could not record the end of a run');
     } finally {
       run.finish(outcome);
-      if (queue.includes(run)) queue.splice(queue.indexOf(run), 1);
-      if (queue.length === 0 && this.queues.get(tid) === queue) this.queues.delete(tid);
-      const next = queue[0];
-      if (next && !next.started && !next.done) this.startSoon(next);
       // A rolled-back run is gone at once, and so is a run whose temporary thread went with it
       // (every route to a run goes through its thread): at a thousand stateless runs a second,
       // keeping those a minute held ~60,000 runs' events for nobody, and the GC paid for them.

@@ -74,8 +74,6 @@ export interface AgentRecordStore {
   getRun(scope: RecordScope, threadId: string, runId: string): Promise<RunRecord | undefined>;
   listRuns(scope: RecordScope, threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
   deleteRun(scope: RecordScope, threadId: string, runId: string): Promise<boolean>;
-  /** Runs left pending or running by a server that stopped are marked as failed at start-up. */
-  failUnfinishedRuns(reason: string): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -76,9 +76,5 @@ export class MemoryRecordStore implements AgentRecordStore {
     return this.#visible(scope, threadId)?.runs.delete(runId) ?? false;
   }
 
-  async failUnfinishedRuns(): Promise<number> {
-    return 0; // nothing survives a restart in memory
-  }
-
   async close(): Promise<void> {}
 }

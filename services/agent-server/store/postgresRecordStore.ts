@@ -39,7 +39,31 @@ ALTER TABLE agent_threads ALTER COLUMN workspace_id DROP DEFAULT;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS workspace_id uuid NOT NULL DEFAULT '${DEFAULT_WORKSPACE_ID}';
 ALTER TABLE agent_runs ALTER COLUMN workspace_id DROP DEFAULT;
 CREATE INDEX IF NOT EXISTS agent_threads_workspace ON agent_threads (workspace_id, created_at DESC);
+-- The run queue shared by agent-server replicas (runs/postgresRunQueue.ts): queue order, the
+-- replica running a run, when a delayed run may start, a cancel asked of its replica, what a
+-- replica needs to execute it, how it ended, and whether a replica follows it.
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS seq bigserial;
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS owner uuid;
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS available_at timestamptz NOT NULL DEFAULT now();
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS cancel_action text;
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS work jsonb;
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS outcome jsonb;
+ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false;
+-- Runs of versions before the queue were failed at each start: one running run per thread at most.
+CREATE UNIQUE INDEX IF NOT EXISTS agent_runs_one_running ON agent_runs (thread_id) WHERE status = 'running';
+CREATE INDEX IF NOT EXISTS agent_runs_pending ON agent_runs (seq) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS agent_runs_unfinished ON agent_runs (thread_id, seq) WHERE status IN ('pending', 'running');
+CREATE TABLE IF NOT EXISTS agent_server_replicas (
+  replica_id uuid PRIMARY KEY,
+  url text, -- where peers reach it; null until it listens
+  started_at timestamptz NOT NULL DEFAULT now(),
+  heartbeat_at timestamptz NOT NULL DEFAULT now()
+);
 `;
+
+/** Replicas starting together on one database create and migrate the tables one after the other. */
+const SCHEMA_LOCK = 0x61676e74; // "agnt"
+
 
 const THREAD_COLUMNS = ['thread_id', 'created_at', 'updated_at', 'state_updated_at', 'metadata', 'status', 'config', 'values', 'interrupts', 'error'] as const;
 const JSON_COLUMNS = new Set(['metadata', 'config', 'values', 'interrupts', 'error']);
@@ -95,7 +119,8 @@ function parameters(): { params: unknown[]; bind: Bind } {
 }
 
 export class PostgresRecordStore implements AgentRecordStore {
-  private readonly pool: pg.Pool;
+  /** Also the run queue's, which shares these tables (runs/postgresRunQueue.ts). */
+  readonly pool: pg.Pool;
 
   private constructor(pool: pg.Pool) {
     this.pool = pool;
@@ -103,7 +128,18 @@ export class PostgresRecordStore implements AgentRecordStore {
 
   /** Creates or migrates the tables in the pool's database (checkpointer.ts's postgresPool gives a pool that survives lost connections). */
   static async open(pool: pg.Pool): Promise<PostgresRecordStore> {
-    await pool.query(SCHEMA);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      await client.query(SCHEMA);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
     return new PostgresRecordStore(pool);
   }
 
@@ -201,18 +237,6 @@ export class PostgresRecordStore implements AgentRecordStore {
     const where = [`r.run_id = ${bind(runId)}`, `r.thread_id = ${bind(threadId)}`, `r.workspace_id = ${bind(scope.workspaceId)}`, ...scopeConditions(scope, bind)];
     const result = await this.pool.query(`DELETE FROM agent_runs r USING agent_threads t WHERE t.thread_id = r.thread_id AND ${where.join(' AND ')}`, params);
     return (result.rowCount ?? 0) > 0;
-  }
-
-  async failUnfinishedRuns(reason: string): Promise<number> {
-    const now = new Date().toISOString();
-    const result = await this.pool.query(
-      `UPDATE agent_runs SET status = 'error', updated_at = $1::timestamptz,
-         record = record || jsonb_build_object('status', 'error', 'updated_at', $2::text, 'error', $3::text)
-       WHERE status IN ('pending', 'running') RETURNING thread_id`,
-      [now, now, reason],
-    );
-    await this.pool.query(`UPDATE agent_threads SET status = 'idle', updated_at = $1 WHERE status = 'busy'`, [now]);
-    return result.rowCount ?? 0;
   }
 
   async close(): Promise<void> {

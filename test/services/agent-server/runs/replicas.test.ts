@@ -1,0 +1,143 @@
+// Agent-server replicas on one PostgreSQL database share the work (runs/postgresRunQueue.ts):
+// runs created on any replica execute exactly once, one at a time per thread across replicas;
+// join, stream and cancel work from any replica; and a replica killed mid-run leaves its run
+// failed (within the lease) and its thread free for the runs queued behind it. Through the
+// official LangGraph JS client, against three server processes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { Client } from '@langchain/langgraph-sdk';
+import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
+import { startAgentServer, writeAgentConfig, type AgentServer } from '../../../support/agentServer.ts';
+import { waitFor } from '../../../support/serviceProcess.ts';
+
+const LEASE_MS = 2000;
+let db: ScratchPostgres;
+let configFile: string;
+const replicas: AgentServer[] = [];
+const clients: Client[] = [];
+
+async function startReplica(i: number): Promise<void> {
+  const server = await startAgentServer(`replica-${i}`, { configFile, env: { ...db.agentServerEnv, AGENT_SERVER_RUN_LEASE_MS: String(LEASE_MS) } });
+  replicas[i] = server;
+  clients[i] = new Client({ apiUrl: server.url, apiKey: server.apiKey });
+}
+
+beforeAll(async () => {
+  db = await scratchPostgres('agent_replicas');
+  const fixtures = join(import.meta.dirname, '..', 'fixtures');
+  configFile = writeAgentConfig({ graphs: { probe: `${join(fixtures, 'replicaProbeGraph.ts')}:graph`, slow: `${join(fixtures, 'slowGraph.ts')}:graph` } });
+  await Promise.all([0, 1, 2].map(startReplica));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(replicas.map((r) => r?.stop()));
+  await db?.drop();
+});
+
+interface Ran {
+  run_id: string;
+  replica: string;
+  start: number;
+  end: number;
+}
+
+const ranOf = (values: any): Ran[] => (values.messages ?? []).filter((m: any) => m.type === 'ai').map((m: any) => JSON.parse(m.content));
+const probeInput = (ms: number) => ({ messages: [{ role: 'user', content: 'probe' }], ms });
+
+describe('agent-server replicas on one database', () => {
+  it('share the runs: each runs once, one at a time per thread, whichever replica took the request', async () => {
+    const threads = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => clients[i % 3]!.threads.create()));
+    // five runs per thread, all sent at once, each through the next replica: most wait in the queue
+    const created = await Promise.all(
+      threads.flatMap((thread, t) =>
+        [0, 1, 2, 3, 4].map(async (k) => {
+          const via = (t + k) % 3;
+          const run = await clients[via]!.runs.create(thread.thread_id, 'probe', { input: probeInput(40), multitaskStrategy: 'enqueue' });
+          return { thread: thread.thread_id, run: run.run_id, via };
+        }),
+      ),
+    );
+    // and stateless runs beside them, answered by whichever replica took them
+    const stateless = await Promise.all([...Array(12).keys()].map((i) => clients[i % 3]!.runs.wait(null, 'probe', { input: probeInput(5) })));
+    for (const values of stateless) expect(ranOf(values)).toHaveLength(1);
+
+    // each run joined through a replica other than the one that created it
+    for (const { thread, run, via } of created) await clients[(via + 1) % 3]!.runs.join(thread, run);
+    const replicasUsed = new Set<string>();
+    for (const thread of threads) {
+      const runs = await clients[0]!.runs.list(thread.thread_id, { limit: 10 });
+      expect(runs.map((r) => r.status)).toEqual(['success', 'success', 'success', 'success', 'success']);
+      const ran = ranOf((await clients[1]!.threads.getState(thread.thread_id)).values);
+      // exactly once each, in the order they were queued... (enqueue: one after the other)
+      expect(ran.map((r) => r.run_id).sort()).toEqual(runs.map((r) => r.run_id).sort());
+      // ...never two at once on the thread, whichever replicas ran them
+      for (let i = 1; i < ran.length; i++) expect(ran[i]!.start, JSON.stringify(ran)).toBeGreaterThanOrEqual(ran[i - 1]!.end);
+      for (const r of ran) replicasUsed.add(r.replica);
+      expect((await clients[2]!.threads.get(thread.thread_id)).status).toBe('idle');
+    }
+    // the queue spread the work: runs created on one replica ran on others
+    expect(replicasUsed.size).toBeGreaterThan(1);
+  });
+
+  it('join, stream and cancel a run from any replica', async () => {
+    const [a, b, c] = clients as [Client, Client, Client];
+    const thread = await a.threads.create();
+    const slow = await a.runs.create(thread.thread_id, 'slow', { input: { messages: [] }, streamMode: ['custom', 'values'] });
+    // B streams the run A executes: relayed from A, from the first event
+    const seen: string[] = [];
+    const streaming = (async () => {
+      for await (const event of b.runs.joinStream(thread.thread_id, slow.run_id, { streamMode: ['custom'] } as never)) seen.push(event.event);
+    })();
+    await waitFor('the slow run’s first event, through B', async () => seen.includes('custom'), 20_000, 50);
+    // a run queued behind it, created on C, waits
+    const queued = await c.runs.create(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue' });
+    expect((await b.runs.get(thread.thread_id, queued.run_id)).status).toBe('pending');
+    // C cancels A's run and waits for it to stop; the stream B relays ends
+    await c.runs.cancel(thread.thread_id, slow.run_id, true);
+    await streaming;
+    expect(seen[0]).toBe('metadata');
+    expect((await a.runs.get(thread.thread_id, slow.run_id)).status).toBe('interrupted');
+    // the queued run goes next, and a join from B answers its values
+    const values: any = await b.runs.join(thread.thread_id, queued.run_id);
+    expect(ranOf(values).map((r) => r.run_id)).toEqual([queued.run_id]);
+    // cancelling a finished run is refused on every replica
+    for (const client of clients) await expect(client.runs.cancel(thread.thread_id, queued.run_id)).rejects.toThrow(/409/);
+    // and a queued run is cancelled from a replica that neither created nor runs anything of it
+    const blocker = await a.runs.create(thread.thread_id, 'slow', { input: { messages: [] }, multitaskStrategy: 'enqueue' });
+    const waiting = await b.runs.create(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue' });
+    await c.runs.cancel(thread.thread_id, waiting.run_id, true);
+    expect((await a.runs.get(thread.thread_id, waiting.run_id)).status).toBe('interrupted');
+    await b.runs.cancel(thread.thread_id, blocker.run_id, true);
+    expect((await c.runs.get(thread.thread_id, blocker.run_id)).status).toBe('interrupted');
+    expect((await a.threads.get(thread.thread_id)).status).toBe('idle');
+  });
+
+  it('a replica killed mid-run leaves the run failed within the lease, and the runs queued behind it run elsewhere', async () => {
+    const [, b, c] = clients as [Client, Client, Client];
+    const thread = await c.threads.create();
+    // the slow run starts on replica 0, which is then killed
+    const doomed = await clients[0]!.runs.create(thread.thread_id, 'slow', { input: { messages: [] }, streamMode: ['custom'] });
+    for await (const event of clients[0]!.runs.joinStream(thread.thread_id, doomed.run_id)) if (event.event === 'custom') break;
+    const next = await b.runs.create(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue' });
+    const joined = c.runs.join(thread.thread_id, doomed.run_id);
+    const killedAt = Date.now();
+    await replicas[0]!.process.kill('SIGKILL');
+
+    // C's join answers once a survivor has failed the run: never stuck
+    expect(await joined).toMatchObject({ __error__: { error: 'AgentServerGone' } });
+    const failedAfter = Date.now() - killedAt;
+    expect((await b.runs.get(thread.thread_id, doomed.run_id)).status).toBe('error');
+    // the run queued behind it runs on a survivor
+    const values: any = await c.runs.join(thread.thread_id, next.run_id);
+    const ran = ranOf(values);
+    expect(ran.map((r) => r.run_id)).toEqual([next.run_id]);
+    expect(ran[0]!.replica).not.toBe(replicas[0]!.env.AGENT_SERVER_PORT);
+    expect((await b.threads.get(thread.thread_id)).status).toBe('idle');
+    console.log(`a killed replica's run was failed ${failedAfter} ms after the kill (lease ${LEASE_MS} ms)`);
+
+    // the survivors keep serving, and a replica started again takes work
+    await startReplica(0);
+    const again: any = await clients[0]!.runs.wait(thread.thread_id, 'probe', { input: probeInput(5) });
+    expect(ranOf(again)).toHaveLength(2);
+  });
+});
