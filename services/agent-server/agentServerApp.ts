@@ -19,7 +19,7 @@ import { GraphRegistry } from './graphRegistry.ts';
 import { RunManager } from './runs/runManager.ts';
 import { PostgresRunQueue, type SharedRunExecutor } from './runs/postgresRunQueue.ts';
 import { PostgresRecordStore } from './store/postgresRecordStore.ts';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { assistantRoutes } from './routes/assistantRoutes.ts';
 import { AUTH_OFF_WARNING, metaRoutes } from './routes/metaRoutes.ts';
 import { schemaErrorMessage } from './routes/routeSchemas.ts';
@@ -63,9 +63,15 @@ async function callerAuthentication(
   };
 }
 
-/** Where peers reach a server listening on `host`:`port`: by this machine's name when it listens on every address. */
+/**
+ * Where peers reach a server listening on `host`:`port`. Listening on every address, by this
+ * machine's first external IPv4 address (a container's or a pod's), else its host name.
+ */
 export function replicaUrl(host: string, port: number): string {
-  const name = host === '0.0.0.0' || host === '::' ? hostname() : host;
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+  const name = host === '0.0.0.0' || host === '::' ? (external ?? hostname()) : host;
   return `http://${name.includes(':') ? `[${name}]` : name}:${port}`;
 }
 

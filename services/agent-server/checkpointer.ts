@@ -9,6 +9,7 @@ import type { AgentRecordStore } from './store/agentRecords.ts';
 import { MemoryCheckpointer } from './store/memoryCheckpointer.ts';
 import { MemoryRecordStore } from './store/memoryRecordStore.ts';
 import { PostgresRecordStore } from './store/postgresRecordStore.ts';
+import { TemporaryThreadCheckpointer } from './store/temporaryThreads.ts';
 
 export interface AgentPersistence {
   checkpointer: BaseCheckpointSaver;
@@ -34,15 +35,16 @@ export async function openPersistence(config: Config, logger: Pick<Logger, 'warn
   }
   const url = config.POSTGRES_URL;
   if (!url) throw new Error('AGENT_SERVER_CHECKPOINTER=postgres needs POSTGRES_URL');
-  const checkpointer = new PostgresSaver(postgresPool(url, logger));
-  await checkpointer.setup();
+  const durable = new PostgresSaver(postgresPool(url, logger));
+  await durable.setup();
   const store = await PostgresRecordStore.open(postgresPool(url, logger));
   return {
-    checkpointer,
+    // stateless runs' threads in memory: see store/temporaryThreads.ts
+    checkpointer: new TemporaryThreadCheckpointer(durable),
     store,
     close: async () => {
       await store.close();
-      await checkpointer.end();
+      await durable.end();
     },
   };
 }

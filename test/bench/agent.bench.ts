@@ -41,7 +41,8 @@ import { Pool } from 'undici';
 import { startAgentServer, writeAgentConfig, exampleGraph } from '../support/agentServer.ts';
 import { freePort, repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { summariseCpuProfile, type ProfileSummary } from './cpuProfile.ts';
-import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, monotonicUs, percentile, round } from './measure.ts';
+import { machineInfo, monotonicUs, round } from './measure.ts';
+import { measurePhase, type Phase, type Send } from './closedLoop.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -70,74 +71,9 @@ for (const [name, value] of Object.entries({ BENCH_CONCURRENCY: options.concurre
 
 // ---- load ----
 
-/** One request of a client (`client` = 0..concurrency-1); resolves to null when it succeeded, else what went wrong. */
-type Send = (client: number) => Promise<string | null>;
-
-interface Phase {
-  rps: number | null;
-  p50_ms: number | null;
-  p99_ms: number | null;
-  requests: number;
-  failures?: Record<string, number>;
-  /** Cores busy per process while the phase ran. */
-  cores: Record<string, number | null>;
-  /** CPU per answered request, per process: what a request costs, whatever bounds the rate. */
-  cpu_us_per_request: Record<string, number | null>;
-}
-
-/** `concurrency` clients, each sending its next request when the previous one is answered, for `seconds`. */
-async function closedLoop(concurrency: number, seconds: number, send: Send): Promise<{ latenciesMs: number[]; seconds: number; failures: Record<string, number> }> {
-  const latenciesMs: number[] = [];
-  const failures: Record<string, number> = {};
-  const startedAt = performance.now();
-  const deadline = startedAt + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, client) => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        const failure = await send(client).catch((err: NodeJS.ErrnoException) => err.code ?? err.message);
-        latenciesMs.push(performance.now() - t0);
-        if (failure !== null) failures[failure] = (failures[failure] ?? 0) + 1;
-      }
-    }),
-  );
-  return { latenciesMs, seconds: (performance.now() - startedAt) / 1000, failures };
-}
-
-/** CPU seconds the whole machine has been busy (all cores), from /proc/stat; null off Linux. */
-function machineBusySeconds(): number | null {
-  try {
-    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
-    return (user! + nice! + system! + irq! + softirq! + steal!) / 100; // USER_HZ
-  } catch {
-    return null;
-  }
-}
-
-/** Warms up, then measures one phase; `pids` are the processes whose CPU it reports (`other`: the rest of the machine, which should be near 0). */
-async function measure(name: string, concurrency: number, send: Send, pids: Record<string, number>): Promise<Phase> {
-  if (options.warmupSeconds > 0) await closedLoop(concurrency, options.warmupSeconds, send);
-  const meter = new CpuMeter(pids);
-  const busyBefore = machineBusySeconds();
-  meter.start();
-  const run = await closedLoop(concurrency, options.seconds, send);
-  const reading = meter.stop();
-  const busy = busyBefore === null ? null : machineBusySeconds()! - busyBefore;
-  const ours = Object.values(reading.cpuSeconds).reduce<number>((a, b) => a + (b ?? 0), 0);
-  const cores = { ...coresUsed(reading), other: busy === null ? null : round(Math.max(0, busy - ours) / reading.wallSeconds, 2) };
-  const failed = Object.values(run.failures).reduce((a, b) => a + b, 0);
-  const phase: Phase = {
-    rps: round((run.latenciesMs.length - failed) / run.seconds, 0),
-    p50_ms: round(percentile(run.latenciesMs, 50), 2),
-    p99_ms: round(percentile(run.latenciesMs, 99), 2),
-    requests: run.latenciesMs.length,
-    ...(failed > 0 ? { failures: run.failures } : {}),
-    cores,
-    cpu_us_per_request: cpuMicrosPer(run.latenciesMs.length, reading),
-  };
-  log(`${name}: ${phase.rps} req/s, p50 ${phase.p50_ms} ms, p99 ${phase.p99_ms} ms, ${phase.requests} requests${failed ? `, failures ${JSON.stringify(run.failures)}` : ''}; cores ${JSON.stringify(phase.cores)}, CPU µs per request ${JSON.stringify(phase.cpu_us_per_request)}`);
-  return phase;
-}
+/** Warms up, then measures one phase of closed-loop load (closedLoop.ts) at this benchmark's settings. */
+const measure = (name: string, concurrency: number, send: Send, pids: Record<string, number>): Promise<Phase> =>
+  measurePhase(name, concurrency, send, pids, { seconds: options.seconds, warmupSeconds: options.warmupSeconds, log });
 
 // ---- requests ----
 

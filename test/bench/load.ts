@@ -144,7 +144,8 @@ export async function projectorLag(admin: Admin, topic: string, groupId: string,
   }
 }
 
-function pidOfInfra(name: string): number | null {
+/** The pid of a local infrastructure server (`kafka`, `clickhouse`, `minio`, `postgres`) from its pid file. */
+export function pidOfInfra(name: string): number | null {
   try {
     const pid = Number(readFileSync(join(repoRoot, '.local', 'run', `${name}.pid`), 'utf8').trim());
     return Number.isInteger(pid) && pid > 1 ? pid : null;

@@ -210,12 +210,30 @@ export class PostgresRunQueue implements RunQueue {
 
   async recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
     const { record } = run;
+    if (run.temporaryThread) return this.#endTemporary(run, outcome);
     return this.#transaction(async (client) => {
       const ended = await this.#endRow(client, record, outcome, run.cancelAction === 'rollback', `owner = $${2} AND status = 'running'`, [this.replicaId]);
       if (!ended) return false;
       await this.#afterEnd(client, record.thread_id, record.run_id, run.temporaryThread, outcome, ended.watched);
       return true;
     });
+  }
+
+  /**
+   * A stateless run's end in one statement: its temporary thread goes, and the run with it (no
+   * other run waits on that thread). Those who follow it learn its outcome from the notice.
+   */
+  async #endTemporary(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
+    const { record } = run;
+    const result = await this.#pool.query(
+      `WITH mine AS (SELECT watched FROM agent_runs WHERE run_id = $1 AND owner = $2 AND status = 'running' FOR UPDATE),
+       gone AS (DELETE FROM agent_threads WHERE thread_id = $3 AND EXISTS (SELECT 1 FROM mine) RETURNING 1)
+       SELECT (SELECT watched FROM mine) AS watched, EXISTS (SELECT 1 FROM gone) AS ended`,
+      [record.run_id, this.replicaId, record.thread_id],
+    );
+    const { watched, ended } = result.rows[0] as { watched: boolean | null; ended: boolean };
+    if (ended && watched) await this.#notify(this.#pool, { k: 'd', r: record.run_id, ...(JSON.stringify(outcome).length <= OUTCOME_IN_NOTICE_BYTES ? { o: outcome } : {}) });
+    return ended;
   }
 
   /**

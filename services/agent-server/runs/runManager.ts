@@ -22,6 +22,7 @@ import type { PostgresRunQueue, RunWork, SharedRunExecutor } from './postgresRun
 import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
 import { newThreadRecord } from '../threads/threadRecords.ts';
+import { TemporaryThreadCheckpointer } from '../store/temporaryThreads.ts';
 
 /** How long a finished run's events stay joinable. */
 const FINISHED_RUN_RETENTION_MS = 60_000;
@@ -289,6 +290,8 @@ export class RunManager implements SharedRunExecutor {
     if (run.done || run.controller.signal.aborted) return { status: 'interrupted', values: null };
     run.executing = true;
     const { assistant, graph } = this.assistantFor(record.assistant_id);
+    const { checkpointer } = this.deps;
+    if (run.temporaryThread && checkpointer instanceof TemporaryThreadCheckpointer) checkpointer.hold(record.thread_id);
     record.status = 'running';
     record.updated_at = nowIso();
     await this.nextTurn();
@@ -397,7 +400,7 @@ export class RunManager implements SharedRunExecutor {
       // before the thread is handed to its next run
       if (run.cancelAction === 'rollback' && !run.temporaryThread) outcome = { ...outcome, values: await this.rollBack(run) };
       const recorded = await this.queue.recordEnd(run, outcome);
-      if (recorded && run.temporaryThread) await this.deps.checkpointer.deleteThread(record.thread_id);
+      if (run.temporaryThread) await this.deps.checkpointer.deleteThread(record.thread_id);
       if (!recorded) this.deps.logger.warn({ run_id: record.run_id }, 'a run ended here after another replica had failed it (this one was taken for dead)');
     } catch (err) {
       this.deps.logger.error({ run_id: record.run_id, err: (err as Error).message }, 'could not record the end of a run');
