@@ -71,8 +71,8 @@ test('declares the infrastructure (three Kafka nodes), every service of the plat
     'agent-server': 'services/agent-server/agentServerMain.ts',
     'chat-app': 'examples/chat-app/main.ts',
   });
-  // The services that share their work through Kafka run as several replicas.
-  for (const name of ['tracing-api', 'projectors', 'export-worker']) expect(compose.services[name]?.deploy?.replicas, name).toBeGreaterThanOrEqual(2);
+  // The services that share their work (through Kafka, or the agent server's run queue in PostgreSQL) run as several replicas.
+  for (const name of ['tracing-api', 'projectors', 'export-worker', 'agent-server']) expect(compose.services[name]?.deploy?.replicas, name).toBeGreaterThanOrEqual(2);
 });
 
 test("the Kafka nodes are one KRaft quorum with the local cluster's durability settings (infra/kafka.ts)", () => {
