@@ -18,6 +18,7 @@
 import pg from 'pg';
 import { v4 as uuidv4 } from 'uuid';
 import { errors } from '../../../platform/errors.ts';
+import { retry, type RetryPolicy } from '../../../platform/retry.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import type { AuthContext } from '../auth/customAuth.ts';
 import type { MultitaskStrategy, RunRecord, RunStatus } from '../store/agentRecords.ts';
@@ -28,7 +29,6 @@ import { threadAfterRun, type RunExecutor, type RunQueue, type ThreadAdmission, 
 const CHANNEL = 'agent_runs';
 /** NOTIFY payloads are at most 8000 bytes: an outcome larger than this is read from its row. */
 const OUTCOME_IN_NOTICE_BYTES = 6000;
-const UNIQUE_VIOLATION = '23505';
 
 /** What another replica needs to execute a run: kept on its row. */
 export interface RunWork {
@@ -56,6 +56,11 @@ type Notice =
   | { k: 'o'; r: string; u: string };
 
 const FINAL: RunStatus[] = ['success', 'error', 'interrupted', 'timeout'];
+
+/** A race lost to another replica's statement: unique violation, deadlock, serialization failure. */
+const isRace = (err: unknown) => ['23505', '40P01', '40001'].includes((err as { code?: string }).code ?? '');
+const RACE_RETRY: RetryPolicy = { initialDelayMs: 2, backoffCoefficient: 2, maxDelayMs: 50, maxAttempts: 6, jitter: 0.5 };
+const END_RETRY: RetryPolicy = { initialDelayMs: 50, backoffCoefficient: 2, maxDelayMs: 1000, maxAttempts: Infinity, jitter: 0.3 };
 const nowIso = () => new Date().toISOString();
 
 export interface PostgresRunQueueOptions {
@@ -127,30 +132,32 @@ export class PostgresRunQueue implements RunQueue {
   async admit(run: ActiveRun, strategy: MultitaskStrategy, thread: ThreadAdmission): Promise<void> {
     await this.#register();
     const delayed = (run.body.after_seconds ?? 0) > 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const startNow = !delayed && (await this.#admitIfIdle(run, thread));
-        if (startNow || (await this.#admitLocked(run, strategy, thread))) {
-          run.record.status = 'running';
-          this.#executor.startHere(run);
-        } else if (delayed) {
-          setTimeout(() => this.poke(), (run.body.after_seconds ?? 0) * 1000 + 10).unref();
-        }
-        return;
-      } catch (err) {
-        // Another request's run took the thread between our look and our insert: look again.
-        if ((err as { code?: string }).code !== UNIQUE_VIOLATION || attempt >= 5) throw err;
-      }
+    // Another request's run took the thread between our look and our insert (the unique index
+    // refused ours), or PostgreSQL broke a lock cycle: look again.
+    const startNow = await retry(RACE_RETRY, async () => (!delayed && (await this.#admitIfIdle(run, thread))) || (await this.#admitLocked(run, strategy, thread)), {
+      what: 'admit a run',
+      retryIf: isRace,
+    });
+    if (startNow) {
+      run.record.status = 'running';
+      this.#executor.startHere(run);
+    } else if (delayed) {
+      setTimeout(() => this.poke(), (run.body.after_seconds ?? 0) * 1000 + 10).unref();
     }
   }
 
-  /** The common case in one statement: the thread has no unfinished run, so this one runs here, now. */
+  /**
+   * The common case in one statement: the thread has no unfinished run, so this one runs here,
+   * now. Every statement that touches a thread's runs locks the thread's row first (here, the
+   * admissions, the ends, the reaper, a cancel): one lock order, no deadlock.
+   */
   async #admitIfIdle(run: ActiveRun, thread: ThreadAdmission): Promise<boolean> {
     const { record } = run;
     const result = await this.#pool.query(
-      `WITH inserted AS (
+      `WITH locked AS (SELECT thread_id FROM agent_threads WHERE thread_id = $2 FOR UPDATE),
+       inserted AS (
          INSERT INTO agent_runs (run_id, thread_id, workspace_id, created_at, updated_at, record, status, owner, work)
-         SELECT $1, $2, $3, $4, $4, $5, 'running', $6, $7
+         SELECT $1, locked.thread_id, $3, $4, $4, $5, 'running', $6, $7 FROM locked
          WHERE NOT EXISTS (SELECT 1 FROM agent_runs WHERE thread_id = $2 AND status IN ('pending', 'running'))
          RETURNING thread_id)
        UPDATE agent_threads SET status = $8, updated_at = $9, metadata = $10 WHERE thread_id = (SELECT thread_id FROM inserted) RETURNING 1`,
@@ -166,7 +173,7 @@ export class PostgresRunQueue implements RunQueue {
   async #admitLocked(run: ActiveRun, strategy: MultitaskStrategy, thread: ThreadAdmission): Promise<boolean> {
     const { record } = run;
     return this.#transaction(async (client) => {
-      await client.query(`SELECT 1 FROM agent_threads WHERE thread_id = $1 FOR UPDATE`, [record.thread_id]);
+      await this.#lockThread(client, record.thread_id);
       const ahead = (await client.query(`SELECT run_id, status FROM agent_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`, [record.thread_id])).rows as { run_id: string; status: RunStatus }[];
       const running = ahead.filter((r) => r.status === 'running').length;
       let pending = ahead.length - running;
@@ -208,10 +215,20 @@ export class PostgresRunQueue implements RunQueue {
     // claimed or admitted as running already
   }
 
-  async recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
+  /**
+   * Retried while this replica's lease would last (PostgreSQL away, a lock cycle broken): a run
+   * whose end is not recorded stays `running` until a peer takes this replica for dead.
+   */
+  recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
+    const policy = { ...END_RETRY, maxElapsedMs: this.#options.leaseMs };
+    return retry(policy, () => this.#recordEnd(run, outcome), { what: `record the end of run ${run.record.run_id}`, logger: this.#logger });
+  }
+
+  async #recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
     const { record } = run;
     if (run.temporaryThread) return this.#endTemporary(run, outcome);
     return this.#transaction(async (client) => {
+      await this.#lockThread(client, record.thread_id);
       const ended = await this.#endRow(client, record, outcome, run.cancelAction === 'rollback', `owner = $${2} AND status = 'running'`, [this.replicaId]);
       if (!ended) return false;
       await this.#afterEnd(client, record.thread_id, record.run_id, run.temporaryThread, outcome, ended.watched);
@@ -226,7 +243,8 @@ export class PostgresRunQueue implements RunQueue {
   async #endTemporary(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
     const { record } = run;
     const result = await this.#pool.query(
-      `WITH mine AS (SELECT watched FROM agent_runs WHERE run_id = $1 AND owner = $2 AND status = 'running' FOR UPDATE),
+      `WITH locked AS (SELECT thread_id FROM agent_threads WHERE thread_id = $3 FOR UPDATE),
+       mine AS (SELECT r.watched FROM agent_runs r JOIN locked ON locked.thread_id = r.thread_id WHERE r.run_id = $1 AND r.owner = $2 AND r.status = 'running' FOR UPDATE OF r),
        gone AS (DELETE FROM agent_threads WHERE thread_id = $3 AND EXISTS (SELECT 1 FROM mine) RETURNING 1)
        SELECT (SELECT watched FROM mine) AS watched, EXISTS (SELECT 1 FROM gone) AS ended`,
       [record.run_id, this.replicaId, record.thread_id],
@@ -252,12 +270,15 @@ export class PostgresRunQueue implements RunQueue {
     return row ? { watched: row.watched } : undefined;
   }
 
-  /** The thread after one of its runs ended: its status (or gone, if temporary), and the next run woken. Runs with the thread locked. */
+  async #lockThread(client: pg.PoolClient, threadId: string): Promise<void> {
+    await client.query(`SELECT 1 FROM agent_threads WHERE thread_id = $1 FOR UPDATE`, [threadId]);
+  }
+
+  /** The thread after one of its runs ended: its status (or gone, if temporary), and the next run woken. With the thread locked. */
   async #afterEnd(client: pg.PoolClient, threadId: string, runId: string, temporary: boolean, outcome: RunOutcome, watched: boolean): Promise<void> {
     if (temporary) {
       await client.query(`DELETE FROM agent_threads WHERE thread_id = $1`, [threadId]);
     } else {
-      await client.query(`SELECT 1 FROM agent_threads WHERE thread_id = $1 FOR UPDATE`, [threadId]);
       const others = Number((await client.query(`SELECT count(*) AS n FROM agent_runs WHERE thread_id = $1 AND status IN ('pending', 'running')`, [threadId])).rows[0].n);
       const patch = threadAfterRun(runId, outcome, others, nowIso());
       if (patch) {
@@ -297,7 +318,10 @@ export class PostgresRunQueue implements RunQueue {
    * rollback); a running one's replica is told to stop it. False when the run is not unfinished.
    */
   async cancelElsewhere(runId: string, action: CancelAction): Promise<boolean> {
+    const threadId = (await this.#pool.query(`SELECT thread_id FROM agent_runs WHERE run_id = $1`, [runId])).rows[0]?.thread_id as string | undefined;
+    if (threadId === undefined) return false;
     const ended = await this.#transaction(async (client) => {
+      await this.#lockThread(client, threadId);
       const pending = await this.#endPending(client, runId, action);
       if (!pending) return false;
       await this.#afterEnd(client, pending.threadId, runId, pending.temporary, { status: 'interrupted', values: null }, false);
@@ -419,7 +443,7 @@ export class PostgresRunQueue implements RunQueue {
       );
       return result.rows;
     } catch (err) {
-      if ((err as { code?: string }).code === UNIQUE_VIOLATION) return []; // a thread's run started elsewhere meanwhile: the next poke looks again
+      if (isRace(err)) return []; // a thread's run started elsewhere meanwhile: the next poke looks again
       throw err;
     }
   }
@@ -505,6 +529,7 @@ export class PostgresRunQueue implements RunQueue {
       const outcome: RunOutcome = { status: 'error', values: null, error };
       const temporary = row.work?.temporary ?? false;
       const reaped = await this.#transaction(async (client) => {
+        await this.#lockThread(client, row.thread_id);
         const ended = await this.#endRow(client, record, outcome, false, `status = 'running' AND (owner IS NULL OR NOT EXISTS (SELECT 1 FROM agent_server_replicas a WHERE a.replica_id = agent_runs.owner))`, []);
         if (!ended) return false;
         await this.#afterEnd(client, row.thread_id, row.run_id, temporary, outcome, ended.watched);
