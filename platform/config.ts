@@ -62,6 +62,21 @@ const configSchema = z.object({
   CLICKHOUSE_DATABASE: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a plain identifier').default('langsmith'),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
+  /**
+   * The other replicas of a replicated ClickHouse (their HTTP URLs, comma separated): a request
+   * that cannot reach the server it was using goes to the next. Empty: CLICKHOUSE_URL only.
+   */
+  CLICKHOUSE_REPLICA_URLS: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ error: 'expected http(s) URLs, comma separated' }))),
+  /**
+   * The cluster (in the servers' remote_servers) the read models live on. Set, tables and views
+   * are made, swapped and dropped ON CLUSTER with Replicated engines (platform/clickhouse/clusterDdl.ts);
+   * empty (default), on the one server, with plain MergeTree engines.
+   */
+  CLICKHOUSE_CLUSTER: z.string().regex(/^([a-zA-Z_][a-zA-Z0-9_]*)?$/, 'a plain identifier').default(''),
 
   S3_ENDPOINT: z.url().default('http://127.0.0.1:9000'),
   S3_REGION: z.string().default('us-east-1'),
@@ -179,7 +194,7 @@ export type KafkaConfig = Pick<Config, 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX'>;
 /** Appending events: the brokers, topic names and how long an append may wait. */
 export type EventLogConfig = KafkaConfig & Pick<Config, 'KAFKA_APPEND_TIMEOUT_MS'>;
 /** The ClickHouse of the read models (ClickHouseClient.fromConfig). */
-export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD'>;
+export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_REPLICA_URLS' | 'CLICKHOUSE_CLUSTER'>;
 /** The object store of payloads and attachments. */
 export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'>;
 

@@ -1,7 +1,8 @@
 // Creates the database and every read-model table. Idempotent; run by each process at start-up.
 // Tables of older releases are brought up to date here (missing columns added).
-import { ident, sql, raw } from '../platform/clickhouse/sql.ts';
-import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
+import { ident, sql, raw, type Sql } from '../platform/clickhouse/sql.ts';
+import { createDistributedTable, DISTRIBUTED_SUFFIX } from './distributedTables.ts';
+import { ClickHouseError, type ClickHouseClient } from '../platform/clickhouse/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createRunKeysTable, createRunLocationsTable, createRunsTable, createRunThreadsTable, RUNS_SORTING_KEY } from './runs/runsTable.ts';
 import { createTracesTable } from './traces/tracesTable.ts';
@@ -12,34 +13,66 @@ import { createFeedbackTable } from './feedback/feedbackTable.ts';
 import { createThreadsView, THREADS_VIEW } from './traces/threadsView.ts';
 import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
 
-/** Creates a full set of read-model tables under the given names (the live ones, or a replay's). */
-export async function createReadModelTables(ch: ClickHouseClient, tables: ReadModelTables): Promise<void> {
-  await ch.exec(createRunsTable(tables.runs));
-  await ch.exec(createRunKeysTable(tables.runKeys));
-  await ch.exec(createRunLocationsTable(tables.runLocations));
-  await ch.exec(createRunThreadsTable(tables.runThreads));
-  await ch.exec(createTracesTable(tables.traces));
-  await ch.exec(createFeedbackTable(tables.feedback));
-  await ch.exec(createTracesByHourTable(tables.tracesByHour));
-  await ch.exec(createTraceHourWritesTable(tables.traceHourWrites));
-  await ch.exec(createTraceHourStatsTable(tables.traceHourStats));
-  await ch.exec(createTracesByThreadTable(tables.tracesByThread));
-  await ch.exec(createTraceHourReachTable(tables.traceHourReach));
+/**
+ * Creates a full set of read-model tables under the given names (the live ones, or a replay's);
+ * those `wanted` says no to (already there) are left alone.
+ */
+export async function createReadModelTables(ch: ClickHouseClient, tables: ReadModelTables, wanted: (table: string) => boolean = () => true): Promise<void> {
+  const create = async (table: string, ddl: (name: string) => Sql) => {
+    if (wanted(table)) await ch.exec(ddl(table));
+  };
+  await create(tables.runs, createRunsTable);
+  await create(tables.runKeys, createRunKeysTable);
+  await create(tables.runLocations, createRunLocationsTable);
+  await create(tables.runThreads, createRunThreadsTable);
+  await create(tables.traces, createTracesTable);
+  await create(tables.feedback, createFeedbackTable);
+  await create(tables.tracesByHour, createTracesByHourTable);
+  await create(tables.traceHourWrites, createTraceHourWritesTable);
+  await create(tables.traceHourStats, createTraceHourStatsTable);
+  await create(tables.tracesByThread, createTracesByThreadTable);
+  await create(tables.traceHourReach, createTraceHourReachTable);
 }
 
+/**
+ * The database and every read-model table, made or brought up to date. On a cluster
+ * (CLICKHOUSE_CLUSTER) only what is missing is made, ON CLUSTER, and the Distributed `_all` tables
+ * too (distributedTables.ts): a process starting while a replica is down sends no DDL, which would
+ * wait for that replica, when every table is there.
+ */
 export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
-  await ch.exec(sql`CREATE DATABASE IF NOT EXISTS ${ident(ch.database)}`, { database: null });
+  const existing = ch.cluster ? await existingTables(ch) : undefined;
+  const missing = (table: string) => !existing?.has(table);
+  if (!existing || existing.size === 0) await ch.exec(sql`CREATE DATABASE IF NOT EXISTS ${ident(ch.database)}`, { database: null });
   await markCopiesIncompleteOnUpgrade(ch);
-  await createReadModelTables(ch, LIVE_TABLES);
+  await createReadModelTables(ch, LIVE_TABLES, missing);
   await addMissingColumns(ch, LIVE_TABLES.runs, createRunsTable('runs_expected_shape'));
   await addMissingColumns(ch, LIVE_TABLES.runLocations, createRunLocationsTable('run_locations_expected_shape'));
   await addMissingColumns(ch, LIVE_TABLES.feedback, createFeedbackTable('feedback_expected_shape'));
   // Earlier releases filled run_locations by a materialized view; the projector writes it now
   // (a view would stay bound to the old table when a replay swaps tables in).
-  await ch.exec(raw('DROP TABLE IF EXISTS `run_locations_mv`'));
-  // A view holds no data: recreate it so a database from an older release gets today's definition.
-  await ch.exec(sql`DROP TABLE IF EXISTS ${ident(THREADS_VIEW)}`);
-  await ch.exec(createThreadsView(THREADS_VIEW, LIVE_TABLES.traces));
+  if (!existing || existing.has('run_locations_mv')) await ch.exec(raw('DROP TABLE IF EXISTS `run_locations_mv`'));
+  // A view holds no data: recreate it so a database from an older release gets today's
+  // definition (on a cluster, made when missing: a release that changes it says so).
+  if (!existing) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(THREADS_VIEW)}`);
+  if (missing(THREADS_VIEW)) await ch.exec(createThreadsView(THREADS_VIEW, LIVE_TABLES.traces, ch.cluster ? ch.database : undefined));
+  if (ch.cluster) {
+    for (const table of Object.values(LIVE_TABLES)) {
+      if (missing(`${table}${DISTRIBUTED_SUFFIX}`)) await ch.exec(createDistributedTable(table, ch.database, ch.cluster));
+    }
+  }
+}
+
+const UNKNOWN_DATABASE = 81;
+
+/** The tables of the client's database; none when the database is not there yet. */
+async function existingTables(ch: ClickHouseClient): Promise<Set<string>> {
+  try {
+    return new Set((await ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database}`)).map((t) => t.name));
+  } catch (err) {
+    if (err instanceof ClickHouseError && err.exceptionCode === UNKNOWN_DATABASE) return new Set();
+    throw err;
+  }
 }
 
 /** Adds the columns a table of an older release lacks (as the DDL defines them, after the last one). */

@@ -9,12 +9,17 @@ import type { Sql } from './sql.ts';
 import { encodeRowBinary, type RowBinaryColumns } from './rowBinary.ts';
 import type { ClickHouseConfig } from '../config.ts';
 import { retry, type RetryPolicy } from '../retry.ts';
+import { clusterStatement } from './clusterDdl.ts';
 
 export interface ClickHouseOptions {
   url: string;
   database: string;
   user?: string;
   password?: string;
+  /** Other replicas, tried in turn when the server in use cannot be reached. */
+  replicaUrls?: readonly string[];
+  /** The cluster the read models live on: DDL sent ON CLUSTER, with Replicated engines (clusterDdl.ts). */
+  cluster?: string;
 }
 
 /**
@@ -134,37 +139,64 @@ export interface QueryOptions {
 
 export class ClickHouseClient {
   readonly database: string;
-  readonly #url: string;
+  readonly cluster: string | undefined;
+  /** CLICKHOUSE_URL, then the other replicas. */
+  readonly #urls: string[];
+  /** The one in use: the last that answered. */
+  #current = 0;
   readonly #headers: Record<string, string>;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
 
   /** The one way a process gets its client: from the CLICKHOUSE_* settings. */
   static fromConfig(config: ClickHouseConfig): ClickHouseClient {
-    return new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    return new ClickHouseClient({
+      url: config.CLICKHOUSE_URL,
+      database: config.CLICKHOUSE_DATABASE,
+      user: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+      replicaUrls: config.CLICKHOUSE_REPLICA_URLS,
+      cluster: config.CLICKHOUSE_CLUSTER || undefined,
+    });
   }
 
   constructor(options: ClickHouseOptions) {
-    this.#url = options.url.replace(/\/$/, '');
+    this.#urls = [options.url, ...(options.replicaUrls ?? [])].map((u) => u.replace(/\/$/, ''));
     this.database = options.database;
+    this.cluster = options.cluster;
     this.#headers = {
       'X-ClickHouse-User': options.user ?? 'default',
       ...(options.password ? { 'X-ClickHouse-Key': options.password } : {}),
     };
   }
 
-  /** POSTs to ClickHouse, once more on a stale kept-alive socket; unreachable is a ClickHouseError with status 0. */
-  async #post(url: string, body: string | Buffer, signal?: AbortSignal) {
-    try {
-      const post = () => request(url, { method: 'POST', body, headers: this.#headers, dispatcher: this.#agent, signal });
-      return await retry(STALE_SOCKET_RETRY, post, { what: 'ClickHouse request', retryIf: isStaleSocket, signal });
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      throw new ClickHouseError(0, `ClickHouse unreachable at ${this.#url}: ${(err as Error).message}`, { cause: err });
+  /**
+   * POSTs `pathAndQuery` to the server in use, once more on a stale kept-alive socket; when it
+   * cannot be reached, to the next replica, and so on. Unreachable (all of them) is a
+   * ClickHouseError with status 0. A request sent again elsewhere may have been applied where it
+   * failed: reads do not care, and the projectors' writes are idempotent (ReplacingMergeTree; a
+   * Replicated table also drops a block it has had inserted already).
+   */
+  async #post(pathAndQuery: string, body: string | Buffer, signal?: AbortSignal) {
+    const failures: string[] = [];
+    for (let tried = 0; tried < this.#urls.length; tried++) {
+      const index = (this.#current + tried) % this.#urls.length;
+      const url = this.#urls[index]!;
+      try {
+        const post = () => request(`${url}${pathAndQuery}`, { method: 'POST', body, headers: this.#headers, dispatcher: this.#agent, signal });
+        const res = await retry(STALE_SOCKET_RETRY, post, { what: 'ClickHouse request', retryIf: isStaleSocket, signal });
+        this.#current = index;
+        return res;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        failures.push(`${url}: ${(err as Error).message}`);
+        if (tried === this.#urls.length - 1) throw new ClickHouseError(0, `ClickHouse unreachable at ${failures.join('; ')}`, { cause: err });
+      }
     }
+    throw new ClickHouseError(0, 'ClickHouse: no URL');
   }
 
-  async #send(query: string, body: string | Buffer | undefined, database: string | null, options: QueryOptions = {}): Promise<string> {
-    const params = new URLSearchParams();
+  async #send(query: string, body: string | Buffer | undefined, database: string | null, options: QueryOptions = {}, settings?: Record<string, string>): Promise<string> {
+    const params = new URLSearchParams(settings);
     if (database) params.set('database', database);
     // 64-bit integers as JSON strings, as 18.16 writes them by default: current releases write
     // bare numbers, which lose precision above 2^53 and would answer in another shape.
@@ -176,7 +208,7 @@ export class ClickHouseClient {
       params.set('query', query);
       payload = body;
     }
-    const res = await this.#post(`${this.#url}/?${params}`, payload);
+    const res = await this.#post(`/?${params}`, payload);
     const text = await res.body.text();
     if (res.statusCode !== 200) throw ClickHouseError.fromResponse(res.statusCode, text, res.headers);
     return text;
@@ -184,7 +216,11 @@ export class ClickHouseClient {
 
   /** Runs a statement that returns nothing (DDL, mutations). */
   async exec(statement: Sql, options: { database?: string | null } = {}): Promise<void> {
-    await this.#send(statement.text, undefined, options.database === undefined ? this.database : options.database);
+    const ddl = this.cluster ? clusterStatement(statement, this.cluster, this.database) : statement;
+    // ON CLUSTER waits for every replica; one that is down gets the statement when it returns
+    // (from ZooKeeper's queue), and this one fails after the timeout instead of waiting 3 minutes.
+    const settings = ddl !== statement ? { distributed_ddl_task_timeout: '60' } : undefined;
+    await this.#send(ddl.text, undefined, options.database === undefined ? this.database : options.database, {}, settings);
   }
 
   /**
@@ -209,8 +245,8 @@ export class ClickHouseClient {
    */
   async queryStream(statement: Sql, format: string, options: { signal?: AbortSignal } = {}): Promise<AsyncIterable<Buffer>> {
     if (!/^[A-Za-z]+$/.test(format)) throw new TypeError(`invalid ClickHouse format: ${format}`);
-    const url = `${this.#url}/?${new URLSearchParams({ database: this.database, output_format_json_quote_64bit_integers: '1' })}`;
-    const res = await this.#post(url, `${statement.text}\nFORMAT ${format}`, options.signal);
+    const path = `/?${new URLSearchParams({ database: this.database, output_format_json_quote_64bit_integers: '1' })}`;
+    const res = await this.#post(path, `${statement.text}\nFORMAT ${format}`, options.signal);
     if (res.statusCode !== 200) throw ClickHouseError.fromResponse(res.statusCode, await res.body.text(), res.headers);
     return res.body;
   }
@@ -235,7 +271,7 @@ export class ClickHouseClient {
 
   async ping(): Promise<boolean> {
     try {
-      const res = await request(`${this.#url}/ping`, { dispatcher: this.#agent });
+      const res = await request(`${this.#urls[this.#current]}/ping`, { dispatcher: this.#agent });
       const text = await res.body.text();
       return res.statusCode === 200 && text.startsWith('Ok');
     } catch {

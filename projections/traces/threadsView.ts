@@ -28,14 +28,15 @@ export const THREAD_SUMMARY_COLUMNS: readonly string[] = [
   'sum(total_cost) AS total_cost',
 ];
 
-export function createThreadsView(view: string = THREADS_VIEW, traces = 'traces'): Sql {
+/** `database`: name the traces table with its database (on a cluster, ON CLUSTER DDL runs in each server's default database). */
+export function createThreadsView(view: string = THREADS_VIEW, traces = 'traces', database?: string): Sql {
   return raw(`CREATE VIEW IF NOT EXISTS ${ident(view).text} AS
 SELECT
   tenant_id,
   session_id,
   thread_id,
   ${THREAD_SUMMARY_COLUMNS.join(',\n  ')}
-FROM ${ident(traces).text} FINAL
+FROM ${database ? `${ident(database).text}.` : ''}${ident(traces).text} FINAL
 WHERE thread_id != ''
 GROUP BY tenant_id, session_id, thread_id`);
 }

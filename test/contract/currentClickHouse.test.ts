@@ -479,6 +479,10 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   },
   // exportRunsToParquet streams exportPlan's queries as RowBinary, as the test does
   'services/bulk-export/parquet/runsExport.ts': { exportPlan: 'exportPlan', dayStreams: 'exportPlan', exportRunsToParquet: 'exportPlan' },
+  // The cluster mode (CLICKHOUSE_CLUSTER) is not in this recording (one server): its statements
+  // are run on current ClickHouse by clusterOnCurrentClickHouse.test.ts, on 18.16 by test/faults/clickhouseReplicas.test.ts.
+  'platform/clickhouse/clusterDdl.ts': { clusterStatement: null },
+  'projections/distributedTables.ts': { createDistributedTable: null },
 };
 
 /** Source files that write SQL with the binder (their own `sql` or `raw` text), the binder itself aside. */

@@ -16,7 +16,10 @@ import { localDir } from '../../infra/config.ts';
 import { ownPid } from '../../infra/processes.ts';
 import type { Component } from '../../infra/component.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { sql } from '../../platform/clickhouse/sql.ts';
+import { ident, sql } from '../../platform/clickhouse/sql.ts';
+import { ensureReadModels } from '../../projections/readModels.ts';
+import { LIVE_TABLES, tablesWithSuffix } from '../../projections/readModelTables.ts';
+import { createReadModelTables } from '../../projections/readModels.ts';
 import { freePort, waitFor } from '../support/serviceProcess.ts';
 
 const id = `ch-replicas-${randomBytes(3).toString('hex')}`;
@@ -79,4 +82,58 @@ test('tables ON CLUSTER exist on both replicas; writes on either are read from t
   await ensureComponentsUp([second]);
   await waitFor('the returning replica to catch up', async () => (await count(b).catch(() => -1)) === 3_500, 120_000, 500);
   expect(await count(b, 'events_all')).toBe(3_500);
+});
+
+test('the read models on replicated engines (CLICKHOUSE_CLUSTER): made ON CLUSTER, a client that fails over to the other replica, a swap ON CLUSTER', { timeout: 240_000 }, async () => {
+  const [first, second] = replicas as [Component, Component];
+  const database = `rm_${randomBytes(3).toString('hex')}`;
+  // what a process of the platform gets from CLICKHOUSE_URL, CLICKHOUSE_REPLICA_URLS and CLICKHOUSE_CLUSTER
+  const client = new ClickHouseClient({ url: first.endpoint, replicaUrls: [second.endpoint], cluster: 'read_models', database });
+  const direct = [first, second].map((r) => new ClickHouseClient({ url: r.endpoint, database }));
+  try {
+    await ensureReadModels(client);
+    for (const c of direct) {
+      const tables = await c.query<{ name: string; engine: string }>(sql`SELECT name, engine FROM system.tables WHERE database = ${database} ORDER BY name`);
+      const distributed = Object.values(LIVE_TABLES).map((t) => `${t}_all`);
+      expect(tables.map((t) => t.name)).toEqual([...Object.values(LIVE_TABLES), ...distributed, 'threads'].sort());
+      for (const t of tables) expect(t.engine, t.name).toMatch(t.name === 'threads' ? /^View$/ : t.name.endsWith('_all') ? /^Distributed$/ : /^Replicated/);
+    }
+    const runsCount = async (c: ClickHouseClient) => Number((await c.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.runs)} FINAL`))[0]!.n);
+    const addRuns = (from: number, n: number) =>
+      client.exec(sql`INSERT INTO ${ident(LIVE_TABLES.runs)} (tenant_id, id, session_id, trace_id, name, version) SELECT generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), toString(number + ${from}), 1 FROM system.numbers LIMIT ${n}`);
+    await addRuns(0, 300);
+    await waitFor('the runs on the second replica', async () => (await runsCount(direct[1]!)) === 300, 60_000, 250);
+
+    // The replica the client uses dies: its reads and writes go to the other, without an error.
+    const pid = ownPid(first.name, first.processMarker);
+    process.kill(pid!, 'SIGKILL');
+    await waitFor('the first replica to be gone', async () => !(await first.isHealthy()), 30_000, 200);
+    expect(await runsCount(client)).toBe(300);
+    await addRuns(300, 200);
+    expect(await runsCount(client)).toBe(500);
+    expect(Number((await client.query<{ n: string }>(sql`SELECT count() AS n FROM threads`))[0]!.n)).toBe(0);
+    // the cluster's Distributed table answers with a replica down (one shard: the same rows)
+    expect(Number((await client.query<{ n: string }>(sql`SELECT count() AS n FROM runs_all FINAL`))[0]!.n)).toBe(500);
+    // a process starting now sends no DDL (every table is there), which would wait for the dead replica
+    const sent: string[] = [];
+    const watching = { database, cluster: client.cluster, query: client.query.bind(client), exec: async (s: { text: string }) => void sent.push(s.text) } as unknown as ClickHouseClient;
+    await ensureReadModels(watching);
+    expect(sent).toEqual([]);
+
+    // Back, it catches up; a replay's swap (RENAME ON CLUSTER) and drop reach both replicas.
+    await ensureComponentsUp([first]);
+    await waitFor('the first replica to catch up', async () => (await runsCount(direct[0]!).catch(() => -1)) === 500, 120_000, 500);
+    const fresh = tablesWithSuffix('_replay_t');
+    await createReadModelTables(client, fresh);
+    await client.exec(sql`RENAME TABLE ${ident(LIVE_TABLES.runs)} TO ${ident('runs_replaced_t')}, ${ident(fresh.runs)} TO ${ident(LIVE_TABLES.runs)}`);
+    await client.exec(sql`DROP TABLE IF EXISTS ${ident('runs_replaced_t')}`);
+    for (const c of direct) {
+      expect(await runsCount(c)).toBe(0); // the fresh table is empty
+      const left = await c.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${database} AND name IN ('runs_replaced_t', ${fresh.runs})`);
+      expect(left).toEqual([]);
+    }
+  } finally {
+    await client.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null }).catch(() => undefined);
+    await Promise.all([client, ...direct].map((c) => c.close()));
+  }
 });

@@ -21,9 +21,9 @@ function readmeTable(): Map<string, string> {
   return rows;
 }
 
-/** The default as the table writes it: in backticks, or "empty". */
+/** The default as the table writes it: in backticks, or "empty" (an empty string or list). */
 function documented(value: unknown): string {
-  return value === '' ? 'empty' : `\`${String(value)}\``;
+  return value === '' || (Array.isArray(value) && value.length === 0) ? 'empty' : `\`${String(value)}\``;
 }
 
 // Read outside the schemas: by the example chat model (chatModel.ts), the example ADK agent (examples/adk-agent) and the infra scripts' progress output.

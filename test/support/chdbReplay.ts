@@ -22,12 +22,15 @@ export interface ChdbReplay {
   answers: ChdbAnswer[];
 }
 
-/** Runs every step on chdb in one session (one Python process), its clock in `timezone` as the recorded server's was. */
-export async function replayOnChdb(python: PythonEnv, steps: readonly RecordedStep[], timezone: string): Promise<ChdbReplay> {
+/**
+ * Runs every step on chdb in one session (one Python process), its clock in `timezone` as the
+ * recorded server's was; `config`: a server config (XML) for the session, e.g. a cluster's remote_servers.
+ */
+export async function replayOnChdb(python: PythonEnv, steps: readonly RecordedStep[], timezone: string, config?: string): Promise<ChdbReplay> {
   const dir = join(repoRoot, '.local', 'chdb');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `steps-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
-  const lines = [JSON.stringify({ kind: 'session', timezone })];
+  const lines = [JSON.stringify({ kind: 'session', timezone, ...(config ? { config } : {}) })];
   for (const s of steps)
     lines.push(JSON.stringify(s.kind === 'statement' ? { kind: s.kind, database: s.database, query: s.query, data: s.data, binary: s.binary } : s));
   writeFileSync(file, lines.join('\n') + '\n');

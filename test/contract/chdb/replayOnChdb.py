@@ -3,7 +3,8 @@
 Reads JSON lines from the file named by the first argument, runs each step in one chdb session,
 in order, and prints one JSON line per step:
   {"ok": true, "answer": "<base64 of the answer's bytes>"}   or   {"ok": false, "error": "..."}
-The first line sets the session up: {"kind": "session", "timezone": "UTC"}. Then:
+The first line sets the session up: {"kind": "session", "timezone": "UTC", "config": "<clickhouse>…"}
+(config, optional: a server config for the session, such as a cluster's remote_servers). Then:
   {"kind": "statement", "database": "db" | null, "query": "...", "data": "..." | null, "binary": false}
       the statement as sent over HTTP: run in `database` (the server default when null); an
       insert's rows (`data`) follow its text, as ClickHouse reads inline data after FORMAT;
@@ -33,8 +34,14 @@ def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as f:
         steps = [json.loads(line) for line in f if line.strip()]
     with tempfile.TemporaryDirectory(prefix="chdb-replay-") as path:
-        sess = session.Session(path)
         setup = steps[0]
+        if setup.get("config"):
+            config = os.path.join(path, "config.xml")
+            with open(config, "w", encoding="utf-8") as f:
+                f.write(setup["config"])
+            sess = session.Session(f"{os.path.join(path, 'data')}?config-file={config}")
+        else:
+            sess = session.Session(path)
         # As our client asks of every server (platform/clickhouse/client.ts): 64-bit integers quoted.
         sess.query("SET output_format_json_quote_64bit_integers = 1")
         sess.query(f"SET session_timezone = '{setup['timezone']}'")
