@@ -21,6 +21,9 @@ import { ensureReadModels } from '../../projections/readModels.ts';
 import { LIVE_TABLES, tablesWithSuffix } from '../../projections/readModelTables.ts';
 import { createReadModelTables } from '../../projections/readModels.ts';
 import { freePort, waitFor } from '../support/serviceProcess.ts';
+import { startTracingStack, stackCall } from '../support/tracingStack.ts';
+import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
+import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 
 const id = `ch-replicas-${randomBytes(3).toString('hex')}`;
 const dir = join(localDir, 'tmp', id);
@@ -135,5 +138,65 @@ test('the read models on replicated engines (CLICKHOUSE_CLUSTER): made ON CLUSTE
   } finally {
     await client.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null }).catch(() => undefined);
     await Promise.all([client, ...direct].map((c) => c.close()));
+  }
+});
+
+test('a tracing stack on the replicated pair: the replica it uses killed during ingest and reads, nothing lost, reads answered, the replica catches up', { timeout: 300_000 }, async () => {
+  const [first, second] = replicas as [Component, Component];
+  const stack = await startTracingStack('chreplicas', { CLICKHOUSE_URL: first.endpoint, CLICKHOUSE_REPLICA_URLS: second.endpoint, CLICKHOUSE_CLUSTER: 'read_models' });
+  const database = stack.config.CLICKHOUSE_DATABASE;
+  const direct = [first, second].map((r) => new ClickHouseClient({ url: r.endpoint, database }));
+  const accepted = new Set<string>();
+  const refused: number[] = [];
+  const reads: number[] = [];
+  let stop = false;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const ingest = async () => {
+    while (!stop) {
+      const runs = Array.from({ length: 10 }, () => makeTrace(4)).flat();
+      const body = multipartBody(postParts(runs));
+      const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': body.contentType }, body: body.body });
+      await res.arrayBuffer();
+      if (res.status === 202) for (const r of runs) accepted.add(r.id);
+      else refused.push(res.status);
+      await sleep(20);
+    }
+  };
+  const read = async () => {
+    while (!stop) {
+      reads.push((await stackCall(stack, 'POST', '/runs/query', { is_root: true, limit: 5 })).status);
+      await sleep(50);
+    }
+  };
+  const projected = async (c: ClickHouseClient) => {
+    const rows = await c.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE tenant_id = toUUID(${DEFAULT_WORKSPACE_ID})`);
+    const ids = new Set(rows.map((r) => r.id));
+    return { rows: rows.length, ids: ids.size, missing: [...accepted].filter((id) => !ids.has(id)).length };
+  };
+  const load = Promise.all([ingest(), ingest(), read()]);
+  try {
+    await sleep(4_000);
+    process.kill(ownPid(first.name, first.processMarker)!, 'SIGKILL');
+    await waitFor('the first replica to be gone', async () => !(await first.isHealthy()), 30_000, 200);
+    await sleep(8_000);
+    stop = true;
+    await load;
+    expect(refused).toEqual([]);
+    expect(reads.filter((status) => status !== 200)).toEqual([]);
+    expect(reads.length).toBeGreaterThan(20);
+    expect(accepted.size).toBeGreaterThan(500);
+    // every accepted run, once, on the replica that stayed
+    await waitFor('every accepted run on the second replica', async () => (await projected(direct[1]!)).missing === 0, 60_000, 500).catch(() => undefined);
+    expect(await projected(direct[1]!)).toEqual({ rows: accepted.size, ids: accepted.size, missing: 0 });
+    // and on the first once it is back
+    await ensureComponentsUp([first]);
+    await waitFor('the first replica to catch up', async () => (await projected(direct[0]!).catch(() => null))?.missing === 0, 120_000, 500).catch(() => undefined);
+    expect(await projected(direct[0]!)).toEqual({ rows: accepted.size, ids: accepted.size, missing: 0 });
+    console.log(JSON.stringify({ clickhouse_replica_failover: { runs_accepted: accepted.size, reads: reads.length, refused: refused.length } }));
+  } finally {
+    stop = true;
+    await load;
+    await Promise.all(direct.map((c) => c.close()));
+    await stack.stop();
   }
 });
