@@ -112,6 +112,34 @@ describe('agent-server replicas on one database', () => {
     expect((await a.threads.get(thread.thread_id)).status).toBe('idle');
   });
 
+  it('a queued run is streamed by the server that took the request, whichever server claims it', async () => {
+    const [a, b, c] = clients as [Client, Client, Client];
+    const ranOn: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const thread = await a.threads.create();
+      const slow = await a.runs.create(thread.thread_id, 'slow', { input: { messages: [] } });
+      await waitFor('the slow run to run', async () => (await b.runs.get(thread.thread_id, slow.run_id)).status === 'running', 20_000, 50);
+      const events: string[] = [];
+      let last: unknown;
+      const streaming = (async () => {
+        for await (const event of c.runs.stream(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue', streamMode: ['values', 'custom'] })) {
+          events.push(event.event);
+          last = event.data;
+        }
+      })();
+      await waitFor('the queued run', async () => (await a.runs.list(thread.thread_id, { status: 'pending' })).length === 1, 20_000, 50);
+      await b.runs.cancel(thread.thread_id, slow.run_id, true);
+      await streaming;
+      expect(events[0]).toBe('metadata');
+      expect(events).toContain('custom');
+      expect(events.at(-1)).toBe('values');
+      ranOn.push(ranOf(last)[0]!.replica);
+      expect((await a.threads.get(thread.thread_id)).status).toBe('idle');
+    }
+    // relayed whenever another server than C ran it
+    console.log(`queued runs streamed through C ran on ${ranOn.map((port) => (port === replicas[2]!.env.AGENT_SERVER_PORT ? 'C' : 'another server')).join(', ')}`);
+  });
+
   it('a replica killed mid-run leaves the run failed within the lease, and the runs queued behind it run elsewhere', async () => {
     const [, b, c] = clients as [Client, Client, Client];
     const thread = await c.threads.create();
