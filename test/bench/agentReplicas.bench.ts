@@ -24,10 +24,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { Pool } from 'undici';
 import { startAgentServer, writeAgentConfig, exampleGraph, type AgentServer } from '../support/agentServer.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
+import { asAdmin } from '../support/scratchPostgres.ts';
 import { summariseCpuProfile, type ProfileSummary } from './cpuProfile.ts';
 import { measurePhase, type Phase, type Send } from './closedLoop.ts';
 import { pidOfInfra } from './load.ts';
@@ -51,15 +51,6 @@ for (const [name, value] of Object.entries(options)) if (typeof value === 'numbe
 
 const POSTGRES_URL = env.POSTGRES_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
-async function asAdmin(statement: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  try {
-    await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
-}
 
 // ---- requests ----
 
@@ -177,7 +168,7 @@ function coresBy(phase: Phase): Record<string, number | null> {
 
 async function main(): Promise<void> {
   const database = `bench_replicas_${randomBytes(4).toString('hex')}`;
-  await asAdmin(`CREATE DATABASE ${database}`);
+  await asAdmin(POSTGRES_URL, `CREATE DATABASE ${database}`);
   log(`database ${database} on ${new URL(POSTGRES_URL).host}; ${options.concurrency} clients, ${options.seconds} s per phase`);
   try {
     const one = await benchTopology(1, database);
@@ -204,7 +195,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(JSON.stringify(result) + '\n');
   } finally {
-    await asAdmin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((err) => log(`could not drop ${database}: ${(err as Error).message}`));
+    await asAdmin(POSTGRES_URL, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((err) => log(`could not drop ${database}: ${(err as Error).message}`));
   }
 }
 

@@ -11,7 +11,8 @@ export interface ScratchPostgres {
   drop(): Promise<void>;
 }
 
-async function asAdmin(adminUrl: string, statement: string): Promise<void> {
+/** Runs one statement as the server's admin (CREATE or DROP DATABASE). */
+export async function asAdmin(adminUrl: string, statement: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

@@ -24,7 +24,7 @@ import type { AuthContext } from '../auth/customAuth.ts';
 import type { MultitaskStrategy, RunRecord, RunStatus } from '../store/agentRecords.ts';
 import type { ActiveRun, CancelAction, RunOutcome } from './activeRun.ts';
 import type { RunCreateBody, StreamMode } from './runBody.ts';
-import { threadAfterRun, type RunExecutor, type RunQueue, type ThreadAdmission, type UnfinishedRun } from './runQueue.ts';
+import { threadAfterRun, type RunExecutor, type RunQueue, type ThreadAdmission } from './runQueue.ts';
 
 const CHANNEL = 'agent_runs';
 /** NOTIFY payloads are at most 8000 bytes: an outcome larger than this is read from its row. */
@@ -386,9 +386,9 @@ export class PostgresRunQueue implements RunQueue {
     for (const resolve of set ?? []) resolve(outcome);
   }
 
-  async unfinished(threadId: string): Promise<UnfinishedRun[]> {
-    const result = await this.#pool.query(`SELECT record, status FROM agent_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY status = 'running' DESC, seq`, [threadId]);
-    return result.rows.map((r) => ({ record: r.record as RunRecord, running: r.status === 'running' }));
+  async unfinished(threadId: string): Promise<RunRecord[]> {
+    const result = await this.#pool.query(`SELECT record FROM agent_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY status = 'running' DESC, seq`, [threadId]);
+    return result.rows.map((r) => r.record as RunRecord);
   }
 
   /** Asks for pending runs to claim, now (coalesced: one claim loop at a time). */

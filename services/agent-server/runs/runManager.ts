@@ -13,11 +13,10 @@ import { errors } from '../../../platform/errors.ts';
 import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
 import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
 import { toWireValue } from '../wireJson.ts';
-import { authConfigurable } from '../auth/customAuth.ts';
+import { ANONYMOUS, authConfigurable } from '../auth/customAuth.ts';
 import type { Caller } from '../auth/callers.ts';
-import { ANONYMOUS } from '../auth/customAuth.ts';
 import { ActiveRun, type CancelAction, type RunOutcome } from './activeRun.ts';
-import { LocalRunQueue, type RunQueue, type UnfinishedRun } from './runQueue.ts';
+import { LocalRunQueue, type RunQueue } from './runQueue.ts';
 import type { PostgresRunQueue, RunWork, SharedRunExecutor } from './postgresRunQueue.ts';
 import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
@@ -214,7 +213,7 @@ export class RunManager implements SharedRunExecutor {
   }
 
   /** The thread's unfinished runs, the running one first. */
-  unfinished(threadId: string): Promise<UnfinishedRun[]> {
+  unfinished(threadId: string): Promise<RunRecord[]> {
     return this.queue.unfinished(threadId);
   }
 
@@ -234,7 +233,7 @@ export class RunManager implements SharedRunExecutor {
   /** Cancels a thread's runs and waits for them to end (before the thread is deleted). */
   async cancelThread(threadId: string, workspaceId: string): Promise<void> {
     const stopping: Promise<RunOutcome>[] = [];
-    for (const { record } of await this.unfinished(threadId)) {
+    for (const record of await this.unfinished(threadId)) {
       const run = await this.cancel(record, workspaceId, 'interrupt');
       if (run) stopping.push(run.outcome);
     }

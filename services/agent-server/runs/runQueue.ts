@@ -37,12 +37,6 @@ export interface RunExecutor {
   cancelHere(runId: string, action: CancelAction): boolean;
 }
 
-/** A run of a thread not yet ended, and whether it is running (else queued). */
-export interface UnfinishedRun {
-  record: RunRecord;
-  running: boolean;
-}
-
 export interface RunQueue {
   /** True when runs may execute in other processes (a shared queue). */
   readonly shared: boolean;
@@ -62,7 +56,7 @@ export interface RunQueue {
    */
   recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean>;
   /** The thread's unfinished runs, in order, the running one first. */
-  unfinished(threadId: string): Promise<UnfinishedRun[]>;
+  unfinished(threadId: string): Promise<RunRecord[]>;
   close(): Promise<void>;
 }
 
@@ -131,8 +125,8 @@ export class LocalRunQueue implements RunQueue {
     return true;
   }
 
-  async unfinished(threadId: string): Promise<UnfinishedRun[]> {
-    return (this.#queues.get(threadId) ?? []).map((r) => ({ record: r.record, running: r.executing }));
+  async unfinished(threadId: string): Promise<RunRecord[]> {
+    return (this.#queues.get(threadId) ?? []).map((r) => r.record);
   }
 
   async close(): Promise<void> {}
