@@ -28,6 +28,25 @@ export function postgresPool(url: string, logger: Pick<Logger, 'warn'>, max = 10
   return pool;
 }
 
+/** Held while a server creates or migrates its tables (its own lock key: the record store takes another inside). */
+const SETUP_LOCK = 0x61677374; // "agst"
+
+/**
+ * Runs `work` while no other agent server on the database does the same: replicas starting
+ * together on a new database would otherwise run LangGraph's checkpoint migrations at once, and
+ * all but one die on its migrations table's primary key.
+ */
+async function oneServerAtATime<T>(url: string, work: () => Promise<T>): Promise<T> {
+  const lock = new pg.Client({ connectionString: url });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [SETUP_LOCK]);
+    return await work();
+  } finally {
+    await lock.end(); // ending the session releases its lock
+  }
+}
+
 export async function openPersistence(config: Config, logger: Pick<Logger, 'warn'>): Promise<AgentPersistence> {
   if (config.AGENT_SERVER_CHECKPOINTER === 'memory') {
     const store = new MemoryRecordStore();
@@ -36,8 +55,10 @@ export async function openPersistence(config: Config, logger: Pick<Logger, 'warn
   const url = config.POSTGRES_URL;
   if (!url) throw new Error('AGENT_SERVER_CHECKPOINTER=postgres needs POSTGRES_URL');
   const durable = new PostgresSaver(postgresPool(url, logger));
-  await durable.setup();
-  const store = await PostgresRecordStore.open(postgresPool(url, logger));
+  const store = await oneServerAtATime(url, async () => {
+    await durable.setup();
+    return PostgresRecordStore.open(postgresPool(url, logger));
+  });
   return {
     // stateless runs' threads in memory: see store/temporaryThreads.ts
     checkpointer: new TemporaryThreadCheckpointer(durable),
