@@ -33,6 +33,26 @@ export interface HttpServerOptions {
   bearerAuth?: boolean;
 }
 
+/** How long a refused request's body is still read (and discarded) after the answer. */
+const LINGER_MS = 30_000;
+
+/**
+ * A request answered before its body was read whole (over the size limit, or malformed half-way)
+ * keeps its connection until the client has sent the rest, read and discarded, for at most
+ * LINGER_MS: nginx's lingering close. Fastify closes such a connection at once, and a client still
+ * uploading then meets a reset (EPIPE, ECONNRESET) instead of the answer, which the official
+ * clients retry as a network failure. Once the body is in, the connection serves its next request.
+ */
+function lingerForBody(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw;
+  if (raw.complete || raw.destroyed) return;
+  reply.removeHeader('connection');
+  const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS).unref();
+  const done = () => clearTimeout(timer);
+  raw.once('end', done).once('close', done);
+  raw.resume();
+}
+
 /**
  * Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`. Also for
  * failures after a reply became a stream (sent there as an error event).
@@ -91,6 +111,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'), options.bodyLimit);
     if (appErr.code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
     else if (appErr.statusCode >= 500) request.log.warn({ code: appErr.code, msg: err.message }, 'request failed');
+    lingerForBody(request, reply);
     return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });
   }
   app.setErrorHandler(sendError);

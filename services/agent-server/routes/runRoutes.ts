@@ -88,7 +88,7 @@ export async function streamRun(
     const owner = await runs.ownerOf(run, waiting.signal);
     if (owner && owner !== runs.url && (await relayRunStream(request, reply, owner, run.record, headers, lastEventId, onClose))) return;
     // claimed here meanwhile: its events are in the run this server executes
-    if (owner === runs.url) run = runs.get(run.record.run_id) ?? run;
+    if (owner === runs.url) run = (await runs.claimedHere(run.record.run_id, run.outcome)) ?? run;
   }
   await replyWithStream(reply, run, headers, lastEventId, onClose);
 }

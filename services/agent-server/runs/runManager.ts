@@ -47,6 +47,8 @@ export class RunManager implements SharedRunExecutor {
   private readonly deps: RunManagerDeps;
   /** Runs created or executed here: queued, running, or finished within the retention time, by run id. */
   private readonly runs = new Map<string, ActiveRun>();
+  /** Waiting for runs this server claimed to be taken in here: see claimedHere. */
+  private readonly claims = new Map<string, Set<() => void>>();
   private readonly queue: RunQueue;
   private readonly shared: PostgresRunQueue | undefined;
   /** Resolves in the current event-loop turn's check phase: see nextTurn. */
@@ -189,6 +191,10 @@ export class RunManager implements SharedRunExecutor {
     const here = this.runs.get(record.run_id);
     if (here || !this.shared) return here;
     const followed = await this.shared.follow(record.run_id);
+    if ('owner' in followed && followed.owner === this.url) {
+      const mine = await this.claimedHere(record.run_id, followed.ended);
+      if (mine) return mine;
+    }
     const run = new ActiveRun({ ...record }, { assistant_id: record.assistant_id }, [], { workspaceId, auth: ANONYMOUS }, false);
     if (!('owner' in followed)) {
       if (!followed.ended) return undefined;
@@ -198,6 +204,28 @@ export class RunManager implements SharedRunExecutor {
     run.ownerUrl = followed.owner;
     void followed.ended.then((outcome) => this.endFollowed(run, outcome));
     return run;
+  }
+
+  /**
+   * The run this server claimed from the queue, once taken in here. The claim's notice, and its
+   * row, reach other replicas as the claim commits, so a stream one of them relays here can
+   * arrive before the claim's answer has: it waits for it, not a stream of no events.
+   * Undefined when the run ends first.
+   */
+  claimedHere(runId: string, ended: Promise<unknown>): Promise<ActiveRun | undefined> {
+    const here = this.runs.get(runId);
+    if (here) return Promise.resolve(here);
+    return new Promise((resolve) => {
+      const waiting = this.claims.get(runId) ?? new Set<() => void>();
+      const settle = () => {
+        waiting.delete(settle);
+        if (waiting.size === 0 && this.claims.get(runId) === waiting) this.claims.delete(runId);
+        resolve(this.runs.get(runId));
+      };
+      waiting.add(settle);
+      this.claims.set(runId, waiting);
+      void ended.then(settle, settle);
+    });
   }
 
   /** True when the run executes (or executed) here, so its events are here. */
@@ -261,6 +289,7 @@ export class RunManager implements SharedRunExecutor {
     if (mine) return mine;
     const run = new ActiveRun(record, work.body, work.streamModes, { workspaceId, auth: work.auth }, work.temporary);
     this.runs.set(record.run_id, run);
+    for (const settle of [...(this.claims.get(record.run_id) ?? [])]) settle();
     return run;
   }
 

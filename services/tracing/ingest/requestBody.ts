@@ -31,7 +31,9 @@ export async function* decodedBody(body: Readable, headers: IncomingHttpHeaders,
     throw errors.bodyTooLarge(limit);
   }
   const decoder = decoderFor(encoding);
-  let source: AsyncIterable<Buffer> = body;
+  // Not destroyed when reading stops early (over the limit): the server reads and discards the
+  // rest after its answer, so that the client reads the answer (platform/http/server.ts).
+  let source: AsyncIterable<Buffer> = body.iterator({ destroyOnReturn: false });
   if (decoder) {
     body.on('error', (err) => decoder.destroy(err));
     body.pipe(decoder);

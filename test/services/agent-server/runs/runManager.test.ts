@@ -9,16 +9,31 @@ import { DEFAULT_WORKSPACE_ID } from '../../../../services/tenancy/index.ts';
 import { Caller } from '../../../../services/agent-server/auth/callers.ts';
 import { ANONYMOUS } from '../../../../services/agent-server/auth/customAuth.ts';
 import { GraphRegistry } from '../../../../services/agent-server/graphRegistry.ts';
-import { RunManager } from '../../../../services/agent-server/runs/runManager.ts';
+import { RunManager, type RunManagerDeps } from '../../../../services/agent-server/runs/runManager.ts';
+import type { PostgresRunQueue } from '../../../../services/agent-server/runs/postgresRunQueue.ts';
+import type { RunOutcome } from '../../../../services/agent-server/runs/activeRun.ts';
+import type { RunRecord } from '../../../../services/agent-server/store/agentRecords.ts';
 import { MemoryCheckpointer } from '../../../../services/agent-server/store/memoryCheckpointer.ts';
 import { MemoryRecordStore } from '../../../../services/agent-server/store/memoryRecordStore.ts';
 import { repoRoot } from '../../../support/serviceProcess.ts';
 
-async function runManager() {
+async function runManager(sharedQueue?: RunManagerDeps['sharedQueue']) {
   const checkpointer = new MemoryCheckpointer();
   const store = new MemoryRecordStore();
   const graphs = await GraphRegistry.load([{ graphId: 'noop', file: join(repoRoot, 'examples/agent-server/noopGraph.ts'), exportName: 'graph' }], checkpointer);
-  return { runs: new RunManager({ graphs, store, checkpointer, logger: createLogger('test', 'silent') }), store };
+  return { runs: new RunManager({ graphs, store, checkpointer, logger: createLogger('test', 'silent'), sharedQueue }), store };
+}
+
+/**
+ * The one answer of the shared queue these tests need: the run is owned by this server (its
+ * claim committed), and ends when `end` is called. The queue itself, on PostgreSQL with three
+ * servers: replicas.test.ts.
+ */
+function claimedByThisServer() {
+  let end!: (outcome: RunOutcome | null) => void;
+  const ended = new Promise<RunOutcome | null>((resolve) => (end = resolve));
+  const queue = { url: 'http://this-server', follow: async () => ({ owner: 'http://this-server', ended }) };
+  return { sharedQueue: () => queue as unknown as PostgresRunQueue, end };
 }
 
 const caller = new Caller(DEFAULT_WORKSPACE_ID, ANONYMOUS);
@@ -42,5 +57,44 @@ describe('RunManager', () => {
       expect((await run.outcome).status).toBe('success');
       expect(runs.get(run.record.run_id)).toBe(run);
     }
+  });
+
+  // A claim's notice (and its row) reach the other replicas as the claim commits: a stream one of
+  // them relays to this server can arrive before the claim's answer has. It was answered with a
+  // stream of no events (replicas.test.ts, once on CI).
+  const record: RunRecord = {
+    run_id: '00000000-0000-7000-8000-0000000000aa',
+    thread_id: '00000000-0000-4000-8000-0000000000bb',
+    assistant_id: 'noop',
+    created_at: '2026-11-27T00:00:00.000Z',
+    updated_at: '2026-11-27T00:00:00.000Z',
+    status: 'running',
+    metadata: {},
+    kwargs: {},
+    multitask_strategy: 'enqueue',
+  };
+  const work = { body: { assistant_id: 'noop', input }, streamModes: ['values' as const], auth: ANONYMOUS, temporary: false };
+
+  it('a run this server claimed, asked for before the claim is taken in here, is the run it executes once it is', async () => {
+    const { sharedQueue } = claimedByThisServer();
+    const { runs } = await runManager(sharedQueue);
+    let followed: unknown = 'pending';
+    const following = runs.follow({ ...record }, DEFAULT_WORKSPACE_ID).then((run) => (followed = run));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(followed).toBe('pending');
+    const adopted = runs.adopt({ ...record }, work, DEFAULT_WORKSPACE_ID);
+    await following;
+    expect(followed).toBe(adopted);
+    expect(await runs.claimedHere(record.run_id, new Promise(() => undefined))).toBe(adopted);
+  });
+
+  it('a run this server claimed that ends before it is taken in here is followed to its end', async () => {
+    const { sharedQueue, end } = claimedByThisServer();
+    const { runs } = await runManager(sharedQueue);
+    const following = runs.follow({ ...record }, DEFAULT_WORKSPACE_ID);
+    end({ status: 'interrupted', values: null });
+    const run = await following;
+    expect(run?.done).toBe(true);
+    expect((await run!.outcome).status).toBe('interrupted');
   });
 });
