@@ -25,6 +25,7 @@ import type { MultitaskStrategy, RunRecord, RunStatus } from '../store/agentReco
 import type { ActiveRun, CancelAction, RunOutcome } from './activeRun.ts';
 import type { RunCreateBody, StreamMode } from './runBody.ts';
 import { threadAfterRun, type RunExecutor, type RunQueue, type ThreadAdmission } from './runQueue.ts';
+import { KeyedWaiters } from './keyedWaiters.ts';
 
 const CHANNEL = 'agent_runs';
 /** NOTIFY payloads are at most 8000 bytes: an outcome larger than this is read from its row. */
@@ -86,9 +87,9 @@ export class PostgresRunQueue implements RunQueue {
   #registering: Promise<void> | undefined;
   #claimAgain = false;
   /** Runs followed here, not executed here: resolved when they end. */
-  readonly #followers = new Map<string, Set<(outcome: RunOutcome | null) => void>>();
+  readonly #followers = new KeyedWaiters<RunOutcome | null>();
   /** Runs waiting here for a replica to claim them: resolved with its address. */
-  readonly #claimWaiters = new Map<string, Set<(url: string) => void>>();
+  readonly #claimWaiters = new KeyedWaiters<string>();
   /** Cancels that arrived before the run they name started here (the notice can beat the claim's answer). */
   readonly #cancelsAhead = new Map<string, CancelAction>();
 
@@ -336,7 +337,7 @@ export class PostgresRunQueue implements RunQueue {
    * anyone yet) and a promise of its end (null: its row is gone, as a rolled-back run's).
    */
   async follow(runId: string): Promise<Followed> {
-    const ended = this.#follow(runId);
+    const ended = this.#followers.wait(runId);
     const row = (
       await this.#pool.query(
         `UPDATE agent_runs r SET watched = true WHERE run_id = $1
@@ -345,7 +346,7 @@ export class PostgresRunQueue implements RunQueue {
       )
     ).rows[0] as { status: RunStatus; outcome: RunOutcome | null; url: string | null } | undefined;
     if (!row || FINAL.includes(row.status)) {
-      this.#settle(runId, row?.outcome ?? null);
+      this.#followers.settle(runId, row?.outcome ?? null);
       return { ended: row?.outcome ?? null };
     }
     return { owner: row.url ?? undefined, ended };
@@ -353,37 +354,13 @@ export class PostgresRunQueue implements RunQueue {
 
   /** The address of the replica that claims a queued run, once one does. */
   claimedBy(runId: string, signal: AbortSignal): Promise<string> {
-    return new Promise((resolve) => {
-      const waiters = this.#claimWaiters.get(runId) ?? new Set();
-      const done = (url: string) => {
-        waiters.delete(done);
-        if (waiters.size === 0) this.#claimWaiters.delete(runId);
-        resolve(url);
-      };
-      waiters.add(done);
-      this.#claimWaiters.set(runId, waiters);
-      signal.addEventListener('abort', () => waiters.delete(done), { once: true });
-      // it may have been claimed before we asked
-      void this.#pool
-        .query(`SELECT a.url FROM agent_runs r JOIN agent_server_replicas a ON a.replica_id = r.owner WHERE r.run_id = $1`, [runId])
-        .then((r) => r.rows[0] && done(r.rows[0].url as string))
-        .catch(() => undefined);
-    });
-  }
-
-  /** A promise of the run's end, resolved by its notice. */
-  #follow(runId: string): Promise<RunOutcome | null> {
-    return new Promise((resolve) => {
-      const set = this.#followers.get(runId) ?? new Set();
-      set.add(resolve);
-      this.#followers.set(runId, set);
-    });
-  }
-
-  #settle(runId: string, outcome: RunOutcome | null): void {
-    const set = this.#followers.get(runId);
-    this.#followers.delete(runId);
-    for (const resolve of set ?? []) resolve(outcome);
+    const claimed = this.#claimWaiters.wait(runId, signal);
+    // it may have been claimed before we asked
+    void this.#pool
+      .query(`SELECT a.url FROM agent_runs r JOIN agent_server_replicas a ON a.replica_id = r.owner WHERE r.run_id = $1`, [runId])
+      .then((r) => r.rows[0] && this.#claimWaiters.settle(runId, r.rows[0].url as string))
+      .catch(() => undefined);
+    return claimed;
   }
 
   async unfinished(threadId: string): Promise<RunRecord[]> {
@@ -479,16 +456,16 @@ export class PostgresRunQueue implements RunQueue {
         }
         return;
       case 'o':
-        for (const resolve of [...(this.#claimWaiters.get(notice.r) ?? [])]) resolve(notice.u);
+        this.#claimWaiters.settle(notice.r, notice.u);
         return;
       case 'd':
         if (!this.#followers.has(notice.r)) return;
-        if (notice.o) this.#settle(notice.r, notice.o);
+        if (notice.o) this.#followers.settle(notice.r, notice.o);
         else
           void this.#pool
             .query(`SELECT outcome FROM agent_runs WHERE run_id = $1`, [notice.r])
-            .then((r) => this.#settle(notice.r, (r.rows[0]?.outcome as RunOutcome | undefined) ?? null))
-            .catch(() => this.#settle(notice.r, null));
+            .then((r) => this.#followers.settle(notice.r, (r.rows[0]?.outcome as RunOutcome | undefined) ?? null))
+            .catch(() => this.#followers.settle(notice.r, null));
     }
   }
 
@@ -502,7 +479,7 @@ export class PostgresRunQueue implements RunQueue {
       }
       if (!this.#listener) {
         await this.#listen();
-        for (const runId of [...this.#followers.keys()]) void this.follow(runId).then((f) => 'owner' in f || this.#settle(runId, f.ended as RunOutcome | null));
+        for (const runId of this.#followers.keys()) void this.follow(runId).then((f) => 'owner' in f || this.#followers.settle(runId, f.ended as RunOutcome | null));
       }
       await this.#reap();
       this.poke();
@@ -572,7 +549,7 @@ export class PostgresRunQueue implements RunQueue {
       await this.#reap().catch((err) => this.#logger.warn({ err: (err as Error).message }, 'could not fail the runs left running here'));
     }
     await this.#listener?.end().catch(() => undefined);
-    for (const runId of [...this.#followers.keys()]) this.#settle(runId, null);
+    for (const runId of this.#followers.keys()) this.#followers.settle(runId, null);
   }
 }
 

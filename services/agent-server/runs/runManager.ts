@@ -17,6 +17,7 @@ import { ANONYMOUS, authConfigurable } from '../auth/customAuth.ts';
 import type { Caller } from '../auth/callers.ts';
 import { ActiveRun, type CancelAction, type RunOutcome } from './activeRun.ts';
 import { LocalRunQueue, type RunQueue } from './runQueue.ts';
+import { KeyedWaiters } from './keyedWaiters.ts';
 import type { PostgresRunQueue, RunWork, SharedRunExecutor } from './postgresRunQueue.ts';
 import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
@@ -48,7 +49,7 @@ export class RunManager implements SharedRunExecutor {
   /** Runs created or executed here: queued, running, or finished within the retention time, by run id. */
   private readonly runs = new Map<string, ActiveRun>();
   /** Waiting for runs this server claimed to be taken in here: see claimedHere. */
-  private readonly claims = new Map<string, Set<() => void>>();
+  private readonly claims = new KeyedWaiters<void>();
   private readonly queue: RunQueue;
   private readonly shared: PostgresRunQueue | undefined;
   /** Resolves in the current event-loop turn's check phase: see nextTurn. */
@@ -212,20 +213,12 @@ export class RunManager implements SharedRunExecutor {
    * arrive before the claim's answer has: it waits for it, not a stream of no events.
    * Undefined when the run ends first.
    */
-  claimedHere(runId: string, ended: Promise<unknown>): Promise<ActiveRun | undefined> {
-    const here = this.runs.get(runId);
-    if (here) return Promise.resolve(here);
-    return new Promise((resolve) => {
-      const waiting = this.claims.get(runId) ?? new Set<() => void>();
-      const settle = () => {
-        waiting.delete(settle);
-        if (waiting.size === 0 && this.claims.get(runId) === waiting) this.claims.delete(runId);
-        resolve(this.runs.get(runId));
-      };
-      waiting.add(settle);
-      this.claims.set(runId, waiting);
-      void ended.then(settle, settle);
-    });
+  async claimedHere(runId: string, ended: Promise<unknown>): Promise<ActiveRun | undefined> {
+    if (this.runs.has(runId)) return this.runs.get(runId);
+    const gaveUp = new AbortController();
+    await Promise.race([this.claims.wait(runId, gaveUp.signal), ended.catch(() => undefined)]);
+    gaveUp.abort();
+    return this.runs.get(runId);
   }
 
   /** True when the run executes (or executed) here, so its events are here. */
@@ -289,7 +282,7 @@ export class RunManager implements SharedRunExecutor {
     if (mine) return mine;
     const run = new ActiveRun(record, work.body, work.streamModes, { workspaceId, auth: work.auth }, work.temporary);
     this.runs.set(record.run_id, run);
-    for (const settle of [...(this.claims.get(record.run_id) ?? [])]) settle();
+    this.claims.settle(record.run_id, undefined);
     return run;
   }
 
