@@ -16,7 +16,6 @@ export const ERROR_CODES = {
   UNDECODABLE_BODY: { status: 400, retryable: false },
   DESTINATION_CHECK_FAILED: { status: 400, retryable: false },
   TENANT_ID_REQUIRED: { status: 400, retryable: false },
-  INVALID_TENANT_ID: { status: 400, retryable: false },
   MISSING_API_KEY: { status: 401, retryable: false },
   INVALID_API_KEY: { status: 401, retryable: false },
   INVALID_TOKEN: { status: 401, retryable: false },
@@ -27,6 +26,7 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, retryable: false },
   REFUSED_BY_AUTH_HANDLER: { status: 'varies', retryable: false },
   NOT_FOUND: { status: 404, retryable: false },
+  METHOD_NOT_ALLOWED: { status: 405, retryable: false },
   NOT_ACCEPTABLE: { status: 406, retryable: false },
   CONFLICT: { status: 409, retryable: false },
   BODY_TOO_LARGE: { status: 413, retryable: false },
@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_CONTENT_ENCODING: { status: 415, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
   INVALID_FIELD: { status: 422, retryable: false },
+  INVALID_TENANT_ID: { status: 422, retryable: false },
   JSON_TOO_DEEP: { status: 422, retryable: false },
   VALIDATION_ERROR: { status: 422, retryable: false },
   THREAD_BUSY: { status: 422, retryable: true },
@@ -101,6 +102,9 @@ export const errors = {
   notFound: (what: string) => new AppError('NOT_FOUND', `${what} not found`),
   /** No route answers this method and path. */
   noRoute: (method: string, path: string) => new AppError('NOT_FOUND', `no route for ${method} ${path}`),
+  /** The path is served, but not for this method: `allowed` are the methods it answers (the Allow header). */
+  methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
+    new AppError('METHOD_NOT_ALLOWED', `${path} does not take ${method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }),
   conflict: (message: string) => new AppError('CONFLICT', message),
   /** An agent-server run asked for a thread that is running one, with multitask_strategy "reject". */
   threadBusy: () =>

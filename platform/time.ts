@@ -2,7 +2,8 @@
 // (Python sends +00:00), or naive ISO (read as UTC). We keep microseconds since the epoch.
 import { errors } from './errors.ts';
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+/** The ISO 8601 forms a time may be sent in (the route schemas' `format: date-time` takes these too). */
+export const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** Epoch milliseconds of a UTC date and time, NaN when there is no such day (Feb 30); years 0–99 are years, not 1900–1999 as Date.UTC reads them. */
 function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
@@ -21,7 +22,7 @@ function parseMicros(value: unknown, field: string): number | null {
     return Math.round(value * 1000);
   }
   if (typeof value !== 'string') throw errors.invalidField(`${field} must be epoch milliseconds or an ISO 8601 string`);
-  const m = ISO.exec(value.trim());
+  const m = ISO_TIMESTAMP.exec(value.trim());
   if (!m) throw errors.invalidField(`${field} is not an ISO 8601 timestamp: ${shown(value)}`);
   const [, y, mo, d, h, mi, s = '0', frac = '', zone] = m;
   const millis = utcMillis(Number(y), Number(mo), Number(d), Number(h), Number(mi), Math.min(Number(s), 59));

@@ -88,9 +88,32 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       tags,
       summary: 'A protocol command: `run.start {assistant_id, input, config?, metadata?}` starts a run and returns its run_id',
       params: threadParams,
+      // The one command this app serves, as parseCommand and parseRunStart read it.
       body: {
         type: 'object',
-        properties: { id: { type: 'integer' }, method: { type: 'string', examples: ['run.start'] }, params: { type: 'object', additionalProperties: true } },
+        required: ['id', 'method', 'params'],
+        properties: {
+          id: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+          method: { type: 'string', enum: ['run.start'] },
+          params: {
+            type: 'object',
+            required: ['assistant_id'],
+            additionalProperties: false,
+            properties: {
+              assistant_id: { type: 'string', enum: [...assistants] },
+              input: { type: ['object', 'null'], additionalProperties: true },
+              config: {
+                type: 'object',
+                properties: {
+                  configurable: { type: 'object', additionalProperties: true },
+                  recursion_limit: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+                  tags: { type: 'array', items: { type: 'string' } },
+                },
+              },
+              metadata: { type: 'object', additionalProperties: true },
+            },
+          },
+        },
       },
       response: {
         200: { type: 'object', required: ['type', 'id', 'result'], properties: { type: { const: 'success' }, id: { type: 'integer' }, result: { type: 'object', additionalProperties: true } } },
@@ -181,7 +204,16 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       body: {
         type: ['object', 'null'],
         additionalProperties: false,
-        properties: { values: { type: ['object', 'null'], additionalProperties: true }, checkpoint: { type: ['object', 'null'], additionalProperties: true }, as_node: { type: 'string' } },
+        properties: {
+          values: {
+            type: ['object', 'null'],
+            additionalProperties: false,
+            description: 'the state keys to set',
+            properties: Object.fromEntries([...stateKeys].map((key) => [key, key === 'messages' ? { type: 'array', description: 'messages' } : {}])),
+          },
+          checkpoint: { type: ['object', 'null'], additionalProperties: true },
+          as_node: { type: 'string' },
+        },
       },
       response: { 200: threadStateSchema, ...badThreadId, 422: { description: 'an update the state cannot take', ...problem } },
     },

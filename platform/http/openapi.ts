@@ -1,8 +1,8 @@
 // What the OpenAPI documents of every service share, so that a generated client or a fuzzer
 // knows the whole contract: the error body, the statuses a route answers besides its own (added
 // to each route as it is registered, by what the route takes and the scope it is in), UUIDs,
-// and the security requirement of authenticated scopes.
-import type { FastifyInstance, RouteOptions } from 'fastify';
+// optional bodies, and the security requirement (with X-Tenant-Id) of authenticated scopes.
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 
 /** `{ error, detail }`: every 4xx and 5xx of every service (platform/errors.ts). */
 export const errorBody = {
@@ -15,7 +15,7 @@ export const errorBody = {
 } as const;
 
 const REASONS: Record<number, string> = {
-  400: 'The request is malformed: a parameter, a header or the JSON of the body',
+  400: 'The request cannot be read (the JSON of the body, say) or is refused for what it asks, not for a field\'s form',
   401: 'No credentials, or ones that are not valid: an unknown API key; a token malformed, altered, expired or revoked',
   403: 'The API key has no access to the workspace named by X-Tenant-Id',
   404: 'Not found (or not in the caller\'s workspace)',
@@ -24,7 +24,7 @@ const REASONS: Record<number, string> = {
   413: 'Too large (the detail names the limit and the setting)',
   414: 'A path parameter is longer than the server takes (the detail names it)',
   415: 'The Content-Type or Content-Encoding is not one this route takes',
-  422: 'A field is invalid (the message names it)',
+  422: 'A field is invalid: missing, of the wrong type or format (a UUID, say), or out of range (the message names it)',
   503: 'A store the request needs (Kafka, ClickHouse, object storage) is unavailable; retry after Retry-After seconds',
 };
 
@@ -36,6 +36,24 @@ export function errorResponses(...statuses: number[]): Record<number, object> {
 /** A UUID, hyphenated or as 32 hex digits (the clients send both); `format: uuid` in the document. */
 export const UUID_PATTERN = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
 export const uuidSchema = { type: 'string', format: 'uuid' } as const;
+
+/**
+ * A time as the services take it: ISO 8601 (documented as `date-time`; naive times are read as
+ * UTC) or, in JSON, epoch milliseconds. `stored`: a time a run, feedback or project keeps, 1970 up
+ * to 2100 (platform/time.ts STORABLE_TIME_RANGE); `query`: a bound of a query, years 1700 to 2199.
+ * `text`: a query parameter, ISO 8601 only.
+ */
+export function timeSchema(range: 'stored' | 'query', description: string, { nullable = true, text = false } = {}): object {
+  const [years, min, max] = range === 'stored' ? ['19[7-9]\\d|20\\d\\d', 0, Date.UTC(2100, 0, 1) - 1] : ['1[7-9]\\d\\d|2[01]\\d\\d', Date.UTC(1700, 0, 1), Date.UTC(2200, 0, 1) - 1];
+  const types = [...(text ? ['string'] : ['string', 'number']), ...(nullable ? ['null'] : [])];
+  return {
+    type: types.length === 1 ? types[0] : types,
+    format: 'date-time',
+    pattern: `^(?:${years})-`,
+    ...(text ? {} : { minimum: min, maximum: max }),
+    description: `${description}: ISO 8601 (a time without an offset is UTC)${text ? '' : ' or epoch milliseconds'}, ${range === 'stored' ? '1970 up to 2100' : 'years 1700 to 2199'}`,
+  };
+}
 
 /** A 200 answered as JSON, or (Accept: text/event-stream) as the same page in server-sent events. */
 export function jsonOrEventStream(schema: object, description: string): object {
@@ -76,22 +94,31 @@ export function declareInputStatuses(app: FastifyInstance): void {
   });
 }
 
+/** X-Tenant-Id, as every authenticated route takes it. */
+const tenantIdHeader = {
+  type: 'string',
+  format: 'uuid',
+  description: 'The workspace to act in: needed for an API key linked to several workspaces; a bearer token names its own',
+} as const;
+
 /**
  * For every route registered after this in this scope: the API key it requires (in the
- * document's security), or, with `bearer`, a bearer token as the alternative, and the statuses
- * authentication answers: 401 (no key, or an unknown one; a token malformed, altered, expired or
- * revoked), 400 (X-Tenant-Id malformed, or required by a key of several workspaces), 403 (a
- * workspace the key is not linked to) and 503 (the key registry could not be brought up to date).
- * The server's document defines the schemes (createHttpServer, `bearerAuth` for the token's).
+ * document's security), or, with `bearer`, a bearer token as the alternative; the X-Tenant-Id
+ * header (a UUID); and the statuses authentication answers: 401 (no key, or an unknown one; a
+ * token malformed, altered, expired or revoked), 400 (X-Tenant-Id required by a key of several
+ * workspaces), 422 (X-Tenant-Id not a UUID), 403 (a workspace the key is not linked to) and 503
+ * (the key registry could not be brought up to date). The server's document defines the schemes
+ * (createHttpServer, `bearerAuth` for the token's).
  */
 export function declareApiKeyAuth(app: FastifyInstance, { bearer = false }: { bearer?: boolean } = {}): void {
   app.addHook('onRoute', (route) => {
     const schema = schemaOf(route);
     if (schema.hide) return;
-    // The key alone, or with the workspace it acts in (a key of several workspaces needs X-Tenant-Id);
-    // a token names its workspace itself.
-    schema.security ??= [{ apiKey: [] }, { apiKey: [], tenantId: [] }, ...(bearer ? [{ bearer: [] }] : [])];
-    addResponses(route, [400, 401, 403, 503]);
+    schema.security ??= [{ apiKey: [] }, ...(bearer ? [{ bearer: [] }] : [])];
+    // A header parameter, not a security scheme: a scheme's value can have no format.
+    const headers = (schema.headers ?? { type: 'object' }) as { properties?: Record<string, unknown> };
+    schema.headers = { ...headers, properties: { ...headers.properties, 'X-Tenant-Id': tenantIdHeader } };
+    addResponses(route, [400, 401, 403, 422, 503]);
   });
 }
 
@@ -112,7 +139,10 @@ const DOCS_ROUTES: Record<string, Record<string, unknown>> = {
     summary: 'This document (OpenAPI 3), as JSON',
     response: { 200: { description: 'the OpenAPI document', type: 'object', additionalProperties: true } },
   },
-  '/yaml': { summary: 'This document (OpenAPI 3), as YAML', response: { 200: text('application/x-yaml', 'the OpenAPI document') } },
+  '/yaml': {
+    summary: 'This document (OpenAPI 3), as YAML',
+    response: { 200: { description: 'the OpenAPI document', content: { 'application/x-yaml': { schema: { type: 'object', additionalProperties: true } } } } },
+  },
   '/static/index.html': { summary: 'The page, under its old name', response: { 302: { description: 'to the page', type: 'null' } } },
   '/static/swagger-initializer.js': { summary: 'The page’s settings', response: { 200: text('application/javascript', 'the script') } },
   '/static/*': {
@@ -138,4 +168,48 @@ export function declareDocsRoutes(app: FastifyInstance, prefix: string): void {
     const doc = DOCS_ROUTES[route.url.slice(prefix.length)];
     if (doc) route.schema = { tags: ['operations'], ...doc };
   });
+}
+
+/** Marks, in a route's schema, a body that may be left out (swagger copies `x-` keys into the operation). */
+const OPTIONAL_BODY = 'x-optional-body';
+
+/** A JSON object body that requires no field: `{}` is valid, so leaving the body out is too. */
+function isOptionalBody(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  const b = body as Record<string, unknown>;
+  const types = [b.type].flat();
+  if (!types.includes('object') || types.some((t) => t !== 'object' && t !== 'null')) return false;
+  if (b.content !== undefined || b.minProperties || b.anyOf || b.oneOf || b.allOf || b.not) return false;
+  return !Array.isArray(b.required) || b.required.length === 0;
+}
+
+const emptyBodyAsObject = async (request: FastifyRequest): Promise<void> => {
+  if (request.body === undefined) request.body = {};
+};
+
+/**
+ * For every route registered after this (in this scope and below) whose JSON body requires no
+ * field: a request without a body reads as one with `{}`, and the document says the body is
+ * optional (describeOptionalBodies). FastAPI reads an all-optional body the same way.
+ */
+export function declareOptionalBodies(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as (RouteSchema & { body?: unknown; [OPTIONAL_BODY]?: boolean }) | undefined;
+    if (!schema || !isOptionalBody(schema.body)) return;
+    schema[OPTIONAL_BODY] = true;
+    route.preValidation = [emptyBodyAsObject, ...[route.preValidation ?? []].flat()] as RouteOptions['preValidation'];
+  });
+}
+
+type Operation = { requestBody?: { required?: boolean }; [OPTIONAL_BODY]?: boolean };
+
+/** The document's side of declareOptionalBodies: `requestBody.required: false` where the route reads no body as `{}`. */
+export function describeOptionalBodies<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T {
+  for (const path of Object.values(document.paths ?? {}))
+    for (const operation of Object.values(path) as Operation[]) {
+      if (!operation || typeof operation !== 'object' || !(OPTIONAL_BODY in operation)) continue;
+      delete operation[OPTIONAL_BODY];
+      if (operation.requestBody) operation.requestBody.required = false;
+    }
+  return document;
 }

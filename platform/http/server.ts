@@ -1,6 +1,9 @@
 // The fastify setup every HTTP service shares: JSON logs, one error shape, request metrics,
 // health and readiness, Prometheus metrics, and an OpenAPI document (from the route
-// schemas) with a browsable page at /docs.
+// schemas) with a browsable page at /docs. What every route takes alike is decided here once:
+// a request without a body has none whatever Content-Type it names, JSON bodies may be gzip,
+// zstd or deflate encoded, a body with no required field may be left out, and a method a path
+// does not serve is a 405 naming the ones it does.
 import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger, type RouteOptions, type FastifyRequest, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -8,8 +11,11 @@ import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { ClickHouseError } from '../clickhouse/client.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
-import { BEARER_SECURITY_SCHEME, declareDocsRoutes, declareInputStatuses, UUID_PATTERN } from './openapi.ts';
+import { BEARER_SECURITY_SCHEME, declareDocsRoutes, declareInputStatuses, declareOptionalBodies, describeOptionalBodies, UUID_PATTERN } from './openapi.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
+import { readDecodedBody } from './requestBody.ts';
+import { ISO_TIMESTAMP } from '../time.ts';
+import { declareTypedQueries } from './queryParameters.ts';
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -61,8 +67,10 @@ export function toAppError(err: FastifyError | AppError | Error, contentType = '
   if (err instanceof AppError) return err;
   const e = err as FastifyError;
   if (e.validation) {
-    const allowed = e.validation[0]?.params?.allowedValues as unknown[] | undefined;
-    return errors.validation(e.message + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
+    const first = e.validation[0];
+    const allowed = first?.params?.allowedValues as unknown[] | undefined;
+    const extra = first?.keyword === 'additionalProperties' ? ` (${String(first.params.additionalProperty)})` : '';
+    return errors.validation(e.message + extra + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit) return errors.bodyTooLarge(bodyLimit.bytes, bodyLimit.setting);
@@ -84,41 +92,102 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     bodyLimit: options.bodyLimit?.bytes ?? 1024 * 1024 * 1024,
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true },
-      // `format: uuid` as the clients send ids: hyphenated or 32 hex digits (ajv-formats takes only the first).
-      onCreate: (ajv) => ajv.addFormat('uuid', UUID_PATTERN),
+      // `format: uuid` as the clients send ids: hyphenated or 32 hex digits (ajv-formats takes only the
+      // first); `format: date-time` as they send times: RFC 3339, or naive (UTC) or with a space.
+      onCreate: (ajv) => ajv.addFormat('uuid', UUID_PATTERN).addFormat('date-time', { type: 'string', validate: (text: string) => ISO_TIMESTAMP.test(text.trim()) }),
     },
     requestIdHeader: 'x-request-id',
     forceCloseConnections: true,
     // What the router refuses before any route (a path parameter over maxParamLength, a bad URL):
     // in the same shape and codes as everything else.
-    frameworkErrors: (err, request, reply) => sendError(err, request, reply),
+    frameworkErrors: (err, request, reply) => sendError(err, request, reply, false),
   });
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   declareInputStatuses(app);
 
-  // JSON bodies: fastify's own parser (prototype-poisoning safe, within bodyLimit), after the one
-  // nesting limit of all JSON taken in (platform/json/jsonNesting.ts). A service may
-  // replace it with its own (the tracing API decodes compressed bodies), keeping that limit.
-  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  // A body whose schema requires no field may be left out: it reads as {} (and the document says
+  // the body is optional).
+  declareOptionalBodies(app);
+  // Typed query parameters (integer, boolean, arrays) are read into their types before validation.
+  declareTypedQueries(app);
+
+  // JSON bodies: decoded as their Content-Encoding says (gzip, zstd, deflate; the decoded size
+  // held to bodyLimit), held to the one nesting limit of all JSON taken in
+  // (platform/json/jsonNesting.ts), then fastify's own parser (prototype-poisoning safe). No
+  // bytes is no body, whatever Content-Type is named: generic clients and SDK generators send
+  // `Content-Type: application/json` on every request, DELETEs included, and FastAPI-based
+  // servers read such a request as having no body. A service may replace this parser with its
+  // own (the tracing API reads with its ingestion limit), keeping those rules (requestBody.ts).
+  const jsonLimit = options.bodyLimit ?? { bytes: 1024 * 1024 * 1024, setting: 'the server\'s body limit' };
+  // A `__proto__` key is dropped (it is never an own property a route reads), not refused:
+  // generic clients and fuzzers send it as any other key.
+  const defaultJson = app.getDefaultJsonParser('remove', 'ignore');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && jsonTooDeep(body)) return done(errors.jsonTooDeep('the request body', MAX_JSON_DEPTH), undefined);
-    return defaultJson(request, body as string, done);
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readDecodedBody(payload, request.headers, jsonLimit).then((bytes) => {
+      if (bytes.length === 0) return done(null, undefined);
+      const body = bytes.toString('utf8');
+      if (jsonTooDeep(body)) return done(errors.jsonTooDeep('the request body', MAX_JSON_DEPTH), undefined);
+      return defaultJson(request, body, done);
+    }, (err: Error) => done(err, undefined));
   });
 
-  function sendError(err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  // Which methods each path answers, for the 405 of a method it does not (RFC 9110 §15.5.6).
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => [route.method].flat().forEach((m) => methods.add(m)));
+  /**
+   * The route a path is, and the methods it answers: where a static path and a parametric one
+   * both match it (POST /runs/batch, GET /runs/{run_id}), the one with the fewest parameters, as
+   * the document lists it. Null when nothing matches.
+   */
+  const routeAt = (url: string): { methods: string[]; params: number } | null => {
+    const found = [...methods].flatMap((method) => {
+      const route = app.findRoute({ method, url });
+      return route ? [{ method, params: Object.keys(route.params).length }] : [];
+    });
+    if (found.length === 0) return null;
+    const params = Math.min(...found.map((f) => f.params));
+    return { methods: found.filter((f) => f.params === params).map((f) => f.method).sort(), params };
+  };
+  /** The 405 for a method the route at this path does not answer; null when it does (or there is none). */
+  function methodNotAllowed(request: FastifyRequest): AppError | null {
+    const path = request.url.split('?')[0]!;
+    const route = routeAt(path);
+    return route && !route.methods.includes(request.method) ? errors.methodNotAllowed(request.method, path, route.methods) : null;
+  }
+  function sendNoRoute(request: FastifyRequest, reply: FastifyReply) {
+    // A route that found nothing (a static file, say) answers 404 through here as well.
+    const appErr = methodNotAllowed(request) ?? errors.noRoute(request.method, request.url.split('?')[0]!);
+    return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });
+  }
+  /**
+   * A method a static path does not answer that a parametric route of that method took (PATCH
+   * /runs/batch reaching PATCH /runs/{run_id}, whose run_id is no UUID): that route's refusal
+   * becomes the 405 of the path. Looked for only when such a route refused the request.
+   */
+  function shadowedMethod(request: FastifyRequest, appErr: AppError): AppError | null {
+    if (![400, 404, 422].includes(appErr.statusCode)) return null;
+    const params = Object.keys((request.params as object | undefined) ?? {}).length;
+    if (params === 0) return null;
+    const route = routeAt(request.url.split('?')[0]!);
+    return route && route.params < params ? methodNotAllowed(request) : null;
+  }
+
+
+  /** `routed`: the request reached a route, or the not-found handler (not a refusal of the router's). */
+  function sendError(err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply, routed = true) {
     const appErr = toAppError(err, String(request.headers['content-type'] ?? '(none)'), options.bodyLimit);
     if (appErr.code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
     else if (appErr.statusCode >= 500) request.log.warn({ code: appErr.code, msg: err.message }, 'request failed');
     lingerForBody(request, reply);
-    return reply.code(appErr.statusCode).headers(appErr.headers).send({ error: appErr.code, detail: appErr.message });
+    // No route takes this method and path: what its body or headers are does not matter.
+    if (routed && request.is404) return sendNoRoute(request, reply);
+    const answer = (routed && shadowedMethod(request, appErr)) || appErr;
+    return reply.code(answer.statusCode).headers(answer.headers).send({ error: answer.code, detail: answer.message });
   }
-  app.setErrorHandler(sendError);
-  app.setNotFoundHandler((request, reply) => {
-    const notFound = errors.noRoute(request.method, request.url.split('?')[0]!);
-    return reply.code(notFound.statusCode).send({ error: notFound.code, detail: notFound.message });
-  });
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => sendError(err, request, reply));
+  app.setNotFoundHandler(sendNoRoute);
 
   app.addHook('onResponse', async (request, reply) => {
     httpRequestDuration.observe(
@@ -133,11 +202,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-          tenantId: { type: 'apiKey', in: 'header', name: 'X-Tenant-Id' },
           ...(options.bearerAuth ? { bearer: BEARER_SECURITY_SCHEME } : {}),
         },
       },
     },
+    transformObject: (document) => ('openapiObject' in document ? describeOptionalBodies(document.openapiObject as Parameters<typeof describeOptionalBodies>[0]) : document.swaggerObject),
   });
   await app.register(async (docs) => {
     declareDocsRoutes(docs, '/docs');

@@ -2,7 +2,7 @@
 // credentials), exports (create, list, read, cancel) and their runs (list, read). Writes are
 // commands appended to the bulk-export topic (services/bulk-export/exportCommands.ts); reads
 // answer from its fold. Bad input is a 400 naming the field; another workspace's ids are 404s.
-import { errorResponses, uuidSchema } from '../../platform/http/openapi.ts';
+import { errorResponses, timeSchema, uuidSchema } from '../../platform/http/openapi.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { errors } from '../../platform/errors.ts';
 import { ExportCommands } from './exportCommands.ts';
@@ -10,12 +10,12 @@ import { destinationResponse, destinationSchema, exportResponse, exportRunRespon
 import type { BulkExport, ExportState } from './exportState.ts';
 import { EXPORT_COMPRESSIONS, EXPORT_FORMAT_VERSIONS, type DestinationCredentials, type ExportCompression, type ExportFormatVersion } from './exportTypes.ts';
 import { destinationHostPolicy, normalisePrefix } from './destinations/destinationS3.ts';
-import { unknownExportFields } from './parquet/exportColumns.ts';
+import { DEFAULT_EXPORT_FIELDS, unknownExportFields } from './parquet/exportColumns.ts';
 import { exportFilterCondition } from './parquet/exportQuery.ts';
 import { exportRunDirectory } from './parquet/objectKey.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
 import { tenantOf } from '../tenancy/index.ts';
-import { badInput, time, uuid } from '../../platform/http/routeInput.ts';
+import { time, uuid } from '../../platform/http/routeInput.ts';
 import type { Config } from '../../platform/config.ts';
 import type { EventLog } from '../../platform/kafka/eventLog.ts';
 import type { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
@@ -35,7 +35,6 @@ export interface BulkExportRouteOptions {
 }
 
 const tags = ['bulk-exports'];
-const schemaErrorFormatter = badInput;
 
 const credentialsBody = {
   type: 'object',
@@ -78,15 +77,15 @@ const exportBody = {
   required: ['bulk_export_destination_id', 'session_id', 'start_time'],
   additionalProperties: true,
   properties: {
-    bulk_export_destination_id: { type: 'string', description: 'UUID' },
-    session_id: { type: 'string', description: 'UUID of the project to export' },
-    start_time: { type: ['string', 'number'], description: 'inclusive; ISO 8601 or epoch ms' },
-    end_time: { type: ['string', 'number', 'null'], description: 'exclusive; makes a one-time export' },
+    bulk_export_destination_id: uuidSchema,
+    session_id: { ...uuidSchema, description: 'the project to export' },
+    start_time: timeSchema('query', 'inclusive', { nullable: false }),
+    end_time: timeSchema('query', 'exclusive; makes a one-time export'),
     interval_hours: { type: ['integer', 'null'], minimum: 1, maximum: 168, description: 'makes a scheduled export, in place of end_time' },
     format: { type: 'string', enum: ['Parquet'] },
     format_version: { type: 'string', enum: [...EXPORT_FORMAT_VERSIONS], description: 'v1: naive timestamps (UTC); v2_beta: UTC timezone-aware timestamps' },
     compression: { type: 'string', enum: [...EXPORT_COMPRESSIONS], description: 'default: FF_BULK_EXPORT_DEFAULT_COMPRESSION (gzip when unset)' },
-    export_fields: { type: ['array', 'null'], items: { type: 'string' }, minItems: 1, description: 'the columns to write; default: all' },
+    export_fields: { type: ['array', 'null'], items: { type: 'string', enum: DEFAULT_EXPORT_FIELDS }, minItems: 1, uniqueItems: true, description: 'the columns to write; default: all' },
     filter: { type: ['string', 'null'], maxLength: 64 * 1024, description: 'only runs that match, in the runs filter language, e.g. and(eq(run_type, "llm"), gt(total_tokens, 100))' },
   },
 } as const;
@@ -133,7 +132,6 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
   app.post<{ Body: Record<string, unknown> }>(
     '/bulk-exports/destinations',
     {
-      schemaErrorFormatter,
       schema: {
         tags,
         summary: 'Create a destination: a test object is written under <prefix>/tmp/ first (400 with the reason when that fails)',
@@ -166,7 +164,7 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
 
   app.get<{ Params: { destination_id: string } }>(
     '/bulk-exports/destinations/:destination_id',
-    { schemaErrorFormatter, schema: { tags, summary: 'Read a destination', params: idParams('destination_id'), response: { 200: destinationSchema, ...errorResponses(404, 503) } } },
+    { schema: { tags, summary: 'Read a destination', params: idParams('destination_id'), response: { 200: destinationSchema, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       const id = uuid(request.params.destination_id, 'destination_id');
@@ -179,7 +177,6 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
   app.patch<{ Params: { destination_id: string }; Body: { credentials: Record<string, unknown> } }>(
     '/bulk-exports/destinations/:destination_id',
     {
-      schemaErrorFormatter,
       schema: {
         tags,
         summary: 'Rotate a destination’s credentials (after a test write with them); runs already running finish with the old ones',
@@ -199,7 +196,6 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
   app.post<{ Body: Record<string, unknown> }>(
     '/bulk-exports',
     {
-      schemaErrorFormatter,
       schema: { tags, summary: 'Create an export: one-time with end_time, scheduled with interval_hours', body: exportBody, response: { 200: exportSchema, ...errorResponses(404, 503) } },
     },
     async (request) => {
@@ -216,8 +212,8 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
       const exportFields = (b.export_fields as string[] | null | undefined) ?? null;
       if (exportFields) {
         const unknown = unknownExportFields(exportFields);
-        if (unknown.length) throw errors.badRequest(`export_fields has unknown fields: ${unknown.slice(0, 10).join(', ')}`);
-        if (new Set(exportFields).size !== exportFields.length) throw errors.badRequest('export_fields names a field twice');
+        if (unknown.length) throw errors.invalidField(`export_fields has unknown fields: ${unknown.slice(0, 10).join(', ')}`);
+        if (new Set(exportFields).size !== exportFields.length) throw errors.invalidField('export_fields names a field twice');
       }
       const tenantId = tenantOf(request);
       const sessionId = uuid(b.session_id, 'session_id');
@@ -245,7 +241,7 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
 
   app.get<{ Params: { export_id: string } }>(
     '/bulk-exports/:export_id',
-    { schemaErrorFormatter, schema: { tags, summary: 'Read an export and its status', params: idParams('export_id'), response: { 200: exportSchema, ...errorResponses(404, 503) } } },
+    { schema: { tags, summary: 'Read an export and its status', params: idParams('export_id'), response: { 200: exportSchema, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       return exportResponse(exportOf(request, request.params.export_id));
@@ -255,24 +251,22 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
   app.patch<{ Params: { export_id: string }; Body: { status: string } }>(
     '/bulk-exports/:export_id',
     {
-      schemaErrorFormatter,
       schema: {
         tags,
         summary: 'Cancel an export ({"status": "Cancelled"}): final; work in flight stops, finished runs stay',
         params: idParams('export_id'),
-        body: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } },
+        body: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['Cancelled'] } } },
         response: { 200: exportSchema, ...errorResponses(404, 409, 503) },
       },
     },
     async (request) => {
-      if (request.body.status !== 'Cancelled') throw errors.badRequest(`status can only be set to "Cancelled"; got ${JSON.stringify(request.body.status).slice(0, 40)}`);
       return exportResponse(await commands.cancelExport(tenantOf(request), uuid(request.params.export_id, 'export_id')));
     },
   );
 
   app.get<{ Params: { export_id: string } }>(
     '/bulk-exports/:export_id/runs',
-    { schemaErrorFormatter, schema: { tags, summary: 'List an export’s runs (one per day partition and window)', params: idParams('export_id'), response: { 200: { type: 'array', items: exportRunSchema }, ...errorResponses(404, 503) } } },
+    { schema: { tags, summary: 'List an export’s runs (one per day partition and window)', params: idParams('export_id'), response: { 200: { type: 'array', items: exportRunSchema }, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       const e = exportOf(request, request.params.export_id);
@@ -282,7 +276,7 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
 
   app.get<{ Params: { export_id: string; run_id: string } }>(
     '/bulk-exports/:export_id/runs/:run_id',
-    { schemaErrorFormatter, schema: { tags, summary: 'Read an export run', params: idParams('export_id', 'run_id'), response: { 200: exportRunSchema, ...errorResponses(404, 503) } } },
+    { schema: { tags, summary: 'Read an export run', params: idParams('export_id', 'run_id'), response: { 200: exportRunSchema, ...errorResponses(404, 503) } } },
     async (request) => {
       await upToDate(request);
       const e = exportOf(request, request.params.export_id);

@@ -135,9 +135,13 @@ const deploymentParams = { type: 'object', required: ['deployment_id'], properti
 const revisionParams = { type: 'object', required: ['deployment_id', 'revision_id'], properties: { deployment_id: uuid, revision_id: uuid } } as const;
 
 const pageQuery = {
-  limit: { type: 'string', description: 'integer, 1-100 (default 20)' },
-  offset: { type: 'string', description: 'integer ≥ 0 (default 0): the offset a previous page returned' },
+  limit: { type: 'integer', minimum: 1, maximum: 100, description: 'default 20' },
+  offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0: the offset a previous page returned' },
 } as const;
+
+/** A comma-separated list of `item`s (blanks around and between them ignored), as FastAPI services take lists in one parameter. */
+const commaSeparated = (item: string) => `^[ \\t]*(?:(?:${item})[ \\t]*)?(?:,[ \\t]*(?:(?:${item})[ \\t]*)?)*$`;
+const UUID_TEXT = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32}';
 
 const listQuery = {
   type: 'object',
@@ -146,27 +150,30 @@ const listQuery = {
     name_contains: { type: 'string', maxLength: 256 },
     status: { type: 'string', enum: [...DEPLOYMENT_STATUSES] },
     deployment_type: { type: 'string', enum: [...DEPLOYMENT_TYPES] },
-    deployment_ids: { type: 'string', description: 'comma-separated UUIDs' },
+    deployment_ids: { type: 'string', pattern: commaSeparated(UUID_TEXT), description: 'comma-separated UUIDs' },
     image_version: { type: 'string', description: 'no deployment reports one yet: matches none' },
   },
 } as const;
 
 const revisionsQuery = {
   type: 'object',
-  properties: { ...pageQuery, status: { type: 'string', description: `comma-separated revision statuses: ${REVISION_STATUSES.join(', ')}` } },
+  properties: {
+    ...pageQuery,
+    status: { type: 'string', pattern: commaSeparated(REVISION_STATUSES.join('|')), description: `comma-separated revision statuses: ${REVISION_STATUSES.join(', ')}` },
+  },
 } as const;
 
 const deleteQuery = {
   type: 'object',
   properties: {
-    delete_tracing_project: { type: 'string', description: 'boolean (default false): also delete the deployment’s tracing project' },
-    force: { type: 'string', description: 'boolean (default false): remove the control-plane record of a deployment already AWAITING_DELETE, skipping cleanup (400 otherwise)' },
+    delete_tracing_project: { type: 'boolean', description: 'default false: also delete the deployment’s tracing project' },
+    force: { type: 'boolean', description: 'default false: remove the control-plane record of a deployment already AWAITING_DELETE, skipping cleanup (400 otherwise)' },
   },
 } as const;
 
 const responses = (ok: Record<number, unknown>, ...statuses: number[]) => ({ ...ok, ...errorResponses(...statuses), 422: httpValidationErrorSchema });
 
-type Query = Record<string, string | undefined>;
+type Query = Record<string, string | number | boolean | undefined>;
 
 const notFound = (id: string) => errors.notFound(`Deployment ID ${id}`);
 
@@ -245,14 +252,14 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
       let ids: Set<string> | null = null;
       if (q.deployment_ids !== undefined) {
         ids = new Set();
-        for (const text of q.deployment_ids.split(',').map((s) => s.trim()).filter(Boolean)) {
+        for (const text of String(q.deployment_ids).split(',').map((s) => s.trim()).filter(Boolean)) {
           const id = toUuid(text);
           if (!id) throw new RequestValidationError([{ loc: ['query', 'deployment_ids'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: text }]);
           ids.add(id);
         }
       }
       await upToDate(request);
-      const nameContains = q.name_contains?.toLowerCase();
+      const nameContains = (q.name_contains as string | undefined)?.toLowerCase();
       const matches = deps.deployments.deployments(tenantOf(request)).filter(
         (d) =>
           (nameContains === undefined || d.name.toLowerCase().includes(nameContains)) &&
@@ -324,7 +331,7 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     '/v2/deployments/:deployment_id/revisions',
     { schema: { tags, summary: 'A deployment’s revisions, newest first', params: deploymentParams, querystring: revisionsQuery, response: responses({ 200: pageSchema(revisionSchema) }, 404) } },
     async (request) => {
-      const statuses = request.query.status?.split(',').map((s) => s.trim()).filter(Boolean);
+      const statuses = (request.query.status as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
       for (const s of statuses ?? [])
         if (!(REVISION_STATUSES as readonly string[]).includes(s)) {
           const expected = REVISION_STATUSES.map((x) => `'${x}'`).join(', ');

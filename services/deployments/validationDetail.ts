@@ -94,9 +94,18 @@ function detailOf(e: FastifySchemaValidationError, part: string, data: unknown):
       return { loc, msg: `Input should be ${expected}`, type: 'enum', input, ctx: { expected } };
     }
     case 'type': {
+      // A query value that did not read as its type (platform/http/queryParameters.ts), in pydantic's words.
+      if (part === 'querystring' && typeof input === 'string' && p.type === 'boolean')
+        return { loc, msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing', input };
+      if (part === 'querystring' && typeof input === 'string' && p.type === 'integer')
+        return { loc, msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input };
       const [type, msg] = TYPE_NAMES[String(p.type).split(',')[0]!] ?? ['type_error', `Input should be of type ${String(p.type)}`];
       return { loc, msg, type, input };
     }
+    case 'minimum':
+      return { loc, msg: `Input should be greater than or equal to ${String(p.limit)}`, type: 'greater_than_equal', input, ctx: { ge: p.limit } };
+    case 'maximum':
+      return { loc, msg: `Input should be less than or equal to ${String(p.limit)}`, type: 'less_than_equal', input, ctx: { le: p.limit } };
     case 'pattern':
       return { loc, msg: `String should match pattern '${String(p.pattern)}'`, type: 'string_pattern_mismatch', input, ctx: { pattern: p.pattern } };
     case 'minLength':
@@ -125,10 +134,12 @@ export function validationErrorOf(err: FastifyError, request: FastifyRequest): R
   return null;
 }
 
-/** Query booleans as FastAPI reads them (true/false, 1/0, yes/no, on/off, t/f, y/n, any case). */
-export function queryBool(query: Record<string, string | undefined>, name: string, fallback: boolean): boolean {
+/** Query booleans as FastAPI reads them (true/false, 1/0, yes/no, on/off, t/f, y/n, any case), or as a typed query schema read them already. */
+export function queryBool(query: Record<string, unknown>, name: string, fallback: boolean): boolean {
   const value = query[name];
   if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') throw new RequestValidationError([{ loc: ['query', name], msg: 'Input should be a valid boolean', type: 'bool_type', input: value }]);
   const v = value.toLowerCase();
   if (['true', '1', 'yes', 'on', 't', 'y'].includes(v)) return true;
   if (['false', '0', 'no', 'off', 'f', 'n'].includes(v)) return false;
@@ -137,11 +148,11 @@ export function queryBool(query: Record<string, string | undefined>, name: strin
   ]);
 }
 
-/** A query integer within [min, max] (FastAPI's int_parsing, greater_than_equal, less_than_equal). */
-export function queryInt(query: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+/** A query integer within [min, max] (FastAPI's int_parsing, greater_than_equal, less_than_equal), from text or as a typed query schema read it already. */
+export function queryInt(query: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
   const value = query[name];
   if (value === undefined) return fallback;
-  const n = /^[+-]?\d+$/.test(value.trim()) ? Number(value) : NaN;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : NaN;
   const loc = ['query', name];
   if (!Number.isSafeInteger(n))
     throw new RequestValidationError([{ loc, msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input: value }]);

@@ -21,7 +21,7 @@ import { requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
 import { RunIngestor } from './ingest/runIngestor.ts';
-import { readRequestJson } from './ingest/jsonBody.ts';
+import { readJsonBody } from '../../platform/http/requestBody.ts';
 import { OtelIngestion } from './otel/otelIngestion.ts';
 import type { RouteDeps } from './routes/routeDeps.ts';
 import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRoutes.ts';
@@ -92,7 +92,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   // Request bodies: JSON and multipart, with gzip/zstd Content-Encoding and a decoded-size limit.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', (request, payload, done) => {
-    readRequestJson(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then((body) => done(null, body), (err: Error) => done(err));
+    readJsonBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then((body) => done(null, body), (err: Error) => done(err));
   });
   app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 

@@ -40,7 +40,7 @@ describe('HTTP errors', () => {
     const made: AppError[] = [
       errors.badRequest('x'), errors.invalidFilter('x'), errors.invalidJson('x', 'y'), errors.invalidField('x'), errors.jsonTooDeep('x', 1),
       errors.invalidMultipart('x'), errors.unsupportedEncoding('br'), errors.undecodableBody('gzip', 'x'), errors.unsupportedMediaType('a', 'b'),
-      errors.notAcceptable('a', ['b']), errors.bodyTooLarge(1), errors.uriTooLong('x'), errors.notFound('x'), errors.noRoute('GET', '/x'),
+      errors.notAcceptable('a', ['b']), errors.bodyTooLarge(1), errors.uriTooLong('x'), errors.notFound('x'), errors.noRoute('GET', '/x'), errors.methodNotAllowed('POST', '/x', ['GET']),
       errors.conflict('x'), errors.threadBusy(), errors.destinationCheckFailed('x'), errors.missingApiKey(), errors.unknownApiKey(),
       errors.tenantRequired(), errors.invalidTenantId('x'), errors.workspaceForbidden('x'), errors.validation('x'), errors.readModelUnavailable(),
       errors.internal(), errors.notConfigured('x'), errors.kafkaUnavailable('x'), errors.eventTooLarge('x'), errors.storageUnavailable('x', 'y'),

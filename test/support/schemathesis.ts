@@ -1,7 +1,9 @@
 // Runs schemathesis (property-based requests generated from an OpenAPI document) against a
-// running service and reads its NDJSON report: how many requests it sent and every answer that
-// was a server error. The run is bounded (examples per operation, and a time budget), its seed
-// is given or drawn and returned, so a failure can be replayed with the same seed.
+// running service with all its checks (test/contract/schemathesis.toml says where an answer of
+// a documented convention is expected) and reads its NDJSON report: how many requests it sent,
+// every answer that was a server error, and every check that failed. The run is bounded
+// (examples per operation, and a time budget), its seed is given or drawn and returned, so a
+// failure can be replayed with the same seed.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomInt } from 'node:crypto';
@@ -35,6 +37,18 @@ export interface UndocumentedStatus {
   documented: string;
 }
 
+/** A check that failed: one per operation, check and status. */
+export interface CheckFailure {
+  operation: string;
+  /** The check's name (positive_data_acceptance, …) and schemathesis's code for the failure (ST202, …). */
+  check: string;
+  code: string;
+  status: number;
+  /** What schemathesis says, and the start of the answer's body. */
+  message: string;
+  response: string;
+}
+
 export interface ServerError {
   method: string;
   url: string;
@@ -52,11 +66,18 @@ export interface FuzzResult {
   serverErrors: ServerError[];
   /** Answers with a status the operation does not declare (status_code_conformance), one per operation and status. */
   undocumented: UndocumentedStatus[];
+  /** Every check that failed (status_code_conformance's among them). */
+  failures: CheckFailure[];
+  /** Errors of schemathesis itself (an operation it could not test), which leave an operation less tested. */
+  errors: string[];
   /** The command, to replay the run by hand. */
   command: string;
   exitCode: number | null;
   output: string;
 }
+
+/** Where an answer of a documented convention is expected (the checks' settings per operation). */
+export const SCHEMATHESIS_CONFIG = join(repoRoot, 'test', 'contract', 'schemathesis.toml');
 
 interface Interaction {
   request: { method: string; uri: string; body?: { string?: string; $base64?: string } };
@@ -71,9 +92,14 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
   const reportDir = join(repoRoot, '.local', 'fuzz', `${options.name}-${Date.now()}`);
   mkdirSync(reportDir, { recursive: true });
   const args = [
-    '-m', 'schemathesis.cli', 'run', options.schemaUrl, '--url', options.baseUrl,
-    '--checks', 'not_a_server_error,status_code_conformance', '--phases', 'examples,coverage,fuzzing',
-    '--max-examples', String(options.maxExamples), '--seed', String(seed), '--workers', '2',
+    // Every check runs (schemathesis's default); `--checks all` would say the same but override
+    // the per-operation settings of the config file.
+    '-m', 'schemathesis.cli', '--config-file', SCHEMATHESIS_CONFIG, 'run', options.schemaUrl, '--url', options.baseUrl,
+    '--phases', 'examples,coverage,fuzzing',
+    // One worker: with two, Hypothesis's lambda descriptions (ast.parse from two threads) fail
+    // now and then on CPython 3.11 ("AST constructor recursion depth mismatch"), and the
+    // operation is left untested; on two cores the second worker saves little.
+    '--max-examples', String(options.maxExamples), '--seed', String(seed), '--workers', '1',
     '--generation-database', 'none', '--request-timeout', '30', '--no-color',
     '--report', 'ndjson', '--report-dir', reportDir,
     ...(options.maxSeconds ? ['--max-time', String(options.maxSeconds)] : []),
@@ -88,17 +114,31 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
   let operations = 0;
   const serverErrors: ServerError[] = [];
   const undocumented = new Map<string, UndocumentedStatus>();
+  const failures = new Map<string, CheckFailure>();
+  const errors: string[] = [];
   for (const line of readFileSync(join(reportDir, report), 'utf8').split('\n')) {
     if (!line) continue;
     const event = JSON.parse(line) as Record<string, any>;
     if (event.LoadingFinished) operations = event.LoadingFinished.statistic?.operations?.selected ?? 0;
+    if (event.NonFatalError) errors.push(`${event.NonFatalError.label ?? ''}: ${String(event.NonFatalError.value?.message ?? event.NonFatalError.info?.message ?? JSON.stringify(event.NonFatalError)).slice(0, 300)}`);
     const recorder = event.ScenarioFinished?.recorder;
     for (const [caseId, checks] of Object.entries((recorder?.checks ?? {}) as Record<string, Array<{ name: string; status: string; failure_info?: any }>>))
       for (const check of checks) {
-        if (check.name !== 'status_code_conformance' || check.status !== 'failure') continue;
-        const status = recorder.interactions?.[caseId]?.response?.status_code ?? 0;
-        const operation = String(recorder.label);
-        const documented = String(check.failure_info?.failure?.allowed_status_codes ?? check.failure_info?.failure?.message ?? '');
+        if (check.status !== 'failure') continue;
+        const interaction = recorder.interactions?.[caseId] as Interaction | undefined;
+        const status = interaction?.response?.status_code ?? 0;
+        const operation = String(check.failure_info?.failure?.operation ?? recorder.label);
+        const failure = check.failure_info?.failure ?? {};
+        failures.set(`${operation} ${check.name} ${status}`, {
+          operation,
+          check: check.name,
+          code: String(failure.code ?? ''),
+          status,
+          message: `${failure.title ?? ''}: ${String(failure.message ?? '').split('\n').slice(0, 3).join(' ')}`.slice(0, 400),
+          response: text(interaction?.response?.content).slice(0, 300),
+        });
+        if (check.name !== 'status_code_conformance') continue;
+        const documented = String(failure.allowed_status_codes ?? failure.message ?? '');
         undocumented.set(`${operation} ${status}`, { operation, status, documented });
       }
     const interactions = recorder?.interactions as Record<string, Interaction> | undefined;
@@ -110,5 +150,5 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
     }
   }
   const shown = args.map((a) => (a.startsWith('X-Api-Key') || a.toLowerCase().startsWith('x-api-key') ? `'${a.split(':')[0]}: <key>'` : a));
-  return { seed, requests, operations, serverErrors, undocumented: [...undocumented.values()], command: `${options.python.python} ${shown.join(' ')}`, exitCode: out.code, output: out.stdout + out.stderr };
+  return { seed, requests, operations, serverErrors, undocumented: [...undocumented.values()], failures: [...failures.values()], errors, command: `${options.python.python} ${shown.join(' ')}`, exitCode: out.code, output: out.stdout + out.stderr };
 }

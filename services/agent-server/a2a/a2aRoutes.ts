@@ -10,6 +10,7 @@ import type { RegisteredGraph } from '../graphRegistry.ts';
 import { callerOf } from '../auth/callers.ts';
 import { assistantIdParams, errorResponse, eventStreamResponse } from '../routes/routeSchemas.ts';
 import { openEventStream } from '../../../platform/http/sse.ts';
+import { readDecodedBody } from '../../../platform/http/requestBody.ts';
 import { accepts } from '../../../platform/http/contentNegotiation.ts';
 import { AGENT_SERVER_VERSION } from '../version.ts';
 import { A2aHandlers, type A2aCall } from './a2aHandlers.ts';
@@ -118,13 +119,23 @@ export function a2aCardRoutes(app: FastifyInstance, deps: AgentServerDeps): void
 
   const notFound = cardError('no such assistant');
   const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['a2a'], summary, ...schema } });
-  const cardQuery = { type: 'object', properties: { assistant_id: { type: 'string', description: 'the assistant: its UUID, or its graph name' } } };
+  // Without DEFAULT_A2A_ASSISTANT_ID the query must name one; its absence is answered in the
+  // reference server's shape (400, a JSON-RPC error object), not as a schema violation.
+  const fallback = deps.config.DEFAULT_A2A_ASSISTANT_ID;
+  const cardQuery = {
+    type: 'object',
+    ...(fallback ? {} : { required: ['assistant_id'] }),
+    properties: { assistant_id: { type: 'string', ...(fallback ? {} : { minLength: 1 }), description: 'the assistant: its UUID, or its graph name' } },
+  };
   app.get<{ Querystring: { assistant_id?: string } }>(
     '/.well-known/agent-card.json',
-    doc('The agent card of ?assistant_id (or DEFAULT_A2A_ASSISTANT_ID)', { querystring: cardQuery, response: { 200: agentCardSchema, 400: cardError('no assistant named, and no DEFAULT_A2A_ASSISTANT_ID'), 404: notFound } }),
+    {
+      ...doc('The agent card of ?assistant_id (or DEFAULT_A2A_ASSISTANT_ID)', { querystring: cardQuery, response: { 200: agentCardSchema, 400: cardError('no assistant named, and no DEFAULT_A2A_ASSISTANT_ID'), 404: notFound } }),
+      attachValidation: true,
+    },
     async (request, reply) => {
-      const assistantId = request.query.assistant_id || deps.config.DEFAULT_A2A_ASSISTANT_ID;
-      if (!assistantId) {
+      const assistantId = request.query.assistant_id || fallback;
+      if (!assistantId || request.validationError) {
         return reply.code(400).send({ error: { code: -32602, message: 'assistant_id is required: GET /.well-known/agent-card.json?assistant_id=<assistant id or graph name>' } });
       }
       return replyWithCard(request, reply, assistantId);
@@ -178,12 +189,16 @@ export function a2aRpcRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
     }
   };
 
-  // The body is read as text here (up to the server's body limit), so that bad JSON is answered
-  // as a JSON-RPC parse error; for the same reason the schemas below document the request and
-  // are not checked by fastify: every problem with it is a JSON-RPC error.
+  // The body is read as text here (decoded as its Content-Encoding says, up to the server's body
+  // limit), so that bad JSON is answered as a JSON-RPC parse error; for the same reason the
+  // schemas below document the request and are not checked by fastify: every problem with it is
+  // a JSON-RPC error.
+  const bodyLimit = { bytes: deps.config.AGENT_SERVER_BODY_LIMIT_BYTES, setting: 'AGENT_SERVER_BODY_LIMIT_BYTES' };
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      readDecodedBody(payload, request.headers, bodyLimit).then((body) => done(null, body.toString('utf8')), (err: Error) => done(err));
+    });
     scope.post<AssistantParams>(
       '/a2a/:assistant_id',
       {

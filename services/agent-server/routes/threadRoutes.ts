@@ -296,14 +296,15 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
           properties: { checkpoint: { type: 'object', additionalProperties: true, description: 'the new checkpoint’s config' } },
         },
         404: notFound,
-        422: errorResponse('the thread has no graph yet, is running a run (THREAD_BUSY), or the body does not match the schema'),
+        409: errorResponse('the thread has no graph yet: run an assistant on it first, or create it with metadata.graph_id'),
+        422: errorResponse('the thread is running a run (THREAD_BUSY), or the body does not match the schema'),
       },
     }),
     async (request) => {
       const { scope, thread } = await threadFor(request, 'threads:update', { thread_id: request.params.thread_id });
       const body = request.body;
       const registered = graphOf(thread);
-      if (!registered) throw errors.validation(`thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`);
+      if (!registered) throw errors.conflict(`thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`);
       if ((await runs.unfinished(thread.thread_id)).length > 0) throw errors.threadBusy();
       const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
       const config = await registered.graph.updateState(

@@ -4,7 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../../../platform/errors.ts';
-import { readDecodedBody } from './requestBody.ts';
+import { readDecodedBody } from '../../../platform/http/requestBody.ts';
 import { headerParam, multipartBoundary, MultipartSyntaxError, splitMultipart, type RawPart } from './multipartParts.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 import { toRunDraft, errorText, checkJsonField, type JsonField, type RunDraft } from './runDraft.ts';

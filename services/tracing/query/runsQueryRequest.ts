@@ -3,7 +3,8 @@
 // OpenAPI document); this module checks meaning: UUIDs, timestamps, field names, filters.
 // Fields the clients send that we do not act on (query, execution_order, …) and unknown fields
 // (Python passes extra kwargs through) are accepted and ignored.
-import { AppError, errors } from '../../../platform/errors.ts';
+import { errors } from '../../../platform/errors.ts';
+import { timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { parseTimestampMicros } from '../../../platform/time.ts';
 import type { RunPosition } from '../../../projections/runs/runQueries.ts';
@@ -43,26 +44,27 @@ const MAX_IDS = 1000;
 const ALWAYS_FIELDS = ['id', 'trace_id', 'name', 'run_type', 'start_time'];
 
 const nullable = (type: string | string[], extra: Record<string, unknown> = {}) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'], ...extra });
-const stringList = (description: string) => ({ ...nullable(['array', 'string']), items: { type: 'string' }, description });
+/** Ids: a list, or one id alone. */
+const uuidList = (description: string) => ({ ...nullable(['array', 'string']), format: 'uuid', items: uuidSchema, maxItems: MAX_IDS, description });
 
 export const runsQueryBodySchema = {
   type: 'object',
   additionalProperties: true,
   properties: {
-    session: stringList('project (session) ids; all projects of the workspace when absent'),
-    id: { ...nullable('array'), items: { type: 'string' }, description: 'run ids' },
-    trace: nullable('string', { description: 'trace id' }),
-    parent_run: nullable('string', { description: 'runs whose parent is this run' }),
+    session: uuidList('project (session) ids; all projects of the workspace when absent'),
+    id: { ...nullable('array'), items: uuidSchema, maxItems: MAX_IDS, description: 'run ids' },
+    trace: nullable('string', { format: 'uuid', description: 'trace id' }),
+    parent_run: nullable('string', { format: 'uuid', description: 'runs whose parent is this run' }),
     run_type: nullable('string'),
-    reference_example: stringList('runs of these dataset examples'),
-    is_root: nullable(['boolean', 'integer']),
+    reference_example: uuidList('runs of these dataset examples'),
+    is_root: nullable(['boolean', 'integer'], { minimum: 0, maximum: 1, description: 'true or false (or 1 or 0)' }),
     error: nullable('boolean', { description: 'runs that errored (true) or did not (false)' }),
-    start_time: nullable('string', { description: 'runs starting at or after (ISO 8601)' }),
-    end_time: nullable('string', { description: 'runs starting at or before (ISO 8601)' }),
+    start_time: timeSchema('query', 'runs starting at or after'),
+    end_time: timeSchema('query', 'runs starting at or before'),
     filter: nullable('string', { description: 'filter language, e.g. and(eq(run_type, "llm"), gt(latency, "5s"))' }),
     trace_filter: nullable('string', { description: "the trace's root run must match" }),
     tree_filter: nullable('string', { description: 'some run of the trace must match' }),
-    select: { ...nullable('array'), items: { type: 'string' }, description: 'fields to return' },
+    select: { ...nullable('array'), items: { type: 'string', enum: RUN_FIELDS }, description: 'fields to return' },
     limit: nullable('integer', { minimum: 1, description: `page size (at most ${MAX_PAGE_SIZE})` }),
     order: nullable('string', { enum: ['asc', 'desc', null], description: 'by start_time, then id (default desc)' }),
     cursor: nullable('string', { description: 'cursors.next of the previous page' }),
@@ -75,19 +77,20 @@ export const runsQueryBodySchema = {
 export const v2RunsQueryBodySchema = {
   type: 'object',
   additionalProperties: true,
+  required: ['project_ids'],
   properties: {
-    project_ids: { type: 'array', items: { type: 'string' }, description: 'project ids (required)' },
+    project_ids: { type: 'array', minItems: 1, maxItems: MAX_IDS, items: uuidSchema, description: 'project ids' },
     filter: { type: 'string' },
     trace_filter: { type: 'string' },
     tree_filter: { type: 'string' },
     has_error: { type: 'boolean' },
-    ids: { type: 'array', items: { type: 'string' } },
+    ids: { type: 'array', maxItems: MAX_IDS, items: uuidSchema },
     is_root: { type: 'boolean' },
-    trace_id: { type: 'string' },
+    trace_id: uuidSchema,
     run_type: { type: 'string', description: 'TOOL, CHAIN, LLM, … (any case)' },
-    reference_examples: { type: 'array', items: { type: 'string' } },
-    min_start_time: { type: 'string', description: 'RFC 3339; default one day ago' },
-    max_start_time: { type: 'string', description: 'RFC 3339' },
+    reference_examples: { type: 'array', maxItems: MAX_IDS, items: uuidSchema },
+    min_start_time: timeSchema('query', 'runs starting at or after; default one day ago', { nullable: false, text: true }),
+    max_start_time: timeSchema('query', 'runs starting at or before', { nullable: false, text: true }),
     page_size: {
       type: 'integer',
       minimum: 1,
@@ -100,22 +103,16 @@ export const v2RunsQueryBodySchema = {
 
 const uuid = (value: string, field: string): string => {
   const id = toUuid(value);
-  if (!id) throw errors.badRequest(`${field} is not a UUID: "${value.slice(0, 64)}"`);
+  if (!id) throw errors.invalidField(`${field} is not a UUID: "${value.slice(0, 64)}"`);
   return id;
 };
 const uuids = (values: readonly string[] | string | null | undefined, field: string): string[] | null => {
   if (values === null || values === undefined) return null;
   const list = typeof values === 'string' ? [values] : values;
-  if (list.length > MAX_IDS) throw errors.badRequest(`${field} holds more than ${MAX_IDS} ids`);
+  if (list.length > MAX_IDS) throw errors.invalidField(`${field} holds more than ${MAX_IDS} ids`);
   return list.map((v, i) => uuid(v, `${field}[${i}]`));
 };
-const time = (value: string | null | undefined, field: string): number | null => {
-  try {
-    return parseTimestampMicros(value, field);
-  } catch (err) {
-    throw err instanceof AppError ? errors.badRequest(err.message) : err;
-  }
-};
+const time = (value: string | null | undefined, field: string): number | null => parseTimestampMicros(value, field);
 const filter = (text: string | null | undefined, where: string): FilterNode | null => (text && text.trim() !== '' ? parseFilter(text, where) : null);
 const pageSize = (value: number | null | undefined): number => Math.min(value ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 
@@ -151,8 +148,7 @@ export function runsQueryFromBody(raw: unknown): RunsQuery {
   const body = (raw ?? {}) as V1Body;
   const order = body.order ?? 'desc';
   const select = body.select ?? null;
-  for (const f of select ?? []) if (!isRunField(f)) throw errors.badRequest(`select: unknown field "${f}" (fields: ${RUN_FIELDS.join(', ')})`);
-  if (typeof body.is_root === 'number' && body.is_root !== 0 && body.is_root !== 1) throw errors.badRequest('is_root must be true, false, 1 or 0');
+  for (const f of select ?? []) if (!isRunField(f)) throw errors.invalidField(`select: unknown field "${f}" (fields: ${RUN_FIELDS.join(', ')})`);
   return {
     sessionIds: uuids(body.session, 'session'),
     ids: uuids(body.id, 'id'),
@@ -207,7 +203,6 @@ export function runsQueryFromV2Body(raw: unknown, now = Date.now()): V2RunsQuery
   const body = (raw ?? {}) as V2Body;
   if (body.reference_dataset_id !== undefined) throw errors.badRequest('reference_dataset_id is not supported here; send project_ids');
   if (body.ai_search !== undefined) throw errors.badRequest('ai_search is not supported');
-  if (!body.project_ids || body.project_ids.length === 0) throw errors.badRequest('project_ids is required');
   const selects = body.selects && body.selects.length > 0 ? [...new Set(body.selects)] : ['ID'];
   const fields = selects.map(v2SourceField).filter((f): f is string => f !== null);
   const order: RunOrder = 'desc';

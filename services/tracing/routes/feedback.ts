@@ -5,24 +5,22 @@
 //                                  has_score, level; offset and limit
 //   GET/PATCH/DELETE /feedback/{feedback_id}
 // All within the caller's workspace: another workspace's feedback is not found (404). A bad
-// body or path is a 422 naming the field; a bad query parameter a 400 naming it.
+// body, path or query parameter is a 422 naming the field.
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
-import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
+import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import { FeedbackCommands, UPDATABLE_FIELDS, type FeedbackDeps } from '../feedback/feedbackCommands.ts';
 import { feedbackSchema } from '../feedback/feedbackResponse.ts';
 import { requireUuid } from '../../../platform/ids.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import { badInput, bool, int, uuid } from '../../../platform/http/routeInput.ts';
+import { bool, int, uuid } from '../../../platform/http/routeInput.ts';
 import { listInput } from './traces.ts';
 
 const MAX_LIMIT = 100;
-const uuidText = (description: string) => ({ type: ['string', 'null'], description: `UUID; ${description}` });
+const uuidText = (description: string) => ({ type: ['string', 'null'], format: 'uuid', description });
 const anyJson = (description: string) => ({ description });
-const repeatable = (description: string) => ({
-  anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
-  description,
-});
+/** A query parameter repeated (`?key=a&key=b`) or given once. */
+const repeatable = (description: string, items: object = { type: 'string' }) => ({ type: 'array', items, description });
 const jsonObject = (description: string) => ({ type: ['object', 'null'], additionalProperties: true, description });
 
 const createBody = {
@@ -30,6 +28,8 @@ const createBody = {
   required: ['key'],
   additionalProperties: true,
   description: 'The clients’ FeedbackCreate. Other fields they send (extend_trace_retention, error, …) are accepted, not kept.',
+  // What it is on: a run, a trace, or a project.
+  anyOf: ['run_id', 'trace_id', 'session_id'].map((field) => ({ required: [field], properties: { [field]: { type: 'string' } } })),
   properties: {
     id: uuidText('made by the client; a new one when absent. Sending an id again replaces that item.'),
     run_id: uuidText('the run; its trace and project are the feedback’s'),
@@ -46,13 +46,13 @@ const createBody = {
     comparative_experiment_id: uuidText('the comparative experiment it was given in'),
     feedback_group_id: uuidText('groups the feedback of one comparison'),
     extra: { type: ['object', 'null'], additionalProperties: true },
-    created_at: { type: ['string', 'number', 'null'], description: 'ISO 8601 or epoch ms; default now' },
+    created_at: timeSchema('stored', 'default now'),
   },
 } as const;
 
 const updateBody = {
   type: 'object',
-  additionalProperties: true, // checked in the handler, so the answer can name the field
+  additionalProperties: false,
   description: 'Only the fields present change; null clears one.',
   properties: {
     score: { type: ['number', 'boolean', 'null'] },
@@ -71,31 +71,30 @@ const idParams = {
 } as const;
 
 interface ListQuery {
-  run?: string | string[];
-  key?: string | string[];
-  session?: string | string[];
-  source?: string | string[];
-  has_comment?: string;
-  has_score?: string;
+  run?: string[];
+  key?: string[];
+  session?: string[];
+  source?: string[];
+  has_comment?: boolean;
+  has_score?: boolean;
   level?: string;
-  offset?: string;
-  limit?: string;
+  offset?: number;
+  limit?: number;
 }
-
-const LIST_PARAMS = ['run', 'key', 'session', 'source', 'has_comment', 'has_score', 'level', 'offset', 'limit'] as const;
 
 const listQuery = {
   type: 'object',
+  additionalProperties: false,
   properties: {
-    run: repeatable('only feedback on these runs (UUIDs)'),
+    run: repeatable('only feedback on these runs', uuidSchema),
     key: repeatable('only these keys'),
-    session: repeatable('only feedback on the runs of these projects, or on the projects (UUIDs)'),
+    session: repeatable('only feedback on the runs of these projects, or on the projects', uuidSchema),
     source: repeatable('only these feedback_source types (api, model, app, …)'),
-    has_comment: { type: 'string', description: 'true: only with a comment; false: only without' },
-    has_score: { type: 'string', description: 'true: only with a score; false: only without' },
+    has_comment: { type: 'boolean', description: 'true: only with a comment; false: only without' },
+    has_score: { type: 'boolean', description: 'true: only with a score; false: only without' },
     level: { type: 'string', enum: ['run', 'session'], description: 'run: feedback on runs; session: feedback on projects' },
-    offset: { type: 'string', description: 'default 0' },
-    limit: { type: 'string', description: `default ${MAX_LIMIT}, at most ${MAX_LIMIT}` },
+    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `default ${MAX_LIMIT}` },
   },
 } as const;
 
@@ -126,7 +125,6 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
   app.get<{ Querystring: ListQuery }>(
     '/feedback',
     {
-      schemaErrorFormatter: badInput,
       schema: {
         tags,
         summary: 'List feedback, newest first',
@@ -136,8 +134,6 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
     },
     async (request) => {
       const q = request.query;
-      const unknown = Object.keys(q).filter((k) => !(LIST_PARAMS as readonly string[]).includes(k));
-      if (unknown.length) throw errors.badRequest(`unknown query parameter ${quoted(unknown)}; known: ${LIST_PARAMS.join(', ')}`);
       const ids = (value: unknown, field: string) => (value === undefined ? undefined : listInput(value).map((v) => uuid(v, field)));
       return commands.list(
         tenantOf(request),

@@ -5,8 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../../platform/config.ts';
 import { errors, type AppError } from '../../../platform/errors.ts';
-import { readDecodedBody } from '../ingest/requestBody.ts';
-import { readRequestJson } from '../ingest/jsonBody.ts';
+import { readDecodedBody, readJsonBody } from '../../../platform/http/requestBody.ts';
 import { MAX_JSON_DEPTH } from '../../../platform/json/jsonNesting.ts';
 import { errorResponses } from '../../../platform/http/openapi.ts';
 import { decodeExportRequest, encodeExportResponse, exportResponseJson, type PartialSuccess } from '../otel/otlpProto.ts';
@@ -33,7 +32,7 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
     // inside are held to MAX_JSON_DEPTH as they are read (otlpSpans.ts).
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', (request, payload, done) => {
-      readRequestJson(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES, OTLP_JSON_ENVELOPE_DEPTH).then(
+      readJsonBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES, OTLP_JSON_ENVELOPE_DEPTH).then(
         (body) => done(null, body),
         (err: AppError) => done(err.code === 'JSON_TOO_DEEP' ? errors.jsonTooDeep('an attribute value of the request', MAX_JSON_DEPTH) : err),
       );
@@ -59,7 +58,8 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
             content: {
               'application/x-protobuf': { schema: { type: 'string', format: 'binary', description: 'ExportTraceServiceRequest' } },
               'application/json': {
-                schema: { type: 'object', description: 'ExportTraceServiceRequest in OTLP/JSON', properties: { resourceSpans: { type: 'array', items: { type: 'object' } } } },
+                // null is a field's default in the protobuf JSON mapping, as absent is.
+                schema: { type: 'object', description: 'ExportTraceServiceRequest in OTLP/JSON', properties: { resourceSpans: { type: ['array', 'null'], items: { type: 'object' } } } },
               },
             },
           },

@@ -7,7 +7,7 @@
 // Both answer the same shape: LangSmith's run-stats fields (run_count, latency_p50, …,
 // error_rate, feedback_stats) plus trace counts, counts by run type and status, and a
 // time-bucketed series.
-import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
+import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
 import {
@@ -25,7 +25,7 @@ import { SharedRollups } from '../../../projections/traces/hourStatsQueries.ts';
 import { formatIsoMicros, nowMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import { badRequestOnInvalid, rejectUnsupported, requireProject, timeInput, uuidInput } from './traces.ts';
+import { rejectUnsupported, requireProject, timeInput, uuidInput } from './traces.ts';
 
 // ---- buckets ----
 
@@ -270,7 +270,6 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
   app.post<{ Body: RunStatsBody }>(
     '/runs/stats',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['runs'],
         summary: 'Stats of the runs of one or more projects over a time range (per trace: latencies are of traces)',
@@ -283,12 +282,12 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
           type: 'object',
           required: ['session'],
           properties: {
-            session: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100, description: 'project (session) UUIDs' },
-            start_time: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }], description: 'inclusive (RFC 3339 or epoch ms)' },
-            end_time: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }], description: 'exclusive (RFC 3339 or epoch ms)' },
+            session: { type: 'array', items: uuidSchema, minItems: 1, maxItems: 100, description: 'project (session) UUIDs' },
+            start_time: timeSchema('query', 'inclusive'),
+            end_time: timeSchema('query', 'exclusive'),
             is_root: { type: ['boolean', 'null'], description: 'true: count root runs only; false is not supported' },
             error: { type: ['boolean', 'null'], description: 'only traces whose root errored (true) or did not (false)' },
-            trace: { type: ['string', 'null'], description: 'only this trace' },
+            trace: { type: ['string', 'null'], format: 'uuid', description: 'only this trace' },
             interval: { anyOf: [bucketSchema, { type: 'null' }] },
             stride: {
               anyOf: [
@@ -325,7 +324,6 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
   app.post<{ Body: ActivityBody }>(
     '/sessions/activity',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['sessions'],
         summary: 'Traces and errored traces per time bucket for each of several projects (activity charts)',
@@ -338,9 +336,9 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
           required: ['session'],
           additionalProperties: false,
           properties: {
-            session: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100, description: 'project (session) UUIDs' },
-            start_time: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }], description: 'inclusive (RFC 3339 or epoch ms)' },
-            end_time: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }], description: 'exclusive (RFC 3339 or epoch ms); default now' },
+            session: { type: 'array', items: uuidSchema, minItems: 1, maxItems: 100, description: 'project (session) UUIDs' },
+            start_time: timeSchema('query', 'inclusive; default 7 days before end_time'),
+            end_time: timeSchema('query', 'exclusive; default now'),
             bucket: { anyOf: [bucketSchema, { type: 'null' }] },
           },
         },
@@ -358,7 +356,6 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
   app.get<{ Params: { session_id: string }; Querystring: { start_time?: string; end_time?: string; bucket?: string } }>(
     '/sessions/:session_id/stats',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['sessions'],
         summary: "A project's stats over a time range, with a time-bucketed series",
@@ -367,8 +364,8 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
         querystring: {
           type: 'object',
           properties: {
-            start_time: { type: 'string', description: 'inclusive (RFC 3339); default: the first trace' },
-            end_time: { type: 'string', description: 'exclusive (RFC 3339); default: now' },
+            start_time: timeSchema('query', 'inclusive; default: the first trace', { nullable: false, text: true }),
+            end_time: timeSchema('query', 'exclusive; default: now', { nullable: false, text: true }),
             bucket: bucketSchema,
           },
         },

@@ -3,41 +3,64 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import type { Config } from '../../../platform/config.ts';
 import { errors } from '../../../platform/errors.ts';
-import { toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
+import { RUN_TYPES, toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
 import { readMultipartBatch } from '../ingest/multipartBatch.ts';
 import { newRunId, type RunIngestor } from '../ingest/runIngestor.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
+import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 
 /** 202 once the operations are in Kafka; 404 for an unknown project or parent; 413 for an operation no Kafka message can hold; 503 when Kafka is away. */
 const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } }, ...errorResponses(404, 413, 503) };
+const uuidOrNull = (description: string) => ({ type: ['string', 'null'], format: 'uuid', description });
+const jsonObject = { type: ['object', 'null'], additionalProperties: true } as const;
 const runBody = {
   type: 'object',
-  description: 'A run (span). Timestamps may be epoch milliseconds or ISO 8601; null means "not provided".',
+  description: 'A run (span). null means "not provided".',
   additionalProperties: true,
   properties: {
-    id: { description: 'UUID (hyphenated or 32 hex digits)' },
+    id: uuidOrNull('hyphenated or 32 hex digits'),
     // Every field may be null: the Python client's PATCH sends null for each key it does not set.
-    name: { type: ['string', 'null'] },
-    run_type: { type: ['string', 'null'], enum: ['tool', 'chain', 'llm', 'retriever', 'embedding', 'prompt', 'parser', null] },
-    start_time: { description: 'epoch ms or ISO 8601' },
-    end_time: { description: 'epoch ms or ISO 8601' },
-    inputs: { type: ['object', 'null'], additionalProperties: true },
-    outputs: { type: ['object', 'null'], additionalProperties: true },
-    extra: { type: ['object', 'null'], additionalProperties: true },
-    error: {},
-    events: {},
+    name: { type: ['string', 'null'], maxLength: 1024 },
+    run_type: { type: ['string', 'null'], enum: [...RUN_TYPES, null] },
+    start_time: timeSchema('stored', 'when the run started'),
+    end_time: timeSchema('stored', 'when the run ended'),
+    inputs: jsonObject,
+    outputs: jsonObject,
+    extra: jsonObject,
+    serialized: jsonObject,
+    error: { type: ['string', 'object', 'null'], additionalProperties: true },
+    events: { type: ['array', 'object', 'null'], additionalProperties: true },
     tags: { type: ['array', 'null'], items: { type: 'string' } },
-    parent_run_id: { description: 'UUID' },
-    trace_id: { description: 'UUID of the root run; generated when absent on POST /runs' },
-    dotted_order: { type: ['string', 'null'], description: 'generated when absent on POST /runs' },
-    session_name: { type: ['string', 'null'] },
-    session_id: { description: 'UUID of an existing project' },
+    parent_run_id: uuidOrNull('the parent run'),
+    trace_id: uuidOrNull('the root run; generated when absent on POST /runs'),
+    dotted_order: { type: ['string', 'null'], maxLength: 64 * 1024, description: 'generated when absent on POST /runs' },
+    session_name: { type: ['string', 'null'], maxLength: 512 },
+    session_id: uuidOrNull('an existing project'),
+    reference_example_id: uuidOrNull('the dataset example it ran on'),
   },
 } as const;
+/** A run created: its name and type given. */
+const newRunBody = {
+  ...runBody,
+  required: ['name', 'run_type'],
+  properties: { ...runBody.properties, name: { type: 'string', minLength: 1, maxLength: 1024 }, run_type: { type: 'string', enum: RUN_TYPES } },
+} as const;
+/**
+ * The run bodies are checked by toRunDraft as they are read (every check above, with answers that
+ * name the run), so the schemas document them and are not compiled: ajv would check each run of a
+ * batch a second time on the ingestion path. The contract fuzz (test/contract/) holds the two to
+ * each other.
+ */
+const checkedByHandler = { validatorCompiler: () => () => true } as const;
+/** In a batch, every run operation names its run. */
+const withId = <T extends { required?: readonly string[]; properties: object }>(body: T) => ({
+  ...body,
+  required: [...(body.required ?? []), 'id'],
+  properties: { ...body.properties, id: { ...uuidSchema, description: 'hyphenated or 32 hex digits' } },
+});
 
 export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: RunIngestor): void {
-  app.post('/runs', { schema: { tags: ['runs'], summary: 'Create a run', body: runBody, response: accepted } }, async (request, reply) => {
+  app.post('/runs', { ...checkedByHandler, schema: { tags: ['runs'], summary: 'Create a run', body: newRunBody, response: accepted } }, async (request, reply) => {
     const draft = toRunDraft(request.body, { op: 'post', where: 'run', generateId: newRunId });
     await ingestor.createRun(tenantOf(request), draft);
     return reply.code(202).send({ message: 'Run created', id: draft.id });
@@ -45,7 +68,7 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
 
   app.patch<{ Params: { run_id: string } }>(
     '/runs/:run_id',
-    { schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: uuidSchema } }, body: runBody, response: accepted } },
+    { ...checkedByHandler, schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: uuidSchema } }, body: runBody, response: accepted } },
     async (request, reply) => {
       const draft = toRunDraft(request.body, { op: 'patch', id: request.params.run_id, where: 'patch' });
       await ingestor.updateRun(tenantOf(request), draft);
@@ -56,15 +79,17 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
   app.post(
     '/runs/batch',
     {
+      ...checkedByHandler,
       schema: {
         tags: ['runs'],
         summary: 'Create and update runs in one request; trace_id and dotted_order are required',
-        body: { type: 'object', properties: { post: { type: 'array', items: runBody }, patch: { type: 'array', items: runBody } } },
+        body: { type: 'object', properties: { post: { type: 'array', items: withId(newRunBody) }, patch: { type: 'array', items: withId(runBody) } } },
         response: accepted,
       },
     },
     async (request, reply) => {
-      const body = (request.body ?? {}) as { post?: unknown; patch?: unknown };
+      const body = request.body as { post?: unknown; patch?: unknown };
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidField('the body must be a JSON object: {post: [runs], patch: [runs]}');
       const drafts: RunDraft[] = [];
       for (const op of ['post', 'patch'] as const) {
         const list = body[op] ?? [];
@@ -98,7 +123,8 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
       validatorCompiler: () => () => true,
     },
     async (request: FastifyRequest, reply) => {
-      // Only multipart/form-data reaches here as a stream; JSON (already parsed) or no body at all is the wrong request.
+      // Only multipart/form-data reaches here as a stream; JSON (already parsed) is the wrong request, no body a missing one.
+      if (request.body === undefined) throw errors.invalidField('the request has no body: send the run operations as multipart/form-data');
       if (!(request.body instanceof Readable))
         throw errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'multipart/form-data with a boundary');
       const batch = await readMultipartBatch(request.body, request.headers, config.INGEST_SIZE_LIMIT_BYTES);

@@ -9,17 +9,17 @@ import { queryRuns } from '../query/queryRuns.ts';
 import { MAX_PAGE_SIZE, runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
 import { decodeCursor } from '../query/cursor.ts';
 import { answerPagedQuery, queryAnswerForm } from '../read/queryStream.ts';
-import { runAppPath, runItemV2 } from '../read/runResponse.ts';
+import { runAppPath, runItemV2, V2_RUN_SELECTS } from '../read/runResponse.ts';
 import { publicBaseUrl } from '../../../platform/http/publicUrl.ts';
 import { timeInput, uuidInput } from './traces.ts';
 import { requireUuid } from '../../../platform/ids.ts';
-import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
+import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 
 const runList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
 
-/** Types are checked by the body schema; a mismatch is a 400 naming the field. */
+/** Types are checked by the body schema; a mismatch is a 422 naming the field. */
 function bodyOf(request: FastifyRequest): unknown {
-  if (request.validationError) throw errors.badRequest(request.validationError.message);
+  if (request.validationError) throw errors.validation(request.validationError.message);
   return request.body;
 }
 
@@ -108,7 +108,7 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
   // GET /api/v2/runs/{id}/url?project_id=…&trace_id=…[&start_time=…]: where the web UI shows the run
   // (the clients' runs.getURL / runs.get_url). Built from the ids alone, like the runs' app_path:
   // the page polls for a run that is not projected yet.
-  app.get<{ Params: { run_id: string }; Querystring: { project_id?: string; trace_id?: string; start_time?: string } }>(
+  app.get<{ Params: { run_id: string }; Querystring: { project_id: string; trace_id: string; start_time?: string } }>(
     '/runs/:run_id/url',
     {
       attachValidation: true,
@@ -119,24 +119,23 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
         querystring: {
           type: 'object',
           additionalProperties: true,
+          required: ['project_id', 'trace_id'],
           properties: {
-            project_id: { ...uuidSchema, description: 'project (session) UUID of the run (required)' },
-            trace_id: { ...uuidSchema, description: 'trace UUID of the run (required)' },
-            start_time: { type: 'string', description: 'RFC 3339; optional' },
+            project_id: { ...uuidSchema, description: 'project (session) UUID of the run' },
+            trace_id: { ...uuidSchema, description: 'trace UUID of the run' },
+            start_time: timeSchema('query', 'when the run started', { nullable: false, text: true }),
           },
         },
         response: { 200: { type: 'object', properties: { url: { type: 'string' } } }, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
-      if (request.validationError) throw errors.badRequest(request.validationError.message);
+      if (request.validationError) throw errors.validation(request.validationError.message);
       const tenantId = tenantOf(request);
       const runId = uuidInput(request.params.run_id, 'run_id');
       const { project_id: projectId, trace_id: traceId, start_time: startTime } = request.query;
-      if (!projectId) throw errors.badRequest('project_id is required');
-      if (!traceId) throw errors.badRequest('trace_id is required');
       const project = uuidInput(projectId, 'project_id');
-      uuidInput(traceId, 'trace_id');
+      uuidInput(traceId!, 'trace_id');
       timeInput(startTime, 'start_time');
       await requireProjects(deps, tenantId, [project]);
       return { url: `${publicBaseUrl(request)}${runAppPath(tenantId, project, runId)}` };
@@ -144,7 +143,7 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
   );
 
   // GET /api/v2/runs/{id}?project_id=…&selects=ID&selects=NAME…: one run, as a v2 item.
-  app.get<{ Params: { run_id: string }; Querystring: { project_id?: string; selects?: string | string[] } }>(
+  app.get<{ Params: { run_id: string }; Querystring: { project_id: string; selects?: string[] } }>(
     '/runs/:run_id',
     {
       attachValidation: true,
@@ -155,21 +154,21 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
         querystring: {
           type: 'object',
           additionalProperties: true,
-          properties: { project_id: uuidSchema, selects: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
+          required: ['project_id'],
+          properties: { project_id: uuidSchema, selects: { type: 'array', items: { type: 'string', enum: V2_RUN_SELECTS }, description: 'fields to return; only id when absent' } },
         },
         response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
-      if (request.validationError) throw errors.badRequest(request.validationError.message);
+      if (request.validationError) throw errors.validation(request.validationError.message);
       const tenantId = tenantOf(request);
       const runId = requireUuid(request.params.run_id, 'run_id');
       const { project_id: projectId, selects } = request.query;
-      if (!projectId) throw errors.badRequest('project_id is required');
       const v2 = runsQueryFromV2Body({
         project_ids: [projectId],
         ids: [runId],
-        selects: selects === undefined ? undefined : [selects].flat(),
+        selects,
         min_start_time: '1970-01-01T00:00:00Z',
       });
       await requireProjects(deps, tenantId, v2.query.sessionIds);

@@ -2,8 +2,9 @@
 // GET /sessions, GET/PATCH/DELETE /sessions/{session_id}, and GET /sessions/resolutions (the
 // project an address names). Projects live in the projects topic
 // (projections/projects/projectRegistry.ts); statistics come from the `traces` read model.
-// Bad input is a 400 naming the field; an unknown id, or another workspace's, is a 404.
-import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
+// Bad input is a 422 naming the field; an unknown id, or another workspace's, is a 404.
+import { errorResponses, timeSchema, UUID_PATTERN, uuidSchema } from '../../../platform/http/openapi.ts';
+import { toUuid } from '../../../platform/ids.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
 import { ProjectCommands } from '../projects/projectCommands.ts';
@@ -12,7 +13,7 @@ import { projectResponse, projectSchema } from '../projects/projectResponse.ts';
 import { projectStatsQuery } from '../projects/projectStatsQuery.ts';
 import type { Project } from '../../../projections/projects/projectRegistry.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import { badInput, bool, int, time, uuid } from '../../../platform/http/routeInput.ts';
+import { bool, int, time, uuid } from '../../../platform/http/routeInput.ts';
 import type { RouteDeps } from './routeDeps.ts';
 
 const MAX_LIMIT = 100;
@@ -21,67 +22,72 @@ const MAX_EXTRA_BYTES = 256 * 1024;
 const MAX_NAME_LENGTH = 1000;
 const MAX_DESCRIPTION_LENGTH = 64 * 1024;
 
-// ---- input: every problem is a 400 that names the field ----
+// ---- input: every problem is a 422 that names the field ----
 
 const extraObject = (value: unknown, field: string): Record<string, unknown> | null => {
   if (value == null) return null;
-  if (Buffer.byteLength(JSON.stringify(value)) > MAX_EXTRA_BYTES) throw errors.badRequest(`${field} is larger than ${MAX_EXTRA_BYTES / 1024} KiB`);
+  if (Buffer.byteLength(JSON.stringify(value)) > MAX_EXTRA_BYTES) throw errors.invalidField(`${field} is larger than ${MAX_EXTRA_BYTES / 1024} KiB`);
   return value as Record<string, unknown>;
 };
-
-const list = (value: string | string[] | undefined): string[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
 const jsonObject = (value: string | undefined, field: string): Record<string, unknown> | undefined => {
   if (value === undefined || value === '') return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
-  } catch {
-    throw errors.badRequest(`${field} must be a JSON object; got "${value.slice(0, 64)}"`);
+  } catch (err) {
+    // JSON is a grammar no schema holds: text that does not parse is a 400, as a body's is.
+    throw errors.invalidJson(field, `${(err as Error).message}; got "${value.slice(0, 64)}"`, err);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.badRequest(`${field} must be a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.invalidField(`${field} must be a JSON object`);
   return parsed as Record<string, unknown>;
 };
 
 /** An address, as the clients' `langsmith.address` module defines one. */
 type Address = { kind: 'AGENT'; id: string; environment: string } | { kind: 'EXPERIMENT'; id: string } | { kind: 'EVALUATOR' };
 
-const AGENT_ID = /^[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const AGENT_ID = '[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const KINDS = ['AGENT', 'EXPERIMENT', 'EVALUATOR'];
 const ENVIRONMENTS = ['LOCAL', 'DEVELOPMENT', 'STAGING', 'PRODUCTION'];
+/** One of `words`, in any case. */
+const anyCase = (words: string[]) => `^(?:${words.map((w) => [...w].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('')).join('|')})$`;
 
-function addressInput(q: { kind?: string; id?: string; environment?: string }): Address {
-  const kind = q.kind?.toUpperCase();
+/**
+ * The address the query names; each part's form is the schema's (a 422 for one that does not
+ * fit). Parts that do not make one address of their kind name no project: a 404 saying why.
+ */
+function addressInput(q: { kind: string; id?: string; environment?: string }): Address {
+  const kind = q.kind.toUpperCase();
   const environment = q.environment?.toUpperCase();
+  const namesNone = (why: string) => errors.notFound(`a project for this ${kind} address (${why})`);
   const absent = (field: 'id' | 'environment') => {
-    if (q[field] !== undefined) throw errors.badRequest(`${field} is not part of a ${kind} address`);
+    if (q[field] !== undefined) throw namesNone(`${field} is not part of an ${kind} address`);
   };
   if (kind === 'AGENT') {
-    if (q.id === undefined || !AGENT_ID.test(q.id)) {
-      throw errors.badRequest('id of an AGENT address must be 1 to 63 lowercase letters, digits or hyphens, starting with a letter and ending with a letter or digit');
-    }
-    if (environment === undefined || !ENVIRONMENTS.includes(environment)) throw errors.badRequest(`environment of an AGENT address must be one of ${ENVIRONMENTS.join(', ')}`);
+    if (q.id === undefined || !new RegExp(`^${AGENT_ID}$`).test(q.id)) throw namesNone('an AGENT address has an id of 1 to 63 lowercase letters, digits or hyphens');
+    if (environment === undefined) throw namesNone('an AGENT address has an environment');
     return { kind, id: q.id, environment };
   }
   if (kind === 'EXPERIMENT') {
     absent('environment');
-    return { kind, id: uuid(q.id, 'id') };
+    const id = q.id === undefined ? null : toUuid(q.id);
+    if (!id) throw namesNone('an EXPERIMENT address has the experiment\'s UUID as its id');
+    return { kind, id };
   }
-  if (kind === 'EVALUATOR') {
-    absent('id');
-    absent('environment');
-    return { kind };
-  }
-  throw errors.badRequest(`kind must be AGENT, EXPERIMENT or EVALUATOR; got ${JSON.stringify(q.kind)?.slice(0, 64)}`);
+  absent('id');
+  absent('environment');
+  return { kind: 'EVALUATOR' };
 }
 
 // ---- schemas (validation and the OpenAPI document) ----
 
 const queryText = (description: string) => ({ type: 'string', description });
-const repeatable = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description });
-const timeInput = (description: string) => ({ type: ['string', 'number', 'null'], description: `${description}; epoch ms or ISO 8601` });
+const queryBool = (description: string) => ({ type: 'boolean', description });
+/** Ids, the parameter repeated (`?id=a&id=b`) or given once. */
+const uuids = (description: string) => ({ type: 'array', items: uuidSchema, description });
 
 const sessionIdParams = { type: 'object', required: ['session_id'], properties: { session_id: { ...uuidSchema, description: 'UUID of the project' } } } as const;
-const includeStatsQuery = { include_stats: queryText('true: add run_count, latencies, tokens, costs, error_rate, last_run_start_time') };
+const includeStatsQuery = { include_stats: queryBool('add run_count, latencies, tokens, costs, error_rate, last_run_start_time') };
 
 const createBody = {
   type: 'object',
@@ -91,10 +97,10 @@ const createBody = {
     name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH },
     description: { type: ['string', 'null'], maxLength: MAX_DESCRIPTION_LENGTH },
     extra: { type: ['object', 'null'], additionalProperties: true, description: `metadata goes in extra.metadata; at most ${MAX_EXTRA_BYTES / 1024} KiB` },
-    reference_dataset_id: { type: ['string', 'null'], description: 'UUID' },
-    id: { type: ['string', 'null'], description: 'UUID; derived from the name when absent' },
-    start_time: timeInput('defaults to now'),
-    end_time: timeInput('when the project ended'),
+    reference_dataset_id: { type: ['string', 'null'], format: 'uuid' },
+    id: { type: ['string', 'null'], format: 'uuid', description: 'derived from the name when absent' },
+    start_time: timeSchema('stored', 'defaults to now'),
+    end_time: timeSchema('stored', 'when the project ended'),
   },
 } as const;
 
@@ -106,44 +112,44 @@ const updateBody = {
     name: { type: ['string', 'null'], minLength: 1, maxLength: MAX_NAME_LENGTH },
     description: { type: ['string', 'null'], maxLength: MAX_DESCRIPTION_LENGTH },
     extra: { type: ['object', 'null'], additionalProperties: true, description: `replaces the whole extra; at most ${MAX_EXTRA_BYTES / 1024} KiB` },
-    end_time: timeInput('when the project ended'),
+    end_time: timeSchema('stored', 'when the project ended'),
   },
 } as const;
 
 interface ListQuery {
-  id?: string | string[];
+  id?: string[];
   name?: string;
   name_contains?: string;
-  reference_free?: string;
-  reference_dataset?: string | string[];
+  reference_free?: boolean;
+  reference_dataset?: string[];
   metadata?: string;
-  offset?: string;
-  limit?: string;
-  include_stats?: string;
+  offset?: number;
+  limit?: number;
+  include_stats?: boolean;
 }
 
 const listQuery = {
   type: 'object',
   properties: {
-    id: repeatable('only these project ids'),
+    id: uuids('only these project ids'),
     name: queryText('exactly this name (an empty array when there is none)'),
     name_contains: queryText('case-insensitive part of the name'),
-    reference_free: queryText('true: only projects without a reference dataset; false: only with one'),
-    reference_dataset: repeatable('only experiments against these dataset ids'),
-    metadata: queryText('JSON object; every key must be in extra.metadata with an equal value'),
-    offset: queryText('default 0'),
-    limit: queryText(`default ${MAX_LIMIT}, at most ${MAX_LIMIT}`),
+    reference_free: queryBool('true: only projects without a reference dataset; false: only with one'),
+    reference_dataset: uuids('only experiments against these dataset ids'),
+    metadata: { type: 'string', contentMediaType: 'application/json', pattern: '^\\s*\\{', description: 'a JSON object; every key must be in extra.metadata with an equal value' },
+    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `default ${MAX_LIMIT}` },
     ...includeStatsQuery,
   },
 } as const;
 
 function listFilter(q: ListQuery): ProjectFilter {
   return {
-    ids: list(q.id)?.map((v) => uuid(v, 'id')),
+    ids: q.id?.map((v) => uuid(v, 'id')),
     name: q.name,
     nameContains: q.name_contains === '' ? undefined : q.name_contains,
     referenceFree: bool(q.reference_free, 'reference_free'),
-    referenceDatasets: list(q.reference_dataset)?.map((v) => uuid(v, 'reference_dataset')),
+    referenceDatasets: q.reference_dataset?.map((v) => uuid(v, 'reference_dataset')),
     metadata: jsonObject(q.metadata, 'metadata'),
   };
 }
@@ -153,7 +159,6 @@ function listFilter(q: ListQuery): ProjectFilter {
 export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const commands = new ProjectCommands(deps.projects, deps.eventLog);
   const tags = ['sessions'];
-  const schemaErrorFormatter = badInput;
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
   const upToDate = async (request: FastifyRequest): Promise<void> => {
@@ -165,14 +170,13 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return projects.map((p) => projectResponse(p, stats?.get(p.id)));
   };
 
-  app.post<{ Querystring: { upsert?: string }; Body: Record<string, unknown> }>(
+  app.post<{ Querystring: { upsert?: boolean }; Body: Record<string, unknown> }>(
     '/sessions',
     {
-      schemaErrorFormatter,
       schema: {
         tags,
         summary: 'Create a project; with upsert=true, a project of that name is updated and returned instead of a 409',
-        querystring: { type: 'object', properties: { upsert: queryText('true: update the project of that name if there is one') } },
+        querystring: { type: 'object', properties: { upsert: queryBool('update the project of that name if there is one') } },
         body: createBody,
         response: { 200: projectSchema, ...errorResponses(409, 503) },
       },
@@ -197,24 +201,24 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   );
 
   // A static path: the router matches it before /sessions/:session_id, whatever the order.
-  app.get<{ Querystring: { kind?: string; id?: string; environment?: string } }>(
+  app.get<{ Querystring: { kind: string; id?: string; environment?: string } }>(
     '/sessions/resolutions',
     {
-      schemaErrorFormatter,
       schema: {
         tags,
         summary: 'The project an address names (the clients\' sessions.resolve): EXPERIMENT by its id; AGENT and EVALUATOR addresses name none here (404)',
         description:
           '`kind` and `environment` are matched case-insensitively. An experiment is a project of the workspace with a reference ' +
           'dataset; its address id is the project id. This server does not route traces by agent address, and has no ' +
-          'evaluators project, so those addresses are well-formed 404s.',
+          'evaluators project, so those addresses are well-formed 404s. Parts of the form of one kind\'s address given with ' +
+          'another kind name no project either (404).',
         querystring: {
           type: 'object',
           required: ['kind'],
           properties: {
-            kind: queryText('AGENT, EXPERIMENT or EVALUATOR'),
-            id: queryText("the agent's id (AGENT) or the experiment's UUID (EXPERIMENT); absent for EVALUATOR"),
-            environment: queryText('LOCAL, DEVELOPMENT, STAGING or PRODUCTION (AGENT only)'),
+            kind: { type: 'string', pattern: anyCase(KINDS), description: 'AGENT, EXPERIMENT or EVALUATOR, in any case' },
+            id: { type: 'string', pattern: `^(?:${AGENT_ID}|${UUID_PATTERN.source.slice(1, -1)})$`, description: "the agent's id (AGENT) or the experiment's UUID (EXPERIMENT); absent for EVALUATOR" },
+            environment: { type: 'string', pattern: anyCase(ENVIRONMENTS), description: 'LOCAL, DEVELOPMENT, STAGING or PRODUCTION, in any case (AGENT only)' },
           },
         },
         response: { 200: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string' } } }, ...errorResponses(404, 503) },
@@ -232,10 +236,9 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
     },
   );
 
-  app.get<{ Params: { session_id: string }; Querystring: { include_stats?: string } }>(
+  app.get<{ Params: { session_id: string }; Querystring: { include_stats?: boolean } }>(
     '/sessions/:session_id',
     {
-      schemaErrorFormatter,
       schema: { tags, summary: 'Read a project', params: sessionIdParams, querystring: { type: 'object', properties: includeStatsQuery }, response: { 200: projectSchema, ...errorResponses(404, 503) } },
     },
     async (request) => {
@@ -252,7 +255,6 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Querystring: ListQuery }>(
     '/sessions',
     {
-      schemaErrorFormatter,
       schema: { tags, summary: 'List projects, newest first', querystring: listQuery, response: { 200: { type: 'array', items: projectSchema }, ...errorResponses(503) } },
     },
     async (request) => {
@@ -271,7 +273,6 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.patch<{ Params: { session_id: string }; Body: Record<string, unknown> }>(
     '/sessions/:session_id',
     {
-      schemaErrorFormatter,
       schema: { tags, summary: 'Update a project (name, description, extra, end_time)', params: sessionIdParams, body: updateBody, response: { 200: projectSchema, ...errorResponses(404, 409, 503) } },
     },
     async (request) => {
@@ -289,7 +290,6 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.delete<{ Params: { session_id: string } }>(
     '/sessions/:session_id',
     {
-      schemaErrorFormatter,
       schema: { tags, summary: 'Delete a project; its runs are removed from the read models in the background', params: sessionIdParams, response: { 202: { type: 'null', description: 'accepted' }, ...errorResponses(404, 503) } },
     },
     async (request, reply) => {

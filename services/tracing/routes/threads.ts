@@ -6,7 +6,7 @@
 //   POST /api/v2/threads/stats          aggregate stats over a project's threads in a time window
 // A thread is the traces of one project sharing a thread_id (see docs/read-models.md); all of
 // this is read from the `traces` table, plus root runs when payload fields are selected.
-import { errorResponses, jsonOrEventStream, uuidSchema } from '../../../platform/http/openapi.ts';
+import { errorResponses, jsonOrEventStream, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
 import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
@@ -17,7 +17,6 @@ import { formatIsoMicros } from '../../../platform/time.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
 import {
-  badRequestOnInvalid,
   DAY_MICROS,
   decodeCursor,
   encodeCursor,
@@ -136,7 +135,6 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.post<{ Body: { project_id: string; select: ThreadAggregateSelect[]; min_start_time?: string; max_start_time?: string; [k: string]: unknown } }>(
     '/threads/stats',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['threads'],
         summary: "Aggregate stats over a project's threads: counts, rates, latency and token percentiles, tokens and costs",
@@ -149,10 +147,10 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
           type: 'object',
           required: ['project_id', 'select'],
           properties: {
-            project_id: { type: 'string', description: 'project (session) UUID' },
+            project_id: { ...uuidSchema, description: 'project (session) UUID' },
             select: { type: 'array', minItems: 1, items: { type: 'string', enum: THREAD_AGGREGATE_SELECTS } },
-            min_start_time: { type: 'string', description: 'inclusive lower bound (RFC 3339)' },
-            max_start_time: { type: 'string', description: 'exclusive upper bound (RFC 3339); default now' },
+            min_start_time: timeSchema('query', 'inclusive lower bound', { nullable: false, text: true }),
+            max_start_time: timeSchema('query', 'exclusive upper bound; default now', { nullable: false, text: true }),
           },
         },
         response: { 200: itemSchema, ...errorResponses(404, 503) },
@@ -178,7 +176,6 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.post<{ Body: { project_id?: string; min_start_time?: string; max_start_time?: string; cursor?: string; page_size?: number; [k: string]: unknown } }>(
     '/threads/query',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['threads'],
         summary: "A project's threads, most recent activity first; keyset-paged",
@@ -191,9 +188,9 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
           type: 'object',
           required: ['project_id'],
           properties: {
-            project_id: { type: 'string', description: 'project (session) UUID' },
-            min_start_time: { type: 'string', description: 'inclusive lower bound (RFC 3339)' },
-            max_start_time: { type: 'string', description: 'exclusive upper bound (RFC 3339); default now' },
+            project_id: { ...uuidSchema, description: 'project (session) UUID' },
+            min_start_time: timeSchema('query', 'inclusive lower bound', { nullable: false, text: true }),
+            max_start_time: timeSchema('query', 'exclusive upper bound; default now', { nullable: false, text: true }),
             cursor: { type: 'string' },
             page_size: pageSizeSchema,
           },
@@ -225,7 +222,6 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Params: { thread_id: string }; Querystring: Record<string, unknown> }>(
     '/threads/:thread_id/traces',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['threads'],
         summary: 'The traces (turns) of a thread, oldest first; keyset-paged',
@@ -238,9 +234,9 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
           required: ['project_id'],
           properties: {
             project_id: { ...uuidSchema, description: 'project (session) UUID' },
-            selects: { anyOf: [{ type: 'string', enum: THREAD_TRACE_SELECTS }, { type: 'array', items: { type: 'string', enum: THREAD_TRACE_SELECTS } }] },
+            selects: { type: 'array', items: { type: 'string', enum: THREAD_TRACE_SELECTS } },
             cursor: { type: 'string' },
-            page_size: { type: 'string', description: '1 to 100, default 20' },
+            page_size: { ...pageSizeSchema, description: 'default 20' },
           },
         },
         response: { 200: pageSchema, ...errorResponses(404, 503) },
@@ -286,7 +282,6 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Params: { thread_id: string }; Querystring: Record<string, unknown> }>(
     '/threads/:thread_id/stats',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['threads'],
         summary: "A thread's totals: turns, times, latency percentiles, tokens, cost, errors",
@@ -299,8 +294,8 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
           type: 'object',
           required: ['session_id'],
           properties: {
-            session_id: { type: 'string', description: 'project (session) UUID' },
-            selects: { anyOf: [{ type: 'string', enum: THREAD_STATS_SELECTS }, { type: 'array', items: { type: 'string', enum: THREAD_STATS_SELECTS } }] },
+            session_id: { ...uuidSchema, description: 'project (session) UUID' },
+            selects: { type: 'array', items: { type: 'string', enum: THREAD_STATS_SELECTS } },
           },
         },
         response: { 200: itemSchema, ...errorResponses(404, 503) },

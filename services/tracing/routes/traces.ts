@@ -2,12 +2,12 @@
 //   POST /api/v2/traces/query        a project's traces, newest first, keyset-paged ({items, next_cursor}),
 //                                    as JSON or streamed (`client.traces.streaming`, read/queryStream.ts)
 //   GET  /api/v2/traces/{id}/runs    every run of a trace in tree order ({items})
-// Also the pieces the other read routes of this folder share: input checks that answer 400
+// Also the pieces the other read routes of this folder share: input checks that answer 422
 // naming the field, opaque keyset cursors, and the v2 run shape (selected fields of the run
 // built by read/runResponse.ts).
-import { errorResponses, jsonOrEventStream, uuidSchema } from '../../../platform/http/openapi.ts';
-import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
-import { AppError, errors } from '../../../platform/errors.ts';
+import { errorResponses, jsonOrEventStream, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../../../platform/errors.ts';
 import type { BlobStore } from '../../../platform/blobStore.ts';
 import { emptyRow, type RunRow } from '../../../projections/runs/runRow.ts';
 import {
@@ -31,31 +31,17 @@ import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
 import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/queryStream.ts';
 
-// ---- input checks shared by the read routes: bad input is a 400 that names the field ----
-
-/** Route option: a request that fails its JSON schema is a 400 naming the field (not the app-wide 422). */
-export function badRequestOnInvalid(found: FastifySchemaValidationError[], dataVar: string): Error {
-  const e = found[0];
-  if (!e) return errors.badRequest(`invalid ${dataVar}`);
-  const where = `${dataVar}${e.instancePath.replace(/\//g, '.')}`;
-  const allowed = e.params.allowedValues as unknown[] | undefined;
-  const extra = e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : '';
-  return errors.badRequest(`${where} ${e.message ?? 'is invalid'}${extra}${allowed ? `: ${allowed.join(', ')}` : ''}`);
-}
+// ---- input checks shared by the read routes: a field not of its form is a 422 naming it ----
 
 export function uuidInput(value: unknown, field: string): string {
   const id = typeof value === 'string' ? toUuid(value) : null;
-  if (!id) throw errors.badRequest(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, 80)}`);
+  if (!id) throw errors.invalidField(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, 80)}`);
   return id;
 }
 
 /** A timestamp (ISO 8601 / RFC 3339, or epoch milliseconds) in microseconds; undefined when absent. */
 export function timeInput(value: unknown, field: string): number | undefined {
-  try {
-    return parseTimestampMicros(value, field) ?? undefined;
-  } catch (err) {
-    throw err instanceof AppError ? errors.badRequest(err.message) : err;
-  }
+  return parseTimestampMicros(value, field) ?? undefined;
 }
 
 /** [min, max) in microseconds: the given bounds, else `defaultSpan` before max (or before now). */
@@ -90,7 +76,7 @@ export const pageSizeSchema = { type: 'integer', minimum: 1, maximum: MAX_PAGE_S
 export function pageSizeInput(value: unknown): number {
   if (value === undefined) return 20;
   const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) throw errors.badRequest(`page_size must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) throw errors.invalidField(`page_size must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -162,7 +148,8 @@ export function v2RunShape(selects: readonly V2RunSelect[], blobs: BlobStore): V
 }
 
 const selectsSchema = { type: 'array', items: { type: 'string', enum: V2_RUN_SELECTS } } as const;
-const repeatedSelectsSchema = { anyOf: [{ type: 'string', enum: V2_RUN_SELECTS }, selectsSchema] } as const;
+/** `?selects=A&selects=B` (or one alone). */
+const repeatedSelectsSchema = selectsSchema;
 // Items are free-form objects (their fields depend on `selects`); `{}` lets each go through JSON.stringify whole.
 const itemSchema = { description: 'an object with the selected fields' } as const;
 
@@ -259,7 +246,6 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.post<{ Body: TraceQueryBody }>(
     '/traces/query',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['traces'],
         summary: "A project's traces (root runs), newest first, with trace-wide aggregates; keyset-paged",
@@ -274,13 +260,14 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
           '406 when Accept admits neither JSON nor that.',
         body: {
           type: 'object',
+          anyOf: [{ required: ['project_id'] }, { required: ['project_ids'] }],
           properties: {
-            project_id: { type: 'string', description: 'project (session) UUID; or project_ids' },
-            project_ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100, description: 'several projects (extension)' },
-            min_start_time: { type: 'string', description: 'inclusive lower bound of the root start time (RFC 3339)' },
-            max_start_time: { type: 'string', description: 'exclusive upper bound (RFC 3339); default now' },
+            project_id: { ...uuidSchema, description: 'project (session) UUID; or project_ids' },
+            project_ids: { type: 'array', items: uuidSchema, minItems: 1, maxItems: 100, description: 'several projects (extension)' },
+            min_start_time: timeSchema('query', 'inclusive lower bound of the root start time', { nullable: false, text: true }),
+            max_start_time: timeSchema('query', 'exclusive upper bound; default now', { nullable: false, text: true }),
             selects: selectsSchema,
-            trace_ids: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
+            trace_ids: { type: 'array', items: uuidSchema, maxItems: 1000 },
             thread_id: { type: 'string', description: 'only traces of this thread (extension)' },
             has_error: { type: 'boolean', description: 'only traces whose root run errored (true) or did not (false) (extension)' },
             trace_filter: { type: 'string', description: 'filter language; the root run must match, e.g. eq(status, "error")' },
@@ -306,7 +293,6 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       rejectUnsupported(body, ['ai_search', 'min_feedback_modified_at', 'max_feedback_modified_at']);
       const tenantId = tenantOf(request);
       const projectIds = [...new Set([...(body.project_id !== undefined ? [body.project_id] : []), ...(body.project_ids ?? [])])].map((p) => uuidInput(p, 'project_id'));
-      if (projectIds.length === 0) throw errors.badRequest('project_id is required');
       for (const p of projectIds) requireProject(deps, tenantId, p);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
       const pageSize = pageSizeInput(body.page_size);
@@ -357,7 +343,6 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Params: { trace_id: string }; Querystring: Record<string, unknown> }>(
     '/traces/:trace_id/runs',
     {
-      schemaErrorFormatter: badRequestOnInvalid,
       schema: {
         tags: ['traces'],
         summary: 'Every run of a trace, in tree order (dotted_order)',
@@ -369,8 +354,8 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
           type: 'object',
           properties: {
             project_id: { ...uuidSchema, description: 'project (session) UUID that owns the trace' },
-            min_start_time: { type: 'string', description: 'inclusive lower bound of run start_time; with max_start_time' },
-            max_start_time: { type: 'string', description: 'inclusive upper bound of run start_time; with min_start_time' },
+            min_start_time: timeSchema('query', 'inclusive lower bound of run start_time; with max_start_time', { nullable: false, text: true }),
+            max_start_time: timeSchema('query', 'inclusive upper bound of run start_time; with min_start_time', { nullable: false, text: true }),
             selects: repeatedSelectsSchema,
           },
           required: ['project_id'],

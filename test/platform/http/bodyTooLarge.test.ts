@@ -10,7 +10,7 @@ import { request } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { createHttpServer } from '../../../platform/http/server.ts';
 import { createLogger } from '../../../platform/logger.ts';
-import { readDecodedBody } from '../../../services/tracing/ingest/requestBody.ts';
+import { readDecodedBody } from '../../../platform/http/requestBody.ts';
 
 const LIMIT = 1024 * 1024;
 const ROUNDS = Number(process.env.ROUNDS ?? 3);

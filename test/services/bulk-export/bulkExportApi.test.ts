@@ -71,32 +71,33 @@ afterAll(async () => {
   s3.destroy();
 });
 
-describe('bad input is a 400 that says what is wrong, and nothing is written', () => {
+describe('bad input is a 422 (a field not of its form) or a 400 (refused for what it asks) that says what is wrong, and nothing is written', () => {
   test('exports', async () => {
     const destination = await newDestination();
     const ok = { bulk_export_destination_id: destination, session_id: projectId, start_time: hoursAgo(3), end_time: hoursAgo(1) };
     const before = (await get('/bulk-exports')).body.length;
-    const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ ...ok, start_time: undefined }, /start_time/],
-      [{ ...ok, interval_hours: 2 }, /end_time .*or interval_hours .*not both/],
-      [{ ...ok, end_time: undefined }, /end_time .*or interval_hours .*required/],
-      [{ ...ok, end_time: undefined, interval_hours: 0 }, /interval_hours must be >= 1/],
-      [{ ...ok, end_time: undefined, interval_hours: 169 }, /interval_hours must be <= 168/],
-      [{ ...ok, end_time: undefined, interval_hours: 1.5 }, /interval_hours must be integer/],
-      [{ ...ok, end_time: ok.start_time }, /end_time must be after start_time/],
-      [{ ...ok, start_time: 'yesterday' }, /start_time/],
-      [{ ...ok, compression: 'lz4' }, /compression must be equal to one of the allowed values/],
-      [{ ...ok, format_version: 'v3' }, /format_version must be equal to one of the allowed values/],
-      [{ ...ok, format: 'CSV' }, /format must be equal to one of the allowed values/],
-      [{ ...ok, export_fields: ['id', 'nope', 'inputs'] }, /export_fields has unknown fields: nope/],
-      [{ ...ok, export_fields: ['id', 'id'] }, /export_fields names a field twice/],
-      [{ ...ok, filter: 'eq(run_type, ' }, /filter/],
-      [{ ...ok, filter: 'eq(colour, "red")' }, /colour/],
-      [{ ...ok, session_id: 'not-a-uuid' }, /session_id must be a UUID/],
+    const cases: Array<[Record<string, unknown>, number, RegExp]> = [
+      [{ ...ok, start_time: undefined }, 422, /start_time/],
+      [{ ...ok, end_time: undefined, interval_hours: 0 }, 422, /interval_hours must be >= 1/],
+      [{ ...ok, end_time: undefined, interval_hours: 169 }, 422, /interval_hours must be <= 168/],
+      [{ ...ok, end_time: undefined, interval_hours: 1.5 }, 422, /interval_hours must be integer/],
+      [{ ...ok, start_time: 'yesterday' }, 422, /start_time/],
+      [{ ...ok, compression: 'lz4' }, 422, /compression must be equal to one of the allowed values/],
+      [{ ...ok, format_version: 'v3' }, 422, /format_version must be equal to one of the allowed values/],
+      [{ ...ok, format: 'CSV' }, 422, /format must be equal to one of the allowed values/],
+      [{ ...ok, export_fields: ['id', 'nope', 'inputs'] }, 422, /export_fields\/1 must be equal to one of the allowed values/],
+      [{ ...ok, export_fields: ['id', 'id'] }, 422, /export_fields must NOT have duplicate items/],
+      [{ ...ok, session_id: 'not-a-uuid' }, 422, /session_id must match format "uuid"/],
+      // each field of its form, the request refused for what it asks
+      [{ ...ok, interval_hours: 2 }, 400, /end_time .*or interval_hours .*not both/],
+      [{ ...ok, end_time: undefined }, 400, /end_time .*or interval_hours .*required/],
+      [{ ...ok, end_time: ok.start_time }, 400, /end_time must be after start_time/],
+      [{ ...ok, filter: 'eq(run_type, ' }, 400, /filter/],
+      [{ ...ok, filter: 'eq(colour, "red")' }, 400, /colour/],
     ];
-    for (const [body, message] of cases) {
+    for (const [body, status, message] of cases) {
       const res = await post('/bulk-exports', body);
-      expect(res.status, `${JSON.stringify(body)} -> ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.status, `${JSON.stringify(body)} -> ${JSON.stringify(res.body)}`).toBe(status);
       expect(res.body.detail, JSON.stringify(body)).toMatch(message);
     }
     expect((await post('/bulk-exports', { ...ok, session_id: randomUUID() })).status).toBe(404);
@@ -110,10 +111,10 @@ describe('bad input is a 400 that says what is wrong, and nothing is written', (
     const destination = await newDestination();
     const created = await post('/bulk-exports', { bulk_export_destination_id: destination, session_id: projectId, start_time: hoursAgo(1), interval_hours: 24 });
     const running = await patch(`/bulk-exports/${created.body.id}`, { status: 'Running' });
-    expect(running.status).toBe(400);
-    expect(running.body.detail).toMatch(/status can only be set to "Cancelled"/);
+    expect(running.status).toBe(422);
+    expect(running.body.detail).toMatch(/status must be equal to one of the allowed values: Cancelled/);
     expect((await get(`/bulk-exports/${created.body.id}/runs/${randomUUID()}`)).status).toBe(404);
-    expect((await get('/bulk-exports/destinations/not-a-uuid')).status).toBe(400);
+    expect((await get('/bulk-exports/destinations/not-a-uuid')).status).toBe(422);
     expect((await patch(`/bulk-exports/${created.body.id}`, { status: 'Cancelled' })).body.status).toBe('Cancelled');
   }, 180_000);
 
@@ -127,9 +128,9 @@ describe('bad input is a 400 that says what is wrong, and nothing is written', (
       [{ ...base, config: { ...base.config, bucket_name: `missing-${RUN}` } }, 400, /The specified bucket does not exist/],
       [{ ...base, config: { ...base.config, aws_role_arn: 'arn:aws:iam::1:role/x' } }, 400, /config.aws_role_arn is not supported/],
       [{ ...base, config: { ...base.config, prefix: 'a/../b' } }, 400, /prefix/],
-      [{ ...base, destination_type: 'gcs' }, 400, /destination_type/],
-      [{ ...base, credentials: undefined }, 400, /credentials/],
-      [{ ...base, config: { prefix: 'x' } }, 400, /bucket_name/],
+      [{ ...base, destination_type: 'gcs' }, 422, /destination_type/],
+      [{ ...base, credentials: undefined }, 422, /credentials/],
+      [{ ...base, config: { prefix: 'x' } }, 422, /bucket_name/],
     ];
     for (const [body, status, message] of cases) {
       const res = await post('/bulk-exports/destinations', body);

@@ -177,5 +177,5 @@ test('the OpenAPI document declares the bearer scheme as the alternative on ever
   expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   const operations = Object.entries(doc.paths).filter(([path]) => path.startsWith('/v2/')).flatMap(([, methods]) => Object.values(methods));
   expect(operations.length).toBeGreaterThan(5);
-  for (const op of operations) expect(op.security).toEqual([{ apiKey: [] }, { apiKey: [], tenantId: [] }, { bearer: [] }]);
+  for (const op of operations) expect(op.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
 });

@@ -193,6 +193,13 @@ describe('errors, as the spec lists them', () => {
     expect(limit.body.detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'greater_than_equal', ctx: { ge: 1 } });
   });
 
+  test('a DELETE without a body naming Content-Type: application/json (what generic clients send) deletes', async () => {
+    const d = await create();
+    const res = await fetch(`${cp.urls[0]}/v2/deployments/${d.id}`, { method: 'DELETE', headers: { 'x-api-key': cp.apiKey, 'content-type': 'application/json' } });
+    expect(res.status).toBe(204);
+    expect((await call('GET', `/v2/deployments/${d.id}`)).body.status).toBe('AWAITING_DELETE');
+  });
+
   test('a bad body is a 422 naming the field, and creates nothing', async () => {
     const before = (await call('GET', '/v2/deployments?limit=100')).body.resources.length;
     const { secrets: _omitted, ...noSecrets } = body();

@@ -55,6 +55,6 @@ test('the OpenAPI document declares the bearer scheme as an alternative to the A
     paths: Record<string, Record<string, { security?: unknown[] }>>;
   };
   expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-  expect(doc.paths['/sessions']!.get!.security).toEqual([{ apiKey: [] }, { apiKey: [], tenantId: [] }, { bearer: [] }]);
+  expect(doc.paths['/sessions']!.get!.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
   expect(doc.paths['/info']!.get!.security).toBeUndefined(); // public routes stay public
 });

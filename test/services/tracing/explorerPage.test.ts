@@ -117,8 +117,9 @@ describe("the deployments view's calls, forwarded to the control plane", () => {
   test('nothing else is forwarded: other methods, other control-plane paths', async () => {
     const app = await server(join(dir, 'built'), upstreamUrl);
     seen.length = 0;
-    expect((await app.inject({ method: 'POST', url: '/ui/control-plane/v2/deployments', payload: {} })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'PATCH', url: `/ui/control-plane/v2/deployments/${RUN}`, payload: {} })).statusCode).toBe(404);
+    // (a path the page reads, which takes no other method: 405)
+    expect((await app.inject({ method: 'POST', url: '/ui/control-plane/v2/deployments', payload: {} })).statusCode).toBe(405);
+    expect((await app.inject({ method: 'PATCH', url: `/ui/control-plane/v2/deployments/${RUN}`, payload: {} })).statusCode).toBe(405);
     // Any other GET under /ui/ is a page route: the page, not a call to the control plane.
     const other = await app.inject({ url: '/ui/control-plane/docs/json' });
     expect([other.statusCode, other.body]).toEqual([200, '<!doctype html><title>Trace explorer</title>']);

@@ -5,6 +5,7 @@
 // AGENT_SERVER_BODY_LIMIT_BYTES (25 MiB by default) are refused with a 413 that names the limit
 // and the setting, before they are read whole; a caller without a key gets its 401 first.
 import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentServer, type AgentServer } from '../../../support/agentServer.ts';
 import { DOCS_OPERATIONS } from '../../../support/docsOperations.ts';
@@ -148,5 +149,36 @@ describe('the body limit', () => {
     const refused = await answerToDeclared(`${small.url}/threads`, small.headers, 5000);
     expect(refused.status).toBe(413);
     expect(refused.body.detail).toBe('the request body exceeds the limit of 4096 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)');
+  });
+});
+
+describe('what generic HTTP clients send', () => {
+  const json = { 'content-type': 'application/json' };
+  it('a body-less request naming Content-Type: application/json has no body', async () => {
+    const thread = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...server.headers, ...json } })).json()) as { thread_id: string };
+    expect(thread.thread_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { ...server.headers, ...json } })).status).toBe(200);
+    expect((await fetch(`${server.url}/threads/${thread.thread_id}`, { method: 'DELETE', headers: { ...server.headers, ...json } })).status).toBe(204);
+  });
+
+  it('a gzip-encoded JSON body is decoded, on the LangGraph routes and the A2A endpoint', async () => {
+    const gzipped = (value: unknown) => gzipSync(Buffer.from(JSON.stringify(value)));
+    const headers = { ...server.headers, ...json, 'content-encoding': 'gzip' };
+    const created = await fetch(`${server.url}/threads`, { method: 'POST', headers, body: gzipped({ metadata: { zipped: true } }) });
+    expect(created.status).toBe(200);
+    expect(((await created.json()) as { metadata: unknown }).metadata).toMatchObject({ zipped: true });
+    const rpc = await fetch(`${server.url}/a2a/agent`, { method: 'POST', headers: { ...headers, accept: 'application/json' }, body: gzipped({ jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { id: 'nope' } }) });
+    const answer = (await rpc.json()) as { id: unknown; error?: { code: number } };
+    expect(answer.id).toBe(7);
+    expect(answer.error?.code).not.toBe(-32700);
+    const unknown = await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...headers, 'content-encoding': 'br' }, body: '{}' });
+    expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([415, 'UNSUPPORTED_CONTENT_ENCODING']);
+  });
+
+  it('a gzip body that decodes to more than the limit is a 413', async () => {
+    const bomb = gzipSync(Buffer.from(JSON.stringify({ metadata: { padding: 'x'.repeat(100_000) } })));
+    expect(bomb.length).toBeLessThan(4096);
+    const res = await fetch(`${small.url}/threads`, { method: 'POST', headers: { ...small.headers, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
+    expect([res.status, ((await res.json()) as { detail: string }).detail]).toEqual([413, 'the request body exceeds the limit of 4096 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)']);
   });
 });

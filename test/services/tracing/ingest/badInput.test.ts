@@ -59,13 +59,14 @@ const multipart = (parts: Part[], extra: Record<string, string> = {}): Call => {
 
 describe('bad input: JSON routes', () => {
   test('malformed JSON', () => rejects(json('{"id": '), 400, /not valid JSON/));
-  test('empty body', () => rejects(json(''), 400, /empty/));
+  // no bytes is no body (whatever Content-Type is named), and a run is required
+  test('empty body', () => rejects(json(''), 422, /run must be a JSON object/));
   test('missing name', () => rejects(json({ id: uuidv7(), run_type: 'chain' }), 422, /name is required/));
   test('invalid run_type', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'banana' }), 422, /run_type.*tool, chain, llm/));
   test('bad UUID', () => rejects(json({ id: 'not-a-uuid', name: 'x', run_type: 'chain' }), 422, /id is not a valid UUID/));
   test('bad parent UUID', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', parent_run_id: 42 }), 422, /parent_run_id must be a UUID/));
   test('invalid timestamp', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', start_time: 'tuesday' }), 422, /start_time is not an ISO 8601/));
-  test('inputs that are not an object', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', inputs: [1, 2] }), 422, /inputs must be object/));
+  test('inputs that are not an object', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', inputs: [1, 2] }), 422, /inputs of run .* must be an object/));
   test('unknown session_id', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', session_id: uuidv7() }), 404, /project \(session_id\) .* not found/));
   test('unknown parent on POST /runs', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', parent_run_id: uuidv7() }), 404, /parent run .* not found/));
   test('patch of an unknown run without trace_id', () => rejects(json({ outputs: {} }, `/runs/${uuidv7()}`, 'PATCH'), 404, /run .* not found/));
@@ -178,7 +179,7 @@ describe('bad input: times the storage cannot hold (422 naming the field and the
 });
 
 describe('bad input: /runs/multipart without a multipart body (was a 500)', () => {
-  test('no body and no Content-Type', () => rejects({ headers: {} }, 415, /Content-Type "\(none\)".*multipart\/form-data/));
+  test('no body and no Content-Type', () => rejects({ headers: {} }, 422, /has no body.*multipart\/form-data/));
   test('a JSON body', () => rejects({ headers: { 'content-type': 'application/json' }, body: '{}' }, 415, /application\/json.*multipart\/form-data/));
   test('an empty multipart body', () => rejects({ headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: '' }, 400, /truncated|no parts/));
 });
@@ -210,7 +211,7 @@ describe('bad input: auth', () => {
     try {
       await rejects(call({ 'x-api-key': key }), 400, /several workspaces.*X-Tenant-Id/);
       await rejects(call({ 'x-api-key': key, 'x-tenant-id': uuidv7() }), 403, /no access to workspace/);
-      await rejects(call({ 'X-API-KEY': key, 'X-Tenant-Id': 'nope' }), 400, /not a UUID/);
+      await rejects(call({ 'X-API-KEY': key, 'X-Tenant-Id': 'nope' }), 422, /not a UUID/);
       const ok = await send(call({ 'X-API-KEY': key, 'X-TENANT-ID': workspaceIds[1]! }));
       expect(ok.status).toBe(202);
     } finally {

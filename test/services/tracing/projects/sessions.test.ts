@@ -152,14 +152,19 @@ describe('GET /sessions', () => {
     ['id=not-a-uuid', 'id'],
     ['reference_dataset=x', 'reference_dataset'],
     ['reference_free=maybe', 'reference_free'],
-    ['include_stats=yes', 'include_stats'],
-    ['metadata=%7Bnot-json', 'metadata'],
+    ['include_stats=often', 'include_stats'],
     ['metadata=%5B1%5D', 'metadata'],
     ['name=a&name=b', 'name'],
-  ])('?%s is a 400 naming %s', async (query, field) => {
+  ])('?%s is a 422 naming %s', async (query, field) => {
     const res = await list(query);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
     expect(res.body.detail).toContain(field);
+  });
+
+  test('metadata that is not JSON is a 400 (INVALID_JSON) naming it', async () => {
+    const res = await list('metadata=%7Bnot-json');
+    expect([res.status, res.body.error]).toEqual([400, 'INVALID_JSON']);
+    expect(res.body.detail).toContain('metadata');
   });
 });
 
@@ -181,22 +186,22 @@ describe('GET /sessions/resolutions (the clients\' sessions.resolve)', () => {
     expect((await resolve(`kind=EXPERIMENT&id=${randomUUID()}`)).status).toBe(404);
   });
 
-  test('agent and evaluator addresses are well-formed 404s here; malformed addresses are 400s naming the field', async () => {
+  test('agent and evaluator addresses are well-formed 404s here; a malformed part is a 422 naming it, parts of another kind name no project', async () => {
     expect((await resolve('kind=AGENT&id=support-agent&environment=production')).status).toBe(404);
     expect((await resolve('kind=EVALUATOR')).status).toBe(404);
-    for (const [query, message] of [
-      ['', /kind/],
-      ['kind=ROBOT', /kind must be AGENT, EXPERIMENT or EVALUATOR/],
-      ['kind=AGENT&environment=PRODUCTION', /id of an AGENT address/],
-      ['kind=AGENT&id=Support_Agent&environment=PRODUCTION', /id of an AGENT address/],
-      ['kind=AGENT&id=support-agent', /environment of an AGENT address/],
-      ['kind=AGENT&id=support-agent&environment=moon', /environment of an AGENT address/],
-      ['kind=EXPERIMENT&id=nope', /id must be a UUID/],
-      [`kind=EXPERIMENT&id=${randomUUID()}&environment=LOCAL`, /environment is not part of a EXPERIMENT address/],
-      ['kind=EVALUATOR&id=x', /id is not part of a EVALUATOR address/],
+    for (const [query, status, message] of [
+      ['', 422, /kind/],
+      ['kind=ROBOT', 422, /kind must match pattern/],
+      ['kind=AGENT&id=Support_Agent&environment=PRODUCTION', 422, /id must match pattern/],
+      ['kind=AGENT&id=support-agent&environment=moon', 422, /environment must match pattern/],
+      ['kind=AGENT&environment=PRODUCTION', 404, /an AGENT address has an id/],
+      ['kind=AGENT&id=support-agent', 404, /an AGENT address has an environment/],
+      ['kind=EXPERIMENT&id=nope', 404, /has the experiment's UUID as its id/],
+      [`kind=EXPERIMENT&id=${randomUUID()}&environment=LOCAL`, 404, /environment is not part of an EXPERIMENT address/],
+      ['kind=EVALUATOR&id=x', 404, /id is not part of an EVALUATOR address/],
     ] as const) {
       const res = await resolve(query);
-      expect(res.status, query).toBe(400);
+      expect(res.status, query).toBe(status);
       expect(res.body.detail, query).toMatch(message);
     }
   });
@@ -215,13 +220,13 @@ describe('bad input', () => {
     [{ name: 'x', end_time: true }, 'end_time'],
     [{ name: 'n'.repeat(1001) }, 'name'],
     [{ name: 'x', extra: { big: 'y'.repeat(300 * 1024) } }, 'extra'],
-  ])('POST /sessions %# is a 400 naming %s', async (body, field) => {
+  ])('POST /sessions %# is a 422 naming %s', async (body, field) => {
     const res = await create(body);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(422);
     expect(res.body.detail).toContain(field);
   });
 
-  test('bad ids, bodies and flags elsewhere are 400s naming the field', async () => {
+  test('bad ids, bodies and flags elsewhere are 422s naming the field', async () => {
     const id = (await create({ name: unique('bad') })).body.id;
     const cases: Array<[Promise<{ status: number; body: any }>, string]> = [
       [read('not-a-uuid'), 'session_id'],
@@ -234,7 +239,7 @@ describe('bad input', () => {
     ];
     for (const [pending, field] of cases) {
       const res = await pending;
-      expect(res.status, field).toBe(400);
+      expect(res.status, field).toBe(422);
       expect(res.body.detail).toContain(field);
     }
     expect((await read(randomUUID())).status).toBe(404);
@@ -313,5 +318,15 @@ describe('read-your-writes across API replicas', () => {
     expect((await onB(`/sessions/${id}`, { method: 'DELETE' })).status).toBe(202);
     expect((await read(id)).status).toBe(404);
     expect((await postRun(ws.apiKey, { session_id: id })).status).toBe(404);
+  });
+});
+
+describe('what generic HTTP clients send', () => {
+  const jsonType = { 'content-type': 'application/json' };
+  test('a body-less DELETE or POST naming Content-Type: application/json has no body; a body that requires no field may be left out', async () => {
+    const { id } = (await create({ name: unique('generic') })).body;
+    expect((await api(`/sessions/${id}`, { method: 'DELETE', apiKey: ws.apiKey, headers: jsonType })).status).toBe(202);
+    const runs = await api('/runs/query', { method: 'POST', apiKey: ws.apiKey, headers: jsonType });
+    expect([runs.status, Array.isArray(runs.body.runs)]).toEqual([200, true]);
   });
 });

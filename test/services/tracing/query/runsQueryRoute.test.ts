@@ -97,7 +97,7 @@ describe('POST /runs/query', () => {
     expect(res.body.cursors).toEqual({ next: null, prev: null });
   });
 
-  test('unknown field or operator, wrong types: 400 naming it', async () => {
+  test('unknown field or operator: 400 naming it; wrong types: 422 naming the field', async () => {
     const unknownField = await query({ session: [project], filter: 'and(eq(name, "x"), gt(nonsense, 1))' });
     expect(unknownField.status).toBe(400);
     expect(unknownField.body).toMatchObject({ error: 'INVALID_FILTER', detail: expect.stringMatching(/^filter: unknown field "nonsense" at position 23/) });
@@ -107,17 +107,17 @@ describe('POST /runs/query', () => {
     const badValue = await query({ filter: 'gt(latency, "soon")' });
     expect(badValue.status).toBe(400);
     expect(badValue.body.detail).toMatch(/expected a duration .* found "soon" at position 13/);
-    for (const [body, message] of [
-      [{ limit: 'ten' }, /limit/],
-      [{ session: [12] }, /session/],
-      [{ error: 'yes' }, /error/],
-      [{ order: 'sideways' }, /order/],
-      [{ select: ['id', 'nope'] }, /select: unknown field "nope"/],
-      [{ session: ['not-a-uuid'] }, /session\[0\] is not a UUID/],
-      [{ cursor: 'garbage' }, /cursor is not a cursor this service issued/],
+    for (const [body, status, message] of [
+      [{ limit: 'ten' }, 422, /limit/],
+      [{ session: [12] }, 422, /session/],
+      [{ error: 'yes' }, 422, /error/],
+      [{ order: 'sideways' }, 422, /order/],
+      [{ select: ['id', 'nope'] }, 422, /select\/1 must be equal to one of the allowed values/],
+      [{ session: ['not-a-uuid'] }, 422, /session\/0 must match format "uuid"/],
+      [{ cursor: 'garbage' }, 400, /cursor is not a cursor this service issued/],
     ] as const) {
       const res = await query(body);
-      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.status, JSON.stringify(body)).toBe(status);
       expect(res.body.detail).toMatch(message);
     }
     // Fields the clients send that we do not act on, and extra kwargs, are fine.
@@ -219,9 +219,9 @@ describe('POST /api/v2/runs/query', () => {
     expect(proxied.body).toEqual({ url: `https://smith.example.com${path}` });
     expect((await api(`/api/v2/runs/${child.id}/url?project_id=${project}&trace_id=${root.id}`, { apiKey: other.apiKey })).status).toBe(404);
     for (const q of [`trace_id=${root.id}`, `project_id=${project}`, `project_id=nope&trace_id=${root.id}`, `project_id=${project}&trace_id=${root.id}&start_time=yesterday`]) {
-      expect((await api(`/api/v2/runs/${child.id}/url?${q}`, { apiKey: ws.apiKey })).status, q).toBe(400);
+      expect((await api(`/api/v2/runs/${child.id}/url?${q}`, { apiKey: ws.apiKey })).status, q).toBe(422);
     }
-    expect((await api(`/api/v2/runs/not-a-uuid/url?project_id=${project}&trace_id=${root.id}`, { apiKey: ws.apiKey })).status).toBe(400);
+    expect((await api(`/api/v2/runs/not-a-uuid/url?project_id=${project}&trace_id=${root.id}`, { apiKey: ws.apiKey })).status).toBe(422);
   });
 
   test('GET /api/v2/runs/{id} with repeated selects', async () => {
@@ -232,7 +232,7 @@ describe('POST /api/v2/runs/query', () => {
     expect((await api(`/api/v2/runs/${root.id}?project_id=${project}`, { apiKey: ws.apiKey })).body).toEqual({ id: root.id });
     expect((await api(`/api/v2/runs/${root.id}?project_id=${project}`, { apiKey: other.apiKey })).status).toBe(404);
     expect((await api(`/api/v2/runs/${uuidv7()}?project_id=${project}`, { apiKey: ws.apiKey })).status).toBe(404);
-    expect((await api(`/api/v2/runs/${root.id}`, { apiKey: ws.apiKey })).status).toBe(400);
+    expect((await api(`/api/v2/runs/${root.id}`, { apiKey: ws.apiKey })).status).toBe(422);
   });
 });
 

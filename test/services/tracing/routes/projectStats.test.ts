@@ -79,20 +79,20 @@ describe('POST /sessions/activity', () => {
     expect(res.body.projects[0].trace_count.reduce((a: number, b: number) => a + b, 0)).toBe(4);
   });
 
-  test('bad input is a 400 that says what is wrong; another workspace\'s project is a 404', async () => {
-    const cases: [unknown, string][] = [
-      [{}, "body must have required property 'session'"],
-      [{ session: [] }, 'body.session must NOT have fewer than 1 items'],
-      [{ session: ['nope'] }, 'session[0] must be a UUID; got "nope"'],
-      [{ session: [busyId], bucket: 'fortnight' }, 'body.bucket must be equal to one of the allowed values'],
-      [{ session: [busyId], start_time: new Date(end).toISOString(), end_time: new Date(start).toISOString() }, 'start_time must be before end_time'],
-      [{ session: [busyId], start_time: '2020-01-01T00:00:00Z', bucket: '1m' }, 'the time range holds more than 1000 buckets of 1m'],
-      [{ session: [busyId], start_time: 'yesterday' }, 'start_time'],
-      [{ session: [busyId], group_by: 'name' }, 'must NOT have additional properties (group_by)'],
+  test('a field not of its form is a 422, a request refused for what it asks a 400, each saying what is wrong; another workspace\'s project is a 404', async () => {
+    const cases: [unknown, number, string][] = [
+      [{}, 422, "body must have required property 'session'"],
+      [{ session: [] }, 422, 'body/session must NOT have fewer than 1 items'],
+      [{ session: ['nope'] }, 422, 'body/session/0 must match format "uuid"'],
+      [{ session: [busyId], bucket: 'fortnight' }, 422, 'body/bucket must be equal to one of the allowed values'],
+      [{ session: [busyId], start_time: 'yesterday' }, 422, 'start_time'],
+      [{ session: [busyId], group_by: 'name' }, 422, 'must NOT have additional properties (group_by)'],
+      [{ session: [busyId], start_time: new Date(end).toISOString(), end_time: new Date(start).toISOString() }, 400, 'start_time must be before end_time'],
+      [{ session: [busyId], start_time: '2020-01-01T00:00:00Z', bucket: '1m' }, 400, 'the time range holds more than 1000 buckets of 1m'],
     ];
-    for (const [body, message] of cases) {
+    for (const [body, status, message] of cases) {
       const res = await activity(body);
-      expect([res.status, res.body.detail], JSON.stringify(body)).toEqual([400, expect.stringContaining(message)]);
+      expect([res.status, res.body.detail], JSON.stringify(body)).toEqual([status, expect.stringContaining(message)]);
     }
     const theirs = await activity({ session: [busyId] }, other.apiKey);
     expect(theirs.status).toBe(404);

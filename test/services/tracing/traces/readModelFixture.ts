@@ -2,13 +2,13 @@
 // straight into `runs` and `traces`, and the trace, thread and stats routes served in-process
 // over it: query logic tested without the projector. Used by the tests and the benchmark.
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { createHttpServer } from '../../../../platform/http/server.ts';
 import { ClickHouseClient } from '../../../../platform/clickhouse/client.ts';
 import { createReadModelTables } from '../../../../projections/readModels.ts';
 import { ident, sql } from '../../../../platform/clickhouse/sql.ts';
 import { loadConfig } from '../../../../platform/config.ts';
 import { createLogger } from '../../../../platform/logger.ts';
-import { AppError } from '../../../../platform/errors.ts';
 import { BlobStore } from '../../../../platform/blobStore.ts';
 import type { EventLog } from '../../../../platform/kafka/eventLog.ts';
 import { HOUR_MICROS, hourOf, hourRow, hourWrites, TRACES_BY_HOUR_COLUMNS, TRACE_HOUR_WRITES_COLUMNS } from '../../../../projections/traces/hourStats.ts';
@@ -180,16 +180,12 @@ export async function readRoutesApp(ch: ClickHouseClient, projects: Array<{ tena
   for (const p of projects)
     registry.apply({ name: 'ProjectCreated', version: 1, payload: { tenant_id: p.tenantId, project_id: p.projectId, name: p.projectId, description: null, extra: null, created_at: 0 } } as unknown as DecodedEvent);
   const deps: RouteDeps = { config, ch, blobs: new BlobStore(config), eventLog: null as unknown as EventLog, projects: registry, tables: LIVE_TABLES };
-  const app = Fastify({ ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } } });
+  // The platform's server (its input rules and error shape), without the key registry.
+  const app = await createHttpServer({ logger, title: 'read routes', version: '0', description: 'test', ready: () => true });
   app.decorateRequest('tenantId', null);
   app.addHook('onRequest', async (request) => {
     request.tenantId = String(request.headers['x-tenant-id']);
   });
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _request, reply) =>
-    err instanceof AppError
-      ? reply.code(err.statusCode).send({ error: err.code, detail: err.message })
-      : reply.code(err.statusCode ?? 500).send({ error: err.code ?? 'INTERNAL', detail: err.message }),
-  );
   await app.register(async (scope) => projectStatsRoutes(scope, deps));
   await app.register(async (v2) => {
     v2TraceRoutes(v2, deps);

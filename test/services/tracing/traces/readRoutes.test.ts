@@ -278,13 +278,13 @@ describe('POST /api/v2/traces/query', () => {
     }
   });
 
-  test('a cursor continues only the sort it was issued for; a bad sort is a 400 naming it', async () => {
+  test('a cursor continues only the sort it was issued for (400 otherwise); a bad sort is a 422 naming it', async () => {
     const first = await postTraces({ project_id: projectA, page_size: 5, sort_by: 'latency' });
     expect(first.body.next_cursor).toEqual(expect.any(String));
     const mixed = await postTraces({ project_id: projectA, cursor: first.body.next_cursor, sort_by: 'total_cost' });
     expect(mixed).toEqual({ status: 400, body: expect.objectContaining({ error: 'BAD_REQUEST', detail: expect.stringContaining('issued for sort latency desc') }) });
     const bad = await postTraces({ project_id: projectA, sort_by: 'name' });
-    expect(bad).toEqual({ status: 400, body: expect.objectContaining({ error: 'BAD_REQUEST', detail: expect.stringMatching(/sort_by.*start_time, latency, total_tokens, total_cost/) }) });
+    expect(bad).toEqual({ status: 422, body: expect.objectContaining({ error: 'VALIDATION_ERROR', detail: expect.stringMatching(/sort_by.*start_time, latency, total_tokens, total_cost/) }) });
     expect((await postTraces({ project_id: projectA, sort_order: 'up' })).body.detail).toMatch(/sort_order.*desc, asc/);
   });
 
@@ -307,19 +307,19 @@ describe('POST /api/v2/traces/query', () => {
   });
 
   test.each([
-    [{}, /project_id is required/],
-    [{ project_id: 'nope' }, /project_id must be a UUID/],
-    [{ project_id: projectA, page_size: 0 }, /page_size/],
-    [{ project_id: projectA, page_size: 101 }, /page_size/],
-    [{ project_id: projectA, cursor: 'garbage' }, /cursor/],
-    [{ project_id: projectA, ai_search: 'slow traces' }, /ai_search is not supported/],
-    [{ project_id: projectA, sort_by: 'latency', cursor: 'eyJ0IjoxLCJpZCI6IngifQ' }, /cursor/],
-    [{ project_id: projectA, selects: ['NOT_A_FIELD'] }, /selects/],
-    [{ project_id: projectA, min_start_time: 'yesterday' }, /min_start_time/],
-    [{ project_id: projectA, min_start_time: iso(T0), max_start_time: iso(T0) }, /before/],
-  ])('bad input %j is a 400 naming it', async (body, detail) => {
+    [{}, 422, /project_id/],
+    [{ project_id: 'nope' }, 422, /project_id must match format "uuid"/],
+    [{ project_id: projectA, page_size: 0 }, 422, /page_size/],
+    [{ project_id: projectA, page_size: 101 }, 422, /page_size/],
+    [{ project_id: projectA, selects: ['NOT_A_FIELD'] }, 422, /selects/],
+    [{ project_id: projectA, min_start_time: 'yesterday' }, 422, /min_start_time/],
+    [{ project_id: projectA, cursor: 'garbage' }, 400, /cursor/],
+    [{ project_id: projectA, ai_search: 'slow traces' }, 400, /ai_search is not supported/],
+    [{ project_id: projectA, sort_by: 'latency', cursor: 'eyJ0IjoxLCJpZCI6IngifQ' }, 400, /cursor/],
+    [{ project_id: projectA, min_start_time: iso(T0), max_start_time: iso(T0) }, 400, /before/],
+  ])('bad input %j is a %i naming it', async (body, status, detail) => {
     const res = await call(tenantA, 'POST', '/api/v2/traces/query', body);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(status);
     expect(res.body.detail).toMatch(detail);
   });
 });
@@ -363,18 +363,18 @@ describe('GET /api/v2/traces/{id}/runs', () => {
   });
 
   test.each([
-    ['', /project_id/],
-    [`project_id=${projectA2}&filter=${encodeURIComponent('eq(run_type, "llm")')}`, /filter is not supported/],
-    [`project_id=${projectA2}&selects=BOGUS`, /selects/],
-    [`project_id=${projectA2}&min_start_time=${iso(T0)}`, /go together/],
-  ])('bad input ?%s is a 400', async (query, detail) => {
+    ['', 422, /project_id/],
+    [`project_id=${projectA2}&selects=BOGUS`, 422, /selects/],
+    [`project_id=${projectA2}&filter=${encodeURIComponent('eq(run_type, "llm")')}`, 400, /filter is not supported/],
+    [`project_id=${projectA2}&min_start_time=${iso(T0)}`, 400, /go together/],
+  ])('bad input ?%s is a %i', async (query, status, detail) => {
     const res = await runsOf(query);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(status);
     expect(res.body.detail).toMatch(detail);
   });
 
-  test('a trace id that is not a UUID is a 400', async () => {
-    expect((await runsOf(`project_id=${projectA2}`, tenantA, 'not-a-uuid')).status).toBe(400);
+  test('a trace id that is not a UUID is a 422', async () => {
+    expect((await runsOf(`project_id=${projectA2}`, tenantA, 'not-a-uuid')).status).toBe(422);
   });
 });
 
@@ -469,13 +469,19 @@ describe('threads', () => {
     const none = await call(tenantA, 'POST', '/api/v2/threads/stats', { project_id: projectA, min_start_time: iso(T0 - 2 * HOUR), max_start_time: iso(T0 - HOUR), select: ['THREAD_COUNT', 'ERROR_RATE', 'LATENCY_P99'] });
     expect(none.body).toEqual({ thread_count: 0, error_rate: 0, latency_p99_seconds: null });
     expect((await call(tenantB, 'POST', '/api/v2/threads/stats', { project_id: projectA, select: ['THREAD_COUNT'] })).status).toBe(404);
-    for (const body of [{ project_id: projectA }, { project_id: projectA, select: [] }, { project_id: projectA, select: ['NOPE'] }, { project_id: projectA, select: ['TRACE_COUNT'], filter: 'eq(status, "error")' }, { select: ['TRACE_COUNT'] }]) {
+    for (const [body, status] of [
+      [{ project_id: projectA }, 422],
+      [{ project_id: projectA, select: [] }, 422],
+      [{ project_id: projectA, select: ['NOPE'] }, 422],
+      [{ select: ['TRACE_COUNT'] }, 422],
+      [{ project_id: projectA, select: ['TRACE_COUNT'], filter: 'eq(status, "error")' }, 400],
+    ] as const) {
       const bad = await call(tenantA, 'POST', '/api/v2/threads/stats', body);
-      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.status, JSON.stringify(body)).toBe(status);
     }
   });
 
-  test('404 for an unknown thread, another project, another workspace; 400 for bad input', async () => {
+  test('404 for an unknown thread, another project, another workspace; 422 for a field not of its form, 400 for a filter', async () => {
     expect((await call(tenantA, 'GET', `/api/v2/threads/nope/traces?project_id=${projectA}`)).status).toBe(404);
     expect((await call(tenantA, 'GET', `/api/v2/threads/nope/stats?session_id=${projectA}`)).status).toBe(404);
     expect((await call(tenantA, 'GET', `/api/v2/threads/thread-a/stats?session_id=${projectB}`)).status).toBe(404);
@@ -484,18 +490,18 @@ describe('threads', () => {
     // thread-a exists in B too (one trace): B sees only its own
     const b = await call(tenantB, 'GET', `/api/v2/threads/thread-a/stats?session_id=${projectB}&selects=TURNS`);
     expect(b.body.turns).toBe(1);
-    for (const [method, url, body] of [
-      ['POST', '/api/v2/threads/query', {}],
-      ['POST', '/api/v2/threads/query', { project_id: projectA, filter: 'eq(status, "error")' }],
-      ['POST', '/api/v2/threads/query', { project_id: projectA, page_size: 'ten' }],
-      ['GET', '/api/v2/threads/thread-a/traces', undefined],
-      ['GET', `/api/v2/threads/thread-a/traces?project_id=${projectA}&page_size=1000`, undefined],
-      ['GET', `/api/v2/threads/thread-a/traces?project_id=${projectA}&selects=NOPE`, undefined],
-      ['GET', `/api/v2/threads/thread-a/stats?session_id=${projectA}&selects=NOPE`, undefined],
-      ['GET', '/api/v2/threads/thread-a/stats', undefined],
+    for (const [method, url, body, status] of [
+      ['POST', '/api/v2/threads/query', {}, 422],
+      ['POST', '/api/v2/threads/query', { project_id: projectA, filter: 'eq(status, "error")' }, 400],
+      ['POST', '/api/v2/threads/query', { project_id: projectA, page_size: 'ten' }, 422],
+      ['GET', '/api/v2/threads/thread-a/traces', undefined, 422],
+      ['GET', `/api/v2/threads/thread-a/traces?project_id=${projectA}&page_size=1000`, undefined, 422],
+      ['GET', `/api/v2/threads/thread-a/traces?project_id=${projectA}&selects=NOPE`, undefined, 422],
+      ['GET', `/api/v2/threads/thread-a/stats?session_id=${projectA}&selects=NOPE`, undefined, 422],
+      ['GET', '/api/v2/threads/thread-a/stats', undefined, 422],
     ] as const) {
       const res = await call(tenantA, method, url, body);
-      expect(res.status, `${method} ${url} ${JSON.stringify(body)}`).toBe(400);
+      expect(res.status, `${method} ${url} ${JSON.stringify(body)}`).toBe(status);
     }
   });
 });
@@ -563,27 +569,27 @@ describe('project stats', () => {
     expect(res.body.series).toHaveLength(1);
   });
 
-  test('another workspace is 404; bad input is 400', async () => {
+  test('another workspace is 404; a field not of its form is a 422, a request refused for what it asks a 400', async () => {
     expect((await call(tenantB, 'GET', `/sessions/${projectA}/stats`)).status).toBe(404);
     expect((await call(tenantB, 'POST', '/runs/stats', { session: [projectA] })).status).toBe(404);
     expect((await call(tenantA, 'POST', '/runs/stats', { session: [projectA, projectB] })).status).toBe(404);
-    for (const [method, url, body] of [
-      ['POST', '/runs/stats', {}],
-      ['POST', '/runs/stats', { session: [] }],
-      ['POST', '/runs/stats', { session: ['x'] }],
-      ['POST', '/runs/stats', { session: [projectA], run_type: 'llm' }],
-      ['POST', '/runs/stats', { session: [projectA], filter: 'eq(name, "x")' }],
-      ['POST', '/runs/stats', { session: [projectA], is_root: false }],
-      ['POST', '/runs/stats', { session: [projectA], interval: 'fortnight' }],
-      ['POST', '/runs/stats', { session: [projectA], stride: { minutes: 0 } }],
-      ['POST', '/runs/stats', { session: [projectA], start_time: iso(T0), end_time: iso(T0 - HOUR) }],
-      ['POST', '/runs/stats', { session: [projectA], start_time: iso(T0 - 400 * 24 * HOUR), end_time: iso(T0), interval: 'minute' }],
-      ['GET', `/sessions/${projectA}/stats?bucket=fortnight`, undefined],
-      ['GET', `/sessions/${projectA}/stats?start_time=soon`, undefined],
-      ['GET', '/sessions/not-a-uuid/stats', undefined],
+    for (const [method, url, body, status] of [
+      ['POST', '/runs/stats', {}, 422],
+      ['POST', '/runs/stats', { session: [] }, 422],
+      ['POST', '/runs/stats', { session: ['x'] }, 422],
+      ['POST', '/runs/stats', { session: [projectA], interval: 'fortnight' }, 422],
+      ['GET', `/sessions/${projectA}/stats?bucket=fortnight`, undefined, 422],
+      ['GET', `/sessions/${projectA}/stats?start_time=soon`, undefined, 422],
+      ['GET', '/sessions/not-a-uuid/stats', undefined, 422],
+      ['POST', '/runs/stats', { session: [projectA], run_type: 'llm' }, 400],
+      ['POST', '/runs/stats', { session: [projectA], filter: 'eq(name, "x")' }, 400],
+      ['POST', '/runs/stats', { session: [projectA], is_root: false }, 400],
+      ['POST', '/runs/stats', { session: [projectA], stride: { minutes: 0 } }, 400],
+      ['POST', '/runs/stats', { session: [projectA], start_time: iso(T0), end_time: iso(T0 - HOUR) }, 400],
+      ['POST', '/runs/stats', { session: [projectA], start_time: iso(T0 - 400 * 24 * HOUR), end_time: iso(T0), interval: 'minute' }, 400],
     ] as const) {
       const res = await call(tenantA, method, url, body);
-      expect(res.status, `${method} ${url} ${JSON.stringify(body)}`).toBe(400);
+      expect(res.status, `${method} ${url} ${JSON.stringify(body)}`).toBe(status);
       expect(res.body.detail).toBeTruthy();
     }
   });

@@ -94,11 +94,11 @@ describe('POST /api/v2/traces/query', () => {
     expect(failed.body.items.map((i: any) => i.root_run.id)).toEqual([conv1[1]![0]!.id]);
   });
 
-  test('another workspace: its project is 404; bad input is a 400 through the real server', async () => {
+  test('another workspace: its project is 404; a field out of range is a 422 through the real server', async () => {
     expect((await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: otherProjectId } })).status).toBe(404);
     const bad = await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: projectId, page_size: 500 } });
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ error: 'BAD_REQUEST', detail: expect.stringMatching(/page_size/) });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR', detail: expect.stringMatching(/page_size/) });
   });
 });
 
@@ -151,7 +151,7 @@ describe('project stats', () => {
     expect(res.body).toMatchObject({ trace_count: allTraces.length, run_count: runCount, interval: '1d' });
     expect((await api(`/api/v1/sessions/${projectId}/stats`, { apiKey: other.apiKey })).status).toBe(404);
     expect((await api('/runs/stats', { method: 'POST', apiKey: other.apiKey, json: { session: [projectId] } })).status).toBe(404);
-    expect((await api(`/sessions/${projectId}/stats?bucket=fortnight`, { apiKey: ws.apiKey })).status).toBe(400);
+    expect((await api(`/sessions/${projectId}/stats?bucket=fortnight`, { apiKey: ws.apiKey })).status).toBe(422);
   });
 });
 
