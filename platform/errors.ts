@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   STORAGE_UNAVAILABLE: { status: 503, retryable: true },
   DEPLOYMENT_UNAVAILABLE: { status: 503, retryable: true },
   CONTROL_PLANE_UNAVAILABLE: { status: 503, retryable: true },
+  AUTH_UNAVAILABLE: { status: 503, retryable: true },
 } as const satisfies Record<string, { status: number | 'varies'; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -127,6 +128,9 @@ export const errors = {
     new AppError('TENANT_ID_REQUIRED', 'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header'),
   invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', `X-Tenant-Id "${value}" is not a UUID`),
   workspaceForbidden: (workspaceId: string) => new AppError('WORKSPACE_FORBIDDEN', `this API key has no access to workspace ${workspaceId}`),
+  /** A deployed agent server serves its deployment's workspace only (LANGSMITH_TENANT_ID). */
+  deploymentWorkspaceForbidden: () =>
+    new AppError('WORKSPACE_FORBIDDEN', "this API key does not act in this deployment's workspace: use a key of the workspace that deployed it"),
   tokenForOtherWorkspace: (tokenWorkspaceId: string, wanted: string) =>
     new AppError('WORKSPACE_FORBIDDEN', `this bearer token acts in workspace ${tokenWorkspaceId} only, not in ${wanted} (X-Tenant-Id)`),
   /**
@@ -157,6 +161,9 @@ export const errors = {
       `the control plane is not running at ${url} (${reason}): \`npm start\` starts it with the tracing API, or run \`node services/deployments/controlPlaneMain.ts\`; CONTROL_PLANE_PUBLIC_URL or CONTROL_PLANE_PORT says where it is`,
       { headers: retryAfter, cause },
     ),
+  /** A deployed agent server could not have a caller's key verified by the platform (LANGSMITH_AUTH_ENDPOINT). */
+  authUnavailable: (url: string, reason: string, cause?: unknown) =>
+    new AppError('AUTH_UNAVAILABLE', `the platform that verifies API keys did not answer at ${url} (${reason}); retry shortly`, { headers: retryAfter, cause }),
   storageUnavailable: (what: string, reason: string, cause?: unknown) =>
     new AppError('STORAGE_UNAVAILABLE', `${what} is unavailable: ${reason}`, { headers: retryAfter, cause }),
 };

@@ -87,10 +87,13 @@ function agentServerTracingEnv(config: Config, env: NodeJS.ProcessEnv): Record<s
   };
 }
 
-/** The control plane's LANGSMITH_ENDPOINT and LANGSMITH_API_KEY, which it hands to deployed agent servers; none when tracing is off. */
+/**
+ * The control plane's LANGSMITH_ENDPOINT, where its deployed agent servers trace (each with a key of
+ * its own, in its deployment's workspace); none when tracing is off.
+ */
 function deployedTracingEnv(agentEnv: Record<string, string>): Record<string, string> {
-  if (agentEnv.LANGSMITH_TRACING !== 'true' || !agentEnv.LANGSMITH_API_KEY) return {};
-  return { LANGSMITH_ENDPOINT: agentEnv.LANGSMITH_ENDPOINT!, LANGSMITH_API_KEY: agentEnv.LANGSMITH_API_KEY };
+  if (agentEnv.LANGSMITH_TRACING !== 'true') return {};
+  return { LANGSMITH_ENDPOINT: agentEnv.LANGSMITH_ENDPOINT! };
 }
 
 async function main(): Promise<void> {
@@ -121,8 +124,10 @@ async function main(): Promise<void> {
   // local stack is installed and started only when something is not reachable. Loaded only now:
   // its Kafka and PostgreSQL clients take most of a second to load, which a bad configuration need not wait for.
   const { ensureStackUp, stackStatus } = await import('../infra/stack.ts');
+  const { ensureDeployerSandbox } = await import('../infra/toolchain.ts');
   const reachable = (await stackStatus()).every((component) => component.running);
-  if (!reachable) await ensureStackUp();
+  // The control plane runs deployments in a bubblewrap sandbox (docs/local-deployer.md).
+  await Promise.all([reachable ? undefined : ensureStackUp(), ensureDeployerSandbox()]);
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;

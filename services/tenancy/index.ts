@@ -4,4 +4,5 @@
 export { TenancyService } from './tenancyService.ts';
 export { DEFAULT_WORKSPACE_ID, generateApiKey } from './apiKeys.ts';
 export { requireApiKey, tenantOf } from './apiKeyAuth.ts';
-export { workspaceRoutes } from './workspaceRoutes.ts';
+export { currentWorkspaceRoutes, workspaceRoutes } from './workspaceRoutes.ts';
+export type { DeploymentKeyOwner } from './tenancyService.ts';

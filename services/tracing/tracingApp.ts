@@ -17,7 +17,7 @@ import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
-import { requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
+import { currentWorkspaceRoutes, requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
 import { RunIngestor } from './ingest/runIngestor.ts';
@@ -110,6 +110,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           requireApiKey(authed, tenancy, { bearer: true });
           await authed.register(tracingRoutes, tracingOptions);
           await authed.register(bulkExportRoutes, bulkExportOptions);
+          await authed.register(currentWorkspaceRoutes, { tenancy });
         });
       },
       { prefix },
