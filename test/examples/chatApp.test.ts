@@ -154,6 +154,8 @@ describe('commands', () => {
       expect(answer.status, JSON.stringify(malformed)).toBe(400);
       expect(answer.body).toMatchObject({ type: 'error', error: 'invalid_argument', message: expect.any(String) });
     }
+    // An id that is not an integer is not echoed (it was a 500: the answer's `id` must be an integer or null). Found by the fuzz run.
+    expect(await sendCommand(app, t, { id: 2.5890419884777833e-42, method: 'run.start', params: {} })).toEqual({ status: 400, body: { type: 'error', id: null, error: 'invalid_argument', message: expect.stringContaining('"id" must be an integer') } });
     // A body that is not JSON is not a command: the platform's error shape, as on every route.
     const notJson = await fetch(`${app.url}/api/threads/${t}/commands`, { method: 'POST', headers: { ...app.headers, 'content-type': 'application/json' }, body: '{"id":' });
     expect(notJson.status).toBe(400);
