@@ -66,7 +66,7 @@ export function ChatApp() {
   if (access.state === 'checking') return <div className="placeholder full">Connecting to the chat server…</div>;
   if (access.state === 'sign-in') return <SignIn title="Deep agent chat" hint={<SignInHint />} listWorkspaces={listWorkspaces} onSignIn={signIn} notice={access.notice} />;
   // A new workspace is a new page: its own threads, its own streams.
-  return <Chat key={access.caller?.workspaceId ?? access.caller?.apiKey ?? 'open'} caller={access.caller} onSignOut={signOut} onSwitchWorkspace={switchWorkspace} />;
+  return <Chat key={access.caller?.workspaceId ?? 'its-only-workspace'} caller={access.caller} onSignOut={signOut} onSwitchWorkspace={switchWorkspace} />;
 }
 
 /** What to paste: the key `npm start` printed. */
