@@ -46,7 +46,12 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
   let keys: TenancyReader | undefined;
   let authentication: ChatAuthentication = { mode: 'none' };
   if (config.CHAT_APP_AUTH === 'api_key') {
-    keys = await openTenancyReader(config.platform, logger, 'chat-app');
+    keys = await openTenancyReader(config.platform, logger, 'chat-app').catch((err: Error) => {
+      throw new Error(
+        `the API keys could not be read from Kafka (KAFKA_BROKERS=${config.platform.KAFKA_BROKERS}): ${err.message.replace(/\.+$/, '')}. Start the infrastructure (npm run infra:up), or, on this machine only, run without keys (CHAT_APP_AUTH=none)`,
+        { cause: err },
+      );
+    });
     authentication = { mode: 'api_key', tenancy: keys.tenancy };
   } else logger.warn({ CHAT_APP_AUTH: 'none' }, 'API keys are off: anyone who reaches this app acts in the default workspace (loopback only)');
   const store = config.CHAT_CHECKPOINTER === 'postgres' ? await postgresStore(config.POSTGRES_URL, DEFAULT_WORKSPACE_ID) : memoryStore();

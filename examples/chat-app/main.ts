@@ -15,7 +15,11 @@ const logger = createLogger('chat-app', config.LOG_LEVEL);
 // stays off: each turn is traced with its caller's credentials (runTracing.ts).
 process.env.LANGSMITH_TRACING = 'false';
 
-const chat = await buildChatApp(config, logger);
+const chat = await buildChatApp(config, logger).catch((err: Error) => {
+  logger.error({ err }, 'could not start');
+  process.stderr.write(`${who} cannot start: ${err.message}\n`);
+  return process.exit(1);
+});
 const address = await listenOrExit(who, chatAppPort(config), () => chat.app.listen({ host: config.HOST, port: config.CHAT_APP_PORT }));
 logger.info(
   { url: address, auth: config.CHAT_APP_AUTH, checkpointer: config.CHAT_CHECKPOINTER, model: config.OPENAI_API_KEY ? config.CHAT_OPENAI_MODEL : 'scripted', tracing: config.LANGSMITH_TRACING === 'true' ? { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT } : false },

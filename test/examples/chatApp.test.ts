@@ -10,7 +10,7 @@ import { emptyCheckpoint } from '@langchain/langgraph-checkpoint';
 import pg from 'pg';
 import { as, chatCall, eventsWithin, openStream, sendCommand, startChatApp, startRun, streamedText, userMessage, type ChatAppProcess, type ChatCaller, type ProtocolEvent } from '../support/chatApp.ts';
 import { scratchPostgres } from '../support/scratchPostgres.ts';
-import { waitFor } from '../support/serviceProcess.ts';
+import { freePort, startService, waitFor } from '../support/serviceProcess.ts';
 import { api, createWorkspaces, tracingUrl } from '../support/tracingClient.ts';
 import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 
@@ -119,6 +119,15 @@ describe('API keys and workspaces', () => {
     const aHistory = (await chatCall(a!, 'POST', `/api/threads/${t}/history`, { limit: 100 })).body;
     for (const answer of [aState, aHistory, aEvents]) expect(JSON.stringify(answer)).not.toContain(wa!.id);
   });
+
+  it('where the API keys cannot be read (no Kafka), the app says so and what to do, and stops', async () => {
+    const child = startService('examples/chat-app/main.ts', { CHAT_APP_PORT: String(await freePort()), KAFKA_BROKERS: `127.0.0.1:${await freePort()}`, LOG_LEVEL: 'silent' }, 'chat-app-no-kafka');
+    let stderr = '';
+    child.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => child.child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^the example chat app cannot start: the API keys could not be read from Kafka \(KAFKA_BROKERS=127\.0\.0\.1:\d+\): .*npm run infra:up.*CHAT_APP_AUTH=none/);
+  }, OWN_PROCESSES_MS);
 
   it('with CHAT_APP_AUTH=none (loopback only) no key is needed: everyone acts in the default workspace', async () => {
     const open = await startChatApp('no-keys', { CHAT_APP_AUTH: 'none' });
