@@ -58,7 +58,8 @@ function serviceSpecs({ config, exampleAgent, chatApp }: StartConfig, env: NodeJ
       port: exampleAgentPort(exampleAgent),
       env: agentEnv,
     },
-    // The example chat app: the agent streaming protocol and its page, traced into project "chat-app".
+    // The example chat app: the agent streaming protocol and its page, signed in with the platform's
+    // API keys; each turn traced with its caller's key into project "chat-app" of the caller's workspace.
     {
       name: 'chat-app',
       entry: 'examples/chat-app/main.ts',
@@ -163,6 +164,7 @@ async function main(): Promise<void> {
   for (const s of services) console.log(`  ${s.name.padEnd(16)} ${s.port ? localUrl(s.port) : '(worker)'}`);
   console.log(`  API docs         ${tracingUrl}/docs`);
   console.log(`\nOpen the trace explorer: ${tracingUrl}/ (sign in with the key below)`);
+  console.log(`Open the chat app:       ${localUrl(chatAppPort(startConfig.chatApp))}/ (the same key)`);
   console.log(`\nAPI key for the default workspace: ${env.BOOTSTRAP_API_KEY}`);
   console.log(`  export LANGSMITH_ENDPOINT=${tracingUrl} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`);
 
