@@ -126,6 +126,18 @@ const configSchema = z.object({
   PAYLOAD_OFFLOAD_BYTES: bytes.default(128 * 1024),
 
   /**
+   * Rate limits of ingestion, per workspace and per API process (docs/ingestion.md): a token bucket
+   * of BURST requests, refilled at RATE_PER_S. Over it: 429 RATE_LIMITED with Retry-After, and
+   * nothing appended. BASIC is POST /runs and PATCH /runs/{id} together (one run operation a
+   * request), BATCH is POST /runs/batch and /runs/multipart together (up to INGEST_SIZE_LIMIT_OPS
+   * each). A rate of 0 turns that limit off.
+   */
+  INGEST_BASIC_RATE_PER_S: z.coerce.number().min(0).default(50),
+  INGEST_BASIC_BURST: z.coerce.number().int().min(1).default(100),
+  INGEST_BATCH_RATE_PER_S: z.coerce.number().min(0).default(500),
+  INGEST_BATCH_BURST: z.coerce.number().int().min(1).default(1000),
+
+  /**
    * Events (Kafka messages) per projector batch, committed once all of it is written (the runs
    * projector inserts it in parts of ~64k runs), and the longest a projector waits to fill one.
    */

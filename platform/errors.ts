@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   JSON_TOO_DEEP: { status: 422, retryable: false },
   VALIDATION_ERROR: { status: 422, retryable: false },
   THREAD_BUSY: { status: 422, retryable: true },
+  RATE_LIMITED: { status: 429, retryable: true },
   INTERNAL: { status: 500, retryable: false },
   NOT_CONFIGURED: { status: 503, retryable: false },
   READ_MODEL_UNAVAILABLE: { status: 503, retryable: true },
@@ -141,6 +142,9 @@ export const errors = {
   refusedByAuthHandler: (status: number, message: string, headers: Record<string, string> = {}) =>
     new AppError(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'REFUSED_BY_AUTH_HANDLER', message, { status, headers }),
 
+  /** Over a rate limit; `limit` says which (its value, its settings, what it applies to), Retry-After when a request would be taken again. */
+  rateLimited: (limit: string, retryAfterSeconds: number) =>
+    new AppError('RATE_LIMITED', `${limit}; retry after ${retryAfterSeconds} s`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   validation: (message: string) => new AppError('VALIDATION_ERROR', message),
   readModelUnavailable: (cause?: unknown) =>
     new AppError('READ_MODEL_UNAVAILABLE', 'the read model (ClickHouse) is unavailable; retry shortly', { headers: retryAfter, cause }),
