@@ -6,10 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { createHttpServer, type HttpServerOptions } from '../../platform/http/server.ts';
-import { EventLog } from '../../platform/kafka/eventLog.ts';
-import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
-import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
-import { TenancyService } from '../tenancy/index.ts';
+import { openTenancyReader } from '../tenancy/index.ts';
 import { loadAgentConfig, type AgentServerConfig } from './agentConfig.ts';
 import type { AgentServerDeps } from './agentServerDeps.ts';
 import { requireCaller, type CallerAuthentication } from './auth/callers.ts';
@@ -55,18 +52,8 @@ async function callerAuthentication(
   // A deployed server: the platform verifies keys; it has no access to the tenancy topic.
   if (config.LANGSMITH_AUTH_ENDPOINT)
     return { authentication: { mode: 'api_key', keys: new PlatformKeys(config.LANGSMITH_AUTH_ENDPOINT), workspaceId }, close: async () => {} };
-  await ensureTopics(config, TOPIC_DECLARATIONS);
-  // TenancyService appends only for the admin commands, which this server never runs.
-  const eventLog = new EventLog(config, 'agent-server');
-  const tenancy = new TenancyService(config, eventLog, logger);
-  await tenancy.start();
-  return {
-    authentication: { mode: 'api_key', keys: tenancy, workspaceId },
-    close: async () => {
-      await tenancy.close();
-      await eventLog.close();
-    },
-  };
+  const reader = await openTenancyReader(config, logger, 'agent-server');
+  return { authentication: { mode: 'api_key', keys: reader.tenancy, workspaceId }, close: reader.close };
 }
 
 /**
