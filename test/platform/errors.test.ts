@@ -47,7 +47,7 @@ describe('HTTP errors', () => {
       errors.deploymentUnavailable('x', 'y'), errors.controlPlaneUnavailable('x', 'y'),
       errors.refusedByAuthHandler(401, 'x'), errors.refusedByAuthHandler(403, 'x'), errors.missingCredentials(), errors.malformedToken('x'),
       errors.badTokenSignature(), errors.unknownTokenKey(), errors.tokenExpired(new Date(0)), errors.tokenRevoked('x'),
-      errors.tokenForOtherWorkspace('x', 'y'),
+      errors.tokenForOtherWorkspace('x', 'y'), errors.deploymentWorkspaceForbidden(), errors.authUnavailable('x', 'y'),
     ];
     for (const e of made) {
       const entry = ERROR_CODES[e.code];
