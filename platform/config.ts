@@ -286,6 +286,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parseEnv(configSchema, env);
 }
 
+/**
+ * Several configurations read together, every problem of each kept: `attempt(read)` is `read()`'s
+ * value, or undefined when it threw a ConfigError, whose problems join `problems`.
+ */
+export function configReads(): { problems: string[]; attempt<T>(read: () => T): T | undefined } {
+  const problems: string[] = [];
+  return {
+    problems,
+    attempt<T>(read: () => T): T | undefined {
+      try {
+        return read();
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        problems.push(...err.problems);
+        return undefined;
+      }
+    },
+  };
+}
+
 /** For an entry point: `load()`, or, when the configuration is bad, every problem on stderr and the cannot-start exit code. */
 export function configOrExit<T>(who: string, load: () => T): T {
   try {

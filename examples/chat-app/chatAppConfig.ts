@@ -3,7 +3,7 @@
 // the platform's own settings it needs (Kafka, where the API keys are) are the platform's.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ConfigError, loadConfig, parseEnv, tcpPort } from '../../platform/config.ts';
+import { ConfigError, configReads, loadConfig, parseEnv, tcpPort } from '../../platform/config.ts';
 import type { PortNeed } from '../../platform/ports.ts';
 import type { TenancyReaderConfig } from '../../services/tenancy/index.ts';
 
@@ -72,16 +72,7 @@ export function isLoopback(host: string): boolean {
 
 /** Throws ConfigError naming every bad variable, the app's and the platform's it reads. */
 export function loadChatAppConfig(env: NodeJS.ProcessEnv = process.env): ChatAppConfig {
-  const problems: string[] = [];
-  const attempt = <T>(read: () => T): T | undefined => {
-    try {
-      return read();
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      problems.push(...err.problems);
-      return undefined;
-    }
-  };
+  const { problems, attempt } = configReads();
   const own = attempt(() => parseEnv(configSchema, env));
   const platform = attempt(() => loadConfig(env));
   if (!own || !platform) throw new ConfigError([...new Set(problems)]);

@@ -5,6 +5,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { MemorySaver, type BaseCheckpointSaver, type StateSnapshot } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
+import { inTransaction } from '../../platform/postgres.ts';
 import { plainJson } from './protocol/threadSession.ts';
 import { storedThreadId, workspacePrefix, type ThreadKey } from './threadKey.ts';
 
@@ -73,18 +74,10 @@ export async function postgresStore(url: string, legacyWorkspaceId: string): Pro
   const saver = new PostgresSaver(pool, undefined, { schema });
   await saver.setup();
   // Idempotent, and safe with replicas starting together: an id with its "/" no longer matches.
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     for (const table of CHECKPOINT_TABLES)
       await client.query(`UPDATE ${schema}.${table} SET thread_id = $1 || '/' || thread_id WHERE strpos(thread_id, '/') = 0`, [legacyWorkspaceId]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   return {
     checkpointer: saver,
     kind: 'postgres',
