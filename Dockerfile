@@ -15,7 +15,10 @@ FROM node:24-slim
 
 ENV NODE_ENV=production
 WORKDIR /app
-RUN chown node:node /app
+# bubblewrap: the control plane's deployer runs each deployment in a sandbox of its own
+# (docs/local-deployer.md); as a user other than root it needs user namespaces in the container.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/* \
+  && chown node:node /app
 USER node
 
 # Dependencies first, so editing sources does not reinstall them. Runtime dependencies only:

@@ -2,6 +2,8 @@
 // whose credentials may only write). Wraps the small Go tool in infra/minio-admin/, built
 // into .local/bin/minio-admin by `infra up` or on first use.
 import { join } from 'node:path';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { loadConfig } from '../platform/config.ts';
 import { capture, progress, runLogged, seconds } from './commands.ts';
 import { binDir, endpointsFromEnv, logsDir, repoRoot } from './config.ts';
 import type { StackEndpoints } from './config.ts';
@@ -85,4 +87,36 @@ export async function removeUser(accessKey: string, endpoints?: StackEndpoints):
   const options = endpoints ? { endpoints } : {};
   await runMinioAdmin(['remove-user', accessKey], options);
   await runMinioAdmin(['remove-policy', policyNameFor(accessKey)], options).catch(() => undefined);
+}
+
+/**
+ * The user the control plane signs source-upload URLs with (S3_UPLOAD_ACCESS_KEY_ID and
+ * S3_UPLOAD_SECRET_ACCESS_KEY, their defaults unless set): it may only put objects under
+ * `<S3_PAYLOAD_BUCKET>/*\/deployment-sources/`. Made in the stack's MinIO when it is not there yet
+ * (an S3 request with its key says whether MinIO knows it).
+ */
+export async function ensureUploadsUser(endpoints: StackEndpoints, env: Record<string, string | undefined> = process.env): Promise<void> {
+  const config = loadConfig({ ...env, S3_ENDPOINT: endpoints.s3Endpoint });
+  const probe = new S3Client({
+    endpoint: endpoints.s3Endpoint,
+    region: config.S3_REGION,
+    forcePathStyle: true,
+    credentials: { accessKeyId: config.S3_UPLOAD_ACCESS_KEY_ID, secretAccessKey: config.S3_UPLOAD_SECRET_ACCESS_KEY },
+  });
+  try {
+    await probe.send(new GetObjectCommand({ Bucket: config.S3_PAYLOAD_BUCKET, Key: 'probe/deployment-sources/uploads-user' }));
+    return;
+  } catch (err) {
+    // Known (refused, or no such object or bucket): nothing to do. Unknown key or wrong secret: made below.
+    if (!/InvalidAccessKeyId|SignatureDoesNotMatch/.test((err as Error).name)) return;
+  } finally {
+    probe.destroy();
+  }
+  const bucket = config.S3_PAYLOAD_BUCKET;
+  await createUserWithPolicy(
+    config.S3_UPLOAD_ACCESS_KEY_ID,
+    config.S3_UPLOAD_SECRET_ACCESS_KEY,
+    { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/*/deployment-sources/*`] }] },
+    endpoints,
+  );
 }

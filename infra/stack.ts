@@ -12,10 +12,11 @@ import { endpointsFromEnv, extraPortsFromEnv, isLoopback } from './config.ts';
 import type { StackEndpoints } from './config.ts';
 import { kafkaComponents } from './kafka.ts';
 import { minioComponent } from './minio.ts';
-import { buildMinioAdmin } from './minioAdmin.ts';
+import { buildMinioAdmin, ensureUploadsUser } from './minioAdmin.ts';
 import { postgresComponent } from './postgres.ts';
 import { ownPid, ownServerEndpoint, portAcceptsConnections, stopOwnServer, waitUntilHealthy } from './processes.ts';
 import { withStackLock } from './stackLock.ts';
+import { ensureDeployerSandbox } from './toolchain.ts';
 
 export type { StackEndpoints } from './config.ts';
 
@@ -43,7 +44,10 @@ function serialized<T>(work: () => Promise<T>): Promise<T> {
 export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoints> {
   return serialized(async () => {
     const endpoints = endpointsFromEnv(options.env);
-    await componentsUp(stackComponents(endpoints, options.env));
+    // The control plane's deployer runs deployments in it (a Debian package, like ClickHouse's).
+    await Promise.all([componentsUp(stackComponents(endpoints, options.env)), ensureDeployerSandbox()]);
+    // The user the control plane signs upload URLs with.
+    await ensureUploadsUser(endpoints, options.env);
     return endpoints;
   });
 }

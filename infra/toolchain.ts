@@ -27,3 +27,13 @@ export async function ensureCommands(required: RequiredCommand[]): Promise<void>
     );
   }
 }
+
+/**
+ * bubblewrap, the local deployer's sandbox (services/deployments/deployer/sandbox.ts): installed
+ * when missing and this process may (root). Elsewhere the deployer says what is missing when it
+ * builds a revision, and the rest of the stack runs without it.
+ */
+export async function ensureDeployerSandbox(): Promise<void> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0 || (await commandExists('bwrap'))) return;
+  await aptInstall(['bubblewrap'], join(logsDir, 'install-bubblewrap.log'));
+}

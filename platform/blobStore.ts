@@ -20,15 +20,26 @@ export type BlobDownload =
 export class BlobStore {
   readonly bucket: string;
   readonly #s3: S3Client;
+  /**
+   * Signs upload URLs: with the upload user's credentials (S3_UPLOAD_*), whose access-key id each
+   * URL shows, never the main ones; and without a checksum of the (empty) body the signer sees,
+   * which S3 would hold the uploaded tarball to.
+   */
+  readonly #signer: S3Client;
 
   constructor(config: S3Config) {
     this.bucket = config.S3_PAYLOAD_BUCKET;
-    this.#s3 = new S3Client({
-      endpoint: config.S3_ENDPOINT,
-      region: config.S3_REGION,
-      forcePathStyle: true,
-      credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
-    });
+    const client = (accessKeyId: string, secretAccessKey: string, signer: boolean) =>
+      new S3Client({
+        endpoint: config.S3_ENDPOINT,
+        region: config.S3_REGION,
+        forcePathStyle: true,
+        credentials: { accessKeyId, secretAccessKey },
+        ...(signer ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const } : {}),
+      });
+    this.#s3 = client(config.S3_ACCESS_KEY_ID, config.S3_SECRET_ACCESS_KEY, false);
+    const uploads = config.S3_UPLOAD_ACCESS_KEY_ID && config.S3_UPLOAD_SECRET_ACCESS_KEY ? ([config.S3_UPLOAD_ACCESS_KEY_ID, config.S3_UPLOAD_SECRET_ACCESS_KEY] as const) : null;
+    this.#signer = uploads ? client(uploads[0], uploads[1], true) : client(config.S3_ACCESS_KEY_ID, config.S3_SECRET_ACCESS_KEY, true);
   }
 
   async ensureBucket(): Promise<void> {
@@ -55,6 +66,26 @@ export class BlobStore {
     return { bucket: this.bucket, key, size: body.byteLength, content_type: contentType };
   }
 
+  /** Stores `body` at `key` of this bucket, replacing what was there (the control plane's revision logs). */
+  async putObject(key: string, body: string, contentType: string): Promise<void> {
+    try {
+      await this.#s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+    } catch (err) {
+      throw errors.storageUnavailable('object storage', (err as Error).message, err);
+    }
+  }
+
+  /** The text at `key` of this bucket; null when there is no such object. */
+  async getObjectText(key: string): Promise<string | null> {
+    try {
+      const res = await this.#s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return await res.Body!.transformToString('utf8');
+    } catch (err) {
+      if (/^(NoSuchKey|NoSuchBucket|NotFound)$/.test((err as Error).name)) return null;
+      throw errors.storageUnavailable('object storage', (err as Error).message, err);
+    }
+  }
+
   async getText(ref: BlobRef): Promise<string> {
     const res = await this.#s3.send(new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
     return await res.Body!.transformToString('utf8');
@@ -76,11 +107,12 @@ export class BlobStore {
 
   /**
    * A URL that lets whoever holds it PUT one object at `key` of this bucket until it expires,
-   * without credentials. Content-Type is not signed (the presigner leaves it out), so a client
-   * may send its own, as the LangGraph CLIs do (application/gzip).
+   * without credentials; signed by the upload user (S3_UPLOAD_*), whose only right is that PUT.
+   * Content-Type is not signed (the presigner leaves it out), so a client may send its own, as the
+   * LangGraph CLIs do (application/gzip).
    */
   presignedPutUrl(key: string, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.#s3, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.#signer, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
   }
 
   /**
@@ -112,5 +144,6 @@ export class BlobStore {
 
   close(): void {
     this.#s3.destroy();
+    this.#signer.destroy();
   }
 }

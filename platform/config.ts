@@ -44,10 +44,34 @@ const configSchema = z.object({
   /** Where the local deployer builds each revision (`<dir>/<deployment id>/<revision id>/`), relative to the working directory. */
   DEPLOYMENTS_DIR: z.string().min(1).default('.local/deployments'),
   /**
-   * Where deployed agent servers trace (each into the project named after its deployment), with
-   * this API key; unset: they do not trace. `npm start` points them at its own tracing API.
+   * Where the local deployer runs a deployment's commands (its install and build commands, its
+   * agent server): `bwrap`, a bubblewrap sandbox with the revision's directory, its own user, PID
+   * and network namespaces, and an egress proxy as its only way out
+   * (services/deployments/deployer/sandbox.ts); `none`, as the control plane's own user, with its
+   * access to everything (only where every deployment is the operator's own).
+   */
+  DEPLOYER_SANDBOX: z.enum(['bwrap', 'none']).default('bwrap'),
+  /**
+   * Whether github deployments may build from `file://` URLs, paths on the control plane's machine
+   * and git servers on loopback or private addresses: `auto` while the control plane serves a single
+   * workspace (the quick start), `allow` always, `deny` never.
+   */
+  DEPLOYMENT_LOCAL_SOURCES: z.enum(['auto', 'allow', 'deny']).default('auto'),
+  /**
+   * Hosts on loopback or private networks that deployments may reach although the default refuses
+   * them: git servers of github deployments, and what deployed code connects to through its egress
+   * proxy (e.g. an internal model gateway). The BULK_EXPORT_ALLOWED_HOSTS form.
+   */
+  DEPLOYMENT_ALLOWED_HOSTS: hostList.default(''),
+  /** Hosts deployments may never reach, in the same form; wins over the allowed list. */
+  DEPLOYMENT_DENIED_HOSTS: hostList.default(''),
+  /**
+   * Where deployed agent servers trace (each into the project named after its deployment, with a
+   * key of its own that the control plane issues in the deployment's workspace); unset: they do
+   * not trace. `npm start` points them at its own tracing API.
    */
   LANGSMITH_ENDPOINT: z.url().optional(),
+  /** Read by the `langsmith` client of the agent server itself (not by the control plane, which gives each deployment a key of its own). */
   LANGSMITH_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
@@ -84,6 +108,13 @@ const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().default('minioadmin-dev-secret'),
   /** Bucket for claim-checked payloads (big inputs/outputs) and attachments, and the control plane's uploaded sources. */
   S3_PAYLOAD_BUCKET: z.string().default('langsmith-payloads'),
+  /**
+   * The credentials the control plane signs source-upload URLs with (their access-key id is in
+   * every URL): a user that may only put objects under `<bucket>/*\/deployment-sources/`. The local
+   * stack makes this user in its MinIO (infra/minioAdmin.ts); elsewhere, create one with that policy.
+   */
+  S3_UPLOAD_ACCESS_KEY_ID: z.string().min(3).default('langsmith-uploads'),
+  S3_UPLOAD_SECRET_ACCESS_KEY: z.string().min(8).default('langsmith-uploads-dev-secret'),
 
   BOOTSTRAP_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
 
@@ -93,6 +124,18 @@ const configSchema = z.object({
   INGEST_SIZE_LIMIT_OPS: z.coerce.number().int().positive().default(100),
   /** inputs/outputs/events larger than this go to S3 and the event carries a pointer. */
   PAYLOAD_OFFLOAD_BYTES: bytes.default(128 * 1024),
+
+  /**
+   * Rate limits of ingestion, per workspace and per API process (docs/ingestion.md): a token bucket
+   * of BURST requests, refilled at RATE_PER_S. Over it: 429 RATE_LIMITED with Retry-After, and
+   * nothing appended. BASIC is POST /runs and PATCH /runs/{id} together (one run operation a
+   * request), BATCH is POST /runs/batch and /runs/multipart together (up to INGEST_SIZE_LIMIT_OPS
+   * each). A rate of 0 turns that limit off.
+   */
+  INGEST_BASIC_RATE_PER_S: z.coerce.number().min(0).default(50),
+  INGEST_BASIC_BURST: z.coerce.number().int().min(1).default(100),
+  INGEST_BATCH_RATE_PER_S: z.coerce.number().min(0).default(500),
+  INGEST_BATCH_BURST: z.coerce.number().int().min(1).default(1000),
 
   /**
    * Events (Kafka messages) per projector batch, committed once all of it is written (the runs
@@ -151,6 +194,11 @@ const configSchema = z.object({
   AGENT_SERVER_PORT: tcpPort.default(2024),
   AGENT_SERVER_CONFIG: z.string().default('examples/agent-server/langgraph.json'),
   /**
+   * A Unix socket the agent server listens on instead of HOST:AGENT_SERVER_PORT: the local
+   * deployer's sandboxed servers, whose network is their own (services/deployments/deployer/sandbox.ts).
+   */
+  AGENT_SERVER_SOCKET: z.string().min(1).optional(),
+  /**
    * Where thread checkpoints live: in memory (lost on restart) or in PostgreSQL at POSTGRES_URL.
    * With postgres, threads, runs and the run queue are in the database, so any number of agent
    * servers on it share the work (services/agent-server/runs/postgresRunQueue.ts).
@@ -176,6 +224,17 @@ const configSchema = z.object({
    * server logs as a warning at start-up and reports in GET /info.
    */
   AGENT_SERVER_AUTH: z.enum(['api_key', 'none']).default('api_key'),
+  /**
+   * Where the agent server has its callers' API keys verified (`GET <this>/workspaces/current`)
+   * instead of reading the tenancy topic: the control plane sets it for the servers it deploys,
+   * which get no broker address. Answers are kept for a second (services/agent-server/auth/platformKeys.ts).
+   */
+  LANGSMITH_AUTH_ENDPOINT: z.url().optional(),
+  /**
+   * The one workspace the agent server serves: a key acting in another is refused (403), and a key
+   * of several acts here without X-Tenant-Id. The control plane sets it to the deployment's workspace.
+   */
+  LANGSMITH_TENANT_ID: z.uuid().optional(),
   /** The largest request body the agent server reads; larger ones are refused with 413. */
   AGENT_SERVER_BODY_LIMIT_BYTES: bytes.default(25 * 1024 * 1024),
   /** PostgreSQL for durable agent-server state, e.g. postgres://postgres:postgres@127.0.0.1:5432/postgres (`npm run infra:up` serves that one). */
@@ -196,7 +255,8 @@ export type EventLogConfig = KafkaConfig & Pick<Config, 'KAFKA_APPEND_TIMEOUT_MS
 /** The ClickHouse of the read models (ClickHouseClient.fromConfig). */
 export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_REPLICA_URLS' | 'CLICKHOUSE_CLUSTER'>;
 /** The object store of payloads and attachments. */
-export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'>;
+export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'> &
+  Partial<Pick<Config, 'S3_UPLOAD_ACCESS_KEY_ID' | 'S3_UPLOAD_SECRET_ACCESS_KEY'>>;
 
 /** The variables loadConfig reads. */
 /** The control plane's base URL as clients reach it: CONTROL_PLANE_PUBLIC_URL, else its port on loopback. */
@@ -224,6 +284,26 @@ export function parseEnv<Schema extends z.ZodType>(schema: Schema, env: NodeJS.P
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parseEnv(configSchema, env);
+}
+
+/**
+ * Several configurations read together, every problem of each kept: `attempt(read)` is `read()`'s
+ * value, or undefined when it threw a ConfigError, whose problems join `problems`.
+ */
+export function configReads(): { problems: string[]; attempt<T>(read: () => T): T | undefined } {
+  const problems: string[] = [];
+  return {
+    problems,
+    attempt<T>(read: () => T): T | undefined {
+      try {
+        return read();
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        problems.push(...err.problems);
+        return undefined;
+      }
+    },
+  };
 }
 
 /** For an entry point: `load()`, or, when the configuration is bad, every problem on stderr and the cannot-start exit code. */

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   JSON_TOO_DEEP: { status: 422, retryable: false },
   VALIDATION_ERROR: { status: 422, retryable: false },
   THREAD_BUSY: { status: 422, retryable: true },
+  RATE_LIMITED: { status: 429, retryable: true },
   INTERNAL: { status: 500, retryable: false },
   NOT_CONFIGURED: { status: 503, retryable: false },
   READ_MODEL_UNAVAILABLE: { status: 503, retryable: true },
@@ -46,6 +47,7 @@ export const ERROR_CODES = {
   STORAGE_UNAVAILABLE: { status: 503, retryable: true },
   DEPLOYMENT_UNAVAILABLE: { status: 503, retryable: true },
   CONTROL_PLANE_UNAVAILABLE: { status: 503, retryable: true },
+  AUTH_UNAVAILABLE: { status: 503, retryable: true },
 } as const satisfies Record<string, { status: number | 'varies'; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -131,6 +133,9 @@ export const errors = {
     new AppError('TENANT_ID_REQUIRED', 'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header'),
   invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', `X-Tenant-Id "${value}" is not a UUID`),
   workspaceForbidden: (workspaceId: string) => new AppError('WORKSPACE_FORBIDDEN', `this API key has no access to workspace ${workspaceId}`),
+  /** A deployed agent server serves its deployment's workspace only (LANGSMITH_TENANT_ID). */
+  deploymentWorkspaceForbidden: () =>
+    new AppError('WORKSPACE_FORBIDDEN', "this API key does not act in this deployment's workspace: use a key of the workspace that deployed it"),
   tokenForOtherWorkspace: (tokenWorkspaceId: string, wanted: string) =>
     new AppError('WORKSPACE_FORBIDDEN', `this bearer token acts in workspace ${tokenWorkspaceId} only, not in ${wanted} (X-Tenant-Id)`),
   /**
@@ -141,6 +146,9 @@ export const errors = {
   refusedByAuthHandler: (status: number, message: string, headers: Record<string, string> = {}) =>
     new AppError(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'REFUSED_BY_AUTH_HANDLER', message, { status, headers }),
 
+  /** Over a rate limit; `limit` says which (its value, its settings, what it applies to), Retry-After when a request would be taken again. */
+  rateLimited: (limit: string, retryAfterSeconds: number) =>
+    new AppError('RATE_LIMITED', `${limit}; retry after ${retryAfterSeconds} s`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   validation: (message: string) => new AppError('VALIDATION_ERROR', message),
   readModelUnavailable: (cause?: unknown) =>
     new AppError('READ_MODEL_UNAVAILABLE', 'the read model (ClickHouse) is unavailable; retry shortly', { headers: retryAfter, cause }),
@@ -161,6 +169,9 @@ export const errors = {
       `the control plane is not running at ${url} (${reason}): \`npm start\` starts it with the tracing API, or run \`node services/deployments/controlPlaneMain.ts\`; CONTROL_PLANE_PUBLIC_URL or CONTROL_PLANE_PORT says where it is`,
       { headers: retryAfter, cause },
     ),
+  /** A deployed agent server could not have a caller's key verified by the platform (LANGSMITH_AUTH_ENDPOINT). */
+  authUnavailable: (url: string, reason: string, cause?: unknown) =>
+    new AppError('AUTH_UNAVAILABLE', `the platform that verifies API keys did not answer at ${url} (${reason}); retry shortly`, { headers: retryAfter, cause }),
   storageUnavailable: (what: string, reason: string, cause?: unknown) =>
     new AppError('STORAGE_UNAVAILABLE', `${what} is unavailable: ${reason}`, { headers: retryAfter, cause }),
 };

@@ -26,6 +26,13 @@ export const runsAccepted = new Counter({
   registers: [registry],
 });
 
+export const ingestRequestsRateLimited = new Counter({
+  name: 'ingest_requests_rate_limited_total',
+  help: 'Ingestion requests refused (429) for being over their workspace\'s rate limit, per limit (basic: POST /runs and PATCH /runs/{id}; batch: /runs/batch and /runs/multipart)',
+  labelNames: ['limit'] as const,
+  registers: [registry],
+});
+
 export const projectorLag = new Gauge({
   name: 'projector_lag_messages',
   help: 'Messages in the topic not yet projected, per projector and partition',

@@ -1,6 +1,6 @@
 // Generated from schemas/**/*.avsc by schemas/generateTypes.ts. Do not edit.
 
-/** An API key. Only its SHA-256 hash is ever stored; the key itself is shown once by whoever issued it. */
+/** An API key. Only its SHA-256 hash is ever stored; the key itself is shown once by whoever issued it. v2 names the deployment revision a key was issued to (the key its agent server traces and verifies callers with), so the control plane can revoke it with the revision even after a restart. */
 export interface ApiKeyIssued {
   /** hex SHA-256 of the key */
   key_hash: string;
@@ -8,6 +8,10 @@ export interface ApiKeyIssued {
   key_prefix: string;
   description: string;
   created_at: number;
+  /** the deployment whose revision holds this key; null for a key issued to a person or a client */
+  deployment_id: null | string;
+  /** the revision whose agent server holds this key */
+  revision_id: null | string;
 }
 
 /** Gives an API key access to a workspace. A key linked to several workspaces must name one in X-Tenant-Id. */
@@ -352,7 +356,7 @@ export interface RevisionCreated {
   created_at: number;
 }
 
-/** A revision moved on (QUEUED at creation; the deployer moves it through AWAITING_BUILD ... DEPLOYED or a *_FAILED status). DEPLOYED makes it the deployment's active revision. */
+/** A revision moved on (QUEUED at creation; the deployer moves it through AWAITING_BUILD ... DEPLOYED or a *_FAILED status). DEPLOYED makes it the deployment's active revision. v2 adds the commit a git revision was built from and how its agent server authenticates callers. */
 export interface RevisionStatusChanged {
   tenant_id: string;
   deployment_id: string;
@@ -365,6 +369,10 @@ export interface RevisionStatusChanged {
   server_url: null | string;
   /** microseconds since the epoch */
   changed_at: number;
+  /** the commit a github revision was built from, once fetched (AWAITING_DEPLOY on); a later null keeps the one known */
+  repo_commit_sha: null | string;
+  /** DEPLOYED: how its agent server authenticates callers: api_key (the platform's keys of the deployment's workspace, which the gateway checks too) or custom (the auth module of its langgraph.json) */
+  server_auth: null | string;
 }
 
 /** Where a run created through POST /runs sits in its trace, so any API replica can place its children and route its patches before the projector has caught up. */

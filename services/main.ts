@@ -58,7 +58,8 @@ function serviceSpecs({ config, exampleAgent, chatApp }: StartConfig, env: NodeJ
       port: exampleAgentPort(exampleAgent),
       env: agentEnv,
     },
-    // The example chat app: the agent streaming protocol and its page, traced into project "chat-app".
+    // The example chat app: the agent streaming protocol and its page, signed in with the platform's
+    // API keys; each turn traced with its caller's key into project "chat-app" of the caller's workspace.
     {
       name: 'chat-app',
       entry: 'examples/chat-app/main.ts',
@@ -87,10 +88,13 @@ function agentServerTracingEnv(config: Config, env: NodeJS.ProcessEnv): Record<s
   };
 }
 
-/** The control plane's LANGSMITH_ENDPOINT and LANGSMITH_API_KEY, which it hands to deployed agent servers; none when tracing is off. */
+/**
+ * The control plane's LANGSMITH_ENDPOINT, where its deployed agent servers trace (each with a key of
+ * its own, in its deployment's workspace); none when tracing is off.
+ */
 function deployedTracingEnv(agentEnv: Record<string, string>): Record<string, string> {
-  if (agentEnv.LANGSMITH_TRACING !== 'true' || !agentEnv.LANGSMITH_API_KEY) return {};
-  return { LANGSMITH_ENDPOINT: agentEnv.LANGSMITH_ENDPOINT!, LANGSMITH_API_KEY: agentEnv.LANGSMITH_API_KEY };
+  if (agentEnv.LANGSMITH_TRACING !== 'true') return {};
+  return { LANGSMITH_ENDPOINT: agentEnv.LANGSMITH_ENDPOINT! };
 }
 
 async function main(): Promise<void> {
@@ -121,8 +125,10 @@ async function main(): Promise<void> {
   // local stack is installed and started only when something is not reachable. Loaded only now:
   // its Kafka and PostgreSQL clients take most of a second to load, which a bad configuration need not wait for.
   const { ensureStackUp, stackStatus } = await import('../infra/stack.ts');
+  const { ensureDeployerSandbox } = await import('../infra/toolchain.ts');
   const reachable = (await stackStatus()).every((component) => component.running);
-  if (!reachable) await ensureStackUp();
+  // The control plane runs deployments in a bubblewrap sandbox (docs/local-deployer.md).
+  await Promise.all([reachable ? undefined : ensureStackUp(), ensureDeployerSandbox()]);
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;
@@ -158,6 +164,7 @@ async function main(): Promise<void> {
   for (const s of services) console.log(`  ${s.name.padEnd(16)} ${s.port ? localUrl(s.port) : '(worker)'}`);
   console.log(`  API docs         ${tracingUrl}/docs`);
   console.log(`\nOpen the trace explorer: ${tracingUrl}/ (sign in with the key below)`);
+  console.log(`Open the chat app:       ${localUrl(chatAppPort(startConfig.chatApp))}/ (the same key)`);
   console.log(`\nAPI key for the default workspace: ${env.BOOTSTRAP_API_KEY}`);
   console.log(`  export LANGSMITH_ENDPOINT=${tracingUrl} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`);
 

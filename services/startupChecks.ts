@@ -8,7 +8,7 @@ import { loadExampleAgentConfig } from '../examples/otel-a2a-agent/exampleAgentC
 import type { ExampleAgentConfig } from '../examples/otel-a2a-agent/exampleAgentConfig.ts';
 import { loadChatAppConfig, type ChatAppConfig } from '../examples/chat-app/chatAppConfig.ts';
 import { exitCannotStart } from '../platform/cannotStart.ts';
-import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
+import { configReads, loadConfig, type Config } from '../platform/config.ts';
 import { portProblems, type PortNeed } from '../platform/ports.ts';
 
 export type StartConfig = { config: Config; exampleAgent: ExampleAgentConfig; chatApp: ChatAppConfig };
@@ -19,16 +19,7 @@ export type StartConfig = { config: Config; exampleAgent: ExampleAgentConfig; ch
  * a message about one says where to look.
  */
 export function checkConfiguration(env: NodeJS.ProcessEnv, fromFiles: Readonly<Record<string, string>>): StartConfig {
-  const problems: string[] = [];
-  const load = <T>(read: () => T): T | undefined => {
-    try {
-      return read();
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      problems.push(...err.problems);
-      return undefined;
-    }
-  };
+  const { problems, attempt: load } = configReads();
   const config = load(() => loadConfig(env));
   const exampleAgent = load(() => loadExampleAgentConfig(env));
   const chatApp = load(() => loadChatAppConfig(env));

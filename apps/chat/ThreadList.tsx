@@ -1,6 +1,7 @@
-// The sidebar: every conversation the server keeps, newest first, with its time; a button for a
-// new one, and a delete button per conversation that asks once more before it deletes.
-import { useEffect, useState } from 'react';
+// The sidebar: every conversation of the workspace, newest first, with its time; a button for a
+// new one, a delete button per conversation that asks once more before it deletes, and, at the
+// bottom, who is signed in (the workspace, the sign-out).
+import { useEffect, useState, type ReactNode } from 'react';
 import { relativeTime, type ThreadSummary } from './threadsApi.ts';
 
 interface ThreadListProps {
@@ -9,9 +10,11 @@ interface ThreadListProps {
   onOpen(id: string): void;
   onNew(): void;
   onDelete(id: string): Promise<void>;
+  /** Shown below the list. */
+  account: ReactNode;
 }
 
-export function ThreadList({ threads, activeId, onOpen, onNew, onDelete }: ThreadListProps) {
+export function ThreadList({ threads, activeId, onOpen, onNew, onDelete, account }: ThreadListProps) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -71,6 +74,7 @@ export function ThreadList({ threads, activeId, onOpen, onNew, onDelete }: Threa
           </div>
         ))}
       </nav>
+      <div className="sidebar-foot">{account}</div>
     </aside>
   );
 }

@@ -1,7 +1,8 @@
 // The explorer's shell: sign-in with an API key (kept in localStorage), the workspace a key of
 // several workspaces acts in (GET /workspaces), sign-out, and the view the URL names.
-import { useEffect, useState, type FormEvent } from 'react';
-import { type ApiError, listWorkspaces, storeCredentials, storedCredentials, type Credentials } from './core/api.ts';
+import { useEffect, useState } from 'react';
+import { SignIn } from '../shared/SignIn.tsx';
+import { listWorkspaces, storeCredentials, storedCredentials, type Credentials } from './core/api.ts';
 import { linkProps, navigate, useRoute, type Route } from './core/route.ts';
 import { useLoad } from './core/useLoad.ts';
 import { ProjectsPage } from './projects/ProjectsPage.tsx';
@@ -27,7 +28,16 @@ export function ExplorerApp() {
   useEffect(() => {
     if (credentials?.workspaceId && linkedWorkspace && linkedWorkspace !== credentials.workspaceId) signIn({ ...credentials, workspaceId: linkedWorkspace });
   }, [credentials, linkedWorkspace]);
-  if (!credentials) return <SignIn onSignIn={signIn} suggestedWorkspace={linkedWorkspace} />;
+  if (!credentials)
+    return (
+      <SignIn
+        title="Trace explorer"
+        hint={<p>Sign in with an API key of this server. It stays in this browser only.</p>}
+        listWorkspaces={listWorkspaces}
+        onSignIn={signIn}
+        suggestedWorkspace={linkedWorkspace}
+      />
+    );
   return (
     <div className="shell">
       <header className="topbar">
@@ -61,51 +71,6 @@ export function ExplorerApp() {
         {route.page === 'exports' && <ExportsPage credentials={credentials} exportId={route.exportId ?? null} />}
         {route.page === 'deployments' && <DeploymentsPage credentials={credentials} />}
       </main>
-    </div>
-  );
-}
-
-function SignIn({ onSignIn, suggestedWorkspace }: { onSignIn: (c: Credentials) => void; suggestedWorkspace: string | null }) {
-  const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const key = apiKey.trim();
-    setBusy(true);
-    setError(null);
-    try {
-      // Checks the key, and tells whether it must name a workspace (X-Tenant-Id): one of several
-      // is picked (the run link's, else the first by name) and can be switched in the top bar.
-      const workspaces = await listWorkspaces(key);
-      const picked = workspaces.find((w) => w.id === suggestedWorkspace) ?? workspaces[0];
-      onSignIn({ apiKey: key, workspaceId: workspaces.length > 1 && picked ? picked.id : null });
-    } catch (err) {
-      setError((err as ApiError).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <div className="signin-page">
-      <form className="signin card" onSubmit={submit} data-testid="sign-in">
-        <h1>Trace explorer</h1>
-        <p className="muted">Sign in with an API key of this server. It stays in this browser only.</p>
-        <label>
-          API key
-          <input data-testid="api-key" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="lsk_…" autoFocus />
-        </label>
-        {error && (
-          <p className="error" role="alert" data-testid="sign-in-error">
-            {error}
-          </p>
-        )}
-        <button type="submit" className="primary" disabled={busy || !apiKey.trim()} data-testid="sign-in-submit">
-          {busy ? 'Checking…' : 'Sign in'}
-        </button>
-      </form>
     </div>
   );
 }

@@ -1,16 +1,20 @@
-// The chat app as one fastify server: the protocol under /api (./chatRoutes.ts), the page at /
-// (built by Vite into apps/dist/, see apps/chat/), and the platform's operational routes
-// (/ok, /ready, /metrics, /docs).
+// The chat app as one fastify server: the protocol under /api (./chatRoutes.ts), each route in
+// the caller's workspace (./callers.ts; GET /api/workspaces lists a key's, for the page to pick
+// X-Tenant-Id), the page at / (built by Vite into apps/dist/, see apps/chat/), and the platform's
+// operational routes (/ok, /ready, /metrics, /docs), which are public.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createHttpServer } from '../../platform/http/server.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { DEFAULT_WORKSPACE_ID, openTenancyReader, workspaceRoutes, type TenancyReader } from '../../services/tenancy/index.ts';
 import { ASSISTANT_ID, createChatAgent } from './agent/deepAgent.ts';
+import { signInCallers, traceCredentialsOf, type ChatAuthentication } from './callers.ts';
 import type { ChatAppConfig } from './chatAppConfig.ts';
 import { chatRoutes } from './chatRoutes.ts';
 import { SessionRegistry, type ProtocolGraph } from './protocol/threadSession.ts';
+import { runTracer, type RunTracer } from './runTracing.ts';
 import { memoryStore, postgresStore, type StatefulGraph, type ThreadStore } from './threads.ts';
 
 /** Where `vite build` (apps/vite.config.ts) writes the pages. */
@@ -23,8 +27,34 @@ export interface ChatApp {
   close(): Promise<void>;
 }
 
+/**
+ * How each turn is traced: into LANGSMITH_PROJECT at LANGSMITH_ENDPOINT, with the caller's
+ * credentials (./runTracing.ts), when LANGSMITH_TRACING is true; else not at all.
+ */
+function tracing(config: ChatAppConfig, authentication: ChatAuthentication, logger: Logger): (request: FastifyRequest) => RunTracer | undefined {
+  if (config.LANGSMITH_TRACING !== 'true') return () => undefined;
+  const destination = { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT };
+  if (authentication.mode === 'none' && !config.LANGSMITH_API_KEY)
+    logger.warn('LANGSMITH_TRACING is true, but with CHAT_APP_AUTH=none callers have no key to trace with and LANGSMITH_API_KEY is unset: turns are not traced');
+  return (request) => {
+    const credentials = traceCredentialsOf(request, authentication, config.LANGSMITH_API_KEY);
+    return credentials ? runTracer(destination, credentials) : undefined;
+  };
+}
+
 export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promise<ChatApp> {
-  const store = config.CHAT_CHECKPOINTER === 'postgres' ? await postgresStore(config.POSTGRES_URL) : memoryStore();
+  let keys: TenancyReader | undefined;
+  let authentication: ChatAuthentication = { mode: 'none' };
+  if (config.CHAT_APP_AUTH === 'api_key') {
+    keys = await openTenancyReader(config.platform, logger, 'chat-app').catch((err: Error) => {
+      throw new Error(
+        `the API keys could not be read from Kafka (KAFKA_BROKERS=${config.platform.KAFKA_BROKERS}): ${err.message.replace(/\.+$/, '')}. Start the infrastructure (npm run infra:up), or, on this machine only, run without keys (CHAT_APP_AUTH=none)`,
+        { cause: err },
+      );
+    });
+    authentication = { mode: 'api_key', tenancy: keys.tenancy };
+  } else logger.warn({ CHAT_APP_AUTH: 'none' }, 'API keys are off: anyone who reaches this app acts in the default workspace (loopback only)');
+  const store = config.CHAT_CHECKPOINTER === 'postgres' ? await postgresStore(config.POSTGRES_URL, DEFAULT_WORKSPACE_ID) : memoryStore();
   const agent = await createChatAgent(store.checkpointer, {
     provider: config.OPENAI_API_KEY ? 'openai' : 'scripted',
     openaiModel: config.CHAT_OPENAI_MODEL,
@@ -45,16 +75,28 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
     logger,
     title: 'Example chat app',
     version: '0.1.0',
-    description: `The agent streaming protocol under /api for assistant "${ASSISTANT_ID}" (a coordinator with the subagents "researcher" and "math-whiz"), and a page at /.`,
+    description: `The agent streaming protocol under /api for assistant "${ASSISTANT_ID}" (a coordinator with the subagents "researcher" and "math-whiz"), each thread in the caller's workspace, and a page at /.`,
     ready: async () => {
       if (store.kind === 'memory') return true;
-      return store.threadIds(1).then(
+      return store.threadIds(DEFAULT_WORKSPACE_ID, 1).then(
         () => true,
         () => false,
       );
     },
   });
-  await app.register(chatRoutes, { prefix: '/api', graph: compiled, store, sessions, assistants: [ASSISTANT_ID], stateKeys, logger });
+  const routes = { graph: compiled, store, sessions, assistants: [ASSISTANT_ID], stateKeys, tracerFor: tracing(config, authentication, logger), logger };
+  await app.register(
+    async (api) => {
+      // Checks the key itself: a key of several workspaces lists them without X-Tenant-Id.
+      if (authentication.mode === 'api_key') await api.register(workspaceRoutes, { tenancy: authentication.tenancy });
+      // A sibling scope, so that the hook that signs callers in does not reach the one above.
+      await api.register(async (authed) => {
+        signInCallers(authed, authentication);
+        await authed.register(chatRoutes, routes);
+      });
+    },
+    { prefix: '/api' },
+  );
 
   const page = join(PAGES_DIR, 'chat', 'index.html');
   if (existsSync(page)) {
@@ -75,6 +117,7 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
       await app.close();
       await sessions.closeAll();
       await store.close();
+      await keys?.close();
     },
   };
 }

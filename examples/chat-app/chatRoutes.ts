@@ -1,18 +1,27 @@
 // The agent streaming protocol under /api, as `@langchain/react`'s HttpAgentServerAdapter calls
 // it with the app's paths: commands, the SSE stream, thread state, history, the thread list and
-// deletion. Errors are JSON `{error, message}` (commands: the protocol's ErrorResponse).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// deletion, each in the caller's workspace (registered in a scope that signs callers in, ./callers.ts).
+// Errors are the platform's `{error, detail}` (platform/errors.ts, answered by the shared handler of
+// platform/http/server.ts); a command the protocol refuses is answered with its ErrorResponse.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isSupportedChannel } from '@langchain/langgraph/stream';
+import { AppError, errors } from '../../platform/errors.ts';
+import { errorBody, errorResponses } from '../../platform/http/openapi.ts';
+import { toAppError } from '../../platform/http/server.ts';
 import { openEventStream, sseFrame, writeFrame } from '../../platform/http/sse.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { threadKeyOf, workspaceOf } from './callers.ts';
+import { storedThreadId } from './threadKey.ts';
 import { errorResponse, parseCommand, parseRunStart, type ErrorResponse } from './protocol/commands.ts';
 import { ThreadBusyError, type SessionRegistry } from './protocol/threadSession.ts';
 import type { Subscription } from './protocol/runLog.ts';
+import type { RunTracer } from './runTracing.ts';
 import {
   getThreadHistory,
   getThreadState,
   InvalidStateUpdateError,
   listThreads,
+  threadExists,
   ThreadNotFoundError,
   updateThreadState,
   type StatefulGraph,
@@ -27,6 +36,8 @@ export interface ChatRoutesOptions {
   assistants: readonly string[];
   /** The keys of the graph's state, which a state update may set. */
   stateKeys: ReadonlySet<string>;
+  /** How a run this request starts is traced (on the caller's behalf); not traced when it gives none. */
+  tracerFor(request: FastifyRequest): RunTracer | undefined;
   logger: Logger;
 }
 
@@ -36,7 +47,6 @@ const threadParams = {
   required: ['threadId'],
   properties: { threadId: { type: 'string', pattern: THREAD_ID, description: 'A thread id the client chooses (the page uses UUIDs): letters, digits, ".", "_", ":", "-"; at most 128.' } },
 } as const;
-const problem = { type: 'object', required: ['error', 'message'], properties: { error: { type: 'string' }, message: { type: 'string' } } } as const;
 const protocolError = {
   type: 'object',
   required: ['type', 'error', 'message'],
@@ -44,39 +54,40 @@ const protocolError = {
 } as const;
 const threadStateSchema = { type: 'object', additionalProperties: true, description: "The LangGraph SDK's ThreadState: values, next, tasks, checkpoint, metadata, created_at, parent_checkpoint." } as const;
 const tags = ['agent streaming protocol'];
-/** A path that names no thread id, answered in this API's shape (the platform's default 4xx body differs). */
-const badThreadId = { 400: { description: 'the path does not name a thread id', ...problem } } as const;
+/** A thread id no checkpoint of the caller's workspace has: never made, deleted, or another workspace's (the same answer). */
+const unknownThread = { 404: { description: "no such thread in the caller's workspace", ...errorBody } } as const;
 
-const fail = (reply: FastifyReply, status: number, error: string, message: string) => reply.code(status).send({ error, message });
+/** The 404 of a thread the caller's workspace does not have. */
+const threadNotFound = (err: ThreadNotFoundError) => new AppError('NOT_FOUND', err.message);
 
 /** The status that answers a protocol error: the command was refused as bad input. */
 const commandStatus = (response: ErrorResponse) => (response.error === 'unknown_command' || response.error === 'invalid_argument' ? 400 : 500);
 
 export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOptions): Promise<void> {
-  const { graph, store, sessions, assistants, stateKeys, logger } = options;
-
-  // Bodies that are not JSON, and path parameters that are not thread ids, in this API's shape.
-  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown; code?: string }, request, reply) => {
-    if (err.validation) return fail(reply, 400, 'invalid_argument', err.message);
-    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err.statusCode === 400 && err instanceof SyntaxError))
-      return fail(reply, 400, 'invalid_json', `the body is not JSON: ${err.message}`);
-    throw err;
-  });
+  const { graph, store, sessions, assistants, stateKeys, tracerFor, logger } = options;
 
   app.get('/threads', {
     schema: {
       tags,
-      summary: 'The threads the checkpointer knows, newest first (at most 200)',
+      summary: "The caller's workspace's threads, newest first (at most 200)",
       response: { 200: { type: 'array', items: { type: 'object', required: ['id', 'title', 'updatedAt'], properties: { id: { type: 'string' }, title: { type: 'string' }, updatedAt: { type: ['string', 'null'] } } } } },
     },
-    handler: async () => listThreads(graph, store),
+    handler: async (request) => listThreads(graph, store, workspaceOf(request)),
   });
 
   app.delete<{ Params: { threadId: string } }>('/threads/:threadId', {
-    schema: { tags, summary: "Deletes a thread: its running run is cancelled, its streams end, its checkpoints are gone", params: threadParams, response: { 204: { type: 'null', description: 'deleted (also when there was nothing)' }, ...badThreadId } },
+    schema: {
+      tags,
+      summary: 'Deletes a thread: its running run is cancelled, its streams end, its checkpoints are gone',
+      params: threadParams,
+      response: { 204: { type: 'null', description: 'deleted' }, ...unknownThread },
+    },
     handler: async (request, reply) => {
-      await sessions.delete(request.params.threadId);
-      await store.checkpointer.deleteThread(request.params.threadId);
+      const key = threadKeyOf(request, request.params.threadId);
+      // A thread exists once it has a checkpoint, or while a run of it is under way (before its first checkpoint).
+      if (!sessions.peek(key)?.currentRun && !(await threadExists(graph, key))) throw threadNotFound(new ThreadNotFoundError(key.threadId));
+      await sessions.delete(key);
+      await store.checkpointer.deleteThread(storedThreadId(key));
       return reply.code(204).send();
     },
   });
@@ -117,13 +128,13 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       },
       response: {
         200: { type: 'object', required: ['type', 'id', 'result'], properties: { type: { const: 'success' }, id: { type: 'integer' }, result: { type: 'object', additionalProperties: true } } },
-        400: { description: 'not a command (ErrorResponse), a bad argument, or a command this app does not serve; a body that is not JSON: {error, message}', anyOf: [protocolError, problem] },
+        400: { description: 'not a command, a bad argument, or a command this app does not serve (the protocol\'s ErrorResponse); a body that is not JSON, or a bad header ({error, detail})', anyOf: [protocolError, errorBody] },
         409: { description: 'the thread already has a run in progress', ...protocolError },
       },
     },
     handler: async (request: FastifyRequest<{ Params: { threadId: string } }>, reply) => {
-      if (request.validationError?.validationContext === 'params')
-        return reply.code(400).send(errorResponse(null, 'invalid_argument', `not a thread id: ${request.validationError.message}`));
+      // The path is not the protocol's to answer: a thread id that is not one is the platform's 422, as on every route.
+      if (request.validationError?.validationContext === 'params') throw request.validationError;
       const command = parseCommand(request.body);
       if ('type' in command) return reply.code(commandStatus(command)).send(command);
       if (command.method !== 'run.start') {
@@ -133,7 +144,8 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       const params = parseRunStart(command.id, command.params, assistants);
       if ('type' in params) return reply.code(commandStatus(params)).send(params);
       try {
-        const runId = sessions.get(request.params.threadId).startRun({ input: params.input ?? null, config: params.config, metadata: params.metadata });
+        const session = sessions.get(threadKeyOf(request, request.params.threadId));
+        const runId = session.startRun({ input: params.input ?? null, config: params.config, metadata: params.metadata, tracer: tracerFor(request) });
         return { type: 'success', id: command.id, result: { run_id: runId } };
       } catch (err) {
         if (err instanceof ThreadBusyError) return reply.code(409).send(errorResponse(command.id, 'invalid_argument', err.message));
@@ -160,23 +172,26 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       },
       produces: ['text/event-stream'],
       response: {
-        200: { description: 'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-        400: { description: 'a channel this protocol does not have, or a malformed subscription', ...problem },
+        200: { description: 'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`; a failure after it began: `event: error` with `{error, detail}`', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        ...errorResponses(422),
       },
     },
     handler: async (request, reply) => {
       const subscription = request.body;
       const unknown = subscription.channels.filter((c) => !isSupportedChannel(c));
       if (unknown.length > 0)
-        return fail(reply, 400, 'invalid_argument', `unknown channel${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the channels are values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom and custom:<name>`);
+        throw errors.invalidField(`channels: unknown channel${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the channels are values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom and custom:<name>`);
+      // A thread this workspace does not have yet is followed as any other: its first run is awaited.
+      const session = sessions.get(threadKeyOf(request, request.params.threadId));
       const stream = openEventStream(reply);
       const gone = new AbortController();
       stream.res.on('close', () => gone.abort());
       try {
-        for await (const { frame } of sessions.get(request.params.threadId).subscribe(subscription, gone.signal)) await writeFrame(stream.res, frame);
+        for await (const { frame } of session.subscribe(subscription, gone.signal)) await writeFrame(stream.res, frame);
       } catch (err) {
         logger.error({ err, threadId: request.params.threadId }, 'stream failed');
-        stream.res.write(sseFrame({ event: 'error', data: JSON.stringify({ error: 'unknown_error', message: (err as Error).message }) }));
+        const failure = toAppError(err as Error);
+        stream.res.write(sseFrame({ event: 'error', data: JSON.stringify({ error: failure.code, detail: failure.message }) }));
       } finally {
         stream.end();
       }
@@ -184,19 +199,22 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
   });
 
   app.get<{ Params: { threadId: string } }>('/threads/:threadId/state', {
-    schema: { tags, summary: "The thread's state at its latest checkpoint", params: threadParams, response: { 200: threadStateSchema, ...badThreadId, 404: { description: 'no checkpoint yet: bootstrap with POST …/state', ...problem } } },
-    handler: async (request, reply) => {
+    schema: {
+      tags,
+      summary: "The thread's state at its latest checkpoint",
+      params: threadParams,
+      response: { 200: threadStateSchema, 404: { description: "no checkpoint in the caller's workspace: a new thread is bootstrapped with POST …/state", ...errorBody } },
+    },
+    handler: async (request) => {
       try {
-        return await getThreadState(graph, request.params.threadId);
+        return await getThreadState(graph, threadKeyOf(request, request.params.threadId));
       } catch (err) {
-        if (err instanceof ThreadNotFoundError) return fail(reply, 404, 'not_found', err.message);
-        throw err;
+        throw err instanceof ThreadNotFoundError ? threadNotFound(err) : err;
       }
     },
   });
 
   app.post<{ Params: { threadId: string }; Body: { values?: Record<string, unknown> | null; checkpoint?: Record<string, unknown> | null; as_node?: string } | null }>('/threads/:threadId/state', {
-    attachValidation: true,
     schema: {
       tags,
       summary: 'Bootstraps a thread (`{values:{messages:[]}}`) or updates its state',
@@ -215,16 +233,13 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
           as_node: { type: 'string' },
         },
       },
-      response: { 200: threadStateSchema, ...badThreadId, 422: { description: 'an update the state cannot take', ...problem } },
+      response: { 200: threadStateSchema, 422: { description: 'an update the state cannot take, or a body that is not one', ...errorBody } },
     },
-    handler: async (request, reply) => {
-      if (request.validationError?.validationContext === 'params') return fail(reply, 400, 'invalid_argument', request.validationError.message);
-      if (request.validationError) return fail(reply, 422, 'invalid_state_update', request.validationError.message);
+    handler: async (request) => {
       try {
-        return await updateThreadState(graph, request.params.threadId, request.body ?? {}, stateKeys);
+        return await updateThreadState(graph, threadKeyOf(request, request.params.threadId), request.body ?? {}, stateKeys);
       } catch (err) {
-        if (err instanceof InvalidStateUpdateError) return fail(reply, 422, 'invalid_state_update', err.message);
-        throw err;
+        throw err instanceof InvalidStateUpdateError ? errors.invalidField(err.message) : err;
       }
     },
   });
@@ -246,16 +261,15 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
             checkpoint: { type: ['object', 'null'], additionalProperties: true },
           },
         },
-        response: { 200: { type: 'array', items: threadStateSchema }, ...badThreadId, 404: { description: 'no checkpoint yet', ...problem } },
+        response: { 200: { type: 'array', items: threadStateSchema }, ...unknownThread },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const body = request.body ?? {};
       try {
-        return await getThreadHistory(graph, request.params.threadId, { limit: body.limit ?? 10, before: body.before, metadata: body.metadata, checkpoint: body.checkpoint });
+        return await getThreadHistory(graph, threadKeyOf(request, request.params.threadId), { limit: body.limit ?? 10, before: body.before, metadata: body.metadata, checkpoint: body.checkpoint });
       } catch (err) {
-        if (err instanceof ThreadNotFoundError) return fail(reply, 404, 'not_found', err.message);
-        throw err;
+        throw err instanceof ThreadNotFoundError ? threadNotFound(err) : err;
       }
     },
   );

@@ -1,10 +1,13 @@
 // Threads as the checkpointer holds them: state (read, bootstrap, update), history, the list
-// the page shows, and deletion. The wire shape is the LangGraph SDK's ThreadState.
+// the page shows, and deletion, each in the caller's workspace (./threadKey.ts). The wire shape is
+// the LangGraph SDK's ThreadState.
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { MemorySaver, type BaseCheckpointSaver, type StateSnapshot } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
+import { inTransaction } from '../../platform/postgres.ts';
 import { plainJson } from './protocol/threadSession.ts';
+import { storedThreadId, workspacePrefix, type ThreadKey } from './threadKey.ts';
 
 /** What thread routes need of the graph. */
 export interface StatefulGraph {
@@ -13,9 +16,10 @@ export interface StatefulGraph {
   updateState(config: RunnableConfig, values: Record<string, unknown>, asNode?: string): Promise<RunnableConfig>;
 }
 
+/** A thread that has no checkpoint in the caller's workspace: never made there, deleted, or another workspace's. */
 export class ThreadNotFoundError extends Error {
   constructor(threadId: string) {
-    super(`thread ${threadId} has no checkpoint yet (bootstrap it with POST /api/threads/${threadId}/state)`);
+    super(`thread ${threadId} not found: it has no checkpoint in this workspace (a new thread is bootstrapped with POST /api/threads/${threadId}/state)`);
   }
 }
 
@@ -27,11 +31,12 @@ export interface ThreadSummary {
 
 export const UNTITLED = 'New conversation';
 
-/** The checkpointer, and how to enumerate its threads (newest first). */
+/** The checkpointer, and how to enumerate a workspace's threads (newest first). */
 export interface ThreadStore {
   checkpointer: BaseCheckpointSaver;
   kind: 'memory' | 'postgres';
-  threadIds(limit: number): Promise<string[]>;
+  /** The ids (as the client chose them) of the workspace's threads, newest first. */
+  threadIds(workspaceId: string, limit: number): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -41,38 +46,54 @@ export function memoryStore(): ThreadStore {
     checkpointer: saver,
     kind: 'memory',
     // MemorySaver keeps `storage[thread_id][checkpoint_ns][checkpoint_id]`; checkpoint ids are time-ordered (uuid6).
-    threadIds: async (limit) =>
-      Object.entries(saver.storage)
-        .map(([id, namespaces]) => ({ id, last: Object.keys(namespaces[''] ?? {}).sort().at(-1) ?? '' }))
+    threadIds: async (workspaceId, limit) => {
+      const prefix = workspacePrefix(workspaceId);
+      return Object.entries(saver.storage)
+        .filter(([id]) => id.startsWith(prefix))
+        .map(([id, namespaces]) => ({ id: id.slice(prefix.length), last: Object.keys(namespaces[''] ?? {}).sort().at(-1) ?? '' }))
         .sort((a, b) => b.last.localeCompare(a.last))
         .slice(0, limit)
-        .map((t) => t.id),
+        .map((t) => t.id);
+    },
     close: async () => {},
   };
 }
 
-/** Checkpoints in PostgreSQL, schema `chat_app` (apart from the agent server's tables). */
-export async function postgresStore(url: string): Promise<ThreadStore> {
+/** The tables of LangGraph's PostgresSaver that name a thread. */
+const CHECKPOINT_TABLES = ['checkpoints', 'checkpoint_blobs', 'checkpoint_writes'] as const;
+
+/**
+ * Checkpoints in PostgreSQL, schema `chat_app` (apart from the agent server's tables). Threads
+ * kept by a release without workspaces (their stored id has no "/") are moved to `legacyWorkspaceId`,
+ * the default workspace, where the key `npm start` prints acts.
+ */
+export async function postgresStore(url: string, legacyWorkspaceId: string): Promise<ThreadStore> {
   const schema = 'chat_app';
   const pool = new pg.Pool({ connectionString: url, max: 8 });
   await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   const saver = new PostgresSaver(pool, undefined, { schema });
   await saver.setup();
+  // Idempotent, and safe with replicas starting together: an id with its "/" no longer matches.
+  await inTransaction(pool, async (client) => {
+    for (const table of CHECKPOINT_TABLES)
+      await client.query(`UPDATE ${schema}.${table} SET thread_id = $1 || '/' || thread_id WHERE strpos(thread_id, '/') = 0`, [legacyWorkspaceId]);
+  });
   return {
     checkpointer: saver,
     kind: 'postgres',
-    threadIds: async (limit) => {
+    threadIds: async (workspaceId, limit) => {
+      const prefix = workspacePrefix(workspaceId);
       const { rows } = await pool.query<{ thread_id: string }>(
-        `SELECT thread_id FROM ${schema}.checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY max(checkpoint_id) DESC LIMIT $1`,
-        [limit],
+        `SELECT thread_id FROM ${schema}.checkpoints WHERE checkpoint_ns = '' AND left(thread_id, length($1)) = $1 GROUP BY thread_id ORDER BY max(checkpoint_id) DESC LIMIT $2`,
+        [prefix, limit],
       );
-      return rows.map((r) => r.thread_id);
+      return rows.map((r) => r.thread_id.slice(prefix.length));
     },
     close: () => pool.end(),
   };
 }
 
-const threadConfig = (threadId: string, extra: Record<string, unknown> = {}): RunnableConfig => ({ configurable: { ...extra, thread_id: threadId } });
+const threadConfig = (key: ThreadKey, extra: Record<string, unknown> = {}): RunnableConfig => ({ configurable: { ...extra, thread_id: storedThreadId(key) } });
 
 function hasCheckpoint(snapshot: StateSnapshot): boolean {
   const id = snapshot.config?.configurable?.checkpoint_id;
@@ -85,32 +106,38 @@ function checkpointOf(config: RunnableConfig | undefined, threadId: string): Rec
   return { thread_id: threadId, checkpoint_id: c.checkpoint_id, checkpoint_ns: typeof c.checkpoint_ns === 'string' ? c.checkpoint_ns : '', checkpoint_map: c.checkpoint_map ?? null };
 }
 
-/** A LangGraph snapshot as the SDK's ThreadState. */
-export function threadState(snapshot: StateSnapshot, threadId: string): Record<string, unknown> {
+/** A LangGraph snapshot as the SDK's ThreadState, naming the thread as the client does. */
+export function threadState(snapshot: StateSnapshot, key: ThreadKey): Record<string, unknown> {
+  const threadId = key.threadId;
   return {
-    values: plainJson(snapshot.values ?? {}),
+    values: plainJson(snapshot.values ?? {}, key),
     next: [...(snapshot.next ?? [])],
     tasks: (snapshot.tasks ?? []).map((task) => ({
       id: task.id,
       name: task.name,
       error: task.error == null ? null : task.error instanceof Error ? task.error.message : String(task.error),
-      interrupts: plainJson(task.interrupts ?? []),
+      interrupts: plainJson(task.interrupts ?? [], key),
       path: task.path ?? null,
       checkpoint: null,
       state: null,
-      result: task.result == null ? null : plainJson(task.result),
+      result: task.result == null ? null : plainJson(task.result, key),
     })),
     checkpoint: checkpointOf(snapshot.config, threadId),
-    metadata: plainJson(snapshot.metadata ?? {}),
+    metadata: plainJson(snapshot.metadata ?? {}, key),
     created_at: snapshot.createdAt ?? null,
     parent_checkpoint: checkpointOf(snapshot.parentConfig, threadId),
   };
 }
 
-export async function getThreadState(graph: StatefulGraph, threadId: string): Promise<Record<string, unknown>> {
-  const snapshot = await graph.getState(threadConfig(threadId));
-  if (!hasCheckpoint(snapshot)) throw new ThreadNotFoundError(threadId);
-  return threadState(snapshot, threadId);
+export async function getThreadState(graph: StatefulGraph, key: ThreadKey): Promise<Record<string, unknown>> {
+  const snapshot = await graph.getState(threadConfig(key));
+  if (!hasCheckpoint(snapshot)) throw new ThreadNotFoundError(key.threadId);
+  return threadState(snapshot, key);
+}
+
+/** Whether the thread has a checkpoint in the caller's workspace. */
+export async function threadExists(graph: StatefulGraph, key: ThreadKey): Promise<boolean> {
+  return hasCheckpoint(await graph.getState(threadConfig(key)));
 }
 
 export class InvalidStateUpdateError extends Error {}
@@ -121,7 +148,7 @@ export class InvalidStateUpdateError extends Error {}
  */
 export async function updateThreadState(
   graph: StatefulGraph,
-  threadId: string,
+  key: ThreadKey,
   update: { values?: Record<string, unknown> | null; checkpoint?: Record<string, unknown> | null; as_node?: string },
   knownChannels: ReadonlySet<string>,
 ): Promise<Record<string, unknown>> {
@@ -130,9 +157,9 @@ export async function updateThreadState(
   if (unknown.length > 0) throw new InvalidStateUpdateError(`unknown state key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the state has ${[...knownChannels].join(', ')}`);
   if ('messages' in values && !Array.isArray(values.messages)) throw new InvalidStateUpdateError('"messages" must be a list of messages');
   const checkpointId = typeof update.checkpoint?.checkpoint_id === 'string' ? update.checkpoint.checkpoint_id : undefined;
-  const config = threadConfig(threadId, checkpointId ? { checkpoint_id: checkpointId } : {});
+  const config = threadConfig(key, checkpointId ? { checkpoint_id: checkpointId } : {});
   const current = await graph.getState(config);
-  if (checkpointId && !hasCheckpoint(current)) throw new InvalidStateUpdateError(`thread ${threadId} has no checkpoint ${checkpointId}`);
+  if (checkpointId && !hasCheckpoint(current)) throw new InvalidStateUpdateError(`thread ${key.threadId} has no checkpoint ${checkpointId}`);
   const messages = Array.isArray(values.messages) ? values.messages : [];
   const asNode = update.as_node ?? (!hasCheckpoint(current) || messages.length === 0 ? '__start__' : 'model_request');
   try {
@@ -140,7 +167,7 @@ export async function updateThreadState(
   } catch (err) {
     throw new InvalidStateUpdateError((err as Error).message);
   }
-  return threadState(await graph.getState(threadConfig(threadId)), threadId);
+  return threadState(await graph.getState(threadConfig(key)), key);
 }
 
 export interface HistoryRequest {
@@ -151,16 +178,17 @@ export interface HistoryRequest {
 }
 
 /** `POST …/history`: checkpoints newest first, `limit` at a time, `before` a checkpoint (id or object). */
-export async function getThreadHistory(graph: StatefulGraph, threadId: string, request: HistoryRequest): Promise<Record<string, unknown>[]> {
-  await getThreadState(graph, threadId);
+export async function getThreadHistory(graph: StatefulGraph, key: ThreadKey, request: HistoryRequest): Promise<Record<string, unknown>[]> {
+  await getThreadState(graph, key);
   const beforeId = typeof request.before === 'string' ? request.before : request.before?.checkpoint_id;
   const history: Record<string, unknown>[] = [];
-  const snapshots = graph.getStateHistory(threadConfig(threadId, { checkpoint_ns: '', ...(request.checkpoint ?? {}) }), {
+  // threadConfig sets thread_id last: a `checkpoint` object in the request cannot name another thread.
+  const snapshots = graph.getStateHistory(threadConfig(key, { checkpoint_ns: '', ...(request.checkpoint ?? {}) }), {
     limit: request.limit,
-    ...(beforeId ? { before: threadConfig(threadId, { checkpoint_id: beforeId }) } : {}),
+    ...(beforeId ? { before: threadConfig(key, { checkpoint_id: beforeId }) } : {}),
     ...(request.metadata ? { filter: request.metadata } : {}),
   });
-  for await (const snapshot of snapshots) history.push(threadState(snapshot, threadId));
+  for await (const snapshot of snapshots) history.push(threadState(snapshot, key));
   return history;
 }
 
@@ -178,11 +206,11 @@ export function titleOf(values: unknown): string {
   return UNTITLED;
 }
 
-export async function listThreads(graph: StatefulGraph, store: ThreadStore, limit = 200): Promise<ThreadSummary[]> {
-  const ids = await store.threadIds(limit);
+export async function listThreads(graph: StatefulGraph, store: ThreadStore, workspaceId: string, limit = 200): Promise<ThreadSummary[]> {
+  const ids = await store.threadIds(workspaceId, limit);
   const summaries = await Promise.all(
     ids.map(async (id) => {
-      const snapshot = await graph.getState(threadConfig(id));
+      const snapshot = await graph.getState(threadConfig({ workspaceId, threadId: id }));
       if (!hasCheckpoint(snapshot)) return null;
       return { id, title: titleOf(plainJson(snapshot.values)), updatedAt: snapshot.createdAt ?? null };
     }),

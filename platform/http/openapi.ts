@@ -25,6 +25,7 @@ const REASONS: Record<number, string> = {
   414: 'A path parameter is longer than the server takes (the detail names it)',
   415: 'The Content-Type or Content-Encoding is not one this route takes',
   422: 'A field is invalid: missing, of the wrong type or format (a UUID, say), or out of range (the message names it)',
+  429: 'Over the workspace\'s rate limit (the detail names it and its settings); retry after Retry-After seconds',
   503: 'A store the request needs (Kafka, ClickHouse, object storage) is unavailable; retry after Retry-After seconds',
 };
 

@@ -6,14 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { createHttpServer, type HttpServerOptions } from '../../platform/http/server.ts';
-import { EventLog } from '../../platform/kafka/eventLog.ts';
-import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
-import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
-import { TenancyService } from '../tenancy/index.ts';
+import { openTenancyReader } from '../tenancy/index.ts';
 import { loadAgentConfig, type AgentServerConfig } from './agentConfig.ts';
 import type { AgentServerDeps } from './agentServerDeps.ts';
 import { requireCaller, type CallerAuthentication } from './auth/callers.ts';
 import { loadCustomAuth } from './auth/customAuth.ts';
+import { PlatformKeys } from './auth/platformKeys.ts';
 import { openPersistence } from './checkpointer.ts';
 import { GraphRegistry } from './graphRegistry.ts';
 import { RunManager } from './runs/runManager.ts';
@@ -37,7 +35,8 @@ export interface AgentServerApp {
 /**
  * How callers are authenticated: the config file's auth module when it names one (it replaces
  * API keys, as on LangGraph Platform), else AGENT_SERVER_AUTH: the tracing API's keys, read from
- * the tenancy topic as the tracing API reads them, or nobody (said loudly).
+ * the tenancy topic as the tracing API reads them (or verified by the platform over HTTP, on a
+ * server it deployed: LANGSMITH_AUTH_ENDPOINT), or nobody (said loudly).
  */
 async function callerAuthentication(
   config: Config,
@@ -49,18 +48,12 @@ async function callerAuthentication(
     logger.warn({ AGENT_SERVER_AUTH: 'none' }, AUTH_OFF_WARNING);
     return { authentication: { mode: 'none' }, close: async () => {} };
   }
-  await ensureTopics(config, TOPIC_DECLARATIONS);
-  // TenancyService appends only for the admin commands, which this server never runs.
-  const eventLog = new EventLog(config, 'agent-server');
-  const tenancy = new TenancyService(config, eventLog, logger);
-  await tenancy.start();
-  return {
-    authentication: { mode: 'api_key', tenancy },
-    close: async () => {
-      await tenancy.close();
-      await eventLog.close();
-    },
-  };
+  const workspaceId = config.LANGSMITH_TENANT_ID?.toLowerCase();
+  // A deployed server: the platform verifies keys; it has no access to the tenancy topic.
+  if (config.LANGSMITH_AUTH_ENDPOINT)
+    return { authentication: { mode: 'api_key', keys: new PlatformKeys(config.LANGSMITH_AUTH_ENDPOINT), workspaceId }, close: async () => {} };
+  const reader = await openTenancyReader(config, logger, 'agent-server');
+  return { authentication: { mode: 'api_key', keys: reader.tenancy, workspaceId }, close: reader.close };
 }
 
 /**
@@ -109,8 +102,10 @@ export async function buildAgentServerApp(
   // Runs are taken from a shared queue once this server can be reached (it relays streams to its peers).
   app.addHook('onListen', async () => {
     const address = app.server.address();
-    if (address === null || typeof address === 'string') return;
-    await runs.open(config.AGENT_SERVER_URL ?? replicaUrl(config.HOST, address.port));
+    if (address === null) return;
+    // On a Unix socket (AGENT_SERVER_SOCKET), peers reach it where AGENT_SERVER_URL says.
+    const url = typeof address === 'string' ? `unix:${address}` : replicaUrl(config.HOST, address.port);
+    await runs.open(config.AGENT_SERVER_URL ?? url);
   });
   // A POST without a body is an empty object, as the routes' body schemas read it.
   app.addHook('preValidation', async (request) => {

@@ -22,13 +22,15 @@ import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
-import { requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { currentWorkspaceRoutes, generateApiKey, requireApiKey, TenancyService } from '../tenancy/index.ts';
 import { ProjectCommands, ProjectRegistry } from '../tracing/index.ts';
 import { DeploymentCommands } from './deploymentCommands.ts';
 import { deploymentRoutes } from './deploymentRoutes.ts';
 import { DeploymentState } from './deploymentState.ts';
 import { DeploymentWorker } from './deploymentWorker.ts';
 import { deploymentGateway } from './deploymentGateway.ts';
+import { RevisionLogs } from './revisionLogs.ts';
+import { SourceLocationPolicy } from './sourceLocations.ts';
 
 /** The control plane API description's version (the contract's document is 0.1.0). */
 export const CONTROL_PLANE_API_VERSION = '0.1.0';
@@ -65,24 +67,39 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
   const publicUrl = controlPlaneUrl(config);
   // Where internal_source tarballs are uploaded to and built from.
   const objects = new BlobStore(config);
+  // Where github deployments may build from: paths and private hosts only while there is one workspace (by default).
+  const sources = new SourceLocationPolicy(config, () => tenancy.state.workspaces.size);
+  const logs = new RevisionLogs(objects, logger);
   await app.register(async (authed) => {
     requireApiKey(authed, tenancy, { bearer: true });
-    await authed.register(deploymentRoutes, { eventLog, deployments, secrets, objects, publicUrl });
+    await authed.register(deploymentRoutes, { eventLog, deployments, secrets, objects, publicUrl, sources, logs });
+    // Where deployed agent servers verify their callers' keys (LANGSMITH_AUTH_ENDPOINT).
+    await authed.register(currentWorkspaceRoutes, { tenancy });
   });
-  // Deployments' URLs: the agent server behind each checks its callers itself.
-  await app.register(deploymentGateway, { deployments });
-  const commands = new DeploymentCommands(deployments, eventLog, secrets);
-  const worker = projects
-    ? deploymentWorker(config, logger, deployments, commands, secrets, objects, publicUrl, new ProjectCommands(projects, eventLog))
-    : null;
-  worker?.start();
+  // Deployments' URLs: a key of another workspace is refused here; the agent server behind checks its callers too.
+  await app.register(deploymentGateway, { deployments, keys: tenancy });
+  const commands = new DeploymentCommands(deployments, eventLog, secrets, sources);
+  // Started once the server listens: its deployed servers verify their callers' keys here.
+  let worker: DeploymentWorker | null = null;
+  if (projects)
+    app.addHook('onListen', async () => {
+      const address = app.server.address();
+      if (address === null || typeof address === 'string') return;
+      const authEndpoint = loopbackUrl(config.HOST, address.port);
+      const tracingProjects = new ProjectCommands(projects, eventLog);
+      worker = deploymentWorker({ config, logger, state: deployments, commands, secrets, objects, publicUrl, tenancy, sources, logs, authEndpoint, tracingProjects });
+      worker.start();
+    });
 
   return {
     app,
-    worker,
+    get worker() {
+      return worker;
+    },
     async close() {
       await app.close();
       await worker?.close();
+      await logs.close();
       await Promise.allSettled([readiness.close(), tenancy.close(), deployments.close(), projects?.close()]);
       await eventLog.close();
       objects.close();
@@ -90,42 +107,70 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
   };
 }
 
+/** How this process reaches a server of its own listening on `host`:`port`. */
+function loopbackUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** `host:port` of a URL, as host rules take it. */
+const hostRule = (url: string): string => {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? 443 : 80)}`;
+};
+
+interface WorkerParts {
+  config: Config;
+  logger: Logger;
+  state: DeploymentState;
+  commands: DeploymentCommands;
+  secrets: SecretBox | null;
+  objects: BlobStore;
+  publicUrl: string;
+  tenancy: TenancyService;
+  sources: SourceLocationPolicy;
+  logs: RevisionLogs;
+  /** Where deployed servers verify their callers' keys: this control plane. */
+  authEndpoint: string;
+  tracingProjects: ProjectCommands;
+}
+
 /**
- * The worker and its local deployer. A deployed server gets only what it needs of this process's
- * settings: the brokers and prefix where the platform's API keys live (it checks X-Api-Key against
- * tenancy, as the main agent server does) and where it traces; the rest (secrets key, bootstrap
- * key) stays here.
+ * The worker and its local deployer. A deployed server gets only what it needs: a key of its own
+ * (issued for its revision, in its deployment's workspace: it traces with it and verifies its
+ * callers' keys with it at authEndpoint), where it traces (LANGSMITH_ENDPOINT), and nothing of
+ * this process's settings (no broker, database or object-store address or credential, no
+ * secrets key, no bootstrap key). Its sandbox reaches those two platform endpoints, and the
+ * public internet, through its egress proxy.
  */
-function deploymentWorker(
-  config: Config,
-  logger: Logger,
-  state: DeploymentState,
-  commands: DeploymentCommands,
-  secrets: SecretBox | null,
-  uploads: BlobStore,
-  publicUrl: string,
-  tracingProjects: ProjectCommands,
-): DeploymentWorker {
-  const tracing: Record<string, string> =
-    config.LANGSMITH_ENDPOINT && config.LANGSMITH_API_KEY
-      ? { LANGSMITH_TRACING: 'true', LANGSMITH_ENDPOINT: config.LANGSMITH_ENDPOINT, LANGSMITH_API_KEY: config.LANGSMITH_API_KEY }
-      : { LANGSMITH_TRACING: 'false' };
+function deploymentWorker(parts: WorkerParts): DeploymentWorker {
+  const { config, tenancy, sources } = parts;
+  const tracing: Record<string, string> = config.LANGSMITH_ENDPOINT
+    ? { LANGSMITH_TRACING: 'true', LANGSMITH_ENDPOINT: config.LANGSMITH_ENDPOINT }
+    : { LANGSMITH_TRACING: 'false' };
+  const platformEndpoints = [parts.authEndpoint, ...(config.LANGSMITH_ENDPOINT ? [config.LANGSMITH_ENDPOINT] : [])].map(hostRule);
   return new DeploymentWorker({
-    state,
-    commands,
-    secrets,
-    logger,
-    publicUrl,
-    tracingProjects,
+    state: parts.state,
+    commands: parts.commands,
+    secrets: parts.secrets,
+    logger: parts.logger,
+    publicUrl: parts.publicUrl,
+    tracingProjects: parts.tracingProjects,
+    logs: parts.logs,
+    keys: {
+      generate: generateApiKey,
+      issue: (tenantId, deploymentId, revisionId, key) => tenancy.issueDeploymentKey(tenantId, { deploymentId, revisionId }, key),
+      revoke: (deploymentId, keep) => tenancy.revokeDeploymentKeys(deploymentId, keep),
+      holders: () => tenancy.deploymentsHoldingKeys(),
+    },
     deployer: {
       rootDir: resolve(config.DEPLOYMENTS_DIR),
-      uploads,
-      baseEnv: {
-        KAFKA_BROKERS: config.KAFKA_BROKERS,
-        KAFKA_TOPIC_PREFIX: config.KAFKA_TOPIC_PREFIX,
-        LOG_LEVEL: config.LOG_LEVEL,
-        ...tracing,
-      },
+      uploads: parts.objects,
+      sandbox: config.DEPLOYER_SANDBOX,
+      egress: { allowed: [...platformEndpoints, config.DEPLOYMENT_ALLOWED_HOSTS].join(' '), denied: config.DEPLOYMENT_DENIED_HOSTS },
+      gitRules: () => ({ localAllowed: sources.localAllowed(), hosts: sources.hosts }),
+      logger: parts.logger,
+      baseEnv: { LOG_LEVEL: config.LOG_LEVEL, AGENT_SERVER_AUTH: 'api_key', LANGSMITH_AUTH_ENDPOINT: parts.authEndpoint, ...tracing },
     },
   });
 }

@@ -18,8 +18,9 @@ import { event, type EventLog, type EventToAppend } from '../../platform/kafka/e
 import type { SecretBox } from '../../platform/secretBox.ts';
 import { nowMicros } from '../../platform/time.ts';
 import { deploymentEventKey, type Deployment, type DeploymentState } from './deploymentState.ts';
-import { SECRET_VALUE_MASK, type DeploymentSecret, type RevisionStatus } from './deploymentTypes.ts';
+import { SECRET_VALUE_MASK, type DeploymentSecret, type RevisionStatus, type ServerAuth } from './deploymentTypes.ts';
 import { uploadPathProblem } from './sourceUploads.ts';
+import type { SourceLocationPolicy } from './sourceLocations.ts';
 
 /** Statuses a revision never leaves: the worker's late reports about it change nothing. */
 const FINAL_REVISION_STATUSES: ReadonlySet<RevisionStatus> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
@@ -79,6 +80,15 @@ function revisionConfigProblem(tenantId: string, source: string, config: Record<
 const queuedDetail = (deploymentId: string, source: string, config: Record<string, unknown>): string | null =>
   source === 'internal_source' && config.source_tarball_path === undefined ? awaitingUpload(deploymentId) : null;
 
+/**
+ * Without repo_commit_sha, which is read-only (the contract's): a client may send back what it
+ * read. The control plane sets it on a redeploy's revision, which builds that commit.
+ */
+const withoutReadOnly = (config: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const { repo_commit_sha: _readOnly, ...rest } = config;
+  return rest;
+};
+
 /** The non-null fields of an object (a PATCH's null means "leave as it is"). */
 const setFields = (o: Record<string, unknown> | null): Record<string, unknown> =>
   Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== null && v !== undefined));
@@ -87,11 +97,22 @@ export class DeploymentCommands {
   readonly #state: DeploymentState;
   readonly #log: EventLog;
   readonly #secrets: SecretBox | null;
+  /** Where github sources may come from (sourceLocations.ts); null: anywhere (the deployer checks again). */
+  readonly #sources: SourceLocationPolicy | null;
 
-  constructor(state: DeploymentState, log: EventLog, secrets: SecretBox | null) {
+  constructor(state: DeploymentState, log: EventLog, secrets: SecretBox | null, sources: SourceLocationPolicy | null = null) {
     this.#state = state;
     this.#log = log;
     this.#secrets = secrets;
+    this.#sources = sources;
+  }
+
+  /** A github deployment's repo_url, refused (400) where the control plane does not build from. */
+  #checkRepoUrl(source: string, sourceConfig: Record<string, unknown>): void {
+    const repoUrl = sourceConfig.repo_url;
+    if (source !== 'github' || typeof repoUrl !== 'string' || !this.#sources) return;
+    const problem = this.#sources.problem(repoUrl);
+    if (problem) throw errors.badRequest(problem);
   }
 
   /** Secrets sealed for the topic; an empty list needs no key (and is stored as an empty string). */
@@ -126,6 +147,8 @@ export class DeploymentCommands {
         detail: revision.detail ?? queuedDetail(deploymentId, source, config),
         server_url: null,
         changed_at: at,
+        repo_commit_sha: null,
+        server_auth: null,
       }),
     ];
     return { revisionId, events };
@@ -134,7 +157,8 @@ export class DeploymentCommands {
   async create(tenantId: string, d: NewDeployment): Promise<Deployment> {
     checkSecretNames(d.secrets);
     if (d.secrets.some((s) => s.value === SECRET_VALUE_MASK)) throw errors.badRequest('secrets: a new deployment has no stored value to keep; give each value');
-    const config = setFields(d.sourceRevisionConfig);
+    this.#checkRepoUrl(d.source, d.sourceConfig);
+    const config = withoutReadOnly(setFields(d.sourceRevisionConfig));
     const problem = revisionConfigProblem(tenantId, d.source, config);
     if (problem) throw errors.badRequest(problem);
     const sealed = this.#seal(d.secrets);
@@ -175,7 +199,7 @@ export class DeploymentCommands {
     for (const field of FIXED_SOURCE_CONFIG)
       if (field in configChanges && JSON.stringify(configChanges[field]) !== JSON.stringify(d.sourceConfig[field] ?? null))
         throw errors.badRequest(`source_config.${field} is fixed at creation and cannot be changed`);
-    const revisionChanges = setFields(p.sourceRevisionConfig);
+    const revisionChanges = withoutReadOnly(setFields(p.sourceRevisionConfig));
     const newRevision = Object.keys(revisionChanges).length > 0 || p.secrets !== null || 'resource_spec' in configChanges;
 
     const key = deploymentEventKey(tenantId, id);
@@ -198,7 +222,8 @@ export class DeploymentCommands {
         sealed = this.#seal(secrets);
         names = secrets.map((s) => s.name);
       }
-      const config = { ...(latest?.sourceRevisionConfig ?? {}), ...revisionChanges };
+      // A redeploy's pinned commit is that revision's own, not the next one's.
+      const config = { ...withoutReadOnly(latest?.sourceRevisionConfig ?? {}), ...revisionChanges };
       const problem = revisionConfigProblem(tenantId, d.source, config);
       if (problem) throw errors.badRequest(problem);
       const revision = this.#revisionEvents(tenantId, id, { source: d.source, config, secrets: sealed, names });
@@ -227,9 +252,11 @@ export class DeploymentCommands {
         `Revision ID ${revisionId} is ${old.status}: only a revision that was DEPLOYED can be redeployed; ` +
           'to deploy its settings anyway, PATCH the deployment with them',
       );
+    // Built from the commit the old revision was built from: a real rollback, whatever its ref points at now.
+    const pinned = old.commitSha ?? old.sourceRevisionConfig.repo_commit_sha;
     const revision = this.#revisionEvents(tenantId, id, {
       source: old.source,
-      config: { ...old.sourceRevisionConfig },
+      config: { ...withoutReadOnly(old.sourceRevisionConfig), ...(typeof pinned === 'string' ? { repo_commit_sha: pinned } : {}) },
       secrets: old.secrets,
       names: [...old.secretNames],
       detail: `redeploys revision ${old.id}`,
@@ -282,7 +309,7 @@ export class DeploymentCommands {
     tenantId: string,
     deploymentId: string,
     revisionId: string,
-    change: { status: RevisionStatus; detail?: string | null; url?: string },
+    change: { status: RevisionStatus; detail?: string | null; url?: string; commitSha?: string; serverAuth?: ServerAuth },
   ): Promise<boolean> {
     await this.#state.catchUp();
     const revision = this.#state.deployment(tenantId, deploymentId)?.revisions.find((r) => r.id === revisionId);
@@ -299,6 +326,8 @@ export class DeploymentCommands {
         detail: change.detail ?? null,
         server_url: change.status === 'DEPLOYED' ? change.url! : null,
         changed_at: at,
+        repo_commit_sha: change.commitSha ?? null,
+        server_auth: change.status === 'DEPLOYED' ? (change.serverAuth ?? null) : null,
       }),
     ];
     if (change.status === 'DEPLOYED') events.push(event('DeploymentStatusChanged', key, { ...ids, status: 'READY', changed_at: at }));

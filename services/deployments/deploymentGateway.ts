@@ -6,13 +6,18 @@
 // DEPLOYED event. The old server keeps running for a drain period after it (deploymentWorker.ts),
 // so requests routed just before the switch, or by a replica whose fold is a moment behind, finish.
 //
-// The gateway does not authenticate: the agent server behind it checks X-Api-Key (or its auth
-// handler) as it does when called directly. Bodies and responses (SSE streams included) are
-// streamed through @fastify/reply-from (undici), not buffered.
+// A deployment belongs to a workspace, and so do the keys its callers send: the gateway answers a
+// request whose X-Api-Key acts in another workspace (or is not valid) exactly as it answers an
+// unknown deployment, 404, before anything reaches the deployed code. The agent server behind it
+// checks again (it takes keys of its deployment's workspace only, verified by this control plane),
+// and answers a request without a key as it does when called directly (public routes, or 401). A
+// deployment whose langgraph.json names an auth module (server_auth `custom`) authenticates its
+// callers itself: its requests pass on as they are. Bodies and responses (SSE streams included)
+// are streamed through @fastify/reply-from (undici), not buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import replyFrom from '@fastify/reply-from';
-import { errors } from '../../platform/errors.ts';
-import type { DeploymentState } from './deploymentState.ts';
+import { AppError, errors } from '../../platform/errors.ts';
+import type { Deployment, DeploymentState } from './deploymentState.ts';
 
 /** Where a deployment's URL points: the gateway's path prefix, followed by the deployment id. */
 export const GATEWAY_PREFIX = '/d';
@@ -22,12 +27,41 @@ export const deploymentUrl = (publicBaseUrl: string, deploymentId: string): stri
 
 export interface DeploymentGatewayOptions {
   deployments: DeploymentState;
+  /** Which workspace a key acts in (tenancy's fold); X-Tenant-Id chooses among several. */
+  keys: { authenticate(apiKey: string | undefined, tenantId: string | undefined): Promise<string> };
+}
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * The deployment a request is for, once its key (when it sends one, and the deployment takes the
+ * platform's keys) acts in the deployment's workspace; anything else is the unknown deployment's 404.
+ */
+async function deploymentFor(request: FastifyRequest, options: DeploymentGatewayOptions, deploymentId: string): Promise<Deployment> {
+  const unknown = () => errors.notFound(`Deployment ID ${deploymentId}`);
+  const d = options.deployments.deploymentById(deploymentId);
+  const apiKey = header(request, 'x-api-key');
+  if (!d || apiKey === undefined) {
+    if (!d) throw unknown();
+    return d;
+  }
+  const active = d.revisions.find((r) => r.id === d.activeRevisionId);
+  if (active?.serverAuth === 'custom') return d;
+  // A key of several workspaces acts in the deployment's without naming it.
+  const workspaceId = await options.keys.authenticate(apiKey, header(request, 'x-tenant-id') || d.tenantId).catch((err: unknown) => {
+    if (err instanceof AppError && err.statusCode < 500) throw unknown();
+    throw err;
+  });
+  if (workspaceId !== d.tenantId) throw unknown();
+  return d;
 }
 
 /** The agent server a deployment's requests go to now, or the error that says why there is none. */
-export function servingUrl(state: DeploymentState, deploymentId: string): string {
-  const d = state.deploymentById(deploymentId);
-  if (!d) throw errors.notFound(`Deployment ID ${deploymentId}`);
+export function servingUrl(d: Deployment): string {
+  const deploymentId = d.id;
   if (d.status === 'AWAITING_DELETE') throw errors.notFound(`Deployment ID ${deploymentId} (it is being deleted)`);
   const active = d.revisions.find((r) => r.id === d.activeRevisionId);
   if (!active?.serverUrl || d.status !== 'READY') {
@@ -58,8 +92,8 @@ export async function deploymentGateway(app: FastifyInstance, options: Deploymen
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
-  const forward = (request: FastifyRequest<{ Params: { deployment_id: string; '*'?: string } }>, reply: FastifyReply) => {
-    const target = servingUrl(options.deployments, request.params.deployment_id);
+  const forward = async (request: FastifyRequest<{ Params: { deployment_id: string; '*'?: string } }>, reply: FastifyReply) => {
+    const target = servingUrl(await deploymentFor(request, options, request.params.deployment_id));
     const rest = request.params['*'] ?? '';
     const query = request.url.indexOf('?');
     return reply.from(`${target}/${rest}${query === -1 ? '' : request.url.slice(query)}`, {

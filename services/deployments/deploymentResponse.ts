@@ -100,9 +100,16 @@ export function revisionResponse(r: Revision): Record<string, unknown> {
     updated_at: formatIsoMicros(r.updatedAt),
     status: r.status,
     source: r.source,
-    source_revision_config: r.sourceRevisionConfig,
+    source_revision_config: revisionConfigResponse(r),
     status_message: r.detail,
   };
+}
+
+/** A revision's source_revision_config, with the commit a github revision was built from (read-only). */
+function revisionConfigResponse(r: Revision | undefined): Readonly<Record<string, unknown>> {
+  if (!r) return {};
+  if (r.source !== 'github') return r.sourceRevisionConfig;
+  return { ...r.sourceRevisionConfig, repo_commit_sha: r.commitSha ?? r.sourceRevisionConfig.repo_commit_sha ?? null };
 }
 
 /** `publicUrl`: the control plane's base URL, where the deployment gateway serves locally run deployments. */
@@ -115,7 +122,7 @@ export function deploymentResponse(d: Deployment, publicUrl: string): Record<str
     source: d.source,
     // The same URL through every rollout: the gateway forwards it to the active revision's server.
     source_config: LOCALLY_DEPLOYED_SOURCES.has(d.source) ? { ...d.sourceConfig, custom_url: deploymentUrl(publicUrl, d.id) } : d.sourceConfig,
-    source_revision_config: latest?.sourceRevisionConfig ?? {},
+    source_revision_config: revisionConfigResponse(latest),
     secrets: (latest?.secretNames ?? []).map((name) => ({ name, value: SECRET_VALUE_MASK })),
     secret_references: null,
     created_at: formatIsoMicros(d.createdAt),

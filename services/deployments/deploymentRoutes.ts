@@ -16,6 +16,8 @@ import { deploymentResponse, deploymentSchema, pageSchema, revisionResponse, rev
 import type { Deployment, DeploymentState } from './deploymentState.ts';
 import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES, type DeploymentSecret } from './deploymentTypes.ts';
 import { reservedEnvProblem } from './reservedEnvNames.ts';
+import type { LogKind, LogQuery, RevisionLogs } from './revisionLogs.ts';
+import type { SourceLocationPolicy } from './sourceLocations.ts';
 import { newUploadObjectPath, UPLOAD_URL_EXPIRES_SECONDS } from './sourceUploads.ts';
 import {
   httpValidationErrorSchema,
@@ -37,6 +39,10 @@ export interface DeploymentRouteOptions {
   publicUrl: string;
   /** The object store internal_source tarballs are uploaded to (its payload bucket). */
   objects: BlobStore;
+  /** Where github deployments may build from (a 400 for a repo_url elsewhere). */
+  sources?: SourceLocationPolicy;
+  /** The revisions' build and deploy logs (written by the deployment worker). */
+  logs?: RevisionLogs;
 }
 
 const tags = ['deployments'];
@@ -73,6 +79,7 @@ const sourceRevisionConfigBody = {
       2048,
       'internal_source: the object_path POST …/upload-url returned, once the tarball is PUT there',
     ),
+    repo_commit_sha: nullableString(64, 'read-only (the commit a github revision was built from): ignored when sent'),
   },
 } as const;
 
@@ -171,6 +178,73 @@ const deleteQuery = {
   },
 } as const;
 
+const logFilters = {
+  limit: { type: ['integer', 'string'], description: 'entries per page, 1-1000 (default 100)' },
+  order: { type: 'string', enum: ['asc', 'desc'], description: 'asc: oldest first; desc (default): newest first' },
+  offset: { type: ['integer', 'string', 'null'], description: 'the next_offset of the previous page' },
+  level: { type: ['string', 'null'], description: 'this level and above: DEBUG, INFO, WARNING, ERROR, CRITICAL' },
+  query: { type: ['string', 'null'], maxLength: 1024, description: 'entries whose message contains this text (any case)' },
+  start_time: { type: ['string', 'null'], description: 'ISO 8601: entries at or after it' },
+  end_time: { type: ['string', 'null'], description: 'ISO 8601: entries at or before it' },
+} as const;
+const logsBody = { type: ['object', 'null'], additionalProperties: true, properties: logFilters } as const;
+const logsQuery = { type: 'object', properties: logFilters } as const;
+const logProjectParams = { type: 'object', required: ['project_id'], properties: { project_id: uuid } } as const;
+const logRevisionParams = { type: 'object', required: ['project_id', 'revision_id'], properties: { project_id: uuid, revision_id: uuid } } as const;
+const logsSchema = {
+  type: 'object',
+  required: ['logs', 'next_offset'],
+  additionalProperties: false,
+  properties: {
+    logs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'timestamp', 'level', 'message'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string' },
+          timestamp: { type: 'integer', description: 'milliseconds since the epoch' },
+          level: { type: 'string', enum: ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] },
+          message: { type: 'string' },
+        },
+      },
+    },
+    next_offset: { type: ['string', 'null'], description: 'send it back as offset for the next page; null when there is no more (order desc)' },
+  },
+} as const;
+
+/** The filters of a log request (the body of a POST, the query of a GET); a 422 naming a bad one. */
+function logQuery(filters: Record<string, unknown>, where: 'body' | 'query'): LogQuery {
+  const invalid = (name: string, msg: string, input: unknown) => new RequestValidationError([{ loc: [where, name], msg, type: 'value_error', input }]);
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const value = filters[name];
+    if (value === undefined || value === null || value === '') return fallback;
+    const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw invalid(name, `Input should be an integer from ${min} to ${max}`, value);
+    return n;
+  };
+  const time = (name: string): number | undefined => {
+    const value = filters[name];
+    if (value === undefined || value === null || value === '') return undefined;
+    const ms = typeof value === 'number' ? value : Date.parse(String(value));
+    if (!Number.isFinite(ms)) throw invalid(name, 'Input should be an ISO 8601 date-time', value);
+    return ms;
+  };
+  const order = filters.order ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') throw invalid('order', "Input should be 'asc' or 'desc'", order);
+  const text = (name: string) => (typeof filters[name] === 'string' && filters[name] !== '' ? (filters[name] as string) : undefined);
+  return {
+    limit: int('limit', 100, 1, 1000),
+    order,
+    offset: int('offset', 0, 0, Number.MAX_SAFE_INTEGER),
+    level: text('level'),
+    query: text('query'),
+    startTime: time('start_time'),
+    endTime: time('end_time'),
+  };
+}
+
 const responses = (ok: Record<number, unknown>, ...statuses: number[]) => ({ ...ok, ...errorResponses(...statuses), 422: httpValidationErrorSchema });
 
 type Query = Record<string, string | number | boolean | undefined>;
@@ -199,7 +273,7 @@ function refuseReservedNames(secrets: unknown): void {
  * inside its API-key scope (request.tenantId is set by services/tenancy's requireApiKey).
  */
 export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = async (app, deps) => {
-  const commands = new DeploymentCommands(deps.deployments, deps.eventLog, deps.secrets);
+  const commands = new DeploymentCommands(deps.deployments, deps.eventLog, deps.secrets, deps.sources ?? null);
   const respond = (d: Deployment) => deploymentResponse(d, deps.publicUrl);
 
   // 422s in FastAPI's shape; everything else goes on to the server's handler (its `{error, detail}`).
@@ -412,4 +486,38 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
       return { upload_url: uploadUrl, object_path: objectPath };
     },
   );
+
+  // ---- logs, as both `langgraph deploy` CLIs read them (POST with filters in the body; GET with them in the query) ----
+
+  const logsOf = async (
+    request: FastifyRequest<{ Params: { project_id: string; revision_id?: string }; Body?: Record<string, unknown> | null; Querystring: Query }>,
+    kind: LogKind,
+  ) => {
+    const filters = request.method === 'GET' ? request.query : (request.body ?? {});
+    const where = request.method === 'GET' ? 'query' : 'body';
+    const q = logQuery(filters, where);
+    await upToDate(request);
+    const d = deploymentOf(request, request.params.project_id);
+    const wanted = request.params.revision_id === undefined ? null : toUuid(request.params.revision_id)!;
+    // Without a revision: the one serving, else the newest.
+    const r = wanted === null ? (d.revisions.find((x) => x.id === d.activeRevisionId) ?? d.revisions[0]) : d.revisions.find((x) => x.id === wanted);
+    if (!r) {
+      if (wanted === null) return { logs: [], next_offset: null };
+      throw errors.notFound(`Revision ID ${request.params.revision_id} of deployment ${d.id}`);
+    }
+    if (!deps.logs) throw errors.notConfigured('this control plane keeps no revision logs');
+    await ensureBucket();
+    return deps.logs.read({ tenantId: d.tenantId, deploymentId: d.id, revisionId: r.id }, kind, q);
+  };
+  const logRoutes: [string, LogKind, string][] = [
+    ['/v1/projects/:project_id/revisions/:revision_id/build_logs', 'build', 'A revision’s build log: what the deployer did and what git, the install and the build commands wrote'],
+    ['/v1/projects/:project_id/revisions/:revision_id/deploy_logs', 'deploy', 'A revision’s deploy log: what its agent server wrote'],
+    ['/v1/projects/:project_id/deploy_logs', 'deploy', 'The deploy log of the revision serving the deployment (else its newest)'],
+  ];
+  for (const [url, kind, summary] of logRoutes) {
+    const params = url.includes(':revision_id') ? logRevisionParams : logProjectParams;
+    const response = responses({ 200: logsSchema }, 404, 503);
+    app.post(url, { schema: { tags, summary, params, body: logsBody, response } }, (request) => logsOf(request as never, kind));
+    app.get(url, { schema: { tags, summary, params, querystring: logsQuery, response } }, (request) => logsOf(request as never, kind));
+  }
 };

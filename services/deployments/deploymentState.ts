@@ -27,7 +27,7 @@ import type {
   RevisionCreated,
   RevisionStatusChanged,
 } from '../../schemas/events.generated.ts';
-import type { DeploymentStatus, RevisionStatus } from './deploymentTypes.ts';
+import type { DeploymentStatus, RevisionStatus, ServerAuth } from './deploymentTypes.ts';
 
 /** Kafka key of a deployment's events (its revisions' too). */
 export const deploymentEventKey = (tenantId: string, deploymentId: string): string => `${tenantId}/deployment/${deploymentId}`;
@@ -47,6 +47,10 @@ export interface Revision {
   detail: string | null;
   /** Where its agent server listens, once DEPLOYED (the gateway forwards the deployment's URL there). */
   serverUrl: string | null;
+  /** The commit a github revision was built from, once fetched (the contract's repo_commit_sha). */
+  commitSha: string | null;
+  /** How its agent server authenticates callers, once DEPLOYED (null: deployed before this was recorded, api_key). */
+  serverAuth: ServerAuth | null;
 }
 
 export interface Deployment {
@@ -164,6 +168,8 @@ export class DeploymentState extends FoldedTopic {
       status: 'CREATING',
       detail: null,
       serverUrl: null,
+      commitSha: null,
+      serverAuth: null,
     });
     d.updatedAt = p.created_at;
   }
@@ -176,6 +182,8 @@ export class DeploymentState extends FoldedTopic {
     r.detail = p.detail;
     r.updatedAt = p.changed_at;
     if (p.server_url !== null) r.serverUrl = p.server_url;
+    if (p.repo_commit_sha !== null) r.commitSha = p.repo_commit_sha;
+    if (p.server_auth !== null) r.serverAuth = p.server_auth as ServerAuth;
     if (p.status === 'DEPLOYED') d.activeRevisionId = r.id;
   }
 

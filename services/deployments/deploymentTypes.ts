@@ -45,3 +45,10 @@ export interface DeploymentSecret {
   name: string;
   value: string;
 }
+
+/**
+ * How a deployed revision's agent server authenticates callers: `api_key`, the platform's keys of
+ * the deployment's workspace (which the gateway checks too), or `custom`, the auth module its
+ * langgraph.json names (the gateway then passes requests on as they are).
+ */
+export type ServerAuth = 'api_key' | 'custom';

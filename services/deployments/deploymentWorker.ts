@@ -44,6 +44,29 @@ export interface TracingProjectDeletion {
   deleteNamed(tenantId: string, name: string): Promise<string | null>;
 }
 
+/**
+ * The keys deployed servers run with (tenancy's issueDeploymentKey): one per revision started, in
+ * the deployment's workspace; revoked once no server of this deployer uses it.
+ */
+export interface DeploymentKeys {
+  /** A new key (not issued yet). */
+  generate(): string;
+  issue(tenantId: string, deploymentId: string, revisionId: string, key: string): Promise<void>;
+  /** Revokes every key of the deployment but `keep` (keys themselves); how many it revoked. */
+  revoke(deploymentId: string, keep: string[]): Promise<number>;
+  /** The deployments that have keys still acting somewhere. */
+  holders(): Set<string>;
+}
+
+/** Where the deployer's output goes (revisionLogs.ts). */
+export interface RevisionLogSink {
+  append(ref: { tenantId: string; deploymentId: string; revisionId: string }, kind: 'build' | 'deploy', stream: 'stdout' | 'stderr' | 'deployer', text: string): void;
+  forget(ref: { tenantId: string; deploymentId: string; revisionId: string }): Promise<void>;
+}
+
+/** Revoking keys and the like: from 500 ms, doubling to 30 s apart, until done or the worker closes. */
+const KEY_REVOCATION_RETRY: RetryPolicy = TRACING_PROJECT_DELETION_RETRY;
+
 /** Statuses of a revision that has not reached its end: a worker that is not running it should. */
 const PENDING: ReadonlySet<RevisionStatus> = new Set(['QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING']);
 
@@ -64,6 +87,10 @@ export interface DeploymentWorkerOptions {
   deployer: Omit<LocalDeployerOptions, 'onEvent'>;
   /** Deletes the tracing project of a deployment deleted with delete_tracing_project; null: never deleted. */
   tracingProjects: TracingProjectDeletion | null;
+  /** Issues and revokes the keys deployed servers run with. */
+  keys: DeploymentKeys;
+  /** Where build and deploy logs go; none: they are not kept. */
+  logs?: RevisionLogSink;
 }
 
 /** Why a revision's source cannot run on this machine (it ends DEPLOY_FAILED), or null when it can. */
@@ -86,6 +113,7 @@ export function revisionSpecOf(
   r: Revision,
   secrets: DeploymentSecret[],
   publicUrl: string,
+  apiKey: string,
 ): RevisionSpec | { problem: string; status?: 'BUILD_FAILED' | 'DEPLOY_FAILED' } {
   const unsupported = unsupportedSourceProblem(r.source);
   if (unsupported) return { problem: unsupported, status: 'DEPLOY_FAILED' };
@@ -99,22 +127,27 @@ export function revisionSpecOf(
       return { problem: 'source_config.repo_url is not set: a github deployment needs the repository to build' };
     if (typeof ref !== 'string' || ref === '')
       return { problem: 'source_revision_config.repo_ref is not set: name a branch or a tag ref (refs/tags/v1)' };
-    source = { kind: 'git', repoUrl, ref, configPath };
+    // A redeploy builds the commit the revision it redeploys was built from (a real rollback).
+    const pinned = r.sourceRevisionConfig.repo_commit_sha;
+    source = { kind: 'git', repoUrl, ref: typeof pinned === 'string' && /^[0-9a-f]{40}$/i.test(pinned) ? pinned : ref, configPath };
   } else {
     const objectPath = r.sourceRevisionConfig.source_tarball_path;
     if (typeof objectPath !== 'string')
       return { problem: 'source_revision_config.source_tarball_path is not set: upload the source first' };
     source = { kind: 'upload', objectPath, configPath };
   }
-  const install = d.sourceConfig.install_command;
-  const installCommand = typeof install === 'string' && install !== '' ? install : undefined;
+  const command = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+  const installCommand = command(d.sourceConfig.install_command);
+  const buildCommand = command(d.sourceConfig.build_command);
   return {
     deploymentId: d.id,
     revisionId: r.id,
     deploymentName: d.name,
     tenantId: d.tenantId,
     source,
+    apiKey,
     ...(installCommand ? { installCommand } : {}),
+    ...(buildCommand ? { buildCommand } : {}),
     // Agent cards and links name the deployment's URL, not the revision's port.
     env: { USER_API_URL: deploymentUrl(publicUrl, d.id) },
     secrets: Object.fromEntries(secrets.map((s) => [s.name, s.value])),
@@ -130,6 +163,13 @@ export class DeploymentWorker {
   readonly #publicUrl: string;
   readonly #drainMs: number;
   readonly #tracingProjects: TracingProjectDeletion | null;
+  readonly #keys: DeploymentKeys;
+  readonly #logs: RevisionLogSink | undefined;
+  /**
+   * Per deployment, per revision this deployer runs (or is starting), the key its server runs
+   * with; a key is in here before it is issued, so a revocation running meanwhile keeps it.
+   */
+  readonly #revisionKeys = new Map<string, Map<string, string>>();
   /** Ends the retries of a closing worker. */
   readonly #closed = new AbortController();
   /** Deployments with a rollout or a teardown under way (one at a time each). */
@@ -157,11 +197,16 @@ export class DeploymentWorker {
     this.#drainMs = options.drainMs ?? 5_000;
     this.#deployer = new LocalDeployer({ ...options.deployer, onEvent: (e) => this.#onDeployerEvent(e) });
     this.#tracingProjects = options.tracingProjects;
+    this.#keys = options.keys;
+    this.#logs = options.logs;
   }
 
   /** Starts following the fold (already caught up): re-adopts the active revisions, then deploys what is queued. */
   start(): void {
     this.#unsubscribe = this.#state.onChange(() => this.#schedule());
+    // Keys of deployments removed while no control plane ran (their servers went with it).
+    const live = new Set(this.#state.allDeployments().map((d) => d.id));
+    for (const id of this.#keys.holders()) if (!live.has(id)) this.#run(id, () => this.#revokeUnusedKeys(id));
     for (const d of this.#state.allDeployments()) {
       if (d.status === 'AWAITING_DELETE' || !d.activeRevisionId) continue;
       const active = d.revisions.find((r) => r.id === d.activeRevisionId);
@@ -248,40 +293,78 @@ export class DeploymentWorker {
     const r = d?.revisions.find((x) => x.id === revisionId);
     if (!d || !r) return;
     let spec: ReturnType<typeof revisionSpecOf>;
+    let secrets: DeploymentSecret[];
     try {
-      spec = revisionSpecOf(d, r, this.#openSecrets(r.secrets), this.#publicUrl);
+      secrets = this.#openSecrets(r.secrets);
     } catch (err) {
-      spec = { problem: `the revision's secrets cannot be opened: ${(err as Error).message}` };
-    }
-    if ('problem' in spec) {
       await this.#commands.recordRevisionStatus(tenantId, deploymentId, revisionId, {
-        status: spec.status ?? 'BUILD_FAILED',
-        detail: spec.problem,
+        status: 'BUILD_FAILED',
+        detail: `the revision's secrets cannot be opened: ${(err as Error).message}`,
       });
       return;
     }
+    const problem = revisionSpecOf(d, r, secrets, this.#publicUrl, '');
+    if ('problem' in problem) {
+      await this.#commands.recordRevisionStatus(tenantId, deploymentId, revisionId, { status: problem.status ?? 'BUILD_FAILED', detail: problem.problem });
+      return;
+    }
+    // Its own key, in its workspace only: a new one at each start (a redeploy rotates it).
+    const apiKey = this.#keys.generate();
+    const keys = this.#revisionKeys.get(deploymentId) ?? new Map<string, string>();
+    this.#revisionKeys.set(deploymentId, keys.set(revisionId, apiKey));
+    await this.#keys.issue(tenantId, deploymentId, revisionId, apiKey);
+    spec = revisionSpecOf(d, r, secrets, this.#publicUrl, apiKey);
+    if ('problem' in spec) return;
     this.#logger.info({ deploymentId, revisionId, readopt }, readopt ? 're-adopting the active revision' : 'deploying a revision');
     if (readopt) this.#readopting.add(revisionId);
     const outcome = await this.#deployer.deploy(spec);
     await this.#reports.get(revisionId);
     this.#reports.delete(revisionId);
     this.#readopting.delete(revisionId);
-    if (outcome.status !== 'DEPLOYED' || this.#closing) return;
+    if (outcome.status !== 'DEPLOYED' || this.#closing) {
+      if (!this.#closing) await this.#forgetKey(deploymentId, revisionId);
+      return;
+    }
     const previous = this.#serving.get(deploymentId);
     this.#serving.set(deploymentId, revisionId);
+    // The keys of servers that no longer run (a re-adopted revision's key of before the restart).
+    await this.#revokeUnusedKeys(deploymentId);
     // The switch is folded here; the old server drains before it stops (the gateway's note), in the
     // background: the next rollout need not wait for it, and a teardown or close stops it anyway.
     if (previous && previous !== revisionId)
       setTimeout(() => {
-        this.#deployer.stop(previous).catch((err: unknown) => this.#logger.error({ err, deploymentId, revisionId: previous }, 'cannot stop a replaced server'));
+        this.#deployer
+          .stop(previous)
+          .then(() => this.#forgetKey(deploymentId, previous))
+          .catch((err: unknown) => this.#logger.error({ err, deploymentId, revisionId: previous }, 'cannot stop a replaced server'));
       }, this.#drainMs).unref();
     // Soft-deleted while it was starting: the teardown (after this task) stops it.
+  }
+
+  /** A revision of the deployment stopped (or never started): its key is revoked with the others no server uses. */
+  async #forgetKey(deploymentId: string, revisionId: string): Promise<void> {
+    this.#revisionKeys.get(deploymentId)?.delete(revisionId);
+    await this.#revokeUnusedKeys(deploymentId);
+  }
+
+  /** Revokes the deployment's keys but those of the revisions this deployer runs or is starting (all, once it runs none). */
+  async #revokeUnusedKeys(deploymentId: string): Promise<void> {
+    const keys = this.#revisionKeys.get(deploymentId);
+    if (keys?.size === 0) this.#revisionKeys.delete(deploymentId);
+    const revoked = await retry(KEY_REVOCATION_RETRY, () => this.#keys.revoke(deploymentId, [...(keys?.values() ?? [])]), {
+      what: `revoke the unused keys of deployment ${deploymentId}`,
+      logger: this.#logger,
+      signal: this.#closed.signal,
+    });
+    if (revoked > 0) this.#logger.info({ deploymentId, revoked }, 'deployment keys revoked');
   }
 
   async #tearDown(deploymentId: string): Promise<void> {
     const revisions = this.#deployer.revisions().filter((x) => x.deploymentId === deploymentId);
     await Promise.all(revisions.map((x) => this.#deployer.stop(x.revisionId)));
     this.#serving.delete(deploymentId);
+    this.#revisionKeys.delete(deploymentId);
+    await this.#revokeUnusedKeys(deploymentId);
     this.#logger.info({ deploymentId, stopped: revisions.length }, 'soft-deleted deployment torn down');
     // After the servers have stopped (each sends its queued traces before it ends), so none of
     // them makes the project again by tracing into its name.
@@ -315,6 +398,11 @@ export class DeploymentWorker {
 
   #onDeployerEvent(e: DeployerEvent): void {
     if (this.#closing) return; // a stop at shutdown is no failure of the revision: the next start deploys it again
+    if (e.type === 'log') {
+      const d = this.#state.allDeployments().find((x) => x.id === e.deploymentId);
+      if (d) this.#logs?.append({ tenantId: d.tenantId, deploymentId: e.deploymentId, revisionId: e.revisionId }, e.kind, e.stream, e.text);
+      return;
+    }
     if (e.type === 'process_exited' || e.type === 'process_restarted') {
       this.#logger.warn({ ...e }, `deployed agent server: ${e.type}`);
       return;
@@ -329,6 +417,8 @@ export class DeploymentWorker {
               status: e.status,
               detail: e.message ?? null,
               url: e.url,
+              commitSha: e.commitSha,
+              serverAuth: e.serverAuth,
             })
         : () => {
             this.#logger.error({ ...e }, 'deployed agent server given up');

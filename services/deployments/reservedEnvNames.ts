@@ -52,20 +52,30 @@ const CLI_RESERVED = [
 ] as const;
 
 /**
- * What this platform's local deployer sets besides (deployer/localDeployer.ts platformEnv and the
- * control plane's baseEnv): where the server listens and what it serves, where it checks API keys
- * (tenancy on Kafka) and whether it checks them. Not LANGSMITH_TRACING: the hosted service lets a
+ * What this platform's local deployer sets besides (deployer/localDeployer.ts platformEnv, its
+ * sandbox's proxy and home, and the control plane's baseEnv): where the server listens and what it
+ * serves, how it checks API keys, its way out of the sandbox. KAFKA_* stay refused: a deployed
+ * server never reads the platform's topics. Not LANGSMITH_TRACING: the hosted service lets a
  * deployment turn its tracing off (`LANGSMITH_TRACING=false`, often in the `.env` the CLIs send as
- * secrets), and a secret wins over the control plane's default (LocalDeployer's #serverEnv).
+ * secrets), and a secret wins over the control plane's default (LocalDeployer's #serverCommand).
  */
 const PLATFORM_RESERVED = [
   'HOST',
+  'HOME',
   'AGENT_SERVER_PORT',
+  'AGENT_SERVER_SOCKET',
   'AGENT_SERVER_CONFIG',
   'AGENT_SERVER_CHECKPOINTER',
   'AGENT_SERVER_AUTH',
   'KAFKA_BROKERS',
   'KAFKA_TOPIC_PREFIX',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'NODE_USE_ENV_PROXY',
 ] as const;
 
 export const RESERVED_ENV_NAMES: ReadonlySet<string> = new Set<string>([...CLI_RESERVED, ...PLATFORM_RESERVED]);

@@ -11,6 +11,12 @@ import { TenancyState, type ApiKeyRecord } from './tenancyState.ts';
 import { DEFAULT_WORKSPACE_ID, generateApiKey, hashApiKey } from './apiKeys.ts';
 import { BearerTokens, type IssuedToken } from './bearerTokens.ts';
 
+/** The deployment revision a key is issued to (TenancyService.issueDeploymentKey). */
+export interface DeploymentKeyOwner {
+  deploymentId: string;
+  revisionId: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const nowMicros = () => Date.now() * 1000;
 
@@ -41,10 +47,12 @@ export class TenancyService {
   }
 
   /** Issues a key linked to the given workspaces; returns the key (shown once, never stored). */
-  async issueKey(workspaceIds: string[], description: string, key: string = generateApiKey()): Promise<string> {
+  async issueKey(workspaceIds: string[], description: string, key: string = generateApiKey(), owner?: DeploymentKeyOwner): Promise<string> {
     const keyHash = hashApiKey(key);
+    const issued = { key_hash: keyHash, key_prefix: key.slice(0, 8), description, created_at: nowMicros() };
+    const ownedBy = { deployment_id: owner?.deploymentId ?? null, revision_id: owner?.revisionId ?? null };
     await this.#log.append([
-      event('ApiKeyIssued', keyHash, { key_hash: keyHash, key_prefix: key.slice(0, 8), description, created_at: nowMicros() }),
+      event('ApiKeyIssued', keyHash, { ...issued, ...ownedBy }),
       ...workspaceIds.map((w) => event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: w, created_at: nowMicros() })),
     ]);
     return key;
@@ -53,6 +61,35 @@ export class TenancyService {
   async linkKey(key: string, workspaceId: string): Promise<void> {
     const keyHash = hashApiKey(key);
     await this.#log.append([event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
+  }
+
+  /**
+   * Issues `key` as the one a deployment's revision runs with (its agent server traces with it and
+   * verifies its callers' keys with it): a key of the deployment's workspace only, recorded as the
+   * revision's, so that revokeDeploymentKeys finds it again after a restart of the control plane.
+   */
+  async issueDeploymentKey(workspaceId: string, owner: DeploymentKeyOwner, key: string): Promise<void> {
+    await this.issueKey([workspaceId], `deployment ${owner.deploymentId} revision ${owner.revisionId}`, key, owner);
+  }
+
+  /**
+   * Revokes the keys issued to a deployment's revisions but those in `keep` (the keys themselves):
+   * unlinked from every workspace, they act nowhere. Returns how many were revoked.
+   */
+  async revokeDeploymentKeys(deploymentId: string, keep: string[] = []): Promise<number> {
+    await this.#topicState.catchUp();
+    const kept = new Set(keep.map(hashApiKey));
+    const revoked = this.state.deploymentKeys(deploymentId).filter((k) => !kept.has(k.keyHash));
+    const events = revoked.flatMap((k) =>
+      [...k.workspaceIds].map((w) => event('ApiKeyUnlinked', k.keyHash, { key_hash: k.keyHash, workspace_id: w, created_at: nowMicros() })),
+    );
+    if (events.length > 0) await this.#log.append(events);
+    return revoked.length;
+  }
+
+  /** The deployments that hold keys still acting in a workspace. */
+  deploymentsHoldingKeys(): Set<string> {
+    return new Set([...this.state.keys.values()].flatMap((k) => (k.deployment && k.workspaceIds.size > 0 ? [k.deployment.deploymentId] : [])));
   }
 
   /** Takes the workspace away from the key: the key (and its bearer tokens for that workspace) no longer act there. */

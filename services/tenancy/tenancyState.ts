@@ -6,11 +6,18 @@ export interface ApiKeyRecord {
   keyPrefix: string;
   description: string;
   workspaceIds: Set<string>;
+  /** The deployment revision the key was issued to (its agent server's own key), when it was. */
+  deployment: { deploymentId: string; revisionId: string | null } | null;
 }
 
 export class TenancyState {
   readonly workspaces = new Map<string, { id: string; name: string }>();
   readonly keys = new Map<string, ApiKeyRecord>();
+
+  /** The keys issued to a deployment's revisions that still act in a workspace (revoking them is unlinking them). */
+  deploymentKeys(deploymentId: string): ApiKeyRecord[] {
+    return [...this.keys.values()].filter((k) => k.deployment?.deploymentId === deploymentId && k.workspaceIds.size > 0);
+  }
 
   apply = (event: DecodedEvent): void => {
     switch (event.name) {
@@ -24,6 +31,7 @@ export class TenancyState {
             keyPrefix: event.payload.key_prefix,
             description: event.payload.description,
             workspaceIds: new Set(),
+            deployment: event.payload.deployment_id ? { deploymentId: event.payload.deployment_id, revisionId: event.payload.revision_id } : null,
           });
         break;
       case 'ApiKeyLinked':

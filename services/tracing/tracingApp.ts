@@ -17,10 +17,11 @@ import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
-import { requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
+import { currentWorkspaceRoutes, requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import { LineageIndex } from './lineage/lineageIndex.ts';
 import { RunIngestor } from './ingest/runIngestor.ts';
+import { ingestRateLimits } from './ingest/ingestRateLimits.ts';
 import { readJsonBody } from '../../platform/http/requestBody.ts';
 import { OtelIngestion } from './otel/otelIngestion.ts';
 import type { RouteDeps } from './routes/routeDeps.ts';
@@ -97,7 +98,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 
   const deps: RouteDeps = { config, ch, blobs, eventLog, projects, tables: LIVE_TABLES };
-  const tracingOptions = { ...deps, ingestor, otel, feedbackProjection: feedbackLag, logger };
+  const tracingOptions = { ...deps, ingestor, ingestLimits: ingestRateLimits(config), otel, feedbackProjection: feedbackLag, logger };
   const bulkExportOptions = { config, eventLog, projects, tables: LIVE_TABLES, exports, secrets: SecretBox.fromConfig(config) };
   for (const prefix of ['', '/api/v1']) {
     await app.register(
@@ -110,6 +111,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           requireApiKey(authed, tenancy, { bearer: true });
           await authed.register(tracingRoutes, tracingOptions);
           await authed.register(bulkExportRoutes, bulkExportOptions);
+          await authed.register(currentWorkspaceRoutes, { tenancy });
         });
       },
       { prefix },

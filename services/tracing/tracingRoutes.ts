@@ -7,6 +7,7 @@ import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import type { RunIngestor } from './ingest/runIngestor.ts';
+import type { IngestRateLimits } from './ingest/ingestRateLimits.ts';
 import type { OtelIngestion } from './otel/otelIngestion.ts';
 import type { RouteDeps } from './routes/routeDeps.ts';
 import { infoRoutes } from './routes/info.ts';
@@ -22,6 +23,8 @@ import { v2ThreadRoutes } from './routes/threads.ts';
 
 export interface TracingRouteOptions extends RouteDeps {
   ingestor: RunIngestor;
+  /** The ingestion routes' per-workspace rate limits: one set for the process, whichever prefix a request uses. */
+  ingestLimits: IngestRateLimits;
   otel: OtelIngestion;
   /** How far the feedback projector is: feedback reads wait on it (read-your-writes). */
   feedbackProjection: Pick<ConsumerLagMonitor, 'caughtUp'>;
@@ -35,8 +38,8 @@ export const tracingPublicRoutes: FastifyPluginAsync<{ config: Config }> = async
 
 /** The v1 routes; every one needs the caller's workspace (request.tenantId). */
 export const tracingRoutes: FastifyPluginAsync<TracingRouteOptions> = async (app, options) => {
-  const { config, ingestor, otel, ch, blobs, tables } = options;
-  runIngestRoutes(app, config, ingestor);
+  const { config, ingestor, ingestLimits, otel, ch, blobs, tables } = options;
+  runIngestRoutes(app, config, ingestor, ingestLimits);
   otelIngestRoutes(app, config, otel);
   runReadRoutes(app, ch, blobs, tables);
   runQueryRoutes(app, options);

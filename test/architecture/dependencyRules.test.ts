@@ -49,6 +49,12 @@ import { bulkExportRoutes } from '../bulk-export/index.ts';`;
     expect(verdict('services/agent-server/adapters/adk/wrap.ts', "import { x } from './checkpointSessionService.ts';\nimport { y } from '../../../../platform/logger.ts';")).toEqual([null, null]);
   });
 
+  test("an example may sign callers in through the tenancy context's public module, not through its internals", () => {
+    expect(verdict('examples/chat-app/chatApp.ts', "import { requireApiKey } from '../../services/tenancy/index.ts';")).toEqual([null]);
+    expect(verdict('examples/chat-app/chatApp.ts', "import { requireApiKey } from '../../services/tenancy/apiKeyAuth.ts';")[0]).toMatch(/example/);
+    expect(verdict('examples/chat-app/chatApp.ts', "import { x } from '../../services/tracing/index.ts';")[0]).toMatch(/example/);
+  });
+
   test('browser code and examples stay apart from the server', () => {
     expect(verdict('apps/ui/main.ts', "import type { Config } from '../../platform/config.ts';")[0]).toMatch(/browser/);
     expect(verdict('examples/agent-server/chatAgent.ts', "import { RunIngestor } from '../../services/tracing/ingest/runIngestor.ts';")[0]).toMatch(/example/);

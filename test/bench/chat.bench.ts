@@ -2,7 +2,8 @@
 // to the agent's own streaming, and how its SSE fan-out holds up with many subscribers on one run.
 //
 // The app runs as a child process, as `npm run chat` runs it (memory checkpointer, scripted
-// models with CHAT_SCRIPTED_TOKEN_DELAY_MS=0, tracing off), on a port of its own choosing. Phases:
+// models with CHAT_SCRIPTED_TOKEN_DELAY_MS=0, tracing off), on a port of its own choosing, without
+// API keys (CHAT_APP_AUTH=none, on loopback: no Kafka needed). Phases:
 //   first token   BENCH_RUNS runs one after the other (after BENCH_WARMUP_RUNS), each on a new
 //                 thread, message "hello": the stream (`messages`) is opened first, then run.start
 //                 is sent; timed from sending run.start to the first `messages` event carrying a
@@ -166,6 +167,7 @@ async function startChatApp(profileDir: string): Promise<ChatAppProcess> {
     {
       HOST: '127.0.0.1',
       CHAT_APP_PORT: '0', // the app logs the port it got
+      CHAT_APP_AUTH: 'none',
       CHAT_CHECKPOINTER: 'memory',
       CHAT_SCRIPTED_TOKEN_DELAY_MS: String(options.tokenDelayMs),
       LANGSMITH_TRACING: 'false',

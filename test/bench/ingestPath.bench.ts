@@ -33,7 +33,9 @@ const encodeOnlyLog = {
   },
 } as unknown as Ingestor[1];
 const projects = { resolve: async (_tenant: string, id: string | null) => id ?? '00000000-0000-0000-0000-000000000001' } as unknown as Ingestor[3];
-const ingestor = new RunIngestor({ PAYLOAD_OFFLOAD_BYTES: 1 << 20 }, encodeOnlyLog, {} as Ingestor[2], projects, {} as Ingestor[4]);
+// The lineage index knows none of these runs (they are all posted through multipart, which the ingestor remembers itself).
+const lineage = { recall: () => undefined } as unknown as Ingestor[4];
+const ingestor = new RunIngestor({ PAYLOAD_OFFLOAD_BYTES: 1 << 20 }, encodeOnlyLog, {} as Ingestor[2], projects, lineage);
 // As a socket delivers it: 64 KiB chunks.
 const chunked = (body: Buffer) => Readable.from(Array.from({ length: Math.ceil(body.length / 65536) }, (_, i) => body.subarray(i * 65536, (i + 1) * 65536)));
 

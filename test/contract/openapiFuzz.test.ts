@@ -85,8 +85,8 @@ describe('whatever the fuzzer sends: no 5xx, and only documented statuses', () =
   test('tracing API (/docs/json)', () => fuzz('tracing', tracing.url, tracing.apiKey, 70), perServiceMs);
   test('agent server (/docs/json)', () => fuzz('agent-server', agent.url, agent.apiKey, 35), perServiceMs);
   test('control plane (/docs/json)', () => fuzz('control-plane', controlPlane.urls[0]!, controlPlane.apiKey, 18), perServiceMs);
-  // The example chat app has no keys (a local app). Its event stream stays open until the
-  // thread's run ends, which a fuzzed request never starts: each would wait out the request
-  // timeout, so it is left to its own tests (test/examples/chatApp.test.ts).
-  test('example chat app (/docs/json)', () => fuzz('chat-app', chatApp.url, undefined, 12, ['/api/threads/{threadId}/stream']), perServiceMs);
+  // The example chat app's event stream stays open until the thread's run ends, which a fuzzed
+  // request never starts: each would wait out the request timeout, so it is left to its own tests
+  // (test/examples/chatApp.test.ts).
+  test('example chat app (/docs/json)', () => fuzz('chat-app', chatApp.url, chatApp.apiKey, 12, ['/api/threads/{threadId}/stream']), perServiceMs);
 });

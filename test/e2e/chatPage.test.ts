@@ -1,18 +1,21 @@
 // The example chat app's page (apps/chat/) in a real browser, against the real chat app
-// (examples/chat-app/main.ts, offline scripted models) as a child process: a question the
+// (examples/chat-app/main.ts, offline scripted models) as a child process: the sign-in with an
+// API key (a wrong one refused in words), the workspace shown, sign-out; a question the
 // coordinator splits between its two subagents streams in token by token, each subagent in a
 // panel of its own with its messages and tool calls, the reasoning folds open, a reload resumes
 // the thread from its state, and deleting it takes it off the list. After the run the page must
 // not fall into a reconnect loop on the stream (the server ends the SSE stream when a run ends,
-// the client reconnects, the server replays the finished run and holds the stream open).
+// the client reconnects, the server replays the finished run and holds the stream open). A key
+// of two workspaces switches between them, each with its own conversations.
 // Each step leaves a screenshot in test-output/chat-page/ (git-ignored).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureChromium, launchChromium } from '../support/chromium.ts';
-import { startChatApp, type ChatAppProcess } from '../support/chatApp.ts';
+import { as, chatCall, startChatApp, type ChatAppProcess } from '../support/chatApp.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
+import { createWorkspaces, type Workspace } from '../support/tracingClient.ts';
 
 const SHOTS = join(repoRoot, 'test-output', 'chat-page');
 const QUESTION = 'Research LangGraph streaming and calculate (17 + 25) * 3';
@@ -21,11 +24,15 @@ let noBrowser: string | null = null;
 let chat: ChatAppProcess | undefined;
 let browser: Browser | undefined;
 let url = '';
+/** The workspace the page signs in to (a key of its own, as a person would paste one). */
+let workspace: Workspace;
 
 beforeAll(async () => {
   noBrowser = await ensureChromium();
   if (noBrowser) return;
-  chat = await startChatApp('page', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20', CHAT_CHECKPOINTER: 'memory', LOG_LEVEL: 'info' });
+  const [app, workspaces] = await Promise.all([startChatApp('page', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20', CHAT_CHECKPOINTER: 'memory', LOG_LEVEL: 'info' }), createWorkspaces(1)]);
+  chat = app;
+  workspace = workspaces[0]!;
   url = chat.url;
   browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
@@ -37,6 +44,19 @@ afterAll(async () => {
 });
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+
+/** A page already signed in with `apiKey` (kept where the sign-in keeps it). */
+async function signedInPage(apiKey: string, workspaceId?: string): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
+  await page.addInitScript(
+    ([key, tenant]) => {
+      localStorage.setItem('chat.apiKey', key!);
+      if (tenant) localStorage.setItem('chat.workspaceId', tenant);
+    },
+    [apiKey, workspaceId ?? ''],
+  );
+  return page;
+}
 
 /** The main conversation's own messages (not those inside a subagent's panel). */
 const rootMessages = (page: Page, role: string) => page.locator(`.messages-inner > [data-testid="message"][data-role="${role}"]`);
@@ -50,16 +70,29 @@ describe('the chat page', () => {
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+      // The page asks without a key (does the app take keys?) and with the wrong one: 401s by design, which the browser logs.
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(`console error: ${message.text()}`);
     });
     const streamRequests: { at: number; body: string }[] = [];
     page.on('request', (request) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/stream')) streamRequests.push({ at: Date.now(), body: request.postData() ?? '' });
     });
 
-    // 1. A first visit opens a new, empty thread and names it in the URL.
+    // 0. The page asks for an API key and says which to paste; a wrong one is refused in words.
     await page.goto(url);
+    await page.getByTestId('sign-in').waitFor();
+    expect(await page.getByTestId('sign-in').textContent()).toContain('API key for the default workspace:');
+    await page.getByTestId('api-key').fill('lsk_this_is_not_a_key_at_all');
+    await page.getByTestId('sign-in-submit').click();
+    await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toMatch(/This key was refused: the API key is not valid/);
+    await shot(page, '00-sign-in-refused');
+    await page.getByTestId('api-key').fill(workspace.apiKey);
+    await page.getByTestId('sign-in-submit').click();
+
+    // 1. A first visit opens a new, empty thread and names it in the URL.
     await expect.poll(() => page.getByTestId('thread-item').count()).toBe(1);
+    expect(await page.evaluate('localStorage.getItem("chat.apiKey")')).toBe(workspace.apiKey);
+    await expect.poll(() => page.getByTestId('workspace-name').textContent()).toMatch(/^test-/);
     await expect.poll(() => new URL(page.url()).searchParams.get('thread')).toBeTruthy();
     const threadId = new URL(page.url()).searchParams.get('thread')!;
     expect(await page.getByTestId('thread-item').getAttribute('data-thread-id')).toBe(threadId);
@@ -152,27 +185,59 @@ describe('the chat page', () => {
     await item.getByTestId('thread-delete-confirm').click();
     await expect.poll(() => item.count()).toBe(0);
     await expect.poll(() => new URL(page.url()).searchParams.get('thread')).not.toBe(threadId);
-    const threads = (await (await fetch(`${url}/api/threads`)).json()) as { id: string }[];
+    const threads = (await chatCall(as(chat!, workspace), 'GET', '/api/threads')).body as { id: string }[];
     expect(threads.map((t) => t.id)).not.toContain(threadId);
     await shot(page, '07-deleted');
 
+    // 9. Sign-out forgets the key and asks for one again.
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('sign-in').waitFor();
+    expect(await page.evaluate('localStorage.getItem("chat.apiKey")')).toBeNull();
+    expect(new URL(page.url()).searchParams.get('thread')).toBeNull();
+
     expect(problems).toEqual([]);
     await page.close();
-  }, 180_000);
+  }, 240_000);
+
+  test("a key of two workspaces switches between them, each with its own conversations; a key the server stops taking signs the person out", async (context) => {
+    if (noBrowser) return context.skip(noBrowser);
+    const [first, second] = (await createWorkspaces(2, { shareKey: true })) as [Workspace, Workspace];
+    const thread = `t-${Date.now()}`;
+    expect((await chatCall(as(chat!, first, true), 'POST', `/api/threads/${thread}/state`, { values: { messages: [{ type: 'human', content: 'only in the first workspace' }] } })).status).toBe(200);
+    const page = await signedInPage(first.apiKey, first.id);
+    await page.goto(url);
+    const select = page.getByTestId('workspace-select');
+    await select.waitFor();
+    expect(await select.locator('option').count()).toBe(2);
+    await expect.poll(() => select.inputValue()).toBe(first.id);
+    await expect.poll(() => page.locator(`[data-testid="thread-item"][data-thread-id="${thread}"]`).count()).toBe(1);
+    await shot(page, '09-first-workspace');
+    await select.selectOption(second.id);
+    await expect.poll(() => page.getByTestId('thread-item').count()).toBe(1); // a new, empty thread of the second
+    expect(await page.locator(`[data-testid="thread-item"][data-thread-id="${thread}"]`).count()).toBe(0);
+    expect(await page.evaluate('localStorage.getItem("chat.workspaceId")')).toBe(second.id);
+    await shot(page, '10-second-workspace');
+    await page.close();
+    // A key kept in the browser that the server does not (or no longer) take: back to the sign-in, saying why.
+    const refused = await signedInPage('lsk_revoked_meanwhile_0000000000');
+    await refused.goto(url);
+    await refused.getByTestId('sign-in-notice').waitFor();
+    expect(await refused.getByTestId('sign-in-notice').textContent()).toContain('does not accept the API key kept in this browser');
+    await shot(refused, '11-key-refused');
+    await refused.close();
+  }, 120_000);
 
   test('an API error reaches the person in words', async (context) => {
     if (noBrowser) return context.skip(noBrowser);
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
-    // Not a thread id this app takes: the state request is refused with 400 (it was a 500: the
-    // route's answer did not fit the platform's default 4xx schema).
+    const page = await signedInPage(workspace.apiKey);
+    // Not a thread id this app takes: the state request is refused with 422 in the platform's
+    // shape (it was once a 500: the route's answer did not fit the platform's default 4xx schema).
     const notAThreadId = encodeURIComponent('not a thread id!');
-    const refused = await fetch(`${url}/api/threads/${notAThreadId}/state`);
-    expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ error: 'invalid_argument', message: expect.stringMatching(/threadId/) });
+    expect(await chatCall(as(chat!, workspace), 'GET', `/api/threads/${notAThreadId}/state`)).toEqual({ status: 422, body: { error: 'VALIDATION_ERROR', detail: expect.stringMatching(/threadId/) } });
     await page.goto(`${url}/?thread=${notAThreadId}`);
     const banner = page.getByTestId('error-banner');
     await banner.waitFor({ timeout: 30_000 });
-    expect(await banner.textContent()).toContain('Could not load this conversation: the chat server answered HTTP 400');
+    expect(await banner.textContent()).toContain('Could not load this conversation: the chat server answered HTTP 422');
     await shot(page, '08-error');
     await page.close();
   }, 60_000);

@@ -10,7 +10,7 @@
 // revision until DEPLOYED. We then check through our API what it made, and call its custom_url with
 // the official LangGraph JS SDK. A second run with changed code and a changed secret finds the
 // deployment by name and PATCHes it: a new revision, the new code at the same URL. Then `deploy
-// list` shows it and `deploy delete` soft-deletes it. The CLIs reach
+// logs` prints its build and deploy logs, `deploy list` shows it and `deploy delete` soft-deletes it. The CLIs reach
 // the control plane through a recording pass-through (test/support/httpCallRecorder.ts), so the
 // test also pins what each one calls, and that we refused none of it.
 //
@@ -215,6 +215,15 @@ describe.each(CLIS)('$name against our control plane', (cli) => {
     expect(d.active_revision_id).toBe(revisions[0]!.id);
     expect(await greeting(first.url, 'hi again')).toBe(`Hello [${secondSecret}]: you wrote "hi again"`);
   }, 300_000);
+
+  it('deploy logs prints the revision\'s build log and its server\'s deploy log', async () => {
+    expect(first).toBeDefined();
+    const build = await runCli(cli, dir, ['logs', '--deployment-id', first.id, '--type', 'build'], name);
+    expect(build.calls.every((c) => / 2\d\d$/.test(c)), build.calls.join('\n')).toBe(true);
+    for (const status of ['AWAITING_BUILD', 'BUILDING', 'DEPLOYED']) expect(build.stdout, build.stdout).toContain(status);
+    const deploy = await runCli(cli, dir, ['logs', '--deployment-id', first.id, '--type', 'deploy', '--query', 'agent server listening'], name);
+    expect(deploy.stdout, deploy.stdout).toMatch(/\[INFO\] agent server listening/);
+  }, 120_000);
 
   it('deploy list shows it with its URL; deploy delete soft-deletes it', async () => {
     expect(first).toBeDefined();

@@ -1,9 +1,11 @@
-// A user made by createUserWithPolicy has exactly its policy's rights, against the real MinIO.
+// A user made by createUserWithPolicy has exactly its policy's rights, against the real MinIO; and
+// so has the upload user the stack makes for the control plane's upload URLs.
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { test, expect, beforeAll } from 'vitest';
 import { createUserWithPolicy, removeUser } from '../../infra/minioAdmin.ts';
 import { provideInfra } from '../support/infra.ts';
+import { loadConfig } from '../../platform/config.ts';
 import type { StackEndpoints } from '../support/infra.ts';
 
 let endpoints: StackEndpoints;
@@ -62,4 +64,24 @@ test('a read-only user cannot write', async () => {
   } finally {
     await removeUser(accessKey, endpoints);
   }
+});
+
+test('the stack\'s upload user (S3_UPLOAD_*) may put source tarballs and nothing else', async () => {
+  const config = loadConfig({});
+  const uploader = s3(config.S3_UPLOAD_ACCESS_KEY_ID, config.S3_UPLOAD_SECRET_ACCESS_KEY);
+  const admin = s3(endpoints.s3AccessKeyId, endpoints.s3SecretAccessKey);
+  const bucketOf = config.S3_PAYLOAD_BUCKET;
+  await admin.send(new CreateBucketCommand({ Bucket: bucketOf })).catch(() => undefined);
+  const tarball = `${randomUUID()}/deployment-sources/${randomUUID()}/${randomUUID()}.tar.gz`;
+  await uploader.send(new PutObjectCommand({ Bucket: bucketOf, Key: tarball, Body: 'tarball' }));
+  expect(await errorName(uploader.send(new GetObjectCommand({ Bucket: bucketOf, Key: tarball })))).toBe('AccessDenied');
+  expect(await errorName(uploader.send(new DeleteObjectCommand({ Bucket: bucketOf, Key: tarball })))).toBe('AccessDenied');
+  // Not a payload, not a log, not another bucket.
+  for (const [b, key] of [
+    [bucketOf, `${randomUUID()}/payloads/abc`],
+    [bucketOf, `${randomUUID()}/deployment-logs/d/r/build.jsonl`],
+    [bucket, `${randomUUID()}/deployment-sources/d/x.tar.gz`],
+  ] as const)
+    expect(await errorName(uploader.send(new PutObjectCommand({ Bucket: b, Key: key, Body: 'x' }))), key).toBe('AccessDenied');
+  await admin.send(new DeleteObjectCommand({ Bucket: bucketOf, Key: tarball }));
 });

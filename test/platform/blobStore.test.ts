@@ -14,7 +14,8 @@ import { provideInfra } from '../support/infra.ts';
 
 let store: BlobStore;
 const scratch = mkdtempSync(join(tmpdir(), 'blob-store-test-'));
-const prefix = `blob-store-test-${randomUUID()}`;
+// Upload URLs are signed by a user that may put under `<workspace>/deployment-sources/` only.
+const prefix = `blob-store-test-${randomUUID()}/deployment-sources`;
 
 beforeAll(async () => {
   const infra = await provideInfra();
@@ -54,6 +55,13 @@ describe('presigned uploads', () => {
     const put = await putLikeTheCli(url.href, randomBytes(16));
     expect(put.status).toBe(403);
     expect(await store.downloadToFile(`${prefix}/theirs.tar.gz`, join(scratch, 'theirs'), { maxBytes: 1024 })).toEqual({ status: 'missing' });
+  });
+
+  test('an upload URL puts under deployment-sources/ only: the uploads user may put nowhere else', async () => {
+    const key = `${prefix.replace('/deployment-sources', '')}/elsewhere/source.tar.gz`;
+    const put = await putLikeTheCli(await store.presignedPutUrl(key, 60), randomBytes(16));
+    expect(put.status).toBe(403);
+    expect(await store.downloadToFile(key, join(scratch, 'elsewhere'), { maxBytes: 1024 })).toEqual({ status: 'missing' });
   });
 
   test('an object never uploaded is missing; one over the limit is too_large and nothing is written', async () => {

@@ -82,3 +82,25 @@ describe('ProjectCreated v1 → v2', () => {
     });
   });
 });
+
+describe('ApiKeyIssued and RevisionStatusChanged v1 → v2', () => {
+  test('a v1 key decodes as a key issued to no deployment', () => {
+    const payload = { key_hash: 'h', key_prefix: 'lsk_abcd', description: 'a person', created_at: 1 };
+    const encoded = encodeEventAtVersion('ApiKeyIssued', 1, payload);
+    expect(decodeEvent(new Map(Object.entries(encoded.headers)), encoded.value)).toEqual({
+      name: 'ApiKeyIssued',
+      version: 1,
+      payload: { ...payload, deployment_id: null, revision_id: null },
+    });
+  });
+
+  test('a v1 revision status decodes without a commit and without how its server authenticates', () => {
+    const payload = { tenant_id: 't', deployment_id: 'd', revision_id: 'r', status: 'DEPLOYED', detail: null, server_url: 'http://127.0.0.1:1', changed_at: 2 };
+    const encoded = encodeEventAtVersion('RevisionStatusChanged', 1, payload);
+    expect(decodeEvent(new Map(Object.entries(encoded.headers)), encoded.value)).toEqual({
+      name: 'RevisionStatusChanged',
+      version: 1,
+      payload: { ...payload, repo_commit_sha: null, server_auth: null },
+    });
+  });
+});

@@ -171,13 +171,14 @@ test('npm start runs the services and prints the URLs and the dev API key', { ti
     await waitFor('the example A2A agent', async () => (await fetch(`http://127.0.0.1:${exampleAgentPort}/.well-known/agent-card.json`)).ok, 60_000, 200);
     await waitFor('the agent run traced', async () => (await fetch(`http://127.0.0.1:${port}/runs/${agentRunId}`, { headers: { 'x-api-key': key } })).ok, 60_000, 200);
 
-    // The example chat app runs, and traces its turns into the tracing API with the dev key.
-    expect(out).toContain(`http://127.0.0.1:${chatPort}`);
+    // The example chat app runs, signs its callers in with the dev key, and traces their turns with it.
+    expect(out).toContain(`Open the chat app:       http://127.0.0.1:${chatPort}/ (the same key)`);
     await waitFor('the chat app', async () => (await fetch(`http://127.0.0.1:${chatPort}/ok`)).ok, 60_000, 200);
+    expect((await fetch(`http://127.0.0.1:${chatPort}/api/threads`)).status).toBe(401);
     const chatThread = `main-${id}`;
     const started = await fetch(`http://127.0.0.1:${chatPort}/api/threads/${chatThread}/commands`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({ id: 1, method: 'run.start', params: { assistant_id: 'deep_agent', input: { messages: [{ role: 'user', content: 'hello' }] } } }),
     });
     const chatRunId = ((await started.json()) as { result: { run_id: string } }).result.run_id;

@@ -1,38 +1,67 @@
 // The example chat app (examples/chat-app) as a child process of a test, the way one runs it,
-// on a free port; and the protocol calls a plain HTTP client makes to it.
+// on a free port; and the protocol calls a plain HTTP client makes to it. The app takes the API
+// keys of the shared tracing stack (it reads the stack's tenancy topic), so `headers` (the stack's
+// bootstrap key, the default workspace) or a key of createWorkspaces() (`as(app, workspace)`)
+// opens it, unless the test turns keys off (CHAT_APP_AUTH=none).
+import { sharedTenancyEnv } from './agentServer.ts';
 import { freePort, startService, waitFor, type ServiceProcess } from './serviceProcess.ts';
 import { sseEvents } from './sseEvents.ts';
 
-export interface ChatAppProcess {
+/** Where a client calls the app, and the headers that sign it in (the API key, X-Tenant-Id). */
+export interface ChatCaller {
   url: string;
+  headers: Record<string, string>;
+}
+
+export interface ChatAppProcess extends ChatCaller {
   port: number;
+  /** A key of the default workspace (the shared stack's bootstrap key); empty with CHAT_APP_AUTH=none. */
+  apiKey: string;
   process: ServiceProcess;
   stop(): Promise<void>;
 }
 
+/** The same app, called with another key (and, for a key of several workspaces, the workspace it acts in). */
+export const as = (app: { url: string }, who: { apiKey: string; id?: string }, tenant = false): ChatCaller => ({
+  url: app.url,
+  headers: { 'x-api-key': who.apiKey, ...(tenant && who.id ? { 'x-tenant-id': who.id } : {}) },
+});
+
 /** `env` adds to or overrides the app's (CHAT_CHECKPOINTER, LANGSMITH_*, …); tokens stream without pauses unless it says otherwise. */
 export async function startChatApp(name: string, env: Record<string, string> = {}, port?: number): Promise<ChatAppProcess> {
   const listenOn = port ?? (await freePort());
-  const child = startService('examples/chat-app/main.ts', { CHAT_APP_PORT: String(listenOn), CHAT_SCRIPTED_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'warn', ...env }, `chat-app-${name}`);
+  const tenancy = env.CHAT_APP_AUTH === 'none' ? { env: {}, apiKey: '' } : sharedTenancyEnv();
+  const child = startService('examples/chat-app/main.ts', { ...tenancy.env, CHAT_APP_PORT: String(listenOn), CHAT_SCRIPTED_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'warn', ...env }, `chat-app-${name}`);
   const url = `http://127.0.0.1:${listenOn}`;
   await waitFor(`the chat app at ${url}`, async () => {
     if (child.child.exitCode !== null) throw new Error(`the chat app exited with ${child.child.exitCode} (see .local/logs/test/chat-app-${name}.log)`);
     return (await fetch(`${url}/ok`).catch(() => null))?.ok;
   });
-  return { url, port: listenOn, process: child, stop: () => child.stop() };
+  const headers: Record<string, string> = tenancy.apiKey ? { 'x-api-key': tenancy.apiKey } : {};
+  return { url, port: listenOn, apiKey: tenancy.apiKey, headers, process: child, stop: () => child.stop() };
+}
+
+/** A request to the app's API as `caller`; the status and the JSON answer (null when there is none). */
+export async function chatCall(caller: ChatCaller, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${caller.url}${path}`, {
+    method,
+    headers: { ...caller.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 export const userMessage = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 /** POSTs a command; the status and the JSON answer. */
-export async function sendCommand(url: string, threadId: string, command: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/api/threads/${threadId}/commands`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(command) });
-  return { status: res.status, body: await res.json() };
+export async function sendCommand(caller: ChatCaller, threadId: string, command: unknown): Promise<{ status: number; body: any }> {
+  return chatCall(caller, 'POST', `/api/threads/${threadId}/commands`, command);
 }
 
 /** Starts a run of `deep_agent` with one user message; its run_id. */
-export async function startRun(url: string, threadId: string, content: string): Promise<string> {
-  const { status, body } = await sendCommand(url, threadId, { id: 1, method: 'run.start', params: { assistant_id: 'deep_agent', input: userMessage(content) } });
+export async function startRun(caller: ChatCaller, threadId: string, content: string): Promise<string> {
+  const { status, body } = await sendCommand(caller, threadId, { id: 1, method: 'run.start', params: { assistant_id: 'deep_agent', input: userMessage(content) } });
   if (status !== 200) throw new Error(`run.start answered ${status}: ${JSON.stringify(body)}`);
   return body.result.run_id;
 }
@@ -56,9 +85,9 @@ export interface OpenStream {
 }
 
 /** Opens a subscription; its events are read until the server ends the stream (or `abort`). */
-export function openStream(url: string, threadId: string, subscription: unknown): OpenStream {
+export function openStream(caller: ChatCaller, threadId: string, subscription: unknown): OpenStream {
   const controller = new AbortController();
-  const response = fetch(`${url}/api/threads/${threadId}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: controller.signal });
+  const response = fetch(`${caller.url}/api/threads/${threadId}/stream`, { method: 'POST', headers: { ...caller.headers, 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: controller.signal });
   const text = response.then((res) => res.text()).catch((err: Error) => (err.name === 'AbortError' ? '' : Promise.reject(err)));
   return {
     response,
@@ -72,9 +101,9 @@ export function openStream(url: string, threadId: string, subscription: unknown)
  * The events a subscription receives within `ms`, then the connection is dropped: for a stream
  * the server holds open (after a finished run, until the next one).
  */
-export async function eventsWithin(url: string, threadId: string, subscription: unknown, ms: number): Promise<ProtocolEvent[]> {
+export async function eventsWithin(caller: ChatCaller, threadId: string, subscription: unknown, ms: number): Promise<ProtocolEvent[]> {
   const controller = new AbortController();
-  const res = await fetch(`${url}/api/threads/${threadId}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: controller.signal });
+  const res = await fetch(`${caller.url}/api/threads/${threadId}/stream`, { method: 'POST', headers: { ...caller.headers, 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: controller.signal });
   const reader = res.body!.getReader();
   const timer = setTimeout(() => controller.abort(), ms);
   let text = '';

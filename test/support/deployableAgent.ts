@@ -1,7 +1,7 @@
 // examples/deployable-agent as the control plane's tests and benchmark deploy it: a git
 // repository of its own (tagged v1), and the pids of a deployed revision's agent servers.
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isRunning, repoRoot } from './serviceProcess.ts';
@@ -27,14 +27,19 @@ export function deployableAgentRepo(dir: string): ExampleRepo {
   return { dir, url: pathToFileURL(dir).href, git };
 }
 
-/** The pids of a revision's running agent servers (the deployer sets LANGSMITH_HOST_REVISION_ID in each one's environment). */
+/**
+ * The pids of a revision's running agent servers (the deployer sets LANGSMITH_HOST_REVISION_ID in
+ * each one's environment): the Node processes, not the bubblewrap processes of their sandboxes.
+ */
 export function serverPids(revisionId: string): number[] {
   const pids: number[] = [];
+  const node = realpathSync(process.execPath);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      if (environ.includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry))) pids.push(Number(entry));
+      const isNode = readlinkSync(`/proc/${entry}/exe`) === node;
+      if (isNode && environ.includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry))) pids.push(Number(entry));
     } catch {
       // gone, or not ours
     }

@@ -114,7 +114,10 @@ export function brokenRule(edge: ImportEdge): string | null {
       if (may('schemas', 'platform', 'projections', 'infra', 'compositionRoot', 'examples')) return null;
       return to.kind === 'context' && edge.to === publicModule(to.context) ? null : `a process is composed from contexts' public modules (services/<context>/index.ts)`;
     case 'examples':
-      return may('examples', 'platform') || isAdapterModule(edge.to) ? null : "an example uses the platform and the agent server's adapters at most, never a context or projection";
+      // An app on the platform signs its callers in with the platform's API keys (the chat app).
+      return may('examples', 'platform') || isAdapterModule(edge.to) || edge.to === publicModule('tenancy')
+        ? null
+        : "an example uses the platform, the agent server's adapters and the tenancy context's public module at most, never another context or a projection";
     case 'apps':
       return may('apps') ? null : 'browser code imports nothing from the server side';
     case 'infra':

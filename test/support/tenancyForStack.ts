@@ -12,3 +12,20 @@ export async function createTenancyForStack(stack: TracingStack, workspaces: num
   const key = await tenancy.issueKey(workspaceIds, 'multi-workspace test key');
   return { key, workspaceIds, close: () => log.close() };
 }
+
+export interface Workspace {
+  id: string;
+  apiKey: string;
+}
+
+/** A new workspace on the stack, with a key of its own. */
+export async function createWorkspace(stack: Pick<TracingStack, 'config'>, name: string): Promise<Workspace> {
+  const log = new EventLog(stack.config, 'test-admin');
+  try {
+    const tenancy = new TenancyService(stack.config, log, createLogger('test-admin', 'warn'));
+    const id = await tenancy.createWorkspace(name);
+    return { id, apiKey: await tenancy.issueKey([id], `${name} test key`) };
+  } finally {
+    await log.close();
+  }
+}

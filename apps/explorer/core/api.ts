@@ -1,31 +1,14 @@
 // The explorer's calls to the tracing API it is served by (same origin): the API key and the
-// workspace kept in localStorage, sent as X-Api-Key / X-Tenant-Id; every failure as an ApiError
-// carrying the API's own code and message, for the page to show in words.
+// workspace kept in localStorage, sent as X-Api-Key / X-Tenant-Id (../../shared/credentials.ts,
+// which the chat page shares); every failure as an ApiError carrying the API's own code and
+// message, for the page to show in words.
+import { authHeaders, credentialStore, type Credentials, type Workspace } from '../../shared/credentials.ts';
 
-const KEY_STORAGE = 'explorer.apiKey';
-const WORKSPACE_STORAGE = 'explorer.workspaceId';
+export { authHeaders, type Credentials, type Workspace };
 
-export interface Credentials {
-  apiKey: string;
-  /** The workspace to act in, for a key linked to several (X-Tenant-Id); null for a key of one. */
-  workspaceId: string | null;
-}
-
-export function storedCredentials(): Credentials | null {
-  const apiKey = localStorage.getItem(KEY_STORAGE);
-  return apiKey ? { apiKey, workspaceId: localStorage.getItem(WORKSPACE_STORAGE) } : null;
-}
-
-export function storeCredentials(credentials: Credentials | null): void {
-  if (!credentials) {
-    localStorage.removeItem(KEY_STORAGE);
-    localStorage.removeItem(WORKSPACE_STORAGE);
-    return;
-  }
-  localStorage.setItem(KEY_STORAGE, credentials.apiKey);
-  if (credentials.workspaceId) localStorage.setItem(WORKSPACE_STORAGE, credentials.workspaceId);
-  else localStorage.removeItem(WORKSPACE_STORAGE);
-}
+const credentials = credentialStore('explorer');
+export const storedCredentials = (): Credentials | null => credentials.load();
+export const storeCredentials = (c: Credentials | null): void => credentials.save(c);
 
 export class ApiError extends Error {
   readonly status: number;
@@ -35,13 +18,6 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
   }
-}
-
-/** The headers that sign a request: the key, and the workspace it acts in. */
-export function authHeaders(credentials: Credentials): Record<string, string> {
-  const headers: Record<string, string> = { 'x-api-key': credentials.apiKey };
-  if (credentials.workspaceId) headers['x-tenant-id'] = credentials.workspaceId;
-  return headers;
 }
 
 export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
@@ -120,11 +96,6 @@ export const listProjects = (c: Credentials) => apiCall<Project[]>(c, 'GET', '/s
 export const getProject = (c: Credentials, id: string) => apiCall<Project>(c, 'GET', `/sessions/${id}`);
 export const queryRuns = (c: Credentials, body: Record<string, unknown>) => apiCall<RunsPage>(c, 'POST', '/runs/query', body);
 export const getRun = (c: Credentials, id: string) => apiCall<Run>(c, 'GET', `/runs/${id}`);
-
-export interface Workspace {
-  id: string;
-  display_name: string;
-}
 
 /** The key's workspaces (needs no X-Tenant-Id, so it works before one is chosen). */
 export const listWorkspaces = (apiKey: string) => apiCall<Workspace[]>({ apiKey, workspaceId: null }, 'GET', '/workspaces');

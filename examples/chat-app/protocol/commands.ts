@@ -45,7 +45,8 @@ export const errorResponse = (id: number | null, error: ErrorCode, message: stri
 
 /** A command, or the error that answers a body that is not one. */
 export function parseCommand(body: unknown): { id: number; method: string; params: Record<string, unknown> } | ErrorResponse {
-  const id = typeof (body as { id?: unknown })?.id === 'number' ? (body as { id: number }).id : null;
+  // The answer names the command's id only when it is one (an integer): a fraction is no id to echo.
+  const id = Number.isInteger((body as { id?: unknown })?.id) ? (body as { id: number }).id : null;
   const parsed = command.safeParse(body);
   if (!parsed.success) return errorResponse(id, 'invalid_argument', `not a protocol command: ${problem(parsed.error)}`);
   return { id: parsed.data.id, method: parsed.data.method, params: parsed.data.params ?? {} };

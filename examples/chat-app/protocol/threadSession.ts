@@ -8,6 +8,8 @@
 // every matching event has been sent, or when the client goes away or the thread is deleted.
 import { BaseMessage } from '@langchain/core/messages';
 import type { Logger } from '../../../platform/logger.ts';
+import { storedThreadId, type ThreadKey } from '../threadKey.ts';
+import type { RunTracer } from '../runTracing.ts';
 import { RunLog, type LoggedEvent, type Subscription, type WireEvent } from './runLog.ts';
 import { ToolCallDeltaRewriter } from './toolCallDeltas.ts';
 
@@ -26,6 +28,8 @@ export interface RunRequest {
   input: unknown;
   config?: { configurable?: Record<string, unknown>; recursion_limit?: number; tags?: string[] };
   metadata?: Record<string, unknown>;
+  /** Where the run is traced, on behalf of its caller (../runTracing.ts); not traced without. */
+  tracer?: RunTracer;
 }
 
 export class ThreadBusyError extends Error {
@@ -36,25 +40,31 @@ export class ThreadBusyError extends Error {
 
 /**
  * Replaces LangChain message instances (in `values`, `updates`, tool outputs) with the plain,
- * role-keyed dicts the clients read; other class instances by their JSON form.
+ * role-keyed dicts the clients read; other class instances by their JSON form. With `thread`,
+ * the thread's stored id (which LangGraph copies into checkpoint configs and metadata) becomes
+ * the id the client chose: no answer names the workspace a thread is kept under.
  */
-export function plainJson(value: unknown): unknown {
+export function plainJson(value: unknown, thread?: ThreadKey): unknown {
+  return toPlain(value, thread ? { stored: storedThreadId(thread), shown: thread.threadId } : undefined);
+}
+
+function toPlain(value: unknown, rename: { stored: string; shown: string } | undefined): unknown {
   if (BaseMessage.isInstance(value)) {
     const { type, data } = value.toDict();
-    return plainJson({ ...data, type });
+    return toPlain({ ...data, type }, rename);
   }
-  if (Array.isArray(value)) return value.map(plainJson);
+  if (Array.isArray(value)) return value.map((item) => toPlain(item, rename));
   if (value !== null && typeof value === 'object') {
     const json = (value as { toJSON?: () => unknown }).toJSON;
     if (typeof json === 'function' && !(value instanceof Date)) {
       const converted = json.call(value);
-      if (converted !== value) return plainJson(converted);
+      if (converted !== value) return toPlain(converted, rename);
     }
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = plainJson(item);
+    for (const [key, item] of Object.entries(value)) out[key] = toPlain(item, rename);
     return out;
   }
-  return value;
+  return rename && value === rename.stored ? rename.shown : value;
 }
 
 export interface SessionOptions {
@@ -68,7 +78,11 @@ export interface SessionOptions {
 }
 
 export class ThreadSession {
+  /** The thread's id as the client chose it (in its workspace). */
   readonly threadId: string;
+  readonly #key: ThreadKey;
+  /** Its id in the checkpointer: the workspace's and the client's. */
+  readonly #storedId: string;
   readonly #options: SessionOptions;
   /** Thread-wide and increasing across runs and restarts: microseconds since the epoch at the session's start, then +1 per event. */
   #nextSeq = Date.now() * 1000;
@@ -82,8 +96,10 @@ export class ThreadSession {
   onIdle: ((session: ThreadSession) => void) | undefined;
   #closed = new AbortController();
 
-  constructor(threadId: string, options: SessionOptions) {
-    this.threadId = threadId;
+  constructor(key: ThreadKey, options: SessionOptions) {
+    this.threadId = key.threadId;
+    this.#key = key;
+    this.#storedId = storedThreadId(key);
     this.#options = options;
   }
 
@@ -152,7 +168,7 @@ export class ThreadSession {
   #publish(log: RunLog, raw: RawProtocolEvent, deltas?: ToolCallDeltaRewriter): WireEvent {
     const seq = this.#nextSeq++;
     const namespace = raw.params.namespace ?? [];
-    const data = plainJson(raw.params.data);
+    const data = plainJson(raw.params.data, this.#key);
     const event: WireEvent = {
       type: 'event',
       event_id: `${log.runId}.${seq}`,
@@ -170,13 +186,14 @@ export class ThreadSession {
     try {
       const stream = await graph.streamEvents(request.input, {
         version: 'v3',
-        configurable: { ...request.config?.configurable, thread_id: this.threadId },
+        configurable: { ...request.config?.configurable, thread_id: this.#storedId },
         ...(request.config?.recursion_limit ? { recursionLimit: request.config.recursion_limit } : {}),
         tags: request.config?.tags,
         // The traced root run has the protocol's run id, in the thread of this chat thread.
         runId: log.runId,
         runName: graphName,
         metadata: { ...request.metadata, thread_id: this.threadId, run_id: log.runId },
+        ...(request.tracer ? { callbacks: request.tracer.callbacks } : {}),
         signal,
       });
       const deltas = new ToolCallDeltaRewriter();
@@ -197,6 +214,7 @@ export class ThreadSession {
       terminal = 'failed';
     } finally {
       log.finish(terminal ?? 'failed');
+      request.tracer?.flush().catch((err: unknown) => logger.warn({ err, threadId: this.threadId, runId: log.runId }, 'the run could not be traced'));
       // Release the finished log after the TTL, unless the next run has replaced it by then.
       this.#releaseTimer = setTimeout(() => {
         if (this.#current !== log) return;
@@ -208,7 +226,7 @@ export class ThreadSession {
   }
 }
 
-/** Every thread's session in this process, made on first use. */
+/** Every thread's session in this process, made on first use; each workspace's apart. */
 export class SessionRegistry {
   readonly #sessions = new Map<string, ThreadSession>();
   readonly #options: SessionOptions;
@@ -217,32 +235,37 @@ export class SessionRegistry {
     this.#options = options;
   }
 
-  get(threadId: string): ThreadSession {
-    let session = this.#sessions.get(threadId);
+  get(key: ThreadKey): ThreadSession {
+    const id = storedThreadId(key);
+    let session = this.#sessions.get(id);
     if (!session) {
-      session = new ThreadSession(threadId, this.#options);
+      session = new ThreadSession(key, this.#options);
       // A thread whose run log has been released and that nobody follows costs nothing to forget
       // (its next session numbers events from a later time, so `seq` keeps growing).
       session.onIdle = (idle) => {
-        if (this.#sessions.get(threadId) === idle) this.#sessions.delete(threadId);
+        if (this.#sessions.get(id) === idle) this.#sessions.delete(id);
       };
-      this.#sessions.set(threadId, session);
+      this.#sessions.set(id, session);
     }
     return session;
   }
 
-  peek(threadId: string): ThreadSession | undefined {
-    return this.#sessions.get(threadId);
+  peek(key: ThreadKey): ThreadSession | undefined {
+    return this.#sessions.get(storedThreadId(key));
   }
 
   /** Ends the thread's session: its run is cancelled and its streams end. */
-  async delete(threadId: string): Promise<void> {
-    const session = this.#sessions.get(threadId);
-    this.#sessions.delete(threadId);
+  async delete(key: ThreadKey): Promise<void> {
+    await this.#end(storedThreadId(key));
+  }
+
+  async #end(id: string): Promise<void> {
+    const session = this.#sessions.get(id);
+    this.#sessions.delete(id);
     await session?.close();
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.#sessions.keys()].map((id) => this.delete(id)));
+    await Promise.all([...this.#sessions.keys()].map((id) => this.#end(id)));
   }
 }

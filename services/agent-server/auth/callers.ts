@@ -3,13 +3,16 @@
 // first (fastify encapsulation: the public routes — health, /info, docs, agent cards — live in the
 // parent scope, out of the hook's reach). Three ways to authenticate, one per server:
 //   api_key  the tracing API's keys (the tenancy context): X-Api-Key, and X-Tenant-Id for a key
-//            of several workspaces; the caller acts in the key's workspace (the default)
+//            of several workspaces; the caller acts in the key's workspace (the default). Read
+//            from the tenancy topic, or, on a server the control plane deployed, verified by the
+//            platform over HTTP (platformKeys.ts), and then only keys of the deployment's
+//            workspace are taken (a key of several acts there without X-Tenant-Id)
 //   custom   the config file's auth module (customAuth.ts), which replaces API keys, as on
 //            LangGraph Platform; its `auth.on(…)` handlers narrow each action
 //   none     AGENT_SERVER_AUTH=none, for local development: everyone acts in the default workspace
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { DEFAULT_WORKSPACE_ID } from '../../tenancy/index.ts';
-import type { TenancyService } from '../../tenancy/index.ts';
+import { errors } from '../../../platform/errors.ts';
 import type { RecordScope } from '../store/agentRecords.ts';
 import { ANONYMOUS, type AuthContext, type AuthEvent, type AuthEventValue, type CustomAuth } from './customAuth.ts';
 import { errorResponse } from '../routes/routeSchemas.ts';
@@ -23,8 +26,19 @@ declare module 'fastify' {
 
 export type AuthMode = 'api_key' | 'custom' | 'none';
 
-/** How this server authenticates: the mode, and what it needs for it. */
-export type CallerAuthentication = { mode: 'api_key'; tenancy: TenancyService } | { mode: 'custom'; custom: CustomAuth } | { mode: 'none' };
+/** Who says which workspace an API key acts in: the tenancy fold (TenancyService), or the platform over HTTP (PlatformKeys). */
+export interface KeyAuthority {
+  authenticate(apiKey: string | undefined, tenantId: string | undefined): Promise<string>;
+}
+
+/**
+ * How this server authenticates: the mode, and what it needs for it. With `workspaceId` (a
+ * deployed server's LANGSMITH_TENANT_ID), only keys acting in that workspace are taken.
+ */
+export type CallerAuthentication =
+  | { mode: 'api_key'; keys: KeyAuthority; workspaceId?: string }
+  | { mode: 'custom'; custom: CustomAuth }
+  | { mode: 'none' };
 
 export class Caller {
   /** The workspace the caller acts in: its API key's, else the default workspace. */
@@ -57,8 +71,13 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 
 async function authenticate(authentication: CallerAuthentication, request: FastifyRequest): Promise<Caller> {
   switch (authentication.mode) {
-    case 'api_key':
-      return new Caller(await authentication.tenancy.authenticate(header(request, 'x-api-key'), header(request, 'x-tenant-id')), ANONYMOUS);
+    case 'api_key': {
+      const only = authentication.workspaceId;
+      // A key of several workspaces acts in this server's one without naming it.
+      const workspaceId = await authentication.keys.authenticate(header(request, 'x-api-key'), header(request, 'x-tenant-id') || only);
+      if (only !== undefined && workspaceId !== only) throw errors.deploymentWorkspaceForbidden();
+      return new Caller(workspaceId, ANONYMOUS);
+    }
     case 'custom':
       return new Caller(DEFAULT_WORKSPACE_ID, await authentication.custom.authenticate(request), authentication.custom);
     case 'none':

@@ -16,6 +16,7 @@
 //   acted already) and its threads free for their next runs. A replica that starts at the address
 //   of a registered one knows that one is gone (one process holds a port) and reaps it at once.
 import pg from 'pg';
+import { inTransaction } from '../../../platform/postgres.ts';
 import { v4 as uuidv4 } from 'uuid';
 import { errors } from '../../../platform/errors.ts';
 import { retry, type RetryPolicy } from '../../../platform/retry.ts';
@@ -523,19 +524,8 @@ export class PostgresRunQueue implements RunQueue {
     await client.query(`SELECT pg_notify('${CHANNEL}', $1)`, [JSON.stringify(notice)]);
   }
 
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.#pool, work);
   }
 
   /** Stops taking work and leaves: the runs still running here are failed at once (a stopped server finishes none). */

@@ -3,6 +3,7 @@
 // Every row carries its workspace; every statement names the one it acts in, and a custom auth
 // module's filter (auth/authFilters.ts) becomes a condition on the thread's metadata.
 import pg from 'pg';
+import { inTransaction } from '../../../platform/postgres.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../tenancy/index.ts';
 import type { AuthFilters } from '../auth/authFilters.ts';
 import type { AgentRecordStore, RecordScope, RunRecord, RunStatus, ThreadRecord, ThreadSearch } from './agentRecords.ts';
@@ -128,18 +129,10 @@ export class PostgresRecordStore implements AgentRecordStore {
 
   /** Creates or migrates the tables in the pool's database (checkpointer.ts's postgresPool gives a pool that survives lost connections). */
   static async open(pool: pg.Pool): Promise<PostgresRecordStore> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(pool, async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
       await client.query(SCHEMA);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
     return new PostgresRecordStore(pool);
   }
 

@@ -1,27 +1,27 @@
-// One deployed revision's agent server as a supervised child process: started on a loopback
-// port and healthy once `GET /ok` answers; restarted on the same port when it dies unexpectedly,
-// after the shared restart curve (platform/restartPolicy.ts), and given up when it keeps dying;
-// stopped with SIGTERM, then SIGKILL after a grace. Its output goes to a log file, and its last
-// lines into the messages of failures. A deployer that ends leaves no server behind: each server
-// ends itself when its IPC channel to the deployer closes, which it does however the deployer
-// ends, killed with SIGKILL included.
+// One deployed revision's agent server as a supervised child process: healthy once `GET /ok`
+// answers at its URL; restarted when it dies unexpectedly, after the shared restart curve
+// (platform/restartPolicy.ts), and given up when it keeps dying; stopped by closing its IPC
+// channel (it then ends as on SIGTERM, its traces sent), SIGKILL after a grace. Its output goes to a log file and to onOutput (the revision's deploy
+// log), and its last lines into the messages of failures. A deployer that ends leaves no server
+// behind: each server ends itself when its IPC channel to the deployer closes, which it does
+// however the deployer ends, killed with SIGKILL included.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { RestartPolicy } from '../../../platform/restartPolicy.ts';
+import type { SpawnPlan } from './sandbox.ts';
 import { lastLines } from './sourcePreparation.ts';
 
 export interface AgentServerProcessOptions {
-  /** The file the child runs (the agent server's entry point), with `nodePath`. */
-  entry: string;
-  nodePath: string;
-  port: number;
-  env: Record<string, string>;
-  cwd: string;
+  /** How the server is started (in its sandbox, sandbox.ts): the same plan at each restart. */
+  spawn: SpawnPlan;
+  /** Where it answers (`<url>/ok`): the loopback port bridged to its socket. */
+  url: string;
   logFile: string;
   /** How long a start may take to answer `/ok`. */
   healthTimeoutMs: number;
   /** How long a stop waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;
+  onOutput?(text: string, stream: 'stdout' | 'stderr'): void;
   onExited(exit: { code: number | null; signal: string | null; restartInMs: number }): void;
   onRestarted(pid: number): void;
   onGivenUp(message: string): void;
@@ -44,7 +44,7 @@ export class AgentServerProcess {
 
   constructor(options: AgentServerProcessOptions) {
     this.#options = options;
-    this.url = `http://127.0.0.1:${options.port}`;
+    this.url = options.url;
   }
 
   get pid(): number | undefined {
@@ -78,7 +78,7 @@ export class AgentServerProcess {
     child.on('exit', (code, signal) => this.#exitedWhileServing(child, code, signal, Date.now() - startedAt));
   }
 
-  /** SIGTERM, SIGKILL after the grace; no restart afterwards. Resolves when the process is gone. */
+  /** Asks it to end (its IPC channel closed), SIGKILL after the grace; no restart afterwards. Resolves when the process is gone. */
   stop(): Promise<void> {
     this.#stopped ??= this.#stop();
     return this.#stopped;
@@ -90,7 +90,10 @@ export class AgentServerProcess {
     const child = this.#child;
     if (child && child.exitCode === null && child.signalCode === null) {
       const gone = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
+      // Closing its IPC channel is how it is asked to end (agentServerMain.ts): a signal would
+      // reach the sandbox's bubblewrap, which dies of it, taking the server along unfinished.
+      if (child.connected) child.disconnect();
+      else child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), this.#options.stopGraceMs);
       await gone;
       clearTimeout(timer);
@@ -100,21 +103,23 @@ export class AgentServerProcess {
   }
 
   #spawn(): ChildProcess {
-    const { entry, nodePath, env, cwd, logFile } = this.#options;
+    const { spawn: plan, logFile } = this.#options;
     this.#log ??= createWriteStream(logFile, { flags: 'a' });
     // The IPC channel is the server's lifeline: it ends itself when the channel closes (agentServerMain.ts).
-    const child = spawn(nodePath, [entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     this.#child = child;
     this.#listening = false;
     child.on('message', (message: { type?: string } | null) => {
       if (message?.type === 'agent-server-listening' && child === this.#child) this.#listening = true;
     });
-    const keep = (chunk: Buffer) => {
+    const keep = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       this.#log?.write(chunk);
-      this.#output = (this.#output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+      const text = chunk.toString('utf8');
+      this.#output = (this.#output + text).slice(-OUTPUT_TAIL_BYTES);
+      this.#options.onOutput?.(text, stream);
     };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
+    child.stdout!.on('data', keep('stdout'));
+    child.stderr!.on('data', keep('stderr'));
     return child;
   }
 

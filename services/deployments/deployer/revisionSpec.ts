@@ -26,6 +26,13 @@ export interface RevisionSpec {
   source: RevisionSource;
   /** A shell command run at the source's root instead of `npm install --no-audit --no-fund`. */
   installCommand?: string;
+  /** A shell command run after the install, where the langgraph.json lives (source_config.build_command). */
+  buildCommand?: string;
+  /**
+   * The key the revision's agent server runs with, issued by tenancy for this revision (its
+   * workspace only): it traces with it and verifies its callers' keys with it. Revoked with the revision.
+   */
+  apiKey: string;
   /** The deployment's environment; langgraph.json's `env` fills what this leaves unset. */
   env: Record<string, string>;
   /** The deployment's secrets, decrypted: environment variables of the server, never logged. */
@@ -51,7 +58,11 @@ export type DeployerEvent = RevisionRef &
         url?: string;
         /** The commit built, for a git source (the control plane's repo_commit_sha), from AWAITING_DEPLOY on. */
         commitSha?: string;
+        /** DEPLOYED: how the server authenticates callers (its langgraph.json's auth module, or API keys). */
+        serverAuth?: 'api_key' | 'custom';
       }
+    /** Lines the revision's build commands or its agent server wrote. */
+    | { type: 'log'; kind: 'build' | 'deploy'; stream: 'stdout' | 'stderr' | 'deployer'; text: string }
     | { type: 'process_exited'; code: number | null; signal: string | null; restartInMs: number }
     | { type: 'process_restarted'; pid: number; url: string }
     /** It kept dying (or cannot start): it is not restarted again; the revision serves nothing now. */
@@ -60,5 +71,5 @@ export type DeployerEvent = RevisionRef &
 
 /** The end of a deploy(): DEPLOYED with the server's URL, or the failure and why. */
 export type DeployOutcome =
-  | { status: 'DEPLOYED'; url: string; pid: number; commitSha?: string }
+  | { status: 'DEPLOYED'; url: string; pid: number; commitSha?: string; serverAuth: 'api_key' | 'custom' }
   | { status: 'BUILD_FAILED' | 'DEPLOY_FAILED'; message: string };

@@ -8,7 +8,10 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, rm, stat, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { loadAgentConfig, type AgentServerConfig } from '../../agent-server/index.ts';
+import { HostDeniedError, OutboundHostPolicy } from '../../../platform/outboundHostPolicy.ts';
+import { gitLocation } from '../sourceLocations.ts';
 import { MAX_SOURCE_TARBALL_BYTES, type RevisionSource, type SourceUploads } from './revisionSpec.ts';
+import type { SandboxedCommand, SpawnPlan } from './sandbox.ts';
 
 /** A failure of the build that the deployment's owner can act on; the revision becomes BUILD_FAILED. */
 export class BuildError extends Error {
@@ -42,7 +45,16 @@ interface RunResult {
  * `timeoutMs` or `signal` fires. It runs in a process group of its own, and the whole group is
  * killed: an install's npm and the scripts it started go with it, and hold no pipe open after.
  */
-function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal }): Promise<RunResult> {
+interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Each chunk of its output as it comes (the revision's build log). */
+  onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
+}
+
+function run(file: string, args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     if (options.signal?.aborted) return reject(new Error('the deployment was stopped'));
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -60,8 +72,16 @@ function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS
     const timer = setTimeout(() => killGroup(`it did not finish within ${options.timeoutMs / 1000} s`), options.timeoutMs);
     const onAbort = () => killGroup('the deployment was stopped');
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout!.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-OUTPUT_KEPT)));
-    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_KEPT)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      stdout = (stdout + text).slice(-OUTPUT_KEPT);
+      options.onOutput?.(text, 'stdout');
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      stderr = (stderr + text).slice(-OUTPUT_KEPT);
+      options.onOutput?.(text, 'stderr');
+    });
     const settle = (err: Error | undefined, code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
@@ -95,19 +115,62 @@ export function branchOrTagName(ref: string): string {
   return ref.replace(/^refs\/(tags|heads)\//, '');
 }
 
-/** Git without prompts (a private URL fails at once instead of waiting for a password that never comes). */
-const gitEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true' });
+/**
+ * Git without prompts (a private URL fails at once instead of waiting for a password that never
+ * comes), without the user's or the system's git configuration, and with only the transports
+ * `protocols` names (GIT_ALLOW_PROTOCOL: never ext::, fd::, nor file unless local sources are allowed).
+ */
+const gitEnv = (protocols: string): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: 'true',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_ALLOW_PROTOCOL: protocols,
+});
 
-async function cloneGit(repoUrl: string, ref: string, into: string, limits: BuildLimits, signal?: AbortSignal): Promise<string> {
+/** Where git may fetch a source from (sourceLocations.ts): its rules, and whether local sources are allowed now. */
+export interface GitSourceRules {
+  localAllowed: boolean;
+  hosts: OutboundHostPolicy;
+}
+
+/**
+ * Git options that hold a clone to what the rules allow: for a remote host when local sources are
+ * not allowed, its addresses are checked by the host policy, and an http(s) clone is pinned to
+ * the checked address (curl's resolve list) and follows no redirect, so neither a name that
+ * resolves elsewhere later nor a redirect takes it to a private address.
+ */
+async function gitGuard(repoUrl: string, rules: GitSourceRules): Promise<{ config: string[]; protocols: string }> {
+  const where = gitLocation(repoUrl);
+  if (where.kind === 'unsupported') throw new BuildError(`the repository URL ${repoUrl} is refused: ${where.why}`);
+  if (rules.localAllowed) return { config: [], protocols: 'https:http:ssh:git:file' };
+  if (where.kind === 'local')
+    throw new BuildError(`the repository URL ${repoUrl} is a path on the control plane's machine, which this control plane does not build from (DEPLOYMENT_LOCAL_SOURCES)`);
+  let addresses: string[];
+  try {
+    addresses = await rules.hosts.check(where.host, where.port);
+  } catch (err) {
+    if (err instanceof HostDeniedError)
+      throw new BuildError(`the repository URL ${repoUrl} leads to a loopback or private address, which this control plane does not build from (DEPLOYMENT_ALLOWED_HOSTS)`);
+    throw new BuildError(`cannot resolve the host of ${repoUrl}: ${(err as Error).message}`, { cause: err });
+  }
+  const pinned = where.scheme === 'http' || where.scheme === 'https' ? ['-c', `http.curloptResolve=${where.host}:${where.port}:${addresses[0]}`] : [];
+  return { config: [...pinned, '-c', 'http.followRedirects=false'], protocols: 'https:http:ssh:git' };
+}
+
+async function cloneGit(repoUrl: string, ref: string, into: string, limits: BuildLimits, rules: GitSourceRules, signal?: AbortSignal, onOutput?: RunOptions['onOutput']): Promise<string> {
   if (repoUrl.startsWith('-')) throw new BuildError(`the repository URL "${repoUrl}" starts with "-"; give a URL or a path`);
-  const opts = { env: gitEnv(), timeoutMs: limits.fetchTimeoutMs, signal };
+  const guard = await gitGuard(repoUrl, rules);
+  const opts = { env: gitEnv(guard.protocols), timeoutMs: limits.fetchTimeoutMs, signal, onOutput };
   try {
     if (COMMIT_SHA.test(ref)) {
       await run('git', ['init', '--quiet', into], opts);
-      await run('git', ['-C', into, 'fetch', '--quiet', '--depth', '1', '--', repoUrl, ref], opts);
+      await run('git', [...guard.config, '-C', into, 'fetch', '--quiet', '--depth', '1', '--', repoUrl, ref], opts);
       await run('git', ['-C', into, 'checkout', '--quiet', 'FETCH_HEAD'], opts);
     } else {
-      await run('git', ['clone', '--quiet', '--depth', '1', `--branch=${branchOrTagName(ref)}`, '--', repoUrl, into], opts);
+      await run('git', [...guard.config, 'clone', '--quiet', '--depth', '1', `--branch=${branchOrTagName(ref)}`, '--', repoUrl, into], opts);
     }
   } catch (err) {
     if (signal?.aborted) throw err;
@@ -208,27 +271,53 @@ export function checkConfig(sourceDir: string, configPath: string): { configFile
   return { configFile, config };
 }
 
+/** How a build step's command is run: in the revision's sandbox, or as it is (sandbox.ts). */
+export type CommandRunner = (command: SandboxedCommand) => SpawnPlan;
+
+/** Runs the command as it is, in the environment given (no sandbox). */
+export const unsandboxed: CommandRunner = (command) => ({ ...command });
+
 export interface InstallOptions {
   /** The deployment's own install command (a shell command line); `npm install --no-audit --no-fund` when absent. */
   installCommand?: string;
   /** The environment of the install (PATH with the platform's Node first, HOME for npm's cache). */
-  env: NodeJS.ProcessEnv;
+  env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Where the command runs: the revision's sandbox, or as it is. */
+  runner?: CommandRunner;
+  onOutput?: RunOptions['onOutput'];
+}
+
+/** Runs a build step's command through the runner; a failure is a BuildError naming `what`. */
+async function runStep(what: string, command: SandboxedCommand, options: InstallOptions): Promise<void> {
+  const plan = (options.runner ?? unsandboxed)(command);
+  try {
+    await run(plan.file, plan.args, {
+      cwd: plan.cwd,
+      env: plan.env,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      onOutput: options.onOutput,
+    });
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    throw new BuildError(`${what} failed: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** Installs the source's packages when it has a package.json at its root (where the control plane runs install_command). */
 export async function installPackages(sourceDir: string, options: InstallOptions): Promise<boolean> {
   if (!existsSync(join(sourceDir, 'package.json')) && !options.installCommand) return false;
   const [file, args] = options.installCommand ? ['/bin/sh', ['-c', options.installCommand]] : ['npm', ['install', '--no-audit', '--no-fund']];
-  try {
-    await run(file, args as string[], { cwd: sourceDir, env: options.env, timeoutMs: options.timeoutMs, signal: options.signal });
-  } catch (err) {
-    if (options.signal?.aborted) throw err;
-    const what = options.installCommand ? `the install command "${options.installCommand}"` : '"npm install"';
-    throw new BuildError(`${what} failed: ${(err as Error).message}`, { cause: err });
-  }
+  const what = options.installCommand ? `the install command "${options.installCommand}"` : '"npm install"';
+  await runStep(what, { file, args: args as string[], cwd: sourceDir, env: options.env }, options);
   return true;
+}
+
+/** Runs the deployment's build command (source_config.build_command) where its langgraph.json lives. */
+export async function runBuildCommand(configDir: string, buildCommand: string, options: Omit<InstallOptions, 'installCommand'>): Promise<void> {
+  await runStep(`the build command "${buildCommand}"`, { file: '/bin/sh', args: ['-c', buildCommand], cwd: configDir, env: options.env }, options);
 }
 
 /**
@@ -254,12 +343,14 @@ export async function fetchSource(
   limits: BuildLimits,
   signal?: AbortSignal,
   uploads?: SourceUploads,
+  gitRules: GitSourceRules = { localAllowed: true, hosts: new OutboundHostPolicy() },
+  onOutput?: RunOptions['onOutput'],
 ): Promise<Omit<PreparedSource, 'config' | 'configFile'>> {
   const sourceDir = join(revisionDir, 'src');
   await mkdir(dirname(sourceDir), { recursive: true });
   switch (source.kind) {
     case 'git':
-      return { sourceDir, commitSha: await cloneGit(source.repoUrl, source.ref, sourceDir, limits, signal) };
+      return { sourceDir, commitSha: await cloneGit(source.repoUrl, source.ref, sourceDir, limits, gitRules, signal, onOutput) };
     case 'tarball':
       await extractTarball(source.path, sourceDir, limits, signal);
       return { sourceDir };

@@ -37,6 +37,10 @@ export function parseDottedOrder(value: string, runId: string, cache?: SegmentCa
 
 export const dottedSegment = (startMicros: number, runId: string): string => formatDottedTimestamp(startMicros) + runId;
 
+/** Whether `child` is `parent`, a dot, and more: without building `parent + '.'` for each run. */
+export const extendsDottedOrder = (child: string, parent: string): boolean =>
+  child.length > parent.length + 1 && child.charCodeAt(parent.length) === 46 /* . */ && child.startsWith(parent);
+
 export interface LineageClaim {
   runId: string;
   traceId: string;

@@ -20,7 +20,8 @@ import { encodedSizeBound } from '../../../schemas/registry.ts';
 import type { RunOp, BlobRef } from '../../../schemas/events.generated.ts';
 import type { ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
 import type { LineageIndex } from '../lineage/lineageIndex.ts';
-import { checkLineage, dottedSegment, type SegmentCache } from './dottedOrder.ts';
+import { checkLineage, dottedSegment, extendsDottedOrder, type SegmentCache } from './dottedOrder.ts';
+import { RecentDottedOrders } from './recentDottedOrders.ts';
 import { nowMicros } from '../../../platform/time.ts';
 import { JSON_FIELDS, type RunDraft } from './runDraft.ts';
 import type { FeedbackDraft } from './feedbackDraft.ts';
@@ -30,6 +31,10 @@ export type IngestRoute = 'runs' | 'runs_patch' | 'batch' | 'multipart' | 'otel'
 
 /** Routes whose runs the server places: their lineage is recorded, so later children can find their parents. */
 const RECORDS_LINEAGE: ReadonlySet<IngestRoute> = new Set(['runs', 'otel']);
+/** Routes whose posts this process remembers (RecentDottedOrders), for the children of later requests. */
+const REMEMBERS_POSTS: ReadonlySet<IngestRoute> = new Set(['batch', 'multipart']);
+/** How many of those it remembers: ~100 bytes each besides the strings they keep. */
+const RECENT_POSTS = 100_000;
 
 export const newRunId = (): string => uuidv7();
 
@@ -42,6 +47,7 @@ export class RunIngestor {
   readonly #blobs: BlobStore;
   readonly #projects: ProjectRegistry;
   readonly #lineage: LineageIndex;
+  readonly #recentPosts = new RecentDottedOrders(RECENT_POSTS);
 
   constructor(config: RunIngestorConfig, log: EventLog, blobs: BlobStore, projects: ProjectRegistry, lineage: LineageIndex) {
     this.#config = config;
@@ -90,9 +96,7 @@ export class RunIngestor {
       if (d.traceId === null || d.dottedOrder === null)
         throw errors.invalidField(`${d.op} of run ${d.id}: trace_id and dotted_order are required in batch ingestion`);
       const segments = checkLineage({ runId: d.id, traceId: d.traceId, parentRunId: d.parentRunId, dottedOrder: d.dottedOrder, op: d.op }, segmentCache);
-      const parentOrder = d.parentRunId ? postedOrders.get(d.parentRunId) : undefined;
-      if (parentOrder !== undefined && !d.dottedOrder.startsWith(parentOrder + '.'))
-        throw errors.invalidField(`dotted_order of run ${d.id} does not extend the dotted_order of its parent ${d.parentRunId}`);
+      if (d.parentRunId !== null) this.#checkParent(tenantId, d, postedOrders, route);
       if (d.op === 'post') {
         d.startTime ??= segments.at(-1)!.micros;
         d.sessionId = await this.#projects.resolve(tenantId, d.sessionId, d.sessionName, pendingProjects);
@@ -133,7 +137,34 @@ export class RunIngestor {
 
     await this.#log.append(events);
     if (RECORDS_LINEAGE.has(route)) for (const d of drafts) this.#lineage.remember(tenantId, d.id, { traceId: d.traceId!, dottedOrder: d.dottedOrder!, sessionId: d.sessionId! });
+    if (REMEMBERS_POSTS.has(route)) for (const d of drafts) if (d.op === 'post') this.#recentPosts.remember(tenantId, d.id, d.dottedOrder!);
     for (const d of drafts) runsAccepted.inc({ route, op: d.op });
+  }
+
+  /**
+   * A child's dotted_order must extend its parent's: the parent's as posted in the same request,
+   * else as this process knows it from an earlier request (the lineage index's runs, posted
+   * through POST /runs or OTLP on any replica; the runs posted here lately through the batch
+   * routes). A parent it does not know is not looked up (that would be a read of the read model
+   * per run, which may not hold the parent yet either): the child is taken as sent. OTLP places
+   * its runs itself, from the lineage it knows, so its requests are not checked again here.
+   */
+  #checkParent(tenantId: string, d: RunDraft, postedOrders: ReadonlyMap<string, string>, route: IngestRoute): void {
+    const parentId = d.parentRunId!;
+    const inRequest = postedOrders.get(parentId);
+    if (inRequest !== undefined) {
+      if (!extendsDottedOrder(d.dottedOrder!, inRequest))
+        throw errors.invalidField(`dotted_order of run ${d.id} does not extend the dotted_order of its parent ${parentId}`);
+      return;
+    }
+    if (route === 'otel') return;
+    const stored = this.#recentPosts.get(tenantId, parentId) ?? this.#lineage.recall(tenantId, parentId)?.dottedOrder;
+    if (stored !== undefined && !extendsDottedOrder(d.dottedOrder!, stored))
+      throw errors.invalidField(
+        `dotted_order of run ${d.id} does not extend the dotted_order of its parent ${parentId}, which an earlier request stored as ` +
+          `"${stored.length > 400 ? `${stored.slice(0, 400)}…` : stored}": ` +
+          "a child's dotted_order is its parent's, a dot, and its own segment",
+      );
   }
 
   /**

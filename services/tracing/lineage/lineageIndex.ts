@@ -1,5 +1,5 @@
 // Where a run sits in its trace (trace_id, dotted_order, project), for POST /runs children
-// and direct PATCHes that do not say it themselves. Runs created through POST /runs are
+// and direct PATCHes that do not say it themselves, and to check a child against its parent. Runs created through POST /runs are
 // recorded on the lineage topic, which every API replica folds; catchUp() makes a run
 // posted a moment ago through another replica visible. Older runs fall back to ClickHouse.
 import type { KafkaConfig } from '../../../platform/config.ts';
@@ -43,6 +43,11 @@ export class LineageIndex {
     this.#entries.delete(key);
     this.#entries.set(key, lineage);
     if (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+
+  /** What this process holds now of the run's lineage: no catch-up, no read of ClickHouse (for checks on the hot path). */
+  recall(tenantId: string, runId: string): RunLineage | undefined {
+    return this.#entries.get(`${tenantId}/${runId}`);
   }
 
   async find(tenantId: string, runId: string): Promise<RunLineage | null> {

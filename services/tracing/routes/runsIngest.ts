@@ -6,11 +6,15 @@ import { errors } from '../../../platform/errors.ts';
 import { RUN_TYPES, toRunDraft, type RunDraft } from '../ingest/runDraft.ts';
 import { readMultipartBatch } from '../ingest/multipartBatch.ts';
 import { newRunId, type RunIngestor } from '../ingest/runIngestor.ts';
+import type { IngestRateLimits } from '../ingest/ingestRateLimits.ts';
 import { tenantOf } from '../../tenancy/index.ts';
 import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 
-/** 202 once the operations are in Kafka; 404 for an unknown project or parent; 413 for an operation no Kafka message can hold; 503 when Kafka is away. */
-const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } }, ...errorResponses(404, 413, 503) };
+/**
+ * 202 once the operations are in Kafka; 404 for an unknown project or parent; 413 for an operation
+ * no Kafka message can hold; 429 over the workspace's rate limit (ingestRateLimits.ts); 503 when Kafka is away.
+ */
+const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } }, ...errorResponses(404, 413, 429, 503) };
 const uuidOrNull = (description: string) => ({ type: ['string', 'null'], format: 'uuid', description });
 const jsonObject = { type: ['object', 'null'], additionalProperties: true } as const;
 const runBody = {
@@ -59,8 +63,11 @@ const withId = <T extends { required?: readonly string[]; properties: object }>(
   properties: { ...body.properties, id: { ...uuidSchema, description: 'hyphenated or 32 hex digits' } },
 });
 
-export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: RunIngestor): void {
-  app.post('/runs', { ...checkedByHandler, schema: { tags: ['runs'], summary: 'Create a run', body: newRunBody, response: accepted } }, async (request, reply) => {
+/** `limits`: the rate limits' hooks, one set for the process (they run after the API key's, before the body is read). */
+export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: RunIngestor, limits: IngestRateLimits): void {
+  const basic = limits.basic ? { onRequest: limits.basic } : {};
+  const batch = limits.batch ? { onRequest: limits.batch } : {};
+  app.post('/runs', { ...basic, ...checkedByHandler, schema: { tags: ['runs'], summary: 'Create a run', body: newRunBody, response: accepted } }, async (request, reply) => {
     const draft = toRunDraft(request.body, { op: 'post', where: 'run', generateId: newRunId });
     await ingestor.createRun(tenantOf(request), draft);
     return reply.code(202).send({ message: 'Run created', id: draft.id });
@@ -68,7 +75,7 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
 
   app.patch<{ Params: { run_id: string } }>(
     '/runs/:run_id',
-    { ...checkedByHandler, schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: uuidSchema } }, body: runBody, response: accepted } },
+    { ...basic, ...checkedByHandler, schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: uuidSchema } }, body: runBody, response: accepted } },
     async (request, reply) => {
       const draft = toRunDraft(request.body, { op: 'patch', id: request.params.run_id, where: 'patch' });
       await ingestor.updateRun(tenantOf(request), draft);
@@ -79,6 +86,7 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
   app.post(
     '/runs/batch',
     {
+      ...batch,
       ...checkedByHandler,
       schema: {
         tags: ['runs'],
@@ -104,6 +112,7 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
   app.post(
     '/runs/multipart',
     {
+      ...batch,
       schema: {
         tags: ['runs'],
         summary: 'Create and update runs, attachments and feedback as multipart/form-data (gzip or zstd bodies accepted)',

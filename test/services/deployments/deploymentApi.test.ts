@@ -27,6 +27,7 @@ import { DEPLOYMENT_SECRET } from '../../support/secretSweep.ts';
 
 let cp: ControlPlaneStack;
 let otherKey: string;
+let otherWorkspaceId: string;
 
 const call = (method: string, path: string, json?: unknown, { replica = 0, key = cp.apiKey } = {}) => controlPlaneCall(cp.urls[replica]!, key, method, path, json);
 
@@ -54,8 +55,8 @@ beforeAll(async () => {
   const log = new EventLog(cp.config, 'test-admin');
   const tenancy = new TenancyService(cp.config, log, createLogger('test-admin', 'warn'));
   await tenancy.start();
-  const workspace = await tenancy.createWorkspace('other');
-  otherKey = await tenancy.issueKey([workspace], 'other workspace');
+  otherWorkspaceId = await tenancy.createWorkspace('other');
+  otherKey = await tenancy.issueKey([otherWorkspaceId], 'other workspace');
   await tenancy.close();
   await log.close();
 }, 180_000);
@@ -248,6 +249,12 @@ describe('internal_source: uploads and their object paths', () => {
     expect(Object.keys(url.body).sort()).toEqual(['object_path', 'upload_url']);
     expect(url.body.object_path).toMatch(new RegExp(`^${DEFAULT_WORKSPACE_ID}/deployment-sources/${d.id}/[0-9a-f-]{36}\\.tar\\.gz$`));
     expect(url.body.upload_url.startsWith(cp.env.S3_ENDPOINT!)).toBe(true);
+    // Signed by the upload user, never the store's root user, and without a checksum of an empty
+    // body (AWS S3 would hold the tarball to it and refuse the upload).
+    const signed = new URL(url.body.upload_url).searchParams;
+    expect(signed.get('X-Amz-Credential')).toMatch(new RegExp(`^${cp.config.S3_UPLOAD_ACCESS_KEY_ID}/`));
+    expect(url.body.upload_url).not.toContain(cp.config.S3_ACCESS_KEY_ID);
+    expect([...signed.keys()].filter((k) => /checksum/i.test(k))).toEqual([]);
     const scratch = mkdtempSync(join(tmpdir(), 'deployment-api-upload-'));
     try {
       makeSourceTarball(join(repoRoot, 'examples/deployable-agent'), join(scratch, 'source.tar.gz'));
@@ -370,6 +377,15 @@ test('another workspace sees none of the deployments: its key gets 404s and an e
   expect((await other('POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy', `${rev}/redeploy`)).status).toBe(404);
   expect((await other('POST /v2/deployments/{deployment_id}/upload-url', `/v2/deployments/${d.id}/upload-url`)).status).toBe(404);
   expect((await other('GET /v2/deployments', '/v2/deployments')).body.resources).toEqual([]);
+  const project = `/v1/projects/${d.id}`;
+  for (const method of ['POST', 'GET']) {
+    const logs = (route: string, path: string) => other(`${method} ${route}`, path, method === 'POST' ? {} : undefined);
+    expect((await logs('/v1/projects/{project_id}/revisions/{revision_id}/build_logs', `${project}/revisions/${d.latest_revision_id}/build_logs`)).status).toBe(404);
+    expect((await logs('/v1/projects/{project_id}/revisions/{revision_id}/deploy_logs', `${project}/revisions/${d.latest_revision_id}/deploy_logs`)).status).toBe(404);
+    expect((await logs('/v1/projects/{project_id}/deploy_logs', `${project}/deploy_logs`)).status).toBe(404);
+  }
+  // Its own workspace, which is what the route answers (deployed servers verify keys with it).
+  expect((await other('GET /workspaces/current', '/workspaces/current')).body).toMatchObject({ id: otherWorkspaceId });
   // Every operation with tenant data in the running server's document has a case above (creating
   // one's own deployment, the last, is below): a new route cannot slip through untested.
   covered.add('POST /v2/deployments');

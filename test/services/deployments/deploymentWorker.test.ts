@@ -2,8 +2,7 @@
 // deployment of the deployable example from a git repository (file:// URL) with a secret is built
 // and served by the control plane's deployment worker; the official LangGraph SDK runs its graph
 // at the deployment's custom_url; a PATCH to a new tag rolls out new code and stops the old
-// server; the deployed server traces into the tracing API, in the project named after the
-// deployment; a bad ref ends BUILD_FAILED (with its reason in the topic) while the previous revision
+// server; a bad ref ends BUILD_FAILED (with its reason in the topic) while the previous revision
 // keeps serving; a control plane killed with SIGKILL takes its servers with it, and its next start
 // re-adopts the active revision; DELETE stops the servers, force DELETE removes the record.
 // Then, with a control plane that deploys nothing (CONTROL_PLANE_DEPLOYER=none) beside one that
@@ -19,7 +18,6 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';
-import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../support/tracingClient.ts';
 import { freePort, isRunning, repoRoot, startService, waitFor, type ServiceProcess } from '../../support/serviceProcess.ts';
 import { deployableAgentRepo, serverPids, type ExampleRepo } from '../../support/deployableAgent.ts';
 import { createLogger } from '../../../platform/logger.ts';
@@ -37,8 +35,6 @@ let restarted: ServiceProcess | undefined;
 let apiOnly: ControlPlaneStack | undefined;
 let deployerReplica: ServiceProcess | undefined;
 let uploads: ControlPlaneStack | undefined;
-/** The workspace of the shared tracing stack the deployed servers trace into. */
-let tracing: Workspace;
 
 /** The API key of the control plane `url` is of. */
 let apiKey: string;
@@ -59,24 +55,19 @@ async function revisionEnds(deploymentId: string, revisionId: string): Promise<s
   );
 }
 
-let lastRunId = '';
 async function greet(deploymentUrl: string, text: string): Promise<string> {
   const client = new Client({ apiUrl: deploymentUrl, apiKey });
   const values = (await client.runs.wait(null, 'greeter', {
     input: { messages: [{ role: 'human', content: text }] },
-    onRunCreated: (meta) => (lastRunId = meta.run_id),
   })) as { messages: { content: string }[] };
   return values.messages.at(-1)!.content;
 }
 
 beforeAll(async () => {
   example = deployableAgentRepo(repo);
-  tracing = (await createWorkspaces(1))[0]!;
-  cp = await startControlPlane('deployment-worker', 1, {
-    DEPLOYMENTS_DIR: join(scratch, 'deployments'),
-    LANGSMITH_ENDPOINT: tracingUrl(),
-    LANGSMITH_API_KEY: tracing.apiKey,
-  });
+  // Topics of its own, one workspace (so file:// sources are taken), no tracing: that its servers
+  // trace into their deployment's workspace is deploymentIsolation.test.ts's, on a tracing stack.
+  cp = await startControlPlane('deployment-worker', 1, { DEPLOYMENTS_DIR: join(scratch, 'deployments') });
   url = cp.urls[0]!;
   apiKey = cp.apiKey;
 }, 180_000);
@@ -120,9 +111,6 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   // Its agent card names the deployment's URL, not the revision's port.
   const card = (await (await fetch(`${deploymentUrl}/.well-known/agent-card.json?assistant_id=greeter`, { headers: { 'x-api-key': apiKey } })).json()) as { url: string };
   expect(card.url).toContain(`${deploymentUrl}/a2a/`);
-  // Traced into the project named after the deployment.
-  const root = await waitForRun(tracing.apiKey, lastRunId, (r) => r.end_time !== null, 120_000);
-  expect((await api(`/sessions/${root.session_id}`, { apiKey: tracing.apiKey })).body).toMatchObject({ name });
   // The deployed server checks the platform's API keys.
   const withoutKey = await fetch(`${deploymentUrl}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(withoutKey.status).toBe(401);
@@ -278,6 +266,72 @@ test('revisions queued while no replica deploys: the newest is rolled out, older
   expect(await down.json()).toMatchObject({ error: 'DEPLOYMENT_UNAVAILABLE', detail: expect.stringContaining('its agent server is down') });
   expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
 }, 900_000);
+
+test('a github revision records the commit it was built from and runs build_command; its logs are kept; a redeploy rebuilds that commit', async () => {
+  url = cp.urls[0]!;
+  apiKey = cp.apiKey;
+  const branchRepo = deployableAgentRepo(join(scratch, 'branch-repo'));
+  const firstSha = branchRepo.git('rev-parse', 'HEAD');
+  const created = await call('POST', '/v2/deployments', {
+    name: `built-${Date.now()}`,
+    source: 'github',
+    source_config: {
+      repo_url: branchRepo.url,
+      deployment_type: 'dev',
+      // Runs where langgraph.json lives, in the sandbox: its output goes to the build log.
+      build_command: 'echo "building as $(id -u)" && sed -i s/Hello/Built/ langgraph.json',
+    },
+    source_revision_config: { repo_ref: 'main', langgraph_config_path: 'langgraph.json' },
+    secrets: [{ name: 'GREETING_SECRET', value: 'b' }],
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.id as string;
+  const first = created.body.latest_revision_id as string;
+  expect(await revisionEnds(id, first)).toBe('DEPLOYED');
+  const firstRevision = (await call('GET', `/v2/deployments/${id}/revisions/${first}`)).body;
+  expect(firstRevision.source_revision_config).toMatchObject({ repo_ref: 'main', repo_commit_sha: firstSha });
+  const deploymentUrl = created.body.source_config.custom_url as string;
+  expect(await greet(deploymentUrl, 'x')).toBe('Built [b]: you said "x"');
+
+  // The logs, as the CLIs read them (POST with filters; GET with them in the query).
+  const buildLog = await waitFor('the build log', async () => {
+    const res = await call('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, { order: 'asc', limit: 1000 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const messages = (res.body.logs as { message: string }[]).map((l) => l.message);
+    return messages.some((m) => m === 'DEPLOYED') ? res.body : null;
+  }, 60_000, 250);
+  const messages = (buildLog.logs as { message: string }[]).map((l) => l.message);
+  expect(messages.slice(0, 2)).toEqual(['AWAITING_BUILD', 'BUILDING']);
+  expect(messages.some((m) => /^building as \d+$/.test(m))).toBe(true);
+  for (const entry of buildLog.logs) expect(entry).toEqual({ id: expect.any(String), timestamp: expect.any(Number), level: expect.any(String), message: expect.any(String) });
+  const deployLog = await waitFor('the deploy log', async () => {
+    const res = await call('GET', `/v1/projects/${id}/deploy_logs?query=agent%20server%20listening&order=asc`);
+    return res.body.logs.length > 0 ? res.body : null;
+  }, 60_000, 250);
+  expect(deployLog.logs[0]).toMatchObject({ level: 'INFO', message: expect.stringContaining('agent server listening') });
+  const newest = (await call('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, { limit: 1 })).body;
+  expect(newest.logs.map((l: { message: string }) => l.message)).toEqual(['DEPLOYED']);
+  expect(newest.next_offset).toBe('1');
+  expect((await call('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, { order: 'sideways' })).status).toBe(422);
+
+  // The branch moves on; a redeploy of the first revision builds the commit it was built from.
+  writeFileSync(join(branchRepo.dir, 'langgraph.json'), readFileSync(join(branchRepo.dir, 'langgraph.json'), 'utf8').replace('"Hello"', '"Later"'));
+  branchRepo.git('commit', '--quiet', '-am', 'a later greeting');
+  const laterSha = branchRepo.git('rev-parse', 'HEAD');
+  const redeployed = await call('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
+  expect(redeployed.status, JSON.stringify(redeployed.body)).toBe(200);
+  const rollback = redeployed.body.latest_revision_id as string;
+  expect(await revisionEnds(id, rollback)).toBe('DEPLOYED');
+  expect((await call('GET', `/v2/deployments/${id}/revisions/${rollback}`)).body.source_revision_config).toMatchObject({ repo_ref: 'main', repo_commit_sha: firstSha });
+  expect(await greet(deploymentUrl, 'y')).toBe('Built [b]: you said "y"');
+  // A PATCH to the branch builds its head, without the rollback's pin (sent back read-only, it is ignored).
+  const patched = await call('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'main', repo_commit_sha: firstSha } });
+  expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+  expect(await revisionEnds(id, patched.body.latest_revision_id)).toBe('DEPLOYED');
+  expect((await call('GET', `/v2/deployments/${id}/revisions/${patched.body.latest_revision_id}`)).body.source_revision_config.repo_commit_sha).toBe(laterSha);
+  expect(await greet(deploymentUrl, 'z')).toBe('Later [b]: you said "z"');
+  expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+}, 600_000);
 
 test('internal_source as the CLIs deploy it, a tarball never uploaded, a redeploy that rolls back code and secrets, a Docker source', async () => {
   uploads = await startControlPlane('deployment-worker-uploads', 1, { DEPLOYMENTS_DIR: join(scratch, 'deployments-uploads') });

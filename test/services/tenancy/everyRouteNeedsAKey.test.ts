@@ -1,16 +1,18 @@
 // Issue 19, item 6: no key, and a key that is not one, get 401 on every route that holds tenant
-// data, in every service with keys: the tracing API, the agent server and the control plane. The
+// data, in every service with keys: the tracing API, the agent server, the control plane and the
+// example chat app (issue 32, item 6). The
 // routes come from each running service's OpenAPI document (an operation that declares
 // `security`), so a new route cannot slip through; the operations that declare none are public
 // and must be the known few (health, metrics, info, the document itself, the A2A agent cards). The
 // request is whatever the route would take, with made-up ids and an empty JSON body: the key is
-// checked before anything else, so no 400, 404 or 422 may come first. (The example chat app is a
-// local app without keys; workspace isolation of each route: tenantIsolation.test.ts,
-// workspaceIsolation.test.ts, deploymentApi.test.ts.)
+// checked before anything else, so no 400, 404 or 422 may come first. (Workspace isolation of each
+// route: tenantIsolation.test.ts, workspaceIsolation.test.ts, deploymentApi.test.ts, and the chat
+// app's test/examples/chatApp.test.ts.)
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startAgentServer, type AgentServer } from '../../support/agentServer.ts';
 import { startControlPlane, type ControlPlaneStack } from '../../support/controlPlane.ts';
+import { startChatApp, type ChatAppProcess } from '../../support/chatApp.ts';
 import { DOCS_OPERATIONS } from '../../support/docsOperations.ts';
 
 type Operation = { security?: unknown[]; requestBody?: unknown };
@@ -18,12 +20,17 @@ type Document = { paths: Record<string, Record<string, Operation>> };
 
 let agent: AgentServer;
 let controlPlane: ControlPlaneStack;
+let chatApp: ChatAppProcess;
 
 beforeAll(async () => {
-  [agent, controlPlane] = await Promise.all([startAgentServer('needs-a-key'), startControlPlane('needs-a-key', 1, { CONTROL_PLANE_DEPLOYER: 'none' })]);
+  [agent, controlPlane, chatApp] = await Promise.all([
+    startAgentServer('needs-a-key'),
+    startControlPlane('needs-a-key', 1, { CONTROL_PLANE_DEPLOYER: 'none' }),
+    startChatApp('needs-a-key'),
+  ]);
 }, 180_000);
 afterAll(async () => {
-  await Promise.all([agent?.stop(), controlPlane?.stop()]);
+  await Promise.all([agent?.stop(), controlPlane?.stop(), chatApp?.stop()]);
 });
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'];
@@ -83,5 +90,10 @@ describe('no key or a wrong key: 401 on every route with tenant data', () => {
   test('control plane', async () => {
     const n = await expectEvery401(controlPlane.urls[0]!, 8, ['GET /ok', 'GET /ready', 'GET /metrics']);
     console.log(`control plane: ${n} operations, each 401 without a key and with a wrong one`);
+  });
+  test('example chat app', async () => {
+    // Its page (GET /, hidden from the document) is public too: the sign-in is on it.
+    const n = await expectEvery401(chatApp.url, 8, ['GET /ok', 'GET /ready', 'GET /metrics']);
+    console.log(`example chat app: ${n} operations, each 401 without a key and with a wrong one`);
   });
 });

@@ -1,42 +1,61 @@
-// A supervised agent server is healthy only once the child itself holds its port: when another
-// program took the port first (and answers /ok), the start fails with the child's exit (78, the
-// port is taken) instead of passing the other program's /ok for its own.
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+// A supervised agent server in its bubblewrap sandbox is stopped by closing its IPC channel, so it
+// ends as it does on SIGTERM (its queued traces sent, its log saying so): a
+// SIGTERM would reach the sandbox's bubblewrap, which dies of it and takes the server along
+// unfinished.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { CANNOT_START_EXIT_CODE } from '../../../../platform/cannotStart.ts';
 import { AGENT_SERVER_ENTRY } from '../../../../services/agent-server/index.ts';
 import { AgentServerProcess } from '../../../../services/deployments/deployer/agentServerProcess.ts';
+import { revisionPaths, Sandbox } from '../../../../services/deployments/deployer/sandbox.ts';
+import { bridgeToSocket } from '../../../../services/deployments/deployer/socketBridge.ts';
+import { linkPlatformPackages } from '../../../../services/deployments/deployer/sourcePreparation.ts';
 import { repoRoot } from '../../../support/serviceProcess.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'agent-server-process-test-'));
-let squatter: Server | undefined;
 
-afterAll(async () => {
-  await new Promise((r) => (squatter ? squatter.close(r) : r(undefined)));
+afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test('an /ok from another program on the port does not make the server healthy', async () => {
-  squatter = createServer((_req, res) => res.end('{"ok":true}'));
-  await new Promise<void>((r) => squatter!.listen(0, '127.0.0.1', r));
-  const port = (squatter.address() as { port: number }).port;
+test('stop() asks the sandboxed server to end through its IPC channel: it shuts down as on SIGTERM', async () => {
+  const paths = revisionPaths(join(scratch, 'revision'));
+  mkdirSync(paths.runDir, { recursive: true });
+  // The deployable example as the deployer lays a revision out: its source, and the platform's packages above it.
+  cpSync(join(repoRoot, 'examples/deployable-agent'), join(paths.dir, 'src'), { recursive: true });
+  await linkPlatformPackages(paths.dir, join(repoRoot, 'node_modules'));
+  const sandbox = new Sandbox({ mode: 'bwrap', platformRoot: repoRoot, nodePath: process.execPath });
+  const deploymentId = '40000000-0000-4000-8000-000000000001';
+  await sandbox.prepare(paths, deploymentId);
+  const socket = join(paths.runDir, 'server.sock');
+  const bridge = await bridgeToSocket(socket, '127.0.0.1');
+  const exits: { code: number | null; signal: string | null }[] = [];
+  const env = { PATH: '/usr/bin:/bin', AGENT_SERVER_SOCKET: socket, AGENT_SERVER_AUTH: 'none', AGENT_SERVER_CONFIG: join(paths.dir, 'src/langgraph.json') };
   const server = new AgentServerProcess({
-    entry: AGENT_SERVER_ENTRY,
-    nodePath: process.execPath,
-    port,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', AGENT_SERVER_PORT: String(port), AGENT_SERVER_AUTH: 'none' },
-    cwd: repoRoot,
-    logFile: join(scratch, 'agent-server.log'),
+    spawn: sandbox.plan({ file: process.execPath, args: [AGENT_SERVER_ENTRY], cwd: paths.dir, env }, paths, deploymentId),
+    url: `http://127.0.0.1:${bridge.port}`,
+    logFile: join(paths.dir, 'agent-server.log'),
     healthTimeoutMs: 60_000,
-    stopGraceMs: 5_000,
-    onExited: () => undefined,
+    stopGraceMs: 20_000,
+    onExited: (exit) => exits.push(exit),
     onRestarted: () => undefined,
     onGivenUp: () => undefined,
   });
-  await expect(server.start()).rejects.toMatchObject({ exitCode: CANNOT_START_EXIT_CODE, message: expect.stringContaining('exited') });
-  expect(server.outputTail()).toContain(`port ${port}`);
-  await server.stop();
+  try {
+    await server.start().catch((err: Error) => {
+      throw new Error(`${err.message}\n${server.outputTail()}`);
+    });
+    expect((await fetch(`${server.url}/ok`)).ok).toBe(true);
+    // Resolves once the process is gone.
+    await server.stop();
+    const log = readFileSync(join(paths.dir, 'agent-server.log'), 'utf8');
+    expect(log).toContain('its supervisor is gone');
+    expect(log).toContain('shutting down');
+    // It was not restarted, nor reported as a crash.
+    expect(exits).toEqual([]);
+  } finally {
+    await server.stop();
+    await bridge.close();
+  }
 });

@@ -1,6 +1,7 @@
-// The local deployer with real processes: the deployable example deployed from a git repository
-// (file:// URL, a tag) into a directory outside the project (so its imports resolve only through
-// the deployer's link to the platform's packages), served with API keys of the shared stack,
+// The local deployer with real processes, in its bubblewrap sandbox: the deployable example
+// deployed from a git repository (file:// URL, a tag) into a directory outside the project (so its
+// imports resolve only through the deployer's link to the platform's packages), served with API
+// keys of the shared stack (verified by its tracing API, reached through the egress proxy),
 // restarted after a SIGKILL, stopped without a process left; and the failures a person must act
 // on: a ref that does not exist (BUILD_FAILED), a config without graphs (BUILD_FAILED), a graph
 // that throws when it loads, from a tarball (DEPLOY_FAILED); a crash loop given up; a stop
@@ -9,21 +10,24 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { MAX_QUICK_EXITS } from '../../../../platform/restartPolicy.ts';
 import { LocalDeployer } from '../../../../services/deployments/deployer/localDeployer.ts';
 import { deployableAgentRepo } from '../../../support/deployableAgent.ts';
 import type { DeployerEvent, DeployOutcome, RevisionSpec } from '../../../../services/deployments/deployer/revisionSpec.ts';
-import { sharedTenancyEnv } from '../../../support/agentServer.ts';
+import { tracingUrl } from '../../../support/tracingClient.ts';
+import { DEFAULT_WORKSPACE_ID } from '../../../../services/tenancy/index.ts';
 import { isRunning, repoRoot, waitFor } from '../../../support/serviceProcess.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'deployer-test-'));
 const rootDir = join(scratch, 'deployments');
 const events: DeployerEvent[] = [];
-const tenancy = sharedTenancyEnv();
+const apiKey = inject('bootstrapApiKey');
+const authEndpoint = tracingUrl();
 const deployer = new LocalDeployer({
   rootDir,
-  baseEnv: { ...tenancy.env, LANGSMITH_TRACING: 'false', LOG_LEVEL: 'info' },
+  baseEnv: { AGENT_SERVER_AUTH: 'api_key', LANGSMITH_AUTH_ENDPOINT: authEndpoint, LANGSMITH_TRACING: 'false', LOG_LEVEL: 'info' },
+  egress: { allowed: new URL(authEndpoint).host },
   onEvent: (event) => events.push(event),
 });
 
@@ -44,7 +48,9 @@ function spec(source: RevisionSpec['source'], secrets: Record<string, string> = 
     deploymentId: `00000000-0000-4000-8000-${String(serial).padStart(12, '0')}`,
     revisionId: `10000000-0000-4000-8000-${String(serial).padStart(12, '0')}`,
     deploymentName: `deployer-test-${serial}`,
-    tenantId: '00000000-0000-0000-0000-000000000000',
+    // The bootstrap key's workspace: the server takes keys of its deployment's workspace only.
+    tenantId: DEFAULT_WORKSPACE_ID,
+    apiKey: 'lsk_the-server-s-own-key-unused-without-tracing',
     source,
     env: {},
     secrets,
@@ -61,7 +67,7 @@ test('deploys the example from a git tag, serves it with the secret, restarts it
   expect(statusesOf(revision.revisionId)).toEqual(['AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
   expect(outcome.commitSha).toMatch(/^[0-9a-f]{40}$/);
   const { url } = outcome;
-  const headers = { 'x-api-key': tenancy.apiKey, 'content-type': 'application/json' };
+  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
 
   expect((await fetch(`${url}/ok`)).ok).toBe(true);
   const search = await fetch(`${url}/assistants/search`, { method: 'POST', headers, body: '{}' });
@@ -135,7 +141,7 @@ test('a server that keeps dying soon after each start is given up, with why, and
   const revision = spec({ kind: 'directory', path: join(repoRoot, 'examples/deployable-agent') });
   const outcome = await deployer.deploy(revision);
   if (outcome.status !== 'DEPLOYED') throw new Error(`not deployed: ${outcome.message}`);
-  const lifeEvents = () => events.filter((e) => e.revisionId === revision.revisionId && e.type !== 'status');
+  const lifeEvents = () => events.filter((e) => e.revisionId === revision.revisionId && e.type !== 'status' && e.type !== 'log');
   let pid = outcome.pid;
   for (let restarts = 1; restarts < MAX_QUICK_EXITS; restarts++) {
     process.kill(pid, 'SIGKILL');
@@ -152,7 +158,7 @@ test('a server that keeps dying soon after each start is given up, with why, and
   expect(isRunning(pid)).toBe(false);
   await deployer.stop(revision.revisionId);
   expect(existsSync(join(rootDir, revision.deploymentId))).toBe(false);
-});
+}, 240_000);
 
 test('a revision stopped while it is being built ends as stopped, leaving no directory and no process', async () => {
   const revision = spec({ kind: 'git', repoUrl, ref: 'main', configPath: 'langgraph.json' });

@@ -78,7 +78,8 @@ describe('a git source', () => {
 
 describe('an uploaded source (internal_source)', () => {
   let objects: BlobStore;
-  const prefix = `source-preparation-test/${randomUUID()}`;
+  // Where upload URLs may put (the upload user's only right): <workspace>/deployment-sources/…
+  const prefix = `${randomUUID()}/deployment-sources/${randomUUID()}`;
   beforeAll(async () => {
     const infra = await provideInfra();
     objects = new BlobStore(
@@ -140,7 +141,7 @@ describe('the config', () => {
 });
 
 describe('the install', () => {
-  const env = { PATH: process.env.PATH };
+  const env = { PATH: process.env.PATH ?? '' };
 
   test('a source without package.json and no install command installs nothing', async () => {
     expect(await installPackages(repo, { env, timeoutMs: 10_000 })).toBe(false);
@@ -150,7 +151,7 @@ describe('the install', () => {
     const dir = join(scratch, 'npm-install');
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'agent', version: '1.0.0', private: true }));
-    expect(await installPackages(dir, { env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeoutMs: 120_000 })).toBe(true);
+    expect(await installPackages(dir, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeoutMs: 120_000 })).toBe(true);
     expect(existsSync(join(dir, 'package-lock.json'))).toBe(true);
   });
 

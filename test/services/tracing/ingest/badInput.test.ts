@@ -6,7 +6,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { startTracingStack, topicEndOffsets, type TracingStack } from '../../../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts, type Part } from '../../../support/runFactory.ts';
+import { makeTrace, multipartBody, postParts, type Part, type TestRun } from '../../../support/runFactory.ts';
+import { formatDottedTimestamp } from '../../../../platform/time.ts';
 
 const LIMIT = 256 * 1024;
 let stack: TracingStack;
@@ -97,6 +98,45 @@ describe('bad input: batch consistency', () => {
   test('one bad run rejects the whole batch', () => {
     const trace = makeTrace(3);
     return rejects(batch([...trace, { ...trace[1], id: uuidv7(), name: undefined }]), 422, /name is required/);
+  });
+});
+
+describe('bad input: a child against its parent stored by an earlier request (was a 202: the child stored under another root)', () => {
+  const batch = (post: unknown[]) => json({ post }, '/runs/batch');
+  const taken = async (call: Call) => expect((await send(call)).status).toBe(202);
+  const notExtending = /dotted_order of run .* does not extend the dotted_order of its parent .*, which an earlier request stored as "\d{8}T/;
+  /** The child with another root in front: its trace_id and dotted_order agree with each other, not with its parent's. */
+  const underAnotherRoot = (child: TestRun): TestRun => {
+    const [otherRoot] = makeTrace(0);
+    return { ...child, trace_id: otherRoot!.id, dotted_order: `${otherRoot!.dotted_order}.${child.dotted_order}` };
+  };
+
+  test('parent through /runs/batch, child through a later /runs/batch; the right child is then taken', async () => {
+    const [root, child] = makeTrace(1);
+    await taken(batch([root]));
+    await rejects(batch([underAnotherRoot(child!)]), 422, notExtending);
+    await taken(batch([child]));
+  });
+  test('parent through /runs/multipart, grandchild through a later multipart naming its parent with another start time', async () => {
+    const [root, child] = makeTrace(1);
+    await taken(multipart(postParts([root!, child!])));
+    const id = uuidv7();
+    const [rootSegment, childSegment] = child!.dotted_order.split('.');
+    const moved = `${rootSegment}.${formatDottedTimestamp(Date.now() * 1000 + 5)}${child!.id}.${childSegment!.slice(0, 22)}${id}`;
+    const grandchild = { ...child!, id, parent_run_id: child!.id, dotted_order: moved };
+    await rejects(multipart(postParts([grandchild])), 422, notExtending);
+  });
+  test('parent through POST /runs (in the lineage index), child through /runs/batch, and its patch through PATCH /runs/{id}', async () => {
+    const [root, child] = makeTrace(1);
+    await taken(json(root));
+    await rejects(batch([underAnotherRoot(child!)]), 422, notExtending);
+    const { id, trace_id, dotted_order } = underAnotherRoot(child!);
+    await rejects(json({ trace_id, dotted_order, parent_run_id: root!.id, outputs: {} }, `/runs/${id}`, 'PATCH'), 422, notExtending);
+  });
+  test('a parent this process has not seen is not looked up: the child is taken as sent, and its parent after it', async () => {
+    const [root, child] = makeTrace(1);
+    await taken(batch([child]));
+    await taken(batch([root]));
   });
 });
 

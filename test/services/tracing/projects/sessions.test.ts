@@ -1,5 +1,6 @@
 // The projects API (/sessions) against the shared stack: create, read, list with filters and
 // paging, update, delete; names unique per workspace (409, upsert); workspaces isolated (404);
+// ids per workspace (another workspace may hold the same id, neither learns of the other's);
 // deleted projects gone for reads and ingestion, their names free again; read-your-writes
 // across API replicas.
 import { randomUUID } from 'node:crypto';
@@ -104,6 +105,35 @@ describe('create, read, update, delete', () => {
     expect(theirs.body.id).not.toBe(mine.id);
     expect(theirs.body.tenant_id).toBe(other.id);
     expect((await read(mine.id)).body).toMatchObject({ name, description: null });
+  });
+});
+
+describe('project ids chosen by clients are per workspace', () => {
+  // As names are: another workspace may hold the same id, and neither learns of the other's nor is
+  // kept from using it (the Python client picks its own ids, so two workspaces may pick one).
+  test("another workspace's id is neither revealed nor taken: each workspace has its own project under it", async () => {
+    const id = randomUUID();
+    const mine = await create({ id, name: unique('id-mine'), description: 'mine' });
+    expect(mine.status).toBe(200);
+    const theirs = await create({ id, name: unique('id-theirs'), description: 'theirs' }, other.apiKey);
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+    expect(theirs.body).toMatchObject({ id, tenant_id: other.id, description: 'theirs' });
+    expect((await read(id)).body).toMatchObject({ id, tenant_id: ws.id, description: 'mine' });
+    expect((await read(id, other.apiKey)).body).toMatchObject({ id, tenant_id: other.id, description: 'theirs' });
+    // Runs land in each workspace's own project.
+    const [run, theirRun] = [uuidv7(), uuidv7()];
+    expect((await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: run, name: 'r', run_type: 'chain', inputs: {}, start_time: new Date().toISOString(), session_id: id } })).status).toBe(202);
+    expect((await api('/runs', { method: 'POST', apiKey: other.apiKey, json: { id: theirRun, name: 'r', run_type: 'chain', inputs: {}, start_time: new Date().toISOString(), session_id: id } })).status).toBe(202);
+    await waitForRun(ws.apiKey, run);
+    await waitForRun(other.apiKey, theirRun);
+    const query = (apiKey: string) => api('/runs/query', { method: 'POST', apiKey, json: { session: [id] } });
+    expect((await query(ws.apiKey)).body.runs.map((r: { id: string }) => r.id)).toEqual([run]);
+    expect((await query(other.apiKey)).body.runs.map((r: { id: string }) => r.id)).toEqual([theirRun]);
+    // Deleting theirs leaves mine.
+    expect((await api(`/sessions/${id}`, { method: 'DELETE', apiKey: other.apiKey })).status).toBeLessThan(300);
+    await waitFor('their project to be gone', async () => (await read(id, other.apiKey)).status === 404, 60_000, 200);
+    expect((await read(id)).status).toBe(200);
+    expect((await query(ws.apiKey)).body.runs.map((r: { id: string }) => r.id)).toEqual([run]);
   });
 });
 

@@ -351,6 +351,20 @@ const CASES: Record<string, Probe[]> = {
       },
     },
   ],
+  'GET /workspaces/current': [
+    {
+      label: 'the workspace a key acts in: each key its own',
+      request: (_as, _of, prefix) => ({ method: 'GET', path: `${prefix}/workspaces/current` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.id, show(what, res)).toBe(of.ws.id);
+      },
+      other: (res, as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.id, show(what, res)).toBe(as.ws.id);
+      },
+    },
+  ],
   'GET /sessions': [
     {
       label: 'by the other project’s name',
