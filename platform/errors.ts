@@ -89,7 +89,7 @@ export const errors = {
     new AppError('JSON_TOO_DEEP', `${where} nests objects and arrays deeper than ${limit} levels, the limit for JSON sent to this service`),
   invalidMultipart: (message: string) => new AppError('INVALID_MULTIPART', message),
   unsupportedEncoding: (encoding: string) =>
-    new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding "${encoding}" is not supported; use gzip or zstd`),
+    new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding "${encoding}" is not supported; use gzip, zstd or deflate (or none)`),
   undecodableBody: (encoding: string, reason: string, cause?: unknown) =>
     new AppError('UNDECODABLE_BODY', `the body could not be decoded as ${encoding}: ${reason}`, { cause }),
   unsupportedMediaType: (type: string, expected: string) =>

@@ -4,9 +4,9 @@
 // Errors are the platform's `{error, detail}` (platform/errors.ts, answered by the shared handler of
 // platform/http/server.ts); a command the protocol refuses is answered with its ErrorResponse.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isSupportedChannel } from '@langchain/langgraph/stream';
+import { isSupportedChannel, SUPPORTED_CHANNELS } from '@langchain/langgraph/stream';
 import { AppError, errors } from '../../platform/errors.ts';
-import { errorBody, errorResponses } from '../../platform/http/openapi.ts';
+import { errorBody, errorResponses, serverSentEvent } from '../../platform/http/openapi.ts';
 import { toAppError } from '../../platform/http/server.ts';
 import { openEventStream, sseFrame, writeFrame } from '../../platform/http/sse.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -54,6 +54,8 @@ const protocolError = {
 } as const;
 const threadStateSchema = { type: 'object', additionalProperties: true, description: "The LangGraph SDK's ThreadState: values, next, tasks, checkpoint, metadata, created_at, parent_checkpoint." } as const;
 const tags = ['agent streaming protocol'];
+/** A channel a subscription may name (isSupportedChannel's rule). */
+const CHANNEL = `^(?:${[...SUPPORTED_CHANNELS].join('|')}|custom:[\\s\\S]*)$`;
 /** A thread id no checkpoint of the caller's workspace has: never made, deleted, or another workspace's (the same answer). */
 const unknownThread = { 404: { description: "no such thread in the caller's workspace", ...errorBody } } as const;
 
@@ -164,15 +166,14 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
         required: ['channels'],
         additionalProperties: false,
         properties: {
-          channels: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom, or custom:<name>' },
+          channels: { type: 'array', minItems: 1, items: { type: 'string', pattern: CHANNEL }, description: 'values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom, or custom:<name>' },
           namespaces: { type: 'array', items: { type: 'array', items: { type: 'string' } }, description: 'namespace prefixes, compared segment by segment ("agent" matches "agent:<id>")' },
           depth: { type: 'integer', minimum: 0, description: 'how many segments below a matched prefix' },
           since: { type: 'integer', minimum: 0, description: 'skip events at or before this seq' },
         },
       },
-      produces: ['text/event-stream'],
       response: {
-        200: { description: 'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`; a failure after it began: `event: error` with `{error, detail}`', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        200: { description: 'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`; a failure after it began: `event: error` with `{error, detail}`', content: { 'text/event-stream': { schema: serverSentEvent } } },
         ...errorResponses(422),
       },
     },

@@ -56,9 +56,19 @@ export function timeSchema(range: 'stored' | 'query', description: string, { nul
   };
 }
 
+/**
+ * One server-sent event, as an OpenAPI 3.0/3.1 document describes a `text/event-stream` answer:
+ * its schema is each event's (`event`, `data`, `id`, `retry`), not the stream's text.
+ */
+export const serverSentEvent = {
+  type: 'object',
+  required: ['data'],
+  properties: { event: { type: 'string' }, data: { type: 'string', description: 'JSON' }, id: { type: 'string' }, retry: { type: 'integer', minimum: 0 } },
+} as const;
+
 /** A 200 answered as JSON, or (Accept: text/event-stream) as the same page in server-sent events. */
 export function jsonOrEventStream(schema: object, description: string): object {
-  return { description, content: { 'application/json': { schema }, 'text/event-stream': { schema: { type: 'string' } } } };
+  return { description, content: { 'application/json': { schema }, 'text/event-stream': { schema: serverSentEvent } } };
 }
 
 type RouteSchema = NonNullable<RouteOptions['schema']> & { response?: Record<string | number, unknown>; security?: unknown; hide?: boolean };
@@ -72,6 +82,22 @@ function schemaOf(route: RouteOptions): RouteSchema {
 function addResponses(route: RouteOptions, statuses: number[]): void {
   const schema = schemaOf(route);
   schema.response = { ...errorResponses(...statuses), ...(schema.response ?? {}) };
+}
+
+/** The longest path parameter the router takes (UTF-16 code units, decoded): longer is a 414. */
+export const MAX_PATH_PARAMETER_LENGTH = 1024;
+
+/**
+ * A path parameter's text, as a route's document states it, is at most half the router's limit:
+ * a character outside the Basic Multilingual Plane is one character to a schema and two code
+ * units to the router. Parameters of a format (UUIDs), an enum or their own maxLength are
+ * bounded already.
+ */
+function boundPathParameters(schema: RouteSchema): void {
+  const properties = (schema.params as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
+  for (const property of Object.values(properties ?? {}))
+    if (property.type === 'string' && property.maxLength === undefined && property.format === undefined && property.enum === undefined)
+      property.maxLength = MAX_PATH_PARAMETER_LENGTH / 2;
 }
 
 /**
@@ -89,8 +115,9 @@ export function declareInputStatuses(app: FastifyInstance): void {
     const methods = [route.method].flat();
     if (schema.body || methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) [400, 413, 415, 422].forEach((s) => statuses.add(s));
     if (schema.params || schema.querystring) [400, 422].forEach((s) => statuses.add(s));
-    // Any path parameter longer than the router takes (fastify's maxParamLength) is a 414.
+    // Any path parameter longer than the router takes (MAX_PATH_PARAMETER_LENGTH) is a 414.
     if (route.url.includes(':') || route.url.includes('*')) statuses.add(414);
+    boundPathParameters(schema);
     if (statuses.size > 0) addResponses(route, [...statuses]);
   });
 }
@@ -148,13 +175,15 @@ const DOCS_ROUTES: Record<string, Record<string, unknown>> = {
   '/static/swagger-initializer.js': { summary: 'The page’s settings', response: { 200: text('application/javascript', 'the script') } },
   '/static/*': {
     summary: 'The page’s scripts, styles and images',
-    params: { type: 'object', properties: { '*': { type: 'string', description: 'the file, e.g. swagger-ui.css' } } },
+    // The page's files are named so; another name is no file (404), or a path the static files refuse (400, 403).
+    params: { type: 'object', properties: { '*': { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'the file, e.g. swagger-ui.css' } } },
     response: {
       200: { description: 'the file', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
       304: { description: 'not modified since the copy the caller has (If-None-Match, If-Modified-Since)', type: 'null' },
       400: { description: 'the path is malformed', ...errorBody },
       403: { description: 'a path that leads outside the page’s files', ...errorBody },
       404: { description: 'no such file', ...errorBody },
+      422: { description: 'a name no file of the page has the form of', ...errorBody },
     },
   },
 };

@@ -11,7 +11,7 @@ import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { ClickHouseError } from '../clickhouse/client.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
-import { BEARER_SECURITY_SCHEME, declareDocsRoutes, declareInputStatuses, declareOptionalBodies, describeOptionalBodies, UUID_PATTERN } from './openapi.ts';
+import { BEARER_SECURITY_SCHEME, MAX_PATH_PARAMETER_LENGTH, declareDocsRoutes, declareInputStatuses, declareOptionalBodies, describeOptionalBodies, UUID_PATTERN } from './openapi.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
 import { readDecodedBody } from './requestBody.ts';
 import { ISO_TIMESTAMP } from '../time.ts';
@@ -97,6 +97,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       onCreate: (ajv) => ajv.addFormat('uuid', UUID_PATTERN).addFormat('date-time', { type: 'string', validate: (text: string) => ISO_TIMESTAMP.test(text.trim()) }),
     },
     requestIdHeader: 'x-request-id',
+    // Longer than fastify's 100: ids chosen by callers (a thread id, an attachment name) may be
+    // long; a route's document bounds each of its path parameters below this (openapi.ts).
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     forceCloseConnections: true,
     // What the router refuses before any route (a path parameter over maxParamLength, a bad URL):
     // in the same shape and codes as everything else.

@@ -5,7 +5,8 @@
 // (validationDetail.ts), an unknown id a 404 naming it, another workspace's ids 404s too.
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { BlobStore } from '../../platform/blobStore.ts';
-import { errorResponses } from '../../platform/http/openapi.ts';
+import { errorResponses, timeSchema } from '../../platform/http/openapi.ts';
+import { parseTimestampMicros } from '../../platform/time.ts';
 import { errors } from '../../platform/errors.ts';
 import { toUuid } from '../../platform/ids.ts';
 import type { EventLog } from '../../platform/kafka/eventLog.ts';
@@ -178,17 +179,25 @@ const deleteQuery = {
   },
 } as const;
 
-const logFilters = {
-  limit: { type: ['integer', 'string'], description: 'entries per page, 1-1000 (default 100)' },
-  order: { type: 'string', enum: ['asc', 'desc'], description: 'asc: oldest first; desc (default): newest first' },
-  offset: { type: ['integer', 'string', 'null'], description: 'the next_offset of the previous page' },
-  level: { type: ['string', 'null'], description: 'this level and above: DEBUG, INFO, WARNING, ERROR, CRITICAL' },
-  query: { type: ['string', 'null'], maxLength: 1024, description: 'entries whose message contains this text (any case)' },
-  start_time: { type: ['string', 'null'], description: 'ISO 8601: entries at or after it' },
-  end_time: { type: ['string', 'null'], description: 'ISO 8601: entries at or before it' },
-} as const;
-const logsBody = { type: ['object', 'null'], additionalProperties: true, properties: logFilters } as const;
-const logsQuery = { type: 'object', properties: logFilters } as const;
+/** An integer of a query (read as one: platform/http/queryParameters.ts), or of a body, where a string of digits is one too. */
+const digits = (where: 'body' | 'query') => ({ type: where === 'query' ? 'integer' : ['integer', 'string', 'null'] }) as const;
+/**
+ * The filters of a log request, as the body of a POST (`where: 'body'`: times also as epoch
+ * milliseconds; limit and offset also as strings of digits: the CLIs send back next_offset, a
+ * string, as offset) or the query of a GET.
+ */
+const logFilters = (where: 'body' | 'query') =>
+  ({
+    limit: { ...digits(where), minimum: 1, maximum: 1000, pattern: '^(?:[1-9]\\d{0,2}|1000)?$', description: 'entries per page, 1-1000 (default 100)' },
+    order: { type: 'string', enum: ['asc', 'desc'], description: 'asc: oldest first; desc (default): newest first' },
+    offset: { ...digits(where), minimum: 0, maximum: Number.MAX_SAFE_INTEGER, pattern: '^\\d{0,15}$', description: 'the next_offset of the previous page' },
+    level: { type: ['string', 'null'], description: 'this level and above: DEBUG, INFO, WARNING, ERROR, CRITICAL' },
+    query: { type: ['string', 'null'], maxLength: 1024, description: 'entries whose message contains this text (any case)' },
+    start_time: timeSchema('query', 'entries at or after it', { text: where === 'query' }),
+    end_time: timeSchema('query', 'entries at or before it', { text: where === 'query' }),
+  }) as const;
+const logsBody = { type: ['object', 'null'], additionalProperties: true, properties: logFilters('body') } as const;
+const logsQuery = { type: 'object', properties: logFilters('query') } as const;
 const logProjectParams = { type: 'object', required: ['project_id'], properties: { project_id: uuid } } as const;
 const logRevisionParams = { type: 'object', required: ['project_id', 'revision_id'], properties: { project_id: uuid, revision_id: uuid } } as const;
 const logsSchema = {
@@ -227,9 +236,12 @@ function logQuery(filters: Record<string, unknown>, where: 'body' | 'query'): Lo
   const time = (name: string): number | undefined => {
     const value = filters[name];
     if (value === undefined || value === null || value === '') return undefined;
-    const ms = typeof value === 'number' ? value : Date.parse(String(value));
-    if (!Number.isFinite(ms)) throw invalid(name, 'Input should be an ISO 8601 date-time', value);
-    return ms;
+    if (typeof value === 'number') return value;
+    try {
+      return Math.floor(parseTimestampMicros(String(value), name)! / 1000);
+    } catch {
+      throw invalid(name, 'Input should be an ISO 8601 date-time', value);
+    }
   };
   const order = filters.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw invalid('order', "Input should be 'asc' or 'desc'", order);

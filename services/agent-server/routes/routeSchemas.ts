@@ -4,7 +4,7 @@
 // property (`additionalProperties: true`) and type arbitrary JSON as `{}`: they describe the
 // answer without dropping anything the SDKs read.
 import type { FastifyInstance, FastifySchemaValidationError, RouteOptions } from 'fastify';
-import { errorBody } from '../../../platform/http/openapi.ts';
+import { errorBody, serverSentEvent } from '../../../platform/http/openapi.ts';
 
 const uuid = (description: string) => ({ type: 'string', format: 'uuid', description }) as const;
 const anyJson = (description: string) => ({ description }) as const;
@@ -136,7 +136,7 @@ export const runValuesResponse = {
 } as const;
 
 /** An SSE stream (written by hand: it is not serialized by fastify). */
-export const eventStreamResponse = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });
+export const eventStreamResponse = (description: string) => ({ description, content: { 'text/event-stream': { schema: serverSentEvent } } });
 
 export const noContent = { description: 'done', type: 'null' } as const;
 

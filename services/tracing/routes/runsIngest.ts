@@ -91,7 +91,7 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
       schema: {
         tags: ['runs'],
         summary: 'Create and update runs in one request; trace_id and dotted_order are required',
-        body: { type: 'object', properties: { post: { type: 'array', items: withId(newRunBody) }, patch: { type: 'array', items: withId(runBody) } } },
+        body: { type: 'object', properties: { post: { type: ['array', 'null'], items: withId(newRunBody) }, patch: { type: ['array', 'null'], items: withId(runBody) } } },
         response: accepted,
       },
     },
@@ -115,7 +115,7 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
       ...batch,
       schema: {
         tags: ['runs'],
-        summary: 'Create and update runs, attachments and feedback as multipart/form-data (gzip or zstd bodies accepted)',
+        summary: 'Create and update runs, attachments and feedback as multipart/form-data (gzip, zstd or deflate bodies accepted)',
         description:
           'Parts: `post.<run_id>` / `patch.<run_id>` (the run as JSON without its big fields), `<op>.<run_id>.<field>` for inputs, ' +
           'outputs, events, extra, error and serialized (JSON), `attachment.<run_id>.<name>` (raw bytes, their own type) and ' +

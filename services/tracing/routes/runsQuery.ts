@@ -13,7 +13,7 @@ import { runAppPath, runItemV2, V2_RUN_SELECTS } from '../read/runResponse.ts';
 import { publicBaseUrl } from '../../../platform/http/publicUrl.ts';
 import { timeInput, uuidInput } from './traces.ts';
 import { requireUuid } from '../../../platform/ids.ts';
-import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
+import { errorResponses, serverSentEvent, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 
 const runList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
 
@@ -80,7 +80,7 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
             description: 'a page of runs; with Accept: text/event-stream, the same page as JSON Patch operations (docs/read-api.md)',
             content: {
               'application/json': { schema: { type: 'object', properties: { items: runList, next_cursor: { type: ['string', 'null'] } } } },
-              'text/event-stream': { schema: { type: 'string' } },
+              'text/event-stream': { schema: serverSentEvent },
             },
           },
           ...errorResponses(404, 406, 503),

@@ -77,8 +77,15 @@ test('what fastify refuses is answered with a code of the catalogue, its message
 test('a path parameter longer than the router takes is a 414 of the catalogue, and the document says so', async () => {
   const res = await app.inject({ method: 'GET', url: `/things/${'x'.repeat(5000)}` });
   expect([res.statusCode, res.json().error]).toEqual([414, 'URI_TOO_LONG']);
-  const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  // what the document admits reaches the route: its parameters are bounded below the router's limit
+  // (1,024 code units), a character outside the BMP (two of them) included
+  const admitted = '\u{1F600}'.repeat(512);
+  expect((await app.inject({ method: 'GET', url: `/things/${encodeURIComponent(admitted)}` })).json()).toEqual({ id: admitted });
+  const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters: Array<{ name: string; schema: unknown }> }>>;
+  };
   expect(Object.keys(doc.paths['/things/{id}']!.get!.responses)).toContain('414');
+  expect(doc.paths['/things/{id}']!.get!.parameters.find((p) => p.name === 'id')!.schema).toEqual({ type: 'string', maxLength: 512 });
 });
 
 test('a request without a body has none, whatever Content-Type and Content-Encoding it names', async () => {

@@ -88,6 +88,15 @@ describe('validation', () => {
   });
 });
 
+describe('what a request asks that the thread cannot give', () => {
+  it('a state update of a thread no graph has run on is a 409 that says what to do, not a 422 (its body is valid)', async () => {
+    const { thread_id } = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body: '{}' })).json()) as { thread_id: string };
+    const res = await fetch(`${server.url}/threads/${thread_id}/state`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body: JSON.stringify({ values: { messages: [] } }) });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ error: 'CONFLICT', detail: expect.stringMatching(/has no graph yet: run an assistant on it first, or create it with metadata.graph_id/) });
+  });
+});
+
 describe('JSON nested deeper than the limit of all JSON taken in (256 levels)', () => {
   const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
   it('is a 422 naming the limit on the LangGraph routes, before the graph sees it', async () => {
