@@ -26,8 +26,10 @@ export interface FuzzOptions {
   seed?: number;
   /** Names the report folder under .local/fuzz. */
   name: string;
-  /** Paths (as the document writes them) not to fuzz: an endless stream, say, whose own tests cover it. */
+  /** Paths (as the document writes them) not to fuzz. */
   excludePaths?: string[];
+  /** A schemathesis hooks file (test/contract/*.py), given FUZZ_BASE_URL and FUZZ_HEADERS (JSON) in its environment. */
+  hooks?: string;
 }
 
 /** An answer whose status the document does not list for that operation. */
@@ -106,7 +108,8 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
     ...(options.excludePaths ?? []).flatMap((path) => ['--exclude-path', path]),
     ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
   ];
-  const out = await run(options.python.python, args, { ...process.env, SCHEMATHESIS_HOOKS: '' }, options.timeoutMs ?? 20 * 60_000, reportDir);
+  const env = { ...process.env, SCHEMATHESIS_HOOKS: options.hooks ?? '', FUZZ_BASE_URL: options.baseUrl, FUZZ_HEADERS: JSON.stringify(options.headers ?? {}) };
+  const out = await run(options.python.python, args, env, options.timeoutMs ?? 20 * 60_000, reportDir);
   const report = readdirSync(reportDir).find((f) => f.endsWith('.ndjson'));
   if (!report) throw new Error(`schemathesis wrote no report (exit ${out.code}):\n${(out.stdout + out.stderr).slice(-4000)}`);
 
