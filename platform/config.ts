@@ -101,6 +101,12 @@ const configSchema = z.object({
    * empty (default), on the one server, with plain MergeTree engines.
    */
   CLICKHOUSE_CLUSTER: z.string().regex(/^([a-zA-Z_][a-zA-Z0-9_]*)?$/, 'a plain identifier').default(''),
+  /**
+   * With CLICKHOUSE_CLUSTER: how many replicas must hold an insert before ClickHouse acknowledges
+   * it (insert_quorum), so before a projector commits its offsets. Unset: a majority of the
+   * servers named by CLICKHOUSE_URL and CLICKHOUSE_REPLICA_URLS (2 of 2, 2 of 3). 1: no quorum.
+   */
+  CLICKHOUSE_INSERT_QUORUM: z.coerce.number().int().min(1).max(16).optional(),
 
   S3_ENDPOINT: z.url().default('http://127.0.0.1:9000'),
   S3_REGION: z.string().default('us-east-1'),
@@ -253,7 +259,7 @@ export type KafkaConfig = Pick<Config, 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX'>;
 /** Appending events: the brokers, topic names and how long an append may wait. */
 export type EventLogConfig = KafkaConfig & Pick<Config, 'KAFKA_APPEND_TIMEOUT_MS'>;
 /** The ClickHouse of the read models (ClickHouseClient.fromConfig). */
-export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_REPLICA_URLS' | 'CLICKHOUSE_CLUSTER'>;
+export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_REPLICA_URLS' | 'CLICKHOUSE_CLUSTER' | 'CLICKHOUSE_INSERT_QUORUM'>;
 /** The object store of payloads and attachments. */
 export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'> &
   Partial<Pick<Config, 'S3_UPLOAD_ACCESS_KEY_ID' | 'S3_UPLOAD_SECRET_ACCESS_KEY'>>;

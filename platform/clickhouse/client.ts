@@ -20,7 +20,35 @@ export interface ClickHouseOptions {
   replicaUrls?: readonly string[];
   /** The cluster the read models live on: DDL sent ON CLUSTER, with Replicated engines (clusterDdl.ts). */
   cluster?: string;
+  /**
+   * With a cluster: the replicas that must hold an insert before it is acknowledged (see
+   * insertQuorum()); a majority of `url` and `replicaUrls` when not given.
+   */
+  insertQuorum?: number;
 }
+
+/**
+ * How many replicas must hold an insert before ClickHouse acknowledges it: on a cluster, the
+ * configured number, else a majority of the servers the client knows (2 of 2, 2 of 3, 3 of 5);
+ * 1 (no quorum) on one server. docs/read-models.md, "What an acknowledged row is worth".
+ */
+export function insertQuorum(options: Pick<ClickHouseOptions, 'cluster' | 'replicaUrls' | 'insertQuorum'>): number {
+  if (!options.cluster) return 1;
+  return options.insertQuorum ?? Math.floor((1 + (options.replicaUrls?.length ?? 0)) / 2) + 1;
+}
+
+/**
+ * How long a quorum insert waits for its replicas before ClickHouse answers 319 (unknown status:
+ * the rows may be on the replica that took them; sending them again is safe). Under undici's
+ * 300 s without an answer, and long enough for a busy replica to fetch a part.
+ */
+const INSERT_QUORUM_TIMEOUT_MS = 60_000;
+
+/** The settings an insert is sent with to need `quorum` replicas (18.16 and current releases know both). */
+export const quorumInsertSettings = (quorum: number): Record<string, string> => ({
+  insert_quorum: String(quorum),
+  insert_quorum_timeout: String(INSERT_QUORUM_TIMEOUT_MS),
+});
 
 /**
  * ClickHouse's error codes (src/Common/ErrorCodes.cpp) for a statement, or data, that it will
@@ -81,6 +109,8 @@ const REFUSED_STATEMENT_CODES = new Set([
 
 /** ClickHouse's UNKNOWN_TABLE. */
 const UNKNOWN_TABLE = 60;
+/** ClickHouse's UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE: another quorum insert into the table still waits for its replicas. */
+const QUORUM_OF_PREVIOUS_WRITE = 286;
 
 export class ClickHouseError extends Error {
   /** The HTTP status ClickHouse answered with; 0 when it could not be reached. */
@@ -125,6 +155,25 @@ const isStaleSocket = (err: unknown) =>
 const TABLE_SWAP_RETRY: RetryPolicy = { initialDelayMs: 50, backoffCoefficient: 2, maxDelayMs: 200, maxAttempts: 4 };
 const isUnknownTable = (err: unknown) => err instanceof ClickHouseError && err.exceptionCode === UNKNOWN_TABLE;
 
+/**
+ * 18.16 takes one quorum insert into a table at a time, cluster-wide: another one, while the
+ * previous waits for its replicas (a fraction of a second), is refused with nothing written (286). The
+ * same insert is sent again over ~500 ms before the caller's retry policy gets the error: the
+ * projectors' parts overlap, and several projector processes write the same tables. A previous
+ * write that stays short of its quorum (a replica down) keeps refusing; that is the caller's.
+ * (Current releases take quorum inserts in parallel, insert_quorum_parallel.)
+ */
+const QUORUM_TURN_RETRY: RetryPolicy = { initialDelayMs: 20, backoffCoefficient: 2, maxDelayMs: 200, maxAttempts: 6 };
+const isQuorumOfPreviousWrite = (err: unknown) => err instanceof ClickHouseError && err.exceptionCode === QUORUM_OF_PREVIOUS_WRITE;
+
+export interface InsertOptions {
+  /**
+   * false: acknowledged by the replica in use alone, without waiting for the quorum. For rows
+   * that are recomputed when missing (the stats slices the API writes back as a cache).
+   */
+  quorum?: boolean;
+}
+
 export interface QueryOptions {
   /**
    * Keep the blocks this read decompresses in the server's uncompressed cache, and read them from
@@ -140,6 +189,8 @@ export interface QueryOptions {
 export class ClickHouseClient {
   readonly database: string;
   readonly cluster: string | undefined;
+  /** Replicas that must hold an insert before it is acknowledged (1: the one that takes it). */
+  readonly insertQuorum: number;
   /** CLICKHOUSE_URL, then the other replicas. */
   readonly #urls: string[];
   /** The one in use: the last that answered. */
@@ -156,6 +207,7 @@ export class ClickHouseClient {
       password: config.CLICKHOUSE_PASSWORD,
       replicaUrls: config.CLICKHOUSE_REPLICA_URLS,
       cluster: config.CLICKHOUSE_CLUSTER || undefined,
+      insertQuorum: config.CLICKHOUSE_INSERT_QUORUM,
     });
   }
 
@@ -163,6 +215,7 @@ export class ClickHouseClient {
     this.#urls = [options.url, ...(options.replicaUrls ?? [])].map((u) => u.replace(/\/$/, ''));
     this.database = options.database;
     this.cluster = options.cluster;
+    this.insertQuorum = insertQuorum(options);
     this.#headers = {
       'X-ClickHouse-User': options.user ?? 'default',
       ...(options.password ? { 'X-ClickHouse-Key': options.password } : {}),
@@ -251,12 +304,27 @@ export class ClickHouseClient {
     return res.body;
   }
 
+  /**
+   * Sends an INSERT; with a quorum (insertQuorum > 1), ClickHouse answers only once that many
+   * replicas hold its rows, and refuses it (285) while fewer are up: the caller's retry policy
+   * waits. An insert refused for another quorum insert into the table is sent again
+   * (QUORUM_TURN_RETRY).
+   */
+  async #insert(query: string, body: string | Buffer, options: InsertOptions): Promise<void> {
+    if (this.insertQuorum <= 1 || options.quorum === false) {
+      await this.#send(query, body, this.database);
+      return;
+    }
+    const settings = quorumInsertSettings(this.insertQuorum);
+    await retry(QUORUM_TURN_RETRY, () => this.#send(query, body, this.database, {}, settings), { what: 'ClickHouse quorum insert', retryIf: isQuorumOfPreviousWrite });
+  }
+
   /** Inserts rows in one request (JSONEachRow). Callers batch: thousands of rows per call. */
-  async insert(table: string, rows: readonly object[]): Promise<void> {
+  async insert(table: string, rows: readonly object[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
     let body = '';
     for (const row of rows) body += JSON.stringify(row) + '\n';
-    await this.#send(`INSERT INTO ${table} FORMAT JSONEachRow`, body, this.database);
+    await this.#insert(`INSERT INTO ${table} FORMAT JSONEachRow`, body, options);
   }
 
   /**
@@ -264,9 +332,9 @@ export class ClickHouseClient {
    * (rowBinaryColumns): nothing to build as text here, nothing to parse in ClickHouse. The
    * projectors' way; a value a column cannot hold throws a RowBinaryError (not retryable).
    */
-  async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
+  async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
-    await this.#send(`INSERT INTO ${table} ${columns.list} FORMAT RowBinary`, encodeRowBinary(columns, rows), this.database);
+    await this.#insert(`INSERT INTO ${table} ${columns.list} FORMAT RowBinary`, encodeRowBinary(columns, rows), options);
   }
 
   async ping(): Promise<boolean> {

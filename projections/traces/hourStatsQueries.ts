@@ -127,12 +127,14 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
     if ((errored === null || e === errored) && (!staleHour || staleHour.errored.has(e))) add(groupKey(grouping, project, hour), rollup);
   }
   // Written back without waiting: a reader does not wait on a write, and a slice that fails to be
-  // written is read from rows again next time (counted: stats_slice_write_failures_total).
+  // written is read from rows again next time (counted: stats_slice_write_failures_total). On a
+  // cluster, by the replica in use alone (no quorum): a slice a replica lacks is computed again
+  // there, and a replica down must not fail the write-back of every stats read.
   const slices: object[] = [];
   for (const s of staleHours.values())
     for (const e of [0, 1])
       slices.push(sliceRow({ tenantId: set.tenantId, projectId: s.project, hour: s.hour, errored: e }, computed.get(`${s.project}|${s.hour}|${e}`) ?? emptyRollup(), s.writes));
-  ch.insertRowBinary(tables.traceHourStats, TRACE_HOUR_STATS_COLUMNS, slices).catch(() => statsSliceWriteFailures.inc(slices.length));
+  ch.insertRowBinary(tables.traceHourStats, TRACE_HOUR_STATS_COLUMNS, slices, { quorum: false }).catch(() => statsSliceWriteFailures.inc(slices.length));
   return out;
 }
 

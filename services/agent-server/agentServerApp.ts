@@ -85,7 +85,7 @@ export async function buildAgentServerApp(
     store instanceof PostgresRecordStore
       ? (executor: SharedRunExecutor) => new PostgresRunQueue({ pool: store.pool, connectionString: config.POSTGRES_URL!, logger, leaseMs: config.AGENT_SERVER_RUN_LEASE_MS }, executor)
       : undefined;
-  const runs = new RunManager({ graphs, store, checkpointer: persistence.checkpointer, logger, sharedQueue });
+  const runs = new RunManager({ graphs, store, checkpointer: persistence.checkpointer, temporaryThreads: persistence.temporaryThreads, logger, sharedQueue });
   const deps: AgentServerDeps = { config, agentConfig, graphs, store: persistence.store, checkpointer: persistence.checkpointer, runs, logger };
 
   const app = await createHttpServer({

@@ -1,7 +1,7 @@
 // What the agent server's routes share.
-import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
+import type { WorkspaceCheckpointer } from '../../platform/workspaceThreads.ts';
 import type { AgentServerConfig } from './agentConfig.ts';
 import type { GraphRegistry } from './graphRegistry.ts';
 import type { RunManager } from './runs/runManager.ts';
@@ -12,7 +12,7 @@ export interface AgentServerDeps {
   agentConfig: AgentServerConfig;
   graphs: GraphRegistry;
   store: AgentRecordStore;
-  checkpointer: BaseCheckpointSaver;
+  checkpointer: WorkspaceCheckpointer;
   runs: RunManager;
   logger: Logger;
 }

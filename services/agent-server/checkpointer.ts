@@ -1,10 +1,11 @@
 // Where LangGraph keeps thread checkpoints, and the records beside them: in memory (lost on
-// restart) or in PostgreSQL (`AGENT_SERVER_CHECKPOINTER=postgres` with POSTGRES_URL).
-import type { BaseCheckpointSaver } from '@langchain/langgraph';
+// restart) or in PostgreSQL (`AGENT_SERVER_CHECKPOINTER=postgres` with POSTGRES_URL). Thread ids
+// are per workspace: checkpoints are stored under the workspace's thread (workspaceThreads.ts).
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { WorkspaceCheckpointer } from '../../platform/workspaceThreads.ts';
 import type { AgentRecordStore } from './store/agentRecords.ts';
 import { MemoryCheckpointer } from './store/memoryCheckpointer.ts';
 import { MemoryRecordStore } from './store/memoryRecordStore.ts';
@@ -12,7 +13,9 @@ import { PostgresRecordStore } from './store/postgresRecordStore.ts';
 import { TemporaryThreadCheckpointer } from './store/temporaryThreads.ts';
 
 export interface AgentPersistence {
-  checkpointer: BaseCheckpointSaver;
+  checkpointer: WorkspaceCheckpointer;
+  /** Where stateless runs' threads are held in memory, when checkpoints are durable. */
+  temporaryThreads?: TemporaryThreadCheckpointer;
   store: AgentRecordStore;
   close(): Promise<void>;
 }
@@ -50,7 +53,7 @@ async function oneServerAtATime<T>(url: string, work: () => Promise<T>): Promise
 export async function openPersistence(config: Config, logger: Pick<Logger, 'warn'>): Promise<AgentPersistence> {
   if (config.AGENT_SERVER_CHECKPOINTER === 'memory') {
     const store = new MemoryRecordStore();
-    return { checkpointer: new MemoryCheckpointer(), store, close: () => store.close() };
+    return { checkpointer: new WorkspaceCheckpointer(new MemoryCheckpointer()), store, close: () => store.close() };
   }
   const url = config.POSTGRES_URL;
   if (!url) throw new Error('AGENT_SERVER_CHECKPOINTER=postgres needs POSTGRES_URL');
@@ -59,9 +62,11 @@ export async function openPersistence(config: Config, logger: Pick<Logger, 'warn
     await durable.setup();
     return PostgresRecordStore.open(postgresPool(url, logger));
   });
+  // stateless runs' threads in memory: see store/temporaryThreads.ts
+  const temporaryThreads = new TemporaryThreadCheckpointer(durable);
   return {
-    // stateless runs' threads in memory: see store/temporaryThreads.ts
-    checkpointer: new TemporaryThreadCheckpointer(durable),
+    checkpointer: new WorkspaceCheckpointer(temporaryThreads),
+    temporaryThreads,
     store,
     close: async () => {
       await store.close();

@@ -76,7 +76,7 @@ export class GraphRegistry {
     const now = new Date().toISOString();
     for (const entry of entries) {
       const graph = await importGraph(entry);
-      graph.checkpointer = checkpointer; // one saver for all graphs: threads are keyed by thread_id
+      graph.checkpointer = checkpointer; // one saver for all graphs: threads are keyed by workspace and thread_id
       const assistant: Assistant = {
         assistant_id: assistantIdForGraph(entry.graphId),
         graph_id: entry.graphId,

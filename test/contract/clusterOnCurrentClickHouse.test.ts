@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { clusterStatement } from '../../platform/clickhouse/clusterDdl.ts';
 import { ident, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
-import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { quorumInsertSettings, type ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { createReadModelTables } from '../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { createDistributedTable, DISTRIBUTED_SUFFIX } from '../../projections/distributedTables.ts';
@@ -38,6 +38,7 @@ const other = '01973000-0000-7000-8000-00000000bbbb';
 let ddl: Sql[];
 let clustered: string[];
 let sharding: string[];
+let quorumInsert: string;
 let result: ChdbReplay;
 const answers = new Map<string, { ok: boolean; text: string }>();
 
@@ -61,7 +62,10 @@ beforeAll(async () => {
     `SELECT count() AS n FROM ${ident(`${LIVE_TABLES.traces}${DISTRIBUTED_SUFFIX}`).text} FORMAT JSONEachRow`,
     `SELECT count() AS n FROM ${ident(THREADS_VIEW).text} FORMAT JSONEachRow`,
   ];
-  const queries = [...clustered.map((q) => `EXPLAIN AST ${q}`), `CREATE DATABASE IF NOT EXISTS ${DATABASE}`, ...sharding];
+  // an insert with the settings of a quorum insert (CLICKHOUSE_INSERT_QUORUM): known, with these values
+  const settings = Object.entries(quorumInsertSettings(2)).map(([k, v]) => `${k} = ${v}`).join(', ');
+  quorumInsert = `INSERT INTO ${ident(LIVE_TABLES.runs).text} (tenant_id, id, session_id, trace_id, name, version) SETTINGS ${settings} SELECT generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), 'quorum', 1`;
+  const queries = [...clustered.map((q) => `EXPLAIN AST ${q}`), `CREATE DATABASE IF NOT EXISTS ${DATABASE}`, ...sharding, quorumInsert];
   const steps = queries.map(step);
   steps.unshift({ ...step(`CREATE DATABASE IF NOT EXISTS ${DATABASE}`), database: null });
   result = await replayOnChdb(await ensurePythonEnv(CHDB_PYTHON), steps, 'UTC', CONFIG);
@@ -84,5 +88,9 @@ describe('the cluster mode on current ClickHouse', () => {
     expect(failed).toEqual([]);
     const n = (i: number) => JSON.parse(answers.get(sharding[sharding.length - 4 + i]!)!.text).n;
     expect([n(0), n(1), n(2), n(3)]).toEqual(['20', '20', '0', '0']);
+  });
+
+  test('takes an insert with the settings of a quorum insert (insert_quorum, insert_quorum_timeout)', () => {
+    expect(answers.get(quorumInsert)).toEqual({ ok: true, text: '' });
   });
 });

@@ -1,9 +1,12 @@
 // The official JS LangGraph SDK (@langchain/langgraph-sdk), unchanged, against our agent server
 // serving the example assistants: assistants, threads, state, history, and runs that wait,
-// stream in every stream mode the issue names, join and cancel.
+// stream in every stream mode the issue names, join and cancel; and two workspaces' clients with
+// a thread of one id each.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@langchain/langgraph-sdk';
 import { startAgentServer, type AgentServer } from '../support/agentServer.ts';
+import { createWorkspaces } from '../support/tracingClient.ts';
 
 let server: AgentServer;
 let client: Client;
@@ -152,5 +155,25 @@ describe('threads and runs', () => {
     expect((await client.threads.get(thread.thread_id)).status).toBe('error');
     const events = await collect(client.runs.stream(thread.thread_id, 'agent', { input: human('x'), config: { recursion_limit: 1 } }));
     expect(events.at(-1)).toMatchObject({ event: 'error', data: { error: 'GraphRecursionError' } });
+  });
+});
+
+describe('thread ids per workspace', () => {
+  it('two workspaces’ clients each create and run a thread of one id, each their own', async () => {
+    const [ca, cb] = (await createWorkspaces(2)).map((ws) => new Client({ apiUrl: server.url, apiKey: ws.apiKey })) as [Client, Client];
+    const threadId = randomUUID();
+    await ca.threads.create({ threadId, metadata: { of: 'A' } });
+    expect(await cb.threads.create({ threadId, metadata: { of: 'B' }, ifExists: 'do_nothing' })).toMatchObject({ thread_id: threadId, metadata: { of: 'B' } });
+    await Promise.all([ca.runs.wait(threadId, 'agent', { input: human('from A') }), cb.runs.wait(threadId, 'agent', { input: human('from B') })]);
+    await ca.runs.wait(threadId, 'agent', { input: human('A again') });
+    const [stateA, stateB] = await Promise.all([ca.threads.getState(threadId), cb.threads.getState(threadId)]);
+    expect(lastText(stateA.values)).toBe('Turn 2: you said "A again"');
+    expect(lastText(stateB.values)).toBe('Turn 1: you said "from B"');
+    expect([stateA.checkpoint.thread_id, stateB.checkpoint.thread_id]).toEqual([threadId, threadId]);
+    expect((await cb.runs.list(threadId)).length).toBe(1);
+    await ca.threads.delete(threadId);
+    await expect(ca.threads.get(threadId)).rejects.toThrow(/404|not found/i);
+    expect((await cb.threads.get(threadId)).metadata).toMatchObject({ of: 'B' });
+    expect((await cb.threads.getHistory(threadId)).length).toBeGreaterThan(0);
   });
 });

@@ -21,7 +21,12 @@ let app: ChatAppProcess;
 beforeAll(async () => {
   app = await startChatApp('protocol');
 });
-afterAll(() => app?.stop());
+/** An app whose tokens stream 20 ms apart, for the tests that act while a run goes on; started by the first that needs it. */
+let slowApp: Promise<ChatAppProcess> | undefined;
+const slowStreaming = () => (slowApp ??= startChatApp('slow', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20' }));
+afterAll(async () => {
+  await Promise.all([app?.stop(), slowApp?.then((slow) => slow.stop())]);
+});
 
 const thread = () => `t-${randomUUID()}`;
 /** For a test that starts app processes of its own: each takes tens of seconds on a loaded 2-core machine. */
@@ -175,15 +180,11 @@ describe('commands', () => {
   });
 
   it('refuses a second run while the thread has one in progress, naming it', async () => {
-    const slow = await startChatApp('busy', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20' });
-    try {
-      const t = thread();
-      const runId = await startRun(slow, t, BOTH);
-      const second = await sendCommand(slow, t, { id: 9, method: 'run.start', params: { assistant_id: 'deep_agent', input: userMessage('again') } });
-      expect(second).toEqual({ status: 409, body: { type: 'error', id: 9, error: 'invalid_argument', message: expect.stringContaining(runId) } });
-    } finally {
-      await slow.stop();
-    }
+    const slow = await slowStreaming();
+    const t = thread();
+    const runId = await startRun(slow, t, BOTH);
+    const second = await sendCommand(slow, t, { id: 9, method: 'run.start', params: { assistant_id: 'deep_agent', input: userMessage('again') } });
+    expect(second).toEqual({ status: 409, body: { type: 'error', id: 9, error: 'invalid_argument', message: expect.stringContaining(runId) } });
   }, OWN_PROCESSES_MS);
 
   it('a thread id that is not one is refused before anything runs, on every route, in the platform\'s error shape', async () => {
@@ -313,30 +314,26 @@ describe('the stream', () => {
   });
 
   it('a reconnecting client resumes mid-run with since and misses nothing', async () => {
-    const slow = await startChatApp('resume', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '10' });
-    try {
-      const t = thread();
-      const subscription = { channels: ['messages', 'tools', 'lifecycle'] };
-      const full = openStream(slow, t, subscription);
-      const dropped = new AbortController();
-      const first = await fetch(`${slow.url}/api/threads/${t}/stream`, { method: 'POST', headers: { ...slow.headers, 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: dropped.signal });
-      await full.response;
-      await startRun(slow, t, BOTH);
-      // Read part of the run, then drop the connection.
-      const reader = first.body!.getReader();
-      let text = '';
-      while ((text.match(/^data: .*\n/gm) ?? []).length < 30) text += new TextDecoder().decode((await reader.read()).value);
-      dropped.abort();
-      text = text.slice(0, text.lastIndexOf('\n\n') + 2); // whole frames only
-      const seen = [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as ProtocolEvent);
-      const resumed = openStream(slow, t, { channels: ['messages', 'tools', 'lifecycle'], since: seen.at(-1)!.seq });
-      const all = await full.events;
-      const rest = await resumed.events;
-      expect([...seen, ...rest].map((e) => e.event_id)).toEqual(all.map((e) => e.event_id));
-      expect(rest.length).toBeGreaterThan(0);
-    } finally {
-      await slow.stop();
-    }
+    const slow = await slowStreaming();
+    const t = thread();
+    const subscription = { channels: ['messages', 'tools', 'lifecycle'] };
+    const full = openStream(slow, t, subscription);
+    const dropped = new AbortController();
+    const first = await fetch(`${slow.url}/api/threads/${t}/stream`, { method: 'POST', headers: { ...slow.headers, 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: dropped.signal });
+    await full.response;
+    await startRun(slow, t, BOTH);
+    // Read part of the run, then drop the connection.
+    const reader = first.body!.getReader();
+    let text = '';
+    while ((text.match(/^data: .*\n/gm) ?? []).length < 30) text += new TextDecoder().decode((await reader.read()).value);
+    dropped.abort();
+    text = text.slice(0, text.lastIndexOf('\n\n') + 2); // whole frames only
+    const seen = [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as ProtocolEvent);
+    const resumed = openStream(slow, t, { channels: ['messages', 'tools', 'lifecycle'], since: seen.at(-1)!.seq });
+    const all = await full.events;
+    const rest = await resumed.events;
+    expect([...seen, ...rest].map((e) => e.event_id)).toEqual(all.map((e) => e.event_id));
+    expect(rest.length).toBeGreaterThan(0);
   }, OWN_PROCESSES_MS);
 
   it('an unknown channel or a malformed subscription is a 422 that names the problem', async () => {
@@ -462,20 +459,16 @@ describe('threads and state', () => {
   });
 
   it('deleting a thread mid-run cancels the run and ends its streams', async () => {
-    const slow = await startChatApp('delete', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20' });
-    try {
-      const t = thread();
-      const stream = openStream(slow, t, { channels: ['lifecycle', 'messages'] });
-      await stream.response;
-      await startRun(slow, t, BOTH);
-      await new Promise((r) => setTimeout(r, 300));
-      expect((await chatCall(slow, 'DELETE', `/api/threads/${t}`)).status).toBe(204);
-      const events = await stream.events;
-      expect(events.filter(isRootTerminal).map((e) => e.params.data.event)).not.toContain('completed');
-      expect((await chatCall(slow, 'GET', `/api/threads/${t}/state`)).status).toBe(404);
-    } finally {
-      await slow.stop();
-    }
+    const slow = await slowStreaming();
+    const t = thread();
+    const stream = openStream(slow, t, { channels: ['lifecycle', 'messages'] });
+    await stream.response;
+    await startRun(slow, t, BOTH);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await chatCall(slow, 'DELETE', `/api/threads/${t}`)).status).toBe(204);
+    const events = await stream.events;
+    expect(events.filter(isRootTerminal).map((e) => e.params.data.event)).not.toContain('completed');
+    expect((await chatCall(slow, 'GET', `/api/threads/${t}/state`)).status).toBe(404);
   }, OWN_PROCESSES_MS);
 });
 

@@ -119,7 +119,9 @@ test('a service that dies at every start is given up, and npm start stops everyt
     expect(code).toBe(1);
     expect(output).toContain('this graph cannot load');
     expect(output).toMatch(/\[main\] agent-server is not restarted: it exited 3 times in a row within 30 s of starting .*Stopping every service/);
-    expect(output.match(/\[main\] agent-server exited \(1\); restarting/g)).toHaveLength(2);
+    // Restarted twice before the third exit in a row gave it up; more often when a start took over
+    // 30 s to fail (a loaded machine), which begins the count again.
+    expect(output.match(/\[main\] agent-server exited \(1\); restarting/g)?.length).toBeGreaterThanOrEqual(2);
   } finally {
     await dropStackData(id, { CLICKHOUSE_URL: env.CLICKHOUSE_URL!, KAFKA_BROKERS: env.KAFKA_BROKERS! });
   }

@@ -5,6 +5,7 @@
 import { v4 as uuidv4, validate as isUuid } from 'uuid';
 import { z } from 'zod';
 import { AppError } from '../../../platform/errors.ts';
+import { threadConfig } from '../../../platform/workspaceThreads.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { Caller } from '../auth/callers.ts';
 import type { RegisteredGraph } from '../graphRegistry.ts';
@@ -215,7 +216,7 @@ export class A2aHandlers {
    */
   private async findRun(call: A2aCall, taskId: string, contextParam: string | undefined, action: 'read' | 'update'): Promise<FoundRun> {
     const { contextId, runId } = parseTaskId(taskId, contextParam);
-    const active = this.deps.runs.get(runId);
+    const active = this.deps.runs.get(runId, call.caller.workspaceId);
     // A bare run id names no thread: the run in memory does.
     const threadId = contextId ?? active?.record.thread_id;
     if (threadId === undefined) throw a2aErrors.taskNotFound(taskId);
@@ -233,17 +234,17 @@ export class A2aHandlers {
     const thread = await this.deps.store.getThread(scope, record.thread_id);
     // Pending interrupts stay on the thread, under the run that raised them, until a later run ends.
     const interrupts = asInterrupts(thread?.interrupts[record.run_id]);
-    const active = this.deps.runs.get(record.run_id);
+    const active = this.deps.runs.get(record.run_id, scope.workspaceId);
     const outcome = active?.done ? await active.outcome : undefined;
-    const values = outcome ? splitInterrupts(outcome.values).values : await this.valuesAtEnd(call.registered, record);
+    const values = outcome ? splitInterrupts(outcome.values).values : await this.valuesAtEnd(call.registered, record, scope.workspaceId);
     const threadError = (thread?.error as { message?: unknown } | undefined)?.message;
     const error = outcome?.error?.message ?? (typeof threadError === 'string' ? threadError : undefined);
     return taskOfRun(ids, { status: record.status, values, interrupts, error }, { timestamp: record.updated_at, historyLength: options.historyLength });
   }
 
   /** The thread's values when the run ended (now, for a run not yet ended), from the checkpoints. */
-  private async valuesAtEnd({ graph }: RegisteredGraph, record: RunRecord): Promise<Json | null> {
-    const config = { configurable: { thread_id: record.thread_id } };
+  private async valuesAtEnd({ graph }: RegisteredGraph, record: RunRecord, workspaceId: string): Promise<Json | null> {
+    const config = threadConfig({ workspaceId, threadId: record.thread_id });
     if (record.status === 'pending' || record.status === 'running') return toWireValue<Json | null>((await graph.getState(config)).values ?? null);
     // One run at a time per thread: the newest checkpoint written before the run ended is its last.
     const end = Date.parse(record.updated_at);

@@ -186,7 +186,7 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     const runId = request.params.run_id.toLowerCase();
     const scope = await callerOf(request).scope(event, value);
     if (!(await store.getThread(scope, threadId))) throw errors.notFound(`run ${runId} of thread ${threadId}`);
-    const active = runs.get(runId);
+    const active = runs.get(runId, scope.workspaceId);
     if (active && active.record.thread_id === threadId) return { scope, record: active.record };
     const record = await store.getRun(scope, threadId, runId);
     if (!record) throw errors.notFound(`run ${runId} of thread ${threadId}`);

@@ -1,9 +1,11 @@
 // Threads: records, their checkpointed state and history, as the LangGraph API serves them. Every
 // route acts in the caller's workspace, narrowed by the auth module's filter for its action
 // (auth/callers.ts): another workspace's thread, or one the filter hides, is a 404 like an unknown one.
+// Thread ids are per workspace: a workspace may create a thread with any id, whoever else has one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { v4 as uuidv4 } from 'uuid';
 import { errors } from '../../../platform/errors.ts';
+import { answeredConfigurable, threadConfig, type ThreadKey } from '../../../platform/workspaceThreads.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import { callerOf } from '../auth/callers.ts';
 import type { AuthEvent, AuthEventValue } from '../auth/customAuth.ts';
@@ -141,9 +143,10 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
     const scope = await callerOf(request).scope(event, value);
     const thread = await store.getThread(scope, threadId);
     if (!thread) throw errors.notFound(`thread ${threadId}`);
-    return { scope, thread };
+    const key: ThreadKey = { workspaceId: scope.workspaceId, threadId: thread.thread_id };
+    return { scope, thread, key };
   };
-  const readable = async (request: FastifyRequest<ThreadParams>) => (await threadFor(request, 'threads:read', { thread_id: request.params.thread_id })).thread;
+  const readable = (request: FastifyRequest<ThreadParams>) => threadFor(request, 'threads:read', { thread_id: request.params.thread_id });
 
   /** The graph that runs on this thread (named in its metadata by its first run), if any yet. */
   const graphOf = (thread: ThreadRecord): RegisteredGraph | undefined => {
@@ -154,10 +157,10 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
   const emptyState = (threadId: string) =>
     threadState({ values: {}, next: [], tasks: [], config: { configurable: {} } } as StateSnapshotLike, threadId);
 
-  const stateAt = async (thread: ThreadRecord, checkpoint: Record<string, unknown> = {}) => {
+  const stateAt = async ({ thread, key }: { thread: ThreadRecord; key: ThreadKey }, checkpoint: Record<string, unknown> = {}) => {
     const registered = graphOf(thread);
     if (!registered) return emptyState(thread.thread_id);
-    const snapshot = await registered.graph.getState({ configurable: { thread_id: thread.thread_id, ...checkpoint } });
+    const snapshot = await registered.graph.getState(threadConfig(key, checkpoint));
     return threadState(snapshot, thread.thread_id);
   };
 
@@ -176,6 +179,7 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       const value = { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: body.if_exists };
       const caller = callerOf(request);
       const scope = await caller.scope('threads:create', value);
+      const key: ThreadKey = { workspaceId: scope.workspaceId, threadId };
       const created = await store.createThread(scope.workspaceId, newThreadRecord(threadId, value.metadata ?? {}));
       if (!created) {
         const existing = await store.getThread(scope, threadId);
@@ -186,9 +190,9 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
         const registered = graphOf(created);
         if (!registered) throw errors.validation('supersteps need metadata.graph_id naming a graph of this server');
         for (const step of body.supersteps) {
-          for (const update of step.updates) await registered.graph.updateState({ configurable: { thread_id: threadId } }, update.values, update.as_node);
+          for (const update of step.updates) await registered.graph.updateState(threadConfig(key), update.values, update.as_node);
         }
-        const state = await stateAt(created);
+        const state = await stateAt({ thread: created, key });
         return threadResponse((await store.updateThread(scope, threadId, { values: state.values }))!);
       }
       return threadResponse(created);
@@ -236,7 +240,7 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
   const withThread = { params: threadIdParams };
 
   app.get<ThreadParams>('/threads/:thread_id', doc('A thread', { ...withThread, response: { 200: threadSchema, 404: notFound } }), async (request) =>
-    threadResponse(await readable(request)),
+    threadResponse((await readable(request)).thread),
   );
 
   app.patch<ThreadParams & { Body: { metadata?: Json | null } }>(
@@ -255,10 +259,10 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
     '/threads/:thread_id',
     doc('Delete a thread, its runs (cancelled first) and its checkpoints', { ...withThread, response: { 204: noContent, 404: notFound } }),
     async (request, reply) => {
-      const { scope, thread } = await threadFor(request, 'threads:delete', { thread_id: request.params.thread_id });
-      await runs.cancelThread(thread.thread_id, scope.workspaceId);
+      const { scope, thread, key } = await threadFor(request, 'threads:delete', { thread_id: request.params.thread_id });
+      await runs.cancelThread(key);
       await store.deleteThread(scope, thread.thread_id);
-      await checkpointer.deleteThread(thread.thread_id);
+      await checkpointer.deleteThreadOf(key);
       return reply.code(204).send();
     },
   );
@@ -301,29 +305,26 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       },
     }),
     async (request) => {
-      const { scope, thread } = await threadFor(request, 'threads:update', { thread_id: request.params.thread_id });
+      const found = await threadFor(request, 'threads:update', { thread_id: request.params.thread_id });
+      const { scope, thread, key } = found;
       const body = request.body;
       const registered = graphOf(thread);
       if (!registered) throw errors.conflict(`thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`);
-      if ((await runs.unfinished(thread.thread_id)).length > 0) throw errors.threadBusy();
+      if ((await runs.unfinished(key)).length > 0) throw errors.threadBusy();
       const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
-      const config = await registered.graph.updateState(
-        { configurable: { thread_id: thread.thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } },
-        body.values,
-        body.as_node ?? undefined,
-      );
-      const state = await stateAt(thread);
+      const config = await registered.graph.updateState(threadConfig(key, checkpointId ? { checkpoint_id: checkpointId } : {}), body.values, body.as_node ?? undefined);
+      const state = await stateAt(found);
       await store.updateThread(scope, thread.thread_id, { values: state.values, state_updated_at: new Date().toISOString() });
-      return { checkpoint: (config as { configurable?: unknown }).configurable ?? {} };
+      return { checkpoint: answeredConfigurable(config.configurable as Record<string, unknown> | undefined) };
     },
   );
 
-  const history = async (thread: ThreadRecord, body: HistoryBody) => {
+  const history = async ({ thread, key }: { thread: ThreadRecord; key: ThreadKey }, body: HistoryBody) => {
     const registered = graphOf(thread);
     if (!registered) return [];
     const before = typeof body.before === 'string' ? { configurable: { checkpoint_id: body.before } } : body.before ? { configurable: body.before } : undefined;
     const states = [];
-    const config = { configurable: { thread_id: thread.thread_id, ...body.checkpoint } };
+    const config = threadConfig(key, body.checkpoint ?? {});
     for await (const snapshot of registered.graph.getStateHistory(config, { limit: body.limit, before, filter: body.metadata ?? undefined })) {
       states.push(threadState(snapshot, thread.thread_id));
     }

@@ -1,5 +1,6 @@
 // A run this process is executing or has queued: its record, the stream events it has produced
 // (kept so a client can join late or resume after Last-Event-ID), and how it ended.
+import type { ThreadKey } from '../../../platform/workspaceThreads.ts';
 import type { RunRecord } from '../store/agentRecords.ts';
 import type { StreamEvent } from '../../../platform/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
@@ -50,6 +51,11 @@ export class ActiveRun {
     this.auth = caller.auth;
     this.temporaryThread = temporaryThread;
     this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
+  }
+
+  /** Its thread: the workspace's thread of the record's id. */
+  get thread(): ThreadKey {
+    return { workspaceId: this.workspaceId, threadId: this.record.thread_id };
   }
 
   get done(): boolean {

@@ -4,6 +4,7 @@
 // - A run that may start at once (its thread has no unfinished run) is inserted as `running`,
 //   owned by the replica that took the request, which executes it: no hop through the queue.
 //   Others are inserted `pending`, behind the thread's unfinished runs (or until `after_seconds`).
+//   A thread is its workspace and its id (two workspaces may each have a thread of one id).
 // - A replica claims pending runs with `FOR UPDATE SKIP LOCKED`: the first pending run of a
 //   thread with no running run. A partial unique index allows one running run per thread, so the
 //   database itself refuses a second one, whatever the race.
@@ -21,6 +22,7 @@ import { v4 as uuidv4 } from 'uuid';
 import { errors } from '../../../platform/errors.ts';
 import { retry, type RetryPolicy } from '../../../platform/retry.ts';
 import type { Logger } from '../../../platform/logger.ts';
+import type { ThreadKey } from '../../../platform/workspaceThreads.ts';
 import type { AuthContext } from '../auth/customAuth.ts';
 import type { MultitaskStrategy, RunRecord, RunStatus } from '../store/agentRecords.ts';
 import type { ActiveRun, CancelAction, RunOutcome } from './activeRun.ts';
@@ -45,7 +47,7 @@ export interface SharedRunExecutor extends RunExecutor {
   /** A run claimed here from the queue: the manager's ActiveRun for it (its own, when it created the run here). */
   adopt(record: RunRecord, work: RunWork, workspaceId: string): ActiveRun;
   /** A temporary thread whose run was lost with its replica: its checkpoints go too. */
-  forgetThread(threadId: string): Promise<void>;
+  forgetThread(thread: ThreadKey): Promise<void>;
 }
 
 /** A run followed from here: how it ended, or who runs it. */
@@ -156,13 +158,13 @@ export class PostgresRunQueue implements RunQueue {
   async #admitIfIdle(run: ActiveRun, thread: ThreadAdmission): Promise<boolean> {
     const { record } = run;
     const result = await this.#pool.query(
-      `WITH locked AS (SELECT thread_id FROM agent_threads WHERE thread_id = $2 FOR UPDATE),
+      `WITH locked AS (SELECT thread_id FROM agent_threads WHERE workspace_id = $3 AND thread_id = $2 FOR UPDATE),
        inserted AS (
          INSERT INTO agent_runs (run_id, thread_id, workspace_id, created_at, updated_at, record, status, owner, work)
          SELECT $1, locked.thread_id, $3, $4, $4, $5, 'running', $6, $7 FROM locked
-         WHERE NOT EXISTS (SELECT 1 FROM agent_runs WHERE thread_id = $2 AND status IN ('pending', 'running'))
+         WHERE NOT EXISTS (SELECT 1 FROM agent_runs WHERE workspace_id = $3 AND thread_id = $2 AND status IN ('pending', 'running'))
          RETURNING thread_id)
-       UPDATE agent_threads SET status = $8, updated_at = $9, metadata = $10 WHERE thread_id = (SELECT thread_id FROM inserted) RETURNING 1`,
+       UPDATE agent_threads SET status = $8, updated_at = $9, metadata = $10 WHERE workspace_id = $3 AND thread_id = (SELECT thread_id FROM inserted) RETURNING 1`,
       [record.run_id, record.thread_id, run.workspaceId, record.created_at, JSON.stringify({ ...record, status: 'running' }), this.replicaId, JSON.stringify(workOf(run)), thread.status, thread.updated_at, JSON.stringify(thread.metadata)],
     );
     return (result.rowCount ?? 0) > 0;
@@ -175,8 +177,10 @@ export class PostgresRunQueue implements RunQueue {
   async #admitLocked(run: ActiveRun, strategy: MultitaskStrategy, thread: ThreadAdmission): Promise<boolean> {
     const { record } = run;
     return this.#transaction(async (client) => {
-      await this.#lockThread(client, record.thread_id);
-      const ahead = (await client.query(`SELECT run_id, status FROM agent_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY seq`, [record.thread_id])).rows as { run_id: string; status: RunStatus }[];
+      await this.#lockThread(client, run.thread);
+      const ahead = (
+        await client.query(`SELECT run_id, status FROM agent_runs WHERE workspace_id = $1 AND thread_id = $2 AND status IN ('pending', 'running') ORDER BY seq`, [run.workspaceId, record.thread_id])
+      ).rows as { run_id: string; status: RunStatus }[];
       const running = ahead.filter((r) => r.status === 'running').length;
       let pending = ahead.length - running;
       if (ahead.length > 0 && strategy === 'reject') throw errors.threadBusy();
@@ -208,7 +212,13 @@ export class PostgresRunQueue implements RunQueue {
           !startNow, // its creator follows a queued run
         ],
       );
-      await client.query(`UPDATE agent_threads SET status = $2, updated_at = $3, metadata = $4 WHERE thread_id = $1`, [record.thread_id, thread.status, thread.updated_at, JSON.stringify(thread.metadata)]);
+      await client.query(`UPDATE agent_threads SET status = $3, updated_at = $4, metadata = $5 WHERE workspace_id = $1 AND thread_id = $2`, [
+        run.workspaceId,
+        record.thread_id,
+        thread.status,
+        thread.updated_at,
+        JSON.stringify(thread.metadata),
+      ]);
       return startNow;
     });
   }
@@ -230,10 +240,10 @@ export class PostgresRunQueue implements RunQueue {
     const { record } = run;
     if (run.temporaryThread) return this.#endTemporary(run, outcome);
     return this.#transaction(async (client) => {
-      await this.#lockThread(client, record.thread_id);
+      await this.#lockThread(client, run.thread);
       const ended = await this.#endRow(client, record, outcome, run.cancelAction === 'rollback', `owner = $${2} AND status = 'running'`, [this.replicaId]);
       if (!ended) return false;
-      await this.#afterEnd(client, record.thread_id, record.run_id, run.temporaryThread, outcome, ended.watched);
+      await this.#afterEnd(client, run.thread, record.run_id, run.temporaryThread, outcome, ended.watched);
       return true;
     });
   }
@@ -245,11 +255,11 @@ export class PostgresRunQueue implements RunQueue {
   async #endTemporary(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
     const { record } = run;
     const result = await this.#pool.query(
-      `WITH locked AS (SELECT thread_id FROM agent_threads WHERE thread_id = $3 FOR UPDATE),
-       mine AS (SELECT r.watched FROM agent_runs r JOIN locked ON locked.thread_id = r.thread_id WHERE r.run_id = $1 AND r.owner = $2 AND r.status = 'running' FOR UPDATE OF r),
-       gone AS (DELETE FROM agent_threads WHERE thread_id = $3 AND EXISTS (SELECT 1 FROM mine) RETURNING 1)
+      `WITH locked AS (SELECT thread_id FROM agent_threads WHERE workspace_id = $4 AND thread_id = $3 FOR UPDATE),
+       mine AS (SELECT r.watched FROM agent_runs r JOIN locked ON locked.thread_id = r.thread_id WHERE r.run_id = $1 AND r.workspace_id = $4 AND r.owner = $2 AND r.status = 'running' FOR UPDATE OF r),
+       gone AS (DELETE FROM agent_threads WHERE workspace_id = $4 AND thread_id = $3 AND EXISTS (SELECT 1 FROM mine) RETURNING 1)
        SELECT (SELECT watched FROM mine) AS watched, EXISTS (SELECT 1 FROM gone) AS ended`,
-      [record.run_id, this.replicaId, record.thread_id],
+      [record.run_id, this.replicaId, record.thread_id, run.workspaceId],
     );
     const { watched, ended } = result.rows[0] as { watched: boolean | null; ended: boolean };
     if (ended && watched) await this.#notify(this.#pool, { k: 'd', r: record.run_id, ...(JSON.stringify(outcome).length <= OUTCOME_IN_NOTICE_BYTES ? { o: outcome } : {}) });
@@ -272,22 +282,23 @@ export class PostgresRunQueue implements RunQueue {
     return row ? { watched: row.watched } : undefined;
   }
 
-  async #lockThread(client: pg.PoolClient, threadId: string): Promise<void> {
-    await client.query(`SELECT 1 FROM agent_threads WHERE thread_id = $1 FOR UPDATE`, [threadId]);
+  async #lockThread(client: pg.PoolClient, thread: ThreadKey): Promise<void> {
+    await client.query(`SELECT 1 FROM agent_threads WHERE workspace_id = $1 AND thread_id = $2 FOR UPDATE`, [thread.workspaceId, thread.threadId]);
   }
 
   /** The thread after one of its runs ended: its status (or gone, if temporary), and the next run woken. With the thread locked. */
-  async #afterEnd(client: pg.PoolClient, threadId: string, runId: string, temporary: boolean, outcome: RunOutcome, watched: boolean): Promise<void> {
+  async #afterEnd(client: pg.PoolClient, thread: ThreadKey, runId: string, temporary: boolean, outcome: RunOutcome, watched: boolean): Promise<void> {
+    const key = [thread.workspaceId, thread.threadId];
     if (temporary) {
-      await client.query(`DELETE FROM agent_threads WHERE thread_id = $1`, [threadId]);
+      await client.query(`DELETE FROM agent_threads WHERE workspace_id = $1 AND thread_id = $2`, key);
     } else {
-      const others = Number((await client.query(`SELECT count(*) AS n FROM agent_runs WHERE thread_id = $1 AND status IN ('pending', 'running')`, [threadId])).rows[0].n);
+      const others = Number((await client.query(`SELECT count(*) AS n FROM agent_runs WHERE workspace_id = $1 AND thread_id = $2 AND status IN ('pending', 'running')`, key)).rows[0].n);
       const patch = threadAfterRun(runId, outcome, others, nowIso());
       if (patch) {
         const columns = Object.keys(patch) as (keyof typeof patch)[];
-        const sets = columns.map((c, i) => `"${c}" = $${i + 2}`).join(', ');
+        const sets = columns.map((c, i) => `"${c}" = $${i + 3}`).join(', ');
         const values = columns.map((c) => (['values', 'interrupts', 'error'].includes(c) ? JSON.stringify(patch[c]) : patch[c]));
-        await client.query(`UPDATE agent_threads SET ${sets} WHERE thread_id = $1`, [threadId, ...values]);
+        await client.query(`UPDATE agent_threads SET ${sets} WHERE workspace_id = $1 AND thread_id = $2`, [...key, ...values]);
       }
       if (others > 0) await this.#notify(client, { k: 'q' });
     }
@@ -298,14 +309,16 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   /** Ends a pending run (cancelled before any replica took it). */
-  async #endPending(client: pg.PoolClient, runId: string, action: CancelAction): Promise<{ threadId: string; temporary: boolean } | undefined> {
-    const row = (await client.query(`SELECT record, work FROM agent_runs WHERE run_id = $1 AND status = 'pending' FOR UPDATE`, [runId])).rows[0] as { record: RunRecord; work: RunWork } | undefined;
+  async #endPending(client: pg.PoolClient, runId: string, action: CancelAction): Promise<{ thread: ThreadKey; temporary: boolean } | undefined> {
+    const row = (await client.query(`SELECT record, work, workspace_id FROM agent_runs WHERE run_id = $1 AND status = 'pending' FOR UPDATE`, [runId])).rows[0] as
+      | { record: RunRecord; work: RunWork; workspace_id: string }
+      | undefined;
     if (!row) return undefined;
     const record = { ...row.record, status: 'interrupted' as const, updated_at: nowIso() };
     const outcome: RunOutcome = { status: 'interrupted', values: null };
     const ended = await this.#endRow(client, record, outcome, action === 'rollback', `status = 'pending'`, []);
     if (ended?.watched) await this.#notify(client, { k: 'd', r: runId, o: outcome });
-    return { threadId: record.thread_id, temporary: row.work.temporary };
+    return { thread: { workspaceId: row.workspace_id, threadId: record.thread_id }, temporary: row.work.temporary };
   }
 
   async #requestCancel(client: pg.PoolClient | pg.Pool, runId: string, action: CancelAction): Promise<boolean> {
@@ -320,13 +333,13 @@ export class PostgresRunQueue implements RunQueue {
    * rollback); a running one's replica is told to stop it. False when the run is not unfinished.
    */
   async cancelElsewhere(runId: string, action: CancelAction): Promise<boolean> {
-    const threadId = (await this.#pool.query(`SELECT thread_id FROM agent_runs WHERE run_id = $1`, [runId])).rows[0]?.thread_id as string | undefined;
-    if (threadId === undefined) return false;
+    const row = (await this.#pool.query(`SELECT thread_id, workspace_id FROM agent_runs WHERE run_id = $1`, [runId])).rows[0] as { thread_id: string; workspace_id: string } | undefined;
+    if (row === undefined) return false;
     const ended = await this.#transaction(async (client) => {
-      await this.#lockThread(client, threadId);
+      await this.#lockThread(client, { workspaceId: row.workspace_id, threadId: row.thread_id });
       const pending = await this.#endPending(client, runId, action);
       if (!pending) return false;
-      await this.#afterEnd(client, pending.threadId, runId, pending.temporary, { status: 'interrupted', values: null }, false);
+      await this.#afterEnd(client, pending.thread, runId, pending.temporary, { status: 'interrupted', values: null }, false);
       return true;
     });
     if (ended) return true;
@@ -364,8 +377,11 @@ export class PostgresRunQueue implements RunQueue {
     return claimed;
   }
 
-  async unfinished(threadId: string): Promise<RunRecord[]> {
-    const result = await this.#pool.query(`SELECT record FROM agent_runs WHERE thread_id = $1 AND status IN ('pending', 'running') ORDER BY status = 'running' DESC, seq`, [threadId]);
+  async unfinished(thread: ThreadKey): Promise<RunRecord[]> {
+    const result = await this.#pool.query(
+      `SELECT record FROM agent_runs WHERE workspace_id = $1 AND thread_id = $2 AND status IN ('pending', 'running') ORDER BY status = 'running' DESC, seq`,
+      [thread.workspaceId, thread.threadId],
+    );
     return result.rows.map((r) => r.record as RunRecord);
   }
 
@@ -407,7 +423,7 @@ export class PostgresRunQueue implements RunQueue {
         `WITH next AS (
            SELECT p.run_id FROM agent_runs p
            WHERE p.status = 'pending' AND p.available_at <= now()
-             AND NOT EXISTS (SELECT 1 FROM agent_runs o WHERE o.thread_id = p.thread_id AND (o.status = 'running' OR (o.status = 'pending' AND o.seq < p.seq)))
+             AND NOT EXISTS (SELECT 1 FROM agent_runs o WHERE o.workspace_id = p.workspace_id AND o.thread_id = p.thread_id AND (o.status = 'running' OR (o.status = 'pending' AND o.seq < p.seq)))
            ORDER BY p.seq LIMIT $2 FOR UPDATE SKIP LOCKED),
          claimed AS (
            UPDATE agent_runs r SET status = 'running', owner = $1, updated_at = $3::timestamptz,
@@ -495,27 +511,28 @@ export class PostgresRunQueue implements RunQueue {
     const lost = (
       await this.#pool.query(
         `WITH dead AS (DELETE FROM agent_server_replicas WHERE heartbeat_at < now() - make_interval(secs => $1) RETURNING replica_id)
-         SELECT run_id, thread_id, record, work FROM agent_runs r
+         SELECT run_id, thread_id, workspace_id, record, work FROM agent_runs r
          WHERE r.status = 'running' AND (r.owner IS NULL OR r.owner IN (SELECT replica_id FROM dead)
            OR NOT EXISTS (SELECT 1 FROM agent_server_replicas a WHERE a.replica_id = r.owner))`,
         [this.#options.leaseMs / 1000],
       )
-    ).rows as { run_id: string; thread_id: string; record: RunRecord; work: RunWork | null }[];
+    ).rows as { run_id: string; thread_id: string; workspace_id: string; record: RunRecord; work: RunWork | null }[];
     for (const row of lost) {
+      const thread = { workspaceId: row.workspace_id, threadId: row.thread_id };
       const error = { error: 'AgentServerGone', message: reason };
       const record: RunRecord = { ...row.record, status: 'error', updated_at: nowIso(), ...{ error: reason } };
       const outcome: RunOutcome = { status: 'error', values: null, error };
       const temporary = row.work?.temporary ?? false;
       const reaped = await this.#transaction(async (client) => {
-        await this.#lockThread(client, row.thread_id);
+        await this.#lockThread(client, thread);
         const ended = await this.#endRow(client, record, outcome, false, `status = 'running' AND (owner IS NULL OR NOT EXISTS (SELECT 1 FROM agent_server_replicas a WHERE a.replica_id = agent_runs.owner))`, []);
         if (!ended) return false;
-        await this.#afterEnd(client, row.thread_id, row.run_id, temporary, outcome, ended.watched);
+        await this.#afterEnd(client, thread, row.run_id, temporary, outcome, ended.watched);
         return true;
       });
       if (reaped) {
         this.#logger.warn({ run_id: row.run_id, thread_id: row.thread_id }, 'a run whose agent server stopped was marked failed');
-        if (temporary) await this.#executor.forgetThread(row.thread_id);
+        if (temporary) await this.#executor.forgetThread(thread);
       }
     }
   }

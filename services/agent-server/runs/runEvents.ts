@@ -1,7 +1,9 @@
 // Turns what `graph.stream` yields into the LangGraph API's stream events, per the stream modes
 // the client asked for. `messages` mode is built here: token chunks of a message accumulate into
 // `messages/partial` (after one `messages/metadata` per message id), and messages new in a
-// `values` update are sent as `messages/complete`.
+// `values` update are sent as `messages/complete`. Checkpoint configs (`checkpoints`, `debug`)
+// leave without their `__` keys (the thread's workspace among them), as LangGraph's own
+// serializer sends them.
 import { isBaseMessageChunk, type BaseMessageChunk } from '@langchain/core/messages';
 import type { StreamMode } from './runBody.ts';
 
@@ -42,7 +44,7 @@ export class RunEventTranslator {
       if (this.userModes.has('messages')) this.partialMessage(data as [unknown, Record<string, unknown>], emit);
       return;
     }
-    if (this.userModes.has(mode as StreamMode)) emit(`${mode}${suffix}`, data);
+    if (this.userModes.has(mode as StreamMode)) emit(`${mode}${suffix}`, mode === 'checkpoints' ? publicCheckpoint(data) : mode === 'debug' ? publicDebug(data) : data);
     if (mode === 'values' && isRoot && this.userModes.has('messages')) this.completeMessages(data, emit);
   }
 
@@ -66,4 +68,24 @@ export class RunEventTranslator {
     if (fresh.length > 0) emit('messages/complete', fresh);
   }
 
+}
+
+type Json = Record<string, unknown>;
+
+/** A config without its `__` configurable keys. */
+function publicConfig(config: unknown): unknown {
+  const configurable = (config as { configurable?: Json } | null | undefined)?.configurable;
+  if (!configurable) return config;
+  return { ...(config as Json), configurable: Object.fromEntries(Object.entries(configurable).filter(([key]) => !key.startsWith('__'))) };
+}
+
+function publicCheckpoint(data: unknown): unknown {
+  if (data === null || typeof data !== 'object') return data;
+  const checkpoint = data as Json;
+  return { ...checkpoint, config: publicConfig(checkpoint.config), ...('parentConfig' in checkpoint ? { parentConfig: publicConfig(checkpoint.parentConfig) } : {}) };
+}
+
+function publicDebug(data: unknown): unknown {
+  const event = data as { type?: unknown; payload?: unknown } | null;
+  return event?.type === 'checkpoint' ? { ...event, payload: publicCheckpoint(event.payload) } : data;
 }

@@ -6,10 +6,11 @@
 // /wait and /join read there. A replica that did not execute a run follows it through the queue
 // (its end, its replica's address for a stream) and cancels it through the queue.
 import { v4 as uuidv4, v7 as uuidv7 } from 'uuid';
-import { Command, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { Command } from '@langchain/langgraph';
 import { uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Logger } from '../../../platform/logger.ts';
 import { errors } from '../../../platform/errors.ts';
+import { storedThreadId, threadConfig, type ThreadKey, type WorkspaceCheckpointer } from '../../../platform/workspaceThreads.ts';
 import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
 import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
 import { toWireValue } from '../wireJson.ts';
@@ -22,7 +23,7 @@ import type { PostgresRunQueue, RunWork, SharedRunExecutor } from './postgresRun
 import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
 import { newThreadRecord } from '../threads/threadRecords.ts';
-import { TemporaryThreadCheckpointer } from '../store/temporaryThreads.ts';
+import type { TemporaryThreadCheckpointer } from '../store/temporaryThreads.ts';
 
 /** How long a finished run's events stay joinable. */
 const FINISHED_RUN_RETENTION_MS = 60_000;
@@ -30,7 +31,9 @@ const FINISHED_RUN_RETENTION_MS = 60_000;
 export interface RunManagerDeps {
   graphs: GraphRegistry;
   store: AgentRecordStore;
-  checkpointer: BaseCheckpointSaver;
+  checkpointer: WorkspaceCheckpointer;
+  /** Where stateless runs' threads are held in memory, when checkpoints are durable. */
+  temporaryThreads?: TemporaryThreadCheckpointer;
   logger: Logger;
   /** The run queue shared with other replicas (PostgreSQL); a queue in this process when absent. */
   sharedQueue?: (executor: SharedRunExecutor) => PostgresRunQueue;
@@ -91,9 +94,10 @@ export class RunManager implements SharedRunExecutor {
 
   /**
    * Creates a run on `threadId`, or on a new temporary thread when none is given (stateless runs),
-   * in the caller's workspace. A thread the caller does not see is a 404, also with if_not_exists
-   * "create" (its id is taken). The auth module may stamp the run's metadata, which a thread the
-   * run creates takes too (as on the LangGraph server).
+   * in the caller's workspace (thread ids are per workspace: another workspace's thread of that id
+   * is not this one). A thread of the workspace the auth module's filter hides is a 404, also with
+   * if_not_exists "create" (its id is taken). The auth module may stamp the run's metadata, which a
+   * thread the run creates takes too (as on the LangGraph server).
    */
   async create(threadId: string | undefined, body: RunCreateBody, caller: Caller): Promise<ActiveRun> {
     const { assistant } = this.assistantFor(body.assistant_id);
@@ -179,8 +183,10 @@ export class RunManager implements SharedRunExecutor {
     if (this.runs.get(run.record.run_id) === run) this.runs.delete(run.record.run_id);
   }
 
-  get(runId: string): ActiveRun | undefined {
-    return this.runs.get(runId);
+  /** A run created or executed here, if it is the workspace's. */
+  get(runId: string, workspaceId: string): ActiveRun | undefined {
+    const run = this.runs.get(runId);
+    return run?.workspaceId === workspaceId ? run : undefined;
   }
 
   /**
@@ -234,8 +240,8 @@ export class RunManager implements SharedRunExecutor {
   }
 
   /** The thread's unfinished runs, the running one first. */
-  unfinished(threadId: string): Promise<RunRecord[]> {
-    return this.queue.unfinished(threadId);
+  unfinished(thread: ThreadKey): Promise<RunRecord[]> {
+    return this.queue.unfinished(thread);
   }
 
   /** Cancels a run, wherever it runs; the run to wait on, or undefined when it is not pending or running. */
@@ -252,10 +258,10 @@ export class RunManager implements SharedRunExecutor {
   }
 
   /** Cancels a thread's runs and waits for them to end (before the thread is deleted). */
-  async cancelThread(threadId: string, workspaceId: string): Promise<void> {
+  async cancelThread(thread: ThreadKey): Promise<void> {
     const stopping: Promise<RunOutcome>[] = [];
-    for (const record of await this.unfinished(threadId)) {
-      const run = await this.cancel(record, workspaceId, 'interrupt');
+    for (const record of await this.unfinished(thread)) {
+      const run = await this.cancel(record, thread.workspaceId, 'interrupt');
       if (run) stopping.push(run.outcome);
     }
     await Promise.all(stopping);
@@ -286,8 +292,8 @@ export class RunManager implements SharedRunExecutor {
     return run;
   }
 
-  async forgetThread(threadId: string): Promise<void> {
-    await this.deps.checkpointer.deleteThread(threadId);
+  async forgetThread(thread: ThreadKey): Promise<void> {
+    await this.deps.checkpointer.deleteThreadOf(thread);
   }
 
   /**
@@ -311,8 +317,7 @@ export class RunManager implements SharedRunExecutor {
     if (run.done || run.controller.signal.aborted) return { status: 'interrupted', values: null };
     run.executing = true;
     const { assistant, graph } = this.assistantFor(record.assistant_id);
-    const { checkpointer } = this.deps;
-    if (run.temporaryThread && checkpointer instanceof TemporaryThreadCheckpointer) checkpointer.hold(record.thread_id);
+    if (run.temporaryThread) this.deps.temporaryThreads?.hold(storedThreadId(run.thread));
     record.status = 'running';
     record.updated_at = nowIso();
     await this.nextTurn();
@@ -322,16 +327,16 @@ export class RunManager implements SharedRunExecutor {
     const subgraphs = body.stream_subgraphs ?? false;
     run.emit('metadata', { run_id: record.run_id, attempt: 1 });
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
-    const configurable = {
+    // The thread (and its workspace) last: a run's config cannot name another.
+    const { configurable } = threadConfig(run.thread, {
       ...(assistant.config.configurable as Record<string, unknown> | undefined),
       ...body.config?.configurable,
       ...authConfigurable(run.auth),
-      thread_id: record.thread_id,
       run_id: record.run_id,
       assistant_id: assistant.assistant_id,
       graph_id: assistant.graph_id,
       ...(checkpointId ? { checkpoint_id: checkpointId } : {}),
-    };
+    });
     // Trace metadata: `thread_id` groups the traces of a conversation; a caller's own
     // metadata.thread_id (e.g. one shared across agents) wins over the LangGraph thread.
     const metadata: Record<string, unknown> = {
@@ -379,7 +384,7 @@ export class RunManager implements SharedRunExecutor {
    */
   private async finalValues(run: ActiveRun, lastValues: unknown): Promise<Record<string, unknown> | null> {
     const { graph } = this.assistantFor(run.record.assistant_id);
-    const snapshot = await graph.getState({ configurable: { thread_id: run.record.thread_id } });
+    const snapshot = await graph.getState(threadConfig(run.thread));
     let values = toWireValue<Record<string, unknown> | null>(snapshot.values ?? lastValues ?? null);
     const output = graph.outputChannels;
     if (values && Array.isArray(output)) values = Object.fromEntries(Object.entries(values).filter(([key]) => output.includes(key)));
@@ -398,17 +403,16 @@ export class RunManager implements SharedRunExecutor {
     const mark = run.checkpointMark;
     if (!mark) return null; // never started: wrote nothing
     const { graph } = this.assistantFor(run.record.assistant_id);
-    const tid = run.record.thread_id;
     let touched = false;
-    for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: tid } })) {
+    for await (const snapshot of graph.getStateHistory(threadConfig(run.thread))) {
       if (String(snapshot.config.configurable?.checkpoint_id) > mark) {
         touched = true;
         continue;
       }
-      if (touched) await graph.updateState(snapshot.config, undefined);
+      if (touched) await graph.updateState(threadConfig(run.thread, snapshot.config.configurable), undefined);
       return toWireValue<Record<string, unknown> | null>(snapshot.values ?? null);
     }
-    if (touched) await this.deps.checkpointer.deleteThread(tid);
+    if (touched) await this.deps.checkpointer.deleteThreadOf(run.thread);
     return null;
   }
 
@@ -421,7 +425,7 @@ export class RunManager implements SharedRunExecutor {
       // before the thread is handed to its next run
       if (run.cancelAction === 'rollback' && !run.temporaryThread) outcome = { ...outcome, values: await this.rollBack(run) };
       const recorded = await this.queue.recordEnd(run, outcome);
-      if (run.temporaryThread) await this.deps.checkpointer.deleteThread(record.thread_id);
+      if (run.temporaryThread) await this.deps.checkpointer.deleteThreadOf(run.thread);
       if (!recorded) this.deps.logger.warn({ run_id: record.run_id }, 'a run ended here after another replica had failed it (this one was taken for dead)');
     } catch (err) {
       this.deps.logger.error({ run_id: record.run_id, err: (err as Error).message }, 'could not record the end of a run');

@@ -6,6 +6,7 @@
 // its threads); PostgresRunQueue (postgresRunQueue.ts) keeps them in PostgreSQL, so that any
 // number of agent-server replicas on one database share the work.
 import { errors } from '../../../platform/errors.ts';
+import { storedThreadId, type ThreadKey } from '../../../platform/workspaceThreads.ts';
 import type { AgentRecordStore, MultitaskStrategy, RecordScope, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
 import type { ActiveRun, CancelAction, RunOutcome } from './activeRun.ts';
 
@@ -56,7 +57,7 @@ export interface RunQueue {
    */
   recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean>;
   /** The thread's unfinished runs, in order, the running one first. */
-  unfinished(threadId: string): Promise<RunRecord[]>;
+  unfinished(thread: ThreadKey): Promise<RunRecord[]>;
   close(): Promise<void>;
 }
 
@@ -65,7 +66,7 @@ export class LocalRunQueue implements RunQueue {
   readonly shared = false;
   readonly #store: AgentRecordStore;
   readonly #executor: RunExecutor;
-  /** Per thread, its unfinished runs in order: the first one is running. */
+  /** Per thread (by stored id: workspace and thread id), its unfinished runs in order: the first one is running. */
   readonly #queues = new Map<string, ActiveRun[]>();
 
   constructor(store: AgentRecordStore, executor: RunExecutor) {
@@ -75,16 +76,17 @@ export class LocalRunQueue implements RunQueue {
 
   async admit(run: ActiveRun, strategy: MultitaskStrategy, thread: ThreadAdmission): Promise<void> {
     const tid = run.record.thread_id;
-    const queued = this.#queues.get(tid) ?? [];
+    const queueKey = storedThreadId(run.thread);
+    const queued = this.#queues.get(queueKey) ?? [];
     if (queued.length > 0) {
       if (strategy === 'reject') throw errors.threadBusy();
       if (strategy === 'interrupt' || strategy === 'rollback') for (const other of queued) this.#executor.cancelHere(other.record.run_id, strategy);
     }
     await this.#store.putRun(run.workspaceId, run.record);
     await this.#store.updateThread({ workspaceId: run.workspaceId }, tid, thread);
-    const live = this.#queues.get(tid) ?? [];
+    const live = this.#queues.get(queueKey) ?? [];
     live.push(run);
-    this.#queues.set(tid, live);
+    this.#queues.set(queueKey, live);
     if (live.length === 1) this.#start(run);
   }
 
@@ -103,9 +105,10 @@ export class LocalRunQueue implements RunQueue {
   async recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
     const { record } = run;
     const tid = record.thread_id;
+    const queueKey = storedThreadId(run.thread);
     // The thread's live queue (not a copy): a run enqueued while this one's end is being written
     // joins it, and is started once this run is out of it.
-    const queue = this.#queues.get(tid) ?? [];
+    const queue = this.#queues.get(queueKey) ?? [];
     const scope: RecordScope = { workspaceId: run.workspaceId };
     try {
       if (run.cancelAction === 'rollback') await this.#store.deleteRun(scope, tid, record.run_id);
@@ -118,15 +121,15 @@ export class LocalRunQueue implements RunQueue {
       }
     } finally {
       if (queue.includes(run)) queue.splice(queue.indexOf(run), 1);
-      if (queue.length === 0 && this.#queues.get(tid) === queue) this.#queues.delete(tid);
+      if (queue.length === 0 && this.#queues.get(queueKey) === queue) this.#queues.delete(queueKey);
       const next = queue[0];
       if (next && !next.started && !next.done) this.#start(next);
     }
     return true;
   }
 
-  async unfinished(threadId: string): Promise<RunRecord[]> {
-    return (this.#queues.get(threadId) ?? []).map((r) => r.record);
+  async unfinished(thread: ThreadKey): Promise<RunRecord[]> {
+    return (this.#queues.get(storedThreadId(thread)) ?? []).map((r) => r.record);
   }
 
   async close(): Promise<void> {}

@@ -2,6 +2,8 @@
 // LangGraph API returns. Values are kept in wire form (plain JSON). Each thread and run belongs to
 // one workspace, kept beside the record (never in what the API returns); every read and write
 // names the workspace it acts in, and a record of another workspace is as absent as an unknown one.
+// Thread ids are per workspace (a thread is its workspace and its id: platform/workspaceThreads.ts),
+// so two workspaces may each have a thread of one id; run ids are the server's, unique everywhere.
 import type { AuthFilters } from '../auth/authFilters.ts';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
@@ -58,10 +60,7 @@ export interface RecordScope {
 
 /** Where thread and run records live: memory by default, PostgreSQL when checkpoints are durable. */
 export interface AgentRecordStore {
-  /**
-   * Creates the thread in the workspace, or returns undefined when a thread with that id exists
-   * (in any workspace: thread ids are global, as checkpoints are keyed by them alone).
-   */
+  /** Creates the thread in the workspace, or returns undefined when the workspace has a thread with that id. */
   createThread(workspaceId: string, thread: ThreadRecord): Promise<ThreadRecord | undefined>;
   getThread(scope: RecordScope, threadId: string): Promise<ThreadRecord | undefined>;
   updateThread(scope: RecordScope, threadId: string, patch: Partial<Omit<ThreadRecord, 'thread_id' | 'created_at'>>): Promise<ThreadRecord | undefined>;

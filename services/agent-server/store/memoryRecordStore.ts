@@ -1,4 +1,5 @@
 // Thread and run records in this process's memory: gone when it stops, like the in-memory checkpointer.
+import { storedThreadId } from '../../../platform/workspaceThreads.ts';
 import { isAuthMatching } from '../auth/authFilters.ts';
 import type { AgentRecordStore, RecordScope, RunRecord, RunStatus, ThreadRecord, ThreadSearch } from './agentRecords.ts';
 import { jsonContains } from './agentRecords.ts';
@@ -11,18 +12,20 @@ interface StoredThread {
 }
 
 export class MemoryRecordStore implements AgentRecordStore {
+  /** By stored thread id: workspace and thread id. */
   readonly #threads = new Map<string, StoredThread>();
 
   /** The thread if the scope sees it. */
   #visible(scope: RecordScope, threadId: string): StoredThread | undefined {
-    const stored = this.#threads.get(threadId);
+    const stored = this.#threads.get(storedThreadId({ workspaceId: scope.workspaceId, threadId }));
     if (!stored || stored.workspaceId !== scope.workspaceId || !isAuthMatching(stored.thread.metadata, scope.filters)) return undefined;
     return stored;
   }
 
   async createThread(workspaceId: string, thread: ThreadRecord): Promise<ThreadRecord | undefined> {
-    if (this.#threads.has(thread.thread_id)) return undefined;
-    this.#threads.set(thread.thread_id, { workspaceId, thread, runs: new Map() });
+    const key = storedThreadId({ workspaceId, threadId: thread.thread_id });
+    if (this.#threads.has(key)) return undefined;
+    this.#threads.set(key, { workspaceId, thread, runs: new Map() });
     return thread;
   }
 
@@ -38,7 +41,7 @@ export class MemoryRecordStore implements AgentRecordStore {
   }
 
   async deleteThread(scope: RecordScope, threadId: string): Promise<boolean> {
-    return this.#visible(scope, threadId) !== undefined && this.#threads.delete(threadId);
+    return this.#visible(scope, threadId) !== undefined && this.#threads.delete(storedThreadId({ workspaceId: scope.workspaceId, threadId }));
   }
 
   async searchThreads(scope: RecordScope, search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }> {

@@ -1,7 +1,8 @@
 // Thread and run records in PostgreSQL, beside the checkpoints (same database), so a restarted
 // server finds its threads again. JSON columns are jsonb; search uses jsonb containment (`@>`).
-// Every row carries its workspace; every statement names the one it acts in, and a custom auth
-// module's filter (auth/authFilters.ts) becomes a condition on the thread's metadata.
+// Every row carries its workspace, and a thread is keyed by its workspace and its id; every
+// statement names the workspace it acts in, and a custom auth module's filter (auth/authFilters.ts)
+// becomes a condition on the thread's metadata.
 import pg from 'pg';
 import { inTransaction } from '../../../platform/postgres.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../tenancy/index.ts';
@@ -10,7 +11,7 @@ import type { AgentRecordStore, RecordScope, RunRecord, RunStatus, ThreadRecord,
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS agent_threads (
-  thread_id uuid PRIMARY KEY,
+  thread_id uuid NOT NULL,
   workspace_id uuid NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
@@ -20,26 +21,26 @@ CREATE TABLE IF NOT EXISTS agent_threads (
   config jsonb NOT NULL,
   "values" jsonb,
   interrupts jsonb NOT NULL,
-  error jsonb
+  error jsonb,
+  PRIMARY KEY (workspace_id, thread_id)
 );
 CREATE INDEX IF NOT EXISTS agent_threads_metadata ON agent_threads USING gin (metadata jsonb_path_ops);
 CREATE TABLE IF NOT EXISTS agent_runs (
   run_id uuid PRIMARY KEY,
-  thread_id uuid NOT NULL REFERENCES agent_threads (thread_id) ON DELETE CASCADE,
+  thread_id uuid NOT NULL,
   workspace_id uuid NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
   record jsonb NOT NULL,
-  status text NOT NULL
+  status text NOT NULL,
+  CONSTRAINT agent_runs_thread_fkey FOREIGN KEY (workspace_id, thread_id) REFERENCES agent_threads (workspace_id, thread_id) ON DELETE CASCADE
 );
-CREATE INDEX IF NOT EXISTS agent_runs_thread ON agent_runs (thread_id, created_at DESC);
 -- Tables of versions before workspaces: their threads and runs were made without a key, and
 -- belong to the default workspace (the one BOOTSTRAP_API_KEY opens). New rows always name theirs.
 ALTER TABLE agent_threads ADD COLUMN IF NOT EXISTS workspace_id uuid NOT NULL DEFAULT '${DEFAULT_WORKSPACE_ID}';
 ALTER TABLE agent_threads ALTER COLUMN workspace_id DROP DEFAULT;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS workspace_id uuid NOT NULL DEFAULT '${DEFAULT_WORKSPACE_ID}';
 ALTER TABLE agent_runs ALTER COLUMN workspace_id DROP DEFAULT;
-CREATE INDEX IF NOT EXISTS agent_threads_workspace ON agent_threads (workspace_id, created_at DESC);
 -- The run queue shared by agent-server replicas (runs/postgresRunQueue.ts): queue order, the
 -- replica running a run, when a delayed run may start, a cancel asked of its replica, what a
 -- replica needs to execute it, how it ended, and whether a replica follows it.
@@ -50,10 +51,6 @@ ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS cancel_action text;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS work jsonb;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS outcome jsonb;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false;
--- Runs of versions before the queue were failed at each start: one running run per thread at most.
-CREATE UNIQUE INDEX IF NOT EXISTS agent_runs_one_running ON agent_runs (thread_id) WHERE status = 'running';
-CREATE INDEX IF NOT EXISTS agent_runs_pending ON agent_runs (seq) WHERE status = 'pending';
-CREATE INDEX IF NOT EXISTS agent_runs_unfinished ON agent_runs (thread_id, seq) WHERE status IN ('pending', 'running');
 CREATE TABLE IF NOT EXISTS agent_server_replicas (
   replica_id uuid PRIMARY KEY,
   url text, -- where peers reach it; null until it listens
@@ -62,9 +59,50 @@ CREATE TABLE IF NOT EXISTS agent_server_replicas (
 );
 `;
 
+/**
+ * Tables of versions whose thread ids were global (the thread's primary key its id alone): each
+ * thread becomes its workspace's, keyed by both, and so do its runs and its checkpoints, which
+ * LangGraph's PostgresSaver keeps (in this database's `public` schema) under the thread's stored
+ * id, `<workspace id>/<thread id>` (platform/workspaceThreads.ts). Checkpoints of no recorded
+ * thread were never reachable through the API and are left as they are.
+ */
+const SCOPE_THREAD_IDS = `
+DO $$
+DECLARE
+  old_key text;
+  checkpoint_table text;
+BEGIN
+  UPDATE agent_runs r SET workspace_id = t.workspace_id FROM agent_threads t WHERE t.thread_id = r.thread_id AND r.workspace_id <> t.workspace_id;
+  FOR old_key IN SELECT conname FROM pg_constraint WHERE conrelid = 'agent_runs'::regclass AND contype = 'f' LOOP
+    EXECUTE format('ALTER TABLE agent_runs DROP CONSTRAINT %I', old_key);
+  END LOOP;
+  SELECT conname INTO old_key FROM pg_constraint WHERE conrelid = 'agent_threads'::regclass AND contype = 'p';
+  EXECUTE format('ALTER TABLE agent_threads DROP CONSTRAINT %I', old_key);
+  ALTER TABLE agent_threads ADD PRIMARY KEY (workspace_id, thread_id);
+  ALTER TABLE agent_runs ADD CONSTRAINT agent_runs_thread_fkey FOREIGN KEY (workspace_id, thread_id) REFERENCES agent_threads (workspace_id, thread_id) ON DELETE CASCADE;
+  DROP INDEX IF EXISTS agent_runs_thread;
+  DROP INDEX IF EXISTS agent_runs_one_running;
+  DROP INDEX IF EXISTS agent_runs_unfinished;
+  FOREACH checkpoint_table IN ARRAY ARRAY['checkpoints', 'checkpoint_blobs', 'checkpoint_writes'] LOOP
+    IF to_regclass('public.' || checkpoint_table) IS NOT NULL THEN
+      EXECUTE format('UPDATE public.%I c SET thread_id = t.workspace_id || ''/'' || c.thread_id FROM agent_threads t WHERE c.thread_id = t.thread_id::text', checkpoint_table);
+    END IF;
+  END LOOP;
+END $$;
+`;
+
+/** A thread's rows are found by its workspace and id. */
+const INDEXES = `
+CREATE INDEX IF NOT EXISTS agent_threads_workspace ON agent_threads (workspace_id, created_at DESC);
+CREATE INDEX IF NOT EXISTS agent_runs_thread ON agent_runs (workspace_id, thread_id, created_at DESC);
+-- Runs of versions before the queue were failed at each start: one running run per thread at most.
+CREATE UNIQUE INDEX IF NOT EXISTS agent_runs_one_running ON agent_runs (workspace_id, thread_id) WHERE status = 'running';
+CREATE INDEX IF NOT EXISTS agent_runs_pending ON agent_runs (seq) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS agent_runs_unfinished ON agent_runs (workspace_id, thread_id, seq) WHERE status IN ('pending', 'running');
+`;
+
 /** Replicas starting together on one database create and migrate the tables one after the other. */
 const SCHEMA_LOCK = 0x61676e74; // "agnt"
-
 
 const THREAD_COLUMNS = ['thread_id', 'created_at', 'updated_at', 'state_updated_at', 'metadata', 'status', 'config', 'values', 'interrupts', 'error'] as const;
 const JSON_COLUMNS = new Set(['metadata', 'config', 'values', 'interrupts', 'error']);
@@ -132,6 +170,9 @@ export class PostgresRecordStore implements AgentRecordStore {
     await inTransaction(pool, async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
       await client.query(SCHEMA);
+      const key = await client.query(`SELECT indnatts FROM pg_index WHERE indrelid = 'agent_threads'::regclass AND indisprimary`);
+      if (key.rows[0]?.indnatts === 1) await client.query(SCOPE_THREAD_IDS);
+      await client.query(INDEXES);
     });
     return new PostgresRecordStore(pool);
   }
@@ -141,7 +182,7 @@ export class PostgresRecordStore implements AgentRecordStore {
     const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
     const result = await this.pool.query(
       `INSERT INTO agent_threads (workspace_id, ${THREAD_COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES (${placeholders})
-       ON CONFLICT (thread_id) DO NOTHING RETURNING *`,
+       ON CONFLICT (workspace_id, thread_id) DO NOTHING RETURNING *`,
       values,
     );
     return result.rows[0] ? threadFromRow(result.rows[0]) : undefined;
@@ -197,7 +238,7 @@ export class PostgresRecordStore implements AgentRecordStore {
     await this.pool.query(
       `INSERT INTO agent_runs (run_id, thread_id, workspace_id, created_at, updated_at, record, status) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (run_id) DO UPDATE SET updated_at = EXCLUDED.updated_at, record = EXCLUDED.record, status = EXCLUDED.status
-       WHERE agent_runs.workspace_id = EXCLUDED.workspace_id`,
+       WHERE agent_runs.workspace_id = EXCLUDED.workspace_id AND agent_runs.thread_id = EXCLUDED.thread_id`,
       [run.run_id, run.thread_id, workspaceId, run.created_at, run.updated_at, JSON.stringify(run), run.status],
     );
   }
@@ -208,7 +249,7 @@ export class PostgresRecordStore implements AgentRecordStore {
     const where = [`r.thread_id = ${bind(threadId)}`, `r.workspace_id = ${bind(scope.workspaceId)}`, ...scopeConditions(scope, bind)];
     const { conditions, tail = '' } = build(bind);
     const result = await this.pool.query(
-      `SELECT r.record FROM agent_runs r JOIN agent_threads t ON t.thread_id = r.thread_id WHERE ${[...where, ...conditions].join(' AND ')} ${tail}`,
+      `SELECT r.record FROM agent_runs r JOIN agent_threads t ON t.workspace_id = r.workspace_id AND t.thread_id = r.thread_id WHERE ${[...where, ...conditions].join(' AND ')} ${tail}`,
       params,
     );
     return result.rows.map((row) => row.record as RunRecord);
@@ -228,7 +269,7 @@ export class PostgresRecordStore implements AgentRecordStore {
   async deleteRun(scope: RecordScope, threadId: string, runId: string): Promise<boolean> {
     const { params, bind } = parameters();
     const where = [`r.run_id = ${bind(runId)}`, `r.thread_id = ${bind(threadId)}`, `r.workspace_id = ${bind(scope.workspaceId)}`, ...scopeConditions(scope, bind)];
-    const result = await this.pool.query(`DELETE FROM agent_runs r USING agent_threads t WHERE t.thread_id = r.thread_id AND ${where.join(' AND ')}`, params);
+    const result = await this.pool.query(`DELETE FROM agent_runs r USING agent_threads t WHERE t.workspace_id = r.workspace_id AND t.thread_id = r.thread_id AND ${where.join(' AND ')}`, params);
     return (result.rowCount ?? 0) > 0;
   }
 

@@ -18,7 +18,7 @@ export class TemporaryThreadCheckpointer extends BaseCheckpointSaver {
     this.#durable = durable;
   }
 
-  /** Keeps a temporary thread's checkpoints in memory until the thread is deleted. */
+  /** Keeps a temporary thread's checkpoints in memory until the thread is deleted (`threadId` as stored: workspaceThreads.ts). */
   hold(threadId: string): void {
     this.#held.add(threadId);
   }
@@ -43,8 +43,8 @@ export class TemporaryThreadCheckpointer extends BaseCheckpointSaver {
     return this.#saver(config).put(config, checkpoint, metadata, newVersions);
   }
 
-  override putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    return this.#saver(config).putWrites(config, writes, taskId);
+  override putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    return this.#saver(config).putWrites(config, writes, taskId, taskPath);
   }
 
   override async deleteThread(threadId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ClickHouseClient, ClickHouseError } from '../../../platform/clickhouse/client.ts';
+import { ClickHouseClient, ClickHouseError, insertQuorum } from '../../../platform/clickhouse/client.ts';
+import { loadConfig } from '../../../platform/config.ts';
 import { ident, join, sql, uuidList, uuidSet, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { provideInfra } from '../../support/infra.ts';
 
@@ -45,6 +46,60 @@ test('every query asks for 64-bit integers as JSON strings, as 18.16 answers and
     expect(seen.map((p) => p.get('use_uncompressed_cache'))).toEqual([null, null, '1', null]);
   } finally {
     await ch.close();
+    server.close();
+  }
+});
+
+test('on a cluster an insert needs a majority of the replicas the client knows, or CLICKHOUSE_INSERT_QUORUM; none on one server', () => {
+  const urls = (n: number) => Array.from({ length: n - 1 }, (_, i) => `http://replica-${i}:8123`);
+  expect(insertQuorum({ replicaUrls: urls(2) }), 'no cluster').toBe(1);
+  expect([1, 2, 3, 4, 5].map((n) => insertQuorum({ cluster: 'c', replicaUrls: urls(n) }))).toEqual([1, 2, 2, 3, 3]);
+  expect(insertQuorum({ cluster: 'c', replicaUrls: urls(3), insertQuorum: 3 })).toBe(3);
+  expect(insertQuorum({ cluster: 'c', replicaUrls: urls(2), insertQuorum: 1 })).toBe(1);
+  const base = { CLICKHOUSE_URL: 'http://a:8123', CLICKHOUSE_REPLICA_URLS: 'http://b:8123,http://c:8123', CLICKHOUSE_CLUSTER: 'c' };
+  expect(ClickHouseClient.fromConfig(loadConfig(base)).insertQuorum).toBe(2);
+  expect(ClickHouseClient.fromConfig(loadConfig({ ...base, CLICKHOUSE_INSERT_QUORUM: '3' })).insertQuorum).toBe(3);
+  expect(ClickHouseClient.fromConfig(loadConfig({ ...base, CLICKHOUSE_CLUSTER: '' })).insertQuorum).toBe(1);
+  expect(() => loadConfig({ ...base, CLICKHOUSE_INSERT_QUORUM: '0' })).toThrow(/CLICKHOUSE_INSERT_QUORUM/);
+});
+
+test('a quorum insert is sent with insert_quorum; refused for another quorum insert into the table (286) it is sent again; too few replicas up (285) is the caller\'s to retry; a cache write needs no quorum', async () => {
+  const { createServer } = await import('node:http');
+  const seen: URLSearchParams[] = [];
+  const answers: Array<[number, string]> = [];
+  const server = createServer((req, res) => {
+    seen.push(new URL(req.url ?? '/', 'http://x').searchParams);
+    const [status, text] = answers.shift() ?? [200, ''];
+    req.resume().on('end', () => {
+      res.statusCode = status;
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const ch = new ClickHouseClient({ url, replicaUrls: ['http://127.0.0.1:1'], cluster: 'c', database: 'db' });
+  const single = new ClickHouseClient({ url, database: 'db' });
+  // as 18.16 words them
+  const previousWrite = 'Code: 286, e.displayText() = DB::Exception: Quorum for previous write has not been satisfied yet. Status: version: 1, e.what() = DB::Exception';
+  const tooFew = 'Code: 285, e.displayText() = DB::Exception: Number of alive replicas (1) is less than requested quorum (2)., e.what() = DB::Exception';
+  try {
+    answers.push([500, previousWrite], [500, previousWrite]);
+    await ch.insert('t', [{ x: 1 }]);
+    expect(seen.map((p) => [p.get('insert_quorum'), p.get('insert_quorum_timeout')])).toEqual([['2', '60000'], ['2', '60000'], ['2', '60000']]);
+
+    seen.length = 0;
+    answers.push([500, tooFew]);
+    const refused = await ch.insert('t', [{ x: 1 }]).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ exceptionCode: 285, retryable: true });
+    expect(seen).toHaveLength(1);
+
+    seen.length = 0;
+    await ch.insert('t', [{ x: 1 }], { quorum: false });
+    await single.insert('t', [{ x: 1 }]);
+    await ch.exec(sql`SELECT 1`);
+    expect(seen.map((p) => p.get('insert_quorum'))).toEqual([null, null, null]);
+  } finally {
+    await Promise.all([ch.close(), single.close()]);
     server.close();
   }
 });

@@ -57,4 +57,19 @@ describe('RunEventTranslator', () => {
     expect(events.map((e) => e.event)).toEqual(['values', 'values|child:1', 'updates|child:1']);
     expect(lastValues).toEqual({ n: 1 });
   });
+
+  it('sends checkpoint configs without their `__` keys (the thread’s workspace among them)', () => {
+    const config = (id: string) => ({ configurable: { thread_id: 't1', checkpoint_ns: '', checkpoint_id: id, __workspace_id: 'ws', user_key: 'kept' } });
+    const checkpoint = { config: config('c2'), parentConfig: config('c1'), values: {}, metadata: {}, next: [], tasks: [] };
+    const { events } = translate(['checkpoints', 'debug'], [
+      ['checkpoints', checkpoint],
+      ['debug', { type: 'checkpoint', step: 1, payload: checkpoint }],
+      ['debug', { type: 'task', step: 1, payload: { id: 'x' } }],
+    ]);
+    const shown = { thread_id: 't1', checkpoint_ns: '', user_key: 'kept' };
+    expect((events[0]!.data as any).config.configurable).toEqual({ ...shown, checkpoint_id: 'c2' });
+    expect((events[0]!.data as any).parentConfig.configurable).toEqual({ ...shown, checkpoint_id: 'c1' });
+    expect((events[1]!.data as any).payload.config.configurable).toEqual({ ...shown, checkpoint_id: 'c2' });
+    expect(events[2]!.data).toEqual({ type: 'task', step: 1, payload: { id: 'x' } });
+  });
 });

@@ -6,8 +6,12 @@
 // and after the turn the wrapper takes it back and returns it as the node's update, which the
 // checkpointer saves at the end of the step.
 //
-// The service itself holds only the sessions of turns in progress (one per thread: the server
-// runs one run per thread at a time), so listing sees those, not every stored thread.
+// The service itself holds only the sessions of turns in progress, so listing sees those, not
+// every stored thread. Each turn's sessions are its own (the wrapper runs the turn in `turn`):
+// two turns with one app, user and session id at once (two workspaces' threads of one id, both
+// with the anonymous user) never see each other's session.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { BaseSessionService, createEvent, createSession, type Session } from '@google/adk';
 
 type CreateSessionRequest = Parameters<BaseSessionService['createSession']>[0];
@@ -16,10 +20,18 @@ type ListSessionsRequest = Parameters<BaseSessionService['listSessions']>[0];
 type ListSessionsResponse = Awaited<ReturnType<BaseSessionService['listSessions']>>;
 type DeleteSessionRequest = Parameters<BaseSessionService['deleteSession']>[0];
 
-const keyOf = (appName: string, userId: string, sessionId: string) => JSON.stringify([appName, userId, sessionId]);
+/** The turn in progress, in the async context of its runner. */
+const turns = new AsyncLocalStorage<string>();
+
+const keyOf = (appName: string, userId: string, sessionId: string) => JSON.stringify([turns.getStore() ?? null, appName, userId, sessionId]);
 
 export class CheckpointSessionService extends BaseSessionService {
   readonly #sessions = new Map<string, Session>();
+
+  /** Runs one turn (staging, the runner, taking back) with sessions of its own. */
+  turn<T>(fn: () => T): T {
+    return turns.run(randomUUID(), fn);
+  }
 
   async createSession({ appName, userId, state, sessionId }: CreateSessionRequest): Promise<Session> {
     const id = sessionId ?? crypto.randomUUID();
@@ -41,7 +53,11 @@ export class CheckpointSessionService extends BaseSessionService {
   }
 
   async listSessions({ appName, userId, limit, page = 1 }: ListSessionsRequest): Promise<ListSessionsResponse> {
-    const all = [...this.#sessions.values()].filter((s) => s.appName === appName && (userId === undefined || s.userId === userId));
+    const turn = JSON.stringify(turns.getStore() ?? null);
+    const all = [...this.#sessions.entries()]
+      .filter(([key]) => key.startsWith(`[${turn},`))
+      .map(([, s]) => s)
+      .filter((s) => s.appName === appName && (userId === undefined || s.userId === userId));
     const size = limit ?? (all.length || 1);
     const sessions = all.slice((page - 1) * size, page * size).map((s) => ({ ...s, events: [] }));
     return { sessions, page, limit: size, totalItems: all.length, totalPages: Math.max(1, Math.ceil(all.length / size)) };

@@ -220,7 +220,7 @@ export function wrap(runner: Runner) {
     });
     // Streamed, so that the partial events reach `stream_mode=messages` as they come.
     const runId = configurable.run_id ?? config.metadata?.run_id;
-    const answer = await inTurn({ threadId: sessionId, runId: typeof runId === 'string' ? runId : undefined }, async () => {
+    const answer = await service.turn(() => inTurn({ threadId: sessionId, runId: typeof runId === 'string' ? runId : undefined }, async () => {
       let streamed: AIMessageChunk | undefined;
       // Through LangChain's chat-model machinery only when a callback listens (stream_mode=messages,
       // a tracer): without one it would cost a run's bookkeeping for nothing.
@@ -230,7 +230,7 @@ export function wrap(runner: Runner) {
         streamed = streamed ? streamed.concat(message) : message;
       }
       return streamed;
-    });
+    }));
     const result = model.result!;
     const reply = new AIMessage({ content: result.text, id: answer?.id ?? crypto.randomUUID(), name: runner.appName });
     return {

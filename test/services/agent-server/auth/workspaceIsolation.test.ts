@@ -1,7 +1,9 @@
 // Workspaces on the agent server: two workspaces, each with threads, runs and an A2A task. Every
 // route that names a thread or a run is asked, by each workspace, for the other's ids, and must
 // answer 404 (an empty result for searches, a JSON-RPC "task not found" for A2A) while the owner
-// gets its data; writes that name the other's ids leave its data alone. Both stores (memory and
+// gets its data; writes that name the other's ids leave its data alone, and those that create a
+// thread of an id the other has (thread ids are per workspace) make one of the asker's own, as
+// for any id (threadIdsPerWorkspace.test.ts goes further). Both stores (memory and
 // PostgreSQL) are checked. The routes come from the OpenAPI document of the running server: a
 // route no case here covers fails the first test, so a new route cannot slip through untested.
 import { randomUUID } from 'node:crypto';
@@ -25,6 +27,8 @@ interface Fixture {
   deletableRun: string;
   /** A thread only the thread-delete case deletes. */
   deletableThread: string;
+  /** A thread (with one run) whose id the other workspace creates a thread of its own with. */
+  twin: string;
   /** A thread with a run that waits (after_seconds) until the cancel case cancels it. */
   busyThread: string;
   pendingRun: string;
@@ -53,6 +57,7 @@ async function send(f: Fixture, method: string, path: string, json?: unknown): P
 }
 
 const human = (content: string) => ({ messages: [{ type: 'human', content }] });
+const twinText = (f: Fixture) => `the twin of ${f.label}`;
 const rpc = (f: Fixture, method: string, params: unknown) => send(f, 'POST', '/a2a/agent', { jsonrpc: '2.0', id: 1, method, params });
 const a2aMessage = (text: string, contextId?: string) => ({ message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }], ...(contextId ? { contextId } : {}) } });
 const show = (what: string, res: Res) => `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
@@ -79,6 +84,8 @@ async function buildFixture(ws: Workspace, label: string): Promise<Fixture> {
   f.deletableRun = deletable.body.run_id;
   await expectStatus(send(f, 'GET', `/threads/${f.thread}/runs/${f.deletableRun}/join`), 200, 'join');
   f.deletableThread = await newThread();
+  f.twin = await newThread();
+  await expectStatus(send(f, 'POST', `/threads/${f.twin}/runs/wait`, { assistant_id: 'agent', input: human(twinText(f)) }), 200, 'a run on the twin');
   f.busyThread = await newThread();
   f.pendingRun = (await expectStatus(send(f, 'POST', `/threads/${f.busyThread}/runs`, { assistant_id: 'agent', input: human('later'), after_seconds: 600 }), 200, 'a pending run')).body.run_id;
   const task = (await rpc(f, 'message/send', a2aMessage(`a2a from ${label}`))).body.result;
@@ -113,38 +120,54 @@ const read = (label: string, path: (f: Fixture) => string, check?: (body: any, o
   request: (owner) => ({ method, path: path(owner), json }),
   owner: ok(200, check),
 });
-/** The owner's thread is as it was (after another workspace's write). */
+/** The owner's threads are as they were (after another workspace's write). */
 async function unchanged(owner: Fixture): Promise<void> {
-  const thread = await send(owner, 'GET', `/threads/${owner.thread}`);
-  expect(thread.body.metadata, show('the owner’s thread', thread)).toEqual(expect.objectContaining({ tag: owner.tag }));
-  expect(thread.body.metadata.hacked).toBeUndefined();
-  const state = await send(owner, 'GET', `/threads/${owner.thread}/state`);
-  expect(state.body.values.messages.some((m: any) => /intruder/.test(m.content)), 'no message of the other workspace in the owner’s state').toBe(false);
+  for (const id of [owner.thread, owner.twin]) {
+    const thread = await send(owner, 'GET', `/threads/${id}`);
+    expect(thread.body.metadata, show('the owner’s thread', thread)).toEqual(expect.objectContaining({ tag: owner.tag }));
+    expect(thread.body.metadata.hacked).toBeUndefined();
+    const state = await send(owner, 'GET', `/threads/${id}/state`);
+    expect(state.body.values.messages.some((m: any) => /intruder/.test(m.content)), 'no message of the other workspace in the owner’s state').toBe(false);
+  }
 }
-const runOn = (path: (f: Fixture) => string, label: string): Probe => ({
-  label,
-  request: (owner, asker) => ({
-    method: 'POST',
-    path: path(owner),
-    json: { assistant_id: 'agent', input: human(owner === asker ? 'owner turn' : 'intruder'), if_not_exists: 'create', multitask_strategy: 'enqueue' },
-  }),
-  other: async (res, owner, what) => {
-    notFound(res, owner, what);
-    await unchanged(owner);
-  },
-  owner: ok(200),
-});
+/** A thread of the asker's own, made with the id of the owner's twin: nothing of the owner's in the answer, nothing changed in the owner's. */
+const ownTwin = async (res: Res, owner: Fixture, what: string) => {
+  expect(res.status, show(what, res)).toBe(200);
+  expect(JSON.stringify(res.body), show(what, res)).not.toContain(twinText(owner));
+  await unchanged(owner);
+};
+const runOn = (path: (thread: string) => string, label: string): Probe[] => {
+  const json = (owner: Fixture, asker: Fixture, extra = {}) => ({ assistant_id: 'agent', input: human(owner === asker ? 'owner turn' : 'intruder'), multitask_strategy: 'enqueue', ...extra });
+  return [
+    {
+      label,
+      request: (owner, asker) => ({ method: 'POST', path: path(owner.thread), json: json(owner, asker) }),
+      other: async (res, owner, what) => {
+        notFound(res, owner, what);
+        await unchanged(owner);
+      },
+      owner: ok(200),
+    },
+    {
+      label: `${label}, if_not_exists create on an id the other has: a thread of the asker's own`,
+      request: (owner, asker) => ({ method: 'POST', path: path(owner.twin), json: json(owner, asker, { if_not_exists: 'create' }) }),
+      other: ownTwin,
+      owner: ok(200),
+    },
+  ];
+};
 
 const CASES: Record<string, Probe[]> = {
   'POST /threads': [
     {
-      label: 'a thread id of the other workspace is taken, also with if_exists do_nothing (which must not answer its thread)',
-      request: (owner, asker) => ({ method: 'POST', path: '/threads', json: { thread_id: owner.thread, if_exists: 'do_nothing', metadata: owner === asker ? {} : { hacked: true } } }),
+      label: 'a thread id of the other workspace, with if_exists do_nothing: a thread of the asker’s own, not the other’s',
+      request: (owner, asker) => ({ method: 'POST', path: '/threads', json: { thread_id: owner.twin, if_exists: 'do_nothing', metadata: owner === asker ? {} : { hacked: true } } }),
       other: async (res, owner, what) => {
-        expect(res.status, show(what, res)).toBe(409);
-        await unchanged(owner);
+        await ownTwin(res, owner, what);
+        expect(res.body.thread_id).toBe(owner.twin);
+        expect(res.body.metadata.tag, show(what, res)).toBeUndefined();
       },
-      owner: ok(200, (body, owner) => expect(body.thread_id).toBe(owner.thread)),
+      owner: ok(200, (body, owner) => expect(body).toMatchObject({ thread_id: owner.twin, metadata: { tag: owner.tag } })),
     },
   ],
   'POST /threads/search': [
@@ -210,9 +233,9 @@ const CASES: Record<string, Probe[]> = {
   ],
   'POST /threads/{thread_id}/history': [read('history', (f) => `/threads/${f.thread}/history`, (body) => expect(body.length).toBeGreaterThan(0), 'POST', { limit: 5 })],
   'GET /threads/{thread_id}/history': [read('history', (f) => `/threads/${f.thread}/history?limit=5`, (body) => expect(body.length).toBeGreaterThan(0))],
-  'POST /threads/{thread_id}/runs': [runOn((f) => `/threads/${f.thread}/runs`, 'a background run')],
-  'POST /threads/{thread_id}/runs/stream': [runOn((f) => `/threads/${f.thread}/runs/stream`, 'a streamed run')],
-  'POST /threads/{thread_id}/runs/wait': [runOn((f) => `/threads/${f.thread}/runs/wait`, 'a waited run')],
+  'POST /threads/{thread_id}/runs': runOn((thread) => `/threads/${thread}/runs`, 'a background run'),
+  'POST /threads/{thread_id}/runs/stream': runOn((thread) => `/threads/${thread}/runs/stream`, 'a streamed run'),
+  'POST /threads/{thread_id}/runs/wait': runOn((thread) => `/threads/${thread}/runs/wait`, 'a waited run'),
   'GET /threads/{thread_id}/runs': [read('the runs', (f) => `/threads/${f.thread}/runs`, (body, f) => expect(body.map((r: any) => r.run_id)).toContain(f.run))],
   'GET /threads/{thread_id}/runs/{run_id}': [
     read('a run', (f) => `/threads/${f.thread}/runs/${f.run}`, (body, f) => expect(body.run_id).toBe(f.run)),
@@ -266,10 +289,15 @@ const CASES: Record<string, Probe[]> = {
       owner: ok(200, (body) => expect(body.result.status.state).toBe('completed')),
     },
     {
-      label: 'message/send continuing the other’s conversation',
-      request: (owner, asker) => ({ method: 'POST', path: '/a2a/agent', json: { jsonrpc: '2.0', id: 1, method: 'message/send', params: a2aMessage(owner === asker ? 'owner again' : 'intruder', owner.task.contextId) } }),
+      label: 'message/send with the contextId of the other’s conversation: a conversation of the asker’s own',
+      request: (owner, asker) => ({
+        method: 'POST',
+        path: '/a2a/agent',
+        json: { jsonrpc: '2.0', id: 1, method: 'message/send', params: a2aMessage(owner === asker ? 'owner again' : 'intruder', owner === asker ? owner.task.contextId : owner.twin) },
+      }),
       other: async (res, owner, what) => {
-        expect(res.body.error, show(what, res)).toBeDefined();
+        expect(res.body.result?.status?.state, show(what, res)).toBe('completed');
+        await ownTwin(res, owner, what);
         const state = await send(owner, 'GET', `/threads/${owner.task.contextId}/state`);
         expect(JSON.stringify(state.body.values)).not.toContain('intruder');
       },

@@ -1,14 +1,17 @@
 // Agent-server replicas on one PostgreSQL database share the work (runs/postgresRunQueue.ts):
 // runs created on any replica execute exactly once, one at a time per thread across replicas;
 // join, stream and cancel work from any replica; and a replica killed mid-run leaves its run
-// failed (within the lease) and its thread free for the runs queued behind it. Through the
-// official LangGraph JS client, against three server processes.
+// failed (within the lease) and its thread free for the runs queued behind it. Two workspaces'
+// threads of one id are two threads, each with its own queue. Through the official LangGraph JS
+// client, against three server processes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
 import { startAgentServer, writeAgentConfig, type AgentServer } from '../../../support/agentServer.ts';
 import { waitFor } from '../../../support/serviceProcess.ts';
+import { createWorkspaces, type Workspace } from '../../../support/tracingClient.ts';
+import { randomUUID } from 'node:crypto';
 
 const LEASE_MS = 2000;
 let db: ScratchPostgres;
@@ -138,6 +141,42 @@ describe('agent-server replicas on one database', () => {
     }
     // relayed whenever another server than C ran it
     console.log(`queued runs streamed through C ran on ${ranOn.map((port) => (port === replicas[2]!.env.AGENT_SERVER_PORT ? 'C' : 'another server')).join(', ')}`);
+  });
+
+  it('two workspaces’ threads of one id are two threads: each queue runs its own runs, and neither waits for the other', async () => {
+    const [wsA, wsB] = (await createWorkspaces(2)) as [Workspace, Workspace];
+    const via = (ws: Workspace, i: number) => new Client({ apiUrl: replicas[i]!.url, apiKey: ws.apiKey });
+    const t = randomUUID();
+    await via(wsA, 0).threads.create({ threadId: t });
+    await via(wsB, 1).threads.create({ threadId: t });
+    // A's thread is busy with a slow run...
+    const slow = await via(wsA, 0).runs.create(t, 'slow', { input: { messages: [] } });
+    await waitFor('A’s slow run to run', async () => (await via(wsA, 1).runs.get(t, slow.run_id)).status === 'running', 20_000, 50);
+    // ...B's is not: a run that may not wait (multitask_strategy reject) runs at once
+    expect(ranOf(await via(wsB, 2).runs.wait(t, 'probe', { input: probeInput(5) }))).toHaveLength(1);
+    // runs queued on both through every replica: A's wait behind the slow run, B's run now
+    const queued = await Promise.all(
+      [wsA, wsB].flatMap((ws) => [0, 1, 2].map(async (i) => ({ ws, run: await via(ws, i).runs.create(t, 'probe', { input: probeInput(20), multitaskStrategy: 'enqueue' }) }))),
+    );
+    for (const { ws, run } of queued.filter((q) => q.ws === wsB)) await via(ws, 0).runs.join(t, run.run_id);
+    expect((await via(wsA, 2).runs.list(t, { status: 'pending' })).length).toBe(3);
+    await via(wsA, 1).runs.cancel(t, slow.run_id, true);
+    for (const { ws, run } of queued.filter((q) => q.ws === wsA)) await via(ws, 2).runs.join(t, run.run_id);
+
+    for (const [ws, own] of [
+      [wsA, 3],
+      [wsB, 4],
+    ] as const) {
+      const runs = await via(ws, 0).runs.list(t, { limit: 10 });
+      const ran = ranOf((await via(ws, 1).threads.getState(t)).values);
+      // each of the workspace's runs once, on its own thread only, one at a time
+      expect(ran.map((r) => r.run_id).sort()).toEqual(runs.filter((r) => r.status === 'success').map((r) => r.run_id).sort());
+      expect(ran).toHaveLength(own);
+      for (let i = 1; i < ran.length; i++) expect(ran[i]!.start, JSON.stringify(ran)).toBeGreaterThanOrEqual(ran[i - 1]!.end);
+      expect((await via(ws, 2).threads.get(t)).status).toBe('idle');
+    }
+    expect((await via(wsA, 0).runs.get(t, slow.run_id)).status).toBe('interrupted');
+    await expect(via(wsB, 0).runs.get(t, slow.run_id)).rejects.toThrow(/404/);
   });
 
   it('a replica killed mid-run leaves the run failed within the lease, and the runs queued behind it run elsewhere', async () => {

@@ -15,10 +15,11 @@ import type { RunOutcome } from '../../../../services/agent-server/runs/activeRu
 import type { RunRecord } from '../../../../services/agent-server/store/agentRecords.ts';
 import { MemoryCheckpointer } from '../../../../services/agent-server/store/memoryCheckpointer.ts';
 import { MemoryRecordStore } from '../../../../services/agent-server/store/memoryRecordStore.ts';
+import { WorkspaceCheckpointer } from '../../../../platform/workspaceThreads.ts';
 import { repoRoot } from '../../../support/serviceProcess.ts';
 
 async function runManager(sharedQueue?: RunManagerDeps['sharedQueue']) {
-  const checkpointer = new MemoryCheckpointer();
+  const checkpointer = new WorkspaceCheckpointer(new MemoryCheckpointer());
   const store = new MemoryRecordStore();
   const graphs = await GraphRegistry.load([{ graphId: 'noop', file: join(repoRoot, 'examples/agent-server/noopGraph.ts'), exportName: 'graph' }], checkpointer);
   return { runs: new RunManager({ graphs, store, checkpointer, logger: createLogger('test', 'silent'), sharedQueue }), store };
@@ -43,9 +44,9 @@ describe('RunManager', () => {
   it('forgets a stateless run when it ends and its temporary thread is deleted', async () => {
     const { runs, store } = await runManager();
     const run = await runs.create(undefined, { assistant_id: 'noop', input }, caller);
-    expect(runs.get(run.record.run_id)).toBe(run);
+    expect(runs.get(run.record.run_id, DEFAULT_WORKSPACE_ID)).toBe(run);
     expect((await run.outcome).status).toBe('success');
-    expect(runs.get(run.record.run_id)).toBeUndefined();
+    expect(runs.get(run.record.run_id, DEFAULT_WORKSPACE_ID)).toBeUndefined();
     expect(await store.getThread({ workspaceId: DEFAULT_WORKSPACE_ID }, run.record.thread_id)).toBeUndefined();
   });
 
@@ -55,7 +56,7 @@ describe('RunManager', () => {
     const kept = await runs.create(undefined, { assistant_id: 'noop', input, on_completion: 'keep' }, caller);
     for (const run of [onThread, kept]) {
       expect((await run.outcome).status).toBe('success');
-      expect(runs.get(run.record.run_id)).toBe(run);
+      expect(runs.get(run.record.run_id, DEFAULT_WORKSPACE_ID)).toBe(run);
     }
   });
 

@@ -1,8 +1,9 @@
 // The thread and run records of both stores (memory, PostgreSQL) belong to a workspace: a record
 // of another workspace is as absent as an unknown one to every read and write, and a custom auth
 // module's filters (auth/authFilters.ts) mean the same in both (the PostgreSQL store compiles them
-// to SQL). Tables made by versions before workspaces are migrated in place: their records belong
-// to the default workspace.
+// to SQL). Thread ids are per workspace: each workspace may have a thread of one id. Tables made
+// by versions before workspaces are migrated in place (their records belong to the default
+// workspace), and so are those of versions whose thread ids were global, checkpoints included.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,9 @@ import { MemoryRecordStore } from '../../../../services/agent-server/store/memor
 import { postgresPool } from '../../../../services/agent-server/checkpointer.ts';
 import { PostgresRecordStore } from '../../../../services/agent-server/store/postgresRecordStore.ts';
 import { newThreadRecord } from '../../../../services/agent-server/threads/threadRecords.ts';
+import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { threadConfig, WorkspaceCheckpointer } from '../../../../platform/workspaceThreads.ts';
 import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
 
 const A = randomUUID();
@@ -47,8 +51,8 @@ describe.each(['memory', 'postgres'])('%s store', (name) => {
     const theirs = newThreadRecord(randomUUID(), { tag: name });
     expect(await store().createThread(A, mine)).toBeDefined();
     expect(await store().createThread(B, theirs)).toBeDefined();
-    // Thread ids are global (checkpoints are keyed by them alone): B cannot take A's.
-    expect(await store().createThread(B, newThreadRecord(mine.thread_id, { hacked: true }))).toBeUndefined();
+    // Thread ids are per workspace: B may have a thread of A's id, its own.
+    expect(await store().createThread(A, newThreadRecord(mine.thread_id, { again: true }))).toBeUndefined();
 
     expect((await store().getThread({ workspaceId: A }, mine.thread_id))?.metadata).toEqual({ tag: name });
     expect(await store().getThread({ workspaceId: B }, mine.thread_id)).toBeUndefined();
@@ -73,6 +77,31 @@ describe.each(['memory', 'postgres'])('%s store', (name) => {
 
     expect(await store().deleteThread({ workspaceId: A }, mine.thread_id)).toBe(true);
     expect(await store().getRun({ workspaceId: A }, mine.thread_id, run.run_id)).toBeUndefined();
+  });
+
+  it('holds two workspaces’ threads of one id apart: records, runs, searches, deletes', async () => {
+    const id = randomUUID();
+    expect((await store().createThread(A, newThreadRecord(id, { of: 'A' })))?.metadata).toEqual({ of: 'A' });
+    expect((await store().createThread(B, newThreadRecord(id, { of: 'B' })))?.metadata).toEqual({ of: 'B' });
+    expect(await store().createThread(B, newThreadRecord(id, { of: 'B again' }))).toBeUndefined();
+    const [runA, runB] = [runOf(id), runOf(id)];
+    await store().putRun(A, runA);
+    await store().putRun(B, runB);
+    await store().updateThread({ workspaceId: B }, id, { status: 'busy' });
+    for (const [ws, of, run, other] of [
+      [A, 'A', runA, runB],
+      [B, 'B', runB, runA],
+    ] as const) {
+      expect((await store().getThread({ workspaceId: ws }, id))?.metadata).toEqual({ of });
+      expect((await store().searchThreads({ workspaceId: ws }, { ...search, ids: [id] })).threads.map((t) => t.metadata)).toEqual([{ of }]);
+      expect((await store().listRuns({ workspaceId: ws }, id, { limit: 10, offset: 0 })).map((r) => r.run_id)).toEqual([run.run_id]);
+      expect(await store().getRun({ workspaceId: ws }, id, other.run_id)).toBeUndefined();
+      expect(await store().deleteRun({ workspaceId: ws }, id, other.run_id)).toBe(false);
+    }
+    expect((await store().getThread({ workspaceId: A }, id))?.status).toBe('idle');
+    expect(await store().deleteThread({ workspaceId: A }, id)).toBe(true);
+    expect((await store().getThread({ workspaceId: B }, id))?.metadata).toEqual({ of: 'B' });
+    expect((await store().getRun({ workspaceId: B }, id, runB.run_id))?.run_id).toBe(runB.run_id);
   });
 
   it('applies auth filters to the thread’s metadata, as isAuthMatching does', async () => {
@@ -140,6 +169,76 @@ describe('PostgreSQL tables of versions before workspaces', () => {
         expect(await store.getThread({ workspaceId: A }, fresh.thread_id)).toBeDefined();
         await store.close();
       }
+    } finally {
+      await old.drop();
+    }
+  });
+});
+
+describe('PostgreSQL tables of versions whose thread ids were global', () => {
+  it('are migrated in place: each thread, its runs and its checkpoints become its workspace’s, and the id is free in others', async () => {
+    const old = await scratchPostgres('agent_records_global');
+    try {
+      const client = new pg.Client({ connectionString: old.url });
+      await client.connect();
+      // The tables as the previous version made them: the thread's key its id alone.
+      await client.query(`
+        CREATE TABLE agent_threads (thread_id uuid PRIMARY KEY, workspace_id uuid NOT NULL, created_at timestamptz NOT NULL,
+          updated_at timestamptz NOT NULL, state_updated_at timestamptz NOT NULL, metadata jsonb NOT NULL, status text NOT NULL,
+          config jsonb NOT NULL, "values" jsonb, interrupts jsonb NOT NULL, error jsonb);
+        CREATE INDEX agent_threads_metadata ON agent_threads USING gin (metadata jsonb_path_ops);
+        CREATE TABLE agent_runs (run_id uuid PRIMARY KEY, thread_id uuid NOT NULL REFERENCES agent_threads (thread_id) ON DELETE CASCADE,
+          workspace_id uuid NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, record jsonb NOT NULL, status text NOT NULL,
+          seq bigserial, owner uuid, available_at timestamptz NOT NULL DEFAULT now(), cancel_action text, work jsonb, outcome jsonb,
+          watched boolean NOT NULL DEFAULT false);
+        CREATE INDEX agent_runs_thread ON agent_runs (thread_id, created_at DESC);
+        CREATE INDEX agent_threads_workspace ON agent_threads (workspace_id, created_at DESC);
+        CREATE UNIQUE INDEX agent_runs_one_running ON agent_runs (thread_id) WHERE status = 'running';
+        CREATE INDEX agent_runs_pending ON agent_runs (seq) WHERE status = 'pending';
+        CREATE INDEX agent_runs_unfinished ON agent_runs (thread_id, seq) WHERE status IN ('pending', 'running');`);
+      const threadId = randomUUID();
+      const run = runOf(threadId);
+      await client.query(`INSERT INTO agent_threads VALUES ($1, $2, now(), now(), now(), '{"old": true}', 'idle', '{}', NULL, '{}', NULL)`, [threadId, A]);
+      await client.query(`INSERT INTO agent_runs (run_id, thread_id, workspace_id, created_at, updated_at, record, status) VALUES ($1, $2, $3, now(), now(), $4, 'success')`, [
+        run.run_id,
+        threadId,
+        A,
+        JSON.stringify(run),
+      ]);
+      await client.end();
+      // and the thread's checkpoints, as the previous version wrote them: under the bare thread id
+      const saverPool = postgresPool(old.url, quiet);
+      const saver = new PostgresSaver(saverPool);
+      await saver.setup();
+      const graph = (checkpointer: PostgresSaver | WorkspaceCheckpointer) =>
+        new StateGraph(MessagesAnnotation)
+          .addNode('reply', (state) => ({ messages: [{ role: 'ai', content: `seen ${state.messages.length}` }] }))
+          .addEdge('__start__', 'reply')
+          .compile({ checkpointer });
+      await graph(saver).invoke({ messages: [{ role: 'user', content: 'before the upgrade' }] }, { configurable: { thread_id: threadId } });
+
+      for (let start = 0; start < 2; start++) {
+        const store = await PostgresRecordStore.open(postgresPool(old.url, quiet)); // twice: the migration is idempotent
+        expect((await store.getThread({ workspaceId: A }, threadId))?.metadata).toEqual({ old: true });
+        expect((await store.getRun({ workspaceId: A }, threadId, run.run_id))?.run_id).toBe(run.run_id);
+        if (start === 0) {
+          expect((await store.createThread(B, newThreadRecord(threadId, { of: 'B' })))?.metadata).toEqual({ of: 'B' });
+          await store.putRun(B, runOf(threadId));
+        }
+        expect((await store.getThread({ workspaceId: B }, threadId))?.metadata).toEqual({ of: 'B' });
+        expect(await store.listRuns({ workspaceId: A }, threadId, { limit: 10, offset: 0 })).toHaveLength(1);
+        const state = await graph(new WorkspaceCheckpointer(saver)).getState(threadConfig({ workspaceId: A, threadId }));
+        expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['before the upgrade', 'seen 1']);
+        expect((await graph(new WorkspaceCheckpointer(saver)).getState(threadConfig({ workspaceId: B, threadId }))).values).toEqual({});
+        await store.close();
+      }
+      // one running run per thread: per workspace's thread
+      const check = new pg.Client({ connectionString: old.url });
+      await check.connect();
+      const index = await check.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'agent_runs_one_running'`);
+      expect(index.rows[0].indexdef).toMatch(/\(workspace_id, thread_id\)/);
+      await check.end();
+      await saverPool.end();
     } finally {
       await old.drop();
     }

@@ -6,6 +6,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
 import { CheckpointSessionService, SESSION_CHANNEL, wrap } from '../../../../../services/agent-server/adapters/adk/index.ts';
 import { EchoLlm, agent as echoAgent } from '../../../../../examples/adk-agent/echoAgent.ts';
+import { threadConfig, WorkspaceCheckpointer } from '../../../../../platform/workspaceThreads.ts';
 
 /** A fresh wrapped echo agent on its own checkpointer. */
 function echoGraph() {
@@ -64,6 +65,34 @@ describe('wrap(runner)', () => {
     const state = (await graph.getState(config)).values as Record<string, any>;
     expect(state[SESSION_CHANNEL]).toMatchObject({ id: config.configurable.thread_id, appName: 'adk_echo', userId: 'anonymous', state: { word_total: 3, tone: 'cheerful', last_reply: second.last_reply } });
     expect(state[SESSION_CHANNEL].events.filter((e: { author: string }) => e.author === 'user')).toHaveLength(2);
+  });
+
+  it('turns at once on two workspaces’ threads of one id (one session id, one user) keep their sessions apart', async () => {
+    const graph = echoGraph();
+    graph.checkpointer = new WorkspaceCheckpointer(new MemorySaver());
+    const threadId = crypto.randomUUID();
+    const [a, b] = ['a', 'b'].map((w) => threadConfig({ workspaceId: `${w}0000000-0000-4000-8000-000000000000`, threadId }));
+    const both = (text: (w: string) => string) => Promise.all([a, b].map((config, i) => graph.invoke(human(text(i === 0 ? 'A' : 'B')) as never, config!) as Promise<Record<string, any>>));
+    await both((w) => `one from ${w}`);
+    const [second, secondB] = await both((w) => (w === 'A' ? 'two words from A' : 'B'));
+    expect(second!.messages.at(-1).content).toBe('Turn 2: you said "two words from A" (4 words, 7 in all)');
+    expect(secondB!.messages.at(-1).content).toBe('Turn 2: you said "B" (1 words, 4 in all)');
+    // and streamed (the turn runs inside a chat-model call then)
+    await Promise.all(
+      [a, b].map(async (config, i) => {
+        for await (const _ of await graph.stream(human(`three from ${i === 0 ? 'A' : 'B'}`) as never, { ...config!, streamMode: 'messages' }));
+      }),
+    );
+    for (const [config, who] of [
+      [a!, 'A'],
+      [b!, 'B'],
+    ] as const) {
+      const session = ((await graph.getState(config)).values as any)[SESSION_CHANNEL];
+      expect(session.id).toBe(threadId);
+      const said = session.events.filter((e: any) => e.author === 'user').map((e: any) => e.content.parts[0].text);
+      expect(said).toHaveLength(3);
+      expect(said.every((text: string) => text.endsWith(who)), JSON.stringify(said)).toBe(true);
+    }
   });
 
   it('the thread id is the session id; the user id is the authenticated user, else anonymous', async () => {
