@@ -6,15 +6,21 @@ import type { Message, MessagesStream } from '@platformatic/kafka';
 export type RawMessage = Message<Buffer, Buffer, Buffer, Buffer>;
 export type RawMessagesStream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
 
-/** Groups a message stream into batches of up to `maxMessages` events or `flushMs` of waiting. */
+/**
+ * Groups a message stream into batches of up to `maxMessages` events or `flushMs` of waiting. The
+ * wait begins with a batch's first message: an idle projector sleeps until one comes (no timer
+ * ticking meanwhile), and no message waits here longer than `flushMs`.
+ */
 export async function* batches(stream: RawMessagesStream, maxMessages: number, flushMs: number): AsyncGenerator<RawMessage[]> {
   let pending: RawMessage[] = [];
+  // While the loop waits: how many pending messages end the wait, and how to end it.
+  let enough = Infinity;
   let wake: (() => void) | null = null;
   let ended = false;
   stream.on('data', (m: RawMessage) => {
     pending.push(m);
     if (pending.length >= maxMessages) stream.pause();
-    if (wake && pending.length >= maxMessages) wake();
+    if (wake && pending.length >= enough) wake();
   });
   // A stream that fails is destroyed and closes too; its messages not yet yielded are not committed.
   const end = () => {
@@ -23,17 +29,21 @@ export async function* batches(stream: RawMessagesStream, maxMessages: number, f
   };
   stream.on('close', end);
   stream.on('error', end);
-  while (!ended) {
-    if (pending.length < maxMessages) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pending.length ? flushMs : flushMs * 2);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+  const waitFor = (count: number, timeoutMs: number | null) =>
+    new Promise<void>((resolve) => {
+      const timer = timeoutMs === null ? null : setTimeout(resolve, timeoutMs);
+      enough = count;
+      wake = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
       wake = null;
-    }
+      enough = Infinity;
+    });
+  while (!ended) {
+    if (pending.length === 0) await waitFor(1, null);
+    if (!ended && pending.length < maxMessages) await waitFor(maxMessages, flushMs);
     if (pending.length === 0) continue;
     const batch = pending;
     pending = [];

@@ -40,7 +40,7 @@ async function runsWhen(exportId: string, ready: (runs: any[]) => boolean, timeo
 async function expectExactlyOnce(exportId: string, runs: any[], rows: number): Promise<void> {
   const files = runs.flatMap((r) => r.metadata.result.exported_files as string[]);
   expect(new Set(files).size).toBe(files.length);
-  expect(await listKeys(bucket, `exports/export_id=${exportId}/`)).toEqual([...files].sort());
+  expect(await listKeys(bucket, `exports/export_id=${exportId}/`, s3)).toEqual([...files].sort());
   expect(runs.reduce((n, r) => n + r.metadata.result.rows_written, 0)).toBe(rows);
 }
 
@@ -139,7 +139,7 @@ test('a worker that died after completing a file but before recording it: the ne
       written += result.rows;
     }
     expect(written).toBeGreaterThan(0);
-    const ghostFiles = await listKeys(bucket, `exports/export_id=${e.id}/`);
+    const ghostFiles = await listKeys(bucket, `exports/export_id=${e.id}/`, s3);
     const pending = (await call('GET', `/bulk-exports/${e.id}/runs`)).body.filter((r: any) => r.metadata.result.pending_upload !== null);
     expect(pending.length).toBe(ghostFiles.length);
 
@@ -147,7 +147,7 @@ test('a worker that died after completing a file but before recording it: the ne
     stack.startExportWorker();
     const done = await runsWhen(e.id, (list) => list.length === runs.length && list.every((r) => r.status === 'Completed'));
     await expectExactlyOnce(e.id, done, written);
-    expect(await listKeys(bucket, `exports/export_id=${e.id}/`)).toEqual(ghostFiles); // the ghost's files, and no other
+    expect(await listKeys(bucket, `exports/export_id=${e.id}/`, s3)).toEqual(ghostFiles); // the ghost's files, and no other
     expect(done.every((r) => r.metadata.result.pending_upload === null)).toBe(true);
     expect(done.some((r) => r.retry_number === 1 && /stopped reporting/.test(r.errors.retry_0))).toBe(true);
   } finally {

@@ -19,9 +19,9 @@ export async function createBucket(bucket: string): Promise<void> {
   }
 }
 
-/** Every object key under `prefix` in `bucket`. */
-export async function listKeys(bucket: string, prefix = ''): Promise<string[]> {
-  const s3 = rootS3();
+/** Every object key under `prefix` in `bucket` (through `client`, else the shared stack's MinIO as root). */
+export async function listKeys(bucket: string, prefix = '', client?: S3Client): Promise<string[]> {
+  const s3 = client ?? rootS3();
   const keys: string[] = [];
   try {
     let token: string | undefined;
@@ -31,7 +31,7 @@ export async function listKeys(bucket: string, prefix = ''): Promise<string[]> {
       token = page.NextContinuationToken;
     } while (token);
   } finally {
-    s3.destroy();
+    if (!client) s3.destroy();
   }
   return keys.sort();
 }

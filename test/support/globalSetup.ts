@@ -1,7 +1,9 @@
-// Once per `vitest run`: make sure the infrastructure is up, build the browser pages from the
-// current sources (once: page tests in parallel workers must not rebuild apps/dist/ under one
-// another), and start the tracing stack the main suite shares (each test file then works in a
-// workspace of its own).
+// Once per project of a `vitest run` (vitest.config.ts): make sure the infrastructure is up. For the
+// main suite only, build the browser pages from the current sources (once: page tests in parallel
+// workers must not rebuild apps/dist/ under one another) and start the tracing stack it shares
+// (each test file then works in a workspace of its own). The fault tests start stacks of their
+// own and the audit none: a shared stack for each of them (API, projector and an export worker
+// polling every 250 ms, all run long) cost CPU all through the suite and served no test.
 import type { TestProject } from 'vitest/node';
 import { provideInfra, releaseInfra } from './infra.ts';
 import { buildPages } from './pages.ts';
@@ -18,6 +20,10 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   startSweep();
+  if (project.name !== 'main') {
+    await provideInfra();
+    return async () => undefined; // the main project's teardown releases it
+  }
   await Promise.all([provideInfra(), buildPages()]);
   // The whole product: API, projectors and an export worker that schedules due windows at once.
   const stack = await startTracingStack('shared', { BULK_EXPORT_LAG_SECONDS: '1', BULK_EXPORT_POLL_MS: '250', BULK_EXPORT_RETRY_DELAY_MS: '500', BULK_EXPORT_LEASE_MS: '5000' });
