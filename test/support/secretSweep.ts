@@ -10,7 +10,8 @@
 //   logs       every log file written during the run, at its end (test/audit/secrets.test.ts)
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Admin, Consumer, MessagesStreamModes } from '@platformatic/kafka';
+// @platformatic/kafka is imported by the sweeps that use it: every test process imports this
+// module (secretSweep.setup.ts), most of them never sweep a topic.
 import { endpointsFromEnv } from '../../infra/config.ts';
 import { repoRoot } from './serviceProcess.ts';
 
@@ -87,6 +88,7 @@ export interface Finding {
 export async function sweepTopics(brokers: string[], topics: string[]): Promise<Finding[]> {
   if (topics.length === 0) return [];
   const secrets = knownSecrets();
+  const { Consumer, MessagesStreamModes } = await import('@platformatic/kafka');
   const consumer = new Consumer({ clientId: 'secret-sweep', groupId: `secret-sweep-${process.pid}-${Date.now()}`, bootstrapBrokers: brokers, maxWaitTime: 100 });
   const findings: Finding[] = [];
   try {
@@ -124,6 +126,7 @@ export async function sweepTopics(brokers: string[], topics: string[]): Promise<
  * Throws, naming where, when a secret is in one: the stack's test file fails.
  */
 export async function deleteTopicsAfterSweep(brokers: string[], prefix: string): Promise<void> {
+  const { Admin } = await import('@platformatic/kafka');
   const admin = new Admin({ clientId: 'test-cleanup', bootstrapBrokers: brokers });
   try {
     const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));

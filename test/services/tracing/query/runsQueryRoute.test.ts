@@ -114,6 +114,7 @@ describe('POST /runs/query', () => {
       [{ order: 'sideways' }, 422, /order/],
       [{ select: ['id', 'nope'] }, 422, /select\/1 must be equal to one of the allowed values/],
       [{ session: ['not-a-uuid'] }, 422, /session\/0 must match format "uuid"/],
+      [{ is_root: 2 }, 422, /is_root/],
       [{ cursor: 'garbage' }, 400, /cursor is not a cursor this service issued/],
     ] as const) {
       const res = await query(body);
