@@ -8,6 +8,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, repoRoot, startService, waitFor, type ServiceProcess } from './serviceProcess.ts';
+import { scratchPostgres } from './scratchPostgres.ts';
 
 export const EXAMPLES_CONFIG = join(repoRoot, 'examples/agent-server/langgraph.json');
 
@@ -68,4 +69,29 @@ export async function startAgentServer(name: string, options: AgentServerOptions
   // ready: with a shared run queue, registered (a dead predecessor at this address reaped)
   await Promise.race([waitFor(`the agent server at ${url}`, async () => (await fetch(`${url}/ready`)).ok), exited]);
   return { url, apiKey: tenancy.apiKey, headers: tenancy.apiKey ? { 'x-api-key': tenancy.apiKey } : {}, process: child, env, stop: () => child.stop() };
+}
+
+/** An agent server on one of its stores, and how to stop it (and drop its database). */
+export interface AgentServerOnStore {
+  server: AgentServer;
+  stop(): Promise<void>;
+}
+
+/**
+ * For tests run on each store (`describe.each(['memory', 'postgres'])`): an agent server keeping
+ * its threads in memory, or in a scratch PostgreSQL database of its own.
+ */
+export async function startAgentServerOn(store: 'memory' | 'postgres', name: string): Promise<AgentServerOnStore> {
+  const db = store === 'postgres' ? await scratchPostgres(`agent_${name.replaceAll('-', '_')}`) : undefined;
+  const server = await startAgentServer(`${name}-${store}`, { env: db?.agentServerEnv ?? {} }).catch(async (err) => {
+    await db?.drop();
+    throw err;
+  });
+  return {
+    server,
+    async stop() {
+      await server.stop();
+      await db?.drop();
+    },
+  };
 }

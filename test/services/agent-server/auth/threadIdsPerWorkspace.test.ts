@@ -5,8 +5,7 @@
 // Both stores (memory, and PostgreSQL with its shared run queue) are checked.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentServer, type AgentServer } from '../../../support/agentServer.ts';
-import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
+import { type AgentServer, startAgentServerOn, type AgentServerOnStore } from '../../../support/agentServer.ts';
 import { createWorkspaces, type Workspace } from '../../../support/tracingClient.ts';
 import { sseEvents } from '../../../support/sseEvents.ts';
 
@@ -15,7 +14,7 @@ type Res = { status: number; body: any; text: string };
 let server: AgentServer;
 let a: Workspace;
 let b: Workspace;
-let db: ScratchPostgres | undefined;
+let current: AgentServerOnStore | undefined;
 
 async function send(ws: Workspace, method: string, path: string, json?: unknown): Promise<Res> {
   const res = await fetch(`${server.url}${path}`, {
@@ -44,20 +43,13 @@ const texts = (values: any): string[] => (values?.messages ?? []).map((m: any) =
 const runOn = (ws: Workspace, threadId: string, content: string, extra: Record<string, unknown> = {}) =>
   expectStatus(send(ws, 'POST', `/threads/${threadId}/runs/wait`, { assistant_id: 'agent', input: human(content), ...extra }), 200, `${content}: a run`);
 
-afterAll(async () => {
-  await server?.stop();
-  await db?.drop();
-});
+afterAll(() => current?.stop());
 
 describe.each(['memory', 'postgres'] as const)('%s store', (store) => {
   beforeAll(async () => {
-    await server?.stop();
-    let env = {};
-    if (store === 'postgres') {
-      db = await scratchPostgres('agent_thread_ids');
-      env = db.agentServerEnv;
-    }
-    server = await startAgentServer(`thread-ids-${store}`, { env });
+    await current?.stop();
+    current = await startAgentServerOn(store, 'thread-ids');
+    server = current.server;
     [a, b] = (await createWorkspaces(2)) as [Workspace, Workspace];
   }, 120_000);
 

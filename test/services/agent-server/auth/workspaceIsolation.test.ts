@@ -8,8 +8,7 @@
 // route no case here covers fails the first test, so a new route cannot slip through untested.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentServer, type AgentServer } from '../../../support/agentServer.ts';
-import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
+import { type AgentServer, startAgentServerOn, type AgentServerOnStore } from '../../../support/agentServer.ts';
 import { createWorkspaces, type Workspace } from '../../../support/tracingClient.ts';
 import { DOCS_OPERATIONS } from '../../../support/docsOperations.ts';
 
@@ -332,21 +331,14 @@ async function documentedRoutes(): Promise<string[]> {
   return Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
 }
 
-let db: ScratchPostgres | undefined;
-afterAll(async () => {
-  await server?.stop();
-  await db?.drop();
-});
+let current: AgentServerOnStore | undefined;
+afterAll(() => current?.stop());
 
 describe.each(['memory', 'postgres'] as const)('%s store', (store) => {
   beforeAll(async () => {
-    await server?.stop();
-    let env = {};
-    if (store === 'postgres') {
-      db = await scratchPostgres('agent_isolation');
-      env = db.agentServerEnv;
-    }
-    server = await startAgentServer(`isolation-${store}`, { env });
+    await current?.stop();
+    current = await startAgentServerOn(store, 'isolation');
+    server = current.server;
     const [wsA, wsB] = (await createWorkspaces(2)) as [Workspace, Workspace];
     [a, b] = await Promise.all([buildFixture(wsA, 'A'), buildFixture(wsB, 'B')]);
   }, 120_000);
