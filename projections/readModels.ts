@@ -15,23 +15,24 @@ import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
 
 /**
  * Creates a full set of read-model tables under the given names (the live ones, or a replay's);
- * those `wanted` says no to (already there) are left alone.
+ * those `wanted` says no to (already there) are left alone. The tables do not refer to one
+ * another, so they are made at once: every process start and every replay waits for them.
  */
 export async function createReadModelTables(ch: ClickHouseClient, tables: ReadModelTables, wanted: (table: string) => boolean = () => true): Promise<void> {
-  const create = async (table: string, ddl: (name: string) => Sql) => {
-    if (wanted(table)) await ch.exec(ddl(table));
-  };
-  await create(tables.runs, createRunsTable);
-  await create(tables.runKeys, createRunKeysTable);
-  await create(tables.runLocations, createRunLocationsTable);
-  await create(tables.runThreads, createRunThreadsTable);
-  await create(tables.traces, createTracesTable);
-  await create(tables.feedback, createFeedbackTable);
-  await create(tables.tracesByHour, createTracesByHourTable);
-  await create(tables.traceHourWrites, createTraceHourWritesTable);
-  await create(tables.traceHourStats, createTraceHourStatsTable);
-  await create(tables.tracesByThread, createTracesByThreadTable);
-  await create(tables.traceHourReach, createTraceHourReachTable);
+  const ddl: Array<[string, (name: string) => Sql]> = [
+    [tables.runs, createRunsTable],
+    [tables.runKeys, createRunKeysTable],
+    [tables.runLocations, createRunLocationsTable],
+    [tables.runThreads, createRunThreadsTable],
+    [tables.traces, createTracesTable],
+    [tables.feedback, createFeedbackTable],
+    [tables.tracesByHour, createTracesByHourTable],
+    [tables.traceHourWrites, createTraceHourWritesTable],
+    [tables.traceHourStats, createTraceHourStatsTable],
+    [tables.tracesByThread, createTracesByThreadTable],
+    [tables.traceHourReach, createTraceHourReachTable],
+  ];
+  await Promise.all(ddl.filter(([table]) => wanted(table)).map(([table, create]) => ch.exec(create(table))));
 }
 
 /**

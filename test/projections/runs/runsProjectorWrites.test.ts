@@ -98,7 +98,7 @@ async function expectFreshProjectionEqualsLive(tenantId: string, ch: ClickHouseC
     }, 10_000, 200).catch(async () => expect(await locationsOf(fresh)).toEqual(await locationsOf(LIVE_TABLES)));
   } finally {
     await projector.stop();
-    for (const table of Object.values(fresh)) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`);
+    await Promise.all(Object.values(fresh).map((table) => ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`)));
   }
 }
 

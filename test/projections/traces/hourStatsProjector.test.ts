@@ -130,7 +130,7 @@ test.each(cases)('a trace moved to an earlier hour and another thread is in trac
     if (failing) expect((ch as FailNthProbe).failed).toBe(true);
   } finally {
     await projector.stop();
-    for (const table of Object.values(fresh)) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`);
+    await Promise.all(Object.values(fresh).map((table) => ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`)));
     await ch.close();
   }
 });
