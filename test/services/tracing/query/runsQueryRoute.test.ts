@@ -121,6 +121,10 @@ describe('POST /runs/query', () => {
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect(res.body.detail).toMatch(message);
     }
+    // The v2 route needs its projects.
+    const noProjects = await query({}, ws.apiKey, '/api/v2/runs/query');
+    expect(noProjects.status).toBe(422);
+    expect(noProjects.body.detail).toMatch(/project_ids/);
     // Fields the clients send that we do not act on, and extra kwargs, are fine.
     expect((await query({ session: [project], query: 'anything', execution_order: 1, reference_example: null, made_up_kwarg: { a: 1 }, limit: 1 })).status).toBe(200);
   });
