@@ -10,10 +10,12 @@ process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('.local/node-compile-ca
 
 // Three groups run one after the other: the main suite, then the fault tests that stop the shared
 // ClickHouse or Kafka and so must not share the stack with anything else, then the audit of what
-// the run left behind (its logs swept for the suite's secrets). The failover tests, which kill
-// only what they started themselves (a Kafka cluster, a ClickHouse pair, a second projector),
-// run beside the main suite, one at a time. In every test process, every answer a test reads
-// through fetch is swept for the suite's secrets too (secretSweep.setup.ts).
+// the run left behind (its logs swept for the suite's secrets). The failover tests in test/faults
+// kill only what they started themselves (a broker of a Kafka cluster, a replica of a ClickHouse
+// pair, one of two projectors) and run in the main suite. (A project of their own would run after
+// all the others: vitest runs a one-worker project's files in a group of their own, at the end.)
+// In every test process, every answer a test reads through fetch is swept for the suite's
+// secrets too (secretSweep.setup.ts).
 const STOPS_SHARED_INFRA = ['test/faults/projectorFaults.test.ts', 'test/faults/kafkaDown.test.ts', 'test/faults/exportFaults.test.ts'];
 export default defineConfig({
   test: {
@@ -30,11 +32,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: ['test/faults/**', 'test/audit/**', 'node_modules/**'], sequence: { groupOrder: 0 } },
-      },
-      {
-        extends: true,
-        test: { name: 'failover', include: ['test/faults/**/*.test.ts'], exclude: STOPS_SHARED_INFRA, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 0 } },
+        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...STOPS_SHARED_INFRA, 'test/audit/**', 'node_modules/**'], sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
