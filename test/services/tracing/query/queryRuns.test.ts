@@ -126,7 +126,9 @@ describe('keyset pages', () => {
       const { ids } = await allPages({ ...body, limit, select: ['id'] });
       expect(ids).toEqual(await oracle(where, order));
     }
-  });
+    // A page a query, one run a page at limit 1: 6-8 s on a quiet machine, over 60 s with both
+    // cores busy besides the suite's two workers.
+  }, 240_000);
 
   test('a page full of stale candidates still fills (exact fallback)', async () => {
     // All of the newest 20 runs got a second version "late failure"; older ones are genuinely errored.
