@@ -118,8 +118,9 @@ export class ProjectorRuntime {
       // Under load, a fetch per few messages costs more (here and in the broker) than the
       // messages: let the broker gather 256 KiB, or answer after 200 ms, whichever comes first.
       // Each fetch of an idle projector is such a wait: at 50 ms, one idle projector process
-      // cost the broker 16 % of a core (test/bench: an idle stack); at 200 ms, 4 %. A trickle's
-      // events wait here at most 200 ms and then at most PROJECTOR_FLUSH_MS in the batch.
+      // cost the broker about 16 % of a core; at 200 ms, a whole idle stack adds 1.6 %
+      // (npm run bench:idle). A trickle's events wait here at most 200 ms and then at most
+      // PROJECTOR_FLUSH_MS in the batch.
       minBytes: 256 * 1024,
       maxWaitTime: 200,
       maxBytes: 64 * 1024 * 1024,
