@@ -17,7 +17,7 @@ async function up(): Promise<void> {
       `CLICKHOUSE_URL=${endpoints.clickhouseUrl}`,
       `S3_ENDPOINT=${endpoints.s3Endpoint}`,
       `S3_ACCESS_KEY_ID=${endpoints.s3AccessKeyId}`,
-      `# S3_SECRET_ACCESS_KEY is not printed: ${endpoints.s3SecretAccessKey === defaultS3SecretAccessKey ? 'the dev default (README.md, "Configuration")' : 'the one set in your environment'}`,
+      `# S3_SECRET_ACCESS_KEY is not printed: ${endpoints.s3SecretAccessKey === defaultS3SecretAccessKey ? 'the dev default (docs/configuration.md)' : 'the one set in your environment'}`,
       `POSTGRES_URL=${endpoints.postgresUrl}`,
     ].join('\n') + '\n',
   );

@@ -54,7 +54,7 @@ export function endpointsFromEnv(env: Env = process.env): StackEndpoints {
 /** Ports the stack uses besides the endpoints; overridable for machines where they clash. */
 export type ExtraPorts = { kafkaControllerPort: number; clickhouseTcpPort: number; minioConsolePort: number };
 
-/** The variables that move them, and their defaults (README.md's Configuration table lists them too). */
+/** The variables that move them, and their defaults (docs/configuration.md lists them too). */
 export const extraPortDefaults = {
   KAFKA_CONTROLLER_PORT: 9093,
   // 9000, ClickHouse's usual native port, is MinIO's here.

@@ -1,6 +1,6 @@
 // The one place where environment variables are read and validated. Every service
 // calls loadConfig() at start-up; a bad value stops the process with a clear message.
-// README.md's Configuration table lists every variable here (test/platform/config.test.ts checks).
+// docs/configuration.md lists every variable here (test/platform/config.test.ts checks).
 import { z } from 'zod';
 import { exitCannotStart } from './cannotStart.ts';
 import { parseHostRules } from './outboundHostPolicy.ts';

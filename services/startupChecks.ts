@@ -32,7 +32,7 @@ export function checkConfiguration(env: NodeJS.ProcessEnv, fromFiles: Readonly<R
       const file = fromFiles[variableOf(problem) ?? ''];
       return file === undefined ? problem : `${problem} (the value comes from ${file}, as the variable is unset)`;
     });
-    const headline = 'Nothing was started: the configuration is invalid (README.md, "Configuration", lists every variable):';
+    const headline = 'Nothing was started: the configuration is invalid (docs/configuration.md lists every variable):';
     exitCannotStart(headline, explained);
   }
   return { config, exampleAgent, chatApp };

@@ -59,7 +59,7 @@ type PlatformSlice = TenancyReaderConfig;
 
 export type ChatAppConfig = z.infer<typeof configSchema> & { platform: PlatformSlice };
 
-/** The variables loadChatAppConfig reads itself (README.md's Configuration table lists them too; the platform's are the platform's). */
+/** The variables loadChatAppConfig reads itself (docs/configuration.md lists them too; the platform's are the platform's). */
 export const chatAppVariables = Object.keys(configSchema.shape) as (keyof z.infer<typeof configSchema>)[];
 
 /** Whether a server listening on `host` is reachable from this machine only. */

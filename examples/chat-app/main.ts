@@ -1,7 +1,7 @@
 // Runs the example chat app: `npm run chat` (or `npm start`, with everything else), then open
 // http://127.0.0.1:3000 and sign in with an API key of the platform (`npm start` prints one).
 // CHAT_APP_AUTH, CHAT_APP_PORT, CHAT_CHECKPOINTER, OPENAI_API_KEY and the LANGSMITH_* variables
-// are in chatAppConfig.ts and README.md.
+// are in chatAppConfig.ts and docs/configuration.md.
 import { configOrExit } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { listenOrExit } from '../../platform/ports.ts';

@@ -19,7 +19,7 @@ const configSchema = z.object({
 
 export type ExampleAgentConfig = z.infer<typeof configSchema>;
 
-/** The variables loadExampleAgentConfig reads (README.md's Configuration table lists them too). */
+/** The variables loadExampleAgentConfig reads (docs/configuration.md lists them too). */
 export const exampleAgentVariables = Object.keys(configSchema.shape) as (keyof ExampleAgentConfig)[];
 
 /** Throws ConfigError naming every bad variable. */

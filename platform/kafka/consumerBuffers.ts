@@ -4,7 +4,7 @@
 // ArrayBuffer each time the pool's slab (8 KiB by default) is used up: at a replay's rate that
 // is tens of thousands of ArrayBuffers a second, each with its malloc and its share of garbage
 // collection. In a 1M-run replay, 2.5 s of the 50 s of CPU went to making those slabs. With 1 MiB
-// slabs the same replay took 4–6 % less CPU (README, "Replay"). A slab lives while any buffer cut
+// slabs the same replay took 4–6 % less CPU (bench:query's replay). A slab lives while any buffer cut
 // from it does; the projectors hold a batch's records only until the batch is committed.
 import { Buffer } from 'node:buffer';
 

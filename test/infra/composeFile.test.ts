@@ -114,10 +114,9 @@ test('every app service gets every variable of the operating contract', () => {
   }
 });
 
-test('the services are given only variables the platform reads (README.md\'s Configuration table), and the export worker its process settings', () => {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5));
-  const documented = new Set([...table.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
+test('the services are given only variables the platform reads (docs/configuration.md), and the export worker its process settings', () => {
+  const page = readFileSync(join(repoRoot, 'docs/configuration.md'), 'utf8');
+  const documented = new Set([...page.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
   expect(documented.size).toBeGreaterThan(50);
   for (const key of configVariables) expect(documented, key).toContain(key);
   const processSettings = exportWorkerProcessEnv({});
