@@ -14,7 +14,11 @@ import { POLL_MS, scheduleText, windowText, type Names } from './exportText.ts';
 
 const running = (e: BulkExport) => !FINAL_STATUSES.has(e.status);
 
-export function ExportDetail({ credentials, exportId, names }: { credentials: Credentials; exportId: string; names: Names }) {
+export function ExportDetail({ credentials, exportId, names }: {
+  credentials: Credentials;
+  exportId: string;
+  names: Names;
+}) {
   const inputs = [credentials.apiKey, credentials.workspaceId, exportId];
   const e = usePolledLoad(() => getExport(credentials, exportId), inputs, { everyMs: POLL_MS, keepPolling: running });
   const runs = usePolledLoad(() => listExportRuns(credentials, exportId), inputs, {

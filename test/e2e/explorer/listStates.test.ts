@@ -26,7 +26,8 @@ beforeAll(async () => {
   }
   explorer = started;
   [bare, withProject] = (await createWorkspaces(2)) as [Workspace, Workspace];
-  const created = await api('/sessions', { method: 'POST', apiKey: withProject.apiKey, json: { name: `quiet-${Date.now()}` } });
+  const name = `quiet-${Date.now()}`;
+  const created = await api('/sessions', { method: 'POST', apiKey: withProject.apiKey, json: { name } });
   expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
   projectId = created.body.id;
 }, 5 * 60_000);
@@ -39,7 +40,10 @@ afterAll(async () => {
 const FAILURE = {
   status: 503,
   contentType: 'application/json',
-  body: JSON.stringify({ code: 'READ_MODEL_UNAVAILABLE', message: 'ClickHouse did not answer (a failure the test sends)' }),
+  body: JSON.stringify({
+    code: 'READ_MODEL_UNAVAILABLE',
+    message: 'ClickHouse did not answer (a failure the test sends)',
+  }),
 };
 
 interface ListPage {
@@ -85,7 +89,8 @@ const PAGES: ListPage[] = [
     name: 'exports',
     workspace: () => bare,
     path: () => '/ui/exports',
-    reads: (method, url) => method === 'GET' && (url.pathname === '/bulk-exports' || url.pathname === '/bulk-exports/destinations'),
+    reads: (method, url) =>
+      method === 'GET' && (url.pathname === '/bulk-exports' || url.pathname === '/bulk-exports/destinations'),
     what: ['exports', 'destinations'],
     empty: ['exports-empty', 'destinations-empty'],
   },
@@ -96,7 +101,8 @@ const PAGES: ListPage[] = [
     reads: (method, url) => method === 'GET' && url.pathname === '/ui/control-plane/v2/deployments',
     what: ['deployments'],
     empty: ['deployments-empty'],
-    answer: (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"resources":[],"offset":0}' }),
+    answer: (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"resources":[],"offset":0}' }),
   },
 ];
 
@@ -106,7 +112,8 @@ describe('the list pages: loading, failed, empty', () => {
       if (noBrowser) return context.skip(noBrowser);
       const workspace = list.workspace();
       // Opened elsewhere first: the reads are held from the page's first render on.
-      const { page, problems, shot } = await explorer!.open(workspace.apiKey, '/ui/exports/none', { workspaceId: workspace.id });
+      const opened = await explorer!.open(workspace.apiKey, '/ui/exports/none', { workspaceId: workspace.id });
+      const { page, problems, shot } = opened;
       let mode: 'hold' | 'fail' | 'answer' = 'hold';
       const held: Route[] = [];
       await page.route(
@@ -122,7 +129,8 @@ describe('the list pages: loading, failed, empty', () => {
       await page.goto(tracingUrl() + list.path());
 
       // 1. Reading.
-      await expect.poll(() => page.getByTestId('loading').allTextContents()).toEqual(list.what.map((w) => `Loading ${w}…`));
+      const loading = list.what.map((w) => `Loading ${w}…`);
+      await expect.poll(() => page.getByTestId('loading').allTextContents()).toEqual(loading);
       await shot(`${list.name}-1-loading`);
 
       // 2. Failed: the held reads answer the API's error.
@@ -130,7 +138,9 @@ describe('the list pages: loading, failed, empty', () => {
       for (const route of held.splice(0)) await route.fulfill(FAILURE);
       await expect.poll(() => page.getByTestId('retry').count()).toBe(list.what.length);
       expect(await page.getByTestId('loading').count()).toBe(0);
-      for (const text of await page.getByTestId('error').allTextContents()) expect(text).toContain('READ_MODEL_UNAVAILABLE');
+      const errors = await page.getByTestId('error').allTextContents();
+      expect(errors).toHaveLength(list.what.length);
+      for (const text of errors) expect(text).toContain('READ_MODEL_UNAVAILABLE');
       await shot(`${list.name}-2-error`);
 
       // 3. Tried again, the read answers: the empty state.
