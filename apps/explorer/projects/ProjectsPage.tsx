@@ -96,7 +96,6 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
             search={query}
             onSize={(n) => setSizes((all) => all.map((size, j) => (j === i ? n : size)))}
             onAction={setDialog}
-            onRetry={() => setVersion((v) => v + 1)}
           />
         ))}
       </ListTable>
@@ -113,13 +112,12 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
 }
 
 /** A hundred projects: their rows at once, then their statistics and activity (one read each). */
-function ProjectsChunk({ credentials, offset, search, onSize, onAction, onRetry }: {
+function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
   credentials: Credentials;
   offset: number;
   search: string;
   onSize: (n: number) => void;
   onAction: (dialog: DialogState) => void;
-  onRetry: () => void;
 }) {
   const plainLoad = useLoad(() => listProjectsPlain(credentials, offset, search), []);
   const statsLoad = useLoad(() => listProjectsWithStats(credentials, offset, search), []);
@@ -135,6 +133,8 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction, onRetry 
   const statsById = new Map((stats ?? []).map((p) => [p.id, p]));
   const activityById = new Map((activity?.projects ?? []).map((a) => [a.session_id, a]));
   const failure: ApiError | null = plainLoad.state === 'error' ? plainLoad.error : statsLoad.state === 'error' ? statsLoad.error : activityLoad.state === 'error' ? activityLoad.error : null;
+  /** Reads again what failed (this hundred only: the pages shown stay). */
+  const retry = () => [plainLoad, statsLoad, activityLoad].forEach((load) => load.state === 'error' && load.refresh());
   const pending = <span className="muted pending">…</span>;
 
   return (
@@ -149,7 +149,7 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction, onRetry 
       {failure && (
         <tr>
           <td colSpan={COLUMNS.length}>
-            <LoadError error={failure} onRetry={onRetry} />
+            <LoadError error={failure} onRetry={retry} />
           </td>
         </tr>
       )}
