@@ -1,12 +1,13 @@
-// One read for a view: re-run when its inputs change, the stale answer of an earlier input
-// dropped, the failure kept as an ApiError for the view to show in words.
-import { useEffect, useState } from 'react';
+// One read for a view: re-run when its inputs change or on refresh(), the stale answer of an
+// earlier input dropped, the failure kept as an ApiError for the view to show in words.
+import { useCallback, useEffect, useState } from 'react';
 import { ApiError } from './api.ts';
 
 export type Load<T> = { state: 'loading' } | { state: 'error'; error: ApiError } | { state: 'done'; value: T };
 
-export function useLoad<T>(read: () => Promise<T>, inputs: readonly unknown[]): Load<T> {
+export function useLoad<T>(read: () => Promise<T>, inputs: readonly unknown[]): Load<T> & { refresh: () => void } {
   const [load, setLoad] = useState<Load<T>>({ state: 'loading' });
+  const [version, setVersion] = useState(0);
   useEffect(() => {
     let current = true;
     setLoad({ state: 'loading' });
@@ -18,6 +19,7 @@ export function useLoad<T>(read: () => Promise<T>, inputs: readonly unknown[]): 
       current = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, inputs);
-  return load;
+  }, [...inputs, version]);
+  const refresh = useCallback(() => setVersion((v) => v + 1), []);
+  return { ...load, refresh };
 }

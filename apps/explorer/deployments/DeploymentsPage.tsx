@@ -6,11 +6,14 @@ import { useState } from 'react';
 import { ApiError, type Credentials } from '../core/api.ts';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { when } from '../core/format.ts';
+import { EmptyCard, ListState, ListTable } from '../core/ListState.tsx';
 import { usePolledLoad } from '../core/usePolledLoad.ts';
 import { deleteDeployment, FINAL_REVISION_STATUSES, listDeployments, listRevisions, type Deployment } from './deploymentsApi.ts';
 import './deployments.css';
 
 const POLL_MS = 2000;
+const DEPLOYMENT_COLUMNS = ['Name', 'Status', 'Latest revision', 'URL', 'Created', 'Updated', ''];
+const REVISION_COLUMNS = ['Revision', 'Status', 'Source', 'Created', 'Updated', 'What it means'];
 
 /** Something still moving: a rollout under way, a database being made, a deletion not done. */
 const moving = (d: Deployment) =>
@@ -27,29 +30,32 @@ export function DeploymentsPage({ credentials }: { credentials: Credentials }) {
           Refresh
         </button>
       </div>
-      {load.state === 'loading' && <p className="muted">Loading deployments…</p>}
-      {load.state === 'error' && (load.error.code === 'CONTROL_PLANE_UNAVAILABLE' ? <NotRunning error={load.error} onRetry={load.refresh} /> : <ErrorBox error={load.error} />)}
-      {load.state === 'done' && load.value.length === 0 && <EmptyState />}
-      {load.state === 'done' && load.value.length > 0 && (
-        <table className="table" data-testid="deployments-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Status</th>
-              <th>Latest revision</th>
-              <th>URL</th>
-              <th>Created</th>
-              <th>Updated</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {load.value.map((d) => (
-              <DeploymentRow key={d.id} credentials={credentials} d={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? null : d.id)} onChanged={load.refresh} />
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListState
+        load={load}
+        what="deployments"
+        onRetry={load.refresh}
+        error={(error) =>
+          error.code === 'CONTROL_PLANE_UNAVAILABLE' ? <NotRunning error={error} onRetry={load.refresh} /> : undefined
+        }
+        empty={<EmptyState />}
+      >
+        {(list) => (
+          <ListTable testId="deployments-table" columns={DEPLOYMENT_COLUMNS}>
+            <tbody>
+              {list.map((d) => (
+                <DeploymentRow
+                  key={d.id}
+                  credentials={credentials}
+                  d={d}
+                  open={open === d.id}
+                  onToggle={() => setOpen(open === d.id ? null : d.id)}
+                  onChanged={load.refresh}
+                />
+              ))}
+            </tbody>
+          </ListTable>
+        )}
+      </ListState>
     </section>
   );
 }
@@ -99,41 +105,37 @@ function Revisions({ credentials, d }: { credentials: Credentials; d: Deployment
     everyMs: POLL_MS,
     keepPolling: (list) => list.some((r) => !FINAL_REVISION_STATUSES.has(r.status)),
   });
-  if (revisions.state === 'loading') return <p className="muted">Loading revisions…</p>;
-  if (revisions.state === 'error') return <ErrorBox error={revisions.error} />;
-  if (revisions.value.length === 0) return <p className="muted">No revisions.</p>;
   return (
-    <table className="revisions" data-testid="revisions-table">
-      <thead>
-        <tr>
-          <th>Revision</th>
-          <th>Status</th>
-          <th>Source</th>
-          <th>Created</th>
-          <th>Updated</th>
-          <th>What it means</th>
-        </tr>
-      </thead>
-      <tbody>
-        {revisions.value.map((r) => (
-          <tr key={r.id} data-testid="revision-row">
-            <td>
-              <code title={r.id}>{r.id.slice(0, 8)}</code>
-              {r.id === d.active_revision_id && <span className="tag">active</span>}
-            </td>
-            <td>
-              <StatusBadge status={r.status} testId="revision-row-status" />
-            </td>
-            <td>{r.source}</td>
-            <td>{when(r.created_at)}</td>
-            <td>{when(r.updated_at)}</td>
-            <td className="status-message" data-testid="revision-message">
-              {r.status_message ?? ''}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ListState
+      load={revisions}
+      what="revisions"
+      onRetry={revisions.refresh}
+      empty={<p className="muted">No revisions.</p>}
+    >
+      {(list) => (
+        <ListTable testId="revisions-table" className="revisions" columns={REVISION_COLUMNS}>
+          <tbody>
+            {list.map((r) => (
+              <tr key={r.id} data-testid="revision-row">
+                <td>
+                  <code title={r.id}>{r.id.slice(0, 8)}</code>
+                  {r.id === d.active_revision_id && <span className="tag">active</span>}
+                </td>
+                <td>
+                  <StatusBadge status={r.status} testId="revision-row-status" />
+                </td>
+                <td>{r.source}</td>
+                <td>{when(r.created_at)}</td>
+                <td>{when(r.updated_at)}</td>
+                <td className="status-message" data-testid="revision-message">
+                  {r.status_message ?? ''}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </ListTable>
+      )}
+    </ListState>
   );
 }
 
@@ -208,8 +210,7 @@ node services/deployments/controlPlaneMain.ts   # or alone (port CONTROL_PLANE_P
 
 function EmptyState() {
   return (
-    <div className="empty card" data-testid="deployments-empty">
-      <h3>No deployments yet</h3>
+    <EmptyCard testId="deployments-empty" title="No deployments yet">
       <p>
         Deploy an agent server with the <code>langgraph</code> CLI or the control plane's API (port 1985 by default, its reference at <code>/docs</code> there), for
         example from a git repository holding a <code>langgraph.json</code>:
@@ -218,6 +219,6 @@ function EmptyState() {
   "name": "my-agent", "source": "github", "secrets": [],
   "source_config": {"repo_url": "file:///path/to/repo", "deployment_type": "dev"},
   "source_revision_config": {"repo_ref": "main", "langgraph_config_path": "langgraph.json"}}'`}</pre>
-    </div>
+    </EmptyCard>
   );
 }

@@ -7,8 +7,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Credentials, Project } from '../core/api.ts';
 import type { ApiError } from '../core/api.ts';
-import { ErrorBox } from '../core/ErrorBox.tsx';
 import { ago, count, percent, seconds } from '../core/format.ts';
+import { EmptyCard, ListTable, Loading, LoadError, type Column } from '../core/ListState.tsx';
 import { linkProps, navigate } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
 import { ProjectDialog, type DialogState } from './ProjectDialogs.tsx';
@@ -33,7 +33,17 @@ function useSettled<T>(value: T, ms: number): T {
   return settled;
 }
 
-const COLUMNS = 9;
+const COLUMNS: Column[] = [
+  'Name',
+  { label: 'Activity (7 days)', title: 'Traces per 6 hours over the last 7 days' },
+  { label: 'Runs', num: true },
+  { label: 'Error rate', num: true },
+  { label: 'p50', num: true },
+  { label: 'p99', num: true },
+  { label: 'Tokens', num: true },
+  'Last activity',
+  { label: '', ariaLabel: 'Actions' },
+];
 
 export function ProjectsPage({ credentials, search }: { credentials: Credentials; search: string }) {
   const [version, setVersion] = useState(0);
@@ -76,20 +86,8 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
           No project name contains “{query}”.
         </p>
       )}
-      <table className="table" data-testid="projects-table" style={first === 0 ? { display: 'none' } : undefined}>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th title="Traces per 6 hours over the last 7 days">Activity (7 days)</th>
-            <th className="num">Runs</th>
-            <th className="num">Error rate</th>
-            <th className="num">p50</th>
-            <th className="num">p99</th>
-            <th className="num">Tokens</th>
-            <th>Last activity</th>
-            <th aria-label="Actions" />
-          </tr>
-        </thead>
+      {/* Read a hundred at a time (ProjectsChunk): each chunk says its own loading and errors. */}
+      <ListTable testId="projects-table" columns={COLUMNS} hidden={first === 0}>
         {sizes.map((_, i) => (
           <ProjectsChunk
             key={`${view}|${i}`}
@@ -100,7 +98,7 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
             onAction={setDialog}
           />
         ))}
-      </table>
+      </ListTable>
       {last === PROJECTS_PAGE && (
         <div className="pager">
           <button type="button" className="ghost" data-testid="projects-more" onClick={() => setSizes((all) => [...all, undefined])}>
@@ -135,21 +133,23 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
   const statsById = new Map((stats ?? []).map((p) => [p.id, p]));
   const activityById = new Map((activity?.projects ?? []).map((a) => [a.session_id, a]));
   const failure: ApiError | null = plainLoad.state === 'error' ? plainLoad.error : statsLoad.state === 'error' ? statsLoad.error : activityLoad.state === 'error' ? activityLoad.error : null;
+  /** Reads again what failed (this hundred only: the pages shown stay). */
+  const retry = () => [plainLoad, statsLoad, activityLoad].forEach((load) => load.state === 'error' && load.refresh());
   const pending = <span className="muted pending">…</span>;
 
   return (
     <tbody>
       {!projects && plainLoad.state === 'loading' && (
         <tr>
-          <td colSpan={COLUMNS} className="muted">
-            Loading projects…
+          <td colSpan={COLUMNS.length}>
+            <Loading what="projects" />
           </td>
         </tr>
       )}
       {failure && (
         <tr>
-          <td colSpan={COLUMNS}>
-            <ErrorBox error={failure} />
+          <td colSpan={COLUMNS.length}>
+            <LoadError error={failure} onRetry={retry} />
           </td>
         </tr>
       )}
@@ -200,13 +200,12 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
 function EmptyState() {
   const origin = location.origin;
   return (
-    <div className="empty card" data-testid="projects-empty">
-      <h3>No projects yet</h3>
+    <EmptyCard testId="projects-empty" title="No projects yet">
       <p>Point the <code>langsmith</code> client at this server and run your application; its traces appear here. Or create an empty project with New project.</p>
       <pre>{`export LANGSMITH_TRACING=true
 export LANGSMITH_ENDPOINT=${origin}
 export LANGSMITH_API_KEY=<your API key>
 export LANGSMITH_PROJECT=my-project`}</pre>
-    </div>
+    </EmptyCard>
   );
 }

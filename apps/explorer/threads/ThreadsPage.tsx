@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { ApiError, type Credentials } from '../core/api.ts';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { ago, count, dash, seconds, when } from '../core/format.ts';
+import { EmptyCard, ListState, ListTable, LoadState, type Column } from '../core/ListState.tsx';
 import { ProjectHeader } from '../core/ProjectHeader.tsx';
 import { DEFAULT_TIME_RANGE, linkProps, navigate, type Route, type TimeRange } from '../core/route.ts';
 import { rangeLabel, rangeStart, TimeRangeSelect } from '../core/TimeRangeSelect.tsx';
@@ -14,6 +15,19 @@ import { previewOf } from '../core/messages.ts';
 import { ChatText } from './ChatText.tsx';
 import { queryThreads, rootPayloads, threadStats, threadTurns, type ThreadItem } from './threadsApi.ts';
 import './threads.css';
+
+const THREAD_COLUMNS: Column[] = [
+  'Thread',
+  { label: 'Turns', num: true },
+  'First input',
+  'Last output',
+  'Last activity',
+  { label: 'p50', num: true },
+  { label: 'p99', num: true },
+  { label: 'Tokens', num: true },
+  { label: 'Cost', num: true },
+  { label: 'Errors', num: true },
+];
 
 const cost = (value: number | null | undefined): string => (value == null || value === 0 ? dash : `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`);
 
@@ -64,53 +78,44 @@ export function ThreadsPage({ credentials, route }: { credentials: Credentials; 
         <p className="muted">Conversations: traces of this project that share a thread id, with activity in the range.</p>
         <TimeRangeSelect value={route.range} onChange={setRange} />
       </div>
-      {first.state === 'error' && <ErrorBox error={first.error} />}
-      {first.state === 'loading' && <p className="muted">Loading threads…</p>}
-      {first.state === 'done' && threads.length === 0 && <EmptyThreads range={route.range} />}
-      {threads.length > 0 && (
-        <table className="table threads-table" data-testid="threads-table">
-          <thead>
-            <tr>
-              <th>Thread</th>
-              <th className="num">Turns</th>
-              <th>First input</th>
-              <th>Last output</th>
-              <th>Last activity</th>
-              <th className="num">p50</th>
-              <th className="num">p99</th>
-              <th className="num">Tokens</th>
-              <th className="num">Cost</th>
-              <th className="num">Errors</th>
-            </tr>
-          </thead>
-          <tbody>
-            {threads.map((t) => (
-              <tr key={t.thread_id} data-testid="thread-row" data-thread-id={t.thread_id}>
-                <td className="thread-id">
-                  <a data-testid="thread-link" title={t.thread_id} {...linkProps({ page: 'thread', projectId: route.projectId, threadId: t.thread_id })}>
-                    {t.thread_id}
-                  </a>
-                </td>
-                <td className="num" data-testid="thread-turns">
-                  {count(t.count)}
-                </td>
-                <td className="preview" data-testid="thread-first-input">
-                  {previewOf(previews.get(t.first_trace_id)?.inputs)}
-                </td>
-                <td className="preview" data-testid="thread-last-output">
-                  {previewOf(previews.get(t.last_trace_id)?.outputs)}
-                </td>
-                <td title={t.last_activity}>{ago(t.last_activity)}</td>
-                <td className="num">{seconds(t.latency_p50)}</td>
-                <td className="num">{seconds(t.latency_p99)}</td>
-                <td className="num">{count(t.total_tokens)}</td>
-                <td className="num">{cost(t.total_cost)}</td>
-                <td className={`num${t.num_errored_turns ? ' bad' : ''}`}>{count(t.num_errored_turns)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListState
+        load={first}
+        what="threads"
+        onRetry={first.refresh}
+        isEmpty={() => threads.length === 0}
+        empty={<EmptyThreads range={route.range} />}
+      >
+        {() => (
+          <ListTable testId="threads-table" className="table threads-table" columns={THREAD_COLUMNS}>
+            <tbody>
+              {threads.map((t) => (
+                <tr key={t.thread_id} data-testid="thread-row" data-thread-id={t.thread_id}>
+                  <td className="thread-id">
+                    <a data-testid="thread-link" title={t.thread_id} {...linkProps({ page: 'thread', projectId: route.projectId, threadId: t.thread_id })}>
+                      {t.thread_id}
+                    </a>
+                  </td>
+                  <td className="num" data-testid="thread-turns">
+                    {count(t.count)}
+                  </td>
+                  <td className="preview" data-testid="thread-first-input">
+                    {previewOf(previews.get(t.first_trace_id)?.inputs)}
+                  </td>
+                  <td className="preview" data-testid="thread-last-output">
+                    {previewOf(previews.get(t.last_trace_id)?.outputs)}
+                  </td>
+                  <td title={t.last_activity}>{ago(t.last_activity)}</td>
+                  <td className="num">{seconds(t.latency_p50)}</td>
+                  <td className="num">{seconds(t.latency_p99)}</td>
+                  <td className="num">{count(t.total_tokens)}</td>
+                  <td className="num">{cost(t.total_cost)}</td>
+                  <td className={`num${t.num_errored_turns ? ' bad' : ''}`}>{count(t.num_errored_turns)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </ListTable>
+        )}
+      </ListState>
       {moreError && <ErrorBox error={moreError} />}
       {last?.next && (
         <div className="pager">
@@ -125,8 +130,7 @@ export function ThreadsPage({ credentials, route }: { credentials: Credentials; 
 
 function EmptyThreads({ range }: { range: TimeRange }) {
   return (
-    <div className="empty card" data-testid="threads-empty">
-      <h3>No threads in the {rangeLabel(range).toLowerCase()}</h3>
+    <EmptyCard testId="threads-empty" title={`No threads in the ${rangeLabel(range).toLowerCase()}`}>
       <p>
         A thread groups the traces of one conversation. Give each trace of a conversation the same id in its metadata, under <code>session_id</code>, <code>thread_id</code> or{' '}
         <code>conversation_id</code>; each trace then shows here as one turn.
@@ -135,7 +139,7 @@ function EmptyThreads({ range }: { range: TimeRange }) {
 
 const chat = traceable(async (messages) => { /* … */ }, { name: "chat" });
 await chat(messages, { metadata: { thread_id: conversationId } });  // langsmith_extra in Python`}</pre>
-    </div>
+    </EmptyCard>
   );
 }
 
@@ -185,38 +189,44 @@ export function ThreadPage({ credentials, route }: { credentials: Credentials; r
           </div>
         </dl>
       )}
-      {turns.state === 'loading' && <p className="muted">Loading turns…</p>}
-      {turns.state === 'error' && stats.state !== 'error' && <ErrorBox error={turns.error} />}
-      {turns.state === 'done' && (
-        <ol className="turns" data-testid="turns">
-          {turns.value.turns.map((t) => (
-            <li key={t.trace_id} className="turn card" data-testid="turn" data-trace-id={t.trace_id}>
-              <header className="turn-head">
-                <span className="turn-number">Turn {t.turn_number}</span>
-                <span className="turn-name">{t.name}</span>
-                <span className={`status status-${t.status}`}>{t.status}</span>
-                <span className="muted">{when(t.start_time)}</span>
-                <span className="turn-figures muted">
-                  {seconds(t.latency)} · {count(t.total_tokens)} tokens{t.total_cost ? ` · ${cost(t.total_cost)}` : ''}
-                </span>
-                <a className="turn-trace" data-testid="turn-trace-link" {...linkProps({ page: 'trace', projectId: route.projectId, traceId: t.trace_id, runId: null })}>
-                  Open trace →
-                </a>
-              </header>
-              <div className="turn-body">
-                <div>
-                  <h4>Input</h4>
-                  <ChatText payload={t.inputs} testId="turn-input" />
+      <LoadState
+        load={turns}
+        what="turns"
+        onRetry={turns.refresh}
+        // One box for the thread: the summary's error says it (an unknown thread fails both reads).
+        error={() => (stats.state === 'error' ? null : undefined)}
+      >
+        {(value) => (
+          <ol className="turns" data-testid="turns">
+            {value.turns.map((t) => (
+              <li key={t.trace_id} className="turn card" data-testid="turn" data-trace-id={t.trace_id}>
+                <header className="turn-head">
+                  <span className="turn-number">Turn {t.turn_number}</span>
+                  <span className="turn-name">{t.name}</span>
+                  <span className={`status status-${t.status}`}>{t.status}</span>
+                  <span className="muted">{when(t.start_time)}</span>
+                  <span className="turn-figures muted">
+                    {seconds(t.latency)} · {count(t.total_tokens)} tokens{t.total_cost ? ` · ${cost(t.total_cost)}` : ''}
+                  </span>
+                  <a className="turn-trace" data-testid="turn-trace-link" {...linkProps({ page: 'trace', projectId: route.projectId, traceId: t.trace_id, runId: null })}>
+                    Open trace →
+                  </a>
+                </header>
+                <div className="turn-body">
+                  <div>
+                    <h4>Input</h4>
+                    <ChatText payload={t.inputs} testId="turn-input" />
+                  </div>
+                  <div>
+                    <h4>Output</h4>
+                    {t.error ? <pre className="error-text">{t.error}</pre> : <ChatText payload={t.outputs} testId="turn-output" />}
+                  </div>
                 </div>
-                <div>
-                  <h4>Output</h4>
-                  {t.error ? <pre className="error-text">{t.error}</pre> : <ChatText payload={t.outputs} testId="turn-output" />}
-                </div>
-              </div>
-            </li>
-          ))}
-        </ol>
-      )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </LoadState>
       {turns.state === 'done' && turns.value.more && <p className="muted">Only the first {turns.value.turns.length} turns are shown.</p>}
     </section>
   );

@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type RowSelectionState, type SortingState, type Updater } from '@tanstack/react-table';
 import type { Credentials } from '../core/api.ts';
-import { ErrorBox } from '../core/ErrorBox.tsx';
+import { EmptyCard, ListState } from '../core/ListState.tsx';
 import { ProjectHeader } from '../core/ProjectHeader.tsx';
 import { count, dash, seconds, when } from '../core/format.ts';
 import { linkProps, navigate, type Route } from '../core/route.ts';
@@ -90,41 +90,49 @@ export function TracesPage({ credentials, route }: { credentials: Credentials; r
         {page.state === 'error' ? <span /> : <LiveTraces live={live} active={!cursor && windowIsOpen(route)} onShow={() => setReads((n) => n + 1)} />}
         <ExportBar credentials={credentials} request={request} selected={selected} projectId={projectId} onClearSelection={() => go({ selected: undefined, cursor }, { replace: true })} />
       </div>
-      {page.state === 'loading' && !shownPage && <p className="muted">Loading traces…</p>}
-      {page.state === 'error' && !filterError && <ErrorBox error={page.error} />}
-      {shownPage && rows.length === 0 && page.state === 'done' && <EmptyTraces route={route} filtered={effectiveFilter !== ''} />}
-      {shownPage && rows.length > 0 && (
-        <>
-          <TracesTable
-            projectId={projectId}
-            rows={rows}
-            fresh={live.freshIds}
-            loading={page.state === 'loading'}
-            sort={sort}
-            onSort={(by, order) => go({ ...sortFields(by, order), selected: route.selected })}
-            selected={selected}
-            onSelect={(ids) => go({ selected: ids.slice(0, MAX_SELECTED).join(',') || undefined, cursor }, { replace: true })}
-          />
-          <div className="pager">
-            <button type="button" className="ghost" data-testid="page-newer" disabled={!cursor} onClick={() => go({ cursor: previous.current.pop() ?? null, selected: route.selected })}>
-              ← Newer
-            </button>
-            <button
-              type="button"
-              className="ghost"
-              data-testid="page-older"
-              disabled={!shownPage.next}
-              onClick={() => {
-                const stack = [...previous.current, cursor];
-                go({ cursor: shownPage.next, selected: route.selected });
-                previous.current = stack;
-              }}
-            >
-              Older →
-            </button>
-          </div>
-        </>
-      )}
+      <ListState
+        load={page}
+        what="traces"
+        stale={lastRows.current}
+        onRetry={() => setReads((n) => n + 1)}
+        // A filter the API refused is said under the filter box.
+        error={(error) => (error.code === 'INVALID_FILTER' ? null : undefined)}
+        isEmpty={() => rows.length === 0}
+        empty={<EmptyTraces route={route} filtered={effectiveFilter !== ''} />}
+      >
+        {(shown) => (
+          <>
+            <TracesTable
+              projectId={projectId}
+              rows={rows}
+              fresh={live.freshIds}
+              loading={page.state === 'loading'}
+              sort={sort}
+              onSort={(by, order) => go({ ...sortFields(by, order), selected: route.selected })}
+              selected={selected}
+              onSelect={(ids) => go({ selected: ids.slice(0, MAX_SELECTED).join(',') || undefined, cursor }, { replace: true })}
+            />
+            <div className="pager">
+              <button type="button" className="ghost" data-testid="page-newer" disabled={!cursor} onClick={() => go({ cursor: previous.current.pop() ?? null, selected: route.selected })}>
+                ← Newer
+              </button>
+              <button
+                type="button"
+                className="ghost"
+                data-testid="page-older"
+                disabled={!shown.next}
+                onClick={() => {
+                  const stack = [...previous.current, cursor];
+                  go({ cursor: shown.next, selected: route.selected });
+                  previous.current = stack;
+                }}
+              >
+                Older →
+              </button>
+            </div>
+          </>
+        )}
+      </ListState>
     </section>
   );
 }
@@ -430,7 +438,7 @@ function EmptyTraces({ route, filtered }: { route: TracesRoute; filtered: boolea
   const range = rangeOf(route);
   const label = range === 'custom' ? 'in this time range' : `in the ${RANGES.find((r) => r.id === range)!.label.toLowerCase()}`;
   return (
-    <div className="empty card" data-testid="traces-empty">
+    <EmptyCard testId="traces-empty">
       {filtered ? (
         <p>No trace matches these filters {label}. Widen the time range, or clear the filters.</p>
       ) : range !== 'all' ? (
@@ -441,7 +449,7 @@ function EmptyTraces({ route, filtered }: { route: TracesRoute; filtered: boolea
           <pre>{`LANGSMITH_ENDPOINT=${location.origin}\nLANGSMITH_API_KEY=<your key>\nLANGSMITH_TRACING=true`}</pre>
         </>
       )}
-    </div>
+    </EmptyCard>
   );
 }
 
