@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { brokenRule, GOVERNED_FOLDERS, importGraph, importsOf, packagesOf, sourceFiles, violations } from '../support/importGraph.ts';
+import { compositionRule, compositionViolations, namedImportsOf } from '../support/importGraph.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
 
 test('every import of the product keeps the layering', () => {
@@ -70,4 +71,49 @@ test('every package the product imports at run time is a runtime dependency (the
     .map(({ file, pkg }) => `${file} imports ${pkg}`);
   expect(missing).toEqual([]);
   expect(packagesOf("import type { A } from 'only-types';\nimport { b } from '@scope/pkg/sub';\nconst c = await import('lib');")).toEqual(['@scope/pkg', 'lib']);
+});
+
+describe('composition at the top: only a process root (services/processes/) composes the contexts\' plugins', () => {
+  const verdict = (from: string, source: string) => namedImportsOf(from, source).map(compositionRule);
+
+  test('no context imports another context\'s plugins, and no index.ts carries one', () => {
+    const broken = compositionViolations(repoRoot, ['services']).map((v) => `${v.from} → ${v.to}: ${v.rule}`);
+    expect(broken).toEqual([]);
+  });
+
+  test('the layout before (composition roots inside a context, plugins in index.ts) is refused', () => {
+    // services/tracing/tracingApp.ts and services/bulk-export/index.ts as they were.
+    expect(
+      verdict(
+        'services/tracing/tracingApp.ts',
+        `import { currentWorkspaceRoutes, requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
+import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRoutes.ts';
+import { bulkExportRoutes, ExportState } from '../bulk-export/index.ts';`,
+      ),
+    ).toEqual([expect.stringMatching(/currentWorkspaceRoutes, workspaceRoutes.*process root/), null, expect.stringMatching(/bulkExportRoutes.*process root/)]);
+    expect(verdict('services/bulk-export/index.ts', "export { bulkExportRoutes, type BulkExportRouteOptions } from './bulkExportRoutes.ts';")[0]).toMatch(
+      /index\.ts carries no route plugin \(bulkExportRoutes\).*services\/bulk-export\/plugins\.ts/,
+    );
+    expect(verdict('services/deployments/controlPlaneApp.ts', "import { currentWorkspaceRoutes as routes } from '../tenancy/index.ts';")[0]).toMatch(/process root/);
+  });
+
+  test("a context importing another's plugins module is refused whatever it takes from it; a process root may", () => {
+    expect(verdict('services/tracing/routes/sessions.ts', "import { ExportWorker } from '../../bulk-export/plugins.ts';")[0]).toMatch(/process root/);
+    const processRoot = `import { currentWorkspaceRoutes } from '../tenancy/plugins.ts';
+import { bulkExportRoutes } from '../bulk-export/plugins.ts';
+import { ExportState } from '../bulk-export/index.ts';`;
+    expect(verdict('services/processes/tracingApp.ts', processRoot)).toEqual([null, null, null]);
+    expect(importsOf('services/processes/tracingApp.ts', processRoot).map(brokenRule)).toEqual([null, null, null]);
+    expect(brokenRule({ from: 'services/processes/tracingApp.ts', to: 'services/bulk-export/exportWorker.ts' })).toMatch(/public modules/);
+  });
+
+  test('every Fastify plugin a context declares is named …Routes (the rule tells plugins by name)', () => {
+    const declared = sourceFiles(repoRoot, ['services']).flatMap((file) =>
+      [...readFileSync(join(repoRoot, file), 'utf8').matchAll(/^export (?:const (\w+): FastifyPluginAsync|async function (\w+)\(\w+: FastifyInstance)/gm)].map(
+        (m) => `${file}: ${m[1] ?? m[2]}`,
+      ),
+    );
+    expect(declared.length).toBeGreaterThan(5);
+    expect(declared.filter((d) => !d.endsWith('Routes'))).toEqual([]);
+  });
 });
