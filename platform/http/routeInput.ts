@@ -19,7 +19,10 @@ export const uuid = (value: unknown, field: string, shown = 64): string => {
 /** A timestamp (ISO 8601 / RFC 3339, or epoch ms) as microseconds since the epoch; null when absent. */
 export const time = (value: unknown, field: string): number | null => parseTimestampMicros(value, field);
 
-/** [min, max) in microseconds from min_start_time and max_start_time: the given bounds, else `defaultSpan` before max (or before now). */
+/**
+ * [min, max) in microseconds from min_start_time and max_start_time: the given bounds, else
+ * `defaultSpan` before max (or before now).
+ */
 export function timeWindow(min: unknown, max: unknown, defaultSpanMicros: number): { min: number; max: number } {
   const maxTime = time(max, 'max_start_time') ?? nowMicros();
   const minTime = time(min, 'min_start_time') ?? maxTime - defaultSpanMicros;
@@ -49,7 +52,8 @@ export const int = (value: string | number | undefined, field: string, fallback:
 export function pageSize(value: unknown, max: number, fallback = 20): number {
   if (value === undefined) return fallback;
   const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > max) throw errors.invalidField(`page_size must be an integer from 1 to ${max}; got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw errors.invalidField(`page_size must be an integer from 1 to ${max}; got ${JSON.stringify(value)}`);
   return n;
 }
 

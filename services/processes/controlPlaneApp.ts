@@ -27,7 +27,14 @@ import { generateApiKey, requireApiKey, TenancyService } from '../tenancy/index.
 import { currentWorkspaceRoutes } from '../tenancy/plugins.ts';
 import { ProjectCommands, ProjectRegistry } from '../tracing/index.ts';
 import { DeploymentState } from '../deployments/index.ts';
-import { DeploymentCommands, deploymentGatewayRoutes, deploymentRoutes, DeploymentWorker, RevisionLogs, SourceLocationPolicy } from '../deployments/plugins.ts';
+import {
+  DeploymentCommands,
+  deploymentGatewayRoutes,
+  deploymentRoutes,
+  DeploymentWorker,
+  RevisionLogs,
+  SourceLocationPolicy,
+} from '../deployments/plugins.ts';
 
 /** The control plane API description's version (the contract's document is 0.1.0). */
 export const CONTROL_PLANE_API_VERSION = '0.1.0';

@@ -1,6 +1,7 @@
-// The arrows point down: schemas ← platform ← projections ← services/<context> ← services/*.ts
-// (the processes), each context reached by others only through its public module
-// (services/<context>/index.ts). The rules are in test/support/importGraph.ts.
+// The arrows point down: schemas ← platform ← projections ← services/<context> ← services/processes/
+// (the processes' composition roots) and services/*.ts (npm start), each context reached by others
+// only through its public module (services/<context>/index.ts), its plugins (plugins.ts) composed
+// by the process roots alone. The rules are in test/support/importGraph.ts.
 import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -90,28 +91,35 @@ describe('composition at the top: only a process root (services/processes/) comp
 import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRoutes.ts';
 import { bulkExportRoutes, ExportState } from '../bulk-export/index.ts';`,
       ),
-    ).toEqual([expect.stringMatching(/currentWorkspaceRoutes, workspaceRoutes.*process root/), null, expect.stringMatching(/bulkExportRoutes.*process root/)]);
-    expect(verdict('services/bulk-export/index.ts', "export { bulkExportRoutes, type BulkExportRouteOptions } from './bulkExportRoutes.ts';")[0]).toMatch(
+    ).toEqual([
+      expect.stringMatching(/currentWorkspaceRoutes, workspaceRoutes.*process root/),
+      null,
+      expect.stringMatching(/bulkExportRoutes.*process root/),
+    ]);
+    const oldIndex = "export { bulkExportRoutes, type BulkExportRouteOptions } from './bulkExportRoutes.ts';";
+    expect(verdict('services/bulk-export/index.ts', oldIndex)[0]).toMatch(
       /index\.ts carries no route plugin \(bulkExportRoutes\).*services\/bulk-export\/plugins\.ts/,
     );
-    expect(verdict('services/deployments/controlPlaneApp.ts', "import { currentWorkspaceRoutes as routes } from '../tenancy/index.ts';")[0]).toMatch(/process root/);
+    const renamed = "import { currentWorkspaceRoutes as routes } from '../tenancy/index.ts';";
+    expect(verdict('services/deployments/controlPlaneApp.ts', renamed)[0]).toMatch(/process root/);
   });
 
   test("a context importing another's plugins module is refused whatever it takes from it; a process root may", () => {
-    expect(verdict('services/tracing/routes/sessions.ts', "import { ExportWorker } from '../../bulk-export/plugins.ts';")[0]).toMatch(/process root/);
+    const worker = "import { ExportWorker } from '../../bulk-export/plugins.ts';";
+    expect(verdict('services/tracing/routes/sessions.ts', worker)[0]).toMatch(/process root/);
     const processRoot = `import { currentWorkspaceRoutes } from '../tenancy/plugins.ts';
 import { bulkExportRoutes } from '../bulk-export/plugins.ts';
 import { ExportState } from '../bulk-export/index.ts';`;
     expect(verdict('services/processes/tracingApp.ts', processRoot)).toEqual([null, null, null]);
     expect(importsOf('services/processes/tracingApp.ts', processRoot).map(brokenRule)).toEqual([null, null, null]);
-    expect(brokenRule({ from: 'services/processes/tracingApp.ts', to: 'services/bulk-export/exportWorker.ts' })).toMatch(/public modules/);
+    const internal = { from: 'services/processes/tracingApp.ts', to: 'services/bulk-export/exportWorker.ts' };
+    expect(brokenRule(internal)).toMatch(/public modules/);
   });
 
   test('every Fastify plugin a context declares is named …Routes (the rule tells plugins by name)', () => {
+    const PLUGIN_DECLARATION = /^export (?:const (\w+): FastifyPluginAsync|async function (\w+)\(\w+: FastifyInstance)/gm;
     const declared = sourceFiles(repoRoot, ['services']).flatMap((file) =>
-      [...readFileSync(join(repoRoot, file), 'utf8').matchAll(/^export (?:const (\w+): FastifyPluginAsync|async function (\w+)\(\w+: FastifyInstance)/gm)].map(
-        (m) => `${file}: ${m[1] ?? m[2]}`,
-      ),
+      [...readFileSync(join(repoRoot, file), 'utf8').matchAll(PLUGIN_DECLARATION)].map((m) => `${file}: ${m[1] ?? m[2]}`),
     );
     expect(declared.length).toBeGreaterThan(5);
     expect(declared.filter((d) => !d.endsWith('Routes'))).toEqual([]);
