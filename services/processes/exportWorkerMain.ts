@@ -10,7 +10,7 @@ import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { ExportState } from '../bulk-export/index.ts';
-import { destinationHostPolicy, ExportWorker } from '../bulk-export/plugins.ts';
+import { destinationHostPolicy, ExportWorker } from '../bulk-export/worker.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 
 const config = configOrExit('the export worker', loadConfig);

@@ -104,14 +104,17 @@ import { bulkExportRoutes, ExportState } from '../bulk-export/index.ts';`,
     expect(verdict('services/deployments/controlPlaneApp.ts', renamed)[0]).toMatch(/process root/);
   });
 
-  test("a context importing another's plugins module is refused whatever it takes from it; a process root may", () => {
-    const worker = "import { ExportWorker } from '../../bulk-export/plugins.ts';";
+  test("a context importing another's plugins or worker module is refused whatever it takes; a process root may", () => {
+    const worker = "import { ExportWorker } from '../../bulk-export/worker.ts';";
     expect(verdict('services/tracing/routes/sessions.ts', worker)[0]).toMatch(/process root/);
+    const state = "import { ExportState } from '../../bulk-export/plugins.ts';";
+    expect(verdict('services/tracing/routes/sessions.ts', state)[0]).toMatch(/process root/);
     const processRoot = `import { currentWorkspaceRoutes } from '../tenancy/plugins.ts';
 import { bulkExportRoutes } from '../bulk-export/plugins.ts';
-import { ExportState } from '../bulk-export/index.ts';`;
-    expect(verdict('services/processes/tracingApp.ts', processRoot)).toEqual([null, null, null]);
-    expect(importsOf('services/processes/tracingApp.ts', processRoot).map(brokenRule)).toEqual([null, null, null]);
+import { ExportState } from '../bulk-export/index.ts';
+import { ExportWorker } from '../bulk-export/worker.ts';`;
+    expect(verdict('services/processes/tracingApp.ts', processRoot)).toEqual([null, null, null, null]);
+    expect(importsOf('services/processes/tracingApp.ts', processRoot).map(brokenRule)).toEqual([null, null, null, null]);
     const internal = { from: 'services/processes/tracingApp.ts', to: 'services/bulk-export/exportWorker.ts' };
     expect(brokenRule(internal)).toMatch(/public modules/);
   });

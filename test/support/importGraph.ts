@@ -90,10 +90,16 @@ const ADAPTER = /^services\/agent-server\/adapters\/([^/]+)\//;
 export const isAdapterModule = (file: string): boolean => /^services\/agent-server\/adapters\/[^/]+\/index\.ts$/.test(file);
 
 /**
- * A context's HTTP surface: its Fastify plugins (and the workers and parts a process wires them
- * with). Only process roots (services/processes/) import it, and the example chat app tenancy's.
+ * A context's HTTP surface: its Fastify plugins (and the parts a process wires them with). Only
+ * process roots (services/processes/) import it, and the example chat app tenancy's.
  */
 export const pluginModule = (context: string): string => `services/${context}/plugins.ts`;
+
+/**
+ * The modules of a context that only process roots import: its plugins, and its worker
+ * (services/<context>/worker.ts, apart when a process that registers the routes need not load it).
+ */
+export const isProcessModule = (file: string): boolean => /^services\/(?!processes\/)[^/]+\/(?:plugins|worker)\.ts$/.test(file);
 
 /** The rule an import breaks, or null when it keeps them all. */
 export function brokenRule(edge: ImportEdge): string | null {
@@ -119,9 +125,9 @@ export function brokenRule(edge: ImportEdge): string | null {
     case 'compositionRoot':
       // services/main.ts starts the local stack (infra/) and the example agents too (examples/).
       if (may('schemas', 'platform', 'projections', 'infra', 'compositionRoot', 'examples')) return null;
-      return to.kind === 'context' && (edge.to === publicModule(to.context) || edge.to === pluginModule(to.context))
+      return to.kind === 'context' && (edge.to === publicModule(to.context) || isProcessModule(edge.to))
         ? null
-        : `a process is composed from contexts' public modules (services/<context>/index.ts and plugins.ts)`;
+        : `a process is composed from contexts' public modules (services/<context>/index.ts, plugins.ts, worker.ts)`;
     case 'examples':
       // An app on the platform signs its callers in with the platform's API keys (the chat app), and serves tenancy's workspace routes.
       return may('examples', 'platform') || isAdapterModule(edge.to) || edge.to === publicModule('tenancy') || edge.to === pluginModule('tenancy')
@@ -153,7 +159,8 @@ export const GOVERNED_FOLDERS = ['schemas', 'platform', 'projections', 'services
 
 // ---- Composition at the top: only a process root composes contexts' plugins ----
 // A context reaches another only through its index.ts, which carries no route plugin; the plugins
-// are in the context's plugins.ts, and a process root (services/processes/) registers them.
+// are in the context's plugins.ts (its worker, if apart, in worker.ts), and a process root
+// (services/processes/) registers them.
 // Plugins are told by name: the contexts' route plugins and registrars are all `…Routes`
 // (tracingRoutes, bulkExportRoutes, workspaceRoutes, deploymentRoutes…).
 
@@ -187,7 +194,7 @@ export function compositionRule(edge: NamedImport): string | null {
     return edge.from === publicModule(from.context) && plugins.length
       ? `a context's index.ts carries no route plugin (${plugins.join(', ')}): its plugins are in ${pluginModule(from.context)}, for process roots`
       : null;
-  if (edge.to === pluginModule(to.context) || plugins.length)
+  if (isProcessModule(edge.to) || plugins.length)
     return `a context composes no other context's plugins (${plugins.join(', ') || edge.to}): only a process root (services/processes/) does`;
   return null;
 }
