@@ -166,7 +166,7 @@ export const errors = {
   controlPlaneUnavailable: (url: string, reason: string, cause?: unknown) =>
     new AppError(
       'CONTROL_PLANE_UNAVAILABLE',
-      `the control plane is not running at ${url} (${reason}): \`npm start\` starts it with the tracing API, or run \`node services/deployments/controlPlaneMain.ts\`; CONTROL_PLANE_PUBLIC_URL or CONTROL_PLANE_PORT says where it is`,
+      `the control plane is not running at ${url} (${reason}): \`npm start\` starts it with the tracing API, or run \`node services/processes/controlPlaneMain.ts\`; CONTROL_PLANE_PUBLIC_URL or CONTROL_PLANE_PORT says where it is`,
       { headers: retryAfter, cause },
     ),
   /** A deployed agent server could not have a caller's key verified by the platform (LANGSMITH_AUTH_ENDPOINT). */

@@ -2,6 +2,8 @@
 // the local infrastructure when it is not reachable, makes sure there is an API key for the
 // default workspace, then runs every service as a child process in the foreground until Ctrl-C:
 // one that crashes is restarted, one that cannot start stops them all (platform/restartPolicy.ts).
+// It composes no context itself: each service is a process whose root is in services/processes/
+// (it composes the contexts' plugins; projections/projectorMain.ts runs the projectors).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -10,7 +12,7 @@ import { devSecret } from '../platform/devSecrets.ts';
 import type { Config } from '../platform/config.ts';
 import type { PortNeed } from '../platform/ports.ts';
 import { generateApiKey } from './tenancy/index.ts';
-import { exportWorkerProcessEnv } from './bulk-export/index.ts';
+import { exportWorkerProcessEnv } from './processes/exportWorkerProcess.ts';
 import { exampleAgentPort } from '../examples/otel-a2a-agent/exampleAgentConfig.ts';
 import { chatAppPort } from '../examples/chat-app/chatAppConfig.ts';
 import { RestartPolicy } from '../platform/restartPolicy.ts';
@@ -33,21 +35,21 @@ function serviceSpecs({ config, exampleAgent, chatApp }: StartConfig, env: NodeJ
   return [
     {
       name: 'tracing-api',
-      entry: 'services/tracing/apiMain.ts',
+      entry: 'services/processes/tracingApiMain.ts',
       port: { host: config.HOST, port: config.TRACING_PORT, variable: 'TRACING_PORT', purpose: 'the tracing API' },
     },
     {
       name: 'control-plane',
-      entry: 'services/deployments/controlPlaneMain.ts',
+      entry: 'services/processes/controlPlaneMain.ts',
       port: { host: config.HOST, port: config.CONTROL_PLANE_PORT, variable: 'CONTROL_PLANE_PORT', purpose: 'the control plane' },
       // Its deployed agent servers trace where this one does (each into its deployment's project).
       env: deployedTracingEnv(agentEnv),
     },
     { name: 'projectors', entry: 'projections/projectorMain.ts' },
-    { name: 'export-worker', entry: 'services/bulk-export/exportWorkerMain.ts', env: exportWorkerProcessEnv(env) },
+    { name: 'export-worker', entry: 'services/processes/exportWorkerMain.ts', env: exportWorkerProcessEnv(env) },
     {
       name: 'agent-server',
-      entry: 'services/agent-server/agentServerMain.ts',
+      entry: 'services/processes/agentServerMain.ts',
       port: { host: config.HOST, port: config.AGENT_SERVER_PORT, variable: 'AGENT_SERVER_PORT', purpose: 'the agent server' },
       env: agentEnv,
     },

@@ -1,18 +1,34 @@
 // Turning request input into values, for the routes that read query strings and JSON fields
 // themselves: a value not of the form its field takes (a UUID, a timestamp, a boolean, an
-// integer in range) is a 422 naming the field, as a schema violation is (docs/errors.md).
+// integer in range, a page size) is a 422 naming the field, as a schema violation is
+// (docs/errors.md); a field the service does not evaluate, or a time window upside down, is a 400.
 import { errors } from '../errors.ts';
 import { toUuid } from '../ids.ts';
-import { parseTimestampMicros } from '../time.ts';
+import { nowMicros, parseTimestampMicros } from '../time.ts';
 
-export const uuid = (value: unknown, field: string): string => {
+/**
+ * A UUID (lower-case, hyphenated). The 422 shows the value's JSON, cut at `shown` characters (the
+ * v1 routes show 64, the v2 read routes 80, as each did before they shared this module).
+ */
+export const uuid = (value: unknown, field: string, shown = 64): string => {
   const id = typeof value === 'string' ? toUuid(value) : null;
-  if (!id) throw errors.invalidField(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, 64)}`);
+  if (!id) throw errors.invalidField(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, shown)}`);
   return id;
 };
 
-/** A timestamp (ISO 8601 or epoch ms) as microseconds since the epoch; null when absent. */
+/** A timestamp (ISO 8601 / RFC 3339, or epoch ms) as microseconds since the epoch; null when absent. */
 export const time = (value: unknown, field: string): number | null => parseTimestampMicros(value, field);
+
+/**
+ * [min, max) in microseconds from min_start_time and max_start_time: the given bounds, else
+ * `defaultSpan` before max (or before now).
+ */
+export function timeWindow(min: unknown, max: unknown, defaultSpanMicros: number): { min: number; max: number } {
+  const maxTime = time(max, 'max_start_time') ?? nowMicros();
+  const minTime = time(min, 'min_start_time') ?? maxTime - defaultSpanMicros;
+  if (minTime >= maxTime) throw errors.badRequest('min_start_time must be before max_start_time');
+  return { min: minTime, max: maxTime };
+}
 
 /** Query booleans: JS sends true/false, Python True/False (or a typed query schema read it already, queryParameters.ts). */
 export const bool = (value: string | boolean | undefined, field: string): boolean | undefined => {
@@ -31,3 +47,21 @@ export const int = (value: string | number | undefined, field: string, fallback:
   if (!Number.isInteger(n) || n < min || n > max) throw errors.invalidField(`${field} must be an integer from ${min} to ${max}; got "${String(value).slice(0, 32)}"`);
   return n;
 };
+
+/** page_size (a JSON number or a query string of digits) from 1 to `max`; `fallback` when absent. */
+export function pageSize(value: unknown, max: number, fallback = 20): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw errors.invalidField(`page_size must be an integer from 1 to ${max}; got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A repeated query parameter (`?selects=A&selects=B`) as an array. */
+export const list = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
+
+/** Rejects what this service does not evaluate (filter expressions, AI search…) instead of ignoring it. */
+export function rejectUnsupported(input: Record<string, unknown>, fields: readonly string[]): void {
+  for (const f of fields)
+    if (input[f] !== undefined && input[f] !== null) throw errors.badRequest(`${f} is not supported by this server; leave it out`);
+}

@@ -1,6 +1,4 @@
-// The bulk-export context's public module: its HTTP surface (a plugin the API process
-// registers), the fold of its topic the routes answer from, and how the export worker process
-// is started. (Credentials are sealed by platform/secretBox.ts, shared with other contexts.)
-export { bulkExportRoutes, type BulkExportRouteOptions } from './bulkExportRoutes.ts';
+// The bulk-export context's public module: the fold of its topic (what its routes answer from).
+// Its routes (plugins.ts) and worker (worker.ts) are for process roots. (Credentials are sealed by
+// platform/secretBox.ts, shared with other contexts.)
 export { ExportState } from './exportState.ts';
-export { exportWorkerProcessEnv } from './exportWorkerProcess.ts';

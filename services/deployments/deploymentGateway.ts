@@ -82,7 +82,7 @@ const errorCode = (error: unknown): string => {
 };
 
 /** A fastify plugin: `/d/:deployment_id` and everything under it, any method, forwarded. */
-export async function deploymentGateway(app: FastifyInstance, options: DeploymentGatewayOptions): Promise<void> {
+export async function deploymentGatewayRoutes(app: FastifyInstance, options: DeploymentGatewayOptions): Promise<void> {
   await app.register(replyFrom, {
     // Runs (`/runs/wait`, streams) take as long as the graph does: the client's own timeout applies.
     undici: { headersTimeout: 0, bodyTimeout: 0 },

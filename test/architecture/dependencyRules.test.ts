@@ -1,11 +1,13 @@
-// The arrows point down: schemas ← platform ← projections ← services/<context> ← services/*.ts
-// (the processes), each context reached by others only through its public module
-// (services/<context>/index.ts). The rules are in test/support/importGraph.ts.
+// The arrows point down: schemas ← platform ← projections ← services/<context> ← services/processes/
+// (the processes' composition roots) and services/*.ts (npm start), each context reached by others
+// only through its public module (services/<context>/index.ts), its plugins (plugins.ts) composed
+// by the process roots alone. The rules are in test/support/importGraph.ts.
 import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { brokenRule, GOVERNED_FOLDERS, importGraph, importsOf, packagesOf, sourceFiles, violations } from '../support/importGraph.ts';
+import { compositionRule, compositionViolations, namedImportsOf } from '../support/importGraph.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
 
 test('every import of the product keeps the layering', () => {
@@ -70,4 +72,59 @@ test('every package the product imports at run time is a runtime dependency (the
     .map(({ file, pkg }) => `${file} imports ${pkg}`);
   expect(missing).toEqual([]);
   expect(packagesOf("import type { A } from 'only-types';\nimport { b } from '@scope/pkg/sub';\nconst c = await import('lib');")).toEqual(['@scope/pkg', 'lib']);
+});
+
+describe('composition at the top: only a process root (services/processes/) composes the contexts\' plugins', () => {
+  const verdict = (from: string, source: string) => namedImportsOf(from, source).map(compositionRule);
+
+  test('no context imports another context\'s plugins, and no index.ts carries one', () => {
+    const broken = compositionViolations(repoRoot, ['services']).map((v) => `${v.from} → ${v.to}: ${v.rule}`);
+    expect(broken).toEqual([]);
+  });
+
+  test('the layout before (composition roots inside a context, plugins in index.ts) is refused', () => {
+    // services/tracing/tracingApp.ts and services/bulk-export/index.ts as they were.
+    expect(
+      verdict(
+        'services/tracing/tracingApp.ts',
+        `import { currentWorkspaceRoutes, requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
+import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRoutes.ts';
+import { bulkExportRoutes, ExportState } from '../bulk-export/index.ts';`,
+      ),
+    ).toEqual([
+      expect.stringMatching(/currentWorkspaceRoutes, workspaceRoutes.*process root/),
+      null,
+      expect.stringMatching(/bulkExportRoutes.*process root/),
+    ]);
+    const oldIndex = "export { bulkExportRoutes, type BulkExportRouteOptions } from './bulkExportRoutes.ts';";
+    expect(verdict('services/bulk-export/index.ts', oldIndex)[0]).toMatch(
+      /index\.ts carries no route plugin \(bulkExportRoutes\).*services\/bulk-export\/plugins\.ts/,
+    );
+    const renamed = "import { currentWorkspaceRoutes as routes } from '../tenancy/index.ts';";
+    expect(verdict('services/deployments/controlPlaneApp.ts', renamed)[0]).toMatch(/process root/);
+  });
+
+  test("a context importing another's plugins or worker module is refused whatever it takes; a process root may", () => {
+    const worker = "import { ExportWorker } from '../../bulk-export/worker.ts';";
+    expect(verdict('services/tracing/routes/sessions.ts', worker)[0]).toMatch(/process root/);
+    const state = "import { ExportState } from '../../bulk-export/plugins.ts';";
+    expect(verdict('services/tracing/routes/sessions.ts', state)[0]).toMatch(/process root/);
+    const processRoot = `import { currentWorkspaceRoutes } from '../tenancy/plugins.ts';
+import { bulkExportRoutes } from '../bulk-export/plugins.ts';
+import { ExportState } from '../bulk-export/index.ts';
+import { ExportWorker } from '../bulk-export/worker.ts';`;
+    expect(verdict('services/processes/tracingApp.ts', processRoot)).toEqual([null, null, null, null]);
+    expect(importsOf('services/processes/tracingApp.ts', processRoot).map(brokenRule)).toEqual([null, null, null, null]);
+    const internal = { from: 'services/processes/tracingApp.ts', to: 'services/bulk-export/exportWorker.ts' };
+    expect(brokenRule(internal)).toMatch(/public modules/);
+  });
+
+  test('every Fastify plugin a context declares is named …Routes (the rule tells plugins by name)', () => {
+    const PLUGIN_DECLARATION = /^export (?:const (\w+): FastifyPluginAsync|async function (\w+)\(\w+: FastifyInstance)/gm;
+    const declared = sourceFiles(repoRoot, ['services']).flatMap((file) =>
+      [...readFileSync(join(repoRoot, file), 'utf8').matchAll(PLUGIN_DECLARATION)].map((m) => `${file}: ${m[1] ?? m[2]}`),
+    );
+    expect(declared.length).toBeGreaterThan(5);
+    expect(declared.filter((d) => !d.endsWith('Routes'))).toEqual([]);
+  });
 });

@@ -34,7 +34,7 @@ import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { EXPORT_COMPRESSIONS, type ExportCompression, type ExportRunTask } from '../../services/bulk-export/exportTypes.ts';
 import { dayStreams, exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
 import { exportRunsQuery } from '../../services/bulk-export/parquet/exportQuery.ts';
-import { exportWorkerProcessEnv } from '../../services/bulk-export/exportWorkerProcess.ts';
+import { exportWorkerProcessEnv } from '../../services/processes/exportWorkerProcess.ts';
 import { infraPids } from './load.ts';
 import { CpuMeter, coresUsed, machineInfo, round } from './measure.ts';
 

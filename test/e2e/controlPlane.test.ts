@@ -173,7 +173,7 @@ describe('DELETE ?delete_tracing_project=true', () => {
     // Restarted, the worker tears down every AWAITING_DELETE deployment again.
     await cp.replicas[0]!.stop();
     const env = { ...cp.env, CONTROL_PLANE_PORT: new URL(cpUrl).port };
-    restarted = startService('services/deployments/controlPlaneMain.ts', env, `${cp.id}-control-plane-restarted`);
+    restarted = startService('services/processes/controlPlaneMain.ts', env, `${cp.id}-control-plane-restarted`);
     const ready = async () => (await fetch(`${cpUrl}/ready`).catch(() => null))?.ok === true;
     await waitFor('the control plane to be ready again', ready, 90_000, 200);
 

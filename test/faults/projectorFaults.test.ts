@@ -54,7 +54,7 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
   stack.startProjector(); // comes up while ClickHouse is still down and has to wait for it
   // A new API replica starts while ClickHouse is down and takes writes: they only need Kafka.
   const port = await freePort();
-  const replica = startService('services/tracing/apiMain.ts', { ...stack.env, TRACING_PORT: String(port) }, 'faults-replica');
+  const replica = startService('services/processes/tracingApiMain.ts', { ...stack.env, TRACING_PORT: String(port) }, 'faults-replica');
   try {
     await waitFor('a replica started during the outage', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000, 200);
     const runs = makeTrace(4);

@@ -23,7 +23,7 @@ beforeAll(async () => {
   stack = await startTracingStack('groupfail');
   const port = await freePort();
   urlB = `http://127.0.0.1:${port}`;
-  apiB = startService('services/tracing/apiMain.ts', { ...stack.env, TRACING_PORT: String(port) }, 'groupfail-api-b');
+  apiB = startService('services/processes/tracingApiMain.ts', { ...stack.env, TRACING_PORT: String(port) }, 'groupfail-api-b');
   projectorB = startService('projections/projectorMain.ts', stack.env, 'groupfail-projector-b');
   await waitFor('API process B', async () => (await fetch(`${urlB}/ready`)).ok, 60_000, 200);
 }, 180_000);

@@ -14,7 +14,7 @@ import { endpointsFromEnv, repoRoot, urlHostPort, brokerAddresses } from '../../
 import { durabilitySettings } from '../../infra/kafka.ts';
 import { ensureCommands } from '../../infra/toolchain.ts';
 import { configVariables, loadConfig } from '../../platform/config.ts';
-import { exportWorkerProcessEnv } from '../../services/bulk-export/exportWorkerProcess.ts';
+import { exportWorkerProcessEnv } from '../../services/processes/exportWorkerProcess.ts';
 
 type ComposeService = {
   image?: string;
@@ -64,11 +64,11 @@ test('declares the infrastructure (three Kafka nodes), every service of the plat
   expect(Object.keys(compose.services)).toEqual(expect.arrayContaining([...infrastructure, 'gateway']));
   const entries = Object.fromEntries(appServices.map(([name, service]) => [name, service.command?.at(-1)]));
   expect(entries).toEqual({
-    'tracing-api': 'services/tracing/apiMain.ts',
+    'tracing-api': 'services/processes/tracingApiMain.ts',
     projectors: 'projections/projectorMain.ts',
-    'export-worker': 'services/bulk-export/exportWorkerMain.ts',
-    'control-plane': 'services/deployments/controlPlaneMain.ts',
-    'agent-server': 'services/agent-server/agentServerMain.ts',
+    'export-worker': 'services/processes/exportWorkerMain.ts',
+    'control-plane': 'services/processes/controlPlaneMain.ts',
+    'agent-server': 'services/processes/agentServerMain.ts',
     'chat-app': 'examples/chat-app/main.ts',
   });
   // The services that share their work (through Kafka, or the agent server's run queue in PostgreSQL) run as several replicas.

@@ -60,7 +60,7 @@ export async function startAgentServer(name: string, options: AgentServerOptions
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const child = startService('services/agent-server/agentServerMain.ts', env, `agent-server-${name}`);
+  const child = startService('services/processes/agentServerMain.ts', env, `agent-server-${name}`);
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) =>
     child.child.once('exit', (code) => reject(new Error(`the agent server exited with ${code} (see .local/logs/test/agent-server-${name}.log)`))),

@@ -39,7 +39,7 @@ export async function startControlPlane(name: string, replicas = 1, extraEnv: Re
   // Only the first replica may deploy (CONTROL_PLANE_DEPLOYER): two would both build every revision.
   const processes = ports.map((port, n) =>
     startService(
-      'services/deployments/controlPlaneMain.ts',
+      'services/processes/controlPlaneMain.ts',
       { ...base, CONTROL_PLANE_PORT: String(port), ...(n > 0 ? { CONTROL_PLANE_DEPLOYER: 'none' } : {}) },
       `${id}-control-plane-${n}`,
     ),

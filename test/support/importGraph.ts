@@ -62,8 +62,9 @@ export function importGraph(root: string, folders: readonly string[]): ImportEdg
 /**
  * Where a file sits in the layering. Bottom to top: schemas (the declaration of every topic and
  * event), platform (adapters and mechanics shared by every process), projections (read models:
- * DDL, projectors, queries), services/<context> (bounded contexts), services/*.ts (the
- * composition roots that start processes). examples/ and apps/ sit on top, apart.
+ * DDL, projectors, queries), services/<context> (bounded contexts), services/processes/ (each
+ * process's composition root: it composes the contexts' plugins) and services/*.ts (npm start's
+ * launcher, which starts those processes). examples/ and apps/ sit on top, apart.
  */
 export type Layer =
   | { kind: 'schemas' | 'platform' | 'projections' | 'compositionRoot' | 'examples' | 'apps' | 'infra' | 'other' }
@@ -71,7 +72,7 @@ export type Layer =
 
 export function layerOf(file: string): Layer {
   const [top, second, third] = file.split('/');
-  if (top === 'services') return third === undefined ? { kind: 'compositionRoot' } : { kind: 'context', context: second! };
+  if (top === 'services') return third === undefined || second === 'processes' ? { kind: 'compositionRoot' } : { kind: 'context', context: second! };
   if (top === 'schemas' || top === 'platform' || top === 'projections' || top === 'examples' || top === 'apps' || top === 'infra') return { kind: top };
   return { kind: 'other' };
 }
@@ -87,6 +88,18 @@ export const publicModule = (context: string): string => `services/${context}/in
  */
 const ADAPTER = /^services\/agent-server\/adapters\/([^/]+)\//;
 export const isAdapterModule = (file: string): boolean => /^services\/agent-server\/adapters\/[^/]+\/index\.ts$/.test(file);
+
+/**
+ * A context's HTTP surface: its Fastify plugins (and the parts a process wires them with). Only
+ * process roots (services/processes/) import it, and the example chat app tenancy's.
+ */
+export const pluginModule = (context: string): string => `services/${context}/plugins.ts`;
+
+/**
+ * The modules of a context that only process roots import: its plugins, and its worker
+ * (services/<context>/worker.ts, apart when a process that registers the routes need not load it).
+ */
+export const isProcessModule = (file: string): boolean => /^services\/(?!processes\/)[^/]+\/(?:plugins|worker)\.ts$/.test(file);
 
 /** The rule an import breaks, or null when it keeps them all. */
 export function brokenRule(edge: ImportEdge): string | null {
@@ -112,12 +125,14 @@ export function brokenRule(edge: ImportEdge): string | null {
     case 'compositionRoot':
       // services/main.ts starts the local stack (infra/) and the example agents too (examples/).
       if (may('schemas', 'platform', 'projections', 'infra', 'compositionRoot', 'examples')) return null;
-      return to.kind === 'context' && edge.to === publicModule(to.context) ? null : `a process is composed from contexts' public modules (services/<context>/index.ts)`;
-    case 'examples':
-      // An app on the platform signs its callers in with the platform's API keys (the chat app).
-      return may('examples', 'platform') || isAdapterModule(edge.to) || edge.to === publicModule('tenancy')
+      return to.kind === 'context' && (edge.to === publicModule(to.context) || isProcessModule(edge.to))
         ? null
-        : "an example uses the platform, the agent server's adapters and the tenancy context's public module at most, never another context or a projection";
+        : `a process is composed from contexts' public modules (services/<context>/index.ts, plugins.ts, worker.ts)`;
+    case 'examples':
+      // An app on the platform signs its callers in with the platform's API keys (the chat app), and serves tenancy's workspace routes.
+      return may('examples', 'platform') || isAdapterModule(edge.to) || edge.to === publicModule('tenancy') || edge.to === pluginModule('tenancy')
+        ? null
+        : "an example uses the platform, the agent server's adapters and the tenancy context's public modules at most, never another context or a projection";
     case 'apps':
       return may('apps') ? null : 'browser code imports nothing from the server side';
     case 'infra':
@@ -141,3 +156,54 @@ export function violations(edges: readonly ImportEdge[]): Violation[] {
 
 /** The folders the rules govern. */
 export const GOVERNED_FOLDERS = ['schemas', 'platform', 'projections', 'services', 'examples', 'apps', 'infra'] as const;
+
+// ---- Composition at the top: only a process root composes contexts' plugins ----
+// A context reaches another only through its index.ts, which carries no route plugin; the plugins
+// are in the context's plugins.ts (its worker, if apart, in worker.ts), and a process root
+// (services/processes/) registers them.
+// Plugins are told by name: the contexts' route plugins and registrars are all `…Routes`
+// (tracingRoutes, bulkExportRoutes, workspaceRoutes, deploymentRoutes…).
+
+const ROUTE_PLUGIN = /Routes$/;
+const NAMED_SPECIFIER = /\b(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'(\.{1,2}\/[^']+)'/g;
+
+/** An import (or re-export) of named bindings, with the names on both sides of each `as`. */
+export interface NamedImport extends ImportEdge {
+  names: string[];
+}
+
+export function namedImportsOf(file: string, source: string): NamedImport[] {
+  return [...source.matchAll(NAMED_SPECIFIER)].map((m) => ({
+    from: file,
+    to: posix.normalize(posix.join(posix.dirname(file), m[2]!)),
+    names: m[1]!
+      .split(',')
+      .flatMap((binding) => binding.replace(/^\s*type\s+/, '').split(/\s+as\s+/))
+      .map((name) => name.trim())
+      .filter(Boolean),
+  }));
+}
+
+/** The composition rule an import breaks, or null. */
+export function compositionRule(edge: NamedImport): string | null {
+  const from = layerOf(edge.from);
+  const to = layerOf(edge.to);
+  if (from.kind !== 'context' || to.kind !== 'context') return null;
+  const plugins = edge.names.filter((name) => ROUTE_PLUGIN.test(name));
+  if (to.context === from.context)
+    return edge.from === publicModule(from.context) && plugins.length
+      ? `a context's index.ts carries no route plugin (${plugins.join(', ')}): its plugins are in ${pluginModule(from.context)}, for process roots`
+      : null;
+  if (isProcessModule(edge.to) || plugins.length)
+    return `a context composes no other context's plugins (${plugins.join(', ') || edge.to}): only a process root (services/processes/) does`;
+  return null;
+}
+
+export function compositionViolations(root: string, folders: readonly string[]): Violation[] {
+  return sourceFiles(root, folders).flatMap((file) =>
+    namedImportsOf(file, readFileSync(join(root, file), 'utf8')).flatMap((edge) => {
+      const rule = compositionRule(edge);
+      return rule ? [{ from: edge.from, to: edge.to, rule }] : [];
+    }),
+  );
+}

@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../../platform/config.ts';
 import { multipartBody, type Part } from './runFactory.ts';
 import { topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { exportWorkerProcessEnv } from '../../services/bulk-export/exportWorkerProcess.ts';
+import { exportWorkerProcessEnv } from '../../services/processes/exportWorkerProcess.ts';
 
 export interface TracingStack {
   url: string;
@@ -46,7 +46,7 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
     ...extraEnv,
   };
   const config = loadConfig(env);
-  const api = startService('services/tracing/apiMain.ts', env, `${id}-api`);
+  const api = startService('services/processes/tracingApiMain.ts', env, `${id}-api`);
   const startProjector = () => startService('projections/projectorMain.ts', env, `${id}-projector`);
   const stack: TracingStack = {
     url: `http://127.0.0.1:${port}`,
@@ -61,7 +61,7 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
       return stack.projector;
     },
     startExportWorker() {
-      stack.exportWorker = startService('services/bulk-export/exportWorkerMain.ts', { ...env, ...exportWorkerProcessEnv(process.env) }, `${id}-export-worker`);
+      stack.exportWorker = startService('services/processes/exportWorkerMain.ts', { ...env, ...exportWorkerProcessEnv(process.env) }, `${id}-export-worker`);
       return stack.exportWorker;
     },
     async stop({ dropData = true } = {}) {

@@ -199,7 +199,7 @@ function NotRunning({ error, onRetry }: { error: ApiError; onRetry: () => void }
       <h3>The control plane is not running</h3>
       <p>Deployments live in the control plane, a process of its own beside this tracing API. Start it, then try again:</p>
       <pre>{`npm start                                   # starts it with everything else
-node services/deployments/controlPlaneMain.ts   # or alone (port CONTROL_PLANE_PORT, 1985)`}</pre>
+node services/processes/controlPlaneMain.ts     # or alone (port CONTROL_PLANE_PORT, 1985)`}</pre>
       <p className="muted">{error.message}</p>
       <button type="button" className="primary" data-testid="retry-deployments" onClick={onRetry}>
         Try again

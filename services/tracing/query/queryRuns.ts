@@ -7,7 +7,7 @@ import { feedbackStatsQuery, runPageQuery, type RunConditions, type RunPageReque
 import { runColumnsFor, runResponses } from '../read/runResponse.ts';
 import { compileRunFilter, compileTraceCondition, filterThreadIds, type FilterScope } from '../../../projections/runs/filter/filterSql.ts';
 import { copyUsable } from '../../../projections/copiesUpgrade.ts';
-import { encodeCursor } from './cursor.ts';
+import { encodeRunCursor } from './cursor.ts';
 import type { RunsQuery } from './runsQueryRequest.ts';
 
 export interface RunsPage {
@@ -88,5 +88,5 @@ export async function queryRuns(deps: Deps, tenantId: string, q: RunsQuery): Pro
   const ids = page.rows.map((r) => r.id!);
   const stats = q.fields.includes('feedback_stats') ? await feedbackStatsQuery(deps.ch, tenantId, deps.tables.feedback, ids) : null;
   const runs = await runResponses(page.rows, deps.blobs, (row) => ({ fields: q.fields, feedbackStats: stats ? (stats.get(row.id!) ?? null) : null }));
-  return { runs, next: page.next ? encodeCursor(page.next, q.order) : null };
+  return { runs, next: page.next ? encodeRunCursor(page.next, q.order) : null };
 }

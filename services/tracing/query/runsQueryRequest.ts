@@ -10,7 +10,7 @@ import { parseTimestampMicros } from '../../../platform/time.ts';
 import type { RunPosition } from '../../../projections/runs/runQueries.ts';
 import { isRunField, RUN_FIELDS, V2_RUN_SELECTS, v2SourceField } from '../read/runResponse.ts';
 import { parseFilter, type FilterNode } from '../../../projections/runs/filter/filterParser.ts';
-import { decodeCursor, type RunOrder } from './cursor.ts';
+import { decodeRunCursor, type RunOrder } from './cursor.ts';
 
 export interface RunsQuery {
   sessionIds: string[] | null;
@@ -166,7 +166,7 @@ export function runsQueryFromBody(raw: unknown): RunsQuery {
     fields: select ? [...new Set([...ALWAYS_FIELDS, ...select])] : [...new Set([...ALWAYS_FIELDS, ...DEFAULT_QUERY_FIELDS])],
     limit: pageSize(body.limit),
     order,
-    cursor: body.cursor ? decodeCursor(body.cursor, order) : null,
+    cursor: body.cursor ? decodeRunCursor(body.cursor, order) : null,
   };
 }
 
@@ -227,7 +227,7 @@ export function runsQueryFromV2Body(raw: unknown, now = Date.now()): V2RunsQuery
       fields: [...new Set(['id', 'start_time', ...fields])],
       limit: pageSize(body.page_size),
       order,
-      cursor: body.cursor ? decodeCursor(body.cursor, order) : null,
+      cursor: body.cursor ? decodeRunCursor(body.cursor, order) : null,
     },
   };
 }

@@ -13,8 +13,7 @@ import { FeedbackCommands, UPDATABLE_FIELDS, type FeedbackDeps } from '../feedba
 import { feedbackSchema } from '../feedback/feedbackResponse.ts';
 import { requireUuid } from '../../../platform/ids.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import { bool, int, uuid } from '../../../platform/http/routeInput.ts';
-import { listInput } from './traces.ts';
+import { bool, int, list, uuid } from '../../../platform/http/routeInput.ts';
 
 const MAX_LIMIT = 100;
 const uuidText = (description: string) => ({ type: ['string', 'null'], format: 'uuid', description });
@@ -134,14 +133,14 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
     },
     async (request) => {
       const q = request.query;
-      const ids = (value: unknown, field: string) => (value === undefined ? undefined : listInput(value).map((v) => uuid(v, field)));
+      const ids = (value: unknown, field: string) => (value === undefined ? undefined : list(value).map((v) => uuid(v, field)));
       return commands.list(
         tenantOf(request),
         {
           runIds: ids(q.run, 'run'),
-          keys: q.key === undefined ? undefined : listInput(q.key),
+          keys: q.key === undefined ? undefined : list(q.key),
           sessionIds: ids(q.session, 'session'),
-          sources: q.source === undefined ? undefined : listInput(q.source),
+          sources: q.source === undefined ? undefined : list(q.source),
           hasComment: bool(q.has_comment, 'has_comment'),
           hasScore: bool(q.has_score, 'has_score'),
           level: q.level as 'run' | 'session' | undefined,

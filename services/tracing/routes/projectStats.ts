@@ -23,9 +23,9 @@ import {
 import { traceSetFeedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
 import { SharedRollups } from '../../../projections/traces/hourStatsQueries.ts';
 import { formatIsoMicros, nowMicros } from '../../../platform/time.ts';
-import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import { rejectUnsupported, requireProject, timeInput, uuidInput } from './traces.ts';
+import { rejectUnsupported, time, uuid } from '../../../platform/http/routeInput.ts';
+import { requireProject, type RouteDeps } from './routeDeps.ts';
 
 // ---- buckets ----
 
@@ -196,8 +196,8 @@ interface ActivityBody {
 
 /** Every project's trace and errored-trace counts over the same buckets, zeros included. */
 async function projectsActivity(deps: RouteDeps, tenantId: string, projectIds: string[], body: ActivityBody): Promise<Record<string, unknown>> {
-  const end = timeInput(body.end_time, 'end_time') ?? nowMicros();
-  const start = timeInput(body.start_time, 'start_time') ?? end - DEFAULT_ACTIVITY_SPAN;
+  const end = time(body.end_time, 'end_time') ?? nowMicros();
+  const start = time(body.start_time, 'start_time') ?? end - DEFAULT_ACTIVITY_SPAN;
   if (start >= end) throw errors.badRequest('start_time must be before end_time');
   const size = bucketFor(end - start, body.bucket ?? undefined, undefined);
   const first = Math.floor(start / size) * size;
@@ -305,16 +305,16 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
       rejectUnsupported(body, UNSUPPORTED_RUN_FILTERS);
       if (body.is_root === false) throw errors.badRequest('is_root: false is not supported (stats are computed per trace)');
       const tenantId = tenantOf(request);
-      const projectIds = [...new Set(body.session.map((s, i) => uuidInput(s, `session[${i}]`)))];
+      const projectIds = [...new Set(body.session.map((s, i) => uuid(s, `session[${i}]`, 80)))];
       for (const p of projectIds) requireProject(deps, tenantId, p);
       return projectStats(deps, {
         tenantId,
         projectIds,
-        start: timeInput(body.start_time, 'start_time'),
-        end: timeInput(body.end_time, 'end_time'),
+        start: time(body.start_time, 'start_time') ?? undefined,
+        end: time(body.end_time, 'end_time') ?? undefined,
         isRoot: body.is_root === true,
         hasError: body.error ?? undefined,
-        traceId: body.trace === undefined || body.trace === null ? undefined : uuidInput(body.trace, 'trace'),
+        traceId: body.trace === undefined || body.trace === null ? undefined : uuid(body.trace, 'trace', 80),
         bucket: body.interval ?? undefined,
         stride: body.stride ?? undefined,
       });
@@ -347,7 +347,7 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
     },
     async (request) => {
       const tenantId = tenantOf(request);
-      const projectIds = [...new Set(request.body.session.map((s, i) => uuidInput(s, `session[${i}]`)))];
+      const projectIds = [...new Set(request.body.session.map((s, i) => uuid(s, `session[${i}]`, 80)))];
       for (const p of projectIds) requireProject(deps, tenantId, p);
       return projectsActivity(deps, tenantId, projectIds, request.body);
     },
@@ -374,14 +374,14 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
     },
     async (request) => {
       const tenantId = tenantOf(request);
-      const projectId = uuidInput(request.params.session_id, 'session_id');
+      const projectId = uuid(request.params.session_id, 'session_id', 80);
       requireProject(deps, tenantId, projectId);
       const q = request.query;
       return projectStats(deps, {
         tenantId,
         projectIds: [projectId],
-        start: timeInput(q.start_time, 'start_time'),
-        end: timeInput(q.end_time, 'end_time'),
+        start: time(q.start_time, 'start_time') ?? undefined,
+        end: time(q.end_time, 'end_time') ?? undefined,
         isRoot: false,
         bucket: q.bucket,
       });

@@ -7,11 +7,11 @@ import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
 import { queryRuns } from '../query/queryRuns.ts';
 import { MAX_PAGE_SIZE, runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
-import { decodeCursor } from '../query/cursor.ts';
+import { decodeRunCursor } from '../query/cursor.ts';
 import { answerPagedQuery, queryAnswerForm } from '../read/queryStream.ts';
 import { runAppPath, runItemV2, V2_RUN_SELECTS } from '../read/runResponse.ts';
 import { publicBaseUrl } from '../../../platform/http/publicUrl.ts';
-import { timeInput, uuidInput } from './traces.ts';
+import { time, uuid } from '../../../platform/http/routeInput.ts';
 import { requireUuid } from '../../../platform/ids.ts';
 import { errorResponses, serverSentEvent, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 
@@ -98,7 +98,7 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
         pageSize,
         maxPerRead: MAX_PAGE_SIZE,
         read: async (cursor, limit) => {
-          const page = await queryRuns(deps, tenantId, { ...query, cursor: cursor ? decodeCursor(cursor, query.order) : null, limit });
+          const page = await queryRuns(deps, tenantId, { ...query, cursor: cursor ? decodeRunCursor(cursor, query.order) : null, limit });
           return { items: page.runs.map((run) => runItemV2(run, selects)), next: page.next };
         },
       });
@@ -132,11 +132,11 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
     async (request) => {
       if (request.validationError) throw errors.validation(request.validationError.message);
       const tenantId = tenantOf(request);
-      const runId = uuidInput(request.params.run_id, 'run_id');
+      const runId = uuid(request.params.run_id, 'run_id', 80);
       const { project_id: projectId, trace_id: traceId, start_time: startTime } = request.query;
-      const project = uuidInput(projectId, 'project_id');
-      uuidInput(traceId!, 'trace_id');
-      timeInput(startTime, 'start_time');
+      const project = uuid(projectId, 'project_id', 80);
+      uuid(traceId!, 'trace_id', 80);
+      time(startTime, 'start_time');
       await requireProjects(deps, tenantId, [project]);
       return { url: `${publicBaseUrl(request)}${runAppPath(tenantId, project, runId)}` };
     },

@@ -14,23 +14,11 @@ import { rootRunsQuery, type TraceSummary } from '../../../projections/traces/tr
 import type { RunRow } from '../../../projections/runs/runRow.ts';
 import { threadSetStatsQuery, traceSetStatsQuery, type ThreadSetStats } from '../../../projections/traces/statsQueries.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
-import type { RouteDeps } from './routeDeps.ts';
+import { requireProject, type RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import {
-  DAY_MICROS,
-  decodeCursor,
-  encodeCursor,
-  listInput,
-  MAX_PAGE_SIZE,
-  pageSizeInput,
-  pageSizeSchema,
-  rejectUnsupported,
-  requireProject,
-  timeIdKey,
-  timeWindow,
-  uuidInput,
-  v2RunShape,
-} from './traces.ts';
+import { list, pageSize, rejectUnsupported, timeWindow, uuid } from '../../../platform/http/routeInput.ts';
+import { decodeCursor, encodeCursor, timeIdKey } from '../query/cursor.ts';
+import { DAY_MICROS, MAX_PAGE_SIZE, pageSizeSchema, v2RunShape } from './traces.ts';
 import type { V2RunSelect } from '../read/runResponse.ts';
 import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/queryStream.ts';
 
@@ -160,7 +148,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const body = request.body;
       rejectUnsupported(body, ['filter', 'thread_filter', 'trace_filter', 'tree_filter']);
       const tenantId = tenantOf(request);
-      const projectId = uuidInput(body.project_id, 'project_id');
+      const projectId = uuid(body.project_id, 'project_id', 80);
       requireProject(deps, tenantId, projectId);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
       const stats = await threadSetStatsQuery(deps.ch, deps.tables, { tenantId, projectIds: [projectId], minStartTime: window.min, maxStartTime: window.max });
@@ -203,7 +191,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const body = request.body;
       rejectUnsupported(body, ['filter', 'thread_filter', 'trace_filter', 'tree_filter', 'ai_search']);
       const tenantId = tenantOf(request);
-      const projectId = uuidInput(body.project_id, 'project_id');
+      const projectId = uuid(body.project_id, 'project_id', 80);
       requireProject(deps, tenantId, projectId);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
       const read: PageReader = async (cursor, limit) => {
@@ -215,7 +203,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
         const last = page[page.length - 1];
         return { items: page.map(threadItem), next: threads.length > limit && last ? encodeCursor({ t: last.last_activity, id: last.thread_id }) : null };
       };
-      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize: pageSizeInput(body.page_size), maxPerRead: MAX_PAGE_SIZE, read });
+      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize: pageSize(body.page_size, MAX_PAGE_SIZE), maxPerRead: MAX_PAGE_SIZE, read });
     },
   );
 
@@ -247,9 +235,9 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       rejectUnsupported(q, ['filter', 'trace_filter', 'tree_filter']);
       const tenantId = tenantOf(request);
       const threadId = request.params.thread_id;
-      const projectId = uuidInput(q.project_id, 'project_id');
+      const projectId = uuid(q.project_id, 'project_id', 80);
       requireProject(deps, tenantId, projectId);
-      const limit = pageSizeInput(q.page_size);
+      const limit = pageSize(q.page_size, MAX_PAGE_SIZE);
       const after = decodeCursor(q.cursor, (raw) => {
         const k = timeIdKey(raw);
         return k && Number.isSafeInteger(raw.n) ? { startTime: k.time, traceId: k.id, turn: raw.n as number } : null;
@@ -257,7 +245,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const traces = await threadTracesQuery(deps.ch, deps.tables, { tenantId, projectId, threadId, after, limit: limit + 1 });
       if (traces.length === 0 && !after) throw errors.notFound(`thread ${threadId}`);
       const page = traces.slice(0, limit);
-      const selects = q.selects === undefined ? DEFAULT_THREAD_TRACE_SELECTS : [...new Set(listInput(q.selects) as ThreadTraceSelect[])];
+      const selects = q.selects === undefined ? DEFAULT_THREAD_TRACE_SELECTS : [...new Set(list(q.selects) as ThreadTraceSelect[])];
       const rootSelects = selects.filter((f) => ROOT_RUN_FIELDS.has(f)) as V2RunSelect[];
       const root = v2RunShape(rootSelects, deps.blobs);
       const roots = rootSelects.length ? await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), root.columns) : new Map<string, RunRow>();
@@ -306,7 +294,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       rejectUnsupported(q, ['filter']);
       const tenantId = tenantOf(request);
       const threadId = request.params.thread_id;
-      const projectId = uuidInput(q.session_id, 'session_id');
+      const projectId = uuid(q.session_id, 'session_id', 80);
       requireProject(deps, tenantId, projectId);
       const s = await traceSetStatsQuery(deps.ch, deps.tables, { tenantId, projectIds: [projectId], threadId });
       if (s.trace_count === 0) throw errors.notFound(`thread ${threadId}`);
@@ -324,7 +312,7 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
         COMPLETION_COST: ['completion_cost', s.completion_cost],
         TOTAL_COST: ['total_cost', s.total_cost],
       };
-      const selects = q.selects === undefined ? (Object.keys(stats) as ThreadStatsSelect[]) : (listInput(q.selects) as ThreadStatsSelect[]);
+      const selects = q.selects === undefined ? (Object.keys(stats) as ThreadStatsSelect[]) : (list(q.selects) as ThreadStatsSelect[]);
       const out: Record<string, unknown> = {};
       for (const f of selects) {
         const stat = stats[f];

@@ -2,9 +2,10 @@
 //   POST /api/v2/traces/query        a project's traces, newest first, keyset-paged ({items, next_cursor}),
 //                                    as JSON or streamed (`client.traces.streaming`, read/queryStream.ts)
 //   GET  /api/v2/traces/{id}/runs    every run of a trace in tree order ({items})
-// Also the pieces the other read routes of this folder share: input checks that answer 422
-// naming the field, opaque keyset cursors, and the v2 run shape (selected fields of the run
-// built by read/runResponse.ts).
+// Also the pieces the other read routes of this folder share: the page size and time span of the
+// v2 read routes, and the v2 run shape (selected fields of the run built by read/runResponse.ts).
+// Their input checks are platform/http/routeInput.ts (the v2 routes show 80 characters of a bad
+// UUID, the v1 routes 64), their cursors query/cursor.ts.
 import { errorResponses, jsonOrEventStream, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
@@ -26,45 +27,12 @@ import { parseFilter } from '../../../projections/runs/filter/filterParser.ts';
 import { compileTraceCondition } from '../../../projections/runs/filter/filterSql.ts';
 import { runColumnsFor, runItemV2, runResponses, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
 import { toUuid } from '../../../platform/ids.ts';
-import { formatIsoMicros, nowMicros, parseTimestampMicros } from '../../../platform/time.ts';
-import type { RouteDeps } from './routeDeps.ts';
+import { formatIsoMicros } from '../../../platform/time.ts';
+import { list, pageSize, rejectUnsupported, time, timeWindow, uuid } from '../../../platform/http/routeInput.ts';
+import { requireProject, type RouteDeps } from './routeDeps.ts';
+import { decodeCursor, encodeCursor, timeIdKey } from '../query/cursor.ts';
 import { tenantOf } from '../../tenancy/index.ts';
 import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/queryStream.ts';
-
-// ---- input checks shared by the read routes: a field not of its form is a 422 naming it ----
-
-export function uuidInput(value: unknown, field: string): string {
-  const id = typeof value === 'string' ? toUuid(value) : null;
-  if (!id) throw errors.invalidField(`${field} must be a UUID; got ${JSON.stringify(value)?.slice(0, 80)}`);
-  return id;
-}
-
-/** A timestamp (ISO 8601 / RFC 3339, or epoch milliseconds) in microseconds; undefined when absent. */
-export function timeInput(value: unknown, field: string): number | undefined {
-  return parseTimestampMicros(value, field) ?? undefined;
-}
-
-/** [min, max) in microseconds: the given bounds, else `defaultSpan` before max (or before now). */
-export function timeWindow(min: unknown, max: unknown, defaultSpanMicros: number): { min: number; max: number } {
-  const maxTime = timeInput(max, 'max_start_time') ?? nowMicros();
-  const minTime = timeInput(min, 'min_start_time') ?? maxTime - defaultSpanMicros;
-  if (minTime >= maxTime) throw errors.badRequest('min_start_time must be before max_start_time');
-  return { min: minTime, max: maxTime };
-}
-
-/** A repeated query parameter (`?selects=A&selects=B`) as an array. */
-export const listInput = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
-
-/** Rejects what this service does not evaluate (filter expressions, AI search…) instead of ignoring it. */
-export function rejectUnsupported(input: Record<string, unknown>, fields: readonly string[]): void {
-  for (const f of fields)
-    if (input[f] !== undefined && input[f] !== null) throw errors.badRequest(`${f} is not supported by this server; leave it out`);
-}
-
-/** The caller's project, or 404 (another workspace's project is not found either). */
-export function requireProject(deps: RouteDeps, tenantId: string, projectId: string): void {
-  if (!deps.projects.get(tenantId, projectId)) throw errors.notFound(`project ${projectId}`);
-}
 
 export const DAY_MICROS = 86_400_000_000;
 
@@ -72,39 +40,6 @@ export const DAY_MICROS = 86_400_000_000;
 export const MAX_PAGE_SIZE = 100;
 
 export const pageSizeSchema = { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 } as const;
-
-export function pageSizeInput(value: unknown): number {
-  if (value === undefined) return 20;
-  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) throw errors.invalidField(`page_size must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${JSON.stringify(value)}`);
-  return n;
-}
-
-// ---- keyset cursors: the sort key of the last item, opaque to clients ----
-
-export function encodeCursor(key: Record<string, string | number>): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
-
-/** The key inside a cursor this API issued; 400 for anything else. `read` checks and converts it. */
-export function decodeCursor<T>(cursor: unknown, read: (raw: Record<string, unknown>) => T | null): T | undefined {
-  if (cursor === undefined || cursor === null || cursor === '') return undefined;
-  let key: T | null = null;
-  try {
-    const raw = JSON.parse(Buffer.from(String(cursor), 'base64url').toString('utf8')) as unknown;
-    if (raw && typeof raw === 'object') key = read(raw as Record<string, unknown>);
-  } catch {
-    key = null;
-  }
-  if (key === null) throw errors.badRequest('cursor is not a next_cursor this API returned');
-  return key;
-}
-
-/** Reads a (microseconds, UUID) cursor key. */
-export function timeIdKey(raw: Record<string, unknown>): { time: number; id: string } | null {
-  const id = typeof raw.id === 'string' ? toUuid(raw.id) : null;
-  return Number.isSafeInteger(raw.t) && id ? { time: raw.t as number, id } : null;
-}
 
 // ---- the v2 Run shape (langsmith resources/runs: Run; selects listed in read/runResponse.ts) ----
 
@@ -292,11 +227,11 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const body = request.body ?? {};
       rejectUnsupported(body, ['ai_search', 'min_feedback_modified_at', 'max_feedback_modified_at']);
       const tenantId = tenantOf(request);
-      const projectIds = [...new Set([...(body.project_id !== undefined ? [body.project_id] : []), ...(body.project_ids ?? [])])].map((p) => uuidInput(p, 'project_id'));
+      const projectIds = [...new Set([...(body.project_id !== undefined ? [body.project_id] : []), ...(body.project_ids ?? [])])].map((p) => uuid(p, 'project_id', 80));
       for (const p of projectIds) requireProject(deps, tenantId, p);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
-      const pageSize = pageSizeInput(body.page_size);
-      const traceIds = body.trace_ids?.map((id, i) => uuidInput(id, `trace_ids[${i}]`));
+      const size = pageSize(body.page_size, MAX_PAGE_SIZE);
+      const traceIds = body.trace_ids?.map((id, i) => uuid(id, `trace_ids[${i}]`, 80));
       const selects = body.selects ? [...new Set(body.selects)] : null;
       const sortBy = body.sort_by ?? 'start_time';
       const order = body.sort_order ?? 'desc';
@@ -336,7 +271,7 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
         const next = sorted.length > limit && last ? encodeCursor({ s: sortBy, o: order, v: last.key, id: last.trace.trace_id }) : null;
         return { items, next };
       };
-      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize, maxPerRead: MAX_PAGE_SIZE, read });
+      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize: size, maxPerRead: MAX_PAGE_SIZE, read });
     },
   );
 
@@ -367,13 +302,13 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const q = request.query;
       rejectUnsupported(q, ['filter']);
       const tenantId = tenantOf(request);
-      const traceId = uuidInput(request.params.trace_id, 'trace_id');
-      const projectId = uuidInput(q.project_id, 'project_id');
+      const traceId = uuid(request.params.trace_id, 'trace_id', 80);
+      const projectId = uuid(q.project_id, 'project_id', 80);
       requireProject(deps, tenantId, projectId);
-      const minStartTime = timeInput(q.min_start_time, 'min_start_time');
-      const maxStartTime = timeInput(q.max_start_time, 'max_start_time');
+      const minStartTime = time(q.min_start_time, 'min_start_time') ?? undefined;
+      const maxStartTime = time(q.max_start_time, 'max_start_time') ?? undefined;
       if ((minStartTime === undefined) !== (maxStartTime === undefined)) throw errors.badRequest('min_start_time and max_start_time go together');
-      const selects = q.selects === undefined ? DEFAULT_RUN_SELECTS : (listInput(q.selects) as V2RunSelect[]);
+      const selects = q.selects === undefined ? DEFAULT_RUN_SELECTS : (list(q.selects) as V2RunSelect[]);
       const run = v2RunShape(selects, deps.blobs);
       const rows = await traceRunsQuery(deps.ch, deps.tables, { tenantId, traceId, projectId, minStartTime, maxStartTime, columns: run.columns });
       if (rows.length === 0 && !(await traceExistsQuery(deps.ch, deps.tables, tenantId, traceId, projectId))) throw errors.notFound(`trace ${traceId}`);

@@ -292,13 +292,13 @@ describe('runs: retries, cancellation, exactly once', () => {
     const id = await newDestination(undefined, bucket);
     const env = inject('tracingEnv');
     const prefix = loadConfig(env).KAFKA_TOPIC_PREFIX.replace(/\.$/, '');
-    const extra: ServiceProcess[] = [startService('services/bulk-export/exportWorkerMain.ts', env, `${prefix}-export-worker-2`)];
+    const extra: ServiceProcess[] = [startService('services/processes/exportWorkerMain.ts', env, `${prefix}-export-worker-2`)];
     try {
       // Windows of 1 hour over the last 3 days: 72 runs (73 pieces with the midnights), most empty, a few with rows.
       const created = await post('/bulk-exports', { bulk_export_destination_id: id, session_id: projectId, start_time: hoursAgo(72), interval_hours: 1 });
       await waitForExportRuns(ws.apiKey, created.body.id, (runs) => runs.filter((r) => r.status === 'Completed').length >= 10);
       await extra[0]!.kill('SIGKILL');
-      extra.push(startService('services/bulk-export/exportWorkerMain.ts', env, `${prefix}-export-worker-3`));
+      extra.push(startService('services/processes/exportWorkerMain.ts', env, `${prefix}-export-worker-3`));
       const runs = await waitForExportRuns(ws.apiKey, created.body.id, (list) => list.length >= 72 && list.every((r) => r.status === 'Completed'), 120_000);
       const ids = runs.map((r) => r.id);
       expect(new Set(ids).size).toBe(ids.length);

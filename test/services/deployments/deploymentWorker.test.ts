@@ -170,7 +170,7 @@ test('deploy, serve with the secret, roll out a new tag, keep serving through a 
   cp.replicas[0]!.child.kill('SIGKILL');
   await waitFor('the deployed server to end with its control plane', async () => secondPids.every((pid) => !isRunning(pid)), 60_000, 100);
   const env = { ...cp.env, DEPLOYMENTS_DIR: join(scratch, 'deployments'), CONTROL_PLANE_PORT: new URL(url).port };
-  restarted = startService('services/deployments/controlPlaneMain.ts', env, `${cp.id}-control-plane-restarted`);
+  restarted = startService('services/processes/controlPlaneMain.ts', env, `${cp.id}-control-plane-restarted`);
   const readopted = await waitFor(
     'the active revision to serve again',
     async () => {
@@ -221,7 +221,7 @@ test('revisions queued while no replica deploys: the newest is rolled out, older
   // A replica that deploys starts: the newest is rolled out with its secret, the older one skipped.
   const port = await freePort();
   const env = { ...apiOnly.env, CONTROL_PLANE_DEPLOYER: 'local', CONTROL_PLANE_PORT: String(port) };
-  deployerReplica = startService('services/deployments/controlPlaneMain.ts', env, `${apiOnly.id}-control-plane-deployer`);
+  deployerReplica = startService('services/processes/controlPlaneMain.ts', env, `${apiOnly.id}-control-plane-deployer`);
   url = `http://127.0.0.1:${port}`;
   expect(await revisionEnds(id, newer)).toBe('DEPLOYED');
   expect(await statuses()).toEqual({ [older]: 'SKIPPED', [newer]: 'DEPLOYED' });

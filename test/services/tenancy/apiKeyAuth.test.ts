@@ -1,5 +1,5 @@
 // Tenancy's authentication hook on the tracing API (the shared stack), which takes bearer tokens
-// as the control plane does (test/services/deployments/controlPlaneApp.test.ts covers every
+// as the control plane does (test/services/processes/controlPlaneApp.test.ts covers every
 // refusal there): a token from the admin CLI writes and reads in its workspace, under / and
 // /api/v1 and /api/v2 alike; the document declares the scheme.
 import { execFileSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 // TenancyService without SECRETS_ENCRYPTION_KEY: no bearer token is issued or taken, and saying
 // so is a 503 the operator can act on, not a 401 the caller cannot (the rest of the service is
-// covered through the APIs: test/services/deployments/controlPlaneApp.test.ts, adminCli.test.ts).
+// covered through the APIs: test/services/processes/controlPlaneApp.test.ts, adminCli.test.ts).
 import { expect, inject, test } from 'vitest';
 import { loadConfig } from '../../../platform/config.ts';
 import { EventLog } from '../../../platform/kafka/eventLog.ts';

@@ -8,7 +8,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../../../platform/config.ts';
 import { createLogger } from '../../../../platform/logger.ts';
-import { buildAgentServerApp, type AgentServerApp } from '../../../../services/agent-server/agentServerApp.ts';
+import { buildAgentServerApp, type AgentServerApp } from '../../../../services/processes/agentServerApp.ts';
 import { EXAMPLES_CONFIG } from '../../../support/agentServer.ts';
 
 interface ServedRoute {

@@ -116,7 +116,7 @@ describe('multipart ingestion', () => {
 describe('POST /runs and PATCH /runs/{id}', () => {
   test('generates trace_id and dotted_order, from the parent posted a moment earlier through another replica', async () => {
     const port = await freePort();
-    const replica = startService('services/tracing/apiMain.ts', { ...inject('tracingEnv'), TRACING_PORT: String(port) }, 'replica-b');
+    const replica = startService('services/processes/tracingApiMain.ts', { ...inject('tracingEnv'), TRACING_PORT: String(port) }, 'replica-b');
     try {
       await waitFor('replica B', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 60_000, 200);
       const parentId = uuidv7();

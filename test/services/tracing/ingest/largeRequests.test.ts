@@ -122,7 +122,7 @@ describe('a topic whose max.message.bytes is lowered to 1 MiB', () => {
     }
     // The API reads the limits once: a restart reads the new one (as after any change of broker configuration).
     await stack.api.stop();
-    stack.api = (await import('../../../support/serviceProcess.ts')).startService('services/tracing/apiMain.ts', stack.env, `${stack.env.KAFKA_TOPIC_PREFIX}api-2`);
+    stack.api = (await import('../../../support/serviceProcess.ts')).startService('services/processes/tracingApiMain.ts', stack.env, `${stack.env.KAFKA_TOPIC_PREFIX}api-2`);
     await waitFor('the API to be ready again', async () => (await fetch(`${stack.url}/ready`).catch(() => null))?.ok === true, 60_000, 200);
   });
 

@@ -311,7 +311,7 @@ describe('read-your-writes across API replicas', () => {
   beforeAll(async () => {
     const port = await freePort();
     replicaUrl = `http://127.0.0.1:${port}`;
-    replica = startService('services/tracing/apiMain.ts', { ...inject('tracingEnv'), TRACING_PORT: String(port) }, 'sessions-replica-b');
+    replica = startService('services/processes/tracingApiMain.ts', { ...inject('tracingEnv'), TRACING_PORT: String(port) }, 'sessions-replica-b');
     await waitFor('replica B', async () => (await fetch(`${replicaUrl}/ready`)).ok, 60_000, 200);
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 // Runs the tracing API: one process, or TRACING_API_PROCESSES worker processes on one port under
-// a primary that supervises them (platform/processCluster.ts). Started by services/main.ts, or alone.
+// a primary that supervises them (platform/processCluster.ts). Started by services/main.ts, or alone
+// (node services/processes/tracingApiMain.ts).
 import { configOrExit, loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { exitIfPortsTaken, listenOrExit, type PortNeed } from '../../platform/ports.ts';

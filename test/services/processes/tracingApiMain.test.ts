@@ -1,4 +1,4 @@
-// The tracing API run alone (node services/tracing/apiMain.ts): a port another program holds, or
+// The tracing API run alone (node services/processes/tracingApiMain.ts): a port another program holds, or
 // a bad configuration, ends it at once with exit code 78 and a message that names the problem.
 // As several processes (TRACING_API_PROCESSES): a worker that dies is replaced, and SIGTERM
 // drains every worker, so that a 2xx still means the runs are in Kafka.
@@ -11,7 +11,7 @@ import { makeTrace, postParts } from '../../support/runFactory.ts';
 import { sql, join as sqlJoin } from '../../../platform/clickhouse/sql.ts';
 
 async function run(env: Record<string, string>, logName: string): Promise<{ code: unknown; stderr: string }> {
-  const service = startService('services/tracing/apiMain.ts', env, logName);
+  const service = startService('services/processes/tracingApiMain.ts', env, logName);
   let stderr = '';
   service.child.stderr!.on('data', (chunk) => (stderr += chunk));
   const code = await new Promise((resolve) => service.child.once('exit', (exitCode) => resolve(exitCode)));

@@ -1,6 +1,7 @@
 // Wires the control-plane process (port 1985, CONTROL_PLANE_PORT): the deployments context's
 // routes under /v2 behind the API key, tenancy's fold for authentication, the deployment worker
-// that runs revisions with the local deployer (deploymentWorker.ts), and shutdown.
+// that runs revisions with the local deployer (deployments' deploymentWorker.ts), and shutdown.
+// A process root: it composes the contexts' plugins, which the contexts never do themselves.
 //
 // The worker deletes the tracing project of a deployment deleted with delete_tracing_project
 // through the tracing context's own project commands: a ProjectDeleted on its projects topic,
@@ -22,15 +23,18 @@ import { ensureTopics } from '../../platform/kafka/topicAdmin.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
-import { currentWorkspaceRoutes, generateApiKey, requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { generateApiKey, requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { currentWorkspaceRoutes } from '../tenancy/plugins.ts';
 import { ProjectCommands, ProjectRegistry } from '../tracing/index.ts';
-import { DeploymentCommands } from './deploymentCommands.ts';
-import { deploymentRoutes } from './deploymentRoutes.ts';
-import { DeploymentState } from './deploymentState.ts';
-import { DeploymentWorker } from './deploymentWorker.ts';
-import { deploymentGateway } from './deploymentGateway.ts';
-import { RevisionLogs } from './revisionLogs.ts';
-import { SourceLocationPolicy } from './sourceLocations.ts';
+import { DeploymentState } from '../deployments/index.ts';
+import {
+  DeploymentCommands,
+  deploymentGatewayRoutes,
+  deploymentRoutes,
+  DeploymentWorker,
+  RevisionLogs,
+  SourceLocationPolicy,
+} from '../deployments/plugins.ts';
 
 /** The control plane API description's version (the contract's document is 0.1.0). */
 export const CONTROL_PLANE_API_VERSION = '0.1.0';
@@ -77,7 +81,7 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
     await authed.register(currentWorkspaceRoutes, { tenancy });
   });
   // Deployments' URLs: a key of another workspace is refused here; the agent server behind checks its callers too.
-  await app.register(deploymentGateway, { deployments, keys: tenancy });
+  await app.register(deploymentGatewayRoutes, { deployments, keys: tenancy });
   const commands = new DeploymentCommands(deployments, eventLog, secrets, sources);
   // Started once the server listens: its deployed servers verify their callers' keys here.
   let worker: DeploymentWorker | null = null;

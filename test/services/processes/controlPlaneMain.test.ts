@@ -1,4 +1,4 @@
-// The control plane run alone (node services/deployments/controlPlaneMain.ts): a port another
+// The control plane run alone (node services/processes/controlPlaneMain.ts): a port another
 // program holds, or a bad configuration, ends it at once with exit code 78 and a message that
 // names the problem.
 import { createServer } from 'node:net';
@@ -6,7 +6,7 @@ import { expect, inject, test } from 'vitest';
 import { startService } from '../../support/serviceProcess.ts';
 
 async function run(env: Record<string, string>, logName: string): Promise<{ code: unknown; stderr: string }> {
-  const service = startService('services/deployments/controlPlaneMain.ts', env, logName);
+  const service = startService('services/processes/controlPlaneMain.ts', env, logName);
   let stderr = '';
   service.child.stderr!.on('data', (chunk) => (stderr += chunk));
   const code = await new Promise((resolve) => service.child.once('exit', (exitCode) => resolve(exitCode)));

@@ -1,6 +1,7 @@
 // Wires the API process (port 1984): the adapters it shares, the tracing context with the
 // bulk-export and tenancy contexts' HTTP surfaces at / and under /api/v1 (v2 reads under
-// /api/v2), the trace explorer's page under /ui/ (explorerPage.ts), and shutdown.
+// /api/v2), the trace explorer's page under /ui/ (tracing's explorerPage.ts), and shutdown.
+// A process root: it composes the contexts' plugins, which the contexts never do themselves.
 import type { FastifyInstance } from 'fastify';
 import { controlPlaneUrl, type Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -17,21 +18,27 @@ import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
 import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
-import { currentWorkspaceRoutes, requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
+import { requireApiKey, TenancyService } from '../tenancy/index.ts';
+import { currentWorkspaceRoutes, workspaceRoutes } from '../tenancy/plugins.ts';
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
-import { LineageIndex } from './lineage/lineageIndex.ts';
-import { RunIngestor } from './ingest/runIngestor.ts';
-import { ingestRateLimits } from './ingest/ingestRateLimits.ts';
+import {
+  explorerPageRoutes,
+  ingestRateLimits,
+  LineageIndex,
+  OtelIngestion,
+  RunIngestor,
+  SERVICE_VERSION,
+  tracingPublicRoutes,
+  tracingRoutes,
+  tracingV2Routes,
+  type RouteDeps,
+} from '../tracing/plugins.ts';
 import { readJsonBody } from '../../platform/http/requestBody.ts';
-import { OtelIngestion } from './otel/otelIngestion.ts';
-import type { RouteDeps } from './routes/routeDeps.ts';
-import { tracingPublicRoutes, tracingRoutes, tracingV2Routes } from './tracingRoutes.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { bulkExportRoutes, ExportState } from '../bulk-export/index.ts';
+import { ExportState } from '../bulk-export/index.ts';
+import { bulkExportRoutes } from '../bulk-export/plugins.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
-import { SERVICE_VERSION } from './version.ts';
 import { retry, type RetryPolicy } from '../../platform/retry.ts';
-import { explorerPageRoutes } from './explorerPage.ts';
 
 export interface TracingApp {
   app: FastifyInstance;

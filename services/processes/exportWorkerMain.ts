@@ -1,4 +1,5 @@
-// Runs one export worker (scheduler included). Started by services/main.ts, or alone; several
+// Runs one export worker (scheduler included). Started by services/main.ts, or alone
+// (node services/processes/exportWorkerMain.ts); several
 // replicas may run at once: they agree through the bulk-export topic.
 import { configOrExit, loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -8,10 +9,9 @@ import { TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { ExportState } from './exportState.ts';
-import { ExportWorker } from './exportWorker.ts';
+import { ExportState } from '../bulk-export/index.ts';
+import { destinationHostPolicy, ExportWorker } from '../bulk-export/worker.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
-import { destinationHostPolicy } from './destinations/destinationS3.ts';
 
 const config = configOrExit('the export worker', loadConfig);
 const logger = createLogger('export-worker', config.LOG_LEVEL);

@@ -1,4 +1,5 @@
-// Runs the agent server. Started by services/main.ts, or alone.
+// Runs the agent server. Started by services/main.ts, or alone
+// (node services/processes/agentServerMain.ts), and by the local deployer for each deployment.
 import { rmSync } from 'node:fs';
 import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import { configOrExit, loadConfig } from '../../platform/config.ts';

@@ -1,4 +1,5 @@
-// Runs the control plane (one replica). Started by services/main.ts, or alone.
+// Runs the control plane (one replica). Started by services/main.ts, or alone
+// (node services/processes/controlPlaneMain.ts).
 import { configOrExit, loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { exitIfPortsTaken, listenOrExit, type PortNeed } from '../../platform/ports.ts';

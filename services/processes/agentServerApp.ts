@@ -1,30 +1,38 @@
 // Wires the agent server: the config file's graphs as assistants, persistence, how callers are
 // authenticated, and the LangGraph API routes (plus A2A unless the config file turns it off).
 // Public routes (health, /info, docs, agent cards) are registered in the outer scope; every other
-// route in an inner scope whose first hook authenticates the caller (auth/callers.ts).
+// route in an inner scope whose first hook authenticates the caller (agent-server's auth/callers.ts).
+// A process root: the agent-server context's parts come from its plugins.ts.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { createHttpServer, type HttpServerOptions } from '../../platform/http/server.ts';
 import { openTenancyReader } from '../tenancy/index.ts';
-import { loadAgentConfig, type AgentServerConfig } from './agentConfig.ts';
-import type { AgentServerDeps } from './agentServerDeps.ts';
-import { requireCaller, type CallerAuthentication } from './auth/callers.ts';
-import { loadCustomAuth } from './auth/customAuth.ts';
-import { PlatformKeys } from './auth/platformKeys.ts';
-import { openPersistence } from './checkpointer.ts';
-import { GraphRegistry } from './graphRegistry.ts';
-import { RunManager } from './runs/runManager.ts';
-import { PostgresRunQueue, type SharedRunExecutor } from './runs/postgresRunQueue.ts';
-import { PostgresRecordStore } from './store/postgresRecordStore.ts';
 import { hostname, networkInterfaces } from 'node:os';
-import { assistantRoutes } from './routes/assistantRoutes.ts';
-import { AUTH_OFF_WARNING, metaRoutes } from './routes/metaRoutes.ts';
-import { schemaErrorMessage } from './routes/routeSchemas.ts';
-import { runRoutes } from './routes/runRoutes.ts';
-import { threadRoutes } from './routes/threadRoutes.ts';
-import { a2aCardRoutes, a2aRpcRoutes } from './a2a/a2aRoutes.ts';
-import { AGENT_SERVER_VERSION } from './version.ts';
+import {
+  a2aCardRoutes,
+  a2aRpcRoutes,
+  AGENT_SERVER_VERSION,
+  assistantRoutes,
+  AUTH_OFF_WARNING,
+  GraphRegistry,
+  loadAgentConfig,
+  loadCustomAuth,
+  metaRoutes,
+  openPersistence,
+  PlatformKeys,
+  PostgresRecordStore,
+  PostgresRunQueue,
+  requireCaller,
+  RunManager,
+  runRoutes,
+  schemaErrorMessage,
+  threadRoutes,
+  type AgentServerConfig,
+  type AgentServerDeps,
+  type CallerAuthentication,
+  type SharedRunExecutor,
+} from '../agent-server/plugins.ts';
 
 export interface AgentServerApp {
   app: FastifyInstance;
