@@ -15,7 +15,7 @@ import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
-import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
+import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
 import { currentWorkspaceRoutes, requireApiKey, TenancyService, workspaceRoutes } from '../tenancy/index.ts';
 import { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
