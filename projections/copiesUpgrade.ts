@@ -1,22 +1,23 @@
 // Copies of read-model rows that reads use in place of a scan: of the trace rows, by time and by
 // thread (traces_by_hour with its hour tables, traces/hourStats.ts; traces_by_thread with
-// trace_hour_reach, traces/threadTables.ts), and of the runs' places, by thread (run_threads,
+// trace_hour_reach, threads/threadTables.ts), and of the runs' places, by thread (run_threads,
 // runs/runsTable.ts). Each starts empty in a database from a release before it, while its source
 // (`traces`, `runs`) holds every row projected until then: reads from a copy would miss those.
 // At start-up (ensureReadModels), when a copy's table is about to be created beside a source
 // that holds rows, a marker table says so; until `npm run replay -- --view <view>` swaps a
 // rebuilt copy in (and drops its marker), the reads it serves read the source, as earlier
-// releases did. The processes log what to run.
+// releases did (shared/copies.ts says whether they may). The processes log what to run.
 import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
 import type { Logger } from '../platform/logger.ts';
-import { ident, join, sql } from '../platform/clickhouse/sql.ts';
-import type { ReadModelTables } from './readModelTables.ts';
+import { ident, sql } from '../platform/clickhouse/sql.ts';
+import type { ReadModelTables } from './shared/readModelTables.ts';
+import { COPY_MARKERS, forgetCopyMarkers, type ReadModelCopy } from './shared/copies.ts';
 import { TRACES_BY_HOUR_TABLE } from './traces/hourStats.ts';
-import { TRACES_BY_THREAD_TABLE } from './traces/threadTables.ts';
+import { TRACES_BY_THREAD_TABLE } from './threads/threadTables.ts';
 import { TRACES_TABLE } from './traces/tracesTable.ts';
 import { RUN_THREADS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
 
-export type ReadModelCopy = 'byHour' | 'byThread' | 'runsByThread';
+export type { ReadModelCopy } from './shared/copies.ts';
 
 interface Copy {
   /** The copy's first table (whose absence at start-up means an older release). */
@@ -36,7 +37,7 @@ const COPIES: Record<ReadModelCopy, Copy> = {
     table: TRACES_BY_HOUR_TABLE,
     source: TRACES_TABLE,
     tables: ['tracesByHour', 'traceHourWrites', 'traceHourStats'],
-    marker: 'traces_by_hour_incomplete',
+    marker: COPY_MARKERS.byHour,
     view: 'traces',
     meanwhile: 'project stats read every trace of a project',
   },
@@ -44,7 +45,7 @@ const COPIES: Record<ReadModelCopy, Copy> = {
     table: TRACES_BY_THREAD_TABLE,
     source: TRACES_TABLE,
     tables: ['tracesByThread', 'traceHourReach'],
-    marker: 'traces_by_thread_incomplete',
+    marker: COPY_MARKERS.byThread,
     view: 'traces',
     meanwhile: "thread pages, a thread's traces and its stats read every trace of their project",
   },
@@ -52,7 +53,7 @@ const COPIES: Record<ReadModelCopy, Copy> = {
     table: RUN_THREADS_TABLE,
     source: RUNS_TABLE,
     tables: ['runThreads'],
-    marker: 'run_threads_incomplete',
+    marker: COPY_MARKERS.runsByThread,
     view: 'runs',
     meanwhile: 'a filter on thread_id reads the thread of every run of its projects',
   },
@@ -79,25 +80,7 @@ export async function markCopiesIncompleteOnUpgrade(ch: ClickHouseClient): Promi
 export async function markCopiesComplete(ch: ClickHouseClient, swapped: ReadonlyArray<keyof ReadModelTables>): Promise<void> {
   for (const copy of Object.values(COPIES))
     if (copy.tables.every((t) => swapped.includes(t))) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(copy.marker)}`);
-  usable.delete(ch);
-}
-
-/** Checked again after this long: a replay in another process may have completed a copy. */
-const RECHECK_MS = 30_000;
-const usable = new WeakMap<ClickHouseClient, { at: number; value: Promise<Set<string>> }>();
-
-/** Whether reads may use a copy (no upgrade marker), checked at most every RECHECK_MS per client. */
-export async function copyUsable(ch: ClickHouseClient, copy: ReadModelCopy): Promise<boolean> {
-  let known = usable.get(ch);
-  if (!known || performance.now() - known.at >= RECHECK_MS) {
-    const markers = Object.values(COPIES).map((c) => c.marker);
-    const value = ch
-      .query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database} AND name IN (${join(markers.map((m) => sql`${m}`))})`)
-      .then((rows) => new Set(rows.map((r) => r.name)));
-    value.catch(() => usable.delete(ch));
-    usable.set(ch, (known = { at: performance.now(), value }));
-  }
-  return !(await known.value).has(COPIES[copy].marker);
+  forgetCopyMarkers(ch);
 }
 
 /** Logs an error for each marker there, saying what to run (every process, at start). */

@@ -7,10 +7,11 @@ import { ensureReadModels, warnIfRunsTableOutdated } from './readModels.ts';
 import { ensureTopics } from '../platform/kafka/topicAdmin.ts';
 import { TOPIC_DECLARATIONS } from '../schemas/topics.ts';
 import { BlobStore } from '../platform/blobStore.ts';
-import { RunsProjector } from './runs/runsProjector.ts';
+import { RunsProjector } from './runsProjector.ts';
 import { FeedbackProjector } from './feedback/feedbackProjector.ts';
 import { ProjectRegistry } from './projects/projectRegistry.ts';
-import { PROJECTOR_STORE_RETRY } from './projectorRuntime.ts';
+import { PROJECTOR_STORE_RETRY } from './shared/projectorRuntime.ts';
+import { LIVE_TABLES } from './readModelTables.ts';
 import { retry } from '../platform/retry.ts';
 import { useConsumerBufferPool } from '../platform/kafka/consumerBuffers.ts';
 
@@ -39,7 +40,7 @@ const projects: ProjectRegistry = new ProjectRegistry(config, logger.child({ fol
 });
 const isProjectDeleted = (tenantId: string, projectId: string) => projects.isDeleted(tenantId, projectId);
 const runs = new RunsProjector(config, ch, logger.child({ projector: 'runs' }), { blobs, isProjectDeleted });
-const feedback = new FeedbackProjector(config, ch, logger.child({ projector: 'feedback' }), { isProjectDeleted });
+const feedback = new FeedbackProjector(config, ch, logger.child({ projector: 'feedback' }), { tables: LIVE_TABLES, isProjectDeleted });
 await projects.start();
 await Promise.all([runs.start(), feedback.start()]);
 logger.info('projectors started');

@@ -4,13 +4,13 @@ import { ident, sql, raw, type Sql } from '../platform/clickhouse/sql.ts';
 import { createDistributedTable, DISTRIBUTED_SUFFIX } from './distributedTables.ts';
 import { ClickHouseError, type ClickHouseClient } from '../platform/clickhouse/client.ts';
 import type { Logger } from '../platform/logger.ts';
-import { createRunKeysTable, createRunLocationsTable, createRunsTable, createRunThreadsTable, RUNS_SORTING_KEY } from './runs/runsTable.ts';
+import { createRunKeysTable, createRunLocationsTable, createRunsTable, createRunThreadsTable, RUNS_SORTING_KEY, runsTableOutdated } from './runs/runsTable.ts';
 import { createTracesTable } from './traces/tracesTable.ts';
 import { markCopiesIncompleteOnUpgrade } from './copiesUpgrade.ts';
 import { createTraceHourStatsTable, createTraceHourWritesTable, createTracesByHourTable } from './traces/hourStats.ts';
-import { createTraceHourReachTable, createTracesByThreadTable } from './traces/threadTables.ts';
+import { createTraceHourReachTable, createTracesByThreadTable } from './threads/threadTables.ts';
 import { createFeedbackTable } from './feedback/feedbackTable.ts';
-import { createThreadsView, THREADS_VIEW } from './traces/threadsView.ts';
+import { createThreadsView, THREADS_VIEW } from './threads/threadsView.ts';
 import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
 
 /**
@@ -85,23 +85,6 @@ async function addMissingColumns(ch: ClickHouseClient, table: string, ddl: { tex
     if (!m || have.has(m[1]!)) continue;
     await ch.exec(raw(`ALTER TABLE ${ident(table).text} ADD COLUMN ${ident(m[1]!).text} ${m[2]}`));
   }
-}
-
-/**
- * Whether the live `runs` table has another sort key than this release's (an older release's
- * table: ORDER BY (tenant_id, trace_id, id)). A sort key cannot be changed in place; the table
- * is rebuilt from the topics by `npm run replay -- --view runs`, which swaps a table with the
- * new key in (docs/read-models.md, "Upgrading the runs table"). Until then reads by trace and by
- * run id miss the runs projected before the upgrade: the processes say so in their log at start
- * (the runs projector reads a trace's rows by trace_id meanwhile, which that table's key serves).
- */
-export async function runsTableOutdated(ch: ClickHouseClient, table: string = LIVE_TABLES.runs): Promise<{ outdated: boolean; sortingKey: string }> {
-  const [row] = await ch.query<{ sorting_key: string }>(
-    sql`SELECT sorting_key FROM system.tables WHERE database = ${ch.database} AND name = ${table}`,
-  );
-  const sortingKey = row?.sorting_key ?? RUNS_SORTING_KEY;
-  const normal = (key: string) => key.replace(/\s+/g, '');
-  return { outdated: normal(sortingKey) !== normal(RUNS_SORTING_KEY), sortingKey };
 }
 
 /** Logs an error when `runs` has an older release's sort key, saying what to run (every process, at start). */

@@ -17,7 +17,7 @@ export interface TopicDeclaration {
    * read models from it). `compact`: only a key's newest event matters (a lookup table).
    */
   readonly cleanupPolicy: 'delete' | 'compact';
-  /** The topic a projector keeps messages of this one it cannot read in, byte for byte (projections/projectorRuntime.ts). */
+  /** The topic a projector keeps messages of this one it cannot read in, byte for byte (projections/shared/projectorRuntime.ts). */
   readonly deadLetter?: string;
   /** Whether events of this topic have Avro schemas in schemas/<name>/ (dead-letter topics hold raw bytes). */
   readonly hasSchemas: boolean;

@@ -12,10 +12,10 @@ import { ident, join, sql } from '../../platform/clickhouse/sql.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { FeedbackDeleted, FeedbackUpdated } from '../../schemas/events.generated.ts';
 import { projectorRowsWritten } from '../../platform/metrics.ts';
-import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from '../projectorRuntime.ts';
-import { deleteProjectRows } from '../projectRows.ts';
-import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-import { opVersion, ZERO_UUID } from '../runs/runRow.ts';
+import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from '../shared/projectorRuntime.ts';
+import { deleteProjectRows } from '../shared/projectRows.ts';
+import type { ReadModelTables } from '../shared/readModelTables.ts';
+import { opVersion, ZERO_UUID } from '../shared/runRow.ts';
 import { deletedRow, feedbackRow, feedbackRowFromClickHouse, updatedRow, type FeedbackRow } from './feedbackRow.ts';
 import { FEEDBACK_COLUMNS } from './feedbackTable.ts';
 
@@ -24,7 +24,8 @@ export const feedbackProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFI
 
 export interface FeedbackProjectorOptions {
   groupId?: string;
-  tables?: ReadModelTables;
+  /** Where to write (the live tables, or a replay's fresh ones); run_locations tells a feedback's trace and project. */
+  tables: Pick<ReadModelTables, 'feedback' | 'runLocations'>;
   isProjectDeleted?: (tenantId: string, projectId: string) => boolean;
 }
 
@@ -34,13 +35,13 @@ export class FeedbackProjector implements Projection {
   readonly name = 'feedback';
   readonly topic = TOPICS.feedback;
   readonly #ch: ClickHouseClient;
-  readonly #tables: ReadModelTables;
+  readonly #tables: Pick<ReadModelTables, 'feedback' | 'runLocations'>;
   readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
   readonly #runtime: ProjectorRuntime;
 
-  constructor(config: ProjectorRuntimeConfig, ch: ClickHouseClient, logger: Logger, options: FeedbackProjectorOptions = {}) {
+  constructor(config: ProjectorRuntimeConfig, ch: ClickHouseClient, logger: Logger, options: FeedbackProjectorOptions) {
     this.#ch = ch;
-    this.#tables = options.tables ?? LIVE_TABLES;
+    this.#tables = options.tables;
     this.#isProjectDeleted = options.isProjectDeleted ?? (() => false);
     this.#runtime = new ProjectorRuntime(config, logger, this, { groupId: options.groupId ?? feedbackProjectorGroupId(config) });
   }

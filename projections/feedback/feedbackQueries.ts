@@ -4,9 +4,9 @@
 // in its row (session_id null); the project is then the run's, looked up in run_locations.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, uuidList, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
-import type { ReadModelTables } from '../readModelTables.ts';
-import { ZERO_UUID } from '../runs/runRow.ts';
-import { traceSetSource, traceSetWhere, type TraceSet } from '../traces/statsQueries.ts';
+import type { ReadModelTables } from '../shared/readModelTables.ts';
+import { ZERO_UUID } from '../shared/runRow.ts';
+import { traceSetSource, traceSetWhere, type TraceSet } from '../shared/traceSet.ts';
 import { feedbackRowFromClickHouse, type FeedbackRow } from './feedbackRow.ts';
 
 /** Per feedback key: count, mean and spread of scores, counts of categorical values (LangSmith's feedback_stats). */

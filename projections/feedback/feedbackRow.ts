@@ -1,7 +1,7 @@
 // A row of the `feedback` read model (projections/feedback/feedbackTable.ts) and how each event
 // of the feedback topic makes or changes one. Pure: the projector applies these in topic order.
 import type { FeedbackDeleted, FeedbackSubmitted, FeedbackUpdated } from '../../schemas/events.generated.ts';
-import { ZERO_UUID } from '../runs/runRow.ts';
+import { ZERO_UUID } from '../shared/runRow.ts';
 
 /** A row of the `feedback` table (projections/feedback/feedbackTable.ts). JSON fields are text, '' when absent. */
 export interface FeedbackRow {

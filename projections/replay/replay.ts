@@ -17,7 +17,7 @@ import { Admin } from '@platformatic/kafka';
 import { brokerList, ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import type { BlobStore } from '../../platform/blobStore.ts';
-import { RunsProjector } from '../runs/runsProjector.ts';
+import { RunsProjector } from '../runsProjector.ts';
 import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
 import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../readModelTables.ts';
 import { ProjectRegistry } from '../projects/projectRegistry.ts';

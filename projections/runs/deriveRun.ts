@@ -2,8 +2,9 @@
 // what the operation touched is re-derived; a payload kept in object storage is read from the
 // texts the projector fetched for this batch (keyed by blob key).
 import type { BlobRef, RunOp } from '../../schemas/events.generated.ts';
-import { firstTokenTime, metadataFields, ownUsage, setOwnUsage } from './derivedFields.ts';
-import type { RunRow } from './runRow.ts';
+import { firstTokenTime, metadataFields, ownUsage } from './derivedFields.ts';
+import { setOwnUsage } from '../shared/usage.ts';
+import type { RunRow } from '../shared/runRow.ts';
 
 export type BlobTexts = ReadonlyMap<string, string>;
 

@@ -3,30 +3,7 @@
 // and the time of its first streamed token. Pure functions of JSON text.
 import { parseStoredJson } from '../../platform/json/jsonNesting.ts';
 import { parseTimestampMicros } from '../../platform/time.ts';
-
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number;
-  completion_cost: number;
-  total_cost: number;
-}
-
-export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0 };
-
-/** The usage columns of a ClickHouse row, named `<prefix><field>` (e.g. `sum_total_tokens`). */
-export function usageFromRow(r: Record<string, unknown>, prefix = ''): Usage {
-  const n = (field: keyof Usage) => Number(r[prefix + field] ?? 0);
-  return {
-    prompt_tokens: n('prompt_tokens'),
-    completion_tokens: n('completion_tokens'),
-    total_tokens: n('total_tokens'),
-    prompt_cost: n('prompt_cost'),
-    completion_cost: n('completion_cost'),
-    total_cost: n('total_cost'),
-  };
-}
+import type { Usage } from '../shared/usage.ts';
 
 /** Which metadata key names the thread, first match wins. */
 export const THREAD_KEYS = ['thread_id', 'session_id', 'conversation_id'] as const;
@@ -108,36 +85,6 @@ export function ownUsage(runType: string, outputsText: string, extraText: string
     if (isObject(metadata)) return usageFrom(metadata.usage_metadata);
   }
   return null;
-}
-
-export const formatUsage = (u: Usage | null): string => (u ? JSON.stringify(u) : '');
-export const parseUsage = (text: string): Usage | null => (text === '' ? null : (JSON.parse(text) as Usage));
-
-/**
- * A row's own usage (its `usage` column) parsed, kept per row object: rows are replaced, never
- * mutated, once merged, so an object's `usage` never changes after setOwnUsage or a first read.
- */
-const parsedUsage = new WeakMap<{ usage: string }, Usage | null>();
-
-export function ownUsageOf(row: { usage: string }): Usage | null {
-  if (row.usage === '') return null;
-  let u = parsedUsage.get(row);
-  if (u === undefined) parsedUsage.set(row, (u = parseUsage(row.usage)));
-  return u;
-}
-
-/** Sets the row's `usage` column from its own usage, remembered parsed (not parsed back for the roll-up). */
-export function setOwnUsage(row: { usage: string }, usage: Usage | null): void {
-  row.usage = formatUsage(usage);
-  if (usage) parsedUsage.set(row, usage);
-  else parsedUsage.delete(row);
-}
-
-/** A copy of `from` (a new object, same `usage`) keeps its parsed usage. */
-export function copiedUsage<T extends { usage: string }>(from: { usage: string }, copy: T): T {
-  const u = parsedUsage.get(from);
-  if (u !== undefined && copy.usage === from.usage) parsedUsage.set(copy, u);
-  return copy;
 }
 
 /** Time of the first `new_token` event (microseconds), or null. */

@@ -1,9 +1,13 @@
 // Reads of the runs read model.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
-import { rowFromClickHouse, type RunRow } from './runRow.ts';
-import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-import { RUN_KEY_COLUMNS, runsOfThreads, runsOfTraces, threadRunsWhere, traceSpanQuery, type ThreadRuns, type TraceSpan } from './runsTable.ts';
+import { rowFromClickHouse } from './runRow.ts';
+import type { RunRow } from '../shared/runRow.ts';
+import type { ReadModelTables } from '../shared/readModelTables.ts';
+import {
+  RUN_KEY_COLUMNS, RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUNS_TABLE, runsOfThreads, runsOfTraces, threadRunsWhere, traceSpanQuery,
+  type ThreadRuns, type TraceSpan,
+} from './runsTable.ts';
 
 /**
  * The merged run, once its post has been projected; null otherwise. Key lookups, no scan: its
@@ -12,7 +16,7 @@ import { RUN_KEY_COLUMNS, runsOfThreads, runsOfTraces, threadRunsWhere, traceSpa
  */
 export async function runByIdQuery(
   ch: ClickHouseClient, tenantId: string, runId: string,
-  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'runLocations'> = LIVE_TABLES,
+  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'runLocations'> = { runs: RUNS_TABLE, runKeys: RUN_KEYS_TABLE, runLocations: RUN_LOCATIONS_TABLE },
 ): Promise<RunRow | null> {
   const trace = sql`SELECT trace_id FROM ${ident(tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId})`;
   const rows = await ch.query(
@@ -312,4 +316,3 @@ export function partialRowFromClickHouse(raw: Record<string, unknown>): Partial<
 }
 
 // feedback_stats of runs is read from the feedback read model, where it lives.
-export { feedbackStatsQuery, type FeedbackStat } from '../feedback/feedbackQueries.ts';

@@ -1,57 +1,12 @@
-// A run as the read model stores it, and the pure merge of one operation into it.
+// The pure merge of one operation into a run as the read model stores it (shared/runRow.ts).
 // Merge rule (order-independent): a post fills only what is still empty, a patch overrides
 // what it provides. So post-then-patch and patch-then-post give the same row, and applying
 // an operation twice changes nothing (the version check skips it).
 import type { RunOp, BlobRef, Attachment } from '../../schemas/events.generated.ts';
-import { copiedUsage, type Usage } from './derivedFields.ts';
+import { copiedUsage } from '../shared/usage.ts';
+import { PAYLOAD_FIELDS, ZERO_UUID, type RunRow } from '../shared/runRow.ts';
 
-export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-
-/** Usage columns (Usage): this run's and all its descendants' (own usage from outputs.usage_metadata and the like). */
-export interface RunRow extends Usage {
-  tenant_id: string;
-  trace_id: string;
-  id: string;
-  session_id: string;
-  parent_run_id: string | null;
-  dotted_order: string;
-  name: string;
-  run_type: string;
-  status: string;
-  start_time: number;
-  end_time: number | null;
-  inputs: string;
-  outputs: string;
-  events: string;
-  extra: string;
-  serialized: string;
-  /** JSON object: field name -> BlobRef, for payloads kept in object storage. */
-  payload_refs: string;
-  error: string | null;
-  tags: string[];
-  reference_example_id: string | null;
-  /** JSON array of {name, blob}. */
-  attachments: string;
-  /** Derived: extra.metadata.thread_id, else session_id, else conversation_id; '' when none. */
-  thread_id: string;
-  /** Derived: the top-level keys of extra.metadata and their values (strings as they are, others as JSON). */
-  metadata_keys: string[];
-  metadata_values: string[];
-  /** Derived: this run's own usage as JSON (see derivedFields.ts `Usage`), '' when none. */
-  usage: string;
-  /** Derived: time of the first `new_token` event, microseconds. */
-  first_token_time: number | null;
-  is_root: number;
-  has_post: number;
-  received_at: number;
-  version: number;
-}
-
-export const PAYLOAD_FIELDS = ['inputs', 'outputs', 'events', 'extra', 'serialized'] as const;
 type PayloadField = (typeof PAYLOAD_FIELDS)[number];
-
-/** Ops of one Kafka message share its offset; the op index keeps them ordered. Never 0: 0 is "nothing applied". */
-export const opVersion = (offset: bigint | number, index: number): number => Number(offset) * 65536 + index + 1;
 
 export function emptyRow(tenantId: string, traceId: string, runId: string): RunRow {
   return {

@@ -207,3 +207,20 @@ ORDER BY (tenant_id, id)`);
 
 /** How the projector's inserts encode a `run_locations` row. */
 export const RUN_LOCATIONS_COLUMNS = rowBinaryColumns(createRunLocationsTable());
+
+/**
+ * Whether the live `runs` table has another sort key than this release's (an older release's
+ * table: ORDER BY (tenant_id, trace_id, id)). A sort key cannot be changed in place; the table
+ * is rebuilt from the topics by `npm run replay -- --view runs`, which swaps a table with the
+ * new key in (docs/read-models.md, "Upgrading the runs table"). Until then reads by trace and by
+ * run id miss the runs projected before the upgrade: the processes say so in their log at start
+ * (the runs projector reads a trace's rows by trace_id meanwhile, which that table's key serves).
+ */
+export async function runsTableOutdated(ch: ClickHouseClient, table: string = RUNS_TABLE): Promise<{ outdated: boolean; sortingKey: string }> {
+  const [row] = await ch.query<{ sorting_key: string }>(
+    sql`SELECT sorting_key FROM system.tables WHERE database = ${ch.database} AND name = ${table}`,
+  );
+  const sortingKey = row?.sorting_key ?? RUNS_SORTING_KEY;
+  const normal = (key: string) => key.replace(/\s+/g, '');
+  return { outdated: normal(sortingKey) !== normal(RUNS_SORTING_KEY), sortingKey };
+}

@@ -24,16 +24,12 @@
 import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 import { num } from '../../platform/clickhouse/rowValues.ts';
-import { TRACE_COLUMNS } from './tracesTable.ts';
-import type { TraceRow } from './traceRow.ts';
+import { hourOf } from '../shared/hours.ts';
+import { TRACE_COLUMNS, type TraceRow } from '../shared/traceRow.ts';
 
 export const TRACES_BY_HOUR_TABLE = 'traces_by_hour';
 export const TRACE_HOUR_WRITES_TABLE = 'trace_hour_writes';
 export const TRACE_HOUR_STATS_TABLE = 'trace_hour_stats';
-
-export const HOUR_MICROS = 3_600_000_000;
-/** The hour (its start, in microseconds) a start time falls in. */
-export const hourOf = (micros: number): number => Math.floor(micros / HOUR_MICROS) * HOUR_MICROS;
 
 export function createTracesByHourTable(table: string = TRACES_BY_HOUR_TABLE): Sql {
   return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (${TRACE_COLUMNS},

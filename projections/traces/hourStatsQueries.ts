@@ -8,12 +8,11 @@ import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
 import { num } from '../../platform/clickhouse/rowValues.ts';
 import { statsSliceWriteFailures } from '../../platform/metrics.ts';
-import type { ReadModelTables } from '../readModelTables.ts';
+import type { ReadModelTables } from '../shared/readModelTables.ts';
+import { HOUR_MICROS, hourOf, hoursTouched } from '../shared/hours.ts';
 import {
   addRollup,
   emptyRollup,
-  HOUR_MICROS,
-  hourOf,
   rollupOf,
   sliceRow,
   SLICE_AGGREGATES,
@@ -138,26 +137,7 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   return out;
 }
 
-/** Conditions on traces_by_hour's `hour` for the hours a start-time range [min, max) touches (its key's bounds). */
-export function hoursTouched(min: number | undefined, max: number | undefined): Sql[] {
-  return [...(min !== undefined ? [sql`hour >= ${hourOf(min)}`] : []), ...(max !== undefined ? [sql`hour < ${max}`] : [])];
-}
-
 /** The (at most two) hours a range cuts, with the part of each inside the range. */
-/**
- * Hours with traces (ascending), from the newest or the oldest, in spans of 1, 2, 4, … of them:
- * each span's [from, to) bounds of the hour column, and how many hours are left beyond it. For
- * reads that walk a window from one end until they have what they need.
- */
-export function* hourSpans(hours: readonly number[], newestFirst: boolean): Generator<{ from: number; to: number; left: number }> {
-  for (let done = 0, span = 1; done < hours.length; span *= 2) {
-    const n = Math.min(span, hours.length - done);
-    const [first, last] = newestFirst ? [hours.length - done - n, hours.length - done - 1] : [done, done + n - 1];
-    done += n;
-    yield { from: hours[first]!, to: hours[last]! + HOUR_MICROS, left: hours.length - done };
-  }
-}
-
 export function cutHours(min: number | undefined, max: number | undefined): Array<{ hour: number; from: number; to: number }> {
   const out: Array<{ hour: number; from: number; to: number }> = [];
   const minCuts = min !== undefined && hourOf(min) !== min;

@@ -1,72 +1,18 @@
-// A trace as the `traces` read model stores it, computed from all the runs of the trace the
-// runs projector holds in memory; and the roll-up of usage from runs to their ancestors.
-import type { RunRow } from '../runs/runRow.ts';
-import { copiedUsage, NO_USAGE, ownUsageOf, type Usage } from '../runs/derivedFields.ts';
-
-/** Usage columns (Usage): totals over all the runs of the trace. */
-export interface TraceRow extends Usage {
-  tenant_id: string;
-  trace_id: string;
-  session_id: string;
-  thread_id: string;
-  name: string;
-  run_type: string;
-  status: string;
-  start_time: number;
-  end_time: number | null;
-  first_token_time: number | null;
-  last_run_start_time: number;
-  run_count: number;
-  error_count: number;
-  run_types: string[];
-  run_type_counts: number[];
-  statuses: string[];
-  status_counts: number[];
-  tags: string[];
-  has_root: number;
-  version: number;
-}
+// A trace as the `traces` read model stores it (shared/traceRow.ts), computed from all the runs of
+// the trace the runs projector holds in memory.
+import type { RunRow } from '../shared/runRow.ts';
+import { NO_USAGE, ownUsageOf, type Usage } from '../shared/usage.ts';
+import type { TracePlacement, TraceRow } from '../shared/traceRow.ts';
 
 const USAGE_KEYS = Object.keys(NO_USAGE) as Array<keyof Usage>;
 const addUsage = (into: Usage, u: Usage) => {
   for (const k of USAGE_KEYS) into[k] += u[k];
 };
 
-/**
- * Sets every run's usage columns to its own usage plus that of all its descendants. Returns the
- * runs whose columns changed, as new rows carrying `version` (newer than anything they had:
- * the trace's newest op version), so the replacing table keeps them.
- */
-export function rollUpUsage(runs: Map<string, RunRow>, version: number): RunRow[] {
-  const totals = new Map<string, Usage>();
-  for (const run of runs.values()) {
-    const own = ownUsageOf(run);
-    if (!own) continue;
-    // Walk up the ancestors (bounded, so a malformed parent cycle cannot hang the projector).
-    let current: RunRow | undefined = run;
-    for (let depth = 0; current && depth < 10_000; depth++) {
-      let t = totals.get(current.id);
-      if (!t) totals.set(current.id, (t = { ...NO_USAGE }));
-      addUsage(t, own);
-      current = current.parent_run_id ? runs.get(current.parent_run_id) : undefined;
-      if (current === run) break;
-    }
-  }
-  const changed: RunRow[] = [];
-  for (const run of runs.values()) {
-    const t = totals.get(run.id) ?? NO_USAGE;
-    if (USAGE_KEYS.every((k) => run[k] === t[k])) continue;
-    const updated: RunRow = copiedUsage(run, { ...run, ...t, version: Math.max(run.version, version) });
-    runs.set(run.id, updated);
-    changed.push(updated);
-  }
-  return changed;
-}
-
 const byName = (counts: Map<string, number>): Array<[string, number]> => [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** The project, start time and thread of a trace's row (as traceRow gives them), null while it has no row. */
-export function tracePlacement(traceId: string, runs: Map<string, RunRow>): { session: string; start: number; thread: string } | null {
+export function tracePlacement(traceId: string, runs: Map<string, RunRow>): TracePlacement | null {
   let head: RunRow | undefined = runs.get(traceId);
   if (!head || head.has_post === 0) {
     head = undefined;

@@ -16,7 +16,7 @@ import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
 import { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
-import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
+import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
 import { requireApiKey, TenancyService } from '../tenancy/index.ts';
 import { currentWorkspaceRoutes, workspaceRoutes } from '../tenancy/plugins.ts';

@@ -1,7 +1,9 @@
 // The arrows point down: schemas ← platform ← projections ← services/<context> ← services/processes/
 // (the processes' composition roots) and services/*.ts (npm start), each context reached by others
 // only through its public module (services/<context>/index.ts), its plugins (plugins.ts) composed
-// by the process roots alone. The rules are in test/support/importGraph.ts.
+// by the process roots alone.
+// Within projections/, each read model's folder stands on projections/shared/ alone, and the top
+// composes them. The rules are in test/support/importGraph.ts.
 import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -27,6 +29,42 @@ describe('the rules refuse what they are meant to refuse', () => {
 
   test('a projection importing a service', () => {
     expect(verdict('projections/projectorMain.ts', "import { ProjectRegistry } from '../services/tracing/projects/projectRegistry.ts';")[0]).toMatch(/projection imports no service/);
+  });
+
+  test('a read model importing another model or the top of projections/ (the layout before issue 33 broke it)', () => {
+    // The imports across projections/ of the layout before the read models owned their folders:
+    // the runs projector wrote the traces' tables, trace rows were computed from run rows, the
+    // feedback took run helpers, and the models named their tables through the registry above them.
+    const oldLayout: Array<[string, string]> = [
+      ['projections/runs/runsProjector.ts', "import { TRACES_COLUMNS } from '../traces/tracesTable.ts';"],
+      ['projections/runs/runsProjector.ts', "import { hourReach, threadRow } from '../traces/threadTables.ts';"],
+      ['projections/runs/runsProjector.ts', "import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';"],
+      ['projections/runs/runsProjector.ts', "import { ProjectorRuntime } from '../projectorRuntime.ts';"],
+      ['projections/traces/traceRow.ts', "import type { RunRow } from '../runs/runRow.ts';"],
+      ['projections/traces/traceQueries.ts', "import { runsOfTraces } from '../runs/runsTable.ts';"],
+      ['projections/traces/threadQueries.ts', "import { usageFromRow, type Usage } from '../runs/derivedFields.ts';"],
+      ['projections/feedback/feedbackProjector.ts', "import { opVersion, ZERO_UUID } from '../runs/runRow.ts';"],
+      ['projections/feedback/feedbackQueries.ts', "import { traceSetSource } from '../traces/statsQueries.ts';"],
+      ['projections/runs/runQueries.ts', "export { feedbackStatsQuery, type FeedbackStat } from '../feedback/feedbackQueries.ts';"],
+      ['projections/traces/statsQueries.ts', "import { copyUsable } from '../copiesUpgrade.ts';"],
+    ];
+    for (const [file, source] of oldLayout)
+      expect(verdict(file, source)[0], `${file}: ${source}`).toMatch(/a read model \(projections\/\w+\/\) imports only platform\/, schemas\/, its own folder and projections\/shared\//);
+    // The shared pieces sit below every model: they import none.
+    expect(verdict('projections/shared/traceRow.ts', "import type { RunRow } from '../runs/runRow.ts';")[0]).toMatch(/projections\/shared\/ imports no read model/);
+    expect(verdict('projections/shared/copies.ts', "import { LIVE_TABLES } from '../readModelTables.ts';")[0]).toMatch(/projections\/shared\/ imports no read model/);
+  });
+
+  test('a read model may import its own folder, the shared pieces, the platform and the schemas; the top composes every model', () => {
+    const source = `import { RunsWriter } from './runsWriter.ts';
+import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
+import type { RunOp } from '../../schemas/events.generated.ts';
+import { ZERO_UUID } from '../shared/runRow.ts';
+import { parseFilter } from './filter/filterParser.ts';`;
+    expect(verdict('projections/runs/runQueries.ts', source)).toEqual([null, null, null, null, null]);
+    expect(verdict('projections/runs/filter/filterSql.ts', "import { RUN_KEY_COLUMNS } from '../runsTable.ts';")).toEqual([null]);
+    expect(verdict('projections/runsProjector.ts', "import { TracesWriter } from './traces/tracesWriter.ts';\nimport { ThreadsWriter } from './threads/threadsWriter.ts';")).toEqual([null, null]);
+    expect(verdict('projections/replay/replay.ts', "import { FeedbackProjector } from '../feedback/feedbackProjector.ts';")).toEqual([null]);
   });
 
   test("a context reaching into another's internals, and the same through its public module", () => {

@@ -35,7 +35,7 @@ import { brokerList, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
-import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
+import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 import { TrafficGenerator } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, pace, projectorLag, type PhaseResult, type Send } from './load.ts';
 import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, percentile, rssMiB, round, treeRssMiB, type CpuReading } from './measure.ts';

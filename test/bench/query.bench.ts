@@ -40,7 +40,7 @@ import { brokerList, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
-import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
+import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { dropLeftoverReplayTables, replay, REPLAY_VIEWS } from '../../projections/replay/replay.ts';
 import { TrafficGenerator, type Batch, type TrafficOptions } from './traceGenerator.ts';

@@ -7,8 +7,8 @@ import { raw, sql } from '../../platform/clickhouse/sql.ts';
 import { percentile, round } from './measure.ts';
 import { fillRunKeys, fillTraceCopies, readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { traceRunsQuery } from '../../projections/traces/traceQueries.ts';
-import { threadPageQuery } from '../../projections/traces/threadQueries.ts';
+import { traceRunsQuery } from '../../projections/runs/traceRunsQueries.ts';
+import { threadPageQuery } from '../../projections/threads/threadQueries.ts';
 import { traceSetStatsQuery } from '../../projections/traces/statsQueries.ts';
 import { DEFAULT_RUN_SELECTS, v2RunShape } from '../../services/tracing/routes/traces.ts';
 

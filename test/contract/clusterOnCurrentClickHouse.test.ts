@@ -11,7 +11,7 @@ import { quorumInsertSettings, type ClickHouseClient } from '../../platform/clic
 import { createReadModelTables } from '../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { createDistributedTable, DISTRIBUTED_SUFFIX } from '../../projections/distributedTables.ts';
-import { createThreadsView, THREADS_VIEW } from '../../projections/traces/threadsView.ts';
+import { createThreadsView, THREADS_VIEW } from '../../projections/threads/threadsView.ts';
 import { replayOnChdb, type ChdbReplay } from '../support/chdbReplay.ts';
 import { CHDB_PYTHON, ensurePythonEnv } from '../support/pythonEnv.ts';
 import type { RecordedStep } from '../support/clickHouseRecorder.ts';

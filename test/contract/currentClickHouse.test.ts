@@ -16,14 +16,23 @@ import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { ensureReadModels, runsTableOutdated } from '../../projections/readModels.ts';
+import { ensureReadModels } from '../../projections/readModels.ts';
+import { runsTableOutdated } from '../../projections/runs/runsTable.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { runByIdQuery, runPageQuery } from '../../projections/runs/runQueries.ts';
-import { rootRunsQuery, traceExistsQuery, tracePage, tracePageQuery, traceRunsQuery } from '../../projections/traces/traceQueries.ts';
-import { threadPageQuery, threadTracesQuery } from '../../projections/traces/threadQueries.ts';
+import { rootRunsQuery, traceExistsQuery, traceRunsQuery } from '../../projections/runs/traceRunsQueries.ts';
+import { tracePage } from '../../projections/shared/tracePages.ts';
+import { tracePageQuery } from '../../projections/traces/traceQueries.ts';
+import { threadPageQuery, threadTracesQuery } from '../../projections/threads/threadQueries.ts';
 import {
-  activityPerProjectQuery, runBreakdownQuery, statsPerProjectQuery, threadSetStatsQuery, traceSetSeriesQuery, traceSetStatsQuery, type TraceSet,
+  activityPerProjectQuery,
+  runBreakdownQuery,
+  statsPerProjectQuery,
+  threadSetStatsQuery,
+  traceSetSeriesQuery,
+  traceSetStatsQuery,
 } from '../../projections/traces/statsQueries.ts';
+import type { TraceSet } from '../../projections/shared/traceSet.ts';
 import {
   feedbackByIdQuery, feedbackListQuery, feedbackStatsQuery, projectFeedbackStatsQuery, runPlacesQuery, traceSetFeedbackStatsQuery,
 } from '../../projections/feedback/feedbackQueries.ts';
@@ -425,48 +434,56 @@ describe('every statement we issue, on current ClickHouse', () => {
  */
 const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   'projections/readModels.ts': {
-    createReadModelTables: 'replay', ensureReadModels: 'ensureReadModels', runsTableOutdated: 'runsTableOutdated',
+    createReadModelTables: 'replay', ensureReadModels: 'ensureReadModels',
     warnIfRunsTableOutdated: /^SELECT sorting_key FROM system\.tables/,
   },
   'projections/runs/runsTable.ts': {
     createRunsTable: null, createRunKeysTable: null, createRunLocationsTable: null, createRunThreadsTable: null, runsOfTraces: null, runsOfThreads: null, threadRunsWhere: null,
-    traceSpanQuery: 'queryRuns',
+    traceSpanQuery: 'queryRuns', runsTableOutdated: 'runsTableOutdated',
   },
   'projections/traces/tracesTable.ts': { createTracesTable: null },
   'projections/feedback/feedbackTable.ts': { createFeedbackTable: null },
-  'projections/traces/threadsView.ts': { createThreadsView: null },
+  'projections/threads/threadsView.ts': { createThreadsView: null },
   'projections/runs/runQueries.ts': {
-    runByIdQuery: 'runByIdQuery', runPageQuery: 'runPageQuery', partialRowFromClickHouse: null, feedbackStatsQuery: 'feedbackStatsQuery',
+    runByIdQuery: 'runByIdQuery', runPageQuery: 'runPageQuery', partialRowFromClickHouse: null,
   },
-  'projections/traces/traceQueries.ts': {
-    traceSummaryFromClickHouse: null, tracePageQuery: 'tracePageQuery', tracePage: 'tracePage', traceRunsQuery: 'traceRunsQuery',
-    traceExistsQuery: 'traceExistsQuery', rootRunsQuery: 'rootRunsQuery',
+  'projections/runs/traceRunsQueries.ts': { traceRunsQuery: 'traceRunsQuery', traceExistsQuery: 'traceExistsQuery', rootRunsQuery: 'rootRunsQuery' },
+  'projections/traces/traceQueries.ts': { tracePageQuery: 'tracePageQuery' },
+  // tracePageQuery reads its pages through these
+  'projections/shared/tracePages.ts': {
+    traceSummaryFromClickHouse: null, tracePage: 'tracePage', sortedTracePage: 'tracePageQuery', pageKeys: 'tracePageQuery', tracesOfKeys: 'tracePageQuery',
   },
-  'projections/traces/threadQueries.ts': { threadPageQuery: 'threadPageQuery', threadTracesQuery: 'threadTracesQuery' },
+  'projections/threads/threadQueries.ts': { threadPageQuery: 'threadPageQuery', threadTracesQuery: 'threadTracesQuery' },
   'projections/traces/hourStats.ts': {
-    hourOf: null, createTracesByHourTable: null, createTraceHourWritesTable: null, createTraceHourStatsTable: null, hourRow: null,
+    createTracesByHourTable: null, createTraceHourWritesTable: null, createTraceHourStatsTable: null, hourRow: null,
     hourWrites: null, histogramQuantiles: null, emptyRollup: null, addRollup: null, rollupOf: null, sliceRow: null, rollupQuantiles: null,
   },
   // hourRollups runs inside every stats query over a time range (the slices, the rows of stale and cut hours)
-  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, hoursTouched: null, hourSpans: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
+  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
+  'projections/shared/hours.ts': { hourOf: null, hoursTouched: null, hourSpans: null },
   'projections/copiesUpgrade.ts': {
     incompleteMarker: null, markCopiesIncompleteOnUpgrade: 'ensureReadModels', markCopiesComplete: 'replay',
-    copyUsable: /traces_by_thread_incomplete/, warnIfCopiesIncomplete: /traces_by_hour_incomplete/,
+    warnIfCopiesIncomplete: /traces_by_hour_incomplete/,
   },
-  'projections/traces/threadTables.ts': { createTracesByThreadTable: null, createTraceHourReachTable: null, threadRow: null, threadRows: null, hourReach: null },
+  'projections/shared/copies.ts': { copyUsable: /traces_by_thread_incomplete/, forgetCopyMarkers: null },
+  'projections/threads/threadTables.ts': { createTracesByThreadTable: null, createTraceHourReachTable: null, threadRow: null, threadRows: null, hourReach: null },
   'projections/traces/statsQueries.ts': {
-    traceSetWhere: null, traceSetSource: 'traceSetStatsQuery', statsPerProjectQuery: 'statsPerProjectQuery', traceSetStatsQuery: 'traceSetStatsQuery',
+    statsPerProjectQuery: 'statsPerProjectQuery', traceSetStatsQuery: 'traceSetStatsQuery',
     threadSetStatsQuery: 'threadSetStatsQuery', traceSetSeriesQuery: 'traceSetSeriesQuery', runBreakdownQuery: 'runBreakdownQuery',
     activityPerProjectQuery: 'activityPerProjectQuery',
   },
+  'projections/shared/traceSet.ts': { traceSetWhere: null, traceSetSource: 'traceSetStatsQuery' },
   'projections/feedback/feedbackQueries.ts': {
     feedbackByIdQuery: 'feedbackByIdQuery', feedbackListQuery: 'feedbackListQuery', runPlacesQuery: 'runPlacesQuery',
     feedbackStatsQuery: 'feedbackStatsQuery', projectFeedbackStatsQuery: 'projectFeedbackStatsQuery',
     traceSetFeedbackStatsQuery: 'traceSetFeedbackStatsQuery',
   },
-  'projections/projectRows.ts': { deleteProjectRows: /^ALTER TABLE `runs` DELETE WHERE/ },
+  'projections/shared/projectRows.ts': { deleteProjectRows: /^ALTER TABLE `runs` DELETE WHERE/ },
   'projections/replay/replay.ts': { replay: 'replay', dropLeftoverReplayTables: 'dropLeftoverReplayTables' },
-  'projections/runs/runsProjector.ts': { runsProjectorGroupId: null, RunsProjector: /^INSERT INTO runs \(`tenant_id`, .*\) FORMAT RowBinary$/, moves: null },
+  'projections/runsProjector.ts': { runsProjectorGroupId: null, RunsProjector: /^INSERT INTO runs \(`tenant_id`, .*\) FORMAT RowBinary$/ },
+  'projections/runs/runsWriter.ts': { RunsWriter: /^INSERT INTO run_keys \(`tenant_id`, .*\) FORMAT RowBinary$/, moves: null },
+  'projections/traces/tracesWriter.ts': { TracesWriter: /^INSERT INTO traces_by_hour \(`tenant_id`, .*\) FORMAT RowBinary$/ },
+  'projections/threads/threadsWriter.ts': { ThreadsWriter: /^INSERT INTO trace_hour_reach \(`tenant_id`, .*\) FORMAT RowBinary$/ },
   'projections/feedback/feedbackProjector.ts': { feedbackProjectorGroupId: null, FeedbackProjector: /^INSERT INTO feedback \(`tenant_id`, .*\) FORMAT RowBinary$/ },
   'services/tracing/query/queryRuns.ts': { runConditions: null, queryRuns: 'queryRuns' },
   'projections/runs/filter/filterSql.ts': { compileRunFilter: null, compileTraceCondition: null, filterThreadIds: null },

@@ -18,7 +18,7 @@ import { multipartBody } from '../support/runFactory.ts';
 import { formatDottedTimestamp } from '../../platform/time.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { expectNoClientFailures, runPythonScript } from '../support/pythonScript.ts';
-import type { Usage } from '../../projections/runs/derivedFields.ts';
+import type { Usage } from '../../projections/shared/usage.ts';
 import { expectTracedRuns, isoMicros, segmentIso, type ExpectedRun, type ServerRun } from './tracedRuns.ts';
 
 // ---- what a client traced, and what the server must derive from it ----

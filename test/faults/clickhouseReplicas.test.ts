@@ -32,7 +32,7 @@ import { brokerList, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { decodeEvent } from '../../schemas/registry.ts';
 import { TopicOffsets } from '../../projections/replay/topicOffsets.ts';
-import { runsProjectorGroupId } from '../../projections/runs/runsProjector.ts';
+import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 
 const id = `ch-replicas-${randomBytes(3).toString('hex')}`;
 const dir = join(localDir, 'tmp', id);

@@ -13,7 +13,8 @@ import { ident, sql } from '../../platform/clickhouse/sql.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { ensureReadModels } from '../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { incompleteMarker, copyUsable, warnIfCopiesIncomplete, type ReadModelCopy } from '../../projections/copiesUpgrade.ts';
+import { incompleteMarker, warnIfCopiesIncomplete, type ReadModelCopy } from '../../projections/copiesUpgrade.ts';
+import { copyUsable } from '../../projections/shared/copies.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 
 const own = ownStack('hour_upgrade', { PROJECTOR_FLUSH_MS: '20' });

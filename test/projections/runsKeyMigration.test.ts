@@ -11,7 +11,8 @@ import { makeTrace, postParts } from '../support/runFactory.ts';
 import { repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { ensureReadModels, runsTableOutdated, warnIfRunsTableOutdated } from '../../projections/readModels.ts';
+import { ensureReadModels, warnIfRunsTableOutdated } from '../../projections/readModels.ts';
+import { runsTableOutdated } from '../../projections/runs/runsTable.ts';
 import { createRunsTable, OLD_RUNS_SORTING_KEY, RUNS_SORTING_KEY } from '../../projections/runs/runsTable.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 

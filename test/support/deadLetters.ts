@@ -1,4 +1,4 @@
-// The dead-letter check every projector's tests share (projections/projectorRuntime.ts): messages
+// The dead-letter check every projector's tests share (projections/shared/projectorRuntime.ts): messages
 // a projector cannot read — bytes that are not its schema, a schema version or an event type it
 // does not know — are appended to its topic before a good event with the same key (so the same
 // partition); once the good event is projected, each bad message must be in the topic's

@@ -101,6 +101,35 @@ export const pluginModule = (context: string): string => `services/${context}/pl
  */
 export const isProcessModule = (file: string): boolean => /^services\/(?!processes\/)[^/]+\/(?:plugins|worker)\.ts$/.test(file);
 
+/**
+ * Inside projections/: each read model's folder (projections/<model>/: runs, traces, threads,
+ * feedback, projects) owns its DDL, rows, writes and queries, and imports the platform, the
+ * schemas, its own folder and the shared pieces (projections/shared/) only, never another model
+ * nor the top of projections/. The shared pieces sit below every model. The top of projections/
+ * (and the replay, in its folder) composes the models: every table, the projectors, the replay.
+ */
+export const PROJECTIONS_SHARED = 'projections/shared/';
+const PROJECTIONS_COMPOSITION_FOLDERS: ReadonlySet<string> = new Set(['replay']);
+
+/** The read model a file of projections/ belongs to; undefined for the top, the replay and the shared pieces. */
+export function readModelOf(file: string): string | undefined {
+  const [top, folder, rest] = file.split('/');
+  if (top !== 'projections' || rest === undefined || file.startsWith(PROJECTIONS_SHARED)) return undefined;
+  return PROJECTIONS_COMPOSITION_FOLDERS.has(folder!) ? undefined : folder;
+}
+
+/** The rule an import within projections/ breaks, or null. */
+function projectionsRule(edge: ImportEdge): string | null {
+  const to = layerOf(edge.to).kind;
+  if (to === 'schemas' || to === 'platform') return null;
+  if (to !== 'projections') return 'a projection imports no service (contexts use projections, not the other way round)';
+  if (edge.from.startsWith(PROJECTIONS_SHARED))
+    return edge.to.startsWith(PROJECTIONS_SHARED) ? null : `${PROJECTIONS_SHARED} imports no read model and nothing of the top of projections/ (it sits below them)`;
+  const model = readModelOf(edge.from);
+  if (model === undefined || edge.to.startsWith(PROJECTIONS_SHARED) || edge.to.startsWith(`projections/${model}/`)) return null;
+  return `a read model (projections/${model}/) imports only platform/, schemas/, its own folder and ${PROJECTIONS_SHARED}; not ${edge.to}`;
+}
+
 /** The rule an import breaks, or null when it keeps them all. */
 export function brokenRule(edge: ImportEdge): string | null {
   const from = layerOf(edge.from);
@@ -112,7 +141,7 @@ export function brokenRule(edge: ImportEdge): string | null {
     case 'platform':
       return may('schemas', 'platform') ? null : 'the platform layer imports no context, projection or process';
     case 'projections':
-      return may('schemas', 'platform', 'projections') ? null : 'a projection imports no service (contexts use projections, not the other way round)';
+      return projectionsRule(edge);
     case 'context': {
       const adapter = ADAPTER.exec(edge.from)?.[1];
       if (adapter !== undefined)

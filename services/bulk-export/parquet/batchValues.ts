@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { BlobStore } from '../../../platform/blobStore.ts';
 import type { BlobRef } from '../../../schemas/events.generated.ts';
-import { feedbackStatsQuery } from '../../../projections/runs/runQueries.ts';
+import { feedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
 import { CLAIM_CHECKED_COLUMNS, PAYLOAD_REFS_COLUMN, CURSOR_COLUMNS, type ExportColumn } from './exportColumns.ts';
 import { FEEDBACK_FLAG } from './exportQuery.ts';
 import { allNullUtf8, replaceUtf8Values, utf8At, type BoolValues, type ColumnValues, type DecodedBatch, type Utf8Values } from './columnData.ts';

@@ -18,7 +18,7 @@ import {
   type FeedbackFilter,
 } from '../../../projections/feedback/feedbackQueries.ts';
 import { feedbackRow, updatedRow, type FeedbackRow } from '../../../projections/feedback/feedbackRow.ts';
-import { ZERO_UUID } from '../../../projections/runs/runRow.ts';
+import { ZERO_UUID } from '../../../projections/shared/runRow.ts';
 import type { ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
 import { feedbackScore, jsonObjectOrNull, optionalText, toFeedbackDraft } from '../ingest/feedbackDraft.ts';
 import { nowMicros } from '../../../platform/time.ts';

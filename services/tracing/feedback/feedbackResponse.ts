@@ -3,7 +3,7 @@
 // declare for it (OpenAPI, serialization).
 import { formatIsoMicros } from '../../../platform/time.ts';
 import type { FeedbackRow } from '../../../projections/feedback/feedbackRow.ts';
-import { ZERO_UUID } from '../../../projections/runs/runRow.ts';
+import { ZERO_UUID } from '../../../projections/shared/runRow.ts';
 
 const nullable = (type: string, description?: string) => ({ type: [type, 'null'], ...(description ? { description } : {}) });
 /** Any JSON value (an empty schema): serialized as it is. */

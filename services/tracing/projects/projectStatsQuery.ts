@@ -8,7 +8,7 @@
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { statsPerProjectQuery } from '../../../projections/traces/statsQueries.ts';
 import { projectFeedbackStatsQuery, type FeedbackStat } from '../../../projections/feedback/feedbackQueries.ts';
-import type { Usage } from '../../../projections/runs/derivedFields.ts';
+import type { Usage } from '../../../projections/shared/usage.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
 
 /** Usage (tokens, cost): totals over every run of the project. */

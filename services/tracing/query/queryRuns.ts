@@ -3,10 +3,11 @@
 import { ident, join, raw, sql, uuidList, uuidSet, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from '../routes/routeDeps.ts';
-import { feedbackStatsQuery, runPageQuery, type RunConditions, type RunPageRequest } from '../../../projections/runs/runQueries.ts';
+import { feedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
+import { runPageQuery, type RunConditions, type RunPageRequest } from '../../../projections/runs/runQueries.ts';
 import { runColumnsFor, runResponses } from '../read/runResponse.ts';
 import { compileRunFilter, compileTraceCondition, filterThreadIds, type FilterScope } from '../../../projections/runs/filter/filterSql.ts';
-import { copyUsable } from '../../../projections/copiesUpgrade.ts';
+import { copyUsable } from '../../../projections/shared/copies.ts';
 import { encodeRunCursor } from './cursor.ts';
 import type { RunsQuery } from './runsQueryRequest.ts';
 

@@ -4,8 +4,8 @@
 // storage are fetched only for the fields asked for.
 import type { BlobStore } from '../../../platform/blobStore.ts';
 import type { Attachment, BlobRef } from '../../../schemas/events.generated.ts';
-import { PAYLOAD_FIELDS, type RunRow } from '../../../projections/runs/runRow.ts';
-import type { FeedbackStat } from '../../../projections/runs/runQueries.ts';
+import { PAYLOAD_FIELDS, type RunRow } from '../../../projections/shared/runRow.ts';
+import type { FeedbackStat } from '../../../projections/feedback/feedbackQueries.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
 import { parseStoredJson } from '../../../platform/json/jsonNesting.ts';
 

@@ -17,9 +17,9 @@ import {
   traceSetSeriesQuery,
   traceSetStatsQuery,
   type StatsBucket,
-  type TraceSet,
   type TraceSetStats,
 } from '../../../projections/traces/statsQueries.ts';
+import type { TraceSet } from '../../../projections/shared/traceSet.ts';
 import { traceSetFeedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
 import { SharedRollups } from '../../../projections/traces/hourStatsQueries.ts';
 import { formatIsoMicros, nowMicros } from '../../../platform/time.ts';

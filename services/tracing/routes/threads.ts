@@ -9,9 +9,10 @@
 import { errorResponses, jsonOrEventStream, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
-import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
-import { rootRunsQuery, type TraceSummary } from '../../../projections/traces/traceQueries.ts';
-import type { RunRow } from '../../../projections/runs/runRow.ts';
+import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/threads/threadQueries.ts';
+import { rootRunsQuery } from '../../../projections/runs/traceRunsQueries.ts';
+import type { TraceSummary } from '../../../projections/shared/tracePages.ts';
+import type { RunRow } from '../../../projections/shared/runRow.ts';
 import { threadSetStatsQuery, traceSetStatsQuery, type ThreadSetStats } from '../../../projections/traces/statsQueries.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
 import { requireProject, type RouteDeps } from './routeDeps.ts';

@@ -10,19 +10,22 @@ import { errorResponses, jsonOrEventStream, timeSchema, uuidSchema } from '../..
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
 import type { BlobStore } from '../../../platform/blobStore.ts';
-import { emptyRow, type RunRow } from '../../../projections/runs/runRow.ts';
+import { emptyRow } from '../../../projections/runs/runRow.ts';
+import type { RunRow } from '../../../projections/shared/runRow.ts';
 import {
   rootRunsQuery,
   traceExistsQuery,
-  tracePageQuery,
   traceRunsQuery,
-  TRACE_SORTS,
   type RunColumn,
+} from '../../../projections/runs/traceRunsQueries.ts';
+import {
+  tracePageQuery,
+  TRACE_SORTS,
   type SortOrder,
   type TracePageKey,
   type TraceSort,
-  type TraceSummary,
 } from '../../../projections/traces/traceQueries.ts';
+import type { TraceSummary } from '../../../projections/shared/tracePages.ts';
 import { parseFilter } from '../../../projections/runs/filter/filterParser.ts';
 import { compileTraceCondition } from '../../../projections/runs/filter/filterSql.ts';
 import { runColumnsFor, runItemV2, runResponses, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';

@@ -5,7 +5,7 @@ import { raw, sql, ident, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { clusterStatement } from '../../../platform/clickhouse/clusterDdl.ts';
 import { createReadModelTables } from '../../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
-import { createThreadsView } from '../../../projections/traces/threadsView.ts';
+import { createThreadsView } from '../../../projections/threads/threadsView.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 
 const cluster = (text: string) => clusterStatement(raw(text), 'read_models', 'langsmith').text;

@@ -2,8 +2,9 @@
 // a new place in `runs`, and a tombstone at the place a run left, ordered between its versions;
 // a run_threads row for each run naming a thread at a new place, or a new thread at its place.
 import { expect, test } from 'vitest';
-import { moves } from '../../../projections/runs/runsProjector.ts';
-import { emptyRow, type RunRow } from '../../../projections/runs/runRow.ts';
+import { moves } from '../../../projections/runs/runsWriter.ts';
+import { emptyRow } from '../../../projections/runs/runRow.ts';
+import type { RunRow } from '../../../projections/shared/runRow.ts';
 
 const T = '00000000-0000-4000-8000-00000000000a';
 const TRACE = '00000000-0000-4000-8000-0000000000a1';

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { emptyRow, mergeRunOp, opVersion } from '../../../projections/runs/runRow.ts';
+import { emptyRow, mergeRunOp } from '../../../projections/runs/runRow.ts';
+import { opVersion } from '../../../projections/shared/runRow.ts';
 import type { RunOp } from '../../../schemas/events.generated.ts';
 
 const base: RunOp = {

@@ -16,10 +16,10 @@ import { EventLog, event } from '../../../platform/kafka/eventLog.ts';
 import { ensureTopics } from '../../../platform/kafka/topicAdmin.ts';
 import { TOPIC_DECLARATIONS } from '../../../schemas/topics.ts';
 import type { RunOp } from '../../../schemas/events.generated.ts';
-import { RunsProjector } from '../../../projections/runs/runsProjector.ts';
+import { RunsProjector } from '../../../projections/runsProjector.ts';
 import { createReadModelTables } from '../../../projections/readModels.ts';
 import { tablesWithSuffix, type ReadModelTables } from '../../../projections/readModelTables.ts';
-import { HOUR_MICROS } from '../../../projections/traces/hourStats.ts';
+import { HOUR_MICROS } from '../../../projections/shared/hours.ts';
 import { hourRollups } from '../../../projections/traces/hourStatsQueries.ts';
 
 let stack: TracingStack;

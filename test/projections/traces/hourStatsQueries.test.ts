@@ -6,10 +6,20 @@ import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { ident, join, raw, sql, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
-import { HOUR_MICROS, hourRow, hourWrites, sliceRow, emptyRollup, TRACES_BY_HOUR_COLUMNS, TRACE_HOUR_STATS_COLUMNS, TRACE_HOUR_WRITES_COLUMNS } from '../../../projections/traces/hourStats.ts';
-import { cutHours, hourRollups, hourSpans } from '../../../projections/traces/hourStatsQueries.ts';
+import { HOUR_MICROS } from '../../../projections/shared/hours.ts';
+import {
+  hourRow,
+  hourWrites,
+  sliceRow,
+  emptyRollup,
+  TRACES_BY_HOUR_COLUMNS,
+  TRACE_HOUR_STATS_COLUMNS,
+  TRACE_HOUR_WRITES_COLUMNS,
+} from '../../../projections/traces/hourStats.ts';
+import { cutHours, hourRollups } from '../../../projections/traces/hourStatsQueries.ts';
+import { hourSpans } from '../../../projections/shared/hours.ts';
 import { EXACT_QUANTILE_TRACES, traceSetStatsQuery } from '../../../projections/traces/statsQueries.ts';
-import type { TraceRow } from '../../../projections/traces/traceRow.ts';
+import type { TraceRow } from '../../../projections/shared/traceRow.ts';
 import { fillTraceCopies, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
 import { waitFor } from '../../support/serviceProcess.ts';
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { ident, join, raw, sql } from '../../../platform/clickhouse/sql.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
-import { HOUR_MICROS } from '../../../projections/traces/hourStats.ts';
+import { HOUR_MICROS } from '../../../projections/shared/hours.ts';
 import { tracePageQuery, type SortOrder, type TracePageKey, type TracePageQuery, type TraceSort } from '../../../projections/traces/traceQueries.ts';
 import { fillTraceCopies, moveTraces, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
 

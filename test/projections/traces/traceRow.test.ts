@@ -1,6 +1,8 @@
 import { expect, test } from 'vitest';
-import { emptyRow, type RunRow } from '../../../projections/runs/runRow.ts';
-import { rollUpUsage, traceRow } from '../../../projections/traces/traceRow.ts';
+import { emptyRow } from '../../../projections/runs/runRow.ts';
+import type { RunRow } from '../../../projections/shared/runRow.ts';
+import { rollUpUsage } from '../../../projections/runs/usageRollUp.ts';
+import { traceRow } from '../../../projections/traces/traceRow.ts';
 
 const run = (id: string, parent: string | null, o: Partial<RunRow> = {}): RunRow => ({
   ...emptyRow('t', 'root', id), parent_run_id: parent, has_post: 1, run_type: 'chain', status: 'success', start_time: 10, version: 1, ...o,

@@ -25,7 +25,7 @@ import { loadConfig } from '../../../platform/config.ts';
 import { BlobStore } from '../../../platform/blobStore.ts';
 import { formatDottedTimestamp } from '../../../platform/time.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
-import type { RunRow } from '../../../projections/runs/runRow.ts';
+import type { RunRow } from '../../../projections/shared/runRow.ts';
 import { exportRunsToParquet } from '../../../services/bulk-export/parquet/runsExport.ts';
 import { stopParquetEncoders } from '../../../services/bulk-export/parquet/parquetUpload.ts';
 import { exportRunDirectory } from '../../../services/bulk-export/parquet/objectKey.ts';

@@ -7,7 +7,7 @@ import { v4 as uuidv4 } from 'uuid';
 import { sql, raw } from '../../../../platform/clickhouse/sql.ts';
 import type { BlobStore } from '../../../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
-import type { RunRow } from '../../../../projections/runs/runRow.ts';
+import type { RunRow } from '../../../../projections/shared/runRow.ts';
 import { queryRuns } from '../../../../services/tracing/query/queryRuns.ts';
 import { runsQueryFromBody, runsQueryFromV2Body } from '../../../../services/tracing/query/runsQueryRequest.ts';
 import { runItemV2 } from '../../../../services/tracing/read/runResponse.ts';

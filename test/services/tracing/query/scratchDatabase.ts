@@ -5,7 +5,8 @@ import { ClickHouseClient } from '../../../../platform/clickhouse/client.ts';
 import { ident, sql } from '../../../../platform/clickhouse/sql.ts';
 import { createReadModelTables } from '../../../../projections/readModels.ts';
 import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
-import { emptyRow, type RunRow } from '../../../../projections/runs/runRow.ts';
+import { emptyRow } from '../../../../projections/runs/runRow.ts';
+import type { RunRow } from '../../../../projections/shared/runRow.ts';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
 
 export interface ScratchDatabase {

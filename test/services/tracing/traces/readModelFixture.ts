@@ -11,11 +11,17 @@ import { loadConfig } from '../../../../platform/config.ts';
 import { createLogger } from '../../../../platform/logger.ts';
 import { BlobStore } from '../../../../platform/blobStore.ts';
 import type { EventLog } from '../../../../platform/kafka/eventLog.ts';
-import { HOUR_MICROS, hourOf, hourRow, hourWrites, TRACES_BY_HOUR_COLUMNS, TRACE_HOUR_WRITES_COLUMNS } from '../../../../projections/traces/hourStats.ts';
-import { hourReach, threadRow, threadRows, TRACES_BY_THREAD_COLUMNS, TRACE_HOUR_REACH_COLUMNS } from '../../../../projections/traces/threadTables.ts';
-import type { TraceRow } from '../../../../projections/traces/traceRow.ts';
+import { HOUR_MICROS, hourOf } from '../../../../projections/shared/hours.ts';
+import {
+  hourRow,
+  hourWrites,
+  TRACES_BY_HOUR_COLUMNS,
+  TRACE_HOUR_WRITES_COLUMNS,
+} from '../../../../projections/traces/hourStats.ts';
+import { hourReach, threadRow, threadRows, TRACES_BY_THREAD_COLUMNS, TRACE_HOUR_REACH_COLUMNS } from '../../../../projections/threads/threadTables.ts';
+import type { TraceRow } from '../../../../projections/shared/traceRow.ts';
 import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
-import { createThreadsView, THREADS_VIEW } from '../../../../projections/traces/threadsView.ts';
+import { createThreadsView, THREADS_VIEW } from '../../../../projections/threads/threadsView.ts';
 import { ProjectRegistry } from '../../../../projections/projects/projectRegistry.ts';
 import type { DecodedEvent } from '../../../../schemas/registry.ts';
 import type { RouteDeps } from '../../../../services/tracing/routes/routeDeps.ts';

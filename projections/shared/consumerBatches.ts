@@ -1,5 +1,5 @@
 // Groups a projector's Kafka message stream into batches, by size or by time: the one job of
-// this file. The loop that consumes the batches is projections/projectorRuntime.ts.
+// this file. The loop that consumes the batches is projectorRuntime.ts.
 import type { Message, MessagesStream } from '@platformatic/kafka';
 
 /** A message as projectors consume it: key, value and headers as the bytes Kafka holds. */

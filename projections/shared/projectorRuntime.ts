@@ -14,18 +14,18 @@
 // message stream that fails (a broker gone after a failover) is opened again, with a new consumer,
 // from the committed offsets (platform/kafka/keepConsuming.ts).
 import { Consumer, MessagesStreamModes } from '@platformatic/kafka';
-import { keepConsuming, type ConsumerSession, type KeptConsumer } from '../platform/kafka/keepConsuming.ts';
-import type { Config, EventLogConfig } from '../platform/config.ts';
+import { keepConsuming, type ConsumerSession, type KeptConsumer } from '../../platform/kafka/keepConsuming.ts';
+import type { Config, EventLogConfig } from '../../platform/config.ts';
 
 /** What the runtime reads: the brokers and topics (and its dead-letter appends), and how it batches. */
 export type ProjectorRuntimeConfig = EventLogConfig & Pick<Config, 'PROJECTOR_BATCH_EVENTS' | 'PROJECTOR_FLUSH_MS'>;
-import type { Logger } from '../platform/logger.ts';
-import { retry, type RetryPolicy } from '../platform/retry.ts';
-import { brokerList, topicName } from '../platform/kafka/topicAdmin.ts';
-import { DEAD_LETTER_TOPICS, type ProjectedTopic } from '../schemas/topics.ts';
-import { EventLog } from '../platform/kafka/eventLog.ts';
-import { projectorBatchSeconds, projectorDeadLetters } from '../platform/metrics.ts';
-import { decodeEvent, type DecodedEvent } from '../schemas/registry.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { retry, type RetryPolicy } from '../../platform/retry.ts';
+import { brokerList, topicName } from '../../platform/kafka/topicAdmin.ts';
+import { DEAD_LETTER_TOPICS, type ProjectedTopic } from '../../schemas/topics.ts';
+import { EventLog } from '../../platform/kafka/eventLog.ts';
+import { projectorBatchSeconds, projectorDeadLetters } from '../../platform/metrics.ts';
+import { decodeEvent, type DecodedEvent } from '../../schemas/registry.ts';
 import { batches, type RawMessage, type RawMessagesStream } from './consumerBatches.ts';
 
 /** An event of the batch, with where it was in the topic (projections derive row versions from the offset). */

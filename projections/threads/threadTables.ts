@@ -19,9 +19,8 @@
 // threads, not the window.
 import { ident, raw, type Sql } from '../../platform/clickhouse/sql.ts';
 import { rowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
-import { hourOf } from './hourStats.ts';
-import { TRACE_COLUMNS } from './tracesTable.ts';
-import type { TraceRow } from './traceRow.ts';
+import { hourOf } from '../shared/hours.ts';
+import { TRACE_COLUMNS, type TraceRow } from '../shared/traceRow.ts';
 
 export const TRACES_BY_THREAD_TABLE = 'traces_by_thread';
 export const TRACE_HOUR_REACH_TABLE = 'trace_hour_reach';

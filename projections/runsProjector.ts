@@ -5,29 +5,33 @@
 // `run_locations` first, then once the runs and locations of every part up to it are in, its
 // trace rows by hour, their write counts and `traces`: a reader that finds a trace row finds
 // every run it counts, and the trace in its project's stats. Once every part is written,
-// the runtime (projections/projectorRuntime.ts) commits the offsets.
+// the runtime (shared/projectorRuntime.ts) commits the offsets. The projector holds the runs and
+// composes each read model's writer: the runs model's (runs/runsWriter.ts) and those of the models
+// kept from trace rows (traces/tracesWriter.ts, threads/threadsWriter.ts); it writes no table itself.
 // ClickHouse down means: retry the same batch, commit nothing, lose nothing. A batch read again
 // after a crash between its writes finds its runs written and their ops applied: it writes
 // their trace rows and locations again (from the runs as they are), so none is left out.
-import type { Config } from '../../platform/config.ts';
-import type { Logger } from '../../platform/logger.ts';
-import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { sql, ident, join } from '../../platform/clickhouse/sql.ts';
-import { TOPICS } from '../../schemas/topics.ts';
-import { projectorRowsWritten } from '../../platform/metrics.ts';
-import type { RunOpsAppended } from '../../schemas/events.generated.ts';
-import type { BlobStore } from '../../platform/blobStore.ts';
-import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from '../projectorRuntime.ts';
-import { deleteProjectRows } from '../projectRows.ts';
-import { emptyRow, mergeRunOp, opVersion, rowFromClickHouse, ZERO_UUID, type RunRow } from './runRow.ts';
-import { deriveRunFields, derivationBlobs } from './deriveRun.ts';
-import { rollUpUsage, tracePlacement, traceRow, type TraceRow } from '../traces/traceRow.ts';
-import { LIVE_TABLES, type ReadModelTables } from '../readModelTables.ts';
-import { RUN_KEYS_COLUMNS, RUN_LOCATIONS_COLUMNS, RUN_THREADS_COLUMNS, RUNS_COLUMNS } from './runsTable.ts';
-import { TRACES_COLUMNS } from '../traces/tracesTable.ts';
-import { hourOf, hourRow, hourWrites, TRACE_HOUR_WRITES_COLUMNS, TRACES_BY_HOUR_COLUMNS } from '../traces/hourStats.ts';
-import { hourReach, threadRow, threadRows, TRACE_HOUR_REACH_COLUMNS, TRACES_BY_THREAD_COLUMNS } from '../traces/threadTables.ts';
-import { runsTableOutdated } from '../readModels.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
+import { TOPICS } from '../schemas/topics.ts';
+import { projectorRowsWritten } from '../platform/metrics.ts';
+import type { RunOpsAppended } from '../schemas/events.generated.ts';
+import type { BlobStore } from '../platform/blobStore.ts';
+import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from './shared/projectorRuntime.ts';
+import { deleteProjectRows } from './shared/projectRows.ts';
+import { allOrFirstFailure } from './shared/allOrFirstFailure.ts';
+import { opVersion, ZERO_UUID, type RunRow } from './shared/runRow.ts';
+import type { TraceChange, TraceRow, TraceRowsWriter } from './shared/traceRow.ts';
+import { emptyRow, mergeRunOp } from './runs/runRow.ts';
+import { deriveRunFields, derivationBlobs } from './runs/deriveRun.ts';
+import { rollUpUsage } from './runs/usageRollUp.ts';
+import { runsTableOutdated } from './runs/runsTable.ts';
+import { moves, RunsWriter, type RunsPart } from './runs/runsWriter.ts';
+import { tracePlacement, traceRow } from './traces/traceRow.ts';
+import { TracesWriter } from './traces/tracesWriter.ts';
+import { ThreadsWriter } from './threads/threadsWriter.ts';
+import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
 
 export interface RunsProjectorOptions {
   groupId?: string;
@@ -87,25 +91,10 @@ const WRITE_PART_OPS = 65_536;
 /** Parts written at once: one being sent while the next is merged, and one more queued. */
 const WRITES_IN_FLIGHT = 2;
 
-/** Waits for every promise to settle, then throws the first failure: no write of a failed step is left running. */
-async function allOrFirstFailure(promises: Array<Promise<unknown>>): Promise<void> {
-  const settled = await Promise.allSettled(promises);
-  for (const s of settled) if (s.status === 'rejected') throw s.reason;
-}
-
-interface MergedPart {
-  rows: RunRow[];
-  /** Runs at a new place in `runs`, and tombstones at the places moved runs left (see moves). */
-  places: RunKeyRow[];
-  tombstones: RunRow[];
-  /** Runs that name a thread at a new place, or a new thread (see moves). */
-  threads: RunThreadRow[];
-  located: Array<Pick<RunRow, 'tenant_id' | 'id' | 'trace_id' | 'session_id'>>;
+interface MergedPart extends RunsPart {
   traceRows: TraceRow[];
-  /** Tombstones in traces_by_hour where traces were before the part moved them (another project or hour). */
-  traceTombstones: Array<ReturnType<typeof hourRow>>;
-  /** Where traces left a thread (or a project, in a thread): tombstones for traces_by_thread. */
-  threadTombstones: Array<ReturnType<typeof threadRow>>;
+  /** The traces the part wrote a row of, with where each was before (the writers' tombstones where they left). */
+  traceChanges: TraceChange[];
   /** Runs new to the cache. */
   added: number;
 }
@@ -117,7 +106,7 @@ interface TracePart {
   /** The trace's runs by id (the cache's map, merged into in place). */
   runs: Map<string, RunRow>;
   /** Where the trace's row was placed before this part (project and start time), for its tombstone if it moves. */
-  placedBefore: ReturnType<typeof tracePlacement>;
+  placedBefore: TraceChange['before'];
   /** Runs the part changed, by id. */
   dirty: Map<string, RunRow>;
   /** Each merged run's row as stored before this part (null: none yet): where it is in `runs`. */
@@ -153,6 +142,16 @@ export class RunsProjector implements Projection {
   readonly #ch: ClickHouseClient;
   readonly #logger: Logger;
   readonly #tables: ReadModelTables;
+  readonly #runs: RunsWriter;
+  readonly #traces: TracesWriter;
+  readonly #threads: ThreadsWriter;
+  /**
+   * The writers of the models kept from trace rows, in the order their rows are written: by
+   * thread and the hours' reach first (a thread page that finds a trace by hour finds its
+   * thread's row, and no trace of an hour reaches later than the hour's reach says), then by hour
+   * and `traces` (traces/tracesWriter.ts).
+   */
+  readonly #traceWriters: readonly TraceRowsWriter[];
   readonly #blobs: BlobStore | null;
   readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
   readonly #cache: TraceCache;
@@ -170,6 +169,10 @@ export class RunsProjector implements Projection {
     this.#ch = ch;
     this.#logger = logger;
     this.#tables = options.tables ?? LIVE_TABLES;
+    this.#runs = new RunsWriter(ch, this.#tables);
+    this.#traces = new TracesWriter(ch, this.#tables);
+    this.#threads = new ThreadsWriter(ch, this.#tables);
+    this.#traceWriters = [this.#threads, this.#traces];
     this.#blobs = options.blobs ?? null;
     this.#isProjectDeleted = options.isProjectDeleted ?? (() => false);
     this.#cache = new TraceCache(config.PROJECTOR_CACHE_RUNS);
@@ -292,25 +295,21 @@ export class RunsProjector implements Projection {
     }
 
     const rows: RunRow[] = [];
-    const places: RunKeyRow[] = [];
+    const places: MergedPart['places'] = [];
     const tombstones: RunRow[] = [];
-    const threads: RunThreadRow[] = [];
+    const threads: MergedPart['threads'] = [];
     // Where each written run lives, with every write of it: a replacing table keeps one row per
     // run, and a location can never be missing for a run that is there.
     const located: MergedPart['located'] = [];
     const traceRows: TraceRow[] = [];
-    const traceTombstones: MergedPart['traceTombstones'] = [];
-    const threadTombstones: MergedPart['threadTombstones'] = [];
+    const traceChanges: TraceChange[] = [];
     for (const { tenantId, traceId, runs, placedBefore: before, dirty, stored, reapplied, touchedAt } of part.values()) {
       if (touchedAt === 0) continue;
       for (const row of rollUpUsage(runs, touchedAt)) dirty.set(row.id, row);
       const trace = traceRow(tenantId, traceId, runs);
       if (trace) {
         traceRows.push(trace);
-        if (before && (before.session !== trace.session_id || hourOf(before.start) !== hourOf(trace.start_time)))
-          traceTombstones.push(hourRow({ ...trace, session_id: before.session, start_time: before.start }, 1));
-        if (before && before.thread !== '' && (before.session !== trace.session_id || before.thread !== trace.thread_id))
-          threadTombstones.push(threadRow({ ...trace, session_id: before.session, thread_id: before.thread }, 1));
+        traceChanges.push({ row: trace, before });
       }
       const moved = moves(dirty, stored);
       for (const p of moved.places) places.push(p);
@@ -323,7 +322,7 @@ export class RunsProjector implements Projection {
       for (const [runId, r] of reapplied)
         if (r.has_post && !dirty.has(runId)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
     }
-    return { rows, places, tombstones, threads, located, traceRows, traceTombstones, threadTombstones, added };
+    return { rows, places, tombstones, threads, located, traceRows, traceChanges, added };
   }
 
   /**
@@ -331,52 +330,21 @@ export class RunsProjector implements Projection {
    * reader that finds a trace row goes on to its runs (a trace tree, a thread's turns with their
    * inputs, GET /runs/{id} through run_locations).
    */
-  async #writeRows({ rows, places, tombstones, threads, located, traceTombstones, threadTombstones }: MergedPart, retry: Retry): Promise<void> {
+  async #writeRows(part: MergedPart, retry: Retry): Promise<void> {
     // A trace's tombstones where it was (by hour, counted, and by thread), before the runs that
     // move it: once the runs are in, the trace reloaded from them would not know where it had
-    // been (hourStats.ts, threadTables.ts).
-    await allOrFirstFailure([
-      traceTombstones.length === 0
-        ? Promise.resolve()
-        : retry('insert trace tombstones by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, traceTombstones)).then(() =>
-            retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(traceTombstones))),
-          ),
-      threadTombstones.length === 0
-        ? Promise.resolve()
-        : retry('insert trace tombstones by thread', () => this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, threadTombstones)),
-    ]);
-    // A new place (and a thread at it) before the rows there: whoever reads a trace through
-    // run_keys (this projector after a restart included), or a thread through run_threads, finds
-    // every row. Tombstones in the insert of the rows that replace them.
-    await allOrFirstFailure([
-      retry('insert run keys', () => this.#ch.insertRowBinary(this.#tables.runKeys, RUN_KEYS_COLUMNS, places)),
-      threads.length === 0 ? Promise.resolve() : retry('insert run threads', () => this.#ch.insertRowBinary(this.#tables.runThreads, RUN_THREADS_COLUMNS, threads)),
-    ]);
-    await allOrFirstFailure([
-      retry('insert runs', () => this.#ch.insertRowBinary(this.#tables.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows)),
-      retry('insert run locations', () => this.#ch.insertRowBinary(this.#tables.runLocations, RUN_LOCATIONS_COLUMNS, located)),
-    ]);
-    projectorRowsWritten.inc({ projector: 'runs' }, rows.length);
+    // been (traces/hourStats.ts, threads/threadTables.ts).
+    await allOrFirstFailure(this.#traceWriters.map((w) => w.writeLeft(part.traceChanges, retry)));
+    await this.#runs.write(part, retry);
+    projectorRowsWritten.inc({ projector: 'runs' }, part.rows.length);
   }
 
   /**
    * Writes a part's trace rows (by thread with their hours' reach, by hour, counted, then
-   * `traces`), once the runs and locations of every part up to it are written.
+   * `traces`: see #traceWriters), once the runs and locations of every part up to it are written.
    */
   async #writeTraces(traceRows: TraceRow[], retry: Retry): Promise<void> {
-    // By thread and the hours' reach first: a thread page that finds a trace by hour finds its
-    // thread's row, and no trace of an hour reaches later than the hour's reach says. Then by
-    // hour, counted once it can be read (a count never names a write a reader cannot see yet),
-    // then `traces`: a reader who finds a trace row finds it in its project's stats.
-    const byThread = threadRows(traceRows);
-    await allOrFirstFailure([
-      byThread.length === 0 ? Promise.resolve() : retry('insert traces by thread', () => this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, byThread)),
-      retry('insert the reach of trace hours', () => this.#ch.insertRowBinary(this.#tables.traceHourReach, TRACE_HOUR_REACH_COLUMNS, hourReach(traceRows))),
-    ]);
-    const byHour = traceRows.map((r) => hourRow(r, 0));
-    await retry('insert traces by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour));
-    await retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour)));
-    await retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, traceRows));
+    for (const writer of this.#traceWriters) await writer.write(traceRows, retry);
   }
 
   /** Texts of the payloads in object storage that this batch's derivations read. */
@@ -391,8 +359,7 @@ export class RunsProjector implements Projection {
 
   async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
     await retry('delete a project\'s rows', async () => {
-      const t = this.#tables;
-      for (const table of [t.runs, t.runKeys, t.runLocations, t.runThreads, t.traces, t.tracesByHour, t.traceHourWrites, t.traceHourStats, t.tracesByThread, t.traceHourReach])
+      for (const table of [...this.#runs.tables, ...this.#traces.tables, ...this.#threads.tables])
         await deleteProjectRows(this.#ch, table, tenantId, projectId);
     });
     this.#cache.clear();
@@ -442,29 +409,8 @@ export class RunsProjector implements Projection {
     const loaded = new Map<string, Map<string, RunRow>>([...missing.keys()].map((k) => [k, new Map()]));
     const pairs = [...missing.values()];
     for (let i = 0; i < pairs.length; i += 2000) {
-      const chunk = pairs.slice(i, i + 2000);
-      // UUIDs as string literals: a set of them parses as one constant (uuidSet in sql.ts).
-      const tuples = join(chunk.map((p) => sql`(${p.tenant}, ${p.trace})`));
-      // Most traces here are new. Which have rows at all, run_keys' primary key answers cheaply;
-      // only those are read from `runs`, at every place their runs have had (by its primary key),
-      // all versions, the newest of each run kept here (what FINAL would do, for less). A `runs`
-      // of an older release (ordered by trace, until a replay swaps today's in) is read by trace:
-      // run_keys lacks the runs projected before the upgrade.
-      const byTrace = await this.#runsKeyOutdated();
-      const existing = await this.#ch.query<{ tenant_id: string; trace_id: string }>(
-        sql`SELECT DISTINCT tenant_id, trace_id FROM ${ident(byTrace ? this.#tables.runs : this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${tuples})`,
-      );
-      if (existing.length === 0) continue;
-      const known = join(existing.map((p) => sql`(${p.tenant_id}, ${p.trace_id})`));
-      const rows = await this.#ch.query(
-        byTrace
-          ? sql`SELECT * FROM ${ident(this.#tables.runs)} WHERE (tenant_id, trace_id) IN (${known})`
-          : sql`SELECT * FROM ${ident(this.#tables.runs)}
-            WHERE (tenant_id, session_id, is_root, start_time, id) IN (
-              SELECT tenant_id, session_id, is_root, start_time, id FROM ${ident(this.#tables.runKeys)} WHERE (tenant_id, trace_id) IN (${known}))`,
-      );
-      for (const raw of rows) {
-        const row = rowFromClickHouse(raw);
+      // All versions, the newest of each run kept here (what FINAL would do, for less).
+      for (const row of await this.#runs.storedRuns(pairs.slice(i, i + 2000), await this.#runsKeyOutdated())) {
         const runs = loaded.get(`${row.tenant_id}/${row.trace_id}`);
         const seen = runs?.get(row.id);
         if (runs && (!seen || row.version > seen.version)) runs.set(row.id, row);
@@ -482,50 +428,3 @@ export class RunsProjector implements Projection {
 
 const OLD_KEY_RECHECK_MS = 60_000;
 
-/** Whether two rows of a run are at one place in `runs` (its sort key after tenant_id and before id). */
-const samePlace = (a: RunRow, b: RunRow) => a.session_id === b.session_id && a.is_root === b.is_root && a.start_time === b.start_time;
-
-/**
- * What a batch's writes need besides the rows: a `run_keys` row for each run at a new place
- * (new, or moved: its project or start time changed), and for each moved run a tombstone at its
- * old place: the row stored there, with has_post = 0 and a version above it (every version of
- * this batch is) but below the moved row's, so that reads by key drop the old place and reads
- * by version across places keep the moved row. And a `run_threads` row for each run that names
- * a thread at a new place, or a new thread at its place.
- */
-export function moves<K>(dirty: Map<K, RunRow>, stored: Map<K, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[]; threads: RunThreadRow[] } {
-  const places: RunKeyRow[] = [];
-  const tombstones: RunRow[] = [];
-  const threads: RunThreadRow[] = [];
-  for (const [runKey, row] of dirty) {
-    const before = stored.get(runKey);
-    if (before === undefined) continue; // only its usage rolled up: same place, same thread
-    const stays = before !== null && samePlace(before, row);
-    if (row.thread_id !== '' && !(stays && before.thread_id === row.thread_id))
-      threads.push({ tenant_id: row.tenant_id, thread_id: row.thread_id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time, id: row.id });
-    if (stays) continue;
-    places.push({ tenant_id: row.tenant_id, trace_id: row.trace_id, id: row.id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time });
-    if (before !== null) tombstones.push({ ...before, has_post: 0, version: row.version - 1 });
-  }
-  return { places, tombstones, threads };
-}
-
-/** A row of `run_threads`. */
-export interface RunThreadRow {
-  tenant_id: string;
-  thread_id: string;
-  session_id: string;
-  is_root: number;
-  start_time: number;
-  id: string;
-}
-
-/** A row of `run_keys`. */
-export interface RunKeyRow {
-  tenant_id: string;
-  trace_id: string;
-  id: string;
-  session_id: string;
-  is_root: number;
-  start_time: number;
-}

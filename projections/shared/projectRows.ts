@@ -1,7 +1,7 @@
 // Deleting a deleted project's rows from a read-model table, for the projectors that act on a
 // project tombstone (see docs/read-models.md, "Deleting a project").
-import type { ClickHouseClient } from '../platform/clickhouse/client.ts';
-import { ident, sql } from '../platform/clickhouse/sql.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, sql } from '../../platform/clickhouse/sql.ts';
 
 /**
  * Deletes a deleted project's rows from one table (a mutation), unless it has none: every

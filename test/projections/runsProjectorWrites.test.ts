@@ -6,20 +6,21 @@
 // live one, on a stack of its own whose topic holds these tests' events only.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { stackClickHouse, startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
-import { makeTrace } from '../../support/runFactory.ts';
-import { waitFor } from '../../support/serviceProcess.ts';
-import { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
-import { ident, join, sql } from '../../../platform/clickhouse/sql.ts';
-import type { RowBinaryColumns } from '../../../platform/clickhouse/rowBinary.ts';
-import { createLogger } from '../../../platform/logger.ts';
-import { EventLog, event } from '../../../platform/kafka/eventLog.ts';
-import type { RunOp } from '../../../schemas/events.generated.ts';
-import { RunsProjector, type RunsProjectorOptions } from '../../../projections/runs/runsProjector.ts';
-import type { TraceRow } from '../../../projections/traces/traceRow.ts';
-import { hourOf, hourWrites } from '../../../projections/traces/hourStats.ts';
-import { createReadModelTables } from '../../../projections/readModels.ts';
-import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../../../projections/readModelTables.ts';
+import { stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { makeTrace } from '../support/runFactory.ts';
+import { waitFor } from '../support/serviceProcess.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, join, sql } from '../../platform/clickhouse/sql.ts';
+import type { RowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { EventLog, event } from '../../platform/kafka/eventLog.ts';
+import type { RunOp } from '../../schemas/events.generated.ts';
+import { RunsProjector, type RunsProjectorOptions } from '../../projections/runsProjector.ts';
+import type { TraceRow } from '../../projections/shared/traceRow.ts';
+import { hourOf } from '../../projections/shared/hours.ts';
+import { hourWrites } from '../../projections/traces/hourStats.ts';
+import { createReadModelTables } from '../../projections/readModels.ts';
+import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../../projections/readModelTables.ts';
 
 let stack: TracingStack;
 beforeAll(async () => {

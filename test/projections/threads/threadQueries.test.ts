@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { ident, raw, sql } from '../../../platform/clickhouse/sql.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
-import { HOUR_MICROS } from '../../../projections/traces/hourStats.ts';
-import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/traces/threadQueries.ts';
-import { THREAD_SUMMARY_COLUMNS } from '../../../projections/traces/threadsView.ts';
+import { HOUR_MICROS } from '../../../projections/shared/hours.ts';
+import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/threads/threadQueries.ts';
+import { THREAD_SUMMARY_COLUMNS } from '../../../projections/threads/threadsView.ts';
 import { fillTraceCopies, moveTraces, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
 
 const T = LIVE_TABLES;

@@ -7,17 +7,17 @@
 // after a failure) is runsProjectorWrites.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { stackClickHouse, startTracingStack, type TracingStack } from '../../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts, type Part } from '../../support/runFactory.ts';
-import { waitFor } from '../../support/serviceProcess.ts';
-import { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
-import { sql } from '../../../platform/clickhouse/sql.ts';
-import { EventLog, event } from '../../../platform/kafka/eventLog.ts';
-import { TOPICS } from '../../../schemas/topics.ts';
-import { encodeEvent } from '../../../schemas/registry.ts';
-import type { RunOp } from '../../../schemas/events.generated.ts';
-import { runsProjectorGroupId } from '../../../projections/runs/runsProjector.ts';
-import { appendPoison, committedOffset, deadLetterHeader, expectDeadLettered, findDeadLetter, poisonMessages } from '../../support/deadLetters.ts';
+import { stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
+import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
+import { waitFor } from '../support/serviceProcess.ts';
+import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { sql } from '../../platform/clickhouse/sql.ts';
+import { EventLog, event } from '../../platform/kafka/eventLog.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import { encodeEvent } from '../../schemas/registry.ts';
+import type { RunOp } from '../../schemas/events.generated.ts';
+import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
+import { appendPoison, committedOffset, deadLetterHeader, expectDeadLettered, findDeadLetter, poisonMessages } from '../support/deadLetters.ts';
 
 let stack: TracingStack;
 beforeAll(async () => {

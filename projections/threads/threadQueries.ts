@@ -13,14 +13,13 @@
 // request; at 10M runs that was three quarters of a page of threads (docs/read-models.md).
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
-import type { ReadModelTables } from '../readModelTables.ts';
-import { usageFromRow, type Usage } from '../runs/derivedFields.ts';
-import { THREAD_SUMMARY_COLUMNS } from './threadsView.ts';
-import { tracePage, traceSummaryFromClickHouse, TRACE_COLUMNS, type TraceSummary } from './traceQueries.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
-import { hourOf } from './hourStats.ts';
-import { hourSpans } from './hourStatsQueries.ts';
-import { copyUsable } from '../copiesUpgrade.ts';
+import type { ReadModelTables } from '../shared/readModelTables.ts';
+import { usageFromRow, type Usage } from '../shared/usage.ts';
+import { tracePage, traceSummaryFromClickHouse, TRACE_COLUMNS, type TraceSummary } from '../shared/tracePages.ts';
+import { hourOf, hourSpans } from '../shared/hours.ts';
+import { copyUsable } from '../shared/copies.ts';
+import { THREAD_SUMMARY_COLUMNS } from './threadsView.ts';
 
 type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'tracesByThread' | 'traceHourReach'>;
 

@@ -4,12 +4,12 @@
 // "keep where NOT condition", so a condition that is NULL for a row deleted it.)
 import { expect, test } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, sql } from '../../platform/clickhouse/sql.ts';
-import { createFeedbackTable } from '../../projections/feedback/feedbackTable.ts';
-import { deleteProjectRows } from '../../projections/projectRows.ts';
-import { provideInfra } from '../support/infra.ts';
-import { waitFor } from '../support/serviceProcess.ts';
+import { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
+import { ident, sql } from '../../../platform/clickhouse/sql.ts';
+import { createFeedbackTable } from '../../../projections/feedback/feedbackTable.ts';
+import { deleteProjectRows } from '../../../projections/shared/projectRows.ts';
+import { provideInfra } from '../../support/infra.ts';
+import { waitFor } from '../../support/serviceProcess.ts';
 
 test("a project's deletion leaves rows without a project, and other projects' and workspaces' rows", async () => {
   const infra = await provideInfra();
