@@ -89,3 +89,14 @@ test('anchors are spelled as GitHub spells them', () => {
   expect(anchorOf('What the API takes, and what it answers when it cannot')).toBe('what-the-api-takes-and-what-it-answers-when-it-cannot');
   expect(anchorOf('Reliability: what a 2xx is worth')).toBe('reliability-what-a-2xx-is-worth');
 });
+
+test('every source path the docs name in backticks exists (files move; the docs follow)', () => {
+  const named = /`((?:apps|examples|infra|platform|projections|schemas|services|test)\/[\w./-]+\.(?:ts|tsx|avsc|json|sh))`/g;
+  const missing = [join(repoRoot, 'README.md'), ...docsPages()].flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(named)]
+      .map((match) => match[1]!)
+      .filter((path) => !path.includes('*') && !existsSync(join(repoRoot, path)))
+      .map((path) => `${relative(repoRoot, file)} names ${path}`),
+  );
+  expect(missing).toEqual([]);
+});
