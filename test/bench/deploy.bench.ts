@@ -69,16 +69,16 @@ let cp: ControlPlaneStack | undefined;
 const call = (method: string, path: string, json?: unknown) => controlPlaneCall(cp!.urls[0]!, cp!.apiKey, method, path, json);
 
 async function revisionDeployed(deploymentId: string, revisionId: string): Promise<void> {
-  const status = await waitFor(
+  const revision = await waitFor(
     `revision ${revisionId} to end`,
     async () => {
-      const s = (await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body?.status as string | undefined;
-      return s === 'DEPLOYED' || s?.endsWith('_FAILED') ? s : null;
+      const body = (await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body as { status?: string; status_message?: unknown } | undefined;
+      return body?.status === 'DEPLOYED' || body?.status?.endsWith('_FAILED') ? body : null;
     },
     300_000,
     25,
   );
-  if (status !== 'DEPLOYED') throw new Error(`revision ${revisionId} ended ${status}`);
+  if (revision.status !== 'DEPLOYED') throw new Error(`revision ${revisionId} ended ${revision.status}: ${JSON.stringify(revision.status_message)}`);
 }
 
 const created: string[] = [];
