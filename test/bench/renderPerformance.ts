@@ -159,7 +159,7 @@ export const SPECS: BenchSpec[] = [
       ...codecs(r).map((codec) => ({
         label: `ratio (${codec})`,
         value: num(r, `details.by_compression.${codec}.ratio`),
-        meaning: `export rows/s with ${codec} over the raw ClickHouse read of the same rows`,
+        meaning: `export rows/s ${codec === 'none' ? 'without compression' : `with ${codec}`} over the raw ClickHouse read of the same rows`,
         goal: atLeast(0.8, 'issue 35'),
       })),
       { label: 'ratio_to_read_by_day', value: num(r, 'ratio_to_read_by_day'), meaning: `export rows/s (${String(r.compression)}) over a raw read of one query per day` },
@@ -371,7 +371,7 @@ export function runLabel(r: RecordedResult): string {
   if (r.settings?.args?.length) settings.push(r.settings.args.join(' '));
   return [
     `Machine: ${m.cores ?? '?'} cores, ${m.cpu ?? 'unknown CPU'}, ${m.memory_gb ?? '?'} GB, ${m.os ?? 'unknown OS'}, Node ${m.node ?? '?'}.`,
-    `Commit ${commit}, ${r.date?.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') ?? 'unknown date'}, ${r.wall_seconds ?? '?'} s.`,
+    `Commit ${commit}, ${r.date?.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') ?? 'unknown date'}, ${fmt(num(r, 'wall_seconds'))} s.`,
     `Load average (1 min): ${fmt(num(r, 'load_1m.start'))} at the start, ${fmt(num(r, 'load_1m.end'))} at the end${busy(r) ? ` on ${m.cores} cores: a busy machine, the absolute figures are low and latencies long` : ''}.`,
     `Settings: ${settings.length ? `\`${settings.join(' ')}\`` : 'the defaults'}.`,
   ].join(' ');
