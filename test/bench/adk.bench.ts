@@ -17,7 +17,7 @@
 //                   checkpointer, tracing off, AGENT_SERVER_AUTH=none) on a thread created
 //                   beforehand (not timed): wrapper and server
 // "added" is each phase's p50 minus the direct runner's. Progress on stderr; stdout gets exactly
-// one JSON line (`npm run -s bench:adk | tail -1`). Knobs: BENCH_TURNS=300 BENCH_WARMUP_TURNS=50.
+// one JSON line (`npm run -s bench:adk | tail -1`), also written to bench/results/adk.json. Knobs: BENCH_TURNS=300 BENCH_WARMUP_TURNS=50.
 import { randomUUID } from 'node:crypto';
 import { InMemorySessionService, Runner } from '@google/adk';
 import { MemorySaver } from '@langchain/langgraph';
@@ -25,12 +25,14 @@ import { Pool } from 'undici';
 import { agent, graph } from '../../examples/adk-agent/echoAgent.ts';
 import { graph as noopGraph } from '../../examples/agent-server/noopGraph.ts';
 import { startAgentServer } from '../support/agentServer.ts';
-import { machineInfo, monotonicUs, percentile, round } from './measure.ts';
+import { monotonicUs, percentile, round } from './measure.ts';
+import { startBenchRun } from './results.ts';
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 const turns = num('BENCH_TURNS', 300);
 const warmup = num('BENCH_WARMUP_TURNS', 50);
 const goal = { added_p50_ms: 2 };
+const benchRun = startBenchRun();
 const log = (message: string) => process.stderr.write(`[bench:adk] ${message}\n`);
 
 async function timed(label: string, turn: (i: number) => Promise<void>): Promise<number[]> {
@@ -100,8 +102,8 @@ const added = {
   wrapper_beyond_langgraph_ms: round(p50(wrapped) - p50(runnerDirect) - p50(floor), 3),
   wrapper_and_server_ms: round(p50(serverWait) - p50(runnerDirect), 3),
 };
-console.log(
-  JSON.stringify({
+benchRun.finish(
+  {
     bench: 'adk',
     turn: 'adk_echo: one user message, two model calls (EchoLlm) and one tool call, on a new session/thread',
     runner_direct_ms: summary(runnerDirect),
@@ -111,7 +113,7 @@ console.log(
     added_p50: added,
     goals: goal,
     met: { added_p50: added.wrapper_and_server_ms !== null && added.wrapper_and_server_ms < goal.added_p50_ms },
-    details: { turns, warmup_turns: warmup, machine: machineInfo() },
-  }),
+    details: { turns, warmup_turns: warmup },
+  },
 );
 process.exit(0);

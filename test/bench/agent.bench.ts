@@ -24,7 +24,8 @@
 // as ours, with a copy of the graph's source; later runs reuse it. It is started through its
 // startServer() (what its CLI's `dev` runs, without the file watcher), in a scratch directory.
 //
-// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:agent | tail -1`).
+// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:agent | tail -1`),
+// also written to bench/results/agent.json (results.ts).
 //
 // Knobs: BENCH_CONCURRENCY=16  BENCH_SECONDS=10  BENCH_WARMUP_SECONDS=2  BENCH_TURNS=10
 // BENCH_SKIP_BASELINE=1  BENCH_LANGGRAPH_API_WORKERS (its queue workers; default = concurrency)
@@ -41,7 +42,8 @@ import { Pool } from 'undici';
 import { startAgentServer, writeAgentConfig, exampleGraph } from '../support/agentServer.ts';
 import { freePort, repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { summariseCpuProfile, type ProfileSummary } from './cpuProfile.ts';
-import { machineInfo, monotonicUs, round } from './measure.ts';
+import { monotonicUs, round } from './measure.ts';
+import { startBenchRun } from './results.ts';
 import { measurePhase, type Phase, type Send } from './closedLoop.ts';
 
 const env = process.env;
@@ -308,6 +310,7 @@ const minus = (a: number | null, b: number | null) => (a === null || b === null 
 const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : round(a / b, 2));
 
 async function main(): Promise<void> {
+  const benchRun = startBenchRun();
   log(`concurrency ${options.concurrency}, ${options.warmupSeconds} s warm-up + ${options.seconds} s per phase${options.profile ? ', our server profiled' : ''}`);
   const inProcess = await benchInProcess();
   const ours = await benchOurs();
@@ -344,10 +347,9 @@ async function main(): Promise<void> {
         langgraph_api_workers: options.baselineWorkers,
         profiled: options.profile,
       },
-      machine: machineInfo(),
     },
   };
-  process.stdout.write(JSON.stringify(result) + '\n');
+  benchRun.finish(result);
 }
 
 if (process.argv[2] === '--langgraph-api') await runLanggraphApi(Number(process.argv[3]), process.argv[4]!);

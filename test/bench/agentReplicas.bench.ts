@@ -18,7 +18,8 @@
 // machine three servers and PostgreSQL share two cores, so the JSON line reports the ratio with the
 // cores each process used, and with BENCH_PROFILE=1 where one server's CPU went.
 //
-// Progress goes to stderr; stdout gets exactly one JSON line. Knobs: BENCH_CONCURRENCY=24
+// Progress goes to stderr; stdout gets exactly one JSON line, also
+// written to bench/results/agent-replicas.json (results.ts). Knobs: BENCH_CONCURRENCY=24
 // BENCH_SECONDS=10 BENCH_WARMUP_SECONDS=2 BENCH_TURNS=10 BENCH_SHARED_THREADS=6 BENCH_REPLICAS=3
 // BENCH_PROFILE=1.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -31,7 +32,8 @@ import { asAdmin } from '../support/scratchPostgres.ts';
 import { summariseCpuProfile, type ProfileSummary } from './cpuProfile.ts';
 import { measurePhase, type Phase, type Send } from './closedLoop.ts';
 import { pidOfInfra } from './load.ts';
-import { machineInfo, monotonicUs, round } from './measure.ts';
+import { monotonicUs, round } from './measure.ts';
+import { startBenchRun } from './results.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -167,6 +169,7 @@ function coresBy(phase: Phase): Record<string, number | null> {
 }
 
 async function main(): Promise<void> {
+  const benchRun = startBenchRun();
   const database = `bench_replicas_${randomBytes(4).toString('hex')}`;
   await asAdmin(POSTGRES_URL, `CREATE DATABASE ${database}`);
   log(`database ${database} on ${new URL(POSTGRES_URL).host}; ${options.concurrency} clients, ${options.seconds} s per phase`);
@@ -190,10 +193,9 @@ async function main(): Promise<void> {
         one: { ...one },
         many: { ...many },
         workload: { ...options, graph: 'examples/agent-server/noopGraph.ts', persistence: 'postgres' },
-        machine: machineInfo(),
       },
     };
-    process.stdout.write(JSON.stringify(result) + '\n');
+    benchRun.finish(result);
   } finally {
     await asAdmin(POSTGRES_URL, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((err) => log(`could not drop ${database}: ${(err as Error).message}`));
   }

@@ -23,7 +23,8 @@
 //                 the run (the peak); CPU per process over the run. The same run with one
 //                 subscriber, and in this process without HTTP, are the references.
 //
-// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:chat | tail -1`).
+// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:chat | tail -1`),
+// also written to bench/results/chat.json (results.ts).
 // With 0 ms between tokens the scripted run never returns to the event loop (every step is a
 // promise job), and Node's HTTP response corks each write until the next tick, which comes only
 // once the microtask queue is empty: the app's frames leave together when the run (or the model's
@@ -42,7 +43,8 @@ import { createChatAgent } from '../../examples/chat-app/agent/deepAgent.ts';
 import { repoRoot, startService, waitFor, type ServiceProcess } from '../support/serviceProcess.ts';
 import { sseEvents } from '../support/sseEvents.ts';
 import { summariseCpuProfile, type ProfileSummary } from './cpuProfile.ts';
-import { CpuMeter, coresUsed, machineInfo, monotonicUs, percentile, round, rssMiB } from './measure.ts';
+import { CpuMeter, coresUsed, monotonicUs, percentile, round, rssMiB } from './measure.ts';
+import { startBenchRun } from './results.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -376,6 +378,7 @@ async function benchApp() {
 // ---- main ----
 
 async function main(): Promise<void> {
+  const benchRun = startBenchRun();
   log(`in process: ${options.warmupRuns} warm-up + ${options.runs} runs of the agent's streamEvents`);
   const inProcess = await benchInProcess();
   const app = await benchApp();
@@ -411,10 +414,9 @@ async function main(): Promise<void> {
     ...(app.profile ? { profile_fanout: app.profile } : {}),
     details: {
       workload: { runs: options.runs, warmup_runs: options.warmupRuns, fanout_runs: options.fanoutRuns, first_token_message: GREETING, checkpointer: 'memory', models: `scripted, ${options.tokenDelayMs} ms between tokens`, profiled: options.profile },
-      machine: machineInfo(),
     },
   };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  benchRun.finish(result);
 }
 
 await main();

@@ -17,7 +17,8 @@
 //   memory        BENCH_MEMORY_DEPLOYMENTS deployments created at once, all DEPLOYED: the resident
 //                 memory of their servers (per deployment) and of the control plane.
 //
-// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:deploy | tail -1`).
+// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:deploy | tail -1`),
+// also written to bench/results/deploy.json (results.ts).
 // Knobs: BENCH_DEPLOYS=5 BENCH_ROLLOUTS=5 BENCH_CALLERS=4 BENCH_SECONDS=5 BENCH_MEMORY_DEPLOYMENTS=10
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,8 @@ import { controlPlaneCall, startControlPlane, type ControlPlaneStack } from '../
 import { repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { DeploymentState } from '../../services/deployments/index.ts';
-import { machineInfo, percentile, round, rssMiB } from './measure.ts';
+import { percentile, round, rssMiB } from './measure.ts';
+import { startBenchRun } from './results.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -48,6 +50,7 @@ const stats = (samples: number[]) => ({ p50: round(percentile(samples, 50), 0), 
 
 // ---- the deployable example, as a git repository with tags ----
 
+const benchRun = startBenchRun();
 const scratch = mkdtempSync(join(tmpdir(), 'bench-deploy-'));
 const example = deployableAgentRepo(join(scratch, 'repo'));
 const repo = example.dir;
@@ -66,16 +69,16 @@ let cp: ControlPlaneStack | undefined;
 const call = (method: string, path: string, json?: unknown) => controlPlaneCall(cp!.urls[0]!, cp!.apiKey, method, path, json);
 
 async function revisionDeployed(deploymentId: string, revisionId: string): Promise<void> {
-  const status = await waitFor(
+  const revision = await waitFor(
     `revision ${revisionId} to end`,
     async () => {
-      const s = (await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body?.status as string | undefined;
-      return s === 'DEPLOYED' || s?.endsWith('_FAILED') ? s : null;
+      const body = (await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body as { status?: string; status_message?: unknown } | undefined;
+      return body?.status === 'DEPLOYED' || body?.status?.endsWith('_FAILED') ? body : null;
     },
     300_000,
     25,
   );
-  if (status !== 'DEPLOYED') throw new Error(`revision ${revisionId} ended ${status}`);
+  if (revision.status !== 'DEPLOYED') throw new Error(`revision ${revisionId} ended ${revision.status}: ${JSON.stringify(revision.status_message)}`);
 }
 
 const created: string[] = [];
@@ -212,7 +215,6 @@ async function main(): Promise<void> {
 
   const result = {
     bench: 'deploy',
-    machine: machineInfo(),
     options,
     goals,
     baseline_bare_server: { start_to_ok_ms: stats(bareStarts), rss_mib: round(bareRss, 0) },
@@ -241,7 +243,7 @@ async function main(): Promise<void> {
     },
   };
   for (const x of many) created.push(x.id);
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  benchRun.finish(result);
 }
 
 try {

@@ -14,7 +14,8 @@
 // export read in slices, for comparison: ratio_to_read_by_day), then the export with each compression in
 // BENCH_COMPRESSIONS, each in a fresh child process (so its peak RSS is its own: what a worker
 // doing that export holds); the first one (the service's default) gives the headline figures.
-// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:export | tail -1`).
+// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:export | tail -1`),
+// also written to bench/results/export.json (results.ts).
 //
 // Knobs: BENCH_RUNS=1000000  BENCH_DAYS=5  BENCH_CONCURRENCY=1  BENCH_FEEDBACK=0 (share of
 // roots with feedback, e.g. 0.05: exercises the per-batch feedback_stats query)
@@ -36,7 +37,8 @@ import { dayStreams, exportPlan, exportRunsToParquet } from '../../services/bulk
 import { exportRunsQuery } from '../../services/bulk-export/parquet/exportQuery.ts';
 import { exportWorkerProcessEnv } from '../../services/processes/exportWorkerProcess.ts';
 import { infraPids } from './load.ts';
-import { CpuMeter, coresUsed, machineInfo, round } from './measure.ts';
+import { CpuMeter, coresUsed, round } from './measure.ts';
+import { startBenchRun } from './results.ts';
 
 const env = process.env;
 const config = loadConfig();
@@ -201,6 +203,7 @@ async function rawReadByDay(ch: ClickHouseClient): Promise<{ rows: number; bytes
 }
 
 async function main(): Promise<void> {
+  const benchRun = startBenchRun();
   const infra = await provideInfra();
   const database = options.reuse ?? `ebench_${randomBytes(3).toString('hex')}`;
   const bucket = `bench-export-${randomBytes(3).toString('hex')}`;
@@ -277,10 +280,9 @@ async function main(): Promise<void> {
         raw: { seconds: round(baseline.seconds, 2), clickhouse_mb: round(baseline.bytes / 1e6, 0), peak_rss_mb: round(baseline.peakRssMb, 0), cores: baseline.cores },
         raw_by_day: { rows_per_s: round(byDayRowsPerS, 0), seconds: round(byDay.seconds, 2), cores: byDay.cores },
         workload: { days: options.days, export_runs: options.days, concurrency: options.concurrency, feedback_share: options.feedbackShare, max_file_mb: options.maxFileBytes / 1024 / 1024, other_project_runs: Math.ceil(options.runs / 10) },
-        machine: machineInfo(),
       },
     };
-    process.stdout.write(JSON.stringify(result) + '\n');
+    benchRun.finish(result);
   } finally {
     log('cleaning up');
     await cleanup();

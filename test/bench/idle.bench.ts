@@ -6,12 +6,14 @@
 // Measured: the broker alone for BENCH_SECONDS (the raw baseline), then one stack (API, projector,
 // export worker, as test/support/tracingStack.ts starts them) after BENCH_SETTLE_SECONDS, for
 // BENCH_SECONDS: CPU per process as % of a core, and the broker's increase over its baseline.
-// Runs on the local infrastructure (`npm run infra:up`). stdout gets exactly one JSON line.
+// Runs on the local infrastructure (`npm run infra:up`). stdout gets exactly one JSON line,
+// also written to bench/results/idle.json (results.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTracingStack } from '../support/tracingStack.ts';
 import { repoRoot } from '../support/serviceProcess.ts';
-import { cpuSeconds, machineInfo, round } from './measure.ts';
+import { cpuSeconds, round } from './measure.ts';
+import { startBenchRun } from './results.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 const settle = Number(process.env.BENCH_SETTLE_SECONDS ?? 15);
@@ -27,6 +29,7 @@ async function usage(pids: Record<string, number>, s: number): Promise<Record<st
   return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, round((((cpuSeconds(pid) ?? 0) - (before[k] ?? 0)) / elapsed) * 100)]));
 }
 
+const benchRun = startBenchRun();
 const broker = { kafka: pidOf('kafka'), clickhouse: pidOf('clickhouse') };
 console.error(`[bench:idle] the broker alone for ${seconds} s`);
 const baseline = await usage(broker, seconds);
@@ -38,7 +41,7 @@ const idle = await usage({ api: stack.api.child.pid!, projector: stack.projector
 await stack.stop();
 const own = (idle.api ?? 0) + (idle.projector ?? 0) + (idle.export_worker ?? 0);
 const brokerExtra = (idle.kafka ?? 0) - (baseline.kafka ?? 0);
-console.log(JSON.stringify({
+benchRun.finish({
   bench: 'idle',
   unit: '% of a core',
   seconds,
@@ -46,6 +49,5 @@ console.log(JSON.stringify({
   idle_stack: idle,
   stack_processes_total: round(own),
   broker_added_by_stack: round(brokerExtra),
-  machine: machineInfo(),
-}));
+});
 process.exit(0);

@@ -9,7 +9,8 @@
 // (2xx until the run is visible in ClickHouse, for a sample of runs, polled), the raw Kafka
 // runs/s, and CPU per process (cores busy, and microseconds per run: on a small shared machine
 // this says which stage the time goes to). Progress goes to stderr; stdout gets exactly one
-// JSON line at the end (`npm run -s bench:ingest | tail -1`). Nothing here asserts timings.
+// JSON line at the end (`npm run -s bench:ingest | tail -1`), also written to
+// bench/results/ingest.json (results.ts). Nothing here asserts timings.
 //
 // Knobs (environment): BENCH_LEVELS=1,4,16,32  BENCH_SECONDS=10  BENCH_RAW_SECONDS (= BENCH_SECONDS)
 // BENCH_MAX_RUNS_PER_LEVEL=300000  BENCH_FIRST_LEVEL_RUNS=100000  BENCH_INTERLEAVE=8
@@ -38,7 +39,8 @@ import { projectIdForName } from '../../projections/projects/projectRegistry.ts'
 import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 import { TrafficGenerator } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, pace, projectorLag, type PhaseResult, type Send } from './load.ts';
-import { CpuMeter, coresUsed, cpuMicrosPer, machineInfo, percentile, rssMiB, round, treeRssMiB, type CpuReading } from './measure.ts';
+import { CpuMeter, coresUsed, cpuMicrosPer, percentile, rssMiB, round, treeRssMiB, type CpuReading } from './measure.ts';
+import { startBenchRun } from './results.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -132,6 +134,7 @@ async function visibleRuns(ch: ClickHouseClient, sessionName: string): Promise<n
 }
 
 async function main(): Promise<void> {
+  const benchRun = startBenchRun();
   const stackEnv: Record<string, string> = { LOG_LEVEL: 'warn', ...(env.BENCH_STACK_ENV ? (JSON.parse(env.BENCH_STACK_ENV) as Record<string, string>) : {}) };
   if (env.BENCH_NODE_OPTIONS) stackEnv.NODE_OPTIONS = env.BENCH_NODE_OPTIONS;
   log(`starting a tracing stack (levels ${options.levels.join(', ')}; ${options.seconds} s per level)`);
@@ -424,9 +427,8 @@ async function main(): Promise<void> {
         parts_per_run: 'post.<id> + .inputs + .outputs + .extra (root: post then patch)', seconds_per_level: options.seconds,
         freshness: `2xx until visible in ClickHouse, polled every ${options.freshnessPollMs} ms`,
       },
-      machine: machineInfo(),
     };
-    process.stdout.write(JSON.stringify(result) + '\n');
+    benchRun.finish(result);
   } finally {
     log('cleaning up');
     await cleanup();

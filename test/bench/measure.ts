@@ -115,4 +115,10 @@ export function treeRssMiB(pid: number): number | null {
 export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** The machine a figure was measured on, for a benchmark's JSON line. */
-export const machineInfo = () => ({ cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? null, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version });
+export const machineInfo = () => ({
+  cores: os.availableParallelism(),
+  cpu: os.cpus()[0]?.model ?? null,
+  memory_gb: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+  os: `${os.type()} ${os.release()} ${os.arch()}`,
+  node: process.version,
+});

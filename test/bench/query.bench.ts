@@ -16,7 +16,8 @@
 // while one client reads the 1,000-run trace every 100 ms (the reads must keep answering: their
 // count, failures and latency are reported beside the replay's rate).
 // A route that does not exist yet is reported as such and the others still run.
-// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:query | tail -1`).
+// Progress goes to stderr; stdout gets exactly one JSON line (`npm run -s bench:query | tail -1`),
+// also written to bench/results/query.json (results.ts).
 //
 // Knobs: --runs N (or BENCH_RUNS; default 1,000,000)  BENCH_ITERATIONS=200  BENCH_WARMUP=20
 // BENCH_CONCURRENCY=16 (seeding)  BENCH_SKIP_REPLAY=1  BENCH_CATCH_UP_TIMEOUT_S=1800
@@ -45,7 +46,8 @@ import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { dropLeftoverReplayTables, replay, REPLAY_VIEWS } from '../../projections/replay/replay.ts';
 import { TrafficGenerator, type Batch, type TrafficOptions } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, projectorLag, type Send } from './load.ts';
-import { CpuMeter, coresUsed, machineInfo, percentile, round, type CpuReading } from './measure.ts';
+import { CpuMeter, coresUsed, percentile, round, type CpuReading } from './measure.ts';
+import { startBenchRun } from './results.ts';
 import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
 
 const env = process.env;
@@ -275,6 +277,7 @@ async function settleMerges(ch: ClickHouseClient, database: string, timeoutMs: n
 const vary = (i: number, salt: number) => ((i + 1) * 2654435761 + salt * 40503) % 2 ** 31;
 
 async function main(): Promise<void> {
+  const benchRun = startBenchRun();
   log(`seeding ${options.runs.toLocaleString('en')} runs, then ${options.warmup} + ${options.iterations} requests per query`);
   log('note: a 2-core machine shared with other work; figures move with its load');
   let stack: TracingStack | null = null;
@@ -569,10 +572,9 @@ async function main(): Promise<void> {
           runs_per_thread: options.runsPerThread, other_projects: `${options.otherProjects} x ${options.otherProjectRuns} runs`,
           iterations: options.iterations, warmup: options.warmup, page_size: options.pageSize, seed_concurrency: options.concurrency,
         },
-        machine: machineInfo(),
       },
     };
-    process.stdout.write(JSON.stringify(result) + '\n');
+    benchRun.finish(result);
   } finally {
     log('cleaning up');
     await cleanup();

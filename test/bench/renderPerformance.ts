@@ -1,0 +1,479 @@
+// Renders docs/performance.md from bench/results/*.json (`npm run bench:docs`): per benchmark, the
+// ratios of the measured path to the raw baseline measured in the same run first (they carry from
+// one machine to another), the absolute figures second (they do not), each labelled with the
+// machine, commit, date and load average of the run that measured them. The page says nothing the
+// result files do not hold: a figure changes by running its benchmark again (which rewrites its
+// file, results.ts) and rendering again; test/bench/renderPerformance.test.ts fails when the page
+// and the files disagree. Earlier figures are in git's history of bench/results/.
+//
+// Each benchmark's rows are declared below: a value read from its JSON (or derived from two values
+// of the same run, said so in the row), what it means, and its goal: issue 35's where it states
+// one, else the benchmark's own target from its JSON (`targets` / `goals`).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { repoRoot } from '../support/serviceProcess.ts';
+import { RESULTS_DIR, type RecordedResult } from './results.ts';
+
+export const PERFORMANCE_DOC = join(repoRoot, 'docs', 'performance.md');
+
+type Json = Record<string, unknown>;
+
+/** A goal: the bound and where it comes from; `met` is checked against the value. */
+interface Goal {
+  text: string;
+  source: 'issue 35' | 'bench target';
+  met: (value: number) => boolean;
+}
+
+interface Row {
+  label: string;
+  value: number | null;
+  /** Digits after the point (ratios: 2). */
+  digits?: number;
+  unit?: string;
+  meaning?: string;
+  goal?: Goal | null;
+}
+
+interface BenchSpec {
+  bench: string;
+  title: string;
+  /** What the benchmark measures and against what, in a sentence or two. */
+  about: string;
+  ratios: (r: Json) => Row[];
+  figures: (r: Json) => Row[];
+}
+
+/** The number at a dotted path of a result, null when absent or not a number. */
+export function num(r: unknown, path: string): number | null {
+  let at: unknown = r;
+  for (const key of path.split('.')) {
+    if (at === null || typeof at !== 'object') return null;
+    at = (at as Json)[key];
+  }
+  return typeof at === 'number' && Number.isFinite(at) ? at : null;
+}
+
+const ratioOf = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+
+const atLeast = (bound: number | null, source: Goal['source'], unit = ''): Goal | null =>
+  bound === null ? null : { text: `≥ ${fmt(bound)}${unit}`, source, met: (v) => v >= bound };
+const atMost = (bound: number | null, source: Goal['source'], unit = ''): Goal | null =>
+  bound === null ? null : { text: `≤ ${fmt(bound)}${unit}`, source, met: (v) => v <= bound };
+const below = (bound: number | null, source: Goal['source'], unit = ''): Goal | null =>
+  bound === null ? null : { text: `< ${fmt(bound)}${unit}`, source, met: (v) => v < bound };
+
+/** A number with thousands separators, at most `digits` after the point; "–" for none. */
+export function fmt(value: number | null, digits = 2): string {
+  if (value === null) return '–';
+  const fixed = Number(value.toFixed(digits)).toString();
+  const [whole, fraction] = fixed.split('.');
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction ? `${grouped}.${fraction}` : grouped;
+}
+
+/** The codecs an export result measured, in its order. */
+const codecs = (r: Json) => Object.keys(((r.details as Json | undefined)?.by_compression as Json | undefined) ?? {});
+
+export const SPECS: BenchSpec[] = [
+  {
+    bench: 'ingest',
+    title: 'Ingestion (`npm run bench:ingest`)',
+    about:
+      'POST /runs/multipart at rising concurrency against a stack of its own (API and runs projector), against the raw ' +
+      'Kafka produce of the same events with the same client, in the same run. Headline: the level with the best ' +
+      'end-to-end rate.',
+    ratios: (r) => {
+      const best = ((r.levels as Json[] | undefined) ?? []).find((l) => l.concurrency === r.best_concurrency);
+      return [
+        {
+          label: 'e2e_ratio_to_raw',
+          value: num(r, 'e2e_ratio_to_raw'),
+          meaning: 'end-to-end runs/s (first request until every accepted run is a row in ClickHouse) over raw Kafka produce',
+          goal: atLeast(0.3, 'issue 35'),
+        },
+        { label: 'ratio_to_raw', value: num(r, 'ratio_to_raw'), meaning: 'accepted runs/s (2xx) over raw Kafka produce' },
+        {
+          label: 'API CPU per run / raw producer CPU per run',
+          value: ratioOf(num(best, 'cpu_us_per_run.api'), num(best, 'raw_cpu_us_per_run.bench')),
+          meaning: 'derived: the tracing API’s CPU per run (send and drain) over the raw producer’s, at the best level',
+          goal: atMost(2, 'issue 35', '×'),
+        },
+      ];
+    },
+    figures: (r) => {
+      const best = ((r.levels as Json[] | undefined) ?? []).find((l) => l.concurrency === r.best_concurrency);
+      return [
+        { label: 'best concurrency (clients)', value: num(r, 'best_concurrency') },
+        { label: 'accepted', value: num(r, 'accepted_runs_per_s'), unit: 'runs/s' },
+        { label: 'end to end', value: num(r, 'e2e_runs_per_s'), unit: 'runs/s' },
+        { label: 'raw Kafka produce (best level)', value: num(r, 'raw_kafka_runs_per_s'), unit: 'runs/s' },
+        { label: 'request p50', value: num(r, 'p50_ms'), unit: 'ms' },
+        { label: 'request p99', value: num(r, 'p99_ms'), unit: 'ms' },
+        { label: 'request p99 at half the saturating load', value: num(r, 'half_load.p99_ms'), unit: 'ms', goal: below(50, 'issue 35', ' ms') },
+        { label: 'freshness p99 (2xx → readable)', value: num(r, 'freshness_p99_ms'), unit: 'ms', goal: below(1000, 'issue 35', ' ms') },
+        { label: 'tracing API CPU per run', value: num(best, 'cpu_us_per_run.api'), unit: 'µs' },
+        { label: 'projector CPU per run', value: num(best, 'cpu_us_per_run.projector'), unit: 'µs' },
+        { label: 'ClickHouse CPU per run', value: num(best, 'cpu_us_per_run.clickhouse'), unit: 'µs' },
+        { label: 'raw producer CPU per run', value: num(best, 'raw_cpu_us_per_run.bench'), unit: 'µs' },
+      ];
+    },
+  },
+  {
+    bench: 'query',
+    title: 'Reads and replay (`npm run bench:query`)',
+    about:
+      'The read routes over a project seeded through the real ingest path, timed over HTTP one after the other; then a ' +
+      'replay of every view into fresh tables while one client reads a 1,000-run trace every 100 ms.',
+    ratios: (r) => [
+      {
+        label: 'trace tree p99 during replay / quiet',
+        value: ratioOf(num(r, 'trace_tree_during_replay_ms.p99'), num(r, 'trace_tree_ms.p99')),
+        meaning: 'derived: the 1,000-run trace’s p99 while a replay runs over its p99 on a quiet stack',
+        goal: atMost(2, 'issue 35', '×'),
+      },
+    ],
+    figures: (r) => [
+      { label: 'runs in the project', value: num(r, 'runs') },
+      { label: 'seeding, end to end', value: num(r, 'seed_runs_per_s'), unit: 'runs/s' },
+      { label: 'trace tree (1,000 runs) p50', value: num(r, 'trace_tree_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.trace_tree_p50'), 'bench target', ' ms') },
+      { label: 'trace tree p99', value: num(r, 'trace_tree_ms.p99'), unit: 'ms' },
+      { label: 'filtered runs page p50', value: num(r, 'filtered_page_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.filtered_page_p50'), 'bench target', ' ms') },
+      { label: 'filtered runs page p99', value: num(r, 'filtered_page_ms.p99'), unit: 'ms' },
+      { label: 'threads page p50', value: num(r, 'thread_page_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.thread_page_p50'), 'bench target', ' ms') },
+      { label: 'threads page p99', value: num(r, 'thread_page_ms.p99'), unit: 'ms' },
+      { label: 'project stats p50', value: num(r, 'project_stats_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.project_stats_p50'), 'bench target', ' ms') },
+      { label: 'project stats p99', value: num(r, 'project_stats_ms.p99'), unit: 'ms' },
+      { label: 'replay', value: num(r, 'replay_runs_per_s'), unit: 'runs/s', goal: atLeast(num(r, 'targets.replay_runs_per_s'), 'bench target', ' runs/s') },
+      { label: 'trace tree p99 during replay', value: num(r, 'trace_tree_during_replay_ms.p99'), unit: 'ms' },
+    ],
+  },
+  {
+    bench: 'export',
+    title: 'Bulk export (`npm run bench:export`)',
+    about:
+      'The export pipeline (ClickHouse → Arrow → Parquet → S3) over a seeded project, one export run per day, each ' +
+      'codec in a fresh process, against the raw read of the same rows (same queries, RowBinary, same slices and ' +
+      'concurrency) in the same run.',
+    ratios: (r) => [
+      ...codecs(r).map((codec) => ({
+        label: `ratio (${codec})`,
+        value: num(r, `details.by_compression.${codec}.ratio`),
+        meaning: `export rows/s ${codec === 'none' ? 'without compression' : `with ${codec}`} over the raw ClickHouse read of the same rows`,
+        goal: atLeast(0.8, 'issue 35'),
+      })),
+      { label: 'ratio_to_read_by_day', value: num(r, 'ratio_to_read_by_day'), meaning: `export rows/s (${String(r.compression)}) over a raw read of one query per day` },
+    ],
+    figures: (r) => [
+      { label: 'rows exported', value: num(r, 'rows') },
+      { label: 'raw read', value: num(r, 'raw_rows_per_s'), unit: 'rows/s' },
+      ...codecs(r).flatMap((codec) => [
+        { label: `export, ${codec}`, value: num(r, `details.by_compression.${codec}.rows_per_s`), unit: 'rows/s' },
+        { label: `peak RSS, ${codec}`, value: num(r, `details.by_compression.${codec}.peak_rss_mb`), unit: 'MB', goal: below(300, 'issue 35', ' MB') },
+      ]),
+    ],
+  },
+  {
+    bench: 'idle',
+    title: 'An idle stack (`npm run bench:idle`)',
+    about:
+      'CPU of one tracing stack (API, projector, export worker) that receives nothing, after it settles, against the ' +
+      'broker alone measured first in the same run; % of one core.',
+    ratios: (r) => [
+      {
+        label: 'Kafka with the stack / Kafka alone',
+        value: ratioOf(num(r, 'idle_stack.kafka'), num(r, 'baseline_broker_alone.kafka')),
+        meaning: 'derived: the broker’s CPU while the idle stack fetches over its CPU with no stack',
+      },
+    ],
+    figures: (r) => [
+      {
+        label: 'the stack’s processes plus what the broker added',
+        value: sumOf(num(r, 'stack_processes_total'), num(r, 'broker_added_by_stack')),
+        unit: '% of a core',
+        goal: below(3, 'issue 35', ' %'),
+      },
+      { label: 'tracing API', value: num(r, 'idle_stack.api'), unit: '% of a core' },
+      { label: 'projector', value: num(r, 'idle_stack.projector'), unit: '% of a core' },
+      { label: 'export worker', value: num(r, 'idle_stack.export_worker'), unit: '% of a core' },
+      { label: 'Kafka added by the stack', value: num(r, 'broker_added_by_stack'), unit: '% of a core' },
+      { label: 'Kafka alone (baseline)', value: num(r, 'baseline_broker_alone.kafka'), unit: '% of a core' },
+      { label: 'ClickHouse alone (baseline)', value: num(r, 'baseline_broker_alone.clickhouse'), unit: '% of a core' },
+    ],
+  },
+  {
+    bench: 'agent',
+    title: 'Agent server (`npm run bench:agent`)',
+    about:
+      'POST /runs/wait of a no-op graph on our agent server and on `@langchain/langgraph-api` (the LangGraph JS ' +
+      'server), same graph and load generator, and the same graph’s `graph.invoke` in-process, in the same run.',
+    ratios: (r) => [
+      {
+        label: 'ratio_rps',
+        value: num(r, 'ratio_rps'),
+        meaning: 'our stateless runs/wait requests/s over langgraph-api’s',
+        goal: atLeast(num(r, 'targets.ratio_rps'), 'bench target'),
+      },
+      { label: 'ratio_rps_threads', value: num(r, 'ratio_rps_threads'), meaning: 'the same on threads (runs/wait on a thread of each client’s own)' },
+      {
+        label: 'server CPU per run / graph.invoke CPU per run',
+        value: ratioOf(num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'), num(r, 'in_process.concurrent.cpu_us_per_request.bench')),
+        meaning: 'derived: our server’s CPU per stateless runs/wait over in-process graph.invoke’s, same concurrency',
+        goal: atMost(1.5, 'issue 35', '×'),
+      },
+    ],
+    figures: (r) => [
+      { label: 'clients', value: num(r, 'concurrency') },
+      { label: 'ours, runs/wait', value: num(r, 'ours.runs_wait.rps'), unit: 'requests/s' },
+      { label: 'langgraph-api, runs/wait', value: num(r, 'langgraph_api.runs_wait.rps'), unit: 'requests/s' },
+      { label: 'in-process graph.invoke', value: num(r, 'in_process.concurrent.rps'), unit: 'invokes/s' },
+      { label: 'ours, runs/wait p50', value: num(r, 'ours.runs_wait.p50_ms'), unit: 'ms' },
+      { label: 'added p50 over graph.invoke', value: num(r, 'added_p50_ms'), unit: 'ms', goal: atMost(num(r, 'targets.added_p50_ms'), 'bench target', ' ms') },
+      { label: 'added p50, one client at a time', value: num(r, 'added_p50_ms_sequential'), unit: 'ms' },
+      { label: 'our server CPU per runs/wait', value: num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'), unit: 'µs' },
+      { label: 'graph.invoke CPU per run', value: num(r, 'in_process.concurrent.cpu_us_per_request.bench'), unit: 'µs' },
+      { label: 'ours, A2A message/send', value: num(r, 'ours.a2a_send.rps'), unit: 'requests/s' },
+    ],
+  },
+  {
+    bench: 'agent-replicas',
+    title: 'Agent-server replicas (`npm run bench:agent-replicas`)',
+    about:
+      'Several agent servers sharing one PostgreSQL run queue against one server, same database and load, in the ' +
+      'same run. On a machine with fewer cores than servers the ratio is bounded by the cores, not the design.',
+    ratios: (r) =>
+      (['runs_wait', 'thread_runs_wait', 'queued_wait'] as const).map((phase) => ({
+        label: `ratio.${phase}`,
+        value: num(r, `ratio.${phase}`),
+        meaning: `runs/s with ${fmt(num(r, 'replicas'))} servers over one server, ${phase.replaceAll('_', ' ')}`,
+        goal: atLeast(num(r, 'target.ratio'), 'bench target', '×'),
+      })),
+    figures: (r) =>
+      (['runs_wait', 'thread_runs_wait', 'queued_wait'] as const).flatMap((phase) => [
+        { label: `one server, ${phase.replaceAll('_', ' ')}`, value: num(r, `rps.one.${phase}`), unit: 'runs/s' },
+        { label: `${fmt(num(r, 'replicas'))} servers, ${phase.replaceAll('_', ' ')}`, value: num(r, `rps.many.${phase}`), unit: 'runs/s' },
+      ]),
+  },
+  {
+    bench: 'adk',
+    title: 'Google ADK agents (`npm run bench:adk`)',
+    about:
+      'A turn of an ADK agent (two model calls, one tool call) served through `wrap(runner)` on the agent server, ' +
+      'against the same ADK runner called directly in-process, in the same run.',
+    ratios: (r) => [
+      {
+        label: 'server turn p50 / direct runner p50',
+        value: ratioOf(num(r, 'server_wait_ms.p50'), num(r, 'runner_direct_ms.p50')),
+        meaning: 'derived: a turn through runs/wait on the agent server over the same turn on the ADK runner',
+      },
+      {
+        label: 'wrapped graph p50 / direct runner p50',
+        value: ratioOf(num(r, 'wrapped_graph_ms.p50'), num(r, 'runner_direct_ms.p50')),
+        meaning: 'derived: the wrapped graph’s invoke in-process over the direct runner',
+      },
+    ],
+    figures: (r) => [
+      { label: 'direct runner p50', value: num(r, 'runner_direct_ms.p50'), unit: 'ms' },
+      { label: 'wrapped graph p50', value: num(r, 'wrapped_graph_ms.p50'), unit: 'ms' },
+      { label: 'no-op LangGraph graph p50', value: num(r, 'langgraph_floor_ms.p50'), unit: 'ms' },
+      { label: 'agent server runs/wait p50', value: num(r, 'server_wait_ms.p50'), unit: 'ms' },
+      { label: 'added by wrapper and server, p50', value: num(r, 'added_p50.wrapper_and_server_ms'), unit: 'ms', goal: below(num(r, 'goals.added_p50_ms'), 'bench target', ' ms') },
+    ],
+  },
+  {
+    bench: 'chat',
+    title: 'Chat app (`npm run bench:chat`)',
+    about:
+      'The example chat app’s streaming: the first model token through the app against the same agent’s ' +
+      '`streamEvents` in-process, and one run fanned out to many SSE subscribers, in the same run.',
+    ratios: (r) => [
+      {
+        label: 'first token p50, app / in-process',
+        value: ratioOf(num(r, 'first_token.app_ms.p50'), num(r, 'first_token.in_process_ms.p50')),
+        meaning: 'derived: time to the first model token through the app over in-process',
+      },
+      {
+        label: 'fan-out run wall, many subscribers / in-process',
+        value: ratioOf(num(r, 'fanout.many.wall_ms'), num(r, 'fanout.in_process.wall_ms.p50')),
+        meaning: `derived: the delegating run with ${fmt(num(r, 'fanout.subscribers'))} subscribers over the same run in-process`,
+      },
+    ],
+    figures: (r) => [
+      { label: 'first token through the app, p50', value: num(r, 'first_token.app_ms.p50'), unit: 'ms' },
+      { label: 'first token in-process, p50', value: num(r, 'first_token.in_process_ms.p50'), unit: 'ms' },
+      { label: 'added first-token p50', value: num(r, 'first_token.added_p50_ms'), unit: 'ms', goal: below(num(r, 'goals.added_first_token_p50_ms'), 'bench target', ' ms') },
+      { label: 'fan-out run wall time', value: num(r, 'fanout.many.wall_ms'), unit: 'ms' },
+      { label: 'fan-out events delivered per second', value: num(r, 'fanout.many.events_per_s'), unit: 'events/s' },
+      { label: 'fan-out app RSS, peak', value: num(r, 'fanout.many.rss_mib.peak_during_run'), unit: 'MiB' },
+      { label: 'one-subscriber run wall time', value: num(r, 'fanout.one_subscriber.wall_ms'), unit: 'ms' },
+    ],
+  },
+  {
+    bench: 'deploy',
+    title: 'Deployments (`npm run bench:deploy`)',
+    about:
+      'A control plane deploying the example agent from a local git repository: time to serve, calls during ' +
+      'rollouts, the gateway, memory; the baseline is a bare agent server with the same graph, started in the same run.',
+    ratios: (r) => [
+      {
+        label: 'create → deployed p50 / bare server start p50',
+        value: ratioOf(num(r, 'create_to_deployed_ms.p50'), num(r, 'baseline_bare_server.start_to_ok_ms.p50')),
+        meaning: 'derived: a deployment’s time to serve over a bare server’s spawn-to-/ok',
+      },
+      {
+        label: 'GET /ok via the deployment URL / direct',
+        value: ratioOf(num(r, 'gateway_ok.via_deployment_url.rps'), num(r, 'gateway_ok.direct_to_server.rps')),
+        meaning: 'derived: requests/s through the control plane’s gateway over straight to the server',
+      },
+      {
+        label: 'RSS per deployment / bare server RSS',
+        value: ratioOf(num(r, 'memory.per_deployment_rss_mib.p50'), num(r, 'baseline_bare_server.rss_mib')),
+        meaning: 'derived: a deployed server’s resident memory over a bare server’s',
+      },
+    ],
+    figures: (r) => [
+      { label: 'bare server start → /ok p50', value: num(r, 'baseline_bare_server.start_to_ok_ms.p50'), unit: 'ms' },
+      { label: 'create → deployed p50', value: num(r, 'create_to_deployed_ms.p50'), unit: 'ms', goal: below(num(r, 'goals.deployed_p50_ms'), 'bench target', ' ms') },
+      { label: 'rollout → deployed p50', value: num(r, 'rollout_to_deployed_ms.p50'), unit: 'ms' },
+      { label: 'failed calls during rollouts', value: num(r, 'calls_during_rollouts.failed'), goal: atMost(num(r, 'goals.failed_calls_during_rollouts'), 'bench target') },
+      { label: 'calls during rollouts, p99', value: num(r, 'calls_during_rollouts.p99_ms'), unit: 'ms' },
+      { label: 'GET /ok via the deployment URL', value: num(r, 'gateway_ok.via_deployment_url.rps'), unit: 'requests/s' },
+      { label: 'GET /ok direct', value: num(r, 'gateway_ok.direct_to_server.rps'), unit: 'requests/s' },
+      { label: 'RSS per deployment, p50', value: num(r, 'memory.per_deployment_rss_mib.p50'), unit: 'MiB' },
+      { label: 'control plane RSS', value: num(r, 'memory.control_plane_rss_mib'), unit: 'MiB' },
+    ],
+  },
+];
+
+function sumOf(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function goalCell(row: Row): string {
+  if (!row.goal) return '';
+  const verdict = row.value === null ? '' : row.goal.met(row.value) ? ' — met' : ' — not met';
+  return `${row.goal.text} (${row.goal.source})${verdict}`;
+}
+
+const valueCell = (row: Row, digits: number) => `${fmt(row.value, row.digits ?? digits)}${row.unit && row.value !== null ? ` ${row.unit}` : ''}`;
+
+/** Whether the machine had more runnable processes than cores at the start or the end of the run. */
+export const busy = (r: RecordedResult): boolean =>
+  typeof r.machine?.cores === 'number' && Math.max(num(r, 'load_1m.start') ?? 0, num(r, 'load_1m.end') ?? 0) > r.machine.cores;
+
+/** Where, when and on what a result was measured: the label of its tables. */
+export function runLabel(r: RecordedResult): string {
+  const m = r.machine ?? ({} as Partial<RecordedResult['machine']>);
+  const commit = r.commit ? `\`${r.commit.slice(0, 7)}\`${r.dirty ? ' (with uncommitted changes)' : ''}` : 'unknown commit';
+  const settings = Object.entries(r.settings?.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  if (r.settings?.args?.length) settings.push(r.settings.args.join(' '));
+  return [
+    `Machine: ${m.cores ?? '?'} cores, ${m.cpu ?? 'unknown CPU'}, ${m.memory_gb ?? '?'} GB, ${m.os ?? 'unknown OS'}, Node ${m.node ?? '?'}.`,
+    `Commit ${commit}, ${r.date?.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') ?? 'unknown date'}, ${fmt(num(r, 'wall_seconds'))} s.`,
+    `Load average (1 min): ${fmt(num(r, 'load_1m.start'))} at the start, ${fmt(num(r, 'load_1m.end'))} at the end${busy(r) ? ` on ${m.cores} cores: a busy machine, the absolute figures are low and latencies long` : ''}.`,
+    `Settings: ${settings.length ? `\`${settings.join(' ')}\`` : 'the defaults'}.`,
+  ].join(' ');
+}
+
+const ratioTable = (rows: Row[]) => [
+  '| ratio | value | goal | what it compares |',
+  '|---|---:|---|---|',
+  ...rows.map((row) => `| ${cell(row.label)} | ${valueCell(row, 2)} | ${cell(goalCell(row))} | ${cell(row.meaning ?? '')} |`),
+];
+
+const figureTable = (rows: Row[]) => [
+  '| figure | value | goal |',
+  '|---|---:|---|',
+  ...rows.map((row) => `| ${cell(row.label)} | ${valueCell(row, 1)} | ${cell(goalCell(row))} |`),
+];
+
+function section(spec: BenchSpec, r: RecordedResult): string[] {
+  return [
+    `## ${spec.title}`,
+    '',
+    spec.about,
+    '',
+    `*${runLabel(r)}*`,
+    '',
+    ...ratioTable(spec.ratios(r)),
+    '',
+    ...figureTable(spec.figures(r)),
+    '',
+  ];
+}
+
+const HEADER = [
+  '# Performance',
+  '',
+  '<!-- Generated by test/bench/renderPerformance.ts from bench/results/*.json. Do not edit by hand. -->',
+  '',
+  'This page is generated from the benchmark results in `bench/results/`; do not edit it by hand. Each',
+  'benchmark (`npm run bench:<name>`) writes its result to `bench/results/<name>.json` with the commit,',
+  'date, machine and load average of the run; `npm run bench:docs` renders this page from those files.',
+  'Commit both together: a test fails when this page and the results differ. Earlier results are in git',
+  '(`git log -p bench/results/`). A trial run that should not replace a result writes elsewhere with',
+  '`BENCH_RESULTS_DIR=<dir>`; a run with other settings than the defaults says so in its label.',
+  '',
+  'Ratios come first: each compares the measured path with a raw baseline measured in the same run on',
+  'the same machine, so they carry from one machine to another. Absolute figures come second and hold',
+  'only for the machine named above them. Goals are those of issue 35 where it states one, otherwise the',
+  'benchmark’s own target. A run on a busy machine (a load average above its cores) says so in its',
+  'label; its absolute figures are then low and its latencies long, and its ratios less certain.',
+  '',
+];
+
+/** The page for these results (any order); benchmarks without a result are listed at the end. */
+export function renderPerformance(results: readonly RecordedResult[]): string {
+  const byBench = new Map(results.map((r) => [r.bench, r]));
+  const lines = [...HEADER];
+  const present = SPECS.filter((s) => byBench.has(s.bench));
+  if (present.length) {
+    lines.push('| benchmark | machine | commit | date | load (1 min, start → end) |', '|---|---|---|---|---|');
+    for (const spec of present) {
+      const r = byBench.get(spec.bench)!;
+      lines.push(
+        `| [${spec.bench}](#${anchor(spec.title)}) | ${r.machine?.cores ?? '?'} cores, ${cell(r.machine?.cpu ?? '?')} | ` +
+          `\`${r.commit?.slice(0, 7) ?? '?'}\`${r.dirty ? '+' : ''} | ${r.date?.slice(0, 10) ?? '?'} | ` +
+          `${fmt(num(r, 'load_1m.start'))} → ${fmt(num(r, 'load_1m.end'))}${busy(r) ? ' (busy)' : ''} |`,
+      );
+    }
+    lines.push('');
+  }
+  for (const spec of present) lines.push(...section(spec, byBench.get(spec.bench)!));
+  const missing = SPECS.filter((s) => !byBench.has(s.bench)).map((s) => `\`npm run bench:${s.bench}\``);
+  const unknown = results.filter((r) => !SPECS.some((s) => s.bench === r.bench)).map((r) => `\`${r.bench}\``);
+  if (missing.length) lines.push('## Not measured yet', '', `No result in bench/results/ yet for: ${missing.join(', ')}.`, '');
+  if (unknown.length) lines.push('## Results without a section', '', `bench/results/ holds results this page does not render: ${unknown.join(', ')}.`, '');
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** GitHub's anchor of a heading. */
+function anchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s/g, '-');
+}
+
+/** Every result file of a directory (<bench>.json), by file name. */
+export function loadResults(dir = RESULTS_DIR): RecordedResult[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  } catch {
+    return [];
+  }
+  return files.map((f) => {
+    const result = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RecordedResult;
+    if (f !== `${result.bench}.json`) throw new Error(`${join(dir, f)} holds the result of "${result.bench}": expected ${result.bench}.json`);
+    return result;
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
+  writeFileSync(PERFORMANCE_DOC, renderPerformance(loadResults()));
+  process.stderr.write(`[bench:docs] wrote ${PERFORMANCE_DOC}\n`);
+}
