@@ -8,10 +8,6 @@ import { expect, test } from 'vitest';
 const repoRoot = join(import.meta.dirname, '../..');
 const docsDir = join(repoRoot, 'docs');
 
-// Pages a script writes from data rather than a person: links to them are fine before the script
-// has first run in a checkout (docs/performance.md, rendered from bench/results/).
-const generatedPages = new Set([join(docsDir, 'performance.md')]);
-
 function docsPages(): string[] {
   return readdirSync(docsDir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
@@ -61,7 +57,7 @@ test('README.md is a landing page: at most 300 lines', () => {
 test('docs/README.md links every page under docs/', () => {
   const index = join(docsDir, 'README.md');
   const linked = new Set(linksOf(index).map((link) => resolve(dirname(index), link.split('#')[0]!)));
-  const pages = [...new Set([...docsPages(), ...generatedPages])].filter((page) => page !== index);
+  const pages = docsPages().filter((page) => page !== index);
   expect(pages.filter((page) => !linked.has(page)).map((page) => relative(repoRoot, page))).toEqual([]);
 });
 
@@ -74,7 +70,7 @@ test('every relative link in README.md and docs/ leads to a file, and its anchor
       const target = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
       const where = `${relative(repoRoot, file)}: ${link}`;
       if (!existsSync(target)) {
-        if (!generatedPages.has(target)) broken.push(`${where} (no such file)`);
+        broken.push(`${where} (no such file)`);
         continue;
       }
       if (anchor && target.endsWith('.md') && !anchorsOf(target).has(anchor)) broken.push(`${where} (no such heading)`);
