@@ -5,7 +5,7 @@
 // own and the audit none: a shared stack for each of them (API, projector and an export worker
 // polling every 250 ms, all run long) cost CPU all through the suite and served no test.
 import type { TestProject } from 'vitest/node';
-import { provideInfra, releaseInfra } from './infra.ts';
+import { provideInfra, releaseInfra, STACK_UP } from './infra.ts';
 import { buildPages } from './pages.ts';
 import { startTracingStack } from './tracingStack.ts';
 import { startSweep } from './secretSweep.ts';
@@ -20,10 +20,10 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   startSweep();
-  if (project.name !== 'main') {
-    await provideInfra();
-    return async () => undefined; // the main project's teardown releases it
-  }
+  // The stack is up: the test processes, started after every project's setup, need not see to it.
+  await provideInfra();
+  process.env[STACK_UP] = '1';
+  if (project.name !== 'main') return async () => undefined; // the main project's teardown releases it
   // The whole product: API, projectors and an export worker that schedules due windows at once;
   // started while the pages build.
   const [stack] = await Promise.all([

@@ -2,9 +2,8 @@
 //   default               the local stack (infra/stack.ts): started if not running, reused if it is
 //   TEST_INFRA=containers  throwaway containers via testcontainers, for machines with Docker
 // Either way the result has the operating contract's shape, so tests never branch on it.
-import { ensureStackUp } from '../../infra/stack.ts';
 import type { StackEndpoints } from '../../infra/stack.ts';
-import { defaultPostgresUrl, defaultS3AccessKeyId, defaultS3SecretAccessKey } from '../../infra/config.ts';
+import { defaultPostgresUrl, defaultS3AccessKeyId, defaultS3SecretAccessKey, endpointsFromEnv } from '../../infra/config.ts';
 
 export type { StackEndpoints } from '../../infra/stack.ts';
 
@@ -22,9 +21,23 @@ type Stoppable = { stop: () => Promise<unknown> };
 let provided: Promise<StackEndpoints> | undefined;
 const startedContainers: Stoppable[] = [];
 
+/**
+ * Set by the run's global setup (test/support/globalSetup.ts) once the local stack is up, in the
+ * environment of every test process it starts after that: a test file then takes the endpoints
+ * from the environment as ensureStackUp would, without loading infra/stack.ts (its Kafka, S3 and
+ * PostgreSQL clients cost a test process 1.5 s of CPU to import, and most test files use none of
+ * them) or probing the servers again. The fault tests that stop a server start it again themselves.
+ */
+export const STACK_UP = 'TEST_INFRA_STACK_UP';
+
 /** Endpoints of running infrastructure; the first call in a process provides it, later calls reuse it. */
 export function provideInfra(): Promise<StackEndpoints> {
-  provided ??= process.env.TEST_INFRA === 'containers' ? startContainers() : ensureStackUp();
+  provided ??=
+    process.env.TEST_INFRA === 'containers'
+      ? startContainers()
+      : process.env[STACK_UP]
+        ? Promise.resolve(endpointsFromEnv())
+        : import('../../infra/stack.ts').then(({ ensureStackUp }) => ensureStackUp());
   return provided;
 }
 
