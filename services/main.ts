@@ -188,10 +188,10 @@ function objectStorageLater(all: Promise<unknown>, endpoint: string, stopping: (
   const say = (line: string) => stopping() || console.log(`[main] ${line}`);
   const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
   setTimeout(() => done || say(`object storage (${endpoint}) is still starting (its progress: [infra] lines); until it answers, ${waiting} answer 503 with Retry-After`), 0);
-  const timer = setInterval(() => say(`object storage is still starting (${elapsed()} since the services started); tracing is served`), 60_000);
+  const timer = setInterval(() => say(`object storage is still starting (${elapsed()} since the services started, which do not wait for it)`), 60_000);
   all.then(
     () => say(`object storage is up (${elapsed()} after the services): ${waiting} are served`),
-    (err: Error) => say(`object storage could not be started, so ${waiting} answer 503 until S3_ENDPOINT answers (run \`npm run infra:up\` to retry); tracing is served. Why:\n${err.message}`),
+    (err: Error) => say(`object storage could not be started, so ${waiting} answer 503 until S3_ENDPOINT answers (run \`npm run infra:up\` to retry); the other services run. Why:\n${err.message}`),
   ).finally(() => {
     done = true;
     clearInterval(timer);
