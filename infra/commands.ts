@@ -86,3 +86,17 @@ export function progress(message: string): void {
 export function seconds(sinceMs: number): string {
   return `${((Date.now() - sinceMs) / 1000).toFixed(1)}s`;
 }
+
+/**
+ * `work`, with a progress line every `everyMs` while it runs (`say` gets the time so far), so a build of
+ * minutes shows it is alive and how long it has taken.
+ */
+export async function withProgressTicks<T>(work: Promise<T>, say: (elapsed: string) => string, everyMs = 30_000): Promise<T> {
+  const started = Date.now();
+  const timer = setInterval(() => progress(say(seconds(started))), everyMs);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}

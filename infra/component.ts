@@ -29,4 +29,6 @@ export type Component = {
   stopGraceMs: number;
   /** Logs worth reading when it fails, most useful first. */
   logFiles: string[];
+  /** The services start before it answers (object storage: what needs it answers 503 until then). */
+  servicesStartWithout?: boolean;
 };

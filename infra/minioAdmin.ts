@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { loadConfig } from '../platform/config.ts';
-import { capture, progress, runLogged, seconds } from './commands.ts';
+import { capture, progress, runLogged, seconds, withProgressTicks } from './commands.ts';
 import { binDir, endpointsFromEnv, logsDir, repoRoot } from './config.ts';
 import type { StackEndpoints } from './config.ts';
 import { goBuildEnv, goBuildFlags } from './minio.ts';
@@ -32,10 +32,13 @@ async function buildUnlessCurrent(): Promise<void> {
   await ensureCommands([{ command: 'go', hint: 'install Go >= 1.24 and put it on PATH' }]);
   const started = Date.now();
   progress('minio: building the admin tool (infra/minio-admin)');
-  await runLogged(join(logsDir, 'install-minio-admin.log'), 'go', ['build', ...goBuildFlags, '-o', minioAdminBinary, '.'], {
+  const log = join(logsDir, 'install-minio-admin.log');
+  // Niced as MinIO's build is (infra/minio.ts).
+  const build = runLogged(log, 'nice', ['-n', '10', 'go', 'build', ...goBuildFlags, '-o', minioAdminBinary, '.'], {
     cwd: sourceDir,
     env: goBuildEnv,
   });
+  await withProgressTicks(build, (elapsed) => `minio: still building the admin tool (${elapsed} so far; log: ${log})`);
   writeStamp(stampFile, hash);
   progress(`minio: admin tool built in ${seconds(started)}`);
 }

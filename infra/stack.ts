@@ -42,10 +42,47 @@ function serialized<T>(work: () => Promise<T>): Promise<T> {
 
 /** Installs what is missing and starts what is not already answering; returns the endpoints. */
 export function ensureStackUp(options: StackOptions = {}): Promise<StackEndpoints> {
+  return stackUp(options);
+}
+
+export type StackStages = {
+  /** Kafka, ClickHouse and PostgreSQL answer; rejects as soon as one of them cannot start. */
+  core: Promise<StackEndpoints>;
+  /** Everything answers, object storage too (MinIO, built from its Go module on a first start: minutes). */
+  all: Promise<StackEndpoints>;
+};
+
+/**
+ * ensureStackUp for `npm start`: the same work (all components in parallel, under one stack lock), but
+ * with a first milestone once the components the services cannot start without answer. What needs object
+ * storage waits for `all` (its routes answer 503 until then: platform/blobStoreReadiness.ts).
+ */
+export function ensureStackUpInStages(options: StackOptions = {}): StackStages {
+  const endpoints = endpointsFromEnv(options.env);
+  const { core, all } = inStages((onCore) => stackUp(options, onCore));
+  return { core: core.then(() => endpoints), all };
+}
+
+/** ensureComponentsUp in the same two stages (components marked servicesStartWithout come last). */
+export function ensureComponentsUpInStages(components: Component[]): { core: Promise<void>; all: Promise<void> } {
+  return inStages((onCore) => serialized(() => componentsUp(components, onCore)));
+}
+
+/** `run`, which hands over the promise of the core components once they are under way, as two promises. */
+function inStages<T>(run: (onCore: (core: Promise<unknown>) => void) => Promise<T>): { core: Promise<void>; all: Promise<T> } {
+  let handOver!: (core: Promise<unknown>) => void;
+  const handed = new Promise<Promise<unknown>>((resolve) => (handOver = resolve));
+  const all = run(handOver);
+  // `all` rejects first when nothing was tried (ports taken, the stack lock).
+  const core = Promise.race([handed.then((corePromise) => corePromise), all]).then(() => undefined);
+  return { core, all };
+}
+
+function stackUp(options: StackOptions, onCore?: (core: Promise<unknown>) => void): Promise<StackEndpoints> {
   return serialized(async () => {
     const endpoints = endpointsFromEnv(options.env);
     // The control plane's deployer runs deployments in it (a Debian package, like ClickHouse's).
-    await Promise.all([componentsUp(stackComponents(endpoints, options.env)), ensureDeployerSandbox()]);
+    await Promise.all([componentsUp(stackComponents(endpoints, options.env), onCore), ensureDeployerSandbox()]);
     // The user the control plane signs upload URLs with.
     await ensureUploadsUser(endpoints, options.env);
     return endpoints;
@@ -73,24 +110,25 @@ export function stopComponents(components: Component[], graceMs?: number): Promi
   );
 }
 
-async function componentsUp(components: Component[]): Promise<void> {
+/** `onCore` is handed the promise of every component but object storage, once they are all under way. */
+async function componentsUp(components: Component[], onCore?: (core: Promise<unknown>) => void): Promise<void> {
   const taken = await portProblemsBeforeStart(components);
   if (taken.length > 0) {
     throw new Error(cannotStartMessage('local stack: nothing was installed or started; these ports are not free:', taken));
   }
   // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap, and the nodes
   // of a Kafka cluster start together (a KRaft quorum elects once a majority is up).
-  const results = await Promise.allSettled(
-    components.map((component) =>
-      component.name === 'minio'
-        ? // The admin tool is built after MinIO so the two Go builds do not fight over 2 cores.
-          ensureComponentUp(component).then(async (reused) => {
-            await buildMinioAdmin();
-            return reused;
-          })
-        : ensureComponentUp(component),
-    ),
+  const ups = components.map((component) =>
+    component.name === 'minio'
+      ? // The admin tool is built after MinIO so the two Go builds do not fight over 2 cores.
+        ensureComponentUp(component).then(async (reused) => {
+          await buildMinioAdmin();
+          return reused;
+        })
+      : ensureComponentUp(component),
   );
+  onCore?.(Promise.all(ups.filter((_, index) => !components[index]!.servicesStartWithout)));
+  const results = await Promise.allSettled(ups);
   const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : []));
   if (failures.length > 0) throw new Error(`infra up failed\n${failures.join('\n\n')}`);
   // One line for everything that was already up: tests call this once per file.

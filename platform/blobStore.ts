@@ -19,6 +19,8 @@ export type BlobDownload =
 
 export class BlobStore {
   readonly bucket: string;
+  /** Where the store is expected (S3_ENDPOINT), for messages. */
+  readonly endpoint: string;
   readonly #s3: S3Client;
   /**
    * Signs upload URLs: with the upload user's credentials (S3_UPLOAD_*), whose access-key id each
@@ -29,6 +31,7 @@ export class BlobStore {
 
   constructor(config: S3Config) {
     this.bucket = config.S3_PAYLOAD_BUCKET;
+    this.endpoint = config.S3_ENDPOINT;
     const client = (accessKeyId: string, secretAccessKey: string, signer: boolean) =>
       new S3Client({
         endpoint: config.S3_ENDPOINT,

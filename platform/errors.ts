@@ -78,6 +78,8 @@ export class AppError extends Error {
 }
 
 const retryAfter = { 'retry-after': '2' };
+/** Retry-After of storageNotReady. */
+export const STORAGE_NOT_READY_RETRY_AFTER_S = 5;
 
 export const errors = {
   badRequest: (message: string) => new AppError('BAD_REQUEST', message),
@@ -174,4 +176,16 @@ export const errors = {
     new AppError('AUTH_UNAVAILABLE', `the platform that verifies API keys did not answer at ${url} (${reason}); retry shortly`, { headers: retryAfter, cause }),
   storageUnavailable: (what: string, reason: string, cause?: unknown) =>
     new AppError('STORAGE_UNAVAILABLE', `${what} is unavailable: ${reason}`, { headers: retryAfter, cause }),
+  /**
+   * Object storage has not answered since this process started (a first `npm start` serves tracing while it
+   * builds the local MinIO): `needs` names what waits for it. A longer Retry-After: it takes minutes, not seconds.
+   */
+  storageNotReady: (needs: string, endpoint: string, reason: string, cause?: unknown) =>
+    new AppError(
+      'STORAGE_UNAVAILABLE',
+      `${needs} needs object storage (S3 at ${endpoint}), which has not answered yet (${reason}); it is served as soon as ` +
+        'the store answers (on a first `npm start` the local MinIO is still being built: its progress is printed there). ' +
+        `Retry after ${STORAGE_NOT_READY_RETRY_AFTER_S} s`,
+      { headers: { 'retry-after': String(STORAGE_NOT_READY_RETRY_AFTER_S) }, cause },
+    ),
 };

@@ -126,11 +126,15 @@ async function main(): Promise<void> {
   // Infrastructure that already answers (a container's, a cluster's) is used as it is; the
   // local stack is installed and started only when something is not reachable. Loaded only now:
   // its Kafka and PostgreSQL clients take most of a second to load, which a bad configuration need not wait for.
-  const { ensureStackUp, stackStatus } = await import('../infra/stack.ts');
+  const { ensureStackUpInStages, stackStatus } = await import('../infra/stack.ts');
   const { ensureDeployerSandbox } = await import('../infra/toolchain.ts');
   const reachable = (await stackStatus()).every((component) => component.running);
+  // The services start once Kafka, ClickHouse and PostgreSQL answer; object storage may come later (a first
+  // start builds MinIO from its Go module: minutes), and what needs it answers 503 until then.
+  const stack = reachable ? null : ensureStackUpInStages();
+  stack?.all.catch(() => undefined); // reported once the services run (objectStorageLater)
   // The control plane runs deployments in a bubblewrap sandbox (docs/local-deployer.md).
-  await Promise.all([reachable ? undefined : ensureStackUp(), ensureDeployerSandbox()]);
+  await Promise.all([stack?.core, ensureDeployerSandbox()]);
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;
@@ -172,6 +176,28 @@ async function main(): Promise<void> {
 
   process.once('SIGINT', () => stop(0));
   process.once('SIGTERM', () => stop(0));
+  if (stack) objectStorageLater(stack.all, env.S3_ENDPOINT, () => stopping);
+}
+
+/**
+ * Says whether object storage is still to come (what waits for it, how long it has taken) and when it is up,
+ * or why it could not be started: tracing keeps running either way.
+ */
+function objectStorageLater(all: Promise<unknown>, endpoint: string, stopping: () => boolean): void {
+  const started = Date.now();
+  const waiting = 'bulk export and the control plane\'s source uploads and revision logs';
+  let done = false;
+  const say = (line: string) => stopping() || console.log(`[main] ${line}`);
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
+  setTimeout(() => done || say(`object storage (${endpoint}) is still starting (its progress: [infra] lines); until it answers, ${waiting} answer 503 with Retry-After`), 0);
+  const timer = setInterval(() => say(`object storage is still starting (${elapsed()} since the services started, which do not wait for it)`), 60_000);
+  all.then(
+    () => say(`object storage is up (${elapsed()} after the services): ${waiting} are served`),
+    (err: Error) => say(`object storage could not be started, so ${waiting} answer 503 until S3_ENDPOINT answers (run \`npm run infra:up\` to retry); the other services run. Why:\n${err.message}`),
+  ).finally(() => {
+    done = true;
+    clearInterval(timer);
+  });
 }
 
 main().catch((err: Error) => {

@@ -14,6 +14,7 @@ import { DEFAULT_EXPORT_FIELDS, unknownExportFields } from './parquet/exportColu
 import { exportFilterCondition } from './parquet/exportQuery.ts';
 import { exportRunDirectory } from './parquet/objectKey.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
+import { requireBlobStore, type BlobStoreReadiness } from '../../platform/blobStoreReadiness.ts';
 import { tenantOf } from '../tenancy/index.ts';
 import { time, uuid } from '../../platform/http/routeInput.ts';
 import type { Config } from '../../platform/config.ts';
@@ -32,6 +33,11 @@ export interface BulkExportRouteOptions {
   exports: ExportState;
   /** Encrypts destination credentials; null when SECRETS_ENCRYPTION_KEY is unset (destinations cannot be created). */
   secrets: SecretBox | null;
+  /**
+   * Object storage, which exports need (the payloads they read; locally, the destinations too): until it has
+   * answered, every route answers 503 with Retry-After (platform/blobStoreReadiness.ts). None: not checked.
+   */
+  storage?: BlobStoreReadiness;
 }
 
 const tags = ['bulk-exports'];
@@ -107,6 +113,7 @@ const credentialsOf = (c: Record<string, unknown>): DestinationCredentials => ({
  * its API-key scope (request.tenantId is set by services/tenancy's requireApiKey).
  */
 export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = async (app, deps) => {
+  if (deps.storage) requireBlobStore(app, deps.storage);
   const commands = new ExportCommands(deps.exports, deps.projects, deps.eventLog, deps.secrets, destinationHostPolicy(deps.config));
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */

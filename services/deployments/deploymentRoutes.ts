@@ -5,6 +5,7 @@
 // (validationDetail.ts), an unknown id a 404 naming it, another workspace's ids 404s too.
 import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { BlobStore } from '../../platform/blobStore.ts';
+import { blobStoreReadiness } from '../../platform/blobStoreReadiness.ts';
 import { errorResponses, timeSchema } from '../../platform/http/openapi.ts';
 import { parseTimestampMicros } from '../../platform/time.ts';
 import { errors } from '../../platform/errors.ts';
@@ -462,13 +463,11 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     },
   );
 
-  /** The bucket, made when the first upload URL is asked for (so the control plane starts without the object store). */
-  let bucketReady: Promise<void> | null = null;
-  const ensureBucket = (): Promise<void> =>
-    (bucketReady ??= deps.objects.ensureBucket().catch((err: Error) => {
-      bucketReady = null;
-      throw errors.storageUnavailable('object storage', err.message, err);
-    }));
+  /**
+   * The bucket, made when the first upload URL or log is asked for: the control plane starts without the object
+   * store (a first `npm start` builds it meanwhile); until then those routes answer 503 with Retry-After.
+   */
+  const ensureBucket = blobStoreReadiness(deps.objects, 'source uploads and revision logs');
 
   app.post<{ Params: { deployment_id: string } }>(
     '/v2/deployments/:deployment_id/upload-url',

@@ -12,6 +12,7 @@ import { ensureReadModels, warnIfRunsTableOutdated } from '../../projections/rea
 import { warnIfCopiesIncomplete } from '../../projections/copiesUpgrade.ts';
 import { runByIdQuery } from '../../projections/runs/runQueries.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
+import { blobStoreReadiness } from '../../platform/blobStoreReadiness.ts';
 import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
@@ -106,7 +107,11 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
 
   const deps: RouteDeps = { config, ch, blobs, eventLog, projects, tables: LIVE_TABLES };
   const tracingOptions = { ...deps, ingestor, ingestLimits: ingestRateLimits(config), otel, feedbackProjection: feedbackLag, logger };
-  const bulkExportOptions = { config, eventLog, projects, tables: LIVE_TABLES, exports, secrets: SecretBox.fromConfig(config) };
+  const bulkExportOptions = {
+    config, eventLog, projects, tables: LIVE_TABLES, exports, secrets: SecretBox.fromConfig(config),
+    // Its routes answer 503 until object storage has answered (a first `npm start` builds MinIO meanwhile).
+    storage: blobStoreReadiness(blobs, 'bulk export'),
+  };
   for (const prefix of ['', '/api/v1']) {
     await app.register(
       async (scope) => {

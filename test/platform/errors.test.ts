@@ -43,7 +43,7 @@ describe('HTTP errors', () => {
       errors.notAcceptable('a', ['b']), errors.bodyTooLarge(1), errors.uriTooLong('x'), errors.notFound('x'), errors.noRoute('GET', '/x'), errors.methodNotAllowed('POST', '/x', ['GET']),
       errors.conflict('x'), errors.threadBusy(), errors.destinationCheckFailed('x'), errors.missingApiKey(), errors.unknownApiKey(),
       errors.tenantRequired(), errors.invalidTenantId('x'), errors.workspaceForbidden('x'), errors.validation('x'), errors.rateLimited('x', 1), errors.readModelUnavailable(),
-      errors.internal(), errors.notConfigured('x'), errors.kafkaUnavailable('x'), errors.eventTooLarge('x'), errors.storageUnavailable('x', 'y'),
+      errors.internal(), errors.notConfigured('x'), errors.kafkaUnavailable('x'), errors.eventTooLarge('x'), errors.storageUnavailable('x', 'y'), errors.storageNotReady('x', 'y', 'z'),
       errors.deploymentUnavailable('x', 'y'), errors.controlPlaneUnavailable('x', 'y'),
       errors.refusedByAuthHandler(401, 'x'), errors.refusedByAuthHandler(403, 'x'), errors.missingCredentials(), errors.malformedToken('x'),
       errors.badTokenSignature(), errors.unknownTokenKey(), errors.tokenExpired(new Date(0)), errors.tokenRevoked('x'),
