@@ -47,5 +47,5 @@ logger.info('projectors started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, () => {
-    Promise.allSettled([runs.stop(), feedback.stop(), projects.close()]).finally(() => process.exit(0));
+    void Promise.allSettled([runs.stop(), feedback.stop(), projects.close()]).finally(() => process.exit(0));
   });

@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     for (const child of children.values()) child.kill('SIGTERM');
     setTimeout(() => process.exit(exitCode), 5000).unref();
     const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
-    Promise.all([...children.values()].map(exited)).then(() => process.exit(exitCode));
+    void Promise.all([...children.values()].map(exited)).then(() => process.exit(exitCode));
   };
   const start = (spec: ServiceSpec, policy = new RestartPolicy()) => {
     const startedAt = Date.now();

@@ -11,7 +11,7 @@
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql } from '../../platform/clickhouse/sql.ts';
+import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
 import { createReadModelTables, ensureReadModels } from '../readModels.ts';
 import { Admin } from '@platformatic/kafka';
 import { brokerList, ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';

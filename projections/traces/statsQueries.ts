@@ -4,12 +4,12 @@
 // runs; sets of projects over a time range are summed from the hour stats (hourStats.ts), so
 // their cost grows with the hours of the range, not with the project.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, raw, sql, uuidSet, type Sql } from '../../platform/clickhouse/sql.ts';
+import { raw, sql, type Sql } from '../../platform/clickhouse/sql.ts';
 import type { ReadModelTables } from '../shared/readModelTables.ts';
 import { num, numOrNull } from '../../platform/clickhouse/rowValues.ts';
 import { HOUR_MICROS } from '../shared/hours.ts';
 import { copyUsable } from '../shared/copies.ts';
-import { traceSetSource, traceSetWhere, type TraceSet } from '../shared/traceSet.ts';
+import { traceSetSource, type TraceSet } from '../shared/traceSet.ts';
 import { emptyRollup, rollupQuantiles, type Rollup } from './hourStats.ts';
 import { hourRollups, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
 

@@ -32,7 +32,7 @@ logger.info({ worker: worker.id }, 'export worker started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, () => {
-    worker
+    void worker
       .close()
       .then(() => Promise.allSettled([state.close(), eventLog.close(), ch.close()]))
       .finally(() => process.exit(0));

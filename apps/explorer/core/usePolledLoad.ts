@@ -27,7 +27,7 @@ export function usePolledLoad<T>(
         },
         (err: unknown) => current && setLoad({ state: 'error', error: err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)) }),
       );
-    tick();
+    void tick();
     return () => {
       current = false;
       clearTimeout(timer);

@@ -179,7 +179,7 @@ export function RunRedirect({ credentials, route }: { credentials: Credentials; 
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
     let live = true;
-    (async () => {
+    void (async () => {
       for (let attempt = 1; live; attempt++) {
         try {
           const run = await getRun(credentials, runId);

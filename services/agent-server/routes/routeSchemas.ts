@@ -3,7 +3,7 @@
 // the field) and the OpenAPI document is generated from them. Response schemas keep every
 // property (`additionalProperties: true`) and type arbitrary JSON as `{}`: they describe the
 // answer without dropping anything the SDKs read.
-import type { FastifyInstance, FastifySchemaValidationError, RouteOptions } from 'fastify';
+import type { FastifySchemaValidationError, } from 'fastify';
 import { errorBody, serverSentEvent } from '../../../platform/http/openapi.ts';
 
 const uuid = (description: string) => ({ type: 'string', format: 'uuid', description }) as const;

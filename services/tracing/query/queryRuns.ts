@@ -1,6 +1,6 @@
 // Runs a RunsQuery: request fields and filters -> conditions, one page of rows in two phases
 // (projections/runs/runQueries.ts), feedback stats when asked for, and the response runs.
-import { ident, join, raw, sql, uuidList, uuidSet, type Sql } from '../../../platform/clickhouse/sql.ts';
+import { ident, raw, sql, uuidList, uuidSet, type Sql } from '../../../platform/clickhouse/sql.ts';
 import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from '../routes/routeDeps.ts';
 import { feedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { raw } from '../../../../platform/clickhouse/sql.ts';
 import { RowBinaryDecoder } from '../../../../services/bulk-export/parquet/rowBinaryDecoder.ts';
 import type { QueryColumn, WireKind } from '../../../../services/bulk-export/parquet/exportColumns.ts';
-import { int64At, isValid, utf8At, type ColumnValues, type DecodedBatch } from '../../../../services/bulk-export/parquet/columnData.ts';
+import { isValid, utf8At, type ColumnValues, type DecodedBatch } from '../../../../services/bulk-export/parquet/columnData.ts';
 
 type Value = string | null | bigint | number | boolean | string[];
 
