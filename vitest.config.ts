@@ -16,7 +16,11 @@ process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('.local/node-compile-ca
 // all the others: vitest runs a one-worker project's files in a group of their own, at the end.)
 // In every test process, every answer a test reads through fetch is swept for the suite's
 // secrets too (secretSweep.setup.ts).
-const STOPS_SHARED_INFRA = ['test/faults/projectorFaults.test.ts', 'test/faults/kafkaDown.test.ts', 'test/faults/exportFaults.test.ts'];
+const STOPS_SHARED_INFRA = [
+  'test/faults/projectorFaults.test.ts',
+  'test/faults/kafkaDown.test.ts',
+  'test/faults/exportFaults.test.ts',
+];
 export default defineConfig({
   test: {
     globalSetup: ['test/support/globalSetup.ts'],
@@ -32,11 +36,22 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...STOPS_SHARED_INFRA, 'test/audit/**', 'node_modules/**'], sequence: { groupOrder: 0 } },
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts'],
+          exclude: [...STOPS_SHARED_INFRA, 'test/audit/**', 'node_modules/**'],
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { name: 'faults', include: STOPS_SHARED_INFRA, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'faults',
+          include: STOPS_SHARED_INFRA,
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         extends: true,

@@ -34,7 +34,8 @@ export default defineConfig({
   root: appsDir,
   plugins: [react()],
   experimental: {
-    renderBuiltUrl: (filename, { hostId, hostType }) => (hostType === 'html' ? assetBaseOf(hostId) + filename : { relative: true }),
+    renderBuiltUrl: (filename, { hostId, hostType }) =>
+      hostType === 'html' ? assetBaseOf(hostId) + filename : { relative: true },
   },
   build: {
     outDir: resolve(appsDir, 'dist'),
@@ -42,6 +43,8 @@ export default defineConfig({
     // The chat page's chunk is ~510 kB (~135 kB gzip; React is a shared chunk of its own):
     // @langchain/react brings the LangGraph SDK and @langchain/core's message classes.
     chunkSizeWarningLimit: 800,
-    rolldownOptions: { input: Object.fromEntries(Object.entries(PAGES).map(([name, entry]) => [name, resolve(appsDir, entry)])) },
+    rolldownOptions: {
+      input: Object.fromEntries(Object.entries(PAGES).map(([name, entry]) => [name, resolve(appsDir, entry)])),
+    },
   },
 });

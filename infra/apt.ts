@@ -28,7 +28,16 @@ async function installNow(packages: string[], logFile: string): Promise<void> {
     await runLogged(
       logFile,
       'apt-get',
-      ['install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confdef', '-o', 'Dpkg::Options::=--force-confold', ...packages],
+      [
+        'install',
+        '-y',
+        '--no-install-recommends',
+        '-o',
+        'Dpkg::Options::=--force-confdef',
+        '-o',
+        'Dpkg::Options::=--force-confold',
+        ...packages,
+      ],
       { env },
     );
   });
@@ -43,7 +52,11 @@ const policyFile = '/usr/sbin/policy-rc.d';
  */
 async function withServiceStartsBlocked(install: () => Promise<void>): Promise<void> {
   if (existsSync(policyFile)) return install();
-  writeFileSync(policyFile, '#!/bin/sh\n# temporary, from infra/apt.ts: no service starts during apt-get install\nexit 101\n', { mode: 0o755 });
+  writeFileSync(
+    policyFile,
+    '#!/bin/sh\n# temporary, from infra/apt.ts: no service starts during apt-get install\nexit 101\n',
+    { mode: 0o755 },
+  );
   try {
     await install();
   } finally {

@@ -25,7 +25,9 @@ async function up(): Promise<void> {
 
 async function down(): Promise<void> {
   for (const report of await stopStack()) {
-    const what = report.stopped ? `stopped pid ${report.pid}${report.killed ? ' (SIGKILL after the grace period)' : ''}` : 'not started by infra up; left alone';
+    const what = report.stopped
+      ? `stopped pid ${report.pid}${report.killed ? ' (SIGKILL after the grace period)' : ''}`
+      : 'not started by infra up; left alone';
     process.stdout.write(`${report.name.padEnd(11)} ${what}\n`);
   }
 }

@@ -48,7 +48,10 @@ export type Replication = {
 
 export function clickhouseComponent(endpoints: StackEndpoints, ports: ExtraPorts = extraPortsFromEnv()): Component {
   const { host, port } = urlHostPort(endpoints.clickhouseUrl, 'CLICKHOUSE_URL');
-  return serverComponent({ name: 'clickhouse', dir: clickhouseDir, host, httpPort: port, tcpPort: ports.clickhouseTcpPort }, endpoints.clickhouseUrl);
+  return serverComponent(
+    { name: 'clickhouse', dir: clickhouseDir, host, httpPort: port, tcpPort: ports.clickhouseTcpPort },
+    endpoints.clickhouseUrl,
+  );
 }
 
 /**
@@ -68,7 +71,14 @@ export function clickhouseReplicas(
   const replicas = ports.map((p) => ({ host, port: p.tcpPort }));
   return ports.map((p, i) => {
     const name = `${namePrefix}-${i + 1}`;
-    return serverComponent({ name, dir: join(dir, name), host, httpPort: p.httpPort, tcpPort: p.tcpPort, replication: { interserverPort: p.interserverPort, zookeeper, replica: name, cluster, replicas } });
+    return serverComponent({
+      name,
+      dir: join(dir, name),
+      host,
+      httpPort: p.httpPort,
+      tcpPort: p.tcpPort,
+      replication: { interserverPort: p.interserverPort, zookeeper, replica: name, cluster, replicas },
+    });
   });
 }
 
@@ -83,13 +93,38 @@ function serverComponent(server: ClickhouseServer, endpoint = `http://${server.h
     ports: replication
       ? [
           // A replica's ports are its caller's choice (clickhouseReplicas), not settings.
-          { host: listenHost(host), port: httpPort, variable: 'clickhouseReplicas()', purpose: `the HTTP interface of ClickHouse replica ${name}` },
-          { host: listenHost(host), port: tcpPort, variable: 'clickhouseReplicas()', purpose: `the native protocol of ClickHouse replica ${name}` },
-          { host: listenHost(host), port: replication.interserverPort, variable: 'clickhouseReplicas()', purpose: `the interserver port of ClickHouse replica ${name}` },
+          {
+            host: listenHost(host),
+            port: httpPort,
+            variable: 'clickhouseReplicas()',
+            purpose: `the HTTP interface of ClickHouse replica ${name}`,
+          },
+          {
+            host: listenHost(host),
+            port: tcpPort,
+            variable: 'clickhouseReplicas()',
+            purpose: `the native protocol of ClickHouse replica ${name}`,
+          },
+          {
+            host: listenHost(host),
+            port: replication.interserverPort,
+            variable: 'clickhouseReplicas()',
+            purpose: `the interserver port of ClickHouse replica ${name}`,
+          },
         ]
       : [
-          { host: listenHost(host), port: httpPort, variable: 'CLICKHOUSE_URL', purpose: "ClickHouse's HTTP interface" },
-          { host: listenHost(host), port: tcpPort, variable: 'CLICKHOUSE_TCP_PORT', purpose: "ClickHouse's native protocol" },
+          {
+            host: listenHost(host),
+            port: httpPort,
+            variable: 'CLICKHOUSE_URL',
+            purpose: "ClickHouse's HTTP interface",
+          },
+          {
+            host: listenHost(host),
+            port: tcpPort,
+            variable: 'CLICKHOUSE_TCP_PORT',
+            purpose: "ClickHouse's native protocol",
+          },
         ],
     processMarker: configFile,
     isHealthy: () => clickhouseAnswers(endpoint),
@@ -97,7 +132,13 @@ function serverComponent(server: ClickhouseServer, endpoint = `http://${server.h
     start: async () => {
       renderConfig(server);
       const command = serverCommand();
-      return startDetached({ name, endpoint, command: command.command, args: [...command.args, `--config-file=${configFile}`], cwd: dir });
+      return startDetached({
+        name,
+        endpoint,
+        command: command.command,
+        args: [...command.args, `--config-file=${configFile}`],
+        cwd: dir,
+      });
     },
     healthTimeoutMs: 60_000,
     // 18.16 waits on SIGTERM until every HTTP connection thread ends, and clients that keep
@@ -126,7 +167,10 @@ async function clickhouseAnswers(clickhouseUrl: string): Promise<boolean> {
     const base = url.toString().replace(/\/$/, '');
     const ping = await fetch(`${base}/ping`, { signal: AbortSignal.timeout(2_000) });
     if (!ping.ok || (await ping.text()).trim() !== 'Ok.') return false;
-    const select = await fetch(`${base}/?query=${encodeURIComponent('SELECT 1')}`, { headers, signal: AbortSignal.timeout(3_000) });
+    const select = await fetch(`${base}/?query=${encodeURIComponent('SELECT 1')}`, {
+      headers,
+      signal: AbortSignal.timeout(3_000),
+    });
     return select.ok && (await select.text()).trim() === '1';
   } catch {
     return false;
@@ -154,7 +198,8 @@ function listenHost(host: string): string {
 
 function renderConfig(server: ClickhouseServer): void {
   const { dir, host, httpPort, tcpPort, replication } = server;
-  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas', 'logs']) mkdirSync(join(dir, sub), { recursive: true });
+  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas', 'logs'])
+    mkdirSync(join(dir, sub), { recursive: true });
   const values: Record<string, string> = {
     DIR: dir,
     LISTEN_HOST: listenHost(host),
@@ -167,11 +212,14 @@ function renderConfig(server: ClickhouseServer): void {
   writeFileSync(join(dir, 'users.xml'), renderTemplate(join(templatesDir, 'users.xml'), values));
 }
 
-const xml = (value: string | number): string => String(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const xml = (value: string | number): string =>
+  String(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** A replica's part of config.xml: its interserver port, ZooKeeper, its macros, the cluster of all replicas. */
 export function replicationXml(listen: string, r: Replication): string {
-  const replicas = r.replicas.map((p) => `<replica><host>${xml(p.host)}</host><port>${xml(p.port)}</port></replica>`).join('');
+  const replicas = r.replicas
+    .map((p) => `<replica><host>${xml(p.host)}</host><port>${xml(p.port)}</port></replica>`)
+    .join('');
   return [
     `<interserver_http_host>${xml(listen)}</interserver_http_host>`,
     `<interserver_http_port>${xml(r.interserverPort)}</interserver_http_port>`,
@@ -183,7 +231,11 @@ export function replicationXml(listen: string, r: Replication): string {
 }
 
 /** Fills {{NAME}} placeholders with XML-escaped values (`raw`: XML as it is); a placeholder left unfilled is a bug. */
-export function renderTemplate(templateFile: string, values: Record<string, string>, raw: Record<string, string> = {}): string {
+export function renderTemplate(
+  templateFile: string,
+  values: Record<string, string>,
+  raw: Record<string, string> = {},
+): string {
   return readFileSync(templateFile, 'utf8').replace(/\{\{([A-Z_]+)\}\}/g, (_, name: string) => {
     if (raw[name] !== undefined) return raw[name];
     const value = values[name];

@@ -13,7 +13,12 @@ export type CommandOptions = {
 };
 
 /** Runs a command to completion with stdout and stderr appended to `logFile`; throws on failure. */
-export async function runLogged(logFile: string, command: string, args: string[], options: CommandOptions = {}): Promise<void> {
+export async function runLogged(
+  logFile: string,
+  command: string,
+  args: string[],
+  options: CommandOptions = {},
+): Promise<void> {
   mkdirSync(dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
   writeSync(fd, `\n=== ${new Date().toISOString()} ${command} ${args.join(' ')}\n`);
@@ -33,7 +38,9 @@ export async function runLogged(logFile: string, command: string, args: string[]
     closeSync(fd);
   }
   if (code !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (exit ${code}); see ${logFile}\n--- last lines ---\n${tailOfFile(logFile, 25)}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (exit ${code}); see ${logFile}\n--- last lines ---\n${tailOfFile(logFile, 25)}`,
+    );
   }
 }
 
@@ -52,7 +59,9 @@ export function capture(command: string, args: string[], options: CommandOptions
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.once('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
     child.stdin.end(options.input);
   });
 }
@@ -91,7 +100,11 @@ export function seconds(sinceMs: number): string {
  * `work`, with a progress line every `everyMs` while it runs (`say` gets the time so far), so a build of
  * minutes shows it is alive and how long it has taken.
  */
-export async function withProgressTicks<T>(work: Promise<T>, say: (elapsed: string) => string, everyMs = 30_000): Promise<T> {
+export async function withProgressTicks<T>(
+  work: Promise<T>,
+  say: (elapsed: string) => string,
+  everyMs = 30_000,
+): Promise<T> {
   const started = Date.now();
   const timer = setInterval(() => progress(say(seconds(started))), everyMs);
   try {

@@ -94,7 +94,8 @@ export function infraConfigProblems(env: Env = process.env): string[] {
   if (s3 !== undefined && isLoopback(s3.host)) {
     const minio = "the local MinIO's root";
     if (endpoints.s3AccessKeyId.length < 3) problems.push(`S3_ACCESS_KEY_ID: at least 3 characters (${minio} user)`);
-    if (endpoints.s3SecretAccessKey.length < 8) problems.push(`S3_SECRET_ACCESS_KEY: at least 8 characters (${minio} password)`);
+    if (endpoints.s3SecretAccessKey.length < 8)
+      problems.push(`S3_SECRET_ACCESS_KEY: at least 8 characters (${minio} password)`);
   }
   return problems;
 }
@@ -107,8 +108,12 @@ function kafkaNodeProblems(kafkaBrokers: string): void {
   const brokers = brokerAddresses(kafkaBrokers);
   if (brokers.length === 1) return;
   const local = brokers.filter((b) => isLoopback(b.host)).length;
-  if (local !== 0 && local !== brokers.length) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: the brokers are either all local (a cluster the local stack starts) or all remote`);
-  if (new Set(brokers.map((b) => `${b.host}:${b.port}`)).size !== brokers.length) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: a broker is listed twice`);
+  if (local !== 0 && local !== brokers.length)
+    throw new Error(
+      `KAFKA_BROKERS=${kafkaBrokers}: the brokers are either all local (a cluster the local stack starts) or all remote`,
+    );
+  if (new Set(brokers.map((b) => `${b.host}:${b.port}`)).size !== brokers.length)
+    throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: a broker is listed twice`);
   if (local > 9) throw new Error(`KAFKA_BROKERS=${kafkaBrokers}: the local stack starts at most 9 brokers`);
 }
 

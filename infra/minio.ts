@@ -89,11 +89,18 @@ async function installMinio(): Promise<void> {
   if ((await builtModuleVersion(minioBinary, minioModule)) === minioModuleVersion) return;
   const started = Date.now();
   const log = join(logsDir, 'install-minio.log');
-  progress(`minio: building ${minioModule}@${minioModuleVersion} with go install (several minutes when the Go caches are cold)`);
+  progress(
+    `minio: building ${minioModule}@${minioModuleVersion} with go install (several minutes when the Go caches are cold)`,
+  );
   // Niced: on a first `npm start` it builds while Kafka, ClickHouse and the services start, which should not wait for it.
-  const build = runLogged(log, 'nice', ['-n', '10', 'go', 'install', ...goBuildFlags, `${minioModule}@${minioModuleVersion}`], {
-    env: { ...goBuildEnv, GOBIN: binDir },
-  });
+  const build = runLogged(
+    log,
+    'nice',
+    ['-n', '10', 'go', 'install', ...goBuildFlags, `${minioModule}@${minioModuleVersion}`],
+    {
+      env: { ...goBuildEnv, GOBIN: binDir },
+    },
+  );
   await withProgressTicks(build, (elapsed) => `minio: still building (${elapsed} so far; log: ${log})`);
   progress(`minio: built in ${seconds(started)}`);
 }

@@ -27,7 +27,10 @@ export function buildMinioAdmin(): Promise<void> {
 }
 
 async function buildUnlessCurrent(): Promise<void> {
-  const hash = inputsHash(['main.go', 'go.mod', 'go.sum'].map((file) => join(sourceDir, file)), goBuildFlags);
+  const hash = inputsHash(
+    ['main.go', 'go.mod', 'go.sum'].map((file) => join(sourceDir, file)),
+    goBuildFlags,
+  );
   if (stampMatches(stampFile, hash)) return;
   await ensureCommands([{ command: 'go', hint: 'install Go >= 1.24 and put it on PATH' }]);
   const started = Date.now();
@@ -44,7 +47,10 @@ async function buildUnlessCurrent(): Promise<void> {
 }
 
 /** Runs one minio-admin command as the MinIO root user; throws with its message on failure. */
-export async function runMinioAdmin(args: string[], options: { input?: string; endpoints?: StackEndpoints } = {}): Promise<string> {
+export async function runMinioAdmin(
+  args: string[],
+  options: { input?: string; endpoints?: StackEndpoints } = {},
+): Promise<string> {
   await buildMinioAdmin();
   const endpoints = options.endpoints ?? endpointsFromEnv();
   const result = await capture(minioAdminBinary, args, {
@@ -55,7 +61,8 @@ export async function runMinioAdmin(args: string[], options: { input?: string; e
       MINIO_ADMIN_SECRET_KEY: endpoints.s3SecretAccessKey,
     },
   });
-  if (result.code !== 0) throw new Error(`minio-admin ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`);
+  if (result.code !== 0)
+    throw new Error(`minio-admin ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`);
   return result.stdout;
 }
 
@@ -98,7 +105,10 @@ export async function removeUser(accessKey: string, endpoints?: StackEndpoints):
  * `<S3_PAYLOAD_BUCKET>/*\/deployment-sources/`. Made in the stack's MinIO when it is not there yet
  * (an S3 request with its key says whether MinIO knows it).
  */
-export async function ensureUploadsUser(endpoints: StackEndpoints, env: Record<string, string | undefined> = process.env): Promise<void> {
+export async function ensureUploadsUser(
+  endpoints: StackEndpoints,
+  env: Record<string, string | undefined> = process.env,
+): Promise<void> {
   const config = loadConfig({ ...env, S3_ENDPOINT: endpoints.s3Endpoint });
   const probe = new S3Client({
     endpoint: endpoints.s3Endpoint,
@@ -107,7 +117,9 @@ export async function ensureUploadsUser(endpoints: StackEndpoints, env: Record<s
     credentials: { accessKeyId: config.S3_UPLOAD_ACCESS_KEY_ID, secretAccessKey: config.S3_UPLOAD_SECRET_ACCESS_KEY },
   });
   try {
-    await probe.send(new GetObjectCommand({ Bucket: config.S3_PAYLOAD_BUCKET, Key: 'probe/deployment-sources/uploads-user' }));
+    await probe.send(
+      new GetObjectCommand({ Bucket: config.S3_PAYLOAD_BUCKET, Key: 'probe/deployment-sources/uploads-user' }),
+    );
     return;
   } catch (err) {
     // Known (refused, or no such object or bucket): nothing to do. Unknown key or wrong secret: made below.
@@ -119,7 +131,12 @@ export async function ensureUploadsUser(endpoints: StackEndpoints, env: Record<s
   await createUserWithPolicy(
     config.S3_UPLOAD_ACCESS_KEY_ID,
     config.S3_UPLOAD_SECRET_ACCESS_KEY,
-    { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/*/deployment-sources/*`] }] },
+    {
+      Version: '2012-10-17',
+      Statement: [
+        { Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/*/deployment-sources/*`] },
+      ],
+    },
     endpoints,
   );
 }

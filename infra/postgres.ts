@@ -3,7 +3,17 @@
 // /etc/postgresql, /var/lib/postgresql) is never used. Port, superuser, password and database
 // come from POSTGRES_URL; all but the port are fixed when the data directory is made.
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { aptInstall } from './apt.ts';
@@ -35,7 +45,11 @@ function traversableByOthers(dir: string): boolean {
 function defaultPostgresDir(): string {
   const inRepo = join(localDir, 'postgres');
   if (process.getuid?.() !== 0 || traversableByOthers(localDir)) return inRepo;
-  return join('/var/tmp', `langsmith-platform-${createHash('sha256').update(localDir).digest('hex').slice(0, 12)}`, 'postgres');
+  return join(
+    '/var/tmp',
+    `langsmith-platform-${createHash('sha256').update(localDir).digest('hex').slice(0, 12)}`,
+    'postgres',
+  );
 }
 
 export const defaultPostgresPlace: PostgresPlace = { name: 'postgres', dir: defaultPostgresDir() };
@@ -64,7 +78,11 @@ export function postgresComponent(endpoints: StackEndpoints, place: PostgresPlac
         // another user's, and a socket path under .local could pass the 107-byte limit.
         unix_socket_directories: '',
       };
-      const server = asAccount(account, join(binDir, 'postgres'), ['-D', dataDir, ...Object.entries(settings).flatMap(([key, value]) => ['-c', `${key}=${value}`])]);
+      const server = asAccount(account, join(binDir, 'postgres'), [
+        '-D',
+        dataDir,
+        ...Object.entries(settings).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
+      ]);
       return startDetached({ name: place.name, endpoint: endpoints.postgresUrl, ...server, cwd: place.dir });
     },
     healthTimeoutMs: 60_000,
@@ -108,7 +126,9 @@ function serverBinDir(dataDir: string): string {
   const versionFile = join(dataDir, 'PG_VERSION');
   const dataVersion = existsSync(versionFile) ? readFileSync(versionFile, 'utf8').trim() : undefined;
   if (dataVersion !== undefined && !installed.includes(dataVersion)) {
-    throw new Error(`${dataDir} was made by PostgreSQL ${dataVersion}, which is not installed (found: ${installed.join(', ') || 'none'}); install postgresql-${dataVersion} or remove ${dataDir}`);
+    throw new Error(
+      `${dataDir} was made by PostgreSQL ${dataVersion}, which is not installed (found: ${installed.join(', ') || 'none'}); install postgresql-${dataVersion} or remove ${dataDir}`,
+    );
   }
   const major = dataVersion ?? installed[0];
   if (major === undefined) throw new Error(`no PostgreSQL server under ${debianVersionsDir}/<major>/bin`);
@@ -147,7 +167,9 @@ async function serverAccount(): Promise<Account | undefined> {
   const user = 'postgres';
   const [uid, gid] = await Promise.all([capture('id', ['-u', user]), capture('id', ['-g', user])]);
   if (uid.code !== 0 || gid.code !== 0) {
-    throw new Error(`PostgreSQL refuses to run as root, and there is no "${user}" account to run it as (Debian's postgresql package creates one)`);
+    throw new Error(
+      `PostgreSQL refuses to run as root, and there is no "${user}" account to run it as (Debian's postgresql package creates one)`,
+    );
   }
   return { user, uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
@@ -159,7 +181,10 @@ async function serverAccount(): Promise<Account | undefined> {
  */
 function asAccount(account: Account | undefined, program: string, args: string[]): { command: string; args: string[] } {
   if (account === undefined) return { command: program, args };
-  return { command: 'setpriv', args: [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--init-groups', '--', program, ...args] };
+  return {
+    command: 'setpriv',
+    args: [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--init-groups', '--', program, ...args],
+  };
 }
 
 /**
@@ -167,7 +192,13 @@ function asAccount(account: Account | undefined, program: string, args: string[]
  * default one (as the official image's POSTGRES_DB does). Made in a staging folder that is
  * renamed into place once complete, so a half-made cluster is never started.
  */
-async function initdbOnce(binDir: string, { name, dir }: PostgresPlace, dataDir: string, postgresUrl: string, account: Account | undefined): Promise<void> {
+async function initdbOnce(
+  binDir: string,
+  { name, dir }: PostgresPlace,
+  dataDir: string,
+  postgresUrl: string,
+  account: Account | undefined,
+): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   const url = new URL(postgresUrl);
   const user = decodeURIComponent(url.username) || 'postgres';
@@ -187,7 +218,15 @@ async function initdbOnce(binDir: string, { name, dir }: PostgresPlace, dataDir:
   }
   progress(`postgres: initdb ${dataDir} (superuser ${user}, database ${database})`);
   try {
-    const initdb = asAccount(account, join(binDir, 'initdb'), ['-D', staging, `--username=${user}`, '--auth-local=trust', ...auth, '--encoding=UTF8', '--locale=C']);
+    const initdb = asAccount(account, join(binDir, 'initdb'), [
+      '-D',
+      staging,
+      `--username=${user}`,
+      '--auth-local=trust',
+      ...auth,
+      '--encoding=UTF8',
+      '--locale=C',
+    ]);
     await runLogged(logFile, initdb.command, initdb.args);
   } finally {
     rmSync(passwordFile, { force: true });
@@ -195,8 +234,17 @@ async function initdbOnce(binDir: string, { name, dir }: PostgresPlace, dataDir:
   if (database !== 'postgres') {
     // Single-user mode reads SQL on stdin and opens no port; exit_on_error makes a failed
     // statement a non-zero exit (it is 0 otherwise).
-    const single = asAccount(account, join(binDir, 'postgres'), ['--single', '-c', 'exit_on_error=on', '-D', staging, 'postgres']);
-    await runLogged(logFile, single.command, single.args, { input: `CREATE DATABASE "${database.replaceAll('"', '""')}"\n` });
+    const single = asAccount(account, join(binDir, 'postgres'), [
+      '--single',
+      '-c',
+      'exit_on_error=on',
+      '-D',
+      staging,
+      'postgres',
+    ]);
+    await runLogged(logFile, single.command, single.args, {
+      input: `CREATE DATABASE "${database.replaceAll('"', '""')}"\n`,
+    });
   }
   renameSync(staging, dataDir);
 }
@@ -207,6 +255,8 @@ async function ensureReachable(dir: string, account: Account): Promise<void> {
   const check = asAccount(account, 'test', ['-w', dir, '-a', '-x', dir]);
   const { code } = await capture(check.command, check.args);
   if (code !== 0) {
-    throw new Error(`PostgreSQL refuses to run as root, and the "${account.user}" account it runs as cannot reach ${dir}; let other users through its parent folders (chmod o+x) or run as an ordinary user`);
+    throw new Error(
+      `PostgreSQL refuses to run as root, and the "${account.user}" account it runs as cannot reach ${dir}; let other users through its parent folders (chmod o+x) or run as an ordinary user`,
+    );
   }
 }

@@ -3,7 +3,18 @@
 // Only a pid from our own pid file, whose command line still looks like our server, is ever
 // signalled: the pid file may be stale and the pid reused by an unrelated process.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
@@ -64,7 +75,8 @@ export function startDetached(spec: ServerSpec): StartedServer {
       child.once('exit', (code) => resolve(code));
       child.once('error', () => resolve(null));
     });
-    if (child.pid === undefined) throw new Error(`could not start ${spec.command} for ${spec.name} (not found or not executable)`);
+    if (child.pid === undefined)
+      throw new Error(`could not start ${spec.command} for ${spec.name} (not found or not executable)`);
     child.unref();
     writeFileSync(pidFilePath(spec.name), `${child.pid}\n`);
     writeFileSync(endpointFilePath(spec.name), `${spec.endpoint}\n`);
@@ -132,7 +144,12 @@ function realPathOf(path: string): string | undefined {
 export type StopResult = { stopped: boolean; pid?: number; killed?: boolean };
 
 /** Signal our server (SIGTERM by default), wait up to graceMs for it to exit, then SIGKILL. Never touches other pids. */
-export async function stopOwnServer(name: string, marker: string, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<StopResult> {
+export async function stopOwnServer(
+  name: string,
+  marker: string,
+  graceMs: number,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<StopResult> {
   const pid = ownPid(name, marker);
   if (pid === undefined) {
     removeRunFiles(name);
@@ -187,7 +204,9 @@ export async function waitUntilHealthy(wait: HealthWait): Promise<void> {
     await sleep(300);
   }
   if (await wait.isHealthy()) return;
-  throw new Error(failureMessage(wait, `${wait.name} did not become healthy within ${Math.round(wait.timeoutMs / 1000)}s`));
+  throw new Error(
+    failureMessage(wait, `${wait.name} did not become healthy within ${Math.round(wait.timeoutMs / 1000)}s`),
+  );
 }
 
 function failureMessage(wait: HealthWait, headline: string): string {

@@ -29,7 +29,12 @@ export type StackOptions = {
 
 function stackComponents(endpoints: StackEndpoints, env: Env | undefined): Component[] {
   const ports = extraPortsFromEnv(env);
-  return [...kafkaComponents(endpoints, ports), clickhouseComponent(endpoints, ports), minioComponent(endpoints, ports), postgresComponent(endpoints)];
+  return [
+    ...kafkaComponents(endpoints, ports),
+    clickhouseComponent(endpoints, ports),
+    minioComponent(endpoints, ports),
+    postgresComponent(endpoints),
+  ];
 }
 
 // Calls within one process run one after another (the lock file guards across processes).
@@ -69,7 +74,10 @@ export function ensureComponentsUpInStages(components: Component[]): { core: Pro
 }
 
 /** `run`, which hands over the promise of the core components once they are under way, as two promises. */
-function inStages<T>(run: (onCore: (core: Promise<unknown>) => void) => Promise<T>): { core: Promise<void>; all: Promise<T> } {
+function inStages<T>(run: (onCore: (core: Promise<unknown>) => void) => Promise<T>): {
+  core: Promise<void>;
+  all: Promise<T>;
+} {
   let handOver!: (core: Promise<unknown>) => void;
   const handed = new Promise<Promise<unknown>>((resolve) => (handOver = resolve));
   const all = run(handOver);
@@ -104,7 +112,12 @@ export function stopComponents(components: Component[], graceMs?: number): Promi
       components.map(async (component) => ({
         name: component.name,
         endpoint: component.endpoint,
-        ...(await stopOwnServer(component.name, component.processMarker, graceMs ?? component.stopGraceMs, component.stopSignal)),
+        ...(await stopOwnServer(
+          component.name,
+          component.processMarker,
+          graceMs ?? component.stopGraceMs,
+          component.stopSignal,
+        )),
       })),
     ),
   );
@@ -114,7 +127,9 @@ export function stopComponents(components: Component[], graceMs?: number): Promi
 async function componentsUp(components: Component[], onCore?: (core: Promise<unknown>) => void): Promise<void> {
   const taken = await portProblemsBeforeStart(components);
   if (taken.length > 0) {
-    throw new Error(cannotStartMessage('local stack: nothing was installed or started; these ports are not free:', taken));
+    throw new Error(
+      cannotStartMessage('local stack: nothing was installed or started; these ports are not free:', taken),
+    );
   }
   // In parallel: the slow parts (mvn download, apt-get, the MinIO build) overlap, and the nodes
   // of a Kafka cluster start together (a KRaft quorum elects once a majority is up).
@@ -129,7 +144,9 @@ async function componentsUp(components: Component[], onCore?: (core: Promise<unk
   );
   onCore?.(Promise.all(ups.filter((_, index) => !components[index]!.servicesStartWithout)));
   const results = await Promise.allSettled(ups);
-  const failures = results.flatMap((result, index) => (result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : []));
+  const failures = results.flatMap((result, index) =>
+    result.status === 'rejected' ? [`${components[index]?.name}: ${errorText(result.reason)}`] : [],
+  );
   if (failures.length > 0) throw new Error(`infra up failed\n${failures.join('\n\n')}`);
   // One line for everything that was already up: tests call this once per file.
   const reused = results.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
@@ -151,7 +168,12 @@ async function wouldStart(component: Component): Promise<boolean> {
  * does within 15 s (someone else's server still starting, or ours too busy to answer at once).
  */
 function turnsHealthy(component: Component): Promise<boolean> {
-  const wait = { name: component.name, isHealthy: component.isHealthy, logFiles: component.logFiles, timeoutMs: 15_000 };
+  const wait = {
+    name: component.name,
+    isHealthy: component.isHealthy,
+    logFiles: component.logFiles,
+    timeoutMs: 15_000,
+  };
   return waitUntilHealthy(wait).then(
     () => true,
     () => false,
@@ -159,7 +181,9 @@ function turnsHealthy(component: Component): Promise<boolean> {
 }
 
 async function portsToStart(components: Component[]): Promise<PortNeed[]> {
-  const starting = await Promise.all(components.map(async (component) => ((await wouldStart(component)) ? component.ports : [])));
+  const starting = await Promise.all(
+    components.map(async (component) => ((await wouldStart(component)) ? component.ports : [])),
+  );
   return starting.flat();
 }
 
@@ -185,7 +209,9 @@ async function ensureComponentUp(component: Component): Promise<string | undefin
   if (starting !== undefined) {
     const startedFor = ownServerEndpoint(name);
     if (startedFor !== undefined && startedFor !== endpoint) {
-      throw new Error(`pid ${starting} was started by infra up for ${startedFor}, not ${endpoint}; run infra:down first (both would share .local/${name})`);
+      throw new Error(
+        `pid ${starting} was started by infra up for ${startedFor}, not ${endpoint}; run infra:down first (both would share .local/${name})`,
+      );
     }
     // Ours, alive, not answering yet: a previous `up` is still starting it. Never start a second.
     progress(`${name}: pid ${starting} is still starting; waiting`);
@@ -193,12 +219,16 @@ async function ensureComponentUp(component: Component): Promise<string | undefin
     return undefined;
   }
   if (!isLoopback(component.host)) {
-    throw new Error(`nothing healthy answers at ${endpoint}, and the local stack only starts servers on loopback addresses`);
+    throw new Error(
+      `nothing healthy answers at ${endpoint}, and the local stack only starts servers on loopback addresses`,
+    );
   }
   // Taken since the check before start (portProblemsBeforeStart), by a server that may still be starting.
   if (await portAcceptsConnections(component.host, component.port)) {
     if (await turnsHealthy(component)) return `${name} at ${endpoint} (not started by infra up)`;
-    throw new Error(`port ${component.port} on ${component.host} is taken by a process that is not a healthy ${name} (and not one infra up started); stop it or point the endpoint elsewhere`);
+    throw new Error(
+      `port ${component.port} on ${component.host} is taken by a process that is not a healthy ${name} (and not one infra up started); stop it or point the endpoint elsewhere`,
+    );
   }
   const started = Date.now();
   await component.install();
@@ -225,8 +255,14 @@ export function stopComponent(name: string, options: StackOptions & { graceMs?: 
   return serialized(async () => {
     const component = stackComponents(endpointsFromEnv(options.env), options.env).find((c) => c.name === name);
     if (!component) throw new Error(`no component named ${name}`);
-    const result = await stopOwnServer(component.name, component.processMarker, options.graceMs ?? component.stopGraceMs, component.stopSignal);
-    if (!result.stopped) throw new Error(`${name} was not started by this project's infra scripts, so a test cannot stop it`);
+    const result = await stopOwnServer(
+      component.name,
+      component.processMarker,
+      options.graceMs ?? component.stopGraceMs,
+      component.stopSignal,
+    );
+    if (!result.stopped)
+      throw new Error(`${name} was not started by this project's infra scripts, so a test cannot stop it`);
     return { name: component.name, endpoint: component.endpoint, ...result };
   });
 }
@@ -245,7 +281,11 @@ export async function stackStatus(options: StackOptions = {}): Promise<Component
   return Promise.all(
     components.map(async (component) => {
       const pid = ownPid(component.name, component.processMarker);
-      const status: ComponentStatus = { name: component.name, endpoint: component.endpoint, running: await component.isHealthy() };
+      const status: ComponentStatus = {
+        name: component.name,
+        endpoint: component.endpoint,
+        running: await component.isHealthy(),
+      };
       if (pid !== undefined) status.pid = pid;
       return status;
     }),

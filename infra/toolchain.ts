@@ -18,7 +18,9 @@ export async function ensureCommands(required: RequiredCommand[]): Promise<void>
   for (const entry of required) if (!(await commandExists(entry.command))) missing.push(entry);
   const unavailable = missing.filter((entry) => !entry.aptPackage);
   if (unavailable.length > 0) {
-    throw new Error(unavailable.map((entry) => `${entry.command} not found on PATH${entry.hint ? `: ${entry.hint}` : ''}`).join('\n'));
+    throw new Error(
+      unavailable.map((entry) => `${entry.command} not found on PATH${entry.hint ? `: ${entry.hint}` : ''}`).join('\n'),
+    );
   }
   if (missing.length > 0) {
     await aptInstall(

@@ -50,7 +50,15 @@ export function zookeeperComponent(name: string, dir: string, at: HostPort): Com
         name,
         endpoint: `${at.host}:${at.port}`,
         command: 'java',
-        args: ['-Xmx256m', `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`, '-Dzookeeper.admin.enableServer=false', '-cp', `${kafkaLibsDir}/*`, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', config],
+        args: [
+          '-Xmx256m',
+          `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`,
+          '-Dzookeeper.admin.enableServer=false',
+          '-cp',
+          `${kafkaLibsDir}/*`,
+          'org.apache.zookeeper.server.quorum.QuorumPeerMain',
+          config,
+        ],
         cwd: dir,
       });
     },

@@ -5,7 +5,13 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { S3Client, PutObjectCommand, GetObjectCommand, HeadBucketCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import {
+  S3Client,
+  PutObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  CreateBucketCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from './config.ts';
 import type { BlobRef } from '../schemas/events.generated.ts';
@@ -41,8 +47,13 @@ export class BlobStore {
         ...(signer ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const } : {}),
       });
     this.#s3 = client(config.S3_ACCESS_KEY_ID, config.S3_SECRET_ACCESS_KEY, false);
-    const uploads = config.S3_UPLOAD_ACCESS_KEY_ID && config.S3_UPLOAD_SECRET_ACCESS_KEY ? ([config.S3_UPLOAD_ACCESS_KEY_ID, config.S3_UPLOAD_SECRET_ACCESS_KEY] as const) : null;
-    this.#signer = uploads ? client(uploads[0], uploads[1], true) : client(config.S3_ACCESS_KEY_ID, config.S3_SECRET_ACCESS_KEY, true);
+    const uploads =
+      config.S3_UPLOAD_ACCESS_KEY_ID && config.S3_UPLOAD_SECRET_ACCESS_KEY
+        ? ([config.S3_UPLOAD_ACCESS_KEY_ID, config.S3_UPLOAD_SECRET_ACCESS_KEY] as const)
+        : null;
+    this.#signer = uploads
+      ? client(uploads[0], uploads[1], true)
+      : client(config.S3_ACCESS_KEY_ID, config.S3_SECRET_ACCESS_KEY, true);
   }
 
   async ensureBucket(): Promise<void> {
@@ -62,7 +73,9 @@ export class BlobStore {
     const digest = createHash('sha256').update(body).digest('hex');
     const key = `${tenantId}/${kind}/${digest}`;
     try {
-      await this.#s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+      await this.#s3.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }),
+      );
     } catch (err) {
       throw errors.storageUnavailable('object storage', (err as Error).message, err);
     }
@@ -72,7 +85,9 @@ export class BlobStore {
   /** Stores `body` at `key` of this bucket, replacing what was there (the control plane's revision logs). */
   async putObject(key: string, body: string, contentType: string): Promise<void> {
     try {
-      await this.#s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }));
+      await this.#s3.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }),
+      );
     } catch (err) {
       throw errors.storageUnavailable('object storage', (err as Error).message, err);
     }
@@ -105,7 +120,9 @@ export class BlobStore {
   }
 
   presignedUrl(ref: BlobRef, expiresInSeconds = 3600): Promise<string> {
-    return getSignedUrl(this.#s3, new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.#s3, new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }), {
+      expiresIn: expiresInSeconds,
+    });
   }
 
   /**
@@ -115,7 +132,9 @@ export class BlobStore {
    * LangGraph CLIs do (application/gzip).
    */
   presignedPutUrl(key: string, expiresInSeconds: number): Promise<string> {
-    return getSignedUrl(this.#signer, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.#signer, new PutObjectCommand({ Bucket: this.bucket, Key: key }), {
+      expiresIn: expiresInSeconds,
+    });
   }
 
   /**
@@ -130,7 +149,9 @@ export class BlobStore {
   ): Promise<BlobDownload> {
     let res;
     try {
-      res = await this.#s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: options.signal });
+      res = await this.#s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+        abortSignal: options.signal,
+      });
     } catch (err) {
       if (/^(NoSuchKey|NoSuchBucket|NotFound)$/.test((err as Error).name)) return { status: 'missing' };
       throw err;

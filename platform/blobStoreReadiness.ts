@@ -13,7 +13,10 @@ import { errors } from './errors.ts';
 export type BlobStoreReadiness = () => Promise<void>;
 
 /** `needs` names what waits for the store in the 503's message ("bulk export"). */
-export function blobStoreReadiness(blobs: Pick<BlobStore, 'ensureBucket' | 'endpoint'>, needs: string): BlobStoreReadiness {
+export function blobStoreReadiness(
+  blobs: Pick<BlobStore, 'ensureBucket' | 'endpoint'>,
+  needs: string,
+): BlobStoreReadiness {
   let ready: Promise<void> | null = null;
   return () =>
     (ready ??= blobs.ensureBucket().catch((err: Error & { code?: string }) => {

@@ -77,13 +77,19 @@ const configSchema = z.object({
 
   KAFKA_BROKERS: z.string().default('127.0.0.1:9092'),
   /** Prefix for every topic name: lets tests and tenants of one broker keep separate logs. */
-  KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
+  KAFKA_TOPIC_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only')
+    .default(''),
   KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(256).default(6),
   /** How long a write waits for Kafka before the API answers 503. */
   KAFKA_APPEND_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
 
   CLICKHOUSE_URL: z.url().default('http://127.0.0.1:8123'),
-  CLICKHOUSE_DATABASE: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a plain identifier').default('langsmith'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'a plain identifier')
+    .default('langsmith'),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
   /**
@@ -93,14 +99,22 @@ const configSchema = z.object({
   CLICKHOUSE_REPLICA_URLS: z
     .string()
     .default('')
-    .transform((text) => text.split(',').map((u) => u.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url({ error: 'expected http(s) URLs, comma separated' }))),
   /**
    * The cluster (in the servers' remote_servers) the read models live on. Set, tables and views
    * are made, swapped and dropped ON CLUSTER with Replicated engines (platform/clickhouse/clusterDdl.ts);
    * empty (default), on the one server, with plain MergeTree engines.
    */
-  CLICKHOUSE_CLUSTER: z.string().regex(/^([a-zA-Z_][a-zA-Z0-9_]*)?$/, 'a plain identifier').default(''),
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .regex(/^([a-zA-Z_][a-zA-Z0-9_]*)?$/, 'a plain identifier')
+    .default(''),
   /**
    * With CLICKHOUSE_CLUSTER: how many replicas must hold an insert before ClickHouse acknowledges
    * it (insert_quorum), so before a projector commits its offsets. Unset: a majority of the
@@ -166,7 +180,10 @@ const configSchema = z.object({
    */
   SECRETS_ENCRYPTION_KEY: z
     .string()
-    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, '32 bytes, as 64 hex digits or base64')
+    .refine(
+      (v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
+      '32 bytes, as 64 hex digits or base64',
+    )
     .optional(),
 
   /** Compression of exported Parquet files when the export does not name one. */
@@ -183,7 +200,11 @@ const configSchema = z.object({
   BULK_EXPORT_MAX_RETRIES: z.coerce.number().int().min(0).default(20),
   BULK_EXPORT_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
   /** An export run still unfinished after this long is stopped as TimedOut. */
-  BULK_EXPORT_RUN_TIMEOUT_MS: z.coerce.number().int().positive().default(4 * 3600_000),
+  BULK_EXPORT_RUN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 3600_000),
   /** A running export run whose worker has not reported for this long is taken over by another worker. */
   BULK_EXPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
   /**
@@ -259,9 +280,21 @@ export type KafkaConfig = Pick<Config, 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX'>;
 /** Appending events: the brokers, topic names and how long an append may wait. */
 export type EventLogConfig = KafkaConfig & Pick<Config, 'KAFKA_APPEND_TIMEOUT_MS'>;
 /** The ClickHouse of the read models (ClickHouseClient.fromConfig). */
-export type ClickHouseConfig = Pick<Config, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER' | 'CLICKHOUSE_PASSWORD' | 'CLICKHOUSE_REPLICA_URLS' | 'CLICKHOUSE_CLUSTER' | 'CLICKHOUSE_INSERT_QUORUM'>;
+export type ClickHouseConfig = Pick<
+  Config,
+  | 'CLICKHOUSE_URL'
+  | 'CLICKHOUSE_DATABASE'
+  | 'CLICKHOUSE_USER'
+  | 'CLICKHOUSE_PASSWORD'
+  | 'CLICKHOUSE_REPLICA_URLS'
+  | 'CLICKHOUSE_CLUSTER'
+  | 'CLICKHOUSE_INSERT_QUORUM'
+>;
 /** The object store of payloads and attachments. */
-export type S3Config = Pick<Config, 'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'> &
+export type S3Config = Pick<
+  Config,
+  'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'
+> &
   Partial<Pick<Config, 'S3_UPLOAD_ACCESS_KEY_ID' | 'S3_UPLOAD_SECRET_ACCESS_KEY'>>;
 
 /** The variables loadConfig reads. */
@@ -284,7 +317,8 @@ export class ConfigError extends Error {
 /** `env` read through `schema` (this one, or a process's own); throws ConfigError listing every problem. */
 export function parseEnv<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   return parsed.data;
 }
 

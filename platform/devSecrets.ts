@@ -33,7 +33,9 @@ export function readDevSecret(name: DevSecretName, source: DevSecretSource = {})
   const fromEnv = env[name];
   if (fromEnv) return { value: fromEnv, file: undefined };
   const path = join(dir, DEV_SECRET_FILES[name]);
-  return existsSync(path) ? { value: readFileSync(path, 'utf8').trim(), file: `.local/${DEV_SECRET_FILES[name]}` } : undefined;
+  return existsSync(path)
+    ? { value: readFileSync(path, 'utf8').trim(), file: `.local/${DEV_SECRET_FILES[name]}` }
+    : undefined;
 }
 
 /** As readDevSecret; when neither has one, made by `generate` and kept in its .local file (readable by its owner only). */

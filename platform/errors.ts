@@ -84,21 +84,31 @@ export const STORAGE_NOT_READY_RETRY_AFTER_S = 5;
 export const errors = {
   badRequest: (message: string) => new AppError('BAD_REQUEST', message),
   invalidFilter: (message: string) => new AppError('INVALID_FILTER', message),
-  invalidJson: (where: string, reason: string, cause?: unknown) => new AppError('INVALID_JSON', `${where} is not valid JSON: ${reason}`, { cause }),
+  invalidJson: (where: string, reason: string, cause?: unknown) =>
+    new AppError('INVALID_JSON', `${where} is not valid JSON: ${reason}`, { cause }),
   invalidField: (message: string) => new AppError('INVALID_FIELD', message),
   /** JSON nested deeper than MAX_JSON_DEPTH (platform/json/jsonNesting.ts), wherever it enters. */
   jsonTooDeep: (where: string, limit: number) =>
-    new AppError('JSON_TOO_DEEP', `${where} nests objects and arrays deeper than ${limit} levels, the limit for JSON sent to this service`),
+    new AppError(
+      'JSON_TOO_DEEP',
+      `${where} nests objects and arrays deeper than ${limit} levels, the limit for JSON sent to this service`,
+    ),
   invalidMultipart: (message: string) => new AppError('INVALID_MULTIPART', message),
   unsupportedEncoding: (encoding: string) =>
-    new AppError('UNSUPPORTED_CONTENT_ENCODING', `Content-Encoding "${encoding}" is not supported; use gzip, zstd or deflate (or none)`),
+    new AppError(
+      'UNSUPPORTED_CONTENT_ENCODING',
+      `Content-Encoding "${encoding}" is not supported; use gzip, zstd or deflate (or none)`,
+    ),
   undecodableBody: (encoding: string, reason: string, cause?: unknown) =>
     new AppError('UNDECODABLE_BODY', `the body could not be decoded as ${encoding}: ${reason}`, { cause }),
   unsupportedMediaType: (type: string, expected: string) =>
     new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type "${type}" is not accepted here; send ${expected}`),
   /** The Accept header admits none of the forms a route answers in. */
   notAcceptable: (accept: string, offered: readonly string[]) =>
-    new AppError('NOT_ACCEPTABLE', `Accept "${accept}" admits none of the forms this route answers in: ${offered.join(', ')}`),
+    new AppError(
+      'NOT_ACCEPTABLE',
+      `Accept "${accept}" admits none of the forms this route answers in: ${offered.join(', ')}`,
+    ),
   bodyTooLarge: (limit: number, setting = 'batch_ingest_config.size_limit_bytes') =>
     new AppError('BODY_TOO_LARGE', `the request body exceeds the limit of ${limit} bytes (${setting})`),
   /** A path parameter longer than the server reads. */
@@ -108,62 +118,104 @@ export const errors = {
   noRoute: (method: string, path: string) => new AppError('NOT_FOUND', `no route for ${method} ${path}`),
   /** The path is served, but not for this method: `allowed` are the methods it answers (the Allow header). */
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
-    new AppError('METHOD_NOT_ALLOWED', `${path} does not take ${method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }),
+    new AppError('METHOD_NOT_ALLOWED', `${path} does not take ${method}; it answers ${allowed.join(', ')}`, {
+      headers: { allow: allowed.join(', ') },
+    }),
   conflict: (message: string) => new AppError('CONFLICT', message),
   /** An agent-server run asked for a thread that is running one, with multitask_strategy "reject". */
   threadBusy: () =>
-    new AppError('THREAD_BUSY', 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.'),
+    new AppError(
+      'THREAD_BUSY',
+      'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.',
+    ),
   /** A bulk-export destination's test write failed; `message` says why (never with secrets). */
   destinationCheckFailed: (message: string) => new AppError('DESTINATION_CHECK_FAILED', message),
 
   missingApiKey: () => new AppError('MISSING_API_KEY', 'an API key is required in the X-Api-Key header'),
   /** Where a bearer token is the alternative to an API key (the control plane, the tracing API). */
   missingCredentials: () =>
-    new AppError('MISSING_API_KEY', 'credentials are required: an API key in the X-Api-Key header, or a token in the Authorization header (Bearer <token>)'),
+    new AppError(
+      'MISSING_API_KEY',
+      'credentials are required: an API key in the X-Api-Key header, or a token in the Authorization header (Bearer <token>)',
+    ),
   unknownApiKey: () => new AppError('INVALID_API_KEY', 'the API key is not valid'),
   malformedToken: (reason: string) => new AppError('INVALID_TOKEN', `the bearer token is malformed: ${reason}`),
   badTokenSignature: () =>
-    new AppError('INVALID_TOKEN', 'the bearer token\'s signature does not verify: it was altered, or issued by a server with another key; issue a new one'),
+    new AppError(
+      'INVALID_TOKEN',
+      "the bearer token's signature does not verify: it was altered, or issued by a server with another key; issue a new one",
+    ),
   /** A token whose signature verifies, issued with an API key this server's tenancy fold does not hold. */
-  unknownTokenKey: () => new AppError('INVALID_TOKEN', 'the API key this bearer token was issued with is not known to this server'),
+  unknownTokenKey: () =>
+    new AppError('INVALID_TOKEN', 'the API key this bearer token was issued with is not known to this server'),
   tokenExpired: (expiredAt: Date) =>
-    new AppError('TOKEN_EXPIRED', `the bearer token expired at ${expiredAt.toISOString()}; issue a new one (npm run admin -- issue-token)`),
+    new AppError(
+      'TOKEN_EXPIRED',
+      `the bearer token expired at ${expiredAt.toISOString()}; issue a new one (npm run admin -- issue-token)`,
+    ),
   /** The token's API key was unlinked from the token's workspace after the token was issued. */
   tokenRevoked: (workspaceId: string) =>
-    new AppError('TOKEN_REVOKED', `the API key this bearer token was issued with no longer has access to workspace ${workspaceId}`),
+    new AppError(
+      'TOKEN_REVOKED',
+      `the API key this bearer token was issued with no longer has access to workspace ${workspaceId}`,
+    ),
   tenantRequired: () =>
-    new AppError('TENANT_ID_REQUIRED', 'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header'),
+    new AppError(
+      'TENANT_ID_REQUIRED',
+      'this API key is linked to several workspaces: send the workspace id in the X-Tenant-Id header',
+    ),
   invalidTenantId: (value: string) => new AppError('INVALID_TENANT_ID', `X-Tenant-Id "${value}" is not a UUID`),
-  workspaceForbidden: (workspaceId: string) => new AppError('WORKSPACE_FORBIDDEN', `this API key has no access to workspace ${workspaceId}`),
+  workspaceForbidden: (workspaceId: string) =>
+    new AppError('WORKSPACE_FORBIDDEN', `this API key has no access to workspace ${workspaceId}`),
   /** A deployed agent server serves its deployment's workspace only (LANGSMITH_TENANT_ID). */
   deploymentWorkspaceForbidden: () =>
-    new AppError('WORKSPACE_FORBIDDEN', "this API key does not act in this deployment's workspace: use a key of the workspace that deployed it"),
+    new AppError(
+      'WORKSPACE_FORBIDDEN',
+      "this API key does not act in this deployment's workspace: use a key of the workspace that deployed it",
+    ),
   tokenForOtherWorkspace: (tokenWorkspaceId: string, wanted: string) =>
-    new AppError('WORKSPACE_FORBIDDEN', `this bearer token acts in workspace ${tokenWorkspaceId} only, not in ${wanted} (X-Tenant-Id)`),
+    new AppError(
+      'WORKSPACE_FORBIDDEN',
+      `this bearer token acts in workspace ${tokenWorkspaceId} only, not in ${wanted} (X-Tenant-Id)`,
+    ),
   /**
    * The agent server's custom auth module (langgraph.json `auth.path`) refused the request: its
    * `authenticate` or `auth.on(…)` handler threw an HTTPException (its status, message and headers)
    * or returned false (403).
    */
   refusedByAuthHandler: (status: number, message: string, headers: Record<string, string> = {}) =>
-    new AppError(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'REFUSED_BY_AUTH_HANDLER', message, { status, headers }),
+    new AppError(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : 'REFUSED_BY_AUTH_HANDLER', message, {
+      status,
+      headers,
+    }),
 
   /** Over a rate limit; `limit` says which (its value, its settings, what it applies to), Retry-After when a request would be taken again. */
   rateLimited: (limit: string, retryAfterSeconds: number) =>
-    new AppError('RATE_LIMITED', `${limit}; retry after ${retryAfterSeconds} s`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
+    new AppError('RATE_LIMITED', `${limit}; retry after ${retryAfterSeconds} s`, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
   validation: (message: string) => new AppError('VALIDATION_ERROR', message),
   readModelUnavailable: (cause?: unknown) =>
-    new AppError('READ_MODEL_UNAVAILABLE', 'the read model (ClickHouse) is unavailable; retry shortly', { headers: retryAfter, cause }),
+    new AppError('READ_MODEL_UNAVAILABLE', 'the read model (ClickHouse) is unavailable; retry shortly', {
+      headers: retryAfter,
+      cause,
+    }),
   internal: (cause?: unknown) => new AppError('INTERNAL', 'internal server error', { cause }),
   notConfigured: (message: string) => new AppError('NOT_CONFIGURED', message),
 
   kafkaUnavailable: (reason: string, cause?: unknown) =>
-    new AppError('EVENT_LOG_UNAVAILABLE', `the event log (Kafka) cannot take writes right now: ${reason}`, { headers: retryAfter, cause }),
+    new AppError('EVENT_LOG_UNAVAILABLE', `the event log (Kafka) cannot take writes right now: ${reason}`, {
+      headers: retryAfter,
+      cause,
+    }),
   /** Kafka could never take it (larger than its max.message.bytes): retrying cannot help, so not a 503. */
   eventTooLarge: (message: string, cause?: unknown) => new AppError('EVENT_TOO_LARGE', message, { cause }),
   /** A deployment's URL when no agent server of it can answer (none deployed yet, or down). */
   deploymentUnavailable: (deploymentId: string, reason: string, cause?: unknown) =>
-    new AppError('DEPLOYMENT_UNAVAILABLE', `deployment ${deploymentId} cannot serve requests: ${reason}`, { headers: retryAfter, cause }),
+    new AppError('DEPLOYMENT_UNAVAILABLE', `deployment ${deploymentId} cannot serve requests: ${reason}`, {
+      headers: retryAfter,
+      cause,
+    }),
   /** The explorer page's deployments, forwarded by the tracing API, when the control plane does not answer. */
   controlPlaneUnavailable: (url: string, reason: string, cause?: unknown) =>
     new AppError(
@@ -173,7 +225,11 @@ export const errors = {
     ),
   /** A deployed agent server could not have a caller's key verified by the platform (LANGSMITH_AUTH_ENDPOINT). */
   authUnavailable: (url: string, reason: string, cause?: unknown) =>
-    new AppError('AUTH_UNAVAILABLE', `the platform that verifies API keys did not answer at ${url} (${reason}); retry shortly`, { headers: retryAfter, cause }),
+    new AppError(
+      'AUTH_UNAVAILABLE',
+      `the platform that verifies API keys did not answer at ${url} (${reason}); retry shortly`,
+      { headers: retryAfter, cause },
+    ),
   storageUnavailable: (what: string, reason: string, cause?: unknown) =>
     new AppError('STORAGE_UNAVAILABLE', `${what} is unavailable: ${reason}`, { headers: retryAfter, cause }),
   /**

@@ -28,7 +28,7 @@ export const runsAccepted = new Counter({
 
 export const ingestRequestsRateLimited = new Counter({
   name: 'ingest_requests_rate_limited_total',
-  help: 'Ingestion requests refused (429) for being over their workspace\'s rate limit, per limit (basic: POST /runs and PATCH /runs/{id}; batch: /runs/batch and /runs/multipart)',
+  help: "Ingestion requests refused (429) for being over their workspace's rate limit, per limit (basic: POST /runs and PATCH /runs/{id}; batch: /runs/batch and /runs/multipart)",
   labelNames: ['limit'] as const,
   registers: [registry],
 });

@@ -9,8 +9,22 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 
 /** Refused unless allowed: unspecified, loopback, private, carrier-grade NAT, link-local (cloud metadata), unique-local. */
 const DEFAULT_DENIED = new BlockList();
-const DENIED_IPV4 = [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const;
-const DENIED_IPV6 = [['::', 128], ['::1', 128], ['fe80::', 10], ['fec0::', 10], ['fc00::', 7]] as const;
+const DENIED_IPV4 = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const;
+const DENIED_IPV6 = [
+  ['::', 128],
+  ['::1', 128],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['fc00::', 7],
+] as const;
 for (const [net, prefix] of DENIED_IPV4) DEFAULT_DENIED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of DENIED_IPV6) DEFAULT_DENIED.addSubnet(net, prefix, 'ipv6');
 
@@ -22,7 +36,8 @@ interface HostRule {
   port?: number;
 }
 
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/i;
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/i;
 
 function portOf(text: string, entry: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
@@ -50,7 +65,8 @@ function parseRule(entry: string): HostRule {
   if (family !== 0) {
     const bits = family === 4 ? 32 : 128;
     const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-    if (!(prefix >= 0 && prefix <= bits)) throw new Error(`"${entry}": the prefix length must be a number from 0 to ${bits}`);
+    if (!(prefix >= 0 && prefix <= bits))
+      throw new Error(`"${entry}": the prefix length must be a number from 0 to ${bits}`);
     const net = new BlockList();
     net.addSubnet(base, prefix, family === 4 ? 'ipv4' : 'ipv6');
     return { text: entry, net, port };
@@ -149,7 +165,10 @@ export class OutboundHostPolicy {
    * deny list, then the allow list, then the default ranges decide.
    */
   refusal(host: string, port: number, address: string): string | null {
-    const name = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+    const name = host
+      .replace(/^\[|\]$/g, '')
+      .replace(/\.$/, '')
+      .toLowerCase();
     const seen = listAddress(address);
     const matches = (rule: HostRule) =>
       (rule.port === undefined || rule.port === port) &&
@@ -157,7 +176,8 @@ export class OutboundHostPolicy {
     const denied = this.#denied.find(matches);
     if (denied) return `${address} (${host}:${port}) matches the deny list entry "${denied.text}"`;
     if (this.#allowed.some(matches)) return null;
-    if (isDeniedByDefault(address)) return `${address} (${host}:${port}) is a loopback, private, link-local or unspecified address`;
+    if (isDeniedByDefault(address))
+      return `${address} (${host}:${port}) is a loopback, private, link-local or unspecified address`;
     return null;
   }
 
@@ -167,7 +187,9 @@ export class OutboundHostPolicy {
     const addresses = isIP(bare)
       ? [bare]
       : await new Promise<string[]>((resolve, reject) =>
-          dnsLookup(bare, { all: true, verbatim: true }, (err, found) => (err ? reject(err) : resolve(found.map((a) => a.address)))),
+          dnsLookup(bare, { all: true, verbatim: true }, (err, found) =>
+            err ? reject(err) : resolve(found.map((a) => a.address)),
+          ),
         );
     for (const address of addresses) {
       const why = this.refusal(bare, port, address);
@@ -189,7 +211,8 @@ export class OutboundHostPolicy {
           const why = this.refusal(hostname, port, a.address);
           if (why) return callback(new HostDeniedError(hostname, why), '');
         }
-        if (found.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
+        if (found.length === 0)
+          return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
         if (options.all) return callback(null, found);
         return callback(null, found[0]!.address, found[0]!.family);
       });

@@ -36,7 +36,9 @@ export async function portProblems(needs: readonly PortNeed[]): Promise<string[]
       continue;
     }
     const both = `${earlier.variable} and ${need.variable}`;
-    clashes.push(`${both} both ask for port ${need.port} (${earlier.purpose}, ${need.purpose}); give each its own port`);
+    clashes.push(
+      `${both} both ask for port ${need.port} (${earlier.purpose}, ${need.purpose}); give each its own port`,
+    );
   }
   const bindProblems = await Promise.all(probed.map(async (need) => bindProblem(need, await tryListen(need))));
   return [...clashes, ...bindProblems.filter((problem) => problem !== undefined)];

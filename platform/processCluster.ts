@@ -23,7 +23,11 @@ export function superviseWorkers({ workers, who, logger }: ClusterOptions): void
   let stopping = false;
   let exitCode = 0;
   /** Each slot keeps its own restart history: a worker that keeps crashing does not hold up the others. */
-  const slots = Array.from({ length: workers }, () => ({ policy: new RestartPolicy(), startedAt: 0, worker: null as Worker | null }));
+  const slots = Array.from({ length: workers }, () => ({
+    policy: new RestartPolicy(),
+    startedAt: 0,
+    worker: null as Worker | null,
+  }));
 
   const stopAll = (code: number) => {
     if (stopping) return;
@@ -45,13 +49,23 @@ export function superviseWorkers({ workers, who, logger }: ClusterOptions): void
         if (slots.every((s) => s.worker === null)) process.exit(exitCode);
         return;
       }
-      const decision = slot.policy.decide({ code, signal: signal as NodeJS.Signals | null, ranMs: performance.now() - slot.startedAt });
+      const decision = slot.policy.decide({
+        code,
+        signal: signal as NodeJS.Signals | null,
+        ranMs: performance.now() - slot.startedAt,
+      });
       if (decision.restart) {
-        logger.error({ pid: worker.process.pid, code, signal, restartInMs: decision.delayMs }, `a worker process of ${who} exited; restarting it`);
+        logger.error(
+          { pid: worker.process.pid, code, signal, restartInMs: decision.delayMs },
+          `a worker process of ${who} exited; restarting it`,
+        );
         setTimeout(() => !stopping && start(index), decision.delayMs);
         return;
       }
-      logger.error({ pid: worker.process.pid, code, signal }, `a worker process of ${who} is not restarted: ${decision.reason}; stopping the others`);
+      logger.error(
+        { pid: worker.process.pid, code, signal },
+        `a worker process of ${who} is not restarted: ${decision.reason}; stopping the others`,
+      );
       stopAll(code ?? 1);
     });
   };

@@ -11,7 +11,12 @@ export const QUICK_EXIT_MS = 30_000;
 /** This many quick exits in a row, and the service is given up. */
 export const MAX_QUICK_EXITS = 3;
 /** The wait before a crashed service is started again, growing while it keeps crashing soon after its start. */
-export const SERVICE_RESTART_RETRY: RetryPolicy = { initialDelayMs: 500, backoffCoefficient: 2, maxDelayMs: 10_000, maxAttempts: MAX_QUICK_EXITS };
+export const SERVICE_RESTART_RETRY: RetryPolicy = {
+  initialDelayMs: 500,
+  backoffCoefficient: 2,
+  maxDelayMs: 10_000,
+  maxAttempts: MAX_QUICK_EXITS,
+};
 
 export type ServiceExit = { code: number | null; signal: NodeJS.Signals | null; ranMs: number };
 

@@ -118,7 +118,10 @@ export async function retry<T>(
         throw err;
       const delayMs = Math.round(retryDelayMs(policy, n) * (1 - (policy.jitter ?? 0) * random()));
       const message = (err as Error)?.message ?? String(err);
-      logger?.warn({ what, attempt: n, delayMs, code: errorCode(err), err: message }, `${what} failed; retrying in ${delayMs} ms`);
+      logger?.warn(
+        { what, attempt: n, delayMs, code: errorCode(err), err: message },
+        `${what} failed; retrying in ${delayMs} ms`,
+      );
       await wait(delayMs, signal);
       if (signal?.aborted) throw err;
     }

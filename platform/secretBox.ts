@@ -28,7 +28,11 @@ export class SecretBox {
     if (key.byteLength !== 32) throw new Error(`SecretBox needs a 32-byte key, got ${key.byteLength} bytes`);
     this.#key = Buffer.from(key);
     // Domain-separated so the id is never a digest of the bare key used elsewhere.
-    this.keyId = createHash('sha256').update('langsmith-secret-box-key-id\0').update(this.#key).digest('hex').slice(0, 8);
+    this.keyId = createHash('sha256')
+      .update('langsmith-secret-box-key-id\0')
+      .update(this.#key)
+      .digest('hex')
+      .slice(0, 8);
   }
 
   /** The box for SECRETS_ENCRYPTION_KEY, or null when no key is configured. */
@@ -56,17 +60,22 @@ export class SecretBox {
     if (parts.length !== 5 || parts[0] !== VERSION) throw new SecretBoxError('not a sealed secret (unknown format)');
     const [, keyId, ivText, ciphertextText, tagText] = parts as [string, string, string, string, string];
     if (keyId !== this.keyId) {
-      throw new SecretBoxError(`the secret was sealed with key ${keyId}, but SECRETS_ENCRYPTION_KEY is key ${this.keyId}`);
+      throw new SecretBoxError(
+        `the secret was sealed with key ${keyId}, but SECRETS_ENCRYPTION_KEY is key ${this.keyId}`,
+      );
     }
     const iv = Buffer.from(ivText, 'base64url');
     const tag = Buffer.from(tagText, 'base64url');
-    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretBoxError('not a sealed secret (bad IV or tag length)');
+    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
+      throw new SecretBoxError('not a sealed secret (bad IV or tag length)');
     const decipher = createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(associatedData(keyId));
     decipher.setAuthTag(tag);
     let plaintext: string;
     try {
-      plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertextText, 'base64url')), decipher.final()]).toString('utf8');
+      plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertextText, 'base64url')), decipher.final()]).toString(
+        'utf8',
+      );
     } catch {
       throw new SecretBoxError('the sealed secret failed authentication (tampered with or corrupted)');
     }

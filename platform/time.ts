@@ -3,7 +3,8 @@
 import { errors } from './errors.ts';
 
 /** The ISO 8601 forms a time may be sent in (the route schemas' `format: date-time` takes these too). */
-export const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+export const ISO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** Epoch milliseconds of a UTC date and time, NaN when there is no such day (Feb 30); years 0–99 are years, not 1900–1999 as Date.UTC reads them. */
 function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
@@ -18,7 +19,8 @@ const shown = (given: unknown): string => (typeof given === 'string' ? `"${given
 function parseMicros(value: unknown, field: string): number | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw errors.invalidField(`${field} must be epoch milliseconds or an ISO 8601 string; got ${value}`);
+    if (!Number.isFinite(value))
+      throw errors.invalidField(`${field} must be epoch milliseconds or an ISO 8601 string; got ${value}`);
     return Math.round(value * 1000);
   }
   if (typeof value !== 'string') throw errors.invalidField(`${field} must be epoch milliseconds or an ISO 8601 string`);
@@ -26,7 +28,8 @@ function parseMicros(value: unknown, field: string): number | null {
   if (!m) throw errors.invalidField(`${field} is not an ISO 8601 timestamp: ${shown(value)}`);
   const [, y, mo, d, h, mi, s = '0', frac = '', zone] = m;
   const millis = utcMillis(Number(y), Number(mo), Number(d), Number(h), Number(mi), Math.min(Number(s), 59));
-  if (Number.isNaN(millis) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 60) throw errors.invalidField(`${field} is not a valid date: ${shown(value)}`);
+  if (Number.isNaN(millis) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 60)
+    throw errors.invalidField(`${field} is not a valid date: ${shown(value)}`);
   let offsetMinutes = 0;
   if (zone && zone.toUpperCase() !== 'Z') {
     const sign = zone[0] === '-' ? -1 : 1;
@@ -45,7 +48,9 @@ function parseMicros(value: unknown, field: string): number | null {
 export function parseTimestampMicros(value: unknown, field: string): number | null {
   const micros = parseMicros(value, field);
   if (micros !== null && !Number.isSafeInteger(micros))
-    throw errors.invalidField(`${field} is ${shown(value)}, too far from 1970 to be kept to the microsecond (years 1685 to 2254 are)`);
+    throw errors.invalidField(
+      `${field} is ${shown(value)}, too far from 1970 to be kept to the microsecond (years 1685 to 2254 are)`,
+    );
   return micros;
 }
 
@@ -67,7 +72,9 @@ export function storableTimestampMicros(value: unknown, field: string): number |
 
 export function checkStorableMicros(micros: number, field: string, given: unknown): void {
   if (micros >= STORABLE_TIME_RANGE.minMicros && micros < STORABLE_TIME_RANGE.maxMicrosExclusive) return;
-  throw errors.invalidField(`${field} is ${shown(given)}, outside the times runs can be stored with: from 1970-01-01T00:00:00Z up to 2100-01-01T00:00:00Z`);
+  throw errors.invalidField(
+    `${field} is ${shown(given)}, outside the times runs can be stored with: from 1970-01-01T00:00:00Z up to 2100-01-01T00:00:00Z`,
+  );
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -76,15 +83,28 @@ const pad = (n: number, width: number) => String(n).padStart(width, '0');
 export function formatDottedTimestamp(micros: number): string {
   const d = new Date(Math.floor(micros / 1000));
   return (
-    pad(d.getUTCFullYear(), 4) + pad(d.getUTCMonth() + 1, 2) + pad(d.getUTCDate(), 2) + 'T' +
-    pad(d.getUTCHours(), 2) + pad(d.getUTCMinutes(), 2) + pad(d.getUTCSeconds(), 2) +
-    pad(((micros % 1_000_000) + 1_000_000) % 1_000_000, 6) + 'Z'
+    pad(d.getUTCFullYear(), 4) +
+    pad(d.getUTCMonth() + 1, 2) +
+    pad(d.getUTCDate(), 2) +
+    'T' +
+    pad(d.getUTCHours(), 2) +
+    pad(d.getUTCMinutes(), 2) +
+    pad(d.getUTCSeconds(), 2) +
+    pad(((micros % 1_000_000) + 1_000_000) % 1_000_000, 6) +
+    'Z'
   );
 }
 
 /** Inverse of formatDottedTimestamp. */
 export function parseDottedTimestamp(text: string): number {
-  const ms = utcMillis(+text.slice(0, 4), +text.slice(4, 6), +text.slice(6, 8), +text.slice(9, 11), +text.slice(11, 13), +text.slice(13, 15));
+  const ms = utcMillis(
+    +text.slice(0, 4),
+    +text.slice(4, 6),
+    +text.slice(6, 8),
+    +text.slice(9, 11),
+    +text.slice(11, 13),
+    +text.slice(13, 15),
+  );
   return ms * 1000 + Number(text.slice(15, 21));
 }
 
@@ -110,8 +130,16 @@ export function formatIsoMicros(micros: number): string {
   const minutes = Math.floor(ofDay / 60);
   const fraction = String(micros - second * 1_000_000);
   return (
-    isoDayText + TWO_DIGITS[Math.floor(minutes / 60)] + ':' + TWO_DIGITS[minutes % 60] + ':' + TWO_DIGITS[ofDay % 60] + '.' +
-    '000000'.slice(fraction.length) + fraction + 'Z'
+    isoDayText +
+    TWO_DIGITS[Math.floor(minutes / 60)] +
+    ':' +
+    TWO_DIGITS[minutes % 60] +
+    ':' +
+    TWO_DIGITS[ofDay % 60] +
+    '.' +
+    '000000'.slice(fraction.length) +
+    fraction +
+    'Z'
   );
 }
 

@@ -57,7 +57,9 @@ export function answeredConfigurable(configurable: Record<string, unknown> | und
 export function threadKeyOf(config: RunnableConfig | undefined): ThreadKey {
   const { thread_id: threadId, [WORKSPACE_KEY]: workspaceId } = config?.configurable ?? {};
   if (typeof threadId !== 'string' || threadId === '' || typeof workspaceId !== 'string' || workspaceId === '') {
-    throw new Error(`a checkpointer call must name the thread and its workspace (threadConfig); this one names thread ${String(threadId)} of workspace ${String(workspaceId)}`);
+    throw new Error(
+      `a checkpointer call must name the thread and its workspace (threadConfig); this one names thread ${String(threadId)} of workspace ${String(workspaceId)}`,
+    );
   }
   return { workspaceId, threadId };
 }
@@ -78,11 +80,20 @@ export class WorkspaceCheckpointer extends BaseCheckpointSaver {
 
   override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const key = threadKeyOf(config);
-    const before = options?.before && { ...options.before, configurable: withoutWorkspace(options.before.configurable, key) };
-    for await (const tuple of this.#inner.list(stored(config, key), { ...options, ...(before ? { before } : {}) })) yield shownTuple(tuple, key);
+    const before = options?.before && {
+      ...options.before,
+      configurable: withoutWorkspace(options.before.configurable, key),
+    };
+    for await (const tuple of this.#inner.list(stored(config, key), { ...options, ...(before ? { before } : {}) }))
+      yield shownTuple(tuple, key);
   }
 
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     const key = threadKeyOf(config);
     return shown(await this.#inner.put(stored(config, key), checkpoint, metadata, newVersions), key);
   }
@@ -91,8 +102,13 @@ export class WorkspaceCheckpointer extends BaseCheckpointSaver {
     return this.#inner.putWrites(stored(config, threadKeyOf(config)), writes, taskId, taskPath);
   }
 
-  override getDeltaChannelHistory(options: Parameters<BaseCheckpointSaver['getDeltaChannelHistory']>[0]): ReturnType<BaseCheckpointSaver['getDeltaChannelHistory']> {
-    return this.#inner.getDeltaChannelHistory({ ...options, config: stored(options.config, threadKeyOf(options.config)) });
+  override getDeltaChannelHistory(
+    options: Parameters<BaseCheckpointSaver['getDeltaChannelHistory']>[0],
+  ): ReturnType<BaseCheckpointSaver['getDeltaChannelHistory']> {
+    return this.#inner.getDeltaChannelHistory({
+      ...options,
+      config: stored(options.config, threadKeyOf(options.config)),
+    });
   }
 
   /** Refused: a bare thread id names no workspace. Use deleteThreadOf. */
@@ -123,10 +139,15 @@ function stored(config: RunnableConfig, key: ThreadKey): RunnableConfig {
 /** A config the inner saver answered, as the caller names the thread; never another thread's. */
 function shown(config: RunnableConfig, key: ThreadKey): RunnableConfig {
   const threadId = config.configurable?.thread_id;
-  if (threadId !== storedThreadId(key)) throw new Error(`the checkpointer answered for thread ${String(threadId)} when asked for ${storedThreadId(key)}`);
+  if (threadId !== storedThreadId(key))
+    throw new Error(`the checkpointer answered for thread ${String(threadId)} when asked for ${storedThreadId(key)}`);
   return threadConfig(key, config.configurable);
 }
 
 function shownTuple(tuple: CheckpointTuple, key: ThreadKey): CheckpointTuple {
-  return { ...tuple, config: shown(tuple.config, key), ...(tuple.parentConfig ? { parentConfig: shown(tuple.parentConfig, key) } : {}) };
+  return {
+    ...tuple,
+    config: shown(tuple.config, key),
+    ...(tuple.parentConfig ? { parentConfig: shown(tuple.parentConfig, key) } : {}),
+  };
 }

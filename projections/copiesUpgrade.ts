@@ -71,13 +71,21 @@ export async function markCopiesIncompleteOnUpgrade(ch: ClickHouseClient): Promi
   for (const copy of Object.values(COPIES)) {
     if (await tableExists(ch, copy.table)) continue;
     if (!hasRows.has(copy.source))
-      hasRows.set(copy.source, (await tableExists(ch, copy.source)) && (await ch.query(sql`SELECT 1 FROM ${ident(copy.source)} LIMIT 1`)).length > 0);
-    if (hasRows.get(copy.source)) await ch.exec(sql`CREATE TABLE IF NOT EXISTS ${ident(copy.marker)} (at DateTime) ENGINE = TinyLog`);
+      hasRows.set(
+        copy.source,
+        (await tableExists(ch, copy.source)) &&
+          (await ch.query(sql`SELECT 1 FROM ${ident(copy.source)} LIMIT 1`)).length > 0,
+      );
+    if (hasRows.get(copy.source))
+      await ch.exec(sql`CREATE TABLE IF NOT EXISTS ${ident(copy.marker)} (at DateTime) ENGINE = TinyLog`);
   }
 }
 
 /** After a replay swapped rebuilt tables in: drops the marker of each copy whose tables it swapped. */
-export async function markCopiesComplete(ch: ClickHouseClient, swapped: ReadonlyArray<keyof ReadModelTables>): Promise<void> {
+export async function markCopiesComplete(
+  ch: ClickHouseClient,
+  swapped: ReadonlyArray<keyof ReadModelTables>,
+): Promise<void> {
   for (const copy of Object.values(COPIES))
     if (copy.tables.every((t) => swapped.includes(t))) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(copy.marker)}`);
   forgetCopyMarkers(ch);

@@ -40,7 +40,10 @@ const projects: ProjectRegistry = new ProjectRegistry(config, logger.child({ fol
 });
 const isProjectDeleted = (tenantId: string, projectId: string) => projects.isDeleted(tenantId, projectId);
 const runs = new RunsProjector(config, ch, logger.child({ projector: 'runs' }), { blobs, isProjectDeleted });
-const feedback = new FeedbackProjector(config, ch, logger.child({ projector: 'feedback' }), { tables: LIVE_TABLES, isProjectDeleted });
+const feedback = new FeedbackProjector(config, ch, logger.child({ projector: 'feedback' }), {
+  tables: LIVE_TABLES,
+  isProjectDeleted,
+});
 await projects.start();
 await Promise.all([runs.start(), feedback.start()]);
 logger.info('projectors started');

@@ -4,7 +4,14 @@ import { ident, sql, raw, type Sql } from '../platform/clickhouse/sql.ts';
 import { createDistributedTable, DISTRIBUTED_SUFFIX } from './distributedTables.ts';
 import { ClickHouseError, type ClickHouseClient } from '../platform/clickhouse/client.ts';
 import type { Logger } from '../platform/logger.ts';
-import { createRunKeysTable, createRunLocationsTable, createRunsTable, createRunThreadsTable, RUNS_SORTING_KEY, runsTableOutdated } from './runs/runsTable.ts';
+import {
+  createRunKeysTable,
+  createRunLocationsTable,
+  createRunsTable,
+  createRunThreadsTable,
+  RUNS_SORTING_KEY,
+  runsTableOutdated,
+} from './runs/runsTable.ts';
 import { createTracesTable } from './traces/tracesTable.ts';
 import { markCopiesIncompleteOnUpgrade } from './copiesUpgrade.ts';
 import { createTraceHourStatsTable, createTraceHourWritesTable, createTracesByHourTable } from './traces/hourStats.ts';
@@ -18,7 +25,11 @@ import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
  * those `wanted` says no to (already there) are left alone. The tables do not refer to one
  * another, so they are made at once: every process start and every replay waits for them.
  */
-export async function createReadModelTables(ch: ClickHouseClient, tables: ReadModelTables, wanted: (table: string) => boolean = () => true): Promise<void> {
+export async function createReadModelTables(
+  ch: ClickHouseClient,
+  tables: ReadModelTables,
+  wanted: (table: string) => boolean = () => true,
+): Promise<void> {
   const ddl: Array<[string, (name: string) => Sql]> = [
     [tables.runs, createRunsTable],
     [tables.runKeys, createRunKeysTable],
@@ -44,7 +55,8 @@ export async function createReadModelTables(ch: ClickHouseClient, tables: ReadMo
 export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
   const existing = ch.cluster ? await existingTables(ch) : undefined;
   const missing = (table: string) => !existing?.has(table);
-  if (!existing || existing.size === 0) await ch.exec(sql`CREATE DATABASE IF NOT EXISTS ${ident(ch.database)}`, { database: null });
+  if (!existing || existing.size === 0)
+    await ch.exec(sql`CREATE DATABASE IF NOT EXISTS ${ident(ch.database)}`, { database: null });
   await markCopiesIncompleteOnUpgrade(ch);
   await createReadModelTables(ch, LIVE_TABLES, missing);
   await addMissingColumns(ch, LIVE_TABLES.runs, createRunsTable('runs_expected_shape'));
@@ -56,10 +68,12 @@ export async function ensureReadModels(ch: ClickHouseClient): Promise<void> {
   // A view holds no data: recreate it so a database from an older release gets today's
   // definition (on a cluster, made when missing: a release that changes it says so).
   if (!existing) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(THREADS_VIEW)}`);
-  if (missing(THREADS_VIEW)) await ch.exec(createThreadsView(THREADS_VIEW, LIVE_TABLES.traces, ch.cluster ? ch.database : undefined));
+  if (missing(THREADS_VIEW))
+    await ch.exec(createThreadsView(THREADS_VIEW, LIVE_TABLES.traces, ch.cluster ? ch.database : undefined));
   if (ch.cluster) {
     for (const table of Object.values(LIVE_TABLES)) {
-      if (missing(`${table}${DISTRIBUTED_SUFFIX}`)) await ch.exec(createDistributedTable(table, ch.database, ch.cluster));
+      if (missing(`${table}${DISTRIBUTED_SUFFIX}`))
+        await ch.exec(createDistributedTable(table, ch.database, ch.cluster));
     }
   }
 }
@@ -69,7 +83,11 @@ const UNKNOWN_DATABASE = 81;
 /** The tables of the client's database; none when the database is not there yet. */
 async function existingTables(ch: ClickHouseClient): Promise<Set<string>> {
   try {
-    return new Set((await ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database}`)).map((t) => t.name));
+    return new Set(
+      (await ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database}`)).map(
+        (t) => t.name,
+      ),
+    );
   } catch (err) {
     if (err instanceof ClickHouseError && err.exceptionCode === UNKNOWN_DATABASE) return new Set();
     throw err;
@@ -78,7 +96,13 @@ async function existingTables(ch: ClickHouseClient): Promise<Set<string>> {
 
 /** Adds the columns a table of an older release lacks (as the DDL defines them, after the last one). */
 async function addMissingColumns(ch: ClickHouseClient, table: string, ddl: { text: string }): Promise<void> {
-  const have = new Set((await ch.query<{ name: string }>(sql`SELECT name FROM system.columns WHERE database = ${ch.database} AND table = ${table}`)).map((c) => c.name));
+  const have = new Set(
+    (
+      await ch.query<{ name: string }>(
+        sql`SELECT name FROM system.columns WHERE database = ${ch.database} AND table = ${table}`,
+      )
+    ).map((c) => c.name),
+  );
   const body = ddl.text.slice(ddl.text.indexOf('(') + 1, ddl.text.lastIndexOf(') ENGINE'));
   for (const line of body.split('\n')) {
     const m = /^\s*([a-z_]+)\s+(.+?),?$/.exec(line);

@@ -18,7 +18,13 @@ import { TOPICS } from '../schemas/topics.ts';
 import { projectorRowsWritten } from '../platform/metrics.ts';
 import type { RunOpsAppended } from '../schemas/events.generated.ts';
 import type { BlobStore } from '../platform/blobStore.ts';
-import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from './shared/projectorRuntime.ts';
+import {
+  ProjectorRuntime,
+  type Projection,
+  type ProjectedEvent,
+  type ProjectorRuntimeConfig,
+  type Retry,
+} from './shared/projectorRuntime.ts';
 import { deleteProjectRows } from './shared/projectRows.ts';
 import { allOrFirstFailure } from './shared/allOrFirstFailure.ts';
 import { opVersion, ZERO_UUID, type RunRow } from './shared/runRow.ts';
@@ -134,7 +140,8 @@ function* partsOf<T extends { event: RunOpsAppended }>(events: T[], ops: number)
 }
 
 /** The live projector's consumer group; its lag is reported by the API's /metrics. */
-export const runsProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string => `${config.KAFKA_TOPIC_PREFIX}runs-projector`;
+export const runsProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string =>
+  `${config.KAFKA_TOPIC_PREFIX}runs-projector`;
 
 export class RunsProjector implements Projection {
   readonly name = 'runs';
@@ -165,7 +172,12 @@ export class RunsProjector implements Projection {
   /** Whether `runs` has an older release's key (ordered by trace), and when that was checked. */
   #oldKey: { outdated: boolean; checkedAt: number } | null = null;
 
-  constructor(config: ProjectorRuntimeConfig & Pick<Config, 'PROJECTOR_CACHE_RUNS'>, ch: ClickHouseClient, logger: Logger, options: RunsProjectorOptions = {}) {
+  constructor(
+    config: ProjectorRuntimeConfig & Pick<Config, 'PROJECTOR_CACHE_RUNS'>,
+    ch: ClickHouseClient,
+    logger: Logger,
+    options: RunsProjectorOptions = {},
+  ) {
     this.#ch = ch;
     this.#logger = logger;
     this.#tables = options.tables ?? LIVE_TABLES;
@@ -204,7 +216,8 @@ export class RunsProjector implements Projection {
 
   async project(events: ProjectedEvent[], retry: Retry): Promise<void> {
     const decoded: Array<{ offset: bigint; event: RunOpsAppended }> = [];
-    for (const { event, offset } of events) if (event.name === 'RunOpsAppended') decoded.push({ offset, event: event.payload });
+    for (const { event, offset } of events)
+      if (event.name === 'RunOpsAppended') decoded.push({ offset, event: event.payload });
 
     // The batch is merged a part at a time, in order, and each part's rows are sent while the
     // next part is merged: ClickHouse takes in one part on the other core while this one works
@@ -263,7 +276,16 @@ export class RunsProjector implements Projection {
       let trace = part.get(traceKey);
       if (!trace) {
         const runs = traces.get(traceKey)!;
-        trace = { tenantId, traceId: event.trace_id, runs, placedBefore: tracePlacement(event.trace_id, runs), dirty: new Map(), stored: new Map(), reapplied: new Map(), touchedAt: 0 };
+        trace = {
+          tenantId,
+          traceId: event.trace_id,
+          runs,
+          placedBefore: tracePlacement(event.trace_id, runs),
+          dirty: new Map(),
+          stored: new Map(),
+          reapplied: new Map(),
+          touchedAt: 0,
+        };
         part.set(traceKey, trace);
       }
       const { runs, dirty, stored } = trace;
@@ -303,7 +325,16 @@ export class RunsProjector implements Projection {
     const located: MergedPart['located'] = [];
     const traceRows: TraceRow[] = [];
     const traceChanges: TraceChange[] = [];
-    for (const { tenantId, traceId, runs, placedBefore: before, dirty, stored, reapplied, touchedAt } of part.values()) {
+    for (const {
+      tenantId,
+      traceId,
+      runs,
+      placedBefore: before,
+      dirty,
+      stored,
+      reapplied,
+      touchedAt,
+    } of part.values()) {
       if (touchedAt === 0) continue;
       for (const row of rollUpUsage(runs, touchedAt)) dirty.set(row.id, row);
       const trace = traceRow(tenantId, traceId, runs);
@@ -317,10 +348,12 @@ export class RunsProjector implements Projection {
       for (const t of moved.threads) threads.push(t);
       for (const r of dirty.values()) {
         rows.push(r);
-        if (r.has_post) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
+        if (r.has_post)
+          located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
       }
       for (const [runId, r] of reapplied)
-        if (r.has_post && !dirty.has(runId)) located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
+        if (r.has_post && !dirty.has(runId))
+          located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
     }
     return { rows, places, tombstones, threads, located, traceRows, traceChanges, added };
   }
@@ -358,7 +391,7 @@ export class RunsProjector implements Projection {
   }
 
   async deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
-    await retry('delete a project\'s rows', async () => {
+    await retry("delete a project's rows", async () => {
       for (const table of [...this.#runs.tables, ...this.#traces.tables, ...this.#threads.tables])
         await deleteProjectRows(this.#ch, table, tenantId, projectId);
     });
@@ -427,4 +460,3 @@ export class RunsProjector implements Projection {
 }
 
 const OLD_KEY_RECHECK_MS = 60_000;
-

@@ -5,12 +5,28 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSchemaFiles, schemasDir } from './registry.ts';
 
-type AvroSchema = string | AvroSchema[] | { type: string; name?: string; fields?: Field[]; items?: AvroSchema; symbols?: string[]; doc?: string };
-interface Field { name: string; type: AvroSchema; doc?: string }
+type AvroSchema =
+  | string
+  | AvroSchema[]
+  | { type: string; name?: string; fields?: Field[]; items?: AvroSchema; symbols?: string[]; doc?: string };
+interface Field {
+  name: string;
+  type: AvroSchema;
+  doc?: string;
+}
 
 export function generateTypes(): string {
   const named = new Map<string, string>();
-  const primitives: Record<string, string> = { null: 'null', boolean: 'boolean', int: 'number', long: 'number', float: 'number', double: 'number', bytes: 'Buffer', string: 'string' };
+  const primitives: Record<string, string> = {
+    null: 'null',
+    boolean: 'boolean',
+    int: 'number',
+    long: 'number',
+    float: 'number',
+    double: 'number',
+    bytes: 'Buffer',
+    string: 'string',
+  };
 
   const tsType = (s: AvroSchema): string => {
     if (typeof s === 'string') return primitives[s] ?? s;
@@ -21,7 +37,9 @@ export function generateTypes(): string {
       return s.name!;
     }
     if (s.type === 'record') {
-      const body = s.fields!.map((f) => `${f.doc ? `  /** ${f.doc} */\n` : ''}  ${f.name}: ${tsType(f.type)};`).join('\n');
+      const body = s
+        .fields!.map((f) => `${f.doc ? `  /** ${f.doc} */\n` : ''}  ${f.name}: ${tsType(f.type)};`)
+        .join('\n');
       named.set(s.name!, `${s.doc ? `/** ${s.doc} */\n` : ''}export interface ${s.name} {\n${body}\n}`);
       return s.name!;
     }

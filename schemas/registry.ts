@@ -60,7 +60,11 @@ function buildRegistry(): Map<string, EventSchema> {
     const versions = new Map<number, SchemaVersion>();
     for (const f of files) {
       const type = f === newest ? latestType : avro.Type.forSchema(f.schema);
-      versions.set(f.version, { version: f.version, type, resolverToLatest: f === newest ? null : latestType.createResolver(type) });
+      versions.set(f.version, {
+        version: f.version,
+        type,
+        resolverToLatest: f === newest ? null : latestType.createResolver(type),
+      });
     }
     out.set(name, { name, topic: newest.topic, latest: versions.get(newest.version)!, versions });
   }
@@ -112,7 +116,10 @@ export function encodedSizeBound(value: unknown, loose = false): number {
   if (Array.isArray(value)) for (const item of value) size += encodedSizeBound(item, loose);
   else
     for (const k in value as Record<string, unknown>)
-      size += (loose ? k.length * 3 : Buffer.byteLength(k)) + 11 + encodedSizeBound((value as Record<string, unknown>)[k], loose);
+      size +=
+        (loose ? k.length * 3 : Buffer.byteLength(k)) +
+        11 +
+        encodedSizeBound((value as Record<string, unknown>)[k], loose);
   return size;
 }
 
@@ -120,7 +127,10 @@ export function encodedSizeBound(value: unknown, loose = false): number {
 export function encodeEventAtVersion(name: EventName, version: number, payload: unknown): EncodedEvent {
   const v = schemaOf(name).versions.get(version);
   if (!v) throw new Error(`${name} has no schema version ${version}`);
-  return { value: v.type.toBuffer(payload), headers: { [EVENT_TYPE_HEADER]: name, [SCHEMA_VERSION_HEADER]: String(version) } };
+  return {
+    value: v.type.toBuffer(payload),
+    headers: { [EVENT_TYPE_HEADER]: name, [SCHEMA_VERSION_HEADER]: String(version) },
+  };
 }
 
 export type DecodedEvent = { [N in EventName]: { name: N; version: number; payload: EventPayloads[N] } }[EventName];

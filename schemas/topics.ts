@@ -24,8 +24,20 @@ export interface TopicDeclaration {
 }
 
 const declarations = {
-  runs: { name: 'tracing.runs', partitions: 'configured', cleanupPolicy: 'delete', deadLetter: 'tracing.runs.dead-letter', hasSchemas: true },
-  feedback: { name: 'tracing.feedback', partitions: 'configured', cleanupPolicy: 'delete', deadLetter: 'tracing.feedback.dead-letter', hasSchemas: true },
+  runs: {
+    name: 'tracing.runs',
+    partitions: 'configured',
+    cleanupPolicy: 'delete',
+    deadLetter: 'tracing.runs.dead-letter',
+    hasSchemas: true,
+  },
+  feedback: {
+    name: 'tracing.feedback',
+    partitions: 'configured',
+    cleanupPolicy: 'delete',
+    deadLetter: 'tracing.feedback.dead-letter',
+    hasSchemas: true,
+  },
   /** Projects (sessions): created, renamed, deleted; folded in order by every replica. */
   projects: { name: 'tracing.projects', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
   /** Where a run of another trace lives (cross-agent links): one record per run id, so compacted. */
@@ -42,8 +54,18 @@ const declarations = {
    * landed, and the command reads back whether its own event took effect (deploymentCommands.ts).
    */
   deployments: { name: 'deployments.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
-  runsDeadLetter: { name: 'tracing.runs.dead-letter', partitions: 'configured', cleanupPolicy: 'delete', hasSchemas: false },
-  feedbackDeadLetter: { name: 'tracing.feedback.dead-letter', partitions: 'configured', cleanupPolicy: 'delete', hasSchemas: false },
+  runsDeadLetter: {
+    name: 'tracing.runs.dead-letter',
+    partitions: 'configured',
+    cleanupPolicy: 'delete',
+    hasSchemas: false,
+  },
+  feedbackDeadLetter: {
+    name: 'tracing.feedback.dead-letter',
+    partitions: 'configured',
+    cleanupPolicy: 'delete',
+    hasSchemas: false,
+  },
 } as const satisfies Record<string, TopicDeclaration>;
 
 type Declarations = typeof declarations;

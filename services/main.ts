@@ -41,7 +41,12 @@ function serviceSpecs({ config, exampleAgent, chatApp }: StartConfig, env: NodeJ
     {
       name: 'control-plane',
       entry: 'services/processes/controlPlaneMain.ts',
-      port: { host: config.HOST, port: config.CONTROL_PLANE_PORT, variable: 'CONTROL_PLANE_PORT', purpose: 'the control plane' },
+      port: {
+        host: config.HOST,
+        port: config.CONTROL_PLANE_PORT,
+        variable: 'CONTROL_PLANE_PORT',
+        purpose: 'the control plane',
+      },
       // Its deployed agent servers trace where this one does (each into its deployment's project).
       env: deployedTracingEnv(agentEnv),
     },
@@ -50,7 +55,12 @@ function serviceSpecs({ config, exampleAgent, chatApp }: StartConfig, env: NodeJ
     {
       name: 'agent-server',
       entry: 'services/processes/agentServerMain.ts',
-      port: { host: config.HOST, port: config.AGENT_SERVER_PORT, variable: 'AGENT_SERVER_PORT', purpose: 'the agent server' },
+      port: {
+        host: config.HOST,
+        port: config.AGENT_SERVER_PORT,
+        variable: 'AGENT_SERVER_PORT',
+        purpose: 'the agent server',
+      },
       env: agentEnv,
     },
     // An example agent that is not LangGraph: A2A on @a2a-js/sdk, traced over OpenTelemetry.
@@ -143,7 +153,8 @@ async function main(): Promise<void> {
     stopping = true;
     for (const child of children.values()) child.kill('SIGTERM');
     setTimeout(() => process.exit(exitCode), 5000).unref();
-    const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
+    const exited = (c: ChildProcess) =>
+      new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
     void Promise.all([...children.values()].map(exited)).then(() => process.exit(exitCode));
   };
   const start = (spec: ServiceSpec, policy = new RestartPolicy()) => {
@@ -158,7 +169,9 @@ async function main(): Promise<void> {
         setTimeout(() => stopping || start(spec, policy), decision.delayMs);
         return;
       }
-      console.error(`[main] ${spec.name} is not restarted: ${decision.reason}; its log above says why. Stopping every service.`);
+      console.error(
+        `[main] ${spec.name} is not restarted: ${decision.reason}; its log above says why. Stopping every service.`,
+      );
       stop(code === CANNOT_START_EXIT_CODE ? CANNOT_START_EXIT_CODE : 1);
     });
   };
@@ -172,7 +185,9 @@ async function main(): Promise<void> {
   console.log(`\nOpen the trace explorer: ${tracingUrl}/ (sign in with the key below)`);
   console.log(`Open the chat app:       ${localUrl(chatAppPort(startConfig.chatApp))}/ (the same key)`);
   console.log(`\nAPI key for the default workspace: ${env.BOOTSTRAP_API_KEY}`);
-  console.log(`  export LANGSMITH_ENDPOINT=${tracingUrl} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`);
+  console.log(
+    `  export LANGSMITH_ENDPOINT=${tracingUrl} LANGSMITH_API_KEY=${env.BOOTSTRAP_API_KEY} LANGSMITH_TRACING=true\n`,
+  );
 
   process.once('SIGINT', () => stop(0));
   process.once('SIGTERM', () => stop(0));
@@ -185,19 +200,34 @@ async function main(): Promise<void> {
  */
 function objectStorageLater(all: Promise<unknown>, endpoint: string, stopping: () => boolean): void {
   const started = Date.now();
-  const waiting = 'bulk export and the control plane\'s source uploads and revision logs';
+  const waiting = "bulk export and the control plane's source uploads and revision logs";
   let done = false;
   const say = (line: string) => stopping() || console.log(`[main] ${line}`);
   const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
-  setTimeout(() => done || say(`object storage (${endpoint}) is still starting (its progress: [infra] lines); until it answers, ${waiting} answer 503 with Retry-After`), 0);
-  const timer = setInterval(() => say(`object storage is still starting (${elapsed()} since the services started, which do not wait for it)`), 60_000);
-  all.then(
-    () => say(`object storage is up (${elapsed()} after the services): ${waiting} are served`),
-    (err: Error) => say(`object storage could not be started, so ${waiting} answer 503 until S3_ENDPOINT answers (run \`npm run infra:up\` to retry); the other services run. Why:\n${err.message}`),
-  ).finally(() => {
-    done = true;
-    clearInterval(timer);
-  });
+  setTimeout(
+    () =>
+      done ||
+      say(
+        `object storage (${endpoint}) is still starting (its progress: [infra] lines); until it answers, ${waiting} answer 503 with Retry-After`,
+      ),
+    0,
+  );
+  const timer = setInterval(
+    () => say(`object storage is still starting (${elapsed()} since the services started, which do not wait for it)`),
+    60_000,
+  );
+  all
+    .then(
+      () => say(`object storage is up (${elapsed()} after the services): ${waiting} are served`),
+      (err: Error) =>
+        say(
+          `object storage could not be started, so ${waiting} answer 503 until S3_ENDPOINT answers (run \`npm run infra:up\` to retry); the other services run. Why:\n${err.message}`,
+        ),
+    )
+    .finally(() => {
+      done = true;
+      clearInterval(timer);
+    });
 }
 
 main().catch((err: Error) => {

@@ -11,7 +11,19 @@ import { authHeaders, credentialStore, type Credentials, type Workspace } from '
 import { SignIn } from '../shared/SignIn.tsx';
 import { Conversation } from './Conversation.tsx';
 import { ThreadList } from './ThreadList.tsx';
-import { ASSISTANT_ID, apiUrl, createThread, deleteThread, describeError, KeyRefusedError, listThreads, listWorkspaces, opensWithoutKey, type Caller, type ThreadSummary } from './threadsApi.ts';
+import {
+  ASSISTANT_ID,
+  apiUrl,
+  createThread,
+  deleteThread,
+  describeError,
+  KeyRefusedError,
+  listThreads,
+  listWorkspaces,
+  opensWithoutKey,
+  type Caller,
+  type ThreadSummary,
+} from './threadsApi.ts';
 
 const threadInUrl = (): string | null => new URLSearchParams(location.search).get('thread');
 
@@ -58,24 +70,47 @@ export function ChatApp() {
     forgetThreadInUrl();
     setAccess({ state: 'sign-in', notice });
   }, []);
-  const switchWorkspace = useCallback((credentials: Credentials) => {
-    forgetThreadInUrl();
-    signIn(credentials);
-  }, [signIn]);
+  const switchWorkspace = useCallback(
+    (credentials: Credentials) => {
+      forgetThreadInUrl();
+      signIn(credentials);
+    },
+    [signIn],
+  );
 
   if (access.state === 'checking') return <div className="placeholder full">Connecting to the chat server…</div>;
-  if (access.state === 'sign-in') return <SignIn title="Deep agent chat" hint={<SignInHint />} listWorkspaces={listWorkspaces} onSignIn={signIn} notice={access.notice} />;
+  if (access.state === 'sign-in')
+    return (
+      <SignIn
+        title="Deep agent chat"
+        hint={<SignInHint />}
+        listWorkspaces={listWorkspaces}
+        onSignIn={signIn}
+        notice={access.notice}
+      />
+    );
   // A new workspace is a new page: its own threads, its own streams.
-  return <Chat key={access.caller?.workspaceId ?? 'its-only-workspace'} caller={access.caller} onSignOut={signOut} onSwitchWorkspace={switchWorkspace} />;
+  return (
+    <Chat
+      key={access.caller?.workspaceId ?? 'its-only-workspace'}
+      caller={access.caller}
+      onSignOut={signOut}
+      onSwitchWorkspace={switchWorkspace}
+    />
+  );
 }
 
 /** What to paste: the key `npm start` printed. */
 function SignInHint() {
   return (
     <>
-      <p>Sign in with an API key of the platform. Your conversations are kept in that key's workspace, apart from everyone else's.</p>
       <p>
-        Started with <code>npm start</code>? Paste the key it printed after <b>API key for the default workspace:</b> (it is also in <code>.local/dev-api-key</code>). It stays in this browser only.
+        Sign in with an API key of the platform. Your conversations are kept in that key's workspace, apart from
+        everyone else's.
+      </p>
+      <p>
+        Started with <code>npm start</code>? Paste the key it printed after <b>API key for the default workspace:</b>{' '}
+        (it is also in <code>.local/dev-api-key</code>). It stays in this browser only.
       </p>
     </>
   );
@@ -178,7 +213,11 @@ function Chat({ caller, onSignOut, onSwitchWorkspace }: ChatProps) {
             apiUrl: apiUrl(),
             threadId,
             defaultHeaders: caller ? authHeaders(caller) : {},
-            paths: { commands: (id) => `/threads/${id}/commands`, stream: (id) => `/threads/${id}/stream`, state: (id) => `/threads/${id}/state` },
+            paths: {
+              commands: (id) => `/threads/${id}/commands`,
+              stream: (id) => `/threads/${id}/stream`,
+              state: (id) => `/threads/${id}/state`,
+            },
           })
         : null,
     [threadId, caller],
@@ -187,7 +226,13 @@ function Chat({ caller, onSignOut, onSwitchWorkspace }: ChatProps) {
   // run.start must name the app's assistant. The client's types allow an assistant id only
   // beside its built-in transports, though its controller sends one given with an adapter too.
   const streamProps = transport
-    ? ({ transport, threadId, assistantId: ASSISTANT_ID, onCreated: refreshThreads, onCompleted: refreshThreads } as unknown as Omit<StreamProviderCustomProps, 'children'>)
+    ? ({
+        transport,
+        threadId,
+        assistantId: ASSISTANT_ID,
+        onCreated: refreshThreads,
+        onCompleted: refreshThreads,
+      } as unknown as Omit<StreamProviderCustomProps, 'children'>)
     : null;
   const title = threads?.find((t) => t.id === threadId)?.title ?? 'New conversation';
 
@@ -199,7 +244,13 @@ function Chat({ caller, onSignOut, onSwitchWorkspace }: ChatProps) {
         onOpen={open}
         onNew={startNewThread}
         onDelete={remove}
-        account={caller ? <Account credentials={caller} onSignOut={() => onSignOut()} onSwitch={onSwitchWorkspace} /> : <p className="account-open">Open to everyone on this machine (no API keys)</p>}
+        account={
+          caller ? (
+            <Account credentials={caller} onSignOut={() => onSignOut()} onSwitch={onSwitchWorkspace} />
+          ) : (
+            <p className="account-open">Open to everyone on this machine (no API keys)</p>
+          )
+        }
       />
       <main className="main">
         {error ? (
@@ -223,7 +274,15 @@ function Chat({ caller, onSignOut, onSwitchWorkspace }: ChatProps) {
 }
 
 /** The workspace the key acts in (a switcher when it has several) and the sign-out, under the threads. */
-function Account({ credentials, onSignOut, onSwitch }: { credentials: Credentials; onSignOut(): void; onSwitch(credentials: Credentials): void }) {
+function Account({
+  credentials,
+  onSignOut,
+  onSwitch,
+}: {
+  credentials: Credentials;
+  onSignOut(): void;
+  onSwitch(credentials: Credentials): void;
+}) {
   const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
   useEffect(() => {
     listWorkspaces(credentials.apiKey).then(setWorkspaces, () => setWorkspaces([]));
@@ -233,7 +292,13 @@ function Account({ credentials, onSignOut, onSwitch }: { credentials: Credential
     <div className="account" data-testid="account">
       <span className="account-label">Workspace</span>
       {workspaces && workspaces.length > 1 ? (
-        <select className="workspace-select" data-testid="workspace-select" aria-label="Workspace" value={current?.id ?? ''} onChange={(e) => onSwitch({ ...credentials, workspaceId: e.target.value })}>
+        <select
+          className="workspace-select"
+          data-testid="workspace-select"
+          aria-label="Workspace"
+          value={current?.id ?? ''}
+          onChange={(e) => onSwitch({ ...credentials, workspaceId: e.target.value })}
+        >
           {workspaces.map((w) => (
             <option key={w.id} value={w.id}>
               {w.display_name}

@@ -34,7 +34,8 @@ export function Conversation({ title, threadId }: { title: string; threadId: str
     void stream.submit({ messages: [{ type: 'human', content: text }] });
   };
 
-  const error = stream.error !== undefined && stream.error !== null && stream.error !== dismissedError ? stream.error : undefined;
+  const error =
+    stream.error !== undefined && stream.error !== null && stream.error !== dismissedError ? stream.error : undefined;
 
   return (
     <section className="conversation" data-testid="conversation" data-thread-id={threadId} aria-busy={stream.isLoading}>
@@ -52,10 +53,15 @@ export function Conversation({ title, threadId }: { title: string; threadId: str
         }}
       >
         <div className="messages-inner" ref={content}>
-          {stream.isThreadLoading && messages.length === 0 ? <p className="muted center">Loading the conversation…</p> : null}
+          {stream.isThreadLoading && messages.length === 0 ? (
+            <p className="muted center">Loading the conversation…</p>
+          ) : null}
           {!stream.isThreadLoading && messages.length === 0 && !stream.isLoading ? (
             <div className="empty">
-              <p>Ask the coordinator something. It delegates research to <b>researcher</b> and arithmetic to <b>math-whiz</b>, and you watch each of them work.</p>
+              <p>
+                Ask the coordinator something. It delegates research to <b>researcher</b> and arithmetic to{' '}
+                <b>math-whiz</b>, and you watch each of them work.
+              </p>
               <div className="suggestions">
                 {SUGGESTIONS.map((s) => (
                   <button type="button" key={s} onClick={() => send(s)}>
@@ -70,7 +76,12 @@ export function Conversation({ title, threadId }: { title: string; threadId: str
           {error !== undefined ? (
             <div className="error-banner inline" role="alert" data-testid="error-banner">
               <span>{describeError(error)}</span>
-              <button type="button" className="error-dismiss" aria-label="Dismiss" onClick={() => setDismissedError(error)}>
+              <button
+                type="button"
+                className="error-dismiss"
+                aria-label="Dismiss"
+                onClick={() => setDismissedError(error)}
+              >
                 ×
               </button>
             </div>

@@ -4,7 +4,15 @@
 import { Fragment, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { SubagentDiscoverySnapshot } from '@langchain/react';
-import { reasoningOf, TASK_TOOL, textOf, toolCallIdOf, toolCallsOf, toolFailed, type ToolCallLike } from './messageParts.ts';
+import {
+  reasoningOf,
+  TASK_TOOL,
+  textOf,
+  toolCallIdOf,
+  toolCallsOf,
+  toolFailed,
+  type ToolCallLike,
+} from './messageParts.ts';
 import { SubagentPanel } from './SubagentPanel.tsx';
 
 interface MessageListProps {
@@ -56,7 +64,11 @@ export function MessageList({ messages, isLoading, subagents }: MessageListProps
   });
   // A subagent whose `task` call is not (yet) among the messages still gets its panel.
   for (const snapshot of subagents ?? [])
-    if (!placed.has(snapshot.id)) items.push({ key: `subagent-${snapshot.id}`, node: <SubagentPanel call={undefined} snapshot={snapshot} result={undefined} /> });
+    if (!placed.has(snapshot.id))
+      items.push({
+        key: `subagent-${snapshot.id}`,
+        node: <SubagentPanel call={undefined} snapshot={snapshot} result={undefined} />,
+      });
 
   return (
     <>
@@ -86,7 +98,13 @@ function Reasoning({ text, active }: { text: string; active: boolean }) {
   useEffect(() => setOpen(active), [active]);
   return (
     <div className={`reasoning ${open ? 'open' : ''}`} data-testid="reasoning" data-active={active}>
-      <button type="button" className="reasoning-toggle" data-testid="reasoning-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+      <button
+        type="button"
+        className="reasoning-toggle"
+        data-testid="reasoning-toggle"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+      >
         <span className="caret" aria-hidden="true">
           ▸
         </span>
@@ -116,12 +134,25 @@ function oneLine(args: Record<string, unknown> | undefined): string {
   return shorten(values.length === 1 ? String(values[0]) : JSON.stringify(args ?? {}), 80);
 }
 
-export function ToolCallCard({ call, result, running }: { call: ToolCallLike; result: BaseMessage | undefined; running: boolean }) {
+export function ToolCallCard({
+  call,
+  result,
+  running,
+}: {
+  call: ToolCallLike;
+  result: BaseMessage | undefined;
+  running: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const status = result ? (toolFailed(result) ? 'error' : 'done') : running ? 'running' : 'done';
   const resultText = result ? textOf(result) : '';
   return (
-    <div className={`tool-call status-${status}`} data-testid="tool-call" data-tool-name={call.name} data-status={status}>
+    <div
+      className={`tool-call status-${status}`}
+      data-testid="tool-call"
+      data-tool-name={call.name}
+      data-status={status}
+    >
       <button type="button" className="tool-call-head" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
         <span className="tool-icon" aria-hidden="true">
           ⚙
@@ -130,7 +161,9 @@ export function ToolCallCard({ call, result, running }: { call: ToolCallLike; re
           {call.name}
         </span>
         <code className="tool-args-inline">{oneLine(call.args)}</code>
-        <span className={`badge ${status}`}>{status === 'running' ? 'Running' : status === 'error' ? 'Error' : 'Done'}</span>
+        <span className={`badge ${status}`}>
+          {status === 'running' ? 'Running' : status === 'error' ? 'Error' : 'Done'}
+        </span>
       </button>
       {result ? (
         <div className="tool-result-inline" data-testid="tool-result">

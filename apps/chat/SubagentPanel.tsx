@@ -21,13 +21,20 @@ export function SubagentPanel({ call, snapshot, result }: SubagentPanelProps) {
   const task = snapshot?.taskInput ?? (typeof call?.args?.description === 'string' ? call.args.description : undefined);
   const status = snapshot?.status ?? (result ? (toolFailed(result) ? 'error' : 'complete') : 'running');
   return (
-    <section className={`subagent status-${status}`} data-testid="subagent-panel" data-subagent-name={name} data-status={status}>
+    <section
+      className={`subagent status-${status}`}
+      data-testid="subagent-panel"
+      data-subagent-name={name}
+      data-status={status}
+    >
       <button type="button" className="subagent-head" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
         <span className="caret" aria-hidden="true">
           ▸
         </span>
         <span className="subagent-name">{name}</span>
-        <span className={`badge ${status === 'complete' ? 'done' : status}`}>{status === 'running' ? 'Working' : status === 'error' ? 'Failed' : 'Done'}</span>
+        <span className={`badge ${status === 'complete' ? 'done' : status}`}>
+          {status === 'running' ? 'Working' : status === 'error' ? 'Failed' : 'Done'}
+        </span>
       </button>
       {open ? (
         <div className="subagent-body">
@@ -61,7 +68,10 @@ function SubagentMessages({ snapshot, task }: { snapshot: SubagentDiscoverySnaps
   const stream = useStreamContext();
   const messages = useMessages(stream, snapshot);
   // The task arrives as the subagent's first human message; it is shown above already.
-  const shown = useMemo(() => messages.filter((m) => m != null && !(m.type === 'human' && textOf(m).trim() === task?.trim())), [messages, task]);
+  const shown = useMemo(
+    () => messages.filter((m) => m != null && !(m.type === 'human' && textOf(m).trim() === task?.trim())),
+    [messages, task],
+  );
   return (
     <div className="subagent-messages" data-testid="subagent-messages">
       <MessageList messages={shown} isLoading={snapshot.status === 'running'} />

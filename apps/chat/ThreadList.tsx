@@ -35,7 +35,12 @@ export function ThreadList({ threads, activeId, onOpen, onNew, onDelete, account
         {threads === null ? <p className="muted">Loading…</p> : null}
         {threads?.length === 0 ? <p className="muted">No conversations yet.</p> : null}
         {threads?.map((thread) => (
-          <div key={thread.id} className={`thread-item ${thread.id === activeId ? 'active' : ''}`} data-testid="thread-item" data-thread-id={thread.id}>
+          <div
+            key={thread.id}
+            className={`thread-item ${thread.id === activeId ? 'active' : ''}`}
+            data-testid="thread-item"
+            data-thread-id={thread.id}
+          >
             {confirming === thread.id ? (
               <div className="thread-confirm">
                 <span>Delete this conversation?</span>
@@ -58,15 +63,31 @@ export function ThreadList({ threads, activeId, onOpen, onNew, onDelete, account
               </div>
             ) : (
               <>
-                <button type="button" className="thread-open" onClick={() => onOpen(thread.id)} aria-current={thread.id === activeId ? 'page' : undefined}>
+                <button
+                  type="button"
+                  className="thread-open"
+                  onClick={() => onOpen(thread.id)}
+                  aria-current={thread.id === activeId ? 'page' : undefined}
+                >
                   <span className="thread-title" data-testid="thread-title">
                     {thread.title}
                   </span>
-                  <time className="thread-time" dateTime={thread.updatedAt ?? undefined} title={thread.updatedAt ? new Date(thread.updatedAt).toLocaleString() : undefined}>
+                  <time
+                    className="thread-time"
+                    dateTime={thread.updatedAt ?? undefined}
+                    title={thread.updatedAt ? new Date(thread.updatedAt).toLocaleString() : undefined}
+                  >
                     {relativeTime(thread.updatedAt, now)}
                   </time>
                 </button>
-                <button type="button" className="thread-delete" data-testid="thread-delete" aria-label={`Delete "${thread.title}"`} title="Delete" onClick={() => setConfirming(thread.id)}>
+                <button
+                  type="button"
+                  className="thread-delete"
+                  data-testid="thread-delete"
+                  aria-label={`Delete "${thread.title}"`}
+                  title="Delete"
+                  onClick={() => setConfirming(thread.id)}
+                >
                   <TrashIcon />
                 </button>
               </>
@@ -81,7 +102,17 @@ export function ThreadList({ threads, activeId, onOpen, onNew, onDelete, account
 
 function TrashIcon() {
   return (
-    <svg aria-hidden="true" viewBox="0 0 24 24" width="15" height="15" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round">
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 24 24"
+      width="15"
+      height="15"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.8"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
       <path d="M3 6h18M8 6V4h8v2M19 6l-1 14H6L5 6M10 11v6M14 11v6" />
     </svg>
   );

@@ -37,13 +37,20 @@ async function reasonOf(response: Response): Promise<string> {
 async function call(caller: Caller, path: string, init: RequestInit, what: string): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(`${apiUrl()}${path}`, { cache: 'no-store', ...init, headers: { ...(caller ? authHeaders(caller) : {}), ...(init.headers as Record<string, string> | undefined) } });
+    response = await fetch(`${apiUrl()}${path}`, {
+      cache: 'no-store',
+      ...init,
+      headers: { ...(caller ? authHeaders(caller) : {}), ...(init.headers as Record<string, string> | undefined) },
+    });
   } catch {
     throw new ApiError(`Could not ${what}: the chat server did not answer. Is it running?`);
   }
   if (!response.ok) {
     const reason = await reasonOf(response);
-    if (response.status === 401) throw new KeyRefusedError(`The chat server does not accept the API key kept in this browser (${reason}). Sign in again.`);
+    if (response.status === 401)
+      throw new KeyRefusedError(
+        `The chat server does not accept the API key kept in this browser (${reason}). Sign in again.`,
+      );
     throw new ApiError(`Could not ${what}: ${reason} (HTTP ${response.status}).`);
   }
   return response;
@@ -71,8 +78,10 @@ export async function listWorkspaces(apiKey: string): Promise<Workspace[]> {
   } catch {
     throw new ApiError('The chat server did not answer. Is it running?');
   }
-  if (response.status === 401) throw new ApiError(`This key was refused: ${await reasonOf(response)}. Check that you pasted the whole key.`);
-  if (!response.ok) throw new ApiError(`Could not check the key: ${await reasonOf(response)} (HTTP ${response.status}).`);
+  if (response.status === 401)
+    throw new ApiError(`This key was refused: ${await reasonOf(response)}. Check that you pasted the whole key.`);
+  if (!response.ok)
+    throw new ApiError(`Could not check the key: ${await reasonOf(response)} (HTTP ${response.status}).`);
   return (await response.json()) as Workspace[];
 }
 
@@ -83,7 +92,16 @@ export async function listThreads(caller: Caller): Promise<ThreadSummary[]> {
 /** Mints a thread id and gives it its first (empty) checkpoint, so the sidebar lists it. */
 export async function createThread(caller: Caller): Promise<string> {
   const id = crypto.randomUUID();
-  await call(caller, `/threads/${id}/state`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { messages: [] } }) }, 'start a new conversation');
+  await call(
+    caller,
+    `/threads/${id}/state`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ values: { messages: [] } }),
+    },
+    'start a new conversation',
+  );
   return id;
 }
 
@@ -101,15 +119,19 @@ export function describeError(error: unknown): string {
   const refused = /^Protocol request failed: (\d+)[^—]*(?:— (.*))?$/s.exec(message);
   if (refused) {
     const [, status, detail] = refused;
-    if (status === '409') return `The agent is still answering in this conversation: ${detail ?? 'wait for it to finish'}.`;
-    if (status === '401') return `The chat server does not accept your API key${detail ? ` (${detail})` : ''}: sign out, then sign in with a valid one.`;
+    if (status === '409')
+      return `The agent is still answering in this conversation: ${detail ?? 'wait for it to finish'}.`;
+    if (status === '401')
+      return `The chat server does not accept your API key${detail ? ` (${detail})` : ''}: sign out, then sign in with a valid one.`;
     return `The chat server refused the request (HTTP ${status})${detail ? `: ${detail}` : '.'}`;
   }
   if (error instanceof TypeError || /fetch|network|closed by the server/i.test(message))
     return 'Lost the connection to the chat server. Check that it is running, then try again.';
   const state = /^Thread state request failed: (\d+) ?(.*)$/.exec(message);
-  if (state?.[1] === '401') return 'The chat server does not accept your API key: sign out, then sign in with a valid one.';
-  if (state) return `Could not load this conversation: the chat server answered HTTP ${state[1]}${state[2] ? ` (${state[2]})` : ''}.`;
+  if (state?.[1] === '401')
+    return 'The chat server does not accept your API key: sign out, then sign in with a valid one.';
+  if (state)
+    return `Could not load this conversation: the chat server answered HTTP ${state[1]}${state[2] ? ` (${state[2]})` : ''}.`;
   return message ? `Something went wrong: ${message}` : 'Something went wrong, and the server did not say what.';
 }
 

@@ -26,7 +26,8 @@ export function ExplorerApp() {
   // A run link names the workspace the run is in: a key of several workspaces acts there.
   const linkedWorkspace = route.page === 'run' ? route.workspaceId : null;
   useEffect(() => {
-    if (credentials?.workspaceId && linkedWorkspace && linkedWorkspace !== credentials.workspaceId) signIn({ ...credentials, workspaceId: linkedWorkspace });
+    if (credentials?.workspaceId && linkedWorkspace && linkedWorkspace !== credentials.workspaceId)
+      signIn({ ...credentials, workspaceId: linkedWorkspace });
   }, [credentials, linkedWorkspace]);
   if (!credentials)
     return (
@@ -45,13 +46,25 @@ export function ExplorerApp() {
           Trace explorer
         </a>
         <nav className="topnav" aria-label="Sections">
-          <a data-testid="nav-projects" className={projectPages.has(route.page) ? 'current' : ''} {...linkProps({ page: 'projects', search: '' })}>
+          <a
+            data-testid="nav-projects"
+            className={projectPages.has(route.page) ? 'current' : ''}
+            {...linkProps({ page: 'projects', search: '' })}
+          >
             Projects
           </a>
-          <a data-testid="nav-exports" className={route.page === 'exports' ? 'current' : ''} {...linkProps({ page: 'exports' })}>
+          <a
+            data-testid="nav-exports"
+            className={route.page === 'exports' ? 'current' : ''}
+            {...linkProps({ page: 'exports' })}
+          >
             Bulk exports
           </a>
-          <a data-testid="nav-deployments" className={route.page === 'deployments' ? 'current' : ''} {...linkProps({ page: 'deployments' })}>
+          <a
+            data-testid="nav-deployments"
+            className={route.page === 'deployments' ? 'current' : ''}
+            {...linkProps({ page: 'deployments' })}
+          >
             Deployments
           </a>
         </nav>
@@ -76,7 +89,13 @@ export function ExplorerApp() {
 }
 
 /** The workspace the key acts in: a switcher when it has several, its name when one. */
-function WorkspaceSwitcher({ credentials, onChange }: { credentials: Credentials; onChange: (c: Credentials) => void }) {
+function WorkspaceSwitcher({
+  credentials,
+  onChange,
+}: {
+  credentials: Credentials;
+  onChange: (c: Credentials) => void;
+}) {
   const workspaces = useLoad(() => listWorkspaces(credentials.apiKey), [credentials.apiKey]);
   if (workspaces.state !== 'done') return null;
   const list = workspaces.value;

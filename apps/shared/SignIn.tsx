@@ -18,7 +18,14 @@ export interface SignInProps {
   notice?: string | null;
 }
 
-export function SignIn({ title, hint, listWorkspaces, onSignIn, suggestedWorkspace = null, notice = null }: SignInProps) {
+export function SignIn({
+  title,
+  hint,
+  listWorkspaces,
+  onSignIn,
+  suggestedWorkspace = null,
+  notice = null,
+}: SignInProps) {
   const [apiKey, setApiKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -49,14 +56,27 @@ export function SignIn({ title, hint, listWorkspaces, onSignIn, suggestedWorkspa
         ) : null}
         <label>
           API key
-          <input data-testid="api-key" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="lsk_…" autoFocus />
+          <input
+            data-testid="api-key"
+            type="password"
+            autoComplete="off"
+            value={apiKey}
+            onChange={(e) => setApiKey(e.target.value)}
+            placeholder="lsk_…"
+            autoFocus
+          />
         </label>
         {error && (
           <p className="signin-error error" role="alert" data-testid="sign-in-error">
             {error}
           </p>
         )}
-        <button type="submit" className="signin-submit primary" disabled={busy || !apiKey.trim()} data-testid="sign-in-submit">
+        <button
+          type="submit"
+          className="signin-submit primary"
+          disabled={busy || !apiKey.trim()}
+          data-testid="sign-in-submit"
+        >
           {busy ? 'Checking…' : 'Sign in'}
         </button>
       </form>

@@ -4,7 +4,15 @@
 // instruction, settable per turn with `state_delta`). Offline, its model is EchoLlm below, which
 // streams partial tokens like Gemini in SSE mode; with GOOGLE_API_KEY set it is Gemini
 // (ADK_GEMINI_MODEL, default gemini-2.5-flash).
-import { BaseLlm, FunctionTool, LlmAgent, Runner, type LlmRequest, type LlmResponse, type BaseLlmConnection } from '@google/adk';
+import {
+  BaseLlm,
+  FunctionTool,
+  LlmAgent,
+  Runner,
+  type LlmRequest,
+  type LlmResponse,
+  type BaseLlmConnection,
+} from '@google/adk';
 import type { Content } from '@google/genai';
 import { z } from 'zod';
 import { CheckpointSessionService, wrap } from '../../services/agent-server/adapters/adk/index.ts';
@@ -43,21 +51,47 @@ export class EchoLlm extends BaseLlm {
     const contents = request.contents ?? [];
     const last = contents.at(-1);
     const toolAnswer = last?.parts?.find((p) => p.functionResponse)?.functionResponse;
-    const userTexts = contents.filter((c) => c.role === 'user' && c.parts?.some((p) => typeof p.text === 'string' && p.text.length > 0));
+    const userTexts = contents.filter(
+      (c) => c.role === 'user' && c.parts?.some((p) => typeof p.text === 'string' && p.text.length > 0),
+    );
     if (!toolAnswer) {
-      yield { content: { role: 'model', parts: [{ functionCall: { id: `call-${crypto.randomUUID()}`, name: 'count_words', args: { text: textOf(userTexts.at(-1)) } } }] }, turnComplete: true };
+      yield {
+        content: {
+          role: 'model',
+          parts: [
+            {
+              functionCall: {
+                id: `call-${crypto.randomUUID()}`,
+                name: 'count_words',
+                args: { text: textOf(userTexts.at(-1)) },
+              },
+            },
+          ],
+        },
+        turnComplete: true,
+      };
       return;
     }
     const said = textOf(userTexts.at(-1));
     const result = toolAnswer.response as { words?: number; total?: number } | undefined;
-    const instruction = textOf(request.config?.systemInstruction as Content | undefined) || String(request.config?.systemInstruction ?? '');
+    const instruction =
+      textOf(request.config?.systemInstruction as Content | undefined) ||
+      String(request.config?.systemInstruction ?? '');
     const tone = /Tone: (\w+)/.exec(instruction)?.[1];
     const answer = `Turn ${userTexts.length}: you said "${said}" (${result?.words} words, ${result?.total} in all${tone ? `, ${tone}` : ''})`;
     if (stream) {
       const tokens = answer.match(/\S+\s*/g) ?? [answer];
       for (const token of tokens) yield { content: { role: 'model', parts: [{ text: token }] }, partial: true };
     }
-    yield { content: { role: 'model', parts: [{ text: answer }] }, turnComplete: true, usageMetadata: { promptTokenCount: wordsOf(said).length, candidatesTokenCount: wordsOf(answer).length, totalTokenCount: wordsOf(said).length + wordsOf(answer).length } };
+    yield {
+      content: { role: 'model', parts: [{ text: answer }] },
+      turnComplete: true,
+      usageMetadata: {
+        promptTokenCount: wordsOf(said).length,
+        candidatesTokenCount: wordsOf(answer).length,
+        totalTokenCount: wordsOf(said).length + wordsOf(answer).length,
+      },
+    };
   }
 
   async connect(_request: LlmRequest): Promise<BaseLlmConnection> {
@@ -69,7 +103,8 @@ export const agent = new LlmAgent({
   name: APP_NAME,
   description: 'Echoes what you say, counting words with a tool, and remembers the conversation in its ADK session.',
   model: process.env.GOOGLE_API_KEY ? (process.env.ADK_GEMINI_MODEL ?? 'gemini-2.5-flash') : new EchoLlm(),
-  instruction: 'Call count_words with the user message, then repeat the message and say how many words it has and how many in all. Tone: {tone?}',
+  instruction:
+    'Call count_words with the user message, then repeat the message and say how many words it has and how many in all. Tone: {tone?}',
   tools: [countWords],
   outputKey: 'last_reply',
 });

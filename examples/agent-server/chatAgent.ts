@@ -17,4 +17,8 @@ async function answer(state: typeof ChatState.State, config: LangGraphRunnableCo
   return { messages: [reply], user_id: String(config.configurable?.langgraph_auth_user_id ?? 'anonymous') };
 }
 
-export const graph = new StateGraph(ChatState).addNode('agent', answer).addEdge('__start__', 'agent').addEdge('agent', '__end__').compile();
+export const graph = new StateGraph(ChatState)
+  .addNode('agent', answer)
+  .addEdge('__start__', 'agent')
+  .addEdge('agent', '__end__')
+  .compile();

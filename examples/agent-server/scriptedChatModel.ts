@@ -9,7 +9,9 @@ import { v4 as uuidv4 } from 'uuid';
 
 function textOf(message: BaseMessage | undefined): string {
   if (!message) return '';
-  return typeof message.content === 'string' ? message.content : message.content.map((p) => ('text' in p ? String(p.text) : '')).join('');
+  return typeof message.content === 'string'
+    ? message.content
+    : message.content.map((p) => ('text' in p ? String(p.text) : '')).join('');
 }
 
 /** The scripted answer to a conversation: the turn number and the last human message, echoed. */
@@ -40,7 +42,11 @@ export class ScriptedChatModel extends BaseChatModel {
     return { generations: [{ text: answer, message }] };
   }
 
-  override async *_streamResponseChunks(messages: BaseMessage[], _options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    _options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const answer = scriptedAnswer(messages);
     const id = uuidv4();
     const tokens = answer.split(/(?<= )/); // words, each with its trailing space
@@ -48,7 +54,11 @@ export class ScriptedChatModel extends BaseChatModel {
       const last = i === tokens.length - 1;
       const chunk = new ChatGenerationChunk({
         text: token,
-        message: new AIMessageChunk({ content: token, id, ...(last ? { usage_metadata: usage(messages, answer) } : {}) }),
+        message: new AIMessageChunk({
+          content: token,
+          id,
+          ...(last ? { usage_metadata: usage(messages, answer) } : {}),
+        }),
       });
       yield chunk;
       await runManager?.handleLLMNewToken(token, undefined, undefined, undefined, undefined, { chunk });

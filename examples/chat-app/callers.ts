@@ -23,13 +23,20 @@ export function signInCallers(scope: FastifyInstance, authentication: ChatAuthen
 /** The workspace the caller acts in. */
 export const workspaceOf = (request: FastifyRequest): string => tenantOf(request);
 
-export const threadKeyOf = (request: FastifyRequest, threadId: string): ThreadKey => ({ workspaceId: tenantOf(request), threadId });
+export const threadKeyOf = (request: FastifyRequest, threadId: string): ThreadKey => ({
+  workspaceId: tenantOf(request),
+  threadId,
+});
 
 /**
  * The credentials a run of this request is traced with: the caller's key in the caller's
  * workspace; without keys (CHAT_APP_AUTH=none), `fallbackKey` (LANGSMITH_API_KEY), if any.
  */
-export function traceCredentialsOf(request: FastifyRequest, authentication: ChatAuthentication, fallbackKey: string | undefined): TraceCredentials | undefined {
+export function traceCredentialsOf(
+  request: FastifyRequest,
+  authentication: ChatAuthentication,
+  fallbackKey: string | undefined,
+): TraceCredentials | undefined {
   if (authentication.mode === 'none') return fallbackKey ? { apiKey: fallbackKey } : undefined;
   const header = request.headers['x-api-key'];
   const apiKey = Array.isArray(header) ? header[0] : header;

@@ -32,11 +32,17 @@ export interface ChatApp {
  * How each turn is traced: into LANGSMITH_PROJECT at LANGSMITH_ENDPOINT, with the caller's
  * credentials (./runTracing.ts), when LANGSMITH_TRACING is true; else not at all.
  */
-function tracing(config: ChatAppConfig, authentication: ChatAuthentication, logger: Logger): (request: FastifyRequest) => RunTracer | undefined {
+function tracing(
+  config: ChatAppConfig,
+  authentication: ChatAuthentication,
+  logger: Logger,
+): (request: FastifyRequest) => RunTracer | undefined {
   if (config.LANGSMITH_TRACING !== 'true') return () => undefined;
   const destination = { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT };
   if (authentication.mode === 'none' && !config.LANGSMITH_API_KEY)
-    logger.warn('LANGSMITH_TRACING is true, but with CHAT_APP_AUTH=none callers have no key to trace with and LANGSMITH_API_KEY is unset: turns are not traced');
+    logger.warn(
+      'LANGSMITH_TRACING is true, but with CHAT_APP_AUTH=none callers have no key to trace with and LANGSMITH_API_KEY is unset: turns are not traced',
+    );
   return (request) => {
     const credentials = traceCredentialsOf(request, authentication, config.LANGSMITH_API_KEY);
     return credentials ? runTracer(destination, credentials) : undefined;
@@ -54,8 +60,15 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
       );
     });
     authentication = { mode: 'api_key', tenancy: keys.tenancy };
-  } else logger.warn({ CHAT_APP_AUTH: 'none' }, 'API keys are off: anyone who reaches this app acts in the default workspace (loopback only)');
-  const store = config.CHAT_CHECKPOINTER === 'postgres' ? await postgresStore(config.POSTGRES_URL, DEFAULT_WORKSPACE_ID) : memoryStore();
+  } else
+    logger.warn(
+      { CHAT_APP_AUTH: 'none' },
+      'API keys are off: anyone who reaches this app acts in the default workspace (loopback only)',
+    );
+  const store =
+    config.CHAT_CHECKPOINTER === 'postgres'
+      ? await postgresStore(config.POSTGRES_URL, DEFAULT_WORKSPACE_ID)
+      : memoryStore();
   const agent = await createChatAgent(store.checkpointer, {
     provider: config.OPENAI_API_KEY ? 'openai' : 'scripted',
     openaiModel: config.CHAT_OPENAI_MODEL,
@@ -85,7 +98,15 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
       );
     },
   });
-  const routes = { graph: compiled, store, sessions, assistants: [ASSISTANT_ID], stateKeys, tracerFor: tracing(config, authentication, logger), logger };
+  const routes = {
+    graph: compiled,
+    store,
+    sessions,
+    assistants: [ASSISTANT_ID],
+    stateKeys,
+    tracerFor: tracing(config, authentication, logger),
+    logger,
+  };
   await app.register(
     async (api) => {
       // Checks the key itself: a key of several workspaces lists them without X-Tenant-Id.
@@ -102,11 +123,22 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
   const page = join(PAGES_DIR, 'chat', 'index.html');
   if (existsSync(page)) {
     await app.register(fastifyStatic, { root: PAGES_DIR, serve: false });
-    await app.register(fastifyStatic, { root: join(PAGES_DIR, 'assets'), prefix: '/assets/', decorateReply: false, immutable: true, maxAge: '365d' });
-    app.get('/', { schema: { hide: true } }, (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('chat/index.html', { cacheControl: false }));
+    await app.register(fastifyStatic, {
+      root: join(PAGES_DIR, 'assets'),
+      prefix: '/assets/',
+      decorateReply: false,
+      immutable: true,
+      maxAge: '365d',
+    });
+    app.get('/', { schema: { hide: true } }, (_request, reply) =>
+      reply.header('cache-control', 'no-cache').sendFile('chat/index.html', { cacheControl: false }),
+    );
   } else {
     app.get('/', { schema: { hide: true } }, (_request, reply) =>
-      reply.code(503).type('text/plain').send('The chat page is not built: run `npm run build:apps` (npm start builds it), then reload.\n'),
+      reply
+        .code(503)
+        .type('text/plain')
+        .send('The chat page is not built: run `npm run build:apps` (npm start builds it), then reload.\n'),
     );
   }
 

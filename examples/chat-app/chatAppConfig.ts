@@ -64,7 +64,10 @@ export const chatAppVariables = Object.keys(configSchema.shape) as (keyof z.infe
 
 /** Whether a server listening on `host` is reachable from this machine only. */
 export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   if (h === 'localhost') return true;
   if (isIP(h) === 4) return h.startsWith('127.');
   return h === '::1' || h === '::ffff:127.0.0.1';
@@ -76,8 +79,12 @@ export function loadChatAppConfig(env: NodeJS.ProcessEnv = process.env): ChatApp
   const own = attempt(() => parseEnv(configSchema, env));
   const platform = attempt(() => loadConfig(env));
   if (!own || !platform) throw new ConfigError([...new Set(problems)]);
-  const { KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, KAFKA_PARTITIONS, KAFKA_APPEND_TIMEOUT_MS, SECRETS_ENCRYPTION_KEY } = platform;
-  return { ...own, platform: { KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, KAFKA_PARTITIONS, KAFKA_APPEND_TIMEOUT_MS, SECRETS_ENCRYPTION_KEY } };
+  const { KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, KAFKA_PARTITIONS, KAFKA_APPEND_TIMEOUT_MS, SECRETS_ENCRYPTION_KEY } =
+    platform;
+  return {
+    ...own,
+    platform: { KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, KAFKA_PARTITIONS, KAFKA_APPEND_TIMEOUT_MS, SECRETS_ENCRYPTION_KEY },
+  };
 }
 
 /** Where the app listens; services/main.ts checks it is free before it starts anything. */

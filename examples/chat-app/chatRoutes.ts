@@ -45,14 +45,31 @@ const THREAD_ID = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
 const threadParams = {
   type: 'object',
   required: ['threadId'],
-  properties: { threadId: { type: 'string', pattern: THREAD_ID, description: 'A thread id the client chooses (the page uses UUIDs): letters, digits, ".", "_", ":", "-"; at most 128.' } },
+  properties: {
+    threadId: {
+      type: 'string',
+      pattern: THREAD_ID,
+      description:
+        'A thread id the client chooses (the page uses UUIDs): letters, digits, ".", "_", ":", "-"; at most 128.',
+    },
+  },
 } as const;
 const protocolError = {
   type: 'object',
   required: ['type', 'error', 'message'],
-  properties: { type: { const: 'error' }, id: { type: ['integer', 'null'] }, error: { type: 'string' }, message: { type: 'string' } },
+  properties: {
+    type: { const: 'error' },
+    id: { type: ['integer', 'null'] },
+    error: { type: 'string' },
+    message: { type: 'string' },
+  },
 } as const;
-const threadStateSchema = { type: 'object', additionalProperties: true, description: "The LangGraph SDK's ThreadState: values, next, tasks, checkpoint, metadata, created_at, parent_checkpoint." } as const;
+const threadStateSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description:
+    "The LangGraph SDK's ThreadState: values, next, tasks, checkpoint, metadata, created_at, parent_checkpoint.",
+} as const;
 const tags = ['agent streaming protocol'];
 /** A channel a subscription may name (isSupportedChannel's rule). */
 const CHANNEL = `^(?:${[...SUPPORTED_CHANNELS].join('|')}|custom:[\\s\\S]*)$`;
@@ -63,7 +80,8 @@ const unknownThread = { 404: { description: "no such thread in the caller's work
 const threadNotFound = (err: ThreadNotFoundError) => new AppError('NOT_FOUND', err.message);
 
 /** The status that answers a protocol error: the command was refused as bad input. */
-const commandStatus = (response: ErrorResponse) => (response.error === 'unknown_command' || response.error === 'invalid_argument' ? 400 : 500);
+const commandStatus = (response: ErrorResponse) =>
+  response.error === 'unknown_command' || response.error === 'invalid_argument' ? 400 : 500;
 
 export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOptions): Promise<void> {
   const { graph, store, sessions, assistants, stateKeys, tracerFor, logger } = options;
@@ -72,7 +90,16 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
     schema: {
       tags,
       summary: "The caller's workspace's threads, newest first (at most 200)",
-      response: { 200: { type: 'array', items: { type: 'object', required: ['id', 'title', 'updatedAt'], properties: { id: { type: 'string' }, title: { type: 'string' }, updatedAt: { type: ['string', 'null'] } } } } },
+      response: {
+        200: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'title', 'updatedAt'],
+            properties: { id: { type: 'string' }, title: { type: 'string' }, updatedAt: { type: ['string', 'null'] } },
+          },
+        },
+      },
     },
     handler: async (request) => listThreads(graph, store, workspaceOf(request)),
   });
@@ -87,7 +114,8 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
     handler: async (request, reply) => {
       const key = threadKeyOf(request, request.params.threadId);
       // A thread exists once it has a checkpoint, or while a run of it is under way (before its first checkpoint).
-      if (!sessions.peek(key)?.currentRun && !(await threadExists(graph, key))) throw threadNotFound(new ThreadNotFoundError(key.threadId));
+      if (!sessions.peek(key)?.currentRun && !(await threadExists(graph, key)))
+        throw threadNotFound(new ThreadNotFoundError(key.threadId));
       await sessions.delete(key);
       await store.checkpointer.deleteThread(storedThreadId(key));
       return reply.code(204).send();
@@ -99,7 +127,8 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
     attachValidation: true,
     schema: {
       tags,
-      summary: 'A protocol command: `run.start {assistant_id, input, config?, metadata?}` starts a run and returns its run_id',
+      summary:
+        'A protocol command: `run.start {assistant_id, input, config?, metadata?}` starts a run and returns its run_id',
       params: threadParams,
       // The one command this app serves, as parseCommand and parseRunStart read it.
       body: {
@@ -129,8 +158,20 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
         },
       },
       response: {
-        200: { type: 'object', required: ['type', 'id', 'result'], properties: { type: { const: 'success' }, id: { type: 'integer' }, result: { type: 'object', additionalProperties: true } } },
-        400: { description: 'not a command, a bad argument, or a command this app does not serve (the protocol\'s ErrorResponse); a body that is not JSON, or a bad header ({error, detail})', anyOf: [protocolError, errorBody] },
+        200: {
+          type: 'object',
+          required: ['type', 'id', 'result'],
+          properties: {
+            type: { const: 'success' },
+            id: { type: 'integer' },
+            result: { type: 'object', additionalProperties: true },
+          },
+        },
+        400: {
+          description:
+            "not a command, a bad argument, or a command this app does not serve (the protocol's ErrorResponse); a body that is not JSON, or a bad header ({error, detail})",
+          anyOf: [protocolError, errorBody],
+        },
         409: { description: 'the thread already has a run in progress', ...protocolError },
       },
     },
@@ -140,17 +181,27 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       const command = parseCommand(request.body);
       if ('type' in command) return reply.code(commandStatus(command)).send(command);
       if (command.method !== 'run.start') {
-        const answer = errorResponse(command.id, 'unknown_command', `this app serves only "run.start", not "${command.method}"`);
+        const answer = errorResponse(
+          command.id,
+          'unknown_command',
+          `this app serves only "run.start", not "${command.method}"`,
+        );
         return reply.code(commandStatus(answer)).send(answer);
       }
       const params = parseRunStart(command.id, command.params, assistants);
       if ('type' in params) return reply.code(commandStatus(params)).send(params);
       try {
         const session = sessions.get(threadKeyOf(request, request.params.threadId));
-        const runId = session.startRun({ input: params.input ?? null, config: params.config, metadata: params.metadata, tracer: tracerFor(request) });
+        const runId = session.startRun({
+          input: params.input ?? null,
+          config: params.config,
+          metadata: params.metadata,
+          tracer: tracerFor(request),
+        });
         return { type: 'success', id: command.id, result: { run_id: runId } };
       } catch (err) {
-        if (err instanceof ThreadBusyError) return reply.code(409).send(errorResponse(command.id, 'invalid_argument', err.message));
+        if (err instanceof ThreadBusyError)
+          return reply.code(409).send(errorResponse(command.id, 'invalid_argument', err.message));
         throw err;
       }
     },
@@ -159,21 +210,36 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
   app.post<{ Params: { threadId: string }; Body: Subscription }>('/threads/:threadId/stream', {
     schema: {
       tags,
-      summary: "Server-sent protocol events of the thread's run: the buffered ones that match, then live ones; ends when the run has finished",
+      summary:
+        "Server-sent protocol events of the thread's run: the buffered ones that match, then live ones; ends when the run has finished",
       params: threadParams,
       body: {
         type: 'object',
         required: ['channels'],
         additionalProperties: false,
         properties: {
-          channels: { type: 'array', minItems: 1, items: { type: 'string', pattern: CHANNEL }, description: 'values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom, or custom:<name>' },
-          namespaces: { type: 'array', items: { type: 'array', items: { type: 'string' } }, description: 'namespace prefixes, compared segment by segment ("agent" matches "agent:<id>")' },
+          channels: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'string', pattern: CHANNEL },
+            description:
+              'values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom, or custom:<name>',
+          },
+          namespaces: {
+            type: 'array',
+            items: { type: 'array', items: { type: 'string' } },
+            description: 'namespace prefixes, compared segment by segment ("agent" matches "agent:<id>")',
+          },
           depth: { type: 'integer', minimum: 0, description: 'how many segments below a matched prefix' },
           since: { type: 'integer', minimum: 0, description: 'skip events at or before this seq' },
         },
       },
       response: {
-        200: { description: 'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`; a failure after it began: `event: error` with `{error, detail}`', content: { 'text/event-stream': { schema: serverSentEvent } } },
+        200: {
+          description:
+            'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`; a failure after it began: `event: error` with `{error, detail}`',
+          content: { 'text/event-stream': { schema: serverSentEvent } },
+        },
         ...errorResponses(422),
       },
     },
@@ -181,7 +247,9 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       const subscription = request.body;
       const unknown = subscription.channels.filter((c) => !isSupportedChannel(c));
       if (unknown.length > 0)
-        throw errors.invalidField(`channels: unknown channel${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the channels are values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom and custom:<name>`);
+        throw errors.invalidField(
+          `channels: unknown channel${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the channels are values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom and custom:<name>`,
+        );
       // A thread this workspace does not have yet is followed as any other: its first run is awaited.
       const session = sessions.get(threadKeyOf(request, request.params.threadId));
       const stream = openEventStream(reply);
@@ -192,7 +260,9 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       } catch (err) {
         logger.error({ err, threadId: request.params.threadId }, 'stream failed');
         const failure = toAppError(err as Error);
-        stream.res.write(sseFrame({ event: 'error', data: JSON.stringify({ error: failure.code, detail: failure.message }) }));
+        stream.res.write(
+          sseFrame({ event: 'error', data: JSON.stringify({ error: failure.code, detail: failure.message }) }),
+        );
       } finally {
         stream.end();
       }
@@ -204,7 +274,13 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
       tags,
       summary: "The thread's state at its latest checkpoint",
       params: threadParams,
-      response: { 200: threadStateSchema, 404: { description: "no checkpoint in the caller's workspace: a new thread is bootstrapped with POST …/state", ...errorBody } },
+      response: {
+        200: threadStateSchema,
+        404: {
+          description: "no checkpoint in the caller's workspace: a new thread is bootstrapped with POST …/state",
+          ...errorBody,
+        },
+      },
     },
     handler: async (request) => {
       try {
@@ -215,7 +291,14 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
     },
   });
 
-  app.post<{ Params: { threadId: string }; Body: { values?: Record<string, unknown> | null; checkpoint?: Record<string, unknown> | null; as_node?: string } | null }>('/threads/:threadId/state', {
+  app.post<{
+    Params: { threadId: string };
+    Body: {
+      values?: Record<string, unknown> | null;
+      checkpoint?: Record<string, unknown> | null;
+      as_node?: string;
+    } | null;
+  }>('/threads/:threadId/state', {
     schema: {
       tags,
       summary: 'Bootstraps a thread (`{values:{messages:[]}}`) or updates its state',
@@ -228,24 +311,42 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
             type: ['object', 'null'],
             additionalProperties: false,
             description: 'the state keys to set',
-            properties: Object.fromEntries([...stateKeys].map((key) => [key, key === 'messages' ? { type: 'array', description: 'messages' } : {}])),
+            properties: Object.fromEntries(
+              [...stateKeys].map((key) => [key, key === 'messages' ? { type: 'array', description: 'messages' } : {}]),
+            ),
           },
           checkpoint: { type: ['object', 'null'], additionalProperties: true },
           as_node: { type: 'string' },
         },
       },
-      response: { 200: threadStateSchema, 422: { description: 'an update the state cannot take, or a body that is not one', ...errorBody } },
+      response: {
+        200: threadStateSchema,
+        422: { description: 'an update the state cannot take, or a body that is not one', ...errorBody },
+      },
     },
     handler: async (request) => {
       try {
-        return await updateThreadState(graph, threadKeyOf(request, request.params.threadId), request.body ?? {}, stateKeys);
+        return await updateThreadState(
+          graph,
+          threadKeyOf(request, request.params.threadId),
+          request.body ?? {},
+          stateKeys,
+        );
       } catch (err) {
         throw err instanceof InvalidStateUpdateError ? errors.invalidField(err.message) : err;
       }
     },
   });
 
-  app.post<{ Params: { threadId: string }; Body: { limit?: number; before?: string | { checkpoint_id?: string } | null; metadata?: Record<string, unknown>; checkpoint?: Record<string, unknown> | null } | null }>(
+  app.post<{
+    Params: { threadId: string };
+    Body: {
+      limit?: number;
+      before?: string | { checkpoint_id?: string } | null;
+      metadata?: Record<string, unknown>;
+      checkpoint?: Record<string, unknown> | null;
+    } | null;
+  }>(
     '/threads/:threadId/history',
     {
       schema: {
@@ -257,7 +358,10 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
           additionalProperties: false,
           properties: {
             limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
-            before: { anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'null' }], description: 'a checkpoint id, or a checkpoint object with checkpoint_id' },
+            before: {
+              anyOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'null' }],
+              description: 'a checkpoint id, or a checkpoint object with checkpoint_id',
+            },
             metadata: { type: 'object', additionalProperties: true },
             checkpoint: { type: ['object', 'null'], additionalProperties: true },
           },
@@ -268,7 +372,12 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
     async (request) => {
       const body = request.body ?? {};
       try {
-        return await getThreadHistory(graph, threadKeyOf(request, request.params.threadId), { limit: body.limit ?? 10, before: body.before, metadata: body.metadata, checkpoint: body.checkpoint });
+        return await getThreadHistory(graph, threadKeyOf(request, request.params.threadId), {
+          limit: body.limit ?? 10,
+          before: body.before,
+          metadata: body.metadata,
+          checkpoint: body.checkpoint,
+        });
       } catch (err) {
         throw err instanceof ThreadNotFoundError ? threadNotFound(err) : err;
       }

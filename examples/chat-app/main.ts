@@ -20,9 +20,20 @@ const chat = await buildChatApp(config, logger).catch((err: Error) => {
   process.stderr.write(`${who} cannot start: ${err.message}\n`);
   return process.exit(1);
 });
-const address = await listenOrExit(who, chatAppPort(config), () => chat.app.listen({ host: config.HOST, port: config.CHAT_APP_PORT }));
+const address = await listenOrExit(who, chatAppPort(config), () =>
+  chat.app.listen({ host: config.HOST, port: config.CHAT_APP_PORT }),
+);
 logger.info(
-  { url: address, auth: config.CHAT_APP_AUTH, checkpointer: config.CHAT_CHECKPOINTER, model: config.OPENAI_API_KEY ? config.CHAT_OPENAI_MODEL : 'scripted', tracing: config.LANGSMITH_TRACING === 'true' ? { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT } : false },
+  {
+    url: address,
+    auth: config.CHAT_APP_AUTH,
+    checkpointer: config.CHAT_CHECKPOINTER,
+    model: config.OPENAI_API_KEY ? config.CHAT_OPENAI_MODEL : 'scripted',
+    tracing:
+      config.LANGSMITH_TRACING === 'true'
+        ? { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT }
+        : false,
+  },
   'chat app listening',
 );
 

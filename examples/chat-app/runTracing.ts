@@ -28,7 +28,11 @@ export interface RunTracer {
 }
 
 export function runTracer(destination: TraceDestination, credentials: TraceCredentials): RunTracer {
-  const client = new Client({ apiUrl: destination.endpoint, apiKey: credentials.apiKey, workspaceId: credentials.workspaceId });
+  const client = new Client({
+    apiUrl: destination.endpoint,
+    apiKey: credentials.apiKey,
+    workspaceId: credentials.workspaceId,
+  });
   return {
     callbacks: [new LangChainTracer({ projectName: destination.project, client })],
     flush: () => client.awaitPendingTraceBatches(),

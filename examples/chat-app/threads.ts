@@ -12,14 +12,19 @@ import { storedThreadId, workspacePrefix, type ThreadKey } from './threadKey.ts'
 /** What thread routes need of the graph. */
 export interface StatefulGraph {
   getState(config: RunnableConfig): Promise<StateSnapshot>;
-  getStateHistory(config: RunnableConfig, options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> }): AsyncIterableIterator<StateSnapshot>;
+  getStateHistory(
+    config: RunnableConfig,
+    options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> },
+  ): AsyncIterableIterator<StateSnapshot>;
   updateState(config: RunnableConfig, values: Record<string, unknown>, asNode?: string): Promise<RunnableConfig>;
 }
 
 /** A thread that has no checkpoint in the caller's workspace: never made there, deleted, or another workspace's. */
 export class ThreadNotFoundError extends Error {
   constructor(threadId: string) {
-    super(`thread ${threadId} not found: it has no checkpoint in this workspace (a new thread is bootstrapped with POST /api/threads/${threadId}/state)`);
+    super(
+      `thread ${threadId} not found: it has no checkpoint in this workspace (a new thread is bootstrapped with POST /api/threads/${threadId}/state)`,
+    );
   }
 }
 
@@ -50,7 +55,13 @@ export function memoryStore(): ThreadStore {
       const prefix = workspacePrefix(workspaceId);
       return Object.entries(saver.storage)
         .filter(([id]) => id.startsWith(prefix))
-        .map(([id, namespaces]) => ({ id: id.slice(prefix.length), last: Object.keys(namespaces[''] ?? {}).sort().at(-1) ?? '' }))
+        .map(([id, namespaces]) => ({
+          id: id.slice(prefix.length),
+          last:
+            Object.keys(namespaces[''] ?? {})
+              .sort()
+              .at(-1) ?? '',
+        }))
         .sort((a, b) => b.last.localeCompare(a.last))
         .slice(0, limit)
         .map((t) => t.id);
@@ -76,7 +87,10 @@ export async function postgresStore(url: string, legacyWorkspaceId: string): Pro
   // Idempotent, and safe with replicas starting together: an id with its "/" no longer matches.
   await inTransaction(pool, async (client) => {
     for (const table of CHECKPOINT_TABLES)
-      await client.query(`UPDATE ${schema}.${table} SET thread_id = $1 || '/' || thread_id WHERE strpos(thread_id, '/') = 0`, [legacyWorkspaceId]);
+      await client.query(
+        `UPDATE ${schema}.${table} SET thread_id = $1 || '/' || thread_id WHERE strpos(thread_id, '/') = 0`,
+        [legacyWorkspaceId],
+      );
   });
   return {
     checkpointer: saver,
@@ -93,7 +107,9 @@ export async function postgresStore(url: string, legacyWorkspaceId: string): Pro
   };
 }
 
-const threadConfig = (key: ThreadKey, extra: Record<string, unknown> = {}): RunnableConfig => ({ configurable: { ...extra, thread_id: storedThreadId(key) } });
+const threadConfig = (key: ThreadKey, extra: Record<string, unknown> = {}): RunnableConfig => ({
+  configurable: { ...extra, thread_id: storedThreadId(key) },
+});
 
 function hasCheckpoint(snapshot: StateSnapshot): boolean {
   const id = snapshot.config?.configurable?.checkpoint_id;
@@ -103,7 +119,12 @@ function hasCheckpoint(snapshot: StateSnapshot): boolean {
 function checkpointOf(config: RunnableConfig | undefined, threadId: string): Record<string, unknown> | null {
   const c = config?.configurable;
   if (!c || typeof c.checkpoint_id !== 'string') return null;
-  return { thread_id: threadId, checkpoint_id: c.checkpoint_id, checkpoint_ns: typeof c.checkpoint_ns === 'string' ? c.checkpoint_ns : '', checkpoint_map: c.checkpoint_map ?? null };
+  return {
+    thread_id: threadId,
+    checkpoint_id: c.checkpoint_id,
+    checkpoint_ns: typeof c.checkpoint_ns === 'string' ? c.checkpoint_ns : '',
+    checkpoint_map: c.checkpoint_map ?? null,
+  };
 }
 
 /** A LangGraph snapshot as the SDK's ThreadState, naming the thread as the client does. */
@@ -154,12 +175,18 @@ export async function updateThreadState(
 ): Promise<Record<string, unknown>> {
   const values = update.values ?? { messages: [] };
   const unknown = Object.keys(values).filter((key) => !knownChannels.has(key));
-  if (unknown.length > 0) throw new InvalidStateUpdateError(`unknown state key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the state has ${[...knownChannels].join(', ')}`);
-  if ('messages' in values && !Array.isArray(values.messages)) throw new InvalidStateUpdateError('"messages" must be a list of messages');
-  const checkpointId = typeof update.checkpoint?.checkpoint_id === 'string' ? update.checkpoint.checkpoint_id : undefined;
+  if (unknown.length > 0)
+    throw new InvalidStateUpdateError(
+      `unknown state key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; the state has ${[...knownChannels].join(', ')}`,
+    );
+  if ('messages' in values && !Array.isArray(values.messages))
+    throw new InvalidStateUpdateError('"messages" must be a list of messages');
+  const checkpointId =
+    typeof update.checkpoint?.checkpoint_id === 'string' ? update.checkpoint.checkpoint_id : undefined;
   const config = threadConfig(key, checkpointId ? { checkpoint_id: checkpointId } : {});
   const current = await graph.getState(config);
-  if (checkpointId && !hasCheckpoint(current)) throw new InvalidStateUpdateError(`thread ${key.threadId} has no checkpoint ${checkpointId}`);
+  if (checkpointId && !hasCheckpoint(current))
+    throw new InvalidStateUpdateError(`thread ${key.threadId} has no checkpoint ${checkpointId}`);
   const messages = Array.isArray(values.messages) ? values.messages : [];
   const asNode = update.as_node ?? (!hasCheckpoint(current) || messages.length === 0 ? '__start__' : 'model_request');
   try {
@@ -178,7 +205,11 @@ export interface HistoryRequest {
 }
 
 /** `POST …/history`: checkpoints newest first, `limit` at a time, `before` a checkpoint (id or object). */
-export async function getThreadHistory(graph: StatefulGraph, key: ThreadKey, request: HistoryRequest): Promise<Record<string, unknown>[]> {
+export async function getThreadHistory(
+  graph: StatefulGraph,
+  key: ThreadKey,
+  request: HistoryRequest,
+): Promise<Record<string, unknown>[]> {
   await getThreadState(graph, key);
   const beforeId = typeof request.before === 'string' ? request.before : request.before?.checkpoint_id;
   const history: Record<string, unknown>[] = [];
@@ -199,14 +230,24 @@ export function titleOf(values: unknown): string {
   for (const message of messages as { type?: string; role?: string; content?: unknown }[]) {
     if (message?.type !== 'human' && message?.role !== 'user') continue;
     const content = message.content;
-    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b?.text === 'string' ? b.text : '')).join('') : '';
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((b) => (typeof b?.text === 'string' ? b.text : '')).join('')
+          : '';
     const trimmed = text.trim().replace(/\s+/g, ' ');
     if (trimmed) return trimmed.length > 80 ? `${trimmed.slice(0, 79)}…` : trimmed;
   }
   return UNTITLED;
 }
 
-export async function listThreads(graph: StatefulGraph, store: ThreadStore, workspaceId: string, limit = 200): Promise<ThreadSummary[]> {
+export async function listThreads(
+  graph: StatefulGraph,
+  store: ThreadStore,
+  workspaceId: string,
+  limit = 200,
+): Promise<ThreadSummary[]> {
   const ids = await store.threadIds(workspaceId, limit);
   const summaries = await Promise.all(
     ids.map(async (id) => {
@@ -215,5 +256,7 @@ export async function listThreads(graph: StatefulGraph, store: ThreadStore, work
       return { id, title: titleOf(plainJson(snapshot.values)), updatedAt: snapshot.createdAt ?? null };
     }),
   );
-  return summaries.filter((s): s is ThreadSummary => s !== null).sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
+  return summaries
+    .filter((s): s is ThreadSummary => s !== null)
+    .sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
 }

@@ -13,4 +13,8 @@ function greet(state: typeof MessagesAnnotation.State) {
   return { messages: [new AIMessage(`${prefix} [${secret}]: you said "${said}"`)] };
 }
 
-export const graph = new StateGraph(MessagesAnnotation).addNode('greet', greet).addEdge('__start__', 'greet').addEdge('greet', '__end__').compile();
+export const graph = new StateGraph(MessagesAnnotation)
+  .addNode('greet', greet)
+  .addEdge('__start__', 'greet')
+  .addEdge('greet', '__end__')
+  .compile();

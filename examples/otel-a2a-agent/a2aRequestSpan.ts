@@ -26,7 +26,8 @@ export function requestThreadId(body: Json): { threadId: string | null } | { pro
   if (!isObject(metadata)) return { problem: 'metadata must be an object' };
   const threadId = metadata.thread_id;
   if (threadId === undefined || threadId === null) return { threadId: null };
-  if (typeof threadId !== 'string' || threadId === '') return { problem: 'metadata.thread_id must be a non-empty string' };
+  if (typeof threadId !== 'string' || threadId === '')
+    return { problem: 'metadata.thread_id must be a non-empty string' };
   return { threadId };
 }
 
@@ -38,7 +39,11 @@ export function a2aRequestSpans(tracer: Tracer, traceName: string): RequestHandl
     const thread = requestThreadId(body);
     if ('problem' in thread) {
       // JSON-RPC errors travel with HTTP 200, as the SDK answers its own.
-      res.json({ jsonrpc: '2.0', id: body.id ?? null, error: { code: INVALID_PARAMS, message: `Invalid params: ${thread.problem}` } });
+      res.json({
+        jsonrpc: '2.0',
+        id: body.id ?? null,
+        error: { code: INVALID_PARAMS, message: `Invalid params: ${thread.problem}` },
+      });
       return;
     }
     // A root span whatever is active: each turn is one trace of the thread.
@@ -54,7 +59,8 @@ export function a2aRequestSpans(tracer: Tracer, traceName: string): RequestHandl
       },
     });
     res.once('close', () => {
-      if (!res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the answer was sent' });
+      if (!res.writableFinished)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the answer was sent' });
       span.end();
     });
     let active = trace.setSpan(context.active(), span);

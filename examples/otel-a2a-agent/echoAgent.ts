@@ -19,9 +19,15 @@ export function echoAgentCard(baseUrl: string): AgentCard {
   const url = `${baseUrl.replace(/\/+$/, '')}${JSON_RPC_PATH}`;
   return {
     name: ECHO_AGENT_NAME,
-    description: 'Answers every message with its text, echoed. An example A2A agent that is not a LangGraph graph; it traces each turn as an OpenTelemetry span.',
+    description:
+      'Answers every message with its text, echoed. An example A2A agent that is not a LangGraph graph; it traces each turn as an OpenTelemetry span.',
     // One endpoint, both protocol versions: 0.3 is the wire of the spec's clients (message/send), 1.0 the current SDKs'.
-    supportedInterfaces: [A2A_PROTOCOL_VERSION, A2A_LEGACY_PROTOCOL_VERSION].map((protocolVersion) => ({ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion })),
+    supportedInterfaces: [A2A_PROTOCOL_VERSION, A2A_LEGACY_PROTOCOL_VERSION].map((protocolVersion) => ({
+      url,
+      protocolBinding: 'JSONRPC',
+      tenant: '',
+      protocolVersion,
+    })),
     provider: undefined,
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -30,16 +36,33 @@ export function echoAgentCard(baseUrl: string): AgentCard {
     defaultInputModes: modes,
     defaultOutputModes: modes,
     skills: [
-      { id: 'echo', name: 'Echo', description: 'Repeats the text of the message.', tags: ['echo', 'example'], examples: ['hello'], inputModes: modes, outputModes: modes, securityRequirements: [] },
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Repeats the text of the message.',
+        tags: ['echo', 'example'],
+        examples: ['hello'],
+        inputModes: modes,
+        outputModes: modes,
+        securityRequirements: [],
+      },
     ],
     signatures: [],
   };
 }
 
-const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const textPart = (text: string): Part => ({
+  content: { $case: 'text', value: text },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+});
 
 const textOf = (message: Message): string =>
-  message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).filter(Boolean).join('\n');
+  message.parts
+    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+    .filter(Boolean)
+    .join('\n');
 
 export class EchoAgentExecutor implements AgentExecutor {
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -49,18 +72,52 @@ export class EchoAgentExecutor implements AgentExecutor {
     recordTurn({ contextId, taskId, input, output });
 
     const now = new Date().toISOString();
-    const reply: Message = { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(output)], metadata: undefined, extensions: [], referenceTaskIds: [] };
-    // The SDK wants a task (or message) event first, also when the message continues a task.
-    bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now }, artifacts: [], history: [userMessage], metadata: undefined }));
-    bus.publish(AgentEvent.artifactUpdate({
-      taskId,
+    const reply: Message = {
+      messageId: randomUUID(),
       contextId,
-      artifact: { artifactId: randomUUID(), name: 'Echo', description: 'The echoed text', parts: [textPart(output)], metadata: undefined, extensions: [] },
-      append: false,
-      lastChunk: true,
+      taskId,
+      role: Role.ROLE_AGENT,
+      parts: [textPart(output)],
       metadata: undefined,
-    }));
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message: reply, timestamp: now }, metadata: undefined }));
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    // The SDK wants a task (or message) event first, also when the message continues a task.
+    bus.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now },
+        artifacts: [],
+        history: [userMessage],
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'Echo',
+          description: 'The echoed text',
+          parts: [textPart(output)],
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_COMPLETED, message: reply, timestamp: now },
+        metadata: undefined,
+      }),
+    );
   }
 
   /** Nothing to stop: a turn completes as soon as it starts. */

@@ -18,7 +18,11 @@ const invalidJsonAsParseError: ErrorRequestHandler = (err, _req, res, next) => {
 };
 
 export function buildEchoAgentApp(options: { baseUrl: string; tracer: Tracer }): Express {
-  const requestHandler = new DefaultRequestHandler(echoAgentCard(options.baseUrl), new InMemoryTaskStore(), new EchoAgentExecutor());
+  const requestHandler = new DefaultRequestHandler(
+    echoAgentCard(options.baseUrl),
+    new InMemoryTaskStore(),
+    new EchoAgentExecutor(),
+  );
   // v0.3 compatibility: the spec's wire (message/send, top-level metadata) is A2A 0.3.
   const legacyCompat = { enabled: true };
   const app = express();

@@ -29,5 +29,10 @@ export function loadExampleAgentConfig(env: NodeJS.ProcessEnv = process.env): Ex
 
 /** Where the agent listens; services/main.ts checks it is free before it starts anything. */
 export function exampleAgentPort(config: ExampleAgentConfig): PortNeed {
-  return { host: config.HOST, port: config.A2A_EXAMPLE_AGENT_PORT, variable: 'A2A_EXAMPLE_AGENT_PORT', purpose: 'the example A2A agent' };
+  return {
+    host: config.HOST,
+    port: config.A2A_EXAMPLE_AGENT_PORT,
+    variable: 'A2A_EXAMPLE_AGENT_PORT',
+    purpose: 'the example A2A agent',
+  };
 }

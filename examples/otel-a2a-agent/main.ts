@@ -30,7 +30,13 @@ await listenOrExit(
 const { port } = server.address() as AddressInfo;
 const baseUrl = config.A2A_EXAMPLE_AGENT_URL ?? `http://${config.HOST}:${port}`;
 server.on('request', buildEchoAgentApp({ baseUrl, tracer: spans.tracer }));
-logger.info({ url: baseUrl, tracing: spans.exporting ? { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT } : false }, 'example A2A agent listening');
+logger.info(
+  {
+    url: baseUrl,
+    tracing: spans.exporting ? { endpoint: config.LANGSMITH_ENDPOINT, project: config.LANGSMITH_PROJECT } : false,
+  },
+  'example A2A agent listening',
+);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, () => {

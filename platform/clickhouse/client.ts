@@ -131,11 +131,16 @@ export class ClickHouseError extends Error {
    * From an error answer: the code from the X-ClickHouse-Exception-Code header (19.x on), else
    * from the text (`Code: 62, e.displayText() = …` in 18.16, `Code: 62. DB::Exception: …` now).
    */
-  static fromResponse(status: number, text: string, headers: Record<string, string | string[] | undefined>): ClickHouseError {
+  static fromResponse(
+    status: number,
+    text: string,
+    headers: Record<string, string | string[] | undefined>,
+  ): ClickHouseError {
     const header = headers['x-clickhouse-exception-code'];
     const fromHeader = Number(Array.isArray(header) ? header[0] : header);
     const fromText = /^Code: (\d+)/.exec(text.trimStart())?.[1];
-    const exceptionCode = Number.isInteger(fromHeader) && fromHeader > 0 ? fromHeader : fromText ? Number(fromText) : null;
+    const exceptionCode =
+      Number.isInteger(fromHeader) && fromHeader > 0 ? fromHeader : fromText ? Number(fromText) : null;
     return new ClickHouseError(status, text.trim().slice(0, 2000), { exceptionCode });
   }
 }
@@ -164,7 +169,8 @@ const isUnknownTable = (err: unknown) => err instanceof ClickHouseError && err.e
  * (Current releases take quorum inserts in parallel, insert_quorum_parallel.)
  */
 const QUORUM_TURN_RETRY: RetryPolicy = { initialDelayMs: 20, backoffCoefficient: 2, maxDelayMs: 200, maxAttempts: 6 };
-const isQuorumOfPreviousWrite = (err: unknown) => err instanceof ClickHouseError && err.exceptionCode === QUORUM_OF_PREVIOUS_WRITE;
+const isQuorumOfPreviousWrite = (err: unknown) =>
+  err instanceof ClickHouseError && err.exceptionCode === QUORUM_OF_PREVIOUS_WRITE;
 
 export interface InsertOptions {
   /**
@@ -235,20 +241,38 @@ export class ClickHouseClient {
       const index = (this.#current + tried) % this.#urls.length;
       const url = this.#urls[index]!;
       try {
-        const post = () => request(`${url}${pathAndQuery}`, { method: 'POST', body, headers: this.#headers, dispatcher: this.#agent, signal });
-        const res = await retry(STALE_SOCKET_RETRY, post, { what: 'ClickHouse request', retryIf: isStaleSocket, signal });
+        const post = () =>
+          request(`${url}${pathAndQuery}`, {
+            method: 'POST',
+            body,
+            headers: this.#headers,
+            dispatcher: this.#agent,
+            signal,
+          });
+        const res = await retry(STALE_SOCKET_RETRY, post, {
+          what: 'ClickHouse request',
+          retryIf: isStaleSocket,
+          signal,
+        });
         this.#current = index;
         return res;
       } catch (err) {
         if (signal?.aborted) throw err;
         failures.push(`${url}: ${(err as Error).message}`);
-        if (tried === this.#urls.length - 1) throw new ClickHouseError(0, `ClickHouse unreachable at ${failures.join('; ')}`, { cause: err });
+        if (tried === this.#urls.length - 1)
+          throw new ClickHouseError(0, `ClickHouse unreachable at ${failures.join('; ')}`, { cause: err });
       }
     }
     throw new ClickHouseError(0, 'ClickHouse: no URL');
   }
 
-  async #send(query: string, body: string | Buffer | undefined, database: string | null, options: QueryOptions = {}, settings?: Record<string, string>): Promise<string> {
+  async #send(
+    query: string,
+    body: string | Buffer | undefined,
+    database: string | null,
+    options: QueryOptions = {},
+    settings?: Record<string, string>,
+  ): Promise<string> {
     const params = new URLSearchParams(settings);
     if (database) params.set('database', database);
     // 64-bit integers as JSON strings, as 18.16 writes them by default: current releases write
@@ -273,7 +297,13 @@ export class ClickHouseClient {
     // ON CLUSTER waits for every replica; one that is down gets the statement when it returns
     // (from ZooKeeper's queue), and this one fails after the timeout instead of waiting 3 minutes.
     const settings = ddl !== statement ? { distributed_ddl_task_timeout: '60' } : undefined;
-    await this.#send(ddl.text, undefined, options.database === undefined ? this.database : options.database, {}, settings);
+    await this.#send(
+      ddl.text,
+      undefined,
+      options.database === undefined ? this.database : options.database,
+      {},
+      settings,
+    );
   }
 
   /**
@@ -296,7 +326,11 @@ export class ClickHouseClient {
    * before the first byte is thrown; one ClickHouse meets later (it has answered 200 by then)
    * arrives as text at the end of the stream, so decoders must check that the bytes end cleanly.
    */
-  async queryStream(statement: Sql, format: string, options: { signal?: AbortSignal } = {}): Promise<AsyncIterable<Buffer>> {
+  async queryStream(
+    statement: Sql,
+    format: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AsyncIterable<Buffer>> {
     if (!/^[A-Za-z]+$/.test(format)) throw new TypeError(`invalid ClickHouse format: ${format}`);
     const path = `/?${new URLSearchParams({ database: this.database, output_format_json_quote_64bit_integers: '1' })}`;
     const res = await this.#post(path, `${statement.text}\nFORMAT ${format}`, options.signal);
@@ -316,7 +350,10 @@ export class ClickHouseClient {
       return;
     }
     const settings = quorumInsertSettings(this.insertQuorum);
-    await retry(QUORUM_TURN_RETRY, () => this.#send(query, body, this.database, {}, settings), { what: 'ClickHouse quorum insert', retryIf: isQuorumOfPreviousWrite });
+    await retry(QUORUM_TURN_RETRY, () => this.#send(query, body, this.database, {}, settings), {
+      what: 'ClickHouse quorum insert',
+      retryIf: isQuorumOfPreviousWrite,
+    });
   }
 
   /** Inserts rows in one request (JSONEachRow). Callers batch: thousands of rows per call. */
@@ -332,9 +369,18 @@ export class ClickHouseClient {
    * (rowBinaryColumns): nothing to build as text here, nothing to parse in ClickHouse. The
    * projectors' way; a value a column cannot hold throws a RowBinaryError (not retryable).
    */
-  async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[], options: InsertOptions = {}): Promise<void> {
+  async insertRowBinary(
+    table: string,
+    columns: RowBinaryColumns,
+    rows: readonly object[],
+    options: InsertOptions = {},
+  ): Promise<void> {
     if (rows.length === 0) return;
-    await this.#insert(`INSERT INTO ${table} ${columns.list} FORMAT RowBinary`, encodeRowBinary(columns, rows), options);
+    await this.#insert(
+      `INSERT INTO ${table} ${columns.list} FORMAT RowBinary`,
+      encodeRowBinary(columns, rows),
+      options,
+    );
   }
 
   async ping(): Promise<boolean> {

@@ -49,11 +49,14 @@ export function clusterStatement(statement: Sql, cluster: string, database: stri
   const dropped = DROP.exec(text);
   if (dropped) return raw(`${dropped[1]}${/DATABASE\s/i.test(dropped[1]!) ? dropped[2] : qualified(dropped[2]!)}${on}`);
   if (RENAME.test(text)) {
-    const pairs = text.replace(RENAME, '').split(',').map((pair) => {
-      const names = new RegExp(`^\\s*(${IDENT})\\s+TO\\s+(${IDENT})\\s*$`, 'i').exec(pair);
-      if (!names) throw new Error(`cannot send this RENAME ON CLUSTER: ${text.slice(0, 200)}`);
-      return `${qualified(names[1]!)} TO ${qualified(names[2]!)}`;
-    });
+    const pairs = text
+      .replace(RENAME, '')
+      .split(',')
+      .map((pair) => {
+        const names = new RegExp(`^\\s*(${IDENT})\\s+TO\\s+(${IDENT})\\s*$`, 'i').exec(pair);
+        if (!names) throw new Error(`cannot send this RENAME ON CLUSTER: ${text.slice(0, 200)}`);
+        return `${qualified(names[1]!)} TO ${qualified(names[2]!)}`;
+      });
     return raw(`RENAME TABLE ${pairs.join(', ')}${on}`);
   }
   return statement;

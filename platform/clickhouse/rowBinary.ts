@@ -276,7 +276,12 @@ export function rowBinaryColumns(ddl: Sql): RowBinaryColumns {
     if (m) columns.push({ name: m[1]!, type: m[2]!, write: writerOf(m[2]!) });
   }
   if (columns.length === 0) throw new TypeError(`no columns in ${ddl.text.slice(0, 100)}`);
-  return { columns, list: `(${columns.map((c) => `\`${c.name}\``).join(', ')})`, bytesPerRow: 256, encodeRows: rowsEncoder(columns) };
+  return {
+    columns,
+    list: `(${columns.map((c) => `\`${c.name}\``).join(', ')})`,
+    bytesPerRow: 256,
+    encodeRows: rowsEncoder(columns),
+  };
 }
 
 /** The rows as one RowBinary body, each row's fields taken by column name. */

@@ -7,16 +7,7 @@ export interface Sql {
   readonly text: string;
 }
 
-export type SqlValue =
-  | string
-  | number
-  | bigint
-  | boolean
-  | null
-  | undefined
-  | Date
-  | Sql
-  | readonly SqlValue[];
+export type SqlValue = string | number | bigint | boolean | null | undefined | Date | Sql | readonly SqlValue[];
 
 const isSql = (v: unknown): v is Sql => typeof v === 'object' && v !== null && (v as Sql).__sql === true;
 
@@ -47,7 +38,8 @@ export function literal(value: SqlValue): string {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new TypeError(`cannot bind non-finite number ${value}`);
     // ClickHouse 18.16 cannot parse subnormal doubles (5e-324 and the like) back.
-    if (value !== 0 && Math.abs(value) < 2.2250738585072014e-308) throw new TypeError(`cannot bind subnormal number ${value}`);
+    if (value !== 0 && Math.abs(value) < 2.2250738585072014e-308)
+      throw new TypeError(`cannot bind subnormal number ${value}`);
     // Avoid exponent forms ClickHouse may read as Float where an Int was meant.
     return Number.isInteger(value) && Math.abs(value) < 2 ** 53 ? value.toFixed(0) : String(value);
   }
@@ -68,8 +60,15 @@ export function sql(strings: TemplateStringsArray, ...values: SqlValue[]): Sql {
 
 /** An identifier (table, column, database): only plain names are allowed, quoted with backticks. */
 export function ident(name: string): Sql {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(name)) throw new TypeError(`invalid identifier: ${name}`);
-  return { __sql: true, text: name.split('.').map((p) => '`' + p + '`').join('.') };
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(name))
+    throw new TypeError(`invalid identifier: ${name}`);
+  return {
+    __sql: true,
+    text: name
+      .split('.')
+      .map((p) => '`' + p + '`')
+      .join('.'),
+  };
 }
 
 export function join(parts: readonly Sql[], separator = ', '): Sql {

@@ -30,7 +30,13 @@ function qualityOf(ranges: readonly MediaRange[], mediaType: string): { q: numbe
   let best: { specificity: number; q: number } | null = null;
   for (const r of ranges) {
     const specificity =
-      r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' && r.subtype === '*' ? 0 : -1;
+      r.type === type && r.subtype === subtype
+        ? 2
+        : r.type === type && r.subtype === '*'
+          ? 1
+          : r.type === '*' && r.subtype === '*'
+            ? 0
+            : -1;
     if (specificity >= 0 && (best === null || specificity > best.specificity)) best = { specificity, q: r.q };
   }
   return { q: best?.q ?? 0, exact: best?.specificity === 2 };

@@ -15,17 +15,17 @@ export const errorBody = {
 } as const;
 
 const REASONS: Record<number, string> = {
-  400: 'The request cannot be read (the JSON of the body, say) or is refused for what it asks, not for a field\'s form',
+  400: "The request cannot be read (the JSON of the body, say) or is refused for what it asks, not for a field's form",
   401: 'No credentials, or ones that are not valid: an unknown API key; a token malformed, altered, expired or revoked',
   403: 'The API key has no access to the workspace named by X-Tenant-Id',
-  404: 'Not found (or not in the caller\'s workspace)',
+  404: "Not found (or not in the caller's workspace)",
   406: 'The Accept header admits no form this route answers in',
   409: 'Conflicts with the current state',
   413: 'Too large (the detail names the limit and the setting)',
   414: 'A path parameter is longer than the server takes (the detail names it)',
   415: 'The Content-Type or Content-Encoding is not one this route takes',
   422: 'A field is invalid: missing, of the wrong type or format (a UUID, say), or out of range (the message names it)',
-  429: 'Over the workspace\'s rate limit (the detail names it and its settings); retry after Retry-After seconds',
+  429: "Over the workspace's rate limit (the detail names it and its settings); retry after Retry-After seconds",
   503: 'A store the request needs (Kafka, ClickHouse, object storage) is unavailable; retry after Retry-After seconds',
 };
 
@@ -35,7 +35,8 @@ export function errorResponses(...statuses: number[]): Record<number, object> {
 }
 
 /** A UUID, hyphenated or as 32 hex digits (the clients send both); `format: uuid` in the document. */
-export const UUID_PATTERN = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
+export const UUID_PATTERN =
+  /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
 export const uuidSchema = { type: 'string', format: 'uuid' } as const;
 
 /**
@@ -44,8 +45,15 @@ export const uuidSchema = { type: 'string', format: 'uuid' } as const;
  * to 2100 (platform/time.ts STORABLE_TIME_RANGE); `query`: a bound of a query, years 1700 to 2199.
  * `text`: a query parameter, ISO 8601 only.
  */
-export function timeSchema(range: 'stored' | 'query', description: string, { nullable = true, text = false } = {}): object {
-  const [years, min, max] = range === 'stored' ? ['19[7-9]\\d|20\\d\\d', 0, Date.UTC(2100, 0, 1) - 1] : ['1[7-9]\\d\\d|2[01]\\d\\d', Date.UTC(1700, 0, 1), Date.UTC(2200, 0, 1) - 1];
+export function timeSchema(
+  range: 'stored' | 'query',
+  description: string,
+  { nullable = true, text = false } = {},
+): object {
+  const [years, min, max] =
+    range === 'stored'
+      ? ['19[7-9]\\d|20\\d\\d', 0, Date.UTC(2100, 0, 1) - 1]
+      : ['1[7-9]\\d\\d|2[01]\\d\\d', Date.UTC(1700, 0, 1), Date.UTC(2200, 0, 1) - 1];
   const types = [...(text ? ['string'] : ['string', 'number']), ...(nullable ? ['null'] : [])];
   return {
     type: types.length === 1 ? types[0] : types,
@@ -63,7 +71,12 @@ export function timeSchema(range: 'stored' | 'query', description: string, { nul
 export const serverSentEvent = {
   type: 'object',
   required: ['data'],
-  properties: { event: { type: 'string' }, data: { type: 'string', description: 'JSON' }, id: { type: 'string' }, retry: { type: 'integer', minimum: 0 } },
+  properties: {
+    event: { type: 'string' },
+    data: { type: 'string', description: 'JSON' },
+    id: { type: 'string' },
+    retry: { type: 'integer', minimum: 0 },
+  },
 } as const;
 
 /** A 200 answered as JSON, or (Accept: text/event-stream) as the same page in server-sent events. */
@@ -71,7 +84,11 @@ export function jsonOrEventStream(schema: object, description: string): object {
   return { description, content: { 'application/json': { schema }, 'text/event-stream': { schema: serverSentEvent } } };
 }
 
-type RouteSchema = NonNullable<RouteOptions['schema']> & { response?: Record<string | number, unknown>; security?: unknown; hide?: boolean };
+type RouteSchema = NonNullable<RouteOptions['schema']> & {
+  response?: Record<string | number, unknown>;
+  security?: unknown;
+  hide?: boolean;
+};
 
 function schemaOf(route: RouteOptions): RouteSchema {
   route.schema ??= {};
@@ -94,9 +111,15 @@ export const MAX_PATH_PARAMETER_LENGTH = 1024;
  * bounded already.
  */
 function boundPathParameters(schema: RouteSchema): void {
-  const properties = (schema.params as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
+  const properties = (schema.params as { properties?: Record<string, Record<string, unknown>> } | undefined)
+    ?.properties;
   for (const property of Object.values(properties ?? {}))
-    if (property.type === 'string' && property.maxLength === undefined && property.format === undefined && property.enum === undefined)
+    if (
+      property.type === 'string' &&
+      property.maxLength === undefined &&
+      property.format === undefined &&
+      property.enum === undefined
+    )
       property.maxLength = MAX_PATH_PARAMETER_LENGTH / 2;
 }
 
@@ -113,7 +136,8 @@ export function declareInputStatuses(app: FastifyInstance): void {
     if (schema.hide) return;
     const statuses = new Set<number>();
     const methods = [route.method].flat();
-    if (schema.body || methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) [400, 413, 415, 422].forEach((s) => statuses.add(s));
+    if (schema.body || methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH'))
+      [400, 413, 415, 422].forEach((s) => statuses.add(s));
     if (schema.params || schema.querystring) [400, 422].forEach((s) => statuses.add(s));
     // Any path parameter longer than the router takes (MAX_PATH_PARAMETER_LENGTH) is a 414.
     if (route.url.includes(':') || route.url.includes('*')) statuses.add(414);
@@ -126,7 +150,8 @@ export function declareInputStatuses(app: FastifyInstance): void {
 const tenantIdHeader = {
   type: 'string',
   format: 'uuid',
-  description: 'The workspace to act in: needed for an API key linked to several workspaces; a bearer token names its own',
+  description:
+    'The workspace to act in: needed for an API key linked to several workspaces; a bearer token names its own',
 } as const;
 
 /**
@@ -158,7 +183,10 @@ export const BEARER_SECURITY_SCHEME = {
   description: 'A token from `npm run admin -- issue-token`: acts in one workspace for an API key, until it expires.',
 } as const;
 
-const text = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: { type: 'string' } } } });
+const text = (mediaType: string, description: string) => ({
+  description,
+  content: { [mediaType]: { schema: { type: 'string' } } },
+});
 
 /** What each of Swagger UI's routes serves, by its path below the page's (@fastify/swagger-ui 6). */
 const DOCS_ROUTES: Record<string, Record<string, unknown>> = {
@@ -169,17 +197,36 @@ const DOCS_ROUTES: Record<string, Record<string, unknown>> = {
   },
   '/yaml': {
     summary: 'This document (OpenAPI 3), as YAML',
-    response: { 200: { description: 'the OpenAPI document', content: { 'application/x-yaml': { schema: { type: 'object', additionalProperties: true } } } } },
+    response: {
+      200: {
+        description: 'the OpenAPI document',
+        content: { 'application/x-yaml': { schema: { type: 'object', additionalProperties: true } } },
+      },
+    },
   },
-  '/static/index.html': { summary: 'The page, under its old name', response: { 302: { description: 'to the page', type: 'null' } } },
-  '/static/swagger-initializer.js': { summary: 'The page’s settings', response: { 200: text('application/javascript', 'the script') } },
+  '/static/index.html': {
+    summary: 'The page, under its old name',
+    response: { 302: { description: 'to the page', type: 'null' } },
+  },
+  '/static/swagger-initializer.js': {
+    summary: 'The page’s settings',
+    response: { 200: text('application/javascript', 'the script') },
+  },
   '/static/*': {
     summary: 'The page’s scripts, styles and images',
     // The page's files are named so; another name is no file (404), or a path the static files refuse (400, 403).
-    params: { type: 'object', properties: { '*': { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'the file, e.g. swagger-ui.css' } } },
+    params: {
+      type: 'object',
+      properties: {
+        '*': { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'the file, e.g. swagger-ui.css' },
+      },
+    },
     response: {
       200: { description: 'the file', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
-      304: { description: 'not modified since the copy the caller has (If-None-Match, If-Modified-Since)', type: 'null' },
+      304: {
+        description: 'not modified since the copy the caller has (If-None-Match, If-Modified-Since)',
+        type: 'null',
+      },
       400: { description: 'the path is malformed', ...errorBody },
       403: { description: 'a path that leads outside the page’s files', ...errorBody },
       404: { description: 'no such file', ...errorBody },

@@ -11,11 +11,17 @@ const first = (value: string | string[] | undefined): string | undefined => {
  * The server's public base URL: `configured` when set, else what the client used, as a proxy
  * in front reports it (`X-Forwarded-Proto`, `X-Forwarded-Host`) or as the request came.
  */
-export function publicBaseUrl(request: { headers: IncomingHttpHeaders; protocol: string }, configured?: string): string {
+export function publicBaseUrl(
+  request: { headers: IncomingHttpHeaders; protocol: string },
+  configured?: string,
+): string {
   if (configured) return configured.replace(/\/+$/, '');
   const forwardedProto = first(request.headers['x-forwarded-proto'])?.toLowerCase();
   const proto = forwardedProto === 'http' || forwardedProto === 'https' ? forwardedProto : request.protocol;
   const forwardedHost = first(request.headers['x-forwarded-host']);
-  const host = forwardedHost && /^[\w.-]+(:\d+)?$|^\[[\da-fA-F:.]+\](:\d+)?$/.test(forwardedHost) ? forwardedHost : (request.headers.host ?? 'localhost');
+  const host =
+    forwardedHost && /^[\w.-]+(:\d+)?$|^\[[\da-fA-F:.]+\](:\d+)?$/.test(forwardedHost)
+      ? forwardedHost
+      : (request.headers.host ?? 'localhost');
   return `${proto}://${host}`;
 }

@@ -37,7 +37,8 @@ function readerOf(schema: ParameterSchema): ((value: string | string[]) => unkno
 /** For every route registered after this (in this scope and below): its typed query parameters read into their types. */
 export function declareTypedQueries(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    const properties = (route.schema?.querystring as { properties?: Record<string, ParameterSchema> } | undefined)?.properties;
+    const properties = (route.schema?.querystring as { properties?: Record<string, ParameterSchema> } | undefined)
+      ?.properties;
     if (!properties) return;
     const readers = Object.entries(properties).flatMap(([name, schema]) => {
       const read = readerOf(schema);

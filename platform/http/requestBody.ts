@@ -28,9 +28,16 @@ function decoderFor(encoding: string): Transform | null {
   }
 }
 
-export async function* decodedBody(body: Readable, headers: IncomingHttpHeaders, bodyLimit: BodyLimit): AsyncGenerator<Buffer> {
-  const { bytes: limit, setting } = typeof bodyLimit === 'number' ? { bytes: bodyLimit, setting: undefined } : bodyLimit;
-  const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+export async function* decodedBody(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  bodyLimit: BodyLimit,
+): AsyncGenerator<Buffer> {
+  const { bytes: limit, setting } =
+    typeof bodyLimit === 'number' ? { bytes: bodyLimit, setting: undefined } : bodyLimit;
+  const encoding = String(headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     body.resume(); // drain so the connection can answer
@@ -60,7 +67,10 @@ export async function* decodedBody(body: Readable, headers: IncomingHttpHeaders,
   } catch (err) {
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? '';
-    if (decoder && (code.startsWith('Z_') || code.startsWith('ZSTD_') || code.startsWith('ERR_ZSTD') || code.startsWith('ERR_ZLIB')))
+    if (
+      decoder &&
+      (code.startsWith('Z_') || code.startsWith('ZSTD_') || code.startsWith('ERR_ZSTD') || code.startsWith('ERR_ZLIB'))
+    )
       throw errors.undecodableBody(encoding, (err as Error).message, err);
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || /aborted/i.test((err as Error).message))
       throw errors.badRequest('the request body ended early (connection closed before the body was complete)');
@@ -87,7 +97,12 @@ export async function readDecodedBody(body: Readable, headers: IncomingHttpHeade
  * and then checks the values inside it against MAX_JSON_DEPTH itself). An empty body is no body:
  * undefined, as if no Content-Type had been sent (generic clients name one on every request).
  */
-export async function readJsonBody(body: Readable, headers: IncomingHttpHeaders, limit: BodyLimit, maxDepth = MAX_JSON_DEPTH): Promise<unknown> {
+export async function readJsonBody(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limit: BodyLimit,
+  maxDepth = MAX_JSON_DEPTH,
+): Promise<unknown> {
   const bytes = await readDecodedBody(body, headers, limit);
   if (bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');

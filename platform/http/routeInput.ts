@@ -41,10 +41,17 @@ export const bool = (value: string | boolean | undefined, field: string): boolea
 };
 
 /** A query integer in [min, max] (or one a typed query schema read already). */
-export const int = (value: string | number | undefined, field: string, fallback: number, min: number, max: number): number => {
+export const int = (
+  value: string | number | undefined,
+  field: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number => {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw errors.invalidField(`${field} must be an integer from ${min} to ${max}; got "${String(value).slice(0, 32)}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw errors.invalidField(`${field} must be an integer from ${min} to ${max}; got "${String(value).slice(0, 32)}"`);
   return n;
 };
 
@@ -58,10 +65,12 @@ export function pageSize(value: unknown, max: number, fallback = 20): number {
 }
 
 /** A repeated query parameter (`?selects=A&selects=B`) as an array. */
-export const list = (value: unknown): string[] => (value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)]);
+export const list = (value: unknown): string[] =>
+  value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
 
 /** Rejects what this service does not evaluate (filter expressions, AI search…) instead of ignoring it. */
 export function rejectUnsupported(input: Record<string, unknown>, fields: readonly string[]): void {
   for (const f of fields)
-    if (input[f] !== undefined && input[f] !== null) throw errors.badRequest(`${f} is not supported by this server; leave it out`);
+    if (input[f] !== undefined && input[f] !== null)
+      throw errors.badRequest(`${f} is not supported by this server; leave it out`);
 }

@@ -4,14 +4,30 @@
 // a request without a body has none whatever Content-Type it names, JSON bodies may be gzip,
 // zstd or deflate encoded, a body with no required field may be left out, and a method a path
 // does not serve is a 405 naming the ones it does.
-import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyBaseLogger, type RouteOptions, type FastifyRequest, type FastifyReply } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyError,
+  type FastifyBaseLogger,
+  type RouteOptions,
+  type FastifyRequest,
+  type FastifyReply,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { ClickHouseError } from '../clickhouse/client.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
-import { BEARER_SECURITY_SCHEME, MAX_PATH_PARAMETER_LENGTH, declareDocsRoutes, declareInputStatuses, declareOptionalBodies, describeOptionalBodies, UUID_PATTERN } from './openapi.ts';
+import {
+  BEARER_SECURITY_SCHEME,
+  MAX_PATH_PARAMETER_LENGTH,
+  declareDocsRoutes,
+  declareInputStatuses,
+  declareOptionalBodies,
+  describeOptionalBodies,
+  UUID_PATTERN,
+} from './openapi.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
 import { readDecodedBody } from './requestBody.ts';
 import { ISO_TIMESTAMP } from '../time.ts';
@@ -63,7 +79,11 @@ function lingerForBody(request: FastifyRequest, reply: FastifyReply): void {
  * Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`. Also for
  * failures after a reply became a stream (sent there as an error event).
  */
-export function toAppError(err: FastifyError | AppError | Error, contentType = '(none)', bodyLimit?: HttpServerOptions['bodyLimit']): AppError {
+export function toAppError(
+  err: FastifyError | AppError | Error,
+  contentType = '(none)',
+  bodyLimit?: HttpServerOptions['bodyLimit'],
+): AppError {
   if (err instanceof AppError) return err;
   const e = err as FastifyError;
   if (e.validation) {
@@ -72,8 +92,10 @@ export function toAppError(err: FastifyError | AppError | Error, contentType = '
     const extra = first?.keyword === 'additionalProperties' ? ` (${String(first.params.additionalProperty)})` : '';
     return errors.validation(e.message + extra + (allowed ? `: ${allowed.filter((v) => v !== null).join(', ')}` : ''));
   }
-  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit) return errors.bodyTooLarge(bodyLimit.bytes, bodyLimit.setting);
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return errors.unsupportedMediaType(contentType, 'application/json or multipart/form-data');
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && bodyLimit)
+    return errors.bodyTooLarge(bodyLimit.bytes, bodyLimit.setting);
   // A read model that is away is a 503 to retry; a statement it refuses is our bug, not the caller's.
   if (err instanceof ClickHouseError) return err.retryable ? errors.readModelUnavailable(err) : errors.internal(err);
   if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') return errors.uriTooLong(e.message);
@@ -94,7 +116,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true },
       // `format: uuid` as the clients send ids: hyphenated or 32 hex digits (ajv-formats takes only the
       // first); `format: date-time` as they send times: RFC 3339, or naive (UTC) or with a space.
-      onCreate: (ajv) => ajv.addFormat('uuid', UUID_PATTERN).addFormat('date-time', { type: 'string', validate: (text: string) => ISO_TIMESTAMP.test(text.trim()) }),
+      onCreate: (ajv) =>
+        ajv
+          .addFormat('uuid', UUID_PATTERN)
+          .addFormat('date-time', { type: 'string', validate: (text: string) => ISO_TIMESTAMP.test(text.trim()) }),
     },
     requestIdHeader: 'x-request-id',
     // Longer than fastify's 100: ids chosen by callers (a thread id, an attachment name) may be
@@ -122,18 +147,21 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   // `Content-Type: application/json` on every request, DELETEs included, and FastAPI-based
   // servers read such a request as having no body. A service may replace this parser with its
   // own (the tracing API reads with its ingestion limit), keeping those rules (requestBody.ts).
-  const jsonLimit = options.bodyLimit ?? { bytes: 1024 * 1024 * 1024, setting: 'the server\'s body limit' };
+  const jsonLimit = options.bodyLimit ?? { bytes: 1024 * 1024 * 1024, setting: "the server's body limit" };
   // A `__proto__` key is dropped (it is never an own property a route reads), not refused:
   // generic clients and fuzzers send it as any other key.
   const defaultJson = app.getDefaultJsonParser('remove', 'ignore');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
-    readDecodedBody(payload, request.headers, jsonLimit).then((bytes) => {
-      if (bytes.length === 0) return done(null, undefined);
-      const body = bytes.toString('utf8');
-      if (jsonTooDeep(body)) return done(errors.jsonTooDeep('the request body', MAX_JSON_DEPTH), undefined);
-      return defaultJson(request, body, done);
-    }, (err: Error) => done(err, undefined));
+    readDecodedBody(payload, request.headers, jsonLimit).then(
+      (bytes) => {
+        if (bytes.length === 0) return done(null, undefined);
+        const body = bytes.toString('utf8');
+        if (jsonTooDeep(body)) return done(errors.jsonTooDeep('the request body', MAX_JSON_DEPTH), undefined);
+        return defaultJson(request, body, done);
+      },
+      (err: Error) => done(err, undefined),
+    );
   });
 
   // Which methods each path answers, for the 405 of a method it does not (RFC 9110 §15.5.6).
@@ -151,13 +179,21 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     });
     if (found.length === 0) return null;
     const params = Math.min(...found.map((f) => f.params));
-    return { methods: found.filter((f) => f.params === params).map((f) => f.method).sort(), params };
+    return {
+      methods: found
+        .filter((f) => f.params === params)
+        .map((f) => f.method)
+        .sort(),
+      params,
+    };
   };
   /** The 405 for a method the route at this path does not answer; null when it does (or there is none). */
   function methodNotAllowed(request: FastifyRequest): AppError | null {
     const path = request.url.split('?')[0]!;
     const route = routeAt(path);
-    return route && !route.methods.includes(request.method) ? errors.methodNotAllowed(request.method, path, route.methods) : null;
+    return route && !route.methods.includes(request.method)
+      ? errors.methodNotAllowed(request.method, path, route.methods)
+      : null;
   }
   function sendNoRoute(request: FastifyRequest, reply: FastifyReply) {
     // A route that found nothing (a static file, say) answers 404 through here as well.
@@ -176,7 +212,6 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     const route = routeAt(request.url.split('?')[0]!);
     return route && route.params < params ? methodNotAllowed(request) : null;
   }
-
 
   /** `routed`: the request reached a route, or the not-found handler (not a refusal of the router's). */
   function sendError(err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply, routed = true) {
@@ -209,7 +244,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
         },
       },
     },
-    transformObject: (document) => ('openapiObject' in document ? describeOptionalBodies(document.openapiObject as Parameters<typeof describeOptionalBodies>[0]) : document.swaggerObject),
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? describeOptionalBodies(document.openapiObject as Parameters<typeof describeOptionalBodies>[0])
+        : document.swaggerObject,
   });
   await app.register(async (docs) => {
     declareDocsRoutes(docs, '/docs');
@@ -217,12 +255,40 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
   });
 
   const ops = { schema: { hide: false, tags: ['operations'] } };
-  app.get('/ok', { schema: { ...ops.schema, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }));
+  app.get(
+    '/ok',
+    { schema: { ...ops.schema, response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } },
+    async () => ({ ok: true }),
+  );
   const readiness = { type: 'object', properties: { ready: { type: 'boolean' } } } as const;
-  app.get('/ready', { schema: { ...ops.schema, response: { 200: readiness, 503: { description: 'not ready: a store writes need is unreachable', ...readiness } } } }, async (_request, reply) => {
-    const ready = await options.ready();
-    return reply.code(ready ? 200 : 503).send({ ready });
-  });
-  app.get('/metrics', { schema: { ...ops.schema, produces: ['text/plain'], response: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } } } }, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get(
+    '/ready',
+    {
+      schema: {
+        ...ops.schema,
+        response: {
+          200: readiness,
+          503: { description: 'not ready: a store writes need is unreachable', ...readiness },
+        },
+      },
+    },
+    async (_request, reply) => {
+      const ready = await options.ready();
+      return reply.code(ready ? 200 : 503).send({ ready });
+    },
+  );
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        ...ops.schema,
+        produces: ['text/plain'],
+        response: {
+          200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+    async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
+  );
   return app;
 }

@@ -91,7 +91,8 @@ export function valueDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
       max = depth;
       if (max > limit) return limit + 1;
     }
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth]);
   }
   return max;
 }

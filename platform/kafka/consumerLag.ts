@@ -19,13 +19,21 @@ export class ConsumerLagMonitor {
     this.#topic = topic;
     this.#label = label;
     // Never joins the group: it only reads the group's committed offsets.
-    this.#consumer = new Consumer({ clientId: `lag-${label}`, groupId, bootstrapBrokers: brokerList(config), retries: 0, timeout: 3000 });
+    this.#consumer = new Consumer({
+      clientId: `lag-${label}`,
+      groupId,
+      bootstrapBrokers: brokerList(config),
+      retries: 0,
+      timeout: 3000,
+    });
   }
 
   async measure(): Promise<number[]> {
     const ends = (await this.#consumer.listOffsets({ topics: [this.#topic] })).get(this.#topic) ?? [];
     const partitions = ends.map((_, i) => i);
-    const committed = (await this.#consumer.listCommittedOffsets({ topics: [{ topic: this.#topic, partitions }] })).get(this.#topic) ?? [];
+    const committed =
+      (await this.#consumer.listCommittedOffsets({ topics: [{ topic: this.#topic, partitions }] })).get(this.#topic) ??
+      [];
     return ends.map((end, p) => {
       const done = committed[p] ?? -1n;
       const lag = Number(end - (done < 0n ? 0n : done));
@@ -48,7 +56,10 @@ export class ConsumerLagMonitor {
         const ends = (await this.#consumer.listOffsets({ topics: [this.#topic] })).get(this.#topic) ?? [];
         const partitions = ends.map((_, i) => i);
         while (!done) {
-          const committed = (await this.#consumer.listCommittedOffsets({ topics: [{ topic: this.#topic, partitions }] })).get(this.#topic) ?? [];
+          const committed =
+            (await this.#consumer.listCommittedOffsets({ topics: [{ topic: this.#topic, partitions }] })).get(
+              this.#topic,
+            ) ?? [];
           if (ends.every((end, p) => end === 0n || (committed[p] ?? -1n) >= end)) return true;
           await new Promise((r) => setTimeout(r, 50));
         }

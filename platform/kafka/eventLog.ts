@@ -37,13 +37,18 @@ export interface EventToAppend<N extends EventName = EventName> {
 }
 
 /** Builds an event to append, keeping the payload type tied to the event name. */
-export const event = <N extends EventName>(name: N, key: string, payload: EventPayloads[N]): EventToAppend<N> => ({ name, key, payload });
+export const event = <N extends EventName>(name: N, key: string, payload: EventPayloads[N]): EventToAppend<N> => ({
+  name,
+  key,
+  payload,
+});
 
 /** Keys and headers go as text (events) or as the bytes they were (a message kept in a dead-letter topic). */
 type TextOrBytes = string | Buffer;
 export type StringKeyProducer = Producer<TextOrBytes, Buffer, TextOrBytes, TextOrBytes>;
 
-const textOrBytes = (data?: TextOrBytes): Buffer | undefined => (typeof data === 'string' ? Buffer.from(data, 'utf-8') : data);
+const textOrBytes = (data?: TextOrBytes): Buffer | undefined =>
+  typeof data === 'string' ? Buffer.from(data, 'utf-8') : data;
 
 /** The producer every append goes through: acks from all in-sync replicas, idempotent. The ingest benchmark's raw ceiling uses it too. */
 export function createEventProducer(config: EventLogConfig, clientId: string): StringKeyProducer {
@@ -124,13 +129,21 @@ export class EventLog {
     if (events.length === 0) return;
     const encoded: Encoded[] = events.map((e) => {
       const { value, headers } = encodeEvent(e.name, e.payload as never);
-      return { topic: topicName(this.#config, topicOf(e.name)), key: e.key, value, headers, bytes: recordBytes(e.key, value, headers) };
+      return {
+        topic: topicName(this.#config, topicOf(e.name)),
+        key: e.key,
+        value,
+        headers,
+        bytes: recordBytes(e.key, value, headers),
+      };
     });
     const limits = await this.#topicLimits();
     for (const m of encoded) {
       const limit = limits.get(m.topic) ?? KAFKA_DEFAULT_MAX_MESSAGE_BYTES;
       if (m.bytes + BATCH_OVERHEAD_BYTES > limit)
-        throw errors.eventTooLarge(`an event of ${m.bytes} bytes is more than Kafka takes in one message on ${m.topic} (max.message.bytes = ${limit})`);
+        throw errors.eventTooLarge(
+          `an event of ${m.bytes} bytes is more than Kafka takes in one message on ${m.topic} (max.message.bytes = ${limit})`,
+        );
     }
     for (const wave of this.#waves(encoded, limits)) await this.#send(wave);
     for (const e of events) eventsAppended.inc({ topic: topicOf(e.name), event: e.name });
@@ -206,7 +219,8 @@ export class EventLog {
         if (tooLarge) this.#limits = undefined; // a topic's limit was lowered since we read it: read it again next time
         if (tooLarge && together.length > 1) {
           // Each wave alone, so that only one that cannot fit now gets the 413.
-          for (const wave of together) wave.settle(await this.#produce(wave.events).then((err) => err && producerError(err)));
+          for (const wave of together)
+            wave.settle(await this.#produce(wave.events).then((err) => err && producerError(err)));
           continue;
         }
         for (const wave of together) wave.settle(failure && producerError(failure));
@@ -219,7 +233,9 @@ export class EventLog {
   /** One produce request; what it failed with, or null. */
   async #produce(events: Encoded[]): Promise<unknown> {
     try {
-      await this.#producer.send({ messages: events.map(({ topic, key, value, headers }) => ({ topic, key, value, headers })) });
+      await this.#producer.send({
+        messages: events.map(({ topic, key, value, headers }) => ({ topic, key, value, headers })),
+      });
       return null;
     } catch (err) {
       return err ?? new Error('the produce request failed');
@@ -232,7 +248,11 @@ export class EventLog {
    */
   async appendRaw(
     logicalTopic: string,
-    message: { key?: TextOrBytes; value?: Buffer; headers: Record<string, TextOrBytes> | Map<TextOrBytes, TextOrBytes> },
+    message: {
+      key?: TextOrBytes;
+      value?: Buffer;
+      headers: Record<string, TextOrBytes> | Map<TextOrBytes, TextOrBytes>;
+    },
   ): Promise<void> {
     try {
       await this.#producer.send({ messages: [{ topic: topicName(this.#config, logicalTopic), ...message }] });
@@ -261,11 +281,21 @@ export class EventLog {
 
 /** max.message.bytes of every topic we declare, as the broker reports it (the topic's own value or the broker's default). */
 async function readTopicLimits(config: EventLogConfig): Promise<Map<string, number>> {
-  const admin = new Admin({ clientId: 'event-log-limits', bootstrapBrokers: brokerList(config), retries: 2, retryDelay: 250, timeout: config.KAFKA_APPEND_TIMEOUT_MS });
+  const admin = new Admin({
+    clientId: 'event-log-limits',
+    bootstrapBrokers: brokerList(config),
+    retries: 2,
+    retryDelay: 250,
+    timeout: config.KAFKA_APPEND_TIMEOUT_MS,
+  });
   try {
     const names = Object.values(TOPICS).map((t) => topicName(config, t));
     const described = await admin.describeConfigs({
-      resources: names.map((resourceName) => ({ resourceType: ConfigResourceTypes.TOPIC, resourceName, configurationKeys: ['max.message.bytes'] })),
+      resources: names.map((resourceName) => ({
+        resourceType: ConfigResourceTypes.TOPIC,
+        resourceName,
+        configurationKeys: ['max.message.bytes'],
+      })),
     });
     const limits = new Map<string, number>();
     for (const d of described) {
@@ -280,7 +310,11 @@ async function readTopicLimits(config: EventLogConfig): Promise<Map<string, numb
 
 /** What an append throws when its produce request failed: a 413 when Kafka says it is too large, else a 503. */
 function producerError(err: unknown): Error {
-  if (isMessageTooLarge(err)) return errors.eventTooLarge(`Kafka refused the events as too large for one message (${(err as Error).message})`, err);
+  if (isMessageTooLarge(err))
+    return errors.eventTooLarge(
+      `Kafka refused the events as too large for one message (${(err as Error).message})`,
+      err,
+    );
   return errors.kafkaUnavailable((err as Error).message, err);
 }
 

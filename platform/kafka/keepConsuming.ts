@@ -68,7 +68,12 @@ export function keepConsuming<S>(options: KeepConsumingOptions<S>): KeptConsumer
       logger.warn({}, `${what}: its stream ended; opening a new consumer`);
       await options.reopening?.();
       try {
-        session = await retry(options.policy, () => options.open(), { what: `${what}: open a consumer`, logger, signal, retryIf: () => true });
+        session = await retry(options.policy, () => options.open(), {
+          what: `${what}: open a consumer`,
+          logger,
+          signal,
+          retryIf: () => true,
+        });
       } catch (err) {
         if (signal.aborted) return;
         throw err;

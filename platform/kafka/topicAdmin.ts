@@ -9,14 +9,21 @@ export function topicName(config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>, logical: s
 }
 
 export function brokerList(config: Pick<Config, 'KAFKA_BROKERS'>): string[] {
-  return config.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean);
+  return config.KAFKA_BROKERS.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
 }
 
 export type TopicAdminConfig = Pick<Config, 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX' | 'KAFKA_PARTITIONS'>;
 
 /** Creates the declared topics that do not exist yet, then waits for their leaders. Safe to run from every process at start-up. */
 export async function ensureTopics(config: TopicAdminConfig, topics: readonly TopicDeclaration[]): Promise<void> {
-  const admin = new Admin({ clientId: 'topic-setup', bootstrapBrokers: brokerList(config), retries: 10, retryDelay: 500 });
+  const admin = new Admin({
+    clientId: 'topic-setup',
+    bootstrapBrokers: brokerList(config),
+    retries: 10,
+    retryDelay: 500,
+  });
   try {
     const existing = new Set(await admin.listTopics());
     for (const topic of topics) {
@@ -36,10 +43,18 @@ export async function ensureTopics(config: TopicAdminConfig, topics: readonly To
         });
       } catch (err) {
         // Another process created it between our list and create: that is fine.
-        if (!/already exists/i.test(String((err as Error).message) + JSON.stringify((err as { errors?: unknown }).errors ?? ''))) throw err;
+        if (
+          !/already exists/i.test(
+            String((err as Error).message) + JSON.stringify((err as { errors?: unknown }).errors ?? ''),
+          )
+        )
+          throw err;
       }
     }
-    await waitForLeaders(admin, topics.map((t) => topicName(config, t.name)));
+    await waitForLeaders(
+      admin,
+      topics.map((t) => topicName(config, t.name)),
+    );
   } finally {
     await admin.close();
   }
@@ -59,7 +74,8 @@ async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000
     } catch {
       /* not yet */
     }
-    if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} have no partition leaders after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`topics ${topics.join(', ')} have no partition leaders after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -61,7 +61,13 @@ export class TopicState {
   async #open(): Promise<ConsumerSession<StateStream>> {
     const consumer = this.#newConsumer();
     try {
-      const stream = await consumer.consume({ topics: [this.#topic], mode: MessagesStreamModes.EARLIEST, autocommit: false, sessionTimeout: 30000, heartbeatInterval: 3000 });
+      const stream = await consumer.consume({
+        topics: [this.#topic],
+        mode: MessagesStreamModes.EARLIEST,
+        autocommit: false,
+        sessionTimeout: 30000,
+        heartbeatInterval: 3000,
+      });
       stream.on('error', (err) => this.#logger.error({ err, topic: this.#topic }, 'state stream error'));
       return {
         stream,

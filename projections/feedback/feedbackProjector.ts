@@ -12,7 +12,13 @@ import { ident, join, sql } from '../../platform/clickhouse/sql.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { FeedbackDeleted, FeedbackUpdated } from '../../schemas/events.generated.ts';
 import { projectorRowsWritten } from '../../platform/metrics.ts';
-import { ProjectorRuntime, type Projection, type ProjectedEvent, type ProjectorRuntimeConfig, type Retry } from '../shared/projectorRuntime.ts';
+import {
+  ProjectorRuntime,
+  type Projection,
+  type ProjectedEvent,
+  type ProjectorRuntimeConfig,
+  type Retry,
+} from '../shared/projectorRuntime.ts';
 import { deleteProjectRows } from '../shared/projectRows.ts';
 import type { ReadModelTables } from '../shared/readModelTables.ts';
 import { opVersion, ZERO_UUID } from '../shared/runRow.ts';
@@ -43,7 +49,9 @@ export class FeedbackProjector implements Projection {
     this.#ch = ch;
     this.#tables = options.tables;
     this.#isProjectDeleted = options.isProjectDeleted ?? (() => false);
-    this.#runtime = new ProjectorRuntime(config, logger, this, { groupId: options.groupId ?? feedbackProjectorGroupId(config) });
+    this.#runtime = new ProjectorRuntime(config, logger, this, {
+      groupId: options.groupId ?? feedbackProjectorGroupId(config),
+    });
   }
 
   start(): Promise<void> {
@@ -59,7 +67,9 @@ export class FeedbackProjector implements Projection {
   }
 
   deleteProject(tenantId: string, projectId: string, retry: Retry): Promise<void> {
-    return retry("delete a project's feedback", () => deleteProjectRows(this.#ch, this.#tables.feedback, tenantId, projectId));
+    return retry("delete a project's feedback", () =>
+      deleteProjectRows(this.#ch, this.#tables.feedback, tenantId, projectId),
+    );
   }
 
   async project(events: ProjectedEvent[], retry: Retry): Promise<void> {
@@ -85,12 +95,17 @@ export class FeedbackProjector implements Projection {
       const row = current.get(key);
       // Unknown (its project was deleted, or it never was), gone, or applied already: nothing to do.
       if (!row || row.deleted || row.version >= version) continue;
-      const next = event.name === 'FeedbackUpdated' ? updatedRow(row, event.payload, version) : deletedRow(row, event.payload, version);
+      const next =
+        event.name === 'FeedbackUpdated'
+          ? updatedRow(row, event.payload, version)
+          : deletedRow(row, event.payload, version);
       current.set(key, next);
       written.set(key, next);
     }
     await retry('find the projects of feedback', () => this.#fillSessions([...written.values()]));
-    const rows = [...written.values()].filter((r) => !(r.session_id && this.#isProjectDeleted(r.tenant_id, r.session_id)));
+    const rows = [...written.values()].filter(
+      (r) => !(r.session_id && this.#isProjectDeleted(r.tenant_id, r.session_id)),
+    );
     await retry('insert feedback', () => this.#ch.insertRowBinary(this.#tables.feedback, FEEDBACK_COLUMNS, rows));
     projectorRowsWritten.inc({ projector: 'feedback' }, rows.length);
   }

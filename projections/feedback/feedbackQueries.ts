@@ -65,8 +65,12 @@ export async function feedbackListQuery(
   if (f.runIds) where.push(f.runIds.length ? sql`run_id IN (${uuidSet(f.runIds)})` : raw('0'));
   if (f.keys) where.push(f.keys.length ? sql`key IN (${texts(f.keys)})` : raw('0'));
   if (f.sessionIds) where.push(f.sessionIds.length ? inProjects(tables, tenantId, f.sessionIds) : raw('0'));
-  if (f.sources) where.push(f.sources.length ? sql`visitParamExtractString(feedback_source, 'type') IN (${texts(f.sources)})` : raw('0'));
-  if (f.hasComment !== undefined) where.push(raw(f.hasComment ? "ifNull(comment, '') != ''" : "ifNull(comment, '') = ''"));
+  if (f.sources)
+    where.push(
+      f.sources.length ? sql`visitParamExtractString(feedback_source, 'type') IN (${texts(f.sources)})` : raw('0'),
+    );
+  if (f.hasComment !== undefined)
+    where.push(raw(f.hasComment ? "ifNull(comment, '') != ''" : "ifNull(comment, '') = ''"));
   if (f.hasScore !== undefined) where.push(f.hasScore ? raw('isNotNull(score)') : raw('isNull(score)'));
   if (f.level) where.push(f.level === 'run' ? sql`run_id != toUUID(${ZERO_UUID})` : sql`run_id = toUUID(${ZERO_UUID})`);
   const rows = await ch.query(
@@ -88,7 +92,12 @@ export interface RunPlace {
   sessionId: string;
 }
 
-export async function runPlacesQuery(ch: ClickHouseClient, table: string, tenantId: string, runIds: readonly string[]): Promise<Map<string, RunPlace>> {
+export async function runPlacesQuery(
+  ch: ClickHouseClient,
+  table: string,
+  tenantId: string,
+  runIds: readonly string[],
+): Promise<Map<string, RunPlace>> {
   const places = new Map<string, RunPlace>();
   for (let i = 0; i < runIds.length; i += 2000) {
     const rows = await ch.query<{ id: string; trace_id: string; session_id: string }>(
@@ -111,7 +120,9 @@ interface StatGroup {
   squares: number | null;
 }
 
-const statColumns = raw('key, value, count() AS n, count(score) AS scored, sum(score) AS total, sum(score * score) AS squares');
+const statColumns = raw(
+  'key, value, count() AS n, count(score) AS scored, sum(score) AS total, sum(score * score) AS squares',
+);
 
 /** Folds (owner, key, value) groups into feedback_stats per owner (a run or a project). */
 function foldStats(groups: Array<StatGroup & { owner: string }>): Map<string, Record<string, FeedbackStat>> {
@@ -209,7 +220,10 @@ export async function projectFeedbackStatsQuery(
  */
 export async function traceSetFeedbackStatsQuery(
   ch: ClickHouseClient,
-  tables: Pick<ReadModelTables, 'feedback' | 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'>,
+  tables: Pick<
+    ReadModelTables,
+    'feedback' | 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'
+  >,
   set: TraceSet,
   of: 'all' | 'roots',
 ): Promise<Record<string, FeedbackStat>> {

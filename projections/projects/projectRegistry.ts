@@ -52,7 +52,10 @@ export const DEFAULT_PROJECT_NAME = 'default';
  * moves to generation 1, and so on (see ProjectRegistry.idForName).
  */
 export const projectIdForName = (tenantId: string, name: string, generation = 0): string =>
-  uuidv5(generation === 0 ? `project:${tenantId}:${name}` : `project-generation:${generation}:${tenantId}:${name}`, ID_NAMESPACE);
+  uuidv5(
+    generation === 0 ? `project:${tenantId}:${name}` : `project-generation:${generation}:${tenantId}:${name}`,
+    ID_NAMESPACE,
+  );
 
 /** The Kafka key of a project's events. */
 export const projectKey = (tenantId: string, projectId: string): string => `${tenantId}/${projectId}`;
@@ -79,7 +82,9 @@ const parseExtra = (json: string | null): Record<string, unknown> | null => {
   if (json === null) return null;
   try {
     const value: unknown = parseStoredJson(json);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -215,7 +220,12 @@ export class ProjectRegistry extends FoldedTopic {
    * deleted); session_name is created on first use (a deleted project's name gets a fresh
    * project); neither means "default". Adds the creation event to `pending` when one is due.
    */
-  async resolve(tenantId: string, sessionId: string | null, sessionName: string | null, pending: Map<string, EventToAppend>): Promise<string> {
+  async resolve(
+    tenantId: string,
+    sessionId: string | null,
+    sessionName: string | null,
+    pending: Map<string, EventToAppend>,
+  ): Promise<string> {
     if (sessionId !== null) {
       if (this.get(tenantId, sessionId) || pending.has(sessionId)) return sessionId;
       await this.catchUp();
@@ -234,7 +244,6 @@ export class ProjectRegistry extends FoldedTopic {
     if (!pending.has(id)) pending.set(id, projectCreatedEvent(tenantId, id, { name }));
     return id;
   }
-
 }
 
 export interface NewProject {
@@ -246,7 +255,11 @@ export interface NewProject {
   endTime?: number | null;
 }
 
-export function projectCreatedEvent(tenantId: string, projectId: string, p: NewProject): EventToAppend<'ProjectCreated'> {
+export function projectCreatedEvent(
+  tenantId: string,
+  projectId: string,
+  p: NewProject,
+): EventToAppend<'ProjectCreated'> {
   return event('ProjectCreated', projectKey(tenantId, projectId), {
     tenant_id: tenantId,
     project_id: projectId,

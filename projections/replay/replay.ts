@@ -70,7 +70,12 @@ interface Feed {
   partitions: number;
 }
 
-export async function replay(config: Config, ch: ClickHouseClient, logger: Logger, options: ReplayOptions): Promise<ReplaySummary> {
+export async function replay(
+  config: Config,
+  ch: ClickHouseClient,
+  logger: Logger,
+  options: ReplayOptions,
+): Promise<ReplaySummary> {
   const started = performance.now();
   const views = [...new Set(options.views)];
   const swap = options.swap ?? true;
@@ -95,13 +100,22 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
   await projects.start();
   const isProjectDeleted = (tenantId: string, projectId: string) => projects.isDeleted(tenantId, projectId);
   const startProjectors = async (tables: ReadModelTables) => {
-    const runs = new RunsProjector({ ...config, PROJECTOR_CACHE_RUNS: config.REPLAY_CACHE_RUNS }, ch, logger.child({ replay: 'runs' }), {
-      groupId: `${groupId}-runs`,
+    const runs = new RunsProjector(
+      { ...config, PROJECTOR_CACHE_RUNS: config.REPLAY_CACHE_RUNS },
+      ch,
+      logger.child({ replay: 'runs' }),
+      {
+        groupId: `${groupId}-runs`,
+        tables,
+        blobs: options.blobs,
+        isProjectDeleted,
+      },
+    );
+    const feedback = new FeedbackProjector(config, ch, logger.child({ replay: 'feedback' }), {
+      groupId: `${groupId}-feedback`,
       tables,
-      blobs: options.blobs,
       isProjectDeleted,
     });
-    const feedback = new FeedbackProjector(config, ch, logger.child({ replay: 'feedback' }), { groupId: `${groupId}-feedback`, tables, isProjectDeleted });
     current = [runs, feedback];
     await Promise.all([runs.start(), feedback.start()]);
     return { stop: () => Promise.all([runs.stop(), feedback.stop()]) };
@@ -109,7 +123,10 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
   const progressUntil = async (phase: ReplayProgress['phase'], targets: { runs: Offsets; feedback: Offsets }) => {
     const total = sumOffsets(targets.runs) + sumOffsets(targets.feedback);
     for (;;) {
-      const [runs, feedback] = await Promise.all([feeds.runs.offsets.committed(feeds.runs.partitions), feeds.feedback.offsets.committed(feeds.feedback.partitions)]);
+      const [runs, feedback] = await Promise.all([
+        feeds.runs.offsets.committed(feeds.runs.partitions),
+        feeds.feedback.offsets.committed(feeds.feedback.partitions),
+      ]);
       const done = Math.min(total, sumOffsets(runs) + sumOffsets(feedback));
       options.onProgress?.({ phase, done, total });
       if (reached(runs, targets.runs) && reached(feedback, targets.feedback)) return done;
@@ -133,7 +150,9 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
     // an old table, and the catch-up below would merge nothing of it.
     // With `runs` last, what the live projectors write in between lands in the old `runs` and is
     // projected again into every new table.
-    const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))].sort((a, b) => Number(a === 'runs') - Number(b === 'runs'));
+    const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))].sort(
+      (a, b) => Number(a === 'runs') - Number(b === 'runs'),
+    );
     const old = tablesWithSuffix(`_replaced_${stamp}`);
     // One live table per RENAME, each at a moment no query uses it (swapTableIn): ClickHouse
     // 18.16's table locks are fair, and a RENAME queued between two locks one query takes on its
@@ -155,7 +174,8 @@ export async function replay(config: Config, ch: ClickHouseClient, logger: Logge
       await untilNoQueryUses(ch, old[t]);
       await ch.exec(sql`DROP TABLE IF EXISTS ${ident(old[t])}`);
     }
-    for (const t of Object.keys(fresh) as Array<keyof ReadModelTables>) if (!swapped.includes(t)) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(fresh[t])}`);
+    for (const t of Object.keys(fresh) as Array<keyof ReadModelTables>)
+      if (!swapped.includes(t)) await ch.exec(sql`DROP TABLE IF EXISTS ${ident(fresh[t])}`);
     return summary(LIVE_TABLES, true);
 
     function summary(tables: ReadModelTables, didSwap: boolean): ReplaySummary {
@@ -219,7 +239,13 @@ async function untilNoQueryUses(ch: ClickHouseClient, table: string): Promise<vo
 }
 
 /** Swaps `fresh` in as `live`, `live` out as `old`: one RENAME, sent when no query uses the live table. */
-async function swapTableIn(ch: ClickHouseClient, live: string, fresh: string, old: string, logger: Logger): Promise<void> {
+async function swapTableIn(
+  ch: ClickHouseClient,
+  live: string,
+  fresh: string,
+  old: string,
+  logger: Logger,
+): Promise<void> {
   const started = performance.now();
   await untilNoQueryUses(ch, live);
   await ch.exec(sql`RENAME TABLE ${ident(live)} TO ${ident(old)}, ${ident(fresh)} TO ${ident(live)}`);
@@ -228,7 +254,9 @@ async function swapTableIn(ch: ClickHouseClient, live: string, fresh: string, ol
 
 /** Drops fresh tables a replay left behind (an interrupted run). */
 export async function dropLeftoverReplayTables(ch: ClickHouseClient): Promise<string[]> {
-  const left = await ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database} AND match(name, '_(replay|replaced)_[0-9]+$')`);
+  const left = await ch.query<{ name: string }>(
+    sql`SELECT name FROM system.tables WHERE database = ${ch.database} AND match(name, '_(replay|replaced)_[0-9]+$')`,
+  );
   for (const { name } of left) await ch.exec(raw(`DROP TABLE IF EXISTS ${ident(name).text}`));
   return left.map((t) => t.name);
 }

@@ -38,7 +38,12 @@ const logger = createLogger('replay', process.env.LOG_LEVEL ?? 'warn');
 const ch = ClickHouseClient.fromConfig(config);
 const blobs = new BlobStore(config);
 const bar = new SingleBar(
-  { format: '{phase} [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | ETA {eta_formatted}', noTTYOutput: true, notTTYSchedule: 2000, etaBuffer: 20 },
+  {
+    format: '{phase} [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | ETA {eta_formatted}',
+    noTTYOutput: true,
+    notTTYSchedule: 2000,
+    etaBuffer: 20,
+  },
   Presets.shades_classic,
 );
 const t0 = performance.now();
@@ -59,7 +64,9 @@ const summary = await replay(config, ch, logger, {
 }).finally(() => bar.stop());
 console.log(
   `replayed ${summary.events} events in ${summary.seconds.toFixed(1)} s (${Math.round(summary.eventsPerSecond)} events/s); ` +
-    `views ${summary.views.join(', ')}; rows ${Object.entries(summary.rows).map(([t, n]) => `${t} ${n}`).join(', ')}; ` +
+    `views ${summary.views.join(', ')}; rows ${Object.entries(summary.rows)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', ')}; ` +
     (summary.swapped ? 'swapped in.' : `left beside the live tables as ${Object.values(summary.tables).join(', ')}.`),
 );
 await ch.close();

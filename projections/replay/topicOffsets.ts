@@ -12,7 +12,13 @@ export class TopicOffsets {
 
   constructor(config: KafkaConfig, topic: string, groupId: string) {
     this.#topic = topic;
-    this.#consumer = new Consumer({ clientId: 'replay-offsets', groupId, bootstrapBrokers: brokerList(config), retries: 3, timeout: 5000 });
+    this.#consumer = new Consumer({
+      clientId: 'replay-offsets',
+      groupId,
+      bootstrapBrokers: brokerList(config),
+      retries: 3,
+      timeout: 5000,
+    });
   }
 
   async end(): Promise<Offsets> {
@@ -22,7 +28,12 @@ export class TopicOffsets {
   /** The next offset the group will read in each partition (0 where it has committed nothing). */
   async committed(partitions: number): Promise<Offsets> {
     const ids = Array.from({ length: partitions }, (_, i) => i);
-    const got = (await this.#consumer.listCommittedOffsets({ topics: [{ topic: this.#topic, partitions: ids }] }).catch(() => new Map())).get(this.#topic) ?? [];
+    const got =
+      (
+        await this.#consumer
+          .listCommittedOffsets({ topics: [{ topic: this.#topic, partitions: ids }] })
+          .catch(() => new Map())
+      ).get(this.#topic) ?? [];
     return ids.map((p) => (got[p] !== undefined && got[p] >= 0n ? got[p] : 0n));
   }
 

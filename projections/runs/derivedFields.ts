@@ -47,7 +47,8 @@ export function metadataFields(extraText: string): MetadataFields {
   return { thread_id: thread, metadata_keys: keys, metadata_values: values };
 }
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : typeof v === 'string' && Number(v) > 0 ? Number(v) : 0);
+const num = (v: unknown): number =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : typeof v === 'string' && Number(v) > 0 ? Number(v) : 0;
 
 /** Usage in either vocabulary: usage_metadata (input/output) or OpenAI's token_usage (prompt/completion). */
 function usageFrom(u: unknown): Usage | null {
@@ -59,7 +60,14 @@ function usageFrom(u: unknown): Usage | null {
   const completionCost = num(u.output_cost ?? u.completion_cost);
   const totalCost = num(u.total_cost) || promptCost + completionCost;
   if (total === 0 && totalCost === 0) return null;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, prompt_cost: promptCost, completion_cost: completionCost, total_cost: totalCost };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total,
+    prompt_cost: promptCost,
+    completion_cost: completionCost,
+    total_cost: totalCost,
+  };
 }
 
 /**
@@ -75,8 +83,16 @@ export function ownUsage(runType: string, outputsText: string, extraText: string
       const llmOutput = isObject(outputs.llm_output) ? outputs.llm_output : null;
       const generation = Array.isArray(outputs.generations) ? [outputs.generations].flat(2)[0] : null;
       const message = isObject(generation) && isObject(generation.message) ? generation.message : null;
-      const fromMessage = message ? (isObject(message.kwargs) ? message.kwargs.usage_metadata : message.usage_metadata) : null;
-      const found = usageFrom(outputs.usage_metadata) ?? usageFrom(llmOutput?.token_usage) ?? usageFrom(llmOutput?.usage) ?? usageFrom(fromMessage);
+      const fromMessage = message
+        ? isObject(message.kwargs)
+          ? message.kwargs.usage_metadata
+          : message.usage_metadata
+        : null;
+      const found =
+        usageFrom(outputs.usage_metadata) ??
+        usageFrom(llmOutput?.token_usage) ??
+        usageFrom(llmOutput?.usage) ??
+        usageFrom(fromMessage);
       if (found) return found;
     }
   }

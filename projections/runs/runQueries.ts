@@ -5,8 +5,16 @@ import { rowFromClickHouse } from './runRow.ts';
 import type { RunRow } from '../shared/runRow.ts';
 import type { ReadModelTables } from '../shared/readModelTables.ts';
 import {
-  RUN_KEY_COLUMNS, RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUNS_TABLE, runsOfThreads, runsOfTraces, threadRunsWhere, traceSpanQuery,
-  type ThreadRuns, type TraceSpan,
+  RUN_KEY_COLUMNS,
+  RUN_KEYS_TABLE,
+  RUN_LOCATIONS_TABLE,
+  RUNS_TABLE,
+  runsOfThreads,
+  runsOfTraces,
+  threadRunsWhere,
+  traceSpanQuery,
+  type ThreadRuns,
+  type TraceSpan,
 } from './runsTable.ts';
 
 /**
@@ -15,8 +23,14 @@ import {
  * has left holds a tombstone, has_post = 0).
  */
 export async function runByIdQuery(
-  ch: ClickHouseClient, tenantId: string, runId: string,
-  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'runLocations'> = { runs: RUNS_TABLE, runKeys: RUN_KEYS_TABLE, runLocations: RUN_LOCATIONS_TABLE },
+  ch: ClickHouseClient,
+  tenantId: string,
+  runId: string,
+  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'runLocations'> = {
+    runs: RUNS_TABLE,
+    runKeys: RUN_KEYS_TABLE,
+    runLocations: RUN_LOCATIONS_TABLE,
+  },
 ): Promise<RunRow | null> {
   const trace = sql`SELECT trace_id FROM ${ident(tables.runLocations)} WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${runId})`;
   const rows = await ch.query(
@@ -125,7 +139,8 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const desc = q.order === 'desc';
   const dir = raw(desc ? 'DESC' : 'ASC');
   const tenant = sql`tenant_id = toUUID(${q.tenantId})`;
-  const position = (p: RunPosition, op: '<' | '>' | '<=' | '>=') => sql`(start_time, id) ${raw(op)} (${p.startTime}, toUUID(${p.id}))`;
+  const position = (p: RunPosition, op: '<' | '>' | '<=' | '>=') =>
+    sql`(start_time, id) ${raw(op)} (${p.startTime}, toUUID(${p.id}))`;
   const afterOp = desc ? '<' : '>';
   const untilOp = desc ? '>=' : '<=';
   const table = ident(q.runsTable);
@@ -138,10 +153,17 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
    * later (PREWHERE); `traceSpan`, `ownOnly`: as the conditions take them.
    */
   const candidates = async (
-    exact: boolean, after: RunPosition | null, limit: number, since: number | null = null,
+    exact: boolean,
+    after: RunPosition | null,
+    limit: number,
+    since: number | null = null,
     bounds: { traceSpan?: TraceSpan; ownOnly?: boolean; until?: RunPosition | null } = {},
   ): Promise<Candidate[]> => {
-    const where = [tenant, raw('has_post = 1'), ...q.conditions({ exact, traceIds: null, ownOnly: bounds.ownOnly, traceSpan: bounds.traceSpan }).sql];
+    const where = [
+      tenant,
+      raw('has_post = 1'),
+      ...q.conditions({ exact, traceIds: null, ownOnly: bounds.ownOnly, traceSpan: bounds.traceSpan }).sql,
+    ];
     if (after) where.push(position(after, afterOp));
     if (bounds.until) where.push(position(bounds.until, untilOp));
     // Key columns: the primary index narrows the read to the window and to the threads' runs.
@@ -155,7 +177,13 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   };
 
   /** The newest version of each candidate that (still) matches, between `after` and `until`. */
-  const rows = async (found: Candidate[], after: RunPosition | null, until: RunPosition | null, limit: number, span: TraceSpan | null = null): Promise<Partial<RunRow>[]> => {
+  const rows = async (
+    found: Candidate[],
+    after: RunPosition | null,
+    until: RunPosition | null,
+    limit: number,
+    span: TraceSpan | null = null,
+  ): Promise<Partial<RunRow>[]> => {
     if (found.length === 0) return [];
     const traceIds = [...new Set(found.map((c) => c.trace_id))];
     // A short span of the candidates' traces bounds trace conditions to one range of `runs` (FINAL
@@ -168,7 +196,9 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     if (after) where.push(position(after, afterOp));
     if (until) where.push(position(until, untilOp));
     // UUIDs as string literals: the list parses as one constant (uuidSet).
-    const keyList = join(found.map((c) => sql`(${c.session_id}, ${Number(c.is_root)}, ${Number(c.start_time)}, ${c.id})`));
+    const keyList = join(
+      found.map((c) => sql`(${c.session_id}, ${Number(c.is_root)}, ${Number(c.start_time)}, ${c.id})`),
+    );
     // Every version of the candidates, in page order and newest first, each saying whether it
     // meets the page's conditions: the newest version of each place decides (what LIMIT 1 BY did
     // in a subquery, whose conditions then ran outside it; ~5 ms of a ~25 ms read more at 1M).
@@ -214,12 +244,18 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     if (!traceSpan) return null;
     // Fewer than asked for: these are all the look's runs that meet their own conditions.
     const all = own.length < ownLimit;
-    const found = await candidates(false, q.after, batch, since, { traceSpan, until: all ? null : at(own[own.length - 1]!) });
+    const found = await candidates(false, q.after, batch, since, {
+      traceSpan,
+      until: all ? null : at(own[own.length - 1]!),
+    });
     return all || fills(found) ? { found, span: traceSpan } : null;
   };
   /** Phase 1's candidates of a look (`since`: over the runs that started then or later; null: all). */
   const look = async (since: number | null): Promise<Look> =>
-    (q.onTraces ? await byTheirTraces(since) : null) ?? { found: await candidates(false, q.after, batch, since), span: null };
+    (q.onTraces ? await byTheirTraces(since) : null) ?? {
+      found: await candidates(false, q.after, batch, since),
+      span: null,
+    };
 
   /**
    * With a filter on thread_id: the start of its threads' newest places (run_threads) before the
@@ -254,7 +290,10 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
     first = await look(from - window);
     while (!fills(first.found) && window < WIDEST_WINDOW_US) {
       const found = distinctRuns(first.found).length;
-      window = Math.min(WIDEST_WINDOW_US, found > 0 ? window * Math.ceil((2 * want) / found) : window * EMPTY_WINDOW_GROWTH);
+      window = Math.min(
+        WIDEST_WINDOW_US,
+        found > 0 ? window * Math.ceil((2 * want) / found) : window * EMPTY_WINDOW_GROWTH,
+      );
       first = await look(from - window);
     }
   }
@@ -265,7 +304,10 @@ export async function runPageQuery(ch: ClickHouseClient, q: RunPageRequest): Pro
   const windowEnd = fills(first.found) ? at(taken[taken.length - 1]!) : null;
   // The span, when the look had one, holds every run of the taken candidates' traces.
   const page = await rows(taken, q.after, windowEnd, want, first.span);
-  if (page.length < want && windowEnd) page.push(...(await rows(await candidates(true, windowEnd, want - page.length), windowEnd, null, want - page.length)));
+  if (page.length < want && windowEnd)
+    page.push(
+      ...(await rows(await candidates(true, windowEnd, want - page.length), windowEnd, null, want - page.length)),
+    );
 
   const more = page.length > q.limit;
   const out = page.slice(0, q.limit);
@@ -305,8 +347,21 @@ function distinctRuns(rows: Candidate[]): Candidate[] {
   });
 }
 
-const NUMERIC_COLUMNS = ['start_time', 'end_time', 'first_token_time', 'is_root', 'has_post', 'received_at', 'version',
-  'prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_cost', 'completion_cost', 'total_cost'] as const;
+const NUMERIC_COLUMNS = [
+  'start_time',
+  'end_time',
+  'first_token_time',
+  'is_root',
+  'has_post',
+  'received_at',
+  'version',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'prompt_cost',
+  'completion_cost',
+  'total_cost',
+] as const;
 
 /** Like rowFromClickHouse, for rows that carry only some columns. */
 export function partialRowFromClickHouse(raw: Record<string, unknown>): Partial<RunRow> {

@@ -10,13 +10,42 @@ type PayloadField = (typeof PAYLOAD_FIELDS)[number];
 
 export function emptyRow(tenantId: string, traceId: string, runId: string): RunRow {
   return {
-    tenant_id: tenantId, trace_id: traceId, id: runId, session_id: ZERO_UUID, parent_run_id: null, dotted_order: '',
-    name: '', run_type: '', status: 'pending', start_time: 0, end_time: null,
-    inputs: '', outputs: '', events: '', extra: '', serialized: '', payload_refs: '{}',
-    error: null, tags: [], reference_example_id: null, attachments: '[]',
-    thread_id: '', metadata_keys: [], metadata_values: [], usage: '',
-    prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0, first_token_time: null,
-    is_root: traceId === runId ? 1 : 0, has_post: 0, received_at: 0, version: 0,
+    tenant_id: tenantId,
+    trace_id: traceId,
+    id: runId,
+    session_id: ZERO_UUID,
+    parent_run_id: null,
+    dotted_order: '',
+    name: '',
+    run_type: '',
+    status: 'pending',
+    start_time: 0,
+    end_time: null,
+    inputs: '',
+    outputs: '',
+    events: '',
+    extra: '',
+    serialized: '',
+    payload_refs: '{}',
+    error: null,
+    tags: [],
+    reference_example_id: null,
+    attachments: '[]',
+    thread_id: '',
+    metadata_keys: [],
+    metadata_values: [],
+    usage: '',
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    prompt_cost: 0,
+    completion_cost: 0,
+    total_cost: 0,
+    first_token_time: null,
+    is_root: traceId === runId ? 1 : 0,
+    has_post: 0,
+    received_at: 0,
+    version: 0,
   };
 }
 
@@ -41,11 +70,13 @@ export function mergeRunOp(current: RunRow, op: RunOp, version: number, received
   if (op.start_time !== null && (!isPost || blank(row.start_time))) row.start_time = op.start_time;
   if (op.end_time !== null && (!isPost || blank(row.end_time))) row.end_time = op.end_time;
   if (op.error !== null && (!isPost || blank(row.error))) row.error = op.error;
-  if (op.reference_example_id !== null && (!isPost || blank(row.reference_example_id))) row.reference_example_id = op.reference_example_id;
+  if (op.reference_example_id !== null && (!isPost || blank(row.reference_example_id)))
+    row.reference_example_id = op.reference_example_id;
   if (op.tags !== null && (!isPost || row.tags.length === 0)) row.tags = op.tags;
 
   // Payload refs are parsed only where there are some or the op brings one: most runs have none.
-  let refs: Partial<Record<PayloadField, BlobRef>> | null = row.payload_refs === '{}' ? null : (JSON.parse(row.payload_refs) as Partial<Record<PayloadField, BlobRef>>);
+  let refs: Partial<Record<PayloadField, BlobRef>> | null =
+    row.payload_refs === '{}' ? null : (JSON.parse(row.payload_refs) as Partial<Record<PayloadField, BlobRef>>);
   let refsChanged = false;
   for (const field of PAYLOAD_FIELDS) {
     const value = op[field];
@@ -98,7 +129,8 @@ export function numbersFromClickHouse(raw: Record<string, unknown>): RunRow {
   r.prompt_cost = Number(r.prompt_cost ?? 0);
   r.completion_cost = Number(r.completion_cost ?? 0);
   r.total_cost = Number(r.total_cost ?? 0);
-  r.first_token_time = r.first_token_time === null || r.first_token_time === undefined ? null : Number(r.first_token_time);
+  r.first_token_time =
+    r.first_token_time === null || r.first_token_time === undefined ? null : Number(r.first_token_time);
   r.has_post = Number(r.has_post);
   r.received_at = Number(r.received_at);
   r.version = Number(r.version);

@@ -139,7 +139,8 @@ export interface ThreadRuns {
 /** The conditions on `run_threads` that select the places of these runs. */
 export function threadRunsWhere(tenantId: string, threads: ThreadRuns): Sql[] {
   const where = [sql`tenant_id = toUUID(${tenantId})`, sql`thread_id IN (${join(threads.ids.map((t) => sql`${t}`))})`];
-  if (threads.sessionIds) where.push(threads.sessionIds.length ? sql`session_id IN (${uuidSet(threads.sessionIds)})` : raw('0'));
+  if (threads.sessionIds)
+    where.push(threads.sessionIds.length ? sql`session_id IN (${uuidSet(threads.sessionIds)})` : raw('0'));
   if (threads.isRoot !== undefined && threads.isRoot !== null) where.push(sql`is_root = ${threads.isRoot ? 1 : 0}`);
   return where;
 }
@@ -167,7 +168,11 @@ function placesIn(table: string, where: Sql[]): Sql {
  * rows it selects. `traces`: SQL of trace ids (a list or a subquery), for `trace_id IN (…)`.
  */
 export function runsOfTraces(runKeysTable: string, tenantId: string, traces: Sql, extra: Sql | null = null): Sql {
-  return placesIn(runKeysTable, [sql`tenant_id = toUUID(${tenantId})`, sql`trace_id IN (${traces})`, ...(extra ? [extra] : [])]);
+  return placesIn(runKeysTable, [
+    sql`tenant_id = toUUID(${tenantId})`,
+    sql`trace_id IN (${traces})`,
+    ...(extra ? [extra] : []),
+  ]);
 }
 
 /** A range of run start times (µs), both ends included. */
@@ -180,7 +185,12 @@ export interface TraceSpan {
  * When the runs of these traces started, over every place they have had (run_keys): the runs
  * of `runs` with these trace ids all lie within the span. Null when run_keys has none of them.
  */
-export async function traceSpanQuery(ch: ClickHouseClient, runKeysTable: string, tenantId: string, traceIds: readonly string[]): Promise<TraceSpan | null> {
+export async function traceSpanQuery(
+  ch: ClickHouseClient,
+  runKeysTable: string,
+  tenantId: string,
+  traceIds: readonly string[],
+): Promise<TraceSpan | null> {
   if (traceIds.length === 0) return null;
   const [row] = await ch.query<{ n: string; first_start: string; last_start: string }>(
     sql`SELECT count() AS n, min(start_time) AS first_start, max(start_time) AS last_start FROM ${ident(runKeysTable)}
@@ -216,7 +226,10 @@ export const RUN_LOCATIONS_COLUMNS = rowBinaryColumns(createRunLocationsTable())
  * run id miss the runs projected before the upgrade: the processes say so in their log at start
  * (the runs projector reads a trace's rows by trace_id meanwhile, which that table's key serves).
  */
-export async function runsTableOutdated(ch: ClickHouseClient, table: string = RUNS_TABLE): Promise<{ outdated: boolean; sortingKey: string }> {
+export async function runsTableOutdated(
+  ch: ClickHouseClient,
+  table: string = RUNS_TABLE,
+): Promise<{ outdated: boolean; sortingKey: string }> {
   const [row] = await ch.query<{ sorting_key: string }>(
     sql`SELECT sorting_key FROM system.tables WHERE database = ${ch.database} AND name = ${table}`,
   );

@@ -48,10 +48,14 @@ export class RunsWriter {
     const t = this.#tables;
     await allOrFirstFailure([
       retry('insert run keys', () => this.#ch.insertRowBinary(t.runKeys, RUN_KEYS_COLUMNS, places)),
-      threads.length === 0 ? Promise.resolve() : retry('insert run threads', () => this.#ch.insertRowBinary(t.runThreads, RUN_THREADS_COLUMNS, threads)),
+      threads.length === 0
+        ? Promise.resolve()
+        : retry('insert run threads', () => this.#ch.insertRowBinary(t.runThreads, RUN_THREADS_COLUMNS, threads)),
     ]);
     await allOrFirstFailure([
-      retry('insert runs', () => this.#ch.insertRowBinary(t.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows)),
+      retry('insert runs', () =>
+        this.#ch.insertRowBinary(t.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows),
+      ),
       retry('insert run locations', () => this.#ch.insertRowBinary(t.runLocations, RUN_LOCATIONS_COLUMNS, located)),
     ]);
   }
@@ -83,7 +87,8 @@ export class RunsWriter {
 }
 
 /** Whether two rows of a run are at one place in `runs` (its sort key after tenant_id and before id). */
-const samePlace = (a: RunRow, b: RunRow) => a.session_id === b.session_id && a.is_root === b.is_root && a.start_time === b.start_time;
+const samePlace = (a: RunRow, b: RunRow) =>
+  a.session_id === b.session_id && a.is_root === b.is_root && a.start_time === b.start_time;
 
 /**
  * What a batch's writes need besides the rows: a `run_keys` row for each run at a new place
@@ -93,7 +98,10 @@ const samePlace = (a: RunRow, b: RunRow) => a.session_id === b.session_id && a.i
  * by version across places keep the moved row. And a `run_threads` row for each run that names
  * a thread at a new place, or a new thread at its place.
  */
-export function moves<K>(dirty: Map<K, RunRow>, stored: Map<K, RunRow | null>): { places: RunKeyRow[]; tombstones: RunRow[]; threads: RunThreadRow[] } {
+export function moves<K>(
+  dirty: Map<K, RunRow>,
+  stored: Map<K, RunRow | null>,
+): { places: RunKeyRow[]; tombstones: RunRow[]; threads: RunThreadRow[] } {
   const places: RunKeyRow[] = [];
   const tombstones: RunRow[] = [];
   const threads: RunThreadRow[] = [];
@@ -102,9 +110,23 @@ export function moves<K>(dirty: Map<K, RunRow>, stored: Map<K, RunRow | null>): 
     if (before === undefined) continue; // only its usage rolled up: same place, same thread
     const stays = before !== null && samePlace(before, row);
     if (row.thread_id !== '' && !(stays && before.thread_id === row.thread_id))
-      threads.push({ tenant_id: row.tenant_id, thread_id: row.thread_id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time, id: row.id });
+      threads.push({
+        tenant_id: row.tenant_id,
+        thread_id: row.thread_id,
+        session_id: row.session_id,
+        is_root: row.is_root,
+        start_time: row.start_time,
+        id: row.id,
+      });
     if (stays) continue;
-    places.push({ tenant_id: row.tenant_id, trace_id: row.trace_id, id: row.id, session_id: row.session_id, is_root: row.is_root, start_time: row.start_time });
+    places.push({
+      tenant_id: row.tenant_id,
+      trace_id: row.trace_id,
+      id: row.id,
+      session_id: row.session_id,
+      is_root: row.is_root,
+      start_time: row.start_time,
+    });
     if (before !== null) tombstones.push({ ...before, has_post: 0, version: row.version - 1 });
   }
   return { places, tombstones, threads };

@@ -13,7 +13,15 @@ type Tables = Pick<ReadModelTables, 'runs' | 'runKeys'>;
 export type RunColumn = Exclude<keyof RunRow, 'tenant_id'>;
 
 /** Read for every run: identity, what the filters and the tree order need, and the version. */
-const ALWAYS_READ: readonly RunColumn[] = ['id', 'trace_id', 'session_id', 'start_time', 'dotted_order', 'has_post', 'version'];
+const ALWAYS_READ: readonly RunColumn[] = [
+  'id',
+  'trace_id',
+  'session_id',
+  'start_time',
+  'dotted_order',
+  'has_post',
+  'version',
+];
 
 /**
  * The asked columns and the ones always read. Payload columns bring their object-store
@@ -21,7 +29,9 @@ const ALWAYS_READ: readonly RunColumn[] = ['id', 'trace_id', 'session_id', 'star
  */
 function runColumns(asked: readonly RunColumn[]): Sql {
   const payloads = asked.some((c) => (PAYLOAD_FIELDS as readonly string[]).includes(c));
-  return join([...new Set([...ALWAYS_READ, ...asked, ...(payloads ? (['payload_refs'] as const) : [])])].map((c) => ident(c)));
+  return join(
+    [...new Set([...ALWAYS_READ, ...asked, ...(payloads ? (['payload_refs'] as const) : [])])].map((c) => ident(c)),
+  );
 }
 
 /** A run row with the columns that were read; the others keep their empty values (no payloads, no refs). */
@@ -78,7 +88,13 @@ export async function traceRunsQuery(ch: ClickHouseClient, tables: Tables, q: Tr
 }
 
 /** Whether the workspace has a trace with this id (in this project, when given). */
-export async function traceExistsQuery(ch: ClickHouseClient, tables: Tables, tenantId: string, traceId: string, projectId?: string): Promise<boolean> {
+export async function traceExistsQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  tenantId: string,
+  traceId: string,
+  projectId?: string,
+): Promise<boolean> {
   const rows = await ch.query(
     sql`SELECT 1 FROM ${ident(tables.runKeys)}
         WHERE tenant_id = toUUID(${tenantId}) AND trace_id = toUUID(${traceId})

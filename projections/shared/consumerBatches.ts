@@ -11,7 +11,11 @@ export type RawMessagesStream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
  * wait begins with a batch's first message: an idle projector sleeps until one comes (no timer
  * ticking meanwhile), and no message waits here longer than `flushMs`.
  */
-export async function* batches(stream: RawMessagesStream, maxMessages: number, flushMs: number): AsyncGenerator<RawMessage[]> {
+export async function* batches(
+  stream: RawMessagesStream,
+  maxMessages: number,
+  flushMs: number,
+): AsyncGenerator<RawMessage[]> {
   let pending: RawMessage[] = [];
   // While the loop waits: how many pending messages end the wait, and how to end it.
   let enough = Infinity;

@@ -24,7 +24,9 @@ export async function copyUsable(ch: ClickHouseClient, copy: ReadModelCopy): Pro
   if (!known || performance.now() - known.at >= RECHECK_MS) {
     const markers = Object.values(COPY_MARKERS);
     const value = ch
-      .query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${ch.database} AND name IN (${join(markers.map((m) => sql`${m}`))})`)
+      .query<{ name: string }>(
+        sql`SELECT name FROM system.tables WHERE database = ${ch.database} AND name IN (${join(markers.map((m) => sql`${m}`))})`,
+      )
       .then((rows) => new Set(rows.map((r) => r.name)));
     value.catch(() => usable.delete(ch));
     usable.set(ch, (known = { at: performance.now(), value }));

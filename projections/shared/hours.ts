@@ -9,7 +9,10 @@ export const hourOf = (micros: number): number => Math.floor(micros / HOUR_MICRO
 
 /** Conditions on traces_by_hour's `hour` for the hours a start-time range [min, max) touches (its key's bounds). */
 export function hoursTouched(min: number | undefined, max: number | undefined): Sql[] {
-  return [...(min !== undefined ? [sql`hour >= ${hourOf(min)}`] : []), ...(max !== undefined ? [sql`hour < ${max}`] : [])];
+  return [
+    ...(min !== undefined ? [sql`hour >= ${hourOf(min)}`] : []),
+    ...(max !== undefined ? [sql`hour < ${max}`] : []),
+  ];
 }
 
 /**
@@ -17,7 +20,10 @@ export function hoursTouched(min: number | undefined, max: number | undefined): 
  * each span's [from, to) bounds of the hour column, and how many hours are left beyond it. For
  * reads that walk a window from one end until they have what they need.
  */
-export function* hourSpans(hours: readonly number[], newestFirst: boolean): Generator<{ from: number; to: number; left: number }> {
+export function* hourSpans(
+  hours: readonly number[],
+  newestFirst: boolean,
+): Generator<{ from: number; to: number; left: number }> {
   for (let done = 0, span = 1; done < hours.length; span *= 2) {
     const n = Math.min(span, hours.length - done);
     const [first, last] = newestFirst ? [hours.length - done - n, hours.length - done - 1] : [done, done + n - 1];

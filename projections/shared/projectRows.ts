@@ -7,7 +7,12 @@ import { ident, sql } from '../../platform/clickhouse/sql.ts';
  * Deletes a deleted project's rows from one table (a mutation), unless it has none: every
  * start folds every tombstone again, and a mutation rewrites parts even when nothing matches.
  */
-export async function deleteProjectRows(ch: ClickHouseClient, table: string, tenantId: string, projectId: string): Promise<void> {
+export async function deleteProjectRows(
+  ch: ClickHouseClient,
+  table: string,
+  tenantId: string,
+  projectId: string,
+): Promise<void> {
   // ifNull: a row without a project (feedback that came before its run) is not the project's.
   // ClickHouse 18.16 deletes every row for which the condition is NULL, not only true ones.
   const where = sql`tenant_id = toUUID(${tenantId}) AND ifNull(session_id = toUUID(${projectId}), 0)`;

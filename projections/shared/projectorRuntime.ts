@@ -97,7 +97,12 @@ export class ProjectorRuntime {
   #consuming: KeptConsumer<RawMessagesStream> | null = null;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(config: ProjectorRuntimeConfig, logger: Logger, projection: Projection, options: ProjectorRuntimeOptions) {
+  constructor(
+    config: ProjectorRuntimeConfig,
+    logger: Logger,
+    projection: Projection,
+    options: ProjectorRuntimeOptions,
+  ) {
     this.#config = config;
     this.#logger = logger;
     this.#projection = projection;
@@ -186,7 +191,9 @@ export class ProjectorRuntime {
    */
   requestProjectDeletion(tenantId: string, projectId: string): void {
     this.#pendingDeletions.push({ tenantId, projectId });
-    void this.#serially(() => this.#applyDeletions()).catch((err) => this.#logger.error({ err }, 'project deletion failed'));
+    void this.#serially(() => this.#applyDeletions()).catch((err) =>
+      this.#logger.error({ err }, 'project deletion failed'),
+    );
   }
 
   readonly retry: Retry = (what, step) =>
@@ -223,13 +230,20 @@ export class ProjectorRuntime {
       this.#projection.forgetState?.();
       const name = this.#projection.name;
       if (events.length > 1) {
-        this.#logger.warn({ err, events: events.length }, `the ${name} projection refused a batch; projecting it in halves`);
+        this.#logger.warn(
+          { err, events: events.length },
+          `the ${name} projection refused a batch; projecting it in halves`,
+        );
         const half = Math.ceil(events.length / 2);
         await this.#projectOrSetAside(events.slice(0, half), messages);
         await this.#projectOrSetAside(events.slice(half), messages);
         return;
       }
-      await this.#deadLetter(messages.get(events[0]!)!, `the ${name} projection refused it: ${(err as Error).message}`, 'refused');
+      await this.#deadLetter(
+        messages.get(events[0]!)!,
+        `the ${name} projection refused it: ${(err as Error).message}`,
+        'refused',
+      );
     }
   }
 
@@ -242,7 +256,12 @@ export class ProjectorRuntime {
     // Whatever the failure: a message that is neither projected nor kept must not be committed.
     const topic = DEAD_LETTER_TOPICS[this.#projection.topic];
     const append = () => this.#deadLetters.appendRaw(topic, { key: message.key, value: message.value, headers });
-    await retry(this.#retryPolicy, append, { what: 'dead-letter', logger: this.#logger, signal: this.#stopping.signal, retryIf: () => true });
+    await retry(this.#retryPolicy, append, {
+      what: 'dead-letter',
+      logger: this.#logger,
+      signal: this.#stopping.signal,
+      retryIf: () => true,
+    });
     projectorDeadLetters.inc({ projector: this.#projection.name });
   }
 
@@ -277,7 +296,10 @@ export class ProjectorRuntime {
   async stop(): Promise<void> {
     this.#stopping.abort();
     // The stream first: the batch being projected is finished and committed before the consumer goes.
-    await this.#consuming?.current()?.stream.close().catch(() => {});
+    await this.#consuming
+      ?.current()
+      ?.stream.close()
+      .catch(() => {});
     await this.#consuming?.ended.catch(() => {});
     await this.#deadLetters.close().catch(() => {});
   }

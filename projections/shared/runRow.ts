@@ -49,4 +49,3 @@ export const PAYLOAD_FIELDS = ['inputs', 'outputs', 'events', 'extra', 'serializ
 
 /** Ops of one Kafka message share its offset; the op index keeps them ordered. Never 0: 0 is "nothing applied". */
 export const opVersion = (offset: bigint | number, index: number): number => Number(offset) * 65536 + index + 1;
-

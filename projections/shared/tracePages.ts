@@ -94,7 +94,14 @@ const PLACE_COLUMNS: Record<KeySource['place'], Sql> = {
  * here. FINAL over every column of a project's traces costs several times both together.
  * `order` is constant SQL.
  */
-export async function tracePage(ch: ClickHouseClient, tables: Pick<ReadModelTables, 'traces'>, tenantId: string, where: readonly Sql[], order: Sql, limit: number): Promise<TraceSummary[]> {
+export async function tracePage(
+  ch: ClickHouseClient,
+  tables: Pick<ReadModelTables, 'traces'>,
+  tenantId: string,
+  where: readonly Sql[],
+  order: Sql,
+  limit: number,
+): Promise<TraceSummary[]> {
   return (await sortedTracePage(ch, tables, tenantId, where, raw('0'), order, limit)).map((t) => t.trace);
 }
 
@@ -112,7 +119,14 @@ export async function sortedTracePage(
   return tracesOfKeys(ch, tables, tenantId, await pageKeys(ch, where, key, order, limit, source), source);
 }
 
-export function pageKeys(ch: ClickHouseClient, where: readonly Sql[], key: Sql, order: Sql, limit: number, source: KeySource): Promise<PageKey[]> {
+export function pageKeys(
+  ch: ClickHouseClient,
+  where: readonly Sql[],
+  key: Sql,
+  order: Sql,
+  limit: number,
+  source: KeySource,
+): Promise<PageKey[]> {
   return ch.query<PageKey>(
     sql`SELECT trace_id, ${key} AS sort_key${PLACE_COLUMNS[source.place]} FROM ${ident(source.table)} FINAL
         WHERE ${join(where, ' AND ')} ORDER BY ${order} LIMIT ${limit}`,
@@ -120,7 +134,13 @@ export function pageKeys(ch: ClickHouseClient, where: readonly Sql[], key: Sql, 
 }
 
 /** The rows of a page's traces, by their keys where the keys were read (a copy's newest row may say the trace left: then it is not on the page). */
-export async function tracesOfKeys(ch: ClickHouseClient, tables: Pick<ReadModelTables, 'traces'>, tenantId: string, keys: PageKey[], source: KeySource): Promise<SortedTrace[]> {
+export async function tracesOfKeys(
+  ch: ClickHouseClient,
+  tables: Pick<ReadModelTables, 'traces'>,
+  tenantId: string,
+  keys: PageKey[],
+  source: KeySource,
+): Promise<SortedTrace[]> {
   if (keys.length === 0) return [];
   const byKey =
     source.place === 'trace'

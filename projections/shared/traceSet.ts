@@ -47,9 +47,17 @@ export function traceSetWhere(set: TraceSet, source: 'traces' | 'byHour' | 'byTh
  * `traces_by_hour`, where a project's traces of a time range are one range of the table (unless a
  * database from an older release has not rebuilt these yet: copiesUpgrade.ts).
  */
-export async function traceSetSource(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<{ table: Sql; where: Sql }> {
+export async function traceSetSource(
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: TraceSet,
+): Promise<{ table: Sql; where: Sql }> {
   if (set.traceId !== undefined) return { table: ident(tables.traces), where: traceSetWhere(set) };
-  if (set.threadId !== undefined && (await copyUsable(ch, 'byThread'))) return { table: ident(tables.tracesByThread), where: traceSetWhere(set, 'byThread') };
+  if (set.threadId !== undefined && (await copyUsable(ch, 'byThread')))
+    return { table: ident(tables.tracesByThread), where: traceSetWhere(set, 'byThread') };
   const byHour = await copyUsable(ch, 'byHour');
-  return { table: ident(byHour ? tables.tracesByHour : tables.traces), where: traceSetWhere(set, byHour ? 'byHour' : 'traces') };
+  return {
+    table: ident(byHour ? tables.tracesByHour : tables.traces),
+    where: traceSetWhere(set, byHour ? 'byHour' : 'traces'),
+  };
 }

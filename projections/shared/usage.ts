@@ -12,7 +12,14 @@ export interface Usage {
   total_cost: number;
 }
 
-export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_cost: 0, completion_cost: 0, total_cost: 0 };
+export const NO_USAGE: Usage = {
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  prompt_cost: 0,
+  completion_cost: 0,
+  total_cost: 0,
+};
 
 /** The usage columns of a ClickHouse row, named `<prefix><field>` (e.g. `sum_total_tokens`). */
 export function usageFromRow(r: Record<string, unknown>, prefix = ''): Usage {
@@ -56,4 +63,3 @@ export function copiedUsage<T extends { usage: string }>(from: { usage: string }
   if (u !== undefined && copy.usage === from.usage) parsedUsage.set(copy, u);
   return copy;
 }
-

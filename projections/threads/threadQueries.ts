@@ -57,8 +57,13 @@ export interface ThreadPageQuery {
 
 const SUMMARY = raw(THREAD_SUMMARY_COLUMNS.join(', '));
 
-export async function threadPageQuery(ch: ClickHouseClient, tables: Tables, q: ThreadPageQuery): Promise<ThreadSummary[]> {
-  if (!(await copyUsable(ch, 'byThread')) || !(await copyUsable(ch, 'byHour'))) return summaries(ch, ident(tables.traces), q, null);
+export async function threadPageQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  q: ThreadPageQuery,
+): Promise<ThreadSummary[]> {
+  if (!(await copyUsable(ch, 'byThread')) || !(await copyUsable(ch, 'byHour')))
+    return summaries(ch, ident(tables.traces), q, null);
   const threads = await newestThreads(ch, tables, q);
   return threads.length === 0 ? [] : summaries(ch, ident(tables.tracesByThread), q, threads);
 }
@@ -68,7 +73,9 @@ const compareBytes = (a: string, b: string): number => Buffer.compare(Buffer.fro
 
 /** Whether (activity, thread) comes after the page key in (last_activity, thread_id) DESC order. */
 const pastKey = (activity: number, thread: string, after: ThreadPageKey | undefined): boolean =>
-  !after || activity < after.lastActivity || (activity === after.lastActivity && compareBytes(thread, after.threadId) < 0);
+  !after ||
+  activity < after.lastActivity ||
+  (activity === after.lastActivity && compareBytes(thread, after.threadId) < 0);
 
 /**
  * The threads of a page: the `limit` first by (last activity, thread id) DESC past the page key.
@@ -115,7 +122,12 @@ async function newestThreads(ch: ClickHouseClient, tables: Tables, q: ThreadPage
 }
 
 /** Thread summaries over the window, from every trace of the project's (threads null) or from those threads' own rows. */
-async function summaries(ch: ClickHouseClient, table: Sql, q: ThreadPageQuery, threads: string[] | null): Promise<ThreadSummary[]> {
+async function summaries(
+  ch: ClickHouseClient,
+  table: Sql,
+  q: ThreadPageQuery,
+  threads: string[] | null,
+): Promise<ThreadSummary[]> {
   const having = q.after
     ? sql`HAVING last_activity < ${q.after.lastActivity} OR (last_activity = ${q.after.lastActivity} AND thread_id < ${q.after.threadId})`
     : raw('');
@@ -166,10 +178,22 @@ export interface ThreadTracesQuery {
   limit: number;
 }
 
-export async function threadTracesQuery(ch: ClickHouseClient, tables: Tables, q: ThreadTracesQuery): Promise<TraceSummary[]> {
-  const where: Sql[] = [sql`tenant_id = toUUID(${q.tenantId})`, sql`session_id = toUUID(${q.projectId})`, sql`thread_id = ${q.threadId}`];
-  if (q.after) where.push(sql`(start_time > ${q.after.startTime} OR (start_time = ${q.after.startTime} AND trace_id > toUUID(${q.after.traceId})))`);
-  if (!(await copyUsable(ch, 'byThread'))) return tracePage(ch, tables, q.tenantId, where, raw('start_time, trace_id'), q.limit);
+export async function threadTracesQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  q: ThreadTracesQuery,
+): Promise<TraceSummary[]> {
+  const where: Sql[] = [
+    sql`tenant_id = toUUID(${q.tenantId})`,
+    sql`session_id = toUUID(${q.projectId})`,
+    sql`thread_id = ${q.threadId}`,
+  ];
+  if (q.after)
+    where.push(
+      sql`(start_time > ${q.after.startTime} OR (start_time = ${q.after.startTime} AND trace_id > toUUID(${q.after.traceId})))`,
+    );
+  if (!(await copyUsable(ch, 'byThread')))
+    return tracePage(ch, tables, q.tenantId, where, raw('start_time, trace_id'), q.limit);
   // The thread's rows are one range of traces_by_thread: FINAL over every column of it is cheap.
   const rows = await ch.query(
     sql`SELECT ${TRACE_COLUMNS} FROM ${ident(tables.tracesByThread)} FINAL

@@ -6,7 +6,13 @@ import { allOrFirstFailure } from '../shared/allOrFirstFailure.ts';
 import type { Retry } from '../shared/projectorRuntime.ts';
 import type { ReadModelTables } from '../shared/readModelTables.ts';
 import type { TraceChange, TraceRow, TraceRowsWriter } from '../shared/traceRow.ts';
-import { hourReach, threadRow, threadRows, TRACE_HOUR_REACH_COLUMNS, TRACES_BY_THREAD_COLUMNS } from './threadTables.ts';
+import {
+  hourReach,
+  threadRow,
+  threadRows,
+  TRACE_HOUR_REACH_COLUMNS,
+  TRACES_BY_THREAD_COLUMNS,
+} from './threadTables.ts';
 
 type Tables = Pick<ReadModelTables, 'tracesByThread' | 'traceHourReach'>;
 
@@ -28,15 +34,23 @@ export class ThreadsWriter implements TraceRowsWriter {
       if (before && before.thread !== '' && (before.session !== row.session_id || before.thread !== row.thread_id))
         tombstones.push(threadRow({ ...row, session_id: before.session, thread_id: before.thread }, 1));
     if (tombstones.length === 0) return;
-    await retry('insert trace tombstones by thread', () => this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, tombstones));
+    await retry('insert trace tombstones by thread', () =>
+      this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, tombstones),
+    );
   }
 
   /** The rows of threads, and the reach of every hour the rows start in. */
   async write(rows: readonly TraceRow[], retry: Retry): Promise<void> {
     const byThread = threadRows(rows);
     await allOrFirstFailure([
-      byThread.length === 0 ? Promise.resolve() : retry('insert traces by thread', () => this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, byThread)),
-      retry('insert the reach of trace hours', () => this.#ch.insertRowBinary(this.#tables.traceHourReach, TRACE_HOUR_REACH_COLUMNS, hourReach(rows))),
+      byThread.length === 0
+        ? Promise.resolve()
+        : retry('insert traces by thread', () =>
+            this.#ch.insertRowBinary(this.#tables.tracesByThread, TRACES_BY_THREAD_COLUMNS, byThread),
+          ),
+      retry('insert the reach of trace hours', () =>
+        this.#ch.insertRowBinary(this.#tables.traceHourReach, TRACE_HOUR_REACH_COLUMNS, hourReach(rows)),
+      ),
     ]);
   }
 }

@@ -77,24 +77,53 @@ export type Histogram = (typeof HISTOGRAMS)[number];
 
 /** The plain columns of a slice: sums, but for the first and last times (min and max). */
 export const SUMMED_COLUMNS = [
-  'trace_count', 'trace_error_count', 'run_count', 'run_error_count', 'streaming_trace_count', 'finished_trace_count', 'finished_streaming_trace_count',
-  'traces_with_errors', 'latency_sum', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_cost', 'completion_cost', 'total_cost',
-  'first_start_time', 'last_start_time', 'last_end_time', 'last_run_start_time',
+  'trace_count',
+  'trace_error_count',
+  'run_count',
+  'run_error_count',
+  'streaming_trace_count',
+  'finished_trace_count',
+  'finished_streaming_trace_count',
+  'traces_with_errors',
+  'latency_sum',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'prompt_cost',
+  'completion_cost',
+  'total_cost',
+  'first_start_time',
+  'last_start_time',
+  'last_end_time',
+  'last_run_start_time',
 ] as const;
 export type SummedColumn = (typeof SUMMED_COLUMNS)[number];
 export const MIN_COLUMNS: ReadonlySet<SummedColumn> = new Set(['first_start_time']);
-export const MAX_COLUMNS: ReadonlySet<SummedColumn> = new Set(['last_start_time', 'last_end_time', 'last_run_start_time']);
-const FLOAT_COLUMNS: ReadonlySet<SummedColumn> = new Set(['latency_sum', 'prompt_cost', 'completion_cost', 'total_cost']);
+export const MAX_COLUMNS: ReadonlySet<SummedColumn> = new Set([
+  'last_start_time',
+  'last_end_time',
+  'last_run_start_time',
+]);
+const FLOAT_COLUMNS: ReadonlySet<SummedColumn> = new Set([
+  'latency_sum',
+  'prompt_cost',
+  'completion_cost',
+  'total_cost',
+]);
 /** Run counts by key: of all runs (run_types, statuses) and of root runs (root_…). */
 export const COUNTED = ['run_types', 'statuses', 'root_run_types', 'root_statuses'] as const;
 export type Counted = (typeof COUNTED)[number];
 const COUNTS_COLUMN: Record<Counted, string> = {
-  run_types: 'run_type_counts', statuses: 'status_counts', root_run_types: 'root_run_type_counts', root_statuses: 'root_status_counts',
+  run_types: 'run_type_counts',
+  statuses: 'status_counts',
+  root_run_types: 'root_run_type_counts',
+  root_statuses: 'root_status_counts',
 };
 const countsColumn = (c: Counted): string => COUNTS_COLUMN[c];
 
 export function createTraceHourStatsTable(table: string = TRACE_HOUR_STATS_TABLE): Sql {
-  const type = (c: SummedColumn) => (FLOAT_COLUMNS.has(c) ? 'Float64' : MIN_COLUMNS.has(c) || MAX_COLUMNS.has(c) ? 'Int64' : 'UInt64');
+  const type = (c: SummedColumn) =>
+    FLOAT_COLUMNS.has(c) ? 'Float64' : MIN_COLUMNS.has(c) || MAX_COLUMNS.has(c) ? 'Int64' : 'UInt64';
   return raw(`CREATE TABLE IF NOT EXISTS ${ident(table).text} (
   tenant_id UUID,
   session_id UUID,
@@ -117,13 +146,17 @@ const GAMMA = 1.02;
 const HISTOGRAM_ZERO = -1_000_000;
 
 /** The histogram bucket of a value as SQL (values at or below zero share one bucket). Constant SQL. */
-const bucketOf = (value: string) => `toInt32(if(ifNull(${value}, 0) > 0, ceil(log(ifNull(${value}, 0)) / ${Math.log(GAMMA)}), ${HISTOGRAM_ZERO}))`;
+const bucketOf = (value: string) =>
+  `toInt32(if(ifNull(${value}, 0) > 0, ceil(log(ifNull(${value}, 0)) / ${Math.log(GAMMA)}), ${HISTOGRAM_ZERO}))`;
 
 /** A value standing for a bucket: within (GAMMA - 1) / (GAMMA + 1) of every value in it. */
 const bucketValue = (key: number): number => (key === HISTOGRAM_ZERO ? 0 : (2 * GAMMA ** key) / (GAMMA + 1));
 
 /** Quantiles of a histogram, null when empty. */
-export function histogramQuantiles(histogram: ReadonlyMap<number, number>, levels: readonly number[]): Array<number | null> {
+export function histogramQuantiles(
+  histogram: ReadonlyMap<number, number>,
+  levels: readonly number[],
+): Array<number | null> {
   const order = [...histogram].sort((a, b) => a[0] - b[0]);
   const total = order.reduce((s, [, c]) => s + c, 0);
   if (total === 0) return levels.map(() => null);
@@ -192,7 +225,11 @@ ${HISTOGRAMS.map((h) => {
 export const SLICE_AGGREGATES = raw(
   [
     ...SUMMED_COLUMNS.map((c) =>
-      MIN_COLUMNS.has(c) ? `minIf(${c}, trace_count > 0) AS agg_${c}` : MAX_COLUMNS.has(c) ? `max(${c}) AS agg_${c}` : `sum(${c}) AS agg_${c}`,
+      MIN_COLUMNS.has(c)
+        ? `minIf(${c}, trace_count > 0) AS agg_${c}`
+        : MAX_COLUMNS.has(c)
+          ? `max(${c}) AS agg_${c}`
+          : `sum(${c}) AS agg_${c}`,
     ),
     ...HISTOGRAMS.map((h) => `sumMap(${h}_keys, ${h}_counts) AS ${h}_histogram`),
     ...COUNTED.map((c) => `${countedPairs(c, countsColumn(c))} AS all_${c}`),
@@ -211,7 +248,10 @@ export interface Rollup {
 export function emptyRollup(): Rollup {
   return {
     totals: Object.fromEntries(SUMMED_COLUMNS.map((c) => [c, 0])) as Record<SummedColumn, number>,
-    histograms: Object.fromEntries(HISTOGRAMS.map((h) => [h, new Map()])) as unknown as Record<Histogram, Map<number, number>>,
+    histograms: Object.fromEntries(HISTOGRAMS.map((h) => [h, new Map()])) as unknown as Record<
+      Histogram,
+      Map<number, number>
+    >,
     counted: Object.fromEntries(COUNTED.map((c) => [c, new Map()])) as unknown as Record<Counted, Map<string, number>>,
   };
 }
@@ -264,8 +304,18 @@ export function rollupOf(r: Record<string, unknown>): Rollup {
 }
 
 /** A trace_hour_stats row of a rollup (keys in order: a slice does not depend on the order rows were read in). */
-export function sliceRow(key: { tenantId: string; projectId: string; hour: number; errored: number }, r: Rollup, writesSeen: number): object {
-  const row: Record<string, unknown> = { tenant_id: key.tenantId, session_id: key.projectId, hour: key.hour, errored: key.errored, writes_seen: writesSeen };
+export function sliceRow(
+  key: { tenantId: string; projectId: string; hour: number; errored: number },
+  r: Rollup,
+  writesSeen: number,
+): object {
+  const row: Record<string, unknown> = {
+    tenant_id: key.tenantId,
+    session_id: key.projectId,
+    hour: key.hour,
+    errored: key.errored,
+    writes_seen: writesSeen,
+  };
   for (const c of SUMMED_COLUMNS) row[c] = r.totals[c];
   for (const h of HISTOGRAMS) {
     const sorted = [...r.histograms[h]].sort((a, b) => a[0] - b[0]);
@@ -281,4 +331,5 @@ export function sliceRow(key: { tenantId: string; projectId: string; hour: numbe
 }
 
 /** p50 and p99 of a rollup's histogram. */
-export const rollupQuantiles = (r: Rollup, h: Histogram): Array<number | null> => histogramQuantiles(r.histograms[h], [0.5, 0.99]);
+export const rollupQuantiles = (r: Rollup, h: Histogram): Array<number | null> =>
+  histogramQuantiles(r.histograms[h], [0.5, 0.99]);

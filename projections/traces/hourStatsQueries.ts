@@ -33,7 +33,11 @@ export interface HourSet {
 }
 
 /** How rollups are grouped: all in one, per project, per time bucket (a whole number of hours), or both. */
-export type RollupGrouping = { by: 'none' } | { by: 'project' } | { by: 'bucket'; size: number } | { by: 'project-bucket'; size: number };
+export type RollupGrouping =
+  | { by: 'none' }
+  | { by: 'project' }
+  | { by: 'bucket'; size: number }
+  | { by: 'project-bucket'; size: number };
 
 const groupKey = (grouping: RollupGrouping, project: string, hour: number): string => {
   const bucket = 'size' in grouping ? String(Math.floor(hour / grouping.size) * grouping.size) : '';
@@ -46,16 +50,27 @@ const groupKey = (grouping: RollupGrouping, project: string, hour: number): stri
  * Rollups of a set of traces, grouped as asked (keys: '' for none, the project id, the bucket
  * start as a string, or `project|bucket`). Groups without traces may be missing.
  */
-export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: HourSet, grouping: RollupGrouping): Promise<Map<string, Rollup>> {
+export async function hourRollups(
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: HourSet,
+  grouping: RollupGrouping,
+): Promise<Map<string, Rollup>> {
   const out = new Map<string, Rollup>();
   if (set.projectIds.length === 0) return out;
   const { minStartTime: min, maxStartTime: max } = set;
   if (min !== undefined && max !== undefined && min >= max) return out;
-  const owner = join([sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${uuidSet(set.projectIds)})`], ' AND ');
+  const owner = join(
+    [sql`tenant_id = toUUID(${set.tenantId})`, sql`session_id IN (${uuidSet(set.projectIds)})`],
+    ' AND ',
+  );
   // Whole hours: [from, to); the hours the ends cut are read from rows, within the range.
   const from = min === undefined ? undefined : Math.ceil(min / HOUR_MICROS) * HOUR_MICROS;
   const to = max === undefined ? undefined : Math.floor(max / HOUR_MICROS) * HOUR_MICROS;
-  const wholeHours = join([raw('1'), ...(from !== undefined ? [sql`hour >= ${from}`] : []), ...(to !== undefined ? [sql`hour < ${to}`] : [])], ' AND ');
+  const wholeHours = join(
+    [raw('1'), ...(from !== undefined ? [sql`hour >= ${from}`] : []), ...(to !== undefined ? [sql`hour < ${to}`] : [])],
+    ' AND ',
+  );
   const hasWhole = from === undefined || to === undefined || from < to;
   const errored = set.hasError === undefined ? null : set.hasError ? 1 : 0;
   const add = (key: string, r: Rollup) => {
@@ -75,10 +90,29 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   // The fresh slices are summed by group; each stale one is a group of its own. LEFT, not INNER:
   // ClickHouse's ANY INNER JOIN keeps one row of each key from the left side too since 20.x.
   const bucket = 'size' in grouping ? raw(`toString(intDiv(hour, ${grouping.size}) * ${grouping.size})`) : raw("''");
-  const group = grouping.by === 'project' ? raw('toString(session_id)') : grouping.by === 'project-bucket' ? sql`concat(toString(session_id), '|', ${bucket})` : bucket;
-  const sliceColumns = raw(TRACE_HOUR_STATS_COLUMNS.columns.filter((c) => c.name !== 'errored').map((c) => c.name).join(', '));
+  const group =
+    grouping.by === 'project'
+      ? raw('toString(session_id)')
+      : grouping.by === 'project-bucket'
+        ? sql`concat(toString(session_id), '|', ${bucket})`
+        : bucket;
+  const sliceColumns = raw(
+    TRACE_HOUR_STATS_COLUMNS.columns
+      .filter((c) => c.name !== 'errored')
+      .map((c) => c.name)
+      .join(', '),
+  );
   const sliceRows = hasWhole
-    ? await ch.query<{ fresh: number; group_key: string; stale_project: string; stale_hour: string; stale_errored: number; stale_writes: string } & Record<string, unknown>>(
+    ? await ch.query<
+        {
+          fresh: number;
+          group_key: string;
+          stale_project: string;
+          stale_hour: string;
+          stale_errored: number;
+          stale_writes: string;
+        } & Record<string, unknown>
+      >(
         sql`SELECT writes_seen = writes_now AS fresh, if(fresh, ${group}, '') AS group_key, if(fresh, '', toString(session_id)) AS stale_project,
                    if(fresh, 0, hour) AS stale_hour, if(fresh, 0, slice_errored) AS stale_errored, if(fresh, 0, writes_now) AS stale_writes, ${SLICE_AGGREGATES}
             FROM (SELECT session_id, hour, writes_now, slice_errored FROM ${counted} ARRAY JOIN [${raw(errored === null ? '0, 1' : String(errored))}] AS slice_errored) AS wanted
@@ -98,13 +132,21 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
     }
     const key = `${r.stale_project}|${num(r.stale_hour)}`;
     let h = staleHours.get(key);
-    if (!h) staleHours.set(key, (h = { project: r.stale_project, hour: num(r.stale_hour), writes: num(r.stale_writes), errored: new Set() }));
+    if (!h)
+      staleHours.set(
+        key,
+        (h = { project: r.stale_project, hour: num(r.stale_hour), writes: num(r.stale_writes), errored: new Set() }),
+      );
     h.errored.add(Number(r.stale_errored));
   }
   // Rows: of the hours with a stale slice, and of the hours the range cuts.
   const fromRows: Sql[] = [];
-  if (staleHours.size > 0) fromRows.push(sql`(session_id, hour) IN (${join([...staleHours.values()].map((s) => sql`(${s.project}, ${s.hour})`))})`);
-  for (const c of cutHours(min, max)) fromRows.push(sql`(hour = ${c.hour} AND start_time >= ${c.from} AND start_time < ${c.to})`);
+  if (staleHours.size > 0)
+    fromRows.push(
+      sql`(session_id, hour) IN (${join([...staleHours.values()].map((s) => sql`(${s.project}, ${s.hour})`))})`,
+    );
+  for (const c of cutHours(min, max))
+    fromRows.push(sql`(hour = ${c.hour} AND start_time >= ${c.from} AND start_time < ${c.to})`);
   if (fromRows.length === 0) return out;
   // Bounds of the key's hour column for the index (the conditions above pick within them).
   const anyHour = join([raw('1'), ...hoursTouched(min, max)], ' AND ');
@@ -123,7 +165,8 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
     const staleHour = staleHours.get(`${project}|${hour}`);
     if (staleHour) computed.set(`${project}|${hour}|${e}`, rollup);
     // A stale hour's slice that was fresh is counted already; a cut hour's rows always count.
-    if ((errored === null || e === errored) && (!staleHour || staleHour.errored.has(e))) add(groupKey(grouping, project, hour), rollup);
+    if ((errored === null || e === errored) && (!staleHour || staleHour.errored.has(e)))
+      add(groupKey(grouping, project, hour), rollup);
   }
   // Written back without waiting: a reader does not wait on a write, and a slice that fails to be
   // written is read from rows again next time (counted: stats_slice_write_failures_total). On a
@@ -132,13 +175,24 @@ export async function hourRollups(ch: ClickHouseClient, tables: Tables, set: Hou
   const slices: object[] = [];
   for (const s of staleHours.values())
     for (const e of [0, 1])
-      slices.push(sliceRow({ tenantId: set.tenantId, projectId: s.project, hour: s.hour, errored: e }, computed.get(`${s.project}|${s.hour}|${e}`) ?? emptyRollup(), s.writes));
-  ch.insertRowBinary(tables.traceHourStats, TRACE_HOUR_STATS_COLUMNS, slices, { quorum: false }).catch(() => statsSliceWriteFailures.inc(slices.length));
+      slices.push(
+        sliceRow(
+          { tenantId: set.tenantId, projectId: s.project, hour: s.hour, errored: e },
+          computed.get(`${s.project}|${s.hour}|${e}`) ?? emptyRollup(),
+          s.writes,
+        ),
+      );
+  ch.insertRowBinary(tables.traceHourStats, TRACE_HOUR_STATS_COLUMNS, slices, { quorum: false }).catch(() =>
+    statsSliceWriteFailures.inc(slices.length),
+  );
   return out;
 }
 
 /** The (at most two) hours a range cuts, with the part of each inside the range. */
-export function cutHours(min: number | undefined, max: number | undefined): Array<{ hour: number; from: number; to: number }> {
+export function cutHours(
+  min: number | undefined,
+  max: number | undefined,
+): Array<{ hour: number; from: number; to: number }> {
   const out: Array<{ hour: number; from: number; to: number }> = [];
   const minCuts = min !== undefined && hourOf(min) !== min;
   if (minCuts) out.push({ hour: hourOf(min), from: min, to: Math.min(hourOf(min) + HOUR_MICROS, max ?? Infinity) });
@@ -183,4 +237,11 @@ export class SharedRollups {
   }
 }
 
-const setKey = (set: HourSet): string => JSON.stringify([set.tenantId, set.projectIds, set.minStartTime ?? null, set.maxStartTime ?? null, set.hasError ?? null]);
+const setKey = (set: HourSet): string =>
+  JSON.stringify([
+    set.tenantId,
+    set.projectIds,
+    set.minStartTime ?? null,
+    set.maxStartTime ?? null,
+    set.hasError ?? null,
+  ]);

@@ -13,7 +13,10 @@ import { traceSetSource, type TraceSet } from '../shared/traceSet.ts';
 import { emptyRollup, rollupQuantiles, type Rollup } from './hourStats.ts';
 import { hourRollups, type HourSet, type RollupGrouping, type SharedRollups } from './hourStatsQueries.ts';
 
-type Tables = Pick<ReadModelTables, 'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'>;
+type Tables = Pick<
+  ReadModelTables,
+  'traces' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'
+>;
 
 /** What the aggregates below give for a set of traces. Latencies in seconds, times in microseconds. */
 export interface TraceSetStats {
@@ -48,11 +51,30 @@ export interface TraceSetStats {
 
 /** The stats of an empty set of traces. */
 export const NO_TRACES: TraceSetStats = {
-  trace_count: 0, run_count: 0, run_error_count: 0, trace_error_count: 0, streaming_trace_count: 0,
-  latency_p50: null, latency_p99: null, latency_avg: null, first_token_p50: null, first_token_p99: null,
-  prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, tokens_p50: null, tokens_p99: null,
-  prompt_cost: 0, completion_cost: 0, total_cost: 0, cost_p50: null, cost_p99: null,
-  first_start_time: null, last_start_time: null, last_end_time: null, last_run_start_time: null,
+  trace_count: 0,
+  run_count: 0,
+  run_error_count: 0,
+  trace_error_count: 0,
+  streaming_trace_count: 0,
+  latency_p50: null,
+  latency_p99: null,
+  latency_avg: null,
+  first_token_p50: null,
+  first_token_p99: null,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  tokens_p50: null,
+  tokens_p99: null,
+  prompt_cost: 0,
+  completion_cost: 0,
+  total_cost: 0,
+  cost_p50: null,
+  cost_p99: null,
+  first_start_time: null,
+  last_start_time: null,
+  last_end_time: null,
+  last_run_start_time: null,
 };
 
 // Latency of a trace is its root run's; end_time is NULL while it runs, and aggregates skip NULLs.
@@ -127,8 +149,13 @@ async function hourSetOf(ch: ClickHouseClient, set: TraceSet): Promise<HourSet |
 }
 
 /** Rollups of an hour set, through the request's shared reads when there are some. */
-const rollupsOf = (ch: ClickHouseClient, tables: Tables, set: HourSet, grouping: RollupGrouping, shared?: SharedRollups) =>
-  shared ? shared.rollups(set, grouping) : hourRollups(ch, tables, set, grouping);
+const rollupsOf = (
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: HourSet,
+  grouping: RollupGrouping,
+  shared?: SharedRollups,
+) => (shared ? shared.rollups(set, grouping) : hourRollups(ch, tables, set, grouping));
 
 /** Stats from a rollup of the hour stats, percentiles from its histograms. */
 function statsFromRollup(r: Rollup): TraceSetStats {
@@ -167,7 +194,12 @@ function statsFromRollup(r: Rollup): TraceSetStats {
 }
 
 /** Totals per project over all of each project's traces; projects without traces get NO_TRACES. */
-export async function statsPerProjectQuery(ch: ClickHouseClient, tables: Tables, tenantId: string, projectIds: readonly string[]): Promise<Map<string, TraceSetStats>> {
+export async function statsPerProjectQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  tenantId: string,
+  projectIds: readonly string[],
+): Promise<Map<string, TraceSetStats>> {
   const out = new Map<string, TraceSetStats>();
   if (projectIds.length === 0) return out;
   let exact: string[] = [...projectIds];
@@ -193,7 +225,12 @@ export async function statsPerProjectQuery(ch: ClickHouseClient, tables: Tables,
 }
 
 /** Totals over a set of traces (one row even when the set is empty). */
-export async function traceSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, shared?: SharedRollups): Promise<TraceSetStats> {
+export async function traceSetStatsQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: TraceSet,
+  shared?: SharedRollups,
+): Promise<TraceSetStats> {
   const hourSet = await hourSetOf(ch, set);
   if (hourSet) {
     const rollup = (await rollupsOf(ch, tables, hourSet, { by: 'none' }, shared)).get('') ?? emptyRollup();
@@ -216,7 +253,11 @@ export interface ThreadSetStats extends TraceSetStats {
 }
 
 /** Totals over the traces of a set that belong to threads (`inThreads` is implied), and how many threads they make. */
-export async function threadSetStatsQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet): Promise<ThreadSetStats> {
+export async function threadSetStatsQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: TraceSet,
+): Promise<ThreadSetStats> {
   const { table, where } = await traceSetSource(ch, tables, { ...set, inThreads: true });
   const [row = {}] = await ch.query(
     sql`SELECT ${AGGREGATES}, uniqExact(thread_id) AS thread_count, countIf(error_count > 0) AS traces_with_errors,
@@ -239,7 +280,13 @@ export interface StatsBucket extends TraceSetStats {
 }
 
 /** The same totals per time bucket of root start time; only buckets that hold traces. */
-export async function traceSetSeriesQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number, shared?: SharedRollups): Promise<StatsBucket[]> {
+export async function traceSetSeriesQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: TraceSet,
+  bucketMicros: number,
+  shared?: SharedRollups,
+): Promise<StatsBucket[]> {
   const hourSet = bucketMicros % HOUR_MICROS === 0 ? await hourSetOf(ch, set) : null;
   if (hourSet) {
     const rollups = await rollupsOf(ch, tables, hourSet, { by: 'bucket', size: bucketMicros }, shared);
@@ -273,7 +320,13 @@ export interface RunBreakdown {
  * Run counts by run type and by status: of all runs of the traces (summed from the traces'
  * parallel count arrays), or of their root runs only (the trace row's own run_type and status).
  */
-export async function runBreakdownQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, of: 'all' | 'roots', shared?: SharedRollups): Promise<RunBreakdown> {
+export async function runBreakdownQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: TraceSet,
+  of: 'all' | 'roots',
+  shared?: SharedRollups,
+): Promise<RunBreakdown> {
   const hourSet = await hourSetOf(ch, set);
   if (hourSet) {
     const r = (await rollupsOf(ch, tables, hourSet, { by: 'none' }, shared)).get('') ?? emptyRollup();
@@ -312,7 +365,12 @@ export interface ProjectActivityBucket {
  * Trace and errored-trace counts per project and time bucket of root start time, for the
  * activity charts of a list of projects in one statement (the projects page: no query per row).
  */
-export async function activityPerProjectQuery(ch: ClickHouseClient, tables: Tables, set: TraceSet, bucketMicros: number): Promise<ProjectActivityBucket[]> {
+export async function activityPerProjectQuery(
+  ch: ClickHouseClient,
+  tables: Tables,
+  set: TraceSet,
+  bucketMicros: number,
+): Promise<ProjectActivityBucket[]> {
   const hourSet = bucketMicros % HOUR_MICROS === 0 ? await hourSetOf(ch, set) : null;
   if (hourSet) {
     const rollups = await hourRollups(ch, tables, hourSet, { by: 'project-bucket', size: bucketMicros });
@@ -320,9 +378,16 @@ export async function activityPerProjectQuery(ch: ClickHouseClient, tables: Tabl
       .filter(([, r]) => r.totals.trace_count > 0)
       .map(([key, r]) => {
         const [project_id, bucket] = key.split('|') as [string, string];
-        return { project_id, bucket_start: Number(bucket), trace_count: r.totals.trace_count, trace_error_count: r.totals.trace_error_count };
+        return {
+          project_id,
+          bucket_start: Number(bucket),
+          trace_count: r.totals.trace_count,
+          trace_error_count: r.totals.trace_error_count,
+        };
       })
-      .sort((a, b) => (a.project_id < b.project_id ? -1 : a.project_id > b.project_id ? 1 : a.bucket_start - b.bucket_start));
+      .sort((a, b) =>
+        a.project_id < b.project_id ? -1 : a.project_id > b.project_id ? 1 : a.bucket_start - b.bucket_start,
+      );
   }
   const { table, where } = await traceSetSource(ch, tables, set);
   const rows = await ch.query(

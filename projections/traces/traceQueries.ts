@@ -7,7 +7,14 @@ import { num } from '../../platform/clickhouse/rowValues.ts';
 import type { ReadModelTables } from '../shared/readModelTables.ts';
 import { copyUsable } from '../shared/copies.ts';
 import { hourOf, hourSpans, hoursTouched } from '../shared/hours.ts';
-import { pageKeys, sortedTracePage, tracesOfKeys, type KeySource, type PageKey, type SortedTrace } from '../shared/tracePages.ts';
+import {
+  pageKeys,
+  sortedTracePage,
+  tracesOfKeys,
+  type KeySource,
+  type PageKey,
+  type SortedTrace,
+} from '../shared/tracePages.ts';
 
 type Tables = Pick<ReadModelTables, 'traces' | 'tracesByThread' | 'tracesByHour' | 'traceHourWrites'>;
 
@@ -53,7 +60,6 @@ export interface TracePageQuery {
   limit: number;
 }
 
-
 export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: TracePageQuery): Promise<SortedTrace[]> {
   const sortBy = q.sortBy ?? 'start_time';
   const key = SORT_KEYS[sortBy];
@@ -69,7 +75,9 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   where.push(...(q.conditions ?? []));
   if (q.after) {
     const past = raw(desc ? '<' : '>');
-    where.push(sql`(${key} ${past} ${q.after.value} OR (${key} = ${q.after.value} AND trace_id ${past} toUUID(${q.after.traceId})))`);
+    where.push(
+      sql`(${key} ${past} ${q.after.value} OR (${key} = ${q.after.value} AND trace_id ${past} toUUID(${q.after.traceId})))`,
+    );
   }
   const dir = raw(desc ? 'DESC' : 'ASC');
   const order = sql`sort_key ${dir}, trace_id ${dir}`;
@@ -77,11 +85,24 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   // range of traces_by_hour: the page's keys come from there (copiesUpgrade.ts: unless an
   // upgraded database has not rebuilt them yet).
   if (q.threadId !== undefined && (await copyUsable(ch, 'byThread')))
-    return sortedTracePage(ch, tables, q.tenantId, [...where, raw('deleted = 0')], key, order, q.limit, { table: tables.tracesByThread, place: 'thread' });
+    return sortedTracePage(ch, tables, q.tenantId, [...where, raw('deleted = 0')], key, order, q.limit, {
+      table: tables.tracesByThread,
+      place: 'thread',
+    });
   if (!(await copyUsable(ch, 'byHour'))) return sortedTracePage(ch, tables, q.tenantId, where, key, order, q.limit);
   const byHour: KeySource = { table: tables.tracesByHour, place: 'hour' };
   const hourBounds = hoursTouched(q.minStartTime, q.maxStartTime);
-  if (sortBy !== 'start_time') return sortedTracePage(ch, tables, q.tenantId, [...where, raw('deleted = 0'), ...hourBounds], key, order, q.limit, byHour);
+  if (sortBy !== 'start_time')
+    return sortedTracePage(
+      ch,
+      tables,
+      q.tenantId,
+      [...where, raw('deleted = 0'), ...hourBounds],
+      key,
+      order,
+      q.limit,
+      byHour,
+    );
   // By start time: the traces of an hour all start after those of the hours before it, so the
   // window's hours are read from the page's end (1, 2, 4, … hours with traces at a time) until
   // the page is full.
@@ -97,8 +118,16 @@ export async function tracePageQuery(ch: ClickHouseClient, tables: Tables, q: Tr
   const keys: PageKey[] = [];
   for (const { from, to } of hourSpans(hours, desc)) {
     if (keys.length >= q.limit) break;
-    keys.push(...(await pageKeys(ch, [...where, raw('deleted = 0'), sql`hour >= ${from} AND hour < ${to}`], key, order, q.limit - keys.length, byHour)));
+    keys.push(
+      ...(await pageKeys(
+        ch,
+        [...where, raw('deleted = 0'), sql`hour >= ${from} AND hour < ${to}`],
+        key,
+        order,
+        q.limit - keys.length,
+        byHour,
+      )),
+    );
   }
   return tracesOfKeys(ch, tables, q.tenantId, keys, byHour);
 }
-

@@ -9,7 +9,8 @@ const addUsage = (into: Usage, u: Usage) => {
   for (const k of USAGE_KEYS) into[k] += u[k];
 };
 
-const byName = (counts: Map<string, number>): Array<[string, number]> => [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const byName = (counts: Map<string, number>): Array<[string, number]> =>
+  [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** The project, start time and thread of a trace's row (as traceRow gives them), null while it has no row. */
 export function tracePlacement(traceId: string, runs: Map<string, RunRow>): TracePlacement | null {
@@ -31,7 +32,12 @@ function traceThread(traceId: string, runs: Map<string, RunRow>): string {
   if (root && root.has_post !== 0 && root.thread_id) return root.thread_id;
   let first: RunRow | undefined;
   for (const run of runs.values())
-    if (run.has_post !== 0 && run.thread_id && (!first || run.start_time < first.start_time || (run.start_time === first.start_time && run.id < first.id))) first = run;
+    if (
+      run.has_post !== 0 &&
+      run.thread_id &&
+      (!first || run.start_time < first.start_time || (run.start_time === first.start_time && run.id < first.id))
+    )
+      first = run;
   return first?.thread_id ?? '';
 }
 
@@ -52,7 +58,8 @@ export function traceRow(tenantId: string, traceId: string, runs: Map<string, Ru
     count++;
     version = Math.max(version, run.version);
     lastStart = Math.max(lastStart, run.start_time);
-    if (run.first_token_time !== null && (firstToken === null || run.first_token_time < firstToken)) firstToken = run.first_token_time;
+    if (run.first_token_time !== null && (firstToken === null || run.first_token_time < firstToken))
+      firstToken = run.first_token_time;
     if (run.status === 'error') errors++;
     runTypes.set(run.run_type, (runTypes.get(run.run_type) ?? 0) + 1);
     statuses.set(run.status, (statuses.get(run.status) ?? 0) + 1);

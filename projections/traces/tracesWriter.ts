@@ -29,8 +29,12 @@ export class TracesWriter implements TraceRowsWriter {
       if (before && (before.session !== row.session_id || hourOf(before.start) !== hourOf(row.start_time)))
         tombstones.push(hourRow({ ...row, session_id: before.session, start_time: before.start }, 1));
     if (tombstones.length === 0) return;
-    await retry('insert trace tombstones by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, tombstones));
-    await retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(tombstones)));
+    await retry('insert trace tombstones by hour', () =>
+      this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, tombstones),
+    );
+    await retry('count trace writes by hour', () =>
+      this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(tombstones)),
+    );
   }
 
   /**
@@ -39,8 +43,12 @@ export class TracesWriter implements TraceRowsWriter {
    */
   async write(rows: readonly TraceRow[], retry: Retry): Promise<void> {
     const byHour = rows.map((r) => hourRow(r, 0));
-    await retry('insert traces by hour', () => this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour));
-    await retry('count trace writes by hour', () => this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour)));
+    await retry('insert traces by hour', () =>
+      this.#ch.insertRowBinary(this.#tables.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour),
+    );
+    await retry('count trace writes by hour', () =>
+      this.#ch.insertRowBinary(this.#tables.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour)),
+    );
     await retry('insert traces', () => this.#ch.insertRowBinary(this.#tables.traces, TRACES_COLUMNS, rows));
   }
 }

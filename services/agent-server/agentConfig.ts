@@ -11,7 +11,9 @@ const graphSpec = z.union([
 ]);
 
 const fileSchema = z.looseObject({
-  graphs: z.record(z.string().regex(/^[\w.-]+$/, 'letters, digits, ".", "_" and "-"'), graphSpec).refine((g) => Object.keys(g).length > 0, 'at least one graph'),
+  graphs: z
+    .record(z.string().regex(/^[\w.-]+$/, 'letters, digits, ".", "_" and "-"'), graphSpec)
+    .refine((g) => Object.keys(g).length > 0, 'at least one graph'),
   env: z.union([z.record(z.string(), z.string()), z.string()]).optional(),
   auth: z.looseObject({ path: z.string().optional(), disable_studio_auth: z.boolean().optional() }).optional(),
   http: z
@@ -46,7 +48,13 @@ export interface AgentServerConfig {
   missingEnvFile?: string;
   /** `path/to/auth.ts:exportName` resolved to a file and export, when the file names one. */
   auth?: { file: string; exportName: string };
-  http: { disableA2a: boolean; disableAssistants: boolean; disableThreads: boolean; disableRuns: boolean; disableMeta: boolean };
+  http: {
+    disableA2a: boolean;
+    disableAssistants: boolean;
+    disableThreads: boolean;
+    disableRuns: boolean;
+    disableMeta: boolean;
+  };
 }
 
 function splitModuleRef(dir: string, ref: string): { file: string; exportName: string } {
@@ -72,7 +80,11 @@ export function loadAgentConfig(path: string): AgentServerConfig {
   const file = parsed.data;
   const graphs = Object.entries(file.graphs).map(([graphId, spec]) => {
     const ref = typeof spec === 'string' ? spec : spec.path;
-    return { graphId, ...splitModuleRef(dir, ref), description: typeof spec === 'string' ? undefined : spec.description };
+    return {
+      graphId,
+      ...splitModuleRef(dir, ref),
+      description: typeof spec === 'string' ? undefined : spec.description,
+    };
   });
   const envFile = typeof file.env === 'string' ? resolve(dir, file.env) : undefined;
   const missingEnvFile = envFile !== undefined && !existsSync(envFile) ? envFile : undefined;

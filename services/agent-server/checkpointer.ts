@@ -27,7 +27,9 @@ export interface AgentPersistence {
  */
 export function postgresPool(url: string, logger: Pick<Logger, 'warn'>, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max });
-  pool.on('error', (err) => logger.warn({ err: err.message }, 'an idle PostgreSQL connection was lost; the next query opens another'));
+  pool.on('error', (err) =>
+    logger.warn({ err: err.message }, 'an idle PostgreSQL connection was lost; the next query opens another'),
+  );
   return pool;
 }
 

@@ -27,7 +27,15 @@ export interface ServableGraph {
 export interface StateSnapshotLike {
   values: unknown;
   next: string[];
-  tasks: { id: string; name: string; error?: unknown; interrupts: unknown[]; path?: unknown; state?: unknown; result?: unknown }[];
+  tasks: {
+    id: string;
+    name: string;
+    error?: unknown;
+    interrupts: unknown[];
+    path?: unknown;
+    state?: unknown;
+    result?: unknown;
+  }[];
   metadata?: Record<string, unknown>;
   createdAt?: string;
   config: { configurable?: Record<string, unknown> };
@@ -55,15 +63,25 @@ export interface RegisteredGraph {
 }
 
 function isCompiled(value: unknown): value is ServableGraph {
-  return typeof value === 'object' && value !== null && typeof (value as ServableGraph).stream === 'function' && 'builder' in value;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ServableGraph).stream === 'function' &&
+    'builder' in value
+  );
 }
 
 async function importGraph(entry: GraphEntry): Promise<ServableGraph> {
   const module = (await import(pathToFileURL(entry.file).href)) as Record<string, unknown>;
   let graph = await module[entry.exportName];
-  if (graph === undefined) throw new Error(`graph "${entry.graphId}": ${entry.file} has no export "${entry.exportName}"`);
-  if (!isCompiled(graph) && typeof (graph as { compile?: unknown })?.compile === 'function') graph = (graph as { compile(): unknown }).compile();
-  if (!isCompiled(graph)) throw new Error(`graph "${entry.graphId}": export "${entry.exportName}" of ${entry.file} is not a LangGraph graph (a StateGraph, compiled or not)`);
+  if (graph === undefined)
+    throw new Error(`graph "${entry.graphId}": ${entry.file} has no export "${entry.exportName}"`);
+  if (!isCompiled(graph) && typeof (graph as { compile?: unknown })?.compile === 'function')
+    graph = (graph as { compile(): unknown }).compile();
+  if (!isCompiled(graph))
+    throw new Error(
+      `graph "${entry.graphId}": export "${entry.exportName}" of ${entry.file} is not a LangGraph graph (a StateGraph, compiled or not)`,
+    );
   return graph;
 }
 

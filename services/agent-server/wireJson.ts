@@ -20,7 +20,8 @@ function toWireForm(value: unknown, key: string, ancestors: Set<object>): unknow
     const { type, data } = (value as Dictable).toDict();
     return toWireForm({ ...data, type }, key, ancestors);
   }
-  if (typeof (value as Partial<Jsonable>).toJSON === 'function') return toWireForm((value as Jsonable).toJSON(key), key, ancestors);
+  if (typeof (value as Partial<Jsonable>).toJSON === 'function')
+    return toWireForm((value as Jsonable).toJSON(key), key, ancestors);
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
   if (ancestors.has(value)) throw new TypeError('Converting circular structure to JSON');
   ancestors.add(value);

@@ -6,9 +6,22 @@ import { errorResponses, timeSchema, uuidSchema } from '../../platform/http/open
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { errors } from '../../platform/errors.ts';
 import { ExportCommands } from './exportCommands.ts';
-import { destinationResponse, destinationSchema, exportResponse, exportRunResponse, exportRunSchema, exportSchema } from './exportResponse.ts';
+import {
+  destinationResponse,
+  destinationSchema,
+  exportResponse,
+  exportRunResponse,
+  exportRunSchema,
+  exportSchema,
+} from './exportResponse.ts';
 import type { BulkExport, ExportState } from './exportState.ts';
-import { EXPORT_COMPRESSIONS, EXPORT_FORMAT_VERSIONS, type DestinationCredentials, type ExportCompression, type ExportFormatVersion } from './exportTypes.ts';
+import {
+  EXPORT_COMPRESSIONS,
+  EXPORT_FORMAT_VERSIONS,
+  type DestinationCredentials,
+  type ExportCompression,
+  type ExportFormatVersion,
+} from './exportTypes.ts';
 import { destinationHostPolicy, normalisePrefix } from './destinations/destinationS3.ts';
 import { DEFAULT_EXPORT_FIELDS, unknownExportFields } from './parquet/exportColumns.ts';
 import { exportFilterCondition } from './parquet/exportQuery.ts';
@@ -24,7 +37,10 @@ import type { ReadModelTables } from '../../projections/readModelTables.ts';
 
 /** What the bulk-export routes are given by the process that serves them. */
 export interface BulkExportRouteOptions {
-  config: Pick<Config, 'FF_BULK_EXPORT_DEFAULT_COMPRESSION' | 'S3_ENDPOINT' | 'BULK_EXPORT_ALLOWED_HOSTS' | 'BULK_EXPORT_DENIED_HOSTS'>;
+  config: Pick<
+    Config,
+    'FF_BULK_EXPORT_DEFAULT_COMPRESSION' | 'S3_ENDPOINT' | 'BULK_EXPORT_ALLOWED_HOSTS' | 'BULK_EXPORT_DENIED_HOSTS'
+  >;
   eventLog: EventLog;
   projects: ProjectRegistry;
   /** Read-model table names an export's filter is checked against. */
@@ -69,8 +85,16 @@ const destinationBody = {
       additionalProperties: true,
       properties: {
         bucket_name: { type: 'string', minLength: 3, maxLength: 63 },
-        prefix: { type: 'string', maxLength: 512, description: 'folder in the bucket; a test object is written under <prefix>/tmp/' },
-        endpoint_url: { type: ['string', 'null'], maxLength: 2048, description: 'S3-compatible endpoint; absent for AWS S3' },
+        prefix: {
+          type: 'string',
+          maxLength: 512,
+          description: 'folder in the bucket; a test object is written under <prefix>/tmp/',
+        },
+        endpoint_url: {
+          type: ['string', 'null'],
+          maxLength: 2048,
+          description: 'S3-compatible endpoint; absent for AWS S3',
+        },
         region: { type: ['string', 'null'], maxLength: 64 },
       },
     },
@@ -87,12 +111,36 @@ const exportBody = {
     session_id: { ...uuidSchema, description: 'the project to export' },
     start_time: timeSchema('query', 'inclusive', { nullable: false }),
     end_time: timeSchema('query', 'exclusive; makes a one-time export'),
-    interval_hours: { type: ['integer', 'null'], minimum: 1, maximum: 168, description: 'makes a scheduled export, in place of end_time' },
+    interval_hours: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 168,
+      description: 'makes a scheduled export, in place of end_time',
+    },
     format: { type: 'string', enum: ['Parquet'] },
-    format_version: { type: 'string', enum: [...EXPORT_FORMAT_VERSIONS], description: 'v1: naive timestamps (UTC); v2_beta: UTC timezone-aware timestamps' },
-    compression: { type: 'string', enum: [...EXPORT_COMPRESSIONS], description: 'default: FF_BULK_EXPORT_DEFAULT_COMPRESSION (gzip when unset)' },
-    export_fields: { type: ['array', 'null'], items: { type: 'string', enum: DEFAULT_EXPORT_FIELDS }, minItems: 1, uniqueItems: true, description: 'the columns to write; default: all' },
-    filter: { type: ['string', 'null'], maxLength: 64 * 1024, description: 'only runs that match, in the runs filter language, e.g. and(eq(run_type, "llm"), gt(total_tokens, 100))' },
+    format_version: {
+      type: 'string',
+      enum: [...EXPORT_FORMAT_VERSIONS],
+      description: 'v1: naive timestamps (UTC); v2_beta: UTC timezone-aware timestamps',
+    },
+    compression: {
+      type: 'string',
+      enum: [...EXPORT_COMPRESSIONS],
+      description: 'default: FF_BULK_EXPORT_DEFAULT_COMPRESSION (gzip when unset)',
+    },
+    export_fields: {
+      type: ['array', 'null'],
+      items: { type: 'string', enum: DEFAULT_EXPORT_FIELDS },
+      minItems: 1,
+      uniqueItems: true,
+      description: 'the columns to write; default: all',
+    },
+    filter: {
+      type: ['string', 'null'],
+      maxLength: 64 * 1024,
+      description:
+        'only runs that match, in the runs filter language, e.g. and(eq(run_type, "llm"), gt(total_tokens, 100))',
+    },
   },
 } as const;
 
@@ -114,11 +162,19 @@ const credentialsOf = (c: Record<string, unknown>): DestinationCredentials => ({
  */
 export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = async (app, deps) => {
   if (deps.storage) requireBlobStore(app, deps.storage);
-  const commands = new ExportCommands(deps.exports, deps.projects, deps.eventLog, deps.secrets, destinationHostPolicy(deps.config));
+  const commands = new ExportCommands(
+    deps.exports,
+    deps.projects,
+    deps.eventLog,
+    deps.secrets,
+    destinationHostPolicy(deps.config),
+  );
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
   const upToDate = async (request: FastifyRequest): Promise<void> => {
-    await deps.exports.catchUp().catch((err: Error) => request.log.warn({ err: err.message }, 'bulk exports served without catching up'));
+    await deps.exports
+      .catchUp()
+      .catch((err: Error) => request.log.warn({ err: err.message }, 'bulk exports served without catching up'));
   };
 
   const exportOf = (request: FastifyRequest, id: string): BulkExport => {
@@ -131,7 +187,16 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
     const destination = deps.exports.destination(e.tenantId, e.destinationId);
     const prefix = destination?.prefix ?? '';
     return (run: Parameters<typeof exportRunResponse>[0]) =>
-      exportRunResponse(run, exportRunDirectory(prefix, { exportId: e.id, tenantId: e.tenantId, sessionId: e.sessionId, startMicros: run.startTime }), prefix);
+      exportRunResponse(
+        run,
+        exportRunDirectory(prefix, {
+          exportId: e.id,
+          tenantId: e.tenantId,
+          sessionId: e.sessionId,
+          startMicros: run.startTime,
+        }),
+        prefix,
+      );
   };
 
   // ---- destinations ----
@@ -141,7 +206,8 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
     {
       schema: {
         tags,
-        summary: 'Create a destination: a test object is written under <prefix>/tmp/ first (400 with the reason when that fails)',
+        summary:
+          'Create a destination: a test object is written under <prefix>/tmp/ first (400 with the reason when that fails)',
         body: destinationBody,
         response: { 200: destinationSchema, ...errorResponses(404, 503) },
       },
@@ -151,27 +217,50 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
       const config = b.config as Record<string, unknown>;
       for (const key of Object.keys(config))
         if (!SUPPORTED_CONFIG.has(key) && config[key] != null && config[key] !== false)
-          throw errors.badRequest(`config.${key} is not supported; give bucket_name, prefix, endpoint_url, region and credentials`);
-      const destination = await commands.createDestination(tenantOf(request), {
-        displayName: b.display_name as string,
-        bucket: config.bucket_name as string,
-        prefix: normalisePrefix((config.prefix as string | undefined) ?? ''),
-        endpointUrl: (config.endpoint_url as string | null | undefined) || null,
-        region: (config.region as string | null | undefined) || null,
-        credentials: credentialsOf(b.credentials as Record<string, unknown>),
-      }, request.log);
+          throw errors.badRequest(
+            `config.${key} is not supported; give bucket_name, prefix, endpoint_url, region and credentials`,
+          );
+      const destination = await commands.createDestination(
+        tenantOf(request),
+        {
+          displayName: b.display_name as string,
+          bucket: config.bucket_name as string,
+          prefix: normalisePrefix((config.prefix as string | undefined) ?? ''),
+          endpointUrl: (config.endpoint_url as string | null | undefined) || null,
+          region: (config.region as string | null | undefined) || null,
+          credentials: credentialsOf(b.credentials as Record<string, unknown>),
+        },
+        request.log,
+      );
       return destinationResponse(destination);
     },
   );
 
-  app.get('/bulk-exports/destinations', { schema: { tags, summary: 'List the workspace’s destinations, newest first', response: { 200: { type: 'array', items: destinationSchema }, ...errorResponses(503) } } }, async (request) => {
-    await upToDate(request);
-    return deps.exports.destinations(tenantOf(request)).map(destinationResponse);
-  });
+  app.get(
+    '/bulk-exports/destinations',
+    {
+      schema: {
+        tags,
+        summary: 'List the workspace’s destinations, newest first',
+        response: { 200: { type: 'array', items: destinationSchema }, ...errorResponses(503) },
+      },
+    },
+    async (request) => {
+      await upToDate(request);
+      return deps.exports.destinations(tenantOf(request)).map(destinationResponse);
+    },
+  );
 
   app.get<{ Params: { destination_id: string } }>(
     '/bulk-exports/destinations/:destination_id',
-    { schema: { tags, summary: 'Read a destination', params: idParams('destination_id'), response: { 200: destinationSchema, ...errorResponses(404, 503) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Read a destination',
+        params: idParams('destination_id'),
+        response: { 200: destinationSchema, ...errorResponses(404, 503) },
+      },
+    },
     async (request) => {
       await upToDate(request);
       const id = uuid(request.params.destination_id, 'destination_id');
@@ -186,15 +275,23 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
     {
       schema: {
         tags,
-        summary: 'Rotate a destination’s credentials (after a test write with them); runs already running finish with the old ones',
+        summary:
+          'Rotate a destination’s credentials (after a test write with them); runs already running finish with the old ones',
         params: idParams('destination_id'),
-        body: { type: 'object', required: ['credentials'], additionalProperties: false, properties: { credentials: credentialsBody } },
+        body: {
+          type: 'object',
+          required: ['credentials'],
+          additionalProperties: false,
+          properties: { credentials: credentialsBody },
+        },
         response: { 200: destinationSchema, ...errorResponses(404, 503) },
       },
     },
     async (request) => {
       const id = uuid(request.params.destination_id, 'destination_id');
-      return destinationResponse(await commands.rotateCredentials(tenantOf(request), id, credentialsOf(request.body.credentials), request.log));
+      return destinationResponse(
+        await commands.rotateCredentials(tenantOf(request), id, credentialsOf(request.body.credentials), request.log),
+      );
     },
   );
 
@@ -203,7 +300,12 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
   app.post<{ Body: Record<string, unknown> }>(
     '/bulk-exports',
     {
-      schema: { tags, summary: 'Create an export: one-time with end_time, scheduled with interval_hours', body: exportBody, response: { 200: exportSchema, ...errorResponses(404, 503) } },
+      schema: {
+        tags,
+        summary: 'Create an export: one-time with end_time, scheduled with interval_hours',
+        body: exportBody,
+        response: { 200: exportSchema, ...errorResponses(404, 503) },
+      },
     },
     async (request) => {
       const b = request.body;
@@ -219,8 +321,10 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
       const exportFields = (b.export_fields as string[] | null | undefined) ?? null;
       if (exportFields) {
         const unknown = unknownExportFields(exportFields);
-        if (unknown.length) throw errors.invalidField(`export_fields has unknown fields: ${unknown.slice(0, 10).join(', ')}`);
-        if (new Set(exportFields).size !== exportFields.length) throw errors.invalidField('export_fields names a field twice');
+        if (unknown.length)
+          throw errors.invalidField(`export_fields has unknown fields: ${unknown.slice(0, 10).join(', ')}`);
+        if (new Set(exportFields).size !== exportFields.length)
+          throw errors.invalidField('export_fields names a field twice');
       }
       const tenantId = tenantOf(request);
       const sessionId = uuid(b.session_id, 'session_id');
@@ -241,14 +345,31 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
     },
   );
 
-  app.get('/bulk-exports', { schema: { tags, summary: 'List the workspace’s exports, newest first', response: { 200: { type: 'array', items: exportSchema }, ...errorResponses(503) } } }, async (request) => {
-    await upToDate(request);
-    return deps.exports.exports(tenantOf(request)).map(exportResponse);
-  });
+  app.get(
+    '/bulk-exports',
+    {
+      schema: {
+        tags,
+        summary: 'List the workspace’s exports, newest first',
+        response: { 200: { type: 'array', items: exportSchema }, ...errorResponses(503) },
+      },
+    },
+    async (request) => {
+      await upToDate(request);
+      return deps.exports.exports(tenantOf(request)).map(exportResponse);
+    },
+  );
 
   app.get<{ Params: { export_id: string } }>(
     '/bulk-exports/:export_id',
-    { schema: { tags, summary: 'Read an export and its status', params: idParams('export_id'), response: { 200: exportSchema, ...errorResponses(404, 503) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Read an export and its status',
+        params: idParams('export_id'),
+        response: { 200: exportSchema, ...errorResponses(404, 503) },
+      },
+    },
     async (request) => {
       await upToDate(request);
       return exportResponse(exportOf(request, request.params.export_id));
@@ -267,13 +388,22 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
       },
     },
     async (request) => {
-      return exportResponse(await commands.cancelExport(tenantOf(request), uuid(request.params.export_id, 'export_id')));
+      return exportResponse(
+        await commands.cancelExport(tenantOf(request), uuid(request.params.export_id, 'export_id')),
+      );
     },
   );
 
   app.get<{ Params: { export_id: string } }>(
     '/bulk-exports/:export_id/runs',
-    { schema: { tags, summary: 'List an export’s runs (one per day partition and window)', params: idParams('export_id'), response: { 200: { type: 'array', items: exportRunSchema }, ...errorResponses(404, 503) } } },
+    {
+      schema: {
+        tags,
+        summary: 'List an export’s runs (one per day partition and window)',
+        params: idParams('export_id'),
+        response: { 200: { type: 'array', items: exportRunSchema }, ...errorResponses(404, 503) },
+      },
+    },
     async (request) => {
       await upToDate(request);
       const e = exportOf(request, request.params.export_id);
@@ -283,7 +413,14 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
 
   app.get<{ Params: { export_id: string; run_id: string } }>(
     '/bulk-exports/:export_id/runs/:run_id',
-    { schema: { tags, summary: 'Read an export run', params: idParams('export_id', 'run_id'), response: { 200: exportRunSchema, ...errorResponses(404, 503) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Read an export run',
+        params: idParams('export_id', 'run_id'),
+        response: { 200: exportRunSchema, ...errorResponses(404, 503) },
+      },
+    },
     async (request) => {
       await upToDate(request);
       const e = exportOf(request, request.params.export_id);

@@ -10,7 +10,14 @@ import { nowMicros } from '../../platform/time.ts';
 import { checkDestinationWrite, type CheckLogger } from './destinations/destinationS3.ts';
 import type { OutboundHostPolicy } from '../../platform/outboundHostPolicy.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
-import { destinationEventKey, exportEventKey, exportStatus, type BulkExport, type Destination, type ExportState } from './exportState.ts';
+import {
+  destinationEventKey,
+  exportEventKey,
+  exportStatus,
+  type BulkExport,
+  type Destination,
+  type ExportState,
+} from './exportState.ts';
 import type { DestinationCredentials, ExportCompression, ExportFormatVersion } from './exportTypes.ts';
 
 export interface NewDestination {
@@ -34,9 +41,9 @@ export interface NewExport {
   filter: string | null;
 }
 
-
 /** Names of the credential fields given (what responses show instead of the values). */
-const credentialsKeys = (c: DestinationCredentials): string[] => Object.keys(c).filter((k) => c[k as keyof DestinationCredentials] != null);
+const credentialsKeys = (c: DestinationCredentials): string[] =>
+  Object.keys(c).filter((k) => c[k as keyof DestinationCredentials] != null);
 
 export class ExportCommands {
   readonly #state: ExportState;
@@ -46,7 +53,13 @@ export class ExportCommands {
   readonly #destinationPolicy: OutboundHostPolicy;
 
   /** `destinationPolicy`: the hosts destinations may point at (destinationHostPolicy). */
-  constructor(state: ExportState, projects: ProjectRegistry, log: EventLog, secrets: SecretBox | null, destinationPolicy: OutboundHostPolicy) {
+  constructor(
+    state: ExportState,
+    projects: ProjectRegistry,
+    log: EventLog,
+    secrets: SecretBox | null,
+    destinationPolicy: OutboundHostPolicy,
+  ) {
     this.#state = state;
     this.#projects = projects;
     this.#log = log;
@@ -55,7 +68,10 @@ export class ExportCommands {
   }
 
   #secretBox(): SecretBox {
-    if (!this.#secrets) throw errors.notConfigured('bulk export destinations need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to encrypt their credentials');
+    if (!this.#secrets)
+      throw errors.notConfigured(
+        'bulk export destinations need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to encrypt their credentials',
+      );
     return this.#secrets;
   }
 
@@ -63,7 +79,11 @@ export class ExportCommands {
   async createDestination(tenantId: string, d: NewDestination, logger?: CheckLogger): Promise<Destination> {
     const secrets = this.#secretBox();
     const policy = this.#destinationPolicy;
-    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, d.credentials, { policy, logger });
+    await checkDestinationWrite(
+      { bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region },
+      d.credentials,
+      { policy, logger },
+    );
     const id = randomUUID();
     await this.#log.append([
       event('DestinationCreated', destinationEventKey(tenantId, id), {
@@ -85,15 +105,24 @@ export class ExportCommands {
   }
 
   /** New credentials, after a test write with them. Runs in flight keep the keys they started with. */
-  async rotateCredentials(tenantId: string, destinationId: string, credentials: DestinationCredentials, logger?: CheckLogger): Promise<Destination> {
+  async rotateCredentials(
+    tenantId: string,
+    destinationId: string,
+    credentials: DestinationCredentials,
+    logger?: CheckLogger,
+  ): Promise<Destination> {
     const secrets = this.#secretBox();
     await this.#state.catchUp();
     const d = this.#state.destination(tenantId, destinationId);
     if (!d) throw errors.notFound(`destination ${destinationId}`);
-    await checkDestinationWrite({ bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region }, credentials, {
-      policy: this.#destinationPolicy,
-      logger,
-    });
+    await checkDestinationWrite(
+      { bucket: d.bucket, prefix: d.prefix, endpointUrl: d.endpointUrl, region: d.region },
+      credentials,
+      {
+        policy: this.#destinationPolicy,
+        logger,
+      },
+    );
     await this.#log.append([
       event('DestinationCredentialsRotated', destinationEventKey(tenantId, destinationId), {
         tenant_id: tenantId,
@@ -109,7 +138,8 @@ export class ExportCommands {
 
   async createExport(tenantId: string, x: NewExport): Promise<BulkExport> {
     await Promise.all([this.#state.catchUp(), this.#projects.catchUp()]);
-    if (!this.#state.destination(tenantId, x.destinationId)) throw errors.notFound(`destination (bulk_export_destination_id) ${x.destinationId}`);
+    if (!this.#state.destination(tenantId, x.destinationId))
+      throw errors.notFound(`destination (bulk_export_destination_id) ${x.destinationId}`);
     if (!this.#projects.get(tenantId, x.sessionId)) throw errors.notFound(`project (session_id) ${x.sessionId}`);
     const id = randomUUID();
     await this.#log.append([
@@ -141,10 +171,17 @@ export class ExportCommands {
     const status = exportStatus(e);
     if (status === 'Cancelled') return e;
     if (status === 'Completed' || status === 'Failed' || status === 'TimedOut')
-      throw errors.conflict(`bulk export ${exportId} has already ended (${status}); only an unfinished export can be cancelled`);
-    await this.#log.append([event('ExportCancelled', exportEventKey(tenantId, exportId), { tenant_id: tenantId, export_id: exportId, cancelled_at: nowMicros() })]);
+      throw errors.conflict(
+        `bulk export ${exportId} has already ended (${status}); only an unfinished export can be cancelled`,
+      );
+    await this.#log.append([
+      event('ExportCancelled', exportEventKey(tenantId, exportId), {
+        tenant_id: tenantId,
+        export_id: exportId,
+        cancelled_at: nowMicros(),
+      }),
+    ]);
     await this.#state.catchUp();
     return this.#state.export(tenantId, exportId)!;
   }
 }
-

@@ -7,7 +7,10 @@ import { splitAtUtcMidnights } from './exportSchedule.ts';
 
 const cursorText = (c: ExportCursor) => `${formatIsoMicros(c.startTime)}|${c.id}`;
 const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
-const nullable = (type: string, description?: string) => ({ type: [type, 'null'], ...(description ? { description } : {}) });
+const nullable = (type: string, description?: string) => ({
+  type: [type, 'null'],
+  ...(description ? { description } : {}),
+});
 const isoTime = (description = 'ISO 8601, UTC') => ({ type: 'string', description });
 
 export const destinationSchema = {
@@ -22,7 +25,12 @@ export const destinationSchema = {
     config: {
       type: 'object',
       additionalProperties: false,
-      properties: { bucket_name: { type: 'string' }, prefix: { type: 'string' }, endpoint_url: nullable('string'), region: nullable('string') },
+      properties: {
+        bucket_name: { type: 'string' },
+        prefix: { type: 'string' },
+        endpoint_url: nullable('string'),
+        region: nullable('string'),
+      },
     },
     credentials_keys: { type: 'array', items: { type: 'string' } },
     created_at: isoTime(),
@@ -69,10 +77,17 @@ export const exportSchema = {
     progress: {
       type: 'object',
       additionalProperties: false,
-      description: 'not in LangSmith’s API: the sums of the export’s runs, so a list shows how far each export is without a request per export',
+      description:
+        'not in LangSmith’s API: the sums of the export’s runs, so a list shows how far each export is without a request per export',
       properties: {
-        runs_planned: nullable('integer', 'the runs a one-time export is cut into (one per UTC day of its range); null for a scheduled export, which has no end'),
-        runs_scheduled: { type: 'integer', description: 'runs created so far (a window is due once it has ended and the lag buffer passed)' },
+        runs_planned: nullable(
+          'integer',
+          'the runs a one-time export is cut into (one per UTC day of its range); null for a scheduled export, which has no end',
+        ),
+        runs_scheduled: {
+          type: 'integer',
+          description: 'runs created so far (a window is due once it has ended and the lag buffer passed)',
+        },
         runs_completed: { type: 'integer' },
         runs_failed: { type: 'integer', description: 'runs that ended Failed or TimedOut' },
         rows_written: { type: 'integer' },
@@ -138,7 +153,11 @@ export const exportRunSchema = {
     bulk_export_id: { type: 'string' },
     status: { type: 'string', enum: exportStatuses.filter((s) => s !== 'IntervalScheduled') },
     retry_number: { type: 'integer', description: 'the attempt under way or last made: 0 first, n the n-th retry' },
-    errors: { type: 'object', additionalProperties: { type: 'string' }, description: 'error of each failed attempt, keyed retry_<n>' },
+    errors: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'error of each failed attempt, keyed retry_<n>',
+    },
     start_time: isoTime('start of the runs range, inclusive'),
     end_time: isoTime('end of the runs range, exclusive'),
     metadata: {
@@ -159,8 +178,13 @@ export const exportRunSchema = {
             latest_cursor: nullable('string', 'start_time and id of the last row of the last completed file'),
             pending_upload: {
               type: ['object', 'null'],
-              description: 'a file whose upload was being completed when its attempt ended; the next attempt records it if it exists',
-              properties: { file_path: { type: 'string' }, target_cursor: { type: 'string' }, rows_count: { type: 'integer' } },
+              description:
+                'a file whose upload was being completed when its attempt ended; the next attempt records it if it exists',
+              properties: {
+                file_path: { type: 'string' },
+                target_cursor: { type: 'string' },
+                rows_count: { type: 'integer' },
+              },
             },
           },
         },
@@ -191,7 +215,14 @@ export function exportRunResponse(run: ExportRun, exportPath: string, prefix: st
         exported_files: run.files,
         export_path: exportPath,
         latest_cursor: run.cursor === null ? null : cursorText(run.cursor),
-        pending_upload: run.pendingFile === null ? null : { file_path: run.pendingFile.key, target_cursor: cursorText(run.pendingFile.cursor), rows_count: run.pendingFile.rows },
+        pending_upload:
+          run.pendingFile === null
+            ? null
+            : {
+                file_path: run.pendingFile.key,
+                target_cursor: cursorText(run.pendingFile.cursor),
+                rows_count: run.pendingFile.rows,
+              },
       },
     },
     created_at: iso(run.createdAt),

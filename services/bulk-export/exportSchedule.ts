@@ -45,7 +45,12 @@ export function splitAtUtcMidnights(start: number, end: number): Array<[number, 
  * most `limit` windows' worth. Runs already scheduled come again: the caller skips known ids.
  * `fromWindow` skips windows before it (those whose runs are all known).
  */
-export function dueRuns(e: ScheduleOf, now: number, lagMicros: number, options: { fromWindow?: number; limit?: number } = {}): { runs: RunRange[]; nextWindow: number } {
+export function dueRuns(
+  e: ScheduleOf,
+  now: number,
+  lagMicros: number,
+  options: { fromWindow?: number; limit?: number } = {},
+): { runs: RunRange[]; nextWindow: number } {
   const limit = options.limit ?? 1000;
   const windows: Array<[number, number]> = [];
   let k = options.fromWindow ?? 0;
@@ -62,6 +67,8 @@ export function dueRuns(e: ScheduleOf, now: number, lagMicros: number, options: 
       windows.push([start, start + interval]);
     }
   }
-  const runs = windows.flatMap(([start, end]) => splitAtUtcMidnights(start, end).map(([s, t]) => ({ id: exportRunId(e.id, s, t), startTime: s, endTime: t })));
+  const runs = windows.flatMap(([start, end]) =>
+    splitAtUtcMidnights(start, end).map(([s, t]) => ({ id: exportRunId(e.id, s, t), startTime: s, endTime: t })),
+  );
   return { runs, nextWindow: k };
 }

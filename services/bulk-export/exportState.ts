@@ -27,7 +27,8 @@ import type {
 import type { ExportCompression, ExportCursor, ExportFormatVersion } from './exportTypes.ts';
 
 /** Kafka keys of the topic's events: a destination's, and an export's (its runs' events too). */
-export const destinationEventKey = (tenantId: string, destinationId: string): string => `${tenantId}/destination/${destinationId}`;
+export const destinationEventKey = (tenantId: string, destinationId: string): string =>
+  `${tenantId}/destination/${destinationId}`;
 export const exportEventKey = (tenantId: string, exportId: string): string => `${tenantId}/export/${exportId}`;
 
 export interface Destination {
@@ -46,7 +47,14 @@ export interface Destination {
   updatedAt: number;
 }
 
-export type ExportStatus = 'Created' | 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'TimedOut' | 'IntervalScheduled';
+export type ExportStatus =
+  | 'Created'
+  | 'Running'
+  | 'Completed'
+  | 'Failed'
+  | 'Cancelled'
+  | 'TimedOut'
+  | 'IntervalScheduled';
 export type ExportRunStatus = Exclude<ExportStatus, 'IntervalScheduled'>;
 
 export interface ExportRun {
@@ -279,7 +287,8 @@ export class ExportState extends FoldedTopic {
     run.files.push(p.file);
     run.rowsWritten += p.file_rows;
     run.bytesWritten += p.file_bytes;
-    if (p.cursor_start_time !== null && p.cursor_id !== null) run.cursor = { startTime: p.cursor_start_time, id: p.cursor_id };
+    if (p.cursor_start_time !== null && p.cursor_id !== null)
+      run.cursor = { startTime: p.cursor_start_time, id: p.cursor_id };
     run.updatedAt = p.recorded_at;
   }
 

@@ -16,7 +16,12 @@ import type { BlobStore } from '../../platform/blobStore.ts';
 import { event, type EventLog, type EventToAppend } from '../../platform/kafka/eventLog.ts';
 import type { ReadModelTables } from '../../projections/readModelTables.ts';
 import { nowMicros } from '../../platform/time.ts';
-import { destinationFailureMessage, destinationS3Client, failureReason, isDestinationFailure } from './destinations/destinationS3.ts';
+import {
+  destinationFailureMessage,
+  destinationS3Client,
+  failureReason,
+  isDestinationFailure,
+} from './destinations/destinationS3.ts';
 import type { OutboundHostPolicy } from '../../platform/outboundHostPolicy.ts';
 import { dueRuns } from './exportSchedule.ts';
 import { exportEventKey, type BulkExport, type ExportRun, type ExportState } from './exportState.ts';
@@ -66,7 +71,9 @@ export type ExportWorkerConfig = Pick<
   | 'BULK_EXPORT_LEASE_MS'
 >;
 
-export const exportRunRetry = (config: Pick<Config, 'BULK_EXPORT_RETRY_DELAY_MS' | 'BULK_EXPORT_MAX_RETRIES'>): RetryPolicy => ({
+export const exportRunRetry = (
+  config: Pick<Config, 'BULK_EXPORT_RETRY_DELAY_MS' | 'BULK_EXPORT_MAX_RETRIES'>,
+): RetryPolicy => ({
   initialDelayMs: config.BULK_EXPORT_RETRY_DELAY_MS,
   backoffCoefficient: 2,
   maxDelayMs: 10 * 60_000,
@@ -147,7 +154,14 @@ export class ExportWorker {
       for (const r of runs)
         if (!e.runs.has(r.id))
           events.push(
-            event('ExportRunScheduled', exportKey(e), { tenant_id: e.tenantId, export_id: e.id, run_id: r.id, start_time: r.startTime, end_time: r.endTime, scheduled_at: now }),
+            event('ExportRunScheduled', exportKey(e), {
+              tenant_id: e.tenantId,
+              export_id: e.id,
+              run_id: r.id,
+              start_time: r.startTime,
+              end_time: r.endTime,
+              scheduled_at: now,
+            }),
           );
       advanced.set(e.id, nextWindow);
     }
@@ -197,7 +211,14 @@ export class ExportWorker {
     if (candidates.length === 0) return;
     await this.#deps.eventLog.append(
       candidates.map(({ e, run }) =>
-        event('ExportRunStarted', exportKey(e), { tenant_id: e.tenantId, export_id: e.id, run_id: run.id, attempt: run.attempt, worker_id: this.id, started_at: nowMicros() }),
+        event('ExportRunStarted', exportKey(e), {
+          tenant_id: e.tenantId,
+          export_id: e.id,
+          run_id: run.id,
+          attempt: run.attempt,
+          worker_id: this.id,
+          started_at: nowMicros(),
+        }),
       ),
     );
     await this.#deps.state.catchUp();
@@ -215,10 +236,18 @@ export class ExportWorker {
 
   async #execute(e: BulkExport, run: ExportRun, attempt: number, controller: AbortController): Promise<void> {
     const log = this.#logger.child({ export_id: e.id, run_id: run.id, attempt });
-    const timeout = setTimeout(() => controller.abort('timed out' satisfies StopReason), this.#config.BULK_EXPORT_RUN_TIMEOUT_MS);
-    const heartbeat = setInterval(() => {
-      this.#deps.eventLog.append([this.#progress(e, run, attempt, null)]).catch((err: Error) => log.warn({ err: err.message }, 'heartbeat not recorded'));
-    }, Math.max(1000, Math.floor(this.#config.BULK_EXPORT_LEASE_MS / 4)));
+    const timeout = setTimeout(
+      () => controller.abort('timed out' satisfies StopReason),
+      this.#config.BULK_EXPORT_RUN_TIMEOUT_MS,
+    );
+    const heartbeat = setInterval(
+      () => {
+        this.#deps.eventLog
+          .append([this.#progress(e, run, attempt, null)])
+          .catch((err: Error) => log.warn({ err: err.message }, 'heartbeat not recorded'));
+      },
+      Math.max(1000, Math.floor(this.#config.BULK_EXPORT_LEASE_MS / 4)),
+    );
     let s3: S3Client | null = null;
     let credentials: DestinationCredentials | null = null;
     try {
@@ -226,7 +255,12 @@ export class ExportWorker {
       if (!destination) throw new Error(`destination ${e.destinationId} does not exist`);
       // The credentials current now: a rotation later does not touch this attempt.
       credentials = this.#deps.secrets.open<DestinationCredentials>(destination.credentials);
-      const location: DestinationLocation = { bucket: destination.bucket, prefix: destination.prefix, endpointUrl: destination.endpointUrl, region: destination.region };
+      const location: DestinationLocation = {
+        bucket: destination.bucket,
+        prefix: destination.prefix,
+        endpointUrl: destination.endpointUrl,
+        region: destination.region,
+      };
       s3 = destinationS3Client(location, credentials, { policy: this.#deps.destinationPolicy });
       const resumeAfter = await this.#recoverPendingFile(e, run, attempt, s3, location, log);
       const task: ExportRunTask = {
@@ -244,12 +278,18 @@ export class ExportWorker {
         resumeAfter,
       };
       log.info({ resume_after: resumeAfter }, 'export run started');
-      const result = await exportRunsToParquet({ ch: this.#deps.ch, tables: this.#deps.tables, blobs: this.#deps.blobs, s3 }, task, location, {
-        signal: controller.signal,
-        maxFileBytes: this.#config.BULK_EXPORT_FILE_MAX_BYTES,
-        beforeFileCompletes: (file) => this.#appendPatiently([this.#filePending(e, run, attempt, file)], controller.signal),
-        onFile: (file) => this.#appendPatiently([this.#progress(e, run, attempt, file)], controller.signal),
-      });
+      const result = await exportRunsToParquet(
+        { ch: this.#deps.ch, tables: this.#deps.tables, blobs: this.#deps.blobs, s3 },
+        task,
+        location,
+        {
+          signal: controller.signal,
+          maxFileBytes: this.#config.BULK_EXPORT_FILE_MAX_BYTES,
+          beforeFileCompletes: (file) =>
+            this.#appendPatiently([this.#filePending(e, run, attempt, file)], controller.signal),
+          onFile: (file) => this.#appendPatiently([this.#progress(e, run, attempt, file)], controller.signal),
+        },
+      );
       await this.#appendPatiently([this.#finished(e, run, attempt, 'Completed', null, null)]);
       log.info({ rows: result.rows, files: result.files.length }, 'export run completed');
     } catch (err) {
@@ -258,19 +298,24 @@ export class ExportWorker {
       // unreachable endpoint reads the same whatever the cause); the real reason is logged.
       const fromDestination = credentials !== null && isDestinationFailure(err);
       const message = fromDestination ? destinationFailureMessage(err, credentials!) : (err as Error).message;
-      if (fromDestination) log.warn({ reason: failureReason(err), err: (err as Error).message }, 'destination request failed');
+      if (fromDestination)
+        log.warn({ reason: failureReason(err), err: (err as Error).message }, 'destination request failed');
       if (reason === 'cancelled') log.info('export run stopped: cancelled');
       else if (reason === 'timed out') {
         const error = `the run took longer than ${Math.round(this.#config.BULK_EXPORT_RUN_TIMEOUT_MS / 1000)} s`;
         await this.#appendPatiently([this.#finished(e, run, attempt, 'TimedOut', error, null)]).catch(() => {});
       } else if (reason === 'shutdown') {
-        await this.#appendPatiently([this.#failure(e, run, attempt, 'the worker shut down during this attempt', nowMicros(), 0)]).catch(() => {});
+        await this.#appendPatiently([
+          this.#failure(e, run, attempt, 'the worker shut down during this attempt', nowMicros(), 0),
+        ]).catch(() => {});
       } else {
         // An error retrying cannot help (ClickHouse refusing the export's query) ends the run now.
         const final = !isRetryable(err);
         log.warn({ err: message, final }, 'export run attempt failed');
         const delayMs = retryDelayMs(exportRunRetry(this.#config), attempt + 1);
-        await this.#appendPatiently([this.#failure(e, run, attempt, message, nowMicros(), final ? null : delayMs)]).catch(() => {});
+        await this.#appendPatiently([
+          this.#failure(e, run, attempt, message, nowMicros(), final ? null : delayMs),
+        ]).catch(() => {});
       }
     } finally {
       clearTimeout(timeout);
@@ -284,30 +329,60 @@ export class ExportWorker {
    * was completing when it ended (recorded now, when the object is there). Without permission to
    * look at objects, the file is written again under this attempt's name (never overwritten).
    */
-  async #recoverPendingFile(e: BulkExport, run: ExportRun, attempt: number, s3: S3Client, location: DestinationLocation, log: Logger): Promise<ExportRunTask['resumeAfter']> {
+  async #recoverPendingFile(
+    e: BulkExport,
+    run: ExportRun,
+    attempt: number,
+    s3: S3Client,
+    location: DestinationLocation,
+    log: Logger,
+  ): Promise<ExportRunTask['resumeAfter']> {
     const pending = run.pendingFile;
     if (!pending || run.files.includes(pending.key)) return run.cursor;
     try {
       const head = await s3.send(new HeadObjectCommand({ Bucket: location.bucket, Key: pending.key }));
-      const file: ExportedFile = { key: pending.key, rows: pending.rows, bytes: head.ContentLength ?? 0, cursor: pending.cursor };
+      const file: ExportedFile = {
+        key: pending.key,
+        rows: pending.rows,
+        bytes: head.ContentLength ?? 0,
+        cursor: pending.cursor,
+      };
       await this.#appendPatiently([this.#progress(e, run, attempt, file)]);
       log.info({ file: pending.key }, 'a file the previous attempt completed is recorded');
       return pending.cursor;
     } catch (err) {
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status !== 404) log.warn({ file: pending.key, status }, 'cannot tell whether the previous attempt completed its last file; its rows are written again');
+      if (status !== 404)
+        log.warn(
+          { file: pending.key, status },
+          'cannot tell whether the previous attempt completed its last file; its rows are written again',
+        );
       return run.cursor;
     }
   }
 
   /** A failed attempt (`attempt` counts from 0): retried after `delayMs` while retries remain; final otherwise, or with null. */
-  #failure(e: BulkExport, run: ExportRun, attempt: number, error: string, now: number, delayMs: number | null): EventToAppend {
+  #failure(
+    e: BulkExport,
+    run: ExportRun,
+    attempt: number,
+    error: string,
+    now: number,
+    delayMs: number | null,
+  ): EventToAppend {
     const retries = delayMs !== null && attemptsRemain(exportRunRetry(this.#config), attempt + 1);
     const retryAt = retries ? now + delayMs * 1000 : null;
     return this.#finished(e, run, attempt, 'Failed', error, retryAt);
   }
 
-  #finished(e: BulkExport, run: ExportRun, attempt: number, status: 'Completed' | 'Failed' | 'TimedOut', error: string | null, retryAt: number | null): EventToAppend {
+  #finished(
+    e: BulkExport,
+    run: ExportRun,
+    attempt: number,
+    status: 'Completed' | 'Failed' | 'TimedOut',
+    error: string | null,
+    retryAt: number | null,
+  ): EventToAppend {
     return event('ExportRunFinished', exportKey(e), {
       tenant_id: e.tenantId,
       export_id: e.id,

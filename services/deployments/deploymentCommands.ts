@@ -23,7 +23,13 @@ import { uploadPathProblem } from './sourceUploads.ts';
 import type { SourceLocationPolicy } from './sourceLocations.ts';
 
 /** Statuses a revision never leaves: the worker's late reports about it change nothing. */
-const FINAL_REVISION_STATUSES: ReadonlySet<RevisionStatus> = new Set(['CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
+const FINAL_REVISION_STATUSES: ReadonlySet<RevisionStatus> = new Set([
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'SKIPPED',
+  'INTERRUPTED',
+]);
 
 export interface NewDeployment {
   name: string;
@@ -50,11 +56,19 @@ export interface DeploymentPatch {
 }
 
 /** source_config fields fixed at creation (contract §2.3): a PATCH may repeat them, not change them. */
-const FIXED_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id', 'listener_config'] as const;
+const FIXED_SOURCE_CONFIG = [
+  'integration_id',
+  'repo_url',
+  'deployment_type',
+  'listener_id',
+  'listener_config',
+] as const;
 
 const notFound = (id: string) => errors.notFound(`Deployment ID ${id}`);
 const beingDeleted = (id: string) =>
-  errors.badRequest(`Deployment ID ${id} is AWAITING_DELETE (soft-deleted): it cannot be changed; only DELETE ?force=true applies to it`);
+  errors.badRequest(
+    `Deployment ID ${id} is AWAITING_DELETE (soft-deleted): it cannot be changed; only DELETE ?force=true applies to it`,
+  );
 
 /** What the QUEUED status of an internal_source revision without its tarball says to do. */
 const awaitingUpload = (deploymentId: string) =>
@@ -100,7 +114,12 @@ export class DeploymentCommands {
   /** Where github sources may come from (sourceLocations.ts); null: anywhere (the deployer checks again). */
   readonly #sources: SourceLocationPolicy | null;
 
-  constructor(state: DeploymentState, log: EventLog, secrets: SecretBox | null, sources: SourceLocationPolicy | null = null) {
+  constructor(
+    state: DeploymentState,
+    log: EventLog,
+    secrets: SecretBox | null,
+    sources: SourceLocationPolicy | null = null,
+  ) {
     this.#state = state;
     this.#log = log;
     this.#secrets = secrets;
@@ -118,13 +137,19 @@ export class DeploymentCommands {
   /** Secrets sealed for the topic; an empty list needs no key (and is stored as an empty string). */
   #seal(secrets: DeploymentSecret[]): string {
     if (secrets.length === 0) return '';
-    if (!this.#secrets) throw errors.notConfigured('deployment secrets need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to encrypt them');
+    if (!this.#secrets)
+      throw errors.notConfigured(
+        'deployment secrets need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to encrypt them',
+      );
     return this.#secrets.seal(secrets);
   }
 
   #open(sealed: string): DeploymentSecret[] {
     if (sealed === '') return [];
-    if (!this.#secrets) throw errors.notConfigured('deployment secrets need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to decrypt them');
+    if (!this.#secrets)
+      throw errors.notConfigured(
+        'deployment secrets need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64) to decrypt them',
+      );
     return this.#secrets.open<DeploymentSecret[]>(sealed);
   }
 
@@ -140,7 +165,14 @@ export class DeploymentCommands {
     const ids = { tenant_id: tenantId, deployment_id: deploymentId, revision_id: revisionId };
     // CREATING, then QUEUED for the deployer, which moves it on from there.
     const events: EventToAppend[] = [
-      event('RevisionCreated', key, { ...ids, source, source_revision_config: JSON.stringify(config), secrets, secret_names: names, created_at: at }),
+      event('RevisionCreated', key, {
+        ...ids,
+        source,
+        source_revision_config: JSON.stringify(config),
+        secrets,
+        secret_names: names,
+        created_at: at,
+      }),
       event('RevisionStatusChanged', key, {
         ...ids,
         status: 'QUEUED',
@@ -156,7 +188,8 @@ export class DeploymentCommands {
 
   async create(tenantId: string, d: NewDeployment): Promise<Deployment> {
     checkSecretNames(d.secrets);
-    if (d.secrets.some((s) => s.value === SECRET_VALUE_MASK)) throw errors.badRequest('secrets: a new deployment has no stored value to keep; give each value');
+    if (d.secrets.some((s) => s.value === SECRET_VALUE_MASK))
+      throw errors.badRequest('secrets: a new deployment has no stored value to keep; give each value');
     this.#checkRepoUrl(d.source, d.sourceConfig);
     const config = withoutReadOnly(setFields(d.sourceRevisionConfig));
     const problem = revisionConfigProblem(tenantId, d.source, config);
@@ -197,26 +230,40 @@ export class DeploymentCommands {
       );
     const configChanges = setFields(p.sourceConfig);
     for (const field of FIXED_SOURCE_CONFIG)
-      if (field in configChanges && JSON.stringify(configChanges[field]) !== JSON.stringify(d.sourceConfig[field] ?? null))
+      if (
+        field in configChanges &&
+        JSON.stringify(configChanges[field]) !== JSON.stringify(d.sourceConfig[field] ?? null)
+      )
         throw errors.badRequest(`source_config.${field} is fixed at creation and cannot be changed`);
     const revisionChanges = withoutReadOnly(setFields(p.sourceRevisionConfig));
-    const newRevision = Object.keys(revisionChanges).length > 0 || p.secrets !== null || 'resource_spec' in configChanges;
+    const newRevision =
+      Object.keys(revisionChanges).length > 0 || p.secrets !== null || 'resource_spec' in configChanges;
 
     const key = deploymentEventKey(tenantId, id);
     const events: EventToAppend[] = [];
     if (Object.keys(configChanges).length > 0)
-      events.push(event('DeploymentUpdated', key, { tenant_id: tenantId, deployment_id: id, source_config_changes: JSON.stringify(configChanges), updated_at: nowMicros() }));
+      events.push(
+        event('DeploymentUpdated', key, {
+          tenant_id: tenantId,
+          deployment_id: id,
+          source_config_changes: JSON.stringify(configChanges),
+          updated_at: nowMicros(),
+        }),
+      );
     let revisionId: string | null = null;
     if (newRevision) {
       const latest = d.revisions[0];
       let sealed = latest?.secrets ?? '';
       let names = [...(latest?.secretNames ?? [])];
       if (p.secrets) {
-        const kept = p.secrets.some((s) => s.value === SECRET_VALUE_MASK) ? new Map(this.#open(sealed).map((s) => [s.name, s.value])) : new Map<string, string>();
+        const kept = p.secrets.some((s) => s.value === SECRET_VALUE_MASK)
+          ? new Map(this.#open(sealed).map((s) => [s.name, s.value]))
+          : new Map<string, string>();
         const secrets = p.secrets.map((s) => {
           if (s.value !== SECRET_VALUE_MASK) return s;
           const value = kept.get(s.name);
-          if (value === undefined) throw errors.badRequest(`secrets: ${s.name} has no stored value to keep; give its value`);
+          if (value === undefined)
+            throw errors.badRequest(`secrets: ${s.name} has no stored value to keep; give its value`);
           return { name: s.name, value };
         });
         sealed = this.#seal(secrets);
@@ -256,7 +303,10 @@ export class DeploymentCommands {
     const pinned = old.commitSha ?? old.sourceRevisionConfig.repo_commit_sha;
     const revision = this.#revisionEvents(tenantId, id, {
       source: old.source,
-      config: { ...withoutReadOnly(old.sourceRevisionConfig), ...(typeof pinned === 'string' ? { repo_commit_sha: pinned } : {}) },
+      config: {
+        ...withoutReadOnly(old.sourceRevisionConfig),
+        ...(typeof pinned === 'string' ? { repo_commit_sha: pinned } : {}),
+      },
       secrets: old.secrets,
       names: [...old.secretNames],
       detail: `redeploys revision ${old.id}`,
@@ -309,7 +359,13 @@ export class DeploymentCommands {
     tenantId: string,
     deploymentId: string,
     revisionId: string,
-    change: { status: RevisionStatus; detail?: string | null; url?: string; commitSha?: string; serverAuth?: ServerAuth },
+    change: {
+      status: RevisionStatus;
+      detail?: string | null;
+      url?: string;
+      commitSha?: string;
+      serverAuth?: ServerAuth;
+    },
   ): Promise<boolean> {
     await this.#state.catchUp();
     const revision = this.#state.deployment(tenantId, deploymentId)?.revisions.find((r) => r.id === revisionId);
@@ -330,7 +386,8 @@ export class DeploymentCommands {
         server_auth: change.status === 'DEPLOYED' ? (change.serverAuth ?? null) : null,
       }),
     ];
-    if (change.status === 'DEPLOYED') events.push(event('DeploymentStatusChanged', key, { ...ids, status: 'READY', changed_at: at }));
+    if (change.status === 'DEPLOYED')
+      events.push(event('DeploymentStatusChanged', key, { ...ids, status: 'READY', changed_at: at }));
     await this.#log.append(events);
     await this.#state.catchUp();
     return true;
@@ -362,7 +419,11 @@ export class DeploymentCommands {
    * deployment worker deleted it, or found none: `projectId` null). Returns false, appending
    * nothing, when the deployment is gone, did not ask for it, or has it recorded already.
    */
-  async recordTracingProjectDeleted(tenantId: string, deploymentId: string, projectId: string | null): Promise<boolean> {
+  async recordTracingProjectDeleted(
+    tenantId: string,
+    deploymentId: string,
+    projectId: string | null,
+  ): Promise<boolean> {
     await this.#state.catchUp();
     const d = this.#state.deployment(tenantId, deploymentId);
     if (!d || d.status !== 'AWAITING_DELETE' || !d.deleteTracingProject || d.tracingProjectDeleted) return false;
@@ -389,7 +450,12 @@ export class DeploymentCommands {
       );
     const removalId = randomUUID();
     await this.#log.append([
-      event('DeploymentRemoved', deploymentEventKey(tenantId, id), { tenant_id: tenantId, deployment_id: id, removal_id: removalId, removed_at: nowMicros() }),
+      event('DeploymentRemoved', deploymentEventKey(tenantId, id), {
+        tenant_id: tenantId,
+        deployment_id: id,
+        removal_id: removalId,
+        removed_at: nowMicros(),
+      }),
     ]);
     await this.#state.catchUp();
     // Another replica's removal folded first: to this caller the deployment was already gone.

@@ -40,7 +40,11 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
  * The deployment a request is for, once its key (when it sends one, and the deployment takes the
  * platform's keys) acts in the deployment's workspace; anything else is the unknown deployment's 404.
  */
-async function deploymentFor(request: FastifyRequest, options: DeploymentGatewayOptions, deploymentId: string): Promise<Deployment> {
+async function deploymentFor(
+  request: FastifyRequest,
+  options: DeploymentGatewayOptions,
+  deploymentId: string,
+): Promise<Deployment> {
   const unknown = () => errors.notFound(`Deployment ID ${deploymentId}`);
   const d = options.deployments.deploymentById(deploymentId);
   const apiKey = header(request, 'x-api-key');
@@ -51,10 +55,12 @@ async function deploymentFor(request: FastifyRequest, options: DeploymentGateway
   const active = d.revisions.find((r) => r.id === d.activeRevisionId);
   if (active?.serverAuth === 'custom') return d;
   // A key of several workspaces acts in the deployment's without naming it.
-  const workspaceId = await options.keys.authenticate(apiKey, header(request, 'x-tenant-id') || d.tenantId).catch((err: unknown) => {
-    if (err instanceof AppError && err.statusCode < 500) throw unknown();
-    throw err;
-  });
+  const workspaceId = await options.keys
+    .authenticate(apiKey, header(request, 'x-tenant-id') || d.tenantId)
+    .catch((err: unknown) => {
+      if (err instanceof AppError && err.statusCode < 500) throw unknown();
+      throw err;
+    });
   if (workspaceId !== d.tenantId) throw unknown();
   return d;
 }
@@ -92,13 +98,22 @@ export async function deploymentGatewayRoutes(app: FastifyInstance, options: Dep
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
-  const forward = async (request: FastifyRequest<{ Params: { deployment_id: string; '*'?: string } }>, reply: FastifyReply) => {
+  const forward = async (
+    request: FastifyRequest<{ Params: { deployment_id: string; '*'?: string } }>,
+    reply: FastifyReply,
+  ) => {
     const target = servingUrl(await deploymentFor(request, options, request.params.deployment_id));
     const rest = request.params['*'] ?? '';
     const query = request.url.indexOf('?');
     return reply.from(`${target}/${rest}${query === -1 ? '' : request.url.slice(query)}`, {
       onError: (r, { error }) =>
-        r.send(errors.deploymentUnavailable(request.params.deployment_id, `its agent server did not answer (${errorCode(error)})`, error)),
+        r.send(
+          errors.deploymentUnavailable(
+            request.params.deployment_id,
+            `its agent server did not answer (${errorCode(error)})`,
+            error,
+          ),
+        ),
       rewriteRequestHeaders: (original, headers) => ({
         ...headers,
         'x-forwarded-host': original.headers.host ?? '',
@@ -109,7 +124,10 @@ export async function deploymentGatewayRoutes(app: FastifyInstance, options: Dep
   };
   const schema = {
     hide: true,
-    params: { type: 'object', properties: { deployment_id: { type: 'string', format: 'uuid' }, '*': { type: 'string' } } },
+    params: {
+      type: 'object',
+      properties: { deployment_id: { type: 'string', format: 'uuid' }, '*': { type: 'string' } },
+    },
   };
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
   app.route({ method: [...methods], url: `${GATEWAY_PREFIX}/:deployment_id`, schema, handler: forward });

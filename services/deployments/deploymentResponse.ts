@@ -4,7 +4,13 @@
 import { formatIsoMicros } from '../../platform/time.ts';
 import type { Deployment, Revision } from './deploymentState.ts';
 import { deploymentUrl } from './deploymentGateway.ts';
-import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, LOCALLY_DEPLOYED_SOURCES, REVISION_STATUSES, SECRET_VALUE_MASK } from './deploymentTypes.ts';
+import {
+  DEPLOYMENT_SOURCES,
+  DEPLOYMENT_STATUSES,
+  LOCALLY_DEPLOYED_SOURCES,
+  REVISION_STATUSES,
+  SECRET_VALUE_MASK,
+} from './deploymentTypes.ts';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 const nullableUuid = { type: ['string', 'null'], format: 'uuid' } as const;
@@ -77,7 +83,8 @@ export const deploymentSchema = {
     latest_revision_status: {
       type: ['string', 'null'],
       enum: [...REVISION_STATUSES, null],
-      description: 'Not in the contract (clients ignore it): the latest revision’s status, so a list shows each rollout without a request per deployment',
+      description:
+        'Not in the contract (clients ignore it): the latest revision’s status, so a list shows each rollout without a request per deployment',
     },
   },
 } as const;
@@ -121,7 +128,9 @@ export function deploymentResponse(d: Deployment, publicUrl: string): Record<str
     name: d.name,
     source: d.source,
     // The same URL through every rollout: the gateway forwards it to the active revision's server.
-    source_config: LOCALLY_DEPLOYED_SOURCES.has(d.source) ? { ...d.sourceConfig, custom_url: deploymentUrl(publicUrl, d.id) } : d.sourceConfig,
+    source_config: LOCALLY_DEPLOYED_SOURCES.has(d.source)
+      ? { ...d.sourceConfig, custom_url: deploymentUrl(publicUrl, d.id) }
+      : d.sourceConfig,
     source_revision_config: revisionConfigResponse(latest),
     secrets: (latest?.secretNames ?? []).map((name) => ({ name, value: SECRET_VALUE_MASK })),
     secret_references: null,

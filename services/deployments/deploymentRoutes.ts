@@ -14,9 +14,21 @@ import type { EventLog } from '../../platform/kafka/eventLog.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
 import { tenantOf } from '../tenancy/index.ts';
 import { DeploymentCommands, type DeploymentPatch } from './deploymentCommands.ts';
-import { deploymentResponse, deploymentSchema, pageSchema, revisionResponse, revisionSchema } from './deploymentResponse.ts';
+import {
+  deploymentResponse,
+  deploymentSchema,
+  pageSchema,
+  revisionResponse,
+  revisionSchema,
+} from './deploymentResponse.ts';
 import type { Deployment, DeploymentState } from './deploymentState.ts';
-import { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, DEPLOYMENT_TYPES, REVISION_STATUSES, type DeploymentSecret } from './deploymentTypes.ts';
+import {
+  DEPLOYMENT_SOURCES,
+  DEPLOYMENT_STATUSES,
+  DEPLOYMENT_TYPES,
+  REVISION_STATUSES,
+  type DeploymentSecret,
+} from './deploymentTypes.ts';
 import { reservedEnvProblem } from './reservedEnvNames.ts';
 import type { LogKind, LogQuery, RevisionLogs } from './revisionLogs.ts';
 import type { SourceLocationPolicy } from './sourceLocations.ts';
@@ -49,19 +61,28 @@ export interface DeploymentRouteOptions {
 
 const tags = ['deployments'];
 const uuid = { type: 'string', format: 'uuid' } as const;
-const nullableString = (maxLength: number, description?: string) => ({ type: ['string', 'null'], maxLength, ...(description ? { description } : {}) });
+const nullableString = (maxLength: number, description?: string) => ({
+  type: ['string', 'null'],
+  maxLength,
+  ...(description ? { description } : {}),
+});
 
 const sourceConfigBody = {
   type: ['object', 'null'],
   additionalProperties: false,
-  description: 'settings that make no revision (but resource_spec); integration_id, repo_url, deployment_type and listener_* are fixed at creation',
+  description:
+    'settings that make no revision (but resource_spec); integration_id, repo_url, deployment_type and listener_* are fixed at creation',
   properties: {
     integration_id: { type: ['string', 'null'], format: 'uuid' },
     repo_url: nullableString(2048),
     deployment_type: { type: ['string', 'null'], enum: [...DEPLOYMENT_TYPES, null] },
     build_on_push: { type: ['boolean', 'null'] },
     custom_url: nullableString(2048, 'the agent server’s URL'),
-    resource_spec: { type: ['object', 'null'], additionalProperties: true, description: 'replicas, sizing, Kubernetes settings; a change makes a revision' },
+    resource_spec: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'replicas, sizing, Kubernetes settings; a change makes a revision',
+    },
     listener_id: { type: ['string', 'null'], format: 'uuid' },
     listener_config: { type: ['object', 'null'], additionalProperties: true },
     install_command: nullableString(4096),
@@ -88,7 +109,8 @@ const sourceRevisionConfigBody = {
 const secretsBody = {
   type: 'array',
   maxItems: 200,
-  description: 'environment variables of the agent server; write-only (responses mask the values). Send a value back masked to keep it.',
+  description:
+    'environment variables of the agent server; write-only (responses mask the values). Send a value back masked to keep it.',
   items: {
     type: 'object',
     required: ['name', 'value'],
@@ -105,7 +127,13 @@ const createBody = {
   required: ['name', 'source', 'source_config', 'source_revision_config', 'secrets'],
   additionalProperties: true,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[A-Za-z][A-Za-z0-9-]*$', description: 'letters, digits and dashes, starting with a letter; cannot change' },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 63,
+      pattern: '^[A-Za-z][A-Za-z0-9-]*$',
+      description: 'letters, digits and dashes, starting with a letter; cannot change',
+    },
     source: { type: 'string', enum: [...DEPLOYMENT_SOURCES], description: 'cannot change' },
     source_config: sourceConfigBody,
     source_revision_config: sourceRevisionConfigBody,
@@ -119,8 +147,16 @@ const patchBody = {
   properties: {
     source_config: sourceConfigBody,
     source_revision_config: sourceRevisionConfigBody,
-    secrets: { ...secretsBody, type: ['array', 'null'], description: 'replaces the list (a new revision); null keeps it' },
-    revision_source: { type: ['string', 'null'], enum: ['github', 'internal_docker', 'internal_source', null], description: 'the source of this revision only' },
+    secrets: {
+      ...secretsBody,
+      type: ['array', 'null'],
+      description: 'replaces the list (a new revision); null keeps it',
+    },
+    revision_source: {
+      type: ['string', 'null'],
+      enum: ['github', 'internal_docker', 'internal_source', null],
+      description: 'the source of this revision only',
+    },
   },
 } as const;
 
@@ -141,11 +177,20 @@ const uploadUrlSchema = {
 } as const;
 
 const deploymentParams = { type: 'object', required: ['deployment_id'], properties: { deployment_id: uuid } } as const;
-const revisionParams = { type: 'object', required: ['deployment_id', 'revision_id'], properties: { deployment_id: uuid, revision_id: uuid } } as const;
+const revisionParams = {
+  type: 'object',
+  required: ['deployment_id', 'revision_id'],
+  properties: { deployment_id: uuid, revision_id: uuid },
+} as const;
 
 const pageQuery = {
   limit: { type: 'integer', minimum: 1, maximum: 100, description: 'default 20' },
-  offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0: the offset a previous page returned' },
+  offset: {
+    type: 'integer',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'default 0: the offset a previous page returned',
+  },
 } as const;
 
 /** A comma-separated list of `item`s (blanks around and between them ignored), as FastAPI services take lists in one parameter. */
@@ -168,20 +213,32 @@ const revisionsQuery = {
   type: 'object',
   properties: {
     ...pageQuery,
-    status: { type: 'string', pattern: commaSeparated(REVISION_STATUSES.join('|')), description: `comma-separated revision statuses: ${REVISION_STATUSES.join(', ')}` },
+    status: {
+      type: 'string',
+      pattern: commaSeparated(REVISION_STATUSES.join('|')),
+      description: `comma-separated revision statuses: ${REVISION_STATUSES.join(', ')}`,
+    },
   },
 } as const;
 
 const deleteQuery = {
   type: 'object',
   properties: {
-    delete_tracing_project: { type: 'boolean', description: 'default false: also delete the deployment’s tracing project' },
-    force: { type: 'boolean', description: 'default false: remove the control-plane record of a deployment already AWAITING_DELETE, skipping cleanup (400 otherwise)' },
+    delete_tracing_project: {
+      type: 'boolean',
+      description: 'default false: also delete the deployment’s tracing project',
+    },
+    force: {
+      type: 'boolean',
+      description:
+        'default false: remove the control-plane record of a deployment already AWAITING_DELETE, skipping cleanup (400 otherwise)',
+    },
   },
 } as const;
 
 /** An integer of a query (read as one: platform/http/queryParameters.ts), or of a body, where a string of digits is one too. */
-const digits = (where: 'body' | 'query') => ({ type: where === 'query' ? 'integer' : ['integer', 'string', 'null'] }) as const;
+const digits = (where: 'body' | 'query') =>
+  ({ type: where === 'query' ? 'integer' : ['integer', 'string', 'null'] }) as const;
 /**
  * The filters of a log request, as the body of a POST (`where: 'body'`: times also as epoch
  * milliseconds; limit and offset also as strings of digits: the CLIs send back next_offset, a
@@ -189,18 +246,38 @@ const digits = (where: 'body' | 'query') => ({ type: where === 'query' ? 'intege
  */
 const logFilters = (where: 'body' | 'query') =>
   ({
-    limit: { ...digits(where), minimum: 1, maximum: 1000, pattern: '^(?:[1-9]\\d{0,2}|1000)?$', description: 'entries per page, 1-1000 (default 100)' },
+    limit: {
+      ...digits(where),
+      minimum: 1,
+      maximum: 1000,
+      pattern: '^(?:[1-9]\\d{0,2}|1000)?$',
+      description: 'entries per page, 1-1000 (default 100)',
+    },
     order: { type: 'string', enum: ['asc', 'desc'], description: 'asc: oldest first; desc (default): newest first' },
-    offset: { ...digits(where), minimum: 0, maximum: Number.MAX_SAFE_INTEGER, pattern: '^\\d{0,15}$', description: 'the next_offset of the previous page' },
+    offset: {
+      ...digits(where),
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      pattern: '^\\d{0,15}$',
+      description: 'the next_offset of the previous page',
+    },
     level: { type: ['string', 'null'], description: 'this level and above: DEBUG, INFO, WARNING, ERROR, CRITICAL' },
-    query: { type: ['string', 'null'], maxLength: 1024, description: 'entries whose message contains this text (any case)' },
+    query: {
+      type: ['string', 'null'],
+      maxLength: 1024,
+      description: 'entries whose message contains this text (any case)',
+    },
     start_time: timeSchema('query', 'entries at or after it', { text: where === 'query' }),
     end_time: timeSchema('query', 'entries at or before it', { text: where === 'query' }),
   }) as const;
 const logsBody = { type: ['object', 'null'], additionalProperties: true, properties: logFilters('body') } as const;
 const logsQuery = { type: 'object', properties: logFilters('query') } as const;
 const logProjectParams = { type: 'object', required: ['project_id'], properties: { project_id: uuid } } as const;
-const logRevisionParams = { type: 'object', required: ['project_id', 'revision_id'], properties: { project_id: uuid, revision_id: uuid } } as const;
+const logRevisionParams = {
+  type: 'object',
+  required: ['project_id', 'revision_id'],
+  properties: { project_id: uuid, revision_id: uuid },
+} as const;
 const logsSchema = {
   type: 'object',
   required: ['logs', 'next_offset'],
@@ -220,18 +297,23 @@ const logsSchema = {
         },
       },
     },
-    next_offset: { type: ['string', 'null'], description: 'send it back as offset for the next page; null when there is no more (order desc)' },
+    next_offset: {
+      type: ['string', 'null'],
+      description: 'send it back as offset for the next page; null when there is no more (order desc)',
+    },
   },
 } as const;
 
 /** The filters of a log request (the body of a POST, the query of a GET); a 422 naming a bad one. */
 function logQuery(filters: Record<string, unknown>, where: 'body' | 'query'): LogQuery {
-  const invalid = (name: string, msg: string, input: unknown) => new RequestValidationError([{ loc: [where, name], msg, type: 'value_error', input }]);
+  const invalid = (name: string, msg: string, input: unknown) =>
+    new RequestValidationError([{ loc: [where, name], msg, type: 'value_error', input }]);
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const value = filters[name];
     if (value === undefined || value === null || value === '') return fallback;
     const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) throw invalid(name, `Input should be an integer from ${min} to ${max}`, value);
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw invalid(name, `Input should be an integer from ${min} to ${max}`, value);
     return n;
   };
   const time = (name: string): number | undefined => {
@@ -246,7 +328,8 @@ function logQuery(filters: Record<string, unknown>, where: 'body' | 'query'): Lo
   };
   const order = filters.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw invalid('order', "Input should be 'asc' or 'desc'", order);
-  const text = (name: string) => (typeof filters[name] === 'string' && filters[name] !== '' ? (filters[name] as string) : undefined);
+  const text = (name: string) =>
+    typeof filters[name] === 'string' && filters[name] !== '' ? (filters[name] as string) : undefined;
   return {
     limit: int('limit', 100, 1, 1000),
     order,
@@ -258,7 +341,11 @@ function logQuery(filters: Record<string, unknown>, where: 'body' | 'query'): Lo
   };
 }
 
-const responses = (ok: Record<number, unknown>, ...statuses: number[]) => ({ ...ok, ...errorResponses(...statuses), 422: httpValidationErrorSchema });
+const responses = (ok: Record<number, unknown>, ...statuses: number[]) => ({
+  ...ok,
+  ...errorResponses(...statuses),
+  422: httpValidationErrorSchema,
+});
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -298,7 +385,9 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
   const upToDate = async (request: FastifyRequest): Promise<void> => {
-    await deps.deployments.catchUp().catch((err: Error) => request.log.warn({ err: err.message }, 'deployments served without catching up'));
+    await deps.deployments
+      .catchUp()
+      .catch((err: Error) => request.log.warn({ err: err.message }, 'deployments served without catching up'));
   };
 
   const deploymentOf = (request: FastifyRequest, id: string): Deployment => {
@@ -316,14 +405,23 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
 
   app.post<{ Body: Record<string, unknown> }>(
     '/v2/deployments',
-    { schema: { tags, summary: 'Create a deployment and its first revision (QUEUED for the deployer)', body: createBody, response: responses({ 201: deploymentSchema }, 400, 409) } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a deployment and its first revision (QUEUED for the deployer)',
+        body: createBody,
+        response: responses({ 201: deploymentSchema }, 400, 409),
+      },
+    },
     async (request, reply) => {
       const b = request.body;
       refuseReservedNames(b.secrets);
       const d = await commands.create(tenantOf(request), {
         name: b.name as string,
         source: b.source as string,
-        sourceConfig: Object.fromEntries(Object.entries((b.source_config as Record<string, unknown> | null) ?? {}).filter(([, v]) => v !== undefined)),
+        sourceConfig: Object.fromEntries(
+          Object.entries((b.source_config as Record<string, unknown> | null) ?? {}).filter(([, v]) => v !== undefined),
+        ),
         sourceRevisionConfig: (b.source_revision_config as Record<string, unknown> | null) ?? {},
         secrets: b.secrets as DeploymentSecret[],
       });
@@ -333,28 +431,48 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
 
   app.get<{ Querystring: Query }>(
     '/v2/deployments',
-    { schema: { tags, summary: 'The workspace’s deployments, newest first', querystring: listQuery, response: responses({ 200: pageSchema(deploymentSchema) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'The workspace’s deployments, newest first',
+        querystring: listQuery,
+        response: responses({ 200: pageSchema(deploymentSchema) }),
+      },
+    },
     async (request) => {
       const q = request.query;
       let ids: Set<string> | null = null;
       if (q.deployment_ids !== undefined) {
         ids = new Set();
-        for (const text of String(q.deployment_ids).split(',').map((s) => s.trim()).filter(Boolean)) {
+        for (const text of String(q.deployment_ids)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
           const id = toUuid(text);
-          if (!id) throw new RequestValidationError([{ loc: ['query', 'deployment_ids'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: text }]);
+          if (!id)
+            throw new RequestValidationError([
+              {
+                loc: ['query', 'deployment_ids'],
+                msg: 'Input should be a valid UUID',
+                type: 'uuid_parsing',
+                input: text,
+              },
+            ]);
           ids.add(id);
         }
       }
       await upToDate(request);
       const nameContains = (q.name_contains as string | undefined)?.toLowerCase();
-      const matches = deps.deployments.deployments(tenantOf(request)).filter(
-        (d) =>
-          (nameContains === undefined || d.name.toLowerCase().includes(nameContains)) &&
-          (q.status === undefined || d.status === q.status) &&
-          (q.deployment_type === undefined || d.sourceConfig.deployment_type === q.deployment_type) &&
-          (ids === null || ids.has(d.id)) &&
-          q.image_version === undefined,
-      );
+      const matches = deps.deployments
+        .deployments(tenantOf(request))
+        .filter(
+          (d) =>
+            (nameContains === undefined || d.name.toLowerCase().includes(nameContains)) &&
+            (q.status === undefined || d.status === q.status) &&
+            (q.deployment_type === undefined || d.sourceConfig.deployment_type === q.deployment_type) &&
+            (ids === null || ids.has(d.id)) &&
+            q.image_version === undefined,
+        );
       const { resources, offset } = page(matches, q);
       return { resources: resources.map(respond), offset };
     },
@@ -362,7 +480,14 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
 
   app.get<{ Params: { deployment_id: string } }>(
     '/v2/deployments/:deployment_id',
-    { schema: { tags, summary: 'A deployment', params: deploymentParams, response: responses({ 200: deploymentSchema }, 404) } },
+    {
+      schema: {
+        tags,
+        summary: 'A deployment',
+        params: deploymentParams,
+        response: responses({ 200: deploymentSchema }, 404),
+      },
+    },
     async (request) => {
       await upToDate(request);
       return respond(deploymentOf(request, request.params.deployment_id));
@@ -374,7 +499,8 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     {
       schema: {
         tags,
-        summary: 'Change a deployment: a new revision when source_revision_config, secrets or source_config.resource_spec is given (400 once AWAITING_DELETE)',
+        summary:
+          'Change a deployment: a new revision when source_revision_config, secrets or source_config.resource_spec is given (400 once AWAITING_DELETE)',
         params: deploymentParams,
         body: patchBody,
         response: responses({ 200: deploymentSchema }, 400, 404),
@@ -398,7 +524,8 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     {
       schema: {
         tags,
-        summary: 'Delete a deployment: a soft delete (AWAITING_DELETE); with force=true, remove one already AWAITING_DELETE (400 otherwise)',
+        summary:
+          'Delete a deployment: a soft delete (AWAITING_DELETE); with force=true, remove one already AWAITING_DELETE (400 otherwise)',
         params: deploymentParams,
         querystring: deleteQuery,
         response: responses({ 204: { description: 'deleted', type: 'null' } }, 400, 404),
@@ -416,24 +543,53 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
 
   app.get<{ Params: { deployment_id: string }; Querystring: Query }>(
     '/v2/deployments/:deployment_id/revisions',
-    { schema: { tags, summary: 'A deployment’s revisions, newest first', params: deploymentParams, querystring: revisionsQuery, response: responses({ 200: pageSchema(revisionSchema) }, 404) } },
+    {
+      schema: {
+        tags,
+        summary: 'A deployment’s revisions, newest first',
+        params: deploymentParams,
+        querystring: revisionsQuery,
+        response: responses({ 200: pageSchema(revisionSchema) }, 404),
+      },
+    },
     async (request) => {
-      const statuses = (request.query.status as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
+      const statuses = (request.query.status as string | undefined)
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       for (const s of statuses ?? [])
         if (!(REVISION_STATUSES as readonly string[]).includes(s)) {
           const expected = REVISION_STATUSES.map((x) => `'${x}'`).join(', ');
-          throw new RequestValidationError([{ loc: ['query', 'status'], msg: `Input should be one of ${expected}`, type: 'enum', input: s, ctx: { expected } }]);
+          throw new RequestValidationError([
+            {
+              loc: ['query', 'status'],
+              msg: `Input should be one of ${expected}`,
+              type: 'enum',
+              input: s,
+              ctx: { expected },
+            },
+          ]);
         }
       await upToDate(request);
       const d = deploymentOf(request, request.params.deployment_id);
-      const { resources, offset } = page(d.revisions.filter((r) => !statuses?.length || statuses.includes(r.status)), request.query);
+      const { resources, offset } = page(
+        d.revisions.filter((r) => !statuses?.length || statuses.includes(r.status)),
+        request.query,
+      );
       return { resources: resources.map(revisionResponse), offset };
     },
   );
 
   app.get<{ Params: { deployment_id: string; revision_id: string } }>(
     '/v2/deployments/:deployment_id/revisions/:revision_id',
-    { schema: { tags, summary: 'A revision: poll it until its status is DEPLOYED or *_FAILED', params: revisionParams, response: responses({ 200: revisionSchema }, 404) } },
+    {
+      schema: {
+        tags,
+        summary: 'A revision: poll it until its status is DEPLOYED or *_FAILED',
+        params: revisionParams,
+        response: responses({ 200: revisionSchema }, 404),
+      },
+    },
     async (request) => {
       await upToDate(request);
       const d = deploymentOf(request, request.params.deployment_id);
@@ -501,7 +657,11 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
   // ---- logs, as both `langgraph deploy` CLIs read them (POST with filters in the body; GET with them in the query) ----
 
   const logsOf = async (
-    request: FastifyRequest<{ Params: { project_id: string; revision_id?: string }; Body?: Record<string, unknown> | null; Querystring: Query }>,
+    request: FastifyRequest<{
+      Params: { project_id: string; revision_id?: string };
+      Body?: Record<string, unknown> | null;
+      Querystring: Query;
+    }>,
     kind: LogKind,
   ) => {
     const filters = request.method === 'GET' ? request.query : (request.body ?? {});
@@ -511,7 +671,10 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     const d = deploymentOf(request, request.params.project_id);
     const wanted = request.params.revision_id === undefined ? null : toUuid(request.params.revision_id)!;
     // Without a revision: the one serving, else the newest.
-    const r = wanted === null ? (d.revisions.find((x) => x.id === d.activeRevisionId) ?? d.revisions[0]) : d.revisions.find((x) => x.id === wanted);
+    const r =
+      wanted === null
+        ? (d.revisions.find((x) => x.id === d.activeRevisionId) ?? d.revisions[0])
+        : d.revisions.find((x) => x.id === wanted);
     if (!r) {
       if (wanted === null) return { logs: [], next_offset: null };
       throw errors.notFound(`Revision ID ${request.params.revision_id} of deployment ${d.id}`);
@@ -521,14 +684,30 @@ export const deploymentRoutes: FastifyPluginAsync<DeploymentRouteOptions> = asyn
     return deps.logs.read({ tenantId: d.tenantId, deploymentId: d.id, revisionId: r.id }, kind, q);
   };
   const logRoutes: [string, LogKind, string][] = [
-    ['/v1/projects/:project_id/revisions/:revision_id/build_logs', 'build', 'A revision’s build log: what the deployer did and what git, the install and the build commands wrote'],
-    ['/v1/projects/:project_id/revisions/:revision_id/deploy_logs', 'deploy', 'A revision’s deploy log: what its agent server wrote'],
-    ['/v1/projects/:project_id/deploy_logs', 'deploy', 'The deploy log of the revision serving the deployment (else its newest)'],
+    [
+      '/v1/projects/:project_id/revisions/:revision_id/build_logs',
+      'build',
+      'A revision’s build log: what the deployer did and what git, the install and the build commands wrote',
+    ],
+    [
+      '/v1/projects/:project_id/revisions/:revision_id/deploy_logs',
+      'deploy',
+      'A revision’s deploy log: what its agent server wrote',
+    ],
+    [
+      '/v1/projects/:project_id/deploy_logs',
+      'deploy',
+      'The deploy log of the revision serving the deployment (else its newest)',
+    ],
   ];
   for (const [url, kind, summary] of logRoutes) {
     const params = url.includes(':revision_id') ? logRevisionParams : logProjectParams;
     const response = responses({ 200: logsSchema }, 404, 503);
-    app.post(url, { schema: { tags, summary, params, body: logsBody, response } }, (request) => logsOf(request as never, kind));
-    app.get(url, { schema: { tags, summary, params, querystring: logsQuery, response } }, (request) => logsOf(request as never, kind));
+    app.post(url, { schema: { tags, summary, params, body: logsBody, response } }, (request) =>
+      logsOf(request as never, kind),
+    );
+    app.get(url, { schema: { tags, summary, params, querystring: logsQuery, response } }, (request) =>
+      logsOf(request as never, kind),
+    );
   }
 };

@@ -30,7 +30,8 @@ import type {
 import type { DeploymentStatus, RevisionStatus, ServerAuth } from './deploymentTypes.ts';
 
 /** Kafka key of a deployment's events (its revisions' too). */
-export const deploymentEventKey = (tenantId: string, deploymentId: string): string => `${tenantId}/deployment/${deploymentId}`;
+export const deploymentEventKey = (tenantId: string, deploymentId: string): string =>
+  `${tenantId}/deployment/${deploymentId}`;
 
 export interface Revision {
   readonly id: string;
@@ -253,6 +254,10 @@ export class DeploymentState extends FoldedTopic {
 
   /** Everything folded, as plain data: equal for two folds of the same topic. */
   snapshot(): unknown {
-    return [...this.#tenants].map(([tenantId, t]) => ({ tenantId, deployments: [...t.deployments.values()], removedBy: [...t.removedBy] }));
+    return [...this.#tenants].map(([tenantId, t]) => ({
+      tenantId,
+      deployments: [...t.deployments.values()],
+      removedBy: [...t.removedBy],
+    }));
   }
 }

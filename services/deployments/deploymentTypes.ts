@@ -1,7 +1,13 @@
 // The control plane's enumerations, as the contract lists them (reference/control-plane-contract.md §2, §4).
 
 /** Where a deployment's code comes from; fixed at creation. */
-export const DEPLOYMENT_SOURCES = ['github', 'external_docker', 'internal_docker', 'internal_source', 'internal_template'] as const;
+export const DEPLOYMENT_SOURCES = [
+  'github',
+  'external_docker',
+  'internal_docker',
+  'internal_source',
+  'internal_template',
+] as const;
 export type DeploymentSource = (typeof DEPLOYMENT_SOURCES)[number];
 
 export const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;

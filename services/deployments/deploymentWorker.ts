@@ -60,7 +60,12 @@ export interface DeploymentKeys {
 
 /** Where the deployer's output goes (revisionLogs.ts). */
 export interface RevisionLogSink {
-  append(ref: { tenantId: string; deploymentId: string; revisionId: string }, kind: 'build' | 'deploy', stream: 'stdout' | 'stderr' | 'deployer', text: string): void;
+  append(
+    ref: { tenantId: string; deploymentId: string; revisionId: string },
+    kind: 'build' | 'deploy',
+    stream: 'stdout' | 'stderr' | 'deployer',
+    text: string,
+  ): void;
   forget(ref: { tenantId: string; deploymentId: string; revisionId: string }): Promise<void>;
 }
 
@@ -68,7 +73,13 @@ export interface RevisionLogSink {
 const KEY_REVOCATION_RETRY: RetryPolicy = TRACING_PROJECT_DELETION_RETRY;
 
 /** Statuses of a revision that has not reached its end: a worker that is not running it should. */
-const PENDING: ReadonlySet<RevisionStatus> = new Set(['QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING']);
+const PENDING: ReadonlySet<RevisionStatus> = new Set([
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+]);
 
 export interface DeploymentWorkerOptions {
   state: DeploymentState;
@@ -129,7 +140,12 @@ export function revisionSpecOf(
       return { problem: 'source_revision_config.repo_ref is not set: name a branch or a tag ref (refs/tags/v1)' };
     // A redeploy builds the commit the revision it redeploys was built from (a real rollback).
     const pinned = r.sourceRevisionConfig.repo_commit_sha;
-    source = { kind: 'git', repoUrl, ref: typeof pinned === 'string' && /^[0-9a-f]{40}$/i.test(pinned) ? pinned : ref, configPath };
+    source = {
+      kind: 'git',
+      repoUrl,
+      ref: typeof pinned === 'string' && /^[0-9a-f]{40}$/i.test(pinned) ? pinned : ref,
+      configPath,
+    };
   } else {
     const objectPath = r.sourceRevisionConfig.source_tarball_path;
     if (typeof objectPath !== 'string')
@@ -252,7 +268,8 @@ export class DeploymentWorker {
         if (d.status === 'AWAITING_DELETE' && !this.#interrupted.has(d.id)) {
           this.#interrupted.add(d.id);
           for (const x of this.#deployer.revisions())
-            if (x.deploymentId === d.id && x.revisionId !== this.#serving.get(d.id)) void this.#deployer.stop(x.revisionId);
+            if (x.deploymentId === d.id && x.revisionId !== this.#serving.get(d.id))
+              void this.#deployer.stop(x.revisionId);
         }
         continue;
       }
@@ -305,7 +322,10 @@ export class DeploymentWorker {
     }
     const problem = revisionSpecOf(d, r, secrets, this.#publicUrl, '');
     if ('problem' in problem) {
-      await this.#commands.recordRevisionStatus(tenantId, deploymentId, revisionId, { status: problem.status ?? 'BUILD_FAILED', detail: problem.problem });
+      await this.#commands.recordRevisionStatus(tenantId, deploymentId, revisionId, {
+        status: problem.status ?? 'BUILD_FAILED',
+        detail: problem.problem,
+      });
       return;
     }
     // Its own key, in its workspace only: a new one at each start (a redeploy rotates it).
@@ -315,7 +335,10 @@ export class DeploymentWorker {
     await this.#keys.issue(tenantId, deploymentId, revisionId, apiKey);
     spec = revisionSpecOf(d, r, secrets, this.#publicUrl, apiKey);
     if ('problem' in spec) return;
-    this.#logger.info({ deploymentId, revisionId, readopt }, readopt ? 're-adopting the active revision' : 'deploying a revision');
+    this.#logger.info(
+      { deploymentId, revisionId, readopt },
+      readopt ? 're-adopting the active revision' : 'deploying a revision',
+    );
     if (readopt) this.#readopting.add(revisionId);
     const outcome = await this.#deployer.deploy(spec);
     await this.#reports.get(revisionId);
@@ -336,7 +359,9 @@ export class DeploymentWorker {
         this.#deployer
           .stop(previous)
           .then(() => this.#forgetKey(deploymentId, previous))
-          .catch((err: unknown) => this.#logger.error({ err, deploymentId, revisionId: previous }, 'cannot stop a replaced server'));
+          .catch((err: unknown) =>
+            this.#logger.error({ err, deploymentId, revisionId: previous }, 'cannot stop a replaced server'),
+          );
       }, this.#drainMs).unref();
     // Soft-deleted while it was starting: the teardown (after this task) stops it.
   }
@@ -351,11 +376,15 @@ export class DeploymentWorker {
   async #revokeUnusedKeys(deploymentId: string): Promise<void> {
     const keys = this.#revisionKeys.get(deploymentId);
     if (keys?.size === 0) this.#revisionKeys.delete(deploymentId);
-    const revoked = await retry(KEY_REVOCATION_RETRY, () => this.#keys.revoke(deploymentId, [...(keys?.values() ?? [])]), {
-      what: `revoke the unused keys of deployment ${deploymentId}`,
-      logger: this.#logger,
-      signal: this.#closed.signal,
-    });
+    const revoked = await retry(
+      KEY_REVOCATION_RETRY,
+      () => this.#keys.revoke(deploymentId, [...(keys?.values() ?? [])]),
+      {
+        what: `revoke the unused keys of deployment ${deploymentId}`,
+        logger: this.#logger,
+        signal: this.#closed.signal,
+      },
+    );
     if (revoked > 0) this.#logger.info({ deploymentId, revoked }, 'deployment keys revoked');
   }
 
@@ -400,14 +429,26 @@ export class DeploymentWorker {
     if (this.#closing) return; // a stop at shutdown is no failure of the revision: the next start deploys it again
     if (e.type === 'log') {
       const d = this.#state.allDeployments().find((x) => x.id === e.deploymentId);
-      if (d) this.#logs?.append({ tenantId: d.tenantId, deploymentId: e.deploymentId, revisionId: e.revisionId }, e.kind, e.stream, e.text);
+      if (d)
+        this.#logs?.append(
+          { tenantId: d.tenantId, deploymentId: e.deploymentId, revisionId: e.revisionId },
+          e.kind,
+          e.stream,
+          e.text,
+        );
       return;
     }
     if (e.type === 'process_exited' || e.type === 'process_restarted') {
       this.#logger.warn({ ...e }, `deployed agent server: ${e.type}`);
       return;
     }
-    if (e.type === 'status' && this.#readopting.has(e.revisionId) && e.status !== 'DEPLOYED' && !e.status.endsWith('_FAILED')) return;
+    if (
+      e.type === 'status' &&
+      this.#readopting.has(e.revisionId) &&
+      e.status !== 'DEPLOYED' &&
+      !e.status.endsWith('_FAILED')
+    )
+      return;
     const d = this.#state.allDeployments().find((x) => x.id === e.deploymentId);
     if (!d) return;
     const record =
@@ -427,7 +468,11 @@ export class DeploymentWorker {
     const previous = this.#reports.get(e.revisionId) ?? Promise.resolve();
     const next = previous.then(record).then(
       () => undefined,
-      (err: unknown) => this.#logger.error({ err, event: e.type, revisionId: e.revisionId }, 'cannot record what the deployer reported'),
+      (err: unknown) =>
+        this.#logger.error(
+          { err, event: e.type, revisionId: e.revisionId },
+          'cannot record what the deployer reported',
+        ),
     );
     this.#reports.set(e.revisionId, next);
   }

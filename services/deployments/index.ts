@@ -2,4 +2,10 @@
 // and what a deployer reads), and the enumerations of the contract. Its routes and worker are in
 // plugins.ts, for process roots.
 export { DeploymentState, deploymentEventKey, type Deployment, type Revision } from './deploymentState.ts';
-export { DEPLOYMENT_SOURCES, DEPLOYMENT_STATUSES, REVISION_STATUSES, type DeploymentStatus, type RevisionStatus } from './deploymentTypes.ts';
+export {
+  DEPLOYMENT_SOURCES,
+  DEPLOYMENT_STATUSES,
+  REVISION_STATUSES,
+  type DeploymentStatus,
+  type RevisionStatus,
+} from './deploymentTypes.ts';

@@ -41,7 +41,14 @@ const FLUSH_MS = 1_000;
 export const revisionLogKey = (tenantId: string, deploymentId: string, revisionId: string, kind: LogKind): string =>
   `${tenantId}/deployment-logs/${deploymentId}/${revisionId}/${kind}.jsonl`;
 
-const PINO_LEVELS: Record<number, LogEntry['level']> = { 10: 'DEBUG', 20: 'DEBUG', 30: 'INFO', 40: 'WARNING', 50: 'ERROR', 60: 'CRITICAL' };
+const PINO_LEVELS: Record<number, LogEntry['level']> = {
+  10: 'DEBUG',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARNING',
+  50: 'ERROR',
+  60: 'CRITICAL',
+};
 
 /** A line's level and message: a pino JSON line's own, else by its stream. */
 export function classify(line: string, stream: LogStream): { level: LogEntry['level']; message: string } {
@@ -83,7 +90,13 @@ export class RevisionLogs {
   }
 
   /** Takes a chunk of a revision's output; whole lines become entries. */
-  append(ref: { tenantId: string; deploymentId: string; revisionId: string }, kind: LogKind, stream: LogStream, text: string, now = Date.now()): void {
+  append(
+    ref: { tenantId: string; deploymentId: string; revisionId: string },
+    kind: LogKind,
+    stream: LogStream,
+    text: string,
+    now = Date.now(),
+  ): void {
     const key = revisionLogKey(ref.tenantId, ref.deploymentId, ref.revisionId, kind);
     let log = this.#logs.get(key);
     if (!log) this.#logs.set(key, (log = { key, entries: [], next: 0, partial: new Map(), dirty: false }));
@@ -106,7 +119,8 @@ export class RevisionLogs {
   /** Stops keeping a revision's logs in memory (they stay in the store); after a last flush. */
   async forget(ref: { tenantId: string; deploymentId: string; revisionId: string }): Promise<void> {
     await this.flush();
-    for (const kind of ['build', 'deploy'] as const) this.#logs.delete(revisionLogKey(ref.tenantId, ref.deploymentId, ref.revisionId, kind));
+    for (const kind of ['build', 'deploy'] as const)
+      this.#logs.delete(revisionLogKey(ref.tenantId, ref.deploymentId, ref.revisionId, kind));
   }
 
   /** Writes every log that changed since its last write. */
@@ -134,9 +148,18 @@ export class RevisionLogs {
   }
 
   /** A page of a revision's log, filtered and ordered; next_offset when there is more. */
-  async read(ref: { tenantId: string; deploymentId: string; revisionId: string }, kind: LogKind, q: LogQuery): Promise<{ logs: LogEntry[]; next_offset: string | null }> {
-    const text = await this.#objects.getObjectText(revisionLogKey(ref.tenantId, ref.deploymentId, ref.revisionId, kind));
-    const all = (text ?? '').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogEntry);
+  async read(
+    ref: { tenantId: string; deploymentId: string; revisionId: string },
+    kind: LogKind,
+    q: LogQuery,
+  ): Promise<{ logs: LogEntry[]; next_offset: string | null }> {
+    const text = await this.#objects.getObjectText(
+      revisionLogKey(ref.tenantId, ref.deploymentId, ref.revisionId, kind),
+    );
+    const all = (text ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LogEntry);
     return page(all, q);
   }
 }

@@ -21,7 +21,8 @@ export function gitLocation(repoUrl: string): GitLocation {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(repoUrl)?.[1]?.toLowerCase();
   if (scheme === 'file') return { kind: 'local' };
   if (scheme !== undefined) {
-    if (!(scheme in DEFAULT_PORTS)) return { kind: 'unsupported', why: `git URLs of scheme ${scheme}:// are not taken; use https://` };
+    if (!(scheme in DEFAULT_PORTS))
+      return { kind: 'unsupported', why: `git URLs of scheme ${scheme}:// are not taken; use https://` };
     let url: URL;
     try {
       url = new URL(repoUrl);
@@ -29,13 +30,20 @@ export function gitLocation(repoUrl: string): GitLocation {
       return { kind: 'unsupported', why: 'it is not a valid URL' };
     }
     const s = scheme as keyof typeof DEFAULT_PORTS;
-    return { kind: 'remote', scheme: s, host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : DEFAULT_PORTS[s] };
+    return {
+      kind: 'remote',
+      scheme: s,
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port ? Number(url.port) : DEFAULT_PORTS[s],
+    };
   }
   // git's own transports (ext::<command>, fd::…) run commands or read descriptors: never.
-  if (/^[a-z][a-z0-9+.-]*::/i.test(repoUrl)) return { kind: 'unsupported', why: 'git transports written <name>:: are not taken; use https://' };
+  if (/^[a-z][a-z0-9+.-]*::/i.test(repoUrl))
+    return { kind: 'unsupported', why: 'git transports written <name>:: are not taken; use https://' };
   // scp-like: [user@]host:path, where the part before the first colon has no slash (git's rule).
   const scp = /^(?:[^@/]+@)?(\[[^\]]+\]|[^:/]+):(?!\/\/)/.exec(repoUrl);
-  if (scp && !/^[a-z]:[\\/]/i.test(repoUrl)) return { kind: 'remote', scheme: 'ssh', host: scp[1]!.replace(/^\[|\]$/g, ''), port: 22 };
+  if (scp && !/^[a-z]:[\\/]/i.test(repoUrl))
+    return { kind: 'remote', scheme: 'ssh', host: scp[1]!.replace(/^\[|\]$/g, ''), port: 22 };
   return { kind: 'local' };
 }
 
@@ -47,10 +55,16 @@ export class SourceLocationPolicy {
   readonly #workspaceCount: () => number;
   readonly hosts: OutboundHostPolicy;
 
-  constructor(config: Pick<Config, 'DEPLOYMENT_LOCAL_SOURCES' | 'DEPLOYMENT_ALLOWED_HOSTS' | 'DEPLOYMENT_DENIED_HOSTS'>, workspaceCount: () => number) {
+  constructor(
+    config: Pick<Config, 'DEPLOYMENT_LOCAL_SOURCES' | 'DEPLOYMENT_ALLOWED_HOSTS' | 'DEPLOYMENT_DENIED_HOSTS'>,
+    workspaceCount: () => number,
+  ) {
     this.#setting = config.DEPLOYMENT_LOCAL_SOURCES;
     this.#workspaceCount = workspaceCount;
-    this.hosts = new OutboundHostPolicy({ allowed: config.DEPLOYMENT_ALLOWED_HOSTS, denied: config.DEPLOYMENT_DENIED_HOSTS });
+    this.hosts = new OutboundHostPolicy({
+      allowed: config.DEPLOYMENT_ALLOWED_HOSTS,
+      denied: config.DEPLOYMENT_DENIED_HOSTS,
+    });
   }
 
   /** Whether paths on this machine and hosts on its private networks may be built from now. */
@@ -70,11 +84,17 @@ export class SourceLocationPolicy {
    */
   problem(repoUrl: string): string | null {
     const where = gitLocation(repoUrl);
-    if (where.kind === 'unsupported') return `source_config.repo_url ${JSON.stringify(repoUrl)} is refused: ${where.why}`;
+    if (where.kind === 'unsupported')
+      return `source_config.repo_url ${JSON.stringify(repoUrl)} is refused: ${where.why}`;
     if (this.localAllowed()) return null;
     if (where.kind === 'local')
       return `source_config.repo_url ${JSON.stringify(repoUrl)} is a path on the control plane's machine; such sources are refused because ${this.#why()}: use an https:// URL of a git server, or an internal_source upload`;
-    const literal = where.host === 'localhost' || where.host.endsWith('.localhost') ? '127.0.0.1' : isIP(where.host) ? where.host : null;
+    const literal =
+      where.host === 'localhost' || where.host.endsWith('.localhost')
+        ? '127.0.0.1'
+        : isIP(where.host)
+          ? where.host
+          : null;
     const refusal = literal === null ? null : this.hosts.refusal(where.host, where.port, literal);
     return refusal === null
       ? null

@@ -84,10 +84,16 @@ function detailOf(e: FastifySchemaValidationError, part: string, data: unknown):
     case 'required':
       return { loc: [...loc, String(p.missingProperty)], msg: 'Field required', type: 'missing', input };
     case 'additionalProperties':
-      return { loc: [...loc, String(p.additionalProperty)], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: (input as Record<string, unknown>)?.[String(p.additionalProperty)] };
+      return {
+        loc: [...loc, String(p.additionalProperty)],
+        msg: 'Extra inputs are not permitted',
+        type: 'extra_forbidden',
+        input: (input as Record<string, unknown>)?.[String(p.additionalProperty)],
+      };
     case 'format':
       if (p.format === 'uuid') return { loc, msg: 'Input should be a valid UUID', type: 'uuid_parsing', input };
-      if (p.format === 'date-time') return { loc, msg: 'Input should be a valid datetime', type: 'datetime_parsing', input };
+      if (p.format === 'date-time')
+        return { loc, msg: 'Input should be a valid datetime', type: 'datetime_parsing', input };
       break;
     case 'enum': {
       const expected = quoted(p.allowedValues as unknown[]);
@@ -98,22 +104,66 @@ function detailOf(e: FastifySchemaValidationError, part: string, data: unknown):
       if (part === 'querystring' && typeof input === 'string' && p.type === 'boolean')
         return { loc, msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing', input };
       if (part === 'querystring' && typeof input === 'string' && p.type === 'integer')
-        return { loc, msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input };
-      const [type, msg] = TYPE_NAMES[String(p.type).split(',')[0]!] ?? ['type_error', `Input should be of type ${String(p.type)}`];
+        return {
+          loc,
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          type: 'int_parsing',
+          input,
+        };
+      const [type, msg] = TYPE_NAMES[String(p.type).split(',')[0]!] ?? [
+        'type_error',
+        `Input should be of type ${String(p.type)}`,
+      ];
       return { loc, msg, type, input };
     }
     case 'minimum':
-      return { loc, msg: `Input should be greater than or equal to ${String(p.limit)}`, type: 'greater_than_equal', input, ctx: { ge: p.limit } };
+      return {
+        loc,
+        msg: `Input should be greater than or equal to ${String(p.limit)}`,
+        type: 'greater_than_equal',
+        input,
+        ctx: { ge: p.limit },
+      };
     case 'maximum':
-      return { loc, msg: `Input should be less than or equal to ${String(p.limit)}`, type: 'less_than_equal', input, ctx: { le: p.limit } };
+      return {
+        loc,
+        msg: `Input should be less than or equal to ${String(p.limit)}`,
+        type: 'less_than_equal',
+        input,
+        ctx: { le: p.limit },
+      };
     case 'pattern':
-      return { loc, msg: `String should match pattern '${String(p.pattern)}'`, type: 'string_pattern_mismatch', input, ctx: { pattern: p.pattern } };
+      return {
+        loc,
+        msg: `String should match pattern '${String(p.pattern)}'`,
+        type: 'string_pattern_mismatch',
+        input,
+        ctx: { pattern: p.pattern },
+      };
     case 'minLength':
-      return { loc, msg: `String should have at least ${String(p.limit)} characters`, type: 'string_too_short', input, ctx: { min_length: p.limit } };
+      return {
+        loc,
+        msg: `String should have at least ${String(p.limit)} characters`,
+        type: 'string_too_short',
+        input,
+        ctx: { min_length: p.limit },
+      };
     case 'maxLength':
-      return { loc, msg: `String should have at most ${String(p.limit)} characters`, type: 'string_too_long', input, ctx: { max_length: p.limit } };
+      return {
+        loc,
+        msg: `String should have at most ${String(p.limit)} characters`,
+        type: 'string_too_long',
+        input,
+        ctx: { max_length: p.limit },
+      };
     case 'maxItems':
-      return { loc, msg: `List should have at most ${String(p.limit)} items`, type: 'too_long', input, ctx: { max_length: p.limit } };
+      return {
+        loc,
+        msg: `List should have at most ${String(p.limit)} items`,
+        type: 'too_long',
+        input,
+        ctx: { max_length: p.limit },
+      };
   }
   return { loc, msg: e.message ?? 'Input is invalid', type: 'value_error', input };
 }
@@ -126,11 +176,20 @@ export function validationErrorOf(err: FastifyError, request: FastifyRequest): R
   if (err instanceof RequestValidationError) return err;
   if (err.validation && err.validationContext) {
     const part = err.validationContext;
-    const data = part === 'params' ? request.params : part === 'querystring' ? request.query : part === 'body' ? request.body : request.headers;
+    const data =
+      part === 'params'
+        ? request.params
+        : part === 'querystring'
+          ? request.query
+          : part === 'body'
+            ? request.body
+            : request.headers;
     return new RequestValidationError(err.validation.map((e) => detailOf(e, part, data)));
   }
   if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
-    return new RequestValidationError([{ loc: ['body'], msg: `JSON decode error: ${err.message}`, type: 'json_invalid' }]);
+    return new RequestValidationError([
+      { loc: ['body'], msg: `JSON decode error: ${err.message}`, type: 'json_invalid' },
+    ]);
   return null;
 }
 
@@ -139,24 +198,68 @@ export function queryBool(query: Record<string, unknown>, name: string, fallback
   const value = query[name];
   if (value === undefined) return fallback;
   if (typeof value === 'boolean') return value;
-  if (typeof value !== 'string') throw new RequestValidationError([{ loc: ['query', name], msg: 'Input should be a valid boolean', type: 'bool_type', input: value }]);
+  if (typeof value !== 'string')
+    throw new RequestValidationError([
+      { loc: ['query', name], msg: 'Input should be a valid boolean', type: 'bool_type', input: value },
+    ]);
   const v = value.toLowerCase();
   if (['true', '1', 'yes', 'on', 't', 'y'].includes(v)) return true;
   if (['false', '0', 'no', 'off', 'f', 'n'].includes(v)) return false;
   throw new RequestValidationError([
-    { loc: ['query', name], msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing', input: value },
+    {
+      loc: ['query', name],
+      msg: 'Input should be a valid boolean, unable to interpret input',
+      type: 'bool_parsing',
+      input: value,
+    },
   ]);
 }
 
 /** A query integer within [min, max] (FastAPI's int_parsing, greater_than_equal, less_than_equal), from text or as a typed query schema read it already. */
-export function queryInt(query: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
+export function queryInt(
+  query: Record<string, unknown>,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const value = query[name];
   if (value === undefined) return fallback;
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())
+        ? Number(value)
+        : NaN;
   const loc = ['query', name];
   if (!Number.isSafeInteger(n))
-    throw new RequestValidationError([{ loc, msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input: value }]);
-  if (n < min) throw new RequestValidationError([{ loc, msg: `Input should be greater than or equal to ${min}`, type: 'greater_than_equal', input: value, ctx: { ge: min } }]);
-  if (n > max) throw new RequestValidationError([{ loc, msg: `Input should be less than or equal to ${max}`, type: 'less_than_equal', input: value, ctx: { le: max } }]);
+    throw new RequestValidationError([
+      {
+        loc,
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        type: 'int_parsing',
+        input: value,
+      },
+    ]);
+  if (n < min)
+    throw new RequestValidationError([
+      {
+        loc,
+        msg: `Input should be greater than or equal to ${min}`,
+        type: 'greater_than_equal',
+        input: value,
+        ctx: { ge: min },
+      },
+    ]);
+  if (n > max)
+    throw new RequestValidationError([
+      {
+        loc,
+        msg: `Input should be less than or equal to ${max}`,
+        type: 'less_than_equal',
+        input: value,
+        ctx: { le: max },
+      },
+    ]);
   return n;
 }

@@ -51,7 +51,11 @@ async function callerAuthentication(
   agentConfig: AgentServerConfig,
   logger: Logger,
 ): Promise<{ authentication: CallerAuthentication; close(): Promise<void> }> {
-  if (agentConfig.auth) return { authentication: { mode: 'custom', custom: await loadCustomAuth(agentConfig.auth) }, close: async () => {} };
+  if (agentConfig.auth)
+    return {
+      authentication: { mode: 'custom', custom: await loadCustomAuth(agentConfig.auth) },
+      close: async () => {},
+    };
   if (config.AGENT_SERVER_AUTH === 'none') {
     logger.warn({ AGENT_SERVER_AUTH: 'none' }, AUTH_OFF_WARNING);
     return { authentication: { mode: 'none' }, close: async () => {} };
@@ -59,7 +63,10 @@ async function callerAuthentication(
   const workspaceId = config.LANGSMITH_TENANT_ID?.toLowerCase();
   // A deployed server: the platform verifies keys; it has no access to the tenancy topic.
   if (config.LANGSMITH_AUTH_ENDPOINT)
-    return { authentication: { mode: 'api_key', keys: new PlatformKeys(config.LANGSMITH_AUTH_ENDPOINT), workspaceId }, close: async () => {} };
+    return {
+      authentication: { mode: 'api_key', keys: new PlatformKeys(config.LANGSMITH_AUTH_ENDPOINT), workspaceId },
+      close: async () => {},
+    };
   const reader = await openTenancyReader(config, logger, 'agent-server');
   return { authentication: { mode: 'api_key', keys: reader.tenancy, workspaceId }, close: reader.close };
 }
@@ -83,7 +90,8 @@ export async function buildAgentServerApp(
   serverOptions: Pick<HttpServerOptions, 'onRoute'> = {},
 ): Promise<AgentServerApp> {
   // The config file's env reaches the graphs' modules, which may read it when they load.
-  if (agentConfig.missingEnvFile) logger.warn({ envFile: agentConfig.missingEnvFile }, 'the config’s env file is not there: no variables from it');
+  if (agentConfig.missingEnvFile)
+    logger.warn({ envFile: agentConfig.missingEnvFile }, 'the config’s env file is not there: no variables from it');
   for (const [name, value] of Object.entries(agentConfig.env)) process.env[name] ??= value;
   const persistence = await openPersistence(config, logger);
   const graphs = await GraphRegistry.load(agentConfig.graphs, persistence.checkpointer);
@@ -91,10 +99,34 @@ export async function buildAgentServerApp(
   const { store } = persistence;
   const sharedQueue =
     store instanceof PostgresRecordStore
-      ? (executor: SharedRunExecutor) => new PostgresRunQueue({ pool: store.pool, connectionString: config.POSTGRES_URL!, logger, leaseMs: config.AGENT_SERVER_RUN_LEASE_MS }, executor)
+      ? (executor: SharedRunExecutor) =>
+          new PostgresRunQueue(
+            {
+              pool: store.pool,
+              connectionString: config.POSTGRES_URL!,
+              logger,
+              leaseMs: config.AGENT_SERVER_RUN_LEASE_MS,
+            },
+            executor,
+          )
       : undefined;
-  const runs = new RunManager({ graphs, store, checkpointer: persistence.checkpointer, temporaryThreads: persistence.temporaryThreads, logger, sharedQueue });
-  const deps: AgentServerDeps = { config, agentConfig, graphs, store: persistence.store, checkpointer: persistence.checkpointer, runs, logger };
+  const runs = new RunManager({
+    graphs,
+    store,
+    checkpointer: persistence.checkpointer,
+    temporaryThreads: persistence.temporaryThreads,
+    logger,
+    sharedQueue,
+  });
+  const deps: AgentServerDeps = {
+    config,
+    agentConfig,
+    graphs,
+    store: persistence.store,
+    checkpointer: persistence.checkpointer,
+    runs,
+    logger,
+  };
 
   const app = await createHttpServer({
     logger,

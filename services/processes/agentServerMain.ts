@@ -9,7 +9,12 @@ import { exitIfPortsTaken, listenOrExit, type PortNeed } from '../../platform/po
 const who = 'the agent server';
 const config = configOrExit(who, loadConfig);
 // Checked before the server's modules and graphs load and its tenancy topic is read (seconds).
-const port: PortNeed = { host: config.HOST, port: config.AGENT_SERVER_PORT, variable: 'AGENT_SERVER_PORT', purpose: who };
+const port: PortNeed = {
+  host: config.HOST,
+  port: config.AGENT_SERVER_PORT,
+  variable: 'AGENT_SERVER_PORT',
+  purpose: who,
+};
 const socket = config.AGENT_SERVER_SOCKET;
 if (socket === undefined) await exitIfPortsTaken(who, [port]);
 const { buildAgentServerApp } = await import('./agentServerApp.ts');
@@ -21,7 +26,10 @@ const address =
   socket === undefined
     ? await listenOrExit(who, port, () => server.app.listen({ host: config.HOST, port: config.AGENT_SERVER_PORT }))
     : await server.app.listen({ path: socket });
-logger.info({ address, assistants: server.deps.graphs.all().map((g) => g.assistant.graph_id) }, 'agent server listening');
+logger.info(
+  { address, assistants: server.deps.graphs.all().map((g) => g.assistant.graph_id) },
+  'agent server listening',
+);
 // Tells a supervisor (the local deployer) that this process holds the port: an /ok from another
 // program that took the port first must not pass for this server's.
 process.send?.({ type: 'agent-server-listening', address });

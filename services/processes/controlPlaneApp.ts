@@ -91,7 +91,20 @@ export async function buildControlPlaneApp(config: Config, logger: Logger): Prom
       if (address === null || typeof address === 'string') return;
       const authEndpoint = loopbackUrl(config.HOST, address.port);
       const tracingProjects = new ProjectCommands(projects, eventLog);
-      worker = deploymentWorker({ config, logger, state: deployments, commands, secrets, objects, publicUrl, tenancy, sources, logs, authEndpoint, tracingProjects });
+      worker = deploymentWorker({
+        config,
+        logger,
+        state: deployments,
+        commands,
+        secrets,
+        objects,
+        publicUrl,
+        tenancy,
+        sources,
+        logs,
+        authEndpoint,
+        tracingProjects,
+      });
       worker.start();
     });
 
@@ -152,7 +165,9 @@ function deploymentWorker(parts: WorkerParts): DeploymentWorker {
   const tracing: Record<string, string> = config.LANGSMITH_ENDPOINT
     ? { LANGSMITH_TRACING: 'true', LANGSMITH_ENDPOINT: config.LANGSMITH_ENDPOINT }
     : { LANGSMITH_TRACING: 'false' };
-  const platformEndpoints = [parts.authEndpoint, ...(config.LANGSMITH_ENDPOINT ? [config.LANGSMITH_ENDPOINT] : [])].map(hostRule);
+  const platformEndpoints = [parts.authEndpoint, ...(config.LANGSMITH_ENDPOINT ? [config.LANGSMITH_ENDPOINT] : [])].map(
+    hostRule,
+  );
   return new DeploymentWorker({
     state: parts.state,
     commands: parts.commands,
@@ -163,7 +178,8 @@ function deploymentWorker(parts: WorkerParts): DeploymentWorker {
     logs: parts.logs,
     keys: {
       generate: generateApiKey,
-      issue: (tenantId, deploymentId, revisionId, key) => tenancy.issueDeploymentKey(tenantId, { deploymentId, revisionId }, key),
+      issue: (tenantId, deploymentId, revisionId, key) =>
+        tenancy.issueDeploymentKey(tenantId, { deploymentId, revisionId }, key),
       revoke: (deploymentId, keep) => tenancy.revokeDeploymentKeys(deploymentId, keep),
       holders: () => tenancy.deploymentsHoldingKeys(),
     },
@@ -171,10 +187,18 @@ function deploymentWorker(parts: WorkerParts): DeploymentWorker {
       rootDir: resolve(config.DEPLOYMENTS_DIR),
       uploads: parts.objects,
       sandbox: config.DEPLOYER_SANDBOX,
-      egress: { allowed: [...platformEndpoints, config.DEPLOYMENT_ALLOWED_HOSTS].join(' '), denied: config.DEPLOYMENT_DENIED_HOSTS },
+      egress: {
+        allowed: [...platformEndpoints, config.DEPLOYMENT_ALLOWED_HOSTS].join(' '),
+        denied: config.DEPLOYMENT_DENIED_HOSTS,
+      },
       gitRules: () => ({ localAllowed: sources.localAllowed(), hosts: sources.hosts }),
       logger: parts.logger,
-      baseEnv: { LOG_LEVEL: config.LOG_LEVEL, AGENT_SERVER_AUTH: 'api_key', LANGSMITH_AUTH_ENDPOINT: parts.authEndpoint, ...tracing },
+      baseEnv: {
+        LOG_LEVEL: config.LOG_LEVEL,
+        AGENT_SERVER_AUTH: 'api_key',
+        LANGSMITH_AUTH_ENDPOINT: parts.authEndpoint,
+        ...tracing,
+      },
     },
   });
 }

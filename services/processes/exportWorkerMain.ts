@@ -17,7 +17,9 @@ const config = configOrExit('the export worker', loadConfig);
 const logger = createLogger('export-worker', config.LOG_LEVEL);
 const secrets = SecretBox.fromConfig(config);
 if (!secrets) {
-  logger.fatal('SECRETS_ENCRYPTION_KEY is not set: destination credentials cannot be opened (npm start generates one into .local/dev-secrets-key)');
+  logger.fatal(
+    'SECRETS_ENCRYPTION_KEY is not set: destination credentials cannot be opened (npm start generates one into .local/dev-secrets-key)',
+  );
   process.exit(1);
 }
 await ensureTopics(config, TOPIC_DECLARATIONS);
@@ -26,7 +28,15 @@ const blobs = new BlobStore(config);
 const eventLog = new EventLog(config, 'export-worker');
 const state = new ExportState(config, logger.child({ fold: 'bulk-export' }));
 await state.start();
-const worker = new ExportWorker(config, logger, { ch, blobs, tables: LIVE_TABLES, eventLog, state, secrets, destinationPolicy: destinationHostPolicy(config) });
+const worker = new ExportWorker(config, logger, {
+  ch,
+  blobs,
+  tables: LIVE_TABLES,
+  eventLog,
+  state,
+  secrets,
+  destinationPolicy: destinationHostPolicy(config),
+});
 worker.start();
 logger.info({ worker: worker.id }, 'export worker started');
 

@@ -17,5 +17,9 @@
  *   scavenges (the encoder thread is the busy one).
  */
 export function exportWorkerProcessEnv(inherited: { NODE_OPTIONS?: string | undefined }): Record<string, string> {
-  return { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', NODE_OPTIONS: [inherited.NODE_OPTIONS, '--max-semi-space-size=4'].filter(Boolean).join(' ') };
+  return {
+    MALLOC_ARENA_MAX: '2',
+    MALLOC_MMAP_THRESHOLD_: '131072',
+    NODE_OPTIONS: [inherited.NODE_OPTIONS, '--max-semi-space-size=4'].filter(Boolean).join(' '),
+  };
 }

@@ -20,7 +20,9 @@ if (!isClusterWorker() && config.TRACING_API_PROCESSES > 1) {
 } else {
   const { buildTracingApp } = await import('./tracingApp.ts');
   const tracing = await buildTracingApp(config, logger);
-  const address = await listenOrExit(who, port, () => tracing.app.listen({ host: config.HOST, port: config.TRACING_PORT }));
+  const address = await listenOrExit(who, port, () =>
+    tracing.app.listen({ host: config.HOST, port: config.TRACING_PORT }),
+  );
   logger.info({ address, pid: process.pid }, 'tracing API listening');
 
   let closing = false;

@@ -48,7 +48,12 @@ export interface TracingApp {
 }
 
 /** Creating the read models and the payload bucket at start-up: from 500 ms, doubling to 10 s apart, until done. */
-const STARTUP_SETUP_RETRY: RetryPolicy = { initialDelayMs: 500, backoffCoefficient: 2, maxDelayMs: 10_000, maxAttempts: Infinity };
+const STARTUP_SETUP_RETRY: RetryPolicy = {
+  initialDelayMs: 500,
+  backoffCoefficient: 2,
+  maxDelayMs: 10_000,
+  maxAttempts: Infinity,
+};
 
 export async function buildTracingApp(config: Config, logger: Logger): Promise<TracingApp> {
   await ensureTopics(config, TOPIC_DECLARATIONS);
@@ -63,7 +68,10 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     await warnIfRunsTableOutdated(ch, logger);
     await warnIfCopiesIncomplete(ch, logger);
   };
-  const setupTasks = [['create the read models', createReadModels], ['create the payload bucket', () => blobs.ensureBucket()]] as const;
+  const setupTasks = [
+    ['create the read models', createReadModels],
+    ['create the payload bucket', () => blobs.ensureBucket()],
+  ] as const;
   for (const [what, task] of setupTasks)
     retry(STARTUP_SETUP_RETRY, task, { what, logger, signal: setup.signal }).catch((err) => {
       if (!setup.signal.aborted) logger.error({ err }, `could not ${what}, and retrying cannot help`);
@@ -84,10 +92,20 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
 
   const readiness = new KafkaReadiness(config);
   readiness.start();
-  const projectorLag = new ConsumerLagMonitor(config, runsProjectorGroupId(config), topicName(config, TOPICS.runs), 'runs');
+  const projectorLag = new ConsumerLagMonitor(
+    config,
+    runsProjectorGroupId(config),
+    topicName(config, TOPICS.runs),
+    'runs',
+  );
   projectorLag.start();
   // The feedback projector's lag: for /metrics, and for the read-your-writes wait of feedback reads.
-  const feedbackLag = new ConsumerLagMonitor(config, feedbackProjectorGroupId(config), topicName(config, TOPICS.feedback), 'feedback');
+  const feedbackLag = new ConsumerLagMonitor(
+    config,
+    feedbackProjectorGroupId(config),
+    topicName(config, TOPICS.feedback),
+    'feedback',
+  );
   feedbackLag.start();
   const app = await createHttpServer({
     logger,
@@ -101,14 +119,29 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   // Request bodies: JSON and multipart, with gzip/zstd Content-Encoding and a decoded-size limit.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', (request, payload, done) => {
-    readJsonBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then((body) => done(null, body), (err: Error) => done(err));
+    readJsonBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then(
+      (body) => done(null, body),
+      (err: Error) => done(err),
+    );
   });
   app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 
   const deps: RouteDeps = { config, ch, blobs, eventLog, projects, tables: LIVE_TABLES };
-  const tracingOptions = { ...deps, ingestor, ingestLimits: ingestRateLimits(config), otel, feedbackProjection: feedbackLag, logger };
+  const tracingOptions = {
+    ...deps,
+    ingestor,
+    ingestLimits: ingestRateLimits(config),
+    otel,
+    feedbackProjection: feedbackLag,
+    logger,
+  };
   const bulkExportOptions = {
-    config, eventLog, projects, tables: LIVE_TABLES, exports, secrets: SecretBox.fromConfig(config),
+    config,
+    eventLog,
+    projects,
+    tables: LIVE_TABLES,
+    exports,
+    secrets: SecretBox.fromConfig(config),
     // Its routes answer 503 until object storage has answered (a first `npm start` builds MinIO meanwhile).
     storage: blobStoreReadiness(blobs, 'bulk export'),
   };
@@ -145,7 +178,16 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     async close() {
       setup.abort();
       await app.close();
-      await Promise.allSettled([readiness.close(), projectorLag.close(), feedbackLag.close(), tenancy.close(), projects.close(), lineage.close(), exports.close(), otel.close()]);
+      await Promise.allSettled([
+        readiness.close(),
+        projectorLag.close(),
+        feedbackLag.close(),
+        tenancy.close(),
+        projects.close(),
+        lineage.close(),
+        exports.close(),
+        otel.close(),
+      ]);
       await eventLog.close();
       await ch.close();
       blobs.close();

@@ -59,7 +59,8 @@ async function main(): Promise<void> {
       case 'create-key': {
         const workspaces = values.workspace ?? [];
         if (workspaces.length === 0) throw new Error('create-key needs at least one --workspace');
-        for (const w of workspaces) if (!tenancy.state.workspaces.has(w)) throw new Error(`workspace ${w} does not exist`);
+        for (const w of workspaces)
+          if (!tenancy.state.workspaces.has(w)) throw new Error(`workspace ${w} does not exist`);
         const key = await tenancy.issueKey(workspaces, values.description ?? 'created with the admin CLI');
         console.log(JSON.stringify({ api_key: key, workspace_ids: workspaces }));
         break;
@@ -74,9 +75,15 @@ async function main(): Promise<void> {
         if (!values.key || !values.workspace?.[0]) throw new Error('unlink-key needs --key and --workspace');
         const record = tenancy.state.keys.get(hashApiKey(values.key));
         if (!record) throw new Error('the key is not known');
-        if (!record.workspaceIds.has(values.workspace[0])) throw new Error(`the key is not linked to workspace ${values.workspace[0]}`);
+        if (!record.workspaceIds.has(values.workspace[0]))
+          throw new Error(`the key is not linked to workspace ${values.workspace[0]}`);
         await tenancy.unlinkKey(values.key, values.workspace[0]);
-        console.log(JSON.stringify({ unlinked: values.workspace[0], workspace_ids: [...record.workspaceIds].filter((w) => w !== values.workspace![0]) }));
+        console.log(
+          JSON.stringify({
+            unlinked: values.workspace[0],
+            workspace_ids: [...record.workspaceIds].filter((w) => w !== values.workspace![0]),
+          }),
+        );
         break;
       }
       case 'issue-token': {
@@ -92,7 +99,11 @@ async function main(): Promise<void> {
       }
       case 'list': {
         const workspaces = [...tenancy.state.workspaces.values()];
-        const keys = [...tenancy.state.keys.values()].map((k) => ({ prefix: k.keyPrefix, description: k.description, workspace_ids: [...k.workspaceIds] }));
+        const keys = [...tenancy.state.keys.values()].map((k) => ({
+          prefix: k.keyPrefix,
+          description: k.description,
+          workspace_ids: [...k.workspaceIds],
+        }));
         console.log(JSON.stringify({ workspaces, keys }, null, 2));
         break;
       }
@@ -108,9 +119,12 @@ async function main(): Promise<void> {
 /** issue-token's arguments, checked: the token's lifetime in seconds. */
 function tokenLifetime(values: { key?: string; workspace?: string[]; ttl?: string }, config: Config): number {
   if (!values.key) throw new Error('issue-token needs --key');
-  if ((values.workspace?.length ?? 0) > 1) throw new Error('a token acts in one workspace: give at most one --workspace');
+  if ((values.workspace?.length ?? 0) > 1)
+    throw new Error('a token acts in one workspace: give at most one --workspace');
   if (!config.SECRETS_ENCRYPTION_KEY)
-    throw new Error("issue-token needs SECRETS_ENCRYPTION_KEY, the services' (or .local/dev-secrets-key, which npm start writes)");
+    throw new Error(
+      "issue-token needs SECRETS_ENCRYPTION_KEY, the services' (or .local/dev-secrets-key, which npm start writes)",
+    );
   return parseTokenTtl(values.ttl ?? DEFAULT_TOKEN_TTL);
 }
 

@@ -14,6 +14,5 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-
 /** The workspace BOOTSTRAP_API_KEY seeds: the same id on every start and every replica. */
 export const DEFAULT_WORKSPACE_ID = uuidv5('workspace:default', ID_NAMESPACE);

@@ -16,8 +16,15 @@ export interface TenancyReader {
 }
 
 /** Resolves once the keys appended so far are folded in; `clientId` names the process to Kafka. */
-export async function openTenancyReader(config: TenancyReaderConfig, logger: Logger, clientId: string): Promise<TenancyReader> {
-  await ensureTopics(config, TOPIC_DECLARATIONS.filter((topic) => topic.name === TOPICS.tenancy));
+export async function openTenancyReader(
+  config: TenancyReaderConfig,
+  logger: Logger,
+  clientId: string,
+): Promise<TenancyReader> {
+  await ensureTopics(
+    config,
+    TOPIC_DECLARATIONS.filter((topic) => topic.name === TOPICS.tenancy),
+  );
   // TenancyService appends only for the admin commands, which such a process never runs.
   const eventLog = new EventLog(config, clientId);
   const tenancy = new TenancyService(config, eventLog, logger);

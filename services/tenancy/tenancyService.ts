@@ -47,20 +47,29 @@ export class TenancyService {
   }
 
   /** Issues a key linked to the given workspaces; returns the key (shown once, never stored). */
-  async issueKey(workspaceIds: string[], description: string, key: string = generateApiKey(), owner?: DeploymentKeyOwner): Promise<string> {
+  async issueKey(
+    workspaceIds: string[],
+    description: string,
+    key: string = generateApiKey(),
+    owner?: DeploymentKeyOwner,
+  ): Promise<string> {
     const keyHash = hashApiKey(key);
     const issued = { key_hash: keyHash, key_prefix: key.slice(0, 8), description, created_at: nowMicros() };
     const ownedBy = { deployment_id: owner?.deploymentId ?? null, revision_id: owner?.revisionId ?? null };
     await this.#log.append([
       event('ApiKeyIssued', keyHash, { ...issued, ...ownedBy }),
-      ...workspaceIds.map((w) => event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: w, created_at: nowMicros() })),
+      ...workspaceIds.map((w) =>
+        event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: w, created_at: nowMicros() }),
+      ),
     ]);
     return key;
   }
 
   async linkKey(key: string, workspaceId: string): Promise<void> {
     const keyHash = hashApiKey(key);
-    await this.#log.append([event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
+    await this.#log.append([
+      event('ApiKeyLinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() }),
+    ]);
   }
 
   /**
@@ -81,7 +90,9 @@ export class TenancyService {
     const kept = new Set(keep.map(hashApiKey));
     const revoked = this.state.deploymentKeys(deploymentId).filter((k) => !kept.has(k.keyHash));
     const events = revoked.flatMap((k) =>
-      [...k.workspaceIds].map((w) => event('ApiKeyUnlinked', k.keyHash, { key_hash: k.keyHash, workspace_id: w, created_at: nowMicros() })),
+      [...k.workspaceIds].map((w) =>
+        event('ApiKeyUnlinked', k.keyHash, { key_hash: k.keyHash, workspace_id: w, created_at: nowMicros() }),
+      ),
     );
     if (events.length > 0) await this.#log.append(events);
     return revoked.length;
@@ -89,13 +100,19 @@ export class TenancyService {
 
   /** The deployments that hold keys still acting in a workspace. */
   deploymentsHoldingKeys(): Set<string> {
-    return new Set([...this.state.keys.values()].flatMap((k) => (k.deployment && k.workspaceIds.size > 0 ? [k.deployment.deploymentId] : [])));
+    return new Set(
+      [...this.state.keys.values()].flatMap((k) =>
+        k.deployment && k.workspaceIds.size > 0 ? [k.deployment.deploymentId] : [],
+      ),
+    );
   }
 
   /** Takes the workspace away from the key: the key (and its bearer tokens for that workspace) no longer act there. */
   async unlinkKey(key: string, workspaceId: string): Promise<void> {
     const keyHash = hashApiKey(key);
-    await this.#log.append([event('ApiKeyUnlinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() })]);
+    await this.#log.append([
+      event('ApiKeyUnlinked', keyHash, { key_hash: keyHash, workspace_id: workspaceId, created_at: nowMicros() }),
+    ]);
   }
 
   /** Seeds the default workspace and links the bootstrap key to it. Idempotent across restarts and replicas. */
@@ -175,13 +192,16 @@ export class TenancyService {
     if (!record) throw errors.unknownTokenKey();
     if (!record.workspaceIds.has(claims.workspaceId)) throw errors.tokenRevoked(claims.workspaceId);
     const wanted = requestedWorkspace(tenantId);
-    if (wanted !== undefined && wanted !== claims.workspaceId) throw errors.tokenForOtherWorkspace(claims.workspaceId, wanted);
+    if (wanted !== undefined && wanted !== claims.workspaceId)
+      throw errors.tokenForOtherWorkspace(claims.workspaceId, wanted);
     return claims.workspaceId;
   }
 
   #requireTokens(): BearerTokens {
     if (!this.#tokens) {
-      throw errors.notConfigured('bearer tokens need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64), which signs them');
+      throw errors.notConfigured(
+        'bearer tokens need SECRETS_ENCRYPTION_KEY (32 bytes, hex or base64), which signs them',
+      );
     }
     return this.#tokens;
   }

@@ -16,7 +16,9 @@ export class TenancyState {
 
   /** The keys issued to a deployment's revisions that still act in a workspace (revoking them is unlinking them). */
   deploymentKeys(deploymentId: string): ApiKeyRecord[] {
-    return [...this.keys.values()].filter((k) => k.deployment?.deploymentId === deploymentId && k.workspaceIds.size > 0);
+    return [...this.keys.values()].filter(
+      (k) => k.deployment?.deploymentId === deploymentId && k.workspaceIds.size > 0,
+    );
   }
 
   apply = (event: DecodedEvent): void => {
@@ -31,7 +33,9 @@ export class TenancyState {
             keyPrefix: event.payload.key_prefix,
             description: event.payload.description,
             workspaceIds: new Set(),
-            deployment: event.payload.deployment_id ? { deploymentId: event.payload.deployment_id, revisionId: event.payload.revision_id } : null,
+            deployment: event.payload.deployment_id
+              ? { deploymentId: event.payload.deployment_id, revisionId: event.payload.revision_id }
+              : null,
           });
         break;
       case 'ApiKeyLinked':

@@ -47,7 +47,8 @@ export const currentWorkspaceRoutes: FastifyPluginAsync<{ tenancy: TenancyServic
     {
       schema: {
         tags: ['workspaces'],
-        summary: 'The workspace this request acts in: its API key’s, or the one X-Tenant-Id names (deployed agent servers verify callers with it)',
+        summary:
+          'The workspace this request acts in: its API key’s, or the one X-Tenant-Id names (deployed agent servers verify callers with it)',
         response: { 200: workspaceSchema, ...errorResponses(400, 401, 403, 503) },
       },
     },

@@ -31,7 +31,10 @@ const hidden = { hide: true } as const;
 /** The page, or a 503 saying how to build it (checked per request: the build may come after start-up). */
 function sendPage(reply: FastifyReply, pagesDir: string): FastifyReply {
   if (!existsSync(join(pagesDir, INDEX)))
-    return reply.code(503).type('text/plain').send('The explorer page is not built: run `npm run build:apps` (npm start builds it), then reload.\n');
+    return reply
+      .code(503)
+      .type('text/plain')
+      .send('The explorer page is not built: run `npm run build:apps` (npm start builds it), then reload.\n');
   // Revalidated on every load, so a new build's asset names are picked up (send's own header off).
   return reply.header('cache-control', 'no-cache').sendFile(INDEX, { cacheControl: false });
 }
@@ -58,12 +61,13 @@ const FORWARDABLE = /^\/v2\/deployments(\/[A-Za-z0-9_-]+)*\/?$/;
 async function controlPlaneForward(app: FastifyInstance, controlPlaneUrl: string | undefined): Promise<void> {
   await app.register(replyFrom, { disableRequestLogging: true });
   const forward = (request: FastifyRequest, reply: FastifyReply) => {
-    if (!controlPlaneUrl) throw errors.notConfigured('the tracing API was started without the control plane\'s URL');
+    if (!controlPlaneUrl) throw errors.notConfigured("the tracing API was started without the control plane's URL");
     const path = request.url.slice(CONTROL_PLANE_FORWARD_PREFIX.length);
     // Only the deployments resources: a `..` segment (raw or percent-encoded) would climb out of
     // /v2/deployments once normalised. reply-from refuses those today too; this rule is ours.
     const pathname = path.split('?', 1)[0]!;
-    if (!FORWARDABLE.test(pathname)) throw errors.badRequest(`not a deployments path of the control plane: ${pathname}`);
+    if (!FORWARDABLE.test(pathname))
+      throw errors.badRequest(`not a deployments path of the control plane: ${pathname}`);
     return reply.from(`${controlPlaneUrl}${path}`, {
       onError: (r, { error }) => r.send(errors.controlPlaneUnavailable(controlPlaneUrl, causeCode(error), error)),
     });
@@ -73,7 +77,10 @@ async function controlPlaneForward(app: FastifyInstance, controlPlaneUrl: string
   app.route({ method: ['GET', 'DELETE'], url: `${url}/*`, schema: hidden, handler: forward });
 }
 
-export const explorerPageRoutes: FastifyPluginAsync<ExplorerPageOptions> = async (app, { pagesDir = PAGES_DIR, controlPlaneUrl }) => {
+export const explorerPageRoutes: FastifyPluginAsync<ExplorerPageOptions> = async (
+  app,
+  { pagesDir = PAGES_DIR, controlPlaneUrl },
+) => {
   await app.register(fastifyStatic, { root: pagesDir, serve: false });
   // Hashed file names: cached for good. (The directory may appear only after start-up.)
   await app.register(fastifyStatic, {

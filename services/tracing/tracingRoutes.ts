@@ -45,7 +45,11 @@ export const tracingRoutes: FastifyPluginAsync<TracingRouteOptions> = async (app
   runQueryRoutes(app, options);
   sessionRoutes(app, options);
   projectStatsRoutes(app, options);
-  feedbackRoutes(app, { ...options, projection: options.feedbackProjection, logger: options.logger.child({ routes: 'feedback' }) });
+  feedbackRoutes(app, {
+    ...options,
+    projection: options.feedbackProjection,
+    logger: options.logger.child({ routes: 'feedback' }),
+  });
 };
 
 /** The v2 reads, served under /api/v2. */

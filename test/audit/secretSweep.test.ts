@@ -5,7 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { expect, test } from 'vitest';
 import { Admin, Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
 import { provideInfra } from '../support/infra.ts';
-import { deleteTopicsAfterSweep, DEPLOYMENT_SECRET, registerSecret, secretsIn, sweepTopics } from '../support/secretSweep.ts';
+import {
+  deleteTopicsAfterSweep,
+  DEPLOYMENT_SECRET,
+  registerSecret,
+  secretsIn,
+  sweepTopics,
+} from '../support/secretSweep.ts';
 
 test('secretsIn finds a secret in text and bytes, and nothing else', () => {
   const secret = registerSecret(`made-up-${randomBytes(8).toString('hex')}`);
@@ -22,7 +28,13 @@ test("a secret in a message's value or header fails the teardown sweep; the topi
   const secret = registerSecret(`made-up-${randomBytes(8).toString('hex')}`);
   const admin = new Admin({ clientId: 'sweep-test', bootstrapBrokers: brokers });
   // Idempotent: a send retried after a slow answer must not store the message twice (the counts below are exact).
-  const producer = new Producer({ clientId: 'sweep-test', bootstrapBrokers: brokers, acks: ProduceAcks.ALL, idempotent: true, serializers: stringSerializers });
+  const producer = new Producer({
+    clientId: 'sweep-test',
+    bootstrapBrokers: brokers,
+    acks: ProduceAcks.ALL,
+    idempotent: true,
+    serializers: stringSerializers,
+  });
   try {
     await admin.createTopics({ topics: [`${prefix}clean`, `${prefix}leaky`], partitions: 2, replicas: -1 });
     await producer.send({
@@ -34,9 +46,16 @@ test("a secret in a message's value or header fails the teardown sweep; the topi
     });
     expect(await sweepTopics(brokers, [`${prefix}clean`])).toEqual([]);
     const findings = await sweepTopics(brokers, [`${prefix}leaky`]);
-    expect(findings).toEqual([{ where: expect.stringMatching(new RegExp(`^${prefix.replace('.', '\\.')}leaky/\\d/\\d+$`)), secret }]);
-    const failure = await deleteTopicsAfterSweep(brokers, prefix).then(() => null, (err: Error) => err);
-    expect(failure?.message).toMatch(/secrets in Kafka, in the raw bytes of 1 message\(s\): a registered secret \(\d+ characters\) at /);
+    expect(findings).toEqual([
+      { where: expect.stringMatching(new RegExp(`^${prefix.replace('.', '\\.')}leaky/\\d/\\d+$`)), secret },
+    ]);
+    const failure = await deleteTopicsAfterSweep(brokers, prefix).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failure?.message).toMatch(
+      /secrets in Kafka, in the raw bytes of 1 message\(s\): a registered secret \(\d+ characters\) at /,
+    );
     expect(failure?.message).not.toContain(secret);
     expect((await admin.listTopics()).filter((t) => t.startsWith(prefix))).toEqual([]);
   } finally {

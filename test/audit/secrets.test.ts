@@ -28,7 +28,8 @@ test('no log written during the run holds a secret of the suite', () => {
   for (const file of files) {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.forEach((line, i) => {
-      for (const secret of secretsIn(line, secrets)) findings.push(`${nameOf(secret)} in ${file.slice(repoRoot.length + 1)}:${i + 1}`);
+      for (const secret of secretsIn(line, secrets))
+        findings.push(`${nameOf(secret)} in ${file.slice(repoRoot.length + 1)}:${i + 1}`);
     });
   }
   console.log(`swept ${files.length} log files for ${secrets.length} secrets: ${findings.length} found`);

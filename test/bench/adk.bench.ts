@@ -47,7 +47,12 @@ async function timed(label: string, turn: (i: number) => Promise<void>): Promise
   return samples;
 }
 
-const summary = (samples: number[]) => ({ p50: round(percentile(samples, 50), 3), p95: round(percentile(samples, 95), 3), p99: round(percentile(samples, 99), 3), n: samples.length });
+const summary = (samples: number[]) => ({
+  p50: round(percentile(samples, 50), 3),
+  p95: round(percentile(samples, 95), 3),
+  p99: round(percentile(samples, 99), 3),
+  n: samples.length,
+});
 
 // The floor: the same agent under a plain ADK runner.
 const direct = new Runner({ appName: 'adk_echo', agent, sessionService: new InMemorySessionService() });
@@ -55,7 +60,12 @@ const runnerDirect = await timed('runner_direct', async () => {
   const sessionId = randomUUID();
   await direct.sessionService.createSession({ appName: 'adk_echo', userId: 'anonymous', sessionId });
   let answer = '';
-  for await (const event of direct.runAsync({ userId: 'anonymous', sessionId, newMessage: { role: 'user', parts: [{ text: 'hello from the benchmark' }] }, runConfig: { streamingMode: 'sse' as never } }))
+  for await (const event of direct.runAsync({
+    userId: 'anonymous',
+    sessionId,
+    newMessage: { role: 'user', parts: [{ text: 'hello from the benchmark' }] },
+    runConfig: { streamingMode: 'sse' as never },
+  }))
     if (!event.partial && event.content?.parts?.[0]?.text) answer = event.content.parts[0].text;
   if (!answer.startsWith('Turn 1')) throw new Error(`unexpected answer: ${answer}`);
 });
@@ -63,21 +73,30 @@ const runnerDirect = await timed('runner_direct', async () => {
 // The wrapper in this process.
 graph.checkpointer = new MemorySaver();
 const wrapped = await timed('wrapped_graph', async () => {
-  const out = (await graph.invoke({ messages: [{ role: 'user', content: 'hello from the benchmark' }] } as never, { configurable: { thread_id: randomUUID() } })) as { last_reply?: string };
+  const out = (await graph.invoke({ messages: [{ role: 'user', content: 'hello from the benchmark' }] } as never, {
+    configurable: { thread_id: randomUUID() },
+  })) as { last_reply?: string };
   if (!out.last_reply?.startsWith('Turn 1')) throw new Error(`unexpected answer: ${out.last_reply}`);
 });
 
 // LangGraph's own floor: a graph that does nothing, on the same checkpointer.
 noopGraph.checkpointer = new MemorySaver();
 const floor = await timed('langgraph_floor', async () => {
-  await noopGraph.invoke({ messages: [{ role: 'user', content: 'hello from the benchmark' }] } as never, { configurable: { thread_id: randomUUID() } });
+  await noopGraph.invoke({ messages: [{ role: 'user', content: 'hello from the benchmark' }] } as never, {
+    configurable: { thread_id: randomUUID() },
+  });
 });
 
 // Through the agent server.
 const server = await startAgentServer('bench-adk', { env: { AGENT_SERVER_AUTH: 'none', LOG_LEVEL: 'warn' } });
 const pool = new Pool(server.url, { connections: 1 });
 const post = async (path: string, body: unknown) => {
-  const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await pool.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${text}`);
   return JSON.parse(text) as Record<string, unknown>;
@@ -88,7 +107,10 @@ try {
   for (let i = 0; i < warmup + turns; i += 1) threads.push(String((await post('/threads', {})).thread_id));
   let next = 0;
   serverWait = await timed('server_wait', async () => {
-    const out = await post(`/threads/${threads[next++]}/runs/wait`, { assistant_id: 'adk_echo', input: { messages: [{ type: 'human', content: 'hello from the benchmark' }] } });
+    const out = await post(`/threads/${threads[next++]}/runs/wait`, {
+      assistant_id: 'adk_echo',
+      input: { messages: [{ type: 'human', content: 'hello from the benchmark' }] },
+    });
     if (!String(out.last_reply).startsWith('Turn 1')) throw new Error(`unexpected answer: ${JSON.stringify(out)}`);
   });
 } finally {
@@ -102,18 +124,16 @@ const added = {
   wrapper_beyond_langgraph_ms: round(p50(wrapped) - p50(runnerDirect) - p50(floor), 3),
   wrapper_and_server_ms: round(p50(serverWait) - p50(runnerDirect), 3),
 };
-benchRun.finish(
-  {
-    bench: 'adk',
-    turn: 'adk_echo: one user message, two model calls (EchoLlm) and one tool call, on a new session/thread',
-    runner_direct_ms: summary(runnerDirect),
-    wrapped_graph_ms: summary(wrapped),
-    langgraph_floor_ms: summary(floor),
-    server_wait_ms: summary(serverWait),
-    added_p50: added,
-    goals: goal,
-    met: { added_p50: added.wrapper_and_server_ms !== null && added.wrapper_and_server_ms < goal.added_p50_ms },
-    details: { turns, warmup_turns: warmup },
-  },
-);
+benchRun.finish({
+  bench: 'adk',
+  turn: 'adk_echo: one user message, two model calls (EchoLlm) and one tool call, on a new session/thread',
+  runner_direct_ms: summary(runnerDirect),
+  wrapped_graph_ms: summary(wrapped),
+  langgraph_floor_ms: summary(floor),
+  server_wait_ms: summary(serverWait),
+  added_p50: added,
+  goals: goal,
+  met: { added_p50: added.wrapper_and_server_ms !== null && added.wrapper_and_server_ms < goal.added_p50_ms },
+  details: { turns, warmup_turns: warmup },
+});
 process.exit(0);

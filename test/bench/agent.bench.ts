@@ -68,7 +68,12 @@ const SERVER_ENV = { LANGSMITH_TRACING: 'false', LOG_LEVEL: 'warn' };
 
 const log = (msg: string) => process.stderr.write(`[bench:agent] ${msg}\n`);
 
-for (const [name, value] of Object.entries({ BENCH_CONCURRENCY: options.concurrency, BENCH_SECONDS: options.seconds, BENCH_TURNS: options.turns, BENCH_LANGGRAPH_API_WORKERS: options.baselineWorkers }))
+for (const [name, value] of Object.entries({
+  BENCH_CONCURRENCY: options.concurrency,
+  BENCH_SECONDS: options.seconds,
+  BENCH_TURNS: options.turns,
+  BENCH_LANGGRAPH_API_WORKERS: options.baselineWorkers,
+}))
   if (!(Number.isInteger(value) && value > 0)) throw new Error(`${name} must be a positive integer (got ${value})`);
 
 // ---- load ----
@@ -81,7 +86,11 @@ const measure = (name: string, concurrency: number, send: Send, pids: Record<str
 
 const userMessage = { role: 'user', content: 'hello' };
 const runBody = JSON.stringify({ assistant_id: GRAPH_ID, input: { messages: [userMessage] } });
-const threadRunBody = JSON.stringify({ assistant_id: GRAPH_ID, input: { messages: [userMessage] }, if_not_exists: 'create' });
+const threadRunBody = JSON.stringify({
+  assistant_id: GRAPH_ID,
+  input: { messages: [userMessage] },
+  if_not_exists: 'create',
+});
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
 
 let failuresLogged = 0;
@@ -97,7 +106,10 @@ async function post(pool: Pool, path: string, body: string, check: (text: string
 /** A final state that holds the user's message (the no-op graph returns its input). */
 const hasMessages = (text: string) => text.includes('"messages"') && text.includes('hello');
 
-const runsWait = (pool: Pool): Send => () => post(pool, '/runs/wait', runBody, hasMessages);
+const runsWait =
+  (pool: Pool): Send =>
+  () =>
+    post(pool, '/runs/wait', runBody, hasMessages);
 
 /** Each client on a thread of its own, a new one every `turns` runs. */
 function threadRunsWait(pool: Pool): Send {
@@ -117,14 +129,19 @@ const a2aBody = () =>
     params: { message: { role: 'user', parts: [{ kind: 'text', text: 'hello' }], messageId: randomUUID() } },
   });
 const a2aCompleted = (text: string) => text.includes('"completed"') && !text.includes('"error"');
-const a2aSend = (pool: Pool): Send => () => post(pool, `/a2a/${GRAPH_ID}`, a2aBody(), a2aCompleted);
+const a2aSend =
+  (pool: Pool): Send =>
+  () =>
+    post(pool, `/a2a/${GRAPH_ID}`, a2aBody(), a2aCompleted);
 
 /** Why A2A cannot be measured on this server (null: it can), from one message/send. */
 async function a2aUnavailable(pool: Pool): Promise<string | null> {
   const res = await pool.request({ path: `/a2a/${GRAPH_ID}`, method: 'POST', headers: JSON_HEADERS, body: a2aBody() });
   const text = await res.body.text();
-  if (res.statusCode === 404 || res.statusCode === 405) return `POST /a2a/{assistant_id} is not served (HTTP ${res.statusCode})`;
-  if (res.statusCode !== 200 || !a2aCompleted(text)) return `message/send did not complete a task (HTTP ${res.statusCode}: ${text.slice(0, 200)})`;
+  if (res.statusCode === 404 || res.statusCode === 405)
+    return `POST /a2a/{assistant_id} is not served (HTTP ${res.statusCode})`;
+  if (res.statusCode !== 200 || !a2aCompleted(text))
+    return `message/send did not complete a task (HTTP ${res.statusCode}: ${text.slice(0, 200)})`;
   return null;
 }
 
@@ -149,7 +166,12 @@ async function benchOurs(): Promise<OursResult> {
   const profileDir = join(repoRoot, '.local', 'bench', 'prof', `agent-server-${Date.now()}`);
   const server = await startAgentServer('bench', {
     configFile,
-    env: { ...SERVER_ENV, AGENT_SERVER_AUTH: 'none', AGENT_SERVER_CHECKPOINTER: 'memory', ...(options.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}) },
+    env: {
+      ...SERVER_ENV,
+      AGENT_SERVER_AUTH: 'none',
+      AGENT_SERVER_CHECKPOINTER: 'memory',
+      ...(options.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+    },
   });
   log(`our agent server: ${server.url} (pid ${server.process.pid})`);
   const pool = new Pool(server.url, { connections: options.concurrency });
@@ -189,7 +211,9 @@ function ourProfile(profileDir: string, windows: Record<string, Window>): Record
     return undefined;
   }
   log(`CPU profile: ${join(profileDir, file)}`);
-  return Object.fromEntries(Object.entries(windows).map(([phase, window]) => [phase, summariseCpuProfile(join(profileDir, file), window, 8)]));
+  return Object.fromEntries(
+    Object.entries(windows).map(([phase, window]) => [phase, summariseCpuProfile(join(profileDir, file), window, 8)]),
+  );
 }
 
 // ---- langgraph-api ----
@@ -221,12 +245,18 @@ function ensureBaselineInstalled(): void {
   mkdirSync(LANGGRAPH_API_DIR, { recursive: true });
   const manifest = join(LANGGRAPH_API_DIR, 'package.json');
   const wanted = baselinePackageJson();
-  const installed = existsSync(join(LANGGRAPH_API_DIR, 'node_modules', '.package-lock.json')) && existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted;
+  const installed =
+    existsSync(join(LANGGRAPH_API_DIR, 'node_modules', '.package-lock.json')) &&
+    existsSync(manifest) &&
+    readFileSync(manifest, 'utf8') === wanted;
   if (!installed) {
     log(`installing @langchain/langgraph-api@${LANGGRAPH_API_VERSION} into ${LANGGRAPH_API_DIR} (once)`);
     writeFileSync(manifest, wanted);
     // Its peer ranges (checkpoint ~1.0, TypeScript 5 for schema extraction) are older than what it runs with here.
-    execFileSync('npm', ['install', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: LANGGRAPH_API_DIR, stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('npm', ['install', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: LANGGRAPH_API_DIR,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
   }
   // The same source as our example, resolving @langchain/langgraph from this directory.
   const graph = join(LANGGRAPH_API_DIR, 'noopGraph.ts');
@@ -248,7 +278,9 @@ async function benchLanggraphApi(): Promise<BaselineResult> {
     env: { ...process.env, ...SERVER_ENV },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`langgraph-api exited with ${code}`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`langgraph-api exited with ${code}`))),
+  );
   exited.catch(() => undefined);
   const url = `http://127.0.0.1:${port}`;
   const pool = new Pool(url, { connections: options.concurrency });
@@ -258,7 +290,12 @@ async function benchLanggraphApi(): Promise<BaselineResult> {
     const pids = { langgraph_api: child.pid!, bench: process.pid };
     const runs_wait = await measure('langgraph-api runs_wait', options.concurrency, runsWait(pool), pids);
     const runs_wait_sequential = await measure('langgraph-api runs_wait_sequential', 1, runsWait(pool), pids);
-    const thread_runs_wait = await measure('langgraph-api thread_runs_wait', options.concurrency, threadRunsWait(pool), pids);
+    const thread_runs_wait = await measure(
+      'langgraph-api thread_runs_wait',
+      options.concurrency,
+      threadRunsWait(pool),
+      pids,
+    );
     return { runs_wait, runs_wait_sequential, thread_runs_wait };
   } finally {
     await pool.close();
@@ -280,9 +317,21 @@ async function stopChild(child: ChildProcess): Promise<void> {
 async function runLanggraphApi(port: number, cwd: string): Promise<void> {
   const serverModule = join(LANGGRAPH_API_DIR, 'node_modules', '@langchain', 'langgraph-api', 'dist', 'server.mjs');
   const { startServer } = (await import(pathToFileURL(serverModule).href)) as {
-    startServer(o: { port: number; nWorkers: number; host: string; cwd: string; graphs: Record<string, string> }): Promise<{ host: string }>;
+    startServer(o: {
+      port: number;
+      nWorkers: number;
+      host: string;
+      cwd: string;
+      graphs: Record<string, string>;
+    }): Promise<{ host: string }>;
   };
-  await startServer({ port, nWorkers: options.baselineWorkers, host: '127.0.0.1', cwd, graphs: { [GRAPH_ID]: `${join(LANGGRAPH_API_DIR, 'noopGraph.ts')}:graph` } });
+  await startServer({
+    port,
+    nWorkers: options.baselineWorkers,
+    host: '127.0.0.1',
+    cwd,
+    graphs: { [GRAPH_ID]: `${join(LANGGRAPH_API_DIR, 'noopGraph.ts')}:graph` },
+  });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(0));
 }
 
@@ -290,7 +339,10 @@ async function runLanggraphApi(port: number, cwd: string): Promise<void> {
 
 /** graph.invoke of the same graph in this process, with a MemorySaver and a new thread each time. */
 async function benchInProcess(): Promise<{ concurrent: Phase; sequential: Phase }> {
-  const [{ MemorySaver }, { graph }] = await Promise.all([import('@langchain/langgraph'), import('../../examples/agent-server/noopGraph.ts')]);
+  const [{ MemorySaver }, { graph }] = await Promise.all([
+    import('@langchain/langgraph'),
+    import('../../examples/agent-server/noopGraph.ts'),
+  ]);
   graph.checkpointer = new MemorySaver();
   const invoke: Send = async () => {
     const out = await graph.invoke({ messages: [userMessage] }, { configurable: { thread_id: randomUUID() } });
@@ -298,7 +350,10 @@ async function benchInProcess(): Promise<{ concurrent: Phase; sequential: Phase 
   };
   const pids = { bench: process.pid };
   try {
-    return { concurrent: await measure('in-process invoke', options.concurrency, invoke, pids), sequential: await measure('in-process invoke_sequential', 1, invoke, pids) };
+    return {
+      concurrent: await measure('in-process invoke', options.concurrency, invoke, pids),
+      sequential: await measure('in-process invoke_sequential', 1, invoke, pids),
+    };
   } finally {
     graph.checkpointer = undefined; // its tens of thousands of threads would weigh on this process's GC in the phases that follow
   }
@@ -311,7 +366,9 @@ const ratio = (a: number | null, b: number | null) => (a === null || b === null 
 
 async function main(): Promise<void> {
   const benchRun = startBenchRun();
-  log(`concurrency ${options.concurrency}, ${options.warmupSeconds} s warm-up + ${options.seconds} s per phase${options.profile ? ', our server profiled' : ''}`);
+  log(
+    `concurrency ${options.concurrency}, ${options.warmupSeconds} s warm-up + ${options.seconds} s per phase${options.profile ? ', our server profiled' : ''}`,
+  );
   const inProcess = await benchInProcess();
   const ours = await benchOurs();
   const baseline = options.skipBaseline ? null : await benchLanggraphApi();

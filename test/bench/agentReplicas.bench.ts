@@ -49,10 +49,11 @@ const options = {
 const target = { ratio: 2.5 };
 const GRAPH_ID = 'noop';
 const log = (msg: string) => process.stderr.write(`[bench:agent-replicas] ${msg}\n`);
-for (const [name, value] of Object.entries(options)) if (typeof value === 'number' && !(Number.isInteger(value) && value > 0)) throw new Error(`${name} must be a positive integer (got ${value})`);
+for (const [name, value] of Object.entries(options))
+  if (typeof value === 'number' && !(Number.isInteger(value) && value > 0))
+    throw new Error(`${name} must be a positive integer (got ${value})`);
 
 const POSTGRES_URL = env.POSTGRES_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
-
 
 // ---- requests ----
 
@@ -60,7 +61,12 @@ const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/
 const input = { messages: [{ role: 'user', content: 'hello' }] };
 const statelessBody = JSON.stringify({ assistant_id: GRAPH_ID, input });
 const threadBody = JSON.stringify({ assistant_id: GRAPH_ID, input, if_not_exists: 'create' });
-const enqueueBody = JSON.stringify({ assistant_id: GRAPH_ID, input, if_not_exists: 'create', multitask_strategy: 'enqueue' });
+const enqueueBody = JSON.stringify({
+  assistant_id: GRAPH_ID,
+  input,
+  if_not_exists: 'create',
+  multitask_strategy: 'enqueue',
+});
 const hasMessages = (text: string) => text.includes('"messages"') && text.includes('hello');
 
 let failuresLogged = 0;
@@ -75,7 +81,10 @@ async function post(pool: Pool, path: string, body: string): Promise<string | nu
 /** Client i's server: round robin. */
 const poolOf = (pools: Pool[], client: number) => pools[client % pools.length]!;
 
-const runsWait = (pools: Pool[]): Send => (client) => post(poolOf(pools, client), '/runs/wait', statelessBody);
+const runsWait =
+  (pools: Pool[]): Send =>
+  (client) =>
+    post(poolOf(pools, client), '/runs/wait', statelessBody);
 
 function threadRunsWait(pools: Pool[]): Send {
   const clients: { threadId: string; turn: number }[] = [];
@@ -132,9 +141,14 @@ async function benchTopology(replicas: number, database: string): Promise<Topolo
         }),
       );
     }
-    for (const server of servers) pools.push(new Pool(server.url, { connections: Math.ceil(options.concurrency / replicas) }));
+    for (const server of servers)
+      pools.push(new Pool(server.url, { connections: Math.ceil(options.concurrency / replicas) }));
     const postgres = pidOfInfra('postgres');
-    const pids: Record<string, number> = { ...Object.fromEntries(servers.map((s, i) => [`agent_server_${i}`, s.process.pid])), ...(postgres ? { postgres } : {}), bench: process.pid };
+    const pids: Record<string, number> = {
+      ...Object.fromEntries(servers.map((s, i) => [`agent_server_${i}`, s.process.pid])),
+      ...(postgres ? { postgres } : {}),
+      bench: process.pid,
+    };
     const settings = { seconds: options.seconds, warmupSeconds: options.warmupSeconds, log, trees: ['postgres'] };
     const phase = async (name: string, send: Send) => {
       const fromUs = monotonicUs();
@@ -151,7 +165,10 @@ async function benchTopology(replicas: number, database: string): Promise<Topolo
     await Promise.all(servers.map((s) => s.stop())); // the profile is written as the process exits
     if (options.profile) {
       const file = existsSync(profileDir) ? readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile')) : undefined;
-      if (file) result.profile = Object.fromEntries(Object.entries(windows).map(([name, w]) => [name, summariseCpuProfile(join(profileDir, file), w, 8)]));
+      if (file)
+        result.profile = Object.fromEntries(
+          Object.entries(windows).map(([name, w]) => [name, summariseCpuProfile(join(profileDir, file), w, 8)]),
+        );
     }
     return result;
   } finally {
@@ -165,26 +182,46 @@ async function benchTopology(replicas: number, database: string): Promise<Topolo
 function coresBy(phase: Phase): Record<string, number | null> {
   const servers = Object.entries(phase.cores).filter(([name]) => name.startsWith('agent_server_'));
   const sum = servers.reduce<number | null>((a, [, c]) => (a === null || c === null ? null : a + c), 0);
-  return { agent_servers: round(sum, 2), postgres: phase.cores.postgres ?? null, bench: phase.cores.bench ?? null, other: phase.cores.other ?? null };
+  return {
+    agent_servers: round(sum, 2),
+    postgres: phase.cores.postgres ?? null,
+    bench: phase.cores.bench ?? null,
+    other: phase.cores.other ?? null,
+  };
 }
 
 async function main(): Promise<void> {
   const benchRun = startBenchRun();
   const database = `bench_replicas_${randomBytes(4).toString('hex')}`;
   await asAdmin(POSTGRES_URL, `CREATE DATABASE ${database}`);
-  log(`database ${database} on ${new URL(POSTGRES_URL).host}; ${options.concurrency} clients, ${options.seconds} s per phase`);
+  log(
+    `database ${database} on ${new URL(POSTGRES_URL).host}; ${options.concurrency} clients, ${options.seconds} s per phase`,
+  );
   try {
     const one = await benchTopology(1, database);
     const many = await benchTopology(options.replicas, database);
-    const ratio = (name: 'runs_wait' | 'thread_runs_wait' | 'queued_wait') => (one[name].rps && many[name].rps !== null ? round(many[name].rps! / one[name].rps!, 2) : null);
+    const ratio = (name: 'runs_wait' | 'thread_runs_wait' | 'queued_wait') =>
+      one[name].rps && many[name].rps !== null ? round(many[name].rps! / one[name].rps!, 2) : null;
     const result = {
       bench: 'agent-replicas',
       replicas: options.replicas,
       /** runs/s with the replicas over runs/s with one server, per phase. */
-      ratio: { runs_wait: ratio('runs_wait'), thread_runs_wait: ratio('thread_runs_wait'), queued_wait: ratio('queued_wait') },
+      ratio: {
+        runs_wait: ratio('runs_wait'),
+        thread_runs_wait: ratio('thread_runs_wait'),
+        queued_wait: ratio('queued_wait'),
+      },
       rps: {
-        one: { runs_wait: one.runs_wait.rps, thread_runs_wait: one.thread_runs_wait.rps, queued_wait: one.queued_wait.rps },
-        many: { runs_wait: many.runs_wait.rps, thread_runs_wait: many.thread_runs_wait.rps, queued_wait: many.queued_wait.rps },
+        one: {
+          runs_wait: one.runs_wait.rps,
+          thread_runs_wait: one.thread_runs_wait.rps,
+          queued_wait: one.queued_wait.rps,
+        },
+        many: {
+          runs_wait: many.runs_wait.rps,
+          thread_runs_wait: many.thread_runs_wait.rps,
+          queued_wait: many.queued_wait.rps,
+        },
       },
       /** Where the machine's cores went in the stateless phase. */
       cores: { one: coresBy(one.runs_wait), many: coresBy(many.runs_wait) },
@@ -197,7 +234,9 @@ async function main(): Promise<void> {
     };
     benchRun.finish(result);
   } finally {
-    await asAdmin(POSTGRES_URL, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((err) => log(`could not drop ${database}: ${(err as Error).message}`));
+    await asAdmin(POSTGRES_URL, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((err) =>
+      log(`could not drop ${database}: ${(err as Error).message}`),
+    );
   }
 }
 

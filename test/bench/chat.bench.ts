@@ -54,24 +54,40 @@ const options = {
   subscribers: num('BENCH_SUBSCRIBERS', 200),
   fanoutRuns: num('BENCH_FANOUT_RUNS', 3),
   tokenDelayMs: num('BENCH_TOKEN_DELAY_MS', 0),
-  channels: (env.BENCH_CHANNELS ?? 'messages,tools,lifecycle').split(',').map((c) => c.trim()).filter(Boolean),
+  channels: (env.BENCH_CHANNELS ?? 'messages,tools,lifecycle')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean),
   profile: env.BENCH_PROFILE === '1',
 };
 const goals = { added_first_token_p50_ms: 20 };
 const GREETING = 'hello';
 const DELEGATING = 'Research LangGraph streaming and calculate (17 + 25) * 3';
 
-for (const [name, value] of Object.entries({ BENCH_RUNS: options.runs, BENCH_SUBSCRIBERS: options.subscribers, BENCH_FANOUT_RUNS: options.fanoutRuns }))
+for (const [name, value] of Object.entries({
+  BENCH_RUNS: options.runs,
+  BENCH_SUBSCRIBERS: options.subscribers,
+  BENCH_FANOUT_RUNS: options.fanoutRuns,
+}))
   if (!(Number.isInteger(value) && value > 0)) throw new Error(`${name} must be a positive integer (got ${value})`);
-for (const [name, value] of Object.entries({ BENCH_WARMUP_RUNS: options.warmupRuns, BENCH_TOKEN_DELAY_MS: options.tokenDelayMs }))
+for (const [name, value] of Object.entries({
+  BENCH_WARMUP_RUNS: options.warmupRuns,
+  BENCH_TOKEN_DELAY_MS: options.tokenDelayMs,
+}))
   if (!(Number.isInteger(value) && value >= 0)) throw new Error(`${name} must be an integer ≥ 0 (got ${value})`);
 
 // The scripted models whatever the caller's environment holds (the app picks OpenAI's when a key is set).
 delete process.env.OPENAI_API_KEY;
 
 const benchStart = performance.now();
-const log = (msg: string) => process.stderr.write(`[bench:chat] ${((performance.now() - benchStart) / 1000).toFixed(1)} s: ${msg}\n`);
-const stats = (samples: number[], digits = 2) => ({ p50: round(percentile(samples, 50), digits), p95: round(percentile(samples, 95), digits), max: round(samples.length ? Math.max(...samples) : null, digits), n: samples.length });
+const log = (msg: string) =>
+  process.stderr.write(`[bench:chat] ${((performance.now() - benchStart) / 1000).toFixed(1)} s: ${msg}\n`);
+const stats = (samples: number[], digits = 2) => ({
+  p50: round(percentile(samples, 50), digits),
+  p95: round(percentile(samples, 95), digits),
+  max: round(samples.length ? Math.max(...samples) : null, digits),
+  n: samples.length,
+});
 const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 2));
 const userInput = (content: string) => ({ messages: [{ role: 'user', content }] });
 
@@ -84,8 +100,11 @@ interface ProtocolEvent {
 /** Whether a `messages` event carries a token of the model: its reasoning or its answer text. */
 function tokenIn(event: ProtocolEvent): 'reasoning' | 'text' | null {
   if (event.method !== 'messages') return null;
-  const data = event.params.data as { event?: string; content?: { type?: string; reasoning?: string; text?: string }; delta?: { type?: string } } | undefined;
-  if (data?.event === 'content-block-delta') return data.delta?.type === 'reasoning-delta' ? 'reasoning' : data.delta?.type === 'text-delta' ? 'text' : null;
+  const data = event.params.data as
+    | { event?: string; content?: { type?: string; reasoning?: string; text?: string }; delta?: { type?: string } }
+    | undefined;
+  if (data?.event === 'content-block-delta')
+    return data.delta?.type === 'reasoning-delta' ? 'reasoning' : data.delta?.type === 'text-delta' ? 'text' : null;
   if (data?.event === 'content-block-start') {
     if (data.content?.type === 'reasoning' && data.content.reasoning) return 'reasoning';
     if (data.content?.type === 'text' && data.content.text) return 'text';
@@ -121,10 +140,16 @@ function tokenClock(t0: number) {
 type ChatAgent = Awaited<ReturnType<typeof createChatAgent>>;
 
 /** One run of the agent in this process, drained: when its first tokens came, its events, its wall time. */
-async function inProcessRun(agent: ChatAgent, content: string): Promise<FirstTokens & { events: number; wallMs: number }> {
+async function inProcessRun(
+  agent: ChatAgent,
+  content: string,
+): Promise<FirstTokens & { events: number; wallMs: number }> {
   const t0 = performance.now();
   const clock = tokenClock(t0);
-  const stream = (await agent.streamEvents(userInput(content) as never, { version: 'v3', configurable: { thread_id: randomUUID() } } as never)) as unknown as AsyncIterable<ProtocolEvent>;
+  const stream = (await agent.streamEvents(
+    userInput(content) as never,
+    { version: 'v3', configurable: { thread_id: randomUUID() } } as never,
+  )) as unknown as AsyncIterable<ProtocolEvent>;
   let events = 0;
   let done = false;
   for await (const event of stream) {
@@ -152,7 +177,11 @@ async function benchInProcess() {
   return {
     first_token_ms: stats(runs.map((r) => r.firstTokenMs!).filter((v) => v !== null)),
     first_answer_token_ms: stats(runs.map((r) => r.firstAnswerMs!).filter((v) => v !== null)),
-    delegating_run: { wall_ms: stats(delegating, 1), first_token_ms: stats(delegatingFirstToken, 1), events_all_channels: delegatingEvents },
+    delegating_run: {
+      wall_ms: stats(delegating, 1),
+      first_token_ms: stats(delegatingFirstToken, 1),
+      events_all_channels: delegatingEvents,
+    },
   };
 }
 
@@ -182,13 +211,22 @@ async function startChatApp(profileDir: string): Promise<ChatAppProcess> {
   service.child.stdout!.on('data', (chunk: Buffer) => {
     if (output.length < 100_000) output += chunk.toString('utf8');
   });
-  const exited = new Promise<never>((_, reject) => service.child.once('exit', (code) => reject(new Error(`the chat app exited with ${code}; see .local/logs/test/bench-chat.log`))));
+  const exited = new Promise<never>((_, reject) =>
+    service.child.once('exit', (code) =>
+      reject(new Error(`the chat app exited with ${code}; see .local/logs/test/bench-chat.log`)),
+    ),
+  );
   exited.catch(() => undefined);
   const url = await Promise.race([
-    waitFor('the chat app to listen', async () => {
-      const line = output.split('\n').find((l) => l.includes('"chat app listening"'));
-      return line ? (JSON.parse(line) as { url: string }).url : null;
-    }, 60_000, 25),
+    waitFor(
+      'the chat app to listen',
+      async () => {
+        const line = output.split('\n').find((l) => l.includes('"chat app listening"'));
+        return line ? (JSON.parse(line) as { url: string }).url : null;
+      },
+      60_000,
+      25,
+    ),
     exited,
   ]);
   return { service, url };
@@ -201,15 +239,25 @@ async function runStart(pool: Pool, threadId: string, content: string): Promise<
     method: 'POST',
     path: `/api/threads/${threadId}/commands`,
     headers: JSON_HEADERS,
-    body: JSON.stringify({ id: 1, method: 'run.start', params: { assistant_id: 'deep_agent', input: userInput(content) } }),
+    body: JSON.stringify({
+      id: 1,
+      method: 'run.start',
+      params: { assistant_id: 'deep_agent', input: userInput(content) },
+    }),
   });
   const answer = (await res.body.json()) as { type?: string };
-  if (res.statusCode !== 200 || answer.type !== 'success') throw new Error(`run.start answered ${res.statusCode}: ${JSON.stringify(answer)}`);
+  if (res.statusCode !== 200 || answer.type !== 'success')
+    throw new Error(`run.start answered ${res.statusCode}: ${JSON.stringify(answer)}`);
 }
 
 /** An SSE stream of the thread, open (its headers in); `read` consumes it to its end. */
 async function openStream(pool: Pool, threadId: string, channels: string[]) {
-  const res = await pool.request({ method: 'POST', path: `/api/threads/${threadId}/stream`, headers: JSON_HEADERS, body: JSON.stringify({ channels }) });
+  const res = await pool.request({
+    method: 'POST',
+    path: `/api/threads/${threadId}/stream`,
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ channels }),
+  });
   if (res.statusCode !== 200) throw new Error(`stream answered ${res.statusCode}: ${await res.body.text()}`);
   res.body.setEncoding('utf8');
   return {
@@ -237,7 +285,10 @@ async function openStream(pool: Pool, threadId: string, channels: string[]) {
         }
       }
       const lastEvent = last ? (JSON.parse(last) as ProtocolEvent) : null;
-      const ended = lastEvent?.method === 'lifecycle' && (lastEvent.params.namespace ?? []).length === 0 ? (lastEvent.params.data as { event?: string }).event ?? null : null;
+      const ended =
+        lastEvent?.method === 'lifecycle' && (lastEvent.params.namespace ?? []).length === 0
+          ? ((lastEvent.params.data as { event?: string }).event ?? null)
+          : null;
       return { events, bytes, errors, ended, endedAt: performance.now() };
     },
   };
@@ -274,7 +325,9 @@ interface FanoutRun {
 async function fanoutRun(pool: Pool, pid: number, subscribers: number): Promise<FanoutRun> {
   const threadId = randomUUID();
   const rssBeforeMiB = rssMiB(pid);
-  const streams = await Promise.all(Array.from({ length: subscribers }, () => openStream(pool, threadId, options.channels)));
+  const streams = await Promise.all(
+    Array.from({ length: subscribers }, () => openStream(pool, threadId, options.channels)),
+  );
   const rssOpenMiB = rssMiB(pid);
   let rssPeakMiB = rssOpenMiB ?? 0;
   const sampler = setInterval(() => (rssPeakMiB = Math.max(rssPeakMiB, rssMiB(pid) ?? 0)), 10);
@@ -284,7 +337,9 @@ async function fanoutRun(pool: Pool, pid: number, subscribers: number): Promise<
   const t0 = performance.now();
   const reads = streams.map((s) => {
     const firstToken = { ms: null as number | null };
-    return s.read((e) => (tokenIn(e) ? ((firstToken.ms = performance.now() - t0), true) : false)).then((r) => ({ ...r, firstTokenMs: firstToken.ms }));
+    return s
+      .read((e) => (tokenIn(e) ? ((firstToken.ms = performance.now() - t0), true) : false))
+      .then((r) => ({ ...r, firstTokenMs: firstToken.ms }));
   });
   await runStart(pool, threadId, DELEGATING);
   const done = await Promise.all(reads);
@@ -310,7 +365,8 @@ async function fanoutRun(pool: Pool, pid: number, subscribers: number): Promise<
   };
 }
 
-const median = <T>(runs: T[], by: (r: T) => number): T => [...runs].sort((a, b) => by(a) - by(b))[Math.floor((runs.length - 1) / 2)]!;
+const median = <T>(runs: T[], by: (r: T) => number): T =>
+  [...runs].sort((a, b) => by(a) - by(b))[Math.floor((runs.length - 1) / 2)]!;
 
 function fanoutSummary(runs: FanoutRun[]) {
   const run = median(runs, (r) => r.wallMs);
@@ -327,9 +383,15 @@ function fanoutSummary(runs: FanoutRun[]) {
     error_events: run.errors,
     first_token_ms: stats(run.firstTokenMs, 1),
     stream_end_ms: stats(run.endMs, 1),
-    rss_mib: { before_streams: round(run.rssBeforeMiB, 0), streams_open: round(run.rssOpenMiB, 0), peak_during_run: round(run.rssPeakMiB, 0) },
+    rss_mib: {
+      before_streams: round(run.rssBeforeMiB, 0),
+      streams_open: round(run.rssOpenMiB, 0),
+      peak_during_run: round(run.rssPeakMiB, 0),
+    },
     cores: run.cores,
-    cpu_us_per_event: Object.fromEntries(Object.entries(run.cpuSeconds).map(([name, s]) => [name, s === null ? null : round((s * 1e6) / total, 1)])),
+    cpu_us_per_event: Object.fromEntries(
+      Object.entries(run.cpuSeconds).map(([name, s]) => [name, s === null ? null : round((s * 1e6) / total, 1)]),
+    ),
   };
 }
 
@@ -364,11 +426,19 @@ async function benchApp() {
       const file = existsSync(profileDir) ? readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile')) : undefined;
       if (file) {
         log(`CPU profile: ${join(profileDir, file)}`);
-        const window = { fromUs: Math.min(...many.map((r) => r.window.fromUs)), toUs: Math.max(...many.map((r) => r.window.toUs)) };
+        const window = {
+          fromUs: Math.min(...many.map((r) => r.window.fromUs)),
+          toUs: Math.max(...many.map((r) => r.window.toUs)),
+        };
         profile = summariseCpuProfile(join(profileDir, file), window, 10);
       } else log(`no CPU profile in ${profileDir}`);
     }
-    return { firstToken, single: fanoutSummary(single), many: { ...fanoutSummary(many), rss_mib_after_all_runs: round(rssAfterMiB, 0) }, profile };
+    return {
+      firstToken,
+      single: fanoutSummary(single),
+      many: { ...fanoutSummary(many), rss_mib_after_all_runs: round(rssAfterMiB, 0) },
+      profile,
+    };
   } finally {
     await pool.close().catch(() => undefined);
     await app.service.stop();
@@ -407,13 +477,27 @@ async function main(): Promise<void> {
     },
     token_delay_ms: options.tokenDelayMs,
     ...(options.tokenDelayMs === 0
-      ? { note: "with 0 ms between tokens the run never yields to the event loop, so the app's corked HTTP writes leave when it ends: first token through the app ≈ the run's end (BENCH_TOKEN_DELAY_MS=1 for a model whose tokens arrive by I/O)" }
+      ? {
+          note: "with 0 ms between tokens the run never yields to the event loop, so the app's corked HTTP writes leave when it ends: first token through the app ≈ the run's end (BENCH_TOKEN_DELAY_MS=1 for a model whose tokens arrive by I/O)",
+        }
       : {}),
     goals,
-    met: { added_first_token_p50: (minus(app.firstToken.first_token_ms.p50, inProcess.first_token_ms.p50) ?? Infinity) < goals.added_first_token_p50_ms },
+    met: {
+      added_first_token_p50:
+        (minus(app.firstToken.first_token_ms.p50, inProcess.first_token_ms.p50) ?? Infinity) <
+        goals.added_first_token_p50_ms,
+    },
     ...(app.profile ? { profile_fanout: app.profile } : {}),
     details: {
-      workload: { runs: options.runs, warmup_runs: options.warmupRuns, fanout_runs: options.fanoutRuns, first_token_message: GREETING, checkpointer: 'memory', models: `scripted, ${options.tokenDelayMs} ms between tokens`, profiled: options.profile },
+      workload: {
+        runs: options.runs,
+        warmup_runs: options.warmupRuns,
+        fanout_runs: options.fanoutRuns,
+        first_token_message: GREETING,
+        checkpointer: 'memory',
+        models: `scripted, ${options.tokenDelayMs} ms between tokens`,
+        profiled: options.profile,
+      },
     },
   };
   benchRun.finish(result);

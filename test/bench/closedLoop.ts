@@ -20,7 +20,11 @@ export interface Phase {
 }
 
 /** `concurrency` clients, each sending its next request when the previous one is answered, for `seconds`. */
-export async function closedLoop(concurrency: number, seconds: number, send: Send): Promise<{ latenciesMs: number[]; seconds: number; failures: Record<string, number> }> {
+export async function closedLoop(
+  concurrency: number,
+  seconds: number,
+  send: Send,
+): Promise<{ latenciesMs: number[]; seconds: number; failures: Record<string, number> }> {
   const latenciesMs: number[] = [];
   const failures: Record<string, number> = {};
   const startedAt = performance.now();
@@ -41,7 +45,11 @@ export async function closedLoop(concurrency: number, seconds: number, send: Sen
 /** CPU seconds the whole machine has been busy (all cores), from /proc/stat; null off Linux. */
 function machineBusySeconds(): number | null {
   try {
-    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     return (user! + nice! + system! + irq! + softirq! + steal!) / 100; // USER_HZ
   } catch {
     return null;
@@ -60,7 +68,13 @@ export interface PhaseSettings {
  * Warms up, then measures one phase; `pids` are the processes whose CPU it reports (`other`: the
  * rest of the machine, which should be near 0).
  */
-export async function measurePhase(name: string, concurrency: number, send: Send, pids: Record<string, number>, settings: PhaseSettings): Promise<Phase> {
+export async function measurePhase(
+  name: string,
+  concurrency: number,
+  send: Send,
+  pids: Record<string, number>,
+  settings: PhaseSettings,
+): Promise<Phase> {
   if (settings.warmupSeconds > 0) await closedLoop(concurrency, settings.warmupSeconds, send);
   const meter = new CpuMeter(pids, settings.trees);
   const busyBefore = machineBusySeconds();
@@ -69,7 +83,10 @@ export async function measurePhase(name: string, concurrency: number, send: Send
   const reading = meter.stop();
   const busy = busyBefore === null ? null : machineBusySeconds()! - busyBefore;
   const ours = Object.values(reading.cpuSeconds).reduce<number>((a, b) => a + (b ?? 0), 0);
-  const cores = { ...coresUsed(reading), other: busy === null ? null : round(Math.max(0, busy - ours) / reading.wallSeconds, 2) };
+  const cores = {
+    ...coresUsed(reading),
+    other: busy === null ? null : round(Math.max(0, busy - ours) / reading.wallSeconds, 2),
+  };
   const failed = Object.values(run.failures).reduce((a, b) => a + b, 0);
   const phase: Phase = {
     rps: round((run.latenciesMs.length - failed) / run.seconds, 0),

@@ -55,7 +55,12 @@ function frameName(node: ProfileNode): string {
   const name = functionName || '(anonymous)';
   if (!url) return name;
   const pkg = packageOf(url);
-  const file = pkg === 'ours' ? relative(repoRoot, url.replace(/^file:\/\//, '')) : pkg === 'node' ? url : `${pkg}/${url.slice(url.lastIndexOf('/') + 1)}`;
+  const file =
+    pkg === 'ours'
+      ? relative(repoRoot, url.replace(/^file:\/\//, ''))
+      : pkg === 'node'
+        ? url
+        : `${pkg}/${url.slice(url.lastIndexOf('/') + 1)}`;
   return `${name} (${file}:${lineNumber + 1})`;
 }
 
@@ -81,7 +86,8 @@ export function summariseCpuProfile(file: string, window?: { fromUs: number; toU
     const us = profile.timeDeltas[i + 1] ?? 0;
     if (!window || (t >= window.fromUs && t <= window.toUs)) picked.push({ id: profile.samples[i]!, us });
   }
-  const samples = picked.length > 0 ? picked : profile.samples.map((id, i) => ({ id, us: profile.timeDeltas[i + 1] ?? 0 }));
+  const samples =
+    picked.length > 0 ? picked : profile.samples.map((id, i) => ({ id, us: profile.timeDeltas[i + 1] ?? 0 }));
 
   const self = new Map<string, number>();
   const packages = new Map<string, number>();
@@ -114,5 +120,12 @@ export function summariseCpuProfile(file: string, window?: { fromUs: number; toU
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([frame, us]) => ({ frame, ms: round(us / 1000, 0)!, share: round(busy > 0 ? us / busy : 0, 3)! }));
-  return { windowed: picked.length > 0, sampled_ms: round(total / 1000, 0)!, idle_share: round(total > 0 ? idle / total : 0, 3)!, top_self: rank(self), by_package: rank(packages), ours_inclusive: rank(inclusive) };
+  return {
+    windowed: picked.length > 0,
+    sampled_ms: round(total / 1000, 0)!,
+    idle_share: round(total > 0 ? idle / total : 0, 3)!,
+    top_self: rank(self),
+    by_package: rank(packages),
+    ours_inclusive: rank(inclusive),
+  };
 }

@@ -46,7 +46,11 @@ const options = {
 const goals = { deployed_p50_ms: 5000, failed_calls_during_rollouts: 0 };
 const progress = (message: string) => process.stderr.write(`[bench:deploy] ${message}\n`);
 const ms = (from: number) => performance.now() - from;
-const stats = (samples: number[]) => ({ p50: round(percentile(samples, 50), 0), p95: round(percentile(samples, 95), 0), n: samples.length });
+const stats = (samples: number[]) => ({
+  p50: round(percentile(samples, 50), 0),
+  p95: round(percentile(samples, 95), 0),
+  n: samples.length,
+});
 
 // ---- the deployable example, as a git repository with tags ----
 
@@ -66,19 +70,23 @@ function tagWithPrefix(tag: string, prefix: string): void {
 }
 
 let cp: ControlPlaneStack | undefined;
-const call = (method: string, path: string, json?: unknown) => controlPlaneCall(cp!.urls[0]!, cp!.apiKey, method, path, json);
+const call = (method: string, path: string, json?: unknown) =>
+  controlPlaneCall(cp!.urls[0]!, cp!.apiKey, method, path, json);
 
 async function revisionDeployed(deploymentId: string, revisionId: string): Promise<void> {
   const revision = await waitFor(
     `revision ${revisionId} to end`,
     async () => {
-      const body = (await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body as { status?: string; status_message?: unknown } | undefined;
+      const body = (await call('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`)).body as
+        | { status?: string; status_message?: unknown }
+        | undefined;
       return body?.status === 'DEPLOYED' || body?.status?.endsWith('_FAILED') ? body : null;
     },
     300_000,
     25,
   );
-  if (revision.status !== 'DEPLOYED') throw new Error(`revision ${revisionId} ended ${revision.status}: ${JSON.stringify(revision.status_message)}`);
+  if (revision.status !== 'DEPLOYED')
+    throw new Error(`revision ${revisionId} ended ${revision.status}: ${JSON.stringify(revision.status_message)}`);
 }
 
 const created: string[] = [];
@@ -96,7 +104,10 @@ async function createDeployment(name: string): Promise<{ id: string; revisionId:
 }
 
 /** Clients calling `send` back to back until `stop` resolves: latencies and failures. */
-async function callersUntil(stop: Promise<unknown>, send: () => Promise<boolean>): Promise<{ calls: number; failed: number; latencies: number[]; failures: string[] }> {
+async function callersUntil(
+  stop: Promise<unknown>,
+  send: () => Promise<boolean>,
+): Promise<{ calls: number; failed: number; latencies: number[]; failures: string[] }> {
   let done = false;
   void stop.finally(() => (done = true));
   const latencies: number[] = [];
@@ -114,7 +125,12 @@ async function callersUntil(stop: Promise<unknown>, send: () => Promise<boolean>
       }
     }),
   );
-  return { calls: latencies.length + failures.length, failed: failures.length, latencies, failures: [...new Set(failures)].slice(0, 5) };
+  return {
+    calls: latencies.length + failures.length,
+    failed: failures.length,
+    latencies,
+    failures: [...new Set(failures)].slice(0, 5),
+  };
 }
 
 async function main(): Promise<void> {
@@ -155,7 +171,9 @@ async function main(): Promise<void> {
   }
 
   // Rollouts under load on the deployment's URL.
-  progress(`rollout: ${options.rollouts} PATCHes while ${options.callers} clients call /runs/wait on the deployment's URL`);
+  progress(
+    `rollout: ${options.rollouts} PATCHes while ${options.callers} clients call /runs/wait on the deployment's URL`,
+  );
   const pool = new Pool(new URL(main!.url).origin, { connections: options.callers });
   const path = new URL(main!.url).pathname;
   const runWait = async () => {
@@ -168,7 +186,9 @@ async function main(): Promise<void> {
     for (let i = 1; i <= options.rollouts; i++) {
       tagWithPrefix(`r${i}`, `Hello ${i}`);
       const t = performance.now();
-      const res = await call('PATCH', `/v2/deployments/${main!.id}`, { source_revision_config: { repo_ref: `refs/tags/r${i}` } });
+      const res = await call('PATCH', `/v2/deployments/${main!.id}`, {
+        source_revision_config: { repo_ref: `refs/tags/r${i}` },
+      });
       if (res.status !== 200) throw new Error(`patch: ${res.status} ${JSON.stringify(res.body)}`);
       await revisionDeployed(main!.id, res.body.latest_revision_id);
       rolloutTimes.push(ms(t));
@@ -195,7 +215,11 @@ async function main(): Promise<void> {
       return res.statusCode === 200;
     });
     await p.close();
-    return { rps: round(r.calls / options.seconds, 0), p50_ms: round(percentile(r.latencies, 50), 2), failed: r.failed };
+    return {
+      rps: round(r.calls / options.seconds, 0),
+      p50_ms: round(percentile(r.latencies, 50), 2),
+      failed: r.failed,
+    };
   };
   const viaGateway = await rate(main!.url);
   const direct = await rate(serverUrl);
@@ -205,12 +229,19 @@ async function main(): Promise<void> {
   for (const id of created.splice(0)) await call('DELETE', `/v2/deployments/${id}`);
   await pool.close();
   const t = performance.now();
-  const many = await Promise.all(Array.from({ length: options.memoryDeployments }, (_, i) => createDeployment(`bench-many-${Date.now()}-${i}`)));
+  const many = await Promise.all(
+    Array.from({ length: options.memoryDeployments }, (_, i) => createDeployment(`bench-many-${Date.now()}-${i}`)),
+  );
   await Promise.all(many.map((x) => revisionDeployed(x.id, x.revisionId)));
   const allDeployedMs = ms(t);
   // Each serves once, so what it holds includes a run's work.
-  await Promise.all(many.map((x) => fetch(`${x.url}/runs/wait`, { method: 'POST', headers, body: runBody }).then((r) => r.text())));
-  const rss = many.flatMap((x) => serverPids(x.revisionId)).map(rssMiB).filter((v): v is number => v !== null);
+  await Promise.all(
+    many.map((x) => fetch(`${x.url}/runs/wait`, { method: 'POST', headers, body: runBody }).then((r) => r.text())),
+  );
+  const rss = many
+    .flatMap((x) => serverPids(x.revisionId))
+    .map(rssMiB)
+    .filter((v): v is number => v !== null);
   const controlPlaneRss = rssMiB(cp.replicas[0]!.child.pid!);
 
   const result = {
@@ -234,7 +265,10 @@ async function main(): Promise<void> {
       all_deployed_ms: round(allDeployedMs, 0),
       servers_found: rss.length,
       per_deployment_rss_mib: stats(rss),
-      total_servers_rss_mib: round(rss.reduce((a, b) => a + b, 0), 0),
+      total_servers_rss_mib: round(
+        rss.reduce((a, b) => a + b, 0),
+        0,
+      ),
       control_plane_rss_mib: round(controlPlaneRss, 0),
     },
     met: {

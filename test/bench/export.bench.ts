@@ -24,7 +24,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { provideInfra } from '../support/infra.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
@@ -32,7 +38,11 @@ import { createReadModelTables } from '../../projections/readModels.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { EXPORT_COMPRESSIONS, type ExportCompression, type ExportRunTask } from '../../services/bulk-export/exportTypes.ts';
+import {
+  EXPORT_COMPRESSIONS,
+  type ExportCompression,
+  type ExportRunTask,
+} from '../../services/bulk-export/exportTypes.ts';
 import { dayStreams, exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
 import { exportRunsQuery } from '../../services/bulk-export/parquet/exportQuery.ts';
 import { exportWorkerProcessEnv } from '../../services/processes/exportWorkerProcess.ts';
@@ -47,7 +57,10 @@ const options = {
   days: Number(env.BENCH_DAYS ?? 5),
   concurrency: Number(env.BENCH_CONCURRENCY ?? 1),
   feedbackShare: Number(env.BENCH_FEEDBACK ?? 0),
-  compressions: (env.BENCH_COMPRESSIONS ?? [...new Set([config.FF_BULK_EXPORT_DEFAULT_COMPRESSION, 'zstandard', 'snappy', 'none'])].join(',')).split(',') as ExportCompression[],
+  compressions: (
+    env.BENCH_COMPRESSIONS ??
+    [...new Set([config.FF_BULK_EXPORT_DEFAULT_COMPRESSION, 'zstandard', 'snappy', 'none'])].join(',')
+  ).split(',') as ExportCompression[],
   maxFileBytes: Number(env.BENCH_MAX_FILE_MB ?? 128) * 1024 * 1024,
   keep: env.BENCH_KEEP === '1' || env.BENCH_DB !== undefined,
   reuse: env.BENCH_DB ?? null,
@@ -64,8 +77,11 @@ const FIRST_DAY = Date.UTC(2025, 0, 6) * 1000;
 const log = (msg: string) => process.stderr.write(`[bench:export] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-for (const c of options.compressions) if (!(EXPORT_COMPRESSIONS as readonly string[]).includes(c)) throw new Error(`unknown compression in BENCH_COMPRESSIONS: ${c}`);
-if (!(options.runs > 0 && options.days > 0 && options.concurrency > 0)) throw new Error('BENCH_RUNS, BENCH_DAYS and BENCH_CONCURRENCY must be positive');
+for (const c of options.compressions)
+  if (!(EXPORT_COMPRESSIONS as readonly string[]).includes(c))
+    throw new Error(`unknown compression in BENCH_COMPRESSIONS: ${c}`);
+if (!(options.runs > 0 && options.days > 0 && options.concurrency > 0))
+  throw new Error('BENCH_RUNS, BENCH_DAYS and BENCH_CONCURRENCY must be positive');
 
 // ---- seeding ----
 
@@ -76,7 +92,8 @@ const uuidOf = (seed: string) => {
   return `toUUID(concat(substring(${h1}, 1, 8), '-', substring(${h1}, 9, 4), '-4', substring(${h1}, 14, 3), '-8', substring(${h2}, 2, 3), '-', substring(${h2}, 5, 12)))`;
 };
 /** YYYYMMDDTHHMMSSffffffZ of a microsecond time, as in dotted_order. */
-const dottedTime = (us: string) => `concat(formatDateTime(toDateTime(intDiv(${us}, 1000000)), '%Y%m%dT%H%M%S', 'UTC'), substring(toString(1000000 + ${us} % 1000000), 2), 'Z')`;
+const dottedTime = (us: string) =>
+  `concat(formatDateTime(toDateTime(intDiv(${us}, 1000000)), '%Y%m%dT%H%M%S', 'UTC'), substring(toString(1000000 + ${us} % 1000000), 2), 'Z')`;
 
 /** Inserts `runs` runs of a project over the days, server-side, in chunks; run n of trace intDiv(n, 10) is its (n % 10)-th run. */
 async function seedProject(ch: ClickHouseClient, project: string, runs: number, salt: number): Promise<void> {
@@ -128,7 +145,9 @@ async function seed(ch: ClickHouseClient): Promise<void> {
 /** Waits (at most 5 minutes) for ClickHouse's merges of the fresh parts, so they do not compete with the timing. */
 async function settleMerges(ch: ClickHouseClient, database: string): Promise<void> {
   for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(1000)) {
-    const [merges] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM system.merges WHERE database = ${database}`);
+    const [merges] = await ch.query<{ n: string }>(
+      sql`SELECT count() AS n FROM system.merges WHERE database = ${database}`,
+    );
     if (Number(merges!.n) === 0) return;
   }
   log('merges still running after 5 minutes; timing anyway');
@@ -139,9 +158,18 @@ async function settleMerges(ch: ClickHouseClient, database: string): Promise<voi
 const dayTasks = (compression: ExportCompression): ExportRunTask[] => {
   const exportId = randomUUID();
   return Array.from({ length: options.days }, (_, d) => ({
-    tenantId: TENANT, sessionId: PROJECT, exportId, runId: randomUUID(), attempt: 0,
-    startMicros: FIRST_DAY + d * DAY_US, endMicros: FIRST_DAY + (d + 1) * DAY_US,
-    formatVersion: 'v2_beta', compression, exportFields: null, filter: null, resumeAfter: null,
+    tenantId: TENANT,
+    sessionId: PROJECT,
+    exportId,
+    runId: randomUUID(),
+    attempt: 0,
+    startMicros: FIRST_DAY + d * DAY_US,
+    endMicros: FIRST_DAY + (d + 1) * DAY_US,
+    formatVersion: 'v2_beta',
+    compression,
+    exportFields: null,
+    filter: null,
+    resumeAfter: null,
   }));
 };
 
@@ -149,9 +177,11 @@ const dayTasks = (compression: ExportCompression): ExportRunTask[] => {
 async function pool<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) results.push(await work(items[next++]!));
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) results.push(await work(items[next++]!));
+    }),
+  );
   return results;
 }
 
@@ -180,7 +210,8 @@ async function timed<R>(work: () => Promise<R>): Promise<R & Timed> {
 async function rawRead(ch: ClickHouseClient): Promise<{ rows: number; bytes: number }> {
   const bytes = await pool(dayTasks('none'), options.concurrency, async (t) => {
     let n = 0;
-    for await (const day of dayStreams(ch, (await exportPlan({ ch, tables: LIVE_TABLES }, t)).days)) for await (const chunk of day.body) n += chunk.length;
+    for await (const day of dayStreams(ch, (await exportPlan({ ch, tables: LIVE_TABLES }, t)).days))
+      for await (const chunk of day.body) n += chunk.length;
     return n;
   });
   return { rows: options.runs, bytes: bytes.reduce((a, b) => a + b, 0) };
@@ -194,9 +225,20 @@ async function rawRead(ch: ClickHouseClient): Promise<{ rows: number; bytes: num
 async function rawReadByDay(ch: ClickHouseClient): Promise<{ rows: number; bytes: number }> {
   const bytes = await pool(dayTasks('none'), options.concurrency, async (t) => {
     const { queryColumns } = await exportPlan({ ch, tables: LIVE_TABLES }, t);
-    const window = { tenantId: t.tenantId, sessionId: t.sessionId, startMicros: t.startMicros, endMicros: t.endMicros, after: null, filter: null };
+    const window = {
+      tenantId: t.tenantId,
+      sessionId: t.sessionId,
+      startMicros: t.startMicros,
+      endMicros: t.endMicros,
+      after: null,
+      filter: null,
+    };
     let n = 0;
-    for await (const chunk of await ch.queryStream(exportRunsQuery(LIVE_TABLES.runs, queryColumns, window), 'RowBinary')) n += chunk.length;
+    for await (const chunk of await ch.queryStream(
+      exportRunsQuery(LIVE_TABLES.runs, queryColumns, window),
+      'RowBinary',
+    ))
+      n += chunk.length;
     return n;
   });
   return { rows: options.runs, bytes: bytes.reduce((a, b) => a + b, 0) };
@@ -208,14 +250,29 @@ async function main(): Promise<void> {
   const database = options.reuse ?? `ebench_${randomBytes(3).toString('hex')}`;
   const bucket = `bench-export-${randomBytes(3).toString('hex')}`;
   const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database });
-  const s3 = new S3Client({ endpoint: infra.s3Endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: infra.s3AccessKeyId, secretAccessKey: infra.s3SecretAccessKey } });
-  const blobs = new BlobStore({ ...config, S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey });
+  const s3 = new S3Client({
+    endpoint: infra.s3Endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: infra.s3AccessKeyId, secretAccessKey: infra.s3SecretAccessKey },
+  });
+  const blobs = new BlobStore({
+    ...config,
+    S3_ENDPOINT: infra.s3Endpoint,
+    S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+    S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+  });
   const cleanup = async () => {
     if (!options.keep) {
       for (;;) {
         const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
         if (!page.Contents?.length) break;
-        await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: page.Contents.map((o) => ({ Key: o.Key! })) } }));
+        await s3.send(
+          new DeleteObjectsCommand({
+            Bucket: bucket,
+            Delete: { Objects: page.Contents.map((o) => ({ Key: o.Key! })) },
+          }),
+        );
       }
       await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
       await ch.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null });
@@ -230,7 +287,9 @@ async function main(): Promise<void> {
       const start = performance.now();
       await ch.exec(sql`CREATE DATABASE ${ident(database)}`, { database: null });
       await seed(ch);
-      log(`seeded ${options.runs} runs (+${Math.ceil(options.runs / 10)} in another project) over ${options.days} days into ${database} in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+      log(
+        `seeded ${options.runs} runs (+${Math.ceil(options.runs / 10)} in another project) over ${options.days} days into ${database} in ${((performance.now() - start) / 1000).toFixed(1)} s`,
+      );
     }
     await settleMerges(ch, database);
 
@@ -238,17 +297,24 @@ async function main(): Promise<void> {
     await rawRead(ch);
     const baseline = await timed(() => rawRead(ch));
     const rawRowsPerS = baseline.rows / baseline.seconds;
-    log(`raw read: ${baseline.rows} rows, ${(baseline.bytes / 1e6).toFixed(0)} MB in ${baseline.seconds.toFixed(2)} s = ${Math.round(rawRowsPerS)} rows/s, peak RSS ${baseline.peakRssMb.toFixed(0)} MB; cores ${JSON.stringify(baseline.cores)}`);
+    log(
+      `raw read: ${baseline.rows} rows, ${(baseline.bytes / 1e6).toFixed(0)} MB in ${baseline.seconds.toFixed(2)} s = ${Math.round(rawRowsPerS)} rows/s, peak RSS ${baseline.peakRssMb.toFixed(0)} MB; cores ${JSON.stringify(baseline.cores)}`,
+    );
     const byDay = await timed(() => rawReadByDay(ch));
     const byDayRowsPerS = byDay.rows / byDay.seconds;
-    log(`raw read by day (one query a day, as before slices): ${byDay.seconds.toFixed(2)} s = ${Math.round(byDayRowsPerS)} rows/s; cores ${JSON.stringify(byDay.cores)}`);
+    log(
+      `raw read by day (one query a day, as before slices): ${byDay.seconds.toFixed(2)} s = ${Math.round(byDayRowsPerS)} rows/s; cores ${JSON.stringify(byDay.cores)}`,
+    );
 
     const exports = [];
     for (const compression of options.compressions) {
       const run = await exportInChild(database, bucket, compression);
-      if (run.rows !== baseline.rows) throw new Error(`the export wrote ${run.rows} rows, the project has ${baseline.rows}`);
+      if (run.rows !== baseline.rows)
+        throw new Error(`the export wrote ${run.rows} rows, the project has ${baseline.rows}`);
       const rowsPerS = run.rows / run.seconds;
-      log(`export ${compression}: ${run.rows} rows in ${run.files} files (${(run.parquetBytes / 1e6).toFixed(0)} MB of Parquet) in ${run.seconds.toFixed(2)} s = ${Math.round(rowsPerS)} rows/s, ratio ${(rowsPerS / rawRowsPerS).toFixed(2)} (${(rowsPerS / byDayRowsPerS).toFixed(2)} to the read by day), peak RSS ${run.peakRssMb.toFixed(0)} MB; cores ${JSON.stringify(run.cores)}`);
+      log(
+        `export ${compression}: ${run.rows} rows in ${run.files} files (${(run.parquetBytes / 1e6).toFixed(0)} MB of Parquet) in ${run.seconds.toFixed(2)} s = ${Math.round(rowsPerS)} rows/s, ratio ${(rowsPerS / rawRowsPerS).toFixed(2)} (${(rowsPerS / byDayRowsPerS).toFixed(2)} to the read by day), peak RSS ${run.peakRssMb.toFixed(0)} MB; cores ${JSON.stringify(run.cores)}`,
+      );
       exports.push({ compression, ...run, rowsPerS });
     }
 
@@ -274,12 +340,33 @@ async function main(): Promise<void> {
         by_compression: Object.fromEntries(
           exports.map((e) => [
             e.compression,
-            { rows_per_s: round(e.rowsPerS, 0), ratio: round(e.rowsPerS / rawRowsPerS, 2), ratio_to_read_by_day: round(e.rowsPerS / byDayRowsPerS, 2), seconds: round(e.seconds, 2), peak_rss_mb: round(e.peakRssMb, 0), files: e.files, parquet_mb: round(e.parquetBytes / 1e6, 1), cores: e.cores },
+            {
+              rows_per_s: round(e.rowsPerS, 0),
+              ratio: round(e.rowsPerS / rawRowsPerS, 2),
+              ratio_to_read_by_day: round(e.rowsPerS / byDayRowsPerS, 2),
+              seconds: round(e.seconds, 2),
+              peak_rss_mb: round(e.peakRssMb, 0),
+              files: e.files,
+              parquet_mb: round(e.parquetBytes / 1e6, 1),
+              cores: e.cores,
+            },
           ]),
         ),
-        raw: { seconds: round(baseline.seconds, 2), clickhouse_mb: round(baseline.bytes / 1e6, 0), peak_rss_mb: round(baseline.peakRssMb, 0), cores: baseline.cores },
+        raw: {
+          seconds: round(baseline.seconds, 2),
+          clickhouse_mb: round(baseline.bytes / 1e6, 0),
+          peak_rss_mb: round(baseline.peakRssMb, 0),
+          cores: baseline.cores,
+        },
         raw_by_day: { rows_per_s: round(byDayRowsPerS, 0), seconds: round(byDay.seconds, 2), cores: byDay.cores },
-        workload: { days: options.days, export_runs: options.days, concurrency: options.concurrency, feedback_share: options.feedbackShare, max_file_mb: options.maxFileBytes / 1024 / 1024, other_project_runs: Math.ceil(options.runs / 10) },
+        workload: {
+          days: options.days,
+          export_runs: options.days,
+          concurrency: options.concurrency,
+          feedback_share: options.feedbackShare,
+          max_file_mb: options.maxFileBytes / 1024 / 1024,
+          other_project_runs: Math.ceil(options.runs / 10),
+        },
       },
     };
     benchRun.finish(result);
@@ -312,18 +399,42 @@ async function exportInChild(database: string, bucket: string, compression: Expo
 async function exportChild(database: string, bucket: string, compression: ExportCompression): Promise<void> {
   const infra = await provideInfra();
   const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database });
-  const s3 = new S3Client({ endpoint: infra.s3Endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: infra.s3AccessKeyId, secretAccessKey: infra.s3SecretAccessKey } });
-  const blobs = new BlobStore({ ...config, S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey });
+  const s3 = new S3Client({
+    endpoint: infra.s3Endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: infra.s3AccessKeyId, secretAccessKey: infra.s3SecretAccessKey },
+  });
+  const blobs = new BlobStore({
+    ...config,
+    S3_ENDPOINT: infra.s3Endpoint,
+    S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+    S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+  });
   const figures: ExportFigures = await timed(async () => {
     const results = await pool(dayTasks(compression), options.concurrency, (t) =>
-      exportRunsToParquet({ ch, tables: { runs: LIVE_TABLES.runs, runKeys: LIVE_TABLES.runKeys, feedback: LIVE_TABLES.feedback }, blobs, s3 }, t, { bucket, prefix: 'bench', endpointUrl: infra.s3Endpoint, region: 'us-east-1' }, {
-        signal: new AbortController().signal,
-        maxFileBytes: options.maxFileBytes,
-        onFile: async () => {},
-      }),
+      exportRunsToParquet(
+        {
+          ch,
+          tables: { runs: LIVE_TABLES.runs, runKeys: LIVE_TABLES.runKeys, feedback: LIVE_TABLES.feedback },
+          blobs,
+          s3,
+        },
+        t,
+        { bucket, prefix: 'bench', endpointUrl: infra.s3Endpoint, region: 'us-east-1' },
+        {
+          signal: new AbortController().signal,
+          maxFileBytes: options.maxFileBytes,
+          onFile: async () => {},
+        },
+      ),
     );
     const files = results.flatMap((r) => r.files);
-    return { rows: results.reduce((a, r) => a + r.rows, 0), files: files.length, parquetBytes: files.reduce((a, f) => a + f.bytes, 0) };
+    return {
+      rows: results.reduce((a, r) => a + r.rows, 0),
+      files: files.length,
+      parquetBytes: files.reduce((a, f) => a + f.bytes, 0),
+    };
   });
   // The kernel's high-water mark: this process did nothing but the export.
   figures.peakRssMb = Math.max(figures.peakRssMb, process.resourceUsage().maxRSS / 1024);
@@ -333,5 +444,6 @@ async function exportChild(database: string, bucket: string, compression: Export
   await ch.close();
 }
 
-if (process.argv[2] === '--export') await exportChild(process.argv[3]!, process.argv[4]!, process.argv[5] as ExportCompression);
+if (process.argv[2] === '--export')
+  await exportChild(process.argv[3]!, process.argv[4]!, process.argv[5] as ExportCompression);
 else await main();

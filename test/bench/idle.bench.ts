@@ -26,7 +26,9 @@ async function usage(pids: Record<string, number>, s: number): Promise<Record<st
   const t0 = performance.now();
   await sleep(s);
   const elapsed = (performance.now() - t0) / 1000;
-  return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, round((((cpuSeconds(pid) ?? 0) - (before[k] ?? 0)) / elapsed) * 100)]));
+  return Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => [k, round((((cpuSeconds(pid) ?? 0) - (before[k] ?? 0)) / elapsed) * 100)]),
+  );
 }
 
 const benchRun = startBenchRun();
@@ -37,7 +39,15 @@ const stack = await startTracingStack('bench_idle');
 stack.startExportWorker();
 console.error(`[bench:idle] one idle stack: ${settle} s to settle, then ${seconds} s`);
 await sleep(settle);
-const idle = await usage({ api: stack.api.child.pid!, projector: stack.projector.child.pid!, export_worker: stack.exportWorker!.child.pid!, ...broker }, seconds);
+const idle = await usage(
+  {
+    api: stack.api.child.pid!,
+    projector: stack.projector.child.pid!,
+    export_worker: stack.exportWorker!.child.pid!,
+    ...broker,
+  },
+  seconds,
+);
 await stack.stop();
 const own = (idle.api ?? 0) + (idle.projector ?? 0) + (idle.export_worker ?? 0);
 const brokerExtra = (idle.kafka ?? 0) - (baseline.kafka ?? 0);

@@ -39,13 +39,25 @@ import { projectIdForName } from '../../projections/projects/projectRegistry.ts'
 import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 import { TrafficGenerator } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, pace, projectorLag, type PhaseResult, type Send } from './load.ts';
-import { CpuMeter, coresUsed, cpuMicrosPer, percentile, rssMiB, round, treeRssMiB, type CpuReading } from './measure.ts';
+import {
+  CpuMeter,
+  coresUsed,
+  cpuMicrosPer,
+  percentile,
+  rssMiB,
+  round,
+  treeRssMiB,
+  type CpuReading,
+} from './measure.ts';
 import { startBenchRun } from './results.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
 const options = {
-  levels: (env.BENCH_LEVELS ?? '1,4,16,32').split(',').map(Number).filter((n) => n > 0),
+  levels: (env.BENCH_LEVELS ?? '1,4,16,32')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0),
   seconds: num('BENCH_SECONDS', 10),
   rawSeconds: num('BENCH_RAW_SECONDS', num('BENCH_SECONDS', 10)),
   maxRunsPerLevel: num('BENCH_MAX_RUNS_PER_LEVEL', 300_000),
@@ -98,7 +110,9 @@ class FreshnessProbe {
         const ids = sqlJoin(entries.map(([id]) => sql`toUUID(${id})`));
         const checkedAt = performance.now();
         const rows = await this.#ch
-          .query<{ run_id: string }>(sql`SELECT toString(id) AS run_id FROM runs WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${traces}) AND id IN (${ids}) AND has_post = 1`)
+          .query<{ run_id: string }>(
+            sql`SELECT toString(id) AS run_id FROM runs WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${traces}) AND id IN (${ids}) AND has_post = 1`,
+          )
           .catch((err: Error) => {
             log(`freshness probe failed: ${err.message.slice(0, 200)}`);
             return [];
@@ -135,7 +149,10 @@ async function visibleRuns(ch: ClickHouseClient, sessionName: string): Promise<n
 
 async function main(): Promise<void> {
   const benchRun = startBenchRun();
-  const stackEnv: Record<string, string> = { LOG_LEVEL: 'warn', ...(env.BENCH_STACK_ENV ? (JSON.parse(env.BENCH_STACK_ENV) as Record<string, string>) : {}) };
+  const stackEnv: Record<string, string> = {
+    LOG_LEVEL: 'warn',
+    ...(env.BENCH_STACK_ENV ? (JSON.parse(env.BENCH_STACK_ENV) as Record<string, string>) : {}),
+  };
   if (env.BENCH_NODE_OPTIONS) stackEnv.NODE_OPTIONS = env.BENCH_NODE_OPTIONS;
   log(`starting a tracing stack (levels ${options.levels.join(', ')}; ${options.seconds} s per level)`);
   let stack: TracingStack | null = null;
@@ -162,7 +179,9 @@ async function main(): Promise<void> {
   try {
     stack = await startTracingStack('bench', stackEnv);
     const config = stack.config;
-    log(`stack up: ${stack.url} (api pid ${stack.api.pid}, ${config.TRACING_API_PROCESSES} process(es); projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
+    log(
+      `stack up: ${stack.url} (api pid ${stack.api.pid}, ${config.TRACING_API_PROCESSES} process(es); projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`,
+    );
     ch = ClickHouseClient.fromConfig(config);
     pool = new Pool(stack.url, { connections: Math.max(...options.levels), keepAliveTimeout: 60_000 });
     const sendHttp = multipartSender(pool, stack.apiKey, log);
@@ -176,7 +195,9 @@ async function main(): Promise<void> {
     const topic = scratchTopic;
     const sendRaw: Send = async (batch) => {
       try {
-        await rawProducer.send({ messages: batch.events.map((e) => ({ topic, key: e.key, value: e.value, headers: e.headers })) });
+        await rawProducer.send({
+          messages: batch.events.map((e) => ({ topic, key: e.key, value: e.value, headers: e.headers })),
+        });
         return { ok: true, status: '2xx', doneAt: performance.now() };
       } catch (err) {
         return { ok: false, status: (err as Error).name, doneAt: performance.now() };
@@ -186,13 +207,26 @@ async function main(): Promise<void> {
     const runsTopic = topicName(config, TOPICS.runs);
     const projectorGroup = runsProjectorGroupId(config);
     // Kafka, ClickHouse and MinIO by their pid files (read again per level: they may restart).
-    const cpuPids = (): Record<string, number> => ({ api: stack!.api.pid, projector: stack!.projector.pid, bench: process.pid, ...infraPids() });
+    const cpuPids = (): Record<string, number> => ({
+      api: stack!.api.pid,
+      projector: stack!.projector.pid,
+      bench: process.pid,
+      ...infraPids(),
+    });
     // The API's pid is its primary when it runs as several processes: count its workers with it.
     const meter = () => new CpuMeter(cpuPids(), ['api']);
 
     // Warm-up (not measured): JIT, connections, the project, the producer's metadata.
     {
-      const warm = new TrafficGenerator({ tenantId, sessionName: 'bench-warmup', interleave: options.interleave, batchOps: options.batchOps, minRuns: 10, maxRuns: 30, seed: 1 });
+      const warm = new TrafficGenerator({
+        tenantId,
+        sessionName: 'bench-warmup',
+        interleave: options.interleave,
+        batchOps: options.batchOps,
+        minRuns: 10,
+        maxRuns: 30,
+        seed: 1,
+      });
       const batches = warm.batches(3000);
       const w = await drive(batches, 4, 30, false, sendHttp);
       if (w.runs === 0) throw new Error(`warm-up failed: ${JSON.stringify(w.failures)}`);
@@ -208,20 +242,31 @@ async function main(): Promise<void> {
     let runsTarget = options.firstLevelRuns;
     let previousLevel = 0;
     for (const concurrency of options.levels) {
-      if (previousLevel > 0) runsTarget = Math.min(options.maxRunsPerLevel, Math.max(20_000, Math.ceil(bestRate * Math.min(2.5, concurrency / previousLevel) * 1.2 * options.seconds)));
+      if (previousLevel > 0)
+        runsTarget = Math.min(
+          options.maxRunsPerLevel,
+          Math.max(20_000, Math.ceil(bestRate * Math.min(2.5, concurrency / previousLevel) * 1.2 * options.seconds)),
+        );
       previousLevel = concurrency;
       const sessionName = `bench-c${concurrency}`;
       const genStart = performance.now();
       const batches = new TrafficGenerator({
-        tenantId, sessionName, interleave: options.interleave, batchOps: options.batchOps,
-        minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1], seed: 1000 + concurrency,
+        tenantId,
+        sessionName,
+        interleave: options.interleave,
+        batchOps: options.batchOps,
+        minRuns: options.runsPerTrace[0],
+        maxRuns: options.runsPerTrace[1],
+        seed: 1000 + concurrency,
       }).batches(runsTarget);
       const poolRuns = batches.reduce((n, b) => n + b.postedRunIds.length, 0);
       const poolBytes = batches.reduce((n, b) => n + b.body.length, 0);
       const eventsPerBatch = batches.reduce((n, b) => n + b.events.length, 0) / batches.length;
       // Generating blocked the event loop: let sockets closed meanwhile (idle keep-alives) be noticed.
       await sleep(200);
-      log(`c=${concurrency}: generated ${batches.length} batches, ${poolRuns} runs, ${(poolBytes / 1e6).toFixed(0)} MB in ${((performance.now() - genStart) / 1000).toFixed(1)} s (${eventsPerBatch.toFixed(1)} events per request)`);
+      log(
+        `c=${concurrency}: generated ${batches.length} batches, ${poolRuns} runs, ${(poolBytes / 1e6).toFixed(0)} MB in ${((performance.now() - genStart) / 1000).toFixed(1)} s (${eventsPerBatch.toFixed(1)} events per request)`,
+      );
 
       // Raw ceiling at this concurrency: the same events, straight to Kafka.
       let raw: PhaseResult | null = null;
@@ -231,7 +276,9 @@ async function main(): Promise<void> {
         rawMeter.start();
         raw = await drive(batches, concurrency, options.rawSeconds, true, sendRaw);
         rawCpu = rawMeter.stop();
-        log(`c=${concurrency}: raw Kafka ${(raw.runs / raw.seconds).toFixed(0)} runs/s, p50 ${percentile(raw.latenciesMs, 50)?.toFixed(1)} ms, p99 ${percentile(raw.latenciesMs, 99)?.toFixed(1)} ms; cores ${JSON.stringify(coresUsed(rawCpu))}`);
+        log(
+          `c=${concurrency}: raw Kafka ${(raw.runs / raw.seconds).toFixed(0)} runs/s, p50 ${percentile(raw.latenciesMs, 50)?.toFixed(1)} ms, p99 ${percentile(raw.latenciesMs, 99)?.toFixed(1)} ms; cores ${JSON.stringify(coresUsed(rawCpu))}`,
+        );
         await sleep(500);
       }
 
@@ -245,7 +292,9 @@ async function main(): Promise<void> {
       });
       const cpu = sendMeter.stop();
       const acceptedRate = ours.runs / ours.seconds;
-      log(`c=${concurrency}: accepted ${ours.runs} runs in ${ours.seconds.toFixed(1)} s = ${acceptedRate.toFixed(0)} runs/s, p50 ${percentile(ours.latenciesMs, 50)?.toFixed(1)} ms, p99 ${percentile(ours.latenciesMs, 99)?.toFixed(1)} ms${Object.keys(ours.failures).length ? `, failures ${JSON.stringify(ours.failures)}` : ''}; cores ${JSON.stringify(coresUsed(cpu))}`);
+      log(
+        `c=${concurrency}: accepted ${ours.runs} runs in ${ours.seconds.toFixed(1)} s = ${acceptedRate.toFixed(0)} runs/s, p50 ${percentile(ours.latenciesMs, 50)?.toFixed(1)} ms, p99 ${percentile(ours.latenciesMs, 99)?.toFixed(1)} ms${Object.keys(ours.failures).length ? `, failures ${JSON.stringify(ours.failures)}` : ''}; cores ${JSON.stringify(coresUsed(cpu))}`,
+      );
 
       // End to end: until every accepted run of this level is a row in ClickHouse.
       const drainMeter = meter();
@@ -274,7 +323,9 @@ async function main(): Promise<void> {
       const probeDeadline = Date.now() + 5000;
       while (probe.pending > 0 && Date.now() < probeDeadline) await sleep(50);
       await probe.stop();
-      log(`c=${concurrency}: end to end ${e2eRate?.toFixed(0) ?? 'incomplete'} runs/s (${visible}/${ours.runs} visible after ${e2eSeconds?.toFixed(1) ?? '-'} s), freshness p50 ${percentile(probe.samplesMs, 50)?.toFixed(0)} ms p99 ${percentile(probe.samplesMs, 99)?.toFixed(0)} ms; drain cores ${JSON.stringify(coresUsed(drainCpu))}; cpu us/run ${JSON.stringify(cpuMicrosPer(ours.runs, cpu, drainCpu))}`);
+      log(
+        `c=${concurrency}: end to end ${e2eRate?.toFixed(0) ?? 'incomplete'} runs/s (${visible}/${ours.runs} visible after ${e2eSeconds?.toFixed(1) ?? '-'} s), freshness p50 ${percentile(probe.samplesMs, 50)?.toFixed(0)} ms p99 ${percentile(probe.samplesMs, 99)?.toFixed(0)} ms; drain cores ${JSON.stringify(coresUsed(drainCpu))}; cpu us/run ${JSON.stringify(cpuMicrosPer(ours.runs, cpu, drainCpu))}`,
+      );
 
       const rawRate = raw ? raw.runs / raw.seconds : null;
       bestRate = Math.max(bestRate, acceptedRate);
@@ -318,8 +369,13 @@ async function main(): Promise<void> {
     if (options.halfSeconds > 0 && bestRate > 0) {
       const rate = bestRate / 2;
       const batches = new TrafficGenerator({
-        tenantId, sessionName: 'bench-half', interleave: options.interleave, batchOps: options.batchOps,
-        minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1], seed: 7,
+        tenantId,
+        sessionName: 'bench-half',
+        interleave: options.interleave,
+        batchOps: options.batchOps,
+        minRuns: options.runsPerTrace[0],
+        maxRuns: options.runsPerTrace[1],
+        seed: 7,
       }).batches(Math.ceil(rate * options.halfSeconds * 1.1));
       await sleep(200);
       const halfMeter = meter();
@@ -338,21 +394,40 @@ async function main(): Promise<void> {
         failures: paced.failures,
         cpu_cores: coresUsed(halfCpu),
       };
-      log(`half load (${rate.toFixed(0)} runs/s, open loop): p50 ${half.p50_ms} ms, p99 ${half.p99_ms} ms; cores ${JSON.stringify(half.cpu_cores)}`);
+      log(
+        `half load (${rate.toFixed(0)} runs/s, open loop): p50 ${half.p50_ms} ms, p99 ${half.p99_ms} ms; cores ${JSON.stringify(half.cpu_cores)}`,
+      );
       const drainDeadline = performance.now() + options.drainTimeoutMs;
-      while ((await projectorLag(admin, runsTopic, projectorGroup, config.KAFKA_PARTITIONS, log)) !== 0n && performance.now() < drainDeadline) await sleep(250);
+      while (
+        (await projectorLag(admin, runsTopic, projectorGroup, config.KAFKA_PARTITIONS, log)) !== 0n &&
+        performance.now() < drainDeadline
+      )
+        await sleep(250);
     }
 
     // Sustained: the same pool sent again and again; per minute its rate, p99, lag and memory.
     let sustained: Record<string, unknown> | null = null;
     if (options.sustainSeconds > 0) {
-      const concurrency = options.sustainConcurrency || Number(levels.length ? [...levels].sort((a, b) => Number(b.accepted_runs_per_s) - Number(a.accepted_runs_per_s))[0]!.concurrency : 16);
+      const concurrency =
+        options.sustainConcurrency ||
+        Number(
+          levels.length
+            ? [...levels].sort((a, b) => Number(b.accepted_runs_per_s) - Number(a.accepted_runs_per_s))[0]!.concurrency
+            : 16,
+        );
       const pool = new TrafficGenerator({
-        tenantId, sessionName: 'bench-sustained', interleave: options.interleave, batchOps: options.batchOps,
-        minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1], seed: 11,
+        tenantId,
+        sessionName: 'bench-sustained',
+        interleave: options.interleave,
+        batchOps: options.batchOps,
+        minRuns: options.runsPerTrace[0],
+        maxRuns: options.runsPerTrace[1],
+        seed: 11,
       }).batches(options.sustainRuns);
       await sleep(200);
-      log(`sustained: ${options.sustainSeconds} s at ${concurrency} concurrent requests over a pool of ${options.sustainRuns} runs`);
+      log(
+        `sustained: ${options.sustainSeconds} s at ${concurrency} concurrent requests over a pool of ${options.sustainRuns} runs`,
+      );
       const minutes: Array<Record<string, unknown>> = [];
       let offset = 0;
       const sustainMeter = meter();
@@ -379,7 +454,9 @@ async function main(): Promise<void> {
           cores: coresUsed(minuteCpu),
         };
         minutes.push(row);
-        log(`sustained minute ${row.minute}: ${row.accepted_runs_per_s} runs/s, p99 ${row.p99_ms} ms, lag ${row.projector_lag_events} events, RSS api ${row.api_rss_mib} MiB, projector ${row.projector_rss_mib} MiB; cpu us/run ${JSON.stringify(row.cpu_us_per_run)}`);
+        log(
+          `sustained minute ${row.minute}: ${row.accepted_runs_per_s} runs/s, p99 ${row.p99_ms} ms, lag ${row.projector_lag_events} events, RSS api ${row.api_rss_mib} MiB, projector ${row.projector_rss_mib} MiB; cpu us/run ${JSON.stringify(row.cpu_us_per_run)}`,
+        );
       }
       const sustainCpu = sustainMeter.stop();
       const rates = minutes.map((m) => Number(m.accepted_runs_per_s));
@@ -390,8 +467,12 @@ async function main(): Promise<void> {
         per_minute: minutes,
         // Last minute against the first: below 1 is downward drift.
         last_to_first_rate: rates.length > 1 ? round(rates.at(-1)! / rates[0]!, 3) : null,
-        api_rss_growth_mib: minutes.length > 1 ? round(Number(minutes.at(-1)!.api_rss_mib) - Number(minutes[0]!.api_rss_mib), 0) : null,
-        projector_rss_growth_mib: minutes.length > 1 ? round(Number(minutes.at(-1)!.projector_rss_mib) - Number(minutes[0]!.projector_rss_mib), 0) : null,
+        api_rss_growth_mib:
+          minutes.length > 1 ? round(Number(minutes.at(-1)!.api_rss_mib) - Number(minutes[0]!.api_rss_mib), 0) : null,
+        projector_rss_growth_mib:
+          minutes.length > 1
+            ? round(Number(minutes.at(-1)!.projector_rss_mib) - Number(minutes[0]!.projector_rss_mib), 0)
+            : null,
         cpu_cores: coresUsed(sustainCpu),
       };
     }
@@ -423,8 +504,11 @@ async function main(): Promise<void> {
       },
       levels,
       workload: {
-        runs_per_trace: options.runsPerTrace, ops_per_batch: options.batchOps, traces_in_flight: options.interleave,
-        parts_per_run: 'post.<id> + .inputs + .outputs + .extra (root: post then patch)', seconds_per_level: options.seconds,
+        runs_per_trace: options.runsPerTrace,
+        ops_per_batch: options.batchOps,
+        traces_in_flight: options.interleave,
+        parts_per_run: 'post.<id> + .inputs + .outputs + .extra (root: post then patch)',
+        seconds_per_level: options.seconds,
         freshness: `2xx until visible in ClickHouse, polled every ${options.freshnessPollMs} ms`,
       },
     };

@@ -17,14 +17,28 @@ const root = resolve(values.root ?? repoRoot);
 const runsPerRound = Number(process.env.BENCH_RUNS ?? 40_000);
 const rounds = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 6));
 
-const { TrafficGenerator } = (await import(`${root}/test/bench/traceGenerator.ts`)) as typeof import('./traceGenerator.ts');
-const { readMultipartBatch } = (await import(`${root}/services/tracing/ingest/multipartBatch.ts`)) as typeof import('../../services/tracing/ingest/multipartBatch.ts');
-const { RunIngestor } = (await import(`${root}/services/tracing/ingest/runIngestor.ts`)) as typeof import('../../services/tracing/ingest/runIngestor.ts');
+const { TrafficGenerator } = (await import(
+  `${root}/test/bench/traceGenerator.ts`
+)) as typeof import('./traceGenerator.ts');
+const { readMultipartBatch } = (await import(
+  `${root}/services/tracing/ingest/multipartBatch.ts`
+)) as typeof import('../../services/tracing/ingest/multipartBatch.ts');
+const { RunIngestor } = (await import(
+  `${root}/services/tracing/ingest/runIngestor.ts`
+)) as typeof import('../../services/tracing/ingest/runIngestor.ts');
 const { encodeEvent } = (await import(`${root}/schemas/registry.ts`)) as typeof import('../../schemas/registry.ts');
 type Ingestor = ConstructorParameters<typeof RunIngestor>;
 
 const tenantId = 'a3c1c2b4-5c6e-4f0a-9d51-1f6c0b8e2d77';
-const batches = new TrafficGenerator({ tenantId, sessionName: 'bench-path', interleave: 8, batchOps: 100, minRuns: 10, maxRuns: 30, seed: 7 }).batches(runsPerRound);
+const batches = new TrafficGenerator({
+  tenantId,
+  sessionName: 'bench-path',
+  interleave: 8,
+  batchOps: 100,
+  minRuns: 10,
+  maxRuns: 30,
+  seed: 7,
+}).batches(runsPerRound);
 const runs = batches.reduce((n, b) => n + b.postedRunIds.length, 0);
 const encodeOnlyLog = {
   maxEventBytes: async () => 1_000_000,
@@ -32,12 +46,23 @@ const encodeOnlyLog = {
     for (const e of events) encodeEvent(e.name as never, e.payload as never);
   },
 } as unknown as Ingestor[1];
-const projects = { resolve: async (_tenant: string, id: string | null) => id ?? '00000000-0000-0000-0000-000000000001' } as unknown as Ingestor[3];
+const projects = {
+  resolve: async (_tenant: string, id: string | null) => id ?? '00000000-0000-0000-0000-000000000001',
+} as unknown as Ingestor[3];
 // The lineage index knows none of these runs (they are all posted through multipart, which the ingestor remembers itself).
 const lineage = { recall: () => undefined } as unknown as Ingestor[4];
-const ingestor = new RunIngestor({ PAYLOAD_OFFLOAD_BYTES: 1 << 20 }, encodeOnlyLog, {} as Ingestor[2], projects, lineage);
+const ingestor = new RunIngestor(
+  { PAYLOAD_OFFLOAD_BYTES: 1 << 20 },
+  encodeOnlyLog,
+  {} as Ingestor[2],
+  projects,
+  lineage,
+);
 // As a socket delivers it: 64 KiB chunks.
-const chunked = (body: Buffer) => Readable.from(Array.from({ length: Math.ceil(body.length / 65536) }, (_, i) => body.subarray(i * 65536, (i + 1) * 65536)));
+const chunked = (body: Buffer) =>
+  Readable.from(
+    Array.from({ length: Math.ceil(body.length / 65536) }, (_, i) => body.subarray(i * 65536, (i + 1) * 65536)),
+  );
 
 const perRun: number[] = [];
 for (let round = 0; round < rounds; round++) {
@@ -51,4 +76,12 @@ for (let round = 0; round < rounds; round++) {
 }
 const measured = perRun.slice(2).sort((a, b) => a - b);
 const median = measured[Math.floor((measured.length - 1) / 2)]!;
-process.stdout.write(JSON.stringify({ bench: 'ingest-path', root, runs_per_round: runs, cpu_us_per_run: Number(median.toFixed(1)), rounds_us_per_run: perRun.map((r) => Number(r.toFixed(1))) }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    bench: 'ingest-path',
+    root,
+    runs_per_round: runs,
+    cpu_us_per_run: Number(median.toFixed(1)),
+    rounds_us_per_run: perRun.map((r) => Number(r.toFixed(1))),
+  }) + '\n',
+);

@@ -23,7 +23,10 @@ interface Trace {
   produceRoundTrips: Array<[at: number, ms: number]>;
 }
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { from: { type: 'string' }, to: { type: 'string' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { from: { type: 'string' }, to: { type: 'string' } },
+});
 const dir = positionals[0];
 if (!dir) {
   process.stderr.write('usage: node test/bench/latencyReport.ts <dir> [--from <epoch ms>] [--to <epoch ms>]\n');
@@ -32,7 +35,12 @@ if (!dir) {
 const from = values.from ? Number(values.from) : 0;
 const to = values.to ? Number(values.to) : Number.POSITIVE_INFINITY;
 const within = <T extends [number, ...number[]]>(rows: T[]): T[] => rows.filter(([at]) => at >= from && at <= to);
-const spread = (ms: number[]) => ({ n: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), max_ms: round(ms.length ? Math.max(...ms) : null) });
+const spread = (ms: number[]) => ({
+  n: ms.length,
+  p50_ms: round(percentile(ms, 50)),
+  p99_ms: round(percentile(ms, 99)),
+  max_ms: round(ms.length ? Math.max(...ms) : null),
+});
 
 const traces: Trace[] = readdirSync(dir)
   .filter((f) => /^\d+\.json$/.test(f))
@@ -46,9 +54,20 @@ const processes = traces.map((t) => {
     requests: spread(within(t.requests).map(([, ms]) => ms)),
     produce_calls: spread(within(t.sends).map(([, ms]) => ms)),
     produce_round_trips: spread(within(t.produceRoundTrips).map(([, ms]) => ms)),
-    gc: { n: gcs.length, total_ms: round(gcs.reduce((s, [, ms]) => s + ms, 0)), max_ms: round(gcs.length ? Math.max(...gcs.map(([, ms]) => ms)) : null) },
-    event_loop_delay: { max_ms: round(windows.length ? Math.max(...windows.map((w) => w[1])) : null), windows_over_20_ms: windows.filter((w) => w[1] > 20).length, windows: windows.length },
-    run_queue_wait: { total_ms: round(windows.reduce((s, w) => s + (w[3] ?? 0), 0)), max_per_100ms_ms: round(windows.length ? Math.max(...windows.map((w) => w[3] ?? 0)) : null) },
+    gc: {
+      n: gcs.length,
+      total_ms: round(gcs.reduce((s, [, ms]) => s + ms, 0)),
+      max_ms: round(gcs.length ? Math.max(...gcs.map(([, ms]) => ms)) : null),
+    },
+    event_loop_delay: {
+      max_ms: round(windows.length ? Math.max(...windows.map((w) => w[1])) : null),
+      windows_over_20_ms: windows.filter((w) => w[1] > 20).length,
+      windows: windows.length,
+    },
+    run_queue_wait: {
+      total_ms: round(windows.reduce((s, w) => s + (w[3] ?? 0), 0)),
+      max_per_100ms_ms: round(windows.length ? Math.max(...windows.map((w) => w[3] ?? 0)) : null),
+    },
   };
 });
 
@@ -80,4 +99,6 @@ const slowest = server
       }))
   : [];
 
-process.stdout.write(JSON.stringify({ window: { from: from || null, to: Number.isFinite(to) ? to : null }, processes, slowest }) + '\n');
+process.stdout.write(
+  JSON.stringify({ window: { from: from || null, to: Number.isFinite(to) ? to : null }, processes, slowest }) + '\n',
+);

@@ -48,7 +48,8 @@ setInterval(() => {
 }, 100).unref();
 
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcs.push([wall(e.startTime), e.duration, ((e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0)]);
+  for (const e of list.getEntries())
+    gcs.push([wall(e.startTime), e.duration, (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0]);
 }).observe({ entryTypes: ['gc'] });
 
 const started = new WeakMap<object, number>();
@@ -83,7 +84,18 @@ timed('connections:api', (c, t0) => {
 
 const dump = () => {
   try {
-    writeFileSync(file, JSON.stringify({ pid: process.pid, argv: process.argv.slice(1), windows, gcs, requests, sends, produceRoundTrips }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        pid: process.pid,
+        argv: process.argv.slice(1),
+        windows,
+        gcs,
+        requests,
+        sends,
+        produceRoundTrips,
+      }),
+    );
   } catch {
     // A trace is best effort: never disturb the process measured.
   }

@@ -23,7 +23,12 @@ export interface PhaseResult {
 export type Send = (batch: Batch) => Promise<{ ok: boolean; status: string; doneAt: number }>;
 
 /** Counts one answered batch into a phase's result, its latency from `since`; true when accepted. */
-function record(result: PhaseResult, batch: Batch, { ok, status, doneAt }: Awaited<ReturnType<Send>>, since: number): boolean {
+function record(
+  result: PhaseResult,
+  batch: Batch,
+  { ok, status, doneAt }: Awaited<ReturnType<Send>>,
+  since: number,
+): boolean {
   result.requests++;
   result.latenciesMs.push(doneAt - since);
   if (!ok) {
@@ -41,10 +46,24 @@ function record(result: PhaseResult, batch: Batch, { ok, status, doneAt }: Await
  * answered, until `seconds` pass or the batches run out (or, with `cycle`, only time).
  */
 export async function drive(
-  batches: Batch[], concurrency: number, seconds: number, cycle: boolean, send: Send,
+  batches: Batch[],
+  concurrency: number,
+  seconds: number,
+  cycle: boolean,
+  send: Send,
   onAccepted?: (batch: Batch, doneAt: number) => void,
 ): Promise<PhaseResult> {
-  const result: PhaseResult = { seconds: 0, requests: 0, runs: 0, ops: 0, bytes: 0, latenciesMs: [], failures: {}, endedBy: 'time', firstStartAt: 0 };
+  const result: PhaseResult = {
+    seconds: 0,
+    requests: 0,
+    runs: 0,
+    ops: 0,
+    bytes: 0,
+    latenciesMs: [],
+    failures: {},
+    endedBy: 'time',
+    firstStartAt: 0,
+  };
   let next = 0;
   const startedAt = performance.now();
   result.firstStartAt = startedAt;
@@ -77,7 +96,17 @@ export async function drive(
  * batch's scheduled time, so a server that falls behind shows it (no coordinated omission).
  */
 export async function pace(batches: Batch[], runsPerSecond: number, seconds: number, send: Send): Promise<PhaseResult> {
-  const result: PhaseResult = { seconds: 0, requests: 0, runs: 0, ops: 0, bytes: 0, latenciesMs: [], failures: {}, endedBy: 'time', firstStartAt: performance.now() };
+  const result: PhaseResult = {
+    seconds: 0,
+    requests: 0,
+    runs: 0,
+    ops: 0,
+    bytes: 0,
+    latenciesMs: [],
+    failures: {},
+    endedBy: 'time',
+    firstStartAt: performance.now(),
+  };
   const startedAt = result.firstStartAt;
   const deadline = startedAt + seconds * 1000;
   const inFlight = new Set<Promise<void>>();
@@ -127,11 +156,26 @@ export function multipartSender(pool: Pool, apiKey: string, log: (msg: string) =
  * counting distinct rows in ClickHouse every few milliseconds would load the machine we measure.
  * null when Kafka cannot answer right now.
  */
-export async function projectorLag(admin: Admin, topic: string, groupId: string, partitions: number, log: (msg: string) => void): Promise<bigint | null> {
+export async function projectorLag(
+  admin: Admin,
+  topic: string,
+  groupId: string,
+  partitions: number,
+  log: (msg: string) => void,
+): Promise<bigint | null> {
   try {
-    const [ends] = await admin.listOffsets({ topics: [{ name: topic, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, timestamp: -1n })) }] });
+    const [ends] = await admin.listOffsets({
+      topics: [
+        {
+          name: topic,
+          partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, timestamp: -1n })),
+        },
+      ],
+    });
     const [group] = await admin.listConsumerGroupOffsets({ groups: [groupId] });
-    const committed = new Map((group?.topics.find((t) => t.name === topic)?.partitions ?? []).map((p) => [p.partitionIndex, p.committedOffset]));
+    const committed = new Map(
+      (group?.topics.find((t) => t.name === topic)?.partitions ?? []).map((p) => [p.partitionIndex, p.committedOffset]),
+    );
     let lag = 0n;
     for (const p of ends?.partitions ?? []) {
       const c = committed.get(p.partitionIndex) ?? -1n;

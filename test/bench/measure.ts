@@ -12,7 +12,8 @@ export function percentile(samples: readonly number[], p: number): number | null
   return sorted[rank]!;
 }
 
-export const round = (value: number | null, digits = 1): number | null => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
+export const round = (value: number | null, digits = 1): number | null =>
+  value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits));
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -84,21 +85,27 @@ export class CpuMeter {
 
 /** Cores busy per process over a reading (1.0 = one core all the time). */
 export const coresUsed = (r: CpuReading): Record<string, number | null> =>
-  Object.fromEntries(Object.entries(r.cpuSeconds).map(([name, s]) => [name, s === null ? null : round(s / r.wallSeconds, 2)]));
+  Object.fromEntries(
+    Object.entries(r.cpuSeconds).map(([name, s]) => [name, s === null ? null : round(s / r.wallSeconds, 2)]),
+  );
 
 /** CPU microseconds per unit of work (e.g. per run) per process, over several readings. */
 export function cpuMicrosPer(units: number, ...readings: CpuReading[]): Record<string, number | null> {
   const out: Record<string, number | null> = {};
   for (const r of readings)
-    for (const [name, s] of Object.entries(r.cpuSeconds)) out[name] = s === null || out[name] === null ? null : (out[name] ?? 0) + s;
-  for (const name of Object.keys(out)) out[name] = out[name] === null || units === 0 ? null : round((out[name]! * 1e6) / units, 1);
+    for (const [name, s] of Object.entries(r.cpuSeconds))
+      out[name] = s === null || out[name] === null ? null : (out[name] ?? 0) + s;
+  for (const name of Object.keys(out))
+    out[name] = out[name] === null || units === 0 ? null : round((out[name]! * 1e6) / units, 1);
   return out;
 }
 
 /** Resident memory of a process in MiB (VmRSS), null when it is gone. */
 export function rssMiB(pid: number): number | null {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
     return line ? Number(line.split(/\s+/)[1]) / 1024 : null;
   } catch {
     return null;

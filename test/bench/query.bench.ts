@@ -78,7 +78,13 @@ const options = {
   otherProjectRuns: 2000,
   pageSize: 100,
 };
-const targets = { trace_tree_p50: 20, filtered_page_p50: 50, thread_page_p50: 100, project_stats_p50: 200, replay_runs_per_s: 100_000 };
+const targets = {
+  trace_tree_p50: 20,
+  filtered_page_p50: 50,
+  thread_page_p50: 100,
+  project_stats_p50: 200,
+  replay_runs_per_s: 100_000,
+};
 
 const log = (msg: string) => process.stderr.write(`[bench:query] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -113,7 +119,10 @@ async function sendAll(batches: Batch[], send: Send): Promise<Seeded> {
       await sleep(500 * attempt);
     }
   });
-  if (failed.length) throw new Error(`seeding failed: ${failed.length} requests were refused 3 times (${JSON.stringify(result.failures)})`);
+  if (failed.length)
+    throw new Error(
+      `seeding failed: ${failed.length} requests were refused 3 times (${JSON.stringify(result.failures)})`,
+    );
   return {
     runs: result.runs,
     traces: batches.reduce((n, b) => n + b.rootIds.length, 0),
@@ -123,7 +132,12 @@ async function sendAll(batches: Batch[], send: Send): Promise<Seeded> {
 }
 
 /** Generates and sends `runs` runs of one generator, a chunk at a time. */
-async function seedRuns(generator: TrafficGenerator, runs: number, send: Send, progress?: (seeded: Seeded) => void): Promise<Seeded> {
+async function seedRuns(
+  generator: TrafficGenerator,
+  runs: number,
+  send: Send,
+  progress?: (seeded: Seeded) => void,
+): Promise<Seeded> {
   const total: Seeded = { runs: 0, traces: 0, bytes: 0, rootIds: [] };
   while (total.runs < runs) {
     const batches = generator.batches(Math.min(options.chunkRuns, runs - total.runs));
@@ -168,8 +182,12 @@ interface QueryReport {
  * is read). `check` looks at every answer (throws on a wrong one); it is not timed.
  */
 async function timeQuery(
-  name: string, pool: Pool, apiKey: string, cpuPids: () => Record<string, number>,
-  callOf: (i: number) => Call, check: (json: unknown, call: Call) => Record<string, number> | void,
+  name: string,
+  pool: Pool,
+  apiKey: string,
+  cpuPids: () => Record<string, number>,
+  callOf: (i: number) => Call,
+  check: (json: unknown, call: Call) => Record<string, number> | void,
 ): Promise<QueryReport> {
   const request = async (call: Call): Promise<{ ms: number; json: unknown }> => {
     const t0 = performance.now();
@@ -181,11 +199,14 @@ async function timeQuery(
     });
     const text = await res.body.text();
     const ms = performance.now() - t0;
-    if (res.statusCode === 404 && /Route .* not found/.test(text)) throw new RouteMissing(`${call.method} ${call.path.split('?')[0]} is not a route yet`);
-    if (res.statusCode !== 200) throw new Error(`${call.method} ${call.path.slice(0, 200)} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+    if (res.statusCode === 404 && /Route .* not found/.test(text))
+      throw new RouteMissing(`${call.method} ${call.path.split('?')[0]} is not a route yet`);
+    if (res.statusCode !== 200)
+      throw new Error(`${call.method} ${call.path.slice(0, 200)} answered ${res.statusCode}: ${text.slice(0, 300)}`);
     return { ms, json: JSON.parse(text) as unknown };
   };
-  if (options.only && !options.only.includes(name)) return { result: { p50: null, p99: null, unavailable: 'left out (BENCH_ONLY)' }, details: {} };
+  if (options.only && !options.only.includes(name))
+    return { result: { p50: null, p99: null, unavailable: 'left out (BENCH_ONLY)' }, details: {} };
   try {
     for (let i = 0; i < options.warmup; i++) {
       const call = callOf(i);
@@ -209,18 +230,33 @@ async function timeQuery(
     }
     const cpu = meter.stop();
     const result = { p50: round(percentile(samples, 50)), p99: round(percentile(samples, 99)) };
-    log(`${name}: p50 ${result.p50} ms, p99 ${result.p99} ms over ${samples.length} requests; cores ${JSON.stringify(coresUsed(cpu))}`);
+    log(
+      `${name}: p50 ${result.p50} ms, p99 ${result.p99} ms over ${samples.length} requests; cores ${JSON.stringify(coresUsed(cpu))}`,
+    );
     const variants = Object.fromEntries(
       [...byVariant].map(([v, s]) => {
         const summary = {
-          p50: round(percentile(s.ms, 50)), p99: round(percentile(s.ms, 99)), n: s.ms.length,
-          ...Object.fromEntries(Object.entries(s.counts).map(([k, list]) => [`avg_${k}`, round(list.reduce((a, b) => a + b, 0) / list.length)])),
+          p50: round(percentile(s.ms, 50)),
+          p99: round(percentile(s.ms, 99)),
+          n: s.ms.length,
+          ...Object.fromEntries(
+            Object.entries(s.counts).map(([k, list]) => [
+              `avg_${k}`,
+              round(list.reduce((a, b) => a + b, 0) / list.length),
+            ]),
+          ),
         };
         log(`  ${v}: ${JSON.stringify(summary)}`);
         return [v, summary];
       }),
     );
-    return { result, details: { cpu_ms_per_request: cpuMillisPerRequest(cpu, samples.length), ...(byVariant.size ? { variants } : {}) } };
+    return {
+      result,
+      details: {
+        cpu_ms_per_request: cpuMillisPerRequest(cpu, samples.length),
+        ...(byVariant.size ? { variants } : {}),
+      },
+    };
   } catch (err) {
     const why = err instanceof RouteMissing ? err.message : `failed: ${(err as Error).message}`;
     log(`${name}: ${why}`);
@@ -230,7 +266,9 @@ async function timeQuery(
 
 /** CPU milliseconds per request per process (where a request's time goes: API or ClickHouse). */
 function cpuMillisPerRequest(cpu: CpuReading, requests: number): Record<string, number | null> {
-  return Object.fromEntries(Object.entries(cpu.cpuSeconds).map(([name, s]) => [name, s === null ? null : round((s * 1000) / requests, 2)]));
+  return Object.fromEntries(
+    Object.entries(cpu.cpuSeconds).map(([name, s]) => [name, s === null ? null : round((s * 1000) / requests, 2)]),
+  );
 }
 
 interface TreeRun {
@@ -246,12 +284,14 @@ interface TreeRun {
 function checkTreeOrder(items: TreeRun[]): void {
   const path: string[] = [];
   items.forEach((run, k) => {
-    if (k > 0 && run.dotted_order !== undefined && !(items[k - 1]!.dotted_order! < run.dotted_order)) throw new Error(`dotted_order falls at run ${k}`);
+    if (k > 0 && run.dotted_order !== undefined && !(items[k - 1]!.dotted_order! < run.dotted_order))
+      throw new Error(`dotted_order falls at run ${k}`);
     if (!run.parent_run_ids) throw new Error('runs come without parent_run_ids');
     const parent = run.parent_run_ids.at(-1);
     const at = parent === undefined ? (k === 0 ? -1 : -2) : path.lastIndexOf(parent);
     if (at === -2) throw new Error(`a second root at run ${k}`);
-    if (parent !== undefined && at < 0) throw new Error(`run ${k} is not in tree order: its parent is not on the path to the run before it`);
+    if (parent !== undefined && at < 0)
+      throw new Error(`run ${k} is not in tree order: its parent is not on the path to the run before it`);
     path.length = at + 1;
     path.push(run.id);
   });
@@ -261,11 +301,17 @@ function checkTreeOrder(items: TreeRun[]): void {
  * Waits until ClickHouse runs no merge in `database` for a few seconds in a row (or the time is
  * up): merges right after seeding use the cores the queries are timed on. Returns seconds waited.
  */
-async function settleMerges(ch: ClickHouseClient, database: string, timeoutMs: number): Promise<{ seconds: number; settled: boolean }> {
+async function settleMerges(
+  ch: ClickHouseClient,
+  database: string,
+  timeoutMs: number,
+): Promise<{ seconds: number; settled: boolean }> {
   const started = performance.now();
   let quiet = 0;
   while (performance.now() - started < timeoutMs) {
-    const [row] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM system.merges WHERE database = ${database}`);
+    const [row] = await ch.query<{ n: string }>(
+      sql`SELECT count() AS n FROM system.merges WHERE database = ${database}`,
+    );
     quiet = Number(row?.n ?? 0) === 0 ? quiet + 1 : 0;
     if (quiet >= 3) return { seconds: (performance.now() - started) / 1000, settled: true };
     await sleep(1000);
@@ -278,7 +324,9 @@ const vary = (i: number, salt: number) => ((i + 1) * 2654435761 + salt * 40503) 
 
 async function main(): Promise<void> {
   const benchRun = startBenchRun();
-  log(`seeding ${options.runs.toLocaleString('en')} runs, then ${options.warmup} + ${options.iterations} requests per query`);
+  log(
+    `seeding ${options.runs.toLocaleString('en')} runs, then ${options.warmup} + ${options.iterations} requests per query`,
+  );
   log('note: a 2-core machine shared with other work; figures move with its load');
   let stack: TracingStack | null = null;
   let ch: ClickHouseClient | null = null;
@@ -293,8 +341,11 @@ async function main(): Promise<void> {
       await admin?.close().catch(() => {});
       await ch?.close().catch(() => {});
       blobs?.close();
-      if (stack && options.keepData) log(`keeping database ${stack.config.CLICKHOUSE_DATABASE} and topics ${stack.config.KAFKA_TOPIC_PREFIX}*`);
-      await stack?.stop({ dropData: !options.keepData }).catch((err: Error) => log(`stack stop failed: ${err.message}`));
+      if (stack && options.keepData)
+        log(`keeping database ${stack.config.CLICKHOUSE_DATABASE} and topics ${stack.config.KAFKA_TOPIC_PREFIX}*`);
+      await stack
+        ?.stop({ dropData: !options.keepData })
+        .catch((err: Error) => log(`stack stop failed: ${err.message}`));
     })());
   process.once('SIGINT', () => {
     log('interrupted; cleaning up');
@@ -302,24 +353,44 @@ async function main(): Promise<void> {
   });
 
   try {
-    const reuse: Record<string, string> = options.reuseData ? { CLICKHOUSE_DATABASE: options.reuseData, KAFKA_TOPIC_PREFIX: `${options.reuseData}.` } : {};
+    const reuse: Record<string, string> = options.reuseData
+      ? { CLICKHOUSE_DATABASE: options.reuseData, KAFKA_TOPIC_PREFIX: `${options.reuseData}.` }
+      : {};
     const nodeOptions: Record<string, string> = env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_NODE_OPTIONS } : {};
     stack = await startTracingStack('bench_query', { LOG_LEVEL: 'warn', ...reuse, ...nodeOptions });
     const config = stack.config;
-    log(`stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`);
+    log(
+      `stack up: ${stack.url} (api pid ${stack.api.pid}, projector pid ${stack.projector.pid}, database ${config.CLICKHOUSE_DATABASE})`,
+    );
     ch = ClickHouseClient.fromConfig(config);
     admin = new Admin({ clientId: 'bench-query-admin', bootstrapBrokers: brokerList(config) });
     pool = new Pool(stack.url, { connections: options.concurrency, keepAliveTimeout: 60_000 });
     const send = multipartSender(pool, stack.apiKey, log);
-    const cpuPids = (): Record<string, number> => ({ api: stack!.api.pid, projector: stack!.projector.pid, bench: process.pid, ...infraPids() });
+    const cpuPids = (): Record<string, number> => ({
+      api: stack!.api.pid,
+      projector: stack!.projector.pid,
+      bench: process.pid,
+      ...infraPids(),
+    });
 
     const projectId = projectIdForName(tenantId, MAIN_PROJECT);
     // ---- 1. seed ----
     const threads = Math.max(1, Math.round(options.runs / options.runsPerThread));
     const seedAll = async () => {
       const shape = (sessionName: string, seed: number, extra: Partial<TrafficOptions> = {}): TrafficOptions => ({
-        tenantId, sessionName, seed, interleave: 8, batchOps: 100, minRuns: options.runsPerTrace[0], maxRuns: options.runsPerTrace[1],
-        threads, spreadMs: options.days * DAY_MS, errorRate: options.errorRate, leafMs: [20, 3000], usageMetadata: true, ...extra,
+        tenantId,
+        sessionName,
+        seed,
+        interleave: 8,
+        batchOps: 100,
+        minRuns: options.runsPerTrace[0],
+        maxRuns: options.runsPerTrace[1],
+        threads,
+        spreadMs: options.days * DAY_MS,
+        errorRate: options.errorRate,
+        leafMs: [20, 3000],
+        usageMetadata: true,
+        ...extra,
       });
       const seedMeter = new CpuMeter(cpuPids());
       seedMeter.start();
@@ -332,28 +403,52 @@ async function main(): Promise<void> {
       };
       // A few small other projects first (they warm the API and projectors up, too).
       for (let p = 1; p <= options.otherProjects; p++)
-        add(await seedRuns(new TrafficGenerator(shape(`${MAIN_PROJECT}-other-${p}`, 100 + p, { threads: 20 })), options.otherProjectRuns, send));
+        add(
+          await seedRuns(
+            new TrafficGenerator(shape(`${MAIN_PROJECT}-other-${p}`, 100 + p, { threads: 20 })),
+            options.otherProjectRuns,
+            send,
+          ),
+        );
       // The 1,000-run trace: one trace, chains nested up to 4 deep.
       const big = await seedRuns(
-        new TrafficGenerator(shape(MAIN_PROJECT, 7, { interleave: 1, minRuns: options.bigTraceRuns, maxRuns: options.bigTraceRuns, nesting: 4 })),
-        options.bigTraceRuns, send,
+        new TrafficGenerator(
+          shape(MAIN_PROJECT, 7, {
+            interleave: 1,
+            minRuns: options.bigTraceRuns,
+            maxRuns: options.bigTraceRuns,
+            nesting: 4,
+          }),
+        ),
+        options.bigTraceRuns,
+        send,
       );
-      if (big.traces !== 1 || big.runs !== options.bigTraceRuns) throw new Error(`the big trace came out as ${big.traces} traces of ${big.runs} runs`);
+      if (big.traces !== 1 || big.runs !== options.bigTraceRuns)
+        throw new Error(`the big trace came out as ${big.traces} traces of ${big.runs} runs`);
       const bigTraceId = big.rootIds[0]!;
       add(big);
       const mainBefore = seeded.runs - big.runs;
       let lastLog = 0;
-      const rest = await seedRuns(new TrafficGenerator(shape(MAIN_PROJECT, 1)), options.runs - options.bigTraceRuns, send, (s) => {
-        if (performance.now() - lastLog < 10_000 && s.runs < options.runs - options.bigTraceRuns) return;
-        lastLog = performance.now();
-        const secs = (performance.now() - seedStart) / 1000;
-        log(`seeding: ${(mainBefore + big.runs + s.runs).toLocaleString('en')} runs accepted in ${secs.toFixed(0)} s (${Math.round((mainBefore + big.runs + s.runs) / secs)} runs/s)`);
-      });
+      const rest = await seedRuns(
+        new TrafficGenerator(shape(MAIN_PROJECT, 1)),
+        options.runs - options.bigTraceRuns,
+        send,
+        (s) => {
+          if (performance.now() - lastLog < 10_000 && s.runs < options.runs - options.bigTraceRuns) return;
+          lastLog = performance.now();
+          const secs = (performance.now() - seedStart) / 1000;
+          log(
+            `seeding: ${(mainBefore + big.runs + s.runs).toLocaleString('en')} runs accepted in ${secs.toFixed(0)} s (${Math.round((mainBefore + big.runs + s.runs) / secs)} runs/s)`,
+          );
+        },
+      );
       add(rest);
       const mainRuns = big.runs + rest.runs;
       const mainTraces = big.traces + rest.traces;
       const acceptedSeconds = (performance.now() - seedStart) / 1000;
-      log(`seeded ${seeded.runs.toLocaleString('en')} runs (${mainRuns.toLocaleString('en')} in ${MAIN_PROJECT}) in ${seeded.traces.toLocaleString('en')} traces, ${(seeded.bytes / 1e6).toFixed(0)} MB, accepted in ${acceptedSeconds.toFixed(1)} s; waiting for the projectors`);
+      log(
+        `seeded ${seeded.runs.toLocaleString('en')} runs (${mainRuns.toLocaleString('en')} in ${MAIN_PROJECT}) in ${seeded.traces.toLocaleString('en')} traces, ${(seeded.bytes / 1e6).toFixed(0)} MB, accepted in ${acceptedSeconds.toFixed(1)} s; waiting for the projectors`,
+      );
 
       // Caught up: the projector's lag is 0, and the tables FINAL hold every run and trace.
       const runsTopic = topicName(config, TOPICS.runs);
@@ -362,7 +457,10 @@ async function main(): Promise<void> {
       let counts = { runs: 0, traces: 0 };
       let lastLagLog = 0;
       for (;;) {
-        if (performance.now() > catchUpDeadline) throw new Error(`the projectors did not catch up in ${options.catchUpTimeoutMs / 1000} s (${JSON.stringify(counts)} of ${seeded.runs} runs, ${seeded.traces} traces)`);
+        if (performance.now() > catchUpDeadline)
+          throw new Error(
+            `the projectors did not catch up in ${options.catchUpTimeoutMs / 1000} s (${JSON.stringify(counts)} of ${seeded.runs} runs, ${seeded.traces} traces)`,
+          );
         const lag = await projectorLag(admin!, runsTopic, groupId, config.KAFKA_PARTITIONS, log);
         if (lag !== 0n) {
           if (performance.now() - lastLagLog > 10_000) {
@@ -377,13 +475,18 @@ async function main(): Promise<void> {
         );
         counts = { runs: Number(row?.runs ?? 0), traces: Number(row?.traces ?? 0) };
         if (counts.runs === seeded.runs && counts.traces === seeded.traces) break;
-        if (counts.runs > seeded.runs || counts.traces > seeded.traces) throw new Error(`more rows than seeded: ${JSON.stringify(counts)} for ${seeded.runs} runs, ${seeded.traces} traces`);
+        if (counts.runs > seeded.runs || counts.traces > seeded.traces)
+          throw new Error(
+            `more rows than seeded: ${JSON.stringify(counts)} for ${seeded.runs} runs, ${seeded.traces} traces`,
+          );
         await sleep(1000);
       }
       const seedSeconds = (performance.now() - seedStart) / 1000;
       const seedCpu = seedMeter.stop();
       const seedRate = seeded.runs / seedSeconds;
-      log(`caught up after ${seedSeconds.toFixed(1)} s: ${Math.round(seedRate)} runs/s end to end; cores ${JSON.stringify(coresUsed(seedCpu))}`);
+      log(
+        `caught up after ${seedSeconds.toFixed(1)} s: ${Math.round(seedRate)} runs/s end to end; cores ${JSON.stringify(coresUsed(seedCpu))}`,
+      );
 
       return { seeded, bigTraceId, mainRuns, mainTraces, acceptedSeconds, seedSeconds, seedCpu, seedRate };
     };
@@ -398,14 +501,31 @@ async function main(): Promise<void> {
       const [big] = await ch!.query<{ id: string }>(
         sql`SELECT toString(trace_id) AS id FROM ${ident(LIVE_TABLES.traces)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId}) AND run_count = ${options.bigTraceRuns} LIMIT 1`,
       );
-      if (!big) throw new Error(`no trace of ${options.bigTraceRuns} runs in ${options.reuseData}: not a kept bench:query database`);
+      if (!big)
+        throw new Error(
+          `no trace of ${options.bigTraceRuns} runs in ${options.reuseData}: not a kept bench:query database`,
+        );
       const owned = sql`tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId})`;
-      const mainRuns = await one(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.runs)} FINAL WHERE ${owned} AND has_post = 1`);
+      const mainRuns = await one(
+        sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.runs)} FINAL WHERE ${owned} AND has_post = 1`,
+      );
       const mainTraces = await one(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.traces)} FINAL WHERE ${owned}`);
-      log(`reusing ${options.reuseData}: ${seeded.runs.toLocaleString('en')} runs (${mainRuns.toLocaleString('en')} in ${MAIN_PROJECT}), no seeding`);
-      return { seeded, bigTraceId: big.id, mainRuns, mainTraces, acceptedSeconds: NaN, seedSeconds: NaN, seedCpu: null, seedRate: NaN };
+      log(
+        `reusing ${options.reuseData}: ${seeded.runs.toLocaleString('en')} runs (${mainRuns.toLocaleString('en')} in ${MAIN_PROJECT}), no seeding`,
+      );
+      return {
+        seeded,
+        bigTraceId: big.id,
+        mainRuns,
+        mainTraces,
+        acceptedSeconds: NaN,
+        seedSeconds: NaN,
+        seedCpu: null,
+        seedRate: NaN,
+      };
     };
-    const { seeded, bigTraceId, mainRuns, mainTraces, acceptedSeconds, seedSeconds, seedCpu, seedRate } = options.reuseData ? await reused() : await seedAll();
+    const { seeded, bigTraceId, mainRuns, mainTraces, acceptedSeconds, seedSeconds, seedCpu, seedRate } =
+      options.reuseData ? await reused() : await seedAll();
 
     const [threadRow] = await ch.query<{ n: string }>(
       sql`SELECT uniqExact(thread_id) AS n FROM ${ident(LIVE_TABLES.traces)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND session_id = toUUID(${projectId}) AND thread_id != ''`,
@@ -416,30 +536,48 @@ async function main(): Promise<void> {
     const parts = await ch.query<{ table: string; parts: string; rows: string }>(
       sql`SELECT table, count() AS parts, sum(rows) AS rows FROM system.parts WHERE database = ${config.CLICKHOUSE_DATABASE} AND active GROUP BY table ORDER BY table`,
     );
-    log(`${threadCount} threads in ${MAIN_PROJECT}; active parts ${parts.map((p) => `${p.table} ${p.parts}`).join(', ')}`);
+    log(
+      `${threadCount} threads in ${MAIN_PROJECT}; active parts ${parts.map((p) => `${p.table} ${p.parts}`).join(', ')}`,
+    );
 
     // ---- 2. queries ----
     const now = Date.now();
     const apiKey = stack.apiKey;
-    const time = (name: string, callOf: (i: number) => Call, check: (json: unknown, call: Call) => Record<string, number> | void) =>
-      timeQuery(name, pool!, apiKey, cpuPids, callOf, check);
+    const time = (
+      name: string,
+      callOf: (i: number) => Call,
+      check: (json: unknown, call: Call) => Record<string, number> | void,
+    ) => timeQuery(name, pool!, apiKey, cpuPids, callOf, check);
     // A window of ~30 days whose bounds move a few minutes per iteration (all traces are in it).
-    const window = (i: number) => ({ from: now - (options.days + 1) * DAY_MS + (vary(i, 1) % 600) * 1000, to: now + 60_000 + (vary(i, 2) % 600) * 1000 });
+    const window = (i: number) => ({
+      from: now - (options.days + 1) * DAY_MS + (vary(i, 1) % 600) * 1000,
+      to: now + 60_000 + (vary(i, 2) % 600) * 1000,
+    });
 
     const traceTree = await time(
       'trace_tree',
       () => ({ method: 'GET', path: `/api/v2/traces/${bigTraceId}/runs?project_id=${projectId}` }),
       (json) => {
         const items = (json as { items: TreeRun[] }).items;
-        if (items.length !== options.bigTraceRuns) throw new Error(`the trace's runs: ${items.length}, expected ${options.bigTraceRuns}`);
+        if (items.length !== options.bigTraceRuns)
+          throw new Error(`the trace's runs: ${items.length}, expected ${options.bigTraceRuns}`);
         if (items[0]!.id !== bigTraceId) throw new Error('the first run is not the root');
         checkTreeOrder(items);
       },
     );
 
     const filters: Array<{ kind: string; filter: (i: number) => string }> = [
-      { kind: 'llm_latency', filter: (i) => `and(eq(run_type, "llm"), gt(latency, ${[0.5, 1, 1.5, 2, 2.5][vary(i, 3) % 5]}))` },
-      { kind: 'error', filter: (i) => (i % 2 ? 'eq(status, "error")' : `and(eq(status, "error"), eq(run_type, "${['llm', 'tool', 'retriever', 'chain'][vary(i, 4) % 4]}"))`) },
+      {
+        kind: 'llm_latency',
+        filter: (i) => `and(eq(run_type, "llm"), gt(latency, ${[0.5, 1, 1.5, 2, 2.5][vary(i, 3) % 5]}))`,
+      },
+      {
+        kind: 'error',
+        filter: (i) =>
+          i % 2
+            ? 'eq(status, "error")'
+            : `and(eq(status, "error"), eq(run_type, "${['llm', 'tool', 'retriever', 'chain'][vary(i, 4) % 4]}"))`,
+      },
       { kind: 'tag', filter: (i) => `has(tags, "seq:step:${1 + (vary(i, 5) % 40)}")` },
       { kind: 'thread', filter: (i) => `eq(thread_id, "thread-${1 + (vary(i, 6) % threads)}")` },
       { kind: 'tokens', filter: (i) => `gte(total_tokens, ${[500, 1000, 2000, 5000, 20000][vary(i, 7) % 5]})` },
@@ -448,11 +586,17 @@ async function main(): Promise<void> {
       'filtered_page',
       (i) => {
         const f = filters[i % filters.length]!;
-        return { method: 'POST', path: '/runs/query', body: { session: [projectId], filter: f.filter(Math.floor(i / filters.length)), limit: options.pageSize }, variant: f.kind };
+        return {
+          method: 'POST',
+          path: '/runs/query',
+          body: { session: [projectId], filter: f.filter(Math.floor(i / filters.length)), limit: options.pageSize },
+          variant: f.kind,
+        };
       },
       (json) => {
         const runs = (json as { runs: unknown[] }).runs;
-        if (!Array.isArray(runs) || runs.length > options.pageSize) throw new Error(`runs/query answered ${Array.isArray(runs) ? runs.length : typeof runs} runs`);
+        if (!Array.isArray(runs) || runs.length > options.pageSize)
+          throw new Error(`runs/query answered ${Array.isArray(runs) ? runs.length : typeof runs} runs`);
         return { runs: runs.length };
       },
     );
@@ -461,7 +605,16 @@ async function main(): Promise<void> {
       'thread_page',
       (i) => {
         const w = window(i);
-        return { method: 'POST', path: '/api/v2/threads/query', body: { project_id: projectId, min_start_time: isoMs(w.from), max_start_time: isoMs(w.to), page_size: options.pageSize } };
+        return {
+          method: 'POST',
+          path: '/api/v2/threads/query',
+          body: {
+            project_id: projectId,
+            min_start_time: isoMs(w.from),
+            max_start_time: isoMs(w.to),
+            page_size: options.pageSize,
+          },
+        };
       },
       (json) => {
         const items = (json as { items: unknown[] }).items;
@@ -474,18 +627,27 @@ async function main(): Promise<void> {
       'project_stats',
       (i) => {
         const w = window(i);
-        return { method: 'GET', path: `/sessions/${projectId}/stats?start_time=${encodeURIComponent(isoMs(w.from))}&end_time=${encodeURIComponent(isoMs(w.to))}` };
+        return {
+          method: 'GET',
+          path: `/sessions/${projectId}/stats?start_time=${encodeURIComponent(isoMs(w.from))}&end_time=${encodeURIComponent(isoMs(w.to))}`,
+        };
       },
       (json) => {
         const s = json as { trace_count?: number; run_count?: number };
         if (s.run_count !== mainRuns) throw new Error(`stats: run_count ${s.run_count}, expected ${mainRuns}`);
-        if (s.trace_count !== undefined && s.trace_count !== mainTraces) throw new Error(`stats: trace_count ${s.trace_count}, expected ${mainTraces}`);
+        if (s.trace_count !== undefined && s.trace_count !== mainTraces)
+          throw new Error(`stats: trace_count ${s.trace_count}, expected ${mainTraces}`);
       },
     );
 
     // ---- 3. replay of every view into fresh tables ----
     let replayed: {
-      events: number; seconds: number; eventsPerSecond: number; runsPerSecond: number; rows: Record<string, number>; cores: Record<string, number | null>;
+      events: number;
+      seconds: number;
+      eventsPerSecond: number;
+      runsPerSecond: number;
+      rows: Record<string, number>;
+      cores: Record<string, number | null>;
       reads: { n: number; failed: number; p50: number | null; p99: number | null; first_failure?: string };
     } | null = null;
     if (!options.skipReplay) {
@@ -502,9 +664,14 @@ async function main(): Promise<void> {
         while (replaying) {
           const t0 = performance.now();
           try {
-            const res = await pool!.request({ path: `/api/v2/traces/${bigTraceId}/runs?project_id=${projectId}`, method: 'GET', headers: { 'x-api-key': apiKey } });
+            const res = await pool!.request({
+              path: `/api/v2/traces/${bigTraceId}/runs?project_id=${projectId}`,
+              method: 'GET',
+              headers: { 'x-api-key': apiKey },
+            });
             const json = (await res.body.json()) as { items?: unknown[] };
-            if (res.statusCode !== 200 || json.items?.length !== options.bigTraceRuns) throw new Error(`answered ${res.statusCode} with ${json.items?.length} runs`);
+            if (res.statusCode !== 200 || json.items?.length !== options.bigTraceRuns)
+              throw new Error(`answered ${res.statusCode} with ${json.items?.length} runs`);
             reads.ms.push(performance.now() - t0);
           } catch (err) {
             reads.failed++;
@@ -528,22 +695,42 @@ async function main(): Promise<void> {
       replaying = false;
       await reader;
       if (summary.rows.runs !== seeded.runs || summary.rows.traces !== seeded.traces)
-        log(`replay rebuilt ${summary.rows.runs} runs and ${summary.rows.traces} traces; expected ${seeded.runs} and ${seeded.traces}`);
+        log(
+          `replay rebuilt ${summary.rows.runs} runs and ${summary.rows.traces} traces; expected ${seeded.runs} and ${seeded.traces}`,
+        );
       replayed = {
-        events: summary.events, seconds: summary.seconds, eventsPerSecond: summary.eventsPerSecond, runsPerSecond: seeded.runs / summary.seconds,
-        rows: summary.rows as Record<string, number>, cores: coresUsed(cpu),
+        events: summary.events,
+        seconds: summary.seconds,
+        eventsPerSecond: summary.eventsPerSecond,
+        runsPerSecond: seeded.runs / summary.seconds,
+        rows: summary.rows as Record<string, number>,
+        cores: coresUsed(cpu),
         reads: {
-          n: reads.ms.length, failed: reads.failed, p50: round(percentile(reads.ms, 50)), p99: round(percentile(reads.ms, 99)),
+          n: reads.ms.length,
+          failed: reads.failed,
+          p50: round(percentile(reads.ms, 50)),
+          p99: round(percentile(reads.ms, 99)),
           ...(reads.firstFailure ? { first_failure: reads.firstFailure } : {}),
         },
       };
-      log(`replay: ${summary.events} events in ${summary.seconds.toFixed(1)} s = ${Math.round(summary.eventsPerSecond)} events/s, ${Math.round(replayed.runsPerSecond)} runs/s; cores ${JSON.stringify(replayed.cores)}; reads meanwhile ${JSON.stringify(replayed.reads)}`);
+      log(
+        `replay: ${summary.events} events in ${summary.seconds.toFixed(1)} s = ${Math.round(summary.eventsPerSecond)} events/s, ${Math.round(replayed.runsPerSecond)} runs/s; cores ${JSON.stringify(replayed.cores)}; reads meanwhile ${JSON.stringify(replayed.reads)}`,
+      );
       const dropped = await dropLeftoverReplayTables(ch);
       log(`dropped the fresh tables: ${dropped.join(', ')}`);
     }
 
-    const queries = { trace_tree: traceTree, filtered_page: filteredPage, thread_page: threadPage, project_stats: projectStats };
-    const unavailable = Object.fromEntries(Object.entries(queries).filter(([, q]) => q.result.unavailable).map(([name, q]) => [name, q.result.unavailable]));
+    const queries = {
+      trace_tree: traceTree,
+      filtered_page: filteredPage,
+      thread_page: threadPage,
+      project_stats: projectStats,
+    };
+    const unavailable = Object.fromEntries(
+      Object.entries(queries)
+        .filter(([, q]) => q.result.unavailable)
+        .map(([name, q]) => [name, q.result.unavailable]),
+    );
     const figures = (q: QueryReport) => ({ p50: q.result.p50, p99: q.result.p99 });
     const result = {
       bench: 'query',
@@ -557,20 +744,41 @@ async function main(): Promise<void> {
       project_stats_ms: figures(projectStats),
       replay_events_per_s: replayed ? round(replayed.eventsPerSecond, 0) : null,
       replay_runs_per_s: replayed ? round(replayed.runsPerSecond, 0) : null,
-      trace_tree_during_replay_ms: replayed ? { p50: replayed.reads.p50, p99: replayed.reads.p99, n: replayed.reads.n, failed: replayed.reads.failed } : null,
+      trace_tree_during_replay_ms: replayed
+        ? { p50: replayed.reads.p50, p99: replayed.reads.p99, n: replayed.reads.n, failed: replayed.reads.failed }
+        : null,
       targets,
       ...(Object.keys(unavailable).length ? { unavailable } : {}),
       details: {
         all_projects: { runs: seeded.runs, traces: seeded.traces, mb: round(seeded.bytes / 1e6, 0) },
-        seed: seedCpu ? { accepted_seconds: round(acceptedSeconds, 1), e2e_seconds: round(seedSeconds, 1), cores: coresUsed(seedCpu) } : { reused: options.reuseData },
+        seed: seedCpu
+          ? {
+              accepted_seconds: round(acceptedSeconds, 1),
+              e2e_seconds: round(seedSeconds, 1),
+              cores: coresUsed(seedCpu),
+            }
+          : { reused: options.reuseData },
         merge_wait: { seconds: round(merges.seconds, 0), settled: merges.settled },
         active_parts: Object.fromEntries(parts.map((p) => [p.table, Number(p.parts)])),
         queries: Object.fromEntries(Object.entries(queries).map(([name, q]) => [name, q.details])),
-        replay: replayed && { events: replayed.events, seconds: round(replayed.seconds, 1), rows: replayed.rows, cores: replayed.cores, reads: replayed.reads },
+        replay: replayed && {
+          events: replayed.events,
+          seconds: round(replayed.seconds, 1),
+          rows: replayed.rows,
+          cores: replayed.cores,
+          reads: replayed.reads,
+        },
         workload: {
-          runs_per_trace: options.runsPerTrace, big_trace_runs: options.bigTraceRuns, days: options.days, error_rate: options.errorRate,
-          runs_per_thread: options.runsPerThread, other_projects: `${options.otherProjects} x ${options.otherProjectRuns} runs`,
-          iterations: options.iterations, warmup: options.warmup, page_size: options.pageSize, seed_concurrency: options.concurrency,
+          runs_per_trace: options.runsPerTrace,
+          big_trace_runs: options.bigTraceRuns,
+          days: options.days,
+          error_rate: options.errorRate,
+          runs_per_thread: options.runsPerThread,
+          other_projects: `${options.otherProjects} x ${options.otherProjectRuns} runs`,
+          iterations: options.iterations,
+          warmup: options.warmup,
+          page_size: options.pageSize,
+          seed_concurrency: options.concurrency,
         },
       },
     };

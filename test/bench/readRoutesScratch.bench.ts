@@ -5,7 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { raw, sql } from '../../platform/clickhouse/sql.ts';
 import { percentile, round } from './measure.ts';
-import { fillRunKeys, fillTraceCopies, readRoutesApp, scratchDatabase } from '../services/tracing/traces/readModelFixture.ts';
+import {
+  fillRunKeys,
+  fillTraceCopies,
+  readRoutesApp,
+  scratchDatabase,
+} from '../services/tracing/traces/readModelFixture.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { traceRunsQuery } from '../../projections/runs/traceRunsQueries.ts';
 import { threadPageQuery } from '../../projections/threads/threadQueries.ts';
@@ -103,7 +108,13 @@ async function measure(label: string, iterations: number, call: () => Promise<{ 
     bytes = res.body.length;
     if (i >= 3) samples.push(ms); // the first calls warm caches
   }
-  const result = { label, p50_ms: round(percentile(samples, 50), 1), p90_ms: round(percentile(samples, 90), 1), max_ms: round(Math.max(...samples), 1), response_bytes: bytes };
+  const result = {
+    label,
+    p50_ms: round(percentile(samples, 50), 1),
+    p90_ms: round(percentile(samples, 90), 1),
+    max_ms: round(Math.max(...samples), 1),
+    response_bytes: bytes,
+  };
   console.error(JSON.stringify(result));
   return result;
 }
@@ -112,35 +123,138 @@ const db = await scratchDatabase(CLICKHOUSE_URL, 'traces_bench');
 try {
   const t0 = performance.now();
   await fill(db.ch);
-  const [counts] = await db.ch.query<{ runs: string; traces: string }>(sql`SELECT (SELECT count() FROM runs) AS runs, (SELECT count() FROM traces) AS traces`);
-  console.error(`filled ${counts!.runs} runs, ${counts!.traces} traces in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const [big] = await db.ch.query<{ id: string }>(sql`SELECT toString(trace_id) AS id FROM traces WHERE run_count = 1000 LIMIT 1`);
+  const [counts] = await db.ch.query<{ runs: string; traces: string }>(
+    sql`SELECT (SELECT count() FROM runs) AS runs, (SELECT count() FROM traces) AS traces`,
+  );
+  console.error(
+    `filled ${counts!.runs} runs, ${counts!.traces} traces in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  const [big] = await db.ch.query<{ id: string }>(
+    sql`SELECT toString(trace_id) AS id FROM traces WHERE run_count = 1000 LIMIT 1`,
+  );
   const app = await readRoutesApp(db.ch, [{ tenantId, projectId }]);
   const headers = { 'x-tenant-id': tenantId };
   const get = (url: string) => () => app.inject({ method: 'GET', url, headers });
   const post = (url: string, payload: object) => () => app.inject({ method: 'POST', url, headers, payload });
-  const week = { min_start_time: new Date((base - 1e6) / 1000).toISOString(), max_start_time: new Date(now / 1000 + 1000).toISOString() };
+  const week = {
+    min_start_time: new Date((base - 1e6) / 1000).toISOString(),
+    max_start_time: new Date(now / 1000 + 1000).toISOString(),
+  };
 
   const results = [];
-  results.push(await measure('trace runs: 1,000-run trace, default fields', ITERATIONS, get(`/api/v2/traces/${big!.id}/runs?project_id=${projectId}`)));
-  results.push(await measure('trace runs: 1,000-run trace, ID+NAME', ITERATIONS, get(`/api/v2/traces/${big!.id}/runs?project_id=${projectId}&selects=ID&selects=NAME`)));
-  results.push(await measure('trace runs: 1,000-run trace, with INPUTS+OUTPUTS', ITERATIONS, get(`/api/v2/traces/${big!.id}/runs?project_id=${projectId}&selects=ID&selects=INPUTS&selects=OUTPUTS`)));
-  results.push(await measure('traces query: first page of 20, 7 days', ITERATIONS, post('/api/v2/traces/query', { project_id: projectId, ...week })));
-  const firstThreads = JSON.parse((await post('/api/v2/threads/query', { project_id: projectId, ...week })()).body) as { next_cursor: string };
-  results.push(await measure('threads query: first page of 20, 7 days', ITERATIONS, post('/api/v2/threads/query', { project_id: projectId, ...week })));
-  results.push(await measure('threads query: second page (cursor)', ITERATIONS, post('/api/v2/threads/query', { project_id: projectId, ...week, cursor: firstThreads.next_cursor })));
-  results.push(await measure('thread traces: 10 traces', ITERATIONS, get(`/api/v2/threads/thread-7/traces?project_id=${projectId}`)));
-  results.push(await measure('thread stats', ITERATIONS, get(`/api/v2/threads/thread-7/stats?session_id=${projectId}`)));
-  results.push(await measure('project stats: 7 days, auto buckets (POST /runs/stats)', ITERATIONS, post('/runs/stats', { session: [projectId], start_time: week.min_start_time, end_time: week.max_start_time })));
-  results.push(await measure('project stats: 1 day, hourly (GET /sessions/{id}/stats)', ITERATIONS, get(`/sessions/${projectId}/stats?start_time=${new Date((now - 86_400_000_000) / 1000).toISOString()}&bucket=hour`)));
+  results.push(
+    await measure(
+      'trace runs: 1,000-run trace, default fields',
+      ITERATIONS,
+      get(`/api/v2/traces/${big!.id}/runs?project_id=${projectId}`),
+    ),
+  );
+  results.push(
+    await measure(
+      'trace runs: 1,000-run trace, ID+NAME',
+      ITERATIONS,
+      get(`/api/v2/traces/${big!.id}/runs?project_id=${projectId}&selects=ID&selects=NAME`),
+    ),
+  );
+  results.push(
+    await measure(
+      'trace runs: 1,000-run trace, with INPUTS+OUTPUTS',
+      ITERATIONS,
+      get(`/api/v2/traces/${big!.id}/runs?project_id=${projectId}&selects=ID&selects=INPUTS&selects=OUTPUTS`),
+    ),
+  );
+  results.push(
+    await measure(
+      'traces query: first page of 20, 7 days',
+      ITERATIONS,
+      post('/api/v2/traces/query', { project_id: projectId, ...week }),
+    ),
+  );
+  const firstThreads = JSON.parse((await post('/api/v2/threads/query', { project_id: projectId, ...week })()).body) as {
+    next_cursor: string;
+  };
+  results.push(
+    await measure(
+      'threads query: first page of 20, 7 days',
+      ITERATIONS,
+      post('/api/v2/threads/query', { project_id: projectId, ...week }),
+    ),
+  );
+  results.push(
+    await measure(
+      'threads query: second page (cursor)',
+      ITERATIONS,
+      post('/api/v2/threads/query', { project_id: projectId, ...week, cursor: firstThreads.next_cursor }),
+    ),
+  );
+  results.push(
+    await measure(
+      'thread traces: 10 traces',
+      ITERATIONS,
+      get(`/api/v2/threads/thread-7/traces?project_id=${projectId}`),
+    ),
+  );
+  results.push(
+    await measure('thread stats', ITERATIONS, get(`/api/v2/threads/thread-7/stats?session_id=${projectId}`)),
+  );
+  results.push(
+    await measure(
+      'project stats: 7 days, auto buckets (POST /runs/stats)',
+      ITERATIONS,
+      post('/runs/stats', { session: [projectId], start_time: week.min_start_time, end_time: week.max_start_time }),
+    ),
+  );
+  results.push(
+    await measure(
+      'project stats: 1 day, hourly (GET /sessions/{id}/stats)',
+      ITERATIONS,
+      get(
+        `/sessions/${projectId}/stats?start_time=${new Date((now - 86_400_000_000) / 1000).toISOString()}&bucket=hour`,
+      ),
+    ),
+  );
   const tables = LIVE_TABLES;
   const weekSet = { tenantId, projectIds: [projectId], minStartTime: base - 1_000_000, maxStartTime: now + 1_000_000 };
   const columns = v2RunShape(DEFAULT_RUN_SELECTS, null as never).columns;
-  results.push(await measure('query only: trace runs (default columns)', ITERATIONS, queryOnly(() => traceRunsQuery(db.ch, tables, { tenantId, traceId: big!.id, projectId, columns }))));
-  results.push(await measure('query only: thread page', ITERATIONS, queryOnly(() => threadPageQuery(db.ch, tables, { tenantId, projectId, minStartTime: weekSet.minStartTime, maxStartTime: weekSet.maxStartTime, limit: 21 }))));
-  results.push(await measure('query only: trace set totals, 7 days', ITERATIONS, queryOnly(() => traceSetStatsQuery(db.ch, tables, weekSet))));
+  results.push(
+    await measure(
+      'query only: trace runs (default columns)',
+      ITERATIONS,
+      queryOnly(() => traceRunsQuery(db.ch, tables, { tenantId, traceId: big!.id, projectId, columns })),
+    ),
+  );
+  results.push(
+    await measure(
+      'query only: thread page',
+      ITERATIONS,
+      queryOnly(() =>
+        threadPageQuery(db.ch, tables, {
+          tenantId,
+          projectId,
+          minStartTime: weekSet.minStartTime,
+          maxStartTime: weekSet.maxStartTime,
+          limit: 21,
+        }),
+      ),
+    ),
+  );
+  results.push(
+    await measure(
+      'query only: trace set totals, 7 days',
+      ITERATIONS,
+      queryOnly(() => traceSetStatsQuery(db.ch, tables, weekSet)),
+    ),
+  );
   await app.close();
-  console.log(JSON.stringify({ bench: 'trace-thread-stats-reads', runs: Number(counts!.runs), traces: Number(counts!.traces), iterations: ITERATIONS, results }));
+  console.log(
+    JSON.stringify({
+      bench: 'trace-thread-stats-reads',
+      runs: Number(counts!.runs),
+      traces: Number(counts!.traces),
+      iterations: ITERATIONS,
+      results,
+    }),
+  );
 } finally {
   if (!process.argv.includes('--keep')) await db.drop();
 }

@@ -89,10 +89,15 @@ export const SPECS: BenchSpec[] = [
         {
           label: 'e2e_ratio_to_raw',
           value: num(r, 'e2e_ratio_to_raw'),
-          meaning: 'end-to-end runs/s (first request until every accepted run is a row in ClickHouse) over raw Kafka produce',
+          meaning:
+            'end-to-end runs/s (first request until every accepted run is a row in ClickHouse) over raw Kafka produce',
           goal: atLeast(0.3, 'issue 35'),
         },
-        { label: 'ratio_to_raw', value: num(r, 'ratio_to_raw'), meaning: 'accepted runs/s (2xx) over raw Kafka produce' },
+        {
+          label: 'ratio_to_raw',
+          value: num(r, 'ratio_to_raw'),
+          meaning: 'accepted runs/s (2xx) over raw Kafka produce',
+        },
         {
           label: 'API CPU per run / raw producer CPU per run',
           value: ratioOf(num(best, 'cpu_us_per_run.api'), num(best, 'raw_cpu_us_per_run.bench')),
@@ -110,8 +115,18 @@ export const SPECS: BenchSpec[] = [
         { label: 'raw Kafka produce (best level)', value: num(r, 'raw_kafka_runs_per_s'), unit: 'runs/s' },
         { label: 'request p50', value: num(r, 'p50_ms'), unit: 'ms' },
         { label: 'request p99', value: num(r, 'p99_ms'), unit: 'ms' },
-        { label: 'request p99 at half the saturating load', value: num(r, 'half_load.p99_ms'), unit: 'ms', goal: below(50, 'issue 35', ' ms') },
-        { label: 'freshness p99 (2xx → readable)', value: num(r, 'freshness_p99_ms'), unit: 'ms', goal: below(1000, 'issue 35', ' ms') },
+        {
+          label: 'request p99 at half the saturating load',
+          value: num(r, 'half_load.p99_ms'),
+          unit: 'ms',
+          goal: below(50, 'issue 35', ' ms'),
+        },
+        {
+          label: 'freshness p99 (2xx → readable)',
+          value: num(r, 'freshness_p99_ms'),
+          unit: 'ms',
+          goal: below(1000, 'issue 35', ' ms'),
+        },
         { label: 'tracing API CPU per run', value: num(best, 'cpu_us_per_run.api'), unit: 'µs' },
         { label: 'projector CPU per run', value: num(best, 'cpu_us_per_run.projector'), unit: 'µs' },
         { label: 'ClickHouse CPU per run', value: num(best, 'cpu_us_per_run.clickhouse'), unit: 'µs' },
@@ -136,15 +151,40 @@ export const SPECS: BenchSpec[] = [
     figures: (r) => [
       { label: 'runs in the project', value: num(r, 'runs') },
       { label: 'seeding, end to end', value: num(r, 'seed_runs_per_s'), unit: 'runs/s' },
-      { label: 'trace tree (1,000 runs) p50', value: num(r, 'trace_tree_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.trace_tree_p50'), 'bench target', ' ms') },
+      {
+        label: 'trace tree (1,000 runs) p50',
+        value: num(r, 'trace_tree_ms.p50'),
+        unit: 'ms',
+        goal: atMost(num(r, 'targets.trace_tree_p50'), 'bench target', ' ms'),
+      },
       { label: 'trace tree p99', value: num(r, 'trace_tree_ms.p99'), unit: 'ms' },
-      { label: 'filtered runs page p50', value: num(r, 'filtered_page_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.filtered_page_p50'), 'bench target', ' ms') },
+      {
+        label: 'filtered runs page p50',
+        value: num(r, 'filtered_page_ms.p50'),
+        unit: 'ms',
+        goal: atMost(num(r, 'targets.filtered_page_p50'), 'bench target', ' ms'),
+      },
       { label: 'filtered runs page p99', value: num(r, 'filtered_page_ms.p99'), unit: 'ms' },
-      { label: 'threads page p50', value: num(r, 'thread_page_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.thread_page_p50'), 'bench target', ' ms') },
+      {
+        label: 'threads page p50',
+        value: num(r, 'thread_page_ms.p50'),
+        unit: 'ms',
+        goal: atMost(num(r, 'targets.thread_page_p50'), 'bench target', ' ms'),
+      },
       { label: 'threads page p99', value: num(r, 'thread_page_ms.p99'), unit: 'ms' },
-      { label: 'project stats p50', value: num(r, 'project_stats_ms.p50'), unit: 'ms', goal: atMost(num(r, 'targets.project_stats_p50'), 'bench target', ' ms') },
+      {
+        label: 'project stats p50',
+        value: num(r, 'project_stats_ms.p50'),
+        unit: 'ms',
+        goal: atMost(num(r, 'targets.project_stats_p50'), 'bench target', ' ms'),
+      },
       { label: 'project stats p99', value: num(r, 'project_stats_ms.p99'), unit: 'ms' },
-      { label: 'replay', value: num(r, 'replay_runs_per_s'), unit: 'runs/s', goal: atLeast(num(r, 'targets.replay_runs_per_s'), 'bench target', ' runs/s') },
+      {
+        label: 'replay',
+        value: num(r, 'replay_runs_per_s'),
+        unit: 'runs/s',
+        goal: atLeast(num(r, 'targets.replay_runs_per_s'), 'bench target', ' runs/s'),
+      },
       { label: 'trace tree p99 during replay', value: num(r, 'trace_tree_during_replay_ms.p99'), unit: 'ms' },
     ],
   },
@@ -162,14 +202,23 @@ export const SPECS: BenchSpec[] = [
         meaning: `export rows/s ${codec === 'none' ? 'without compression' : `with ${codec}`} over the raw ClickHouse read of the same rows`,
         goal: atLeast(0.8, 'issue 35'),
       })),
-      { label: 'ratio_to_read_by_day', value: num(r, 'ratio_to_read_by_day'), meaning: `export rows/s (${String(r.compression)}) over a raw read of one query per day` },
+      {
+        label: 'ratio_to_read_by_day',
+        value: num(r, 'ratio_to_read_by_day'),
+        meaning: `export rows/s (${String(r.compression)}) over a raw read of one query per day`,
+      },
     ],
     figures: (r) => [
       { label: 'rows exported', value: num(r, 'rows') },
       { label: 'raw read', value: num(r, 'raw_rows_per_s'), unit: 'rows/s' },
       ...codecs(r).flatMap((codec) => [
         { label: `export, ${codec}`, value: num(r, `details.by_compression.${codec}.rows_per_s`), unit: 'rows/s' },
-        { label: `peak RSS, ${codec}`, value: num(r, `details.by_compression.${codec}.peak_rss_mb`), unit: 'MB', goal: below(300, 'issue 35', ' MB') },
+        {
+          label: `peak RSS, ${codec}`,
+          value: num(r, `details.by_compression.${codec}.peak_rss_mb`),
+          unit: 'MB',
+          goal: below(300, 'issue 35', ' MB'),
+        },
       ]),
     ],
   },
@@ -214,10 +263,17 @@ export const SPECS: BenchSpec[] = [
         meaning: 'our stateless runs/wait requests/s over langgraph-api’s',
         goal: atLeast(num(r, 'targets.ratio_rps'), 'bench target'),
       },
-      { label: 'ratio_rps_threads', value: num(r, 'ratio_rps_threads'), meaning: 'the same on threads (runs/wait on a thread of each client’s own)' },
+      {
+        label: 'ratio_rps_threads',
+        value: num(r, 'ratio_rps_threads'),
+        meaning: 'the same on threads (runs/wait on a thread of each client’s own)',
+      },
       {
         label: 'server CPU per run / graph.invoke CPU per run',
-        value: ratioOf(num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'), num(r, 'in_process.concurrent.cpu_us_per_request.bench')),
+        value: ratioOf(
+          num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'),
+          num(r, 'in_process.concurrent.cpu_us_per_request.bench'),
+        ),
         meaning: 'derived: our server’s CPU per stateless runs/wait over in-process graph.invoke’s, same concurrency',
         goal: atMost(1.5, 'issue 35', '×'),
       },
@@ -228,10 +284,23 @@ export const SPECS: BenchSpec[] = [
       { label: 'langgraph-api, runs/wait', value: num(r, 'langgraph_api.runs_wait.rps'), unit: 'requests/s' },
       { label: 'in-process graph.invoke', value: num(r, 'in_process.concurrent.rps'), unit: 'invokes/s' },
       { label: 'ours, runs/wait p50', value: num(r, 'ours.runs_wait.p50_ms'), unit: 'ms' },
-      { label: 'added p50 over graph.invoke', value: num(r, 'added_p50_ms'), unit: 'ms', goal: atMost(num(r, 'targets.added_p50_ms'), 'bench target', ' ms') },
+      {
+        label: 'added p50 over graph.invoke',
+        value: num(r, 'added_p50_ms'),
+        unit: 'ms',
+        goal: atMost(num(r, 'targets.added_p50_ms'), 'bench target', ' ms'),
+      },
       { label: 'added p50, one client at a time', value: num(r, 'added_p50_ms_sequential'), unit: 'ms' },
-      { label: 'our server CPU per runs/wait', value: num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'), unit: 'µs' },
-      { label: 'graph.invoke CPU per run', value: num(r, 'in_process.concurrent.cpu_us_per_request.bench'), unit: 'µs' },
+      {
+        label: 'our server CPU per runs/wait',
+        value: num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'),
+        unit: 'µs',
+      },
+      {
+        label: 'graph.invoke CPU per run',
+        value: num(r, 'in_process.concurrent.cpu_us_per_request.bench'),
+        unit: 'µs',
+      },
       { label: 'ours, A2A message/send', value: num(r, 'ours.a2a_send.rps'), unit: 'requests/s' },
     ],
   },
@@ -251,7 +320,11 @@ export const SPECS: BenchSpec[] = [
     figures: (r) =>
       (['runs_wait', 'thread_runs_wait', 'queued_wait'] as const).flatMap((phase) => [
         { label: `one server, ${phase.replaceAll('_', ' ')}`, value: num(r, `rps.one.${phase}`), unit: 'runs/s' },
-        { label: `${fmt(num(r, 'replicas'))} servers, ${phase.replaceAll('_', ' ')}`, value: num(r, `rps.many.${phase}`), unit: 'runs/s' },
+        {
+          label: `${fmt(num(r, 'replicas'))} servers, ${phase.replaceAll('_', ' ')}`,
+          value: num(r, `rps.many.${phase}`),
+          unit: 'runs/s',
+        },
       ]),
   },
   {
@@ -277,7 +350,12 @@ export const SPECS: BenchSpec[] = [
       { label: 'wrapped graph p50', value: num(r, 'wrapped_graph_ms.p50'), unit: 'ms' },
       { label: 'no-op LangGraph graph p50', value: num(r, 'langgraph_floor_ms.p50'), unit: 'ms' },
       { label: 'agent server runs/wait p50', value: num(r, 'server_wait_ms.p50'), unit: 'ms' },
-      { label: 'added by wrapper and server, p50', value: num(r, 'added_p50.wrapper_and_server_ms'), unit: 'ms', goal: below(num(r, 'goals.added_p50_ms'), 'bench target', ' ms') },
+      {
+        label: 'added by wrapper and server, p50',
+        value: num(r, 'added_p50.wrapper_and_server_ms'),
+        unit: 'ms',
+        goal: below(num(r, 'goals.added_p50_ms'), 'bench target', ' ms'),
+      },
     ],
   },
   {
@@ -301,7 +379,12 @@ export const SPECS: BenchSpec[] = [
     figures: (r) => [
       { label: 'first token through the app, p50', value: num(r, 'first_token.app_ms.p50'), unit: 'ms' },
       { label: 'first token in-process, p50', value: num(r, 'first_token.in_process_ms.p50'), unit: 'ms' },
-      { label: 'added first-token p50', value: num(r, 'first_token.added_p50_ms'), unit: 'ms', goal: below(num(r, 'goals.added_first_token_p50_ms'), 'bench target', ' ms') },
+      {
+        label: 'added first-token p50',
+        value: num(r, 'first_token.added_p50_ms'),
+        unit: 'ms',
+        goal: below(num(r, 'goals.added_first_token_p50_ms'), 'bench target', ' ms'),
+      },
       { label: 'fan-out run wall time', value: num(r, 'fanout.many.wall_ms'), unit: 'ms' },
       { label: 'fan-out events delivered per second', value: num(r, 'fanout.many.events_per_s'), unit: 'events/s' },
       { label: 'fan-out app RSS, peak', value: num(r, 'fanout.many.rss_mib.peak_during_run'), unit: 'MiB' },
@@ -333,11 +416,24 @@ export const SPECS: BenchSpec[] = [
     ],
     figures: (r) => [
       { label: 'bare server start → /ok p50', value: num(r, 'baseline_bare_server.start_to_ok_ms.p50'), unit: 'ms' },
-      { label: 'create → deployed p50', value: num(r, 'create_to_deployed_ms.p50'), unit: 'ms', goal: below(num(r, 'goals.deployed_p50_ms'), 'bench target', ' ms') },
+      {
+        label: 'create → deployed p50',
+        value: num(r, 'create_to_deployed_ms.p50'),
+        unit: 'ms',
+        goal: below(num(r, 'goals.deployed_p50_ms'), 'bench target', ' ms'),
+      },
       { label: 'rollout → deployed p50', value: num(r, 'rollout_to_deployed_ms.p50'), unit: 'ms' },
-      { label: 'failed calls during rollouts', value: num(r, 'calls_during_rollouts.failed'), goal: atMost(num(r, 'goals.failed_calls_during_rollouts'), 'bench target') },
+      {
+        label: 'failed calls during rollouts',
+        value: num(r, 'calls_during_rollouts.failed'),
+        goal: atMost(num(r, 'goals.failed_calls_during_rollouts'), 'bench target'),
+      },
       { label: 'calls during rollouts, p99', value: num(r, 'calls_during_rollouts.p99_ms'), unit: 'ms' },
-      { label: 'GET /ok via the deployment URL', value: num(r, 'gateway_ok.via_deployment_url.rps'), unit: 'requests/s' },
+      {
+        label: 'GET /ok via the deployment URL',
+        value: num(r, 'gateway_ok.via_deployment_url.rps'),
+        unit: 'requests/s',
+      },
       { label: 'GET /ok direct', value: num(r, 'gateway_ok.direct_to_server.rps'), unit: 'requests/s' },
       { label: 'RSS per deployment, p50', value: num(r, 'memory.per_deployment_rss_mib.p50'), unit: 'MiB' },
       { label: 'control plane RSS', value: num(r, 'memory.control_plane_rss_mib'), unit: 'MiB' },
@@ -357,16 +453,20 @@ function goalCell(row: Row): string {
   return `${row.goal.text} (${row.goal.source})${verdict}`;
 }
 
-const valueCell = (row: Row, digits: number) => `${fmt(row.value, row.digits ?? digits)}${row.unit && row.value !== null ? ` ${row.unit}` : ''}`;
+const valueCell = (row: Row, digits: number) =>
+  `${fmt(row.value, row.digits ?? digits)}${row.unit && row.value !== null ? ` ${row.unit}` : ''}`;
 
 /** Whether the machine had more runnable processes than cores at the start or the end of the run. */
 export const busy = (r: RecordedResult): boolean =>
-  typeof r.machine?.cores === 'number' && Math.max(num(r, 'load_1m.start') ?? 0, num(r, 'load_1m.end') ?? 0) > r.machine.cores;
+  typeof r.machine?.cores === 'number' &&
+  Math.max(num(r, 'load_1m.start') ?? 0, num(r, 'load_1m.end') ?? 0) > r.machine.cores;
 
 /** Where, when and on what a result was measured: the label of its tables. */
 export function runLabel(r: RecordedResult): string {
   const m = r.machine ?? ({} as Partial<RecordedResult['machine']>);
-  const commit = r.commit ? `\`${r.commit.slice(0, 7)}\`${r.dirty ? ' (with uncommitted changes)' : ''}` : 'unknown commit';
+  const commit = r.commit
+    ? `\`${r.commit.slice(0, 7)}\`${r.dirty ? ' (with uncommitted changes)' : ''}`
+    : 'unknown commit';
   const settings = Object.entries(r.settings?.env ?? {}).map(([k, v]) => `${k}=${v}`);
   if (r.settings?.args?.length) settings.push(r.settings.args.join(' '));
   return [
@@ -380,7 +480,9 @@ export function runLabel(r: RecordedResult): string {
 const ratioTable = (rows: Row[]) => [
   '| ratio | value | goal | what it compares |',
   '|---|---:|---|---|',
-  ...rows.map((row) => `| ${cell(row.label)} | ${valueCell(row, 2)} | ${cell(goalCell(row))} | ${cell(row.meaning ?? '')} |`),
+  ...rows.map(
+    (row) => `| ${cell(row.label)} | ${valueCell(row, 2)} | ${cell(goalCell(row))} | ${cell(row.meaning ?? '')} |`,
+  ),
 ];
 
 const figureTable = (rows: Row[]) => [
@@ -444,8 +546,15 @@ export function renderPerformance(results: readonly RecordedResult[]): string {
   for (const spec of present) lines.push(...section(spec, byBench.get(spec.bench)!));
   const missing = SPECS.filter((s) => !byBench.has(s.bench)).map((s) => `\`npm run bench:${s.bench}\``);
   const unknown = results.filter((r) => !SPECS.some((s) => s.bench === r.bench)).map((r) => `\`${r.bench}\``);
-  if (missing.length) lines.push('## Not measured yet', '', `No result in bench/results/ yet for: ${missing.join(', ')}.`, '');
-  if (unknown.length) lines.push('## Results without a section', '', `bench/results/ holds results this page does not render: ${unknown.join(', ')}.`, '');
+  if (missing.length)
+    lines.push('## Not measured yet', '', `No result in bench/results/ yet for: ${missing.join(', ')}.`, '');
+  if (unknown.length)
+    lines.push(
+      '## Results without a section',
+      '',
+      `bench/results/ holds results this page does not render: ${unknown.join(', ')}.`,
+      '',
+    );
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
@@ -462,13 +571,16 @@ function anchor(heading: string): string {
 export function loadResults(dir = RESULTS_DIR): RecordedResult[] {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
   } catch {
     return [];
   }
   return files.map((f) => {
     const result = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RecordedResult;
-    if (f !== `${result.bench}.json`) throw new Error(`${join(dir, f)} holds the result of "${result.bench}": expected ${result.bench}.json`);
+    if (f !== `${result.bench}.json`)
+      throw new Error(`${join(dir, f)} holds the result of "${result.bench}": expected ${result.bench}.json`);
     return result;
   });
 }

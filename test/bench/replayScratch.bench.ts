@@ -28,7 +28,11 @@ import { CpuMeter, coresUsed, machineInfo, round } from './measure.ts';
 import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
 
 const { values: args } = parseArgs({
-  options: { stack: { type: 'string' }, repeat: { type: 'string', default: '1' }, 'no-raw': { type: 'boolean', default: false } },
+  options: {
+    stack: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    'no-raw': { type: 'boolean', default: false },
+  },
 });
 const log = (msg: string) => process.stderr.write(`[bench:replay] ${msg}\n`);
 if (!args.stack || !/^[A-Za-z0-9_]+$/.test(args.stack)) {
@@ -39,19 +43,34 @@ if (!args.stack || !/^[A-Za-z0-9_]+$/.test(args.stack)) {
 useConsumerBufferPool(); // as projections/replay/replayMain.ts does
 const infra = await provideInfra();
 const config = loadConfig({
-  ...process.env, KAFKA_BROKERS: infra.kafkaBrokers, CLICKHOUSE_URL: infra.clickhouseUrl, S3_ENDPOINT: infra.s3Endpoint,
-  S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
-  KAFKA_TOPIC_PREFIX: `${args.stack}.`, CLICKHOUSE_DATABASE: args.stack,
+  ...process.env,
+  KAFKA_BROKERS: infra.kafkaBrokers,
+  CLICKHOUSE_URL: infra.clickhouseUrl,
+  S3_ENDPOINT: infra.s3Endpoint,
+  S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+  S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+  KAFKA_TOPIC_PREFIX: `${args.stack}.`,
+  CLICKHOUSE_DATABASE: args.stack,
 });
 const ch = ClickHouseClient.fromConfig(config);
 const blobs = new BlobStore(config);
 const logger = pino({ name: 'bench-replay', level: 'warn' }, pino.destination(2));
 /** The runs topic read to its end from the start, as the projectors' consumer reads it, nothing decoded. */
-async function rawKafkaRead(): Promise<{ seconds: number; messages: number; mb: number; cores: Record<string, number | null> }> {
+async function rawKafkaRead(): Promise<{
+  seconds: number;
+  messages: number;
+  mb: number;
+  cores: Record<string, number | null>;
+}> {
   const topic = topicName(config, TOPICS.runs);
   const consumer = new Consumer({
-    clientId: 'bench-raw-read', groupId: `${config.KAFKA_TOPIC_PREFIX}bench-raw-${Date.now()}`, bootstrapBrokers: brokerList(config),
-    minBytes: 256 * 1024, maxWaitTime: 50, maxBytes: 64 * 1024 * 1024, highWaterMark: 4096,
+    clientId: 'bench-raw-read',
+    groupId: `${config.KAFKA_TOPIC_PREFIX}bench-raw-${Date.now()}`,
+    bootstrapBrokers: brokerList(config),
+    minBytes: 256 * 1024,
+    maxWaitTime: 50,
+    maxBytes: 64 * 1024 * 1024,
+    highWaterMark: 4096,
   });
   try {
     const ends = (await consumer.listOffsets({ topics: [topic] })).get(topic) ?? [];
@@ -95,7 +114,13 @@ async function rawClickHouseWrite(): Promise<{ seconds: number; rows: number; co
   return { seconds: round(seconds, 2)!, rows: Number(row?.n ?? 0), cores: coresUsed(cpu) };
 }
 
-const runs: Array<{ seconds: number; runs_per_s: number; events_per_s: number; rows: Record<string, number>; cores: Record<string, number | null> }> = [];
+const runs: Array<{
+  seconds: number;
+  runs_per_s: number;
+  events_per_s: number;
+  rows: Record<string, number>;
+  cores: Record<string, number | null>;
+}> = [];
 let raw: Record<string, unknown> | null = null;
 try {
   for (let i = 0; i < Number(args.repeat); i++) {
@@ -105,18 +130,27 @@ try {
     const cpu = meter.stop();
     const rows = summary.rows as Record<string, number>;
     const result = {
-      seconds: round(summary.seconds, 2)!, runs_per_s: round(rows.runs! / summary.seconds, 0)!,
-      events_per_s: round(summary.eventsPerSecond, 0)!, rows, cores: coresUsed(cpu),
+      seconds: round(summary.seconds, 2)!,
+      runs_per_s: round(rows.runs! / summary.seconds, 0)!,
+      events_per_s: round(summary.eventsPerSecond, 0)!,
+      rows,
+      cores: coresUsed(cpu),
     };
     runs.push(result);
-    log(`replay ${i + 1}: ${rows.runs} runs in ${result.seconds} s = ${result.runs_per_s} runs/s; cores ${JSON.stringify(result.cores)}`);
+    log(
+      `replay ${i + 1}: ${rows.runs} runs in ${result.seconds} s = ${result.runs_per_s} runs/s; cores ${JSON.stringify(result.cores)}`,
+    );
     await dropLeftoverReplayTables(ch);
   }
   if (!args['no-raw']) {
     const kafka = await rawKafkaRead();
-    log(`raw Kafka read: ${kafka.messages} messages, ${kafka.mb} MB in ${kafka.seconds} s; cores ${JSON.stringify(kafka.cores)}`);
+    log(
+      `raw Kafka read: ${kafka.messages} messages, ${kafka.mb} MB in ${kafka.seconds} s; cores ${JSON.stringify(kafka.cores)}`,
+    );
     const clickhouse = await rawClickHouseWrite();
-    log(`raw ClickHouse write: ${clickhouse.rows} runs (and their locations and traces) in ${clickhouse.seconds} s; cores ${JSON.stringify(clickhouse.cores)}`);
+    log(
+      `raw ClickHouse write: ${clickhouse.rows} runs (and their locations and traces) in ${clickhouse.seconds} s; cores ${JSON.stringify(clickhouse.cores)}`,
+    );
     raw = { kafka, clickhouse };
   }
 } finally {
@@ -124,5 +158,7 @@ try {
   await ch.close();
   blobs.close();
 }
-process.stdout.write(JSON.stringify({ bench: 'replay-scratch', stack: args.stack, runs, raw, machine: machineInfo() }) + '\n');
+process.stdout.write(
+  JSON.stringify({ bench: 'replay-scratch', stack: args.stack, runs, raw, machine: machineInfo() }) + '\n',
+);
 process.exit(0);

@@ -47,7 +47,13 @@ function git(args: string[]): string | null {
 
 /** The BENCH_* variables of this process (BENCH_RESULTS_DIR aside: where a result goes is not how it was measured). */
 const benchSettings = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('BENCH_') && e[0] !== 'BENCH_RESULTS_DIR' && e[1] !== undefined).sort(([a], [b]) => a.localeCompare(b)));
+  Object.fromEntries(
+    Object.entries(env)
+      .filter(
+        (e): e is [string, string] => e[0].startsWith('BENCH_') && e[0] !== 'BENCH_RESULTS_DIR' && e[1] !== undefined,
+      )
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 
 export interface BenchRun {
   /** Prints the result as one JSON line on stdout and writes it to <results dir>/<bench>.json; returns what was written. */

@@ -69,7 +69,14 @@ async function seedRuns(ch: ClickHouseClient, tenant: string, runs: number, t0: 
 async function seed(ch: ClickHouseClient): Promise<void> {
   // BENCH_INDEX_GRANULARITY: try the runs table with another primary index granularity than the DDL's.
   if (process.env.BENCH_INDEX_GRANULARITY)
-    await ch.exec(raw(createRunsTable('runs').text.replace(/index_granularity = \d+/, `index_granularity = ${Number(process.env.BENCH_INDEX_GRANULARITY)}`)));
+    await ch.exec(
+      raw(
+        createRunsTable('runs').text.replace(
+          /index_granularity = \d+/,
+          `index_granularity = ${Number(process.env.BENCH_INDEX_GRANULARITY)}`,
+        ),
+      ),
+    );
   await createReadModelTables(ch, LIVE_TABLES);
   // Trace t starts at t0 + t * 640 ms: the newest runs start about now.
   let traces = 0;
@@ -78,14 +85,31 @@ async function seed(ch: ClickHouseClient): Promise<void> {
   await seedRuns(ch, TENANT, RUNS, t0);
   await seedRuns(ch, OTHER_TENANT, Math.max(1000, RUNS / 100), t0);
   // A second, unmerged version of 30% of the runs (what a patch after the post leaves).
-  const columns = 'tenant_id, trace_id, id, session_id, parent_run_id, dotted_order, name, run_type, status, start_time, end_time, inputs, outputs, events, extra, serialized, payload_refs, error, tags, reference_example_id, attachments, thread_id, metadata_keys, metadata_values, prompt_tokens, completion_tokens, total_tokens, prompt_cost, completion_cost, total_cost, first_token_time, is_root, has_post, received_at';
-  await ch.exec(raw(`INSERT INTO runs (${columns}, version) SELECT ${columns}, 2 FROM runs WHERE start_time % 10000000 < 3000000`));
-  await ch.exec(raw('INSERT INTO run_locations (tenant_id, id, trace_id) SELECT tenant_id, id, trace_id FROM runs WHERE version = 1'));
-  await ch.exec(raw('INSERT INTO run_keys (tenant_id, trace_id, id, session_id, is_root, start_time) SELECT tenant_id, trace_id, id, session_id, is_root, start_time FROM runs WHERE version = 1'));
-  await ch.exec(raw("INSERT INTO run_threads (tenant_id, thread_id, session_id, is_root, start_time, id) SELECT tenant_id, thread_id, session_id, is_root, start_time, id FROM runs WHERE version = 1 AND thread_id != ''"));
-  await ch.exec(raw(`INSERT INTO feedback (tenant_id, run_id, id, trace_id, session_id, key, score, value, comment, correction, feedback_source, created_at, version)
+  const columns =
+    'tenant_id, trace_id, id, session_id, parent_run_id, dotted_order, name, run_type, status, start_time, end_time, inputs, outputs, events, extra, serialized, payload_refs, error, tags, reference_example_id, attachments, thread_id, metadata_keys, metadata_values, prompt_tokens, completion_tokens, total_tokens, prompt_cost, completion_cost, total_cost, first_token_time, is_root, has_post, received_at';
+  await ch.exec(
+    raw(`INSERT INTO runs (${columns}, version) SELECT ${columns}, 2 FROM runs WHERE start_time % 10000000 < 3000000`),
+  );
+  await ch.exec(
+    raw(
+      'INSERT INTO run_locations (tenant_id, id, trace_id) SELECT tenant_id, id, trace_id FROM runs WHERE version = 1',
+    ),
+  );
+  await ch.exec(
+    raw(
+      'INSERT INTO run_keys (tenant_id, trace_id, id, session_id, is_root, start_time) SELECT tenant_id, trace_id, id, session_id, is_root, start_time FROM runs WHERE version = 1',
+    ),
+  );
+  await ch.exec(
+    raw(
+      "INSERT INTO run_threads (tenant_id, thread_id, session_id, is_root, start_time, id) SELECT tenant_id, thread_id, session_id, is_root, start_time, id FROM runs WHERE version = 1 AND thread_id != ''",
+    ),
+  );
+  await ch.exec(
+    raw(`INSERT INTO feedback (tenant_id, run_id, id, trace_id, session_id, key, score, value, comment, correction, feedback_source, created_at, version)
     SELECT tenant_id, id, id, trace_id, session_id, 'user_score', toFloat64(cityHash64(toString(id)) % 2), '', NULL, '', '', start_time, 1
-    FROM runs WHERE is_root = 1 AND version = 1 AND start_time % 7 = 0`));
+    FROM runs WHERE is_root = 1 AND version = 1 AND start_time % 7 = 0`),
+  );
 }
 
 /** A ClickHouse client that records how long each query took, in order. */
@@ -119,10 +143,20 @@ const scenarios: Record<string, Record<string, unknown>> = {
   errors_slow: { session, filter: 'and(eq(status, "error"), gt(latency, "5s"))' },
   metadata_pair: { session, filter: 'and(eq(metadata_key, "user"), eq(metadata_value, "user-7"))' },
   tag: { session, filter: 'has(tags, "beta")' },
-  thread_roots: { session, is_root: true, filter: 'eq(thread_id, "thread-79")', select: ['id', 'name', 'thread_id', 'start_time', 'run_type', 'feedback_stats'] },
+  thread_roots: {
+    session,
+    is_root: true,
+    filter: 'eq(thread_id, "thread-79")',
+    select: ['id', 'name', 'thread_id', 'start_time', 'run_type', 'feedback_stats'],
+  },
   thread_runs: { session, filter: 'eq(thread_id, "thread-79")' },
   feedback_pair: { session, filter: 'and(eq(feedback_key, "user_score"), eq(feedback_score, 1))' },
-  trace_and_tree_filter: { session, filter: 'eq(run_type, "tool")', trace_filter: 'eq(name, "agent")', tree_filter: 'eq(name, "retriever")' },
+  trace_and_tree_filter: {
+    session,
+    filter: 'eq(run_type, "tool")',
+    trace_filter: 'eq(name, "agent")',
+    tree_filter: 'eq(name, "retriever")',
+  },
   light_select_llm: { session, filter: 'eq(run_type, "llm")', select: light },
   light_select_roots: { session, is_root: true, select: light },
   whole_workspace: {},
@@ -140,8 +174,12 @@ async function main(): Promise<void> {
   try {
     const start = performance.now();
     if (!reuse) await seed(ch);
-    const [counts] = await ch.query<{ rows: string; runs: string; traces: string }>(raw('SELECT count() AS rows, uniqExact(id) AS runs, uniqExact(trace_id) AS traces FROM runs'));
-    log(`${reuse ? 'reusing' : 'seeded'} ${database}: ${counts!.runs} runs (${counts!.rows} rows) in ${counts!.traces} traces in ${Math.round(performance.now() - start)} ms`);
+    const [counts] = await ch.query<{ rows: string; runs: string; traces: string }>(
+      raw('SELECT count() AS rows, uniqExact(id) AS runs, uniqExact(trace_id) AS traces FROM runs'),
+    );
+    log(
+      `${reuse ? 'reusing' : 'seeded'} ${database}: ${counts!.runs} runs (${counts!.rows} rows) in ${counts!.traces} traces in ${Math.round(performance.now() - start)} ms`,
+    );
 
     const results: Record<string, unknown> = {};
     for (const [name, body] of Object.entries(scenarios)) {
@@ -166,13 +204,21 @@ async function main(): Promise<void> {
         returned = page.runs.length;
         if (i === 3 && page.next) {
           const t2 = performance.now();
-          await queryRuns({ ch, blobs: {} as BlobStore, tables: LIVE_TABLES }, TENANT, runsQueryFromBody({ ...body, cursor: page.next }));
+          await queryRuns(
+            { ch, blobs: {} as BlobStore, tables: LIVE_TABLES },
+            TENANT,
+            runsQueryFromBody({ ...body, cursor: page.next }),
+          );
           nextPage = [performance.now() - t2];
         }
       }
       // Baseline in the same run: the candidate phase read with FINAL (exact, no second look).
       const q = runsQueryFromBody(body);
-      const exact = runConditions({ ch, blobs: {} as BlobStore, tables: LIVE_TABLES }, TENANT, q)({ exact: true, traceIds: null });
+      const exact = runConditions(
+        { ch, blobs: {} as BlobStore, tables: LIVE_TABLES },
+        TENANT,
+        q,
+      )({ exact: true, traceIds: null });
       const finalPhase1: number[] = [];
       for (let i = 0; i < BASELINE_REPEAT; i++) {
         const t = performance.now();
@@ -181,12 +227,28 @@ async function main(): Promise<void> {
         finalPhase1.push(performance.now() - t);
       }
       results[name] = {
-        runs: returned, p50_ms: p(total, 0.5), p90_ms: p(total, 0.9), phase1_p50_ms: p(phase1, 0.5), phase2_p50_ms: p(phase2, 0.5),
-        other_queries_p50_ms: p(rest, 0.5), second_page_ms: nextPage[0] && Math.round(nextPage[0]), baseline_phase1_final_p50_ms: p(finalPhase1, 0.5),
+        runs: returned,
+        p50_ms: p(total, 0.5),
+        p90_ms: p(total, 0.9),
+        phase1_p50_ms: p(phase1, 0.5),
+        phase2_p50_ms: p(phase2, 0.5),
+        other_queries_p50_ms: p(rest, 0.5),
+        second_page_ms: nextPage[0] && Math.round(nextPage[0]),
+        baseline_phase1_final_p50_ms: p(finalPhase1, 0.5),
       };
       log(`${name}: ${JSON.stringify(results[name])}`);
     }
-    process.stdout.write(JSON.stringify({ bench: 'runs-query', runs: RUNS, repeat: REPEAT, index_granularity: Number(process.env.BENCH_INDEX_GRANULARITY ?? /index_granularity = (\d+)/.exec(createRunsTable('runs').text)?.[1]), results }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        bench: 'runs-query',
+        runs: RUNS,
+        repeat: REPEAT,
+        index_granularity: Number(
+          process.env.BENCH_INDEX_GRANULARITY ?? /index_granularity = (\d+)/.exec(createRunsTable('runs').text)?.[1],
+        ),
+        results,
+      }) + '\n',
+    );
   } finally {
     if (keep) log(`kept database ${database}`);
     else await admin.exec(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { database: null });

@@ -113,8 +113,20 @@ const WORDS = (
 ).split(' ');
 
 const TOOL_NAMES = ['search_docs', 'get_weather', 'lookup_order', 'calculator', 'sql_query', 'send_email'];
-const STEP_NAMES = ['RunnableSequence', 'RunnableParallel', 'AgentExecutor', 'RetrievalQA', 'ChatPromptTemplate', 'StrOutputParser'];
-const ERRORS = ['RateLimitError: 429 Too Many Requests', 'TimeoutError: request timed out', "ValueError: could not parse the model's output", 'ToolException: upstream returned 503'];
+const STEP_NAMES = [
+  'RunnableSequence',
+  'RunnableParallel',
+  'AgentExecutor',
+  'RetrievalQA',
+  'ChatPromptTemplate',
+  'StrOutputParser',
+];
+const ERRORS = [
+  'RateLimitError: 429 Too Many Requests',
+  'TimeoutError: request timed out',
+  "ValueError: could not parse the model's output",
+  'ToolException: upstream returned 503',
+];
 
 export class TrafficGenerator {
   readonly #options: TrafficOptions;
@@ -127,8 +139,14 @@ export class TrafficGenerator {
     this.#random = prng(options.seed);
     this.#sessionId = projectIdForName(options.tenantId, options.sessionName);
     this.#runtime = {
-      library: 'langsmith', runtime: 'node', sdk: 'langsmith-js', sdk_version: '0.12.0',
-      runtime_version: process.versions.node, platform: 'linux', arch: 'x64', langchain_version: '1.0.4',
+      library: 'langsmith',
+      runtime: 'node',
+      sdk: 'langsmith-js',
+      sdk_version: '0.12.0',
+      runtime_version: process.versions.node,
+      platform: 'linux',
+      arch: 'x64',
+      langchain_version: '1.0.4',
     };
   }
 
@@ -150,12 +168,36 @@ export class TrafficGenerator {
   #payloads(runType: string): { inputs: Json; outputs: Json } {
     switch (runType) {
       case 'llm': {
-        const inputs = { messages: [[{ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'HumanMessage'], kwargs: { content: this.#text(150, 400) } }]] };
-        const generations = [[{ text: this.#text(100, 300), generation_info: { finish_reason: 'stop' }, type: 'ChatGeneration' }]];
+        const inputs = {
+          messages: [
+            [
+              {
+                lc: 1,
+                type: 'constructor',
+                id: ['langchain_core', 'messages', 'HumanMessage'],
+                kwargs: { content: this.#text(150, 400) },
+              },
+            ],
+          ],
+        };
+        const generations = [
+          [{ text: this.#text(100, 300), generation_info: { finish_reason: 'stop' }, type: 'ChatGeneration' }],
+        ];
         const prompt = this.#int(50, 900);
         const completion = this.#int(10, 300);
-        const outputs: Json = { generations, llm_output: { token_usage: { prompt_tokens: prompt, completion_tokens: completion }, model_name: 'gpt-4o-mini' } };
-        if (this.#options.usageMetadata) outputs.usage_metadata = { input_tokens: prompt, output_tokens: completion, total_tokens: prompt + completion };
+        const outputs: Json = {
+          generations,
+          llm_output: {
+            token_usage: { prompt_tokens: prompt, completion_tokens: completion },
+            model_name: 'gpt-4o-mini',
+          },
+        };
+        if (this.#options.usageMetadata)
+          outputs.usage_metadata = {
+            input_tokens: prompt,
+            output_tokens: completion,
+            total_tokens: prompt + completion,
+          };
         return { inputs, outputs };
       }
       case 'tool':
@@ -163,10 +205,18 @@ export class TrafficGenerator {
       case 'retriever':
         return {
           inputs: { query: this.#text(30, 100) },
-          outputs: { documents: [0, 1, 2].map((i) => ({ page_content: this.#text(60, 140), metadata: { source: `doc-${i}.md` } })) },
+          outputs: {
+            documents: [0, 1, 2].map((i) => ({
+              page_content: this.#text(60, 140),
+              metadata: { source: `doc-${i}.md` },
+            })),
+          },
         };
       default:
-        return { inputs: { question: this.#text(80, 250), chat_history: [] }, outputs: { output: this.#text(100, 350) } };
+        return {
+          inputs: { question: this.#text(80, 250), chat_history: [] },
+          outputs: { output: this.#text(100, 350) },
+        };
     }
   }
 
@@ -199,7 +249,14 @@ export class TrafficGenerator {
         endMs: startMs,
         inputs,
         outputs,
-        extra: { runtime: this.#runtime, metadata: { ls_run_depth: depth, revision_id: 'bench-1', thread_id: threadId ?? `thread-${this.#int(1, 500)}` } },
+        extra: {
+          runtime: this.#runtime,
+          metadata: {
+            ls_run_depth: depth,
+            revision_id: 'bench-1',
+            thread_id: threadId ?? `thread-${this.#int(1, 500)}`,
+          },
+        },
         tags: depth === 1 ? [`seq:step:${runs.length}`] : [],
         error: errorRate > 0 && this.#random() < errorRate ? this.#pick(ERRORS) : null,
       };
@@ -211,11 +268,17 @@ export class TrafficGenerator {
       // A branch: chain steps nested 1 to `nesting` deep, then a few leaves under the deepest.
       const levels = nesting > 1 ? this.#int(1, nesting) : 1;
       let step = root;
-      for (let depth = 1; depth <= levels && runs.length < count; depth++) step = make(step, this.#pick(STEP_NAMES), 'chain', depth);
+      for (let depth = 1; depth <= levels && runs.length < count; depth++)
+        step = make(step, this.#pick(STEP_NAMES), 'chain', depth);
       const leaves = Math.min(this.#int(1, 5), count - runs.length);
       for (let i = 0; i < leaves; i++) {
         const kind = this.#pick(['llm', 'llm', 'tool', 'retriever'] as const);
-        make(step, kind === 'llm' ? 'ChatOpenAI' : kind === 'tool' ? this.#pick(TOOL_NAMES) : 'VectorStoreRetriever', kind, levels + 1);
+        make(
+          step,
+          kind === 'llm' ? 'ChatOpenAI' : kind === 'tool' ? this.#pick(TOOL_NAMES) : 'VectorStoreRetriever',
+          kind,
+          levels + 1,
+        );
       }
     }
     // End times: leaves after their start, parents after their last child.
@@ -223,7 +286,10 @@ export class TrafficGenerator {
     for (let i = runs.length - 1; i >= 0; i--) {
       const run = runs[i]!;
       const childEnd = childrenEnd.get(run.id);
-      run.endMs = childEnd === undefined ? run.startMs + this.#int(leafMs[0], leafMs[1]) : Math.max(run.startMs, childEnd) + this.#int(1, 40);
+      run.endMs =
+        childEnd === undefined
+          ? run.startMs + this.#int(leafMs[0], leafMs[1])
+          : Math.max(run.startMs, childEnd) + this.#int(1, 40);
       if (run.parentRunId) childrenEnd.set(run.parentRunId, Math.max(childrenEnd.get(run.parentRunId) ?? 0, run.endMs));
     }
     return runs;
@@ -232,7 +298,11 @@ export class TrafficGenerator {
   /** The client's queue for a trace: root post (no outputs yet), its descendants complete, root patch. */
   #traceOps(): Op[] {
     const [root, ...rest] = this.#trace();
-    return [{ kind: 'post', run: root! }, ...rest.map((run) => ({ kind: 'post' as const, run })), { kind: 'patch', run: root! }];
+    return [
+      { kind: 'post', run: root! },
+      ...rest.map((run) => ({ kind: 'post' as const, run })),
+      { kind: 'patch', run: root! },
+    ];
   }
 
   /** Builds batches holding at least `minRuns` posted runs. */
@@ -266,7 +336,8 @@ export class TrafficGenerator {
     const posted = new Set(ops.filter((o) => o.kind === 'post').map((o) => o.run.id));
     const final: Array<{ kind: 'post' | 'patch'; run: Run; complete: boolean }> = [];
     for (const o of ops) {
-      if (o.kind === 'post') final.push({ kind: 'post', run: o.run, complete: o.run.parentRunId !== null || patched.has(o.run.id) });
+      if (o.kind === 'post')
+        final.push({ kind: 'post', run: o.run, complete: o.run.parentRunId !== null || patched.has(o.run.id) });
       else if (!posted.has(o.run.id)) final.push({ kind: 'patch', run: o.run, complete: true });
     }
     // Posts first, then patches (the client's part order).
@@ -277,7 +348,9 @@ export class TrafficGenerator {
     const part = (name: string, json: string) => {
       const bytes = Buffer.from(json);
       chunks.push(
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json; length=${bytes.length}\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json; length=${bytes.length}\r\n\r\n`,
+        ),
         bytes,
         Buffer.from('\r\n'),
       );
@@ -288,14 +361,31 @@ export class TrafficGenerator {
       const main: Json =
         kind === 'post'
           ? {
-              id: run.id, name: run.name, start_time: startTime, ...(complete ? { end_time: run.endMs } : {}), run_type: run.runType,
-              session_name: this.#options.sessionName, child_runs: [], parent_run_id: run.parentRunId ?? undefined,
-              trace_id: run.traceId, dotted_order: run.dottedOrder, tags: run.tags, ...(complete && run.error ? { error: run.error } : {}),
+              id: run.id,
+              name: run.name,
+              start_time: startTime,
+              ...(complete ? { end_time: run.endMs } : {}),
+              run_type: run.runType,
+              session_name: this.#options.sessionName,
+              child_runs: [],
+              parent_run_id: run.parentRunId ?? undefined,
+              trace_id: run.traceId,
+              dotted_order: run.dottedOrder,
+              tags: run.tags,
+              ...(complete && run.error ? { error: run.error } : {}),
             }
           : {
-              id: run.id, name: run.name, run_type: run.runType, start_time: startTime, end_time: run.endMs,
-              parent_run_id: run.parentRunId ?? undefined, dotted_order: run.dottedOrder, trace_id: run.traceId, tags: run.tags,
-              session_name: this.#options.sessionName, ...(run.error ? { error: run.error } : {}),
+              id: run.id,
+              name: run.name,
+              run_type: run.runType,
+              start_time: startTime,
+              end_time: run.endMs,
+              parent_run_id: run.parentRunId ?? undefined,
+              dotted_order: run.dottedOrder,
+              trace_id: run.traceId,
+              tags: run.tags,
+              session_name: this.#options.sessionName,
+              ...(run.error ? { error: run.error } : {}),
             };
       const inputs = kind === 'post' ? JSON.stringify(run.inputs) : null;
       const outputs = complete ? JSON.stringify(run.outputs) : null;
@@ -308,10 +398,24 @@ export class TrafficGenerator {
       // What runIngestor builds for this operation.
       const list = opsByTrace.get(run.traceId) ?? [];
       list.push({
-        op: kind, run_id: run.id, session_id: this.#sessionId, parent_run_id: run.parentRunId, dotted_order: run.dottedOrder,
-        name: run.name, run_type: run.runType, start_time: parseTimestampMicros(startTime, 'start_time'),
+        op: kind,
+        run_id: run.id,
+        session_id: this.#sessionId,
+        parent_run_id: run.parentRunId,
+        dotted_order: run.dottedOrder,
+        name: run.name,
+        run_type: run.runType,
+        start_time: parseTimestampMicros(startTime, 'start_time'),
         end_time: kind === 'patch' || complete ? run.endMs * 1000 : null,
-        inputs, outputs, events: null, extra, serialized: null, error: complete ? run.error : null, tags: run.tags, reference_example_id: null, attachments: [],
+        inputs,
+        outputs,
+        events: null,
+        extra,
+        serialized: null,
+        error: complete ? run.error : null,
+        tags: run.tags,
+        reference_example_id: null,
+        attachments: [],
       });
       opsByTrace.set(run.traceId, list);
     }
@@ -322,7 +426,13 @@ export class TrafficGenerator {
     const { tenantId } = this.#options;
     const events: EncodedMessage[] = [];
     for (const [traceId, traceOps] of opsByTrace) {
-      const encoded = encodeEvent('RunOpsAppended', { tenant_id: tenantId, trace_id: traceId, request_id: requestId, received_at: receivedAt, ops: traceOps });
+      const encoded = encodeEvent('RunOpsAppended', {
+        tenant_id: tenantId,
+        trace_id: traceId,
+        request_id: requestId,
+        received_at: receivedAt,
+        ops: traceOps,
+      });
       events.push({ key: `${tenantId}/${traceId}`, value: encoded.value, headers: encoded.headers });
     }
     const lastPost = final.filter((f) => f.kind === 'post').at(-1)?.run;

@@ -31,7 +31,16 @@ async function readModelDdl(): Promise<Sql[]> {
   return sent;
 }
 
-const step = (query: string): RecordedStep => ({ kind: 'statement', origin: 'cluster', database: DATABASE, query, data: null, binary: false, status: 200, answer: Buffer.alloc(0) });
+const step = (query: string): RecordedStep => ({
+  kind: 'statement',
+  origin: 'cluster',
+  database: DATABASE,
+  query,
+  data: null,
+  binary: false,
+  status: 200,
+  answer: Buffer.alloc(0),
+});
 const tenant = '01973000-0000-7000-8000-00000000aaaa';
 const other = '01973000-0000-7000-8000-00000000bbbb';
 
@@ -47,8 +56,11 @@ beforeAll(async () => {
   clustered = [
     clusterStatement(sql`CREATE DATABASE IF NOT EXISTS ${ident(DATABASE)}`, CLUSTER, DATABASE).text,
     ...ddl.map((s) => clusterStatement(s, CLUSTER, DATABASE).text),
-    ...Object.values(LIVE_TABLES).map((t) => clusterStatement(createDistributedTable(t, DATABASE, CLUSTER), CLUSTER, DATABASE).text),
-    clusterStatement(raw('RENAME TABLE `runs` TO `runs_replaced_x`, `runs_replay_x` TO `runs`'), CLUSTER, DATABASE).text,
+    ...Object.values(LIVE_TABLES).map(
+      (t) => clusterStatement(createDistributedTable(t, DATABASE, CLUSTER), CLUSTER, DATABASE).text,
+    ),
+    clusterStatement(raw('RENAME TABLE `runs` TO `runs_replaced_x`, `runs_replay_x` TO `runs`'), CLUSTER, DATABASE)
+      .text,
     clusterStatement(raw('DROP TABLE IF EXISTS `runs_replaced_x`'), CLUSTER, DATABASE).text,
   ];
   // the sharding layer for real: the tables (plain engines: no Keeper here), their `_all` tables, rows through them
@@ -63,9 +75,16 @@ beforeAll(async () => {
     `SELECT count() AS n FROM ${ident(THREADS_VIEW).text} FORMAT JSONEachRow`,
   ];
   // an insert with the settings of a quorum insert (CLICKHOUSE_INSERT_QUORUM): known, with these values
-  const settings = Object.entries(quorumInsertSettings(2)).map(([k, v]) => `${k} = ${v}`).join(', ');
+  const settings = Object.entries(quorumInsertSettings(2))
+    .map(([k, v]) => `${k} = ${v}`)
+    .join(', ');
   quorumInsert = `INSERT INTO ${ident(LIVE_TABLES.runs).text} (tenant_id, id, session_id, trace_id, name, version) SETTINGS ${settings} SELECT generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), 'quorum', 1`;
-  const queries = [...clustered.map((q) => `EXPLAIN AST ${q}`), `CREATE DATABASE IF NOT EXISTS ${DATABASE}`, ...sharding, quorumInsert];
+  const queries = [
+    ...clustered.map((q) => `EXPLAIN AST ${q}`),
+    `CREATE DATABASE IF NOT EXISTS ${DATABASE}`,
+    ...sharding,
+    quorumInsert,
+  ];
   const steps = queries.map(step);
   steps.unshift({ ...step(`CREATE DATABASE IF NOT EXISTS ${DATABASE}`), database: null });
   result = await replayOnChdb(await ensurePythonEnv(CHDB_PYTHON), steps, 'UTC', CONFIG);
@@ -79,12 +98,16 @@ describe('the cluster mode on current ClickHouse', () => {
   test('parses every statement it sends: ON CLUSTER, Replicated engines, the swap and the drops', () => {
     expect(result.version).toMatch(/^(2[5-9]|[3-9]\d)\./);
     expect(clustered.length).toBe(1 + ddl.length + Object.keys(LIVE_TABLES).length + 2);
-    const refused = clustered.filter((q) => !answers.get(`EXPLAIN AST ${q}`)!.ok).map((q) => `${q.slice(0, 120)}\n  → ${answers.get(`EXPLAIN AST ${q}`)!.text.slice(0, 300)}`);
+    const refused = clustered
+      .filter((q) => !answers.get(`EXPLAIN AST ${q}`)!.ok)
+      .map((q) => `${q.slice(0, 120)}\n  → ${answers.get(`EXPLAIN AST ${q}`)!.text.slice(0, 300)}`);
     expect(refused).toEqual([]);
   });
 
   test('the Distributed `_all` tables over every read model: rows written through one land in its table, sharded by workspace, and read back through it', () => {
-    const failed = sharding.filter((q) => !answers.get(q)!.ok).map((q) => `${q.slice(0, 120)}\n  → ${answers.get(q)!.text.slice(0, 300)}`);
+    const failed = sharding
+      .filter((q) => !answers.get(q)!.ok)
+      .map((q) => `${q.slice(0, 120)}\n  → ${answers.get(q)!.text.slice(0, 300)}`);
     expect(failed).toEqual([]);
     const n = (i: number) => JSON.parse(answers.get(sharding[sharding.length - 4 + i]!)!.text).n;
     expect([n(0), n(1), n(2), n(3)]).toEqual(['20', '20', '0', '0']);

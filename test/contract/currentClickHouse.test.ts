@@ -34,7 +34,12 @@ import {
 } from '../../projections/traces/statsQueries.ts';
 import type { TraceSet } from '../../projections/shared/traceSet.ts';
 import {
-  feedbackByIdQuery, feedbackListQuery, feedbackStatsQuery, projectFeedbackStatsQuery, runPlacesQuery, traceSetFeedbackStatsQuery,
+  feedbackByIdQuery,
+  feedbackListQuery,
+  feedbackStatsQuery,
+  projectFeedbackStatsQuery,
+  runPlacesQuery,
+  traceSetFeedbackStatsQuery,
 } from '../../projections/feedback/feedbackQueries.ts';
 import { dropLeftoverReplayTables, replay } from '../../projections/replay/replay.ts';
 import { queryRuns } from '../../services/tracing/query/queryRuns.ts';
@@ -42,7 +47,14 @@ import { runsQueryFromBody } from '../../services/tracing/query/runsQueryRequest
 import { projectStatsQuery } from '../../services/tracing/projects/projectStatsQuery.ts';
 import { dayStreams, exportPlan } from '../../services/bulk-export/parquet/runsExport.ts';
 import { ClickHouseRecorder, type RecordedStatement, type RecordedStep } from '../support/clickHouseRecorder.ts';
-import { answerDiffers, awaitMutations, replayOnChdb, settleTables, statementShape, type ChdbReplay } from '../support/chdbReplay.ts';
+import {
+  answerDiffers,
+  awaitMutations,
+  replayOnChdb,
+  settleTables,
+  statementShape,
+  type ChdbReplay,
+} from '../support/chdbReplay.ts';
 import { CHDB_PYTHON, ensurePythonEnv } from '../support/pythonEnv.ts';
 import { provideInfra } from '../support/infra.ts';
 import { postMultipart, stackCall, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
@@ -57,59 +69,163 @@ const HOUR = 3_600_000_000;
 const at = (seconds: number) => new Date((BASE + seconds * 1e6) / 1000).toISOString();
 const uuid = (n: number) => `01973000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 const ID = {
-  t1: uuid(0x101), t1llm: uuid(0x102), t1tool: uuid(0x103), t2: uuid(0x201), t2llm: uuid(0x202), t3: uuid(0x301),
-  t4: uuid(0x401), t5: uuid(0x501), t5llm: uuid(0x502), example: uuid(0xe01),
-  fGood: uuid(0xf01), fLlm: uuid(0xf02), fLabel: uuid(0xf03), fBeta: uuid(0xf04), fProject: uuid(0xf05),
-  fDeleted: uuid(0xf06), fEarly: uuid(0xf07),
+  t1: uuid(0x101),
+  t1llm: uuid(0x102),
+  t1tool: uuid(0x103),
+  t2: uuid(0x201),
+  t2llm: uuid(0x202),
+  t3: uuid(0x301),
+  t4: uuid(0x401),
+  t5: uuid(0x501),
+  t5llm: uuid(0x502),
+  example: uuid(0xe01),
+  fGood: uuid(0xf01),
+  fLlm: uuid(0xf02),
+  fLabel: uuid(0xf03),
+  fBeta: uuid(0xf04),
+  fProject: uuid(0xf05),
+  fDeleted: uuid(0xf06),
+  fEarly: uuid(0xf07),
 };
 
 function runOf(id: string, root: TestRun | null, seconds: number, fields: Partial<TestRun>): TestRun {
   const order = formatDottedTimestamp(BASE + seconds * 1e6) + id;
   return {
-    id, trace_id: root?.id ?? id, parent_run_id: root?.id ?? null, dotted_order: root ? `${root.dotted_order}.${order}` : order,
-    name: 'agent', run_type: 'chain', start_time: at(seconds), ...fields,
+    id,
+    trace_id: root?.id ?? id,
+    parent_run_id: root?.id ?? null,
+    dotted_order: root ? `${root.dotted_order}.${order}` : order,
+    name: 'agent',
+    run_type: 'chain',
+    start_time: at(seconds),
+    ...fields,
   };
 }
-const usage = (input: number, output: number, cost: number) =>
-  ({ usage_metadata: { input_tokens: input, output_tokens: output, total_tokens: input + output, total_cost: cost } });
+const usage = (input: number, output: number, cost: number) => ({
+  usage_metadata: { input_tokens: input, output_tokens: output, total_tokens: input + output, total_cost: cost },
+});
 const alpha = { session_name: 'chdb-alpha' };
-const thread = (thread_id: string, more: Record<string, unknown> = {}) => ({ extra: { metadata: { thread_id, ...more } } });
+const thread = (thread_id: string, more: Record<string, unknown> = {}) => ({
+  extra: { metadata: { thread_id, ...more } },
+});
 
-const t1 = runOf(ID.t1, null, 0, { ...alpha, tags: ['prod', 'v1'], inputs: { question: 'What is 2+2?' }, ...thread('thread-1', { user: 'alice', n: 3 }) });
+const t1 = runOf(ID.t1, null, 0, {
+  ...alpha,
+  tags: ['prod', 'v1'],
+  inputs: { question: 'What is 2+2?' },
+  ...thread('thread-1', { user: 'alice', n: 3 }),
+});
 const t2 = runOf(ID.t2, null, 60, {
-  ...alpha, reference_example_id: ID.example, end_time: at(62), outputs: { answer: 'yes' }, ...thread('thread-1', { user: 'bob' }),
+  ...alpha,
+  reference_example_id: ID.example,
+  end_time: at(62),
+  outputs: { answer: 'yes' },
+  ...thread('thread-1', { user: 'bob' }),
 });
 const t5 = runOf(ID.t5, null, 240, { session_name: 'chdb-beta', end_time: at(241), ...thread('thread-9') });
 const POSTED: TestRun[] = [
   t1,
   runOf(ID.t1llm, t1, 1, {
-    ...alpha, name: 'model', run_type: 'llm', tags: ['prod'], end_time: at(3), outputs: usage(5, 7, 0.0042), events: [{ name: 'new_token', time: at(1.5) }],
+    ...alpha,
+    name: 'model',
+    run_type: 'llm',
+    tags: ['prod'],
+    end_time: at(3),
+    outputs: usage(5, 7, 0.0042),
+    events: [{ name: 'new_token', time: at(1.5) }],
   }),
-  runOf(ID.t1tool, t1, 3, { ...alpha, name: 'search', run_type: 'tool', end_time: at(4), error: 'boom: timeout after 30s' }),
+  runOf(ID.t1tool, t1, 3, {
+    ...alpha,
+    name: 'search',
+    run_type: 'tool',
+    end_time: at(4),
+    error: 'boom: timeout after 30s',
+  }),
   t2,
-  runOf(ID.t2llm, t2, 60.5, { ...alpha, name: 'model', run_type: 'llm', end_time: at(61.5), outputs: usage(7, 3, 0.001) }),
+  runOf(ID.t2llm, t2, 60.5, {
+    ...alpha,
+    name: 'model',
+    run_type: 'llm',
+    end_time: at(61.5),
+    outputs: usage(7, 3, 0.001),
+  }),
   runOf(ID.t3, null, 120, { ...alpha, name: 'solo', run_type: 'llm', tags: ['dev'], inputs: { prompt: 'hi' } }),
-  runOf(ID.t4, null, 180, { ...alpha, name: 'retriever', run_type: 'retriever', end_time: at(181), error: 'not found', ...thread('thread-2') }),
+  runOf(ID.t4, null, 180, {
+    ...alpha,
+    name: 'retriever',
+    run_type: 'retriever',
+    end_time: at(181),
+    error: 'not found',
+    ...thread('thread-2'),
+  }),
   t5,
-  runOf(ID.t5llm, t5, 240.5, { session_name: 'chdb-beta', name: 'model', run_type: 'llm', end_time: at(241), outputs: usage(1, 1, 0.0001) }),
+  runOf(ID.t5llm, t5, 240.5, {
+    session_name: 'chdb-beta',
+    name: 'model',
+    run_type: 'llm',
+    end_time: at(241),
+    outputs: usage(1, 1, 0.0001),
+  }),
 ];
-const feedbackPart = (id: string, body: Record<string, unknown>): Part => ({ name: `feedback.${id}`, body: JSON.stringify(body) });
+const feedbackPart = (id: string, body: Record<string, unknown>): Part => ({
+  name: `feedback.${id}`,
+  body: JSON.stringify(body),
+});
 
 /** Runs filters: every field type with each operator it takes, and the combinators. */
 const FILTERS = [
-  'eq(run_type, "llm")', 'neq(status, "error")', 'in(name, ["agent", "model"])', 'like(name, "mod%")', 'search(name, "AGENT")',
-  'exists(thread_id)', 'eq(thread_id, null)', 'eq(error, true)', 'eq(error, null)', 'search(error, "TIMEOUT")',
-  'like(error, "boom%")', 'eq(error, "not found")', 'neq(error, "not found")', `eq(id, "${ID.t1llm}")`,
-  `in(trace_id, ["${ID.t1}", "${ID.t5}"])`, `neq(parent_run_id, "${ID.t1}")`, `in(reference_example_id, ["${ID.example}"])`,
-  'exists(reference_example_id)', 'eq(parent_run_id, null)', `gte(start_time, "${at(60)}")`, `lt(end_time, "${at(100)}")`,
-  'exists(first_token_time)', 'gt(total_tokens, 10)', 'in(prompt_tokens, [5, 7])', 'lte(total_cost, 0.002)', 'gt(latency, "1s")',
-  'lt(latency, 1.5)', 'exists(latency)', 'eq(is_root, true)', 'has(tags, "prod")', 'neq(tags, "dev")', 'in(tags, ["dev", "v1"])',
-  'like(tags, "pro%")', 'search(tags, "PRO")', 'exists(tags)', `has(metadata, '{"user": "alice", "n": 3}')`,
-  'and(eq(metadata_key, "user"), eq(metadata_value, "alice"))', 'eq(metadata_value, 3)', 'gt(metadata_value, 2)',
-  'neq(metadata_key, "user")', 'in(metadata_key, ["user", "n"])', 'like(metadata_value, "ali%")', 'search(metadata_key, "US")',
-  'in(metadata_value, ["bob", "alice"])', 'and(eq(feedback_key, "quality"), gte(feedback_score, 1))', 'neq(feedback_key, "quality")',
-  'in(feedback_key, ["quality", "label"])', 'lt(feedback_score, 0.75)', 'search("timeout")', 'not(eq(status, "success"))',
-  'or(eq(run_type, "tool"), eq(run_type, "retriever"))', 'and(eq(is_root, false), not(exists(thread_id)))',
+  'eq(run_type, "llm")',
+  'neq(status, "error")',
+  'in(name, ["agent", "model"])',
+  'like(name, "mod%")',
+  'search(name, "AGENT")',
+  'exists(thread_id)',
+  'eq(thread_id, null)',
+  'eq(error, true)',
+  'eq(error, null)',
+  'search(error, "TIMEOUT")',
+  'like(error, "boom%")',
+  'eq(error, "not found")',
+  'neq(error, "not found")',
+  `eq(id, "${ID.t1llm}")`,
+  `in(trace_id, ["${ID.t1}", "${ID.t5}"])`,
+  `neq(parent_run_id, "${ID.t1}")`,
+  `in(reference_example_id, ["${ID.example}"])`,
+  'exists(reference_example_id)',
+  'eq(parent_run_id, null)',
+  `gte(start_time, "${at(60)}")`,
+  `lt(end_time, "${at(100)}")`,
+  'exists(first_token_time)',
+  'gt(total_tokens, 10)',
+  'in(prompt_tokens, [5, 7])',
+  'lte(total_cost, 0.002)',
+  'gt(latency, "1s")',
+  'lt(latency, 1.5)',
+  'exists(latency)',
+  'eq(is_root, true)',
+  'has(tags, "prod")',
+  'neq(tags, "dev")',
+  'in(tags, ["dev", "v1"])',
+  'like(tags, "pro%")',
+  'search(tags, "PRO")',
+  'exists(tags)',
+  `has(metadata, '{"user": "alice", "n": 3}')`,
+  'and(eq(metadata_key, "user"), eq(metadata_value, "alice"))',
+  'eq(metadata_value, 3)',
+  'gt(metadata_value, 2)',
+  'neq(metadata_key, "user")',
+  'in(metadata_key, ["user", "n"])',
+  'like(metadata_value, "ali%")',
+  'search(metadata_key, "US")',
+  'in(metadata_value, ["bob", "alice"])',
+  'and(eq(feedback_key, "quality"), gte(feedback_score, 1))',
+  'neq(feedback_key, "quality")',
+  'in(feedback_key, ["quality", "label"])',
+  'lt(feedback_score, 0.75)',
+  'search("timeout")',
+  'not(eq(status, "success"))',
+  'or(eq(run_type, "tool"), eq(run_type, "retriever"))',
+  'and(eq(is_root, false), not(exists(thread_id)))',
 ];
 
 // ---- recording on 18.16 ----
@@ -139,7 +255,9 @@ async function as<T>(name: string, fn: () => Promise<T>): Promise<T> {
 }
 
 const settle = (stopMerges: boolean) =>
-  recorder.exclusive({ kind: 'control', action: 'settle', database, stopMerges }, () => settleTables(server, database, stopMerges));
+  recorder.exclusive({ kind: 'control', action: 'settle', database, stopMerges }, () =>
+    settleTables(server, database, stopMerges),
+  );
 const projected = (what: string, done: () => Promise<boolean>) => waitFor(what, done, 30_000, 50);
 
 async function count(query: ReturnType<typeof sql>): Promise<number> {
@@ -154,18 +272,32 @@ async function ingest(): Promise<void> {
   await projected('the early feedback', async () => (await count(sql`SELECT count() AS n FROM feedback`)) === 1);
   await send([
     ...postParts(POSTED),
-    feedbackPart(ID.fGood, { run_id: ID.t1, key: 'quality', score: 1, comment: 'good', feedback_source: { type: 'api' } }),
+    feedbackPart(ID.fGood, {
+      run_id: ID.t1,
+      key: 'quality',
+      score: 1,
+      comment: 'good',
+      feedback_source: { type: 'api' },
+    }),
     feedbackPart(ID.fLlm, { run_id: ID.t1llm, key: 'quality', score: 0 }),
     feedbackPart(ID.fLabel, { run_id: ID.t2, key: 'label', value: 'positive', feedback_source: { type: 'model' } }),
     feedbackPart(ID.fBeta, { run_id: ID.t5, key: 'quality', score: 1 }),
   ]);
-  await projected('the runs and feedback', async () =>
-    (await count(sql`SELECT count() AS n FROM runs FINAL WHERE has_post = 1`)) === POSTED.length &&
-    (await count(sql`SELECT count() AS n FROM traces FINAL`)) === 5 &&
-    (await count(sql`SELECT count() AS n FROM feedback FINAL`)) === 5);
+  await projected(
+    'the runs and feedback',
+    async () =>
+      (await count(sql`SELECT count() AS n FROM runs FINAL WHERE has_post = 1`)) === POSTED.length &&
+      (await count(sql`SELECT count() AS n FROM traces FINAL`)) === 5 &&
+      (await count(sql`SELECT count() AS n FROM feedback FINAL`)) === 5,
+  );
   // A patch in a later request: a second version of the root (and of its trace row).
-  await send(postParts([{ ...t1, inputs: undefined, extra: undefined, outputs: { answer: '4' }, end_time: at(5) }], 'patch'));
-  await projected('the patch', async () => (await count(sql`SELECT count() AS n FROM traces FINAL WHERE isNotNull(end_time)`)) === 4);
+  await send(
+    postParts([{ ...t1, inputs: undefined, extra: undefined, outputs: { answer: '4' }, end_time: at(5) }], 'patch'),
+  );
+  await projected(
+    'the patch',
+    async () => (await count(sql`SELECT count() AS n FROM traces FINAL WHERE isNotNull(end_time)`)) === 4,
+  );
 
   tenantId = (await server.query<{ t: string }>(sql`SELECT toString(tenant_id) AS t FROM runs LIMIT 1`))[0]!.t;
   for (const name of ['alpha', 'beta'] as const) {
@@ -175,14 +307,23 @@ async function ingest(): Promise<void> {
   // Feedback through the API: on a project, on a run, updated, deleted.
   const call = async (method: string, path: string, json?: unknown) =>
     expect((await stackCall(stack, method, path, json)).status, `${method} ${path}`).toBe(200);
-  await call('POST', '/feedback', { id: ID.fProject, session_id: project.alpha, key: 'summary', score: 0.5, value: 'fine' });
+  await call('POST', '/feedback', {
+    id: ID.fProject,
+    session_id: project.alpha,
+    key: 'summary',
+    score: 0.5,
+    value: 'fine',
+  });
   await call('POST', '/feedback', { id: ID.fDeleted, run_id: ID.t4, key: 'quality', score: 0.25 });
   await call('PATCH', `/feedback/${ID.fLlm}`, { score: 0.5, comment: 'meh' });
   await call('DELETE', `/feedback/${ID.fDeleted}`);
-  await projected('the feedback changes', async () =>
-    (await count(sql`SELECT count() AS n FROM feedback FINAL WHERE deleted = 1`)) === 1 &&
-    (await count(sql`SELECT count() AS n FROM feedback FINAL WHERE score = 0.5 AND comment = 'meh'`)) === 1 &&
-    (await count(sql`SELECT count() AS n FROM feedback FINAL`)) === 7);
+  await projected(
+    'the feedback changes',
+    async () =>
+      (await count(sql`SELECT count() AS n FROM feedback FINAL WHERE deleted = 1`)) === 1 &&
+      (await count(sql`SELECT count() AS n FROM feedback FINAL WHERE score = 0.5 AND comment = 'meh'`)) === 1 &&
+      (await count(sql`SELECT count() AS n FROM feedback FINAL`)) === 7,
+  );
 }
 
 /** Reads through the API, as clients make them. */
@@ -200,8 +341,19 @@ async function readThroughApi(): Promise<void> {
   // The traces table of the explorer: sorted, filtered by the filter language, paged.
   const traces = { project_id: project.alpha, min_start_time: at(-3600), max_start_time: at(3600), page_size: 1 };
   for (const sort_by of ['latency', 'total_tokens', 'total_cost']) {
-    const page = await ok('POST', '/api/v2/traces/query', { ...traces, sort_by, trace_filter: 'eq(run_type, "chain")', tree_filter: 'has(tags, "prod")' });
-    if (page.next_cursor) await ok('POST', '/api/v2/traces/query', { ...traces, sort_by, trace_filter: 'eq(run_type, "chain")', cursor: page.next_cursor });
+    const page = await ok('POST', '/api/v2/traces/query', {
+      ...traces,
+      sort_by,
+      trace_filter: 'eq(run_type, "chain")',
+      tree_filter: 'has(tags, "prod")',
+    });
+    if (page.next_cursor)
+      await ok('POST', '/api/v2/traces/query', {
+        ...traces,
+        sort_by,
+        trace_filter: 'eq(run_type, "chain")',
+        cursor: page.next_cursor,
+      });
   }
   await ok('GET', `/feedback?session=${project.alpha}`);
   await ok('GET', `/feedback/${ID.fGood}`);
@@ -217,7 +369,13 @@ async function readDirectly(full: boolean): Promise<void> {
   await as('runByIdQuery', () => runByIdQuery(ch, tenantId, ID.t1llm));
   await as('runPageQuery', async () => {
     const none = () => ({ sql: [], columns: new Set<string>() });
-    const base = { tenantId, runsTable: T.runs, runKeysTable: T.runKeys, conditions: none, columns: ['name', 'status', 'total_tokens'] };
+    const base = {
+      tenantId,
+      runsTable: T.runs,
+      runKeysTable: T.runKeys,
+      conditions: none,
+      columns: ['name', 'status', 'total_tokens'],
+    };
     const page = await runPageQuery(ch, { ...base, order: 'desc', after: null, limit: 2 });
     await runPageQuery(ch, { ...base, order: 'desc', after: page.next, limit: 2 });
     await runPageQuery(ch, { ...base, order: 'asc', after: null, limit: 20 });
@@ -225,20 +383,45 @@ async function readDirectly(full: boolean): Promise<void> {
   await as('tracePageQuery', async () => {
     await tracePageQuery(ch, T, { tenantId, projectIds: [project.alpha, project.beta], ...window, limit: 10 });
     await tracePageQuery(ch, T, {
-      tenantId, projectIds: [project.alpha], ...window, threadId: 'thread-1', hasError: false, traceIds: [ID.t1, ID.t2],
-      after: { value: BASE + 61e6, traceId: ID.t2 }, limit: 10,
+      tenantId,
+      projectIds: [project.alpha],
+      ...window,
+      threadId: 'thread-1',
+      hasError: false,
+      traceIds: [ID.t1, ID.t2],
+      after: { value: BASE + 61e6, traceId: ID.t2 },
+      limit: 10,
     });
     for (const sortBy of ['latency', 'total_tokens', 'total_cost'] as const)
-      await tracePageQuery(ch, T, { tenantId, projectIds: [project.alpha], ...window, sortBy, order: 'asc', after: { value: 1, traceId: ID.t1 }, limit: 10 });
+      await tracePageQuery(ch, T, {
+        tenantId,
+        projectIds: [project.alpha],
+        ...window,
+        sortBy,
+        order: 'asc',
+        after: { value: 1, traceId: ID.t1 },
+        limit: 10,
+      });
   });
-  await as('tracePage', () => tracePage(ch, T, tenantId, [sql`tenant_id = toUUID(${tenantId})`], sql`start_time, trace_id`, 3));
+  await as('tracePage', () =>
+    tracePage(ch, T, tenantId, [sql`tenant_id = toUUID(${tenantId})`], sql`start_time, trace_id`, 3),
+  );
   await as('traceRunsQuery', () =>
-    traceRunsQuery(ch, T, { tenantId, traceId: ID.t1, projectId: project.alpha, ...window, columns: ['name', 'inputs', 'outputs', 'error', 'tags'] }));
+    traceRunsQuery(ch, T, {
+      tenantId,
+      traceId: ID.t1,
+      projectId: project.alpha,
+      ...window,
+      columns: ['name', 'inputs', 'outputs', 'error', 'tags'],
+    }),
+  );
   await as('traceExistsQuery', async () => {
     await traceExistsQuery(ch, T, tenantId, ID.t1);
     await traceExistsQuery(ch, T, tenantId, ID.t1, project.beta);
   });
-  await as('rootRunsQuery', () => rootRunsQuery(ch, T, tenantId, [ID.t1, ID.t2, ID.t5], ['name', 'status', 'thread_id']));
+  await as('rootRunsQuery', () =>
+    rootRunsQuery(ch, T, tenantId, [ID.t1, ID.t2, ID.t5], ['name', 'status', 'thread_id']),
+  );
   await as('threadPageQuery', async () => {
     await threadPageQuery(ch, T, { tenantId, projectId: project.alpha, ...window, limit: 10 });
     const after = { lastActivity: BASE + 60e6, threadId: 'thread-2' };
@@ -252,12 +435,20 @@ async function readDirectly(full: boolean): Promise<void> {
   await as('statsPerProjectQuery', () => statsPerProjectQuery(ch, T, tenantId, [project.alpha, project.beta]));
   await as('traceSetStatsQuery', async () => {
     await traceSetStatsQuery(ch, T, alpha);
-    await traceSetStatsQuery(ch, T, { ...both, threadId: 'thread-1', traceId: ID.t1, hasError: false, inThreads: true });
+    await traceSetStatsQuery(ch, T, {
+      ...both,
+      threadId: 'thread-1',
+      traceId: ID.t1,
+      hasError: false,
+      inThreads: true,
+    });
     await traceSetStatsQuery(ch, T, { ...alpha, minStartTime: BASE + 10 * HOUR }); // no traces
   });
   await as('threadSetStatsQuery', () => threadSetStatsQuery(ch, T, both));
   await as('traceSetSeriesQuery', () => traceSetSeriesQuery(ch, T, { ...alpha, hasError: true }, 60_000_000));
-  await as('activityPerProjectQuery', () => activityPerProjectQuery(ch, T, { ...both, minStartTime: BASE - HOUR, maxStartTime: BASE + 10 * HOUR }, HOUR));
+  await as('activityPerProjectQuery', () =>
+    activityPerProjectQuery(ch, T, { ...both, minStartTime: BASE - HOUR, maxStartTime: BASE + 10 * HOUR }, HOUR),
+  );
   await as('runBreakdownQuery', async () => {
     await runBreakdownQuery(ch, T, both, 'all');
     await runBreakdownQuery(ch, T, alpha, 'roots');
@@ -268,13 +459,29 @@ async function readDirectly(full: boolean): Promise<void> {
   });
   await as('feedbackListQuery', async () => {
     await feedbackListQuery(ch, T, tenantId, {}, 0, 100);
-    const every = { runIds: [ID.t1, ID.t1llm], keys: ['quality'], sessionIds: [project.alpha], sources: ['api'], hasComment: true, hasScore: true };
+    const every = {
+      runIds: [ID.t1, ID.t1llm],
+      keys: ['quality'],
+      sessionIds: [project.alpha],
+      sources: ['api'],
+      hasComment: true,
+      hasScore: true,
+    };
     await feedbackListQuery(ch, T, tenantId, { ...every, level: 'run' }, 0, 10);
-    await feedbackListQuery(ch, T, tenantId, { sessionIds: [project.alpha], hasComment: false, hasScore: false, level: 'session' }, 1, 10);
+    await feedbackListQuery(
+      ch,
+      T,
+      tenantId,
+      { sessionIds: [project.alpha], hasComment: false, hasScore: false, level: 'session' },
+      1,
+      10,
+    );
   });
   await as('runPlacesQuery', () => runPlacesQuery(ch, T.runLocations, tenantId, [ID.t1, ID.t3, ID.t5llm]));
   await as('feedbackStatsQuery', () => feedbackStatsQuery(ch, tenantId, T.feedback, [ID.t1, ID.t1llm, ID.t2, ID.t3]));
-  await as('projectFeedbackStatsQuery', () => projectFeedbackStatsQuery(ch, T, tenantId, [project.alpha, project.beta]));
+  await as('projectFeedbackStatsQuery', () =>
+    projectFeedbackStatsQuery(ch, T, tenantId, [project.alpha, project.beta]),
+  );
   await as('traceSetFeedbackStatsQuery', async () => {
     await traceSetFeedbackStatsQuery(ch, T, alpha, 'all');
     await traceSetFeedbackStatsQuery(ch, T, both, 'roots');
@@ -282,12 +489,24 @@ async function readDirectly(full: boolean): Promise<void> {
   await as('projectStatsQuery', () => projectStatsQuery(ch, T, tenantId, [project.alpha, project.beta]));
   await as('exportPlan', async () => {
     const task = {
-      tenantId, sessionId: project.alpha, exportId: uuid(0xb01), runId: uuid(0xb02), attempt: 0,
-      startMicros: BASE - HOUR, endMicros: BASE + 30 * HOUR, formatVersion: 'v2_beta', compression: 'gzip', exportFields: null,
-      filter: 'or(eq(run_type, "llm"), has(tags, "prod"))', resumeAfter: { startTime: BASE, id: ID.t1 },
+      tenantId,
+      sessionId: project.alpha,
+      exportId: uuid(0xb01),
+      runId: uuid(0xb02),
+      attempt: 0,
+      startMicros: BASE - HOUR,
+      endMicros: BASE + 30 * HOUR,
+      formatVersion: 'v2_beta',
+      compression: 'gzip',
+      exportFields: null,
+      filter: 'or(eq(run_type, "llm"), has(tags, "prod"))',
+      resumeAfter: { startTime: BASE, id: ID.t1 },
     } as const;
     // the export streams its slices' queries as RowBinary (exportRunsToParquet)
-    for (const t of [task, { ...task, filter: null, resumeAfter: null, exportFields: ['id', 'name', 'feedback_stats'] }]) {
+    for (const t of [
+      task,
+      { ...task, filter: null, resumeAfter: null, exportFields: ['id', 'name', 'feedback_stats'] },
+    ]) {
       const plan = await exportPlan({ ch, tables: T }, t);
       for await (const day of dayStreams(ch, plan.days)) for await (const chunk of day.body) void chunk;
     }
@@ -297,9 +516,21 @@ async function readDirectly(full: boolean): Promise<void> {
     await as('queryRuns', async () => {
       const bodies: Record<string, unknown>[] = [
         { session: [project.alpha] },
-        { session: [project.alpha, project.beta], select: ['name', 'outputs', 'feedback_stats', 'latency'], order: 'asc', limit: 3 },
-        { id: [ID.t1llm, ID.t1tool] }, { trace: ID.t1 }, { parent_run: ID.t1 }, { run_type: 'llm', is_root: false }, { error: true },
-        { error: false, start_time: at(30), end_time: at(200) }, { reference_example: [ID.example] }, { session: [] }, { id: [] },
+        {
+          session: [project.alpha, project.beta],
+          select: ['name', 'outputs', 'feedback_stats', 'latency'],
+          order: 'asc',
+          limit: 3,
+        },
+        { id: [ID.t1llm, ID.t1tool] },
+        { trace: ID.t1 },
+        { parent_run: ID.t1 },
+        { run_type: 'llm', is_root: false },
+        { error: true },
+        { error: false, start_time: at(30), end_time: at(200) },
+        { reference_example: [ID.example] },
+        { session: [] },
+        { id: [] },
         { session: [project.alpha], trace_filter: 'eq(name, "agent")', tree_filter: 'eq(run_type, "tool")' },
         { trace_filter: 'has(tags, "prod")', tree_filter: 'eq(error, true)', filter: 'eq(run_type, "tool")' },
         // a filter on thread_id: its runs' places from run_threads, first for the newest, then all
@@ -333,7 +564,8 @@ beforeAll(async () => {
   upgrade = new ClickHouseClient({ url: directUrl, database: `${database}_upgrade` });
 
   // The API and the projectors each create the read models at start (each ends with the view).
-  const viewsCreated = () => recorder.statements().filter((s) => s.origin === 'stack' && s.status === 200 && s.query.startsWith('CREATE VIEW'));
+  const viewsCreated = () =>
+    recorder.statements().filter((s) => s.origin === 'stack' && s.status === 200 && s.query.startsWith('CREATE VIEW'));
   await waitFor('both processes to create the read models', async () => viewsCreated().length >= 2, 60_000, 50);
   // Merges stopped while data comes in: reads without FINAL see the same parts on both servers.
   await settle(true);
@@ -346,28 +578,44 @@ beforeAll(async () => {
   await as('test', async () => {
     await upgrade.exec(sql`CREATE DATABASE ${ident(upgrade.database)}`, { database: null });
     const replacing = 'ENGINE = ReplacingMergeTree(version)';
-    await upgrade.exec(sql`CREATE TABLE runs (tenant_id UUID, trace_id UUID, id UUID, version UInt64) ${raw(replacing)} ORDER BY (tenant_id, trace_id, id)`);
-    await upgrade.exec(sql`CREATE TABLE run_locations (tenant_id UUID, id UUID) ENGINE = ReplacingMergeTree ORDER BY (tenant_id, id)`);
-    await upgrade.exec(sql`CREATE TABLE feedback (tenant_id UUID, run_id UUID, id UUID, version UInt64) ${raw(replacing)} ORDER BY (tenant_id, run_id, id)`);
+    await upgrade.exec(
+      sql`CREATE TABLE runs (tenant_id UUID, trace_id UUID, id UUID, version UInt64) ${raw(replacing)} ORDER BY (tenant_id, trace_id, id)`,
+    );
+    await upgrade.exec(
+      sql`CREATE TABLE run_locations (tenant_id UUID, id UUID) ENGINE = ReplacingMergeTree ORDER BY (tenant_id, id)`,
+    );
+    await upgrade.exec(
+      sql`CREATE TABLE feedback (tenant_id UUID, run_id UUID, id UUID, version UInt64) ${raw(replacing)} ORDER BY (tenant_id, run_id, id)`,
+    );
   });
   await as('ensureReadModels', () => ensureReadModels(upgrade));
   await as('runsTableOutdated', async () => expect((await runsTableOutdated(upgrade)).outdated).toBe(true));
   await as('test', () => upgrade.exec(sql`DROP DATABASE ${ident(upgrade.database)}`, { database: null }));
 
   // A replay rebuilds every view into fresh tables and swaps them in (RENAME); they merge as they please until settled.
-  await as('replay', () => replay(stack.config, direct, createLogger('chdb-test', 'warn'), { views: ['runs', 'traces', 'threads'] }));
+  await as('replay', () =>
+    replay(stack.config, direct, createLogger('chdb-test', 'warn'), { views: ['runs', 'traces', 'threads'] }),
+  );
   await as('dropLeftoverReplayTables', () => dropLeftoverReplayTables(direct));
   await settle(false);
   await readDirectly(false);
 
   // Deleting a project: the projectors delete its rows (ALTER … DELETE, run by the merges now running).
   expect((await stackCall(stack, 'DELETE', `/sessions/${project.beta}`)).status).toBeLessThan(300);
-  await waitFor("the deleted project's rows gone", async () => {
-    for (const table of Object.values(LIVE_TABLES))
-      if ((await count(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${project.beta})`)) > 0) return false;
-    return true;
-  }, 60_000, 100);
-  await recorder.exclusive({ kind: 'control', action: 'mutationsDone', database }, () => awaitMutations(server, database));
+  await waitFor(
+    "the deleted project's rows gone",
+    async () => {
+      for (const table of Object.values(LIVE_TABLES))
+        if ((await count(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${project.beta})`)) > 0)
+          return false;
+      return true;
+    },
+    60_000,
+    100,
+  );
+  await recorder.exclusive({ kind: 'control', action: 'mutationsDone', database }, () =>
+    awaitMutations(server, database),
+  );
   await readDirectly(false);
 
   steps = [...recorder.steps];
@@ -376,8 +624,10 @@ beforeAll(async () => {
   const recorded = performance.now();
   chdb = await replayOnChdb(python, steps, tz);
   const seconds = (from: number, to = performance.now()) => ((to - from) / 1000).toFixed(1);
-  console.log(`recorded ${steps.length} steps on 18.16 in ${seconds(started, recorded)} s; ` +
-    `replayed on ClickHouse ${chdb.version} (chdb) in ${seconds(recorded)} s`);
+  console.log(
+    `recorded ${steps.length} steps on 18.16 in ${seconds(started, recorded)} s; ` +
+      `replayed on ClickHouse ${chdb.version} (chdb) in ${seconds(recorded)} s`,
+  );
 }, 900_000);
 
 afterAll(async () => {
@@ -405,8 +655,10 @@ describe('every statement we issue, on current ClickHouse', () => {
       const problem = answerDiffers(step, answer);
       if (problem === null) return [];
       const theirs = answer.ok ? answer.answer.toString('utf8') : answer.error;
-      full.push(`#${index} [${step.origin}] in ${step.database}\n${step.query}\n--- ${problem}\n` +
-        `--- 18.16:\n${step.answer.toString('utf8')}\n--- ${chdb.version}:\n${theirs}\n`);
+      full.push(
+        `#${index} [${step.origin}] in ${step.database}\n${step.query}\n--- ${problem}\n` +
+          `--- 18.16:\n${step.answer.toString('utf8')}\n--- ${chdb.version}:\n${theirs}\n`,
+      );
       return [`#${index} ${brief(step)}\n  → ${problem}`];
     });
     const controls = steps.flatMap((s, i) => {
@@ -419,7 +671,9 @@ describe('every statement we issue, on current ClickHouse', () => {
       where = join(repoRoot, '.local', 'chdb', `differences-${Date.now()}.txt`);
       writeFileSync(where, full.join('\n'));
     }
-    expect([...controls, ...differences], `on ClickHouse ${chdb.version}${where ? `; in full: ${where}` : ''}`).toEqual([]);
+    expect([...controls, ...differences], `on ClickHouse ${chdb.version}${where ? `; in full: ${where}` : ''}`).toEqual(
+      [],
+    );
   });
 });
 
@@ -434,68 +688,144 @@ describe('every statement we issue, on current ClickHouse', () => {
  */
 const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   'projections/readModels.ts': {
-    createReadModelTables: 'replay', ensureReadModels: 'ensureReadModels',
+    createReadModelTables: 'replay',
+    ensureReadModels: 'ensureReadModels',
     warnIfRunsTableOutdated: /^SELECT sorting_key FROM system\.tables/,
   },
   'projections/runs/runsTable.ts': {
-    createRunsTable: null, createRunKeysTable: null, createRunLocationsTable: null, createRunThreadsTable: null, runsOfTraces: null, runsOfThreads: null, threadRunsWhere: null,
-    traceSpanQuery: 'queryRuns', runsTableOutdated: 'runsTableOutdated',
+    createRunsTable: null,
+    createRunKeysTable: null,
+    createRunLocationsTable: null,
+    createRunThreadsTable: null,
+    runsOfTraces: null,
+    runsOfThreads: null,
+    threadRunsWhere: null,
+    traceSpanQuery: 'queryRuns',
+    runsTableOutdated: 'runsTableOutdated',
   },
   'projections/traces/tracesTable.ts': { createTracesTable: null },
   'projections/feedback/feedbackTable.ts': { createFeedbackTable: null },
   'projections/threads/threadsView.ts': { createThreadsView: null },
   'projections/runs/runQueries.ts': {
-    runByIdQuery: 'runByIdQuery', runPageQuery: 'runPageQuery', partialRowFromClickHouse: null,
+    runByIdQuery: 'runByIdQuery',
+    runPageQuery: 'runPageQuery',
+    partialRowFromClickHouse: null,
   },
-  'projections/runs/traceRunsQueries.ts': { traceRunsQuery: 'traceRunsQuery', traceExistsQuery: 'traceExistsQuery', rootRunsQuery: 'rootRunsQuery' },
+  'projections/runs/traceRunsQueries.ts': {
+    traceRunsQuery: 'traceRunsQuery',
+    traceExistsQuery: 'traceExistsQuery',
+    rootRunsQuery: 'rootRunsQuery',
+  },
   'projections/traces/traceQueries.ts': { tracePageQuery: 'tracePageQuery' },
   // tracePageQuery reads its pages through these
   'projections/shared/tracePages.ts': {
-    traceSummaryFromClickHouse: null, tracePage: 'tracePage', sortedTracePage: 'tracePageQuery', pageKeys: 'tracePageQuery', tracesOfKeys: 'tracePageQuery',
+    traceSummaryFromClickHouse: null,
+    tracePage: 'tracePage',
+    sortedTracePage: 'tracePageQuery',
+    pageKeys: 'tracePageQuery',
+    tracesOfKeys: 'tracePageQuery',
   },
-  'projections/threads/threadQueries.ts': { threadPageQuery: 'threadPageQuery', threadTracesQuery: 'threadTracesQuery' },
+  'projections/threads/threadQueries.ts': {
+    threadPageQuery: 'threadPageQuery',
+    threadTracesQuery: 'threadTracesQuery',
+  },
   'projections/traces/hourStats.ts': {
-    createTracesByHourTable: null, createTraceHourWritesTable: null, createTraceHourStatsTable: null, hourRow: null,
-    hourWrites: null, histogramQuantiles: null, emptyRollup: null, addRollup: null, rollupOf: null, sliceRow: null, rollupQuantiles: null,
+    createTracesByHourTable: null,
+    createTraceHourWritesTable: null,
+    createTraceHourStatsTable: null,
+    hourRow: null,
+    hourWrites: null,
+    histogramQuantiles: null,
+    emptyRollup: null,
+    addRollup: null,
+    rollupOf: null,
+    sliceRow: null,
+    rollupQuantiles: null,
   },
   // hourRollups runs inside every stats query over a time range (the slices, the rows of stale and cut hours)
-  'projections/traces/hourStatsQueries.ts': { hourRollups: 'traceSetStatsQuery', cutHours: null, SharedRollups: /FROM `trace_hour_stats` FINAL/ },
+  'projections/traces/hourStatsQueries.ts': {
+    hourRollups: 'traceSetStatsQuery',
+    cutHours: null,
+    SharedRollups: /FROM `trace_hour_stats` FINAL/,
+  },
   'projections/shared/hours.ts': { hourOf: null, hoursTouched: null, hourSpans: null },
   'projections/copiesUpgrade.ts': {
-    incompleteMarker: null, markCopiesIncompleteOnUpgrade: 'ensureReadModels', markCopiesComplete: 'replay',
+    incompleteMarker: null,
+    markCopiesIncompleteOnUpgrade: 'ensureReadModels',
+    markCopiesComplete: 'replay',
     warnIfCopiesIncomplete: /traces_by_hour_incomplete/,
   },
   'projections/shared/copies.ts': { copyUsable: /traces_by_thread_incomplete/, forgetCopyMarkers: null },
-  'projections/threads/threadTables.ts': { createTracesByThreadTable: null, createTraceHourReachTable: null, threadRow: null, threadRows: null, hourReach: null },
+  'projections/threads/threadTables.ts': {
+    createTracesByThreadTable: null,
+    createTraceHourReachTable: null,
+    threadRow: null,
+    threadRows: null,
+    hourReach: null,
+  },
   'projections/traces/statsQueries.ts': {
-    statsPerProjectQuery: 'statsPerProjectQuery', traceSetStatsQuery: 'traceSetStatsQuery',
-    threadSetStatsQuery: 'threadSetStatsQuery', traceSetSeriesQuery: 'traceSetSeriesQuery', runBreakdownQuery: 'runBreakdownQuery',
+    statsPerProjectQuery: 'statsPerProjectQuery',
+    traceSetStatsQuery: 'traceSetStatsQuery',
+    threadSetStatsQuery: 'threadSetStatsQuery',
+    traceSetSeriesQuery: 'traceSetSeriesQuery',
+    runBreakdownQuery: 'runBreakdownQuery',
     activityPerProjectQuery: 'activityPerProjectQuery',
   },
   'projections/shared/traceSet.ts': { traceSetWhere: null, traceSetSource: 'traceSetStatsQuery' },
   'projections/feedback/feedbackQueries.ts': {
-    feedbackByIdQuery: 'feedbackByIdQuery', feedbackListQuery: 'feedbackListQuery', runPlacesQuery: 'runPlacesQuery',
-    feedbackStatsQuery: 'feedbackStatsQuery', projectFeedbackStatsQuery: 'projectFeedbackStatsQuery',
+    feedbackByIdQuery: 'feedbackByIdQuery',
+    feedbackListQuery: 'feedbackListQuery',
+    runPlacesQuery: 'runPlacesQuery',
+    feedbackStatsQuery: 'feedbackStatsQuery',
+    projectFeedbackStatsQuery: 'projectFeedbackStatsQuery',
     traceSetFeedbackStatsQuery: 'traceSetFeedbackStatsQuery',
   },
   'projections/shared/projectRows.ts': { deleteProjectRows: /^ALTER TABLE `runs` DELETE WHERE/ },
   'projections/replay/replay.ts': { replay: 'replay', dropLeftoverReplayTables: 'dropLeftoverReplayTables' },
-  'projections/runsProjector.ts': { runsProjectorGroupId: null, RunsProjector: /^INSERT INTO runs \(`tenant_id`, .*\) FORMAT RowBinary$/ },
-  'projections/runs/runsWriter.ts': { RunsWriter: /^INSERT INTO run_keys \(`tenant_id`, .*\) FORMAT RowBinary$/, moves: null },
-  'projections/traces/tracesWriter.ts': { TracesWriter: /^INSERT INTO traces_by_hour \(`tenant_id`, .*\) FORMAT RowBinary$/ },
-  'projections/threads/threadsWriter.ts': { ThreadsWriter: /^INSERT INTO trace_hour_reach \(`tenant_id`, .*\) FORMAT RowBinary$/ },
-  'projections/feedback/feedbackProjector.ts': { feedbackProjectorGroupId: null, FeedbackProjector: /^INSERT INTO feedback \(`tenant_id`, .*\) FORMAT RowBinary$/ },
+  'projections/runsProjector.ts': {
+    runsProjectorGroupId: null,
+    RunsProjector: /^INSERT INTO runs \(`tenant_id`, .*\) FORMAT RowBinary$/,
+  },
+  'projections/runs/runsWriter.ts': {
+    RunsWriter: /^INSERT INTO run_keys \(`tenant_id`, .*\) FORMAT RowBinary$/,
+    moves: null,
+  },
+  'projections/traces/tracesWriter.ts': {
+    TracesWriter: /^INSERT INTO traces_by_hour \(`tenant_id`, .*\) FORMAT RowBinary$/,
+  },
+  'projections/threads/threadsWriter.ts': {
+    ThreadsWriter: /^INSERT INTO trace_hour_reach \(`tenant_id`, .*\) FORMAT RowBinary$/,
+  },
+  'projections/feedback/feedbackProjector.ts': {
+    feedbackProjectorGroupId: null,
+    FeedbackProjector: /^INSERT INTO feedback \(`tenant_id`, .*\) FORMAT RowBinary$/,
+  },
   'services/tracing/query/queryRuns.ts': { runConditions: null, queryRuns: 'queryRuns' },
-  'projections/runs/filter/filterSql.ts': { compileRunFilter: null, compileTraceCondition: null, filterThreadIds: null },
+  'projections/runs/filter/filterSql.ts': {
+    compileRunFilter: null,
+    compileTraceCondition: null,
+    filterThreadIds: null,
+  },
   'services/tracing/projects/projectStatsQuery.ts': { projectStatsQuery: 'projectStatsQuery' },
   'services/bulk-export/parquet/exportQuery.ts': {
-    exportFilterCondition: null, exportRunsQuery: null, feedbackFlagColumn: null, projectHasFeedback: 'exportPlan',
+    exportFilterCondition: null,
+    exportRunsQuery: null,
+    feedbackFlagColumn: null,
+    projectHasFeedback: 'exportPlan',
   },
   'services/bulk-export/parquet/exportColumns.ts': {
-    unknownExportFields: null, exportColumns: null, queryColumnsFor: null, arrowType: null, arrowField: null,
+    unknownExportFields: null,
+    exportColumns: null,
+    queryColumnsFor: null,
+    arrowType: null,
+    arrowField: null,
   },
   // exportRunsToParquet streams exportPlan's queries as RowBinary, as the test does
-  'services/bulk-export/parquet/runsExport.ts': { exportPlan: 'exportPlan', dayStreams: 'exportPlan', exportRunsToParquet: 'exportPlan' },
+  'services/bulk-export/parquet/runsExport.ts': {
+    exportPlan: 'exportPlan',
+    dayStreams: 'exportPlan',
+    exportRunsToParquet: 'exportPlan',
+  },
   // The cluster mode (CLICKHOUSE_CLUSTER) is not in this recording (one server): its statements
   // are run on current ClickHouse by clusterOnCurrentClickHouse.test.ts, on 18.16 by test/faults/clickhouseReplicas.test.ts.
   'platform/clickhouse/clusterDdl.ts': { clusterStatement: null },
@@ -530,7 +860,9 @@ describe('coverage of the recording', () => {
     expect(modulesWritingSql().filter((file) => !(file in DRIVERS))).toEqual([]);
     for (const [file, drivers] of Object.entries(DRIVERS)) {
       const module = (await import(join(repoRoot, file))) as Record<string, unknown>;
-      const functions = Object.keys(module).filter((k) => typeof module[k] === 'function').sort();
+      const functions = Object.keys(module)
+        .filter((k) => typeof module[k] === 'function')
+        .sort();
       expect(functions, file).toEqual(Object.keys(drivers).sort());
     }
   });
@@ -541,9 +873,10 @@ describe('coverage of the recording', () => {
     for (const [file, drivers] of Object.entries(DRIVERS))
       for (const [fn, driver] of Object.entries(drivers)) {
         if (driver === null) continue;
-        const found = typeof driver === 'string'
-          ? recorded.some((s) => s.origin === driver)
-          : recorded.some((s) => s.origin === 'stack' && driver.test(s.query));
+        const found =
+          typeof driver === 'string'
+            ? recorded.some((s) => s.origin === driver)
+            : recorded.some((s) => s.origin === 'stack' && driver.test(s.query));
         if (!found) missing.push(`${file} ${fn} (${String(driver)})`);
       }
     expect(missing).toEqual([]);
@@ -561,7 +894,10 @@ describe('coverage of the recording', () => {
     for (const [query, i] of renames) {
       const live = Object.values(LIVE_TABLES).filter((t) => new RegExp(`\`${t}\` TO`).test(query));
       expect(live, query).toHaveLength(1);
-      const check = recorded.slice(0, i).reverse().find((q) => q.includes('system.processes'));
+      const check = recorded
+        .slice(0, i)
+        .reverse()
+        .find((q) => q.includes('system.processes'));
       expect(check, `a system.processes check before: ${query}`).toContain(`\\\\b${live[0]}\\\\b`);
     }
   });
@@ -575,7 +911,9 @@ describe('coverage of the recording', () => {
       createTables: tables.every((t) => has(new RegExp(`^CREATE TABLE IF NOT EXISTS \`${t}\` \\(`))),
       createReplayTables: has(/^CREATE TABLE IF NOT EXISTS `runs_replay_\d+`/),
       createView: has(/^CREATE VIEW IF NOT EXISTS `threads`/),
-      addColumn: ['runs', 'run_locations', 'feedback'].every((t) => has(new RegExp(`^ALTER TABLE \`${t}\` ADD COLUMN`))),
+      addColumn: ['runs', 'run_locations', 'feedback'].every((t) =>
+        has(new RegExp(`^ALTER TABLE \`${t}\` ADD COLUMN`)),
+      ),
       // the projectors' inserts, in RowBinary (their bytes replayed on chdb as sent)
       inserts: tables.every((t) => has(new RegExp(`^INSERT INTO ${t}(_replay_\\d+)? \\(.*\\) FORMAT RowBinary$`))),
       deletes: tables.every((t) => has(new RegExp(`^ALTER TABLE \`${t}\` DELETE WHERE`))),

@@ -58,8 +58,12 @@ afterAll(async () => {
 
 /** A readable account of a run, for the assertion message and the log. */
 function summary(name: string, r: FuzzResult): string {
-  const errors = r.serverErrors.slice(0, 10).map((e) => `  ${e.status} ${e.method} ${e.url}\n    request: ${e.requestBody}\n    response: ${e.responseBody}`);
-  const failures = r.failures.map((f) => `  ${f.operation}: ${f.check} (${f.code}) answered ${f.status}: ${f.message}\n    response: ${f.response}`);
+  const errors = r.serverErrors
+    .slice(0, 10)
+    .map((e) => `  ${e.status} ${e.method} ${e.url}\n    request: ${e.requestBody}\n    response: ${e.responseBody}`);
+  const failures = r.failures.map(
+    (f) => `  ${f.operation}: ${f.check} (${f.code}) answered ${f.status}: ${f.message}\n    response: ${f.response}`,
+  );
   return [
     `${name}: ${r.requests} requests over ${r.operations} operations, ${r.serverErrors.length} answered 5xx, ` +
       `${r.failures.length} failed checks, ${r.errors.length} operations schemathesis could not test (seed ${r.seed})`,
@@ -70,11 +74,28 @@ function summary(name: string, r: FuzzResult): string {
   ].join('\n');
 }
 
-async function fuzz(expect: ExpectStatic, name: string, url: string, apiKey: string | undefined, minOperations: number, hooks?: string): Promise<void> {
+async function fuzz(
+  expect: ExpectStatic,
+  name: string,
+  url: string,
+  apiKey: string | undefined,
+  minOperations: number,
+  hooks?: string,
+): Promise<void> {
   // The key's workspace in X-Tenant-Id (a header every authenticated route documents): a UUID
   // drawn for it would name a workspace the key has no access to, and stop the request at 403.
   const headers = apiKey ? { 'X-Api-Key': apiKey, 'X-Tenant-Id': DEFAULT_WORKSPACE_ID } : undefined;
-  const result = await fuzzOpenApi({ python, name, schemaUrl: `${url}/docs/json`, baseUrl: url, headers, maxExamples, seed, hooks, timeoutMs: perServiceMs - 30_000 });
+  const result = await fuzzOpenApi({
+    python,
+    name,
+    schemaUrl: `${url}/docs/json`,
+    baseUrl: url,
+    headers,
+    maxExamples,
+    seed,
+    hooks,
+    timeoutMs: perServiceMs - 30_000,
+  });
   results.push({ name, result });
   console.log(summary(name, result).split('\n')[0]);
   expect(result.operations, result.output.slice(-3000)).toBeGreaterThanOrEqual(minOperations);
@@ -88,10 +109,27 @@ async function fuzz(expect: ExpectStatic, name: string, url: string, apiKey: str
 // The four at once: much of a run is waiting on the service (a read that waits for its projector
 // to catch up, a Kafka append, a chat run), which another service's run fills.
 describe.concurrent('every operation of the four services, under every check: no 5xx, the document kept', () => {
-  test('tracing API (/docs/json)', ({ expect }) => fuzz(expect, 'tracing', tracing.url, tracing.apiKey, 88), perServiceMs);
-  test('agent server (/docs/json)', ({ expect }) => fuzz(expect, 'agent-server', agent.url, agent.apiKey, 45), perServiceMs);
-  test('control plane (/docs/json)', ({ expect }) => fuzz(expect, 'control-plane', controlPlane.urls[0]!, controlPlane.apiKey, 25), perServiceMs);
+  test(
+    'tracing API (/docs/json)',
+    ({ expect }) => fuzz(expect, 'tracing', tracing.url, tracing.apiKey, 88),
+    perServiceMs,
+  );
+  test(
+    'agent server (/docs/json)',
+    ({ expect }) => fuzz(expect, 'agent-server', agent.url, agent.apiKey, 45),
+    perServiceMs,
+  );
+  test(
+    'control plane (/docs/json)',
+    ({ expect }) => fuzz(expect, 'control-plane', controlPlane.urls[0]!, controlPlane.apiKey, 25),
+    perServiceMs,
+  );
   // The example chat app's event stream follows the thread's next run to its end: the hooks start
   // runs of the threads whose streams the fuzzer opens, so that each ends (chatStreamHooks.py).
-  test('example chat app (/docs/json)', ({ expect }) => fuzz(expect, 'chat-app', chatApp.url, chatApp.apiKey, 17, join(import.meta.dirname, 'chatStreamHooks.py')), perServiceMs);
+  test(
+    'example chat app (/docs/json)',
+    ({ expect }) =>
+      fuzz(expect, 'chat-app', chatApp.url, chatApp.apiKey, 17, join(import.meta.dirname, 'chatStreamHooks.py')),
+    perServiceMs,
+  );
 });

@@ -80,14 +80,19 @@ test('every relative link in README.md and docs/ leads to a file, and its anchor
 });
 
 test('anchors are spelled as GitHub spells them', () => {
-  expect(anchorOf('Replicas: several agent servers on one database')).toBe('replicas-several-agent-servers-on-one-database');
+  expect(anchorOf('Replicas: several agent servers on one database')).toBe(
+    'replicas-several-agent-servers-on-one-database',
+  );
   expect(anchorOf('`traces` columns')).toBe('traces-columns');
-  expect(anchorOf('What the API takes, and what it answers when it cannot')).toBe('what-the-api-takes-and-what-it-answers-when-it-cannot');
+  expect(anchorOf('What the API takes, and what it answers when it cannot')).toBe(
+    'what-the-api-takes-and-what-it-answers-when-it-cannot',
+  );
   expect(anchorOf('Reliability: what a 2xx is worth')).toBe('reliability-what-a-2xx-is-worth');
 });
 
 test('every source path the docs name exists (files move; the docs follow)', () => {
-  const named = /(?<![\w./<>-])((?:apps|examples|infra|platform|projections|schemas|services|test)\/[\w./-]+\.(?:ts|tsx|avsc|json|sh))(?![\w<>*])/g;
+  const named =
+    /(?<![\w./<>-])((?:apps|examples|infra|platform|projections|schemas|services|test)\/[\w./-]+\.(?:ts|tsx|avsc|json|sh))(?![\w<>*])/g;
   const missing = [join(repoRoot, 'README.md'), ...docsPages()].flatMap((file) =>
     [...readFileSync(file, 'utf8').matchAll(named)]
       .map((match) => match[1]!)

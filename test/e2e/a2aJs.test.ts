@@ -3,7 +3,15 @@
 // v1.0 shapes), and the v0.3 JSON-RPC transport of its compat layer (slash methods, v0.3 shapes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { Message, Role, TaskState, type AgentCard, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import {
+  Message,
+  Role,
+  TaskState,
+  type AgentCard,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
 import { Client } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
@@ -15,7 +23,11 @@ let server: AgentServer;
 
 beforeAll(async () => {
   const configFile = writeAgentConfig({
-    graphs: { agent: exampleGraph('chatAgent'), counter: exampleGraph('counterGraph'), slow: `${join(import.meta.dirname, '..', 'services', 'agent-server', 'fixtures', 'slowGraph.ts')}:graph` },
+    graphs: {
+      agent: exampleGraph('chatAgent'),
+      counter: exampleGraph('counterGraph'),
+      slow: `${join(import.meta.dirname, '..', 'services', 'agent-server', 'fixtures', 'slowGraph.ts')}:graph`,
+    },
   });
   server = await startAgentServer('a2a-js', { configFile });
 });
@@ -23,8 +35,19 @@ afterAll(() => server?.stop());
 
 /** A user's text message, continuing a task's conversation when one is given. */
 function say(text: string, after?: Task, returnImmediately = false): SendMessageRequest {
-  const message = Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], contextId: after?.contextId, taskId: after?.id });
-  return { tenant: '', message, configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately }, metadata: undefined };
+  const message = Message.fromJSON({
+    messageId: crypto.randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    contextId: after?.contextId,
+    taskId: after?.id,
+  });
+  return {
+    tenant: '',
+    message,
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
+    metadata: undefined,
+  };
 }
 
 const asTask = (result: Task | Message): Task => {
@@ -68,13 +91,18 @@ function conversationTests(client: () => Client, slowClient: () => Client) {
     expect(cases.at(-2)).toBe('artifactUpdate');
     expect(cases.at(-1)).toBe('statusUpdate');
     const updates = events.flatMap((e) => (e.payload?.$case === 'statusUpdate' ? [e.payload.value] : []));
-    const growing = updates.filter((u) => u.status?.state === TaskState.TASK_STATE_WORKING && u.status.message).map((u) => textOf(u.status!.message!.parts));
+    const growing = updates
+      .filter((u) => u.status?.state === TaskState.TASK_STATE_WORKING && u.status.message)
+      .map((u) => textOf(u.status!.message!.parts));
     expect(growing.length).toBeGreaterThan(2);
     expect(growing.at(-1)).toBe('Turn 2: you said "stream please"');
     const last = updates.at(-1)!;
     expect(last.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(last.contextId).toBe(first.contextId);
-    const artifact = events.at(-2)!.payload as { $case: 'artifactUpdate'; value: { artifact?: { parts: { content?: { $case: string; value: unknown } }[] } } };
+    const artifact = events.at(-2)!.payload as {
+      $case: 'artifactUpdate';
+      value: { artifact?: { parts: { content?: { $case: string; value: unknown } }[] } };
+    };
     expect(textOf(artifact.value.artifact?.parts)).toBe('Turn 2: you said "stream please"');
   });
 
@@ -85,7 +113,9 @@ function conversationTests(client: () => Client, slowClient: () => Client) {
     expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(answerOf(got)).toBe('Turn 1: you said "remember me"');
     expect(got.history.map((m) => textOf(m.parts))).toEqual(['remember me', 'Turn 1: you said "remember me"']);
-    await expect(client().getTask({ tenant: '', id: `${sent.contextId}:${crypto.randomUUID()}` })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(
+      client().getTask({ tenant: '', id: `${sent.contextId}:${crypto.randomUUID()}` }),
+    ).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 
   it('cancels a running task', async () => {
@@ -93,7 +123,9 @@ function conversationTests(client: () => Client, slowClient: () => Client) {
     expect(started.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
     const canceled = await slowClient().cancelTask({ tenant: '', id: started.id, metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect((await slowClient().getTask({ tenant: '', id: started.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await slowClient().getTask({ tenant: '', id: started.id })).status?.state).toBe(
+      TaskState.TASK_STATE_CANCELED,
+    );
   });
 }
 
@@ -103,7 +135,10 @@ describe('@a2a-js/sdk v1.0 client (ClientFactory)', () => {
   beforeAll(async () => {
     // The card path is resolved relative to the base URL: a trailing slash keeps the assistant's path.
     agent = await a2aClientFactory(server.apiKey).createFromUrl(`${server.url}/a2a/agent/`);
-    slow = await a2aClientFactory(server.apiKey).createFromUrl(`${server.url}/.well-known/agent-card.json?assistant_id=slow`, '');
+    slow = await a2aClientFactory(server.apiKey).createFromUrl(
+      `${server.url}/.well-known/agent-card.json?assistant_id=slow`,
+      '',
+    );
   });
 
   it('reads the agent card and picks the v1.0 JSON-RPC interface', async () => {
@@ -111,7 +146,11 @@ describe('@a2a-js/sdk v1.0 client (ClientFactory)', () => {
     const card = await agent.getAgentCard();
     expect(card.name).toBe('agent');
     expect(card.capabilities?.streaming).toBe(true);
-    expect(card.supportedInterfaces[0]).toMatchObject({ url: `${server.url}/a2a/${AGENT_ID}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    expect(card.supportedInterfaces[0]).toMatchObject({
+      url: `${server.url}/a2a/${AGENT_ID}`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    });
   });
 
   conversationTests(
@@ -129,7 +168,9 @@ describe('@a2a-js/sdk v1.0 client (ClientFactory)', () => {
 
 describe('@a2a-js/sdk v0.3 JSON-RPC transport (compat)', () => {
   const legacyClient = async (assistant: string) => {
-    const card = (await (await fetch(`${server.url}/a2a/${assistant}/.well-known/agent-card.json`)).json()) as AgentCard & { url: string };
+    const card = (await (
+      await fetch(`${server.url}/a2a/${assistant}/.well-known/agent-card.json`)
+    ).json()) as AgentCard & { url: string };
     return new Client(new LegacyJsonRpcTransport({ endpoint: card.url, fetchImpl: apiKeyFetch(server.apiKey) }), card);
   };
   let agent: Client;

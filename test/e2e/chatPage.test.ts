@@ -30,7 +30,10 @@ let workspace: Workspace;
 beforeAll(async () => {
   noBrowser = await ensureChromium();
   if (noBrowser) return;
-  const [app, workspaces] = await Promise.all([startChatApp('page', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20', CHAT_CHECKPOINTER: 'memory', LOG_LEVEL: 'info' }), createWorkspaces(1)]);
+  const [app, workspaces] = await Promise.all([
+    startChatApp('page', { CHAT_SCRIPTED_TOKEN_DELAY_MS: '20', CHAT_CHECKPOINTER: 'memory', LOG_LEVEL: 'info' }),
+    createWorkspaces(1),
+  ]);
   chat = app;
   workspace = workspaces[0]!;
   url = chat.url;
@@ -59,7 +62,8 @@ async function signedInPage(apiKey: string, workspaceId?: string): Promise<Page>
 }
 
 /** The main conversation's own messages (not those inside a subagent's panel). */
-const rootMessages = (page: Page, role: string) => page.locator(`.messages-inner > [data-testid="message"][data-role="${role}"]`);
+const rootMessages = (page: Page, role: string) =>
+  page.locator(`.messages-inner > [data-testid="message"][data-role="${role}"]`);
 
 describe('the chat page', () => {
   test('streams a delegated answer with its subagents, resumes on reload, deletes the thread', async (context) => {
@@ -71,11 +75,13 @@ describe('the chat page', () => {
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('console', (message) => {
       // The page asks without a key (does the app take keys?) and with the wrong one: 401s by design, which the browser logs.
-      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(`console error: ${message.text()}`);
+      if (message.type() === 'error' && !/status of 401/.test(message.text()))
+        problems.push(`console error: ${message.text()}`);
     });
     const streamRequests: { at: number; body: string }[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/stream')) streamRequests.push({ at: Date.now(), body: request.postData() ?? '' });
+      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/stream'))
+        streamRequests.push({ at: Date.now(), body: request.postData() ?? '' });
     });
 
     // 0. The page asks for an API key and says which to paste; a wrong one is refused in words.
@@ -84,7 +90,9 @@ describe('the chat page', () => {
     expect(await page.getByTestId('sign-in').textContent()).toContain('API key for the default workspace:');
     await page.getByTestId('api-key').fill('lsk_this_is_not_a_key_at_all');
     await page.getByTestId('sign-in-submit').click();
-    await expect.poll(() => page.getByTestId('sign-in-error').textContent()).toMatch(/This key was refused: the API key is not valid/);
+    await expect
+      .poll(() => page.getByTestId('sign-in-error').textContent())
+      .toMatch(/This key was refused: the API key is not valid/);
     await shot(page, '00-sign-in-refused');
     await page.getByTestId('api-key').fill(workspace.apiKey);
     await page.getByTestId('sign-in-submit').click();
@@ -121,7 +129,9 @@ describe('the chat page', () => {
     await shot(page, '02-streaming');
 
     // 3. The answer streams in and the run ends.
-    await expect.poll(() => page.getByTestId('conversation').getAttribute('aria-busy'), { timeout: 60_000 }).toBe('false');
+    await expect
+      .poll(() => page.getByTestId('conversation').getAttribute('aria-busy'), { timeout: 60_000 })
+      .toBe('false');
     const answer = rootMessages(page, 'ai').last();
     await expect.poll(() => answer.textContent()).toContain('126');
     const finalAnswer = (await answer.getByTestId('message-text').textContent())!;
@@ -129,13 +139,19 @@ describe('the chat page', () => {
     const lengths = (await page.evaluate('window.answerLengths')) as number[][];
     const answerLengths = lengths.at(-1) ?? [];
     // Streamed, not delivered whole: the text was seen at two or more lengths short of the final one.
-    expect(answerLengths.filter((n) => n > 0 && n < finalAnswer.length).length, `answer lengths seen: ${answerLengths.join(', ')}`).toBeGreaterThanOrEqual(2);
+    expect(
+      answerLengths.filter((n) => n > 0 && n < finalAnswer.length).length,
+      `answer lengths seen: ${answerLengths.join(', ')}`,
+    ).toBeGreaterThanOrEqual(2);
     expect(answerLengths.at(-1)).toBe(finalAnswer.length);
     await shot(page, '03-answered');
 
     // 4. Two subagent panels, each with its own messages and tool call.
     const panels = page.getByTestId('subagent-panel');
-    expect((await panels.evaluateAll((all) => all.map((p) => p.getAttribute('data-subagent-name')))).sort()).toEqual(['math-whiz', 'researcher']);
+    expect((await panels.evaluateAll((all) => all.map((p) => p.getAttribute('data-subagent-name')))).sort()).toEqual([
+      'math-whiz',
+      'researcher',
+    ]);
     for (const [name, tool, result] of [
       ['researcher', 'search_web', /LangGraph/],
       ['math-whiz', 'calculator', /126/],
@@ -161,7 +177,10 @@ describe('the chat page', () => {
     const atEnd = streamRequests.length;
     await page.waitForTimeout(8_000);
     const afterwards = streamRequests.slice(atEnd);
-    console.log(`/stream requests: ${atEnd} up to the end of the run, ${afterwards.length} in the 8 s after it`, streamRequests.map((r) => `${new Date(r.at).toISOString().slice(17, 23)} ${r.body}`));
+    console.log(
+      `/stream requests: ${atEnd} up to the end of the run, ${afterwards.length} in the 8 s after it`,
+      streamRequests.map((r) => `${new Date(r.at).toISOString().slice(17, 23)} ${r.body}`),
+    );
     // One reconnect per open subscription at most (root and the two subagent views); a loop makes many more.
     expect(afterwards.length).toBeLessThanOrEqual(3);
     expect(await page.getByTestId('error-banner').count()).toBe(0);
@@ -174,8 +193,18 @@ describe('the chat page', () => {
     await expect.poll(() => rootMessages(page, 'ai').last().textContent(), { timeout: 30_000 }).toContain(finalAnswer);
     expect(await rootMessages(page, 'human').first().textContent()).toContain(QUESTION);
     expect(await rootMessages(page, 'ai').count()).toBe(messageCount);
-    await expect.poll(() => page.locator('[data-testid="thread-item"][aria-current], [data-testid="thread-item"].active').getAttribute('data-thread-id')).toBe(threadId);
-    expect(await page.locator(`[data-testid="thread-item"][data-thread-id="${threadId}"] [data-testid="thread-title"]`).textContent()).toContain('Research LangGraph');
+    await expect
+      .poll(() =>
+        page
+          .locator('[data-testid="thread-item"][aria-current], [data-testid="thread-item"].active')
+          .getAttribute('data-thread-id'),
+      )
+      .toBe(threadId);
+    expect(
+      await page
+        .locator(`[data-testid="thread-item"][data-thread-id="${threadId}"] [data-testid="thread-title"]`)
+        .textContent(),
+    ).toContain('Research LangGraph');
     await shot(page, '05-reloaded');
 
     // 8. Delete, confirmed: the thread leaves the list (the page opens a fresh one).
@@ -199,11 +228,17 @@ describe('the chat page', () => {
     await page.close();
   }, 240_000);
 
-  test("a key of two workspaces switches between them, each with its own conversations; a key the server stops taking signs the person out", async (context) => {
+  test('a key of two workspaces switches between them, each with its own conversations; a key the server stops taking signs the person out', async (context) => {
     if (noBrowser) return context.skip(noBrowser);
     const [first, second] = (await createWorkspaces(2, { shareKey: true })) as [Workspace, Workspace];
     const thread = `t-${Date.now()}`;
-    expect((await chatCall(as(chat!, first, true), 'POST', `/api/threads/${thread}/state`, { values: { messages: [{ type: 'human', content: 'only in the first workspace' }] } })).status).toBe(200);
+    expect(
+      (
+        await chatCall(as(chat!, first, true), 'POST', `/api/threads/${thread}/state`, {
+          values: { messages: [{ type: 'human', content: 'only in the first workspace' }] },
+        })
+      ).status,
+    ).toBe(200);
     const page = await signedInPage(first.apiKey, first.id);
     await page.goto(url);
     const select = page.getByTestId('workspace-select');
@@ -222,7 +257,9 @@ describe('the chat page', () => {
     const refused = await signedInPage('lsk_revoked_meanwhile_0000000000');
     await refused.goto(url);
     await refused.getByTestId('sign-in-notice').waitFor();
-    expect(await refused.getByTestId('sign-in-notice').textContent()).toContain('does not accept the API key kept in this browser');
+    expect(await refused.getByTestId('sign-in-notice').textContent()).toContain(
+      'does not accept the API key kept in this browser',
+    );
     await shot(refused, '11-key-refused');
     await refused.close();
   }, 120_000);
@@ -233,7 +270,10 @@ describe('the chat page', () => {
     // Not a thread id this app takes: the state request is refused with 422 in the platform's
     // shape (it was once a 500: the route's answer did not fit the platform's default 4xx schema).
     const notAThreadId = encodeURIComponent('not a thread id!');
-    expect(await chatCall(as(chat!, workspace), 'GET', `/api/threads/${notAThreadId}/state`)).toEqual({ status: 422, body: { error: 'VALIDATION_ERROR', detail: expect.stringMatching(/threadId/) } });
+    expect(await chatCall(as(chat!, workspace), 'GET', `/api/threads/${notAThreadId}/state`)).toEqual({
+      status: 422,
+      body: { error: 'VALIDATION_ERROR', detail: expect.stringMatching(/threadId/) },
+    });
     await page.goto(`${url}/?thread=${notAThreadId}`);
     const banner = page.getByTestId('error-banner');
     await banner.waitFor({ timeout: 30_000 });

@@ -48,7 +48,13 @@ async function create(body: Record<string, unknown>): Promise<{ id: string; late
 
 /** A deployment whose image this machine does not run (it stays QUEUED): enough to own a project name. */
 const imageDeployment = (name: string) =>
-  create({ name, source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'x/agent:1' }, secrets: [] });
+  create({
+    name,
+    source: 'external_docker',
+    source_config: {},
+    source_revision_config: { image_uri: 'x/agent:1' },
+    secrets: [],
+  });
 
 /** A project made through the tracing API, as a deployed server's first trace would make it. */
 async function projectNamed(name: string): Promise<string> {
@@ -82,7 +88,8 @@ beforeAll(async () => {
   const status = await waitFor(
     'the revision to end',
     async () => {
-      const s = (await call('GET', `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`)).body.status as string;
+      const s = (await call('GET', `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`)).body
+        .status as string;
       return ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'].includes(s) ? s : null;
     },
     240_000,
@@ -135,10 +142,15 @@ describe('DELETE ?delete_tracing_project=true', () => {
   it('deletes the project named after the deployment and its rows; a DELETE without it keeps its project', async () => {
     expect(runIds).toHaveLength(1);
     // The clients' runs are traced into the project named after the deployment.
-    const run = await waitFor('the Python client’s run to be traced', async () => {
-      const res = await tracing('GET', `/runs/${runIds[0]}`);
-      return res.status === 200 && res.body.end_time ? res.body : null;
-    }, 120_000, 200);
+    const run = await waitFor(
+      'the Python client’s run to be traced',
+      async () => {
+        const res = await tracing('GET', `/runs/${runIds[0]}`);
+        return res.status === 200 && res.body.end_time ? res.body : null;
+      },
+      120_000,
+      200,
+    );
     const projectId = run.session_id as string;
     expect((await tracing('GET', `/sessions/${projectId}`)).body).toMatchObject({ name: deployment.name });
     expect((await tracing('POST', '/runs/query', { session: [projectId] })).body.runs.length).toBeGreaterThan(0);
@@ -158,7 +170,12 @@ describe('DELETE ?delete_tracing_project=true', () => {
 
     expect((await call('DELETE', `/v2/deployments/${deployment.id}?delete_tracing_project=true`)).status).toBe(204);
     expect((await call('GET', `/v2/deployments/${deployment.id}`)).body.status).toBe('AWAITING_DELETE');
-    await waitFor('the tracing project to be deleted', async () => (await projectStatus(projectId)) === 404, 120_000, 200);
+    await waitFor(
+      'the tracing project to be deleted',
+      async () => (await projectStatus(projectId)) === 404,
+      120_000,
+      200,
+    );
     expect((await tracing('GET', `/sessions?name=${encodeURIComponent(deployment.name)}`)).body).toEqual([]);
     expect((await tracing('POST', '/runs/query', { session: [projectId] })).status).toBe(404);
     await waitFor('the project’s rows to be removed', async () => (await rows()) === 0, 120_000, 200);
@@ -183,7 +200,12 @@ describe('DELETE ?delete_tracing_project=true', () => {
     const other = await imageDeployment(otherName);
     const otherProject = await projectNamed(otherName);
     expect((await call('DELETE', `/v2/deployments/${other.id}?delete_tracing_project=true`)).status).toBe(204);
-    await waitFor('the other project to be deleted', async () => (await projectStatus(otherProject)) === 404, 120_000, 200);
+    await waitFor(
+      'the other project to be deleted',
+      async () => (await projectStatus(otherProject)) === 404,
+      120_000,
+      200,
+    );
     expect(await projectStatus(later)).toBe(200);
 
     // Force deletes remove the records.
@@ -199,7 +221,9 @@ describe('DELETE ?delete_tracing_project=true', () => {
     await fold.start();
     try {
       const tenantId = (await call('GET', `/v2/deployments/${untraced.id}`)).body.tenant_id as string;
-      const recorded = async () => (await fold.catchUp(), fold.deployment(tenantId, untraced.id)?.tracingProjectDeleted);
+      const recorded = async () => (
+        await fold.catchUp(), fold.deployment(tenantId, untraced.id)?.tracingProjectDeleted
+      );
       await waitFor('the deletion to be recorded', recorded, 60_000, 200);
     } finally {
       await fold.close();

@@ -28,26 +28,42 @@ let echo: ExampleA2aAgent;
 beforeAll(async () => {
   workspace = (await createWorkspaces(1))[0]!;
   const env = tracingEnv(tracingUrl(), workspace.apiKey, PROJECT);
-  [server, echo] = await Promise.all([startAgentServer('cross-agent', { env }), startExampleA2aAgent('cross-agent', env)]);
+  [server, echo] = await Promise.all([
+    startAgentServer('cross-agent', { env }),
+    startExampleA2aAgent('cross-agent', env),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([server?.stop(), echo?.stop()]);
 });
 
 /** A fetch that adds `thread_id` to the top-level `metadata` of every JSON-RPC request the client sends. */
-const withThreadId = (threadId: string): typeof fetch => (url, init) => {
-  const body = JSON.parse(String(init?.body));
-  return fetch(url, { ...init, body: JSON.stringify({ ...body, metadata: { ...body.metadata, thread_id: threadId } }) });
-};
+const withThreadId =
+  (threadId: string): typeof fetch =>
+  (url, init) => {
+    const body = JSON.parse(String(init?.body));
+    return fetch(url, {
+      ...init,
+      body: JSON.stringify({ ...body, metadata: { ...body.metadata, thread_id: threadId } }),
+    });
+  };
 
 /** The official client for the agent whose card is at `cardUrl`, with the agent server's key; A2A 0.3 servers are spoken to in 0.3. */
 function a2aClient(cardUrl: string, threadId?: string): Promise<Client> {
-  return a2aClientFactory(server.apiKey, { legacyCompat: true, ...(threadId ? { fetchImpl: withThreadId(threadId) } : {}) }).createFromUrl(cardUrl, '');
+  return a2aClientFactory(server.apiKey, {
+    legacyCompat: true,
+    ...(threadId ? { fetchImpl: withThreadId(threadId) } : {}),
+  }).createFromUrl(cardUrl, '');
 }
 
 /** Sends one text message and returns the task and its answer (artifact text first, then the status message, as A2A clients read it). */
 async function say(client: Client, text: string, contextId?: string): Promise<{ task: Task; answer: string }> {
-  const result = await client.sendMessage({ tenant: '', message: userMessage(text, contextId), configuration: undefined, metadata: undefined });
+  const result = await client.sendMessage({
+    tenant: '',
+    message: userMessage(text, contextId),
+    configuration: undefined,
+    metadata: undefined,
+  });
   if (!('artifacts' in result)) throw new Error(`expected a task, got ${JSON.stringify(result)}`);
   const parts = [...result.artifacts.flatMap((a) => a.parts), ...(result.status?.message?.parts ?? [])];
   const answer = parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).find(Boolean) ?? '';
@@ -72,10 +88,18 @@ describe('a conversation across two agents', () => {
     expect(second.answer).toBe('Turn 2: you said "and the train"');
 
     const projectId = projectIdForName(workspace.id, PROJECT);
-    const turns = await waitFor('the three turns in the thread', async () => {
-      const res = await api(`/api/v2/threads/${threadId}/traces?project_id=${projectId}&selects=TRACE_ID&selects=NAME&selects=INPUTS`, { apiKey: workspace.apiKey });
-      return res.status === 200 && res.body.items.length >= 3 ? res.body.items : null;
-    }, 30_000, 250);
+    const turns = await waitFor(
+      'the three turns in the thread',
+      async () => {
+        const res = await api(
+          `/api/v2/threads/${threadId}/traces?project_id=${projectId}&selects=TRACE_ID&selects=NAME&selects=INPUTS`,
+          { apiKey: workspace.apiKey },
+        );
+        return res.status === 200 && res.body.items.length >= 3 ? res.body.items : null;
+      },
+      30_000,
+      250,
+    );
     expect(turns.map((t: { name: string }) => t.name)).toEqual(['agent', 'echo-agent', 'agent']);
     expect(turns[1].inputs).toEqual({ input: 'book the hotel' });
 
@@ -83,7 +107,11 @@ describe('a conversation across two agents', () => {
     expect(echoRun.extra.metadata).toMatchObject({ thread_id: threadId, a2a_context_id: hop.task.contextId });
 
     const thread = await waitFor('the thread in the project', async () => {
-      const res = await api('/api/v2/threads/query', { method: 'POST', apiKey: workspace.apiKey, json: { project_id: projectId } });
+      const res = await api('/api/v2/threads/query', {
+        method: 'POST',
+        apiKey: workspace.apiKey,
+        json: { project_id: projectId },
+      });
       return res.status === 200 ? res.body.items.find((t: { thread_id: string }) => t.thread_id === threadId) : null;
     });
     expect(thread.count).toBe(3);

@@ -19,7 +19,12 @@ import { TenancyService } from '../../services/tenancy/tenancyService.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { formatDottedTimestamp } from '../../platform/time.ts';
 
-const LIMITS = { INGEST_BASIC_RATE_PER_S: '0.25', INGEST_BASIC_BURST: '2', INGEST_BATCH_RATE_PER_S: '0.25', INGEST_BATCH_BURST: '2' };
+const LIMITS = {
+  INGEST_BASIC_RATE_PER_S: '0.25',
+  INGEST_BASIC_BURST: '2',
+  INGEST_BATCH_RATE_PER_S: '0.25',
+  INGEST_BATCH_BURST: '2',
+};
 
 let stack: TracingStack;
 let offsets: ReturnType<typeof topicEndOffsets>;
@@ -54,7 +59,13 @@ async function workspaces(count: number): Promise<Workspace[]> {
   }
 }
 
-async function send(ws: Workspace, method: string, path: string, body: unknown, contentType = 'application/json'): Promise<Response> {
+async function send(
+  ws: Workspace,
+  method: string,
+  path: string,
+  body: unknown,
+  contentType = 'application/json',
+): Promise<Response> {
   return fetch(stack.url + path, {
     method,
     headers: { 'x-api-key': ws.apiKey, 'content-type': contentType },
@@ -66,15 +77,21 @@ const run = (id: string) => ({ id, name: 'limited', run_type: 'chain', inputs: {
 
 async function rateLimited(limit: 'basic' | 'batch'): Promise<number> {
   const text = await (await fetch(`${stack.url}/metrics`)).text();
-  return Number(new RegExp(`^ingest_requests_rate_limited_total\\{limit="${limit}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return Number(
+    new RegExp(`^ingest_requests_rate_limited_total\\{limit="${limit}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0,
+  );
 }
 
 async function waitForRuns(ws: Workspace, ids: string[], ready: (run: any) => boolean = () => true): Promise<void> {
   for (const id of ids)
-    await waitFor(`run ${id}`, async () => {
-      const res = await fetch(`${stack.url}/runs/${id}`, { headers: { 'x-api-key': ws.apiKey } });
-      return res.status === 200 && ready(await res.json());
-    }, 60_000);
+    await waitFor(
+      `run ${id}`,
+      async () => {
+        const res = await fetch(`${stack.url}/runs/${id}`, { headers: { 'x-api-key': ws.apiKey } });
+        return res.status === 200 && ready(await res.json());
+      },
+      60_000,
+    );
 }
 
 describe('the 429', () => {
@@ -86,7 +103,10 @@ describe('the 429', () => {
     expect((await send(ws, 'POST', '/api/v1/runs', run(second))).status).toBe(202);
 
     const before = await offsets.snapshot();
-    const refused = await send(ws, 'PATCH', `/runs/${first}`, { end_time: new Date().toISOString(), outputs: { late: true } });
+    const refused = await send(ws, 'PATCH', `/runs/${first}`, {
+      end_time: new Date().toISOString(),
+      outputs: { late: true },
+    });
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual({
       error: 'RATE_LIMITED',
@@ -133,38 +153,86 @@ describe('the official clients retry a 429 until the run is stored', () => {
     path: string;
     status: number;
   }
-  const recordingFetch = (log: Recorded[]): typeof fetch => async (input, init) => {
-    const res = await fetch(input, init);
-    log.push({ method: init?.method ?? 'GET', path: new URL(input instanceof Request ? input.url : String(input)).pathname, status: res.status });
-    return res;
-  };
+  const recordingFetch =
+    (log: Recorded[]): typeof fetch =>
+    async (input, init) => {
+      const res = await fetch(input, init);
+      log.push({
+        method: init?.method ?? 'GET',
+        path: new URL(input instanceof Request ? input.url : String(input)).pathname,
+        status: res.status,
+      });
+      return res;
+    };
 
   test('langsmith (npm): createRun/updateRun (POST /runs, PATCH /runs/{id}) and batched multipart', async () => {
     const [ws] = (await workspaces(1)) as [Workspace];
     const project = `js-limited-${Date.now()}`;
 
     const direct: Recorded[] = [];
-    const client = new Client({ apiUrl: stack.url, apiKey: ws.apiKey, autoBatchTracing: false, fetchImplementation: recordingFetch(direct) });
+    const client = new Client({
+      apiUrl: stack.url,
+      apiKey: ws.apiKey,
+      autoBatchTracing: false,
+      fetchImplementation: recordingFetch(direct),
+    });
     const [root, child] = [uuid7(), uuid7()];
-    await client.createRun({ id: root, name: 'limited-root', run_type: 'chain', inputs: { q: 1 }, project_name: project });
-    await client.createRun({ id: child, name: 'limited-child', run_type: 'llm', inputs: { q: 2 }, parent_run_id: root, project_name: project });
+    await client.createRun({
+      id: root,
+      name: 'limited-root',
+      run_type: 'chain',
+      inputs: { q: 1 },
+      project_name: project,
+    });
+    await client.createRun({
+      id: child,
+      name: 'limited-child',
+      run_type: 'llm',
+      inputs: { q: 2 },
+      parent_run_id: root,
+      project_name: project,
+    });
     await client.updateRun(root, { outputs: { done: true }, end_time: Date.now() + 1 });
     const directWrites = direct.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.status}`);
     expect(directWrites, 'the third request met the empty bucket, and was retried').toContain('PATCH 429');
     expect(directWrites.filter((w) => w.endsWith(' 202'))).toEqual(['POST 202', 'POST 202', 'PATCH 202']);
 
     const batched: Recorded[] = [];
-    const batching = new Client({ apiUrl: stack.url, apiKey: ws.apiKey, autoBatchTracing: true, fetchImplementation: recordingFetch(batched) });
+    const batching = new Client({
+      apiUrl: stack.url,
+      apiKey: ws.apiKey,
+      autoBatchTracing: true,
+      fetchImplementation: recordingFetch(batched),
+    });
     const t0 = Date.now() * 1000;
     const traceId = uuid7();
     const rootOrder = formatDottedTimestamp(t0) + traceId;
     const steps = [uuid7(), uuid7()];
     // Each operation flushed before the next: three multipart requests.
-    await batching.createRun({ id: traceId, trace_id: traceId, dotted_order: rootOrder, name: 'batched-root', run_type: 'chain', inputs: {}, project_name: project, start_time: t0 / 1000 });
+    await batching.createRun({
+      id: traceId,
+      trace_id: traceId,
+      dotted_order: rootOrder,
+      name: 'batched-root',
+      run_type: 'chain',
+      inputs: {},
+      project_name: project,
+      start_time: t0 / 1000,
+    });
     await batching.awaitPendingTraceBatches();
     for (const [i, id] of steps.entries()) {
       const dotted = `${rootOrder}.${formatDottedTimestamp(t0 + (i + 1) * 1000)}${id}`;
-      await batching.createRun({ id, trace_id: traceId, parent_run_id: traceId, dotted_order: dotted, name: `batched-${i}`, run_type: 'tool', inputs: { i }, project_name: project, start_time: (t0 + (i + 1) * 1000) / 1000 });
+      await batching.createRun({
+        id,
+        trace_id: traceId,
+        parent_run_id: traceId,
+        dotted_order: dotted,
+        name: `batched-${i}`,
+        run_type: 'tool',
+        inputs: { i },
+        project_name: project,
+        start_time: (t0 + (i + 1) * 1000) / 1000,
+      });
       await batching.awaitPendingTraceBatches();
     }
     const batchWrites = batched.filter((r) => r.method === 'POST').map((r) => `${r.path} ${r.status}`);
@@ -178,8 +246,19 @@ describe('the official clients retry a 429 until the run is stored', () => {
   test('langsmith (PyPI): create_run/update_run and @traceable (multipart), retried by its transport after Retry-After', async () => {
     const [ws] = (await workspaces(1)) as [Workspace];
     const [basicBefore, batchBefore] = [await rateLimited('basic'), await rateLimited('batch')];
-    const env = { LANGSMITH_ENDPOINT: stack.url, LANGSMITH_API_KEY: ws.apiKey, LANGSMITH_TRACING: 'true', LANGSMITH_PROJECT: `py-limited-${Date.now()}` };
-    const out = await runPythonScript<{ direct: string[]; traced: string[] }>(pyenv, 'rate_limited_runs.py', [], env, 170_000);
+    const env = {
+      LANGSMITH_ENDPOINT: stack.url,
+      LANGSMITH_API_KEY: ws.apiKey,
+      LANGSMITH_TRACING: 'true',
+      LANGSMITH_PROJECT: `py-limited-${Date.now()}`,
+    };
+    const out = await runPythonScript<{ direct: string[]; traced: string[] }>(
+      pyenv,
+      'rate_limited_runs.py',
+      [],
+      env,
+      170_000,
+    );
     // The client's transport retried beneath it: it saw only the 2xx, and complained of nothing.
     expectNoClientFailures(out);
     expect(out.result.traced).toHaveLength(4);

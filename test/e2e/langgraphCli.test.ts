@@ -67,7 +67,8 @@ function makeProject(dir: string, secret: string): void {
   writeEnv(dir, secret);
 }
 
-const writeEnv = (dir: string, secret: string) => writeFileSync(join(dir, '.env'), `GREETING_PREFIX=Hello\nGREETING_SECRET=${secret}\n`);
+const writeEnv = (dir: string, secret: string) =>
+  writeFileSync(join(dir, '.env'), `GREETING_PREFIX=Hello\nGREETING_SECRET=${secret}\n`);
 
 interface CliUnderTest {
   name: string;
@@ -95,7 +96,11 @@ const CLIS: CliUnderTest[] = [
     slug: 'js',
     deploymentType: 'dev',
     lookup: 'GET /v2/deployments?name_contains={name} 200',
-    deploy: (args) => [process.execPath, [jsCli, 'deploy', ...args, '--host-url', recorder.url, '--api-key', cp.apiKey], {}],
+    deploy: (args) => [
+      process.execPath,
+      [jsCli, 'deploy', ...args, '--host-url', recorder.url, '--api-key', cp.apiKey],
+      {},
+    ],
   },
 ];
 
@@ -103,7 +108,12 @@ const CLIS: CliUnderTest[] = [
  * Runs `deploy <args>` of the CLI in the project directory, with only the environment it needs, to
  * exit code 0; its output and the calls it made (`name` replaced by a placeholder).
  */
-async function runCli(cli: CliUnderTest, dir: string, cliArgs: string[], name: string): Promise<Output & { calls: string[] }> {
+async function runCli(
+  cli: CliUnderTest,
+  dir: string,
+  cliArgs: string[],
+  name: string,
+): Promise<Output & { calls: string[] }> {
   const [command, args, env] = cli.deploy(cliArgs);
   const firstCall = recorder.calls.length;
   const home = join(scratch, 'home');
@@ -111,18 +121,31 @@ async function runCli(cli: CliUnderTest, dir: string, cliArgs: string[], name: s
   const out = await run(
     command,
     args,
-    { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, HOME: home, NO_COLOR: '1', LANGGRAPH_CLI_NO_ANALYTICS: '1', ...env },
+    {
+      PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+      HOME: home,
+      NO_COLOR: '1',
+      LANGGRAPH_CLI_NO_ANALYTICS: '1',
+      ...env,
+    },
     5 * 60_000,
     dir,
   );
-  expect(out.code, `${cli.name} deploy ${cliArgs.join(' ')} exited with ${out.code}:\n${out.stdout}\n${out.stderr}`).toBe(0);
+  expect(
+    out.code,
+    `${cli.name} deploy ${cliArgs.join(' ')} exited with ${out.code}:\n${out.stdout}\n${out.stderr}`,
+  ).toBe(0);
   return { ...out, calls: callsOf(recorder.calls.slice(firstCall), name) };
 }
 
 /** Calls as `METHOD path status`, ids and the name replaced by placeholders, repeated polls once. */
 function callsOf(calls: RecordedCall[], name: string): string[] {
-  const lines = calls.map(({ method, path, status }) =>
-    `${method} ${path.replaceAll(name, '{name}').replace(/\/v2\/deployments\/[0-9a-f-]{36}/, '/v2/deployments/{id}').replace(/\/revisions\/[0-9a-f-]{36}/, '/revisions/{revision}')} ${status}`,
+  const lines = calls.map(
+    ({ method, path, status }) =>
+      `${method} ${path
+        .replaceAll(name, '{name}')
+        .replace(/\/v2\/deployments\/[0-9a-f-]{36}/, '/v2/deployments/{id}')
+        .replace(/\/revisions\/[0-9a-f-]{36}/, '/revisions/{revision}')} ${status}`,
   );
   return lines.filter((line, i) => line !== lines[i - 1]);
 }
@@ -136,7 +159,9 @@ async function deploymentNamed(name: string) {
   return found[0];
 }
 
-async function revisionsOf(id: string): Promise<{ id: string; status: string; source_revision_config: Record<string, unknown> }[]> {
+async function revisionsOf(
+  id: string,
+): Promise<{ id: string; status: string; source_revision_config: Record<string, unknown> }[]> {
   const res = await call('GET', `/v2/deployments/${id}/revisions`);
   expect(res.status).toBe(200);
   return res.body.resources;
@@ -145,7 +170,9 @@ async function revisionsOf(id: string): Promise<{ id: string; status: string; so
 /** The greeter's answer through the deployment's URL, with the official SDK and our API key. */
 async function greeting(url: string, text: string): Promise<unknown> {
   const client = new Client({ apiUrl: url, apiKey: cp.apiKey });
-  const state = (await client.runs.wait(null, 'greeter', { input: { messages: [{ type: 'human', content: text }] } })) as { messages: { content: unknown }[] };
+  const state = (await client.runs.wait(null, 'greeter', {
+    input: { messages: [{ type: 'human', content: text }] },
+  })) as { messages: { content: unknown }[] };
   return state.messages.at(-1)?.content;
 }
 
@@ -189,7 +216,9 @@ describe.each(CLIS)('$name against our control plane', (cli) => {
     expect(revisions.map((r) => r.status)).toEqual(['DEPLOYED', 'SKIPPED']);
     expect(revisions[0]!.id).toBe(d.active_revision_id);
     expect(revisions[0]!.source_revision_config).toMatchObject({ langgraph_config_path: 'langgraph.json' });
-    expect(revisions[0]!.source_revision_config.source_tarball_path).toMatch(new RegExp(`^${DEFAULT_WORKSPACE_ID}/deployment-sources/${d.id}/`));
+    expect(revisions[0]!.source_revision_config.source_tarball_path).toMatch(
+      new RegExp(`^${DEFAULT_WORKSPACE_ID}/deployment-sources/${d.id}/`),
+    );
     // The CLI read the URL back and printed it.
     expect(out.stdout).toContain(d.source_config.custom_url);
 
@@ -216,20 +245,37 @@ describe.each(CLIS)('$name against our control plane', (cli) => {
     expect(await greeting(first.url, 'hi again')).toBe(`Hello [${secondSecret}]: you wrote "hi again"`);
   }, 300_000);
 
-  it('deploy logs prints the revision\'s build log and its server\'s deploy log', async () => {
+  it("deploy logs prints the revision's build log and its server's deploy log", async () => {
     expect(first).toBeDefined();
     const build = await runCli(cli, dir, ['logs', '--deployment-id', first.id, '--type', 'build'], name);
-    expect(build.calls.every((c) => / 2\d\d$/.test(c)), build.calls.join('\n')).toBe(true);
-    for (const status of ['AWAITING_BUILD', 'BUILDING', 'DEPLOYED']) expect(build.stdout, build.stdout).toContain(status);
-    const deploy = await runCli(cli, dir, ['logs', '--deployment-id', first.id, '--type', 'deploy', '--query', 'agent server listening'], name);
+    expect(
+      build.calls.every((c) => / 2\d\d$/.test(c)),
+      build.calls.join('\n'),
+    ).toBe(true);
+    for (const status of ['AWAITING_BUILD', 'BUILDING', 'DEPLOYED'])
+      expect(build.stdout, build.stdout).toContain(status);
+    const deploy = await runCli(
+      cli,
+      dir,
+      ['logs', '--deployment-id', first.id, '--type', 'deploy', '--query', 'agent server listening'],
+      name,
+    );
     expect(deploy.stdout, deploy.stdout).toMatch(/\[INFO\] agent server listening/);
   }, 120_000);
 
   it('deploy list shows it with its URL; deploy delete soft-deletes it', async () => {
     expect(first).toBeDefined();
     const list = await runCli(cli, dir, ['list'], name);
-    expect(list.calls.every((c) => / 2\d\d$/.test(c)), list.calls.join('\n')).toBe(true);
-    expect(list.stdout.split('\n').some((line) => line.includes(first.id) && line.includes(name) && line.includes(first.url)), list.stdout).toBe(true);
+    expect(
+      list.calls.every((c) => / 2\d\d$/.test(c)),
+      list.calls.join('\n'),
+    ).toBe(true);
+    expect(
+      list.stdout
+        .split('\n')
+        .some((line) => line.includes(first.id) && line.includes(name) && line.includes(first.url)),
+      list.stdout,
+    ).toBe(true);
 
     const deleted = await runCli(cli, dir, ['delete', first.id, '--force'], name);
     expect(deleted.calls).toEqual(['DELETE /v2/deployments/{id} 204']);

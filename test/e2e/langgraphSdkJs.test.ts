@@ -42,15 +42,25 @@ describe('threads and runs', () => {
     const thread = await client.threads.create();
     expect(thread).toMatchObject({ status: 'idle', metadata: {} });
     let created: { run_id: string; thread_id?: string } | undefined;
-    const first = await client.runs.wait(thread.thread_id, 'agent', { input: human('hello'), onRunCreated: (meta) => (created = meta) });
+    const first = await client.runs.wait(thread.thread_id, 'agent', {
+      input: human('hello'),
+      onRunCreated: (meta) => (created = meta),
+    });
     expect(lastText(first)).toBe('Turn 1: you said "hello"');
     expect(created?.thread_id).toBe(thread.thread_id);
-    const second = await client.runs.wait(thread.thread_id, 'fe096781-5601-53d2-b2f6-0d3403f7e9ca', { input: human('again') });
+    const second = await client.runs.wait(thread.thread_id, 'fe096781-5601-53d2-b2f6-0d3403f7e9ca', {
+      input: human('again'),
+    });
     expect(lastText(second)).toBe('Turn 2: you said "again"');
     expect((second as any).messages).toHaveLength(4);
 
     const run = await client.runs.get(thread.thread_id, created!.run_id);
-    expect(run).toMatchObject({ run_id: created!.run_id, thread_id: thread.thread_id, status: 'success', assistant_id: 'fe096781-5601-53d2-b2f6-0d3403f7e9ca' });
+    expect(run).toMatchObject({
+      run_id: created!.run_id,
+      thread_id: thread.thread_id,
+      status: 'success',
+      assistant_id: 'fe096781-5601-53d2-b2f6-0d3403f7e9ca',
+    });
     expect((await client.runs.list(thread.thread_id)).map((r) => r.status)).toEqual(['success', 'success']);
 
     const state = await client.threads.getState(thread.thread_id);
@@ -76,7 +86,17 @@ describe('threads and runs', () => {
     const names = events.map((e) => e.event);
     expect(names[0]).toBe('metadata');
     expect(events[0]!.data.run_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(names).toEqual(expect.arrayContaining(['values', 'updates', 'custom', 'messages', 'messages/metadata', 'messages/partial', 'messages/complete']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'values',
+        'updates',
+        'custom',
+        'messages',
+        'messages/metadata',
+        'messages/partial',
+        'messages/complete',
+      ]),
+    );
     const partials = events.filter((e) => e.event === 'messages/partial').map((e) => e.data[0].content);
     expect(partials.length).toBeGreaterThan(3); // one per token
     expect(partials.at(-1)).toBe('Turn 1: you said "stream me please"');
@@ -85,15 +105,24 @@ describe('threads and runs', () => {
     expect(tuples.map((e) => e.data[0].content).join('')).toBe('Turn 1: you said "stream me please"');
     expect(tuples[0]!.data[1]).toMatchObject({ langgraph_node: 'agent' });
     expect(events.find((e) => e.event === 'custom')!.data).toEqual({ type: 'progress', step: 'calling the model' });
-    expect(events.find((e) => e.event === 'updates')!.data.agent.messages[0].content).toBe('Turn 1: you said "stream me please"');
-    expect(lastText(events.filter((e) => e.event === 'values').at(-1)!.data)).toBe('Turn 1: you said "stream me please"');
+    expect(events.find((e) => e.event === 'updates')!.data.agent.messages[0].content).toBe(
+      'Turn 1: you said "stream me please"',
+    );
+    expect(lastText(events.filter((e) => e.event === 'values').at(-1)!.data)).toBe(
+      'Turn 1: you said "stream me please"',
+    );
   });
 
   it('rejects a run on a busy thread unless another multitask strategy is asked for', async () => {
     const thread = await client.threads.create();
     const first = await client.runs.create(thread.thread_id, 'agent', { input: human('one'), afterSeconds: 1 });
-    await expect(client.runs.create(thread.thread_id, 'agent', { input: human('two') })).rejects.toThrow(/422|busy|already running/i);
-    const queued = await client.runs.create(thread.thread_id, 'agent', { input: human('three'), multitaskStrategy: 'enqueue' });
+    await expect(client.runs.create(thread.thread_id, 'agent', { input: human('two') })).rejects.toThrow(
+      /422|busy|already running/i,
+    );
+    const queued = await client.runs.create(thread.thread_id, 'agent', {
+      input: human('three'),
+      multitaskStrategy: 'enqueue',
+    });
     const joined = await client.runs.join(thread.thread_id, queued.run_id);
     expect(lastText(joined)).toBe('Turn 2: you said "three"');
     expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe('success');
@@ -105,15 +134,24 @@ describe('threads and runs', () => {
     await client.runs.cancel(thread.thread_id, slow.run_id, true);
     expect((await client.runs.get(thread.thread_id, slow.run_id)).status).toBe('interrupted');
 
-    const running = await client.runs.create(thread.thread_id, 'agent', { input: human('slow again'), afterSeconds: 30 });
-    const replacing = await client.runs.wait(thread.thread_id, 'agent', { input: human('now'), multitaskStrategy: 'interrupt' });
+    const running = await client.runs.create(thread.thread_id, 'agent', {
+      input: human('slow again'),
+      afterSeconds: 30,
+    });
+    const replacing = await client.runs.wait(thread.thread_id, 'agent', {
+      input: human('now'),
+      multitaskStrategy: 'interrupt',
+    });
     expect(lastText(replacing)).toBe('Turn 1: you said "now"');
     expect((await client.runs.get(thread.thread_id, running.run_id)).status).toBe('interrupted');
   });
 
   it('joins a background run by stream, from the start', async () => {
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, 'agent', { input: human('join me'), streamMode: ['values', 'custom'] });
+    const run = await client.runs.create(thread.thread_id, 'agent', {
+      input: human('join me'),
+      streamMode: ['values', 'custom'],
+    });
     const events = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
     expect(events[0]!.event).toBe('metadata');
     expect(events.map((e) => e.event)).toContain('custom');
@@ -123,22 +161,32 @@ describe('threads and runs', () => {
   it('stateless runs wait and stream without a thread', async () => {
     const values = await client.runs.wait(null, 'agent', { input: human('no thread') });
     expect(lastText(values)).toBe('Turn 1: you said "no thread"');
-    const events = await collect(client.runs.stream(null, 'agent', { input: human('no thread, streamed'), streamMode: 'updates' }));
+    const events = await collect(
+      client.runs.stream(null, 'agent', { input: human('no thread, streamed'), streamMode: 'updates' }),
+    );
     expect(events.map((e) => e.event)).toEqual(['metadata', 'updates']);
-    await expect(collect(client.runs.stream(null, 'agent', { input: human('x'), streamMode: 'events' }))).rejects.toThrow(/422|stream_mode/);
+    await expect(
+      collect(client.runs.stream(null, 'agent', { input: human('x'), streamMode: 'events' })),
+    ).rejects.toThrow(/422|stream_mode/);
   });
 
   it('updates state, searches, patches and deletes threads', async () => {
     const thread = await client.threads.create({ metadata: { owner: 'sdk-js-test', topic: 'state' } });
     await client.runs.wait(thread.thread_id, 'agent', { input: human('first') });
-    await client.threads.updateState(thread.thread_id, { values: { messages: [{ type: 'human', content: 'injected' }] }, asNode: 'agent' });
+    await client.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: 'human', content: 'injected' }] },
+      asNode: 'agent',
+    });
     const state: any = await client.threads.getState(thread.thread_id);
     expect(state.values.messages.map((m: any) => m.content)).toEqual(['first', 'Turn 1: you said "first"', 'injected']);
 
     const found = await client.threads.search({ metadata: { owner: 'sdk-js-test' } });
     expect(found.map((t) => t.thread_id)).toEqual([thread.thread_id]);
     await client.threads.update(thread.thread_id, { metadata: { topic: 'patched' } });
-    expect((await client.threads.get(thread.thread_id)).metadata).toMatchObject({ owner: 'sdk-js-test', topic: 'patched' });
+    expect((await client.threads.get(thread.thread_id)).metadata).toMatchObject({
+      owner: 'sdk-js-test',
+      topic: 'patched',
+    });
 
     const again = await client.threads.create({ threadId: thread.thread_id, ifExists: 'do_nothing' });
     expect(again.thread_id).toBe(thread.thread_id);
@@ -151,20 +199,33 @@ describe('threads and runs', () => {
   it('a failing run answers __error__ to wait, and an error event to stream', async () => {
     const thread = await client.threads.create();
     // recursion_limit 1 makes the graph fail before its node runs: a real failure, no special graph needed
-    await expect(client.runs.wait(thread.thread_id, 'agent', { input: human('x'), config: { recursion_limit: 1 } })).rejects.toThrow(/recursion/i);
+    await expect(
+      client.runs.wait(thread.thread_id, 'agent', { input: human('x'), config: { recursion_limit: 1 } }),
+    ).rejects.toThrow(/recursion/i);
     expect((await client.threads.get(thread.thread_id)).status).toBe('error');
-    const events = await collect(client.runs.stream(thread.thread_id, 'agent', { input: human('x'), config: { recursion_limit: 1 } }));
+    const events = await collect(
+      client.runs.stream(thread.thread_id, 'agent', { input: human('x'), config: { recursion_limit: 1 } }),
+    );
     expect(events.at(-1)).toMatchObject({ event: 'error', data: { error: 'GraphRecursionError' } });
   });
 });
 
 describe('thread ids per workspace', () => {
   it('two workspaces’ clients each create and run a thread of one id, each their own', async () => {
-    const [ca, cb] = (await createWorkspaces(2)).map((ws) => new Client({ apiUrl: server.url, apiKey: ws.apiKey })) as [Client, Client];
+    const [ca, cb] = (await createWorkspaces(2)).map((ws) => new Client({ apiUrl: server.url, apiKey: ws.apiKey })) as [
+      Client,
+      Client,
+    ];
     const threadId = randomUUID();
     await ca.threads.create({ threadId, metadata: { of: 'A' } });
-    expect(await cb.threads.create({ threadId, metadata: { of: 'B' }, ifExists: 'do_nothing' })).toMatchObject({ thread_id: threadId, metadata: { of: 'B' } });
-    await Promise.all([ca.runs.wait(threadId, 'agent', { input: human('from A') }), cb.runs.wait(threadId, 'agent', { input: human('from B') })]);
+    expect(await cb.threads.create({ threadId, metadata: { of: 'B' }, ifExists: 'do_nothing' })).toMatchObject({
+      thread_id: threadId,
+      metadata: { of: 'B' },
+    });
+    await Promise.all([
+      ca.runs.wait(threadId, 'agent', { input: human('from A') }),
+      cb.runs.wait(threadId, 'agent', { input: human('from B') }),
+    ]);
     await ca.runs.wait(threadId, 'agent', { input: human('A again') });
     const [stateA, stateB] = await Promise.all([ca.threads.getState(threadId), cb.threads.getState(threadId)]);
     expect(lastText(stateA.values)).toBe('Turn 2: you said "A again"');

@@ -11,21 +11,40 @@ let pyenv: PythonEnv;
 let server: AgentServer;
 let owners: AgentServer;
 beforeAll(async () => {
-  const ownerAuth = writeAgentConfig({ graphs: { agent: exampleGraph('chatAgent') }, auth: { path: `${join(import.meta.dirname, '..', 'services', 'agent-server', 'fixtures', 'ownerAuth.ts')}:auth` } });
-  [pyenv, server, owners] = await Promise.all([ensurePythonEnv(), startAgentServer('sdk-python'), startAgentServer('sdk-python-owners', { configFile: ownerAuth })]);
+  const ownerAuth = writeAgentConfig({
+    graphs: { agent: exampleGraph('chatAgent') },
+    auth: { path: `${join(import.meta.dirname, '..', 'services', 'agent-server', 'fixtures', 'ownerAuth.ts')}:auth` },
+  });
+  [pyenv, server, owners] = await Promise.all([
+    ensurePythonEnv(),
+    startAgentServer('sdk-python'),
+    startAgentServer('sdk-python-owners', { configFile: ownerAuth }),
+  ]);
 }, 20 * 60_000);
 afterAll(() => Promise.all([server?.stop(), owners?.stop()]));
 
 describe('langgraph-sdk (PyPI)', () => {
   it('creates threads, waits for and streams runs in every mode, reads state and history', async () => {
     // The SDK sends LANGGRAPH_API_KEY as X-Api-Key, as against LangGraph Platform.
-    const { result } = await runPythonScript<any>(pyenv, 'langgraph_sdk_runs.py', [server.url], { LANGGRAPH_API_KEY: server.apiKey });
+    const { result } = await runPythonScript<any>(pyenv, 'langgraph_sdk_runs.py', [server.url], {
+      LANGGRAPH_API_KEY: server.apiKey,
+    });
     expect(result.assistants).toEqual(['adk_echo', 'agent', 'counter', 'noop']);
     expect(result.agent_id).toBe('fe096781-5601-53d2-b2f6-0d3403f7e9ca');
     expect(result.thread_status).toBe('idle');
     expect(result.wait_answers).toEqual(['Turn 1: you said "hello from python"', 'Turn 2: you said "second"']);
     expect(result.stream_events[0]).toBe('metadata');
-    expect(result.stream_events).toEqual(expect.arrayContaining(['values', 'updates', 'custom', 'messages', 'messages/metadata', 'messages/partial', 'messages/complete']));
+    expect(result.stream_events).toEqual(
+      expect.arrayContaining([
+        'values',
+        'updates',
+        'custom',
+        'messages',
+        'messages/metadata',
+        'messages/partial',
+        'messages/complete',
+      ]),
+    );
     expect(result.partials.length).toBeGreaterThan(3);
     expect(result.partials.at(-1)).toBe('Turn 3: you said "stream"');
     expect(result.custom).toEqual([{ type: 'progress', step: 'calling the model' }]);
@@ -43,7 +62,16 @@ describe('langgraph-sdk (PyPI)', () => {
     expect(result.answer).toBe('Turn 1: you said "from python"');
     expect(result.alice_sees).toEqual(['alice']);
     expect(result.bob_sees).toEqual(['bob']);
-    expect(result.bob_on_alices).toEqual({ get: 404, state: 404, history: 404, runs: 404, run: 404, update: 404, delete: 404, wait: 404 });
+    expect(result.bob_on_alices).toEqual({
+      get: 404,
+      state: 404,
+      history: 404,
+      runs: 404,
+      run: 404,
+      update: 404,
+      delete: 404,
+      wait: 404,
+    });
     expect(result.alice_still_has).toMatchObject({ owner: 'alice' });
     expect(result.no_token).toBe(401);
   });

@@ -13,7 +13,8 @@ import { projectIdForName } from '../../projections/projects/projectRegistry.ts'
 
 const PROJECT = `ls-otel-${randomBytes(4).toString('hex')}`;
 const THREAD = `ls-otel-thread-${randomBytes(4).toString('hex')}`;
-const uuidOf = (hex: string) => `${hex.padStart(32, '0').slice(0, 8)}-${hex.padStart(32, '0').slice(8, 12)}-${hex.padStart(32, '0').slice(12, 16)}-${hex.padStart(32, '0').slice(16, 20)}-${hex.padStart(32, '0').slice(20)}`;
+const uuidOf = (hex: string) =>
+  `${hex.padStart(32, '0').slice(0, 8)}-${hex.padStart(32, '0').slice(8, 12)}-${hex.padStart(32, '0').slice(12, 16)}-${hex.padStart(32, '0').slice(16, 20)}-${hex.padStart(32, '0').slice(20)}`;
 
 let ws: Workspace;
 const seen: { traceId?: string; outerSpan?: string; innerSpan?: string } = {};
@@ -50,11 +51,25 @@ describe('langsmith traceable in OTel mode', () => {
     expect(seen.traceId).toMatch(/^[0-9a-f]{32}$/);
     const rootId = uuidOf(seen.traceId!);
     const root = await waitForRun(ws.apiKey, rootId, (r) => r.end_time !== null);
-    expect(root).toMatchObject({ id: rootId, trace_id: rootId, parent_run_id: null, name: 'agent', run_type: 'chain', inputs: { input: 'hello' }, outputs: { answer: 'echo: hello' }, session_id: projectIdForName(ws.id, PROJECT) });
+    expect(root).toMatchObject({
+      id: rootId,
+      trace_id: rootId,
+      parent_run_id: null,
+      name: 'agent',
+      run_type: 'chain',
+      inputs: { input: 'hello' },
+      outputs: { answer: 'echo: hello' },
+      session_id: projectIdForName(ws.id, PROJECT),
+    });
     expect(root.extra.metadata).toMatchObject({ thread_id: THREAD });
     expect(root.tags).toEqual(['otel-mode']);
     const model = await waitForRun(ws.apiKey, uuidOf(seen.innerSpan!), (r) => r.parent_run_id === rootId);
-    expect(model).toMatchObject({ name: 'fake-model', run_type: 'llm', trace_id: rootId, outputs: { answer: 'echo: hello' } });
+    expect(model).toMatchObject({
+      name: 'fake-model',
+      run_type: 'llm',
+      trace_id: rootId,
+      outputs: { answer: 'echo: hello' },
+    });
     expect(model.dotted_order.startsWith(`${root.dotted_order}.`)).toBe(true);
   });
 });

@@ -18,7 +18,8 @@ beforeAll(async () => {
   [pyenv, workspace] = await Promise.all([ensurePythonEnv(), createWorkspaces(1).then((w) => w[0]!)]);
 }, 20 * 60_000);
 
-const runScript = <T>(script: string, args: string[], env: Record<string, string>) => runPythonScript<T>(pyenv, script, args, env);
+const runScript = <T>(script: string, args: string[], env: Record<string, string>) =>
+  runPythonScript<T>(pyenv, script, args, env);
 
 interface TraceResult {
   langsmith_version: string;
@@ -35,7 +36,12 @@ interface ReadResult {
 describe('langsmith (PyPI) traceable and create_run/update_run', () => {
   test('every run the Python client traced is readable, with its tree, through GET /runs/{id} and read_run', async () => {
     const project = `py-e2e-${Date.now()}`;
-    const env = { LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`, LANGSMITH_API_KEY: workspace.apiKey, LANGSMITH_TRACING: 'true', LANGSMITH_PROJECT: project };
+    const env = {
+      LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`,
+      LANGSMITH_API_KEY: workspace.apiKey,
+      LANGSMITH_TRACING: 'true',
+      LANGSMITH_PROJECT: project,
+    };
     const traced = await runScript<TraceResult>('trace_runs.py', [], env);
     expect(traced.result.langsmith_version).toBe('0.15.1');
     expect(traced.result.compression_ready, 'the client switched to zstd-compressed multipart').toBe(true);
@@ -47,11 +53,24 @@ describe('langsmith (PyPI) traceable and create_run/update_run', () => {
     const multipart = writes.filter((r) => r.path === '/api/v1/runs/multipart');
     expect(multipart.length, JSON.stringify(traced.result.requests)).toBeGreaterThan(0);
     for (const m of multipart) expect(m).toMatchObject({ method: 'POST', status: 202, encoding: 'zstd' });
-    const direct = writes.filter((r) => r.path !== '/api/v1/runs/multipart').map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}$/, ':id')} ${r.status}`);
+    const direct = writes
+      .filter((r) => r.path !== '/api/v1/runs/multipart')
+      .map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}$/, ':id')} ${r.status}`);
     expect(direct).toEqual([...Array(4).fill('POST /api/v1/runs 202'), ...Array(4).fill('PATCH /api/v1/runs/:id 202')]);
 
     const trees = traced.result.traced;
-    expect(trees.map((t) => t.name).sort()).toEqual(['annotate', 'embed', 'embed', 'expand', 'failing-root', 'flaky-tool', 'pipeline', 'retrieve', 'summarize', 'summarize']);
+    expect(trees.map((t) => t.name).sort()).toEqual([
+      'annotate',
+      'embed',
+      'embed',
+      'expand',
+      'failing-root',
+      'flaky-tool',
+      'pipeline',
+      'retrieve',
+      'summarize',
+      'summarize',
+    ]);
     const expected = [...trees, ...traced.result.direct];
     const runs = await expectTracedRuns(workspace.apiKey, expected);
 
@@ -79,10 +98,20 @@ describe('langsmith (PyPI) traceable and create_run/update_run', () => {
     // left the post's fields alone.
     expect(byName('direct-root')[0]).toMatchObject({ tags: ['direct'], name: 'direct-root', run_type: 'chain' });
     expect(byName('direct-root')[0]!.extra.metadata).toMatchObject({ via: 'create_run' });
-    expect(new Set(byName('direct-root').concat(byName('direct-child'), byName('pipeline')).map((r) => r.session_id)).size).toBe(1);
+    expect(
+      new Set(
+        byName('direct-root')
+          .concat(byName('direct-child'), byName('pipeline'))
+          .map((r) => r.session_id),
+      ).size,
+    ).toBe(1);
 
     // The Python client reads every run back through its own model.
-    const read = await runScript<ReadResult>('read_runs.py', expected.map((e) => e.id), env);
+    const read = await runScript<ReadResult>(
+      'read_runs.py',
+      expected.map((e) => e.id),
+      env,
+    );
     expectNoClientFailures(read);
     for (const e of expected) {
       const served = runs.get(e.id)!;
@@ -104,7 +133,9 @@ describe('langsmith (PyPI) traceable and create_run/update_run', () => {
       });
       expect(got.outputs ?? null).toEqual(e.outputs);
     }
-    expect(read.result.runs[byName('annotate')[0]!.id]!.attachments).toEqual({ image: { mime_type: 'image/png', hex: traced.result.attachment_hex } });
+    expect(read.result.runs[byName('annotate')[0]!.id]!.attachments).toEqual({
+      image: { mime_type: 'image/png', hex: traced.result.attachment_hex },
+    });
   }, 240_000);
 });
 
@@ -122,34 +153,82 @@ describe('langsmith (PyPI) feedback through POST /feedback', () => {
   test('create_feedback(run_id=…) without trace_id, read_feedback, list_feedback, update_feedback, delete_feedback', async () => {
     const project = `py-feedback-${Date.now()}`;
     const runId = randomUUID();
-    const posted = await api('/runs', { method: 'POST', apiKey: workspace.apiKey, json: { id: runId, name: 'rated', run_type: 'chain', inputs: { q: 1 }, session_name: project, end_time: new Date(Date.now() + 1000).toISOString(), outputs: { a: 1 } } });
+    const posted = await api('/runs', {
+      method: 'POST',
+      apiKey: workspace.apiKey,
+      json: {
+        id: runId,
+        name: 'rated',
+        run_type: 'chain',
+        inputs: { q: 1 },
+        session_name: project,
+        end_time: new Date(Date.now() + 1000).toISOString(),
+        outputs: { a: 1 },
+      },
+    });
     expect(posted.status).toBe(202);
     const run = await waitForRun(workspace.apiKey, runId);
-    const env = { LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`, LANGSMITH_API_KEY: workspace.apiKey, LANGSMITH_TRACING: 'true', LANGSMITH_PROJECT: project };
+    const env = {
+      LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`,
+      LANGSMITH_API_KEY: workspace.apiKey,
+      LANGSMITH_TRACING: 'true',
+      LANGSMITH_PROJECT: project,
+    };
     const out = await runScript<FeedbackResult>('feedback.py', [runId], env);
     const { created, other } = out.result;
 
     // Every call answered at once (no 404 retried for minutes), the read of the deleted item 404.
-    const calls = out.result.requests.filter((r) => r.path.includes('/feedback')).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}$/, ':id')} ${r.status}`);
+    const calls = out.result.requests
+      .filter((r) => r.path.includes('/feedback'))
+      .map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}$/, ':id')} ${r.status}`);
     expect(calls).toEqual([
-      'POST /api/v1/feedback 200', 'POST /api/v1/feedback 200', 'GET /api/v1/feedback/:id 200',
-      'GET /api/v1/feedback 200', 'GET /api/v1/feedback 200', 'GET /api/v1/feedback 200',
-      'PATCH /api/v1/feedback/:id 200', 'GET /api/v1/feedback/:id 200', 'DELETE /api/v1/feedback/:id 200', 'GET /api/v1/feedback/:id 404',
+      'POST /api/v1/feedback 200',
+      'POST /api/v1/feedback 200',
+      'GET /api/v1/feedback/:id 200',
+      'GET /api/v1/feedback 200',
+      'GET /api/v1/feedback 200',
+      'GET /api/v1/feedback 200',
+      'PATCH /api/v1/feedback/:id 200',
+      'GET /api/v1/feedback/:id 200',
+      'DELETE /api/v1/feedback/:id 200',
+      'GET /api/v1/feedback/:id 404',
       'GET /api/v1/feedback 200',
     ]);
-    expect(out.result.log.filter((r) => /fail|error|exception|retry/i.test(r.message) && !/not found/i.test(r.message)), out.stderr).toEqual([]);
+    expect(
+      out.result.log.filter((r) => /fail|error|exception|retry/i.test(r.message) && !/not found/i.test(r.message)),
+      out.stderr,
+    ).toEqual([]);
 
     expect(out.result.read).toMatchObject({
-      type: 'Feedback', id: created, run_id: runId, trace_id: runId, session_id: run.session_id, key: 'correctness', score: 0.8, value: 'good',
-      comment: 'fine', correction: { answer: 'better' }, feedback_source: { type: 'api', metadata: { reviewer: 'py' } },
+      type: 'Feedback',
+      id: created,
+      run_id: runId,
+      trace_id: runId,
+      session_id: run.session_id,
+      key: 'correctness',
+      score: 0.8,
+      value: 'good',
+      comment: 'fine',
+      correction: { answer: 'better' },
+      feedback_source: { type: 'api', metadata: { reviewer: 'py' } },
     });
-    expect(out.result.listed).toEqual({ all: [created, other].sort(), by_key: [created], by_source: [created, other].sort() });
+    expect(out.result.listed).toEqual({
+      all: [created, other].sort(),
+      by_key: [created],
+      by_source: [created, other].sort(),
+    });
     expect(out.result.updated).toMatchObject({ id: created, score: 0.2, comment: 'on reflection', value: 'good' });
     expect(out.result.deleted).toBe('not found');
     expect(out.result.after_delete).toEqual([created]);
 
     const stats = { n: 1, avg: 0.2, values: { good: 1 } };
-    await vi.waitFor(async () => expect((await api(`/runs/${runId}`, { apiKey: workspace.apiKey })).body.feedback_stats).toEqual({ correctness: expect.objectContaining(stats) }), { timeout: 20_000, interval: 200 });
+    await vi.waitFor(
+      async () =>
+        expect((await api(`/runs/${runId}`, { apiKey: workspace.apiKey })).body.feedback_stats).toEqual({
+          correctness: expect.objectContaining(stats),
+        }),
+      { timeout: 20_000, interval: 200 },
+    );
     const projectRead = await api(`/sessions/${run.session_id}?include_stats=true`, { apiKey: workspace.apiKey });
     expect(projectRead.body.feedback_stats).toEqual({ correctness: expect.objectContaining(stats) });
   }, 240_000);

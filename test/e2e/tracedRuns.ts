@@ -83,7 +83,10 @@ export async function expectTracedRuns(apiKey: string, expected: ExpectedRun[]):
     } else {
       const parent = runs.get(e.parentRunId);
       if (parent && expectedById.has(e.parentRunId)) {
-        expect(run.dotted_order.startsWith(parent.dotted_order + '.'), `${label}: dotted_order extends the parent's`).toBe(true);
+        expect(
+          run.dotted_order.startsWith(parent.dotted_order + '.'),
+          `${label}: dotted_order extends the parent's`,
+        ).toBe(true);
         expect(segments).toHaveLength(String(parent.dotted_order).split('.').length + 1);
       }
     }

@@ -7,7 +7,10 @@ import { graph } from '../../examples/deployable-agent/greeterGraph.ts';
 
 const saved = { secret: process.env.GREETING_SECRET, prefix: process.env.GREETING_PREFIX };
 afterEach(() => {
-  for (const [name, value] of [['GREETING_SECRET', saved.secret], ['GREETING_PREFIX', saved.prefix]] as const) {
+  for (const [name, value] of [
+    ['GREETING_SECRET', saved.secret],
+    ['GREETING_PREFIX', saved.prefix],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }

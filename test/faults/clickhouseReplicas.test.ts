@@ -45,7 +45,17 @@ beforeAll(async () => {
   const ports = await Promise.all(Array.from({ length: 7 }, () => freePort()));
   mkdirSync(dir, { recursive: true });
   const zookeeper = { host, port: ports[0]! };
-  replicas = clickhouseReplicas(dir, host, zookeeper, [0, 1].map((i) => ({ httpPort: ports[1 + i * 3]!, tcpPort: ports[2 + i * 3]!, interserverPort: ports[3 + i * 3]! })), id);
+  replicas = clickhouseReplicas(
+    dir,
+    host,
+    zookeeper,
+    [0, 1].map((i) => ({
+      httpPort: ports[1 + i * 3]!,
+      tcpPort: ports[2 + i * 3]!,
+      interserverPort: ports[3 + i * 3]!,
+    })),
+    id,
+  );
   const zk = zookeeperComponent(`${id}-zk`, join(dir, 'zk'), zookeeper);
   components = [zk, ...replicas];
   // ZooKeeper first: 18.16's distributed-DDL thread asks for it as the server starts, and a
@@ -62,23 +72,37 @@ afterAll(async () => {
 }, 60_000);
 
 const count = async (c: ClickHouseClient, table: 'events' | 'events_all' = 'events') =>
-  Number((await c.query<{ n: string }>(table === 'events' ? sql`SELECT count() AS n FROM rt.events FINAL` : sql`SELECT count() AS n FROM rt.events_all`))[0]!.n);
+  Number(
+    (
+      await c.query<{ n: string }>(
+        table === 'events'
+          ? sql`SELECT count() AS n FROM rt.events FINAL`
+          : sql`SELECT count() AS n FROM rt.events_all`,
+      )
+    )[0]!.n,
+  );
 const insert = (c: ClickHouseClient, from: number, n: number) =>
-  c.exec(sql`INSERT INTO rt.events SELECT generateUUIDv4(), toUInt64(number + ${from}), toString(number + ${from}) FROM system.numbers LIMIT ${n}`);
+  c.exec(
+    sql`INSERT INTO rt.events SELECT generateUUIDv4(), toUInt64(number + ${from}), toString(number + ${from}) FROM system.numbers LIMIT ${n}`,
+  );
 
-test('tables ON CLUSTER exist on both replicas; writes on either are read from the other; a killed replica catches up', { timeout: 240_000 }, async () => {
+test('tables ON CLUSTER exist on both replicas; writes on either are read from the other; a killed replica catches up', {
+  timeout: 240_000,
+}, async () => {
   const [a, b] = clients as [ClickHouseClient, ClickHouseClient];
   await a.exec(sql`CREATE DATABASE IF NOT EXISTS rt ON CLUSTER read_models`);
   await a.exec(
     sql`CREATE TABLE IF NOT EXISTS rt.events ON CLUSTER read_models (id UUID, version UInt64, value String) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/rt/events', '{replica}', version) ORDER BY id`,
   );
-  await a.exec(sql`CREATE TABLE IF NOT EXISTS rt.events_all ON CLUSTER read_models AS rt.events ENGINE = Distributed(read_models, rt, events)`);
+  await a.exec(
+    sql`CREATE TABLE IF NOT EXISTS rt.events_all ON CLUSTER read_models AS rt.events ENGINE = Distributed(read_models, rt, events)`,
+  );
   await waitFor('the table on the second replica', async () => (await count(b)) === 0, 30_000, 250);
 
   await insert(a, 0, 1_000);
-  await waitFor('the first replica\'s rows on the second', async () => (await count(b)) === 1_000, 60_000, 250);
+  await waitFor("the first replica's rows on the second", async () => (await count(b)) === 1_000, 60_000, 250);
   await insert(b, 1_000, 500);
-  await waitFor('the second replica\'s rows on the first', async () => (await count(a)) === 1_500, 60_000, 250);
+  await waitFor("the second replica's rows on the first", async () => (await count(a)) === 1_500, 60_000, 250);
 
   // One replica down: the other takes writes and answers reads, the cluster's Distributed table too.
   const [, second] = replicas as [Component, Component];
@@ -92,27 +116,47 @@ test('tables ON CLUSTER exist on both replicas; writes on either are read from t
 
   // Back: it fetches the parts it missed from the first.
   await ensureComponentsUp([second]);
-  await waitFor('the returning replica to catch up', async () => (await count(b).catch(() => -1)) === 3_500, 120_000, 500);
+  await waitFor(
+    'the returning replica to catch up',
+    async () => (await count(b).catch(() => -1)) === 3_500,
+    120_000,
+    500,
+  );
   expect(await count(b, 'events_all')).toBe(3_500);
 });
 
-test('the read models on replicated engines (CLICKHOUSE_CLUSTER): made ON CLUSTER, a client that fails over to the other replica, a swap ON CLUSTER', { timeout: 240_000 }, async () => {
+test('the read models on replicated engines (CLICKHOUSE_CLUSTER): made ON CLUSTER, a client that fails over to the other replica, a swap ON CLUSTER', {
+  timeout: 240_000,
+}, async () => {
   const [first, second] = replicas as [Component, Component];
   const database = `rm_${randomBytes(3).toString('hex')}`;
   // what a process of the platform gets from CLICKHOUSE_URL, CLICKHOUSE_REPLICA_URLS and CLICKHOUSE_CLUSTER
-  const client = new ClickHouseClient({ url: first.endpoint, replicaUrls: [second.endpoint], cluster: 'read_models', database });
+  const client = new ClickHouseClient({
+    url: first.endpoint,
+    replicaUrls: [second.endpoint],
+    cluster: 'read_models',
+    database,
+  });
   const direct = [first, second].map((r) => new ClickHouseClient({ url: r.endpoint, database }));
   try {
     await ensureReadModels(client);
     for (const c of direct) {
-      const tables = await c.query<{ name: string; engine: string }>(sql`SELECT name, engine FROM system.tables WHERE database = ${database} ORDER BY name`);
+      const tables = await c.query<{ name: string; engine: string }>(
+        sql`SELECT name, engine FROM system.tables WHERE database = ${database} ORDER BY name`,
+      );
       const distributed = Object.values(LIVE_TABLES).map((t) => `${t}_all`);
       expect(tables.map((t) => t.name)).toEqual([...Object.values(LIVE_TABLES), ...distributed, 'threads'].sort());
-      for (const t of tables) expect(t.engine, t.name).toMatch(t.name === 'threads' ? /^View$/ : t.name.endsWith('_all') ? /^Distributed$/ : /^Replicated/);
+      for (const t of tables)
+        expect(t.engine, t.name).toMatch(
+          t.name === 'threads' ? /^View$/ : t.name.endsWith('_all') ? /^Distributed$/ : /^Replicated/,
+        );
     }
-    const runsCount = async (c: ClickHouseClient) => Number((await c.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.runs)} FINAL`))[0]!.n);
+    const runsCount = async (c: ClickHouseClient) =>
+      Number((await c.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.runs)} FINAL`))[0]!.n);
     const addRuns = (from: number, n: number) =>
-      client.exec(sql`INSERT INTO ${ident(LIVE_TABLES.runs)} (tenant_id, id, session_id, trace_id, name, version) SELECT generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), toString(number + ${from}), 1 FROM system.numbers LIMIT ${n}`);
+      client.exec(
+        sql`INSERT INTO ${ident(LIVE_TABLES.runs)} (tenant_id, id, session_id, trace_id, name, version) SELECT generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), generateUUIDv4(), toString(number + ${from}), 1 FROM system.numbers LIMIT ${n}`,
+      );
     await addRuns(0, 300);
     await waitFor('the runs on the second replica', async () => (await runsCount(direct[1]!)) === 300, 60_000, 250);
 
@@ -128,20 +172,34 @@ test('the read models on replicated engines (CLICKHOUSE_CLUSTER): made ON CLUSTE
     expect(Number((await client.query<{ n: string }>(sql`SELECT count() AS n FROM runs_all FINAL`))[0]!.n)).toBe(500);
     // a process starting now sends no DDL (every table is there), which would wait for the dead replica
     const sent: string[] = [];
-    const watching = { database, cluster: client.cluster, query: client.query.bind(client), exec: async (s: { text: string }) => void sent.push(s.text) } as unknown as ClickHouseClient;
+    const watching = {
+      database,
+      cluster: client.cluster,
+      query: client.query.bind(client),
+      exec: async (s: { text: string }) => void sent.push(s.text),
+    } as unknown as ClickHouseClient;
     await ensureReadModels(watching);
     expect(sent).toEqual([]);
 
     // Back, it catches up; a replay's swap (RENAME ON CLUSTER) and drop reach both replicas.
     await ensureComponentsUp([first]);
-    await waitFor('the first replica to catch up', async () => (await runsCount(direct[0]!).catch(() => -1)) === 500, 120_000, 500);
+    await waitFor(
+      'the first replica to catch up',
+      async () => (await runsCount(direct[0]!).catch(() => -1)) === 500,
+      120_000,
+      500,
+    );
     const fresh = tablesWithSuffix('_replay_t');
     await createReadModelTables(client, fresh);
-    await client.exec(sql`RENAME TABLE ${ident(LIVE_TABLES.runs)} TO ${ident('runs_replaced_t')}, ${ident(fresh.runs)} TO ${ident(LIVE_TABLES.runs)}`);
+    await client.exec(
+      sql`RENAME TABLE ${ident(LIVE_TABLES.runs)} TO ${ident('runs_replaced_t')}, ${ident(fresh.runs)} TO ${ident(LIVE_TABLES.runs)}`,
+    );
     await client.exec(sql`DROP TABLE IF EXISTS ${ident('runs_replaced_t')}`);
     for (const c of direct) {
       expect(await runsCount(c)).toBe(0); // the fresh table is empty
-      const left = await c.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${database} AND name IN ('runs_replaced_t', ${fresh.runs})`);
+      const left = await c.query<{ name: string }>(
+        sql`SELECT name FROM system.tables WHERE database = ${database} AND name IN ('runs_replaced_t', ${fresh.runs})`,
+      );
       expect(left).toEqual([]);
     }
   } finally {
@@ -169,7 +227,11 @@ async function committedRuns(config: Config): Promise<Set<string>> {
   const committed = await committedOffsets(config);
   const runs = new Set<string>();
   const next = committed.map(() => 0n);
-  const consumer = new Consumer({ clientId: 'committed-runs', groupId: `committed-runs-${randomBytes(4).toString('hex')}`, bootstrapBrokers: brokerList(config) });
+  const consumer = new Consumer({
+    clientId: 'committed-runs',
+    groupId: `committed-runs-${randomBytes(4).toString('hex')}`,
+    bootstrapBrokers: brokerList(config),
+  });
   const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });
   try {
     stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => {
@@ -186,9 +248,15 @@ async function committedRuns(config: Config): Promise<Set<string>> {
   return runs;
 }
 
-test('a tracing stack on the replicated pair: the replica it uses killed during ingest and reads; every run the projector acknowledged is on the survivor, reads answered, nothing lost or doubled once it is back', { timeout: 300_000 }, async () => {
+test('a tracing stack on the replicated pair: the replica it uses killed during ingest and reads; every run the projector acknowledged is on the survivor, reads answered, nothing lost or doubled once it is back', {
+  timeout: 300_000,
+}, async () => {
   const [first, second] = replicas as [Component, Component];
-  const stack = await startTracingStack('chreplicas', { CLICKHOUSE_URL: first.endpoint, CLICKHOUSE_REPLICA_URLS: second.endpoint, CLICKHOUSE_CLUSTER: 'read_models' });
+  const stack = await startTracingStack('chreplicas', {
+    CLICKHOUSE_URL: first.endpoint,
+    CLICKHOUSE_REPLICA_URLS: second.endpoint,
+    CLICKHOUSE_CLUSTER: 'read_models',
+  });
   const database = stack.config.CLICKHOUSE_DATABASE;
   const direct = [first, second].map((r) => new ClickHouseClient({ url: r.endpoint, database }));
   const accepted = new Set<string>();
@@ -200,7 +268,11 @@ test('a tracing stack on the replicated pair: the replica it uses killed during 
     while (!stop) {
       const runs = Array.from({ length: 10 }, () => makeTrace(4)).flat();
       const body = multipartBody(postParts(runs));
-      const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': body.contentType }, body: body.body });
+      const res = await fetch(`${stack.url}/runs/multipart`, {
+        method: 'POST',
+        headers: { 'x-api-key': stack.apiKey, 'content-type': body.contentType },
+        body: body.body,
+      });
       await res.arrayBuffer();
       if (res.status === 202) for (const r of runs) accepted.add(r.id);
       else refused.push(res.status);
@@ -214,7 +286,9 @@ test('a tracing stack on the replicated pair: the replica it uses killed during 
     }
   };
   const projected = async (c: ClickHouseClient, expected: Set<string> = accepted) => {
-    const rows = await c.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE tenant_id = toUUID(${DEFAULT_WORKSPACE_ID})`);
+    const rows = await c.query<{ id: string }>(
+      sql`SELECT toString(id) AS id FROM runs FINAL WHERE tenant_id = toUUID(${DEFAULT_WORKSPACE_ID})`,
+    );
     const ids = new Set(rows.map((r) => r.id));
     return { rows: rows.length, ids: ids.size, missing: [...expected].filter((id) => !ids.has(id)).length };
   };
@@ -222,18 +296,34 @@ test('a tracing stack on the replicated pair: the replica it uses killed during 
   try {
     // the projector writing (on both replicas), batches committed, before the one it uses dies
     await waitFor('runs projected', async () => (await projected(direct[1]!)).rows >= 200, 90_000, 250);
-    await waitFor('a batch committed', async () => (await committedOffsets(stack.config)).some((o) => o > 0n), 90_000, 250);
+    await waitFor(
+      'a batch committed',
+      async () => (await committedOffsets(stack.config)).some((o) => o > 0n),
+      90_000,
+      250,
+    );
     // The other replica falls behind, as one on a busy machine does (950 of 14,900 runs once,
     // issue 32): it fetches no part for a while, and meanwhile the one in use dies.
     await direct[1]!.exec(sql`SYSTEM STOP FETCHES`);
     const acceptedBefore = accepted.size;
-    await Promise.all([sleep(3_000), waitFor('runs accepted with the second replica behind', async () => accepted.size >= acceptedBefore + 400, 120_000, 200)]);
+    await Promise.all([
+      sleep(3_000),
+      waitFor(
+        'runs accepted with the second replica behind',
+        async () => accepted.size >= acceptedBefore + 400,
+        120_000,
+        200,
+      ),
+    ]);
     process.kill(ownPid(first.name, first.processMarker)!, 'SIGKILL');
     await direct[1]!.exec(sql`SYSTEM START FETCHES`);
     await waitFor('the first replica to be gone', async () => !(await first.isHealthy()), 30_000, 200);
     const readsBefore = reads.length;
     // 8 s more of ingest, and reads answered meanwhile (they are slow on two busy cores)
-    await Promise.all([sleep(8_000), waitFor('reads with the first replica down', async () => reads.length >= readsBefore + 5, 120_000, 200)]);
+    await Promise.all([
+      sleep(8_000),
+      waitFor('reads with the first replica down', async () => reads.length >= readsBefore + 5, 120_000, 200),
+    ]);
     stop = true;
     await load;
     expect(refused).toEqual([]);
@@ -250,9 +340,25 @@ test('a tracing stack on the replicated pair: the replica it uses killed during 
     // Back: the projector goes on, and both replicas hold every accepted run, once.
     const back = Date.now();
     await ensureComponentsUp([first]);
-    for (const c of direct) await waitFor('every accepted run on both replicas', async () => (await projected(c).catch(() => null))?.missing === 0, 120_000, 500).catch(() => undefined);
+    for (const c of direct)
+      await waitFor(
+        'every accepted run on both replicas',
+        async () => (await projected(c).catch(() => null))?.missing === 0,
+        120_000,
+        500,
+      ).catch(() => undefined);
     for (const c of direct) expect(await projected(c)).toEqual({ rows: accepted.size, ids: accepted.size, missing: 0 });
-    console.log(JSON.stringify({ clickhouse_replica_failover: { runs_accepted: accepted.size, runs_acknowledged_at_kill: acknowledged.size, caught_up_ms: Date.now() - back, reads: reads.length, refused: refused.length } }));
+    console.log(
+      JSON.stringify({
+        clickhouse_replica_failover: {
+          runs_accepted: accepted.size,
+          runs_acknowledged_at_kill: acknowledged.size,
+          caught_up_ms: Date.now() - back,
+          reads: reads.length,
+          refused: refused.length,
+        },
+      }),
+    );
   } finally {
     stop = true;
     await load;

@@ -16,9 +16,15 @@ afterAll(async () => {
 });
 
 const post = (id: string) =>
-  fetch(`${stack.url}/runs`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ id, name: 'r', run_type: 'chain' }) });
+  fetch(`${stack.url}/runs`, {
+    method: 'POST',
+    headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ id, name: 'r', run_type: 'chain' }),
+  });
 
-test('Kafka down: 503 with Retry-After, never a 2xx; writes resume after the broker restarts', { timeout: 180_000 }, async () => {
+test('Kafka down: 503 with Retry-After, never a 2xx; writes resume after the broker restarts', {
+  timeout: 180_000,
+}, async () => {
   const before = uuidv7();
   expect((await post(before)).status).toBe(202);
 
@@ -28,17 +34,33 @@ test('Kafka down: 503 with Retry-After, never a 2xx; writes resume after the bro
   expect(res.status).toBe(503);
   expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
   expect(((await res.json()) as { detail: string }).detail).toMatch(/Kafka/);
-  await waitFor('readiness to report Kafka down', async () => (await fetch(`${stack.url}/ready`)).status === 503, 30_000, 250);
+  await waitFor(
+    'readiness to report Kafka down',
+    async () => (await fetch(`${stack.url}/ready`)).status === 503,
+    30_000,
+    250,
+  );
 
   await ensureStackUp();
   await waitFor('readiness to report Kafka back', async () => (await fetch(`${stack.url}/ready`)).ok, 60_000, 250);
   const after = uuidv7();
-  const ok = await waitFor('a write to be accepted again', async () => {
-    const r = await post(after);
-    return r.status === 202 ? r : null;
-  }, 60_000, 500);
+  const ok = await waitFor(
+    'a write to be accepted again',
+    async () => {
+      const r = await post(after);
+      return r.status === 202 ? r : null;
+    },
+    60_000,
+    500,
+  );
   expect(ok.status).toBe(202);
 
-  const read = async (id: string) => (await fetch(`${stack.url}/runs/${id}`, { headers: { 'x-api-key': stack.apiKey } })).status;
-  await waitFor('runs accepted before and after the outage to be readable', async () => (await read(before)) === 200 && (await read(after)) === 200, 60_000, 250);
+  const read = async (id: string) =>
+    (await fetch(`${stack.url}/runs/${id}`, { headers: { 'x-api-key': stack.apiKey } })).status;
+  await waitFor(
+    'runs accepted before and after the outage to be readable',
+    async () => (await read(before)) === 200 && (await read(after)) === 200,
+    60_000,
+    250,
+  );
 });

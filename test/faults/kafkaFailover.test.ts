@@ -40,7 +40,10 @@ beforeAll(async () => {
   cluster = kafkaCluster(dir, brokers, ports.slice(3), id, '512m');
   components = clusterComponents(cluster);
   await ensureComponentsUp(components);
-  stack = await startTracingStack('failover', { KAFKA_BROKERS: brokers.map((b) => `${b.host}:${b.port}`).join(','), KAFKA_APPEND_TIMEOUT_MS: '3000' });
+  stack = await startTracingStack('failover', {
+    KAFKA_BROKERS: brokers.map((b) => `${b.host}:${b.port}`).join(','),
+    KAFKA_APPEND_TIMEOUT_MS: '3000',
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -59,7 +62,9 @@ async function partitionsOf(brokers: string[], topic: string): Promise<Partition
   const admin = new Admin({ clientId: 'failover-test', bootstrapBrokers: brokers, retries: 0 });
   try {
     const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
-    return metadata.topics.get(topic)!.partitions.map((p) => ({ leader: p.leader, replicas: [...p.replicas], isr: [...p.isr] }));
+    return metadata.topics
+      .get(topic)!
+      .partitions.map((p) => ({ leader: p.leader, replicas: [...p.replicas], isr: [...p.isr] }));
   } finally {
     await admin.close();
   }
@@ -90,7 +95,9 @@ function killNode(nodeId: number): void {
 
 type Answer = { sent: number; at: number; status: number; retryAfter: string | null; error?: string };
 
-test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; refused writes are 503 with Retry-After', { timeout: 300_000 }, async () => {
+test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; refused writes are 503 with Retry-After', {
+  timeout: 300_000,
+}, async () => {
   const s = stack!;
   const brokers = s.env.KAFKA_BROKERS!.split(',');
   const runsTopic = topicName(s.config, TOPICS.runs);
@@ -101,7 +108,11 @@ test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; re
 
   const send = async (body: { body: Buffer | string; contentType: string }): Promise<boolean> => {
     const sent = Date.now();
-    const res = await fetch(`${s.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': s.apiKey, 'content-type': body.contentType }, body: body.body });
+    const res = await fetch(`${s.url}/runs/multipart`, {
+      method: 'POST',
+      headers: { 'x-api-key': s.apiKey, 'content-type': body.contentType },
+      body: body.body,
+    });
     const answer: Answer = { sent, at: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after') };
     if (res.status !== 202) answer.error = ((await res.json().catch(() => ({}))) as { error?: string }).error;
     else await res.arrayBuffer();
@@ -118,7 +129,16 @@ test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; re
       }
       for (const r of runs) accepted.add(r.id);
       const end = endTimeAfter(runs);
-      if (await send(multipartBody(postParts(runs.map((r) => ({ ...r, inputs: undefined, outputs: { ok: true }, end_time: end })), 'patch'))))
+      if (
+        await send(
+          multipartBody(
+            postParts(
+              runs.map((r) => ({ ...r, inputs: undefined, outputs: { ok: true }, end_time: end })),
+              'patch',
+            ),
+          ),
+        )
+      )
         for (const r of runs) patched.add(r.id);
     }
   };
@@ -135,7 +155,8 @@ test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; re
   await load;
 
   // Every answer is a 202 or a 503 with Retry-After: nothing else, and no 2xx is taken back below.
-  const unexpected = (list: Answer[]) => list.filter((a) => a.status !== 202 && !(a.status === 503 && /^\d+$/.test(a.retryAfter ?? '')));
+  const unexpected = (list: Answer[]) =>
+    list.filter((a) => a.status !== 202 && !(a.status === 503 && /^\d+$/.test(a.retryAfter ?? '')));
   expect(unexpected(answers)).toEqual([]);
   const refused = answers.filter((a) => a.status === 503);
   const lastRefused = refused.length > 0 ? Math.max(...refused.map((a) => a.at)) : killedAt;
@@ -148,9 +169,13 @@ test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; re
     refused_503: refused.length,
     refused_errors: [...new Set(refused.map((a) => a.error))],
     // The longest time without a 2xx after the kill: how long writes were not taken (refused or waiting).
-    no_2xx_for_ms: longestGap([killedAt, ...answers.filter((a) => a.status === 202 && a.at > killedAt).map((a) => a.at)]),
+    no_2xx_for_ms: longestGap([
+      killedAt,
+      ...answers.filter((a) => a.status === 202 && a.at > killedAt).map((a) => a.at),
+    ]),
     // The first request sent after the kill that was answered 2xx: how soon a new write was taken.
-    first_2xx_sent_after_kill_ms: Math.min(...answers.filter((a) => a.sent >= killedAt && a.status === 202).map((a) => a.at)) - killedAt,
+    first_2xx_sent_after_kill_ms:
+      Math.min(...answers.filter((a) => a.sent >= killedAt && a.status === 202).map((a) => a.at)) - killedAt,
     runs_accepted: accepted.size,
   };
 
@@ -164,39 +189,76 @@ test('SIGKILL of the leading broker: every 2xx is in ClickHouse exactly once; re
     if (await send(multipartBody(postParts(runs)))) for (const r of runs) accepted.add(r.id);
     withOne.push(...answers.slice(answersBefore));
   }
-  expect(withOne.map((a) => [a.status, a.retryAfter, a.error])).toEqual(Array(3).fill([503, '2', 'EVENT_LOG_UNAVAILABLE']));
+  expect(withOne.map((a) => [a.status, a.retryAfter, a.error])).toEqual(
+    Array(3).fill([503, '2', 'EVENT_LOG_UNAVAILABLE']),
+  );
 
   // Both back: they rejoin, catch up (every partition's replicas in sync again), and writes are taken.
   const restartedAt = Date.now();
   await ensureComponentsUp(components);
-  const back = await waitFor('a write to be taken with the nodes back', async () => {
-    const runs = makeTrace(4);
-    if (!(await send(multipartBody(postParts(runs))))) return false;
-    for (const r of runs) accepted.add(r.id);
-    return Date.now();
-  }, 120_000, 500);
-  await waitFor('every partition to have three replicas in sync again', async () => (await partitionsOf(brokers, runsTopic)).every((p) => p.isr.length === 3), 120_000, 1_000);
+  const back = await waitFor(
+    'a write to be taken with the nodes back',
+    async () => {
+      const runs = makeTrace(4);
+      if (!(await send(multipartBody(postParts(runs))))) return false;
+      for (const r of runs) accepted.add(r.id);
+      return Date.now();
+    },
+    120_000,
+    500,
+  );
+  await waitFor(
+    'every partition to have three replicas in sync again',
+    async () => (await partitionsOf(brokers, runsTopic)).every((p) => p.isr.length === 3),
+    120_000,
+    1_000,
+  );
   expect(unexpected(answers)).toEqual([]);
-  console.log(JSON.stringify({ kafka_failover: { ...failover, one_node_left_refused: withOne.length, writes_again_after_restart_ms: back - restartedAt } }));
+  console.log(
+    JSON.stringify({
+      kafka_failover: {
+        ...failover,
+        one_node_left_refused: withOne.length,
+        writes_again_after_restart_ms: back - restartedAt,
+      },
+    }),
+  );
 
   const ch = ClickHouseClient.fromConfig(s.config);
   try {
     const tenant = DEFAULT_WORKSPACE_ID;
     const read = async () => {
-      const rows = await ch.query<{ id: string; status: string }>(sql`SELECT toString(id) AS id, status FROM runs FINAL WHERE tenant_id = toUUID(${tenant})`);
+      const rows = await ch.query<{ id: string; status: string }>(
+        sql`SELECT toString(id) AS id, status FROM runs FINAL WHERE tenant_id = toUUID(${tenant})`,
+      );
       const done = new Set(rows.filter((r) => r.status === 'success').map((r) => r.id));
       const ids = new Set(rows.map((r) => r.id));
-      return { rows, ids, missing: [...accepted].filter((r) => !ids.has(r)), unpatched: [...patched].filter((r) => !done.has(r)) };
+      return {
+        rows,
+        ids,
+        missing: [...accepted].filter((r) => !ids.has(r)),
+        unpatched: [...patched].filter((r) => !done.has(r)),
+      };
     };
     // A 503'd request may still have reached Kafka (its client would retry it): more rows than
     // accepted runs are allowed, fewer are not.
-    await waitFor('every accepted run and patch to be projected', async () => {
-      const { missing, unpatched } = await read();
-      return missing.length === 0 && unpatched.length === 0;
-    }, 120_000, 1_000).catch(() => undefined);
+    await waitFor(
+      'every accepted run and patch to be projected',
+      async () => {
+        const { missing, unpatched } = await read();
+        return missing.length === 0 && unpatched.length === 0;
+      },
+      120_000,
+      1_000,
+    ).catch(() => undefined);
     const { rows, ids, missing, unpatched } = await read();
-    if (missing.length + unpatched.length > 0) console.log(JSON.stringify({ missing: missing.slice(0, 5), unpatched: unpatched.slice(0, 5) }));
-    expect({ missing: missing.length, unpatched: unpatched.length, of: accepted.size }).toEqual({ missing: 0, unpatched: 0, of: accepted.size });
+    if (missing.length + unpatched.length > 0)
+      console.log(JSON.stringify({ missing: missing.slice(0, 5), unpatched: unpatched.slice(0, 5) }));
+    expect({ missing: missing.length, unpatched: unpatched.length, of: accepted.size }).toEqual({
+      missing: 0,
+      unpatched: 0,
+      of: accepted.size,
+    });
     expect(rows.length).toBe(ids.size); // exactly once
   } finally {
     await ch.close();

@@ -20,7 +20,9 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double nothing', { timeout: 240_000 }, async () => {
+test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double nothing', {
+  timeout: 240_000,
+}, async () => {
   const accepted = new Set<string>();
   const patched = new Set<string>();
   let rejected = 0;
@@ -32,15 +34,28 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
       const traces = Array.from({ length: 10 }, () => makeTrace(4));
       const runs = traces.flat();
       const post = multipartBody(postParts(runs));
-      const res = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': post.contentType }, body: post.body });
+      const res = await fetch(`${stack.url}/runs/multipart`, {
+        method: 'POST',
+        headers: { 'x-api-key': stack.apiKey, 'content-type': post.contentType },
+        body: post.body,
+      });
       if (res.status !== 202) {
         rejected++;
         continue;
       }
       for (const r of runs) accepted.add(r.id);
       const end = endTimeAfter(runs);
-      const patch = multipartBody(postParts(runs.map((r) => ({ ...r, inputs: undefined, outputs: { ok: true }, end_time: end })), 'patch'));
-      const res2 = await fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': patch.contentType }, body: patch.body });
+      const patch = multipartBody(
+        postParts(
+          runs.map((r) => ({ ...r, inputs: undefined, outputs: { ok: true }, end_time: end })),
+          'patch',
+        ),
+      );
+      const res2 = await fetch(`${stack.url}/runs/multipart`, {
+        method: 'POST',
+        headers: { 'x-api-key': stack.apiKey, 'content-type': patch.contentType },
+        body: patch.body,
+      });
       if (res2.status === 202) for (const r of runs) patched.add(r.id);
       await sleep(20);
     }
@@ -54,16 +69,31 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
   stack.startProjector(); // comes up while ClickHouse is still down and has to wait for it
   // A new API replica starts while ClickHouse is down and takes writes: they only need Kafka.
   const port = await freePort();
-  const replica = startService('services/processes/tracingApiMain.ts', { ...stack.env, TRACING_PORT: String(port) }, 'faults-replica');
+  const replica = startService(
+    'services/processes/tracingApiMain.ts',
+    { ...stack.env, TRACING_PORT: String(port) },
+    'faults-replica',
+  );
   try {
-    await waitFor('a replica started during the outage', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000, 200);
+    await waitFor(
+      'a replica started during the outage',
+      async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok,
+      30_000,
+      200,
+    );
     const runs = makeTrace(4);
     const post = multipartBody(postParts(runs));
-    const res = await fetch(`http://127.0.0.1:${port}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': post.contentType }, body: post.body });
+    const res = await fetch(`http://127.0.0.1:${port}/runs/multipart`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.apiKey, 'content-type': post.contentType },
+      body: post.body,
+    });
     expect(res.status).toBe(202);
     for (const r of runs) accepted.add(r.id);
     // Reads need ClickHouse: a clear 503 with Retry-After, not a 500.
-    const read = await fetch(`http://127.0.0.1:${port}/runs/${runs[0]!.id}`, { headers: { 'x-api-key': stack.apiKey } });
+    const read = await fetch(`http://127.0.0.1:${port}/runs/${runs[0]!.id}`, {
+      headers: { 'x-api-key': stack.apiKey },
+    });
     expect(read.status).toBe(503);
     expect(read.headers.get('retry-after')).toBe('2');
     expect(((await read.json()) as { error: string }).error).toBe('READ_MODEL_UNAVAILABLE');
@@ -81,14 +111,21 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
 
   const ch = ClickHouseClient.fromConfig(stack.config);
   const tenant = DEFAULT_WORKSPACE_ID;
-  await waitFor('every accepted run and patch to be projected', async () => {
-    const [row] = await ch.query<{ n: string; done: string }>(
-      sql`SELECT uniqExact(id) AS n, countIf(status = 'success') AS done FROM runs FINAL WHERE tenant_id = toUUID(${tenant})`,
-    );
-    return Number(row!.n) === accepted.size && Number(row!.done) === patched.size;
-  }, 120_000, 500);
+  await waitFor(
+    'every accepted run and patch to be projected',
+    async () => {
+      const [row] = await ch.query<{ n: string; done: string }>(
+        sql`SELECT uniqExact(id) AS n, countIf(status = 'success') AS done FROM runs FINAL WHERE tenant_id = toUUID(${tenant})`,
+      );
+      return Number(row!.n) === accepted.size && Number(row!.done) === patched.size;
+    },
+    120_000,
+    500,
+  );
 
-  const rows = await ch.query<{ id: string; status: string }>(sql`SELECT toString(id) AS id, status FROM runs FINAL WHERE tenant_id = toUUID(${tenant})`);
+  const rows = await ch.query<{ id: string; status: string }>(
+    sql`SELECT toString(id) AS id, status FROM runs FINAL WHERE tenant_id = toUUID(${tenant})`,
+  );
   expect(rows.length).toBe(accepted.size); // exactly once
   expect(new Set(rows.map((r) => r.id))).toEqual(accepted); // nothing lost, nothing foreign
   expect(rows.filter((r) => r.status === 'success').length).toBe(patched.size);

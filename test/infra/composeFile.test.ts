@@ -49,7 +49,12 @@ function loadCompose(): ComposeFile {
 function environmentOf(service: ComposeService): Record<string, string | null> {
   const env = service.environment ?? {};
   if (Array.isArray(env)) {
-    return Object.fromEntries(env.map((entry) => [entry.split('=')[0] ?? entry, entry.includes('=') ? entry.slice(entry.indexOf('=') + 1) : null]));
+    return Object.fromEntries(
+      env.map((entry) => [
+        entry.split('=')[0] ?? entry,
+        entry.includes('=') ? entry.slice(entry.indexOf('=') + 1) : null,
+      ]),
+    );
   }
   return Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value === null ? null : String(value)]));
 }
@@ -72,19 +77,31 @@ test('declares the infrastructure (three Kafka nodes), every service of the plat
     'chat-app': 'examples/chat-app/main.ts',
   });
   // The services that share their work (through Kafka, or the agent server's run queue in PostgreSQL) run as several replicas.
-  for (const name of ['tracing-api', 'projectors', 'export-worker', 'agent-server']) expect(compose.services[name]?.deploy?.replicas, name).toBeGreaterThanOrEqual(2);
+  for (const name of ['tracing-api', 'projectors', 'export-worker', 'agent-server'])
+    expect(compose.services[name]?.deploy?.replicas, name).toBeGreaterThanOrEqual(2);
 });
 
 test("the Kafka nodes are one KRaft quorum with the local cluster's durability settings (infra/kafka.ts)", () => {
-  const expected = Object.fromEntries(Object.entries(durabilitySettings(3)).map(([key, value]) => [`KAFKA_${key.toUpperCase().replaceAll('.', '_')}`, String(value)]));
+  const expected = Object.fromEntries(
+    Object.entries(durabilitySettings(3)).map(([key, value]) => [
+      `KAFKA_${key.toUpperCase().replaceAll('.', '_')}`,
+      String(value),
+    ]),
+  );
   const voters = kafkaNodes.map((name, i) => `${i + 1}@${name}:9093`).join(',');
   kafkaNodes.forEach((name, i) => {
     const env = environmentOf(compose.services[name] ?? {});
-    expect(env, name).toMatchObject({ ...expected, KAFKA_NODE_ID: String(i + 1), KAFKA_PROCESS_ROLES: 'broker,controller', KAFKA_CONTROLLER_QUORUM_VOTERS: voters });
+    expect(env, name).toMatchObject({
+      ...expected,
+      KAFKA_NODE_ID: String(i + 1),
+      KAFKA_PROCESS_ROLES: 'broker,controller',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: voters,
+    });
     expect(env.CLUSTER_ID, name).toBe(environmentOf(compose.services['kafka-1'] ?? {}).CLUSTER_ID);
   });
   // The services bootstrap from every node.
-  for (const [name, service] of appServices) expect(environmentOf(service).KAFKA_BROKERS, name).toBe(kafkaNodes.map((n) => `${n}:29092`).join(','));
+  for (const [name, service] of appServices)
+    expect(environmentOf(service).KAFKA_BROKERS, name).toBe(kafkaNodes.map((n) => `${n}:29092`).join(','));
 });
 
 test('uses Kafka 3.9, ClickHouse 24.8 or newer, a pinned MinIO release and PostgreSQL 18 or newer', () => {
@@ -147,7 +164,7 @@ test('MinIO root credentials are the S3 credentials the services use', () => {
   expect(minioEnv.MINIO_ROOT_PASSWORD).toBe(`\${S3_SECRET_ACCESS_KEY:-${defaults.s3SecretAccessKey}}`);
 });
 
-test('PostgreSQL is made with the default POSTGRES_URL\'s credentials, and the services reach it by service name', () => {
+test("PostgreSQL is made with the default POSTGRES_URL's credentials, and the services reach it by service name", () => {
   const defaults = new URL(endpointsFromEnv({}).postgresUrl);
   const postgresEnv = environmentOf(compose.services.postgres ?? {});
   expect(postgresEnv.POSTGRES_USER).toBe(defaults.username);
@@ -156,7 +173,11 @@ test('PostgreSQL is made with the default POSTGRES_URL\'s credentials, and the s
   for (const [name, service] of appServices) {
     const url = new URL(environmentOf(service).POSTGRES_URL ?? '');
     expect(url.host, name).toBe('postgres:5432');
-    expect([url.username, url.password, url.pathname], name).toEqual([defaults.username, defaults.password, defaults.pathname]);
+    expect([url.username, url.password, url.pathname], name).toEqual([
+      defaults.username,
+      defaults.password,
+      defaults.pathname,
+    ]);
   }
 });
 
@@ -176,16 +197,23 @@ test('infrastructure is published on the default endpoints, loopback only', () =
     expect(ports, name).toContain(`127.0.0.1:${hostPort}:${containerPort}`);
   }
   for (const [name, service] of Object.entries(compose.services)) {
-    for (const mapping of service.ports ?? []) expect(mapping, `${name} publishes beyond loopback`).toMatch(/^127\.0\.0\.1:/);
+    for (const mapping of service.ports ?? [])
+      expect(mapping, `${name} publishes beyond loopback`).toMatch(/^127\.0\.0\.1:/);
   }
 });
 
-test("the gateway publishes each service on its usual port, and its nginx configuration is valid", async () => {
+test('the gateway publishes each service on its usual port, and its nginx configuration is valid', async () => {
   const defaults = loadConfig({});
   const ports = compose.services.gateway?.ports ?? [];
-  for (const port of [defaults.TRACING_PORT, defaults.CONTROL_PLANE_PORT, defaults.AGENT_SERVER_PORT, 3000]) expect(ports).toContain(`127.0.0.1:${port}:${port}`);
+  for (const port of [defaults.TRACING_PORT, defaults.CONTROL_PLANE_PORT, defaults.AGENT_SERVER_PORT, 3000])
+    expect(ports).toContain(`127.0.0.1:${port}:${port}`);
   const conf = readFileSync(join(repoRoot, 'infra', 'compose', 'gateway.conf'), 'utf8');
-  for (const [service, port] of [['tracing-api', defaults.TRACING_PORT], ['control-plane', defaults.CONTROL_PLANE_PORT], ['agent-server', defaults.AGENT_SERVER_PORT], ['chat-app', 3000]] as const) {
+  for (const [service, port] of [
+    ['tracing-api', defaults.TRACING_PORT],
+    ['control-plane', defaults.CONTROL_PLANE_PORT],
+    ['agent-server', defaults.AGENT_SERVER_PORT],
+    ['chat-app', 3000],
+  ] as const) {
     expect(conf).toContain(`listen ${port};`);
     expect(conf).toContain(` ${service}:${port};`);
     expect(Object.keys(compose.services.gateway?.depends_on ?? {})).toContain(service);
@@ -195,7 +223,10 @@ test("the gateway publishes each service on its usual port, and its nginx config
   await ensureCommands([{ command: 'nginx', aptPackage: 'nginx-light' }]);
   const dir = mkdtempSync(join(tmpdir(), 'gateway-conf-'));
   try {
-    writeFileSync(join(dir, 'nginx.conf'), `error_log stderr;\npid ${dir}/nginx.pid;\nevents {}\nhttp {\n  access_log off;\n  include ${join(repoRoot, 'infra', 'compose', 'gateway.conf')};\n}\n`);
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `error_log stderr;\npid ${dir}/nginx.pid;\nevents {}\nhttp {\n  access_log off;\n  include ${join(repoRoot, 'infra', 'compose', 'gateway.conf')};\n}\n`,
+    );
     execFileSync('nginx', ['-t', '-q', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'pipe' });
   } finally {
     rmSync(dir, { recursive: true, force: true });

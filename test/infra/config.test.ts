@@ -1,7 +1,16 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from 'vitest';
-import { brokerAddresses, endpointsFromEnv, extraPortsFromEnv, infraConfigProblems, isLoopback, localDir, repoRoot, urlHostPort } from '../../infra/config.ts';
+import {
+  brokerAddresses,
+  endpointsFromEnv,
+  extraPortsFromEnv,
+  infraConfigProblems,
+  isLoopback,
+  localDir,
+  repoRoot,
+  urlHostPort,
+} from '../../infra/config.ts';
 import { localKafkaCluster, replicationOf } from '../../infra/kafka.ts';
 
 test('endpoints default to the operating contract', () => {
@@ -17,7 +26,11 @@ test('endpoints default to the operating contract', () => {
 });
 
 test('environment overrides the defaults; empty values count as unset', () => {
-  const endpoints = endpointsFromEnv({ KAFKA_BROKERS: '127.0.0.1:19092', CLICKHOUSE_URL: '', S3_SECRET_ACCESS_KEY: 'other-secret' });
+  const endpoints = endpointsFromEnv({
+    KAFKA_BROKERS: '127.0.0.1:19092',
+    CLICKHOUSE_URL: '',
+    S3_SECRET_ACCESS_KEY: 'other-secret',
+  });
   expect(endpoints.kafkaBrokers).toBe('127.0.0.1:19092');
   expect(endpoints.clickhouseUrl).toBe('http://127.0.0.1:8123');
   expect(endpoints.s3SecretAccessKey).toBe('other-secret');
@@ -25,7 +38,10 @@ test('environment overrides the defaults; empty values count as unset', () => {
 });
 
 test('brokerAddresses reads every host:port of a list, IPv6 in brackets included', () => {
-  expect(brokerAddresses('127.0.0.1:9092,127.0.0.1:9093')).toEqual([{ host: '127.0.0.1', port: 9092 }, { host: '127.0.0.1', port: 9093 }]);
+  expect(brokerAddresses('127.0.0.1:9092,127.0.0.1:9093')).toEqual([
+    { host: '127.0.0.1', port: 9092 },
+    { host: '127.0.0.1', port: 9093 },
+  ]);
   expect(brokerAddresses('[::1]:9092')).toEqual([{ host: '::1', port: 9092 }]);
   expect(() => brokerAddresses('localhost')).toThrow(/KAFKA_BROKERS/);
   expect(() => brokerAddresses('127.0.0.1:9092,nope')).toThrow(/KAFKA_BROKERS/);
@@ -47,7 +63,14 @@ test('only loopback hosts are started locally', () => {
 
 test('infraConfigProblems names every bad setting at once, by the rules the components apply', () => {
   expect(infraConfigProblems({})).toEqual([]);
-  expect(infraConfigProblems({ KAFKA_BROKERS: 'kafka', S3_ENDPOINT: 'not a url', CLICKHOUSE_TCP_PORT: 'ninety', MINIO_CONSOLE_PORT: '70000' })).toEqual([
+  expect(
+    infraConfigProblems({
+      KAFKA_BROKERS: 'kafka',
+      S3_ENDPOINT: 'not a url',
+      CLICKHOUSE_TCP_PORT: 'ninety',
+      MINIO_CONSOLE_PORT: '70000',
+    }),
+  ).toEqual([
     expect.stringContaining('KAFKA_BROKERS=kafka'),
     expect.stringContaining('S3_ENDPOINT=not a url is not a URL'),
     'CLICKHOUSE_TCP_PORT=ninety is not a TCP port',
@@ -58,7 +81,13 @@ test('infraConfigProblems names every bad setting at once, by the rules the comp
     expect.stringMatching(/^S3_ACCESS_KEY_ID: at least 3 characters/),
     expect.stringMatching(/^S3_SECRET_ACCESS_KEY: at least 8 characters/),
   ]);
-  expect(infraConfigProblems({ S3_ENDPOINT: 'https://s3.example.test', S3_ACCESS_KEY_ID: 'ab', S3_SECRET_ACCESS_KEY: 'short' })).toEqual([]);
+  expect(
+    infraConfigProblems({
+      S3_ENDPOINT: 'https://s3.example.test',
+      S3_ACCESS_KEY_ID: 'ab',
+      S3_SECRET_ACCESS_KEY: 'short',
+    }),
+  ).toEqual([]);
 });
 
 test('.local is named by its real path (a worktree whose .local links to another checkout names its servers as that checkout does)', () => {
@@ -73,15 +102,26 @@ test('several local brokers are a cluster the stack starts: distinct, all local 
   ]);
   expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096' })).toEqual([]);
   expect(infraConfigProblems({ KAFKA_BROKERS: 'k1.example.test:9092,k2.example.test:9092' })).toEqual([]);
-  expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,kafka.example.test:9092' })).toEqual([expect.stringMatching(/all local .* or all remote/)]);
-  expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9092' })).toEqual([expect.stringMatching(/listed twice/)]);
-  expect(infraConfigProblems({ KAFKA_BROKERS: Array.from({ length: 10 }, (_, i) => `127.0.0.1:${9100 + i}`).join(',') })).toEqual([expect.stringMatching(/at most 9/)]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,kafka.example.test:9092' })).toEqual([
+    expect.stringMatching(/all local .* or all remote/),
+  ]);
+  expect(infraConfigProblems({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9092' })).toEqual([
+    expect.stringMatching(/listed twice/),
+  ]);
+  expect(
+    infraConfigProblems({ KAFKA_BROKERS: Array.from({ length: 10 }, (_, i) => `127.0.0.1:${9100 + i}`).join(',') }),
+  ).toEqual([expect.stringMatching(/at most 9/)]);
 });
 
 test('the local cluster: node i at the i-th broker, its controller at KAFKA_CONTROLLER_PORT + i - 1; one node keeps the single-node layout', () => {
   const single = localKafkaCluster(endpointsFromEnv({}), extraPortsFromEnv({}));
-  expect(single.nodes).toEqual([{ host: '127.0.0.1', port: 9092, name: 'kafka', nodeId: 1, controllerPort: 9093, dir: join(localDir, 'kafka') }]);
-  const three = localKafkaCluster(endpointsFromEnv({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096' }), extraPortsFromEnv({ KAFKA_CONTROLLER_PORT: '9193' }));
+  expect(single.nodes).toEqual([
+    { host: '127.0.0.1', port: 9092, name: 'kafka', nodeId: 1, controllerPort: 9093, dir: join(localDir, 'kafka') },
+  ]);
+  const three = localKafkaCluster(
+    endpointsFromEnv({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096' }),
+    extraPortsFromEnv({ KAFKA_CONTROLLER_PORT: '9193' }),
+  );
   expect(three.nodes.map((n) => [n.name, n.nodeId, n.port, n.controllerPort, n.dir])).toEqual([
     ['kafka-1', 1, 9092, 9193, join(localDir, 'kafka', 'cluster', 'node-1')],
     ['kafka-2', 2, 9094, 9194, join(localDir, 'kafka', 'cluster', 'node-2')],

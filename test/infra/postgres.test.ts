@@ -44,12 +44,15 @@ test('the shared PostgreSQL answers real queries at POSTGRES_URL', async () => {
   expect(rows).toEqual([{ step: 'a' }, { step: 'b' }]);
 });
 
-test.skipIf(process.env.TEST_INFRA === 'containers')('infra status reports PostgreSQL as running, started by infra up', async () => {
-  const { postgresUrl } = await provideInfra();
-  const postgres = (await stackStatus()).find((entry) => entry.name === 'postgres');
-  expect(postgres).toMatchObject({ endpoint: postgresUrl, running: true });
-  expect(postgres?.pid).toBeTypeOf('number');
-});
+test.skipIf(process.env.TEST_INFRA === 'containers')(
+  'infra status reports PostgreSQL as running, started by infra up',
+  async () => {
+    const { postgresUrl } = await provideInfra();
+    const postgres = (await stackStatus()).find((entry) => entry.name === 'postgres');
+    expect(postgres).toMatchObject({ endpoint: postgresUrl, running: true });
+    expect(postgres?.pid).toBeTypeOf('number');
+  },
+);
 
 describe.skipIf(process.env.TEST_INFRA === 'containers')('a private server of the same component', () => {
   const name = `test-postgres-${randomUUID().slice(0, 8)}`;
@@ -64,7 +67,7 @@ describe.skipIf(process.env.TEST_INFRA === 'containers')('a private server of th
     rmSync(logFilePath(`${name}-initdb`), { force: true });
   });
 
-  test('is made with the URL\'s credentials and database, keeps data across a restart, and stops with clients connected', async () => {
+  test("is made with the URL's credentials and database, keeps data across a restart, and stops with clients connected", async () => {
     const port = await freePort();
     // A user, a password with URL-escaped characters and a database other than the defaults.
     const url = `postgres://checkpoints:${encodeURIComponent('s3cret@/:x')}@127.0.0.1:${port}/agent_state`;
@@ -72,7 +75,13 @@ describe.skipIf(process.env.TEST_INFRA === 'containers')('a private server of th
     stopAtEnd = () => stopOwnServer(name, component.processMarker, 5_000, component.stopSignal);
     const startHealthy = async () => {
       const server = await component.start();
-      await waitUntilHealthy({ name, isHealthy: component.isHealthy, timeoutMs: component.healthTimeoutMs, logFiles: component.logFiles, server });
+      await waitUntilHealthy({
+        name,
+        isHealthy: component.isHealthy,
+        timeoutMs: component.healthTimeoutMs,
+        logFiles: component.logFiles,
+        server,
+      });
       return server;
     };
 
@@ -95,7 +104,10 @@ describe.skipIf(process.env.TEST_INFRA === 'containers')('a private server of th
 
     const second = await startHealthy();
     expect(second.pid).not.toBe(first.pid);
-    const rows = await withClient(url, async (client) => (await client.query('SELECT current_database() AS db, state FROM checkpoints')).rows);
+    const rows = await withClient(
+      url,
+      async (client) => (await client.query('SELECT current_database() AS db, state FROM checkpoints')).rows,
+    );
     expect(rows).toEqual([{ db: 'agent_state', state: { count: 3 } }]);
   });
 });

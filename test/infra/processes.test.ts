@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { test, expect, afterAll } from 'vitest';
-import { isAlive, logFilePath, ownPid, pidFilePath, startDetached, stopOwnServer, waitUntilHealthy } from '../../infra/processes.ts';
+import {
+  isAlive,
+  logFilePath,
+  ownPid,
+  pidFilePath,
+  startDetached,
+  stopOwnServer,
+  waitUntilHealthy,
+} from '../../infra/processes.ts';
 
 const names: string[] = [];
 function uniqueName(label: string): string {
@@ -21,7 +29,12 @@ afterAll(() => {
 
 test('a server that exits before it is healthy fails fast, quoting its log', async () => {
   const name = uniqueName('exits');
-  const server = startDetached({ name, endpoint: 'none', command: process.execPath, args: ['-e', 'console.error("port already in use"); process.exit(3)'] });
+  const server = startDetached({
+    name,
+    endpoint: 'none',
+    command: process.execPath,
+    args: ['-e', 'console.error("port already in use"); process.exit(3)'],
+  });
   const started = Date.now();
   await expect(
     waitUntilHealthy({ name, isHealthy: async () => false, timeoutMs: 30_000, logFiles: [logFilePath(name)], server }),
@@ -37,7 +50,8 @@ test('down stops our server by its pid file: SIGTERM first, SIGKILL after the gr
   const script = `process.on('SIGTERM', () => {}); console.log('ready ${name}'); setInterval(() => {}, 1000); // ${marker}`;
   const server = startDetached({ name, endpoint: 'none', command: process.execPath, args: ['-e', script] });
   // "Healthy" once the handler is installed, or SIGTERM could land before it.
-  const ready = async () => ownPid(name, marker) !== undefined && readFileSync(logFilePath(name), 'utf8').includes(`ready ${name}\n`);
+  const ready = async () =>
+    ownPid(name, marker) !== undefined && readFileSync(logFilePath(name), 'utf8').includes(`ready ${name}\n`);
   await waitUntilHealthy({ name, isHealthy: ready, timeoutMs: 10_000, logFiles: [] });
   expect(Number(readFileSync(pidFilePath(name), 'utf8'))).toBe(server.pid);
 
@@ -47,7 +61,7 @@ test('down stops our server by its pid file: SIGTERM first, SIGKILL after the gr
   expect(existsSync(pidFilePath(name))).toBe(false);
 });
 
-test('a stale pid file naming somebody else\'s process is never signalled', async () => {
+test("a stale pid file naming somebody else's process is never signalled", async () => {
   const name = uniqueName('stale');
   const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)'], { stdio: 'ignore' });
   try {
@@ -68,9 +82,19 @@ test('a server started through a link to the marker (another worktree of the che
   writeFileSync(real, '');
   symlinkSync(dir, link);
   const name = uniqueName('linked');
-  const server = startDetached({ name, endpoint: 'none', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)', '--', `--config-file=${join(link, 'config.xml')}`] });
+  const server = startDetached({
+    name,
+    endpoint: 'none',
+    command: process.execPath,
+    args: ['-e', 'setInterval(() => {}, 1000)', '--', `--config-file=${join(link, 'config.xml')}`],
+  });
   try {
-    await waitUntilHealthy({ name, isHealthy: async () => ownPid(name, join(link, 'config.xml')) !== undefined, timeoutMs: 10_000, logFiles: [] });
+    await waitUntilHealthy({
+      name,
+      isHealthy: async () => ownPid(name, join(link, 'config.xml')) !== undefined,
+      timeoutMs: 10_000,
+      logFiles: [],
+    });
     expect(ownPid(name, real)).toBe(server.pid);
     writeFileSync(join(dir, 'other.xml'), '');
     expect(ownPid(name, join(dir, 'other.xml'))).toBeUndefined();

@@ -6,7 +6,13 @@ import { test, expect } from 'vitest';
 import { clickhouseComponent } from '../../infra/clickhouse.ts';
 import { endpointsFromEnv, extraPortsFromEnv } from '../../infra/config.ts';
 import type { Component } from '../../infra/component.ts';
-import { ensureComponentsUpInStages, ensureStackUp, portProblemsBeforeStart, stackPortsToStart, stackStatus } from '../../infra/stack.ts';
+import {
+  ensureComponentsUpInStages,
+  ensureStackUp,
+  portProblemsBeforeStart,
+  stackPortsToStart,
+  stackStatus,
+} from '../../infra/stack.ts';
 import { provideInfra } from '../support/infra.ts';
 import { freePort } from '../support/serviceProcess.ts';
 
@@ -17,7 +23,12 @@ test.skipIf(process.env.TEST_INFRA === 'containers')('a second ensureStackUp reu
   expect(await ensureStackUp()).toEqual(endpoints);
   const after = await stackStatus();
   expect(after.map((entry) => entry.pid)).toEqual(before.map((entry) => entry.pid));
-  expect(after.map((entry) => entry.endpoint)).toEqual([endpoints.kafkaBrokers, endpoints.clickhouseUrl, endpoints.s3Endpoint, endpoints.postgresUrl]);
+  expect(after.map((entry) => entry.endpoint)).toEqual([
+    endpoints.kafkaBrokers,
+    endpoints.clickhouseUrl,
+    endpoints.s3Endpoint,
+    endpoints.postgresUrl,
+  ]);
 });
 
 test('a port that a component to be started needs, held by another program, is named before anything is installed', async () => {
@@ -28,25 +39,38 @@ test('a port that a component to be started needs, held by another program, is n
     // A ClickHouse that `up` would start here: nothing answers at its URL and, under a name with
     // no pid file, it is not ours; another program holds the port its native protocol needs.
     const endpoints = { ...endpointsFromEnv({}), clickhouseUrl: `http://127.0.0.1:${await freePort()}` };
-    const component = { ...clickhouseComponent(endpoints, { ...extraPortsFromEnv({}), clickhouseTcpPort: heldPort }), name: 'clickhouse-port-check' };
+    const component = {
+      ...clickhouseComponent(endpoints, { ...extraPortsFromEnv({}), clickhouseTcpPort: heldPort }),
+      name: 'clickhouse-port-check',
+    };
     expect(await portProblemsBeforeStart([component])).toEqual([
-      expect.stringMatching(new RegExp(`^port ${heldPort} on 127\\.0\\.0\\.1 \\(ClickHouse's native protocol\\) is in use by pid ${process.pid} \\(.*CLICKHOUSE_TCP_PORT$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^port ${heldPort} on 127\\.0\\.0\\.1 \\(ClickHouse's native protocol\\) is in use by pid ${process.pid} \\(.*CLICKHOUSE_TCP_PORT$`,
+        ),
+      ),
     ]);
   } finally {
     other.close();
   }
 });
 
-test.skipIf(process.env.TEST_INFRA === 'containers')('components that already answer are reused, so none of their ports needs to be free', async () => {
-  await provideInfra();
-  expect(await stackPortsToStart()).toEqual([]);
-});
+test.skipIf(process.env.TEST_INFRA === 'containers')(
+  'components that already answer are reused, so none of their ports needs to be free',
+  async () => {
+    await provideInfra();
+    expect(await stackPortsToStart()).toEqual([]);
+  },
+);
 
 /**
  * A component of the test's own on a free port: `healthy` says whether it answers; `install` is awaited before
  * it is started (then it answers). No server runs: what is tested is the order ensureComponentsUpInStages keeps.
  */
-async function testComponent(name: string, options: { healthy: boolean; install: () => Promise<void>; servicesStartWithout?: boolean }): Promise<Component> {
+async function testComponent(
+  name: string,
+  options: { healthy: boolean; install: () => Promise<void>; servicesStartWithout?: boolean },
+): Promise<Component> {
   const port = await freePort();
   let healthy = options.healthy;
   return {
@@ -72,7 +96,11 @@ async function testComponent(name: string, options: { healthy: boolean; install:
 test('in stages: the core is up while a component the services start without still installs, and `all` waits for it', async () => {
   let built!: () => void;
   const building = new Promise<void>((resolve) => (built = resolve));
-  const objectStorage = await testComponent('object-storage', { healthy: false, install: () => building, servicesStartWithout: true });
+  const objectStorage = await testComponent('object-storage', {
+    healthy: false,
+    install: () => building,
+    servicesStartWithout: true,
+  });
   const broker = await testComponent('broker', { healthy: true, install: async () => {} });
   const { core, all } = ensureComponentsUpInStages([broker, objectStorage]);
   let allSettled = false;
@@ -88,8 +116,15 @@ test('in stages: the core is up while a component the services start without sti
 test('in stages: a core component that cannot start fails the core at once, not after the slow one', async () => {
   let built!: () => void;
   const building = new Promise<void>((resolve) => (built = resolve));
-  const objectStorage = await testComponent('object-storage', { healthy: false, install: () => building, servicesStartWithout: true });
-  const broker = await testComponent('broker', { healthy: false, install: () => Promise.reject(new Error('no jars for the broker')) });
+  const objectStorage = await testComponent('object-storage', {
+    healthy: false,
+    install: () => building,
+    servicesStartWithout: true,
+  });
+  const broker = await testComponent('broker', {
+    healthy: false,
+    install: () => Promise.reject(new Error('no jars for the broker')),
+  });
   const { core, all } = ensureComponentsUpInStages([broker, objectStorage]);
   all.catch(() => undefined);
   await expect(core).rejects.toThrow('no jars for the broker');

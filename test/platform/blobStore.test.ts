@@ -20,7 +20,11 @@ const prefix = `blob-store-test-${randomUUID()}/deployment-sources`;
 beforeAll(async () => {
   const infra = await provideInfra();
   store = new BlobStore(
-    loadConfig({ S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey }),
+    loadConfig({
+      S3_ENDPOINT: infra.s3Endpoint,
+      S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+      S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+    }),
   );
   await store.ensureBucket();
 });
@@ -34,7 +38,11 @@ afterAll(() => {
 const putLikeTheCli = (url: string, body: Uint8Array) =>
   fetch(url, {
     method: 'PUT',
-    headers: { 'Content-Type': 'application/gzip', 'Content-Length': String(body.byteLength), 'X-Goog-Content-Length-Range': '0,209715200' },
+    headers: {
+      'Content-Type': 'application/gzip',
+      'Content-Length': String(body.byteLength),
+      'X-Goog-Content-Length-Range': '0,209715200',
+    },
     body,
   });
 
@@ -45,7 +53,10 @@ describe('presigned uploads', () => {
     const put = await putLikeTheCli(await store.presignedPutUrl(key, 60), body);
     expect(put.status, await put.text()).toBe(200);
     const file = join(scratch, 'downloaded.tar.gz');
-    expect(await store.downloadToFile(key, file, { maxBytes: body.byteLength })).toEqual({ status: 'written', bytes: body.byteLength });
+    expect(await store.downloadToFile(key, file, { maxBytes: body.byteLength })).toEqual({
+      status: 'written',
+      bytes: body.byteLength,
+    });
     expect(readFileSync(file).equals(body)).toBe(true);
   });
 
@@ -54,18 +65,24 @@ describe('presigned uploads', () => {
     url.pathname = url.pathname.replace('mine.tar.gz', 'theirs.tar.gz');
     const put = await putLikeTheCli(url.href, randomBytes(16));
     expect(put.status).toBe(403);
-    expect(await store.downloadToFile(`${prefix}/theirs.tar.gz`, join(scratch, 'theirs'), { maxBytes: 1024 })).toEqual({ status: 'missing' });
+    expect(await store.downloadToFile(`${prefix}/theirs.tar.gz`, join(scratch, 'theirs'), { maxBytes: 1024 })).toEqual({
+      status: 'missing',
+    });
   });
 
   test('an upload URL puts under deployment-sources/ only: the uploads user may put nowhere else', async () => {
     const key = `${prefix.replace('/deployment-sources', '')}/elsewhere/source.tar.gz`;
     const put = await putLikeTheCli(await store.presignedPutUrl(key, 60), randomBytes(16));
     expect(put.status).toBe(403);
-    expect(await store.downloadToFile(key, join(scratch, 'elsewhere'), { maxBytes: 1024 })).toEqual({ status: 'missing' });
+    expect(await store.downloadToFile(key, join(scratch, 'elsewhere'), { maxBytes: 1024 })).toEqual({
+      status: 'missing',
+    });
   });
 
   test('an object never uploaded is missing; one over the limit is too_large and nothing is written', async () => {
-    expect(await store.downloadToFile(`${prefix}/never.tar.gz`, join(scratch, 'never'), { maxBytes: 1024 })).toEqual({ status: 'missing' });
+    expect(await store.downloadToFile(`${prefix}/never.tar.gz`, join(scratch, 'never'), { maxBytes: 1024 })).toEqual({
+      status: 'missing',
+    });
     expect(existsSync(join(scratch, 'never'))).toBe(false);
     const key = `${prefix}/big.tar.gz`;
     expect((await putLikeTheCli(await store.presignedPutUrl(key, 60), randomBytes(2048))).status).toBe(200);

@@ -78,7 +78,9 @@ afterAll(async () => {
   await Promise.allSettled([tracing?.stop(), controlPlane?.stop()]);
   await gate?.close();
   const s3 = new S3Client({
-    endpoint: infra.s3Endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint: infra.s3Endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: infra.s3AccessKeyId, secretAccessKey: infra.s3SecretAccessKey },
   });
   await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
@@ -91,7 +93,15 @@ describe('object storage that answers only after the services started', () => {
     const id = crypto.randomUUID();
     const now = new Date();
     const dotted = `${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}${String(now.getUTCMilliseconds()).padStart(3, '0')}000Z${id}`;
-    const run = { id, trace_id: id, dotted_order: dotted, name: 'cold', run_type: 'chain', start_time: now.toISOString(), inputs: { q: 1 } };
+    const run = {
+      id,
+      trace_id: id,
+      dotted_order: dotted,
+      name: 'cold',
+      run_type: 'chain',
+      start_time: now.toISOString(),
+      inputs: { q: 1 },
+    };
     const posted = await stackCall(tracing, 'POST', '/runs', run);
     expect(posted.status, JSON.stringify(posted.body)).toBe(202);
 
@@ -102,20 +112,36 @@ describe('object storage that answers only after the services started', () => {
 
     const cp = controlPlane.urls[0]!;
     const created = await controlPlaneCall(cp, controlPlane.apiKey, 'POST', '/v2/deployments', {
-      name: `cold-${randomBytes(3).toString('hex')}`, source: 'internal_source', source_config: { deployment_type: 'dev' },
-      source_revision_config: {}, secrets: [],
+      name: `cold-${randomBytes(3).toString('hex')}`,
+      source: 'internal_source',
+      source_config: { deployment_type: 'dev' },
+      source_revision_config: {},
+      secrets: [],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const uploadUrl = `/v2/deployments/${created.body.id}/upload-url`;
-    expectStorageNotReady(await callWithHeaders(cp, controlPlane.apiKey, 'POST', uploadUrl), 'source uploads and revision logs');
+    expectStorageNotReady(
+      await callWithHeaders(cp, controlPlane.apiKey, 'POST', uploadUrl),
+      'source uploads and revision logs',
+    );
 
     await gate.open();
-    await waitFor('bulk export to be served', async () => (await stackCall(tracing, 'GET', '/bulk-exports')).status === 200, 60_000, 500);
+    await waitFor(
+      'bulk export to be served',
+      async () => (await stackCall(tracing, 'GET', '/bulk-exports')).status === 200,
+      60_000,
+      500,
+    );
     expect((await stackCall(tracing, 'GET', '/api/v1/bulk-exports/destinations')).status).toBe(200);
-    const upload = await waitFor('an upload URL', async () => {
-      const res = await controlPlaneCall(cp, controlPlane.apiKey, 'POST', uploadUrl);
-      return res.status === 200 ? res.body : null;
-    }, 60_000, 500);
+    const upload = await waitFor(
+      'an upload URL',
+      async () => {
+        const res = await controlPlaneCall(cp, controlPlane.apiKey, 'POST', uploadUrl);
+        return res.status === 200 ? res.body : null;
+      },
+      60_000,
+      500,
+    );
     expect(upload.upload_url).toContain(bucket);
   });
 });

@@ -18,7 +18,8 @@ function documentedVariables(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of page.split('\n')) {
     const [, name, defaultCell] = /^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|/.exec(line) ?? [];
-    if (name !== undefined && defaultCell !== undefined) rows.set(name, [...(rows.get(name) ?? []), defaultCell.trim()]);
+    if (name !== undefined && defaultCell !== undefined)
+      rows.set(name, [...(rows.get(name) ?? []), defaultCell.trim()]);
   }
   return rows;
 }
@@ -53,20 +54,28 @@ test('docs/configuration.md names every variable of every schema, with its defau
     ...configVariables.map((name): [string, unknown] => [name, platformDefaults[name]]),
     ...exampleAgentVariables.map((name): [string, unknown] => [name, exampleAgentDefaults[name]]),
     // The chat app's LANGSMITH_PROJECT default differs from the example agent's; the table gives the agent's.
-    ...chatAppVariables.filter((name) => !exampleAgentVariables.includes(name as never)).map((name): [string, unknown] => [name, chatAppDefaults[name]]),
+    ...chatAppVariables
+      .filter((name) => !exampleAgentVariables.includes(name as never))
+      .map((name): [string, unknown] => [name, chatAppDefaults[name]]),
     ...Object.entries(extraPortDefaults),
   ];
   const missing = expectations.filter(([name]) => !table.has(name)).map(([name]) => name);
   expect([...new Set(missing)]).toEqual([]);
   for (const [name, value] of expectations) {
-    if (value !== undefined) expect(table.get(name)?.join(' | '), `documented default of ${name}`).toContain(documented(value));
+    if (value !== undefined)
+      expect(table.get(name)?.join(' | '), `documented default of ${name}`).toContain(documented(value));
   }
 });
 
 test('every variable docs/configuration.md names is read: by a schema, or (the few listed) by the code that needs it', () => {
   const table = documentedVariables();
   expect(table.size).toBeGreaterThan(50);
-  const schemas = new Set<string>([...configVariables, ...exampleAgentVariables, ...chatAppVariables, ...Object.keys(extraPortDefaults)]);
+  const schemas = new Set<string>([
+    ...configVariables,
+    ...exampleAgentVariables,
+    ...chatAppVariables,
+    ...Object.keys(extraPortDefaults),
+  ]);
   // A row for a variable nobody reads any more is stale.
   expect([...table.keys()].filter((name) => !schemas.has(name) && !readElsewhere.includes(name))).toEqual([]);
   // And the ones read outside a schema are still read somewhere in the product's code.
@@ -79,7 +88,13 @@ test('every variable docs/configuration.md names is read: by a schema, or (the f
 test('a bad configuration is reported whole: every bad variable, each with its rule', () => {
   let error: unknown;
   try {
-    loadConfig({ BOOTSTRAP_API_KEY: 'short', TRACING_PORT: 'twenty', AGENT_SERVER_PORT: '70000', KAFKA_PARTITIONS: '0', LOG_LEVEL: 'loud' });
+    loadConfig({
+      BOOTSTRAP_API_KEY: 'short',
+      TRACING_PORT: 'twenty',
+      AGENT_SERVER_PORT: '70000',
+      KAFKA_PARTITIONS: '0',
+      LOG_LEVEL: 'loud',
+    });
   } catch (err) {
     error = err;
   }

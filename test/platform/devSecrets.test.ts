@@ -15,9 +15,17 @@ const scratch = () => {
 test('the environment wins over the file; the file is read when the variable is unset or empty', () => {
   const dir = scratch();
   writeFileSync(join(dir, 'dev-secrets-key'), 'from-file\n');
-  expect(readDevSecret('SECRETS_ENCRYPTION_KEY', { env: { SECRETS_ENCRYPTION_KEY: 'from-env' }, dir })).toEqual({ value: 'from-env', file: undefined });
-  expect(readDevSecret('SECRETS_ENCRYPTION_KEY', { env: {}, dir })).toEqual({ value: 'from-file', file: '.local/dev-secrets-key' });
-  expect(readDevSecret('SECRETS_ENCRYPTION_KEY', { env: { SECRETS_ENCRYPTION_KEY: '' }, dir })!.value).toBe('from-file');
+  expect(readDevSecret('SECRETS_ENCRYPTION_KEY', { env: { SECRETS_ENCRYPTION_KEY: 'from-env' }, dir })).toEqual({
+    value: 'from-env',
+    file: undefined,
+  });
+  expect(readDevSecret('SECRETS_ENCRYPTION_KEY', { env: {}, dir })).toEqual({
+    value: 'from-file',
+    file: '.local/dev-secrets-key',
+  });
+  expect(readDevSecret('SECRETS_ENCRYPTION_KEY', { env: { SECRETS_ENCRYPTION_KEY: '' }, dir })!.value).toBe(
+    'from-file',
+  );
   expect(readDevSecret('BOOTSTRAP_API_KEY', { env: {}, dir })).toBeUndefined();
 });
 
@@ -25,7 +33,10 @@ test('devSecret makes one only when neither has it, keeps it for its owner only,
   const dir = scratch();
   let made = 0;
   const generate = () => `generated-${++made}`;
-  expect(devSecret('BOOTSTRAP_API_KEY', generate, { env: {}, dir })).toEqual({ value: 'generated-1', file: '.local/dev-api-key' });
+  expect(devSecret('BOOTSTRAP_API_KEY', generate, { env: {}, dir })).toEqual({
+    value: 'generated-1',
+    file: '.local/dev-api-key',
+  });
   expect(readFileSync(join(dir, 'dev-api-key'), 'utf8')).toBe('generated-1\n');
   expect(statSync(join(dir, 'dev-api-key')).mode & 0o777).toBe(0o600);
   expect(devSecret('BOOTSTRAP_API_KEY', generate, { env: {}, dir }).value).toBe('generated-1');

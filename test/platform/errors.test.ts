@@ -17,11 +17,18 @@ function tableOf(heading: string): string[][] {
   return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
-    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
 }
 
 describe('HTTP errors', () => {
-  const documented = new Map(tableOf('HTTP errors').map(([code, status, retry]) => [code!.replaceAll('`', ''), { status, retry }]));
+  const documented = new Map(
+    tableOf('HTTP errors').map(([code, status, retry]) => [code!.replaceAll('`', ''), { status, retry }]),
+  );
 
   test('every code of the catalogue is documented, with its status and whether retrying helps', () => {
     for (const [code, { status, retryable }] of Object.entries(ERROR_CODES)) {
@@ -33,21 +40,57 @@ describe('HTTP errors', () => {
   });
 
   test('every documented code is in the catalogue', () => {
-    for (const code of documented.keys()) expect(Object.keys(ERROR_CODES), `${code} in platform/errors.ts`).toContain(code);
+    for (const code of documented.keys())
+      expect(Object.keys(ERROR_CODES), `${code} in platform/errors.ts`).toContain(code);
   });
 
-  test('every error the factories make has its code\'s status and retry answer', () => {
+  test("every error the factories make has its code's status and retry answer", () => {
     const made: AppError[] = [
-      errors.badRequest('x'), errors.invalidFilter('x'), errors.invalidJson('x', 'y'), errors.invalidField('x'), errors.jsonTooDeep('x', 1),
-      errors.invalidMultipart('x'), errors.unsupportedEncoding('br'), errors.undecodableBody('gzip', 'x'), errors.unsupportedMediaType('a', 'b'),
-      errors.notAcceptable('a', ['b']), errors.bodyTooLarge(1), errors.uriTooLong('x'), errors.notFound('x'), errors.noRoute('GET', '/x'), errors.methodNotAllowed('POST', '/x', ['GET']),
-      errors.conflict('x'), errors.threadBusy(), errors.destinationCheckFailed('x'), errors.missingApiKey(), errors.unknownApiKey(),
-      errors.tenantRequired(), errors.invalidTenantId('x'), errors.workspaceForbidden('x'), errors.validation('x'), errors.rateLimited('x', 1), errors.readModelUnavailable(),
-      errors.internal(), errors.notConfigured('x'), errors.kafkaUnavailable('x'), errors.eventTooLarge('x'), errors.storageUnavailable('x', 'y'), errors.storageNotReady('x', 'y', 'z'),
-      errors.deploymentUnavailable('x', 'y'), errors.controlPlaneUnavailable('x', 'y'),
-      errors.refusedByAuthHandler(401, 'x'), errors.refusedByAuthHandler(403, 'x'), errors.missingCredentials(), errors.malformedToken('x'),
-      errors.badTokenSignature(), errors.unknownTokenKey(), errors.tokenExpired(new Date(0)), errors.tokenRevoked('x'),
-      errors.tokenForOtherWorkspace('x', 'y'), errors.deploymentWorkspaceForbidden(), errors.authUnavailable('x', 'y'),
+      errors.badRequest('x'),
+      errors.invalidFilter('x'),
+      errors.invalidJson('x', 'y'),
+      errors.invalidField('x'),
+      errors.jsonTooDeep('x', 1),
+      errors.invalidMultipart('x'),
+      errors.unsupportedEncoding('br'),
+      errors.undecodableBody('gzip', 'x'),
+      errors.unsupportedMediaType('a', 'b'),
+      errors.notAcceptable('a', ['b']),
+      errors.bodyTooLarge(1),
+      errors.uriTooLong('x'),
+      errors.notFound('x'),
+      errors.noRoute('GET', '/x'),
+      errors.methodNotAllowed('POST', '/x', ['GET']),
+      errors.conflict('x'),
+      errors.threadBusy(),
+      errors.destinationCheckFailed('x'),
+      errors.missingApiKey(),
+      errors.unknownApiKey(),
+      errors.tenantRequired(),
+      errors.invalidTenantId('x'),
+      errors.workspaceForbidden('x'),
+      errors.validation('x'),
+      errors.rateLimited('x', 1),
+      errors.readModelUnavailable(),
+      errors.internal(),
+      errors.notConfigured('x'),
+      errors.kafkaUnavailable('x'),
+      errors.eventTooLarge('x'),
+      errors.storageUnavailable('x', 'y'),
+      errors.storageNotReady('x', 'y', 'z'),
+      errors.deploymentUnavailable('x', 'y'),
+      errors.controlPlaneUnavailable('x', 'y'),
+      errors.refusedByAuthHandler(401, 'x'),
+      errors.refusedByAuthHandler(403, 'x'),
+      errors.missingCredentials(),
+      errors.malformedToken('x'),
+      errors.badTokenSignature(),
+      errors.unknownTokenKey(),
+      errors.tokenExpired(new Date(0)),
+      errors.tokenRevoked('x'),
+      errors.tokenForOtherWorkspace('x', 'y'),
+      errors.deploymentWorkspaceForbidden(),
+      errors.authUnavailable('x', 'y'),
     ];
     for (const e of made) {
       const entry = ERROR_CODES[e.code];
@@ -60,7 +103,11 @@ describe('HTTP errors', () => {
 
   test('a code whose status varies takes the status it is given', () => {
     const refused = errors.refusedByAuthHandler(429, 'slow down', { 'retry-after': '5' });
-    expect(refused).toMatchObject({ code: 'REFUSED_BY_AUTH_HANDLER', statusCode: 429, headers: { 'retry-after': '5' } });
+    expect(refused).toMatchObject({
+      code: 'REFUSED_BY_AUTH_HANDLER',
+      statusCode: 429,
+      headers: { 'retry-after': '5' },
+    });
   });
 
   test('a wrapped failure is kept as the cause', () => {

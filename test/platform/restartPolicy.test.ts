@@ -19,7 +19,10 @@ test('one that dies soon after each start is given up after a few tries, with gr
     delays.push(decision.delayMs);
   }
   expect(delays).toEqual([500, 1000, 2000, 4000].slice(0, MAX_QUICK_EXITS - 1));
-  expect(policy.decide({ code: null, signal: 'SIGSEGV', ranMs: 1_000 })).toEqual({ restart: false, reason: expect.stringMatching(new RegExp(`exited ${MAX_QUICK_EXITS} times in a row .*SIGSEGV`)) });
+  expect(policy.decide({ code: null, signal: 'SIGSEGV', ranMs: 1_000 })).toEqual({
+    restart: false,
+    reason: expect.stringMatching(new RegExp(`exited ${MAX_QUICK_EXITS} times in a row .*SIGSEGV`)),
+  });
 });
 
 test('a crash after a good run is restarted, and starts the count afresh', () => {

@@ -1,7 +1,14 @@
 // platform/retry.ts: the curve a policy describes, when retry() stops (success, an error retrying
 // cannot help, attempts or time spent, abort), and what it logs. Waits are recorded, not waited.
 import { describe, expect, test } from 'vitest';
-import { attemptsRemain, isRetryable, retry, retryDelayMs, type RetryOptions, type RetryPolicy } from '../../platform/retry.ts';
+import {
+  attemptsRemain,
+  isRetryable,
+  retry,
+  retryDelayMs,
+  type RetryOptions,
+  type RetryPolicy,
+} from '../../platform/retry.ts';
 import { AppError, errors } from '../../platform/errors.ts';
 import { ClickHouseError } from '../../platform/clickhouse/client.ts';
 
@@ -40,7 +47,7 @@ describe('the curve', () => {
 });
 
 describe('retry()', () => {
-  test('retries until the attempt succeeds, waiting the policy\'s curve and logging each retried failure', async () => {
+  test("retries until the attempt succeeds, waiting the policy's curve and logging each retried failure", async () => {
     const s = scripted(6);
     await expect(retry(doubling, s.attempt, s.options)).resolves.toBe('done');
     expect(s.calls()).toBe(7);
@@ -98,7 +105,10 @@ describe('retry()', () => {
       throw new Error('store away');
     };
     // A wait of an hour with the real timer: only the abort can end it before the test's timeout.
-    const retrying = retry({ ...doubling, initialDelayMs: 3_600_000, maxDelayMs: 3_600_000 }, failing, { what: 'write rows', signal: controller.signal });
+    const retrying = retry({ ...doubling, initialDelayMs: 3_600_000, maxDelayMs: 3_600_000 }, failing, {
+      what: 'write rows',
+      signal: controller.signal,
+    });
     setImmediate(() => controller.abort());
     await expect(retrying).rejects.toThrow('store away');
   });
@@ -118,10 +128,15 @@ describe('isRetryable', () => {
     expect(isRetryable(new Error('socket hang up'))).toBe(true);
     expect(isRetryable(errors.readModelUnavailable())).toBe(true);
     expect(isRetryable(errors.validation('bad'))).toBe(false);
-    const refused = new ClickHouseError(500, 'Code: 62, e.displayText() = DB::Exception: Syntax error', { exceptionCode: 62 });
+    const refused = new ClickHouseError(500, 'Code: 62, e.displayText() = DB::Exception: Syntax error', {
+      exceptionCode: 62,
+    });
     expect(isRetryable(refused)).toBe(false);
     expect(isRetryable(new Error('insert failed', { cause: refused })), 'a wrapper that says nothing').toBe(false);
-    expect(isRetryable(errors.kafkaUnavailable('timed out', Object.assign(new Error('timeout'), { retryable: false }))), 'the wrapper says').toBe(true);
+    expect(
+      isRetryable(errors.kafkaUnavailable('timed out', Object.assign(new Error('timeout'), { retryable: false }))),
+      'the wrapper says',
+    ).toBe(true);
     expect(new AppError('THREAD_BUSY', 'busy').retryable).toBe(true);
   });
 });

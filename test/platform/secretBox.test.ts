@@ -49,7 +49,9 @@ describe('SecretBox', () => {
   test('another key gives a clear error naming both keys', () => {
     const other = new SecretBox(randomBytes(32));
     expect(other.keyId).not.toBe(box.keyId);
-    expect(() => other.open(box.seal(credentials))).toThrow(`sealed with key ${box.keyId}, but SECRETS_ENCRYPTION_KEY is key ${other.keyId}`);
+    expect(() => other.open(box.seal(credentials))).toThrow(
+      `sealed with key ${box.keyId}, but SECRETS_ENCRYPTION_KEY is key ${other.keyId}`,
+    );
   });
 
   test('a ciphertext from another key with a forged key id fails authentication', () => {
@@ -58,9 +60,12 @@ describe('SecretBox', () => {
     expect(() => box.open(forged)).toThrow(/failed authentication/);
   });
 
-  test.each(['', 'plain text', 'sb1.a.b.c', 'sb2.x.y.z.w', '{"access_key_id":"x"}'])('%j is not a sealed secret', (text) => {
-    expect(() => box.open(text)).toThrow(SecretBoxError);
-  });
+  test.each(['', 'plain text', 'sb1.a.b.c', 'sb2.x.y.z.w', '{"access_key_id":"x"}'])(
+    '%j is not a sealed secret',
+    (text) => {
+      expect(() => box.open(text)).toThrow(SecretBoxError);
+    },
+  );
 
   test('values that are not JSON are refused', () => {
     expect(() => box.seal(undefined)).toThrow(TypeError);

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { formatDottedTimestamp, formatIsoMicros, parseDottedTimestamp, parseTimestampMicros } from '../../platform/time.ts';
+import {
+  formatDottedTimestamp,
+  formatIsoMicros,
+  parseDottedTimestamp,
+  parseTimestampMicros,
+} from '../../platform/time.ts';
 
 describe('timestamps', () => {
   const t = Date.UTC(2026, 10, 21, 10, 0, 0, 123) * 1000 + 456;
@@ -36,13 +41,23 @@ describe('timestamps', () => {
     ];
     for (const [micros, text] of cases) expect(formatIsoMicros(micros), String(micros)).toBe(text);
     // as Date has it, to the millisecond
-    for (const micros of [t, t + 999_999, -1, 1_700_000_000_000_001]) expect(formatIsoMicros(micros).slice(0, 23)).toBe(new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23));
+    for (const micros of [t, t + 999_999, -1, 1_700_000_000_000_001])
+      expect(formatIsoMicros(micros).slice(0, 23)).toBe(new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23));
   });
   test('ISO times agree with Date at every day, hour, minute and second boundary, in any order', () => {
-    const expected = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23) + String(((micros % 1000) + 1000) % 1000).padStart(3, '0') + 'Z';
+    const expected = (micros: number) =>
+      new Date(Math.floor(micros / 1000)).toISOString().slice(0, 23) +
+      String(((micros % 1000) + 1000) % 1000).padStart(3, '0') +
+      'Z';
     const instants: number[] = [];
-    for (const base of [Date.UTC(2024, 1, 29), Date.UTC(2026, 11, 31, 23), Date.UTC(1969, 11, 31, 23), Date.UTC(2099, 11, 31, 23)]) {
-      for (const offset of [0, 1, 59_999, 60_000, 3_599_999, 3_600_000, 86_399_999, 86_400_000]) instants.push((base + offset) * 1000, (base + offset) * 1000 + 999, (base + offset) * 1000 - 1);
+    for (const base of [
+      Date.UTC(2024, 1, 29),
+      Date.UTC(2026, 11, 31, 23),
+      Date.UTC(1969, 11, 31, 23),
+      Date.UTC(2099, 11, 31, 23),
+    ]) {
+      for (const offset of [0, 1, 59_999, 60_000, 3_599_999, 3_600_000, 86_399_999, 86_400_000])
+        instants.push((base + offset) * 1000, (base + offset) * 1000 + 999, (base + offset) * 1000 - 1);
     }
     let seed = 7;
     for (let i = 0; i < 2000; i++) {

@@ -3,7 +3,13 @@
 // answers name the thread by the caller's id; a call that does not name the workspace is refused.
 import { describe, expect, it } from 'vitest';
 import { MemorySaver, MessagesAnnotation, StateGraph } from '@langchain/langgraph';
-import { storedThreadId, threadConfig, WORKSPACE_KEY, WorkspaceCheckpointer, type ThreadKey } from '../../platform/workspaceThreads.ts';
+import {
+  storedThreadId,
+  threadConfig,
+  WORKSPACE_KEY,
+  WorkspaceCheckpointer,
+  type ThreadKey,
+} from '../../platform/workspaceThreads.ts';
 
 function setup() {
   const inner = new MemorySaver();
@@ -71,9 +77,15 @@ describe('WorkspaceCheckpointer', () => {
     expect(await checkpointer.getTuple(threadConfig(B))).toBeDefined();
 
     await expect(checkpointer.deleteThread('t1')).rejects.toThrow(/needs its workspace/);
-    await expect(graph.getState({ configurable: { thread_id: 't1' } })).rejects.toThrow(/name the thread and its workspace/);
-    await expect(graph.invoke(say('no workspace'), { configurable: { thread_id: 't1' } })).rejects.toThrow(/name the thread and its workspace/);
-    await expect(checkpointer.getTuple({ configurable: { thread_id: storedThreadId(B) } })).rejects.toThrow(/name the thread and its workspace/);
+    await expect(graph.getState({ configurable: { thread_id: 't1' } })).rejects.toThrow(
+      /name the thread and its workspace/,
+    );
+    await expect(graph.invoke(say('no workspace'), { configurable: { thread_id: 't1' } })).rejects.toThrow(
+      /name the thread and its workspace/,
+    );
+    await expect(checkpointer.getTuple({ configurable: { thread_id: storedThreadId(B) } })).rejects.toThrow(
+      /name the thread and its workspace/,
+    );
     expect(texts((await graph.getState(threadConfig(B))).values)).toEqual(['from B', 'seen 1']);
   });
 });

@@ -21,43 +21,67 @@ const own = ownStack('hour_upgrade', { PROJECTOR_FLUSH_MS: '20' });
 
 const COPIES: ReadModelCopy[] = ['byHour', 'byThread', 'runsByThread'];
 const marked = async (copy: ReadModelCopy) =>
-  (await own.ch.query(sql`SELECT 1 FROM system.tables WHERE database = ${own.ch.database} AND name = ${incompleteMarker(copy)}`)).length > 0;
+  (
+    await own.ch.query(
+      sql`SELECT 1 FROM system.tables WHERE database = ${own.ch.database} AND name = ${incompleteMarker(copy)}`,
+    )
+  ).length > 0;
 const api = async (path: string, body: unknown) => {
   const res = await fetch(`${own.stack.url}${path}`, {
-    method: 'POST', headers: { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   expect(res.status, path).toBe(200);
   return (await res.json()) as Record<string, unknown>;
 };
 /** The project's threads (first page) and each one's trace count, and the traces of one thread, through the routes. */
 const threadsOf = async (projectId: string) => {
-  const page = (await api('/api/v2/threads/query', { project_id: projectId })) as { items: Array<{ thread_id: string; count: number }> };
+  const page = (await api('/api/v2/threads/query', { project_id: projectId })) as {
+    items: Array<{ thread_id: string; count: number }>;
+  };
   return Object.fromEntries(page.items.map((t) => [t.thread_id, t.count]));
 };
 /** How many runs of the project each filter on thread_id finds, through POST /runs/query. */
 const threadRunsOf = async (projectId: string) => {
   const counts: Record<string, number> = {};
   for (const thread of ['thread-0', 'thread-1', 'thread-2']) {
-    const page = (await api('/runs/query', { session: [projectId], filter: `eq(thread_id, "${thread}")`, limit: 100, select: ['id'] })) as { runs: unknown[] };
+    const page = (await api('/runs/query', {
+      session: [projectId],
+      filter: `eq(thread_id, "${thread}")`,
+      limit: 100,
+      select: ['id'],
+    })) as { runs: unknown[] };
     counts[thread] = page.runs.length;
   }
   return counts;
 };
 const statsOf = async (projectId: string) => {
   const res = await fetch(`${own.stack.url}/runs/stats`, {
-    method: 'POST', headers: { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ session: [projectId] }),
+    method: 'POST',
+    headers: { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ session: [projectId] }),
   });
   return (await res.json()) as { trace_count: number; run_count: number };
 };
 
 test('a database without the copies is marked at start, its stats, threads and thread filters read `traces` and `runs` until `npm run replay -- --view traces --view runs`, then the copies', async () => {
-  const traces = Array.from({ length: 8 }, (_, i) => makeTrace(1 + (i % 3), { session_name: 'hour-upgrade', extra: { metadata: { thread_id: `thread-${i % 3}` } } }));
+  const traces = Array.from({ length: 8 }, (_, i) =>
+    makeTrace(1 + (i % 3), { session_name: 'hour-upgrade', extra: { metadata: { thread_id: `thread-${i % 3}` } } }),
+  );
   for (const t of traces) await own.send(postParts(t));
   const runs = traces.flat().length;
   // (read from ClickHouse, not through the stats: the API checks for the marker at its first stats read)
-  await waitFor('the traces projected', async () =>
-    Number((await own.ch.query<{ n: string }>(sql`SELECT sum(run_count) AS n FROM traces FINAL`))[0]!.n) === runs, 30_000, 100);
-  const [{ id: projectId }] = await own.ch.query<{ id: string }>(sql`SELECT toString(session_id) AS id FROM traces FINAL LIMIT 1`) as [{ id: string }];
+  await waitFor(
+    'the traces projected',
+    async () =>
+      Number((await own.ch.query<{ n: string }>(sql`SELECT sum(run_count) AS n FROM traces FINAL`))[0]!.n) === runs,
+    30_000,
+    100,
+  );
+  const [{ id: projectId }] = (await own.ch.query<{ id: string }>(
+    sql`SELECT toString(session_id) AS id FROM traces FINAL LIMIT 1`,
+  )) as [{ id: string }];
   for (const copy of COPIES) expect(await marked(copy)).toBe(false); // a fresh database has nothing to upgrade
   const threads = { 'thread-0': 3, 'thread-1': 3, 'thread-2': 2 };
   expect(await threadsOf(projectId)).toEqual(threads);
@@ -67,7 +91,15 @@ test('a database without the copies is marked at start, its stats, threads and t
   // The deployment as an older release left it: `traces` and `runs` with rows, none of the copies' tables.
   await own.stack.projector.stop();
   const t = LIVE_TABLES;
-  for (const table of [t.tracesByHour, t.traceHourWrites, t.traceHourStats, t.tracesByThread, t.traceHourReach, t.runThreads]) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
+  for (const table of [
+    t.tracesByHour,
+    t.traceHourWrites,
+    t.traceHourStats,
+    t.tracesByThread,
+    t.traceHourReach,
+    t.runThreads,
+  ])
+    await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
 
   // Start-up: the copies' tables are created, and marked as missing what came before; the log says what to run.
   await ensureReadModels(own.ch);
@@ -78,7 +110,9 @@ test('a database without the copies is marked at start, its stats, threads and t
   await warnIfCopiesIncomplete(own.ch, logger);
   expect(logged).toHaveLength(3);
   expect(logged.filter((line) => line.includes('`npm run replay -- --view traces`'))).toHaveLength(2);
-  expect(logged.filter((line) => line.startsWith('run_threads') && line.includes('`npm run replay -- --view runs`'))).toHaveLength(1);
+  expect(
+    logged.filter((line) => line.startsWith('run_threads') && line.includes('`npm run replay -- --view runs`')),
+  ).toHaveLength(1);
   const fresh = new ClickHouseClient({ url: own.stack.config.CLICKHOUSE_URL, database: own.ch.database });
   for (const copy of COPIES) expect(await copyUsable(fresh, copy)).toBe(false);
   await fresh.close();
@@ -89,19 +123,29 @@ test('a database without the copies is marked at start, its stats, threads and t
   await own.send(postParts(after));
   // Up to a minute: a stopped projector that did not leave its group (SIGKILLed when its SIGTERM
   // takes over 10 s on a busy machine) holds its partitions until its session times out (30 s).
-  await waitFor('every trace in the stats meanwhile', async () => (await statsOf(projectId)).run_count === runs + after.length, 60_000, 100);
+  await waitFor(
+    'every trace in the stats meanwhile',
+    async () => (await statsOf(projectId)).run_count === runs + after.length,
+    60_000,
+    100,
+  );
   expect((await statsOf(projectId)).trace_count).toBe(traces.length + 1);
   const withAfter = { ...threads, 'thread-2': 3 };
   expect(await threadsOf(projectId)).toEqual(withAfter);
   const turns = async () => {
-    const res = await fetch(`${own.stack.url}/api/v2/threads/thread-0/traces?project_id=${projectId}`, { headers: { 'x-api-key': own.stack.apiKey } });
+    const res = await fetch(`${own.stack.url}/api/v2/threads/thread-0/traces?project_id=${projectId}`, {
+      headers: { 'x-api-key': own.stack.apiKey },
+    });
     return ((await res.json()) as { items: unknown[] }).items.length;
   };
   expect(await turns()).toBe(3);
   const withAfterRuns = { ...threadRuns, 'thread-2': threadRuns['thread-2'] + after.length };
   expect(await threadRunsOf(projectId)).toEqual(withAfterRuns);
 
-  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'traces', '--view', 'runs'], { cwd: repoRoot, env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' } });
+  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'traces', '--view', 'runs'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' },
+  });
   let output = '';
   cli.stdout.on('data', (d) => (output += d));
   cli.stderr.on('data', (d) => (output += d));
@@ -111,7 +155,9 @@ test('a database without the copies is marked at start, its stats, threads and t
 
   // Each copy holds every trace once; the stats and threads (read from them now) count them all.
   for (const table of [t.tracesByHour, t.tracesByThread]) {
-    const [copied] = await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE deleted = 0`);
+    const [copied] = await own.ch.query<{ n: string }>(
+      sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE deleted = 0`,
+    );
     expect(Number(copied!.n), table).toBe(traces.length + 1);
   }
   const checked = new ClickHouseClient({ url: own.stack.config.CLICKHOUSE_URL, database: own.ch.database });

@@ -22,11 +22,15 @@ async function rowsOf(tables: ReadModelTables, projectId: string): Promise<Recor
   const out: Record<string, number> = {};
   for (const [key, table] of Object.entries(tables)) {
     if (key === 'traceHourWrites' || key === 'traceHourReach') {
-      const [r] = await own.ch.query<{ n: string }>(sql`SELECT count() > 0 AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`);
+      const [r] = await own.ch.query<{ n: string }>(
+        sql`SELECT count() > 0 AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`,
+      );
       out[key] = Number(r!.n);
       continue;
     }
-    const [r] = await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`);
+    const [r] = await own.ch.query<{ n: string }>(
+      sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`,
+    );
     out[key] = Number(r!.n);
   }
   return out;
@@ -37,28 +41,71 @@ test('a deleted project leaves no rows in any read model, now or after a replay'
   for (const name of ['doomed', 'kept']) {
     for (let i = 0; i < 5; i++) {
       const trace = makeTrace(2, { session_name: name, extra: { metadata: { thread_id: `thread-${i}` } } });
-      await send([...postParts(trace), { name: `feedback.${uuidv7()}`, body: JSON.stringify({ run_id: trace[1]!.id, key: 'k', score: 1 }) }]);
+      await send([
+        ...postParts(trace),
+        { name: `feedback.${uuidv7()}`, body: JSON.stringify({ run_id: trace[1]!.id, key: 'k', score: 1 }) },
+      ]);
     }
     const res = await fetch(`${own.stack.url}/sessions?name=${name}`, { headers: { 'x-api-key': own.stack.apiKey } });
     ids[name] = ((await res.json()) as Array<{ id: string }>)[0]!.id;
   }
-  const full = { runs: 15, runKeys: 15, runLocations: 15, runThreads: 15, traces: 5, feedback: 5, tracesByHour: 5, traceHourWrites: 1, traceHourStats: 0, tracesByThread: 5, traceHourReach: 1 };
-  await waitFor('both projects projected', async () => {
-    const [a, b] = [await rowsOf(LIVE_TABLES, ids.doomed!), await rowsOf(LIVE_TABLES, ids.kept!)];
-    return JSON.stringify(a) === JSON.stringify(full) && JSON.stringify(b) === JSON.stringify(full);
-  }, 30_000, 100);
+  const full = {
+    runs: 15,
+    runKeys: 15,
+    runLocations: 15,
+    runThreads: 15,
+    traces: 5,
+    feedback: 5,
+    tracesByHour: 5,
+    traceHourWrites: 1,
+    traceHourStats: 0,
+    tracesByThread: 5,
+    traceHourReach: 1,
+  };
+  await waitFor(
+    'both projects projected',
+    async () => {
+      const [a, b] = [await rowsOf(LIVE_TABLES, ids.doomed!), await rowsOf(LIVE_TABLES, ids.kept!)];
+      return JSON.stringify(a) === JSON.stringify(full) && JSON.stringify(b) === JSON.stringify(full);
+    },
+    30_000,
+    100,
+  );
 
-  const del = await fetch(`${own.stack.url}/sessions/${ids.doomed}`, { method: 'DELETE', headers: { 'x-api-key': own.stack.apiKey } });
+  const del = await fetch(`${own.stack.url}/sessions/${ids.doomed}`, {
+    method: 'DELETE',
+    headers: { 'x-api-key': own.stack.apiKey },
+  });
   expect(del.status).toBeLessThan(300);
-  const none = { runs: 0, runKeys: 0, runLocations: 0, runThreads: 0, traces: 0, feedback: 0, tracesByHour: 0, traceHourWrites: 0, traceHourStats: 0, tracesByThread: 0, traceHourReach: 0 };
-  await waitFor('the deleted project\'s rows gone', async () => JSON.stringify(await rowsOf(LIVE_TABLES, ids.doomed!)) === JSON.stringify(none), 30_000, 200);
+  const none = {
+    runs: 0,
+    runKeys: 0,
+    runLocations: 0,
+    runThreads: 0,
+    traces: 0,
+    feedback: 0,
+    tracesByHour: 0,
+    traceHourWrites: 0,
+    traceHourStats: 0,
+    tracesByThread: 0,
+    traceHourReach: 0,
+  };
+  await waitFor(
+    "the deleted project's rows gone",
+    async () => JSON.stringify(await rowsOf(LIVE_TABLES, ids.doomed!)) === JSON.stringify(none),
+    30_000,
+    200,
+  );
   expect(await rowsOf(LIVE_TABLES, ids.kept!)).toEqual(full);
 
   // its id is refused from now on
   const late = makeTrace(0, { session_id: ids.doomed });
   expect((await postMultipart(own.stack, postParts(late))).status).toBe(404);
 
-  const summary = await replay(own.stack.config, own.ch, createLogger('deletion-test', 'warn'), { views: ['runs', 'traces'], swap: false });
+  const summary = await replay(own.stack.config, own.ch, createLogger('deletion-test', 'warn'), {
+    views: ['runs', 'traces'],
+    swap: false,
+  });
   expect(await rowsOf(summary.tables, ids.doomed!)).toEqual(none);
   expect(await rowsOf(summary.tables, ids.kept!)).toEqual(full);
   for (const table of Object.values(summary.tables)) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);

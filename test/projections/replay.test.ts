@@ -24,11 +24,33 @@ async function ingestTraces(count: number, tag: string): Promise<number> {
   for (let i = 0; i < count; i++) {
     const trace = makeTrace(1 + (i % 4));
     trace[0]!.extra = { metadata: { thread_id: `${tag}-thread-${i % 7}`, i } };
-    trace.slice(1).forEach((r, j) => (r.outputs = { usage_metadata: { input_tokens: i + j, output_tokens: 3, total_tokens: i + j + 3, total_cost: 0.001 * j } }));
+    trace.slice(1).forEach(
+      (r, j) =>
+        (r.outputs = {
+          usage_metadata: { input_tokens: i + j, output_tokens: 3, total_tokens: i + j + 3, total_cost: 0.001 * j },
+        }),
+    );
     if (i % 5 === 0) trace[1]!.error = 'boom';
     runs += trace.length;
-    await send([...postParts(trace), { name: `feedback.${uuidv7()}`, body: JSON.stringify({ run_id: trace[0]!.id, key: 'quality', score: i % 3 }) }]);
-    if (i % 2 === 0) await send(postParts([{ ...trace[0]!, inputs: undefined, extra: undefined, outputs: { answer: i }, end_time: new Date().toISOString() }], 'patch'));
+    await send([
+      ...postParts(trace),
+      { name: `feedback.${uuidv7()}`, body: JSON.stringify({ run_id: trace[0]!.id, key: 'quality', score: i % 3 }) },
+    ]);
+    if (i % 2 === 0)
+      await send(
+        postParts(
+          [
+            {
+              ...trace[0]!,
+              inputs: undefined,
+              extra: undefined,
+              outputs: { answer: i },
+              end_time: new Date().toISOString(),
+            },
+          ],
+          'patch',
+        ),
+      );
   }
   return runs;
 }
@@ -45,12 +67,20 @@ async function checksums(tables: ReadModelTables): Promise<Record<string, string
   for (const [key, table] of Object.entries(tables)) {
     if (key === 'traceHourWrites' || key === 'traceHourStats' || key === 'traceHourReach') continue;
     const where = key === 'tracesByHour' || key === 'tracesByThread' ? raw('WHERE deleted = 0') : raw('');
-    const columns = await own.ch.query<{ name: string; type: string }>(sql`SELECT name, type FROM system.columns WHERE database = ${own.ch.database} AND table = ${table} AND name != 'version' ORDER BY name`);
+    const columns = await own.ch.query<{ name: string; type: string }>(
+      sql`SELECT name, type FROM system.columns WHERE database = ${own.ch.database} AND table = ${table} AND name != 'version' ORDER BY name`,
+    );
     // cityHash64 of 18.16 takes neither UUIDs nor NULLs: hash those as text
     const hashable = columns.map(({ name, type }) =>
-      type.startsWith('Nullable') ? sql`ifNull(toString(${ident(name)}), 'NULL')` : type === 'UUID' ? sql`toString(${ident(name)})` : ident(name),
+      type.startsWith('Nullable')
+        ? sql`ifNull(toString(${ident(name)}), 'NULL')`
+        : type === 'UUID'
+          ? sql`toString(${ident(name)})`
+          : ident(name),
     );
-    const [row] = await own.ch.query<{ n: string; h: string }>(sql`SELECT count() AS n, toString(sum(cityHash64(${join(hashable)}))) AS h FROM ${ident(table)} FINAL ${where}`);
+    const [row] = await own.ch.query<{ n: string; h: string }>(
+      sql`SELECT count() AS n, toString(sum(cityHash64(${join(hashable)}))) AS h FROM ${ident(table)} FINAL ${where}`,
+    );
     out[key] = `${row!.n}:${row!.h}`;
   }
   return out;
@@ -63,7 +93,12 @@ async function checksums(tables: ReadModelTables): Promise<Record<string, string
 async function liveEquals(rebuilt: Record<string, string>): Promise<Record<string, string>> {
   let live: Record<string, string> = {};
   try {
-    await waitFor('the live tables to equal the rebuild', async () => JSON.stringify((live = await checksums(LIVE_TABLES))) === JSON.stringify(rebuilt), 30_000, 200);
+    await waitFor(
+      'the live tables to equal the rebuild',
+      async () => JSON.stringify((live = await checksums(LIVE_TABLES))) === JSON.stringify(rebuilt),
+      30_000,
+      200,
+    );
   } catch {
     expect(live).toEqual(rebuilt); // shows the difference
   }
@@ -71,19 +106,35 @@ async function liveEquals(rebuilt: Record<string, string>): Promise<Record<strin
 }
 
 const projectOf = async (runId: string) =>
-  (await own.ch.query<{ s: string }>(sql`SELECT toString(session_id) AS s FROM run_locations FINAL WHERE id = toUUID(${runId})`))[0]!.s;
+  (
+    await own.ch.query<{ s: string }>(
+      sql`SELECT toString(session_id) AS s FROM run_locations FINAL WHERE id = toUUID(${runId})`,
+    )
+  )[0]!.s;
 
-const countOf = async (table: string) => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE has_post = 1`))[0]!.n);
+const countOf = async (table: string) =>
+  Number(
+    (await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(table)} FINAL WHERE has_post = 1`))[0]!.n,
+  );
 
 /**
  * Feedback through the API on projected runs: created, updated (score, comment), some deleted.
  * Returns how many items (deleted ones stay as tombstone rows).
  */
 async function feedbackThroughApi(count: number): Promise<number> {
-  const roots = await own.ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 ORDER BY id LIMIT ${count}`);
+  const roots = await own.ch.query<{ id: string }>(
+    sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 ORDER BY id LIMIT ${count}`,
+  );
   const call = async (method: string, path: string, body?: unknown) => {
-    const headers = { 'x-api-key': own.stack.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-    const res = await fetch(`${own.stack.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const headers = {
+      'x-api-key': own.stack.apiKey,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    const res = await fetch(`${own.stack.url}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     expect(res.status, `${method} ${path}`).toBe(200);
     return (await res.json()) as { id: string };
   };
@@ -99,12 +150,30 @@ test('a rebuild equals the live read models row by row', async () => {
   const runs = await ingestTraces(40, 'a');
   await waitFor('live projection', async () => (await countOf('runs')) === runs, 60_000, 100);
   const viaApi = await feedbackThroughApi(12);
-  await waitFor('feedback projected', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL`))[0]!.n) === 40 + viaApi, 30_000, 100);
+  await waitFor(
+    'feedback projected',
+    async () =>
+      Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL`))[0]!.n) === 40 + viaApi,
+    30_000,
+    100,
+  );
   // wait for the last deletion too: the live table must be complete before it is compared
-  await waitFor('deletions projected', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL WHERE deleted = 1`))[0]!.n) === 4, 30_000, 100);
+  await waitFor(
+    'deletions projected',
+    async () =>
+      Number(
+        (await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM feedback FINAL WHERE deleted = 1`))[0]!.n,
+      ) === 4,
+    30_000,
+    100,
+  );
 
   const blobs = new BlobStore(own.stack.config);
-  const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), { views: ['runs', 'traces', 'threads'], swap: false, blobs });
+  const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), {
+    views: ['runs', 'traces', 'threads'],
+    swap: false,
+    blobs,
+  });
   blobs.close();
   expect(summary.swapped).toBe(false);
   expect(summary.rows.runs).toBe(runs);
@@ -123,7 +192,10 @@ test('a rebuild equals the live read models row by row', async () => {
 
 test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lost or doubled', async () => {
   const before = await countOf('runs');
-  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'all'], { cwd: repoRoot, env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' } });
+  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'all'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' },
+  });
   let output = '';
   cli.stdout.on('data', (d) => (output += d));
   cli.stderr.on('data', (d) => (output += d));
@@ -132,14 +204,30 @@ test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lo
   let added = 0;
   let traces = 0;
   // reads keep answering all the while, through the swap
-  const [known] = await own.ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 LIMIT 1`);
+  const [known] = await own.ch.query<{ id: string }>(
+    sql`SELECT toString(id) AS id FROM runs FINAL WHERE is_root = 1 LIMIT 1`,
+  );
   const readStatuses: number[] = [];
   const reading = (async () => {
     const headers = { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' };
     while (!done) {
       readStatuses.push((await fetch(`${own.stack.url}/runs/${known!.id}`, { headers })).status);
-      readStatuses.push((await fetch(`${own.stack.url}/runs/query`, { method: 'POST', headers, body: JSON.stringify({ is_root: true, limit: 5 }) })).status);
-      readStatuses.push((await fetch(`${own.stack.url}/api/v2/traces/${known!.id}/runs?project_id=${(await projectOf(known!.id))}`, { headers })).status);
+      readStatuses.push(
+        (
+          await fetch(`${own.stack.url}/runs/query`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ is_root: true, limit: 5 }),
+          })
+        ).status,
+      );
+      readStatuses.push(
+        (
+          await fetch(`${own.stack.url}/api/v2/traces/${known!.id}/runs?project_id=${await projectOf(known!.id)}`, {
+            headers,
+          })
+        ).status,
+      );
     }
   })();
   while (!done) {
@@ -154,12 +242,29 @@ test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lo
   expect(output).toMatch(/events\/s/); // the progress bar and the summary
   expect(output).toMatch(/replayed \d+ events in [\d.]+ s .*swapped in\./);
 
-  await waitFor('every run in the swapped-in tables', async () => (await countOf('runs')) === before + added, 60_000, 200);
-  const tables = await own.ch.query<{ name: string }>(sql`SELECT name FROM system.tables WHERE database = ${own.ch.database} AND match(name, '_(replay|replaced)_')`);
+  await waitFor(
+    'every run in the swapped-in tables',
+    async () => (await countOf('runs')) === before + added,
+    60_000,
+    200,
+  );
+  const tables = await own.ch.query<{ name: string }>(
+    sql`SELECT name FROM system.tables WHERE database = ${own.ch.database} AND match(name, '_(replay|replaced)_')`,
+  );
   expect(tables).toEqual([]);
-  await waitFor('traces complete', async () => Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM traces FINAL`))[0]!.n) === 40 + traces, 30_000, 200);
+  await waitFor(
+    'traces complete',
+    async () =>
+      Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM traces FINAL`))[0]!.n) === 40 + traces,
+    30_000,
+    200,
+  );
 
   // and the swapped-in tables still equal a fresh rebuild
-  const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), { views: ['runs', 'traces'], swap: false, blobs: new BlobStore(own.stack.config) });
+  const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), {
+    views: ['runs', 'traces'],
+    swap: false,
+    blobs: new BlobStore(own.stack.config),
+  });
   await liveEquals(await checksums(summary.tables));
 });

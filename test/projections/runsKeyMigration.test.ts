@@ -19,12 +19,25 @@ import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 const own = ownStack('runs_key', { PROJECTOR_FLUSH_MS: '20' });
 
 const sortingKey = async () =>
-  (await own.ch.query<{ k: string }>(sql`SELECT sorting_key AS k FROM system.tables WHERE database = ${own.ch.database} AND name = 'runs'`))[0]!.k;
+  (
+    await own.ch.query<{ k: string }>(
+      sql`SELECT sorting_key AS k FROM system.tables WHERE database = ${own.ch.database} AND name = 'runs'`,
+    )
+  )[0]!.k;
 const postedRuns = async () =>
-  (await own.ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE has_post = 1 ORDER BY id`)).map((r) => r.id);
+  (
+    await own.ch.query<{ id: string }>(sql`SELECT toString(id) AS id FROM runs FINAL WHERE has_post = 1 ORDER BY id`)
+  ).map((r) => r.id);
 const api = async (path: string, body?: unknown) => {
-  const headers = { 'x-api-key': own.stack.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-  const res = await fetch(`${own.stack.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers = {
+    'x-api-key': own.stack.apiKey,
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+  };
+  const res = await fetch(`${own.stack.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
@@ -32,16 +45,34 @@ test('a runs table with the old sort key is detected, and `npm run replay -- --v
   // Traces through the API, some patched in a later request.
   const traces = Array.from({ length: 12 }, (_, i) => makeTrace(1 + (i % 3), { session_name: `migration-${i % 2}` }));
   for (const t of traces) await own.send(postParts(t));
-  for (const t of traces.slice(0, 6)) await own.send(postParts([{ ...t[0]!, inputs: undefined, outputs: { done: true }, end_time: new Date().toISOString() }], 'patch'));
-  const ids = traces.flat().map((r) => r.id).sort();
+  for (const t of traces.slice(0, 6))
+    await own.send(
+      postParts(
+        [{ ...t[0]!, inputs: undefined, outputs: { done: true }, end_time: new Date().toISOString() }],
+        'patch',
+      ),
+    );
+  const ids = traces
+    .flat()
+    .map((r) => r.id)
+    .sort();
   await waitFor('the runs projected', async () => (await postedRuns()).length === ids.length, 30_000, 100);
-  await waitFor('the patches projected', async () =>
-    Number((await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM runs FINAL WHERE outputs != ''`))[0]!.n) === 6, 30_000, 100);
+  await waitFor(
+    'the patches projected',
+    async () =>
+      Number(
+        (await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM runs FINAL WHERE outputs != ''`))[0]!.n,
+      ) === 6,
+    30_000,
+    100,
+  );
 
   // The deployment as an older release left it: `runs` ordered by (tenant_id, trace_id, id), no run_keys.
   await own.stack.projector.stop();
   await own.ch.exec(sql`RENAME TABLE runs TO runs_current`);
-  await own.ch.exec(raw(createRunsTable('runs').text.replace(`ORDER BY (${RUNS_SORTING_KEY})`, `ORDER BY (${OLD_RUNS_SORTING_KEY})`)));
+  await own.ch.exec(
+    raw(createRunsTable('runs').text.replace(`ORDER BY (${RUNS_SORTING_KEY})`, `ORDER BY (${OLD_RUNS_SORTING_KEY})`)),
+  );
   await own.ch.exec(sql`INSERT INTO runs SELECT * FROM runs_current`);
   await own.ch.exec(sql`DROP TABLE runs_current`);
   await own.ch.exec(sql`DROP TABLE ${ident(LIVE_TABLES.runKeys)}`);
@@ -59,14 +90,23 @@ test('a runs table with the old sort key is detected, and `npm run replay -- --v
   // The upgraded projector starts (nothing of the old traces in its cache) and a late patch of an old run comes.
   own.stack.startProjector();
   const late = traces[7]![0]!;
-  await own.send(postParts([{ ...late, inputs: undefined, outputs: { late: true }, end_time: new Date().toISOString() }], 'patch'));
+  await own.send(
+    postParts([{ ...late, inputs: undefined, outputs: { late: true }, end_time: new Date().toISOString() }], 'patch'),
+  );
   const lateRow = async () =>
-    (await own.ch.query<{ has_post: number; inputs: string; outputs: string }>(sql`SELECT has_post, inputs, outputs FROM runs FINAL WHERE id = toUUID(${late.id})`))[0]!;
+    (
+      await own.ch.query<{ has_post: number; inputs: string; outputs: string }>(
+        sql`SELECT has_post, inputs, outputs FROM runs FINAL WHERE id = toUUID(${late.id})`,
+      )
+    )[0]!;
   await waitFor('the late patch projected', async () => (await lateRow()).outputs !== '', 30_000, 100);
   expect(Number((await lateRow()).has_post)).toBe(1); // merged into the run, which stays visible
   expect(JSON.parse((await lateRow()).inputs)).toEqual(late.inputs);
 
-  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'runs'], { cwd: repoRoot, env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' } });
+  const cli = spawn(process.execPath, ['projections/replay/replayMain.ts', '--view', 'runs'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...own.stack.env, LOG_LEVEL: 'warn' },
+  });
   let output = '';
   cli.stdout.on('data', (d) => (output += d));
   cli.stderr.on('data', (d) => (output += d));
@@ -77,7 +117,9 @@ test('a runs table with the old sort key is detected, and `npm run replay -- --v
   expect(await sortingKey()).toBe(RUNS_SORTING_KEY);
   expect((await runsTableOutdated(own.ch)).outdated).toBe(false);
   expect(await postedRuns()).toEqual(ids);
-  const leftovers = await own.ch.query(sql`SELECT name FROM system.tables WHERE database = ${own.ch.database} AND match(name, '_(replay|replaced)_')`);
+  const leftovers = await own.ch.query(
+    sql`SELECT name FROM system.tables WHERE database = ${own.ch.database} AND match(name, '_(replay|replaced)_')`,
+  );
   expect(leftovers).toEqual([]);
 
   // Readable through the API: by id (with the patch merged), by trace, and in pages of each project.
@@ -89,8 +131,21 @@ test('a runs table with the old sort key is detected, and `npm run replay -- --v
     const tree = await api(`/api/v2/traces/${t[0]!.id}/runs?project_id=${root.body.session_id as string}`);
     expect((tree.body.items as Array<{ id: string }>).map((r) => r.id)).toEqual(t.map((r) => r.id));
   }
-  const projects = [...new Set(await Promise.all(traces.slice(0, 2).map(async (t) => (await api(`/runs/${t[0]!.id}`)).body.session_id as string)))];
+  const projects = [
+    ...new Set(
+      await Promise.all(
+        traces.slice(0, 2).map(async (t) => (await api(`/runs/${t[0]!.id}`)).body.session_id as string),
+      ),
+    ),
+  ];
   const paged: string[] = [];
-  for (const project of projects) paged.push(...((await api('/runs/query', { session: [project], select: ['id'], limit: 100 })).body.runs as Array<{ id: string }>).map((r) => r.id));
+  for (const project of projects)
+    paged.push(
+      ...(
+        (await api('/runs/query', { session: [project], select: ['id'], limit: 100 })).body.runs as Array<{
+          id: string;
+        }>
+      ).map((r) => r.id),
+    );
   expect(paged.sort()).toEqual(ids);
 });

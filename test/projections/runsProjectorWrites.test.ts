@@ -38,23 +38,61 @@ async function appendInterleavedTraces(): Promise<string> {
   const sessionId = randomUUID();
   const t0 = Date.now() * 1000;
   const post = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp => ({
-    op: 'post', run_id: r.id, session_id: sessionId, parent_run_id: r.parent_run_id ?? null, dotted_order: r.dotted_order!, name: r.name!,
-    run_type: r.run_type!, start_time: t0 + i, end_time: null, inputs: JSON.stringify({ i }), events: null, serialized: null, error: null,
+    op: 'post',
+    run_id: r.id,
+    session_id: sessionId,
+    parent_run_id: r.parent_run_id ?? null,
+    dotted_order: r.dotted_order!,
+    name: r.name!,
+    run_type: r.run_type!,
+    start_time: t0 + i,
+    end_time: null,
+    inputs: JSON.stringify({ i }),
+    events: null,
+    serialized: null,
+    error: null,
     extra: JSON.stringify({ metadata: { thread_id: `thread-${r.trace_id.slice(0, 8)}` } }),
-    tags: ['parts'], reference_example_id: null, attachments: [], outputs: null,
+    tags: ['parts'],
+    reference_example_id: null,
+    attachments: [],
+    outputs: null,
   });
-  const patch = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp => ({
-    ...post(r, i), op: 'patch', session_id: null, parent_run_id: null, dotted_order: null, name: null, run_type: null, start_time: null,
-    inputs: null, tags: null, end_time: t0 + 1000 + i,
-    outputs: JSON.stringify({ done: r.id, ...(r.parent_run_id ? { usage_metadata: { input_tokens: i, output_tokens: 2, total_tokens: i + 2 } } : {}) }),
-  } as unknown as RunOp);
+  const patch = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp =>
+    ({
+      ...post(r, i),
+      op: 'patch',
+      session_id: null,
+      parent_run_id: null,
+      dotted_order: null,
+      name: null,
+      run_type: null,
+      start_time: null,
+      inputs: null,
+      tags: null,
+      end_time: t0 + 1000 + i,
+      outputs: JSON.stringify({
+        done: r.id,
+        ...(r.parent_run_id ? { usage_metadata: { input_tokens: i, output_tokens: 2, total_tokens: i + 2 } } : {}),
+      }),
+    }) as unknown as RunOp;
   const traces = Array.from({ length: 6 }, () => makeTrace(3));
   const eventOf = (traceId: string, ops: RunOp[]) =>
-    event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: randomUUID(), received_at: t0, ops });
+    event('RunOpsAppended', `${tenantId}/${traceId}`, {
+      tenant_id: tenantId,
+      trace_id: traceId,
+      request_id: randomUUID(),
+      received_at: t0,
+      ops,
+    });
   const log = new EventLog(stack.config, 'test-parts');
   await log.append([
     ...traces.map((t) => eventOf(t[0]!.trace_id, t.slice(0, 2).map(post))),
-    ...traces.map((t) => eventOf(t[0]!.trace_id, t.slice(2).map((r, i) => post(r, i + 2)))),
+    ...traces.map((t) =>
+      eventOf(
+        t[0]!.trace_id,
+        t.slice(2).map((r, i) => post(r, i + 2)),
+      ),
+    ),
     ...traces.map((t) => eventOf(t[0]!.trace_id, t.map(patch))),
   ]);
   await log.close();
@@ -66,18 +104,30 @@ async function appendInterleavedTraces(): Promise<string> {
  * projector projects the same events into the live tables), until the tenant's 24 runs are
  * merged; then expects its runs, traces and locations of the tenant to equal the live ones.
  */
-async function expectFreshProjectionEqualsLive(tenantId: string, ch: ClickHouseClient, fresh: ReadModelTables, options: RunsProjectorOptions): Promise<void> {
+async function expectFreshProjectionEqualsLive(
+  tenantId: string,
+  ch: ClickHouseClient,
+  fresh: ReadModelTables,
+  options: RunsProjectorOptions,
+): Promise<void> {
   await createReadModelTables(ch, fresh);
-  const projector = new RunsProjector(stack.config, ch, createLogger('fresh', 'silent'), { groupId: `fresh-${randomUUID()}`, tables: fresh, ...options });
+  const projector = new RunsProjector(stack.config, ch, createLogger('fresh', 'silent'), {
+    groupId: `fresh-${randomUUID()}`,
+    tables: fresh,
+    ...options,
+  });
   await projector.start();
   try {
-    const runsOf = (tables: ReadModelTables) => ch.query(sql`
+    const runsOf = (tables: ReadModelTables) =>
+      ch.query(sql`
       SELECT toString(id) AS id, name, status, end_time, inputs, outputs, total_tokens, prompt_tokens, total_cost, tags
       FROM ${ident(tables.runs)} FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY id`);
-    const tracesOf = (tables: ReadModelTables) => ch.query(sql`
+    const tracesOf = (tables: ReadModelTables) =>
+      ch.query(sql`
       SELECT toString(trace_id) AS trace_id, name, status, run_count, total_tokens, end_time, run_types, run_type_counts
       FROM ${ident(tables.traces)} FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY trace_id`);
-    const locationsOf = (tables: ReadModelTables) => ch.query(sql`
+    const locationsOf = (tables: ReadModelTables) =>
+      ch.query(sql`
       SELECT toString(id) AS id, toString(trace_id) AS trace_id FROM ${ident(tables.runLocations)} FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY id`);
     const done = (tables: ReadModelTables) => async () => {
       const rows = await runsOf(tables);
@@ -88,15 +138,26 @@ async function expectFreshProjectionEqualsLive(tenantId: string, ch: ClickHouseC
     expect(projected).toEqual(live);
     expect(projected.filter((r) => r.total_tokens !== '0')).toHaveLength(24); // roots sum their children's usage
     // Trace rows follow the runs: the six of each projector, each summing its four runs, alike.
-    const tracesDone = (rows: Array<Record<string, unknown>>) => rows.length === 6 && rows.every((r) => r.run_count === 4 && r.status === 'success');
-    await waitFor('the trace rows', async () => {
-      const [mine, theirs] = [await tracesOf(fresh), await tracesOf(LIVE_TABLES)];
-      return tracesDone(mine) && tracesDone(theirs) && JSON.stringify(mine) === JSON.stringify(theirs);
-    }, 10_000, 200).catch(async () => expect(await tracesOf(fresh)).toEqual(await tracesOf(LIVE_TABLES)));
-    await waitFor('the locations', async () => {
-      const [mine, theirs] = [await locationsOf(fresh), await locationsOf(LIVE_TABLES)];
-      return mine.length === 24 && JSON.stringify(mine) === JSON.stringify(theirs);
-    }, 10_000, 200).catch(async () => expect(await locationsOf(fresh)).toEqual(await locationsOf(LIVE_TABLES)));
+    const tracesDone = (rows: Array<Record<string, unknown>>) =>
+      rows.length === 6 && rows.every((r) => r.run_count === 4 && r.status === 'success');
+    await waitFor(
+      'the trace rows',
+      async () => {
+        const [mine, theirs] = [await tracesOf(fresh), await tracesOf(LIVE_TABLES)];
+        return tracesDone(mine) && tracesDone(theirs) && JSON.stringify(mine) === JSON.stringify(theirs);
+      },
+      10_000,
+      200,
+    ).catch(async () => expect(await tracesOf(fresh)).toEqual(await tracesOf(LIVE_TABLES)));
+    await waitFor(
+      'the locations',
+      async () => {
+        const [mine, theirs] = [await locationsOf(fresh), await locationsOf(LIVE_TABLES)];
+        return mine.length === 24 && JSON.stringify(mine) === JSON.stringify(theirs);
+      },
+      10_000,
+      200,
+    ).catch(async () => expect(await locationsOf(fresh)).toEqual(await locationsOf(LIVE_TABLES)));
   } finally {
     await projector.stop();
     await Promise.all(Object.values(fresh).map((table) => ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`)));
@@ -107,7 +168,9 @@ test('a batch merged and written a few ops at a time, each part written while th
   const tenantId = await appendInterleavedTraces();
   const ch = stackClickHouse(stack);
   try {
-    await expectFreshProjectionEqualsLive(tenantId, ch, tablesWithSuffix(`_parts_${randomUUID().slice(0, 8)}`), { writePartOps: 3 });
+    await expectFreshProjectionEqualsLive(tenantId, ch, tablesWithSuffix(`_parts_${randomUUID().slice(0, 8)}`), {
+      writePartOps: 3,
+    });
   } finally {
     await ch.close();
   }
@@ -127,7 +190,12 @@ class TraceRowsProbe extends ClickHouseClient {
   traceRowsChecked = 0;
   readonly #tables: ReadModelTables;
   constructor(config: TracingStack['config'], tables: ReadModelTables) {
-    super({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    super({
+      url: config.CLICKHOUSE_URL,
+      database: config.CLICKHOUSE_DATABASE,
+      user: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+    });
     this.#tables = tables;
   }
 
@@ -145,12 +213,18 @@ class TraceRowsProbe extends ClickHouseClient {
 
   override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
     // a failed check must not fail the insert: the projector would set the batch aside
-    if (table === this.#tables.traces && rows.length > 0) await this.#check(rows as TraceRow[]).catch((err) => this.violations.push(`check failed: ${err}`));
+    if (table === this.#tables.traces && rows.length > 0)
+      await this.#check(rows as TraceRow[]).catch((err) => this.violations.push(`check failed: ${err}`));
     const live = (rows as Array<TraceRow & { deleted?: number }>).filter((r) => r.deleted === 0);
-    if (table === this.#tables.tracesByHour && live.length > 0) await this.#checkThreads(live).catch((err) => this.violations.push(`check failed: ${err}`));
+    if (table === this.#tables.tracesByHour && live.length > 0)
+      await this.#checkThreads(live).catch((err) => this.violations.push(`check failed: ${err}`));
     await super.insertRowBinary(table, columns, rows);
     if (table === this.#tables.tracesByHour) {
-      const written = { counts: JSON.stringify(hourWrites(rows as Array<{ tenant_id: string; session_id: string; hour: number }>)), counted: false, ambiguous: false };
+      const written = {
+        counts: JSON.stringify(hourWrites(rows as Array<{ tenant_id: string; session_id: string; hour: number }>)),
+        counted: false,
+        ambiguous: false,
+      };
       this.#byHourInserts.push(written);
       for (const r of live) this.#byHourOf.set(`${r.trace_id}|${r.version}`, written);
     }
@@ -164,11 +238,15 @@ class TraceRowsProbe extends ClickHouseClient {
   threadRowsChecked = 0;
 
   async #checkThreads(rows: TraceRow[]): Promise<void> {
-    const keys = join(rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.session_id}), ${r.thread_id}, toUUID(${r.trace_id}))`));
+    const keys = join(
+      rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.session_id}), ${r.thread_id}, toUUID(${r.trace_id}))`),
+    );
     const inThread = await this.query<{ trace: string; version: string }>(sql`
       SELECT toString(trace_id) AS trace, max(version) AS version FROM ${ident(this.#tables.tracesByThread)}
       WHERE (tenant_id, session_id, thread_id, trace_id) IN (${keys}) AND deleted = 0 GROUP BY trace_id`);
-    const places = join(rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.session_id}), ${hourOf(r.start_time)})`));
+    const places = join(
+      rows.map((r) => sql`(toUUID(${r.tenant_id}), toUUID(${r.session_id}), ${hourOf(r.start_time)})`),
+    );
     const reached = await this.query<{ place: string; latest: string }>(sql`
       SELECT concat(toString(session_id), '|', toString(hour)) AS place, max(reach) AS latest
       FROM ${ident(this.#tables.traceHourReach)} WHERE (tenant_id, session_id, hour) IN (${places}) GROUP BY session_id, hour`);
@@ -177,9 +255,13 @@ class TraceRowsProbe extends ClickHouseClient {
     for (const row of rows) {
       if (row.thread_id === '') continue;
       this.threadRowsChecked++;
-      if ((versionOf.get(row.trace_id) ?? 0) < row.version) this.violations.push(`trace ${row.trace_id} (version ${row.version}) by hour before its row in traces_by_thread`);
+      if ((versionOf.get(row.trace_id) ?? 0) < row.version)
+        this.violations.push(
+          `trace ${row.trace_id} (version ${row.version}) by hour before its row in traces_by_thread`,
+        );
       const place = `${row.session_id}|${hourOf(row.start_time)}`;
-      if ((reachOf.get(place) ?? -Infinity) < row.last_run_start_time) this.violations.push(`trace ${row.trace_id} by hour before its hour's reach covered it`);
+      if ((reachOf.get(place) ?? -Infinity) < row.last_run_start_time)
+        this.violations.push(`trace ${row.trace_id} by hour before its hour's reach covered it`);
     }
   }
 
@@ -199,7 +281,8 @@ class TraceRowsProbe extends ClickHouseClient {
       if ((byHourOf.get(`${row.trace_id}|${hourOf(row.start_time)}`) ?? 0) < row.version)
         this.violations.push(`trace ${row.trace_id} (version ${row.version}) before its row in traces_by_hour`);
       const byHourInsert = this.#byHourOf.get(`${row.trace_id}|${row.version}`);
-      if (!byHourInsert?.counted && !byHourInsert?.ambiguous) this.violations.push(`trace ${row.trace_id} (version ${row.version}) before its row by hour was counted`);
+      if (!byHourInsert?.counted && !byHourInsert?.ambiguous)
+        this.violations.push(`trace ${row.trace_id} (version ${row.version}) before its row by hour was counted`);
     }
     const runsOf = new Map(runs.map((r) => [r.trace, r]));
     const locatedOf = new Map(located.map((r) => [r.trace, Number(r.runs)]));
@@ -208,14 +291,18 @@ class TraceRowsProbe extends ClickHouseClient {
       const durable = runsOf.get(row.trace_id);
       // at least: runs of a later part of the batch may already be written too
       if (Number(durable?.runs ?? 0) < row.run_count || Number(durable?.version ?? 0) < row.version)
-        this.violations.push(`trace ${row.trace_id} (${row.run_count} runs, version ${row.version}) before its runs: ${JSON.stringify(durable ?? null)}`);
+        this.violations.push(
+          `trace ${row.trace_id} (${row.run_count} runs, version ${row.version}) before its runs: ${JSON.stringify(durable ?? null)}`,
+        );
       if ((locatedOf.get(row.trace_id) ?? 0) < row.run_count)
-        this.violations.push(`trace ${row.trace_id} (${row.run_count} runs) before its runs' locations: ${locatedOf.get(row.trace_id) ?? 0}`);
+        this.violations.push(
+          `trace ${row.trace_id} (${row.run_count} runs) before its runs' locations: ${locatedOf.get(row.trace_id) ?? 0}`,
+        );
     }
   }
 }
 
-test('no trace row reaches ClickHouse before the runs and locations it counts and its counted row by hour, nor a row by hour before its row by thread and its hour\'s reach, each part of a batch included', async () => {
+test("no trace row reaches ClickHouse before the runs and locations it counts and its counted row by hour, nor a row by hour before its row by thread and its hour's reach, each part of a batch included", async () => {
   const tenantId = await appendInterleavedTraces();
   const fresh = tablesWithSuffix(`_ryw_${randomUUID().slice(0, 8)}`);
   const probe = new TraceRowsProbe(stack.config, fresh);
@@ -239,13 +326,22 @@ class FailOnceProbe extends ClickHouseClient {
   readonly #table: string;
   readonly #tenantId: string;
   constructor(config: TracingStack['config'], table: string, tenantId: string) {
-    super({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    super({
+      url: config.CLICKHOUSE_URL,
+      database: config.CLICKHOUSE_DATABASE,
+      user: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+    });
     this.#table = table;
     this.#tenantId = tenantId;
   }
 
   override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
-    if (!this.failed && table === this.#table && rows.some((r) => (r as { tenant_id: string }).tenant_id === this.#tenantId)) {
+    if (
+      !this.failed &&
+      table === this.#table &&
+      rows.some((r) => (r as { tenant_id: string }).tenant_id === this.#tenantId)
+    ) {
       this.failed = true;
       throw Object.assign(new Error(`the test refuses this insert into ${table}`), { retryable: false });
     }
@@ -253,14 +349,17 @@ class FailOnceProbe extends ClickHouseClient {
   }
 }
 
-test.each(['runLocations', 'traces'] as const)('a batch whose %s insert failed after its runs were written is projected again: nothing lost', async (failing) => {
-  const tenantId = await appendInterleavedTraces();
-  const fresh = tablesWithSuffix(`_fail_${randomUUID().slice(0, 8)}`);
-  const probe = new FailOnceProbe(stack.config, fresh[failing], tenantId);
-  try {
-    await expectFreshProjectionEqualsLive(tenantId, probe, fresh, {});
-  } finally {
-    await probe.close();
-  }
-  expect(probe.failed).toBe(true);
-});
+test.each(['runLocations', 'traces'] as const)(
+  'a batch whose %s insert failed after its runs were written is projected again: nothing lost',
+  async (failing) => {
+    const tenantId = await appendInterleavedTraces();
+    const fresh = tablesWithSuffix(`_fail_${randomUUID().slice(0, 8)}`);
+    const probe = new FailOnceProbe(stack.config, fresh[failing], tenantId);
+    try {
+      await expectFreshProjectionEqualsLive(tenantId, probe, fresh, {});
+    } finally {
+      await probe.close();
+    }
+    expect(probe.failed).toBe(true);
+  },
+);

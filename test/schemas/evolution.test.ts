@@ -28,7 +28,11 @@ describe('ProjectCreated v1 → v2', () => {
     const encoded = encodeEventAtVersion('ProjectCreated', 1, payload);
     expect(encoded.headers['schema-version']).toBe('1');
     const decoded = decodeEvent(new Map(Object.entries(encoded.headers)), encoded.value);
-    expect(decoded).toEqual({ name: 'ProjectCreated', version: 1, payload: { ...payload, reference_dataset_id: null, start_time: null, end_time: null } });
+    expect(decoded).toEqual({
+      name: 'ProjectCreated',
+      version: 1,
+      payload: { ...payload, reference_dataset_id: null, start_time: null, end_time: null },
+    });
   });
 
   describe('on a running stack', () => {
@@ -73,7 +77,11 @@ describe('ProjectCreated v1 → v2', () => {
       const byId = uuidv7();
       const byName = uuidv7();
       const post = (id: string, session: Record<string, string>) =>
-        api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id, name: 'r', run_type: 'chain', inputs: {}, ...session } });
+        api('/runs', {
+          method: 'POST',
+          apiKey: ws.apiKey,
+          json: { id, name: 'r', run_type: 'chain', inputs: {}, ...session },
+        });
       expect((await post(byId, { session_id: explicitId })).status).toBe(202);
       expect((await post(byName, { session_name: byNameProject })).status).toBe(202);
       expect((await waitForRun(ws.apiKey, byId)).session_id).toBe(explicitId);
@@ -95,7 +103,15 @@ describe('ApiKeyIssued and RevisionStatusChanged v1 → v2', () => {
   });
 
   test('a v1 revision status decodes without a commit and without how its server authenticates', () => {
-    const payload = { tenant_id: 't', deployment_id: 'd', revision_id: 'r', status: 'DEPLOYED', detail: null, server_url: 'http://127.0.0.1:1', changed_at: 2 };
+    const payload = {
+      tenant_id: 't',
+      deployment_id: 'd',
+      revision_id: 'r',
+      status: 'DEPLOYED',
+      detail: null,
+      server_url: 'http://127.0.0.1:1',
+      changed_at: 2,
+    };
     const encoded = encodeEventAtVersion('RevisionStatusChanged', 1, payload);
     expect(decodeEvent(new Map(Object.entries(encoded.headers)), encoded.value)).toEqual({
       name: 'RevisionStatusChanged',

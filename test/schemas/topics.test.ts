@@ -9,8 +9,13 @@ import { DEAD_LETTER_TOPICS, TOPIC_DECLARATIONS, TOPICS } from '../../schemas/to
 import { brokerList, ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
 
 test('each schema folder is a declared topic with schemas, and each declared topic with schemas has its folder', () => {
-  const folders = readdirSync(schemasDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-  const withSchemas = TOPIC_DECLARATIONS.filter((t) => t.hasSchemas).map((t) => t.name).sort();
+  const folders = readdirSync(schemasDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  const withSchemas = TOPIC_DECLARATIONS.filter((t) => t.hasSchemas)
+    .map((t) => t.name)
+    .sort();
   expect(folders).toEqual(withSchemas);
   expect(new Set(readSchemaFiles().map((f) => f.topic))).toEqual(new Set(withSchemas));
   expect(new Set(TOPIC_DECLARATIONS.map((t) => t.name)).size).toBe(TOPIC_DECLARATIONS.length);
@@ -26,14 +31,22 @@ test('every dead-letter topic is itself declared, and is where its topic says', 
 
 test('the broker gets the declared partitions and cleanup policy of every topic', async () => {
   const env = inject('tracingEnv');
-  const config = { KAFKA_BROKERS: env.KAFKA_BROKERS!, KAFKA_TOPIC_PREFIX: `topics-${randomUUID().slice(0, 8)}.`, KAFKA_PARTITIONS: 3 };
+  const config = {
+    KAFKA_BROKERS: env.KAFKA_BROKERS!,
+    KAFKA_TOPIC_PREFIX: `topics-${randomUUID().slice(0, 8)}.`,
+    KAFKA_PARTITIONS: 3,
+  };
   await ensureTopics(config, TOPIC_DECLARATIONS);
   const admin = new Admin({ clientId: 'topics-test', bootstrapBrokers: brokerList(config) });
   try {
     const names = TOPIC_DECLARATIONS.map((t) => topicName(config, t.name));
     const metadata = await admin.metadata({ topics: names });
     const described = await admin.describeConfigs({
-      resources: names.map((resourceName) => ({ resourceType: ConfigResourceTypes.TOPIC, resourceName, configurationKeys: ['cleanup.policy', 'retention.ms'] })),
+      resources: names.map((resourceName) => ({
+        resourceType: ConfigResourceTypes.TOPIC,
+        resourceName,
+        configurationKeys: ['cleanup.policy', 'retention.ms'],
+      })),
     });
     for (const t of TOPIC_DECLARATIONS) {
       const name = topicName(config, t.name);

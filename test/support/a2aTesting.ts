@@ -2,18 +2,34 @@
 // and the official client's way to send an API key.
 import { randomUUID } from 'node:crypto';
 import { Role, type Message } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, createAuthenticatingFetchWithRetry, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  createAuthenticatingFetchWithRetry,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 import { A2aError } from '../../services/agent-server/a2a/jsonRpc.ts';
 
 /** A fetch that sends the agent server's API key on every request, through the client's own authentication hook. */
 export const apiKeyFetch = (apiKey: string, fetchImpl: typeof fetch = fetch): typeof fetch =>
-  createAuthenticatingFetchWithRetry(fetchImpl, { headers: async (): Promise<Record<string, string>> => (apiKey ? { 'x-api-key': apiKey } : {}), shouldRetryWithHeaders: async () => undefined });
+  createAuthenticatingFetchWithRetry(fetchImpl, {
+    headers: async (): Promise<Record<string, string>> => (apiKey ? { 'x-api-key': apiKey } : {}),
+    shouldRetryWithHeaders: async () => undefined,
+  });
 
 /** The official client factory, sending the API key (its JSON-RPC transport, v0.3 servers spoken to in 0.3 when `legacyCompat`). */
-export const a2aClientFactory = (apiKey: string, options: { legacyCompat?: boolean; fetchImpl?: typeof fetch } = {}): ClientFactory =>
+export const a2aClientFactory = (
+  apiKey: string,
+  options: { legacyCompat?: boolean; fetchImpl?: typeof fetch } = {},
+): ClientFactory =>
   new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl: apiKeyFetch(apiKey, options.fetchImpl), ...(options.legacyCompat ? { legacyCompat: { enabled: true } } : {}) })],
+      transports: [
+        new JsonRpcTransportFactory({
+          fetchImpl: apiKeyFetch(apiKey, options.fetchImpl),
+          ...(options.legacyCompat ? { legacyCompat: { enabled: true } } : {}),
+        }),
+      ],
     }),
   );
 

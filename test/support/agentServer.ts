@@ -40,12 +40,16 @@ export function writeAgentConfig(config: Record<string, unknown>): string {
 }
 
 /** The example assistants' graph modules, by absolute path, for configs written by tests. */
-export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') => join(repoRoot, 'examples/agent-server', `${name}.ts:graph`);
+export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') =>
+  join(repoRoot, 'examples/agent-server', `${name}.ts:graph`);
 
 /** Where the shared tracing stack keeps its API keys (its broker and topic prefix), and its bootstrap key: an agent server given this env takes that key. */
 export function sharedTenancyEnv(): { env: Record<string, string>; apiKey: string } {
   const stack = inject('tracingEnv');
-  return { env: { KAFKA_BROKERS: stack.KAFKA_BROKERS!, KAFKA_TOPIC_PREFIX: stack.KAFKA_TOPIC_PREFIX! }, apiKey: inject('bootstrapApiKey') };
+  return {
+    env: { KAFKA_BROKERS: stack.KAFKA_BROKERS!, KAFKA_TOPIC_PREFIX: stack.KAFKA_TOPIC_PREFIX! },
+    apiKey: inject('bootstrapApiKey'),
+  };
 }
 
 export async function startAgentServer(name: string, options: AgentServerOptions = {}): Promise<AgentServer> {
@@ -63,12 +67,21 @@ export async function startAgentServer(name: string, options: AgentServerOptions
   const child = startService('services/processes/agentServerMain.ts', env, `agent-server-${name}`);
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) =>
-    child.child.once('exit', (code) => reject(new Error(`the agent server exited with ${code} (see .local/logs/test/agent-server-${name}.log)`))),
+    child.child.once('exit', (code) =>
+      reject(new Error(`the agent server exited with ${code} (see .local/logs/test/agent-server-${name}.log)`)),
+    ),
   );
   exited.catch(() => undefined);
   // ready: with a shared run queue, registered (a dead predecessor at this address reaped)
   await Promise.race([waitFor(`the agent server at ${url}`, async () => (await fetch(`${url}/ready`)).ok), exited]);
-  return { url, apiKey: tenancy.apiKey, headers: tenancy.apiKey ? { 'x-api-key': tenancy.apiKey } : {}, process: child, env, stop: () => child.stop() };
+  return {
+    url,
+    apiKey: tenancy.apiKey,
+    headers: tenancy.apiKey ? { 'x-api-key': tenancy.apiKey } : {},
+    process: child,
+    env,
+    stop: () => child.stop(),
+  };
 }
 
 /** An agent server on one of its stores, and how to stop it (and drop its database). */

@@ -7,7 +7,12 @@ import { api } from './tracingClient.ts';
 /** A client with the MinIO root user (close with .destroy()). */
 export function rootS3(): S3Client {
   const env = inject('tracingEnv');
-  return new S3Client({ endpoint: env.S3_ENDPOINT, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: env.S3_ACCESS_KEY_ID!, secretAccessKey: env.S3_SECRET_ACCESS_KEY! } });
+  return new S3Client({
+    endpoint: env.S3_ENDPOINT,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.S3_ACCESS_KEY_ID!, secretAccessKey: env.S3_SECRET_ACCESS_KEY! },
+  });
 }
 
 export async function createBucket(bucket: string): Promise<void> {
@@ -26,7 +31,9 @@ export async function listKeys(bucket: string, prefix = '', client?: S3Client): 
   try {
     let token: string | undefined;
     do {
-      const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await s3.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       for (const o of page.Contents ?? []) keys.push(o.Key!);
       token = page.NextContinuationToken;
     } while (token);
@@ -37,7 +44,11 @@ export async function listKeys(bucket: string, prefix = '', client?: S3Client): 
 }
 
 /** POST /bulk-exports/destinations body for a bucket of the stack's MinIO (root credentials unless given). */
-export function destinationBody(bucket: string, prefix = 'exports', credentials?: { access_key_id: string; secret_access_key: string }): Record<string, unknown> {
+export function destinationBody(
+  bucket: string,
+  prefix = 'exports',
+  credentials?: { access_key_id: string; secret_access_key: string },
+): Record<string, unknown> {
   const env = inject('tracingEnv');
   return {
     destination_type: 's3',
@@ -48,11 +59,17 @@ export function destinationBody(bucket: string, prefix = 'exports', credentials?
 }
 
 /** Polls GET /bulk-exports/{id} until `ready` holds for it; returns it. */
-export async function waitForExport(apiKey: string, exportId: string, ready: (e: any) => boolean, timeoutMs = 90_000): Promise<any> {
+export async function waitForExport(
+  apiKey: string,
+  exportId: string,
+  ready: (e: any) => boolean,
+  timeoutMs = 90_000,
+): Promise<any> {
   return vi.waitFor(
     async () => {
       const res = await api(`/bulk-exports/${exportId}`, { apiKey });
-      if (!ready(res.body)) throw new Error(`export ${exportId} not there yet: ${JSON.stringify(res.body).slice(0, 400)}`);
+      if (!ready(res.body))
+        throw new Error(`export ${exportId} not there yet: ${JSON.stringify(res.body).slice(0, 400)}`);
       return res.body;
     },
     { timeout: timeoutMs, interval: 250 },
@@ -60,11 +77,17 @@ export async function waitForExport(apiKey: string, exportId: string, ready: (e:
 }
 
 /** Polls GET /bulk-exports/{id}/runs until `ready` holds for the list; returns it. */
-export async function waitForExportRuns(apiKey: string, exportId: string, ready: (runs: any[]) => boolean, timeoutMs = 90_000): Promise<any[]> {
+export async function waitForExportRuns(
+  apiKey: string,
+  exportId: string,
+  ready: (runs: any[]) => boolean,
+  timeoutMs = 90_000,
+): Promise<any[]> {
   return vi.waitFor(
     async () => {
       const res = await api(`/bulk-exports/${exportId}/runs`, { apiKey });
-      if (!Array.isArray(res.body) || !ready(res.body)) throw new Error(`runs of export ${exportId} not there yet: ${JSON.stringify(res.body).slice(0, 600)}`);
+      if (!Array.isArray(res.body) || !ready(res.body))
+        throw new Error(`runs of export ${exportId} not there yet: ${JSON.stringify(res.body).slice(0, 600)}`);
       return res.body;
     },
     { timeout: timeoutMs, interval: 250 },

@@ -28,13 +28,22 @@ export const as = (app: { url: string }, who: { apiKey: string; id?: string }, t
 });
 
 /** `env` adds to or overrides the app's (CHAT_CHECKPOINTER, LANGSMITH_*, …); tokens stream without pauses unless it says otherwise. */
-export async function startChatApp(name: string, env: Record<string, string> = {}, port?: number): Promise<ChatAppProcess> {
+export async function startChatApp(
+  name: string,
+  env: Record<string, string> = {},
+  port?: number,
+): Promise<ChatAppProcess> {
   const listenOn = port ?? (await freePort());
   const tenancy = env.CHAT_APP_AUTH === 'none' ? { env: {}, apiKey: '' } : sharedTenancyEnv();
-  const child = startService('examples/chat-app/main.ts', { ...tenancy.env, CHAT_APP_PORT: String(listenOn), CHAT_SCRIPTED_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'warn', ...env }, `chat-app-${name}`);
+  const child = startService(
+    'examples/chat-app/main.ts',
+    { ...tenancy.env, CHAT_APP_PORT: String(listenOn), CHAT_SCRIPTED_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'warn', ...env },
+    `chat-app-${name}`,
+  );
   const url = `http://127.0.0.1:${listenOn}`;
   await waitFor(`the chat app at ${url}`, async () => {
-    if (child.child.exitCode !== null) throw new Error(`the chat app exited with ${child.child.exitCode} (see .local/logs/test/chat-app-${name}.log)`);
+    if (child.child.exitCode !== null)
+      throw new Error(`the chat app exited with ${child.child.exitCode} (see .local/logs/test/chat-app-${name}.log)`);
     return (await fetch(`${url}/ok`).catch(() => null))?.ok;
   });
   const headers: Record<string, string> = tenancy.apiKey ? { 'x-api-key': tenancy.apiKey } : {};
@@ -42,7 +51,12 @@ export async function startChatApp(name: string, env: Record<string, string> = {
 }
 
 /** A request to the app's API as `caller`; the status and the JSON answer (null when there is none). */
-export async function chatCall(caller: ChatCaller, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function chatCall(
+  caller: ChatCaller,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${caller.url}${path}`, {
     method,
     headers: { ...caller.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -55,13 +69,21 @@ export async function chatCall(caller: ChatCaller, method: string, path: string,
 export const userMessage = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 /** POSTs a command; the status and the JSON answer. */
-export async function sendCommand(caller: ChatCaller, threadId: string, command: unknown): Promise<{ status: number; body: any }> {
+export async function sendCommand(
+  caller: ChatCaller,
+  threadId: string,
+  command: unknown,
+): Promise<{ status: number; body: any }> {
   return chatCall(caller, 'POST', `/api/threads/${threadId}/commands`, command);
 }
 
 /** Starts a run of `deep_agent` with one user message; its run_id. */
 export async function startRun(caller: ChatCaller, threadId: string, content: string): Promise<string> {
-  const { status, body } = await sendCommand(caller, threadId, { id: 1, method: 'run.start', params: { assistant_id: 'deep_agent', input: userMessage(content) } });
+  const { status, body } = await sendCommand(caller, threadId, {
+    id: 1,
+    method: 'run.start',
+    params: { assistant_id: 'deep_agent', input: userMessage(content) },
+  });
   if (status !== 200) throw new Error(`run.start answered ${status}: ${JSON.stringify(body)}`);
   return body.result.run_id;
 }
@@ -87,11 +109,22 @@ export interface OpenStream {
 /** Opens a subscription; its events are read until the server ends the stream (or `abort`). */
 export function openStream(caller: ChatCaller, threadId: string, subscription: unknown): OpenStream {
   const controller = new AbortController();
-  const response = fetch(`${caller.url}/api/threads/${threadId}/stream`, { method: 'POST', headers: { ...caller.headers, 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: controller.signal });
-  const text = response.then((res) => res.text()).catch((err: Error) => (err.name === 'AbortError' ? '' : Promise.reject(err)));
+  const response = fetch(`${caller.url}/api/threads/${threadId}/stream`, {
+    method: 'POST',
+    headers: { ...caller.headers, 'content-type': 'application/json' },
+    body: JSON.stringify(subscription),
+    signal: controller.signal,
+  });
+  const text = response
+    .then((res) => res.text())
+    .catch((err: Error) => (err.name === 'AbortError' ? '' : Promise.reject(err)));
   return {
     response,
-    events: text.then((t) => sseEvents(t).filter((e) => e.event !== 'error').map((e) => JSON.parse(e.data) as ProtocolEvent)),
+    events: text.then((t) =>
+      sseEvents(t)
+        .filter((e) => e.event !== 'error')
+        .map((e) => JSON.parse(e.data) as ProtocolEvent),
+    ),
     ids: text.then((t) => [...t.matchAll(/^id: (.*)$/gm)].map((m) => m[1]!)),
     abort: () => controller.abort(),
   };
@@ -101,9 +134,19 @@ export function openStream(caller: ChatCaller, threadId: string, subscription: u
  * The events a subscription receives within `ms`, then the connection is dropped: for a stream
  * the server holds open (after a finished run, until the next one).
  */
-export async function eventsWithin(caller: ChatCaller, threadId: string, subscription: unknown, ms: number): Promise<ProtocolEvent[]> {
+export async function eventsWithin(
+  caller: ChatCaller,
+  threadId: string,
+  subscription: unknown,
+  ms: number,
+): Promise<ProtocolEvent[]> {
   const controller = new AbortController();
-  const res = await fetch(`${caller.url}/api/threads/${threadId}/stream`, { method: 'POST', headers: { ...caller.headers, 'content-type': 'application/json' }, body: JSON.stringify(subscription), signal: controller.signal });
+  const res = await fetch(`${caller.url}/api/threads/${threadId}/stream`, {
+    method: 'POST',
+    headers: { ...caller.headers, 'content-type': 'application/json' },
+    body: JSON.stringify(subscription),
+    signal: controller.signal,
+  });
   const reader = res.body!.getReader();
   const timer = setTimeout(() => controller.abort(), ms);
   let text = '';
@@ -118,12 +161,20 @@ export async function eventsWithin(caller: ChatCaller, threadId: string, subscri
   } finally {
     clearTimeout(timer);
   }
-  return sseEvents(text.slice(0, text.lastIndexOf('\n\n') + 2)).filter((e) => e.event !== 'error').map((e) => JSON.parse(e.data) as ProtocolEvent);
+  return sseEvents(text.slice(0, text.lastIndexOf('\n\n') + 2))
+    .filter((e) => e.event !== 'error')
+    .map((e) => JSON.parse(e.data) as ProtocolEvent);
 }
 
 /** The streamed text of the AI messages in `events` (of one namespace): each text block's start, then its deltas. */
 export const streamedText = (events: ProtocolEvent[]) =>
   events
     .filter((e) => e.method === 'messages')
-    .map(({ params: { data } }) => (data.event === 'content-block-start' && data.content?.type === 'text' ? data.content.text : data.event === 'content-block-delta' && data.delta?.type === 'text-delta' ? data.delta.text : ''))
+    .map(({ params: { data } }) =>
+      data.event === 'content-block-start' && data.content?.type === 'text'
+        ? data.content.text
+        : data.event === 'content-block-delta' && data.delta?.type === 'text-delta'
+          ? data.delta.text
+          : '',
+    )
     .join('');

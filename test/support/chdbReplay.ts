@@ -26,24 +26,39 @@ export interface ChdbReplay {
  * Runs every step on chdb in one session (one Python process), its clock in `timezone` as the
  * recorded server's was; `config`: a server config (XML) for the session, e.g. a cluster's remote_servers.
  */
-export async function replayOnChdb(python: PythonEnv, steps: readonly RecordedStep[], timezone: string, config?: string): Promise<ChdbReplay> {
+export async function replayOnChdb(
+  python: PythonEnv,
+  steps: readonly RecordedStep[],
+  timezone: string,
+  config?: string,
+): Promise<ChdbReplay> {
   const dir = join(repoRoot, '.local', 'chdb');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `steps-${process.pid}-${randomBytes(3).toString('hex')}.jsonl`);
   const lines = [JSON.stringify({ kind: 'session', timezone, ...(config ? { config } : {}) })];
   for (const s of steps)
-    lines.push(JSON.stringify(s.kind === 'statement' ? { kind: s.kind, database: s.database, query: s.query, data: s.data, binary: s.binary } : s));
+    lines.push(
+      JSON.stringify(
+        s.kind === 'statement'
+          ? { kind: s.kind, database: s.database, query: s.query, data: s.data, binary: s.binary }
+          : s,
+      ),
+    );
   writeFileSync(file, lines.join('\n') + '\n');
   const env = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
   const out = await run(python.python, [SCRIPT, file], env, 10 * 60_000);
   type Line = { ok: boolean; answer?: string; error?: string; version?: string };
-  const results = out.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
+  const results = out.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Line);
   if (out.code !== 0 || results.length !== steps.length + 1) {
     const done = `${results.length - 1} of ${steps.length} steps`;
     throw new Error(`${SCRIPT} ${file} exited with ${out.code} after ${done}:\n${out.stderr.slice(-4000)}`);
   }
   rmSync(file); // kept only when the replay itself failed, to run it again by hand
-  const answer = (r: Line): ChdbAnswer => (r.ok ? { ok: true, answer: Buffer.from(r.answer ?? '', 'base64') } : { ok: false, error: String(r.error) });
+  const answer = (r: Line): ChdbAnswer =>
+    r.ok ? { ok: true, answer: Buffer.from(r.answer ?? '', 'base64') } : { ok: false, error: String(r.error) };
   return { version: String(results[0]!.version), answers: results.slice(1).map(answer) };
 }
 
@@ -101,7 +116,11 @@ function sameValue(a: unknown, b: unknown): boolean {
 const parseRows = (bytes: Buffer, format: string): Record<string, unknown>[] =>
   format === 'JSONCompact'
     ? compactRows(bytes.toString('utf8'))
-    : bytes.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    : bytes
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const show = (v: unknown) => JSON.stringify(v)?.slice(0, 300);
 
@@ -111,7 +130,12 @@ const show = (v: unknown) => JSON.stringify(v)?.slice(0, 300);
  * last digits), the same rows, in the same order where the statement orders them; where it
  * takes any n rows (LIMIT without ORDER BY), as many rows.
  */
-export function rowsDiffer(expected: Buffer, actual: Buffer, order: ReturnType<typeof rowOrder>, format = 'JSONEachRow'): string | null {
+export function rowsDiffer(
+  expected: Buffer,
+  actual: Buffer,
+  order: ReturnType<typeof rowOrder>,
+  format = 'JSONEachRow',
+): string | null {
   const byText = (x: unknown, y: unknown) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1);
   const inOrder = (rows: Record<string, unknown>[]) => (order === 'ordered' ? rows : [...rows].sort(byText));
   const [want, got] = [inOrder(parseRows(expected, format)), inOrder(parseRows(actual, format))];
@@ -123,7 +147,8 @@ export function rowsDiffer(expected: Buffer, actual: Buffer, order: ReturnType<t
     if (Object.keys(w).join(',') !== Object.keys(g).join(','))
       return `columns ${show(Object.keys(g))} instead of ${show(Object.keys(w))}`;
     for (const column of Object.keys(w))
-      if (!sameValue(w[column], g[column])) return `row ${i}, ${column}: ${show(g[column])} instead of ${show(w[column])}`;
+      if (!sameValue(w[column], g[column]))
+        return `row ${i}, ${column}: ${show(g[column])} instead of ${show(w[column])}`;
   }
   return null;
 }
@@ -132,14 +157,16 @@ export function rowsDiffer(expected: Buffer, actual: Buffer, order: ReturnType<t
 export function answerDiffers(step: RecordedStatement, answer: ChdbAnswer): string | null {
   const accepted = step.status === 200;
   if (accepted && !answer.ok) return `current ClickHouse rejects it: ${answer.error}`;
-  if (!accepted && answer.ok) return `current ClickHouse accepts it; 18.16 rejected it: ${step.answer.toString('utf8').slice(0, 500)}`;
+  if (!accepted && answer.ok)
+    return `current ClickHouse accepts it; 18.16 rejected it: ${step.answer.toString('utf8').slice(0, 500)}`;
   if (!accepted || !answer.ok) return null; // rejected by both (what a caller does about it was recorded)
   // What runs on a server at a moment (the replay's wait for a table no query uses) is no answer
   // two servers share: that both take the statement is what is checked.
   if (/\bsystem\.processes\b/.test(step.query)) return null;
   const format = outputFormat(step);
   if (format === null) return null;
-  if (format === 'JSONEachRow' || format === 'JSONCompact') return rowsDiffer(step.answer, answer.answer, rowOrder(step.query), format);
+  if (format === 'JSONEachRow' || format === 'JSONCompact')
+    return rowsDiffer(step.answer, answer.answer, rowOrder(step.query), format);
   if (step.answer.equals(answer.answer)) return null;
   let at = 0;
   while (at < step.answer.length && step.answer[at] === answer.answer[at]) at++;
@@ -167,8 +194,12 @@ export async function settleTables(ch: ClickHouseClient, database: string, stopM
     // OPTIMIZE is a silent no-op while a background merge holds the parts: ask until one is left.
     for (let attempt = 1; ; attempt++) {
       await ch.exec(sql`OPTIMIZE TABLE ${name(table)} FINAL`);
-      const parts = await count(sql`SELECT count() AS n FROM system.parts WHERE database = ${database} AND table = ${table} AND active`);
-      const pending = await count(sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND table = ${table} AND NOT is_done`);
+      const parts = await count(
+        sql`SELECT count() AS n FROM system.parts WHERE database = ${database} AND table = ${table} AND active`,
+      );
+      const pending = await count(
+        sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND table = ${table} AND NOT is_done`,
+      );
       if (parts <= 1 && pending === 0) break;
       if (attempt > 600) throw new Error(`${database}.${table} did not settle into one part`);
       await sleep(50);
@@ -180,7 +211,9 @@ export async function settleTables(ch: ClickHouseClient, database: string, stopM
 /** Waits until the database has no mutation pending. */
 export async function awaitMutations(ch: ClickHouseClient, database: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const [pending] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND NOT is_done`);
+    const [pending] = await ch.query<{ n: string }>(
+      sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND NOT is_done`,
+    );
     if (Number(pending?.n) === 0) return;
     if (attempt > 1200) throw new Error(`mutations of ${database} still pending`);
     await sleep(50);

@@ -27,7 +27,10 @@ export async function ensureChromium(): Promise<string | null> {
     progress('chromium: installing Debian package chromium (apt-get), for the page tests');
     await aptInstall(['chromium'], join(logsDir, 'install-chromium.log'));
   });
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is missing; see ${join(logsDir, 'install-chromium.log')}`);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(
+      `apt-get installed chromium but ${CHROMIUM_PATH} is missing; see ${join(logsDir, 'install-chromium.log')}`,
+    );
   return null;
 }
 

@@ -52,10 +52,13 @@ export class ClickHouseRecorder {
   /** A listener whose statements are recorded under `origin()` (asked per statement); its URL. */
   async listen(origin: string | (() => string)): Promise<string> {
     const originOf = typeof origin === 'string' ? () => origin : origin;
-    const server = createServer((req, res) => void this.#handle(req, res, originOf).catch((err: Error) => {
-      res.statusCode = 502;
-      res.end(`recorder: ${err.message}`);
-    }));
+    const server = createServer(
+      (req, res) =>
+        void this.#handle(req, res, originOf).catch((err: Error) => {
+          res.statusCode = 502;
+          res.end(`recorder: ${err.message}`);
+        }),
+    );
     this.#servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -96,7 +99,12 @@ export class ClickHouseRecorder {
       if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
     const method = req.method === 'GET' ? 'GET' : 'POST';
     const forward = () =>
-      request(`${this.#upstream}${url.pathname}${url.search}`, { method, headers, body: method === 'GET' ? undefined : body, dispatcher: this.#agent });
+      request(`${this.#upstream}${url.pathname}${url.search}`, {
+        method,
+        headers,
+        body: method === 'GET' ? undefined : body,
+        dispatcher: this.#agent,
+      });
     if (url.pathname !== '/') {
       // /ping and the like: passed through, not statements
       const answer = await forward();

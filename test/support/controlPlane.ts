@@ -18,7 +18,11 @@ export interface ControlPlaneStack {
   stop(): Promise<void>;
 }
 
-export async function startControlPlane(name: string, replicas = 1, extraEnv: Record<string, string> = {}): Promise<ControlPlaneStack> {
+export async function startControlPlane(
+  name: string,
+  replicas = 1,
+  extraEnv: Record<string, string> = {},
+): Promise<ControlPlaneStack> {
   const infra = await provideInfra();
   const id = `${name}_${randomBytes(3).toString('hex')}`;
   const base: Record<string, string> = {
@@ -58,16 +62,28 @@ export async function startControlPlane(name: string, replicas = 1, extraEnv: Re
     },
   };
   for (const [n, url] of stack.urls.entries())
-    await waitFor('the control plane to be ready', async () => {
-      const exit = processes[n]!.child.exitCode;
-      if (exit !== null) throw new Error(`control plane exited with ${exit}; see .local/logs/test/${id}-control-plane-${n}.log`);
-      return (await fetch(`${url}/ready`)).ok;
-    }, 90_000, 200);
+    await waitFor(
+      'the control plane to be ready',
+      async () => {
+        const exit = processes[n]!.child.exitCode;
+        if (exit !== null)
+          throw new Error(`control plane exited with ${exit}; see .local/logs/test/${id}-control-plane-${n}.log`);
+        return (await fetch(`${url}/ready`)).ok;
+      },
+      90_000,
+      200,
+    );
   return stack;
 }
 
 /** A JSON call with an API key: the status and the parsed body (null when there is none). */
-export async function controlPlaneCall(url: string, apiKey: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
+export async function controlPlaneCall(
+  url: string,
+  apiKey: string,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${url}${path}`, {
     method,
     headers: { 'x-api-key': apiKey, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },

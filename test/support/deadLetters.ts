@@ -45,7 +45,10 @@ export function poisonMessages(key: string, readable: EncodedEvent): Poison[] {
       label: 'an unknown event type',
       key,
       value: readable.value,
-      headers: [['event-type', Buffer.from(`${eventType}FromTheFuture`)], ['schema-version', Buffer.from(version)]],
+      headers: [
+        ['event-type', Buffer.from(`${eventType}FromTheFuture`)],
+        ['schema-version', Buffer.from(version)],
+      ],
     },
   ];
 }
@@ -61,8 +64,16 @@ export async function appendPoison(config: Config, topic: ProjectedTopic, poison
 
 /** The first `count` messages of `topic`'s dead-letter topic, as bytes. */
 export async function readDeadLetters(config: Config, topic: ProjectedTopic, count: number): Promise<RawMessage[]> {
-  const consumer = new Consumer({ clientId: 'dead-letter-reader', groupId: `dead-letter-reader-${Date.now()}`, bootstrapBrokers: brokerList(config) });
-  const stream = await consumer.consume({ topics: [topicName(config, DEAD_LETTER_TOPICS[topic])], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  const consumer = new Consumer({
+    clientId: 'dead-letter-reader',
+    groupId: `dead-letter-reader-${Date.now()}`,
+    bootstrapBrokers: brokerList(config),
+  });
+  const stream = await consumer.consume({
+    topics: [topicName(config, DEAD_LETTER_TOPICS[topic])],
+    mode: MessagesStreamModes.EARLIEST,
+    autocommit: false,
+  });
   try {
     const got: RawMessage[] = [];
     stream.on('data', (m: RawMessage) => got.push(m));
@@ -76,8 +87,16 @@ export async function readDeadLetters(config: Config, topic: ProjectedTopic, cou
 
 /** The message of `topic`'s dead-letter topic whose key is `key` (waiting for it). */
 export async function findDeadLetter(config: Config, topic: ProjectedTopic, key: string): Promise<RawMessage> {
-  const consumer = new Consumer({ clientId: 'dead-letter-finder', groupId: `dead-letter-finder-${Date.now()}`, bootstrapBrokers: brokerList(config) });
-  const stream = await consumer.consume({ topics: [topicName(config, DEAD_LETTER_TOPICS[topic])], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  const consumer = new Consumer({
+    clientId: 'dead-letter-finder',
+    groupId: `dead-letter-finder-${Date.now()}`,
+    bootstrapBrokers: brokerList(config),
+  });
+  const stream = await consumer.consume({
+    topics: [topicName(config, DEAD_LETTER_TOPICS[topic])],
+    mode: MessagesStreamModes.EARLIEST,
+    autocommit: false,
+  });
   try {
     let found: RawMessage | null = null;
     stream.on('data', (m: RawMessage) => {
@@ -95,7 +114,12 @@ export const deadLetterHeader = (message: RawMessage, name: string): string | un
   message.headerEntries.find(([k]) => k.toString() === name)?.[1].toString();
 
 /** The next offset `groupId` will read in `partition` of `topic` (-1 when it has committed nothing). */
-export async function committedOffset(config: Config, groupId: string, topic: ProjectedTopic, partition: number): Promise<bigint> {
+export async function committedOffset(
+  config: Config,
+  groupId: string,
+  topic: ProjectedTopic,
+  partition: number,
+): Promise<bigint> {
   const consumer = new Consumer({ clientId: 'committed-reader', groupId, bootstrapBrokers: brokerList(config) });
   try {
     const name = topicName(config, topic);
@@ -110,7 +134,12 @@ export async function committedOffset(config: Config, groupId: string, topic: Pr
  * Call once the good event appended after `poisons` is projected: every poison is in the
  * dead-letter topic as it was appended, and the projector's group has committed past it.
  */
-export async function expectDeadLettered(config: Config, topic: ProjectedTopic, groupId: string, poisons: Poison[]): Promise<void> {
+export async function expectDeadLettered(
+  config: Config,
+  topic: ProjectedTopic,
+  groupId: string,
+  poisons: Poison[],
+): Promise<void> {
   const dead = await readDeadLetters(config, topic, poisons.length);
   expect(dead).toHaveLength(poisons.length);
   dead.forEach((d, i) => {
@@ -120,18 +149,35 @@ export async function expectDeadLettered(config: Config, topic: ProjectedTopic, 
     expect(d.value.equals(p.value), `${p.label}: value`).toBe(true);
     expect(headers.slice(0, p.headers.length), `${p.label}: the original headers, byte for byte`).toEqual(p.headers);
     const added = Object.fromEntries(headers.slice(p.headers.length).map(([k, v]) => [k, v!.toString()]));
-    expect(Object.keys(added).sort(), `${p.label}: the headers the runtime adds`).toEqual(['dead-letter-reason', 'dead-letter-source']);
+    expect(Object.keys(added).sort(), `${p.label}: the headers the runtime adds`).toEqual([
+      'dead-letter-reason',
+      'dead-letter-source',
+    ]);
     expect(added['dead-letter-reason'], p.label).not.toBe('');
-    expect(added['dead-letter-source'], p.label).toMatch(new RegExp(`^${topicName(config, topic).replaceAll('.', '\\.')}/\\d+/\\d+$`));
+    expect(added['dead-letter-source'], p.label).toMatch(
+      new RegExp(`^${topicName(config, topic).replaceAll('.', '\\.')}/\\d+/\\d+$`),
+    );
   });
   expect(dead[1]!.headerEntries.find(([k]) => k.toString() === 'dead-letter-reason')![1].toString()).toMatch(/9999/);
-  expect(dead[2]!.headerEntries.find(([k]) => k.toString() === 'dead-letter-reason')![1].toString()).toMatch(/unknown event type/);
+  expect(dead[2]!.headerEntries.find(([k]) => k.toString() === 'dead-letter-reason')![1].toString()).toMatch(
+    /unknown event type/,
+  );
   // The source names where each was read; the group's committed offset is past all of them and
   // past the good event appended right after them (the next offset of that partition).
-  const sources = dead.map((d) => d.headerEntries.find(([k]) => k.toString() === 'dead-letter-source')![1].toString().split('/'));
+  const sources = dead.map((d) =>
+    d.headerEntries
+      .find(([k]) => k.toString() === 'dead-letter-source')![1]
+      .toString()
+      .split('/'),
+  );
   const partitions = new Set(sources.map((s) => Number(s.at(-2))));
   expect(partitions.size, 'one key, one partition').toBe(1);
   const [partition] = [...partitions];
   const last = sources.map((s) => BigInt(s.at(-1)!)).reduce((a, b) => (a > b ? a : b));
-  await waitFor('the committed offset past the unreadable messages', async () => (await committedOffset(config, groupId, topic, partition!)) > last + 1n, 30_000, 100);
+  await waitFor(
+    'the committed offset past the unreadable messages',
+    async () => (await committedOffset(config, groupId, topic, partition!)) > last + 1n,
+    30_000,
+    100,
+  );
 }

@@ -19,7 +19,12 @@ export interface ExampleRepo {
 export function deployableAgentRepo(dir: string): ExampleRepo {
   cpSync(join(repoRoot, 'examples/deployable-agent'), dir, { recursive: true });
   const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' }).toString().trim();
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    })
+      .toString()
+      .trim();
   git('init', '--quiet', '--initial-branch=main');
   git('add', '.');
   git('commit', '--quiet', '-m', 'the deployable example');
@@ -39,7 +44,8 @@ export function serverPids(revisionId: string): number[] {
     try {
       const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
       const isNode = readlinkSync(`/proc/${entry}/exe`) === node;
-      if (isNode && environ.includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry))) pids.push(Number(entry));
+      if (isNode && environ.includes(`LANGSMITH_HOST_REVISION_ID=${revisionId}`) && isRunning(Number(entry)))
+        pids.push(Number(entry));
     } catch {
       // gone, or not ours
     }

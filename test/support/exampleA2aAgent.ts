@@ -14,10 +14,17 @@ export interface ExampleA2aAgent {
 export async function startExampleA2aAgent(name: string, env: Record<string, string> = {}): Promise<ExampleA2aAgent> {
   const port = await freePort();
   // Spans are batched for 100 ms rather than the default 5 s, so tests see them soon.
-  const child = startService('examples/otel-a2a-agent/main.ts', { A2A_EXAMPLE_AGENT_PORT: String(port), OTEL_BSP_SCHEDULE_DELAY: '100', ...env }, `echo-agent-${name}`);
+  const child = startService(
+    'examples/otel-a2a-agent/main.ts',
+    { A2A_EXAMPLE_AGENT_PORT: String(port), OTEL_BSP_SCHEDULE_DELAY: '100', ...env },
+    `echo-agent-${name}`,
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`the example A2A agent at ${url}`, async () => {
-    if (child.child.exitCode !== null) throw new Error(`the example agent exited with ${child.child.exitCode} (see .local/logs/test/echo-agent-${name}.log)`);
+    if (child.child.exitCode !== null)
+      throw new Error(
+        `the example agent exited with ${child.child.exitCode} (see .local/logs/test/echo-agent-${name}.log)`,
+      );
     return (await fetch(`${url}/ok`)).ok;
   });
   return { url, process: child, stop: () => child.stop() };
@@ -32,12 +39,28 @@ export const tracingEnv = (endpoint: string, apiKey: string, project: string): R
 });
 
 /** POSTs a v0.3 message/send with one text part; `contextId` continues a conversation, `metadata` is the request's top-level member. */
-export async function sendText(endpoint: string, text: string, options: { contextId?: string; metadata?: unknown } = {}): Promise<any> {
-  const message = { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }], ...(options.contextId ? { contextId: options.contextId } : {}) };
+export async function sendText(
+  endpoint: string,
+  text: string,
+  options: { contextId?: string; metadata?: unknown } = {},
+): Promise<any> {
+  const message = {
+    kind: 'message',
+    role: 'user',
+    messageId: randomUUID(),
+    parts: [{ kind: 'text', text }],
+    ...(options.contextId ? { contextId: options.contextId } : {}),
+  };
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'message/send', params: { message }, ...(options.metadata === undefined ? {} : { metadata: options.metadata }) }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: randomUUID(),
+      method: 'message/send',
+      params: { message },
+      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+    }),
   });
   if (res.status !== 200) throw new Error(`message/send answered ${res.status}: ${await res.text()}`);
   return res.json();

@@ -49,14 +49,23 @@ export async function startExplorerBrowser(area: string): Promise<ExplorerBrowse
         [apiKey, options.workspaceId ?? ''],
       );
       await page.goto((options.baseUrl ?? tracingUrl()) + path);
-      return { page, problems, shot: (name) => page.screenshot({ path: join(shots, `${name}.png`) }).then(() => undefined) };
+      return {
+        page,
+        problems,
+        shot: (name) => page.screenshot({ path: join(shots, `${name}.png`) }).then(() => undefined),
+      };
     },
     close: () => browser.close(),
   };
 }
 
 /** Waits until the project's traces (root runs) are all in the read model its statistics come from. */
-export async function waitForTraceCount(apiKey: string, projectName: string, traces: number, timeout = 60_000): Promise<string> {
+export async function waitForTraceCount(
+  apiKey: string,
+  projectName: string,
+  traces: number,
+  timeout = 60_000,
+): Promise<string> {
   let projectId = '';
   await vi.waitFor(
     async () => {

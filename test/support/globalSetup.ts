@@ -27,7 +27,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The whole product: API, projectors and an export worker that schedules due windows at once;
   // started while the pages build.
   const [stack] = await Promise.all([
-    startTracingStack('shared', { BULK_EXPORT_LAG_SECONDS: '1', BULK_EXPORT_POLL_MS: '250', BULK_EXPORT_RETRY_DELAY_MS: '500', BULK_EXPORT_LEASE_MS: '5000' }),
+    startTracingStack('shared', {
+      BULK_EXPORT_LAG_SECONDS: '1',
+      BULK_EXPORT_POLL_MS: '250',
+      BULK_EXPORT_RETRY_DELAY_MS: '500',
+      BULK_EXPORT_LEASE_MS: '5000',
+    }),
     buildPages(),
   ]);
   stack.startExportWorker();

@@ -21,12 +21,20 @@ export interface HttpCallRecorder {
 }
 
 /** Hop-by-hop headers, and the ones fetch sets itself from the body it is given. */
-const NOT_PASSED_ON = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
+const NOT_PASSED_ON = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-encoding',
+]);
 
 const headersOf = (raw: IncomingMessage['headers'] | Headers): [string, string][] =>
-  (raw instanceof Headers ? [...raw.entries()] : Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')] as [string, string])).filter(
-    ([name]) => !NOT_PASSED_ON.has(name.toLowerCase()),
-  );
+  (raw instanceof Headers
+    ? [...raw.entries()]
+    : Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')] as [string, string])
+  ).filter(([name]) => !NOT_PASSED_ON.has(name.toLowerCase()));
 
 export async function startHttpCallRecorder(upstream: string): Promise<HttpCallRecorder> {
   const origin = upstream.replace(/\/$/, '');
@@ -36,7 +44,12 @@ export async function startHttpCallRecorder(upstream: string): Promise<HttpCallR
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = chunks.length ? Buffer.concat(chunks) : undefined;
-      const answer = await fetch(`${origin}${req.url}`, { method: req.method, headers: headersOf(req.headers), body, redirect: 'manual' });
+      const answer = await fetch(`${origin}${req.url}`, {
+        method: req.method,
+        headers: headersOf(req.headers),
+        body,
+        redirect: 'manual',
+      });
       const bytes = Buffer.from(await answer.arrayBuffer());
       calls.push({ method: req.method!, path: req.url!, status: answer.status });
       res.writeHead(answer.status, headersOf(answer.headers));

@@ -16,7 +16,8 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)
 /** The project-relative imports of one file's source. */
 export function importsOf(file: string, source: string): ImportEdge[] {
   const edges: ImportEdge[] = [];
-  for (const m of source.matchAll(SPECIFIER)) edges.push({ from: file, to: posix.normalize(posix.join(posix.dirname(file), m[1]!)) });
+  for (const m of source.matchAll(SPECIFIER))
+    edges.push({ from: file, to: posix.normalize(posix.join(posix.dirname(file), m[1]!)) });
   return edges;
 }
 
@@ -72,8 +73,19 @@ export type Layer =
 
 export function layerOf(file: string): Layer {
   const [top, second, third] = file.split('/');
-  if (top === 'services') return third === undefined || second === 'processes' ? { kind: 'compositionRoot' } : { kind: 'context', context: second! };
-  if (top === 'schemas' || top === 'platform' || top === 'projections' || top === 'examples' || top === 'apps' || top === 'infra') return { kind: top };
+  if (top === 'services')
+    return third === undefined || second === 'processes'
+      ? { kind: 'compositionRoot' }
+      : { kind: 'context', context: second! };
+  if (
+    top === 'schemas' ||
+    top === 'platform' ||
+    top === 'projections' ||
+    top === 'examples' ||
+    top === 'apps' ||
+    top === 'infra'
+  )
+    return { kind: top };
   return { kind: 'other' };
 }
 
@@ -87,7 +99,8 @@ export const publicModule = (context: string): string => `services/${context}/in
  * internals, so that user code importing it loads nothing of the server.
  */
 const ADAPTER = /^services\/agent-server\/adapters\/([^/]+)\//;
-export const isAdapterModule = (file: string): boolean => /^services\/agent-server\/adapters\/[^/]+\/index\.ts$/.test(file);
+export const isAdapterModule = (file: string): boolean =>
+  /^services\/agent-server\/adapters\/[^/]+\/index\.ts$/.test(file);
 
 /**
  * A context's HTTP surface: its Fastify plugins (and the parts a process wires them with). Only
@@ -99,7 +112,8 @@ export const pluginModule = (context: string): string => `services/${context}/pl
  * The modules of a context that only process roots import: its plugins, and its worker
  * (services/<context>/worker.ts, apart when a process that registers the routes need not load it).
  */
-export const isProcessModule = (file: string): boolean => /^services\/(?!processes\/)[^/]+\/(?:plugins|worker)\.ts$/.test(file);
+export const isProcessModule = (file: string): boolean =>
+  /^services\/(?!processes\/)[^/]+\/(?:plugins|worker)\.ts$/.test(file);
 
 /**
  * Inside projections/: each read model's folder (projections/<model>/: runs, traces, threads,
@@ -122,11 +136,15 @@ export function readModelOf(file: string): string | undefined {
 function projectionsRule(edge: ImportEdge): string | null {
   const to = layerOf(edge.to).kind;
   if (to === 'schemas' || to === 'platform') return null;
-  if (to !== 'projections') return 'a projection imports no service (contexts use projections, not the other way round)';
+  if (to !== 'projections')
+    return 'a projection imports no service (contexts use projections, not the other way round)';
   if (edge.from.startsWith(PROJECTIONS_SHARED))
-    return edge.to.startsWith(PROJECTIONS_SHARED) ? null : `${PROJECTIONS_SHARED} imports no read model and nothing of the top of projections/ (it sits below them)`;
+    return edge.to.startsWith(PROJECTIONS_SHARED)
+      ? null
+      : `${PROJECTIONS_SHARED} imports no read model and nothing of the top of projections/ (it sits below them)`;
   const model = readModelOf(edge.from);
-  if (model === undefined || edge.to.startsWith(PROJECTIONS_SHARED) || edge.to.startsWith(`projections/${model}/`)) return null;
+  if (model === undefined || edge.to.startsWith(PROJECTIONS_SHARED) || edge.to.startsWith(`projections/${model}/`))
+    return null;
   return `a read model (projections/${model}/) imports only platform/, schemas/, its own folder and ${PROJECTIONS_SHARED}; not ${edge.to}`;
 }
 
@@ -145,7 +163,9 @@ export function brokenRule(edge: ImportEdge): string | null {
     case 'context': {
       const adapter = ADAPTER.exec(edge.from)?.[1];
       if (adapter !== undefined)
-        return may('schemas', 'platform') || ADAPTER.exec(edge.to)?.[1] === adapter ? null : 'an agent-server adapter imports the platform at most, nothing of the server (user code imports it)';
+        return may('schemas', 'platform') || ADAPTER.exec(edge.to)?.[1] === adapter
+          ? null
+          : 'an agent-server adapter imports the platform at most, nothing of the server (user code imports it)';
       if (may('schemas', 'platform', 'projections')) return null;
       if (to.kind !== 'context') return `a context imports only the layers below it, not ${to.kind}`;
       if (to.context === from.context || edge.to === publicModule(to.context)) return null;
@@ -159,14 +179,19 @@ export function brokenRule(edge: ImportEdge): string | null {
         : `a process is composed from contexts' public modules (services/<context>/index.ts, plugins.ts, worker.ts)`;
     case 'examples':
       // An app on the platform signs its callers in with the platform's API keys (the chat app), and serves tenancy's workspace routes.
-      return may('examples', 'platform') || isAdapterModule(edge.to) || edge.to === publicModule('tenancy') || edge.to === pluginModule('tenancy')
+      return may('examples', 'platform') ||
+        isAdapterModule(edge.to) ||
+        edge.to === publicModule('tenancy') ||
+        edge.to === pluginModule('tenancy')
         ? null
         : "an example uses the platform, the agent server's adapters and the tenancy context's public modules at most, never another context or a projection";
     case 'apps':
       return may('apps') ? null : 'browser code imports nothing from the server side';
     case 'infra':
       // The local stack shares the platform's mechanics (the port checks), nothing of the product.
-      return may('infra', 'platform') ? null : 'infra/ (provisioning) imports the platform at most, nothing of the product';
+      return may('infra', 'platform')
+        ? null
+        : 'infra/ (provisioning) imports the platform at most, nothing of the product';
     default:
       return null;
   }
@@ -184,7 +209,15 @@ export function violations(edges: readonly ImportEdge[]): Violation[] {
 }
 
 /** The folders the rules govern. */
-export const GOVERNED_FOLDERS = ['schemas', 'platform', 'projections', 'services', 'examples', 'apps', 'infra'] as const;
+export const GOVERNED_FOLDERS = [
+  'schemas',
+  'platform',
+  'projections',
+  'services',
+  'examples',
+  'apps',
+  'infra',
+] as const;
 
 // ---- Composition at the top: only a process root composes contexts' plugins ----
 // A context reaches another only through its index.ts, which carries no route plugin; the plugins

@@ -3,7 +3,12 @@
 //   TEST_INFRA=containers  throwaway containers via testcontainers, for machines with Docker
 // Either way the result has the operating contract's shape, so tests never branch on it.
 import type { StackEndpoints } from '../../infra/stack.ts';
-import { defaultPostgresUrl, defaultS3AccessKeyId, defaultS3SecretAccessKey, endpointsFromEnv } from '../../infra/config.ts';
+import {
+  defaultPostgresUrl,
+  defaultS3AccessKeyId,
+  defaultS3SecretAccessKey,
+  endpointsFromEnv,
+} from '../../infra/config.ts';
 
 export type { StackEndpoints } from '../../infra/stack.ts';
 
@@ -50,12 +55,13 @@ export async function releaseInfra(): Promise<void> {
 
 async function startContainers(): Promise<StackEndpoints> {
   // Imported lazily: the default path must not need Docker, or load its client at all.
-  const [{ KafkaContainer }, { ClickHouseContainer }, { MinioContainer }, { GenericContainer, Wait }] = await Promise.all([
-    import('@testcontainers/kafka'),
-    import('@testcontainers/clickhouse'),
-    import('@testcontainers/minio'),
-    import('testcontainers'),
-  ]);
+  const [{ KafkaContainer }, { ClickHouseContainer }, { MinioContainer }, { GenericContainer, Wait }] =
+    await Promise.all([
+      import('@testcontainers/kafka'),
+      import('@testcontainers/clickhouse'),
+      import('@testcontainers/minio'),
+      import('testcontainers'),
+    ]);
   // The superuser, password and database of POSTGRES_URL, as the local stack's initdb takes them.
   const postgresUrl = new URL(process.env.POSTGRES_URL || defaultPostgresUrl);
   const accessKeyId = process.env.S3_ACCESS_KEY_ID || defaultS3AccessKeyId;

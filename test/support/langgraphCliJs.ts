@@ -25,15 +25,25 @@ const manifest = `${JSON.stringify(
 export async function ensureLanggraphCliJs(): Promise<string> {
   const entry = join(INSTALL_DIR, 'node_modules', '@langchain', 'langgraph-cli', 'dist', 'cli', 'cli.mjs');
   const installed = () =>
-    existsSync(entry) && existsSync(join(INSTALL_DIR, 'node_modules', '.package-lock.json')) && readFileSync(join(INSTALL_DIR, 'package.json'), 'utf8') === manifest;
+    existsSync(entry) &&
+    existsSync(join(INSTALL_DIR, 'node_modules', '.package-lock.json')) &&
+    readFileSync(join(INSTALL_DIR, 'package.json'), 'utf8') === manifest;
   if (installed()) return entry;
   mkdirSync(INSTALL_DIR, { recursive: true });
   return withInstallLock(INSTALL_DIR, async () => {
     if (installed()) return entry;
     writeFileSync(join(INSTALL_DIR, 'package.json'), manifest);
-    const out = await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], process.env, 10 * 60_000, INSTALL_DIR);
+    const out = await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=error'],
+      process.env,
+      10 * 60_000,
+      INSTALL_DIR,
+    );
     if (out.code !== 0 || !installed())
-      throw new Error(`npm install of @langchain/langgraph-cli@${LANGGRAPH_CLI_JS_VERSION} in ${INSTALL_DIR} failed (exit ${out.code}):\n${out.stdout}${out.stderr}`);
+      throw new Error(
+        `npm install of @langchain/langgraph-cli@${LANGGRAPH_CLI_JS_VERSION} in ${INSTALL_DIR} failed (exit ${out.code}):\n${out.stdout}${out.stderr}`,
+      );
     return entry;
   });
 }

@@ -35,9 +35,15 @@ export const PYTHON_VENV = E2E_PYTHON.venv;
 /** schemathesis, the OpenAPI fuzzer (test/contract/). */
 export const FUZZ_PYTHON: PythonEnvSpec = pythonEnvSpec('fuzz', join(repoRoot, 'test', 'contract', 'requirements.txt'));
 /** chdb, current ClickHouse in-process (test/contract/currentClickHouse.test.ts). */
-export const CHDB_PYTHON: PythonEnvSpec = pythonEnvSpec('chdb', join(repoRoot, 'test', 'contract', 'chdb', 'requirements.txt'));
+export const CHDB_PYTHON: PythonEnvSpec = pythonEnvSpec(
+  'chdb',
+  join(repoRoot, 'test', 'contract', 'chdb', 'requirements.txt'),
+);
 /** The official `langgraph` CLI (PyPI langgraph-cli), whose deploy command test/e2e/langgraphCli.test.ts runs. */
-export const LANGGRAPH_CLI_PYTHON: PythonEnvSpec = pythonEnvSpec('langgraph-cli', join(repoRoot, 'test', 'e2e', 'langgraph-cli', 'requirements.txt'));
+export const LANGGRAPH_CLI_PYTHON: PythonEnvSpec = pythonEnvSpec(
+  'langgraph-cli',
+  join(repoRoot, 'test', 'e2e', 'langgraph-cli', 'requirements.txt'),
+);
 
 export interface PythonEnv {
   /** The venv's interpreter. */
@@ -52,7 +58,13 @@ export interface Output {
 }
 
 /** Runs a command to its end and gives its exit code and output (killed after `timeoutMs`). */
-export function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 15 * 60_000, cwd?: string): Promise<Output> {
+export function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 15 * 60_000,
+  cwd?: string,
+): Promise<Output> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -75,7 +87,10 @@ const tail = (text: string, lines = 30) => text.trimEnd().split('\n').slice(-lin
 
 async function runOrThrow(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<Output> {
   const out = await run(command, args, env);
-  if (out.code !== 0) throw new Error(`${what} failed (exit ${out.code}): ${command} ${args.join(' ')}\n${tail(out.stdout + out.stderr)}`);
+  if (out.code !== 0)
+    throw new Error(
+      `${what} failed (exit ${out.code}): ${command} ${args.join(' ')}\n${tail(out.stdout + out.stderr)}`,
+    );
   return out;
 }
 
@@ -88,18 +103,28 @@ export async function ensurePythonEnv(spec: PythonEnvSpec = E2E_PYTHON): Promise
   const python = join(venv, 'bin', 'python');
   const stamp = join(venv, '.requirements.sha256');
   const wanted = spec.hash;
-  const isCurrent = async () => existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === wanted && (await run(python, ['-c', 'import sys'])).code === 0;
+  const isCurrent = async () =>
+    existsSync(python) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8').trim() === wanted &&
+    (await run(python, ['-c', 'import sys'])).code === 0;
 
   if (await isCurrent()) return { python, venv };
   mkdirSync(join(repoRoot, '.local', 'venvs'), { recursive: true });
   return withInstallLock(venv, async () => {
     if (await isCurrent()) return { python, venv };
     // A venv whose interpreter no longer runs (its base python moved) is made anew.
-    if (existsSync(venv) && (!existsSync(python) || (await run(python, ['-c', 'import sys'])).code !== 0)) rmSync(venv, { recursive: true, force: true });
+    if (existsSync(venv) && (!existsSync(python) || (await run(python, ['-c', 'import sys'])).code !== 0))
+      rmSync(venv, { recursive: true, force: true });
     if (!existsSync(python)) await runOrThrow('creating the Python venv', basePython(), ['-m', 'venv', venv]);
     rmSync(stamp, { force: true });
     const env = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1' };
-    await runOrThrow(`pip install of ${spec.requirements}`, python, ['-m', 'pip', 'install', '--quiet', '-r', spec.requirements], env);
+    await runOrThrow(
+      `pip install of ${spec.requirements}`,
+      python,
+      ['-m', 'pip', 'install', '--quiet', '-r', spec.requirements],
+      env,
+    );
     writeFileSync(stamp, wanted + '\n');
     return { python, venv };
   });

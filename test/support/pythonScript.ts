@@ -30,10 +30,23 @@ export interface ScriptOutput<T> {
   stderr: string;
 }
 
-export async function runPythonScript<T>(pyenv: PythonEnv, script: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<ScriptOutput<T>> {
+export async function runPythonScript<T>(
+  pyenv: PythonEnv,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<ScriptOutput<T>> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LANGSMITH|LANGCHAIN)_/.test(k)));
-  const { code, stdout, stderr } = await run(pyenv.python, [join(PYTHON_SCRIPTS, script), ...args], { ...clean, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...env }, timeoutMs, PYTHON_SCRIPTS);
-  const fail = (why: string) => new Error(`${script} ${why}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout.slice(-4000)}`);
+  const { code, stdout, stderr } = await run(
+    pyenv.python,
+    [join(PYTHON_SCRIPTS, script), ...args],
+    { ...clean, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...env },
+    timeoutMs,
+    PYTHON_SCRIPTS,
+  );
+  const fail = (why: string) =>
+    new Error(`${script} ${why}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout.slice(-4000)}`);
   if (code !== 0) throw fail(`exited with ${code}`);
   try {
     return { result: JSON.parse(stdout.trimEnd().split('\n').at(-1) ?? ''), stderr };

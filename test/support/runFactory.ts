@@ -20,12 +20,32 @@ export interface TestRun {
 export function makeTrace(children = 2, extra: Partial<TestRun> = {}, t0 = Date.now() * 1000): TestRun[] {
   const rootId = uuidv7();
   const rootOrder = formatDottedTimestamp(t0) + rootId;
-  const root: TestRun = { id: rootId, trace_id: rootId, parent_run_id: null, dotted_order: rootOrder, name: 'root', run_type: 'chain', start_time: new Date(t0 / 1000).toISOString(), inputs: { question: 'q' }, ...extra };
+  const root: TestRun = {
+    id: rootId,
+    trace_id: rootId,
+    parent_run_id: null,
+    dotted_order: rootOrder,
+    name: 'root',
+    run_type: 'chain',
+    start_time: new Date(t0 / 1000).toISOString(),
+    inputs: { question: 'q' },
+    ...extra,
+  };
   const runs = [root];
   for (let i = 0; i < children; i++) {
     const id = uuidv7();
     const t = t0 + (i + 1) * 1000;
-    runs.push({ id, trace_id: rootId, parent_run_id: rootId, dotted_order: `${rootOrder}.${formatDottedTimestamp(t)}${id}`, name: `child-${i}`, run_type: 'llm', start_time: new Date(t / 1000).toISOString(), inputs: { i }, ...extra });
+    runs.push({
+      id,
+      trace_id: rootId,
+      parent_run_id: rootId,
+      dotted_order: `${rootOrder}.${formatDottedTimestamp(t)}${id}`,
+      name: `child-${i}`,
+      run_type: 'llm',
+      start_time: new Date(t / 1000).toISOString(),
+      inputs: { i },
+      ...extra,
+    });
   }
   return runs;
 }
@@ -48,7 +68,10 @@ export interface Part {
   length?: 'param' | 'header' | 'none' | number;
 }
 
-export function multipartBody(parts: Part[], boundary = `----LangSmithFormBoundary${Math.random().toString(16).slice(2)}`): { body: Buffer; contentType: string } {
+export function multipartBody(
+  parts: Part[],
+  boundary = `----LangSmithFormBoundary${Math.random().toString(16).slice(2)}`,
+): { body: Buffer; contentType: string } {
   const chunks: Buffer[] = [];
   for (const p of parts) {
     const bytes = typeof p.body === 'string' ? Buffer.from(p.body) : Buffer.from(p.body);

@@ -96,22 +96,48 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
   const args = [
     // Every check runs (schemathesis's default); `--checks all` would say the same but override
     // the per-operation settings of the config file.
-    '-m', 'schemathesis.cli', '--config-file', SCHEMATHESIS_CONFIG, 'run', options.schemaUrl, '--url', options.baseUrl,
-    '--phases', 'examples,coverage,fuzzing',
+    '-m',
+    'schemathesis.cli',
+    '--config-file',
+    SCHEMATHESIS_CONFIG,
+    'run',
+    options.schemaUrl,
+    '--url',
+    options.baseUrl,
+    '--phases',
+    'examples,coverage,fuzzing',
     // One worker: with two, Hypothesis's lambda descriptions (ast.parse from two threads) fail
     // now and then on CPython 3.11 ("AST constructor recursion depth mismatch"), and the
     // operation is left untested; on two cores the second worker saves little.
-    '--max-examples', String(options.maxExamples), '--seed', String(seed), '--workers', '1',
-    '--generation-database', 'none', '--request-timeout', '30', '--no-color',
-    '--report', 'ndjson', '--report-dir', reportDir,
+    '--max-examples',
+    String(options.maxExamples),
+    '--seed',
+    String(seed),
+    '--workers',
+    '1',
+    '--generation-database',
+    'none',
+    '--request-timeout',
+    '30',
+    '--no-color',
+    '--report',
+    'ndjson',
+    '--report-dir',
+    reportDir,
     ...(options.maxSeconds ? ['--max-time', String(options.maxSeconds)] : []),
     ...(options.excludePaths ?? []).flatMap((path) => ['--exclude-path', path]),
     ...Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['--header', `${k}: ${v}`]),
   ];
-  const env = { ...process.env, SCHEMATHESIS_HOOKS: options.hooks ?? '', FUZZ_BASE_URL: options.baseUrl, FUZZ_HEADERS: JSON.stringify(options.headers ?? {}) };
+  const env = {
+    ...process.env,
+    SCHEMATHESIS_HOOKS: options.hooks ?? '',
+    FUZZ_BASE_URL: options.baseUrl,
+    FUZZ_HEADERS: JSON.stringify(options.headers ?? {}),
+  };
   const out = await run(options.python.python, args, env, options.timeoutMs ?? 20 * 60_000, reportDir);
   const report = readdirSync(reportDir).find((f) => f.endsWith('.ndjson'));
-  if (!report) throw new Error(`schemathesis wrote no report (exit ${out.code}):\n${(out.stdout + out.stderr).slice(-4000)}`);
+  if (!report)
+    throw new Error(`schemathesis wrote no report (exit ${out.code}):\n${(out.stdout + out.stderr).slice(-4000)}`);
 
   let requests = 0;
   let operations = 0;
@@ -123,9 +149,14 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
     if (!line) continue;
     const event = JSON.parse(line) as Record<string, any>;
     if (event.LoadingFinished) operations = event.LoadingFinished.statistic?.operations?.selected ?? 0;
-    if (event.NonFatalError) errors.push(`${event.NonFatalError.label ?? ''}: ${String(event.NonFatalError.value?.message ?? event.NonFatalError.info?.message ?? JSON.stringify(event.NonFatalError)).slice(0, 300)}`);
+    if (event.NonFatalError)
+      errors.push(
+        `${event.NonFatalError.label ?? ''}: ${String(event.NonFatalError.value?.message ?? event.NonFatalError.info?.message ?? JSON.stringify(event.NonFatalError)).slice(0, 300)}`,
+      );
     const recorder = event.ScenarioFinished?.recorder;
-    for (const [caseId, checks] of Object.entries((recorder?.checks ?? {}) as Record<string, Array<{ name: string; status: string; failure_info?: any }>>))
+    for (const [caseId, checks] of Object.entries(
+      (recorder?.checks ?? {}) as Record<string, Array<{ name: string; status: string; failure_info?: any }>>,
+    ))
       for (const check of checks) {
         if (check.status !== 'failure') continue;
         const interaction = recorder.interactions?.[caseId] as Interaction | undefined;
@@ -137,7 +168,10 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
           check: check.name,
           code: String(failure.code ?? ''),
           status,
-          message: `${failure.title ?? ''}: ${String(failure.message ?? '').split('\n').slice(0, 3).join(' ')}`.slice(0, 400),
+          message: `${failure.title ?? ''}: ${String(failure.message ?? '')
+            .split('\n')
+            .slice(0, 3)
+            .join(' ')}`.slice(0, 400),
           response: text(interaction?.response?.content).slice(0, 300),
         });
         if (check.name !== 'status_code_conformance') continue;
@@ -149,9 +183,28 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
       requests++;
       const status = i.response?.status_code ?? 0;
       if (status >= 500)
-        serverErrors.push({ method: i.request.method, url: i.request.uri, status, requestBody: text(i.request.body).slice(0, 500), responseBody: text(i.response?.content).slice(0, 500) });
+        serverErrors.push({
+          method: i.request.method,
+          url: i.request.uri,
+          status,
+          requestBody: text(i.request.body).slice(0, 500),
+          responseBody: text(i.response?.content).slice(0, 500),
+        });
     }
   }
-  const shown = args.map((a) => (a.startsWith('X-Api-Key') || a.toLowerCase().startsWith('x-api-key') ? `'${a.split(':')[0]}: <key>'` : a));
-  return { seed, requests, operations, serverErrors, undocumented: [...undocumented.values()], failures: [...failures.values()], errors, command: `${options.python.python} ${shown.join(' ')}`, exitCode: out.code, output: out.stdout + out.stderr };
+  const shown = args.map((a) =>
+    a.startsWith('X-Api-Key') || a.toLowerCase().startsWith('x-api-key') ? `'${a.split(':')[0]}: <key>'` : a,
+  );
+  return {
+    seed,
+    requests,
+    operations,
+    serverErrors,
+    undocumented: [...undocumented.values()],
+    failures: [...failures.values()],
+    errors,
+    command: `${options.python.python} ${shown.join(' ')}`,
+    exitCode: out.code,
+    output: out.stdout + out.stderr,
+  };
 }

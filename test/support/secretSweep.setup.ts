@@ -22,7 +22,8 @@ globalThis.fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit
       .clone()
       .arrayBuffer()
       .then((body) => {
-        for (const secret of secretsIn(Buffer.from(body))) findings.push(`${nameOf(secret)} in the answer (${res.status}) to ${describe(input, init)}`);
+        for (const secret of secretsIn(Buffer.from(body)))
+          findings.push(`${nameOf(secret)} in the answer (${res.status}) to ${describe(input, init)}`);
       })
       .catch(() => undefined)
       .finally(() => pending.delete(check));

@@ -61,7 +61,8 @@ export function knownSecrets(): string[] {
   if (cached && Date.now() - cached.at < 200) return cached.secrets;
   const secrets = new Set([endpointsFromEnv().s3SecretAccessKey, DEPLOYMENT_SECRET, ...registeredHere]);
   try {
-    for (const file of readdirSync(REGISTERED)) for (const line of readFileSync(join(REGISTERED, file), 'utf8').split('\n')) if (line) secrets.add(line);
+    for (const file of readdirSync(REGISTERED))
+      for (const line of readFileSync(join(REGISTERED, file), 'utf8').split('\n')) if (line) secrets.add(line);
   } catch {
     /* none registered yet */
   }
@@ -77,7 +78,11 @@ export function secretsIn(data: Buffer | string, secrets = knownSecrets()): stri
 
 /** Shows which secret without printing it. */
 export const nameOf = (secret: string): string =>
-  secret === DEPLOYMENT_SECRET ? 'DEPLOYMENT_SECRET' : secret === endpointsFromEnv().s3SecretAccessKey ? 'the S3 secret' : `a registered secret (${secret.length} characters)`;
+  secret === DEPLOYMENT_SECRET
+    ? 'DEPLOYMENT_SECRET'
+    : secret === endpointsFromEnv().s3SecretAccessKey
+      ? 'the S3 secret'
+      : `a registered secret (${secret.length} characters)`;
 
 export interface Finding {
   where: string;
@@ -89,12 +94,18 @@ export async function sweepTopics(brokers: string[], topics: string[]): Promise<
   if (topics.length === 0) return [];
   const secrets = knownSecrets();
   const { Consumer, MessagesStreamModes } = await import('@platformatic/kafka');
-  const consumer = new Consumer({ clientId: 'secret-sweep', groupId: `secret-sweep-${process.pid}-${Date.now()}`, bootstrapBrokers: brokers, maxWaitTime: 100 });
+  const consumer = new Consumer({
+    clientId: 'secret-sweep',
+    groupId: `secret-sweep-${process.pid}-${Date.now()}`,
+    bootstrapBrokers: brokers,
+    maxWaitTime: 100,
+  });
   const findings: Finding[] = [];
   try {
     const ends = await consumer.listOffsets({ topics });
     const remaining = new Map<string, bigint>();
-    for (const [topic, offsets] of ends) offsets.forEach((end, partition) => end > 0n && remaining.set(`${topic}/${partition}`, end));
+    for (const [topic, offsets] of ends)
+      offsets.forEach((end, partition) => end > 0n && remaining.set(`${topic}/${partition}`, end));
     if (remaining.size === 0) return [];
     const stream = await consumer.consume({ topics, mode: MessagesStreamModes.EARLIEST, autocommit: false });
     // Offsets that carry no message (a transaction's markers) would keep the loop waiting: it
@@ -105,7 +116,11 @@ export async function sweepTopics(brokers: string[], topics: string[]): Promise<
       for await (const message of stream) {
         lastMessage = Date.now();
         const where = `${message.topic}/${message.partition}/${message.offset}`;
-        const parts = [message.key as Buffer | undefined, message.value as Buffer | undefined, ...[...(message.headers ?? new Map())].flat()].filter(Buffer.isBuffer);
+        const parts = [
+          message.key as Buffer | undefined,
+          message.value as Buffer | undefined,
+          ...[...(message.headers ?? new Map())].flat(),
+        ].filter(Buffer.isBuffer);
         for (const part of parts) for (const secret of secretsIn(part, secrets)) findings.push({ where, secret });
         const key = `${message.topic}/${message.partition}`;
         if (message.offset + 1n >= (remaining.get(key) ?? 0n)) remaining.delete(key);
@@ -133,7 +148,12 @@ export async function deleteTopicsAfterSweep(brokers: string[], prefix: string):
     const findings = await sweepTopics(brokers, topics);
     if (topics.length) await admin.deleteTopics({ topics }).catch(() => {});
     if (findings.length > 0)
-      throw new Error(`secrets in Kafka, in the raw bytes of ${findings.length} message(s): ${findings.slice(0, 5).map((f) => `${nameOf(f.secret)} at ${f.where}`).join('; ')}`);
+      throw new Error(
+        `secrets in Kafka, in the raw bytes of ${findings.length} message(s): ${findings
+          .slice(0, 5)
+          .map((f) => `${nameOf(f.secret)} at ${f.where}`)
+          .join('; ')}`,
+      );
   } finally {
     await admin.close();
   }

@@ -16,7 +16,10 @@ export interface ServiceProcess {
 export function startService(entry: string, env: Record<string, string>, logName: string): ServiceProcess {
   mkdirSync(join(repoRoot, '.local', 'logs', 'test'), { recursive: true });
   const log = createWriteStream(join(repoRoot, '.local', 'logs', 'test', `${logName}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [join(repoRoot, entry)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, entry)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -36,7 +39,12 @@ export function startService(entry: string, env: Record<string, string>, logName
   };
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -48,7 +56,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`,
+  );
 }
 
 export async function freePort(): Promise<number> {

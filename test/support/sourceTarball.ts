@@ -26,7 +26,11 @@ export async function uploadLikeTheCli(uploadUrl: string, archive: string): Prom
   const body = readFileSync(archive);
   const res = await fetch(uploadUrl, {
     method: 'PUT',
-    headers: { 'Content-Type': 'application/gzip', 'Content-Length': String(body.byteLength), 'X-Goog-Content-Length-Range': '0,209715200' },
+    headers: {
+      'Content-Type': 'application/gzip',
+      'Content-Length': String(body.byteLength),
+      'X-Goog-Content-Length-Range': '0,209715200',
+    },
     body,
   });
   await res.arrayBuffer();

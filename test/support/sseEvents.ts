@@ -11,7 +11,8 @@ export function sseEvents(text: string): SseEvent[] {
   for (const block of text.split(/\r?\n\r?\n/)) {
     const lines = block.split(/\r?\n/).filter((l) => l !== '' && !l.startsWith(':'));
     if (lines.length === 0) continue;
-    const field = (name: string) => lines.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
+    const field = (name: string) =>
+      lines.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
     events.push({ event: field('event')[0] ?? null, data: field('data').join('\n') });
   }
   return events;

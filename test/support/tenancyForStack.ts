@@ -4,7 +4,10 @@ import { EventLog } from '../../platform/kafka/eventLog.ts';
 import { TenancyService } from '../../services/tenancy/tenancyService.ts';
 import type { TracingStack } from './tracingStack.ts';
 
-export async function createTenancyForStack(stack: TracingStack, workspaces: number): Promise<{ key: string; workspaceIds: string[]; close(): Promise<void> }> {
+export async function createTenancyForStack(
+  stack: TracingStack,
+  workspaces: number,
+): Promise<{ key: string; workspaceIds: string[]; close(): Promise<void> }> {
   const log = new EventLog(stack.config, 'test-admin');
   const tenancy = new TenancyService(stack.config, log, createLogger('test-admin', 'warn'));
   const workspaceIds: string[] = [];

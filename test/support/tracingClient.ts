@@ -34,7 +34,10 @@ export async function createWorkspaces(count = 1, options: { shareKey?: boolean 
   }
 }
 
-export async function api(path: string, init: RequestInit & { apiKey?: string; json?: unknown } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function api(
+  path: string,
+  init: RequestInit & { apiKey?: string; json?: unknown } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const headers = new Headers(init.headers);
   if (init.apiKey) headers.set('x-api-key', init.apiKey);
   let body = init.body;
@@ -54,14 +57,24 @@ export async function api(path: string, init: RequestInit & { apiKey?: string; j
 }
 
 /** Polls GET /runs/{id} until the run is readable and `ready(run)` holds. */
-export async function waitForRun(apiKey: string, runId: string, ready: (run: any) => boolean = () => true, timeoutMs = 30_000): Promise<any> {
+export async function waitForRun(
+  apiKey: string,
+  runId: string,
+  ready: (run: any) => boolean = () => true,
+  timeoutMs = 30_000,
+): Promise<any> {
   let last: unknown = null;
   try {
-    return await waitFor(`run ${runId}`, async () => {
-      const res = await api(`/runs/${runId}`, { apiKey });
-      last = { status: res.status, body: res.body };
-      return res.status === 200 && ready(res.body) ? res.body : null;
-    }, timeoutMs, 100);
+    return await waitFor(
+      `run ${runId}`,
+      async () => {
+        const res = await api(`/runs/${runId}`, { apiKey });
+        last = { status: res.status, body: res.body };
+        return res.status === 200 && ready(res.body) ? res.body : null;
+      },
+      timeoutMs,
+      100,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; last response: ${JSON.stringify(last).slice(0, 500)}`);
   }

@@ -61,7 +61,11 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
       return stack.projector;
     },
     startExportWorker() {
-      stack.exportWorker = startService('services/processes/exportWorkerMain.ts', { ...env, ...exportWorkerProcessEnv(process.env) }, `${id}-export-worker`);
+      stack.exportWorker = startService(
+        'services/processes/exportWorkerMain.ts',
+        { ...env, ...exportWorkerProcessEnv(process.env) },
+        `${id}-export-worker`,
+      );
       return stack.exportWorker;
     },
     async stop({ dropData = true } = {}) {
@@ -69,16 +73,25 @@ export async function startTracingStack(name: string, extraEnv: Record<string, s
       if (dropData) await dropStackData(id, config);
     },
   };
-  await waitFor('the tracing API to be ready', async () => {
-    if (api.child.exitCode !== null) throw new Error(`tracing API exited with ${api.child.exitCode}; see .local/logs/test/${id}-api.log`);
-    const res = await fetch(`${stack.url}/ready`);
-    return res.ok;
-  }, 90_000, 200);
+  await waitFor(
+    'the tracing API to be ready',
+    async () => {
+      if (api.child.exitCode !== null)
+        throw new Error(`tracing API exited with ${api.child.exitCode}; see .local/logs/test/${id}-api.log`);
+      const res = await fetch(`${stack.url}/ready`);
+      return res.ok;
+    },
+    90_000,
+    200,
+  );
   return stack;
 }
 
 /** Drops the ClickHouse database and the topics of a stack named `id` (its topic prefix is `${id}.`), after sweeping them for secrets. */
-export async function dropStackData(id: string, config: Pick<Config, 'CLICKHOUSE_URL' | 'KAFKA_BROKERS'>): Promise<void> {
+export async function dropStackData(
+  id: string,
+  config: Pick<Config, 'CLICKHOUSE_URL' | 'KAFKA_BROKERS'>,
+): Promise<void> {
   const ch = new ClickHouseClient({ url: config.CLICKHOUSE_URL, database: id });
   await ch.exec(sql`DROP DATABASE IF EXISTS ${ident(id)}`, { database: null }).catch(() => {});
   await ch.close();
@@ -87,8 +100,7 @@ export async function dropStackData(id: string, config: Pick<Config, 'CLICKHOUSE
 }
 
 /** A client for the stack's own ClickHouse database (close it after use). */
-export const stackClickHouse = (stack: TracingStack): ClickHouseClient =>
-  ClickHouseClient.fromConfig(stack.config);
+export const stackClickHouse = (stack: TracingStack): ClickHouseClient => ClickHouseClient.fromConfig(stack.config);
 
 /**
  * The rows a workspace has in `runs` once merged on disk, not only under FINAL: for a test that
@@ -99,23 +111,39 @@ export const stackClickHouse = (stack: TracingStack): ClickHouseClient =>
  */
 export async function runsOnceMerged(ch: ClickHouseClient, tenantId: string, expected: number): Promise<number> {
   let onDisk = -1;
-  await waitFor('the merged table to hold each run once', async () => {
-    await ch.exec(sql`OPTIMIZE TABLE runs FINAL`);
-    const [merged] = await ch.query<{ rows: string }>(sql`SELECT count() AS rows FROM runs WHERE tenant_id = toUUID(${tenantId})`);
-    onDisk = Number(merged!.rows);
-    return onDisk === expected;
-  }, 60_000, 1_000).catch(() => undefined);
+  await waitFor(
+    'the merged table to hold each run once',
+    async () => {
+      await ch.exec(sql`OPTIMIZE TABLE runs FINAL`);
+      const [merged] = await ch.query<{ rows: string }>(
+        sql`SELECT count() AS rows FROM runs WHERE tenant_id = toUUID(${tenantId})`,
+      );
+      onDisk = Number(merged!.rows);
+      return onDisk === expected;
+    },
+    60_000,
+    1_000,
+  ).catch(() => undefined);
   return onDisk;
 }
 
 /** POSTs a multipart body made of `parts` to the stack's /runs/multipart with its API key. */
 export async function postMultipart(stack: TracingStack, parts: Part[]): Promise<Response> {
   const { body, contentType } = multipartBody(parts);
-  return fetch(`${stack.url}/runs/multipart`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': contentType }, body });
+  return fetch(`${stack.url}/runs/multipart`, {
+    method: 'POST',
+    headers: { 'x-api-key': stack.apiKey, 'content-type': contentType },
+    body,
+  });
 }
 
 /** A JSON call to the stack's API with its key: the status and the parsed body (null when not JSON). */
-export async function stackCall(stack: Pick<TracingStack, 'url' | 'apiKey'>, method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
+export async function stackCall(
+  stack: Pick<TracingStack, 'url' | 'apiKey'>,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${stack.url}${path}`, {
     method,
     headers: { 'x-api-key': stack.apiKey, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -129,12 +157,20 @@ export async function stackCall(stack: Pick<TracingStack, 'url' | 'apiKey'>, met
  * comparable string: equal before and after a request means the request appended nothing.
  */
 export function topicEndOffsets(stack: TracingStack): { snapshot(): Promise<string>; close(): Promise<void> } {
-  const consumer = new Consumer({ clientId: 'offsets', groupId: `offsets-${randomBytes(6).toString('hex')}`, bootstrapBrokers: [stack.env.KAFKA_BROKERS!] });
-  const topics = [TOPICS.runs, TOPICS.feedback, TOPICS.projects, TOPICS.runLineage].map((t) => topicName(stack.config, t));
+  const consumer = new Consumer({
+    clientId: 'offsets',
+    groupId: `offsets-${randomBytes(6).toString('hex')}`,
+    bootstrapBrokers: [stack.env.KAFKA_BROKERS!],
+  });
+  const topics = [TOPICS.runs, TOPICS.feedback, TOPICS.projects, TOPICS.runLineage].map((t) =>
+    topicName(stack.config, t),
+  );
   return {
     async snapshot() {
       const result = await consumer.listOffsets({ topics });
-      return JSON.stringify([...result.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, o]) => [t, o.map(String)]));
+      return JSON.stringify(
+        [...result.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, o]) => [t, o.map(String)]),
+      );
     },
     close: () => consumer.close(),
   };

@@ -15,7 +15,8 @@ import './analytics.css';
 
 const COLORS = { accent: '#4f6bed', danger: '#d14343', p50: '#4f6bed', p99: '#b7791f', tokens: '#1f9d62' };
 
-const cost = (value: number | null | undefined): string => (value == null || value === 0 ? dash : `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`);
+const cost = (value: number | null | undefined): string =>
+  value == null || value === 0 ? dash : `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
 const countTick = (v: number) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${+v.toFixed(2)}`);
 const percentTick = (v: number) => `${+(v * 100).toFixed(1)}%`;
 
@@ -39,13 +40,28 @@ function chartsOf(stats: ProjectStats): Charts {
       { label: 'p50', values: s.map((b) => b.latency_p50), color: COLORS.p50 },
       { label: 'p99', values: s.map((b) => b.latency_p99), color: COLORS.p99 },
     ],
-    errorRate: [{ label: 'Errored traces', values: s.map((b) => (b.trace_count ? b.trace_error_count / b.trace_count : null)), color: COLORS.danger }],
+    errorRate: [
+      {
+        label: 'Errored traces',
+        values: s.map((b) => (b.trace_count ? b.trace_error_count / b.trace_count : null)),
+        color: COLORS.danger,
+      },
+    ],
     tokens: [{ label: 'Tokens', values: s.map((b) => b.total_tokens), color: COLORS.tokens, bars: true }],
   };
 }
 
-export function AnalyticsPage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'analytics' }> }) {
-  const load = useLoad(() => projectStats(credentials, route.projectId, rangeStart(route.range)), [credentials, route.projectId, route.range]);
+export function AnalyticsPage({
+  credentials,
+  route,
+}: {
+  credentials: Credentials;
+  route: Extract<Route, { page: 'analytics' }>;
+}) {
+  const load = useLoad(
+    () => projectStats(credentials, route.projectId, rangeStart(route.range)),
+    [credentials, route.projectId, route.range],
+  );
   const stats = load.state === 'done' ? load.value : null;
   const charts = useMemo(() => (stats ? chartsOf(stats) : null), [stats]);
   const setRange = (range: TimeRange) => navigate({ ...route, range }, { replace: true });
@@ -53,7 +69,11 @@ export function AnalyticsPage({ credentials, route }: { credentials: Credentials
     <section>
       <ProjectHeader credentials={credentials} projectId={route.projectId} tab="analytics" />
       <div className="view-bar">
-        <p className="muted">{stats?.interval ? `Traces whose root started in the range, per ${stats.interval}.` : 'Traces whose root started in the range.'}</p>
+        <p className="muted">
+          {stats?.interval
+            ? `Traces whose root started in the range, per ${stats.interval}.`
+            : 'Traces whose root started in the range.'}
+        </p>
         <TimeRangeSelect value={route.range} onChange={setRange} />
       </div>
       {load.state === 'loading' && <p className="muted">Loading analytics…</p>}
@@ -62,7 +82,12 @@ export function AnalyticsPage({ credentials, route }: { credentials: Credentials
         <dl className="summary" data-testid="analytics-summary">
           <Figure label="Traces" value={count(stats.trace_count)} testId="sum-traces" />
           <Figure label="Runs" value={count(stats.run_count)} testId="sum-runs" />
-          <Figure label="Errored traces" value={percent(stats.trace_error_rate)} bad={!!stats.trace_error_count} testId="sum-error-rate" />
+          <Figure
+            label="Errored traces"
+            value={percent(stats.trace_error_rate)}
+            bad={!!stats.trace_error_count}
+            testId="sum-error-rate"
+          />
           <Figure label="Latency p50" value={seconds(stats.latency_p50)} testId="sum-p50" />
           <Figure label="Latency p99" value={seconds(stats.latency_p99)} testId="sum-p99" />
           <Figure label="Tokens" value={count(stats.total_tokens)} testId="sum-tokens" />
@@ -72,15 +97,43 @@ export function AnalyticsPage({ credentials, route }: { credentials: Credentials
       {stats && stats.trace_count === 0 && (
         <div className="empty card" data-testid="analytics-empty">
           <h3>No traces in the {rangeLabel(route.range).toLowerCase()}</h3>
-          <p>Pick a longer time range, or send traces to this project with the <code>langsmith</code> client.</p>
+          <p>
+            Pick a longer time range, or send traces to this project with the <code>langsmith</code> client.
+          </p>
         </div>
       )}
       {charts && stats && stats.trace_count > 0 && (
         <div className="charts">
-          <TimeChart title="Traces" times={charts.times} series={charts.traces} format={countTick} counts testId="chart-traces" />
-          <TimeChart title="Latency" times={charts.times} series={charts.latency} format={latencyTick} testId="chart-latency" />
-          <TimeChart title="Error rate" times={charts.times} series={charts.errorRate} format={percentTick} testId="chart-error-rate" />
-          <TimeChart title="Tokens" times={charts.times} series={charts.tokens} format={countTick} counts testId="chart-tokens" />
+          <TimeChart
+            title="Traces"
+            times={charts.times}
+            series={charts.traces}
+            format={countTick}
+            counts
+            testId="chart-traces"
+          />
+          <TimeChart
+            title="Latency"
+            times={charts.times}
+            series={charts.latency}
+            format={latencyTick}
+            testId="chart-latency"
+          />
+          <TimeChart
+            title="Error rate"
+            times={charts.times}
+            series={charts.errorRate}
+            format={percentTick}
+            testId="chart-error-rate"
+          />
+          <TimeChart
+            title="Tokens"
+            times={charts.times}
+            series={charts.tokens}
+            format={countTick}
+            counts
+            testId="chart-tokens"
+          />
         </div>
       )}
     </section>

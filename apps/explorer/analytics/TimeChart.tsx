@@ -16,9 +16,18 @@ const HEIGHT = 220;
 const bars = uPlot.paths.bars!({ size: [0.7, 40] });
 
 /** Tick steps of a chart of counts: whole numbers only. */
-const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 1e8, 1e9];
+const COUNT_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 1e8, 1e9,
+];
 
-export function TimeChart({ title, times, series, format, counts, testId }: {
+export function TimeChart({
+  title,
+  times,
+  series,
+  format,
+  counts,
+  testId,
+}: {
   title: string;
   times: number[];
   series: ChartSeries[];
@@ -48,7 +57,11 @@ export function TimeChart({ title, times, series, format, counts, testId }: {
         },
       ],
       series: [
-        { label: 'Time', value: (_u, v) => (v == null ? '—' : new Date(v * 1000).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' })) },
+        {
+          label: 'Time',
+          value: (_u, v) =>
+            v == null ? '—' : new Date(v * 1000).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' }),
+        },
         ...series.map((s) => ({
           label: s.label,
           stroke: s.color,

@@ -33,4 +33,8 @@ export interface ProjectStats {
 }
 
 export const projectStats = (c: Credentials, projectId: string, startTime: string) =>
-  apiCall<ProjectStats>(c, 'GET', `/sessions/${projectId}/stats?start_time=${encodeURIComponent(startTime)}&bucket=auto`);
+  apiCall<ProjectStats>(
+    c,
+    'GET',
+    `/sessions/${projectId}/stats?start_time=${encodeURIComponent(startTime)}&bucket=auto`,
+  );

@@ -4,7 +4,12 @@ import type { ApiError } from './api.ts';
 
 /** An API failure in words, with what to do when the key is the problem. */
 export function ErrorBox({ error }: { error: ApiError }) {
-  const hint = error.status === 401 ? ' Sign out and sign in with a valid API key.' : error.status === 403 || error.code === 'TENANT_ID_REQUIRED' ? ' Switch to a workspace of this key.' : '';
+  const hint =
+    error.status === 401
+      ? ' Sign out and sign in with a valid API key.'
+      : error.status === 403 || error.code === 'TENANT_ID_REQUIRED'
+        ? ' Switch to a workspace of this key.'
+        : '';
   return (
     <div className="error-box" role="alert" data-testid="error">
       <strong>{error.code}</strong> {error.message}

@@ -88,7 +88,13 @@ export function EmptyCard({ testId, title, children }: { testId: string; title?:
 export type Column = string | { label: string; num?: boolean; title?: string; ariaLabel?: string };
 
 /** A list's table with its head; the children are its <tbody> (one, or one per page read). */
-export function ListTable({ testId, columns, className = 'table', hidden, children }: {
+export function ListTable({
+  testId,
+  columns,
+  className = 'table',
+  hidden,
+  children,
+}: {
   testId: string;
   columns: Column[];
   className?: string;

@@ -20,7 +20,12 @@ export class ApiError extends Error {
   }
 }
 
-export async function apiCall<T>(credentials: Credentials, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function apiCall<T>(
+  credentials: Credentials,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const headers: Record<string, string> = { ...authHeaders(credentials), accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
@@ -47,7 +52,11 @@ export function apiErrorOf(res: Response, text: string): ApiError {
     /* not JSON: the text is the message */
   }
   const p = (parsed ?? {}) as { code?: string; error?: string; message?: string; detail?: string };
-  return new ApiError(res.status, p.code ?? p.error ?? `HTTP_${res.status}`, p.message ?? p.detail ?? (text || res.statusText));
+  return new ApiError(
+    res.status,
+    p.code ?? p.error ?? `HTTP_${res.status}`,
+    p.message ?? p.detail ?? (text || res.statusText),
+  );
 }
 
 // ---- the shapes the page reads ----
@@ -94,8 +103,10 @@ export interface RunsPage {
 
 export const listProjects = (c: Credentials) => apiCall<Project[]>(c, 'GET', '/sessions?include_stats=true&limit=100');
 export const getProject = (c: Credentials, id: string) => apiCall<Project>(c, 'GET', `/sessions/${id}`);
-export const queryRuns = (c: Credentials, body: Record<string, unknown>) => apiCall<RunsPage>(c, 'POST', '/runs/query', body);
+export const queryRuns = (c: Credentials, body: Record<string, unknown>) =>
+  apiCall<RunsPage>(c, 'POST', '/runs/query', body);
 export const getRun = (c: Credentials, id: string) => apiCall<Run>(c, 'GET', `/runs/${id}`);
 
 /** The key's workspaces (needs no X-Tenant-Id, so it works before one is chosen). */
-export const listWorkspaces = (apiKey: string) => apiCall<Workspace[]>({ apiKey, workspaceId: null }, 'GET', '/workspaces');
+export const listWorkspaces = (apiKey: string) =>
+  apiCall<Workspace[]>({ apiKey, workspaceId: null }, 'GET', '/workspaces');

@@ -29,18 +29,32 @@ const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** LangChain's message types and class names, as chat roles. */
 const ROLES: Record<string, string> = {
-  human: 'user', HumanMessage: 'user', HumanMessageChunk: 'user', user: 'user',
-  ai: 'assistant', AIMessage: 'assistant', AIMessageChunk: 'assistant', assistant: 'assistant',
-  system: 'system', SystemMessage: 'system', developer: 'system',
-  tool: 'tool', ToolMessage: 'tool', function: 'tool', FunctionMessage: 'tool',
-  chat: 'chat', ChatMessage: 'chat',
+  human: 'user',
+  HumanMessage: 'user',
+  HumanMessageChunk: 'user',
+  user: 'user',
+  ai: 'assistant',
+  AIMessage: 'assistant',
+  AIMessageChunk: 'assistant',
+  assistant: 'assistant',
+  system: 'system',
+  SystemMessage: 'system',
+  developer: 'system',
+  tool: 'tool',
+  ToolMessage: 'tool',
+  function: 'tool',
+  FunctionMessage: 'tool',
+  chat: 'chat',
+  ChatMessage: 'chat',
 };
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return content === undefined || content === null ? '' : JSON.stringify(content, null, 2);
   return content
-    .map((part) => (typeof part === 'string' ? part : isObject(part) ? (text(part.text) ?? `[${String(part.type ?? 'part')}]`) : ''))
+    .map((part) =>
+      typeof part === 'string' ? part : isObject(part) ? (text(part.text) ?? `[${String(part.type ?? 'part')}]`) : '',
+    )
     .filter(Boolean)
     .join('\n');
 }
@@ -56,7 +70,12 @@ function parseArgs(args: unknown): unknown {
 
 function toolCallsOf(m: Json): ToolCall[] {
   const additional = isObject(m.additional_kwargs) ? m.additional_kwargs : {};
-  const calls = Array.isArray(m.tool_calls) && m.tool_calls.length ? m.tool_calls : Array.isArray(additional.tool_calls) ? additional.tool_calls : [];
+  const calls =
+    Array.isArray(m.tool_calls) && m.tool_calls.length
+      ? m.tool_calls
+      : Array.isArray(additional.tool_calls)
+        ? additional.tool_calls
+        : [];
   const out: ToolCall[] = [];
   for (const c of calls) {
     if (!isObject(c)) continue;
@@ -65,8 +84,13 @@ function toolCallsOf(m: Json): ToolCall[] {
     const name = text(fn?.name) ?? text(c.name);
     if (name) out.push({ id: text(c.id), name, args: parseArgs(fn ? fn.arguments : c.args) });
   }
-  const legacy = isObject(m.function_call) ? m.function_call : isObject(additional.function_call) ? additional.function_call : null;
-  if (legacy && text(legacy.name)) out.push({ id: null, name: legacy.name as string, args: parseArgs(legacy.arguments) });
+  const legacy = isObject(m.function_call)
+    ? m.function_call
+    : isObject(additional.function_call)
+      ? additional.function_call
+      : null;
+  if (legacy && text(legacy.name))
+    out.push({ id: null, name: legacy.name as string, args: parseArgs(legacy.arguments) });
   return out;
 }
 
@@ -115,7 +139,14 @@ export function findMessages(value: unknown): ChatMessage[] | null {
   // LangChain LLM results: generations: [[{text, message}]].
   if (Array.isArray(value.generations)) {
     const generations = value.generations.flat();
-    const out = generations.map((g) => (isObject(g) ? (asMessage(g.message) ?? (typeof g.text === 'string' ? { role: 'assistant', content: g.text, name: null, toolCalls: [], toolCallId: null } : null)) : null));
+    const out = generations.map((g) =>
+      isObject(g)
+        ? (asMessage(g.message) ??
+          (typeof g.text === 'string'
+            ? { role: 'assistant', content: g.text, name: null, toolCalls: [], toolCallId: null }
+            : null))
+        : null,
+    );
     if (out.length && out.every((m) => m !== null)) return out as ChatMessage[];
   }
   // OpenAI chat completions: choices: [{message}].
@@ -162,7 +193,9 @@ export function previewOf(payload: unknown, max = 120): string {
   if (payload === undefined || payload === null) return '';
   const messages = findMessages(payload);
   const last = messages?.at(-1);
-  const text = last ? last.content || last.toolCalls.map((c) => `${c.name}(…)`).join(' ') : (soleText(payload) ?? JSON.stringify(payload));
+  const text = last
+    ? last.content || last.toolCalls.map((c) => `${c.name}(…)`).join(' ')
+    : (soleText(payload) ?? JSON.stringify(payload));
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

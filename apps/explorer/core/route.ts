@@ -25,7 +25,8 @@ export type Route =
 export const TIME_RANGES = ['1h', '6h', '24h', '7d', '30d', '90d'] as const;
 export type TimeRange = (typeof TIME_RANGES)[number];
 export const DEFAULT_TIME_RANGE: TimeRange = '7d';
-const timeRangeParam = (value: string | null): TimeRange => (TIME_RANGES as readonly string[]).includes(value ?? '') ? (value as TimeRange) : DEFAULT_TIME_RANGE;
+const timeRangeParam = (value: string | null): TimeRange =>
+  (TIME_RANGES as readonly string[]).includes(value ?? '') ? (value as TimeRange) : DEFAULT_TIME_RANGE;
 
 /** The views of one project, as tabs. */
 export type ProjectTab = 'traces' | 'threads' | 'analytics';
@@ -40,9 +41,17 @@ export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Rou
     if (parts[2] === 'threads' && parts[3]) return { page: 'thread', projectId, threadId: parts[3] };
     if (parts[2] === 'threads') return { page: 'threads', projectId, range: timeRangeParam(params.get('range')) };
     if (parts[2] === 'analytics') return { page: 'analytics', projectId, range: timeRangeParam(params.get('range')) };
-    if (parts[2] === 'traces' && parts[3]) return { page: 'trace', projectId, traceId: parts[3], runId: params.get('run') };
-    if (parts[2] === 'runs' && parts[3]) return { page: 'run', projectId, runId: parts[3], workspaceId: params.get('workspace') };
-    return { page: 'traces', projectId, filter: params.get('filter') ?? '', cursor: params.get('cursor'), ...tracesViewOf(params) };
+    if (parts[2] === 'traces' && parts[3])
+      return { page: 'trace', projectId, traceId: parts[3], runId: params.get('run') };
+    if (parts[2] === 'runs' && parts[3])
+      return { page: 'run', projectId, runId: parts[3], workspaceId: params.get('workspace') };
+    return {
+      page: 'traces',
+      projectId,
+      filter: params.get('filter') ?? '',
+      cursor: params.get('cursor'),
+      ...tracesViewOf(params),
+    };
   }
   return { page: 'projects', search: params.get('q') ?? '' };
 }

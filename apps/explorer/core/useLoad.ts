@@ -13,7 +13,9 @@ export function useLoad<T>(read: () => Promise<T>, inputs: readonly unknown[]): 
     setLoad({ state: 'loading' });
     read().then(
       (value) => current && setLoad({ state: 'done', value }),
-      (err: unknown) => current && setLoad({ state: 'error', error: err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)) }),
+      (err: unknown) =>
+        current &&
+        setLoad({ state: 'error', error: err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)) }),
     );
     return () => {
       current = false;

@@ -25,7 +25,9 @@ export function usePolledLoad<T>(
           setLoad({ state: 'done', value });
           if (keepPolling(value)) timer = setTimeout(tick, everyMs);
         },
-        (err: unknown) => current && setLoad({ state: 'error', error: err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)) }),
+        (err: unknown) =>
+          current &&
+          setLoad({ state: 'error', error: err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)) }),
       );
     void tick();
     return () => {

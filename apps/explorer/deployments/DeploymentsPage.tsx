@@ -8,7 +8,13 @@ import { ErrorBox } from '../core/ErrorBox.tsx';
 import { when } from '../core/format.ts';
 import { EmptyCard, ListState, ListTable } from '../core/ListState.tsx';
 import { usePolledLoad } from '../core/usePolledLoad.ts';
-import { deleteDeployment, FINAL_REVISION_STATUSES, listDeployments, listRevisions, type Deployment } from './deploymentsApi.ts';
+import {
+  deleteDeployment,
+  FINAL_REVISION_STATUSES,
+  listDeployments,
+  listRevisions,
+  type Deployment,
+} from './deploymentsApi.ts';
 import './deployments.css';
 
 const POLL_MS = 2000;
@@ -17,10 +23,15 @@ const REVISION_COLUMNS = ['Revision', 'Status', 'Source', 'Created', 'Updated', 
 
 /** Something still moving: a rollout under way, a database being made, a deletion not done. */
 const moving = (d: Deployment) =>
-  d.status === 'AWAITING_DATABASE' || d.status === 'AWAITING_DELETE' || (d.latest_revision_status != null && !FINAL_REVISION_STATUSES.has(d.latest_revision_status));
+  d.status === 'AWAITING_DATABASE' ||
+  d.status === 'AWAITING_DELETE' ||
+  (d.latest_revision_status != null && !FINAL_REVISION_STATUSES.has(d.latest_revision_status));
 
 export function DeploymentsPage({ credentials }: { credentials: Credentials }) {
-  const load = usePolledLoad(() => listDeployments(credentials), [credentials.apiKey, credentials.workspaceId], { everyMs: POLL_MS, keepPolling: (list) => list.some(moving) });
+  const load = usePolledLoad(() => listDeployments(credentials), [credentials.apiKey, credentials.workspaceId], {
+    everyMs: POLL_MS,
+    keepPolling: (list) => list.some(moving),
+  });
   const [open, setOpen] = useState<string | null>(null);
   return (
     <section className="deployments-page">
@@ -60,7 +71,19 @@ export function DeploymentsPage({ credentials }: { credentials: Credentials }) {
   );
 }
 
-function DeploymentRow({ credentials, d, open, onToggle, onChanged }: { credentials: Credentials; d: Deployment; open: boolean; onToggle: () => void; onChanged: () => void }) {
+function DeploymentRow({
+  credentials,
+  d,
+  open,
+  onToggle,
+  onChanged,
+}: {
+  credentials: Credentials;
+  d: Deployment;
+  open: boolean;
+  onToggle: () => void;
+  onChanged: () => void;
+}) {
   const url = d.source_config.custom_url;
   return (
     <>
@@ -73,7 +96,9 @@ function DeploymentRow({ credentials, d, open, onToggle, onChanged }: { credenti
         <td>
           <StatusBadge status={d.status} testId="deployment-status" />
         </td>
-        <td>{d.latest_revision_status ? <StatusBadge status={d.latest_revision_status} testId="revision-status" /> : '—'}</td>
+        <td>
+          {d.latest_revision_status ? <StatusBadge status={d.latest_revision_status} testId="revision-status" /> : '—'}
+        </td>
         <td className="url">
           {url ? (
             <a href={url} target="_blank" rel="noreferrer" data-testid="deployment-url">
@@ -101,10 +126,14 @@ function DeploymentRow({ credentials, d, open, onToggle, onChanged }: { credenti
 }
 
 function Revisions({ credentials, d }: { credentials: Credentials; d: Deployment }) {
-  const revisions = usePolledLoad(() => listRevisions(credentials, d.id), [credentials.apiKey, credentials.workspaceId, d.id], {
-    everyMs: POLL_MS,
-    keepPolling: (list) => list.some((r) => !FINAL_REVISION_STATUSES.has(r.status)),
-  });
+  const revisions = usePolledLoad(
+    () => listRevisions(credentials, d.id),
+    [credentials.apiKey, credentials.workspaceId, d.id],
+    {
+      everyMs: POLL_MS,
+      keepPolling: (list) => list.some((r) => !FINAL_REVISION_STATUSES.has(r.status)),
+    },
+  );
   return (
     <ListState
       load={revisions}
@@ -156,7 +185,15 @@ function StatusBadge({ status, testId }: { status: string; testId: string }) {
 }
 
 /** Delete after a second press: a soft delete first (AWAITING_DELETE), then "force" removes the record. */
-function DeleteButton({ credentials, d, onDeleted }: { credentials: Credentials; d: Deployment; onDeleted: () => void }) {
+function DeleteButton({
+  credentials,
+  d,
+  onDeleted,
+}: {
+  credentials: Credentials;
+  d: Deployment;
+  onDeleted: () => void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const force = d.status === 'AWAITING_DELETE';
@@ -197,7 +234,9 @@ function NotRunning({ error, onRetry }: { error: ApiError; onRetry: () => void }
   return (
     <div className="empty card not-running" data-testid="control-plane-down" role="alert">
       <h3>The control plane is not running</h3>
-      <p>Deployments live in the control plane, a process of its own beside this tracing API. Start it, then try again:</p>
+      <p>
+        Deployments live in the control plane, a process of its own beside this tracing API. Start it, then try again:
+      </p>
       <pre>{`npm start                                   # starts it with everything else
 node services/processes/controlPlaneMain.ts     # or alone (port CONTROL_PLANE_PORT, 1985)`}</pre>
       <p className="muted">{error.message}</p>
@@ -212,8 +251,8 @@ function EmptyState() {
   return (
     <EmptyCard testId="deployments-empty" title="No deployments yet">
       <p>
-        Deploy an agent server with the <code>langgraph</code> CLI or the control plane's API (port 1985 by default, its reference at <code>/docs</code> there), for
-        example from a git repository holding a <code>langgraph.json</code>:
+        Deploy an agent server with the <code>langgraph</code> CLI or the control plane's API (port 1985 by default, its
+        reference at <code>/docs</code> there), for example from a git repository holding a <code>langgraph.json</code>:
       </p>
       <pre>{`curl -X POST http://127.0.0.1:1985/v2/deployments -H "x-api-key: $KEY" -H 'content-type: application/json' -d '{
   "name": "my-agent", "source": "github", "secrets": [],

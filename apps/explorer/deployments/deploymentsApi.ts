@@ -35,10 +35,20 @@ interface Page<T> {
   offset: number;
 }
 
-export const listDeployments = (c: Credentials) => apiCall<Page<Deployment>>(c, 'GET', `${BASE}?limit=100`).then((p) => p.resources);
-export const listRevisions = (c: Credentials, id: string) => apiCall<Page<Revision>>(c, 'GET', `${BASE}/${id}/revisions?limit=100`).then((p) => p.resources);
+export const listDeployments = (c: Credentials) =>
+  apiCall<Page<Deployment>>(c, 'GET', `${BASE}?limit=100`).then((p) => p.resources);
+export const listRevisions = (c: Credentials, id: string) =>
+  apiCall<Page<Revision>>(c, 'GET', `${BASE}/${id}/revisions?limit=100`).then((p) => p.resources);
 /** A soft delete (AWAITING_DELETE until torn down); with force, the record of a soft-deleted one. */
-export const deleteDeployment = (c: Credentials, id: string, force: boolean) => apiCall<null>(c, 'DELETE', `${BASE}/${id}${force ? '?force=true' : ''}`);
+export const deleteDeployment = (c: Credentials, id: string, force: boolean) =>
+  apiCall<null>(c, 'DELETE', `${BASE}/${id}${force ? '?force=true' : ''}`);
 
 /** Revision statuses after which a rollout goes no further (the CLIs' terminal set, and INTERRUPTED). */
-export const FINAL_REVISION_STATUSES: ReadonlySet<string> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
+export const FINAL_REVISION_STATUSES: ReadonlySet<string> = new Set([
+  'DEPLOYED',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'SKIPPED',
+  'INTERRUPTED',
+]);

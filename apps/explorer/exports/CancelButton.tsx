@@ -4,7 +4,15 @@ import type { ApiError, Credentials } from '../core/api.ts';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { cancelExport, FINAL_STATUSES, type BulkExport } from './exportsApi.ts';
 
-export function CancelButton({ credentials, e, onCancelled }: { credentials: Credentials; e: BulkExport; onCancelled: () => void }) {
+export function CancelButton({
+  credentials,
+  e,
+  onCancelled,
+}: {
+  credentials: Credentials;
+  e: BulkExport;
+  onCancelled: () => void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   if (FINAL_STATUSES.has(e.status)) return null;

@@ -11,7 +11,10 @@ import { NewDestinationForm } from './NewDestinationForm.tsx';
 const COLUMNS = ['Name', 'Bucket', 'Prefix', 'Endpoint', 'Region', 'Credentials', 'Created'];
 
 /** The list is read by the page (the exports' form and names use it too): `load` is that read. */
-export function DestinationsSection({ credentials, load }: {
+export function DestinationsSection({
+  credentials,
+  load,
+}: {
   credentials: Credentials;
   load: Load<Destination[]> & { refresh: () => void };
 }) {

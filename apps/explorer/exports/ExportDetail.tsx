@@ -14,7 +14,11 @@ import { POLL_MS, scheduleText, windowText, type Names } from './exportText.ts';
 
 const running = (e: BulkExport) => !FINAL_STATUSES.has(e.status);
 
-export function ExportDetail({ credentials, exportId, names }: {
+export function ExportDetail({
+  credentials,
+  exportId,
+  names,
+}: {
   credentials: Credentials;
   exportId: string;
   names: Names;

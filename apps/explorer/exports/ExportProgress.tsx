@@ -5,7 +5,10 @@ import { FINAL_STATUSES, type BulkExport } from './exportsApi.ts';
 
 export function ExportProgress({ e }: { e: BulkExport }) {
   const p = e.progress;
-  const runs = p.runs_planned === null ? `${count(p.runs_completed)} runs done` : `${count(p.runs_completed)}/${count(p.runs_planned)} runs`;
+  const runs =
+    p.runs_planned === null
+      ? `${count(p.runs_completed)} runs done`
+      : `${count(p.runs_completed)}/${count(p.runs_planned)} runs`;
   const ratio = p.runs_planned ? p.runs_completed / p.runs_planned : null;
   return (
     <>

@@ -16,7 +16,12 @@ import { NewExportForm } from './NewExportForm.tsx';
 const COLUMNS = ['Status', 'Project', 'Destination', 'Time window', 'Schedule', 'Progress', 'Created', ''];
 const UNDER_WAY = new Set(['Created', 'Running', 'IntervalScheduled']);
 
-export function ExportsSection({ credentials, names, destinations, projects }: {
+export function ExportsSection({
+  credentials,
+  names,
+  destinations,
+  projects,
+}: {
   credentials: Credentials;
   names: Names;
   destinations: Destination[];

@@ -7,7 +7,15 @@ import { ErrorBox } from '../core/ErrorBox.tsx';
 import { createDestination } from './exportsApi.ts';
 import { Field } from './Field.tsx';
 
-export function NewDestinationForm({ credentials, onCreated, onClose }: { credentials: Credentials; onCreated: () => void; onClose: () => void }) {
+export function NewDestinationForm({
+  credentials,
+  onCreated,
+  onClose,
+}: {
+  credentials: Credentials;
+  onCreated: () => void;
+  onClose: () => void;
+}) {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -21,8 +29,16 @@ export function NewDestinationForm({ credentials, onCreated, onClose }: { creden
     try {
       await createDestination(credentials, {
         display_name: text('display_name'),
-        config: { bucket_name: text('bucket_name'), prefix: text('prefix'), endpoint_url: text('endpoint_url') || null, region: text('region') || null },
-        credentials: { access_key_id: text('access_key_id'), secret_access_key: String(data.get('secret_access_key') ?? '') },
+        config: {
+          bucket_name: text('bucket_name'),
+          prefix: text('prefix'),
+          endpoint_url: text('endpoint_url') || null,
+          region: text('region') || null,
+        },
+        credentials: {
+          access_key_id: text('access_key_id'),
+          secret_access_key: String(data.get('secret_access_key') ?? ''),
+        },
       });
       form.reset();
       onCreated();
@@ -53,10 +69,22 @@ export function NewDestinationForm({ credentials, onCreated, onClose }: { creden
           <input name="region" data-testid="destination-region" placeholder="us-east-1" />
         </Field>
         <Field label="Access key ID">
-          <input name="access_key_id" data-testid="destination-access-key" type="password" autoComplete="off" required />
+          <input
+            name="access_key_id"
+            data-testid="destination-access-key"
+            type="password"
+            autoComplete="off"
+            required
+          />
         </Field>
         <Field label="Secret access key">
-          <input name="secret_access_key" data-testid="destination-secret" type="password" autoComplete="new-password" required />
+          <input
+            name="secret_access_key"
+            data-testid="destination-secret"
+            type="password"
+            autoComplete="new-password"
+            required
+          />
         </Field>
       </div>
       <p className="muted">The key is sealed before it is stored and is never shown again, here or in the API.</p>

@@ -12,7 +12,17 @@ function localInput(ms: number): string {
   return d.toISOString().slice(0, 19);
 }
 
-export function NewExportForm({ credentials, destinations, projects, onDone }: { credentials: Credentials; destinations: Destination[]; projects: ProjectName[]; onDone: (created: BulkExport | null) => void }) {
+export function NewExportForm({
+  credentials,
+  destinations,
+  projects,
+  onDone,
+}: {
+  credentials: Credentials;
+  destinations: Destination[];
+  projects: ProjectName[];
+  onDone: (created: BulkExport | null) => void;
+}) {
   const now = Date.now();
   const [chosen, setForm] = useState({
     projectId: '',
@@ -26,10 +36,15 @@ export function NewExportForm({ credentials, destinations, projects, onDone }: {
     filter: '',
   });
   // The first project and destination until one is chosen (the lists may arrive after the form opens).
-  const form = { ...chosen, projectId: chosen.projectId || (projects[0]?.id ?? ''), destinationId: chosen.destinationId || (destinations[0]?.id ?? '') };
+  const form = {
+    ...chosen,
+    projectId: chosen.projectId || (projects[0]?.id ?? ''),
+    destinationId: chosen.destinationId || (destinations[0]?.id ?? ''),
+  };
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
-  const set = (field: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
+  const set = (field: keyof typeof form) => (e: { target: { value: string } }) =>
+    setForm({ ...form, [field]: e.target.value });
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -81,23 +96,59 @@ export function NewExportForm({ credentials, destinations, projects, onDone }: {
         <Field label="Runs">
           <span className="choice">
             <label>
-              <input type="radio" name="kind" data-testid="export-once" checked={form.kind === 'once'} onChange={() => setForm({ ...form, kind: 'once' })} /> once, for a time range
+              <input
+                type="radio"
+                name="kind"
+                data-testid="export-once"
+                checked={form.kind === 'once'}
+                onChange={() => setForm({ ...form, kind: 'once' })}
+              />{' '}
+              once, for a time range
             </label>
             <label>
-              <input type="radio" name="kind" data-testid="export-scheduled" checked={form.kind === 'scheduled'} onChange={() => setForm({ ...form, kind: 'scheduled' })} /> on a schedule
+              <input
+                type="radio"
+                name="kind"
+                data-testid="export-scheduled"
+                checked={form.kind === 'scheduled'}
+                onChange={() => setForm({ ...form, kind: 'scheduled' })}
+              />{' '}
+              on a schedule
             </label>
           </span>
         </Field>
         <Field label="Start (inclusive)">
-          <input type="datetime-local" step={1} data-testid="export-start" value={form.start} onChange={set('start')} required />
+          <input
+            type="datetime-local"
+            step={1}
+            data-testid="export-start"
+            value={form.start}
+            onChange={set('start')}
+            required
+          />
         </Field>
         {form.kind === 'once' ? (
           <Field label="End (exclusive)">
-            <input type="datetime-local" step={1} data-testid="export-end" value={form.end} onChange={set('end')} required />
+            <input
+              type="datetime-local"
+              step={1}
+              data-testid="export-end"
+              value={form.end}
+              onChange={set('end')}
+              required
+            />
           </Field>
         ) : (
           <Field label="Every (hours, 1–168)">
-            <input type="number" min={1} max={168} data-testid="export-interval" value={form.intervalHours} onChange={set('intervalHours')} required />
+            <input
+              type="number"
+              min={1}
+              max={168}
+              data-testid="export-interval"
+              value={form.intervalHours}
+              onChange={set('intervalHours')}
+              required
+            />
           </Field>
         )}
         <Field label="Format">
@@ -119,13 +170,26 @@ export function NewExportForm({ credentials, destinations, projects, onDone }: {
           </select>
         </Field>
         <Field label="Filter (optional)" wide>
-          <input className="mono" data-testid="export-filter" value={form.filter} onChange={set('filter')} placeholder='eq(run_type, "llm")' />
+          <input
+            className="mono"
+            data-testid="export-filter"
+            value={form.filter}
+            onChange={set('filter')}
+            placeholder='eq(run_type, "llm")'
+          />
         </Field>
       </div>
-      {form.kind === 'scheduled' && <p className="muted">A window is exported once it has ended; windows since the start come first.</p>}
+      {form.kind === 'scheduled' && (
+        <p className="muted">A window is exported once it has ended; windows since the start come first.</p>
+      )}
       {error && <ErrorBox error={error} />}
       <div className="form-actions">
-        <button type="submit" className="primary" data-testid="export-submit" disabled={busy || !form.projectId || !form.destinationId}>
+        <button
+          type="submit"
+          className="primary"
+          data-testid="export-submit"
+          disabled={busy || !form.projectId || !form.destinationId}
+        >
           {busy ? 'Creating…' : 'Create export'}
         </button>
         <button type="button" className="ghost" onClick={() => onDone(null)}>

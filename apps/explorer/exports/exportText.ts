@@ -11,5 +11,6 @@ export interface Names {
   project: (id: string) => string;
 }
 
-export const windowText = (e: BulkExport) => (e.end_time ? `${when(e.start_time)} → ${when(e.end_time)}` : `from ${when(e.start_time)}`);
+export const windowText = (e: BulkExport) =>
+  e.end_time ? `${when(e.start_time)} → ${when(e.end_time)}` : `from ${when(e.start_time)}`;
 export const scheduleText = (e: BulkExport) => (e.interval_hours === null ? 'once' : `every ${e.interval_hours} h`);

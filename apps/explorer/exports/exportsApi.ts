@@ -13,7 +13,14 @@ export interface Destination {
   created_at: string;
 }
 
-export type ExportStatus = 'Created' | 'Running' | 'Completed' | 'Failed' | 'Cancelled' | 'TimedOut' | 'IntervalScheduled';
+export type ExportStatus =
+  | 'Created'
+  | 'Running'
+  | 'Completed'
+  | 'Failed'
+  | 'Cancelled'
+  | 'TimedOut'
+  | 'IntervalScheduled';
 
 export interface BulkExport {
   id: string;
@@ -77,12 +84,15 @@ export interface ProjectName {
 }
 
 export const listDestinations = (c: Credentials) => apiCall<Destination[]>(c, 'GET', '/bulk-exports/destinations');
-export const createDestination = (c: Credentials, body: NewDestination) => apiCall<Destination>(c, 'POST', '/bulk-exports/destinations', { destination_type: 's3', ...body });
+export const createDestination = (c: Credentials, body: NewDestination) =>
+  apiCall<Destination>(c, 'POST', '/bulk-exports/destinations', { destination_type: 's3', ...body });
 export const listExports = (c: Credentials) => apiCall<BulkExport[]>(c, 'GET', '/bulk-exports');
 export const getExport = (c: Credentials, id: string) => apiCall<BulkExport>(c, 'GET', `/bulk-exports/${id}`);
-export const listExportRuns = (c: Credentials, id: string) => apiCall<ExportRun[]>(c, 'GET', `/bulk-exports/${id}/runs`);
+export const listExportRuns = (c: Credentials, id: string) =>
+  apiCall<ExportRun[]>(c, 'GET', `/bulk-exports/${id}/runs`);
 export const createExport = (c: Credentials, body: NewExport) => apiCall<BulkExport>(c, 'POST', '/bulk-exports', body);
-export const cancelExport = (c: Credentials, id: string) => apiCall<BulkExport>(c, 'PATCH', `/bulk-exports/${id}`, { status: 'Cancelled' });
+export const cancelExport = (c: Credentials, id: string) =>
+  apiCall<BulkExport>(c, 'PATCH', `/bulk-exports/${id}`, { status: 'Cancelled' });
 export const listProjectNames = (c: Credentials) => apiCall<ProjectName[]>(c, 'GET', '/sessions?limit=100');
 
 /** Statuses after which nothing changes any more. */

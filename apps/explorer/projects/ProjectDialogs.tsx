@@ -7,11 +7,24 @@ import { ErrorBox } from '../core/ErrorBox.tsx';
 import { count } from '../core/format.ts';
 import { createProject, deleteProject, renameProject } from './projectsApi.ts';
 
-export type DialogState = { kind: 'create' } | { kind: 'rename'; project: Project } | { kind: 'delete'; project: Project };
+export type DialogState =
+  | { kind: 'create' }
+  | { kind: 'rename'; project: Project }
+  | { kind: 'delete'; project: Project };
 
 const asApiError = (err: unknown): ApiError => (err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)));
 
-export function ProjectDialog({ credentials, dialog, onDone, onCancel }: { credentials: Credentials; dialog: DialogState; onDone: () => void; onCancel: () => void }) {
+export function ProjectDialog({
+  credentials,
+  dialog,
+  onDone,
+  onCancel,
+}: {
+  credentials: Credentials;
+  dialog: DialogState;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
   const [name, setName] = useState(dialog.kind === 'rename' ? dialog.project.name : '');
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);
@@ -35,7 +48,13 @@ export function ProjectDialog({ credentials, dialog, onDone, onCancel }: { crede
   const nameField = (
     <label>
       Name
-      <input data-testid="project-name-input" value={name} onChange={(e) => setName(e.target.value)} autoFocus maxLength={1000} />
+      <input
+        data-testid="project-name-input"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        autoFocus
+        maxLength={1000}
+      />
     </label>
   );
 
@@ -67,12 +86,22 @@ export function ProjectDialog({ credentials, dialog, onDone, onCancel }: { crede
             <span>
               Description <span className="muted">(optional)</span>
             </span>
-            <textarea data-testid="project-description-input" rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
+            <textarea
+              data-testid="project-description-input"
+              rows={3}
+              value={description}
+              onChange={(e) => setDescription(e.target.value)}
+            />
           </label>
         )}
         {error && <ErrorBox error={error} />}
         <Buttons onCancel={onCancel}>
-          <button type="submit" className="primary" data-testid="dialog-confirm" disabled={busy || !name.trim() || (dialog.kind === 'rename' && name.trim() === dialog.project.name)}>
+          <button
+            type="submit"
+            className="primary"
+            data-testid="dialog-confirm"
+            disabled={busy || !name.trim() || (dialog.kind === 'rename' && name.trim() === dialog.project.name)}
+          >
             {dialog.kind === 'create' ? (busy ? 'Creating…' : 'Create') : busy ? 'Renaming…' : 'Rename'}
           </button>
         </Buttons>
@@ -101,7 +130,14 @@ function Dialog({ title, onCancel, children }: { title: string; onCancel: () => 
   }, [onCancel]);
   return (
     <div className="dialog-backdrop" onMouseDown={onCancel}>
-      <div className="dialog card" role="dialog" aria-modal="true" aria-label={title} data-testid="dialog" onMouseDown={(e) => e.stopPropagation()}>
+      <div
+        className="dialog card"
+        role="dialog"
+        aria-modal="true"
+        aria-label={title}
+        data-testid="dialog"
+        onMouseDown={(e) => e.stopPropagation()}
+      >
         <h3>{title}</h3>
         {children}
       </div>

@@ -12,7 +12,13 @@ import { EmptyCard, ListTable, Loading, LoadError, type Column } from '../core/L
 import { linkProps, navigate } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
 import { ProjectDialog, type DialogState } from './ProjectDialogs.tsx';
-import { listProjectsPlain, listProjectsWithStats, projectsActivity, PROJECTS_PAGE, type ProjectsActivity } from './projectsApi.ts';
+import {
+  listProjectsPlain,
+  listProjectsWithStats,
+  projectsActivity,
+  PROJECTS_PAGE,
+  type ProjectsActivity,
+} from './projectsApi.ts';
 import { Sparkline } from './Sparkline.tsx';
 import './projects.css';
 
@@ -75,7 +81,12 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
             value={search}
             onChange={(e) => navigate({ page: 'projects', search: e.target.value }, { replace: true })}
           />
-          <button type="button" className="primary" data-testid="project-new" onClick={() => setDialog({ kind: 'create' })}>
+          <button
+            type="button"
+            className="primary"
+            data-testid="project-new"
+            onClick={() => setDialog({ kind: 'create' })}
+          >
             New project
           </button>
         </div>
@@ -101,18 +112,31 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
       </ListTable>
       {last === PROJECTS_PAGE && (
         <div className="pager">
-          <button type="button" className="ghost" data-testid="projects-more" onClick={() => setSizes((all) => [...all, undefined])}>
+          <button
+            type="button"
+            className="ghost"
+            data-testid="projects-more"
+            onClick={() => setSizes((all) => [...all, undefined])}
+          >
             Show more projects
           </button>
         </div>
       )}
-      {dialog && <ProjectDialog credentials={credentials} dialog={dialog} onDone={changed} onCancel={() => setDialog(null)} />}
+      {dialog && (
+        <ProjectDialog credentials={credentials} dialog={dialog} onDone={changed} onCancel={() => setDialog(null)} />
+      )}
     </section>
   );
 }
 
 /** A hundred projects: their rows at once, then their statistics and activity (one read each). */
-function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
+function ProjectsChunk({
+  credentials,
+  offset,
+  search,
+  onSize,
+  onAction,
+}: {
   credentials: Credentials;
   offset: number;
   search: string;
@@ -123,7 +147,10 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
   const statsLoad = useLoad(() => listProjectsWithStats(credentials, offset, search), []);
   const projects = plainLoad.state === 'done' ? plainLoad.value : undefined;
   const ids = (projects ?? []).map((p) => p.id).join(',');
-  const activityLoad = useLoad<ProjectsActivity | null>(() => (ids ? projectsActivity(credentials, ids.split(',')) : Promise.resolve(null)), [ids]);
+  const activityLoad = useLoad<ProjectsActivity | null>(
+    () => (ids ? projectsActivity(credentials, ids.split(',')) : Promise.resolve(null)),
+    [ids],
+  );
   useEffect(() => {
     if (projects) onSize(projects.length);
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -132,7 +159,14 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
   const activity = useLast<ProjectsActivity | null>(activityLoad);
   const statsById = new Map((stats ?? []).map((p) => [p.id, p]));
   const activityById = new Map((activity?.projects ?? []).map((a) => [a.session_id, a]));
-  const failure: ApiError | null = plainLoad.state === 'error' ? plainLoad.error : statsLoad.state === 'error' ? statsLoad.error : activityLoad.state === 'error' ? activityLoad.error : null;
+  const failure: ApiError | null =
+    plainLoad.state === 'error'
+      ? plainLoad.error
+      : statsLoad.state === 'error'
+        ? statsLoad.error
+        : activityLoad.state === 'error'
+          ? activityLoad.error
+          : null;
   /** Reads again what failed (this hundred only: the pages shown stay). */
   const retry = () => [plainLoad, statsLoad, activityLoad].forEach((load) => load.state === 'error' && load.refresh());
   const pending = <span className="muted pending">…</span>;
@@ -159,12 +193,24 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
         return (
           <tr key={p.id} data-testid="project-row" data-project-id={p.id} data-stats={s ? 'loaded' : 'pending'}>
             <td>
-              <a data-testid="project-link" {...linkProps({ page: 'traces', projectId: p.id, filter: '', cursor: null })}>
+              <a
+                data-testid="project-link"
+                {...linkProps({ page: 'traces', projectId: p.id, filter: '', cursor: null })}
+              >
                 {p.name}
               </a>
             </td>
             <td className="activity-cell">
-              {a && activity ? <Sparkline traces={a.trace_count} errors={a.trace_error_count} bucketStarts={activity.bucket_starts} interval={activity.interval} /> : pending}
+              {a && activity ? (
+                <Sparkline
+                  traces={a.trace_count}
+                  errors={a.trace_error_count}
+                  bucketStarts={activity.bucket_starts}
+                  interval={activity.interval}
+                />
+              ) : (
+                pending
+              )}
             </td>
             <td className="num" data-testid="project-run-count">
               {s ? count(s.run_count) : pending}
@@ -183,10 +229,20 @@ function ProjectsChunk({ credentials, offset, search, onSize, onAction }: {
             </td>
             <td title={s?.last_run_start_time ?? ''}>{s ? ago(s.last_run_start_time) : pending}</td>
             <td className="row-actions">
-              <button type="button" className="link-button" data-testid="project-rename" onClick={() => onAction({ kind: 'rename', project: s ?? p })}>
+              <button
+                type="button"
+                className="link-button"
+                data-testid="project-rename"
+                onClick={() => onAction({ kind: 'rename', project: s ?? p })}
+              >
                 Rename
               </button>
-              <button type="button" className="link-button danger-link" data-testid="project-delete" onClick={() => onAction({ kind: 'delete', project: s ?? p })}>
+              <button
+                type="button"
+                className="link-button danger-link"
+                data-testid="project-delete"
+                onClick={() => onAction({ kind: 'delete', project: s ?? p })}
+              >
                 Delete
               </button>
             </td>
@@ -201,7 +257,10 @@ function EmptyState() {
   const origin = location.origin;
   return (
     <EmptyCard testId="projects-empty" title="No projects yet">
-      <p>Point the <code>langsmith</code> client at this server and run your application; its traces appear here. Or create an empty project with New project.</p>
+      <p>
+        Point the <code>langsmith</code> client at this server and run your application; its traces appear here. Or
+        create an empty project with New project.
+      </p>
       <pre>{`export LANGSMITH_TRACING=true
 export LANGSMITH_ENDPOINT=${origin}
 export LANGSMITH_API_KEY=<your API key>

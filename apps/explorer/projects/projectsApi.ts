@@ -14,8 +14,10 @@ const sessionsPath = (offset: number, search: string, stats: boolean) => {
   if (search) params.set('name_contains', search);
   return `/sessions?${params}`;
 };
-export const listProjectsPlain = (c: Credentials, offset: number, search: string) => apiCall<Project[]>(c, 'GET', sessionsPath(offset, search, false));
-export const listProjectsWithStats = (c: Credentials, offset: number, search: string) => apiCall<Project[]>(c, 'GET', sessionsPath(offset, search, true));
+export const listProjectsPlain = (c: Credentials, offset: number, search: string) =>
+  apiCall<Project[]>(c, 'GET', sessionsPath(offset, search, false));
+export const listProjectsWithStats = (c: Credentials, offset: number, search: string) =>
+  apiCall<Project[]>(c, 'GET', sessionsPath(offset, search, true));
 
 export interface ProjectsActivity {
   start_time: string;
@@ -32,5 +34,6 @@ export const projectsActivity = (c: Credentials, projectIds: string[]) =>
 
 export const createProject = (c: Credentials, name: string, description: string | null) =>
   apiCall<Project>(c, 'POST', '/sessions', { name, description });
-export const renameProject = (c: Credentials, id: string, name: string) => apiCall<Project>(c, 'PATCH', `/sessions/${id}`, { name });
+export const renameProject = (c: Credentials, id: string, name: string) =>
+  apiCall<Project>(c, 'PATCH', `/sessions/${id}`, { name });
 export const deleteProject = (c: Credentials, id: string) => apiCall<null>(c, 'DELETE', `/sessions/${id}`);

@@ -4,7 +4,12 @@
 import { findMessages, soleText } from '../core/messages.ts';
 
 export function ChatText({ payload, testId }: { payload: unknown; testId: string }) {
-  if (payload === undefined || payload === null) return <p className="muted" data-testid={testId}>none</p>;
+  if (payload === undefined || payload === null)
+    return (
+      <p className="muted" data-testid={testId}>
+        none
+      </p>
+    );
   const messages = findMessages(payload);
   if (messages)
     return (
@@ -15,7 +20,10 @@ export function ChatText({ payload, testId }: { payload: unknown; testId: string
             {m.content && <div className="chat-text">{m.content}</div>}
             {m.toolCalls.map((call, j) => (
               <div key={j} className="chat-tool-call">
-                <span className="chat-role">tool call</span> <code>{call.name}({JSON.stringify(call.args)})</code>
+                <span className="chat-role">tool call</span>{' '}
+                <code>
+                  {call.name}({JSON.stringify(call.args)})
+                </code>
               </div>
             ))}
           </div>

@@ -29,7 +29,8 @@ const THREAD_COLUMNS: Column[] = [
   { label: 'Errors', num: true },
 ];
 
-const cost = (value: number | null | undefined): string => (value == null || value === 0 ? dash : `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`);
+const cost = (value: number | null | undefined): string =>
+  value == null || value === 0 ? dash : `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
 
 interface ThreadRows {
   /** The window's start the page was read with (the next page is read with it too). */
@@ -39,14 +40,32 @@ interface ThreadRows {
   next: string | null;
 }
 
-async function threadRows(credentials: Credentials, projectId: string, since: string, cursor: string | null): Promise<ThreadRows> {
+async function threadRows(
+  credentials: Credentials,
+  projectId: string,
+  since: string,
+  cursor: string | null,
+): Promise<ThreadRows> {
   const page = await queryThreads(credentials, projectId, since, cursor);
-  const previews = await rootPayloads(credentials, projectId, page.items.flatMap((t) => [t.first_trace_id, t.last_trace_id]));
+  const previews = await rootPayloads(
+    credentials,
+    projectId,
+    page.items.flatMap((t) => [t.first_trace_id, t.last_trace_id]),
+  );
   return { since, threads: page.items, previews, next: page.next_cursor };
 }
 
-export function ThreadsPage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'threads' }> }) {
-  const first = useLoad(() => threadRows(credentials, route.projectId, rangeStart(route.range), null), [credentials, route.projectId, route.range]);
+export function ThreadsPage({
+  credentials,
+  route,
+}: {
+  credentials: Credentials;
+  route: Extract<Route, { page: 'threads' }>;
+}) {
+  const first = useLoad(
+    () => threadRows(credentials, route.projectId, rangeStart(route.range), null),
+    [credentials, route.projectId, route.range],
+  );
   // Pages read with the More button, for the view they were read in.
   const key = `${route.projectId}|${route.range}`;
   const [more, setMore] = useState<{ key: string; pages: ThreadRows[] }>({ key, pages: [] });
@@ -75,7 +94,9 @@ export function ThreadsPage({ credentials, route }: { credentials: Credentials; 
     <section>
       <ProjectHeader credentials={credentials} projectId={route.projectId} tab="threads" />
       <div className="view-bar">
-        <p className="muted">Conversations: traces of this project that share a thread id, with activity in the range.</p>
+        <p className="muted">
+          Conversations: traces of this project that share a thread id, with activity in the range.
+        </p>
         <TimeRangeSelect value={route.range} onChange={setRange} />
       </div>
       <ListState
@@ -91,7 +112,11 @@ export function ThreadsPage({ credentials, route }: { credentials: Credentials; 
               {threads.map((t) => (
                 <tr key={t.thread_id} data-testid="thread-row" data-thread-id={t.thread_id}>
                   <td className="thread-id">
-                    <a data-testid="thread-link" title={t.thread_id} {...linkProps({ page: 'thread', projectId: route.projectId, threadId: t.thread_id })}>
+                    <a
+                      data-testid="thread-link"
+                      title={t.thread_id}
+                      {...linkProps({ page: 'thread', projectId: route.projectId, threadId: t.thread_id })}
+                    >
                       {t.thread_id}
                     </a>
                   </td>
@@ -132,8 +157,9 @@ function EmptyThreads({ range }: { range: TimeRange }) {
   return (
     <EmptyCard testId="threads-empty" title={`No threads in the ${rangeLabel(range).toLowerCase()}`}>
       <p>
-        A thread groups the traces of one conversation. Give each trace of a conversation the same id in its metadata, under <code>session_id</code>, <code>thread_id</code> or{' '}
-        <code>conversation_id</code>; each trace then shows here as one turn.
+        A thread groups the traces of one conversation. Give each trace of a conversation the same id in its metadata,
+        under <code>session_id</code>, <code>thread_id</code> or <code>conversation_id</code>; each trace then shows
+        here as one turn.
       </p>
       <pre>{`import { traceable } from "langsmith/traceable";
 
@@ -143,9 +169,21 @@ await chat(messages, { metadata: { thread_id: conversationId } });  // langsmith
   );
 }
 
-export function ThreadPage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'thread' }> }) {
-  const turns = useLoad(() => threadTurns(credentials, route.projectId, route.threadId), [credentials, route.projectId, route.threadId]);
-  const stats = useLoad(() => threadStats(credentials, route.projectId, route.threadId), [credentials, route.projectId, route.threadId]);
+export function ThreadPage({
+  credentials,
+  route,
+}: {
+  credentials: Credentials;
+  route: Extract<Route, { page: 'thread' }>;
+}) {
+  const turns = useLoad(
+    () => threadTurns(credentials, route.projectId, route.threadId),
+    [credentials, route.projectId, route.threadId],
+  );
+  const stats = useLoad(
+    () => threadStats(credentials, route.projectId, route.threadId),
+    [credentials, route.projectId, route.threadId],
+  );
   return (
     <section>
       <ProjectHeader
@@ -154,7 +192,8 @@ export function ThreadPage({ credentials, route }: { credentials: Credentials; r
         tab="threads"
         trail={
           <>
-            <a {...linkProps({ page: 'threads', projectId: route.projectId, range: DEFAULT_TIME_RANGE })}>Threads</a> / <span data-testid="thread-id">{route.threadId}</span>
+            <a {...linkProps({ page: 'threads', projectId: route.projectId, range: DEFAULT_TIME_RANGE })}>Threads</a> /{' '}
+            <span data-testid="thread-id">{route.threadId}</span>
           </>
         }
       />
@@ -206,9 +245,14 @@ export function ThreadPage({ credentials, route }: { credentials: Credentials; r
                   <span className={`status status-${t.status}`}>{t.status}</span>
                   <span className="muted">{when(t.start_time)}</span>
                   <span className="turn-figures muted">
-                    {seconds(t.latency)} · {count(t.total_tokens)} tokens{t.total_cost ? ` · ${cost(t.total_cost)}` : ''}
+                    {seconds(t.latency)} · {count(t.total_tokens)} tokens
+                    {t.total_cost ? ` · ${cost(t.total_cost)}` : ''}
                   </span>
-                  <a className="turn-trace" data-testid="turn-trace-link" {...linkProps({ page: 'trace', projectId: route.projectId, traceId: t.trace_id, runId: null })}>
+                  <a
+                    className="turn-trace"
+                    data-testid="turn-trace-link"
+                    {...linkProps({ page: 'trace', projectId: route.projectId, traceId: t.trace_id, runId: null })}
+                  >
                     Open trace →
                   </a>
                 </header>
@@ -219,7 +263,11 @@ export function ThreadPage({ credentials, route }: { credentials: Credentials; r
                   </div>
                   <div>
                     <h4>Output</h4>
-                    {t.error ? <pre className="error-text">{t.error}</pre> : <ChatText payload={t.outputs} testId="turn-output" />}
+                    {t.error ? (
+                      <pre className="error-text">{t.error}</pre>
+                    ) : (
+                      <ChatText payload={t.outputs} testId="turn-output" />
+                    )}
                   </div>
                 </div>
               </li>
@@ -227,7 +275,9 @@ export function ThreadPage({ credentials, route }: { credentials: Credentials; r
           </ol>
         )}
       </LoadState>
-      {turns.state === 'done' && turns.value.more && <p className="muted">Only the first {turns.value.turns.length} turns are shown.</p>}
+      {turns.state === 'done' && turns.value.more && (
+        <p className="muted">Only the first {turns.value.turns.length} turns are shown.</p>
+      )}
     </section>
   );
 }

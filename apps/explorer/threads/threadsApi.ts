@@ -27,18 +27,32 @@ export interface ThreadsPage {
 export const THREADS_PAGE_SIZE = 25;
 
 export const queryThreads = (c: Credentials, projectId: string, minStartTime: string, cursor: string | null) =>
-  apiCall<ThreadsPage>(c, 'POST', '/api/v2/threads/query', { project_id: projectId, min_start_time: minStartTime, page_size: THREADS_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+  apiCall<ThreadsPage>(c, 'POST', '/api/v2/threads/query', {
+    project_id: projectId,
+    min_start_time: minStartTime,
+    page_size: THREADS_PAGE_SIZE,
+    ...(cursor ? { cursor } : {}),
+  });
 
 /** The inputs and outputs of root runs by id (a root run's id is its trace's). */
-export async function rootPayloads(c: Credentials, projectId: string, traceIds: string[]): Promise<Map<string, { inputs: unknown; outputs: unknown }>> {
+export async function rootPayloads(
+  c: Credentials,
+  projectId: string,
+  traceIds: string[],
+): Promise<Map<string, { inputs: unknown; outputs: unknown }>> {
   const ids = [...new Set(traceIds)];
   if (ids.length === 0) return new Map();
-  const page = await apiCall<{ runs: { id: string; inputs?: unknown; outputs?: unknown }[] }>(c, 'POST', '/runs/query', {
-    session: [projectId],
-    id: ids,
-    select: ['inputs', 'outputs'],
-    limit: Math.min(100, ids.length),
-  });
+  const page = await apiCall<{ runs: { id: string; inputs?: unknown; outputs?: unknown }[] }>(
+    c,
+    'POST',
+    '/runs/query',
+    {
+      session: [projectId],
+      id: ids,
+      select: ['inputs', 'outputs'],
+      limit: Math.min(100, ids.length),
+    },
+  );
   return new Map(page.runs.map((r) => [r.id, { inputs: r.inputs, outputs: r.outputs }]));
 }
 
@@ -59,19 +73,39 @@ export interface Turn {
   error?: string | null;
 }
 
-const TURN_SELECTS = ['TRACE_ID', 'TURN_NUMBER', 'NAME', 'START_TIME', 'END_TIME', 'LATENCY', 'TOTAL_TOKENS', 'TOTAL_COST', 'INPUTS', 'OUTPUTS', 'ERROR'];
+const TURN_SELECTS = [
+  'TRACE_ID',
+  'TURN_NUMBER',
+  'NAME',
+  'START_TIME',
+  'END_TIME',
+  'LATENCY',
+  'TOTAL_TOKENS',
+  'TOTAL_COST',
+  'INPUTS',
+  'OUTPUTS',
+  'ERROR',
+];
 /** Turns shown at most on one thread's page (10 pages of the API's largest page). */
 const MAX_TURNS = 1000;
 
 /** A thread's turns in order, following the API's pages. */
-export async function threadTurns(c: Credentials, projectId: string, threadId: string): Promise<{ turns: Turn[]; more: boolean }> {
+export async function threadTurns(
+  c: Credentials,
+  projectId: string,
+  threadId: string,
+): Promise<{ turns: Turn[]; more: boolean }> {
   const turns: Turn[] = [];
   let cursor: string | null = null;
   do {
     const params = new URLSearchParams({ project_id: projectId, page_size: '100' });
     for (const s of TURN_SELECTS) params.append('selects', s);
     if (cursor) params.set('cursor', cursor);
-    const page: { items: Turn[]; next_cursor: string | null } = await apiCall(c, 'GET', `/api/v2/threads/${encodeURIComponent(threadId)}/traces?${params}`);
+    const page: { items: Turn[]; next_cursor: string | null } = await apiCall(
+      c,
+      'GET',
+      `/api/v2/threads/${encodeURIComponent(threadId)}/traces?${params}`,
+    );
     turns.push(...page.items);
     cursor = page.next_cursor;
   } while (cursor && turns.length < MAX_TURNS);

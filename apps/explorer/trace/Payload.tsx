@@ -11,10 +11,16 @@ export function Payload({ value, testId }: { value: unknown; testId: string }) {
   const documents = messages ? null : findDocuments(value);
   const [chosen, setMode] = useState<Mode | null>(null);
   const fitting: Mode = messages ? 'messages' : documents ? 'documents' : 'pretty';
-  const mode: Mode = (chosen === 'messages' && !messages) || (chosen === 'documents' && !documents) ? 'pretty' : (chosen ?? fitting);
+  const mode: Mode =
+    (chosen === 'messages' && !messages) || (chosen === 'documents' && !documents) ? 'pretty' : (chosen ?? fitting);
   const [copied, setCopied] = useState<string | null>(null);
   const empty = value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0);
-  if (empty) return <p className="muted payload-empty" data-testid={testId}>—</p>;
+  if (empty)
+    return (
+      <p className="muted payload-empty" data-testid={testId}>
+        —
+      </p>
+    );
   const copy = () =>
     navigator.clipboard.writeText(JSON.stringify(value, null, 2)).then(
       () => setCopied('Copied'),
@@ -24,8 +30,12 @@ export function Payload({ value, testId }: { value: unknown; testId: string }) {
     <div className="payload" data-testid={testId} data-mode={mode}>
       <div className="payload-bar" role="toolbar">
         <span className="segmented">
-          {messages && <ModeButton mode="messages" current={mode} onClick={setMode} label={`Messages (${messages.length})`} />}
-          {documents && <ModeButton mode="documents" current={mode} onClick={setMode} label={`Documents (${documents.length})`} />}
+          {messages && (
+            <ModeButton mode="messages" current={mode} onClick={setMode} label={`Messages (${messages.length})`} />
+          )}
+          {documents && (
+            <ModeButton mode="documents" current={mode} onClick={setMode} label={`Documents (${documents.length})`} />
+          )}
           <ModeButton mode="pretty" current={mode} onClick={setMode} label="Pretty" />
           <ModeButton mode="raw" current={mode} onClick={setMode} label="Raw" />
         </span>
@@ -46,9 +56,25 @@ export function Payload({ value, testId }: { value: unknown; testId: string }) {
   );
 }
 
-function ModeButton({ mode, current, onClick, label }: { mode: Mode; current: Mode; onClick: (m: Mode) => void; label: string }) {
+function ModeButton({
+  mode,
+  current,
+  onClick,
+  label,
+}: {
+  mode: Mode;
+  current: Mode;
+  onClick: (m: Mode) => void;
+  label: string;
+}) {
   return (
-    <button type="button" className={mode === current ? 'on' : ''} aria-pressed={mode === current} data-mode={mode} onClick={() => onClick(mode)}>
+    <button
+      type="button"
+      className={mode === current ? 'on' : ''}
+      aria-pressed={mode === current}
+      data-mode={mode}
+      onClick={() => onClick(mode)}
+    >
       {label}
     </button>
   );
@@ -68,7 +94,8 @@ function Messages({ messages }: { messages: ChatMessage[] }) {
           {m.toolCalls.map((call, j) => (
             <div key={j} className="tool-call" data-testid="tool-call">
               <div className="tool-call-head">
-                <span className="tool-call-label">tool call</span> <strong className="tool-call-name">{call.name}</strong>
+                <span className="tool-call-label">tool call</span>{' '}
+                <strong className="tool-call-name">{call.name}</strong>
                 {call.id && <code className="muted"> {call.id}</code>}
               </div>
               <PrettyJson value={call.args} />

@@ -9,14 +9,31 @@ import { useLoad } from '../core/useLoad.ts';
 import { Status } from '../traces/TracesPage.tsx';
 import { Payload, PrettyJson } from './Payload.tsx';
 import type { TreeNode } from './runTree.ts';
-import { addFeedback, attachmentBlob, attachmentsOf, downloadAttachment, runDetail, runFeedback, type Feedback, type RunDetail as Run } from './traceApi.ts';
+import {
+  addFeedback,
+  attachmentBlob,
+  attachmentsOf,
+  downloadAttachment,
+  runDetail,
+  runFeedback,
+  type Feedback,
+  type RunDetail as Run,
+} from './traceApi.ts';
 
 const money = (v: number | null | undefined) => (v ? `$${v < 0.01 ? v.toFixed(6) : v.toFixed(4)}` : null);
 
 /** How long a run stays selected before its payloads and feedback are read: holding j reads only where it stops. */
 const SETTLE_MS = 120;
 
-export function RunDetail({ credentials, node, traceId }: { credentials: Credentials; node: TreeNode; traceId: string }) {
+export function RunDetail({
+  credentials,
+  node,
+  traceId,
+}: {
+  credentials: Credentials;
+  node: TreeNode;
+  traceId: string;
+}) {
   const { run } = node;
   const [settled, setSettled] = useState(false);
   useEffect(() => {
@@ -48,7 +65,9 @@ export function RunDetail({ credentials, node, traceId }: { credentials: Credent
         )}
         <dt>Tokens</dt>
         <dd data-testid="run-tokens">
-          {run.total_tokens ? `${count(run.total_tokens)} (${count(run.prompt_tokens)} prompt, ${count(run.completion_tokens)} completion)` : dash}
+          {run.total_tokens
+            ? `${count(run.total_tokens)} (${count(run.prompt_tokens)} prompt, ${count(run.completion_tokens)} completion)`
+            : dash}
         </dd>
         {node.childCount > 0 && run.total_tokens ? (
           <>
@@ -197,12 +216,17 @@ function FeedbackBlock({ credentials, runId, traceId }: { credentials: Credentia
   const [added, setAdded] = useState<Feedback[]>([]);
   const load = useLoad(() => runFeedback(credentials, runId).finally(() => setAdded([])), [credentials, runId]);
   // What was just added shows at once (the list is read from a read model a moment behind).
-  const items = load.state === 'done' ? [...added.filter((a) => !load.value.some((f) => f.id === a.id)), ...load.value] : added;
+  const items =
+    load.state === 'done' ? [...added.filter((a) => !load.value.some((f) => f.id === a.id)), ...load.value] : added;
   return (
     <Block title="Feedback">
       {load.state === 'loading' && <p className="muted">Loading feedback…</p>}
       {load.state === 'error' && <ErrorBox error={load.error} />}
-      {load.state === 'done' && items.length === 0 && <p className="muted">No feedback on this run yet: add some below, or send it with the client’s createFeedback.</p>}
+      {load.state === 'done' && items.length === 0 && (
+        <p className="muted">
+          No feedback on this run yet: add some below, or send it with the client’s createFeedback.
+        </p>
+      )}
       {items.length > 0 && (
         <table className="table feedback-table" data-testid="feedback">
           <thead>
@@ -219,7 +243,13 @@ function FeedbackBlock({ credentials, runId, traceId }: { credentials: Credentia
               <tr key={f.id} data-testid="feedback-row">
                 <td className="feedback-key">{f.key}</td>
                 <td className="num feedback-score">{f.score ?? dash}</td>
-                <td>{f.value === null || f.value === undefined ? dash : typeof f.value === 'string' ? f.value : JSON.stringify(f.value)}</td>
+                <td>
+                  {f.value === null || f.value === undefined
+                    ? dash
+                    : typeof f.value === 'string'
+                      ? f.value
+                      : JSON.stringify(f.value)}
+                </td>
                 <td className="feedback-comment">{f.comment ?? dash}</td>
                 <td className="muted">{when(f.created_at)}</td>
               </tr>
@@ -227,12 +257,27 @@ function FeedbackBlock({ credentials, runId, traceId }: { credentials: Credentia
           </tbody>
         </table>
       )}
-      <FeedbackForm credentials={credentials} runId={runId} traceId={traceId} onAdded={(f) => setAdded((list) => [f, ...list])} />
+      <FeedbackForm
+        credentials={credentials}
+        runId={runId}
+        traceId={traceId}
+        onAdded={(f) => setAdded((list) => [f, ...list])}
+      />
     </Block>
   );
 }
 
-function FeedbackForm({ credentials, runId, traceId, onAdded }: { credentials: Credentials; runId: string; traceId: string; onAdded: (f: Feedback) => void }) {
+function FeedbackForm({
+  credentials,
+  runId,
+  traceId,
+  onAdded,
+}: {
+  credentials: Credentials;
+  runId: string;
+  traceId: string;
+  onAdded: (f: Feedback) => void;
+}) {
   const [key, setKey] = useState('');
   const [score, setScore] = useState('');
   const [comment, setComment] = useState('');
@@ -246,7 +291,15 @@ function FeedbackForm({ credentials, runId, traceId, onAdded }: { credentials: C
     setBusy(true);
     setProblem(null);
     try {
-      onAdded(await addFeedback(credentials, { run_id: runId, trace_id: traceId, key: key.trim(), score: numeric, comment: comment.trim() || null }));
+      onAdded(
+        await addFeedback(credentials, {
+          run_id: runId,
+          trace_id: traceId,
+          key: key.trim(),
+          score: numeric,
+          comment: comment.trim() || null,
+        }),
+      );
       setKey('');
       setScore('');
       setComment('');
@@ -258,13 +311,40 @@ function FeedbackForm({ credentials, runId, traceId, onAdded }: { credentials: C
   };
   return (
     <form className="feedback-form" onSubmit={(e) => void submit(e)} data-testid="feedback-form">
-      <input placeholder="key, e.g. correctness" value={key} onChange={(e) => setKey(e.target.value)} data-testid="feedback-key" aria-label="Feedback key" />
-      <input placeholder="score" value={score} onChange={(e) => setScore(e.target.value)} data-testid="feedback-score" aria-label="Score" inputMode="decimal" />
-      <input placeholder="comment" value={comment} onChange={(e) => setComment(e.target.value)} data-testid="feedback-comment" aria-label="Comment" className="grow" />
+      <input
+        placeholder="key, e.g. correctness"
+        value={key}
+        onChange={(e) => setKey(e.target.value)}
+        data-testid="feedback-key"
+        aria-label="Feedback key"
+      />
+      <input
+        placeholder="score"
+        value={score}
+        onChange={(e) => setScore(e.target.value)}
+        data-testid="feedback-score"
+        aria-label="Score"
+        inputMode="decimal"
+      />
+      <input
+        placeholder="comment"
+        value={comment}
+        onChange={(e) => setComment(e.target.value)}
+        data-testid="feedback-comment"
+        aria-label="Comment"
+        className="grow"
+      />
       <button type="submit" className="primary" disabled={busy} data-testid="feedback-submit">
         Add feedback
       </button>
-      {problem && (typeof problem === 'string' ? <p className="error" data-testid="feedback-problem">{problem}</p> : <ErrorBox error={problem} />)}
+      {problem &&
+        (typeof problem === 'string' ? (
+          <p className="error" data-testid="feedback-problem">
+            {problem}
+          </p>
+        ) : (
+          <ErrorBox error={problem} />
+        ))}
     </form>
   );
 }

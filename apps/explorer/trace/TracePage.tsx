@@ -18,19 +18,32 @@ import { traceTree } from './traceApi.ts';
 import { Waterfall } from './Waterfall.tsx';
 import './trace.css';
 
-export function TracePage({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'trace' }> }) {
+export function TracePage({
+  credentials,
+  route,
+}: {
+  credentials: Credentials;
+  route: Extract<Route, { page: 'trace' }>;
+}) {
   const { projectId, traceId } = route;
   // Reload reads the tree again (a trace still running grows).
   const [reads, setReads] = useState(0);
   const reload = () => setReads((n) => n + 1);
-  const load = useLoad(() => traceTree(credentials, projectId, traceId).then(buildTree), [credentials, projectId, traceId, reads]);
+  const load = useLoad(
+    () => traceTree(credentials, projectId, traceId).then(buildTree),
+    [credentials, projectId, traceId, reads],
+  );
   return (
     <section>
       <ProjectHeader
         credentials={credentials}
         projectId={projectId}
         tab="traces"
-        trail={<span data-testid="trace-name">{load.state === 'done' && load.value.nodes[0] ? load.value.nodes[0].run.name : traceId}</span>}
+        trail={
+          <span data-testid="trace-name">
+            {load.state === 'done' && load.value.nodes[0] ? load.value.nodes[0].run.name : traceId}
+          </span>
+        }
       />
       {load.state === 'loading' && <p className="muted">Loading trace…</p>}
       {load.state === 'error' && <ErrorBox error={load.error} />}
@@ -49,7 +62,17 @@ export function TracePage({ credentials, route }: { credentials: Credentials; ro
   );
 }
 
-function TraceView({ credentials, route, tree, onReload }: { credentials: Credentials; route: Extract<Route, { page: 'trace' }>; tree: Tree; onReload: () => void }) {
+function TraceView({
+  credentials,
+  route,
+  tree,
+  onReload,
+}: {
+  credentials: Credentials;
+  route: Extract<Route, { page: 'trace' }>;
+  tree: Tree;
+  onReload: () => void;
+}) {
   const { projectId, traceId } = route;
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [search, setSearch] = useState('');
@@ -75,7 +98,10 @@ function TraceView({ credentials, route, tree, onReload }: { credentials: Creden
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.metaKey || e.ctrlKey || e.altKey) return;
-      const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement;
+      const typing =
+        e.target instanceof HTMLInputElement ||
+        e.target instanceof HTMLTextAreaElement ||
+        e.target instanceof HTMLSelectElement;
       if (typing) {
         if (e.target === searchBox.current && e.key === 'Escape') {
           setSearch('');
@@ -149,13 +175,24 @@ function TraceView({ credentials, route, tree, onReload }: { credentials: Creden
           </span>
         )}
         <span className="toolbar-gap" />
-        <button type="button" className="ghost small" data-testid="trace-reload" onClick={onReload} title="Read the trace's runs again">
+        <button
+          type="button"
+          className="ghost small"
+          data-testid="trace-reload"
+          onClick={onReload}
+          title="Read the trace's runs again"
+        >
           Reload
         </button>
         <button type="button" className="ghost small" data-testid="expand-all" onClick={() => setCollapsed(new Set())}>
           Expand all
         </button>
-        <button type="button" className="ghost small" data-testid="collapse-all" onClick={() => setCollapsed(new Set(collapsible))}>
+        <button
+          type="button"
+          className="ghost small"
+          data-testid="collapse-all"
+          onClick={() => setCollapsed(new Set(collapsible))}
+        >
           Collapse all
         </button>
         <span className="muted keys" title="Keyboard">
@@ -163,7 +200,14 @@ function TraceView({ credentials, route, tree, onReload }: { credentials: Creden
         </span>
       </div>
       <div className="trace-layout">
-        <Waterfall tree={tree} rows={rows} selectedId={selected.run.id} search={search} onSelect={select} onToggle={(id) => toggle(id)} />
+        <Waterfall
+          tree={tree}
+          rows={rows}
+          selectedId={selected.run.id}
+          search={search}
+          onSelect={select}
+          onToggle={(id) => toggle(id)}
+        />
         <RunDetail key={selected.run.id} credentials={credentials} node={selected} traceId={traceId} />
       </div>
     </>
@@ -174,7 +218,13 @@ function TraceView({ credentials, route, tree, onReload }: { credentials: Creden
 const POLL_ATTEMPTS = 30;
 const POLL_INTERVAL_MS = 1000;
 
-export function RunRedirect({ credentials, route }: { credentials: Credentials; route: Extract<Route, { page: 'run' }> }) {
+export function RunRedirect({
+  credentials,
+  route,
+}: {
+  credentials: Credentials;
+  route: Extract<Route, { page: 'run' }>;
+}) {
   const { projectId, runId } = route;
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
@@ -183,7 +233,11 @@ export function RunRedirect({ credentials, route }: { credentials: Credentials; 
       for (let attempt = 1; live; attempt++) {
         try {
           const run = await getRun(credentials, runId);
-          if (live) navigate({ page: 'trace', projectId: run.session_id ?? projectId, traceId: run.trace_id, runId }, { replace: true });
+          if (live)
+            navigate(
+              { page: 'trace', projectId: run.session_id ?? projectId, traceId: run.trace_id, runId },
+              { replace: true },
+            );
           return;
         } catch (err) {
           const apiErr = err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err));

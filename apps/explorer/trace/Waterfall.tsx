@@ -12,7 +12,13 @@ const INDENT = 14;
 
 /** Short labels of the run types, for the badge of each row. */
 const TYPE_LABEL: Record<string, string> = {
-  llm: 'LLM', chain: 'chain', tool: 'tool', retriever: 'retr', embedding: 'embed', prompt: 'prompt', parser: 'parse',
+  llm: 'LLM',
+  chain: 'chain',
+  tool: 'tool',
+  retriever: 'retr',
+  embedding: 'embed',
+  prompt: 'prompt',
+  parser: 'parse',
 };
 
 interface Props {
@@ -26,7 +32,12 @@ interface Props {
 
 export function Waterfall({ tree, rows, selectedId, search, onSelect, onToggle }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
   const span = Math.max(tree.end - tree.start, 1);
   const ticks = axisTicks(tree.end - tree.start);
   const selectedIndex = rows.findIndex((r) => r.node.run.id === selectedId);
@@ -40,7 +51,11 @@ export function Waterfall({ tree, rows, selectedId, search, onSelect, onToggle }
     <div className="waterfall card" data-testid="run-tree" role="tree" aria-label="Runs of the trace">
       <div className="wf-head">
         <div className="wf-tree-cell wf-head-label">
-          Run <span className="muted">· {count(rows.length)}{rows.length !== tree.nodes.length ? ` of ${count(tree.nodes.length)}` : ''}</span>
+          Run{' '}
+          <span className="muted">
+            · {count(rows.length)}
+            {rows.length !== tree.nodes.length ? ` of ${count(tree.nodes.length)}` : ''}
+          </span>
         </div>
         <div className="wf-time-cell wf-axis" data-testid="time-axis">
           {ticks.map((t) => (

@@ -84,7 +84,9 @@ export function visibleRows(tree: Tree, collapsed: ReadonlySet<string>, search: 
       keep.add(node.run.id);
       for (const id of node.run.parent_run_ids) keep.add(id);
     }
-    return tree.nodes.filter((n) => keep.has(n.run.id)).map((node) => ({ node, match: matched.has(node.run.id), collapsed: false }));
+    return tree.nodes
+      .filter((n) => keep.has(n.run.id))
+      .map((node) => ({ node, match: matched.has(node.run.id), collapsed: false }));
   }
   const rows: Row[] = [];
   // Tree order: a collapsed run's subtree is the runs after it that are deeper than it.

@@ -7,8 +7,18 @@ import type { TreeRun } from './runTree.ts';
 import { saveFile } from '../core/saveFile.ts';
 
 const TREE_SELECTS = [
-  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'FIRST_TOKEN_TIME', 'PARENT_RUN_IDS',
-  'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_TOKENS', 'TOTAL_COST',
+  'ID',
+  'NAME',
+  'RUN_TYPE',
+  'STATUS',
+  'START_TIME',
+  'END_TIME',
+  'FIRST_TOKEN_TIME',
+  'PARENT_RUN_IDS',
+  'PROMPT_TOKENS',
+  'COMPLETION_TOKENS',
+  'TOTAL_TOKENS',
+  'TOTAL_COST',
 ];
 
 /** Every run of the trace in tree order (dotted_order), in one request. */
@@ -17,7 +27,12 @@ export async function traceTree(credentials: Credentials, projectId: string, tra
   for (const s of TREE_SELECTS) query.append('selects', s);
   const answer = await apiCall<{ items: TreeRun[] }>(credentials, 'GET', `/api/v2/traces/${traceId}/runs?${query}`);
   // The v2 shape has the clients' upper-case enums (LLM, SUCCESS); the explorer shows them as the v1 API does.
-  return answer.items.map((r) => ({ ...r, run_type: (r.run_type ?? '').toLowerCase(), status: (r.status || 'pending').toLowerCase(), parent_run_ids: r.parent_run_ids ?? [] }));
+  return answer.items.map((r) => ({
+    ...r,
+    run_type: (r.run_type ?? '').toLowerCase(),
+    status: (r.status || 'pending').toLowerCase(),
+    parent_run_ids: r.parent_run_ids ?? [],
+  }));
 }
 
 /** The selected run whole: payloads, error, extra, attachments (`s3_urls`). */
@@ -41,10 +56,13 @@ export interface Feedback {
   feedback_source?: { type?: string | null } | null;
 }
 
-export const runFeedback = (c: Credentials, runId: string) => apiCall<Feedback[]>(c, 'GET', `/feedback?run=${runId}&limit=100`);
+export const runFeedback = (c: Credentials, runId: string) =>
+  apiCall<Feedback[]>(c, 'GET', `/feedback?run=${runId}&limit=100`);
 
-export const addFeedback = (c: Credentials, body: { run_id: string; trace_id: string; key: string; score: number | null; comment: string | null }) =>
-  apiCall<Feedback>(c, 'POST', '/feedback', { ...body, feedback_source: { type: 'app' } });
+export const addFeedback = (
+  c: Credentials,
+  body: { run_id: string; trace_id: string; key: string; score: number | null; comment: string | null },
+) => apiCall<Feedback>(c, 'POST', '/feedback', { ...body, feedback_source: { type: 'app' } });
 
 /** The attachments of a run: name, type, and the API path of its bytes. */
 export function attachmentsOf(run: RunDetail): { name: string; mimeType: string; path: string }[] {
@@ -52,7 +70,11 @@ export function attachmentsOf(run: RunDetail): { name: string; mimeType: string;
     .filter(([key]) => key.startsWith('attachment.'))
     .map(([key, a]) => {
       const name = key.slice('attachment.'.length);
-      return { name, mimeType: a.mime_type ?? 'application/octet-stream', path: `/runs/${run.id}/attachments/${encodeURIComponent(name)}` };
+      return {
+        name,
+        mimeType: a.mime_type ?? 'application/octet-stream',
+        path: `/runs/${run.id}/attachments/${encodeURIComponent(name)}`,
+      };
     });
 }
 

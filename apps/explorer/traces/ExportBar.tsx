@@ -9,10 +9,18 @@ import { saveFile } from '../core/saveFile.ts';
 
 export const EXPORT_CAP = 10_000;
 
-type Progress = { state: 'idle' } | { state: 'running'; rows: number } | { state: 'done'; rows: number; capped: boolean } | { state: 'error'; message: string };
+type Progress =
+  | { state: 'idle' }
+  | { state: 'running'; rows: number }
+  | { state: 'done'; rows: number; capped: boolean }
+  | { state: 'error'; message: string };
 
 /** Every trace of `query`, page after page, at most EXPORT_CAP. */
-async function collect(credentials: Credentials, query: TracesQuery, onRows: (n: number) => void): Promise<{ rows: TraceRow[]; capped: boolean }> {
+async function collect(
+  credentials: Credentials,
+  query: TracesQuery,
+  onRows: (n: number) => void,
+): Promise<{ rows: TraceRow[]; capped: boolean }> {
   const rows: TraceRow[] = [];
   let cursor: string | null = null;
   do {
@@ -33,7 +41,13 @@ function download(text: string, mime: string, fileName: string): void {
   saveFile(new Blob([text], { type: mime }), fileName);
 }
 
-export function ExportBar(props: { credentials: Credentials; request: TracesQuery; selected: string[]; projectId: string; onClearSelection: () => void }) {
+export function ExportBar(props: {
+  credentials: Credentials;
+  request: TracesQuery;
+  selected: string[];
+  projectId: string;
+  onClearSelection: () => void;
+}) {
   const { credentials, request, selected, projectId, onClearSelection } = props;
   const [format, setFormat] = useState<ExportFormat>('jsonl');
   const [progress, setProgress] = useState<Progress>({ state: 'idle' });
@@ -43,7 +57,13 @@ export function ExportBar(props: { credentials: Credentials; request: TracesQuer
     // The checked rows by id, wherever they are (another page, another range); else the whole view.
     const query: TracesQuery =
       which === 'selected'
-        ? { project_id: projectId, min_start_time: new Date(0).toISOString(), trace_ids: selected, sort_by: view.sort_by, sort_order: view.sort_order }
+        ? {
+            project_id: projectId,
+            min_start_time: new Date(0).toISOString(),
+            trace_ids: selected,
+            sort_by: view.sort_by,
+            sort_order: view.sort_order,
+          }
         : view;
     setProgress({ state: 'running', rows: 0 });
     try {
@@ -67,7 +87,13 @@ export function ExportBar(props: { credentials: Credentials; request: TracesQuer
           <option value="csv">CSV</option>
         </select>
       </label>
-      <button type="button" className="ghost" data-testid="export-selected" disabled={busy || selected.length === 0} onClick={() => void run('selected')}>
+      <button
+        type="button"
+        className="ghost"
+        data-testid="export-selected"
+        disabled={busy || selected.length === 0}
+        onClick={() => void run('selected')}
+      >
         Selected ({selected.length})
       </button>
       {selected.length > 0 && (
@@ -75,12 +101,20 @@ export function ExportBar(props: { credentials: Credentials; request: TracesQuer
           clear
         </button>
       )}
-      <button type="button" className="ghost" data-testid="export-all" disabled={busy} onClick={() => void run('all')} title={`Every trace matching this view, at most ${EXPORT_CAP.toLocaleString('en-US')}`}>
+      <button
+        type="button"
+        className="ghost"
+        data-testid="export-all"
+        disabled={busy}
+        onClick={() => void run('all')}
+        title={`Every trace matching this view, at most ${EXPORT_CAP.toLocaleString('en-US')}`}
+      >
         All matching (up to {EXPORT_CAP.toLocaleString('en-US')})
       </button>
       <span className="export-progress" data-testid="export-progress" role="status">
         {progress.state === 'running' && `Exporting… ${progress.rows.toLocaleString('en-US')} traces read`}
-        {progress.state === 'done' && `Exported ${progress.rows.toLocaleString('en-US')} traces${progress.capped ? ` (stopped at the cap of ${EXPORT_CAP.toLocaleString('en-US')})` : ''}`}
+        {progress.state === 'done' &&
+          `Exported ${progress.rows.toLocaleString('en-US')} traces${progress.capped ? ` (stopped at the cap of ${EXPORT_CAP.toLocaleString('en-US')})` : ''}`}
         {progress.state === 'error' && <span className="error">Export failed: {progress.message}</span>}
       </span>
     </div>

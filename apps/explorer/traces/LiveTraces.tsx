@@ -94,7 +94,9 @@ export function LiveTraces({ live, active, onShow }: { live: NewTraces; active: 
   return (
     <p className="live" data-testid="live-status" data-live="on">
       <span className="live-dot" aria-hidden="true" />
-      {live.prepend ? 'Live: new traces appear at the top as they arrive.' : 'Live: new traces are counted here; show them to place them in this order.'}
+      {live.prepend
+        ? 'Live: new traces appear at the top as they arrive.'
+        : 'Live: new traces are counted here; show them to place them in this order.'}
       {live.waiting > 0 && (
         <button type="button" className="new-traces" data-testid="new-traces" onClick={onShow}>
           {live.waiting === 1 ? '1 new trace' : `${live.waiting} new traces`} — show

@@ -4,7 +4,15 @@
 // root run and by quick filters composed into it. Every part of the view is in the URL. The
 // first page of an open range polls for new traces; rows can be exported as JSONL or CSV.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type RowSelectionState, type SortingState, type Updater } from '@tanstack/react-table';
+import {
+  flexRender,
+  getCoreRowModel,
+  useReactTable,
+  type ColumnDef,
+  type RowSelectionState,
+  type SortingState,
+  type Updater,
+} from '@tanstack/react-table';
 import type { Credentials } from '../core/api.ts';
 import { EmptyCard, ListState } from '../core/ListState.tsx';
 import { ProjectHeader } from '../core/ProjectHeader.tsx';
@@ -15,7 +23,17 @@ import { ExportBar } from './ExportBar.tsx';
 import { LiveTraces, useNewTraces } from './LiveTraces.tsx';
 import { queryTraces, type TraceRow, type TracesQuery } from './tracesApi.ts';
 import {
-  composedFilter, DEFAULT_RANGE, quickClauses, RANGES, rangeOf, sortFields, sortOf, windowIsOpen, windowOf, type SortBy, type TracesView,
+  composedFilter,
+  DEFAULT_RANGE,
+  quickClauses,
+  RANGES,
+  rangeOf,
+  sortFields,
+  sortOf,
+  windowIsOpen,
+  windowOf,
+  type SortBy,
+  type TracesView,
 } from './traceView.ts';
 import './traces.css';
 
@@ -87,8 +105,18 @@ export function TracesPage({ credentials, route }: { credentials: Credentials; r
       )}
       <div className="traces-toolbar">
         {/* Nothing to say about new traces while the view itself cannot be read. */}
-        {page.state === 'error' ? <span /> : <LiveTraces live={live} active={!cursor && windowIsOpen(route)} onShow={() => setReads((n) => n + 1)} />}
-        <ExportBar credentials={credentials} request={request} selected={selected} projectId={projectId} onClearSelection={() => go({ selected: undefined, cursor }, { replace: true })} />
+        {page.state === 'error' ? (
+          <span />
+        ) : (
+          <LiveTraces live={live} active={!cursor && windowIsOpen(route)} onShow={() => setReads((n) => n + 1)} />
+        )}
+        <ExportBar
+          credentials={credentials}
+          request={request}
+          selected={selected}
+          projectId={projectId}
+          onClearSelection={() => go({ selected: undefined, cursor }, { replace: true })}
+        />
       </div>
       <ListState
         load={page}
@@ -110,10 +138,18 @@ export function TracesPage({ credentials, route }: { credentials: Credentials; r
               sort={sort}
               onSort={(by, order) => go({ ...sortFields(by, order), selected: route.selected })}
               selected={selected}
-              onSelect={(ids) => go({ selected: ids.slice(0, MAX_SELECTED).join(',') || undefined, cursor }, { replace: true })}
+              onSelect={(ids) =>
+                go({ selected: ids.slice(0, MAX_SELECTED).join(',') || undefined, cursor }, { replace: true })
+              }
             />
             <div className="pager">
-              <button type="button" className="ghost" data-testid="page-newer" disabled={!cursor} onClick={() => go({ cursor: previous.current.pop() ?? null, selected: route.selected })}>
+              <button
+                type="button"
+                className="ghost"
+                data-testid="page-newer"
+                disabled={!cursor}
+                onClick={() => go({ cursor: previous.current.pop() ?? null, selected: route.selected })}
+              >
                 ← Newer
               </button>
               <button
@@ -138,10 +174,29 @@ export function TracesPage({ credentials, route }: { credentials: Credentials; r
 }
 
 /** The filter box, with the tag and metadata quick filters it applies together. */
-function FilterForm({ route, invalid, onApply }: { route: TracesRoute; invalid: boolean; onApply: (changes: Partial<TracesRoute>) => void }) {
-  const [draft, setDraft] = useState({ filter: route.filter, tag: route.tag ?? '', metaKey: route.meta_key ?? '', metaValue: route.meta_value ?? '' });
+function FilterForm({
+  route,
+  invalid,
+  onApply,
+}: {
+  route: TracesRoute;
+  invalid: boolean;
+  onApply: (changes: Partial<TracesRoute>) => void;
+}) {
+  const [draft, setDraft] = useState({
+    filter: route.filter,
+    tag: route.tag ?? '',
+    metaKey: route.meta_key ?? '',
+    metaValue: route.meta_value ?? '',
+  });
   useEffect(
-    () => setDraft({ filter: route.filter, tag: route.tag ?? '', metaKey: route.meta_key ?? '', metaValue: route.meta_value ?? '' }),
+    () =>
+      setDraft({
+        filter: route.filter,
+        tag: route.tag ?? '',
+        metaKey: route.meta_key ?? '',
+        metaValue: route.meta_value ?? '',
+      }),
     [route.filter, route.tag, route.meta_key, route.meta_value],
   );
   const apply = (d: typeof draft) =>
@@ -169,17 +224,41 @@ function FilterForm({ route, invalid, onApply }: { route: TracesRoute; invalid: 
         aria-label="Filter (LangSmith filter language)"
         spellCheck={false}
       />
-      <input className="quick-text" data-testid="quick-tag" value={draft.tag} onChange={(e) => setDraft({ ...draft, tag: e.target.value })} placeholder="tag" aria-label="Tag" />
+      <input
+        className="quick-text"
+        data-testid="quick-tag"
+        value={draft.tag}
+        onChange={(e) => setDraft({ ...draft, tag: e.target.value })}
+        placeholder="tag"
+        aria-label="Tag"
+      />
       <span className="meta-pair">
-        <input data-testid="quick-meta-key" value={draft.metaKey} onChange={(e) => setDraft({ ...draft, metaKey: e.target.value })} placeholder="metadata key" aria-label="Metadata key" />
+        <input
+          data-testid="quick-meta-key"
+          value={draft.metaKey}
+          onChange={(e) => setDraft({ ...draft, metaKey: e.target.value })}
+          placeholder="metadata key"
+          aria-label="Metadata key"
+        />
         =
-        <input data-testid="quick-meta-value" value={draft.metaValue} onChange={(e) => setDraft({ ...draft, metaValue: e.target.value })} placeholder="value" aria-label="Metadata value" />
+        <input
+          data-testid="quick-meta-value"
+          value={draft.metaValue}
+          onChange={(e) => setDraft({ ...draft, metaValue: e.target.value })}
+          placeholder="value"
+          aria-label="Metadata value"
+        />
       </span>
       <button type="submit" className="primary" data-testid="filter-apply">
         Apply
       </button>
       {anything && (
-        <button type="button" className="ghost" data-testid="filter-clear" onClick={() => apply({ filter: '', tag: '', metaKey: '', metaValue: '' })}>
+        <button
+          type="button"
+          className="ghost"
+          data-testid="filter-clear"
+          onClick={() => apply({ filter: '', tag: '', metaKey: '', metaValue: '' })}
+        >
           Clear
         </button>
       )}
@@ -195,12 +274,21 @@ function QuickFilters({ route, onChange }: { route: TracesRoute; onChange: (chan
   return (
     <div className="quick-filters">
       <label className="quick-toggle">
-        <input type="checkbox" data-testid="quick-errors" checked={route.errors === true} onChange={(e) => onChange({ errors: e.target.checked || undefined })} />
+        <input
+          type="checkbox"
+          data-testid="quick-errors"
+          checked={route.errors === true}
+          onChange={(e) => onChange({ errors: e.target.checked || undefined })}
+        />
         Errors only
       </label>
       <label>
         Run type{' '}
-        <select data-testid="quick-run-type" value={route.run_type ?? ''} onChange={(e) => onChange({ run_type: e.target.value || undefined })}>
+        <select
+          data-testid="quick-run-type"
+          value={route.run_type ?? ''}
+          onChange={(e) => onChange({ run_type: e.target.value || undefined })}
+        >
           <option value="">any</option>
           {RUN_TYPES.map((t) => (
             <option key={t} value={t}>
@@ -217,7 +305,12 @@ function QuickFilters({ route, onChange }: { route: TracesRoute; onChange: (chan
             value={range}
             onChange={(e) => {
               const value = e.target.value;
-              if (value === 'custom') onChange({ range: 'custom', from: route.from ?? new Date(Date.now() - 86_400_000).toISOString(), to: route.to });
+              if (value === 'custom')
+                onChange({
+                  range: 'custom',
+                  from: route.from ?? new Date(Date.now() - 86_400_000).toISOString(),
+                  to: route.to,
+                });
               else onChange({ range: value === DEFAULT_RANGE ? undefined : value, from: undefined, to: undefined });
             }}
           >
@@ -237,9 +330,21 @@ function QuickFilters({ route, onChange }: { route: TracesRoute; onChange: (chan
               onChange({ range: 'custom', from: isoOf(custom.from), to: isoOf(custom.to) });
             }}
           >
-            <input type="datetime-local" data-testid="range-from" aria-label="From" value={custom.from} onChange={(e) => setCustom({ ...custom, from: e.target.value })} />
+            <input
+              type="datetime-local"
+              data-testid="range-from"
+              aria-label="From"
+              value={custom.from}
+              onChange={(e) => setCustom({ ...custom, from: e.target.value })}
+            />
             <span>to</span>
-            <input type="datetime-local" data-testid="range-to" aria-label="To (empty: now)" value={custom.to} onChange={(e) => setCustom({ ...custom, to: e.target.value })} />
+            <input
+              type="datetime-local"
+              data-testid="range-to"
+              aria-label="To (empty: now)"
+              value={custom.to}
+              onChange={(e) => setCustom({ ...custom, to: e.target.value })}
+            />
             <button type="submit" className="ghost" data-testid="range-apply">
               Set
             </button>
@@ -259,7 +364,12 @@ function localInput(iso: string | undefined): string {
 }
 const isoOf = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
 
-const SORTABLE: Record<string, SortBy> = { latency: 'latency', total_tokens: 'total_tokens', total_cost: 'total_cost', start_time: 'start_time' };
+const SORTABLE: Record<string, SortBy> = {
+  latency: 'latency',
+  total_tokens: 'total_tokens',
+  total_cost: 'total_cost',
+  start_time: 'start_time',
+};
 
 interface TableProps {
   projectId: string;
@@ -291,7 +401,13 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
           />
         ),
         cell: ({ row }) => (
-          <input type="checkbox" data-testid="select-row" aria-label={`Select ${row.original.name ?? row.id}`} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />
+          <input
+            type="checkbox"
+            data-testid="select-row"
+            aria-label={`Select ${row.original.name ?? row.id}`}
+            checked={row.getIsSelected()}
+            onChange={row.getToggleSelectedHandler()}
+          />
         ),
       },
       {
@@ -299,14 +415,32 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
         header: 'Name',
         enableSorting: false,
         cell: ({ row }) => (
-          <a data-testid="trace-link" {...linkProps({ page: 'trace', projectId, traceId: row.original.id, runId: null })}>
+          <a
+            data-testid="trace-link"
+            {...linkProps({ page: 'trace', projectId, traceId: row.original.id, runId: null })}
+          >
             {row.original.name ?? <span className="muted">(root run not received yet)</span>}
           </a>
         ),
       },
-      { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => <Status status={row.original.status} /> },
-      { id: 'latency', header: 'Latency', meta: { num: true }, cell: ({ row }) => seconds(row.original.latency_seconds) },
-      { id: 'total_tokens', header: 'Tokens', meta: { num: true }, cell: ({ row }) => count(row.original.total_tokens) },
+      {
+        id: 'status',
+        header: 'Status',
+        enableSorting: false,
+        cell: ({ row }) => <Status status={row.original.status} />,
+      },
+      {
+        id: 'latency',
+        header: 'Latency',
+        meta: { num: true },
+        cell: ({ row }) => seconds(row.original.latency_seconds),
+      },
+      {
+        id: 'total_tokens',
+        header: 'Tokens',
+        meta: { num: true },
+        cell: ({ row }) => count(row.original.total_tokens),
+      },
       // Cost is known only when the runs reported it (usage_metadata.total_cost); otherwise a dash.
       { id: 'total_cost', header: 'Cost', meta: { num: true }, cell: ({ row }) => cost(row.original.total_cost) },
       { id: 'start_time', header: 'Start time', cell: ({ row }) => when(row.original.start_time) },
@@ -360,10 +494,13 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
       const target = e.target as HTMLElement | null;
       if (target?.closest('input, textarea, select') || e.metaKey || e.ctrlKey || e.altKey) return;
       const row = active === null ? undefined : rows[active];
-      if (e.key === 'j' || e.key === 'ArrowDown') setActive(active === null ? 0 : Math.min(rows.length - 1, active + 1));
+      if (e.key === 'j' || e.key === 'ArrowDown')
+        setActive(active === null ? 0 : Math.min(rows.length - 1, active + 1));
       else if (e.key === 'k' || e.key === 'ArrowUp') setActive(active === null ? 0 : Math.max(0, active - 1));
-      else if ((e.key === 'Enter' || e.key === 'o') && row) navigate({ page: 'trace', projectId, traceId: row.id, runId: null });
-      else if (e.key === 'x' && row) onSelect(selected.includes(row.id) ? selected.filter((id) => id !== row.id) : [...selected, row.id]);
+      else if ((e.key === 'Enter' || e.key === 'o') && row)
+        navigate({ page: 'trace', projectId, traceId: row.id, runId: null });
+      else if (e.key === 'x' && row)
+        onSelect(selected.includes(row.id) ? selected.filter((id) => id !== row.id) : [...selected, row.id]);
       else if (e.key === '/') document.querySelector<HTMLInputElement>('[data-testid="filter-input"]')?.focus();
       else return;
       e.preventDefault();
@@ -372,7 +509,11 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
     return () => removeEventListener('keydown', onKey);
   });
   return (
-    <table className={loading ? 'table traces-table loading' : 'table traces-table'} data-testid="traces-table" aria-busy={loading}>
+    <table
+      className={loading ? 'table traces-table loading' : 'table traces-table'}
+      data-testid="traces-table"
+      aria-busy={loading}
+    >
       <thead>
         {table.getHeaderGroups().map((group) => (
           <tr key={group.id}>
@@ -382,7 +523,11 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
               // The columns the server sorts by (display columns have no accessor for the table to sort with).
               const sortable = header.column.id in SORTABLE;
               return (
-                <th key={header.id} className={[num ? 'num' : '', header.column.id === 'select' ? 'select-cell' : ''].join(' ')} aria-sort={sorted ? (sorted === 'desc' ? 'descending' : 'ascending') : undefined}>
+                <th
+                  key={header.id}
+                  className={[num ? 'num' : '', header.column.id === 'select' ? 'select-cell' : ''].join(' ')}
+                  aria-sort={sorted ? (sorted === 'desc' ? 'descending' : 'ascending') : undefined}
+                >
                   {sortable ? (
                     <button
                       type="button"
@@ -412,12 +557,19 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
             data-testid="trace-row"
             data-run-id={row.id}
             aria-current={i === active ? 'true' : undefined}
-            className={[row.getIsSelected() ? 'selected' : '', fresh.has(row.id) ? 'fresh' : '', i === active ? 'active' : ''].join(' ')}
+            className={[
+              row.getIsSelected() ? 'selected' : '',
+              fresh.has(row.id) ? 'fresh' : '',
+              i === active ? 'active' : '',
+            ].join(' ')}
           >
             {row.getVisibleCells().map((cell) => {
               const num = (cell.column.columnDef.meta as { num?: boolean } | undefined)?.num;
               return (
-                <td key={cell.id} className={[num ? 'num' : '', cell.column.id === 'select' ? 'select-cell' : ''].join(' ')}>
+                <td
+                  key={cell.id}
+                  className={[num ? 'num' : '', cell.column.id === 'select' ? 'select-cell' : ''].join(' ')}
+                >
                   {flexRender(cell.column.columnDef.cell, cell.getContext())}
                 </td>
               );
@@ -436,7 +588,8 @@ function cost(value: number | null): string {
 
 function EmptyTraces({ route, filtered }: { route: TracesRoute; filtered: boolean }) {
   const range = rangeOf(route);
-  const label = range === 'custom' ? 'in this time range' : `in the ${RANGES.find((r) => r.id === range)!.label.toLowerCase()}`;
+  const label =
+    range === 'custom' ? 'in this time range' : `in the ${RANGES.find((r) => r.id === range)!.label.toLowerCase()}`;
   return (
     <EmptyCard testId="traces-empty">
       {filtered ? (
@@ -445,7 +598,10 @@ function EmptyTraces({ route, filtered }: { route: TracesRoute; filtered: boolea
         <p>No traces {label}. Choose a wider time range (All time shows every trace of the project).</p>
       ) : (
         <>
-          <p>No traces in this project yet: traces sent to it appear here, live. Point the langsmith client at this server:</p>
+          <p>
+            No traces in this project yet: traces sent to it appear here, live. Point the langsmith client at this
+            server:
+          </p>
           <pre>{`LANGSMITH_ENDPOINT=${location.origin}\nLANGSMITH_API_KEY=<your key>\nLANGSMITH_TRACING=true`}</pre>
         </>
       )}

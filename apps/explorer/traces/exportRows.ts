@@ -7,15 +7,48 @@ export type ExportFormat = 'jsonl' | 'csv';
 
 /** The columns of a CSV export, in order (a JSONL line carries every field of the row). */
 export const CSV_COLUMNS = [
-  'id', 'trace_id', 'name', 'run_type', 'status', 'start_time', 'end_time', 'latency_seconds', 'prompt_tokens',
-  'completion_tokens', 'total_tokens', 'total_cost', 'run_count', 'error_count', 'tags', 'thread_id', 'error',
-  'metadata', 'inputs', 'outputs',
+  'id',
+  'trace_id',
+  'name',
+  'run_type',
+  'status',
+  'start_time',
+  'end_time',
+  'latency_seconds',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'total_cost',
+  'run_count',
+  'error_count',
+  'tags',
+  'thread_id',
+  'error',
+  'metadata',
+  'inputs',
+  'outputs',
 ] as const;
 
 /** The root-run fields an export reads (the table itself reads only what the trace row holds). */
 export const EXPORT_SELECTS = [
-  'ID', 'TRACE_ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'PROMPT_TOKENS',
-  'COMPLETION_TOKENS', 'TOTAL_TOKENS', 'TOTAL_COST', 'TAGS', 'THREAD_ID', 'ERROR', 'METADATA', 'INPUTS', 'OUTPUTS',
+  'ID',
+  'TRACE_ID',
+  'NAME',
+  'RUN_TYPE',
+  'STATUS',
+  'START_TIME',
+  'END_TIME',
+  'LATENCY_SECONDS',
+  'PROMPT_TOKENS',
+  'COMPLETION_TOKENS',
+  'TOTAL_TOKENS',
+  'TOTAL_COST',
+  'TAGS',
+  'THREAD_ID',
+  'ERROR',
+  'METADATA',
+  'INPUTS',
+  'OUTPUTS',
 ];
 
 export function csvField(value: unknown): string {
@@ -35,5 +68,7 @@ export function toJsonl(rows: readonly Record<string, unknown>[]): string {
 }
 
 export function exportText(rows: readonly TraceRow[], format: ExportFormat): { text: string; mime: string } {
-  return format === 'csv' ? { text: toCsv(rows), mime: 'text/csv' } : { text: toJsonl(rows), mime: 'application/x-ndjson' };
+  return format === 'csv'
+    ? { text: toCsv(rows), mime: 'text/csv' }
+    : { text: toJsonl(rows), mime: 'application/x-ndjson' };
 }

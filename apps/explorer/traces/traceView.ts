@@ -27,7 +27,18 @@ export interface TracesView {
 }
 
 /** Its query parameters (the same names), parsed and formatted by core/route.ts. */
-const TRACES_VIEW_TEXT = ['sort', 'order', 'range', 'from', 'to', 'run_type', 'tag', 'meta_key', 'meta_value', 'selected'] as const;
+const TRACES_VIEW_TEXT = [
+  'sort',
+  'order',
+  'range',
+  'from',
+  'to',
+  'run_type',
+  'tag',
+  'meta_key',
+  'meta_value',
+  'selected',
+] as const;
 
 export function tracesViewOf(params: URLSearchParams): TracesView {
   const view: TracesView = {};

@@ -62,7 +62,15 @@ export function traceRowOf(item: TraceItem): TraceRow {
   };
 }
 
-export async function queryTraces(c: Credentials, body: TracesQuery): Promise<{ rows: TraceRow[]; next: string | null }> {
-  const page = await apiCall<{ items: TraceItem[]; next_cursor: string | null }>(c, 'POST', '/api/v2/traces/query', body);
+export async function queryTraces(
+  c: Credentials,
+  body: TracesQuery,
+): Promise<{ rows: TraceRow[]; next: string | null }> {
+  const page = await apiCall<{ items: TraceItem[]; next_cursor: string | null }>(
+    c,
+    'POST',
+    '/api/v2/traces/query',
+    body,
+  );
   return { rows: page.items.map(traceRowOf), next: page.next_cursor };
 }

@@ -24,7 +24,11 @@ async function modelFor(role: ScriptRole, choice: ModelChoice): Promise<BaseChat
     const { ChatOpenAI } = await import('@langchain/openai');
     const model = choice.openaiModel ?? 'gpt-5-mini';
     const reasons = /^(o\d|gpt-5)/.test(model);
-    return new ChatOpenAI({ model, streaming: true, ...(role === 'coordinator' && reasons ? { reasoning: { effort: 'low', summary: 'auto' } } : {}) });
+    return new ChatOpenAI({
+      model,
+      streaming: true,
+      ...(role === 'coordinator' && reasons ? { reasoning: { effort: 'low', summary: 'auto' } } : {}),
+    });
   }
   return new ScriptedReasoningModel({ role, tokenDelayMs: choice.tokenDelayMs ?? 0 });
 }
@@ -48,7 +52,8 @@ export async function createChatAgent(checkpointer: BaseCheckpointSaver, choice:
         description: 'Performs calculations with the calculator tool and explains the result.',
         tools: [calculator],
         model: await modelFor('math-whiz', choice),
-        systemPrompt: 'You are the math-whiz subagent. Use the calculator tool to evaluate the requested expression, then state the result clearly. Always call the calculator before answering.',
+        systemPrompt:
+          'You are the math-whiz subagent. Use the calculator tool to evaluate the requested expression, then state the result clearly. Always call the calculator before answering.',
       },
     ],
     systemPrompt:

@@ -7,7 +7,12 @@
 //   else worth looking up to "researcher" (both when it has both), a greeting is answered
 //   directly; once the `task` results are back it combines them into the final answer.
 // - A subagent calls its one tool (search_web or calculator) with its task, then reports.
-import { BaseChatModel, type BaseChatModelCallOptions, type BaseChatModelParams, type BindToolsInput } from '@langchain/core/language_models/chat_models';
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BaseChatModelParams,
+  type BindToolsInput,
+} from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, type BaseMessage, type ToolMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
@@ -40,7 +45,10 @@ const GREETING = /^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|eve
 /** What is left of a request once its arithmetic is taken out: the part to research, if any. */
 function researchPart(text: string, expression: string | null): string | null {
   const rest = (expression ? text.replace(expression, ' ') : text)
-    .replace(/\b(and|also|then|please|what is|what's|calculate|compute|research|look up|find out about|search for|tell me about)\b/gi, ' ')
+    .replace(
+      /\b(and|also|then|please|what is|what's|calculate|compute|research|look up|find out about|search for|tell me about)\b/gi,
+      ' ',
+    )
     .replace(/[?!.,;:]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
@@ -60,14 +68,30 @@ export function scriptedTurn(role: ScriptRole, messages: BaseMessage[]): Scripte
 
   if (role === 'researcher') {
     if (results.length === 0)
-      return { reasoning: `I should look this up before answering: "${request}".`, toolCalls: [{ name: 'search_web', args: { query: request } }], text: '' };
-    return { reasoning: 'The search returned a result; I will summarise it.', toolCalls: [], text: `Findings on "${request}": ${summaryOf(textOf(results[0]))}` };
+      return {
+        reasoning: `I should look this up before answering: "${request}".`,
+        toolCalls: [{ name: 'search_web', args: { query: request } }],
+        text: '',
+      };
+    return {
+      reasoning: 'The search returned a result; I will summarise it.',
+      toolCalls: [],
+      text: `Findings on "${request}": ${summaryOf(textOf(results[0]))}`,
+    };
   }
   if (role === 'math-whiz') {
     const expression = arithmeticIn(request) ?? request;
     if (results.length === 0)
-      return { reasoning: `I will evaluate ${expression} with the calculator.`, toolCalls: [{ name: 'calculator', args: { expression } }], text: '' };
-    return { reasoning: 'The calculator answered; I will state the result.', toolCalls: [], text: `${expression} = ${textOf(results[0])}` };
+      return {
+        reasoning: `I will evaluate ${expression} with the calculator.`,
+        toolCalls: [{ name: 'calculator', args: { expression } }],
+        text: '',
+      };
+    return {
+      reasoning: 'The calculator answered; I will state the result.',
+      toolCalls: [],
+      text: `${expression} = ${textOf(results[0])}`,
+    };
   }
 
   // The coordinator.
@@ -80,12 +104,18 @@ export function scriptedTurn(role: ScriptRole, messages: BaseMessage[]): Scripte
     };
   }
   if (GREETING.test(request) || request === '')
-    return { reasoning: 'A greeting: nothing to look up or calculate.', toolCalls: [], text: 'Hello! Ask me to look something up or to calculate something, and I will ask my subagents.' };
+    return {
+      reasoning: 'A greeting: nothing to look up or calculate.',
+      toolCalls: [],
+      text: 'Hello! Ask me to look something up or to calculate something, and I will ask my subagents.',
+    };
   const expression = arithmeticIn(request);
   const research = researchPart(request, expression);
   const toolCalls: ScriptedTurn['toolCalls'] = [];
-  if (research || !expression) toolCalls.push({ name: 'task', args: { description: research ?? request, subagent_type: 'researcher' } });
-  if (expression) toolCalls.push({ name: 'task', args: { description: `Calculate ${expression}`, subagent_type: 'math-whiz' } });
+  if (research || !expression)
+    toolCalls.push({ name: 'task', args: { description: research ?? request, subagent_type: 'researcher' } });
+  if (expression)
+    toolCalls.push({ name: 'task', args: { description: `Calculate ${expression}`, subagent_type: 'math-whiz' } });
   const who = toolCalls.map((c) => c.args.subagent_type).join(' and ');
   return { reasoning: `The request "${request}" needs ${who}; I will delegate it.`, toolCalls, text: '' };
 }
@@ -107,7 +137,8 @@ export function tokensOf(text: string): string[] {
 function usageOf(messages: BaseMessage[], turn: ScriptedTurn) {
   const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
   const input_tokens = messages.reduce((n, m) => n + words(textOf(m)), 0);
-  const output_tokens = words(turn.reasoning) + words(turn.text) + turn.toolCalls.reduce((n, c) => n + words(JSON.stringify(c.args)), 0);
+  const output_tokens =
+    words(turn.reasoning) + words(turn.text) + turn.toolCalls.reduce((n, c) => n + words(JSON.stringify(c.args)), 0);
   return { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens };
 }
 
@@ -133,7 +164,9 @@ export class ScriptedReasoningModel extends BaseChatModel {
   }
 
   /** The script decides which tools it calls, so binding only records nothing. */
-  override bindTools(_tools: BindToolsInput[]): Runnable<BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions> {
+  override bindTools(
+    _tools: BindToolsInput[],
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions> {
     return this as unknown as Runnable<BaseLanguageModelInput, AIMessageChunk, BaseChatModelCallOptions>;
   }
 
@@ -155,7 +188,11 @@ export class ScriptedReasoningModel extends BaseChatModel {
     return { generations: [{ text: turn.text, message }] };
   }
 
-  override async *_streamResponseChunks(messages: BaseMessage[], _options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    _options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const turn = scriptedTurn(this.role, messages);
     const id = `msg_${this.role.replace('-', '_')}_${crypto.randomUUID()}`;
     const pause = () => (this.tokenDelayMs > 0 ? new Promise((r) => setTimeout(r, this.tokenDelayMs)) : undefined);
@@ -165,8 +202,10 @@ export class ScriptedReasoningModel extends BaseChatModel {
       await runManager?.handleLLMNewToken(token, undefined, undefined, undefined, undefined, { chunk });
       await pause();
     };
-    for (const token of tokensOf(turn.reasoning)) yield* emit(new AIMessageChunk({ id, content: [{ type: 'reasoning', reasoning: token, index: 0 }] }), '');
-    for (const token of tokensOf(turn.text)) yield* emit(new AIMessageChunk({ id, content: [{ type: 'text', text: token, index: 1 }] }), token);
+    for (const token of tokensOf(turn.reasoning))
+      yield* emit(new AIMessageChunk({ id, content: [{ type: 'reasoning', reasoning: token, index: 0 }] }), '');
+    for (const token of tokensOf(turn.text))
+      yield* emit(new AIMessageChunk({ id, content: [{ type: 'text', text: token, index: 1 }] }), token);
     for (const [index, call] of turn.toolCalls.entries()) {
       const args = JSON.stringify(call.args);
       const callId = this.#toolCallId();
@@ -176,8 +215,24 @@ export class ScriptedReasoningModel extends BaseChatModel {
       // hole in the client's block array: @langchain/react 1.1.0 then fails on that message).
       const cut = Math.ceil(args.length / 2);
       const block = (turn.text ? 2 : 1) + index;
-      yield* emit(new AIMessageChunk({ id, content: '', tool_call_chunks: [{ type: 'tool_call_chunk', index: block, id: callId, name: call.name, args: args.slice(0, cut) }] }), '');
-      yield* emit(new AIMessageChunk({ id, content: '', tool_call_chunks: [{ type: 'tool_call_chunk', index: block, args: args.slice(cut) }] }), '');
+      yield* emit(
+        new AIMessageChunk({
+          id,
+          content: '',
+          tool_call_chunks: [
+            { type: 'tool_call_chunk', index: block, id: callId, name: call.name, args: args.slice(0, cut) },
+          ],
+        }),
+        '',
+      );
+      yield* emit(
+        new AIMessageChunk({
+          id,
+          content: '',
+          tool_call_chunks: [{ type: 'tool_call_chunk', index: block, args: args.slice(cut) }],
+        }),
+        '',
+      );
     }
     yield* emit(new AIMessageChunk({ id, content: '', usage_metadata: usageOf(messages, turn) }), '');
   }

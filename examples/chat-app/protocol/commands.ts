@@ -26,7 +26,9 @@ const command = z.object({
 
 const runStartParams = z.strictObject({
   assistant_id: z.string({ error: '"assistant_id" must be a string' }).min(1, '"assistant_id" must not be empty'),
-  input: z.union([z.record(z.string(), z.unknown()), z.null()], { error: '"input" must be an object (or null)' }).optional(),
+  input: z
+    .union([z.record(z.string(), z.unknown()), z.null()], { error: '"input" must be an object (or null)' })
+    .optional(),
   config: z
     .object({
       configurable: z.record(z.string(), z.unknown()).optional(),
@@ -39,12 +41,20 @@ const runStartParams = z.strictObject({
 
 export type RunStartParams = z.infer<typeof runStartParams>;
 
-const problem = (error: z.ZodError) => error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; ');
+const problem = (error: z.ZodError) =>
+  error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; ');
 
-export const errorResponse = (id: number | null, error: ErrorCode, message: string): ErrorResponse => ({ type: 'error', id, error, message });
+export const errorResponse = (id: number | null, error: ErrorCode, message: string): ErrorResponse => ({
+  type: 'error',
+  id,
+  error,
+  message,
+});
 
 /** A command, or the error that answers a body that is not one. */
-export function parseCommand(body: unknown): { id: number; method: string; params: Record<string, unknown> } | ErrorResponse {
+export function parseCommand(
+  body: unknown,
+): { id: number; method: string; params: Record<string, unknown> } | ErrorResponse {
   // The answer names the command's id only when it is one (an integer): a fraction is no id to echo.
   const id = Number.isInteger((body as { id?: unknown })?.id) ? (body as { id: number }).id : null;
   const parsed = command.safeParse(body);
@@ -52,10 +62,18 @@ export function parseCommand(body: unknown): { id: number; method: string; param
   return { id: parsed.data.id, method: parsed.data.method, params: parsed.data.params ?? {} };
 }
 
-export function parseRunStart(id: number, params: Record<string, unknown>, assistants: readonly string[]): RunStartParams | ErrorResponse {
+export function parseRunStart(
+  id: number,
+  params: Record<string, unknown>,
+  assistants: readonly string[],
+): RunStartParams | ErrorResponse {
   const parsed = runStartParams.safeParse(params);
   if (!parsed.success) return errorResponse(id, 'invalid_argument', `run.start: ${problem(parsed.error)}`);
   if (!assistants.includes(parsed.data.assistant_id))
-    return errorResponse(id, 'invalid_argument', `run.start: unknown assistant "${parsed.data.assistant_id}"; this app serves ${assistants.map((a) => `"${a}"`).join(', ')}`);
+    return errorResponse(
+      id,
+      'invalid_argument',
+      `run.start: unknown assistant "${parsed.data.assistant_id}"; this app serves ${assistants.map((a) => `"${a}"`).join(', ')}`,
+    );
   return parsed.data;
 }

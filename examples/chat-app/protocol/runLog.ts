@@ -66,7 +66,10 @@ export class RunLog {
   }
 
   push(event: WireEvent): void {
-    this.#events.push({ event, frame: sseFrame({ event: event.method, id: event.event_id, data: JSON.stringify(event) }) });
+    this.#events.push({
+      event,
+      frame: sseFrame({ event: event.method, id: event.event_id, data: JSON.stringify(event) }),
+    });
     // Trim in steps of a tenth of the bound, so a full log does not copy itself on every push.
     if (this.#events.length > this.#maxEvents) {
       const excess = this.#events.length - this.#maxEvents + Math.floor(this.#maxEvents / 10);

@@ -34,7 +34,9 @@ export interface RunRequest {
 
 export class ThreadBusyError extends Error {
   constructor(threadId: string, runId: string) {
-    super(`thread ${threadId} already has a run in progress (run_id ${runId}); wait for it to finish, then start the next`);
+    super(
+      `thread ${threadId} already has a run in progress (run_id ${runId}); wait for it to finish, then start the next`,
+    );
   }
 }
 
@@ -174,7 +176,12 @@ export class ThreadSession {
       event_id: `${log.runId}.${seq}`,
       seq,
       method: raw.method,
-      params: { ...raw.params, namespace, timestamp: raw.params.timestamp ?? Date.now(), data: deltas ? deltas.rewrite(raw.method, namespace, raw.params.node, data) : data },
+      params: {
+        ...raw.params,
+        namespace,
+        timestamp: raw.params.timestamp ?? Date.now(),
+        data: deltas ? deltas.rewrite(raw.method, namespace, raw.params.node, data) : data,
+      },
     };
     log.push(event);
     return event;
@@ -206,15 +213,28 @@ export class ThreadSession {
       }
       terminal ??= 'completed';
     } catch (err) {
-      const message = signal.aborted ? `the run was cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}` : (err as Error).message;
+      const message = signal.aborted
+        ? `the run was cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`
+        : (err as Error).message;
       if (!signal.aborted) logger.warn({ err, threadId: this.threadId, runId: log.runId }, 'run failed');
       // A failure the graph's stream did not report itself still reaches the client: a root `failed`.
       if (terminal === undefined)
-        this.#publish(log, { method: 'lifecycle', params: { namespace: [], timestamp: Date.now(), data: { event: 'failed', graph_name: graphName, error: message } } });
+        this.#publish(log, {
+          method: 'lifecycle',
+          params: {
+            namespace: [],
+            timestamp: Date.now(),
+            data: { event: 'failed', graph_name: graphName, error: message },
+          },
+        });
       terminal = 'failed';
     } finally {
       log.finish(terminal ?? 'failed');
-      request.tracer?.flush().catch((err: unknown) => logger.warn({ err, threadId: this.threadId, runId: log.runId }, 'the run could not be traced'));
+      request.tracer
+        ?.flush()
+        .catch((err: unknown) =>
+          logger.warn({ err, threadId: this.threadId, runId: log.runId }, 'the run could not be traced'),
+        );
       // Release the finished log after the TTL, unless the next run has replaced it by then.
       this.#releaseTimer = setTimeout(() => {
         if (this.#current !== log) return;

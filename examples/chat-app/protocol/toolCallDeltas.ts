@@ -26,7 +26,8 @@ export class ToolCallDeltaRewriter {
     const block = `${namespace.join('/')}|${node ?? ''}|${message.index ?? ''}`;
     switch (message.event) {
       case 'content-block-start':
-        if (message.content?.type === 'tool_call_chunk') this.#args.set(block, typeof message.content.args === 'string' ? message.content.args : '');
+        if (message.content?.type === 'tool_call_chunk')
+          this.#args.set(block, typeof message.content.args === 'string' ? message.content.args : '');
         return data;
       case 'content-block-delta': {
         if (message.delta?.type !== 'tool-call-delta') return data;
@@ -39,7 +40,8 @@ export class ToolCallDeltaRewriter {
         return data;
       case 'message-finish':
       case 'error':
-        for (const key of this.#args.keys()) if (key.startsWith(`${namespace.join('/')}|${node ?? ''}|`)) this.#args.delete(key);
+        for (const key of this.#args.keys())
+          if (key.startsWith(`${namespace.join('/')}|${node ?? ''}|`)) this.#args.delete(key);
         return data;
       default:
         return data;

@@ -94,7 +94,8 @@ function tokenize(text: string, where: string): Token[] {
       const value = m ? Number(m[0]) : NaN;
       if (!m || !Number.isFinite(value)) throw filterError(where, `bad number ${show(text.slice(i, i + 20))}`, i);
       // ClickHouse 18.16 cannot read subnormal doubles back.
-      if (value !== 0 && Math.abs(value) < 2.2250738585072014e-308) throw filterError(where, `number out of range ${show(m[0])}`, i);
+      if (value !== 0 && Math.abs(value) < 2.2250738585072014e-308)
+        throw filterError(where, `number out of range ${show(m[0])}`, i);
       tokens.push({ t: 'number', value, pos: i });
       i += m[0].length;
     } else if (/[A-Za-z_]/.test(ch)) {
@@ -110,7 +111,15 @@ function tokenize(text: string, where: string): Token[] {
 }
 
 const describeToken = (tok: Token): string =>
-  tok.t === 'end' ? 'the end of the filter' : tok.t === 'name' ? show(tok.text) : tok.t === 'string' ? `the string ${show(tok.value)}` : tok.t === 'number' ? `the number ${tok.value}` : `"${tok.t}"`;
+  tok.t === 'end'
+    ? 'the end of the filter'
+    : tok.t === 'name'
+      ? show(tok.text)
+      : tok.t === 'string'
+        ? `the string ${show(tok.value)}`
+        : tok.t === 'number'
+          ? `the number ${tok.value}`
+          : `"${tok.t}"`;
 
 /** Bare words that are values, not field names (Python spellings too). */
 const KEYWORDS = new Map<string, { kind: 'bool'; value: boolean } | { kind: 'null' }>([
@@ -152,7 +161,8 @@ class Parser {
 
   parseFilter(): FilterNode {
     const first = this.#peek();
-    if (first.t !== 'name') this.#fail(`expected an operator such as eq(…) or and(…), found ${describeToken(first)}`, first.pos);
+    if (first.t !== 'name')
+      this.#fail(`expected an operator such as eq(…) or and(…), found ${describeToken(first)}`, first.pos);
     const node = this.#call(0);
     const rest = this.#peek();
     if (rest.t !== 'end') this.#fail(`unexpected ${describeToken(rest)} after the end of the expression`, rest.pos);
@@ -165,7 +175,12 @@ class Parser {
     if (depth >= MAX_DEPTH) this.#fail(`expressions nested deeper than ${MAX_DEPTH} levels`, name.pos);
     const op = name.text.toLowerCase();
     if (!(COMPARATORS as readonly string[]).includes(op) && !(LOGICAL as readonly string[]).includes(op))
-      throw filterError(this.#where, `unknown operator ${show(name.text)}`, name.pos, `operators: ${[...COMPARATORS, ...LOGICAL].join(', ')}`);
+      throw filterError(
+        this.#where,
+        `unknown operator ${show(name.text)}`,
+        name.pos,
+        `operators: ${[...COMPARATORS, ...LOGICAL].join(', ')}`,
+      );
     this.#expect('(', `"(" after ${op}`);
     const args: Arg[] = [];
     if (this.#peek().t !== ')') {
@@ -211,18 +226,30 @@ class Parser {
     if (tok.t === 'number') return { kind: 'number', value: tok.value, pos: tok.pos };
     const keyword = tok.t === 'name' ? KEYWORDS.get(tok.text) : undefined;
     if (keyword) return { ...keyword, pos: tok.pos };
-    this.#fail(`expected a value (a quoted string, a number, true, false or null), found ${describeToken(tok)}`, tok.pos);
+    this.#fail(
+      `expected a value (a quoted string, a number, true, false or null), found ${describeToken(tok)}`,
+      tok.pos,
+    );
   }
 
   #build(op: string, args: Arg[], pos: number): FilterNode {
-    const argPos = (arg: Arg) => (arg.a === 'node' ? arg.node.pos : arg.a === 'field' ? arg.field.pos : arg.literal.pos);
+    const argPos = (arg: Arg) =>
+      arg.a === 'node' ? arg.node.pos : arg.a === 'field' ? arg.field.pos : arg.literal.pos;
     const conditions = (): FilterNode[] =>
-      args.map((arg) => (arg.a === 'node' ? arg.node : this.#fail(`${op}() takes conditions such as eq(…), not a field or value`, argPos(arg))));
+      args.map((arg) =>
+        arg.a === 'node'
+          ? arg.node
+          : this.#fail(`${op}() takes conditions such as eq(…), not a field or value`, argPos(arg)),
+      );
     const field = (arg: Arg): FieldRef =>
       arg.a === 'field' ? arg.field : this.#fail(`${op}() expects a field name as its first argument`, argPos(arg));
     const value = (arg: Arg): Literal => {
       if (arg.a === 'literal') return arg.literal;
-      if (arg.a === 'field') this.#fail(`${op}() expects a value (a quoted string, a number, true, false, null or a list), found the bare name ${show(arg.field.name)}; quote strings`, arg.field.pos);
+      if (arg.a === 'field')
+        this.#fail(
+          `${op}() expects a value (a quoted string, a number, true, false, null or a list), found the bare name ${show(arg.field.name)}; quote strings`,
+          arg.field.pos,
+        );
       return this.#fail(`${op}() expects a value, not a condition`, arg.node.pos);
     };
     const arity = (n: string) => this.#fail(`${op}() takes ${n}, got ${args.length}`, pos);
@@ -252,6 +279,7 @@ class Parser {
 
 /** Parses filter text; `where` names the request field in error messages (filter, trace_filter, …). */
 export function parseFilter(text: string, where = 'filter'): FilterNode {
-  if (text.length > MAX_FILTER_LENGTH) throw errors.invalidFilter(`${where} is longer than ${MAX_FILTER_LENGTH} characters`);
+  if (text.length > MAX_FILTER_LENGTH)
+    throw errors.invalidFilter(`${where} is longer than ${MAX_FILTER_LENGTH} characters`);
   return new Parser(tokenize(text, where), where).parseFilter();
 }

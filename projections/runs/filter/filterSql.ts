@@ -14,7 +14,14 @@ import { AppError } from '../../../platform/errors.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { parseTimestampMicros } from '../../../platform/time.ts';
 import { runsOfTraces } from '../runsTable.ts';
-import { filterError, type Comparator, type FieldRef, type FilterNode, type Literal, type Scalar } from './filterParser.ts';
+import {
+  filterError,
+  type Comparator,
+  type FieldRef,
+  type FilterNode,
+  type Literal,
+  type Scalar,
+} from './filterParser.ts';
 
 export interface FilterScope {
   tenantId: string;
@@ -45,8 +52,19 @@ export interface CompiledCondition {
 }
 
 type FieldType =
-  | 'string' | 'uuid' | 'time' | 'number' | 'latency' | 'bool' | 'error' | 'tags'
-  | 'metadata' | 'metadata_key' | 'metadata_value' | 'feedback_key' | 'feedback_score';
+  | 'string'
+  | 'uuid'
+  | 'time'
+  | 'number'
+  | 'latency'
+  | 'bool'
+  | 'error'
+  | 'tags'
+  | 'metadata'
+  | 'metadata_key'
+  | 'metadata_value'
+  | 'feedback_key'
+  | 'feedback_score';
 
 interface FieldDef {
   type: FieldType;
@@ -105,7 +123,14 @@ const OPERATORS: Record<FieldType, readonly Comparator[]> = {
   feedback_score: [...ORDERING],
 };
 
-const SQL_OP: Record<(typeof ORDERING)[number], string> = { eq: '=', neq: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+const SQL_OP: Record<(typeof ORDERING)[number], string> = {
+  eq: '=',
+  neq: '!=',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+};
 const POSITIVE_KEY_OPS: readonly Comparator[] = ['eq', 'in', 'like', 'search'];
 
 type Compare = Extract<FilterNode, { kind: 'compare' }>;
@@ -138,7 +163,10 @@ class Compiler {
       case 'and':
         return this.#and(n.args);
       case 'or':
-        return sql`(${join(n.args.map((a) => this.node(a)), ' OR ')})`;
+        return sql`(${join(
+          n.args.map((a) => this.node(a)),
+          ' OR ',
+        )})`;
       case 'not':
         // NOT over a comparison of a Nullable column must see "unknown" as false, not stay unknown.
         return sql`NOT ifNull(${this.node(n.arg)}, 0)`;
@@ -164,20 +192,31 @@ class Compiler {
       else parts.push(this.node(a));
     }
     // The i-th key comparison pairs with the i-th value comparison; the rest stand alone.
-    for (let i = 0; i < Math.max(metaKeys.length, metaValues.length); i++) parts.push(this.#metadata(metaKeys[i] ?? null, metaValues[i] ?? null));
-    for (let i = 0; i < Math.max(feedbackKeys.length, feedbackScores.length); i++) parts.push(this.#feedback(feedbackKeys[i] ?? null, feedbackScores[i] ?? null));
+    for (let i = 0; i < Math.max(metaKeys.length, metaValues.length); i++)
+      parts.push(this.#metadata(metaKeys[i] ?? null, metaValues[i] ?? null));
+    for (let i = 0; i < Math.max(feedbackKeys.length, feedbackScores.length); i++)
+      parts.push(this.#feedback(feedbackKeys[i] ?? null, feedbackScores[i] ?? null));
     return parts.length === 1 ? parts[0]! : sql`(${join(parts, ' AND ')})`;
   }
 
   #field(ref: FieldRef): FieldDef {
     const def = FIELDS.get(ref.name);
-    if (!def) throw filterError(this.#where, `unknown field "${ref.name}"`, ref.pos, `fields: ${FILTER_FIELDS.join(', ')}`);
+    if (!def)
+      throw filterError(this.#where, `unknown field "${ref.name}"`, ref.pos, `fields: ${FILTER_FIELDS.join(', ')}`);
     return def;
   }
 
   #checkOperator(n: Compare, def: FieldDef): void {
-    const allowed = OPERATORS[def.type].filter((op) => op !== 'exists' || !['string', 'uuid', 'time'].includes(def.type) || def.nullable || def.emptyIsNull);
-    if (!allowed.includes(n.op)) throw filterError(this.#where, `${n.op}() does not apply to ${n.field!.name}`, n.pos, `${n.field!.name} takes ${allowed.join(', ')}`);
+    const allowed = OPERATORS[def.type].filter(
+      (op) => op !== 'exists' || !['string', 'uuid', 'time'].includes(def.type) || def.nullable || def.emptyIsNull,
+    );
+    if (!allowed.includes(n.op))
+      throw filterError(
+        this.#where,
+        `${n.op}() does not apply to ${n.field!.name}`,
+        n.pos,
+        `${n.field!.name} takes ${allowed.join(', ')}`,
+      );
   }
 
   #compare(n: Compare): Sql {
@@ -294,11 +333,13 @@ class Compiler {
     } catch {
       this.#fail('has(metadata, …) expects a JSON object in a string, e.g. \'{"user": "alice"}\'', v.pos);
     }
-    if (typeof object !== 'object' || object === null || Array.isArray(object)) this.#fail('has(metadata, …) expects a JSON object', v.pos);
+    if (typeof object !== 'object' || object === null || Array.isArray(object))
+      this.#fail('has(metadata, …) expects a JSON object', v.pos);
     this.columns.add('metadata_keys');
     this.columns.add('metadata_values');
     const entries = Object.entries(object).map(
-      ([k, value]) => sql`arrayExists((mk, mv) -> mk = ${k} AND mv = ${typeof value === 'string' ? value : JSON.stringify(value)}, metadata_keys, metadata_values)`,
+      ([k, value]) =>
+        sql`arrayExists((mk, mv) -> mk = ${k} AND mv = ${typeof value === 'string' ? value : JSON.stringify(value)}, metadata_keys, metadata_values)`,
     );
     return entries.length === 0 ? raw('1') : sql`(${join(entries, ' AND ')})`;
   }
@@ -307,7 +348,8 @@ class Compiler {
   #metadata(key: Compare | null, value: Compare | null): Sql {
     this.columns.add('metadata_keys');
     this.columns.add('metadata_values');
-    if (key && value) return sql`arrayExists((mk, mv) -> ${this.#entry(key, 'mk')} AND ${this.#entry(value, 'mv')}, metadata_keys, metadata_values)`;
+    if (key && value)
+      return sql`arrayExists((mk, mv) -> ${this.#entry(key, 'mk')} AND ${this.#entry(value, 'mv')}, metadata_keys, metadata_values)`;
     const n = (key ?? value)!;
     const array = raw(key ? 'metadata_keys' : 'metadata_values');
     const v = raw(key ? 'mk' : 'mv');
@@ -319,7 +361,11 @@ class Compiler {
   /** One metadata key or value comparison against the lambda variable `v`. */
   #entry(n: Compare, name: string): Sql {
     const v = raw(name);
-    if (n.op === 'in') return inList(v, this.#list(n.value!).map((s) => sql`${this.#metadataText(s)}`));
+    if (n.op === 'in')
+      return inList(
+        v,
+        this.#list(n.value!).map((s) => sql`${this.#metadataText(s)}`),
+      );
     const lit = this.#one(n.value!);
     if (n.op === 'like') return sql`like(${v}, ${this.#string(lit)})`;
     if (n.op === 'search') return contains(v, this.#string(lit));
@@ -341,7 +387,13 @@ class Compiler {
     let negate = false;
     if (key) {
       if (key.op === 'neq') negate = true; // neq(feedback_key, k) alone: no feedback with key k
-      if (key.op === 'in') conds.push(inList(raw('key'), this.#list(key.value!).map((s) => sql`${this.#string(s)}`)));
+      if (key.op === 'in')
+        conds.push(
+          inList(
+            raw('key'),
+            this.#list(key.value!).map((s) => sql`${this.#string(s)}`),
+          ),
+        );
       else conds.push(sql`key = ${this.#string(this.#one(key.value!))}`);
     }
     if (score) {
@@ -357,7 +409,10 @@ class Compiler {
   /** search("…"): the text, case-insensitively, in the name, inputs, outputs, extra (metadata), error or a tag. */
   #fullTextSearch(text: string): Sql {
     const parts = ['name', 'inputs', 'outputs', 'extra'].map((c) => contains(this.#col(c), text));
-    parts.push(contains(sql`ifNull(${this.#col('error')}, '')`, text), sql`arrayExists(tg -> ${contains(raw('tg'), text)}, ${this.#col('tags')})`);
+    parts.push(
+      contains(sql`ifNull(${this.#col('error')}, '')`, text),
+      sql`arrayExists(tg -> ${contains(raw('tg'), text)}, ${this.#col('tags')})`,
+    );
     return sql`(${join(parts, ' OR ')})`;
   }
 
@@ -375,13 +430,18 @@ class Compiler {
 
   #string(v: Literal | null): string {
     const s = this.#one(v!);
-    if (s.kind !== 'string') this.#fail(`expected a quoted string, found ${s.kind === 'null' ? 'null' : String(s.value)}`, s.pos);
+    if (s.kind !== 'string')
+      this.#fail(`expected a quoted string, found ${s.kind === 'null' ? 'null' : String(s.value)}`, s.pos);
     return s.value;
   }
 
   #uuid(s: Scalar): string {
     const id = s.kind === 'string' ? toUuid(s.value) : null;
-    if (!id) this.#fail(`expected a UUID in quotes, found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind === 'null' ? 'null' : String(s.value)}`, s.pos);
+    if (!id)
+      this.#fail(
+        `expected a UUID in quotes, found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind === 'null' ? 'null' : String(s.value)}`,
+        s.pos,
+      );
     return id;
   }
 
@@ -394,13 +454,18 @@ class Compiler {
         if (!(err instanceof AppError)) throw err;
       }
     }
-    return this.#fail(`expected an ISO 8601 timestamp in quotes such as "2024-07-15T12:34:56Z", found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind}`, s.pos);
+    return this.#fail(
+      `expected an ISO 8601 timestamp in quotes such as "2024-07-15T12:34:56Z", found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind}`,
+      s.pos,
+    );
   }
 
   #number(s: Scalar): number {
     if (s.kind === 'number') return s.value;
-    const n = s.kind === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(s.value) ? Number(s.value) : NaN;
-    if (!Number.isFinite(n)) this.#fail(`expected a number, found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind}`, s.pos);
+    const n =
+      s.kind === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(s.value) ? Number(s.value) : NaN;
+    if (!Number.isFinite(n))
+      this.#fail(`expected a number, found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind}`, s.pos);
     return n;
   }
 
@@ -408,7 +473,11 @@ class Compiler {
   #duration(s: Scalar): number {
     if (s.kind === 'number') return s.value;
     const m = s.kind === 'string' ? /^\s*(\d+\.?\d*|\.\d+)\s*(ms|s|m|h)?\s*$/.exec(s.value) : null;
-    if (!m) this.#fail(`expected a duration such as 5, "5s", "500ms", "2m" or "1h", found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind}`, s.pos);
+    if (!m)
+      this.#fail(
+        `expected a duration such as 5, "5s", "500ms", "2m" or "1h", found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind}`,
+        s.pos,
+      );
     const unit = { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2] ?? 's']!;
     return Number(m[1]) * unit;
   }
@@ -417,7 +486,10 @@ class Compiler {
     if (s.kind === 'bool') return s.value;
     if (s.kind === 'number' && (s.value === 0 || s.value === 1)) return s.value === 1;
     if (s.kind === 'string' && /^(true|false)$/i.test(s.value)) return s.value.toLowerCase() === 'true';
-    return this.#fail(`expected true or false, found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind === 'null' ? 'null' : String(s.value)}`, s.pos);
+    return this.#fail(
+      `expected true or false, found ${s.kind === 'string' ? JSON.stringify(s.value) : s.kind === 'null' ? 'null' : String(s.value)}`,
+      s.pos,
+    );
   }
 }
 
@@ -429,15 +501,21 @@ export function compileRunFilter(node: FilterNode, scope: FilterScope, where = '
 }
 
 /** `trace_filter` (root: true): the trace's root run matches; `tree_filter`: some run of the trace matches. */
-export function compileTraceCondition(node: FilterNode, scope: FilterScope, options: { root: boolean; where: string }): CompiledCondition {
+export function compileTraceCondition(
+  node: FilterNode,
+  scope: FilterScope,
+  options: { root: boolean; where: string },
+): CompiledCondition {
   const inner = compileRunFilter(node, scope, options.where);
   // Key columns in PREWHERE (the primary index narrows the read to them; safe under FINAL).
   const prewhere = [sql`tenant_id = toUUID(${scope.tenantId})`];
-  if (scope.sessionIds) prewhere.push(scope.sessionIds.length ? sql`session_id IN (${uuidSet(scope.sessionIds)})` : raw('0'));
+  if (scope.sessionIds)
+    prewhere.push(scope.sessionIds.length ? sql`session_id IN (${uuidSet(scope.sessionIds)})` : raw('0'));
   if (options.root) prewhere.push(raw('is_root = 1'));
   // The traces that matter bound the subquery: by the span of their runs' start times (a range
   // of the key) when the caller knows it, else by the places of their runs (a lookup per run).
-  if (scope.traceSpan) prewhere.push(sql`start_time >= ${scope.traceSpan.from} AND start_time <= ${scope.traceSpan.to}`);
+  if (scope.traceSpan)
+    prewhere.push(sql`start_time >= ${scope.traceSpan.from} AND start_time <= ${scope.traceSpan.to}`);
   else if (scope.traceIds) prewhere.push(runsOfTraces(scope.runKeysTable, scope.tenantId, uuidSet(scope.traceIds)));
   const where = [raw('has_post = 1')];
   where.push(inner.sql);
@@ -475,7 +553,8 @@ export function filterThreadIds(node: FilterNode): string[] | null {
       return null;
     case 'compare': {
       if (node.field?.name !== 'thread_id' || !node.value) return null;
-      const values = node.op === 'eq' ? [node.value] : node.op === 'in' && node.value.kind === 'list' ? node.value.items : null;
+      const values =
+        node.op === 'eq' ? [node.value] : node.op === 'in' && node.value.kind === 'list' ? node.value.items : null;
       // Only strings compare as written ('' means no thread: every run without one).
       if (!values || values.some((v) => v.kind !== 'string' || v.value === '')) return null;
       return [...new Set(values.map((v) => (v as { value: string }).value))];

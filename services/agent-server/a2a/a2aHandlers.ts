@@ -16,7 +16,14 @@ import { toWireValue } from '../wireJson.ts';
 import type { A2aMessage, A2aStreamEvent, Task, TaskStatus } from './a2aTypes.ts';
 import { asInterrupts, parseTaskId, splitInterrupts, taskIdsOf, taskOfRun, type TaskIds } from './a2aTasks.ts';
 import { a2aErrors } from './jsonRpc.ts';
-import { agentMessage, echoedMessage, partialAiMessage, readIncomingMessage, runRequestFor, type IncomingMessage } from './messageMapping.ts';
+import {
+  agentMessage,
+  echoedMessage,
+  partialAiMessage,
+  readIncomingMessage,
+  runRequestFor,
+  type IncomingMessage,
+} from './messageMapping.ts';
 
 type Json = Record<string, unknown>;
 
@@ -54,7 +61,12 @@ const sendParams = z.looseObject({
 
 const getParams = z.looseObject({
   id: z.string({ error: 'id (the task id) is required' }).min(1, 'id (the task id) is required'),
-  historyLength: z.number().int().min(0).max(MAX_GET_HISTORY, `historyLength must be at most ${MAX_GET_HISTORY}`).nullish(),
+  historyLength: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_GET_HISTORY, `historyLength must be at most ${MAX_GET_HISTORY}`)
+    .nullish(),
   contextId: optionalId,
 });
 
@@ -66,7 +78,9 @@ const cancelParams = z.looseObject({
 function parseParams<S extends z.ZodType>(schema: S, params: Json): z.infer<S> {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
-  throw a2aErrors.invalidParams(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+  throw a2aErrors.invalidParams(
+    parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '),
+  );
 }
 
 const now = () => new Date().toISOString();
@@ -75,7 +89,8 @@ const now = () => new Date().toISOString();
 function traceThreadIdOf(metadata: Json): string | undefined {
   const threadId = metadata.thread_id;
   if (threadId === undefined || threadId === null) return undefined;
-  if (typeof threadId !== 'string' || threadId === '') throw a2aErrors.invalidParams('metadata.thread_id must be a non-empty string');
+  if (typeof threadId !== 'string' || threadId === '')
+    throw a2aErrors.invalidParams('metadata.thread_id must be a non-empty string');
   return threadId;
 }
 
@@ -104,8 +119,12 @@ export class A2aHandlers {
   async send(call: A2aCall, params: Json): Promise<Task> {
     const p = parseParams(sendParams, params);
     const started = await this.startRun(call, readIncomingMessage(p.message), p, false);
-    if (p.configuration?.returnImmediately === true || p.configuration?.blocking === false) return this.submittedTask(started);
-    return this.taskOfOutcome(started.ids, await started.run.outcome, { historyLength: p.configuration?.historyLength ?? undefined, fallback: [started.echoed] });
+    if (p.configuration?.returnImmediately === true || p.configuration?.blocking === false)
+      return this.submittedTask(started);
+    return this.taskOfOutcome(started.ids, await started.run.outcome, {
+      historyLength: p.configuration?.historyLength ?? undefined,
+      fallback: [started.echoed],
+    });
   }
 
   /**
@@ -139,14 +158,27 @@ export class A2aHandlers {
     return this.withNote(task, `Task cancel acknowledged (was: ${task.status.state})`);
   }
 
-  private async startRun(call: A2aCall, message: IncomingMessage, p: z.infer<typeof sendParams>, streaming: boolean): Promise<StartedRun> {
+  private async startRun(
+    call: A2aCall,
+    message: IncomingMessage,
+    p: z.infer<typeof sendParams>,
+    streaming: boolean,
+  ): Promise<StartedRun> {
     const { assistant, stateKeys } = call.registered;
     const contextId = this.contextIdOf(message);
-    const thread = contextId ? await this.deps.store.getThread(await call.caller.scope('threads:read', { thread_id: contextId }), contextId) : undefined;
+    const thread = contextId
+      ? await this.deps.store.getThread(await call.caller.scope('threads:read', { thread_id: contextId }), contextId)
+      : undefined;
     if (message.resume && thread?.status !== 'interrupted') {
-      throw a2aErrors.invalidParams('a resume needs the contextId (and taskId) of a conversation that is waiting for input');
+      throw a2aErrors.invalidParams(
+        'a resume needs the contextId (and taskId) of a conversation that is waiting for input',
+      );
     }
-    const request = runRequestFor(message, { assistantName: assistant.name, hasMessagesKey: stateKeys.includes('messages'), threadInterrupted: thread?.status === 'interrupted' });
+    const request = runRequestFor(message, {
+      assistantName: assistant.name,
+      hasMessagesKey: stateKeys.includes('messages'),
+      threadInterrupted: thread?.status === 'interrupted',
+    });
     const threadId = contextId ?? uuidv4();
     const traceThreadId = traceThreadIdOf(call.requestMetadata) ?? threadId;
     const body: RunCreateBody = {
@@ -175,7 +207,9 @@ export class A2aHandlers {
     if (contextId !== undefined && !isUuid(contextId)) throw a2aErrors.invalidContextId(contextId);
     const taskContext = taskId?.includes(':') ? taskId.split(':')[0] : undefined;
     if (taskContext !== undefined && contextId !== undefined && taskContext.toLowerCase() !== contextId.toLowerCase()) {
-      throw a2aErrors.invalidParams(`taskId "${taskId}" belongs to context ${taskContext}, not to contextId ${contextId}`);
+      throw a2aErrors.invalidParams(
+        `taskId "${taskId}" belongs to context ${taskContext}, not to contextId ${contextId}`,
+      );
     }
     const id = contextId ?? taskContext;
     if (id !== undefined && !isUuid(id)) throw a2aErrors.invalidContextId(id);
@@ -183,12 +217,28 @@ export class A2aHandlers {
   }
 
   private submittedTask({ ids, echoed }: StartedRun): Task {
-    return { kind: 'task', id: ids.taskId, contextId: ids.contextId, status: { state: 'submitted', timestamp: now() }, history: [echoed] };
+    return {
+      kind: 'task',
+      id: ids.taskId,
+      contextId: ids.contextId,
+      status: { state: 'submitted', timestamp: now() },
+      history: [echoed],
+    };
   }
 
-  private async *streamEvents(started: StartedRun, historyLength: number | undefined, signal: AbortSignal): AsyncGenerator<A2aStreamEvent> {
+  private async *streamEvents(
+    started: StartedRun,
+    historyLength: number | undefined,
+    signal: AbortSignal,
+  ): AsyncGenerator<A2aStreamEvent> {
     const { run, ids } = started;
-    const update = (status: TaskStatus, final = false) => ({ kind: 'status-update' as const, taskId: ids.taskId, contextId: ids.contextId, status, final });
+    const update = (status: TaskStatus, final = false) => ({
+      kind: 'status-update' as const,
+      taskId: ids.taskId,
+      contextId: ids.contextId,
+      status,
+      final,
+    });
     yield this.submittedTask(started);
     yield update({ state: 'working', timestamp: now() });
     const sent = new Map<string, string>();
@@ -197,30 +247,50 @@ export class A2aHandlers {
       const partial = partialAiMessage(JSON.parse(event.data));
       if (!partial || partial.text === '' || sent.get(partial.id) === partial.text) continue;
       sent.set(partial.id, partial.text);
-      yield update({ state: 'working', message: agentMessage(partial.text, partial.id, ids.contextId, ids.taskId), timestamp: now() });
+      yield update({
+        state: 'working',
+        message: agentMessage(partial.text, partial.id, ids.contextId, ids.taskId),
+        timestamp: now(),
+      });
     }
     if (signal.aborted) return;
     const task = this.taskOfOutcome(ids, await run.outcome, { historyLength, fallback: [started.echoed] });
-    for (const artifact of task.artifacts ?? []) yield { kind: 'artifact-update', taskId: ids.taskId, contextId: ids.contextId, artifact, lastChunk: true };
+    for (const artifact of task.artifacts ?? [])
+      yield { kind: 'artifact-update', taskId: ids.taskId, contextId: ids.contextId, artifact, lastChunk: true };
     yield update(task.status, true);
   }
 
-  private taskOfOutcome(ids: TaskIds, outcome: RunOutcome, options: { historyLength?: number; fallback: A2aMessage[] }): Task {
+  private taskOfOutcome(
+    ids: TaskIds,
+    outcome: RunOutcome,
+    options: { historyLength?: number; fallback: A2aMessage[] },
+  ): Task {
     const { values, interrupts } = splitInterrupts(outcome.values);
-    return taskOfRun(ids, { status: outcome.status, values, interrupts, error: outcome.error?.message }, { timestamp: now(), historyLength: options.historyLength, fallbackHistory: options.fallback });
+    return taskOfRun(
+      ids,
+      { status: outcome.status, values, interrupts, error: outcome.error?.message },
+      { timestamp: now(), historyLength: options.historyLength, fallbackHistory: options.fallback },
+    );
   }
 
   /**
    * The run a task id names, if it is one of this assistant's on a thread the caller may read
    * (tasks/get) or update (tasks/cancel); else the task is not found.
    */
-  private async findRun(call: A2aCall, taskId: string, contextParam: string | undefined, action: 'read' | 'update'): Promise<FoundRun> {
+  private async findRun(
+    call: A2aCall,
+    taskId: string,
+    contextParam: string | undefined,
+    action: 'read' | 'update',
+  ): Promise<FoundRun> {
     const { contextId, runId } = parseTaskId(taskId, contextParam);
     const active = this.deps.runs.get(runId, call.caller.workspaceId);
     // A bare run id names no thread: the run in memory does.
     const threadId = contextId ?? active?.record.thread_id;
     if (threadId === undefined) throw a2aErrors.taskNotFound(taskId);
-    const scope = await call.caller.scope(action === 'read' ? 'threads:read' : 'threads:update', { thread_id: threadId });
+    const scope = await call.caller.scope(action === 'read' ? 'threads:read' : 'threads:update', {
+      thread_id: threadId,
+    });
     if (!(await this.deps.store.getThread(scope, threadId))) throw a2aErrors.taskNotFound(taskId);
     let record: RunRecord | undefined;
     if (active && active.record.thread_id === threadId) record = active.record;
@@ -229,27 +299,39 @@ export class A2aHandlers {
     return { scope, record, active: record === active?.record ? active : undefined };
   }
 
-  private async taskOfRecord(call: A2aCall, { scope, record }: Pick<FoundRun, 'scope' | 'record'>, options: { historyLength?: number }): Promise<Task> {
+  private async taskOfRecord(
+    call: A2aCall,
+    { scope, record }: Pick<FoundRun, 'scope' | 'record'>,
+    options: { historyLength?: number },
+  ): Promise<Task> {
     const ids = taskIdsOf(record.thread_id, record.run_id, call.registered.assistant.assistant_id);
     const thread = await this.deps.store.getThread(scope, record.thread_id);
     // Pending interrupts stay on the thread, under the run that raised them, until a later run ends.
     const interrupts = asInterrupts(thread?.interrupts[record.run_id]);
     const active = this.deps.runs.get(record.run_id, scope.workspaceId);
     const outcome = active?.done ? await active.outcome : undefined;
-    const values = outcome ? splitInterrupts(outcome.values).values : await this.valuesAtEnd(call.registered, record, scope.workspaceId);
+    const values = outcome
+      ? splitInterrupts(outcome.values).values
+      : await this.valuesAtEnd(call.registered, record, scope.workspaceId);
     const threadError = (thread?.error as { message?: unknown } | undefined)?.message;
     const error = outcome?.error?.message ?? (typeof threadError === 'string' ? threadError : undefined);
-    return taskOfRun(ids, { status: record.status, values, interrupts, error }, { timestamp: record.updated_at, historyLength: options.historyLength });
+    return taskOfRun(
+      ids,
+      { status: record.status, values, interrupts, error },
+      { timestamp: record.updated_at, historyLength: options.historyLength },
+    );
   }
 
   /** The thread's values when the run ended (now, for a run not yet ended), from the checkpoints. */
   private async valuesAtEnd({ graph }: RegisteredGraph, record: RunRecord, workspaceId: string): Promise<Json | null> {
     const config = threadConfig({ workspaceId, threadId: record.thread_id });
-    if (record.status === 'pending' || record.status === 'running') return toWireValue<Json | null>((await graph.getState(config)).values ?? null);
+    if (record.status === 'pending' || record.status === 'running')
+      return toWireValue<Json | null>((await graph.getState(config)).values ?? null);
     // One run at a time per thread: the newest checkpoint written before the run ended is its last.
     const end = Date.parse(record.updated_at);
     for await (const snapshot of graph.getStateHistory(config)) {
-      if (!snapshot.createdAt || Date.parse(snapshot.createdAt) <= end) return toWireValue<Json | null>(snapshot.values ?? null);
+      if (!snapshot.createdAt || Date.parse(snapshot.createdAt) <= end)
+        return toWireValue<Json | null>(snapshot.values ?? null);
     }
     return null;
   }

@@ -52,14 +52,22 @@ const agentCardSchema = {
       items: {
         type: 'object',
         additionalProperties: true,
-        properties: { url: { type: 'string' }, protocolBinding: { type: 'string' }, protocolVersion: { type: 'string' } },
+        properties: {
+          url: { type: 'string' },
+          protocolBinding: { type: 'string' },
+          protocolVersion: { type: 'string' },
+        },
       },
     },
     version: { type: 'string', description: 'the agent server’s version' },
     capabilities: {
       type: 'object',
       additionalProperties: true,
-      properties: { streaming: { type: 'boolean' }, pushNotifications: { type: 'boolean' }, stateTransitionHistory: { type: 'boolean' } },
+      properties: {
+        streaming: { type: 'boolean' },
+        pushNotifications: { type: 'boolean' },
+        stateTransitionHistory: { type: 'boolean' },
+      },
     },
     defaultInputModes: strings,
     defaultOutputModes: strings,
@@ -76,7 +84,11 @@ const agentCardSchema = {
           examples: { type: 'array', items: {} },
           inputModes: strings,
           outputModes: strings,
-          metadata: { type: 'object', additionalProperties: true, description: 'inputSchema: the state keys, and supportsA2A' },
+          metadata: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'inputSchema: the state keys, and supportsA2A',
+          },
         },
       },
     },
@@ -90,9 +102,17 @@ const jsonRpcRequestSchema = {
   properties: {
     jsonrpc: { type: 'string', enum: ['2.0'] },
     id: { type: ['string', 'number', 'null'] },
-    method: { type: 'string', description: 'message/send, message/stream, tasks/get, tasks/cancel, agent/getAuthenticatedExtendedCard, or their v1.0 names' },
+    method: {
+      type: 'string',
+      description:
+        'message/send, message/stream, tasks/get, tasks/cancel, agent/getAuthenticatedExtendedCard, or their v1.0 names',
+    },
     params: { type: 'object', additionalProperties: true },
-    metadata: { type: ['object', 'null'], additionalProperties: true, description: 'thread_id here names the tracing thread' },
+    metadata: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'thread_id here names the tracing thread',
+    },
   },
 } as const;
 const jsonRpcResponseSchema = {
@@ -102,7 +122,11 @@ const jsonRpcResponseSchema = {
     jsonrpc: { type: 'string' },
     id: { type: ['string', 'number', 'null'] },
     result: { description: 'the method’s result' },
-    error: { type: 'object', additionalProperties: true, properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+    error: {
+      type: 'object',
+      additionalProperties: true,
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+    },
   },
 } as const;
 
@@ -113,7 +137,8 @@ const cardOf = (deps: AgentServerDeps, request: FastifyRequest, registered: Regi
 export function a2aCardRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
   const replyWithCard = (request: FastifyRequest, reply: FastifyReply, assistantId: string) => {
     const registered = deps.graphs.find(assistantId);
-    if (!registered) return reply.code(404).send({ error: { code: -32602, message: `Assistant "${assistantId}" not found` } });
+    if (!registered)
+      return reply.code(404).send({ error: { code: -32602, message: `Assistant "${assistantId}" not found` } });
     return reply.send(cardOf(deps, request, registered));
   };
 
@@ -125,25 +150,53 @@ export function a2aCardRoutes(app: FastifyInstance, deps: AgentServerDeps): void
   const cardQuery = {
     type: 'object',
     ...(fallback ? {} : { required: ['assistant_id'] }),
-    properties: { assistant_id: { type: 'string', ...(fallback ? {} : { minLength: 1 }), description: 'the assistant: its UUID, or its graph name' } },
+    properties: {
+      assistant_id: {
+        type: 'string',
+        ...(fallback ? {} : { minLength: 1 }),
+        description: 'the assistant: its UUID, or its graph name',
+      },
+    },
   };
   app.get<{ Querystring: { assistant_id?: string } }>(
     '/.well-known/agent-card.json',
     {
-      ...doc('The agent card of ?assistant_id (or DEFAULT_A2A_ASSISTANT_ID)', { querystring: cardQuery, response: { 200: agentCardSchema, 400: cardError('no assistant named, and no DEFAULT_A2A_ASSISTANT_ID'), 404: notFound } }),
+      ...doc('The agent card of ?assistant_id (or DEFAULT_A2A_ASSISTANT_ID)', {
+        querystring: cardQuery,
+        response: {
+          200: agentCardSchema,
+          400: cardError('no assistant named, and no DEFAULT_A2A_ASSISTANT_ID'),
+          404: notFound,
+        },
+      }),
       attachValidation: true,
     },
     async (request, reply) => {
       const assistantId = request.query.assistant_id || fallback;
       if (!assistantId || request.validationError) {
-        return reply.code(400).send({ error: { code: -32602, message: 'assistant_id is required: GET /.well-known/agent-card.json?assistant_id=<assistant id or graph name>' } });
+        return reply.code(400).send({
+          error: {
+            code: -32602,
+            message:
+              'assistant_id is required: GET /.well-known/agent-card.json?assistant_id=<assistant id or graph name>',
+          },
+        });
       }
       return replyWithCard(request, reply, assistantId);
     },
   );
-  for (const path of ['/a2a/:assistant_id', '/a2a/:assistant_id/.well-known/agent-card.json', '/a2a/:assistant_id/.well-known/agent.json']) {
-    app.get<AssistantParams>(path, doc('The agent card of an assistant', { params: assistantIdParams, response: { 200: agentCardSchema, 404: notFound } }), async (request, reply) =>
-      replyWithCard(request, reply, request.params.assistant_id),
+  for (const path of [
+    '/a2a/:assistant_id',
+    '/a2a/:assistant_id/.well-known/agent-card.json',
+    '/a2a/:assistant_id/.well-known/agent.json',
+  ]) {
+    app.get<AssistantParams>(
+      path,
+      doc('The agent card of an assistant', {
+        params: assistantIdParams,
+        response: { 200: agentCardSchema, 404: notFound },
+      }),
+      async (request, reply) => replyWithCard(request, reply, request.params.assistant_id),
     );
   }
 }
@@ -160,9 +213,13 @@ export function a2aRpcRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       const method = a2aMethod(parsed.request.method);
       const streaming = method.operation === 'stream';
       const accept = request.headers.accept;
-      if (streaming ? !accepts(accept, 'text/event-stream') : !accepts(accept, 'application/json', 'application/a2a+json')) {
+      if (
+        streaming ? !accepts(accept, 'text/event-stream') : !accepts(accept, 'application/json', 'application/a2a+json')
+      ) {
         const wanted = streaming ? 'text/event-stream' : 'application/json';
-        return reply.code(400).send({ error: `Accept must include ${wanted} for ${parsed.request.method} (got "${accept}")` });
+        return reply
+          .code(400)
+          .send({ error: `Accept must include ${wanted} for ${parsed.request.method} (got "${accept}")` });
       }
       checkA2aVersion(request.headers['a2a-version'] as string | undefined);
       const registered = deps.graphs.find(request.params.assistant_id);
@@ -197,7 +254,10 @@ export function a2aRpcRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (request, payload, done) => {
-      readDecodedBody(payload, request.headers, bodyLimit).then((body) => done(null, body.toString('utf8')), (err: Error) => done(err));
+      readDecodedBody(payload, request.headers, bodyLimit).then(
+        (body) => done(null, body.toString('utf8')),
+        (err: Error) => done(err),
+      );
     });
     scope.post<AssistantParams>(
       '/a2a/:assistant_id',
@@ -209,10 +269,18 @@ export function a2aRpcRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
           body: jsonRpcRequestSchema,
           response: {
             200: {
-              description: 'a JSON-RPC response (errors too: unknown assistant, task or method, bad params), or for message/stream an SSE stream of them',
-              content: { 'application/json': { schema: jsonRpcResponseSchema }, 'text/event-stream': eventStreamResponse('').content['text/event-stream'] },
+              description:
+                'a JSON-RPC response (errors too: unknown assistant, task or method, bad params), or for message/stream an SSE stream of them',
+              content: {
+                'application/json': { schema: jsonRpcResponseSchema },
+                'text/event-stream': eventStreamResponse('').content['text/event-stream'],
+              },
             },
-            400: { description: 'the Accept header rules out the answer’s media type', type: 'object', properties: { error: { type: 'string' } } },
+            400: {
+              description: 'the Accept header rules out the answer’s media type',
+              type: 'object',
+              properties: { error: { type: 'string' } },
+            },
             413: errorResponse('the body is larger than AGENT_SERVER_BODY_LIMIT_BYTES'),
           },
         },
@@ -224,7 +292,13 @@ export function a2aRpcRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
 }
 
 /** message/stream's answer: one SSE `message` event per A2A event, each a JSON-RPC response echoing the request's id. */
-async function replyWithEvents(request: FastifyRequest, reply: FastifyReply, id: JsonRpcId, method: A2aMethod, events: AsyncGenerator<A2aStreamEvent>): Promise<void> {
+async function replyWithEvents(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: JsonRpcId,
+  method: A2aMethod,
+  events: AsyncGenerator<A2aStreamEvent>,
+): Promise<void> {
   const stream = openEventStream(reply);
   const frame = (payload: unknown) => stream.send({ event: 'message', data: JSON.stringify(payload) });
   try {

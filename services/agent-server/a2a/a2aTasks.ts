@@ -33,7 +33,8 @@ export function parseTaskId(id: string, contextId?: string): { contextId?: strin
   const [first, second, ...rest] = id.split(':');
   const runId = second === undefined ? first : second;
   const context = contextId ?? (second === undefined ? undefined : first);
-  if (rest.length > 0 || !runId || !isUuid(runId) || (context !== undefined && !isUuid(context))) throw a2aErrors.taskNotFound(id);
+  if (rest.length > 0 || !runId || !isUuid(runId) || (context !== undefined && !isUuid(context)))
+    throw a2aErrors.taskNotFound(id);
   return { contextId: context?.toLowerCase(), runId: runId.toLowerCase() };
 }
 
@@ -52,7 +53,9 @@ export interface RunView {
 
 /** Interrupts in wire form (`[{id, value}]`, as the run's values and the thread record hold them). */
 export function asInterrupts(raw: unknown): Interrupt[] {
-  return Array.isArray(raw) ? raw.map((i) => (typeof i === 'object' && i !== null && 'value' in i ? (i as Interrupt) : { value: i })) : [];
+  return Array.isArray(raw)
+    ? raw.map((i) => (typeof i === 'object' && i !== null && 'value' in i ? (i as Interrupt) : { value: i }))
+    : [];
 }
 
 /** The interrupts a run's final values carry under `__interrupt__`, and the values without them. */
@@ -63,7 +66,8 @@ export function splitInterrupts(values: Json | null): { values: Json | null; int
 }
 
 export function taskState(status: RunStatus, waitingForInput: boolean): TaskState {
-  if (waitingForInput && status !== 'pending' && status !== 'running' && status !== 'error' && status !== 'timeout') return 'input-required';
+  if (waitingForInput && status !== 'pending' && status !== 'running' && status !== 'error' && status !== 'timeout')
+    return 'input-required';
   switch (status) {
     case 'pending':
       return 'submitted';
@@ -80,7 +84,12 @@ export function taskState(status: RunStatus, waitingForInput: boolean): TaskStat
 }
 
 export function responseArtifact(ids: TaskIds, parts: Artifact['parts']): Artifact {
-  return { artifactId: `${ids.runId}-response`, name: 'Assistant Response', description: `Response from assistant ${ids.assistantId}`, parts };
+  return {
+    artifactId: `${ids.runId}-response`,
+    name: 'Assistant Response',
+    description: `Response from assistant ${ids.assistantId}`,
+    parts,
+  };
 }
 
 export function interruptArtifact(ids: TaskIds, interrupts: Interrupt[]): Artifact {
@@ -92,7 +101,8 @@ export function interruptArtifact(ids: TaskIds, interrupts: Interrupt[]): Artifa
   };
 }
 
-const interruptText = (interrupts: Interrupt[]) => interrupts.map((i) => (typeof i.value === 'string' ? i.value : JSON.stringify(i.value))).join('\n');
+const interruptText = (interrupts: Interrupt[]) =>
+  interrupts.map((i) => (typeof i.value === 'string' ? i.value : JSON.stringify(i.value))).join('\n');
 
 export interface TaskOptions {
   timestamp: string;
@@ -112,7 +122,8 @@ function answerOf(values: Json | null): { parts: Artifact['parts']; text?: strin
 /** The task a run is: state, status message, artifacts and history. */
 export function taskOfRun(ids: TaskIds, run: RunView, options: TaskOptions): Task {
   const state = taskState(run.status, run.interrupts.length > 0);
-  const say = (text: string, messageId = `${ids.runId}-status`) => agentMessage(text, messageId, ids.contextId, ids.taskId);
+  const say = (text: string, messageId = `${ids.runId}-status`) =>
+    agentMessage(text, messageId, ids.contextId, ids.taskId);
   const status: TaskStatus = { state, timestamp: options.timestamp };
   let artifacts: Artifact[] | undefined;
   if (state === 'completed') {
@@ -128,7 +139,16 @@ export function taskOfRun(ids: TaskIds, run: RunView, options: TaskOptions): Tas
     status.message = say('The task was canceled');
   }
   const messages = stateMessages(run.values);
-  const history = messages.length > 0 ? a2aHistory(messages, ids.contextId, ids.taskId) : (options.fallbackHistory ?? []);
-  const kept = options.historyLength === undefined ? history : history.slice(Math.max(0, history.length - options.historyLength));
-  return { kind: 'task', id: ids.taskId, contextId: ids.contextId, status, ...(artifacts ? { artifacts } : {}), history: kept };
+  const history =
+    messages.length > 0 ? a2aHistory(messages, ids.contextId, ids.taskId) : (options.fallbackHistory ?? []);
+  const kept =
+    options.historyLength === undefined ? history : history.slice(Math.max(0, history.length - options.historyLength));
+  return {
+    kind: 'task',
+    id: ids.taskId,
+    contextId: ids.contextId,
+    status,
+    ...(artifacts ? { artifacts } : {}),
+    history: kept,
+  };
 }

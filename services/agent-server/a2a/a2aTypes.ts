@@ -1,9 +1,20 @@
 // The A2A objects this server builds, in their v0.3 JSON shapes (`kind`-tagged, lower-case roles
 // and states). v1Dialect.ts turns them into v1.0 shapes for clients that call the v1.0 names.
 
-export type TaskState = 'submitted' | 'working' | 'input-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'auth-required' | 'unknown';
+export type TaskState =
+  | 'submitted'
+  | 'working'
+  | 'input-required'
+  | 'completed'
+  | 'canceled'
+  | 'failed'
+  | 'rejected'
+  | 'auth-required'
+  | 'unknown';
 
-export type A2aPart = { kind: 'text'; text: string; metadata?: Record<string, unknown> } | { kind: 'data'; data: Record<string, unknown>; metadata?: Record<string, unknown> };
+export type A2aPart =
+  | { kind: 'text'; text: string; metadata?: Record<string, unknown> }
+  | { kind: 'data'; data: Record<string, unknown>; metadata?: Record<string, unknown> };
 
 export interface A2aMessage {
   kind: 'message';

@@ -13,7 +13,11 @@ export function a2aEndpointUrl(baseUrl: string, assistantId: string): string {
   return `${baseUrl}/a2a/${assistantId}`;
 }
 
-export function agentCard(registered: RegisteredGraph, baseUrl: string, serverVersion: string): Record<string, unknown> {
+export function agentCard(
+  registered: RegisteredGraph,
+  baseUrl: string,
+  serverVersion: string,
+): Record<string, unknown> {
   const { assistant, stateKeys } = registered;
   const url = a2aEndpointUrl(baseUrl, assistant.assistant_id);
   const description = assistant.description ?? `${assistant.name} assistant`;

@@ -31,22 +31,37 @@ export class A2aError extends Error {
 }
 
 export const a2aErrors = {
-  parseError: (cause: string) => new A2aError(JSON_RPC_CODES.parseError, `Parse error: the request body is not valid JSON (${cause})`),
+  parseError: (cause: string) =>
+    new A2aError(JSON_RPC_CODES.parseError, `Parse error: the request body is not valid JSON (${cause})`),
   invalidRequest: (why: string) => new A2aError(JSON_RPC_CODES.invalidRequest, `Invalid request: ${why}`),
   methodNotFound: (method: string) => new A2aError(JSON_RPC_CODES.methodNotFound, `Method not found: "${method}"`),
-  methodNotSupported: (method: string) => new A2aError(JSON_RPC_CODES.methodNotFound, `Method not found: "${method}" is not supported by this server`),
+  methodNotSupported: (method: string) =>
+    new A2aError(JSON_RPC_CODES.methodNotFound, `Method not found: "${method}" is not supported by this server`),
   invalidParams: (why: string) => new A2aError(JSON_RPC_CODES.invalidParams, `Invalid params: ${why}`),
-  assistantNotFound: (id: string) => new A2aError(JSON_RPC_CODES.invalidParams, `Invalid params: assistant "${id}" not found`),
+  assistantNotFound: (id: string) =>
+    new A2aError(JSON_RPC_CODES.invalidParams, `Invalid params: assistant "${id}" not found`),
   noMessagesKey: (name: string) =>
-    new A2aError(JSON_RPC_CODES.invalidParams, `Invalid params: assistant "${name}" cannot take text messages over A2A: its state has no "messages" key`),
+    new A2aError(
+      JSON_RPC_CODES.invalidParams,
+      `Invalid params: assistant "${name}" cannot take text messages over A2A: its state has no "messages" key`,
+    ),
   invalidContextId: (value: string) =>
-    new A2aError(JSON_RPC_CODES.invalidParams, `Failed to create run: Invalid thread ID: contextId must be a UUID (it is the thread id), got "${value}"`),
+    new A2aError(
+      JSON_RPC_CODES.invalidParams,
+      `Failed to create run: Invalid thread ID: contextId must be a UUID (it is the thread id), got "${value}"`,
+    ),
   runCreateFailed: (why: string) => new A2aError(JSON_RPC_CODES.invalidParams, `Failed to create run: ${why}`),
   taskNotFound: (id: string) => new A2aError(JSON_RPC_CODES.taskNotFound, `Task not found: "${id}"`),
   unsupportedPart: (kind: string) =>
-    new A2aError(JSON_RPC_CODES.unsupportedContent, `Unsupported part: ${kind} parts are not supported; send text or data parts`),
+    new A2aError(
+      JSON_RPC_CODES.unsupportedContent,
+      `Unsupported part: ${kind} parts are not supported; send text or data parts`,
+    ),
   versionNotSupported: (version: string) =>
-    new A2aError(JSON_RPC_CODES.versionNotSupported, `A2A version "${version}" is not supported; this server speaks 0.3 and 1.0`),
+    new A2aError(
+      JSON_RPC_CODES.versionNotSupported,
+      `A2A version "${version}" is not supported; this server speaks 0.3 and 1.0`,
+    ),
   internal: () => new A2aError(JSON_RPC_CODES.internalError, 'Internal error'),
 };
 
@@ -60,34 +75,68 @@ export interface JsonRpcRequest {
 
 export type ParsedRequest = { ok: true; request: JsonRpcRequest } | { ok: false; id: JsonRpcId; error: A2aError };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isId = (value: unknown): value is JsonRpcId => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || value === null;
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isId = (value: unknown): value is JsonRpcId =>
+  typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || value === null;
 
 /** Reads a JSON-RPC request from the raw body. A missing id is answered as null. */
 export function parseJsonRpcRequest(body: string): ParsedRequest {
-  if (jsonTooDeep(body)) return { ok: false, id: null, error: a2aErrors.invalidRequest(errors.jsonTooDeep('the request', MAX_JSON_DEPTH).message) };
+  if (jsonTooDeep(body))
+    return {
+      ok: false,
+      id: null,
+      error: a2aErrors.invalidRequest(errors.jsonTooDeep('the request', MAX_JSON_DEPTH).message),
+    };
   let raw: unknown;
   try {
     raw = JSON.parse(body);
   } catch (err) {
-    return { ok: false, id: null, error: a2aErrors.parseError(body.trim() === '' ? 'the body is empty' : (err as Error).message) };
+    return {
+      ok: false,
+      id: null,
+      error: a2aErrors.parseError(body.trim() === '' ? 'the body is empty' : (err as Error).message),
+    };
   }
-  if (Array.isArray(raw)) return { ok: false, id: null, error: a2aErrors.invalidRequest('batch requests are not supported; send one JSON-RPC object') };
-  if (!isRecord(raw)) return { ok: false, id: null, error: a2aErrors.invalidRequest('the body must be a JSON-RPC 2.0 request object') };
+  if (Array.isArray(raw))
+    return {
+      ok: false,
+      id: null,
+      error: a2aErrors.invalidRequest('batch requests are not supported; send one JSON-RPC object'),
+    };
+  if (!isRecord(raw))
+    return { ok: false, id: null, error: a2aErrors.invalidRequest('the body must be a JSON-RPC 2.0 request object') };
   const id = raw.id === undefined ? null : raw.id;
-  if (!isId(id)) return { ok: false, id: null, error: a2aErrors.invalidRequest('"id" must be a string, a number or null') };
+  if (!isId(id))
+    return { ok: false, id: null, error: a2aErrors.invalidRequest('"id" must be a string, a number or null') };
   const fail = (why: string): ParsedRequest => ({ ok: false, id, error: a2aErrors.invalidRequest(why) });
   if (raw.jsonrpc !== '2.0') return fail('"jsonrpc" must be "2.0"');
   if (typeof raw.method !== 'string' || raw.method === '') return fail('"method" is required and must be a string');
   if (raw.params !== undefined && !isRecord(raw.params)) return fail('"params" must be an object');
-  if (raw.metadata !== undefined && raw.metadata !== null && !isRecord(raw.metadata)) return fail('"metadata" must be an object');
-  return { ok: true, request: { id, method: raw.method, params: (raw.params as Record<string, unknown> | undefined) ?? {}, metadata: (raw.metadata as Record<string, unknown> | undefined) ?? {} } };
+  if (raw.metadata !== undefined && raw.metadata !== null && !isRecord(raw.metadata))
+    return fail('"metadata" must be an object');
+  return {
+    ok: true,
+    request: {
+      id,
+      method: raw.method,
+      params: (raw.params as Record<string, unknown> | undefined) ?? {},
+      metadata: (raw.metadata as Record<string, unknown> | undefined) ?? {},
+    },
+  };
 }
 
 export function jsonRpcResult(id: JsonRpcId, result: unknown): { jsonrpc: '2.0'; id: JsonRpcId; result: unknown } {
   return { jsonrpc: '2.0', id, result };
 }
 
-export function jsonRpcError(id: JsonRpcId, error: A2aError): { jsonrpc: '2.0'; id: JsonRpcId; error: { code: number; message: string; data?: unknown } } {
-  return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+export function jsonRpcError(
+  id: JsonRpcId,
+  error: A2aError,
+): { jsonrpc: '2.0'; id: JsonRpcId; error: { code: number; message: string; data?: unknown } } {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
+  };
 }

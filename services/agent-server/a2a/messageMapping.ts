@@ -8,7 +8,8 @@ import { a2aErrors } from './jsonRpc.ts';
 
 type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** An incoming A2A message, checked and in one shape whatever the client's protocol version. */
 export interface IncomingMessage {
@@ -45,7 +46,9 @@ const messageSchema = z.looseObject({
 function readRole(role: string): 'user' | 'agent' {
   if (role === 'user' || role === 'ROLE_USER') return 'user';
   if (role === 'agent' || role === 'ROLE_AGENT') return 'agent';
-  throw a2aErrors.invalidParams(`message.role must be "user" or "agent" (v1.0: ROLE_USER or ROLE_AGENT), got "${role}"`);
+  throw a2aErrors.invalidParams(
+    `message.role must be "user" or "agent" (v1.0: ROLE_USER or ROLE_AGENT), got "${role}"`,
+  );
 }
 
 /** One part, v0.3 (`{kind:"text", text}`) or v1.0 (`{text}`), as a v0.3 part. Files are refused. */
@@ -53,7 +56,16 @@ function readPart(raw: unknown, index: number): A2aPart {
   const where = `message.parts[${index}]`;
   if (!isRecord(raw)) throw a2aErrors.invalidParams(`${where} must be an object`);
   const metadata = isRecord(raw.metadata) ? { metadata: raw.metadata } : {};
-  const kind = typeof raw.kind === 'string' ? raw.kind : 'text' in raw ? 'text' : 'data' in raw ? 'data' : 'raw' in raw || 'url' in raw || 'file' in raw ? 'file' : undefined;
+  const kind =
+    typeof raw.kind === 'string'
+      ? raw.kind
+      : 'text' in raw
+        ? 'text'
+        : 'data' in raw
+          ? 'data'
+          : 'raw' in raw || 'url' in raw || 'file' in raw
+            ? 'file'
+            : undefined;
   if (kind === 'text') {
     if (typeof raw.text !== 'string') throw a2aErrors.invalidParams(`${where}.text must be a string`);
     return { kind: 'text', text: raw.text, ...metadata };
@@ -107,7 +119,8 @@ export interface RunRequestContext {
 
 export function runRequestFor(message: IncomingMessage, context: RunRequestContext): RunRequest {
   if (message.resume) return { command: { resume: message.resume.value } };
-  if (context.threadInterrupted && message.text !== undefined && message.data.length === 0) return { command: { resume: message.text } };
+  if (context.threadInterrupted && message.text !== undefined && message.data.length === 0)
+    return { command: { resume: message.text } };
   const input: Json = message.data.reduce<Json>((merged, data) => ({ ...merged, ...data }), {});
   if (message.text !== undefined) {
     if (!context.hasMessagesKey) throw a2aErrors.noMessagesKey(context.assistantName);
@@ -121,7 +134,11 @@ export function messageText(message: Json): string {
   const { content } = message;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((block) => (typeof block === 'string' ? block : isRecord(block) && typeof block.text === 'string' ? block.text : '')).join('');
+  return content
+    .map((block) =>
+      typeof block === 'string' ? block : isRecord(block) && typeof block.text === 'string' ? block.text : '',
+    )
+    .join('');
 }
 
 const isAi = (message: Json) => message.type === 'ai' || message.type === 'AIMessageChunk';
@@ -154,17 +171,34 @@ export function agentMessage(text: string, messageId: string, contextId: string,
  * A thread message as an A2A message: human → user, AI and tool → agent; tool calls and tool
  * results go as data parts. System messages, and AI messages with nothing to show, are left out.
  */
-export function a2aMessageFromWire(message: Json, fallbackId: string, contextId: string, taskId: string): A2aMessage | undefined {
+export function a2aMessageFromWire(
+  message: Json,
+  fallbackId: string,
+  contextId: string,
+  taskId: string,
+): A2aMessage | undefined {
   const messageId = typeof message.id === 'string' && message.id ? message.id : fallbackId;
   const base = { kind: 'message' as const, messageId, contextId, taskId };
   const text = messageText(message);
   if (message.type === 'human') return { ...base, role: 'user', parts: [{ kind: 'text', text }] };
   if (message.type === 'tool') {
-    return { ...base, role: 'agent', parts: [{ kind: 'data', data: { tool_result: { tool_call_id: message.tool_call_id, name: message.name ?? null, content: message.content } } }] };
+    return {
+      ...base,
+      role: 'agent',
+      parts: [
+        {
+          kind: 'data',
+          data: {
+            tool_result: { tool_call_id: message.tool_call_id, name: message.name ?? null, content: message.content },
+          },
+        },
+      ],
+    };
   }
   if (!isAi(message)) return undefined;
   const parts: A2aPart[] = text ? [{ kind: 'text', text }] : [];
-  if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) parts.push({ kind: 'data', data: { tool_calls: message.tool_calls } });
+  if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0)
+    parts.push({ kind: 'data', data: { tool_calls: message.tool_calls } });
   return parts.length > 0 ? { ...base, role: 'agent', parts } : undefined;
 }
 
@@ -175,5 +209,13 @@ export function a2aHistory(messages: Json[], contextId: string, taskId: string):
 
 /** The client's message as the history's first entry of its task. */
 export function echoedMessage(message: IncomingMessage, contextId: string, taskId: string): A2aMessage {
-  return { kind: 'message', role: message.role, parts: message.parts, messageId: message.messageId, contextId, taskId, ...(message.metadata ? { metadata: message.metadata } : {}) };
+  return {
+    kind: 'message',
+    role: message.role,
+    parts: message.parts,
+    messageId: message.messageId,
+    contextId,
+    taskId,
+    ...(message.metadata ? { metadata: message.metadata } : {}),
+  };
 }

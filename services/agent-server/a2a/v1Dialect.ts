@@ -78,10 +78,21 @@ export function v1StreamResponse(event: A2aStreamEvent): Json {
     case 'message':
       return { message: v1Message(event) };
     case 'status-update':
-      return { statusUpdate: withMetadata({ taskId: event.taskId, contextId: event.contextId, status: v1Status(event.status) }, event.metadata) };
+      return {
+        statusUpdate: withMetadata(
+          { taskId: event.taskId, contextId: event.contextId, status: v1Status(event.status) },
+          event.metadata,
+        ),
+      };
     case 'artifact-update':
       return {
-        artifactUpdate: { taskId: event.taskId, contextId: event.contextId, artifact: v1Artifact(event.artifact), append: event.append ?? false, lastChunk: event.lastChunk ?? false },
+        artifactUpdate: {
+          taskId: event.taskId,
+          contextId: event.contextId,
+          artifact: v1Artifact(event.artifact),
+          append: event.append ?? false,
+          lastChunk: event.lastChunk ?? false,
+        },
       };
   }
 }

@@ -8,7 +8,10 @@ export type AuthFilterValue = string | { $eq?: string; $contains?: string | stri
 export type AuthFilters = Record<string, AuthFilterValue>;
 
 /** Whether a resource's metadata passes the filters (no filters: everything passes). */
-export function isAuthMatching(metadata: Record<string, unknown> | undefined, filters: AuthFilters | undefined): boolean {
+export function isAuthMatching(
+  metadata: Record<string, unknown> | undefined,
+  filters: AuthFilters | undefined,
+): boolean {
   if (!filters) return true;
   for (const [key, filter] of Object.entries(filters)) {
     const value = metadata?.[key];
@@ -38,8 +41,13 @@ export function checkAuthFilters(result: object): AuthFilters {
         filter !== null &&
         Object.keys(filter).every((op) => op === '$eq' || op === '$contains') &&
         (filter.$eq === undefined || isString(filter.$eq)) &&
-        (filter.$contains === undefined || isString(filter.$contains) || (Array.isArray(filter.$contains) && filter.$contains.every(isString))));
-    if (!ok) throw new Error(`auth handler returned an invalid filter for "${key}": use a string, {$eq: string} or {$contains: string | string[]}`);
+        (filter.$contains === undefined ||
+          isString(filter.$contains) ||
+          (Array.isArray(filter.$contains) && filter.$contains.every(isString))));
+    if (!ok)
+      throw new Error(
+        `auth handler returned an invalid filter for "${key}": use a string, {$eq: string} or {$contains: string | string[]}`,
+      );
   }
   return result as AuthFilters;
 }

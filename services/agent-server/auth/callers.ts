@@ -74,7 +74,10 @@ async function authenticate(authentication: CallerAuthentication, request: Fasti
     case 'api_key': {
       const only = authentication.workspaceId;
       // A key of several workspaces acts in this server's one without naming it.
-      const workspaceId = await authentication.keys.authenticate(header(request, 'x-api-key'), header(request, 'x-tenant-id') || only);
+      const workspaceId = await authentication.keys.authenticate(
+        header(request, 'x-api-key'),
+        header(request, 'x-tenant-id') || only,
+      );
       if (only !== undefined && workspaceId !== only) throw errors.deploymentWorkspaceForbidden();
       return new Caller(workspaceId, ANONYMOUS);
     }
@@ -109,6 +112,7 @@ export function requireCaller(scope: FastifyInstance, authentication: CallerAuth
 }
 
 export function callerOf(request: FastifyRequest): Caller {
-  if (!request.caller) throw new Error(`${request.method} ${request.routeOptions.url} is registered without requireCaller`);
+  if (!request.caller)
+    throw new Error(`${request.method} ${request.routeOptions.url} is registered without requireCaller`);
   return request.caller;
 }

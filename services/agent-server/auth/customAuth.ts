@@ -35,7 +35,14 @@ export const ANONYMOUS: AuthContext = {
 };
 
 type AuthenticateHandler = (request: Request) => Promise<unknown> | unknown;
-type OnHandler = (request: { event: string; resource: string; action: string; value: unknown; permissions: string[]; user: AuthUser }) => unknown;
+type OnHandler = (request: {
+  event: string;
+  resource: string;
+  action: string;
+  value: unknown;
+  permissions: string[];
+  user: AuthUser;
+}) => unknown;
 
 interface AuthModule {
   '~handlerCache'?: { authenticate?: AuthenticateHandler; callbacks?: Record<string, OnHandler> };
@@ -44,7 +51,11 @@ interface AuthModule {
 export interface CustomAuth {
   authenticate(request: FastifyRequest): Promise<AuthContext>;
   /** Asks the module's handler for `event` (none: allowed, unfiltered); throws the refusal. */
-  authorize<E extends AuthEvent>(context: AuthContext, event: E, value: AuthEventValue<E>): Promise<AuthFilters | undefined>;
+  authorize<E extends AuthEvent>(
+    context: AuthContext,
+    event: E,
+    value: AuthEventValue<E>,
+  ): Promise<AuthFilters | undefined>;
 }
 
 function normalise(result: unknown): AuthContext {
@@ -55,7 +66,13 @@ function normalise(result: unknown): AuthContext {
     const r = result as Record<string, unknown> & { identity: string };
     const scopes = Array.isArray(r.permissions) ? (r.permissions as string[]) : [];
     return {
-      user: { ...r, identity: r.identity, permissions: scopes, is_authenticated: (r.is_authenticated as boolean) ?? true, display_name: (r.display_name as string) ?? r.identity },
+      user: {
+        ...r,
+        identity: r.identity,
+        permissions: scopes,
+        is_authenticated: (r.is_authenticated as boolean) ?? true,
+        display_name: (r.display_name as string) ?? r.identity,
+      },
       scopes,
     };
   }
@@ -76,9 +93,14 @@ function webRequest(request: FastifyRequest): Request {
 function refusal(err: unknown, fallbackStatus: number | undefined): AppError | unknown {
   const e = err as { status?: unknown; message?: unknown; headers?: Record<string, string> };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 600) {
-    return errors.refusedByAuthHandler(e.status, typeof e.message === 'string' && e.message ? e.message : 'Unauthorized', e.headers ?? {});
+    return errors.refusedByAuthHandler(
+      e.status,
+      typeof e.message === 'string' && e.message ? e.message : 'Unauthorized',
+      e.headers ?? {},
+    );
   }
-  if (fallbackStatus !== undefined) return errors.refusedByAuthHandler(fallbackStatus, err instanceof Error ? err.message : 'Unauthorized');
+  if (fallbackStatus !== undefined)
+    return errors.refusedByAuthHandler(fallbackStatus, err instanceof Error ? err.message : 'Unauthorized');
   return err;
 }
 
@@ -86,7 +108,10 @@ export async function loadCustomAuth(ref: { file: string; exportName: string }):
   const module = (await import(pathToFileURL(ref.file).href)) as Record<string, unknown>;
   const handlers = (module[ref.exportName] as AuthModule | undefined)?.['~handlerCache'];
   const authenticate = handlers?.authenticate;
-  if (!authenticate) throw new Error(`auth: export "${ref.exportName}" of ${ref.file} is not an Auth instance with an authenticate handler`);
+  if (!authenticate)
+    throw new Error(
+      `auth: export "${ref.exportName}" of ${ref.file} is not an Auth instance with an authenticate handler`,
+    );
   const callbacks = handlers.callbacks ?? {};
   return {
     async authenticate(request) {
@@ -106,13 +131,23 @@ export async function loadCustomAuth(ref: { file: string; exportName: string }):
       if (!key) return undefined;
       let result: unknown;
       try {
-        result = await callbacks[key]!({ event, resource, action, value, permissions: context.scopes, user: context.user });
+        result = await callbacks[key]!({
+          event,
+          resource,
+          action,
+          value,
+          permissions: context.scopes,
+          user: context.user,
+        });
       } catch (err) {
         throw refusal(err, undefined);
       }
       if (result === undefined || result === null || result === true) return undefined;
       if (result === false) throw errors.refusedByAuthHandler(403, 'Forbidden');
-      if (typeof result !== 'object') throw new Error(`auth handler for "${event}" returned ${typeof result}; expected a filter object, true, false, null or undefined`);
+      if (typeof result !== 'object')
+        throw new Error(
+          `auth handler for "${event}" returned ${typeof result}; expected a filter object, true, false, null or undefined`,
+        );
       return checkAuthFilters(result);
     },
   };

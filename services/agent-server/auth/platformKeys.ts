@@ -63,7 +63,9 @@ export class PlatformKeys {
     if (res.ok && typeof body?.id === 'string') return body.id;
     const code = typeof body?.error === 'string' && body.error in ERROR_CODES ? (body.error as ErrorCode) : null;
     if (res.status >= 400 && res.status < 500 && code)
-      throw new AppError(code, typeof body?.detail === 'string' ? body.detail : `refused with ${res.status}`, { status: res.status });
+      throw new AppError(code, typeof body?.detail === 'string' ? body.detail : `refused with ${res.status}`, {
+        status: res.status,
+      });
     throw errors.authUnavailable(this.#url, `it answered ${res.status}`);
   }
 }

@@ -26,7 +26,11 @@ const searchBody = {
   type: 'object',
   additionalProperties: true,
   properties: {
-    metadata: { type: ['object', 'null'], additionalProperties: true, description: 'assistants whose metadata contains this' },
+    metadata: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'assistants whose metadata contains this',
+    },
     graph_id: { type: ['string', 'null'] },
     name: { type: ['string', 'null'], description: 'assistants whose name contains this (any case)' },
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
@@ -44,11 +48,15 @@ const drawableGraph = {
   additionalProperties: true,
   properties: {
     nodes: { type: 'array', items: { type: 'object', additionalProperties: true, description: '{id, type, data}' } },
-    edges: { type: 'array', items: { type: 'object', additionalProperties: true, description: '{source, target, conditional?, data?}' } },
+    edges: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: true, description: '{source, target, conditional?, data?}' },
+    },
   },
 } as const;
 
-const jsonSchema = (description: string) => ({ type: ['object', 'null'], additionalProperties: true, description }) as const;
+const jsonSchema = (description: string) =>
+  ({ type: ['object', 'null'], additionalProperties: true, description }) as const;
 const graphSchemas = {
   type: 'object',
   additionalProperties: true,
@@ -63,11 +71,18 @@ const graphSchemas = {
 } as const;
 
 export function assistantRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
-  const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['assistants'], summary, ...schema } });
+  const doc = (summary: string, schema: Record<string, unknown>) => ({
+    schema: { tags: ['assistants'], summary, ...schema },
+  });
 
   const matching = async (request: { body: SearchBody }, caller: ReturnType<typeof callerOf>): Promise<Assistant[]> => {
     const body = request.body;
-    const scope = await caller.scope('assistants:search', { graph_id: body.graph_id, metadata: body.metadata, limit: body.limit, offset: body.offset });
+    const scope = await caller.scope('assistants:search', {
+      graph_id: body.graph_id,
+      metadata: body.metadata,
+      limit: body.limit,
+      offset: body.offset,
+    });
     return deps.graphs
       .all()
       .map((g) => g.assistant)
@@ -93,12 +108,16 @@ export function assistantRoutes(app: FastifyInstance, deps: AgentServerDeps): vo
       reply.header('X-Pagination-Total', String(all.length));
       if (body.offset + body.limit < all.length) reply.header('X-Pagination-Next', String(body.offset + body.limit));
       if (!body.select) return page;
-      return page.map((a) => Object.fromEntries(body.select!.map((k) => [k, (a as unknown as Record<string, unknown>)[k]])));
+      return page.map((a) =>
+        Object.fromEntries(body.select!.map((k) => [k, (a as unknown as Record<string, unknown>)[k]])),
+      );
     },
   );
 
-  app.post<{ Body: SearchBody }>('/assistants/count', doc('Count assistants', { body: searchBody, response: { 200: { type: 'integer' } } }), async (request) =>
-    (await matching(request, callerOf(request))).length,
+  app.post<{ Body: SearchBody }>(
+    '/assistants/count',
+    doc('Count assistants', { body: searchBody, response: { 200: { type: 'integer' } } }),
+    async (request) => (await matching(request, callerOf(request))).length,
   );
 
   type AssistantParams = { Params: { assistant_id: string } };
@@ -106,19 +125,27 @@ export function assistantRoutes(app: FastifyInstance, deps: AgentServerDeps): vo
   const readable = async (request: { params: { assistant_id: string } } & Parameters<typeof callerOf>[0]) => {
     const id = request.params.assistant_id;
     const registered = deps.graphs.find(id);
-    const scope = await callerOf(request).scope('assistants:read', { assistant_id: registered?.assistant.assistant_id ?? id });
-    if (!registered || !isAuthMatching(registered.assistant.metadata, scope.filters)) throw errors.notFound(`assistant "${id}"`);
+    const scope = await callerOf(request).scope('assistants:read', {
+      assistant_id: registered?.assistant.assistant_id ?? id,
+    });
+    if (!registered || !isAuthMatching(registered.assistant.metadata, scope.filters))
+      throw errors.notFound(`assistant "${id}"`);
     return registered;
   };
   const withAssistant = { params: assistantIdParams };
 
-  app.get<AssistantParams>('/assistants/:assistant_id', doc('An assistant', { ...withAssistant, response: { 200: assistantSchema, 404: notFound } }), async (request) =>
-    (await readable(request)).assistant,
+  app.get<AssistantParams>(
+    '/assistants/:assistant_id',
+    doc('An assistant', { ...withAssistant, response: { 200: assistantSchema, 404: notFound } }),
+    async (request) => (await readable(request)).assistant,
   );
 
   app.get<AssistantParams>(
     '/assistants/:assistant_id/graph',
-    doc('The assistant’s graph, drawable (nodes and edges)', { ...withAssistant, response: { 200: drawableGraph, 404: notFound } }),
+    doc('The assistant’s graph, drawable (nodes and edges)', {
+      ...withAssistant,
+      response: { 200: drawableGraph, 404: notFound },
+    }),
     async (request) => {
       const { graph } = await readable(request);
       const drawable = await graph.getGraphAsync?.();
@@ -128,11 +155,21 @@ export function assistantRoutes(app: FastifyInstance, deps: AgentServerDeps): vo
 
   app.get<AssistantParams>(
     '/assistants/:assistant_id/schemas',
-    doc('The assistant’s input, output and state schemas', { ...withAssistant, response: { 200: graphSchemas, 404: notFound } }),
+    doc('The assistant’s input, output and state schemas', {
+      ...withAssistant,
+      response: { 200: graphSchemas, 404: notFound },
+    }),
     async (request) => {
       const { assistant, stateKeys } = await readable(request);
       const stateSchema = { type: 'object', properties: Object.fromEntries(stateKeys.map((k) => [k, {}])) };
-      return { graph_id: assistant.graph_id, input_schema: stateSchema, output_schema: stateSchema, state_schema: stateSchema, config_schema: null, context_schema: null };
+      return {
+        graph_id: assistant.graph_id,
+        input_schema: stateSchema,
+        output_schema: stateSchema,
+        state_schema: stateSchema,
+        config_schema: null,
+        context_schema: null,
+      };
     },
   );
 }

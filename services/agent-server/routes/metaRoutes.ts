@@ -5,7 +5,8 @@ import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { AuthMode } from '../auth/callers.ts';
 import { AGENT_SERVER_VERSION } from '../version.ts';
 
-const langgraphVersion = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string }).version;
+const langgraphVersion = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string })
+  .version;
 
 export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const flag = env.LANGSMITH_TRACING ?? env.LANGSMITH_TRACING_V2 ?? env.LANGCHAIN_TRACING_V2 ?? env.LANGCHAIN_TRACING;
@@ -18,7 +19,8 @@ export function authInfo(mode: AuthMode): { mode: AuthMode; warning?: string } {
   return { mode, warning: AUTH_OFF_WARNING };
 }
 
-export const AUTH_OFF_WARNING = 'authentication is off (AGENT_SERVER_AUTH=none): anyone who can reach this server can read, change and delete every thread';
+export const AUTH_OFF_WARNING =
+  'authentication is off (AGENT_SERVER_AUTH=none): anyone who can reach this server can read, change and delete every thread';
 
 const infoResponse = {
   type: 'object',
@@ -32,7 +34,11 @@ const infoResponse = {
     auth: {
       type: 'object',
       properties: {
-        mode: { type: 'string', enum: ['api_key', 'custom', 'none'], description: 'api_key: X-Api-Key of the tracing API; custom: the config file’s auth module; none: off' },
+        mode: {
+          type: 'string',
+          enum: ['api_key', 'custom', 'none'],
+          description: 'api_key: X-Api-Key of the tracing API; custom: the config file’s auth module; none: off',
+        },
         warning: { type: 'string' },
       },
     },
@@ -41,20 +47,30 @@ const infoResponse = {
 
 export function metaRoutes(app: FastifyInstance, deps: AgentServerDeps, authMode: AuthMode): void {
   const { http } = deps.agentConfig;
-  app.get('/info', { schema: { tags: ['operations'], summary: 'The server, its features and how it authenticates', response: { 200: infoResponse } } }, async () => ({
-    version: AGENT_SERVER_VERSION,
-    langgraph_js_version: langgraphVersion,
-    context: 'js',
-    flags: {
-      assistants: !http.disableAssistants,
-      threads: !http.disableThreads,
-      runs: !http.disableRuns,
-      crons: false,
-      store: false,
-      a2a: !http.disableA2a,
-      langsmith: tracingEnabled(),
+  app.get(
+    '/info',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'The server, its features and how it authenticates',
+        response: { 200: infoResponse },
+      },
     },
-    host: { kind: 'self-hosted', checkpointer: deps.config.AGENT_SERVER_CHECKPOINTER },
-    auth: authInfo(authMode),
-  }));
+    async () => ({
+      version: AGENT_SERVER_VERSION,
+      langgraph_js_version: langgraphVersion,
+      context: 'js',
+      flags: {
+        assistants: !http.disableAssistants,
+        threads: !http.disableThreads,
+        runs: !http.disableRuns,
+        crons: false,
+        store: false,
+        a2a: !http.disableA2a,
+        langsmith: tracingEnabled(),
+      },
+      host: { kind: 'self-hosted', checkpointer: deps.config.AGENT_SERVER_CHECKPOINTER },
+      auth: authInfo(authMode),
+    }),
+  );
 }

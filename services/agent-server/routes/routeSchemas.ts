@@ -3,7 +3,7 @@
 // the field) and the OpenAPI document is generated from them. Response schemas keep every
 // property (`additionalProperties: true`) and type arbitrary JSON as `{}`: they describe the
 // answer without dropping anything the SDKs read.
-import type { FastifySchemaValidationError, } from 'fastify';
+import type { FastifySchemaValidationError } from 'fastify';
 import { errorBody, serverSentEvent } from '../../../platform/http/openapi.ts';
 
 const uuid = (description: string) => ({ type: 'string', format: 'uuid', description }) as const;
@@ -16,7 +16,11 @@ export const errorResponse = (description: string) => ({ description, ...errorBo
 
 // ---- path parameters ----
 
-export const threadIdParams = { type: 'object', required: ['thread_id'], properties: { thread_id: uuid('the thread') } } as const;
+export const threadIdParams = {
+  type: 'object',
+  required: ['thread_id'],
+  properties: { thread_id: uuid('the thread') },
+} as const;
 export const runIdParams = {
   type: 'object',
   required: ['thread_id', 'run_id'],
@@ -26,7 +30,9 @@ export const runIdParams = {
 export const assistantIdParams = {
   type: 'object',
   required: ['assistant_id'],
-  properties: { assistant_id: { type: 'string', minLength: 1, description: 'the assistant: its UUID, or its graph name' } },
+  properties: {
+    assistant_id: { type: 'string', minLength: 1, description: 'the assistant: its UUID, or its graph name' },
+  },
 } as const;
 
 // ---- records ----
@@ -126,7 +132,8 @@ export const runSchema = {
 
 /** The final values a run's /wait and /join answer, `{__error__}` when it failed (written by hand, see runRoutes.ts). */
 export const runValuesResponse = {
-  description: 'the thread’s final state values; __interrupt__ when waiting for input; {__error__: {error, message}} when the run failed',
+  description:
+    'the thread’s final state values; __interrupt__ when waiting for input; {__error__: {error, message}} when the run failed',
   type: 'object',
   additionalProperties: true,
   properties: {
@@ -136,7 +143,10 @@ export const runValuesResponse = {
 } as const;
 
 /** An SSE stream (written by hand: it is not serialized by fastify). */
-export const eventStreamResponse = (description: string) => ({ description, content: { 'text/event-stream': { schema: serverSentEvent } } });
+export const eventStreamResponse = (description: string) => ({
+  description,
+  content: { 'text/event-stream': { schema: serverSentEvent } },
+});
 
 export const noContent = { description: 'done', type: 'null' } as const;
 
@@ -149,12 +159,16 @@ export const noContent = { description: 'done', type: 'null' } as const;
 export function schemaErrorMessage(errors: FastifySchemaValidationError[], dataVar: string): Error {
   const anyOf = errors.find((e) => e.keyword === 'anyOf');
   if (anyOf) {
-    const inside = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'type' && e.instancePath.startsWith(anyOf.instancePath));
+    const inside = errors.filter(
+      (e) => e.keyword !== 'anyOf' && e.keyword !== 'type' && e.instancePath.startsWith(anyOf.instancePath),
+    );
     if (inside.length > 0) {
       const deepest = Math.max(...inside.map((e) => e.instancePath.length));
       errors.splice(0, errors.length, ...inside.filter((e) => e.instancePath.length === deepest));
     } else {
-      const types = errors.filter((e) => e.keyword === 'type' && e.instancePath === anyOf.instancePath).map((e) => String(e.params.type));
+      const types = errors
+        .filter((e) => e.keyword === 'type' && e.instancePath === anyOf.instancePath)
+        .map((e) => String(e.params.type));
       return new Error(`${dataVar}${anyOf.instancePath} must be ${types.join(' or ')}`);
     }
   }

@@ -14,7 +14,15 @@ import { openEventStream } from '../../../platform/http/sse.ts';
 import { toWireJson } from '../wireJson.ts';
 import type { RunManager } from '../runs/runManager.ts';
 import { isRelayed, relayRunStream } from '../runs/replicaProxy.ts';
-import { errorResponse, eventStreamResponse, noContent, runIdParams, runSchema, runValuesResponse, threadIdParams } from './routeSchemas.ts';
+import {
+  errorResponse,
+  eventStreamResponse,
+  noContent,
+  runIdParams,
+  runSchema,
+  runValuesResponse,
+  threadIdParams,
+} from './routeSchemas.ts';
 
 /** While a run is waited for, a newline is written this often so proxies keep the connection open. */
 const WAIT_KEEPALIVE_MS = 1000;
@@ -33,7 +41,12 @@ export function waitResult(outcome: RunOutcome): unknown {
 }
 
 /** Answers with the run's final values once it ends, writing keep-alive newlines meanwhile. */
-export async function replyWhenDone(reply: FastifyReply, outcome: Promise<RunOutcome>, headers: Record<string, string>, onClose?: () => void): Promise<void> {
+export async function replyWhenDone(
+  reply: FastifyReply,
+  outcome: Promise<RunOutcome>,
+  headers: Record<string, string>,
+  onClose?: () => void,
+): Promise<void> {
   reply.hijack();
   const res = reply.raw;
   const head = () => {
@@ -54,7 +67,13 @@ export async function replyWhenDone(reply: FastifyReply, outcome: Promise<RunOut
 }
 
 /** Streams a run's events as SSE from after `lastEventId`, ending when the run ends or the client leaves. */
-export async function replyWithStream(reply: FastifyReply, run: ActiveRun, headers: Record<string, string>, lastEventId?: string, onClose?: () => void): Promise<void> {
+export async function replyWithStream(
+  reply: FastifyReply,
+  run: ActiveRun,
+  headers: Record<string, string>,
+  lastEventId?: string,
+  onClose?: () => void,
+): Promise<void> {
   const stream = openEventStream(reply, headers);
   const gone = new AbortController();
   stream.res.on('close', () => {
@@ -86,7 +105,12 @@ export async function streamRun(
     const waiting = new AbortController();
     request.raw.once('close', () => waiting.abort());
     const owner = await runs.ownerOf(run, waiting.signal);
-    if (owner && owner !== runs.url && (await relayRunStream(request, reply, owner, run.record, headers, lastEventId, onClose))) return;
+    if (
+      owner &&
+      owner !== runs.url &&
+      (await relayRunStream(request, reply, owner, run.record, headers, lastEventId, onClose))
+    )
+      return;
     // claimed here meanwhile: its events are in the run this server executes
     if (owner === runs.url) run = (await runs.claimedHere(run.record.run_id, run.outcome)) ?? run;
   }
@@ -108,28 +132,42 @@ const cancelQuery = {
   type: 'object',
   properties: {
     wait: { type: 'string', enum: ['true', 'false', '1', '0'], description: 'answer once the run has stopped' },
-    action: { type: 'string', enum: ['interrupt', 'rollback'], description: 'interrupt (default) keeps what the run wrote; rollback deletes the run and its checkpoints' },
+    action: {
+      type: 'string',
+      enum: ['interrupt', 'rollback'],
+      description: 'interrupt (default) keeps what the run wrote; rollback deletes the run and its checkpoints',
+    },
   },
 } as const;
 
 const threadNotFound = errorResponse('no such thread (or not the caller’s)');
 const runNotFound = errorResponse('no such run on the thread (or not the caller’s)');
 const createResponses = (stateless: boolean) => ({
-  404: errorResponse(stateless ? 'no such assistant' : 'no such assistant, or thread (if_not_exists: reject; or not the caller’s)'),
-  422: errorResponse('the body does not match the schema, or the thread is running a run and multitask_strategy is reject (THREAD_BUSY)'),
+  404: errorResponse(
+    stateless ? 'no such assistant' : 'no such assistant, or thread (if_not_exists: reject; or not the caller’s)',
+  ),
+  422: errorResponse(
+    'the body does not match the schema, or the thread is running a run and multitask_strategy is reject (THREAD_BUSY)',
+  ),
 });
 
 export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
   const { runs, store } = deps;
-  const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['runs'], summary, ...schema } });
+  const doc = (summary: string, schema: Record<string, unknown>) => ({
+    schema: { tags: ['runs'], summary, ...schema },
+  });
 
-  const create = async (request: FastifyRequest<{ Params: { thread_id?: string }; Body: RunCreateBody }>, stateless: boolean) => {
+  const create = async (
+    request: FastifyRequest<{ Params: { thread_id?: string }; Body: RunCreateBody }>,
+    stateless: boolean,
+  ) => {
     const body = request.body;
     const threadId = stateless ? undefined : request.params.thread_id!.toLowerCase();
     const run = await runs.create(threadId, body, callerOf(request));
     return { run, location: runLocation(run.record, stateless), cancelOnClose: body.on_disconnect === 'cancel' };
   };
-  const cancelOnDisconnect = (run: ActiveRun, wanted: boolean) => (wanted ? () => void runs.cancel(run.record, run.workspaceId, 'interrupt') : undefined);
+  const cancelOnDisconnect = (run: ActiveRun, wanted: boolean) =>
+    wanted ? () => void runs.cancel(run.record, run.workspaceId, 'interrupt') : undefined;
 
   for (const stateless of [false, true]) {
     const base = stateless ? '/runs' : '/threads/:thread_id/runs';
@@ -138,7 +176,10 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     type CreateRequest = { Params: { thread_id?: string }; Body: RunCreateBody };
     app.post<CreateRequest>(
       base,
-      doc(`Create a run ${what}, in the background`, { ...input, response: { 200: runSchema, ...createResponses(stateless) } }),
+      doc(`Create a run ${what}, in the background`, {
+        ...input,
+        response: { 200: runSchema, ...createResponses(stateless) },
+      }),
       async (request, reply) => {
         const { run, location } = await create(request, stateless);
         reply.header('Content-Location', location);
@@ -153,15 +194,31 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
       }),
       async (request, reply) => {
         const { run, location, cancelOnClose } = await create(request, stateless);
-        await streamRun(runs, request, reply, run, { 'content-location': location }, undefined, cancelOnDisconnect(run, cancelOnClose));
+        await streamRun(
+          runs,
+          request,
+          reply,
+          run,
+          { 'content-location': location },
+          undefined,
+          cancelOnDisconnect(run, cancelOnClose),
+        );
       },
     );
     app.post<CreateRequest>(
       `${base}/wait`,
-      doc(`Create a run ${what} and answer its final values`, { ...input, response: { 200: runValuesResponse, ...createResponses(stateless) } }),
+      doc(`Create a run ${what} and answer its final values`, {
+        ...input,
+        response: { 200: runValuesResponse, ...createResponses(stateless) },
+      }),
       async (request, reply) => {
         const { run, location, cancelOnClose } = await create(request, stateless);
-        await replyWhenDone(reply, run.outcome, { 'content-location': location }, cancelOnDisconnect(run, cancelOnClose));
+        await replyWhenDone(
+          reply,
+          run.outcome,
+          { 'content-location': location },
+          cancelOnDisconnect(run, cancelOnClose),
+        );
       },
     );
   }
@@ -181,7 +238,11 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
   );
 
   /** The run, if the caller may do `event` to its thread; 404 when it does not see the thread or the run. */
-  const findRun = async <E extends AuthEvent>(request: FastifyRequest<RunParams>, event: E, value: AuthEventValue<E>): Promise<{ scope: RecordScope; record: RunRecord }> => {
+  const findRun = async <E extends AuthEvent>(
+    request: FastifyRequest<RunParams>,
+    event: E,
+    value: AuthEventValue<E>,
+  ): Promise<{ scope: RecordScope; record: RunRecord }> => {
     const threadId = request.params.thread_id.toLowerCase();
     const runId = request.params.run_id.toLowerCase();
     const scope = await callerOf(request).scope(event, value);
@@ -192,32 +253,51 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     if (!record) throw errors.notFound(`run ${runId} of thread ${threadId}`);
     return { scope, record };
   };
-  const ids = (request: FastifyRequest<RunParams>) => ({ thread_id: request.params.thread_id.toLowerCase(), run_id: request.params.run_id.toLowerCase() });
+  const ids = (request: FastifyRequest<RunParams>) => ({
+    thread_id: request.params.thread_id.toLowerCase(),
+    run_id: request.params.run_id.toLowerCase(),
+  });
 
   app.get<ThreadParams & { Querystring: { limit?: string; offset?: string; status?: RunStatus } }>(
     '/threads/:thread_id/runs',
-    doc('The thread’s runs, newest first', { params: threadIdParams, querystring: listQuery, response: { 200: { type: 'array', items: runSchema }, 404: threadNotFound } }),
+    doc('The thread’s runs, newest first', {
+      params: threadIdParams,
+      querystring: listQuery,
+      response: { 200: { type: 'array', items: runSchema }, 404: threadNotFound },
+    }),
     async (request) => {
       const threadId = request.params.thread_id.toLowerCase();
       const { limit, offset, status } = request.query;
       const scope = await callerOf(request).scope('threads:search', { thread_id: threadId, status });
       if (!(await store.getThread(scope, threadId))) throw errors.notFound(`thread ${threadId}`);
-      return store.listRuns(scope, threadId, { limit: limit === undefined ? 10 : Number(limit), offset: offset === undefined ? 0 : Number(offset), status });
+      return store.listRuns(scope, threadId, {
+        limit: limit === undefined ? 10 : Number(limit),
+        offset: offset === undefined ? 0 : Number(offset),
+        status,
+      });
     },
   );
 
-  app.get<RunParams>('/threads/:thread_id/runs/:run_id', doc('A run', { params: runIdParams, response: { 200: runSchema, 404: runNotFound } }), async (request, reply) => {
-    const { record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
-    reply.header('Content-Location', runLocation(record, false));
-    return record;
-  });
+  app.get<RunParams>(
+    '/threads/:thread_id/runs/:run_id',
+    doc('A run', { params: runIdParams, response: { 200: runSchema, 404: runNotFound } }),
+    async (request, reply) => {
+      const { record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
+      reply.header('Content-Location', runLocation(record, false));
+      return record;
+    },
+  );
 
   app.delete<RunParams>(
     '/threads/:thread_id/runs/:run_id',
-    doc('Delete a finished run', { params: runIdParams, response: { 204: noContent, 404: runNotFound, 409: errorResponse('the run is still pending or running') } }),
+    doc('Delete a finished run', {
+      params: runIdParams,
+      response: { 204: noContent, 404: runNotFound, 409: errorResponse('the run is still pending or running') },
+    }),
     async (request, reply) => {
       const { scope, record } = await findRun(request, 'threads:delete', ids(request));
-      if (record.status === 'pending' || record.status === 'running') throw errors.conflict(`run ${record.run_id} is still ${record.status}; cancel it first`);
+      if (record.status === 'pending' || record.status === 'running')
+        throw errors.conflict(`run ${record.run_id} is still ${record.status}; cancel it first`);
       await store.deleteRun(scope, record.thread_id, record.run_id);
       return reply.code(204).send();
     },
@@ -225,7 +305,10 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
 
   app.get<RunParams>(
     '/threads/:thread_id/runs/:run_id/join',
-    doc('Wait for a run and answer its final values', { params: runIdParams, response: { 200: runValuesResponse, 404: runNotFound } }),
+    doc('Wait for a run and answer its final values', {
+      params: runIdParams,
+      response: { 200: runValuesResponse, 404: runNotFound },
+    }),
     async (request, reply) => {
       const { scope, record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
       const location = { 'content-location': runLocation(record, false) };
@@ -242,7 +325,10 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     '/threads/:thread_id/runs/:run_id/stream',
     doc('Stream a run’s events (SSE), from after Last-Event-ID', {
       params: runIdParams,
-      response: { 200: eventStreamResponse('the run’s events; empty when it ended before this server’s memory of it'), 404: runNotFound },
+      response: {
+        200: eventStreamResponse('the run’s events; empty when it ended before this server’s memory of it'),
+        404: runNotFound,
+      },
     }),
     async (request, reply) => {
       const { scope, record } = await findRun(request, 'threads:read', { thread_id: ids(request).thread_id });
@@ -253,7 +339,14 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
         return;
       }
       const lastEventId = request.headers['last-event-id'];
-      await streamRun(runs, request, reply, active, location, typeof lastEventId === 'string' ? lastEventId : undefined);
+      await streamRun(
+        runs,
+        request,
+        reply,
+        active,
+        location,
+        typeof lastEventId === 'string' ? lastEventId : undefined,
+      );
     },
   );
 
@@ -262,13 +355,20 @@ export function runRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
     doc('Cancel a pending or running run', {
       params: runIdParams,
       querystring: cancelQuery,
-      response: { 202: { description: 'cancelled (stopped, with wait)', type: 'null' }, 404: runNotFound, 409: errorResponse('the run has ended') },
+      response: {
+        202: { description: 'cancelled (stopped, with wait)', type: 'null' },
+        404: runNotFound,
+        409: errorResponse('the run has ended'),
+      },
     }),
     async (request, reply) => {
       const action = request.query.action ?? 'interrupt';
       const { scope, record } = await findRun(request, 'threads:update', { thread_id: ids(request).thread_id, action });
       const stopping = await runs.cancel(record, scope.workspaceId, action);
-      if (!stopping) throw errors.conflict(`run ${record.run_id} is ${record.status}; only pending or running runs can be cancelled`);
+      if (!stopping)
+        throw errors.conflict(
+          `run ${record.run_id} is ${record.status}; only pending or running runs can be cancelled`,
+        );
       if (request.query.wait === 'true' || request.query.wait === '1') await stopping.outcome;
       return reply.code(202).header('Content-Location', runLocation(record, false)).send();
     },

@@ -17,7 +17,10 @@ import { errorResponse, noContent, threadIdParams, threadSchema, threadStateSche
 type Json = Record<string, unknown>;
 type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string };
 
-const nullable = <T extends object>(schema: T & { type: string | string[] }) => ({ ...schema, type: [...[schema.type].flat(), 'null'] });
+const nullable = <T extends object>(schema: T & { type: string | string[] }) => ({
+  ...schema,
+  type: [...[schema.type].flat(), 'null'],
+});
 const json = (description: string) => ({ type: ['object', 'null'], additionalProperties: true, description });
 const checkpointRef = {
   type: 'object',
@@ -41,7 +44,11 @@ const createBody = {
   properties: {
     thread_id: { type: ['string', 'null'], format: 'uuid', description: 'the new thread’s id; a new UUID when absent' },
     metadata: json('the thread’s metadata'),
-    if_exists: { type: ['string', 'null'], enum: ['raise', 'do_nothing', null], description: 'when thread_id exists: raise (409, the default) or answer the existing thread' },
+    if_exists: {
+      type: ['string', 'null'],
+      enum: ['raise', 'do_nothing', null],
+      description: 'when thread_id exists: raise (409, the default) or answer the existing thread',
+    },
     supersteps: nullable({
       type: 'array',
       description: 'state updates to apply at once, in order (needs metadata.graph_id)',
@@ -51,7 +58,12 @@ const createBody = {
         properties: {
           updates: {
             type: 'array',
-            items: { type: 'object', required: ['as_node'], additionalProperties: true, properties: { values: {}, as_node: { type: 'string' } } },
+            items: {
+              type: 'object',
+              required: ['as_node'],
+              additionalProperties: true,
+              properties: { values: {}, as_node: { type: 'string' } },
+            },
           },
         },
       },
@@ -80,14 +92,29 @@ const searchBody = {
     status: { type: ['string', 'null'], enum: ['idle', 'busy', 'interrupted', 'error', null] },
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
     offset: { type: 'integer', minimum: 0, default: 0 },
-    sort_by: { type: ['string', 'null'], enum: ['thread_id', 'status', 'created_at', 'updated_at', null], description: 'default created_at' },
+    sort_by: {
+      type: ['string', 'null'],
+      enum: ['thread_id', 'status', 'created_at', 'updated_at', null],
+      description: 'default created_at',
+    },
     sort_order: { type: ['string', 'null'], enum: ['asc', 'desc', null], description: 'default desc' },
     select: { type: ['array', 'null'], items: { type: 'string' }, description: 'the fields to answer with' },
   },
 } as const;
-const countBody = { ...searchBody, properties: { metadata: searchBody.properties.metadata, values: searchBody.properties.values, status: searchBody.properties.status } };
+const countBody = {
+  ...searchBody,
+  properties: {
+    metadata: searchBody.properties.metadata,
+    values: searchBody.properties.values,
+    status: searchBody.properties.status,
+  },
+};
 
-const patchBody = { type: 'object', additionalProperties: true, properties: { metadata: json('merged into the thread’s metadata') } } as const;
+const patchBody = {
+  type: 'object',
+  additionalProperties: true,
+  properties: { metadata: json('merged into the thread’s metadata') },
+} as const;
 
 interface StateUpdateBody {
   values?: unknown;
@@ -106,7 +133,12 @@ const stateUpdateBody = {
   },
 } as const;
 
-const checkpointBody = { type: 'object', required: ['checkpoint'], additionalProperties: true, properties: { checkpoint: checkpointRef } } as const;
+const checkpointBody = {
+  type: 'object',
+  required: ['checkpoint'],
+  additionalProperties: true,
+  properties: { checkpoint: checkpointRef },
+} as const;
 
 interface HistoryBody {
   limit: number;
@@ -119,7 +151,10 @@ const historyBody = {
   additionalProperties: true,
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
-    before: { type: ['string', 'object', 'null'], description: 'a checkpoint id, or a checkpoint config: only checkpoints before it' },
+    before: {
+      type: ['string', 'object', 'null'],
+      description: 'a checkpoint id, or a checkpoint config: only checkpoints before it',
+    },
     metadata: json('checkpoints whose metadata contains this'),
     checkpoint: nullable(checkpointRef),
   },
@@ -138,7 +173,11 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
   const { store, graphs, runs, checkpointer } = deps;
 
   /** The thread, if the caller may do `event` to it: the scope, and the thread (404 when it does not see it). */
-  const threadFor = async <E extends AuthEvent>(request: FastifyRequest, event: E, value: AuthEventValue<E> & { thread_id?: string | null }) => {
+  const threadFor = async <E extends AuthEvent>(
+    request: FastifyRequest,
+    event: E,
+    value: AuthEventValue<E> & { thread_id?: string | null },
+  ) => {
     const threadId = String(value.thread_id).toLowerCase();
     const scope = await callerOf(request).scope(event, value);
     const thread = await store.getThread(scope, threadId);
@@ -146,7 +185,8 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
     const key: ThreadKey = { workspaceId: scope.workspaceId, threadId: thread.thread_id };
     return { scope, thread, key };
   };
-  const readable = (request: FastifyRequest<ThreadParams>) => threadFor(request, 'threads:read', { thread_id: request.params.thread_id });
+  const readable = (request: FastifyRequest<ThreadParams>) =>
+    threadFor(request, 'threads:read', { thread_id: request.params.thread_id });
 
   /** The graph that runs on this thread (named in its metadata by its first run), if any yet. */
   const graphOf = (thread: ThreadRecord): RegisteredGraph | undefined => {
@@ -157,20 +197,28 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
   const emptyState = (threadId: string) =>
     threadState({ values: {}, next: [], tasks: [], config: { configurable: {} } } as StateSnapshotLike, threadId);
 
-  const stateAt = async ({ thread, key }: { thread: ThreadRecord; key: ThreadKey }, checkpoint: Record<string, unknown> = {}) => {
+  const stateAt = async (
+    { thread, key }: { thread: ThreadRecord; key: ThreadKey },
+    checkpoint: Record<string, unknown> = {},
+  ) => {
     const registered = graphOf(thread);
     if (!registered) return emptyState(thread.thread_id);
     const snapshot = await registered.graph.getState(threadConfig(key, checkpoint));
     return threadState(snapshot, thread.thread_id);
   };
 
-  const doc = (summary: string, schema: Record<string, unknown>) => ({ schema: { tags: ['threads'], summary, ...schema } });
+  const doc = (summary: string, schema: Record<string, unknown>) => ({
+    schema: { tags: ['threads'], summary, ...schema },
+  });
 
   app.post<{ Body: CreateBody }>(
     '/threads',
     doc('Create a thread', {
       body: createBody,
-      response: { 200: threadSchema, 409: errorResponse('the thread id is taken (if_exists: raise, or a thread the caller does not see)') },
+      response: {
+        200: threadSchema,
+        409: errorResponse('the thread id is taken (if_exists: raise, or a thread the caller does not see)'),
+      },
     }),
     async (request) => {
       const body = request.body;
@@ -190,7 +238,8 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
         const registered = graphOf(created);
         if (!registered) throw errors.validation('supersteps need metadata.graph_id naming a graph of this server');
         for (const step of body.supersteps) {
-          for (const update of step.updates) await registered.graph.updateState(threadConfig(key), update.values, update.as_node);
+          for (const update of step.updates)
+            await registered.graph.updateState(threadConfig(key), update.values, update.as_node);
         }
         const state = await stateAt({ thread: created, key });
         return threadResponse((await store.updateThread(scope, threadId, { values: state.values }))!);
@@ -239,17 +288,26 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
 
   const withThread = { params: threadIdParams };
 
-  app.get<ThreadParams>('/threads/:thread_id', doc('A thread', { ...withThread, response: { 200: threadSchema, 404: notFound } }), async (request) =>
-    threadResponse((await readable(request)).thread),
+  app.get<ThreadParams>(
+    '/threads/:thread_id',
+    doc('A thread', { ...withThread, response: { 200: threadSchema, 404: notFound } }),
+    async (request) => threadResponse((await readable(request)).thread),
   );
 
   app.patch<ThreadParams & { Body: { metadata?: Json | null } }>(
     '/threads/:thread_id',
-    doc('Merge metadata into a thread', { ...withThread, body: patchBody, response: { 200: threadSchema, 404: notFound } }),
+    doc('Merge metadata into a thread', {
+      ...withThread,
+      body: patchBody,
+      response: { 200: threadSchema, 404: notFound },
+    }),
     async (request) => {
       const value = { thread_id: request.params.thread_id, metadata: request.body.metadata ?? {} };
       const { scope, thread } = await threadFor(request, 'threads:update', value);
-      const updated = await store.updateThread(scope, thread.thread_id, { metadata: { ...thread.metadata, ...value.metadata }, updated_at: new Date().toISOString() });
+      const updated = await store.updateThread(scope, thread.thread_id, {
+        metadata: { ...thread.metadata, ...value.metadata },
+        updated_at: new Date().toISOString(),
+      });
       if (!updated) throw errors.notFound(`thread ${thread.thread_id}`);
       return threadResponse(updated);
     },
@@ -257,9 +315,14 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
 
   app.delete<ThreadParams>(
     '/threads/:thread_id',
-    doc('Delete a thread, its runs (cancelled first) and its checkpoints', { ...withThread, response: { 204: noContent, 404: notFound } }),
+    doc('Delete a thread, its runs (cancelled first) and its checkpoints', {
+      ...withThread,
+      response: { 204: noContent, 404: notFound },
+    }),
     async (request, reply) => {
-      const { scope, thread, key } = await threadFor(request, 'threads:delete', { thread_id: request.params.thread_id });
+      const { scope, thread, key } = await threadFor(request, 'threads:delete', {
+        thread_id: request.params.thread_id,
+      });
       await runs.cancelThread(key);
       await store.deleteThread(scope, thread.thread_id);
       await checkpointer.deleteThreadOf(key);
@@ -269,14 +332,20 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
 
   const stateResponse = { 200: threadStateSchema, 404: notFound };
 
-  app.get<ThreadParams>('/threads/:thread_id/state', doc('The thread’s latest state', { ...withThread, response: stateResponse }), async (request) =>
-    stateAt(await readable(request)),
+  app.get<ThreadParams>(
+    '/threads/:thread_id/state',
+    doc('The thread’s latest state', { ...withThread, response: stateResponse }),
+    async (request) => stateAt(await readable(request)),
   );
 
   app.get<{ Params: { thread_id: string; checkpoint_id: string } }>(
     '/threads/:thread_id/state/:checkpoint_id',
     doc('The thread’s state at a checkpoint', {
-      params: { ...threadIdParams, required: ['thread_id', 'checkpoint_id'], properties: { ...threadIdParams.properties, checkpoint_id: { type: 'string', format: 'uuid' } } },
+      params: {
+        ...threadIdParams,
+        required: ['thread_id', 'checkpoint_id'],
+        properties: { ...threadIdParams.properties, checkpoint_id: { type: 'string', format: 'uuid' } },
+      },
       response: stateResponse,
     }),
     async (request) => stateAt(await readable(request), { checkpoint_id: request.params.checkpoint_id }),
@@ -297,10 +366,14 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
         200: {
           type: 'object',
           additionalProperties: true,
-          properties: { checkpoint: { type: 'object', additionalProperties: true, description: 'the new checkpoint’s config' } },
+          properties: {
+            checkpoint: { type: 'object', additionalProperties: true, description: 'the new checkpoint’s config' },
+          },
         },
         404: notFound,
-        409: errorResponse('the thread has no graph yet: run an assistant on it first, or create it with metadata.graph_id'),
+        409: errorResponse(
+          'the thread has no graph yet: run an assistant on it first, or create it with metadata.graph_id',
+        ),
         422: errorResponse('the thread is running a run (THREAD_BUSY), or the body does not match the schema'),
       },
     }),
@@ -309,12 +382,22 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       const { scope, thread, key } = found;
       const body = request.body;
       const registered = graphOf(thread);
-      if (!registered) throw errors.conflict(`thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`);
+      if (!registered)
+        throw errors.conflict(
+          `thread ${thread.thread_id} has no graph yet: run an assistant on it first, or create it with metadata.graph_id`,
+        );
       if ((await runs.unfinished(key)).length > 0) throw errors.threadBusy();
       const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
-      const config = await registered.graph.updateState(threadConfig(key, checkpointId ? { checkpoint_id: checkpointId } : {}), body.values, body.as_node ?? undefined);
+      const config = await registered.graph.updateState(
+        threadConfig(key, checkpointId ? { checkpoint_id: checkpointId } : {}),
+        body.values,
+        body.as_node ?? undefined,
+      );
       const state = await stateAt(found);
-      await store.updateThread(scope, thread.thread_id, { values: state.values, state_updated_at: new Date().toISOString() });
+      await store.updateThread(scope, thread.thread_id, {
+        values: state.values,
+        state_updated_at: new Date().toISOString(),
+      });
       return { checkpoint: answeredConfigurable(config.configurable as Record<string, unknown> | undefined) };
     },
   );
@@ -322,10 +405,19 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
   const history = async ({ thread, key }: { thread: ThreadRecord; key: ThreadKey }, body: HistoryBody) => {
     const registered = graphOf(thread);
     if (!registered) return [];
-    const before = typeof body.before === 'string' ? { configurable: { checkpoint_id: body.before } } : body.before ? { configurable: body.before } : undefined;
+    const before =
+      typeof body.before === 'string'
+        ? { configurable: { checkpoint_id: body.before } }
+        : body.before
+          ? { configurable: body.before }
+          : undefined;
     const states = [];
     const config = threadConfig(key, body.checkpoint ?? {});
-    for await (const snapshot of registered.graph.getStateHistory(config, { limit: body.limit, before, filter: body.metadata ?? undefined })) {
+    for await (const snapshot of registered.graph.getStateHistory(config, {
+      limit: body.limit,
+      before,
+      filter: body.metadata ?? undefined,
+    })) {
       states.push(threadState(snapshot, thread.thread_id));
     }
     return states;

@@ -43,7 +43,13 @@ export class ActiveRun {
   private resolveOutcome!: (outcome: RunOutcome) => void;
   readonly outcome: Promise<RunOutcome>;
 
-  constructor(record: RunRecord, body: RunCreateBody, streamModes: StreamMode[], caller: { workspaceId: string; auth: AuthContext }, temporaryThread: boolean) {
+  constructor(
+    record: RunRecord,
+    body: RunCreateBody,
+    streamModes: StreamMode[],
+    caller: { workspaceId: string; auth: AuthContext },
+    temporaryThread: boolean,
+  ) {
     this.record = record;
     this.body = body;
     this.streamModes = streamModes;

@@ -63,8 +63,20 @@ const FINAL: RunStatus[] = ['success', 'error', 'interrupted', 'timeout'];
 
 /** A race lost to another replica's statement: unique violation, deadlock, serialization failure. */
 const isRace = (err: unknown) => ['23505', '40P01', '40001'].includes((err as { code?: string }).code ?? '');
-const RACE_RETRY: RetryPolicy = { initialDelayMs: 2, backoffCoefficient: 2, maxDelayMs: 50, maxAttempts: 6, jitter: 0.5 };
-const END_RETRY: RetryPolicy = { initialDelayMs: 50, backoffCoefficient: 2, maxDelayMs: 1000, maxAttempts: Infinity, jitter: 0.3 };
+const RACE_RETRY: RetryPolicy = {
+  initialDelayMs: 2,
+  backoffCoefficient: 2,
+  maxDelayMs: 50,
+  maxAttempts: 6,
+  jitter: 0.5,
+};
+const END_RETRY: RetryPolicy = {
+  initialDelayMs: 50,
+  backoffCoefficient: 2,
+  maxDelayMs: 1000,
+  maxAttempts: Infinity,
+  jitter: 0.3,
+};
 const nowIso = () => new Date().toISOString();
 
 export interface PostgresRunQueueOptions {
@@ -108,8 +120,12 @@ export class PostgresRunQueue implements RunQueue {
     this.#url = url;
     await this.#register();
     await this.#pool.query(`UPDATE agent_server_replicas SET url = $2 WHERE replica_id = $1`, [this.replicaId, url]);
-    const gone = await this.#pool.query(`DELETE FROM agent_server_replicas WHERE url = $1 AND replica_id <> $2 RETURNING replica_id`, [url, this.replicaId]);
-    if (gone.rowCount) this.#logger.info({ url }, 'a previous agent server at this address is gone: its unfinished runs are failed');
+    const gone = await this.#pool.query(
+      `DELETE FROM agent_server_replicas WHERE url = $1 AND replica_id <> $2 RETURNING replica_id`,
+      [url, this.replicaId],
+    );
+    if (gone.rowCount)
+      this.#logger.info({ url }, 'a previous agent server at this address is gone: its unfinished runs are failed');
     await this.#reap();
     this.poke();
   }
@@ -121,7 +137,10 @@ export class PostgresRunQueue implements RunQueue {
    */
   #register(): Promise<void> {
     this.#registering ??= (async () => {
-      await this.#pool.query(`INSERT INTO agent_server_replicas (replica_id, url) VALUES ($1, $2)`, [this.replicaId, this.#url ?? null]);
+      await this.#pool.query(`INSERT INTO agent_server_replicas (replica_id, url) VALUES ($1, $2)`, [
+        this.replicaId,
+        this.#url ?? null,
+      ]);
       await this.#listen();
       this.#heartbeat = setInterval(() => void this.#beat(), Math.max(100, Math.floor(this.#options.leaseMs / 4)));
       this.#heartbeat.unref();
@@ -138,10 +157,15 @@ export class PostgresRunQueue implements RunQueue {
     const delayed = (run.body.after_seconds ?? 0) > 0;
     // Another request's run took the thread between our look and our insert (the unique index
     // refused ours), or PostgreSQL broke a lock cycle: look again.
-    const startNow = await retry(RACE_RETRY, async () => (!delayed && (await this.#admitIfIdle(run, thread))) || (await this.#admitLocked(run, strategy, thread)), {
-      what: 'admit a run',
-      retryIf: isRace,
-    });
+    const startNow = await retry(
+      RACE_RETRY,
+      async () =>
+        (!delayed && (await this.#admitIfIdle(run, thread))) || (await this.#admitLocked(run, strategy, thread)),
+      {
+        what: 'admit a run',
+        retryIf: isRace,
+      },
+    );
     if (startNow) {
       run.record.status = 'running';
       this.#executor.startHere(run);
@@ -165,7 +189,18 @@ export class PostgresRunQueue implements RunQueue {
          WHERE NOT EXISTS (SELECT 1 FROM agent_runs WHERE workspace_id = $3 AND thread_id = $2 AND status IN ('pending', 'running'))
          RETURNING thread_id)
        UPDATE agent_threads SET status = $8, updated_at = $9, metadata = $10 WHERE workspace_id = $3 AND thread_id = (SELECT thread_id FROM inserted) RETURNING 1`,
-      [record.run_id, record.thread_id, run.workspaceId, record.created_at, JSON.stringify({ ...record, status: 'running' }), this.replicaId, JSON.stringify(workOf(run)), thread.status, thread.updated_at, JSON.stringify(thread.metadata)],
+      [
+        record.run_id,
+        record.thread_id,
+        run.workspaceId,
+        record.created_at,
+        JSON.stringify({ ...record, status: 'running' }),
+        this.replicaId,
+        JSON.stringify(workOf(run)),
+        thread.status,
+        thread.updated_at,
+        JSON.stringify(thread.metadata),
+      ],
     );
     return (result.rowCount ?? 0) > 0;
   }
@@ -179,7 +214,10 @@ export class PostgresRunQueue implements RunQueue {
     return this.#transaction(async (client) => {
       await this.#lockThread(client, run.thread);
       const ahead = (
-        await client.query(`SELECT run_id, status FROM agent_runs WHERE workspace_id = $1 AND thread_id = $2 AND status IN ('pending', 'running') ORDER BY seq`, [run.workspaceId, record.thread_id])
+        await client.query(
+          `SELECT run_id, status FROM agent_runs WHERE workspace_id = $1 AND thread_id = $2 AND status IN ('pending', 'running') ORDER BY seq`,
+          [run.workspaceId, record.thread_id],
+        )
       ).rows as { run_id: string; status: RunStatus }[];
       const running = ahead.filter((r) => r.status === 'running').length;
       let pending = ahead.length - running;
@@ -212,13 +250,10 @@ export class PostgresRunQueue implements RunQueue {
           !startNow, // its creator follows a queued run
         ],
       );
-      await client.query(`UPDATE agent_threads SET status = $3, updated_at = $4, metadata = $5 WHERE workspace_id = $1 AND thread_id = $2`, [
-        run.workspaceId,
-        record.thread_id,
-        thread.status,
-        thread.updated_at,
-        JSON.stringify(thread.metadata),
-      ]);
+      await client.query(
+        `UPDATE agent_threads SET status = $3, updated_at = $4, metadata = $5 WHERE workspace_id = $1 AND thread_id = $2`,
+        [run.workspaceId, record.thread_id, thread.status, thread.updated_at, JSON.stringify(thread.metadata)],
+      );
       return startNow;
     });
   }
@@ -233,7 +268,10 @@ export class PostgresRunQueue implements RunQueue {
    */
   recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
     const policy = { ...END_RETRY, maxElapsedMs: this.#options.leaseMs };
-    return retry(policy, () => this.#recordEnd(run, outcome), { what: `record the end of run ${run.record.run_id}`, logger: this.#logger });
+    return retry(policy, () => this.#recordEnd(run, outcome), {
+      what: `record the end of run ${run.record.run_id}`,
+      logger: this.#logger,
+    });
   }
 
   async #recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean> {
@@ -241,7 +279,14 @@ export class PostgresRunQueue implements RunQueue {
     if (run.temporaryThread) return this.#endTemporary(run, outcome);
     return this.#transaction(async (client) => {
       await this.#lockThread(client, run.thread);
-      const ended = await this.#endRow(client, record, outcome, run.cancelAction === 'rollback', `owner = $${2} AND status = 'running'`, [this.replicaId]);
+      const ended = await this.#endRow(
+        client,
+        record,
+        outcome,
+        run.cancelAction === 'rollback',
+        `owner = $${2} AND status = 'running'`,
+        [this.replicaId],
+      );
       if (!ended) return false;
       await this.#afterEnd(client, run.thread, record.run_id, run.temporaryThread, outcome, ended.watched);
       return true;
@@ -262,7 +307,12 @@ export class PostgresRunQueue implements RunQueue {
       [record.run_id, this.replicaId, record.thread_id, run.workspaceId],
     );
     const { watched, ended } = result.rows[0] as { watched: boolean | null; ended: boolean };
-    if (ended && watched) await this.#notify(this.#pool, { k: 'd', r: record.run_id, ...(JSON.stringify(outcome).length <= OUTCOME_IN_NOTICE_BYTES ? { o: outcome } : {}) });
+    if (ended && watched)
+      await this.#notify(this.#pool, {
+        k: 'd',
+        r: record.run_id,
+        ...(JSON.stringify(outcome).length <= OUTCOME_IN_NOTICE_BYTES ? { o: outcome } : {}),
+      });
     return ended;
   }
 
@@ -270,35 +320,74 @@ export class PostgresRunQueue implements RunQueue {
    * Ends a run's row (updates it with its outcome, or deletes it under rollback) if `condition`
    * holds, returning whether someone follows it; undefined when the condition did not hold.
    */
-  async #endRow(client: pg.PoolClient, record: RunRecord, outcome: RunOutcome, rollback: boolean, condition: string, params: unknown[]): Promise<{ watched: boolean } | undefined> {
+  async #endRow(
+    client: pg.PoolClient,
+    record: RunRecord,
+    outcome: RunOutcome,
+    rollback: boolean,
+    condition: string,
+    params: unknown[],
+  ): Promise<{ watched: boolean } | undefined> {
     const result = rollback
-      ? await client.query(`DELETE FROM agent_runs WHERE run_id = $1 AND ${condition} RETURNING watched`, [record.run_id, ...params])
+      ? await client.query(`DELETE FROM agent_runs WHERE run_id = $1 AND ${condition} RETURNING watched`, [
+          record.run_id,
+          ...params,
+        ])
       : await client.query(
           `UPDATE agent_runs SET status = $${params.length + 2}, updated_at = $${params.length + 3}, record = $${params.length + 4}, outcome = $${params.length + 5}, owner = NULL
            WHERE run_id = $1 AND ${condition} RETURNING watched`,
-          [record.run_id, ...params, outcome.status, record.updated_at, JSON.stringify(record), JSON.stringify(outcome)],
+          [
+            record.run_id,
+            ...params,
+            outcome.status,
+            record.updated_at,
+            JSON.stringify(record),
+            JSON.stringify(outcome),
+          ],
         );
     const row = result.rows[0] as { watched: boolean } | undefined;
     return row ? { watched: row.watched } : undefined;
   }
 
   async #lockThread(client: pg.PoolClient, thread: ThreadKey): Promise<void> {
-    await client.query(`SELECT 1 FROM agent_threads WHERE workspace_id = $1 AND thread_id = $2 FOR UPDATE`, [thread.workspaceId, thread.threadId]);
+    await client.query(`SELECT 1 FROM agent_threads WHERE workspace_id = $1 AND thread_id = $2 FOR UPDATE`, [
+      thread.workspaceId,
+      thread.threadId,
+    ]);
   }
 
   /** The thread after one of its runs ended: its status (or gone, if temporary), and the next run woken. With the thread locked. */
-  async #afterEnd(client: pg.PoolClient, thread: ThreadKey, runId: string, temporary: boolean, outcome: RunOutcome, watched: boolean): Promise<void> {
+  async #afterEnd(
+    client: pg.PoolClient,
+    thread: ThreadKey,
+    runId: string,
+    temporary: boolean,
+    outcome: RunOutcome,
+    watched: boolean,
+  ): Promise<void> {
     const key = [thread.workspaceId, thread.threadId];
     if (temporary) {
       await client.query(`DELETE FROM agent_threads WHERE workspace_id = $1 AND thread_id = $2`, key);
     } else {
-      const others = Number((await client.query(`SELECT count(*) AS n FROM agent_runs WHERE workspace_id = $1 AND thread_id = $2 AND status IN ('pending', 'running')`, key)).rows[0].n);
+      const others = Number(
+        (
+          await client.query(
+            `SELECT count(*) AS n FROM agent_runs WHERE workspace_id = $1 AND thread_id = $2 AND status IN ('pending', 'running')`,
+            key,
+          )
+        ).rows[0].n,
+      );
       const patch = threadAfterRun(runId, outcome, others, nowIso());
       if (patch) {
         const columns = Object.keys(patch) as (keyof typeof patch)[];
         const sets = columns.map((c, i) => `"${c}" = $${i + 3}`).join(', ');
-        const values = columns.map((c) => (['values', 'interrupts', 'error'].includes(c) ? JSON.stringify(patch[c]) : patch[c]));
-        await client.query(`UPDATE agent_threads SET ${sets} WHERE workspace_id = $1 AND thread_id = $2`, [...key, ...values]);
+        const values = columns.map((c) =>
+          ['values', 'interrupts', 'error'].includes(c) ? JSON.stringify(patch[c]) : patch[c],
+        );
+        await client.query(`UPDATE agent_threads SET ${sets} WHERE workspace_id = $1 AND thread_id = $2`, [
+          ...key,
+          ...values,
+        ]);
       }
       if (others > 0) await this.#notify(client, { k: 'q' });
     }
@@ -309,10 +398,17 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   /** Ends a pending run (cancelled before any replica took it). */
-  async #endPending(client: pg.PoolClient, runId: string, action: CancelAction): Promise<{ thread: ThreadKey; temporary: boolean } | undefined> {
-    const row = (await client.query(`SELECT record, work, workspace_id FROM agent_runs WHERE run_id = $1 AND status = 'pending' FOR UPDATE`, [runId])).rows[0] as
-      | { record: RunRecord; work: RunWork; workspace_id: string }
-      | undefined;
+  async #endPending(
+    client: pg.PoolClient,
+    runId: string,
+    action: CancelAction,
+  ): Promise<{ thread: ThreadKey; temporary: boolean } | undefined> {
+    const row = (
+      await client.query(
+        `SELECT record, work, workspace_id FROM agent_runs WHERE run_id = $1 AND status = 'pending' FOR UPDATE`,
+        [runId],
+      )
+    ).rows[0] as { record: RunRecord; work: RunWork; workspace_id: string } | undefined;
     if (!row) return undefined;
     const record = { ...row.record, status: 'interrupted' as const, updated_at: nowIso() };
     const outcome: RunOutcome = { status: 'interrupted', values: null };
@@ -322,7 +418,10 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   async #requestCancel(client: pg.PoolClient | pg.Pool, runId: string, action: CancelAction): Promise<boolean> {
-    const result = await client.query(`UPDATE agent_runs SET cancel_action = coalesce(cancel_action, $2) WHERE run_id = $1 AND status = 'running' RETURNING 1`, [runId, action]);
+    const result = await client.query(
+      `UPDATE agent_runs SET cancel_action = coalesce(cancel_action, $2) WHERE run_id = $1 AND status = 'running' RETURNING 1`,
+      [runId, action],
+    );
     if (!result.rowCount) return false;
     await this.#notify(client, { k: 'c', r: runId, a: action });
     return true;
@@ -333,13 +432,21 @@ export class PostgresRunQueue implements RunQueue {
    * rollback); a running one's replica is told to stop it. False when the run is not unfinished.
    */
   async cancelElsewhere(runId: string, action: CancelAction): Promise<boolean> {
-    const row = (await this.#pool.query(`SELECT thread_id, workspace_id FROM agent_runs WHERE run_id = $1`, [runId])).rows[0] as { thread_id: string; workspace_id: string } | undefined;
+    const row = (await this.#pool.query(`SELECT thread_id, workspace_id FROM agent_runs WHERE run_id = $1`, [runId]))
+      .rows[0] as { thread_id: string; workspace_id: string } | undefined;
     if (row === undefined) return false;
     const ended = await this.#transaction(async (client) => {
       await this.#lockThread(client, { workspaceId: row.workspace_id, threadId: row.thread_id });
       const pending = await this.#endPending(client, runId, action);
       if (!pending) return false;
-      await this.#afterEnd(client, pending.thread, runId, pending.temporary, { status: 'interrupted', values: null }, false);
+      await this.#afterEnd(
+        client,
+        pending.thread,
+        runId,
+        pending.temporary,
+        { status: 'interrupted', values: null },
+        false,
+      );
       return true;
     });
     if (ended) return true;
@@ -371,7 +478,10 @@ export class PostgresRunQueue implements RunQueue {
     const claimed = this.#claimWaiters.wait(runId, signal);
     // it may have been claimed before we asked
     void this.#pool
-      .query(`SELECT a.url FROM agent_runs r JOIN agent_server_replicas a ON a.replica_id = r.owner WHERE r.run_id = $1`, [runId])
+      .query(
+        `SELECT a.url FROM agent_runs r JOIN agent_server_replicas a ON a.replica_id = r.owner WHERE r.run_id = $1`,
+        [runId],
+      )
       .then((r) => r.rows[0] && this.#claimWaiters.settle(runId, r.rows[0].url as string))
       .catch(() => undefined);
     return claimed;
@@ -393,7 +503,12 @@ export class PostgresRunQueue implements RunQueue {
       return;
     }
     this.#claiming = this.#claimAll()
-      .catch((err) => this.#logger.warn({ err: (err as Error).message }, 'could not claim queued runs; trying again at the next heartbeat'))
+      .catch((err) =>
+        this.#logger.warn(
+          { err: (err as Error).message },
+          'could not claim queued runs; trying again at the next heartbeat',
+        ),
+      )
       .finally(() => {
         this.#claiming = undefined;
         if (this.#claimAgain) {
@@ -489,14 +604,26 @@ export class PostgresRunQueue implements RunQueue {
   async #beat(): Promise<void> {
     if (this.#closed) return;
     try {
-      const alive = await this.#pool.query(`UPDATE agent_server_replicas SET heartbeat_at = now() WHERE replica_id = $1`, [this.replicaId]);
+      const alive = await this.#pool.query(
+        `UPDATE agent_server_replicas SET heartbeat_at = now() WHERE replica_id = $1`,
+        [this.replicaId],
+      );
       if (!alive.rowCount) {
-        this.#logger.error({ replica: this.replicaId }, 'this agent server was taken for dead (no heartbeat for the lease): its running runs were failed by another; registering again');
-        await this.#pool.query(`INSERT INTO agent_server_replicas (replica_id, url) VALUES ($1, $2)`, [this.replicaId, this.#url ?? null]);
+        this.#logger.error(
+          { replica: this.replicaId },
+          'this agent server was taken for dead (no heartbeat for the lease): its running runs were failed by another; registering again',
+        );
+        await this.#pool.query(`INSERT INTO agent_server_replicas (replica_id, url) VALUES ($1, $2)`, [
+          this.replicaId,
+          this.#url ?? null,
+        ]);
       }
       if (!this.#listener) {
         await this.#listen();
-        for (const runId of this.#followers.keys()) void this.follow(runId).then((f) => 'owner' in f || this.#followers.settle(runId, f.ended as RunOutcome | null));
+        for (const runId of this.#followers.keys())
+          void this.follow(runId).then(
+            (f) => 'owner' in f || this.#followers.settle(runId, f.ended as RunOutcome | null),
+          );
       }
       await this.#reap();
       this.poke();
@@ -525,13 +652,23 @@ export class PostgresRunQueue implements RunQueue {
       const temporary = row.work?.temporary ?? false;
       const reaped = await this.#transaction(async (client) => {
         await this.#lockThread(client, thread);
-        const ended = await this.#endRow(client, record, outcome, false, `status = 'running' AND (owner IS NULL OR NOT EXISTS (SELECT 1 FROM agent_server_replicas a WHERE a.replica_id = agent_runs.owner))`, []);
+        const ended = await this.#endRow(
+          client,
+          record,
+          outcome,
+          false,
+          `status = 'running' AND (owner IS NULL OR NOT EXISTS (SELECT 1 FROM agent_server_replicas a WHERE a.replica_id = agent_runs.owner))`,
+          [],
+        );
         if (!ended) return false;
         await this.#afterEnd(client, thread, row.run_id, temporary, outcome, ended.watched);
         return true;
       });
       if (reaped) {
-        this.#logger.warn({ run_id: row.run_id, thread_id: row.thread_id }, 'a run whose agent server stopped was marked failed');
+        this.#logger.warn(
+          { run_id: row.run_id, thread_id: row.thread_id },
+          'a run whose agent server stopped was marked failed',
+        );
         if (temporary) await this.#executor.forgetThread(thread);
       }
     }
@@ -552,8 +689,12 @@ export class PostgresRunQueue implements RunQueue {
     clearInterval(this.#heartbeat);
     await this.#claiming;
     if (this.#registering) {
-      await this.#pool.query(`DELETE FROM agent_server_replicas WHERE replica_id = $1`, [this.replicaId]).catch(() => undefined);
-      await this.#reap().catch((err) => this.#logger.warn({ err: (err as Error).message }, 'could not fail the runs left running here'));
+      await this.#pool
+        .query(`DELETE FROM agent_server_replicas WHERE replica_id = $1`, [this.replicaId])
+        .catch(() => undefined);
+      await this.#reap().catch((err) =>
+        this.#logger.warn({ err: (err as Error).message }, 'could not fail the runs left running here'),
+      );
     }
     await this.#listener?.end().catch(() => undefined);
     for (const runId of this.#followers.keys()) this.#followers.settle(runId, null);

@@ -10,7 +10,17 @@ import { SSE_HEADERS } from '../../../platform/http/sse.ts';
 export const RELAYED_HEADER = 'x-agent-server-relayed';
 
 /** Headers that describe this hop, not the caller. */
-const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'content-type', 'transfer-encoding', 'accept-encoding', 'keep-alive', 'upgrade', 'last-event-id']);
+const HOP_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'accept-encoding',
+  'keep-alive',
+  'upgrade',
+  'last-event-id',
+]);
 
 export function isRelayed(request: FastifyRequest): boolean {
   return request.headers[RELAYED_HEADER] !== undefined;
@@ -37,7 +47,11 @@ export async function relayRunStream(
   const gone = new AbortController();
   let answer;
   try {
-    answer = await undiciRequest(`${ownerUrl}/threads/${run.thread_id}/runs/${run.run_id}/stream`, { method: 'GET', headers: forwarded, signal: gone.signal });
+    answer = await undiciRequest(`${ownerUrl}/threads/${run.thread_id}/runs/${run.run_id}/stream`, {
+      method: 'GET',
+      headers: forwarded,
+      signal: gone.signal,
+    });
   } catch {
     return false;
   }

@@ -4,7 +4,16 @@
 // some) and ignored.
 
 // `events` (LangChain's raw streamEvents) is not served: a request for it is refused with the modes that are.
-export const STREAM_MODES = ['values', 'updates', 'messages', 'messages-tuple', 'custom', 'debug', 'tasks', 'checkpoints'] as const;
+export const STREAM_MODES = [
+  'values',
+  'updates',
+  'messages',
+  'messages-tuple',
+  'custom',
+  'debug',
+  'tasks',
+  'checkpoints',
+] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 
 type Json = Record<string, unknown>;
@@ -36,9 +45,18 @@ export interface RunCreateBody {
 }
 
 const maybe = (type: string) => [type, 'null'];
-const choice = (values: readonly string[], description: string) => ({ type: maybe('string'), enum: [...values, null], description });
+const choice = (values: readonly string[], description: string) => ({
+  type: maybe('string'),
+  enum: [...values, null],
+  description,
+});
 const json = (description: string) => ({ type: maybe('object'), additionalProperties: true, description });
-const interruptNodes = (description: string) => ({ type: ['string', 'array', 'null'], pattern: '^\\*$', items: { type: 'string' }, description: `${description}: "*" for all, or node names` });
+const interruptNodes = (description: string) => ({
+  type: ['string', 'array', 'null'],
+  pattern: '^\\*$',
+  items: { type: 'string' },
+  description: `${description}: "*" for all, or node names`,
+});
 
 export const runCreateBodySchema = {
   type: 'object',
@@ -47,24 +65,47 @@ export const runCreateBodySchema = {
   properties: {
     assistant_id: { type: 'string', minLength: 1, description: 'the assistant: its UUID, or its graph name' },
     input: { description: 'the graph’s input' },
-    command: { type: maybe('object'), additionalProperties: true, properties: { resume: {}, update: {}, goto: {} }, description: 'a Command instead of input: resume an interrupt, update, goto' },
+    command: {
+      type: maybe('object'),
+      additionalProperties: true,
+      properties: { resume: {}, update: {}, goto: {} },
+      description: 'a Command instead of input: resume an interrupt, update, goto',
+    },
     config: {
       type: maybe('object'),
       additionalProperties: true,
-      properties: { tags: { type: 'array', items: { type: 'string' } }, recursion_limit: { type: 'integer', minimum: 1 }, configurable: { type: 'object', additionalProperties: true } },
+      properties: {
+        tags: { type: 'array', items: { type: 'string' } },
+        recursion_limit: { type: 'integer', minimum: 1 },
+        configurable: { type: 'object', additionalProperties: true },
+      },
     },
     context: json('the run’s context'),
     metadata: json('run metadata (also the trace’s; thread_id there names the tracing thread)'),
     checkpoint_id: { type: maybe('string'), description: 'run from this checkpoint' },
-    checkpoint: { type: maybe('object'), additionalProperties: true, properties: { checkpoint_id: { type: 'string' }, checkpoint_ns: { type: 'string' } } },
+    checkpoint: {
+      type: maybe('object'),
+      additionalProperties: true,
+      properties: { checkpoint_id: { type: 'string' }, checkpoint_ns: { type: 'string' } },
+    },
     stream_mode: {
-      anyOf: [{ type: 'string', enum: STREAM_MODES }, { type: 'array', items: { type: 'string', enum: STREAM_MODES } }, { type: 'null' }],
+      anyOf: [
+        { type: 'string', enum: STREAM_MODES },
+        { type: 'array', items: { type: 'string', enum: STREAM_MODES } },
+        { type: 'null' },
+      ],
       description: `one or several of ${STREAM_MODES.join(', ')} (default values)`,
     },
     stream_subgraphs: { type: maybe('boolean') },
     stream_resumable: { type: maybe('boolean') },
-    on_disconnect: choice(['cancel', 'continue'], 'cancel: the run is cancelled when the streaming or waiting client goes away'),
-    multitask_strategy: choice(['reject', 'rollback', 'interrupt', 'enqueue'], 'when the thread is running a run (default reject: 422)'),
+    on_disconnect: choice(
+      ['cancel', 'continue'],
+      'cancel: the run is cancelled when the streaming or waiting client goes away',
+    ),
+    multitask_strategy: choice(
+      ['reject', 'rollback', 'interrupt', 'enqueue'],
+      'when the thread is running a run (default reject: 422)',
+    ),
     if_not_exists: choice(['reject', 'create'], 'when the thread does not exist (default reject: 404)'),
     on_completion: choice(['delete', 'keep'], 'stateless runs: keep or delete the temporary thread (default delete)'),
     after_seconds: { type: maybe('number'), minimum: 0, description: 'start the run this much later' },

@@ -44,7 +44,11 @@ export class RunEventTranslator {
       if (this.userModes.has('messages')) this.partialMessage(data as [unknown, Record<string, unknown>], emit);
       return;
     }
-    if (this.userModes.has(mode as StreamMode)) emit(`${mode}${suffix}`, mode === 'checkpoints' ? publicCheckpoint(data) : mode === 'debug' ? publicDebug(data) : data);
+    if (this.userModes.has(mode as StreamMode))
+      emit(
+        `${mode}${suffix}`,
+        mode === 'checkpoints' ? publicCheckpoint(data) : mode === 'debug' ? publicDebug(data) : data,
+      );
     if (mode === 'values' && isRoot && this.userModes.has('messages')) this.completeMessages(data, emit);
   }
 
@@ -67,7 +71,6 @@ export class RunEventTranslator {
     for (const m of fresh) this.completedIds.add(m.id);
     if (fresh.length > 0) emit('messages/complete', fresh);
   }
-
 }
 
 type Json = Record<string, unknown>;
@@ -76,13 +79,20 @@ type Json = Record<string, unknown>;
 function publicConfig(config: unknown): unknown {
   const configurable = (config as { configurable?: Json } | null | undefined)?.configurable;
   if (!configurable) return config;
-  return { ...(config as Json), configurable: Object.fromEntries(Object.entries(configurable).filter(([key]) => !key.startsWith('__'))) };
+  return {
+    ...(config as Json),
+    configurable: Object.fromEntries(Object.entries(configurable).filter(([key]) => !key.startsWith('__'))),
+  };
 }
 
 function publicCheckpoint(data: unknown): unknown {
   if (data === null || typeof data !== 'object') return data;
   const checkpoint = data as Json;
-  return { ...checkpoint, config: publicConfig(checkpoint.config), ...('parentConfig' in checkpoint ? { parentConfig: publicConfig(checkpoint.parentConfig) } : {}) };
+  return {
+    ...checkpoint,
+    config: publicConfig(checkpoint.config),
+    ...('parentConfig' in checkpoint ? { parentConfig: publicConfig(checkpoint.parentConfig) } : {}),
+  };
 }
 
 function publicDebug(data: unknown): unknown {

@@ -10,7 +10,12 @@ import { Command } from '@langchain/langgraph';
 import { uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Logger } from '../../../platform/logger.ts';
 import { errors } from '../../../platform/errors.ts';
-import { storedThreadId, threadConfig, type ThreadKey, type WorkspaceCheckpointer } from '../../../platform/workspaceThreads.ts';
+import {
+  storedThreadId,
+  threadConfig,
+  type ThreadKey,
+  type WorkspaceCheckpointer,
+} from '../../../platform/workspaceThreads.ts';
 import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
 import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
 import { toWireValue } from '../wireJson.ts';
@@ -44,7 +49,9 @@ function nowIso(): string {
 }
 
 function errorPayload(err: unknown): { error: string; message: string } {
-  return err instanceof Error ? { error: err.name, message: err.message } : { error: 'Error', message: JSON.stringify(err) };
+  return err instanceof Error
+    ? { error: err.name, message: err.message }
+    : { error: 'Error', message: JSON.stringify(err) };
 }
 
 export class RunManager implements SharedRunExecutor {
@@ -151,7 +158,13 @@ export class RunManager implements SharedRunExecutor {
       kwargs,
       multitask_strategy: strategy,
     };
-    const run = new ActiveRun(record, { ...body, metadata }, streamModesOf(body), { workspaceId: scope.workspaceId, auth: caller.auth }, temporary && body.on_completion !== 'keep');
+    const run = new ActiveRun(
+      record,
+      { ...body, metadata },
+      streamModesOf(body),
+      { workspaceId: scope.workspaceId, auth: caller.auth },
+      temporary && body.on_completion !== 'keep',
+    );
     this.runs.set(runId, run);
     try {
       await this.queue.admit(run, strategy, {
@@ -202,7 +215,13 @@ export class RunManager implements SharedRunExecutor {
       const mine = await this.claimedHere(record.run_id, followed.ended);
       if (mine) return mine;
     }
-    const run = new ActiveRun({ ...record }, { assistant_id: record.assistant_id }, [], { workspaceId, auth: ANONYMOUS }, false);
+    const run = new ActiveRun(
+      { ...record },
+      { assistant_id: record.assistant_id },
+      [],
+      { workspaceId, auth: ANONYMOUS },
+      false,
+    );
     if (!('owner' in followed)) {
       if (!followed.ended) return undefined;
       this.endFollowed(run, followed.ended);
@@ -348,7 +367,9 @@ export class RunManager implements SharedRunExecutor {
     };
     // Checkpoint ids are uuid6 from one monotonic generator: every id made after this one sorts after it.
     run.checkpointMark = uuid6(0);
-    const input = body.command ? new Command(body.command as ConstructorParameters<typeof Command>[0]) : (body.input ?? null);
+    const input = body.command
+      ? new Command(body.command as ConstructorParameters<typeof Command>[0])
+      : (body.input ?? null);
     try {
       const stream = await graph.stream(input, {
         configurable,
@@ -387,7 +408,8 @@ export class RunManager implements SharedRunExecutor {
     const snapshot = await graph.getState(threadConfig(run.thread));
     let values = toWireValue<Record<string, unknown> | null>(snapshot.values ?? lastValues ?? null);
     const output = graph.outputChannels;
-    if (values && Array.isArray(output)) values = Object.fromEntries(Object.entries(values).filter(([key]) => output.includes(key)));
+    if (values && Array.isArray(output))
+      values = Object.fromEntries(Object.entries(values).filter(([key]) => output.includes(key)));
     const interrupts = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
     if (interrupts.length > 0) return { ...(values ?? {}), __interrupt__: toWireValue(interrupts) };
     return values;
@@ -423,12 +445,20 @@ export class RunManager implements SharedRunExecutor {
       record.status = outcome.status;
       record.updated_at = nowIso();
       // before the thread is handed to its next run
-      if (run.cancelAction === 'rollback' && !run.temporaryThread) outcome = { ...outcome, values: await this.rollBack(run) };
+      if (run.cancelAction === 'rollback' && !run.temporaryThread)
+        outcome = { ...outcome, values: await this.rollBack(run) };
       const recorded = await this.queue.recordEnd(run, outcome);
       if (run.temporaryThread) await this.deps.checkpointer.deleteThreadOf(run.thread);
-      if (!recorded) this.deps.logger.warn({ run_id: record.run_id }, 'a run ended here after another replica had failed it (this one was taken for dead)');
+      if (!recorded)
+        this.deps.logger.warn(
+          { run_id: record.run_id },
+          'a run ended here after another replica had failed it (this one was taken for dead)',
+        );
     } catch (err) {
-      this.deps.logger.error({ run_id: record.run_id, err: (err as Error).message }, 'could not record the end of a run');
+      this.deps.logger.error(
+        { run_id: record.run_id, err: (err as Error).message },
+        'could not record the end of a run',
+      );
     } finally {
       run.finish(outcome);
       // A rolled-back run is gone at once, and so is a run whose temporary thread went with it

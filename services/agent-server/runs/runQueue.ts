@@ -7,7 +7,13 @@
 // number of agent-server replicas on one database share the work.
 import { errors } from '../../../platform/errors.ts';
 import { storedThreadId, type ThreadKey } from '../../../platform/workspaceThreads.ts';
-import type { AgentRecordStore, MultitaskStrategy, RecordScope, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
+import type {
+  AgentRecordStore,
+  MultitaskStrategy,
+  RecordScope,
+  RunRecord,
+  ThreadRecord,
+} from '../store/agentRecords.ts';
 import type { ActiveRun, CancelAction, RunOutcome } from './activeRun.ts';
 
 /** What the thread becomes when a run is admitted: busy, with the graph that runs on it. */
@@ -17,7 +23,12 @@ export type ThreadAdmission = Pick<ThreadRecord, 'status' | 'updated_at' | 'meta
  * The thread's fields after a run ended, when `others` runs of it are still queued or running
  * (undefined: leave the thread as it is — an interrupted run makes way for the next).
  */
-export function threadAfterRun(runId: string, outcome: RunOutcome, others: number, now: string): Partial<ThreadRecord> | undefined {
+export function threadAfterRun(
+  runId: string,
+  outcome: RunOutcome,
+  others: number,
+  now: string,
+): Partial<ThreadRecord> | undefined {
   if (outcome.status === 'interrupted' && others > 0) return undefined;
   const { __interrupt__: interrupts, ...values } = outcome.values ?? {};
   const waiting = Array.isArray(interrupts) && interrupts.length > 0;
@@ -80,7 +91,8 @@ export class LocalRunQueue implements RunQueue {
     const queued = this.#queues.get(queueKey) ?? [];
     if (queued.length > 0) {
       if (strategy === 'reject') throw errors.threadBusy();
-      if (strategy === 'interrupt' || strategy === 'rollback') for (const other of queued) this.#executor.cancelHere(other.record.run_id, strategy);
+      if (strategy === 'interrupt' || strategy === 'rollback')
+        for (const other of queued) this.#executor.cancelHere(other.record.run_id, strategy);
     }
     await this.#store.putRun(run.workspaceId, run.record);
     await this.#store.updateThread({ workspaceId: run.workspaceId }, tid, thread);

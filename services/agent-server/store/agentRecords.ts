@@ -63,7 +63,11 @@ export interface AgentRecordStore {
   /** Creates the thread in the workspace, or returns undefined when the workspace has a thread with that id. */
   createThread(workspaceId: string, thread: ThreadRecord): Promise<ThreadRecord | undefined>;
   getThread(scope: RecordScope, threadId: string): Promise<ThreadRecord | undefined>;
-  updateThread(scope: RecordScope, threadId: string, patch: Partial<Omit<ThreadRecord, 'thread_id' | 'created_at'>>): Promise<ThreadRecord | undefined>;
+  updateThread(
+    scope: RecordScope,
+    threadId: string,
+    patch: Partial<Omit<ThreadRecord, 'thread_id' | 'created_at'>>,
+  ): Promise<ThreadRecord | undefined>;
   /** Deletes the thread and its runs. */
   deleteThread(scope: RecordScope, threadId: string): Promise<boolean>;
   searchThreads(scope: RecordScope, search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }>;
@@ -71,7 +75,11 @@ export interface AgentRecordStore {
   /** Creates or replaces a run of a thread of the workspace. */
   putRun(workspaceId: string, run: RunRecord): Promise<void>;
   getRun(scope: RecordScope, threadId: string, runId: string): Promise<RunRecord | undefined>;
-  listRuns(scope: RecordScope, threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]>;
+  listRuns(
+    scope: RecordScope,
+    threadId: string,
+    options: { limit: number; offset: number; status?: RunStatus },
+  ): Promise<RunRecord[]>;
   deleteRun(scope: RecordScope, threadId: string, runId: string): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -79,7 +87,8 @@ export interface AgentRecordStore {
 /** JSON containment, as PostgreSQL's `@>` does it: every key of `pattern` matches in `value`. */
 export function jsonContains(value: unknown, pattern: unknown): boolean {
   if (pattern === null || typeof pattern !== 'object') return value === pattern;
-  if (Array.isArray(pattern)) return Array.isArray(value) && pattern.every((p) => value.some((v) => jsonContains(v, p)));
+  if (Array.isArray(pattern))
+    return Array.isArray(value) && pattern.every((p) => value.some((v) => jsonContains(v, p)));
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   return Object.entries(pattern).every(([k, p]) => jsonContains((value as Json)[k], p));
 }

@@ -10,7 +10,12 @@ export class MemoryCheckpointer extends MemorySaver {
   /** Per thread, the keys of its entries in `this.writes`. */
   private readonly writeKeys = new Map<string, Set<string>>();
 
-  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+  override async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
     await super.putWrites(config, writes, taskId, taskPath);
     const { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId } = config.configurable ?? {};
     // The key MemorySaver files these writes under.

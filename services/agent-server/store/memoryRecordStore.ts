@@ -1,7 +1,14 @@
 // Thread and run records in this process's memory: gone when it stops, like the in-memory checkpointer.
 import { storedThreadId } from '../../../platform/workspaceThreads.ts';
 import { isAuthMatching } from '../auth/authFilters.ts';
-import type { AgentRecordStore, RecordScope, RunRecord, RunStatus, ThreadRecord, ThreadSearch } from './agentRecords.ts';
+import type {
+  AgentRecordStore,
+  RecordScope,
+  RunRecord,
+  RunStatus,
+  ThreadRecord,
+  ThreadSearch,
+} from './agentRecords.ts';
 import { jsonContains } from './agentRecords.ts';
 
 interface StoredThread {
@@ -18,7 +25,8 @@ export class MemoryRecordStore implements AgentRecordStore {
   /** The thread if the scope sees it. */
   #visible(scope: RecordScope, threadId: string): StoredThread | undefined {
     const stored = this.#threads.get(storedThreadId({ workspaceId: scope.workspaceId, threadId }));
-    if (!stored || stored.workspaceId !== scope.workspaceId || !isAuthMatching(stored.thread.metadata, scope.filters)) return undefined;
+    if (!stored || stored.workspaceId !== scope.workspaceId || !isAuthMatching(stored.thread.metadata, scope.filters))
+      return undefined;
     return stored;
   }
 
@@ -33,7 +41,11 @@ export class MemoryRecordStore implements AgentRecordStore {
     return this.#visible(scope, threadId)?.thread;
   }
 
-  async updateThread(scope: RecordScope, threadId: string, patch: Partial<ThreadRecord>): Promise<ThreadRecord | undefined> {
+  async updateThread(
+    scope: RecordScope,
+    threadId: string,
+    patch: Partial<ThreadRecord>,
+  ): Promise<ThreadRecord | undefined> {
     const stored = this.#visible(scope, threadId);
     if (!stored) return undefined;
     stored.thread = { ...stored.thread, ...patch };
@@ -41,7 +53,10 @@ export class MemoryRecordStore implements AgentRecordStore {
   }
 
   async deleteThread(scope: RecordScope, threadId: string): Promise<boolean> {
-    return this.#visible(scope, threadId) !== undefined && this.#threads.delete(storedThreadId({ workspaceId: scope.workspaceId, threadId }));
+    return (
+      this.#visible(scope, threadId) !== undefined &&
+      this.#threads.delete(storedThreadId({ workspaceId: scope.workspaceId, threadId }))
+    );
   }
 
   async searchThreads(scope: RecordScope, search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }> {
@@ -57,7 +72,9 @@ export class MemoryRecordStore implements AgentRecordStore {
           (!search.values || jsonContains(t.values ?? {}, search.values)),
       );
     const sign = search.sortOrder === 'asc' ? 1 : -1;
-    matching.sort((a, b) => (a[search.sortBy] < b[search.sortBy] ? -sign : a[search.sortBy] > b[search.sortBy] ? sign : 0));
+    matching.sort((a, b) =>
+      a[search.sortBy] < b[search.sortBy] ? -sign : a[search.sortBy] > b[search.sortBy] ? sign : 0,
+    );
     return { threads: matching.slice(search.offset, search.offset + search.limit), total: matching.length };
   }
 
@@ -69,8 +86,14 @@ export class MemoryRecordStore implements AgentRecordStore {
     return this.#visible(scope, threadId)?.runs.get(runId);
   }
 
-  async listRuns(scope: RecordScope, threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]> {
-    const runs = [...(this.#visible(scope, threadId)?.runs.values() ?? [])].filter((r) => !options.status || r.status === options.status);
+  async listRuns(
+    scope: RecordScope,
+    threadId: string,
+    options: { limit: number; offset: number; status?: RunStatus },
+  ): Promise<RunRecord[]> {
+    const runs = [...(this.#visible(scope, threadId)?.runs.values() ?? [])].filter(
+      (r) => !options.status || r.status === options.status,
+    );
     runs.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
     return runs.slice(options.offset, options.offset + options.limit);
   }

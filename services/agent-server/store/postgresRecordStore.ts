@@ -7,7 +7,14 @@ import pg from 'pg';
 import { inTransaction } from '../../../platform/postgres.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../tenancy/index.ts';
 import type { AuthFilters } from '../auth/authFilters.ts';
-import type { AgentRecordStore, RecordScope, RunRecord, RunStatus, ThreadRecord, ThreadSearch } from './agentRecords.ts';
+import type {
+  AgentRecordStore,
+  RecordScope,
+  RunRecord,
+  RunStatus,
+  ThreadRecord,
+  ThreadSearch,
+} from './agentRecords.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS agent_threads (
@@ -104,7 +111,18 @@ CREATE INDEX IF NOT EXISTS agent_runs_unfinished ON agent_runs (workspace_id, th
 /** Replicas starting together on one database create and migrate the tables one after the other. */
 const SCHEMA_LOCK = 0x61676e74; // "agnt"
 
-const THREAD_COLUMNS = ['thread_id', 'created_at', 'updated_at', 'state_updated_at', 'metadata', 'status', 'config', 'values', 'interrupts', 'error'] as const;
+const THREAD_COLUMNS = [
+  'thread_id',
+  'created_at',
+  'updated_at',
+  'state_updated_at',
+  'metadata',
+  'status',
+  'config',
+  'values',
+  'interrupts',
+  'error',
+] as const;
 const JSON_COLUMNS = new Set(['metadata', 'config', 'values', 'interrupts', 'error']);
 const SORTABLE = new Set(['thread_id', 'status', 'created_at', 'updated_at']);
 
@@ -170,7 +188,9 @@ export class PostgresRecordStore implements AgentRecordStore {
     await inTransaction(pool, async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
       await client.query(SCHEMA);
-      const key = await client.query(`SELECT indnatts FROM pg_index WHERE indrelid = 'agent_threads'::regclass AND indisprimary`);
+      const key = await client.query(
+        `SELECT indnatts FROM pg_index WHERE indrelid = 'agent_threads'::regclass AND indisprimary`,
+      );
       if (key.rows[0]?.indnatts === 1) await client.query(SCOPE_THREAD_IDS);
       await client.query(INDEXES);
     });
@@ -195,13 +215,22 @@ export class PostgresRecordStore implements AgentRecordStore {
     return result.rows[0] ? threadFromRow(result.rows[0]) : undefined;
   }
 
-  async updateThread(scope: RecordScope, threadId: string, patch: Partial<ThreadRecord>): Promise<ThreadRecord | undefined> {
-    const columns = Object.keys(patch).filter((c) => (THREAD_COLUMNS as readonly string[]).includes(c) && c !== 'thread_id');
+  async updateThread(
+    scope: RecordScope,
+    threadId: string,
+    patch: Partial<ThreadRecord>,
+  ): Promise<ThreadRecord | undefined> {
+    const columns = Object.keys(patch).filter(
+      (c) => (THREAD_COLUMNS as readonly string[]).includes(c) && c !== 'thread_id',
+    );
     if (columns.length === 0) return this.getThread(scope, threadId);
     const { params, bind } = parameters();
     const sets = columns.map((c) => `"${c}" = ${bind(columnValue(c, patch[c as keyof ThreadRecord]))}`).join(', ');
     const where = [`t.thread_id = ${bind(threadId)}`, ...scopeConditions(scope, bind)];
-    const result = await this.pool.query(`UPDATE agent_threads t SET ${sets} WHERE ${where.join(' AND ')} RETURNING *`, params);
+    const result = await this.pool.query(
+      `UPDATE agent_threads t SET ${sets} WHERE ${where.join(' AND ')} RETURNING *`,
+      params,
+    );
     return result.rows[0] ? threadFromRow(result.rows[0]) : undefined;
   }
 
@@ -229,7 +258,14 @@ export class PostgresRecordStore implements AgentRecordStore {
     );
     let total = Number(rows.rows[0]?.total ?? 0);
     if (rows.rows.length === 0 && search.offset > 0) {
-      total = Number((await this.pool.query(`SELECT count(*) AS total FROM agent_threads t ${condition}`, params.slice(0, filterParams))).rows[0].total);
+      total = Number(
+        (
+          await this.pool.query(
+            `SELECT count(*) AS total FROM agent_threads t ${condition}`,
+            params.slice(0, filterParams),
+          )
+        ).rows[0].total,
+      );
     }
     return { threads: rows.rows.map(threadFromRow), total };
   }
@@ -244,9 +280,17 @@ export class PostgresRecordStore implements AgentRecordStore {
   }
 
   /** The runs of a thread the scope sees, matching `conditions` on the run row (aliased `r`). */
-  async #runs(scope: RecordScope, threadId: string, build: (bind: Bind) => { conditions: string[]; tail?: string }): Promise<RunRecord[]> {
+  async #runs(
+    scope: RecordScope,
+    threadId: string,
+    build: (bind: Bind) => { conditions: string[]; tail?: string },
+  ): Promise<RunRecord[]> {
     const { params, bind } = parameters();
-    const where = [`r.thread_id = ${bind(threadId)}`, `r.workspace_id = ${bind(scope.workspaceId)}`, ...scopeConditions(scope, bind)];
+    const where = [
+      `r.thread_id = ${bind(threadId)}`,
+      `r.workspace_id = ${bind(scope.workspaceId)}`,
+      ...scopeConditions(scope, bind),
+    ];
     const { conditions, tail = '' } = build(bind);
     const result = await this.pool.query(
       `SELECT r.record FROM agent_runs r JOIN agent_threads t ON t.workspace_id = r.workspace_id AND t.thread_id = r.thread_id WHERE ${[...where, ...conditions].join(' AND ')} ${tail}`,
@@ -259,7 +303,11 @@ export class PostgresRecordStore implements AgentRecordStore {
     return (await this.#runs(scope, threadId, (bind) => ({ conditions: [`r.run_id = ${bind(runId)}`] })))[0];
   }
 
-  async listRuns(scope: RecordScope, threadId: string, options: { limit: number; offset: number; status?: RunStatus }): Promise<RunRecord[]> {
+  async listRuns(
+    scope: RecordScope,
+    threadId: string,
+    options: { limit: number; offset: number; status?: RunStatus },
+  ): Promise<RunRecord[]> {
     return this.#runs(scope, threadId, (bind) => ({
       conditions: options.status ? [`r.status = ${bind(options.status)}`] : [],
       tail: `ORDER BY r.created_at DESC LIMIT ${bind(options.limit)} OFFSET ${bind(options.offset)}`,
@@ -268,8 +316,16 @@ export class PostgresRecordStore implements AgentRecordStore {
 
   async deleteRun(scope: RecordScope, threadId: string, runId: string): Promise<boolean> {
     const { params, bind } = parameters();
-    const where = [`r.run_id = ${bind(runId)}`, `r.thread_id = ${bind(threadId)}`, `r.workspace_id = ${bind(scope.workspaceId)}`, ...scopeConditions(scope, bind)];
-    const result = await this.pool.query(`DELETE FROM agent_runs r USING agent_threads t WHERE t.workspace_id = r.workspace_id AND t.thread_id = r.thread_id AND ${where.join(' AND ')}`, params);
+    const where = [
+      `r.run_id = ${bind(runId)}`,
+      `r.thread_id = ${bind(threadId)}`,
+      `r.workspace_id = ${bind(scope.workspaceId)}`,
+      ...scopeConditions(scope, bind),
+    ];
+    const result = await this.pool.query(
+      `DELETE FROM agent_runs r USING agent_threads t WHERE t.workspace_id = r.workspace_id AND t.thread_id = r.thread_id AND ${where.join(' AND ')}`,
+      params,
+    );
     return (result.rowCount ?? 0) > 0;
   }
 

@@ -4,7 +4,15 @@
 // replica that dies fails its runs; none is resumed elsewhere). Written to PostgreSQL, its
 // checkpoints were 28 of the 34 queries of a stateless run, for rows deleted a moment later.
 // Held threads go to memory; every other thread to the durable checkpointer.
-import { BaseCheckpointSaver, type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointTuple, type PendingWrite } from '@langchain/langgraph-checkpoint';
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
+} from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { MemoryCheckpointer } from './memoryCheckpointer.ts';
 
@@ -39,7 +47,12 @@ export class TemporaryThreadCheckpointer extends BaseCheckpointSaver {
     return this.#saver(config).list(config, options);
   }
 
-  override put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  override put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     return this.#saver(config).put(config, checkpoint, metadata, newVersions);
   }
 

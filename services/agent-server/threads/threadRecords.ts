@@ -5,7 +5,17 @@ import { toWireValue } from '../wireJson.ts';
 
 export function newThreadRecord(threadId: string, metadata: Record<string, unknown>): ThreadRecord {
   const now = new Date().toISOString();
-  return { thread_id: threadId, created_at: now, updated_at: now, state_updated_at: now, metadata, status: 'idle', config: {}, values: null, interrupts: {} };
+  return {
+    thread_id: threadId,
+    created_at: now,
+    updated_at: now,
+    state_updated_at: now,
+    metadata,
+    status: 'idle',
+    config: {},
+    values: null,
+    interrupts: {},
+  };
 }
 
 /** A thread as the API returns it: `values` is `{}` rather than null before any run. */
@@ -60,7 +70,12 @@ export function threadState(snapshot: StateSnapshotLike, threadId: string): Thre
     tasks,
     metadata: snapshot.metadata ?? {},
     created_at: snapshot.createdAt ?? null,
-    checkpoint: checkpointRef(snapshot.config) ?? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: null, checkpoint_map: null },
+    checkpoint: checkpointRef(snapshot.config) ?? {
+      thread_id: threadId,
+      checkpoint_ns: '',
+      checkpoint_id: null,
+      checkpoint_map: null,
+    },
     parent_checkpoint: checkpointRef(snapshot.parentConfig),
     interrupts: tasks.flatMap((t) => t.interrupts),
   });

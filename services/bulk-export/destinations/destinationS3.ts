@@ -80,7 +80,12 @@ export function destinationS3Client(
   const lookup = options.policy.lookupFor(port);
   return new S3Client({
     ...(endpoint !== null
-      ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      ? {
+          endpoint,
+          forcePathStyle: true,
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+        }
       : {}),
     region: location.region || DEFAULT_DESTINATION_REGION,
     credentials: {
@@ -113,7 +118,8 @@ export function normalisePrefix(prefix: string | null | undefined): string {
   }
   for (const segment of normalised.split('/')) {
     if (segment === '') throw errors.badRequest('prefix must not contain empty path segments ("//")');
-    if (segment === '.' || segment === '..') throw errors.badRequest('prefix must not contain "." or ".." path segments');
+    if (segment === '.' || segment === '..')
+      throw errors.badRequest('prefix must not contain "." or ".." path segments');
   }
   return normalised;
 }
@@ -148,7 +154,11 @@ export async function checkDestinationWrite(
   try {
     if (url) await options.policy.check(url.hostname, portOf(url));
     // A user waits on this answer: one retry, and a bound on each request.
-    s3 = destinationS3Client(location, credentials, { policy: options.policy, maxAttempts: 2, requestTimeoutMs: 15_000 });
+    s3 = destinationS3Client(location, credentials, {
+      policy: options.policy,
+      maxAttempts: 2,
+      requestTimeoutMs: 15_000,
+    });
   } catch (error) {
     throw fail(error);
   }
@@ -187,7 +197,11 @@ function endpointUrl(text: string): URL | null {
   } catch {
     return null;
   }
-  const valid = (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+  const valid =
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.hostname !== '' &&
+    url.username === '' &&
+    url.password === '';
   return valid ? url : null;
 }
 

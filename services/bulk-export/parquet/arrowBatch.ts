@@ -22,8 +22,16 @@ function columnData(type: DataType, values: ColumnValues, name: string): Data {
     case 'fixed8': {
       const { buffer, byteOffset } = values.data;
       // Int64 and timestamps are BigInt64Array in Arrow JS, Float64 a Float64Array: views of the same bytes.
-      const data = DataType.isFloat(type) ? new Float64Array(buffer, byteOffset, values.length) : new BigInt64Array(buffer, byteOffset, values.length);
-      return makeData({ type, length: values.length, nullCount: values.nullCount, nullBitmap: values.validity ?? undefined, data } as never);
+      const data = DataType.isFloat(type)
+        ? new Float64Array(buffer, byteOffset, values.length)
+        : new BigInt64Array(buffer, byteOffset, values.length);
+      return makeData({
+        type,
+        length: values.length,
+        nullCount: values.nullCount,
+        nullBitmap: values.validity ?? undefined,
+        data,
+      } as never);
     }
     case 'bool':
       return makeData({ type, length: values.length, nullCount: 0, data: values.bits } as never);
@@ -37,7 +45,14 @@ function columnData(type: DataType, values: ColumnValues, name: string): Data {
 }
 
 function utf8Data(type: DataType, values: Utf8Values): Data {
-  return makeData({ type, length: values.length, nullCount: values.nullCount, nullBitmap: values.validity ?? undefined, valueOffsets: values.offsets, data: values.data } as never);
+  return makeData({
+    type,
+    length: values.length,
+    nullCount: values.nullCount,
+    nullBitmap: values.validity ?? undefined,
+    valueOffsets: values.offsets,
+    data: values.data,
+  } as never);
 }
 
 /**

@@ -8,7 +8,15 @@ import type { BlobRef } from '../../../schemas/events.generated.ts';
 import { feedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
 import { CLAIM_CHECKED_COLUMNS, PAYLOAD_REFS_COLUMN, CURSOR_COLUMNS, type ExportColumn } from './exportColumns.ts';
 import { FEEDBACK_FLAG } from './exportQuery.ts';
-import { allNullUtf8, replaceUtf8Values, utf8At, type BoolValues, type ColumnValues, type DecodedBatch, type Utf8Values } from './columnData.ts';
+import {
+  allNullUtf8,
+  replaceUtf8Values,
+  utf8At,
+  type BoolValues,
+  type ColumnValues,
+  type DecodedBatch,
+  type Utf8Values,
+} from './columnData.ts';
 
 export interface BatchSources {
   ch: ClickHouseClient;
@@ -25,7 +33,11 @@ const FETCHES_IN_FLIGHT = 8;
 type PayloadRefs = Partial<Record<string, BlobRef>>;
 
 /** The values of `columns` for the batch, in order. */
-export async function batchValues(batch: DecodedBatch, columns: readonly ExportColumn[], sources: BatchSources): Promise<ColumnValues[]> {
+export async function batchValues(
+  batch: DecodedBatch,
+  columns: readonly ExportColumn[],
+  sources: BatchSources,
+): Promise<ColumnValues[]> {
   const payloads = await claimCheckedPayloads(batch, columns, sources.blobs);
   const values: ColumnValues[] = [];
   for (const c of columns) {
@@ -52,7 +64,11 @@ export function claimCheckedBytes(columns: readonly ExportColumn[]): (payloadRef
 }
 
 /** Column name -> (row -> payload text) for the claim-checked values of exported columns. */
-async function claimCheckedPayloads(batch: DecodedBatch, columns: readonly ExportColumn[], blobs: BlobStore): Promise<Map<string, Map<number, string | null>>> {
+async function claimCheckedPayloads(
+  batch: DecodedBatch,
+  columns: readonly ExportColumn[],
+  blobs: BlobStore,
+): Promise<Map<string, Map<number, string | null>>> {
   const out = new Map<string, Map<number, string | null>>();
   const refsColumn = batch.columns.get(PAYLOAD_REFS_COLUMN.name) as Utf8Values | undefined;
   if (!refsColumn) return out;
@@ -86,13 +102,22 @@ async function feedbackStats(batch: DecodedBatch, sources: BatchSources): Promis
   if (!flags) return allNullUtf8(batch.rows);
   const idColumn = batch.columns.get(CURSOR_COLUMNS.id.name) as Utf8Values;
   const graded = new Map<number, string>();
-  for (let row = 0; row < batch.rows; row++) if (flags.bits[row >> 3]! & (1 << (row & 7))) graded.set(row, utf8At(idColumn, row)!);
+  for (let row = 0; row < batch.rows; row++)
+    if (flags.bits[row >> 3]! & (1 << (row & 7))) graded.set(row, utf8At(idColumn, row)!);
   if (graded.size === 0) return allNullUtf8(batch.rows);
   const ids = [...graded.values()];
   const stats = new Map<string, unknown>();
   for (let i = 0; i < ids.length; i += FEEDBACK_IDS_PER_QUERY) {
-    const found = await feedbackStatsQuery(sources.ch, sources.tenantId, sources.feedbackTable, ids.slice(i, i + FEEDBACK_IDS_PER_QUERY));
+    const found = await feedbackStatsQuery(
+      sources.ch,
+      sources.tenantId,
+      sources.feedbackTable,
+      ids.slice(i, i + FEEDBACK_IDS_PER_QUERY),
+    );
     for (const [id, s] of found) stats.set(id, s);
   }
-  return replaceUtf8Values(allNullUtf8(batch.rows), new Map([...graded].map(([row, id]) => [row, stats.has(id) ? JSON.stringify(stats.get(id)) : null])));
+  return replaceUtf8Values(
+    allNullUtf8(batch.rows),
+    new Map([...graded].map(([row, id]) => [row, stats.has(id) ? JSON.stringify(stats.get(id)) : null])),
+  );
 }

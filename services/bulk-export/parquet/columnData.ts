@@ -44,13 +44,21 @@ export interface DecodedBatch {
   columns: Map<string, ColumnValues>;
 }
 
-export const isValid = (validity: Uint8Array | null, i: number): boolean => validity === null || (validity[i >> 3]! & (1 << (i & 7))) !== 0;
+export const isValid = (validity: Uint8Array | null, i: number): boolean =>
+  validity === null || (validity[i >> 3]! & (1 << (i & 7))) !== 0;
 
 const textEncoder = new TextEncoder();
 
 /** A column of `length` nulls. */
 export function allNullUtf8(length: number): Utf8Values {
-  return { type: 'utf8', length, offsets: new Int32Array(length + 1), data: new Uint8Array(0), validity: new Uint8Array((length + 7) >> 3), nullCount: length };
+  return {
+    type: 'utf8',
+    length,
+    offsets: new Int32Array(length + 1),
+    data: new Uint8Array(0),
+    validity: new Uint8Array((length + 7) >> 3),
+    nullCount: length,
+  };
 }
 
 /** The same column with some values replaced (row -> new value, null for null); the others are copied as bytes. */
@@ -75,7 +83,8 @@ export function replaceUtf8Values(column: Utf8Values, replacements: ReadonlyMap<
   // Copy unchanged runs of values in one go, replaced values one by one.
   let runStart = 0;
   const flush = (end: number) => {
-    if (end > runStart) data.set(column.data.subarray(column.offsets[runStart]!, column.offsets[end]!), offsets[runStart]!);
+    if (end > runStart)
+      data.set(column.data.subarray(column.offsets[runStart]!, column.offsets[end]!), offsets[runStart]!);
   };
   for (const row of [...encoded.keys()].sort((a, b) => a - b)) {
     flush(row);
@@ -99,7 +108,11 @@ function validityOf(present: readonly boolean[]): { validity: Uint8Array | null;
 /** Value i of a UTF-8 column as a string (null when null). */
 export function utf8At(column: Utf8Values, i: number): string | null {
   if (!isValid(column.validity, i)) return null;
-  return Buffer.from(column.data.buffer, column.data.byteOffset + column.offsets[i]!, column.offsets[i + 1]! - column.offsets[i]!).toString('utf8');
+  return Buffer.from(
+    column.data.buffer,
+    column.data.byteOffset + column.offsets[i]!,
+    column.offsets[i + 1]! - column.offsets[i]!,
+  ).toString('utf8');
 }
 
 /** Value i of an 8-byte column read as a signed 64-bit integer (a Number: times and counts fit). */

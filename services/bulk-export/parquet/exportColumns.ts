@@ -45,7 +45,13 @@ export interface ExportColumn {
   statistics: boolean;
 }
 
-const read = (name: string, select: string, kind: WireKind, arrow: ArrowKind, options: { dictionary?: boolean; statistics?: boolean } = {}): ExportColumn => ({
+const read = (
+  name: string,
+  select: string,
+  kind: WireKind,
+  arrow: ArrowKind,
+  options: { dictionary?: boolean; statistics?: boolean } = {},
+): ExportColumn => ({
   name,
   source: { name, select: raw(select), kind },
   arrow,
@@ -66,7 +72,12 @@ const COLUMNS: readonly ExportColumn[] = [
   nullableUuid('parent_run_id'),
   // Ancestors, root first: every dotted_order segment but the last (a segment is a 22-character
   // timestamp and the run's 36-character id), as the read API's parentRunIds does.
-  read('parent_run_ids', `arrayMap(s -> substring(s, 23, 36), arrayPopBack(splitByChar('.', dotted_order)))`, 'stringArray', 'utf8List'),
+  read(
+    'parent_run_ids',
+    `arrayMap(s -> substring(s, 23, 36), arrayPopBack(splitByChar('.', dotted_order)))`,
+    'stringArray',
+    'utf8List',
+  ),
   nullableUuid('reference_example_id'),
   read('name', 'name', 'string', 'utf8', { dictionary: true }),
   read('run_type', 'run_type', 'string', 'utf8', { dictionary: true }),
@@ -83,7 +94,14 @@ const COLUMNS: readonly ExportColumn[] = [
   json('extra'),
   json('events'),
   read('tags', 'tags', 'stringArray', 'utf8List'),
-  { name: 'feedback_stats', source: 'feedback_stats', arrow: 'utf8', nullable: true, dictionary: false, statistics: false },
+  {
+    name: 'feedback_stats',
+    source: 'feedback_stats',
+    arrow: 'utf8',
+    nullable: true,
+    dictionary: false,
+    statistics: false,
+  },
   read('total_tokens', 'total_tokens', 'int64', 'int64'),
   read('prompt_tokens', 'prompt_tokens', 'int64', 'int64'),
   read('completion_tokens', 'completion_tokens', 'int64', 'int64'),
@@ -115,7 +133,10 @@ export function exportColumns(fields: readonly string[] | null): ExportColumn[] 
 export const CLAIM_CHECKED_COLUMNS: ReadonlySet<string> = new Set(['inputs', 'outputs', 'extra', 'events']);
 
 /** Query columns the export needs whatever is written: the cursor, and where big payloads are. */
-export const CURSOR_COLUMNS = { startTime: BY_NAME.get('start_time')!.source as QueryColumn, id: BY_NAME.get('id')!.source as QueryColumn };
+export const CURSOR_COLUMNS = {
+  startTime: BY_NAME.get('start_time')!.source as QueryColumn,
+  id: BY_NAME.get('id')!.source as QueryColumn,
+};
 export const PAYLOAD_REFS_COLUMN: QueryColumn = { name: 'payload_refs', select: raw('payload_refs'), kind: 'string' };
 
 /** What the query selects for these export columns (each once), plus the cursor and payload_refs when needed. */
@@ -145,5 +166,5 @@ export function arrowType(column: ExportColumn, formatVersion: ExportFormatVersi
   }
 }
 
-export const arrowField = (column: ExportColumn, formatVersion: ExportFormatVersion): Field => new Field(column.name, arrowType(column, formatVersion), column.nullable);
-
+export const arrowField = (column: ExportColumn, formatVersion: ExportFormatVersion): Field =>
+  new Field(column.name, arrowType(column, formatVersion), column.nullable);

@@ -27,8 +27,20 @@ export interface ExportWindow {
  * An export's `filter` (the runs filter language) as a condition on `runs`, checked against each
  * run's final state. Throws the filter language's 400, naming the problem and where, when invalid.
  */
-export function exportFilterCondition(filter: string, tables: { runs: string; runKeys: string; feedback: string }, project: Pick<ExportWindow, 'tenantId' | 'sessionId'>): Sql {
-  const scope = { tenantId: project.tenantId, runsTable: tables.runs, runKeysTable: tables.runKeys, feedbackTable: tables.feedback, exact: true, sessionIds: [project.sessionId], traceIds: null };
+export function exportFilterCondition(
+  filter: string,
+  tables: { runs: string; runKeys: string; feedback: string },
+  project: Pick<ExportWindow, 'tenantId' | 'sessionId'>,
+): Sql {
+  const scope = {
+    tenantId: project.tenantId,
+    runsTable: tables.runs,
+    runKeysTable: tables.runKeys,
+    feedbackTable: tables.feedback,
+    exact: true,
+    sessionIds: [project.sessionId],
+    traceIds: null,
+  };
   return compileRunFilter(parseFilter(filter, 'filter'), scope, 'filter').sql;
 }
 
@@ -64,11 +76,18 @@ export const FEEDBACK_FLAG = 'has_feedback';
 const projectFeedback = (feedbackTable: string, window: Pick<ExportWindow, 'tenantId' | 'sessionId'>) =>
   sql`SELECT run_id FROM ${ident(feedbackTable)} WHERE tenant_id = toUUID(${window.tenantId}) AND (session_id = toUUID(${window.sessionId}) OR isNull(session_id))`;
 
-export function feedbackFlagColumn(feedbackTable: string, window: Pick<ExportWindow, 'tenantId' | 'sessionId'>): QueryColumn {
+export function feedbackFlagColumn(
+  feedbackTable: string,
+  window: Pick<ExportWindow, 'tenantId' | 'sessionId'>,
+): QueryColumn {
   return { name: FEEDBACK_FLAG, select: sql`id IN (${projectFeedback(feedbackTable, window)})`, kind: 'bool' };
 }
 
 /** Whether any feedback may belong to the project's runs (when none does, feedback_stats is null without asking). */
-export async function projectHasFeedback(ch: ClickHouseClient, feedbackTable: string, window: Pick<ExportWindow, 'tenantId' | 'sessionId'>): Promise<boolean> {
+export async function projectHasFeedback(
+  ch: ClickHouseClient,
+  feedbackTable: string,
+  window: Pick<ExportWindow, 'tenantId' | 'sessionId'>,
+): Promise<boolean> {
   return (await ch.query(sql`${projectFeedback(feedbackTable, window)} LIMIT 1`)).length > 0;
 }

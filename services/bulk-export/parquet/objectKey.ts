@@ -28,6 +28,10 @@ export function exportRunDirectory(prefix: string, partition: ExportPartition): 
 }
 
 /** The n-th file (from 0) of an export run's attempt: `<directory>/<runId>-<attempt>-<seq, 5 digits>.parquet`. */
-export function exportObjectKey(prefix: string, partition: ExportPartition & { runId: string; attempt: number }, sequence: number): string {
+export function exportObjectKey(
+  prefix: string,
+  partition: ExportPartition & { runId: string; attempt: number },
+  sequence: number,
+): string {
   return `${exportRunDirectory(prefix, partition)}/${partition.runId}-${partition.attempt}-${pad(sequence, 5)}.parquet`;
 }

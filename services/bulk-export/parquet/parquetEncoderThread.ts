@@ -60,7 +60,10 @@ class EncodingFile {
   constructor(id: number, options: EncoderFileOptions) {
     this.#id = id;
     // highWaterMark 0: `pull` runs once per read of the writer, so each `took` is one batch taken.
-    const input = new ReadableStream<pq.RecordBatch>({ start: (c) => void (this.#input = c), pull: (c) => this.#next(c) }, { highWaterMark: 0 });
+    const input = new ReadableStream<pq.RecordBatch>(
+      { start: (c) => void (this.#input = c), pull: (c) => this.#next(c) },
+      { highWaterMark: 0 },
+    );
     void this.#run(input, options);
   }
 
@@ -86,7 +89,8 @@ class EncodingFile {
   }
 
   async #next(controller: ReadableStreamDefaultController<pq.RecordBatch>): Promise<void> {
-    while (this.#waiting.length === 0 && !this.#ended && !this.#failed) await new Promise<void>((r) => (this.#wake = r));
+    while (this.#waiting.length === 0 && !this.#ended && !this.#failed)
+      await new Promise<void>((r) => (this.#wake = r));
     this.#wake = null;
     if (this.#failed) return;
     const ipc = this.#waiting.shift();
@@ -102,16 +106,22 @@ class EncodingFile {
   async #run(input: ReadableStream<pq.RecordBatch>, options: EncoderFileOptions): Promise<void> {
     try {
       // Resolves once the writer has the first batch (it needs the schema).
-      const output = await (pq.transformParquetStream(input, writerProperties(options)) as Promise<ReadableStream<Uint8Array>>);
+      const output = await (pq.transformParquetStream(input, writerProperties(options)) as Promise<
+        ReadableStream<Uint8Array>
+      >);
       for await (const chunk of output) {
         if (this.#failed) return;
         // The chunk is a view of wasm memory or a buffer of its own: copy into a buffer that can be moved.
-        const bytes = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer ? chunk : chunk.slice();
+        const bytes =
+          chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer
+            ? chunk
+            : chunk.slice();
         post({ op: 'bytes', id: this.#id, bytes }, [bytes.buffer as ArrayBuffer]);
       }
       if (!this.#failed) post({ op: 'done', id: this.#id });
     } catch (err) {
-      if (!this.#failed) post({ op: 'failed', id: this.#id, message: err instanceof Error ? err.message : String(err) });
+      if (!this.#failed)
+        post({ op: 'failed', id: this.#id, message: err instanceof Error ? err.message : String(err) });
     } finally {
       files.delete(this.#id);
     }

@@ -77,7 +77,9 @@ class EncoderThread {
       this.#files.clear();
       for (const f of files) f.failed(reason);
     };
-    this.#worker.on('error', (err) => die(new Error(`the Parquet encoder thread failed: ${err.message}`, { cause: err })));
+    this.#worker.on('error', (err) =>
+      die(new Error(`the Parquet encoder thread failed: ${err.message}`, { cause: err })),
+    );
     this.#worker.on('exit', (code) => die(new Error(`the Parquet encoder thread exited (code ${code})`)));
   }
 
@@ -126,7 +128,10 @@ export class ParquetEncoders {
 
   /** Opens a file on the least busy thread (starting one if fewer than `size` run and all are busy). */
   open(options: EncoderFileOptions, listener: EncodedFileListener): EncodingFile {
-    let thread = this.#threads.reduce<EncoderThread | undefined>((best, t) => (best === undefined || t.load < best.load ? t : best), undefined);
+    let thread = this.#threads.reduce<EncoderThread | undefined>(
+      (best, t) => (best === undefined || t.load < best.load ? t : best),
+      undefined,
+    );
     if (!thread || (thread.load > 0 && this.#threads.length < this.#size)) {
       thread = new EncoderThread((dead) => {
         const i = this.#threads.indexOf(dead);

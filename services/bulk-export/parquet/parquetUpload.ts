@@ -17,8 +17,13 @@
 import { Readable } from 'node:stream';
 import { availableParallelism } from 'node:os';
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, UploadPartCommand,
-  type CompletedPart, type S3Client,
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  type CompletedPart,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { retry, type RetryPolicy } from '../../../platform/retry.ts';
 import type { ExportCompression } from '../exportTypes.ts';
@@ -80,7 +85,12 @@ export class ParquetUpload {
     this.key = key;
     const columns = options.columns.map((c) => ({ name: c.name, dictionary: c.dictionary, statistics: c.statistics }));
     this.#file = encoders.open(
-      { compression: options.compression, columns, rowGroupRows: options.rowGroupRows, rowGroupBytes: options.rowGroupBytes },
+      {
+        compression: options.compression,
+        columns,
+        rowGroupRows: options.rowGroupRows,
+        rowGroupBytes: options.rowGroupBytes,
+      },
       {
         took: () => {
           this.#taken++;
@@ -113,7 +123,8 @@ export class ParquetUpload {
    * encoder once it has room for it (backpressure).
    */
   async write(ipc: Uint8Array): Promise<void> {
-    while (!this.#failure && (this.#sent - this.#taken >= BATCHES_WAITING || this.#outputBytes >= BYTES_WAITING)) await this.#changed.promise;
+    while (!this.#failure && (this.#sent - this.#taken >= BATCHES_WAITING || this.#outputBytes >= BYTES_WAITING))
+      await this.#changed.promise;
     if (this.#failure) throw this.#failure;
     this.#file.write(ipc);
     this.#sent++;
@@ -172,22 +183,52 @@ export class ParquetUpload {
     const object = { Bucket: bucket, Key: this.key };
     if (!first) throw new Error('the Parquet encoder ended without writing a file');
     if (this.#encoded && this.#outputBytes === 0) {
-      await this.#send((signal) => s3.send(new PutObjectCommand({ ...object, Body: Readable.from(first.chunks), ContentLength: first.bytes, ContentType: CONTENT_TYPE }), { abortSignal: signal }));
+      await this.#send((signal) =>
+        s3.send(
+          new PutObjectCommand({
+            ...object,
+            Body: Readable.from(first.chunks),
+            ContentLength: first.bytes,
+            ContentType: CONTENT_TYPE,
+          }),
+          { abortSignal: signal },
+        ),
+      );
       release(first.chunks);
       return;
     }
     // As lib-storage does: where the client sends checksums by default, the upload is declared a CRC32 one (each part then carries its own).
     const checksums = (await s3.config.requestChecksumCalculation()) === 'WHEN_SUPPORTED';
-    const created = new CreateMultipartUploadCommand({ ...object, ContentType: CONTENT_TYPE, ...(checksums ? { ChecksumAlgorithm: 'CRC32' } : {}) });
+    const created = new CreateMultipartUploadCommand({
+      ...object,
+      ContentType: CONTENT_TYPE,
+      ...(checksums ? { ChecksumAlgorithm: 'CRC32' } : {}),
+    });
     const { UploadId } = await s3.send(created, { abortSignal });
     const parts: CompletedPart[] = [];
     const inFlight = new Set<Promise<void>>();
     try {
       for (let part: typeof first | null = first, n = 1; part; part = await this.#nextPart(), n++) {
-        const { chunks, bytes } = part, PartNumber = n;
-        const sending = this.#send((signal) => s3.send(new UploadPartCommand({ ...object, UploadId, PartNumber, Body: Readable.from(chunks), ContentLength: bytes }), { abortSignal: signal }))
+        const { chunks, bytes } = part,
+          PartNumber = n;
+        const sending = this.#send((signal) =>
+          s3.send(
+            new UploadPartCommand({
+              ...object,
+              UploadId,
+              PartNumber,
+              Body: Readable.from(chunks),
+              ContentLength: bytes,
+            }),
+            { abortSignal: signal },
+          ),
+        )
           .then((stored) => {
-            parts[PartNumber - 1] = { PartNumber, ETag: stored.ETag, ...(stored.ChecksumCRC32 ? { ChecksumCRC32: stored.ChecksumCRC32 } : {}) };
+            parts[PartNumber - 1] = {
+              PartNumber,
+              ETag: stored.ETag,
+              ...(stored.ChecksumCRC32 ? { ChecksumCRC32: stored.ChecksumCRC32 } : {}),
+            };
             release(chunks);
           })
           .catch((err: unknown) => this.#fail(err instanceof Error ? err : new Error(String(err))))
@@ -197,7 +238,9 @@ export class ParquetUpload {
       }
       await Promise.all(inFlight);
       if (this.#failure) throw this.#failure;
-      await s3.send(new CompleteMultipartUploadCommand({ ...object, UploadId, MultipartUpload: { Parts: parts } }), { abortSignal });
+      await s3.send(new CompleteMultipartUploadCommand({ ...object, UploadId, MultipartUpload: { Parts: parts } }), {
+        abortSignal,
+      });
     } catch (err) {
       this.#fail(err instanceof Error ? err : new Error(String(err)));
       await Promise.all(inFlight);
@@ -220,7 +263,8 @@ export class ParquetUpload {
  * wait for a full collection: 20–40 MB more peak RSS on uncompressed files.
  */
 function release(chunks: readonly Uint8Array[]): void {
-  for (const chunk of chunks) if (chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer) chunk.buffer.transfer(0);
+  for (const chunk of chunks)
+    if (chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer) chunk.buffer.transfer(0);
 }
 
 /** A network failure or an answer that says "try again" (5xx, 408, 429, S3's RequestTimeout); never an abort. */

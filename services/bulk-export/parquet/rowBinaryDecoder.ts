@@ -53,10 +53,23 @@ class ColumnBuilder {
     this.name = column.name;
     this.kind = KIND_CODES[column.kind];
     const fixed = this.kind === FIXED8 || this.kind === NULLABLE_FIXED8;
-    const hasOffsets = this.kind === STRING || this.kind === NULLABLE_STRING || this.kind === JSON_TEXT || this.kind === STRING_ARRAY;
+    const hasOffsets =
+      this.kind === STRING || this.kind === NULLABLE_STRING || this.kind === JSON_TEXT || this.kind === STRING_ARRAY;
     this.offsets = new Int32Array(hasOffsets ? rowCapacity + 1 : 0);
-    this.data = new Uint8Array(fixed ? rowCapacity * 8 : this.kind === BOOL ? (rowCapacity + 7) >> 3 : this.kind === STRING_ARRAY ? 0 : dataCapacity);
-    this.validity = new Uint8Array(this.kind === NULLABLE_STRING || this.kind === JSON_TEXT || this.kind === NULLABLE_FIXED8 ? (rowCapacity + 7) >> 3 : 0);
+    this.data = new Uint8Array(
+      fixed
+        ? rowCapacity * 8
+        : this.kind === BOOL
+          ? (rowCapacity + 7) >> 3
+          : this.kind === STRING_ARRAY
+            ? 0
+            : dataCapacity,
+    );
+    this.validity = new Uint8Array(
+      this.kind === NULLABLE_STRING || this.kind === JSON_TEXT || this.kind === NULLABLE_FIXED8
+        ? (rowCapacity + 7) >> 3
+        : 0,
+    );
     this.itemOffsets = new Int32Array(this.kind === STRING_ARRAY ? itemCapacity + 1 : 0);
     this.itemData = new Uint8Array(this.kind === STRING_ARRAY ? dataCapacity : 0);
   }
@@ -65,7 +78,8 @@ class ColumnBuilder {
   truncate(rows: number): void {
     if (rows === 0) {
       this.size = this.items = this.itemSize = 0;
-    } else if (this.kind === STRING || this.kind === NULLABLE_STRING || this.kind === JSON_TEXT) this.size = this.offsets[rows]!;
+    } else if (this.kind === STRING || this.kind === NULLABLE_STRING || this.kind === JSON_TEXT)
+      this.size = this.offsets[rows]!;
     else if (this.kind === STRING_ARRAY) {
       this.items = this.offsets[rows]!;
       this.itemSize = this.itemOffsets[this.items]!;
@@ -80,7 +94,13 @@ class ColumnBuilder {
     switch (this.kind) {
       case FIXED8:
       case NULLABLE_FIXED8:
-        return { type: 'fixed8', length: rows, data: this.data.subarray(0, rows * 8), validity: maybeValidity, nullCount };
+        return {
+          type: 'fixed8',
+          length: rows,
+          data: this.data.subarray(0, rows * 8),
+          validity: maybeValidity,
+          nullCount,
+        };
       case BOOL:
         return { type: 'bool', length: rows, bits: this.data.subarray(0, (rows + 7) >> 3) };
       case STRING_ARRAY:
@@ -88,10 +108,24 @@ class ColumnBuilder {
           type: 'utf8List',
           length: rows,
           offsets: this.offsets.subarray(0, rows + 1),
-          items: { type: 'utf8', length: this.items, offsets: this.itemOffsets.subarray(0, this.items + 1), data: this.itemData.subarray(0, this.itemSize), validity: null, nullCount: 0 },
+          items: {
+            type: 'utf8',
+            length: this.items,
+            offsets: this.itemOffsets.subarray(0, this.items + 1),
+            data: this.itemData.subarray(0, this.itemSize),
+            validity: null,
+            nullCount: 0,
+          },
         };
       default:
-        return { type: 'utf8', length: rows, offsets: this.offsets.subarray(0, rows + 1), data: this.data.subarray(0, this.size), validity: maybeValidity, nullCount };
+        return {
+          type: 'utf8',
+          length: rows,
+          offsets: this.offsets.subarray(0, rows + 1),
+          data: this.data.subarray(0, this.size),
+          validity: maybeValidity,
+          nullCount,
+        };
     }
   }
 }
@@ -211,7 +245,9 @@ export class RowBinaryDecoder {
   /** The last, partial batch (null when empty). Throws when the stream stopped inside a row. */
   end(): DecodedBatch | null {
     if (this.#leftover !== null || this.#pendingBytes > 0)
-      throw new Error(`ClickHouse's RowBinary stream ended inside a row (${(this.#leftover?.length ?? 0) + this.#pendingBytes} bytes left over)`);
+      throw new Error(
+        `ClickHouse's RowBinary stream ended inside a row (${(this.#leftover?.length ?? 0) + this.#pendingBytes} bytes left over)`,
+      );
     return this.#rows > 0 ? this.#takeBatch() : null;
   }
 
@@ -285,7 +321,8 @@ export class RowBinaryDecoder {
           const count = readVarint(buf, p, end);
           if (count < 0) break rows;
           p = varintEnd;
-          if (b.items + count + 1 > b.itemOffsets.length) b.itemOffsets = growOffsets(b.itemOffsets, b.items + count + 1);
+          if (b.items + count + 1 > b.itemOffsets.length)
+            b.itemOffsets = growOffsets(b.itemOffsets, b.items + count + 1);
           for (let i = 0; i < count; i++) {
             const len = readVarint(buf, p, end);
             if (len < 0) break rows;
@@ -359,4 +396,5 @@ function copyBytes(src: Buffer, from: number, len: number, dst: Uint8Array, to: 
   else src.copy(dst, to, from, from + len);
 }
 
-const badByte = (column: string, value: number) => new Error(`unexpected byte ${value} in column ${column} of ClickHouse's RowBinary stream`);
+const badByte = (column: string, value: number) =>
+  new Error(`unexpected byte ${value} in column ${column} of ClickHouse's RowBinary stream`);

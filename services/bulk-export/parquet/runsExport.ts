@@ -8,7 +8,14 @@ import type { Sql } from '../../../platform/clickhouse/sql.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import type { BlobStore } from '../../../platform/blobStore.ts';
 import type { DestinationLocation, ExportCursor, ExportedFile, ExportRunTask } from '../exportTypes.ts';
-import { CURSOR_COLUMNS, PAYLOAD_REFS_COLUMN, exportColumns, queryColumnsFor, type ExportColumn, type QueryColumn } from './exportColumns.ts';
+import {
+  CURSOR_COLUMNS,
+  PAYLOAD_REFS_COLUMN,
+  exportColumns,
+  queryColumnsFor,
+  type ExportColumn,
+  type QueryColumn,
+} from './exportColumns.ts';
 import { exportFilterCondition, exportRunsQuery, feedbackFlagColumn, projectHasFeedback } from './exportQuery.ts';
 import { RowBinaryDecoder } from './rowBinaryDecoder.ts';
 import { int64At, utf8At, type DecodedBatch, type FixedValues, type Utf8Values } from './columnData.ts';
@@ -62,11 +69,17 @@ export interface ExportPlan {
   days: { startMicros: number; queries: Sql[] }[];
 }
 
-export async function exportPlan(deps: Pick<RunsExportDeps, 'ch' | 'tables'>, task: ExportRunTask): Promise<ExportPlan> {
+export async function exportPlan(
+  deps: Pick<RunsExportDeps, 'ch' | 'tables'>,
+  task: ExportRunTask,
+): Promise<ExportPlan> {
   const columns = exportColumns(task.exportFields);
   const queryColumns = queryColumnsFor(columns);
   // feedback_stats: ClickHouse flags the runs that have feedback, unless the project has none at all (checked once).
-  if (columns.some((c) => c.source === 'feedback_stats') && (await projectHasFeedback(deps.ch, deps.tables.feedback, task)))
+  if (
+    columns.some((c) => c.source === 'feedback_stats') &&
+    (await projectHasFeedback(deps.ch, deps.tables.feedback, task))
+  )
     queryColumns.push(feedbackFlagColumn(deps.tables.feedback, task));
   const filter = task.filter === null ? null : exportFilterCondition(task.filter, deps.tables, task);
   // Per UTC day, so that every file lies in one day's partition; all versions of a run share its
@@ -77,7 +90,14 @@ export async function exportPlan(deps: Pick<RunsExportDeps, 'ch' | 'tables'>, ta
     const day = { startMicros, queries: [] as Sql[] };
     for (let from = startMicros; from < dayEnd; ) {
       const to = Math.min(dayEnd, (Math.floor(from / SLICE_MICROS) + 1) * SLICE_MICROS);
-      const window = { tenantId: task.tenantId, sessionId: task.sessionId, startMicros: from, endMicros: to, after: task.resumeAfter, filter };
+      const window = {
+        tenantId: task.tenantId,
+        sessionId: task.sessionId,
+        startMicros: from,
+        endMicros: to,
+        after: task.resumeAfter,
+        filter,
+      };
       day.queries.push(exportRunsQuery(deps.tables.runs, queryColumns, window));
       from = to;
     }
@@ -94,7 +114,11 @@ export async function exportPlan(deps: Pick<RunsExportDeps, 'ch' | 'tables'>, ta
  * the socket's buffers). A day's stream is to be read to its end before the next is asked for;
  * leaving early cancels the query sent ahead.
  */
-export async function* dayStreams(ch: ClickHouseClient, days: ExportPlan['days'], signal?: AbortSignal): AsyncGenerator<{ startMicros: number; body: AsyncIterable<Buffer> }> {
+export async function* dayStreams(
+  ch: ClickHouseClient,
+  days: ExportPlan['days'],
+  signal?: AbortSignal,
+): AsyncGenerator<{ startMicros: number; body: AsyncIterable<Buffer> }> {
   const queries = days.flatMap((d, day) => d.queries.map((query) => ({ day, query })));
   let sent = 0;
   const send = () => {
@@ -114,19 +138,37 @@ export async function* dayStreams(ch: ClickHouseClient, days: ExportPlan['days']
   try {
     for (let day = 0; day < days.length; day++) yield { startMicros: days[day]!.startMicros, body: dayBody(day) };
   } finally {
-    void next?.body.then((body) => body[Symbol.asyncIterator]().return?.(), () => {});
+    void next?.body.then(
+      (body) => body[Symbol.asyncIterator]().return?.(),
+      () => {},
+    );
   }
 }
 
-export async function exportRunsToParquet(deps: RunsExportDeps, task: ExportRunTask, location: DestinationLocation, options: RunsExportOptions): Promise<RunsExportResult> {
+export async function exportRunsToParquet(
+  deps: RunsExportDeps,
+  task: ExportRunTask,
+  location: DestinationLocation,
+  options: RunsExportOptions,
+): Promise<RunsExportResult> {
   const { signal } = options;
   signal.throwIfAborted();
   const { columns, queryColumns, days } = await exportPlan(deps, task);
   const schema = exportSchema(columns, task.formatVersion);
-  const sources: BatchSources = { ch: deps.ch, feedbackTable: deps.tables.feedback, blobs: deps.blobs, tenantId: task.tenantId };
+  const sources: BatchSources = {
+    ch: deps.ch,
+    feedbackTable: deps.tables.feedback,
+    blobs: deps.blobs,
+    tenantId: task.tenantId,
+  };
   // Batches (and row groups) small enough that a file ends near maxFileBytes.
   const batchBytes = Math.max(16 * 1024, Math.min(BATCH_BYTES, Math.floor(options.maxFileBytes / 4)));
-  const files = new ExportFiles(deps.s3, location, task, options, { compression: task.compression, columns, rowGroupRows: BATCH_ROWS, rowGroupBytes: batchBytes });
+  const files = new ExportFiles(deps.s3, location, task, options, {
+    compression: task.compression,
+    columns,
+    rowGroupRows: BATCH_ROWS,
+    rowGroupBytes: batchBytes,
+  });
   const abandon = () => void files.abandon(abortError(signal));
   signal.addEventListener('abort', abandon);
   try {
@@ -134,7 +176,12 @@ export async function exportRunsToParquet(deps: RunsExportDeps, task: ExportRunT
       for await (const batch of decodedBatches(day.body, columns, queryColumns, batchBytes)) {
         const values = await batchValues(batch, columns, sources);
         signal.throwIfAborted();
-        await files.write(day.startMicros, toArrowIpc(arrowRecordBatch(schema, values, batch.rows)), batch.rows, lastRow(batch));
+        await files.write(
+          day.startMicros,
+          toArrowIpc(arrowRecordBatch(schema, values, batch.rows)),
+          batch.rows,
+          lastRow(batch),
+        );
         if (files.currentBytes >= options.maxFileBytes) await files.finish();
       }
       await files.finish();
@@ -160,7 +207,13 @@ class ExportFiles {
   readonly #hooks: Pick<RunsExportOptions, 'onFile' | 'beforeFileCompletes'>;
   readonly #options: ParquetFileOptions;
 
-  constructor(s3: S3Client, location: DestinationLocation, task: ExportRunTask, hooks: Pick<RunsExportOptions, 'onFile' | 'beforeFileCompletes'>, options: ParquetFileOptions) {
+  constructor(
+    s3: S3Client,
+    location: DestinationLocation,
+    task: ExportRunTask,
+    hooks: Pick<RunsExportOptions, 'onFile' | 'beforeFileCompletes'>,
+    options: ParquetFileOptions,
+  ) {
     this.#s3 = s3;
     this.#location = location;
     this.#task = task;
@@ -177,7 +230,11 @@ class ExportFiles {
   async write(dayStart: number, ipc: Uint8Array, rows: number, last: ExportCursor): Promise<void> {
     if (!this.#current) {
       const key = exportObjectKey(this.#location.prefix, { ...this.#task, startMicros: dayStart }, this.done.length);
-      this.#current = { upload: new ParquetUpload(this.#s3, this.#location.bucket, key, this.#options), rows: 0, cursor: last };
+      this.#current = {
+        upload: new ParquetUpload(this.#s3, this.#location.bucket, key, this.#options),
+        rows: 0,
+        cursor: last,
+      };
     }
     const file = this.#current;
     await file.upload.write(ipc);
@@ -208,7 +265,12 @@ class ExportFiles {
 }
 
 /** ClickHouse's RowBinary stream as batches of whole rows. */
-async function* decodedBatches(body: AsyncIterable<Buffer>, columns: readonly ExportColumn[], queryColumns: readonly QueryColumn[], batchBytes: number): AsyncGenerator<DecodedBatch> {
+async function* decodedBatches(
+  body: AsyncIterable<Buffer>,
+  columns: readonly ExportColumn[],
+  queryColumns: readonly QueryColumn[],
+  batchBytes: number,
+): AsyncGenerator<DecodedBatch> {
   const hasRefs = queryColumns.some((c) => c.name === PAYLOAD_REFS_COLUMN.name);
   const decoder = new RowBinaryDecoder(queryColumns, {
     batchRows: BATCH_ROWS,
@@ -230,5 +292,7 @@ function lastRow(batch: DecodedBatch): ExportCursor {
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : Object.assign(new Error('export aborted'), { name: 'AbortError', cause: reason });
+  return reason instanceof Error
+    ? reason
+    : Object.assign(new Error('export aborted'), { name: 'AbortError', cause: reason });
 }

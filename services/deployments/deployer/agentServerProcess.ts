@@ -65,7 +65,12 @@ export class AgentServerProcess {
     const startedAt = Date.now();
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code, signal) =>
-        reject(Object.assign(new Error(`the agent server exited (${signal ?? `exit code ${code}`}) before it answered /ok`), { exitCode: code })),
+        reject(
+          Object.assign(
+            new Error(`the agent server exited (${signal ?? `exit code ${code}`}) before it answered /ok`),
+            { exitCode: code },
+          ),
+        ),
       ),
     );
     exited.catch(() => undefined);
@@ -106,7 +111,11 @@ export class AgentServerProcess {
     const { spawn: plan, logFile } = this.#options;
     this.#log ??= createWriteStream(logFile, { flags: 'a' });
     // The IPC channel is the server's lifeline: it ends itself when the channel closes (agentServerMain.ts).
-    const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = spawn(plan.file, plan.args, {
+      cwd: plan.cwd,
+      env: plan.env,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
     this.#child = child;
     this.#listening = false;
     child.on('message', (message: { type?: string } | null) => {
@@ -127,7 +136,8 @@ export class AgentServerProcess {
     const deadline = startedAt + this.#options.healthTimeoutMs;
     while (Date.now() < deadline) {
       if (this.#stopping) throw new Error('the deployment was stopped while its agent server was starting');
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error('the agent server exited while starting');
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error('the agent server exited while starting');
       try {
         const res = await fetch(`${this.url}/ok`, { signal: AbortSignal.timeout(2_000) });
         // Only once the child holds the port: another program on it would answer /ok too.
@@ -137,7 +147,9 @@ export class AgentServerProcess {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
-    throw new Error(`the agent server did not answer ${this.url}/ok within ${Math.round(this.#options.healthTimeoutMs / 1000)} s`);
+    throw new Error(
+      `the agent server did not answer ${this.url}/ok within ${Math.round(this.#options.healthTimeoutMs / 1000)} s`,
+    );
   }
 
   #exitedWhileServing(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null, ranMs: number): void {
@@ -145,7 +157,9 @@ export class AgentServerProcess {
     const decision = this.#policy.decide({ code, signal, ranMs });
     if (!decision.restart) {
       const tail = this.outputTail();
-      this.#options.onGivenUp(`the agent server is not restarted: ${decision.reason}${tail ? `. Its last output:\n${tail}` : ''}`);
+      this.#options.onGivenUp(
+        `the agent server is not restarted: ${decision.reason}${tail ? `. Its last output:\n${tail}` : ''}`,
+      );
       void this.stop();
       return;
     }

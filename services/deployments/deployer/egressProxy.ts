@@ -6,7 +6,13 @@
 // operator allows (DEPLOYMENT_ALLOWED_HOSTS); never the platform's brokers, databases or object
 // store on loopback or private networks. Each connection goes to an address checked just before
 // (the policy's lookup), so a name that resolves to a private address later is still refused.
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, isIP, type Socket } from 'node:net';
 import { rm } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
@@ -66,22 +72,36 @@ export class EgressProxy {
       // An address skips the lookup: it is checked here.
       if (isIP(bare)) {
         const why = policy.refusal(bare, port, bare);
-        if (why) return reject(Object.assign(new Error(`connections to ${bare} are not allowed`), { reason: why, denied: true }));
+        if (why)
+          return reject(
+            Object.assign(new Error(`connections to ${bare} are not allowed`), { reason: why, denied: true }),
+          );
       }
       const socket = connect({ host: bare, port, lookup: policy.lookupFor(port), timeout: CONNECT_TIMEOUT_MS });
       socket.once('connect', () => {
         socket.setTimeout(0);
         resolve(socket);
       });
-      socket.once('timeout', () => socket.destroy(new Error(`no answer from ${host}:${port} within ${CONNECT_TIMEOUT_MS / 1000} s`)));
-      socket.once('error', (err: Error & { reason?: string }) => reject(Object.assign(err, { denied: (err as { code?: string }).code === 'ERR_HOST_DENIED' })));
+      socket.once('timeout', () =>
+        socket.destroy(new Error(`no answer from ${host}:${port} within ${CONNECT_TIMEOUT_MS / 1000} s`)),
+      );
+      socket.once('error', (err: Error & { reason?: string }) =>
+        reject(Object.assign(err, { denied: (err as { code?: string }).code === 'ERR_HOST_DENIED' })),
+      );
     });
   }
 
-  #refused(host: string, port: number, err: Error & { reason?: string; denied?: boolean }): { status: number; message: string } {
+  #refused(
+    host: string,
+    port: number,
+    err: Error & { reason?: string; denied?: boolean },
+  ): { status: number; message: string } {
     const { logger, revision } = this.#options;
     if (err.denied) {
-      logger.warn({ ...revision, host, port, reason: err.reason }, 'deployed code: connection refused by the egress policy');
+      logger.warn(
+        { ...revision, host, port, reason: err.reason },
+        'deployed code: connection refused by the egress policy',
+      );
       return { status: 403, message: `the deployment's egress policy does not allow connections to ${host}:${port}` };
     }
     return { status: 502, message: `cannot connect to ${host}:${port}: ${err.message}` };
@@ -107,7 +127,9 @@ export class EgressProxy {
       },
       (err: Error) => {
         const { status, message } = this.#refused(target.host, target.port, err);
-        client.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\ncontent-type: text/plain\r\n\r\n${message}\n`);
+        client.end(
+          `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\ncontent-type: text/plain\r\n\r\n${message}\n`,
+        );
       },
     );
   }
@@ -118,7 +140,9 @@ export class EgressProxy {
       url = new URL(req.url ?? '');
       if (url.protocol !== 'http:') throw new Error('not http');
     } catch {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('a proxy request names an absolute http:// URL (use CONNECT for https)\n');
+      res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('a proxy request names an absolute http:// URL (use CONNECT for https)\n');
       return;
     }
     const port = Number(url.port || 80);
@@ -127,11 +151,24 @@ export class EgressProxy {
         const headers = { ...req.headers };
         delete headers['proxy-connection'];
         delete headers['proxy-authorization'];
-        const upstream = httpRequest({ createConnection: () => socket, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
-        upstream.on('error', (err) => (res.headersSent ? res.destroy() : res.writeHead(502, { 'content-type': 'text/plain' }).end(`${err.message}\n`)));
+        const upstream = httpRequest(
+          {
+            createConnection: () => socket,
+            method: req.method,
+            path: `${url.pathname}${url.search}`,
+            headers,
+            agent: false,
+          },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        upstream.on('error', (err) =>
+          res.headersSent
+            ? res.destroy()
+            : res.writeHead(502, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
+        );
         req.pipe(upstream);
       },
       (err: Error) => {

@@ -16,8 +16,21 @@ import { OutboundHostPolicy } from '../../../platform/outboundHostPolicy.ts';
 import { AGENT_SERVER_ENTRY } from '../../agent-server/index.ts';
 import { AgentServerProcess } from './agentServerProcess.ts';
 import { EgressProxy } from './egressProxy.ts';
-import type { DeployerEvent, DeployerRevisionStatus, DeployOutcome, RevisionSpec, SourceUploads } from './revisionSpec.ts';
-import { revisionPaths, Sandbox, SANDBOX_PROXY_ENV, type RevisionPaths, type SandboxMode, type SandboxedCommand } from './sandbox.ts';
+import type {
+  DeployerEvent,
+  DeployerRevisionStatus,
+  DeployOutcome,
+  RevisionSpec,
+  SourceUploads,
+} from './revisionSpec.ts';
+import {
+  revisionPaths,
+  Sandbox,
+  SANDBOX_PROXY_ENV,
+  type RevisionPaths,
+  type SandboxMode,
+  type SandboxedCommand,
+} from './sandbox.ts';
 import { bridgeToSocket, type SocketBridge } from './socketBridge.ts';
 import {
   BuildError,
@@ -104,7 +117,12 @@ export class LocalDeployer {
 
   /** The revisions this deployer runs or is deploying, with the URL and pid of the running ones. */
   revisions(): { deploymentId: string; revisionId: string; url?: string; pid?: number }[] {
-    return [...this.#revisions.values()].map(({ spec, server }) => ({ deploymentId: spec.deploymentId, revisionId: spec.revisionId, url: server?.url, pid: server?.pid }));
+    return [...this.#revisions.values()].map(({ spec, server }) => ({
+      deploymentId: spec.deploymentId,
+      revisionId: spec.revisionId,
+      url: server?.url,
+      pid: server?.pid,
+    }));
   }
 
   /**
@@ -113,7 +131,11 @@ export class LocalDeployer {
    */
   deploy(spec: RevisionSpec): Promise<DeployOutcome> {
     if (this.#revisions.has(spec.revisionId)) throw new Error(`revision ${spec.revisionId} is already deployed here`);
-    const revision: Revision = { spec, paths: revisionPaths(resolve(this.#options.rootDir, spec.deploymentId, spec.revisionId)), abort: new AbortController() };
+    const revision: Revision = {
+      spec,
+      paths: revisionPaths(resolve(this.#options.rootDir, spec.deploymentId, spec.revisionId)),
+      abort: new AbortController(),
+    };
     this.#revisions.set(spec.revisionId, revision);
     revision.deployed = this.#deploy(revision);
     return revision.deployed;
@@ -146,7 +168,10 @@ export class LocalDeployer {
   async #deploy(revision: Revision): Promise<DeployOutcome> {
     const { spec, paths } = revision;
     const ref = { deploymentId: spec.deploymentId, revisionId: spec.revisionId };
-    const status = (s: DeployerRevisionStatus, extra: { message?: string; url?: string; commitSha?: string; serverAuth?: 'api_key' | 'custom' } = {}) => {
+    const status = (
+      s: DeployerRevisionStatus,
+      extra: { message?: string; url?: string; commitSha?: string; serverAuth?: 'api_key' | 'custom' } = {},
+    ) => {
       this.#log(revision, 'build', 'deployer', `${s}${extra.message ? `: ${extra.message}` : ''}\n`);
       this.#options.onEvent({ type: 'status', ...ref, status: s, ...extra });
     };
@@ -165,11 +190,19 @@ export class LocalDeployer {
     if (problem) return fail('BUILD_FAILED', problem);
     let prepared: { sourceDir: string; configFile: string; commitSha?: string; serverAuth: 'api_key' | 'custom' };
     try {
-      await Promise.all([rm(paths.dir, { recursive: true, force: true }), rm(paths.runDir, { recursive: true, force: true })]);
+      await Promise.all([
+        rm(paths.dir, { recursive: true, force: true }),
+        rm(paths.runDir, { recursive: true, force: true }),
+      ]);
       await mkdir(paths.dir, { recursive: true });
       await mkdir(paths.runDir, { mode: 0o700 });
       status('BUILDING');
-      revision.egress = new EgressProxy({ socketPath: join(paths.runDir, 'egress.sock'), policy: this.#egress, logger: this.#logger, revision: ref });
+      revision.egress = new EgressProxy({
+        socketPath: join(paths.runDir, 'egress.sock'),
+        policy: this.#egress,
+        logger: this.#logger,
+        revision: ref,
+      });
       await revision.egress.start();
       // The sandbox's user connects to it.
       await chmod(join(paths.runDir, 'egress.sock'), 0o666);
@@ -177,7 +210,8 @@ export class LocalDeployer {
     } catch (err) {
       if (revision.abort.signal.aborted) return fail('BUILD_FAILED', stoppedMessage);
       // Anything but a BuildError is ours (a full disk, a bug): said as it is, still a failed build.
-      const message = err instanceof BuildError ? err.message : `the build failed unexpectedly: ${(err as Error).message}`;
+      const message =
+        err instanceof BuildError ? err.message : `the build failed unexpectedly: ${(err as Error).message}`;
       return fail('BUILD_FAILED', message);
     }
 
@@ -216,22 +250,54 @@ export class LocalDeployer {
       revision.abort.signal.removeEventListener('abort', onAbort);
     }
     status('DEPLOYED', { url: server.url, commitSha: prepared.commitSha, serverAuth: prepared.serverAuth });
-    return { status: 'DEPLOYED', url: server.url, pid: server.pid!, commitSha: prepared.commitSha, serverAuth: prepared.serverAuth };
+    return {
+      status: 'DEPLOYED',
+      url: server.url,
+      pid: server.pid!,
+      commitSha: prepared.commitSha,
+      serverAuth: prepared.serverAuth,
+    };
   }
 
   #log(revision: Revision, kind: 'build' | 'deploy', stream: 'stdout' | 'stderr' | 'deployer', text: string): void {
-    this.#options.onEvent({ type: 'log', deploymentId: revision.spec.deploymentId, revisionId: revision.spec.revisionId, kind, stream, text });
+    this.#options.onEvent({
+      type: 'log',
+      deploymentId: revision.spec.deploymentId,
+      revisionId: revision.spec.revisionId,
+      kind,
+      stream,
+      text,
+    });
   }
 
-  async #build(revision: Revision): Promise<{ sourceDir: string; configFile: string; commitSha?: string; serverAuth: 'api_key' | 'custom' }> {
+  async #build(
+    revision: Revision,
+  ): Promise<{ sourceDir: string; configFile: string; commitSha?: string; serverAuth: 'api_key' | 'custom' }> {
     const { spec, paths, abort } = revision;
-    const limits: BuildLimits = { fetchTimeoutMs: this.#options.fetchTimeoutMs, installTimeoutMs: this.#options.installTimeoutMs };
+    const limits: BuildLimits = {
+      fetchTimeoutMs: this.#options.fetchTimeoutMs,
+      installTimeoutMs: this.#options.installTimeoutMs,
+    };
     const onOutput = (text: string, stream: 'stdout' | 'stderr') => this.#log(revision, 'build', stream, text);
-    const { sourceDir, commitSha } = await fetchSource(spec.source, paths.dir, limits, abort.signal, this.#uploads, this.#gitRules(), onOutput);
+    const { sourceDir, commitSha } = await fetchSource(
+      spec.source,
+      paths.dir,
+      limits,
+      abort.signal,
+      this.#uploads,
+      this.#gitRules(),
+      onOutput,
+    );
     // From here on the revision's directory is its sandbox user's.
     await this.#sandbox.prepare(paths, spec.deploymentId);
     const { configFile, config } = checkConfig(sourceDir, spec.source.configPath ?? 'langgraph.json');
-    const step = { env: this.#commandEnv(revision, spec.env), timeoutMs: limits.installTimeoutMs, signal: abort.signal, runner: this.#runner(revision), onOutput };
+    const step = {
+      env: this.#commandEnv(revision, spec.env),
+      timeoutMs: limits.installTimeoutMs,
+      signal: abort.signal,
+      runner: this.#runner(revision),
+      onOutput,
+    };
     await installPackages(sourceDir, { ...step, installCommand: spec.installCommand });
     if (spec.buildCommand) await runBuildCommand(dirname(configFile), spec.buildCommand, step);
     await linkPlatformPackages(paths.dir, this.#options.platformNodeModules);
@@ -244,19 +310,33 @@ export class LocalDeployer {
     return (command: SandboxedCommand) => {
       if (this.#sandbox.mode === 'none') return this.#sandbox.plan(command, revision.paths, revision.spec.deploymentId);
       const egress = join(revision.paths.runDir, 'egress.sock');
-      const entry = { ...command, file: this.#options.nodePath, args: [SANDBOX_ENTRY, egress, 'exec', command.file, ...command.args] };
+      const entry = {
+        ...command,
+        file: this.#options.nodePath,
+        args: [SANDBOX_ENTRY, egress, 'exec', command.file, ...command.args],
+      };
       return this.#sandbox.plan(entry, revision.paths, revision.spec.deploymentId);
     };
   }
 
   /** How the revision's agent server is started: the platform's entry point, in the sandbox. */
   #serverCommand(revision: Revision, socket: string, prepared: { sourceDir: string; configFile: string }) {
-    const env = { ...this.#options.baseEnv, ...revision.spec.env, ...revision.spec.secrets, ...platformEnv(revision.spec, socket, prepared.configFile, this.#path()), ...this.#proxyEnv() };
+    const env = {
+      ...this.#options.baseEnv,
+      ...revision.spec.env,
+      ...revision.spec.secrets,
+      ...platformEnv(revision.spec, socket, prepared.configFile, this.#path()),
+      ...this.#proxyEnv(),
+    };
     const args =
       this.#sandbox.mode === 'none'
         ? [AGENT_SERVER_ENTRY]
         : [SANDBOX_ENTRY, join(revision.paths.runDir, 'egress.sock'), 'module', AGENT_SERVER_ENTRY];
-    return this.#sandbox.plan({ file: this.#options.nodePath, args, cwd: prepared.sourceDir, env }, revision.paths, revision.spec.deploymentId);
+    return this.#sandbox.plan(
+      { file: this.#options.nodePath, args, cwd: prepared.sourceDir, env },
+      revision.paths,
+      revision.spec.deploymentId,
+    );
   }
 
   /** The environment of the revision's build commands. */
@@ -271,7 +351,10 @@ export class LocalDeployer {
 
   /** PATH with the platform's Node first, so `npm`, package scripts and the server all run on it. */
   #path(): string {
-    const system = this.#sandbox.mode === 'none' ? (this.#options.baseEnv.PATH ?? process.env.PATH ?? '') : '/usr/local/bin:/usr/bin:/bin';
+    const system =
+      this.#sandbox.mode === 'none'
+        ? (this.#options.baseEnv.PATH ?? process.env.PATH ?? '')
+        : '/usr/local/bin:/usr/bin:/bin';
     return [dirname(this.#options.nodePath), system].filter(Boolean).join(':');
   }
 
@@ -290,7 +373,12 @@ export class LocalDeployer {
  * deployment's workspace) and the workspace it serves. Checkpoints stay in the process's memory:
  * a revision shares no state with another (durable per-deployment storage is a later step).
  */
-export function platformEnv(spec: RevisionSpec, socket: string, configFile: string, path: string): Record<string, string> {
+export function platformEnv(
+  spec: RevisionSpec,
+  socket: string,
+  configFile: string,
+  path: string,
+): Record<string, string> {
   return {
     PATH: path,
     AGENT_SERVER_SOCKET: socket,

@@ -40,7 +40,14 @@ export interface RevisionSpec {
 }
 
 /** The revision statuses the deployer sets (a subset of the control plane's 13). */
-export type DeployerRevisionStatus = 'AWAITING_BUILD' | 'BUILDING' | 'BUILD_FAILED' | 'AWAITING_DEPLOY' | 'DEPLOYING' | 'DEPLOY_FAILED' | 'DEPLOYED';
+export type DeployerRevisionStatus =
+  | 'AWAITING_BUILD'
+  | 'BUILDING'
+  | 'BUILD_FAILED'
+  | 'AWAITING_DEPLOY'
+  | 'DEPLOYING'
+  | 'DEPLOY_FAILED'
+  | 'DEPLOYED';
 
 interface RevisionRef {
   deploymentId: string;

@@ -45,10 +45,29 @@ export const SANDBOX_PROXY_ENV: Readonly<Record<string, string>> = {
 };
 
 /** What a revision's commands need of the host to run the platform's agent server. */
-const PLATFORM_PATHS = ['package.json', 'tsconfig.json', 'node_modules', 'platform', 'services', 'schemas', 'projections'];
+const PLATFORM_PATHS = [
+  'package.json',
+  'tsconfig.json',
+  'node_modules',
+  'platform',
+  'services',
+  'schemas',
+  'projections',
+];
 /** The system, read-only. /etc only in part: name resolution files, certificates, users, time zone. */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-const ETC_FILES = ['/etc/ssl', '/etc/ca-certificates', '/etc/ca-certificates.conf', '/etc/passwd', '/etc/group', '/etc/nsswitch.conf', '/etc/localtime', '/etc/hosts', '/etc/resolv.conf', '/etc/alternatives'];
+const ETC_FILES = [
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/ca-certificates.conf',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/etc/localtime',
+  '/etc/hosts',
+  '/etc/resolv.conf',
+  '/etc/alternatives',
+];
 
 const BWRAP = '/usr/bin/bwrap';
 
@@ -111,10 +130,12 @@ export class Sandbox {
   /** Why commands cannot run sandboxed here (a sentence for a failed build), or null. */
   problem(): string | null {
     if (this.mode === 'none') return null;
-    if (process.platform !== 'linux') return 'the deployer sandbox (bubblewrap) runs on Linux only; set DEPLOYER_SANDBOX=none to run deployments unsandboxed';
+    if (process.platform !== 'linux')
+      return 'the deployer sandbox (bubblewrap) runs on Linux only; set DEPLOYER_SANDBOX=none to run deployments unsandboxed';
     if (!existsSync(BWRAP))
       return 'bubblewrap is not installed (apt-get install bubblewrap; `npm start` installs it as root), or set DEPLOYER_SANDBOX=none to run deployments unsandboxed';
-    if (this.#switchesUser && !existsSync('/usr/bin/setpriv')) return 'setpriv (Debian package util-linux) is not installed: the sandbox drops to its user with it';
+    if (this.#switchesUser && !existsSync('/usr/bin/setpriv'))
+      return 'setpriv (Debian package util-linux) is not installed: the sandbox drops to its user with it';
     return null;
   }
 
@@ -155,11 +176,23 @@ export class Sandbox {
       ['--bind', paths.runDir],
     ];
     binds.sort((a, b) => a[1].length - b[1].length);
-    const namespaces = uid === null ? ['--unshare-all'] : ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try'];
+    const namespaces =
+      uid === null
+        ? ['--unshare-all']
+        : ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try'];
     const dropToUser =
       uid === null
         ? []
-        : ['/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+        : [
+            '/usr/bin/setpriv',
+            `--reuid=${uid}`,
+            `--regid=${uid}`,
+            '--clear-groups',
+            '--inh-caps=-all',
+            '--bounding-set=-all',
+            '--no-new-privs',
+            '--',
+          ];
     const args = [
       '--die-with-parent',
       ...namespaces,
@@ -175,7 +208,12 @@ export class Sandbox {
       '--tmpfs',
       '/tmp',
       // The folders above what is bound, searchable by the sandbox's user (bubblewrap makes them 0700 as root).
-      ...ancestors([...binds.map(([, path]) => path), ...ETC_FILES]).flatMap((dir) => ['--perms', '0755', '--dir', dir]),
+      ...ancestors([...binds.map(([, path]) => path), ...ETC_FILES]).flatMap((dir) => [
+        '--perms',
+        '0755',
+        '--dir',
+        dir,
+      ]),
       ...ETC_FILES.flatMap((path) => ['--ro-bind-try', path, path]),
       ...binds.flatMap(([how, path]) => [how, path, path]),
       '--chdir',
@@ -194,7 +232,8 @@ function ancestors(paths: string[]): string[] {
   const inside = (dir: string) => paths.some((p) => dir === p || dir.startsWith(`${p}/`));
   const dirs = new Set<string>();
   for (const path of paths)
-    for (let dir = dirname(path); dir !== '/' && dir !== '.'; dir = dirname(dir)) if (!inside(dir) && dir !== '/tmp') dirs.add(dir);
+    for (let dir = dirname(path); dir !== '/' && dir !== '.'; dir = dirname(dir))
+      if (!inside(dir) && dir !== '/tmp') dirs.add(dir);
   return [...dirs].sort((a, b) => a.length - b.length);
 }
 

@@ -57,7 +57,12 @@ interface RunOptions {
 function run(file: string, args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     if (options.signal?.aborted) return reject(new Error('the deployment was stopped'));
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     let ended: string | undefined;
@@ -69,7 +74,10 @@ function run(file: string, args: string[], options: RunOptions): Promise<RunResu
         // already gone
       }
     };
-    const timer = setTimeout(() => killGroup(`it did not finish within ${options.timeoutMs / 1000} s`), options.timeoutMs);
+    const timer = setTimeout(
+      () => killGroup(`it did not finish within ${options.timeoutMs / 1000} s`),
+      options.timeoutMs,
+    );
     const onAbort = () => killGroup('the deployment was stopped');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -147,21 +155,37 @@ async function gitGuard(repoUrl: string, rules: GitSourceRules): Promise<{ confi
   if (where.kind === 'unsupported') throw new BuildError(`the repository URL ${repoUrl} is refused: ${where.why}`);
   if (rules.localAllowed) return { config: [], protocols: 'https:http:ssh:git:file' };
   if (where.kind === 'local')
-    throw new BuildError(`the repository URL ${repoUrl} is a path on the control plane's machine, which this control plane does not build from (DEPLOYMENT_LOCAL_SOURCES)`);
+    throw new BuildError(
+      `the repository URL ${repoUrl} is a path on the control plane's machine, which this control plane does not build from (DEPLOYMENT_LOCAL_SOURCES)`,
+    );
   let addresses: string[];
   try {
     addresses = await rules.hosts.check(where.host, where.port);
   } catch (err) {
     if (err instanceof HostDeniedError)
-      throw new BuildError(`the repository URL ${repoUrl} leads to a loopback or private address, which this control plane does not build from (DEPLOYMENT_ALLOWED_HOSTS)`);
+      throw new BuildError(
+        `the repository URL ${repoUrl} leads to a loopback or private address, which this control plane does not build from (DEPLOYMENT_ALLOWED_HOSTS)`,
+      );
     throw new BuildError(`cannot resolve the host of ${repoUrl}: ${(err as Error).message}`, { cause: err });
   }
-  const pinned = where.scheme === 'http' || where.scheme === 'https' ? ['-c', `http.curloptResolve=${where.host}:${where.port}:${addresses[0]}`] : [];
+  const pinned =
+    where.scheme === 'http' || where.scheme === 'https'
+      ? ['-c', `http.curloptResolve=${where.host}:${where.port}:${addresses[0]}`]
+      : [];
   return { config: [...pinned, '-c', 'http.followRedirects=false'], protocols: 'https:http:ssh:git' };
 }
 
-async function cloneGit(repoUrl: string, ref: string, into: string, limits: BuildLimits, rules: GitSourceRules, signal?: AbortSignal, onOutput?: RunOptions['onOutput']): Promise<string> {
-  if (repoUrl.startsWith('-')) throw new BuildError(`the repository URL "${repoUrl}" starts with "-"; give a URL or a path`);
+async function cloneGit(
+  repoUrl: string,
+  ref: string,
+  into: string,
+  limits: BuildLimits,
+  rules: GitSourceRules,
+  signal?: AbortSignal,
+  onOutput?: RunOptions['onOutput'],
+): Promise<string> {
+  if (repoUrl.startsWith('-'))
+    throw new BuildError(`the repository URL "${repoUrl}" starts with "-"; give a URL or a path`);
   const guard = await gitGuard(repoUrl, rules);
   const opts = { env: gitEnv(guard.protocols), timeoutMs: limits.fetchTimeoutMs, signal, onOutput };
   try {
@@ -170,11 +194,18 @@ async function cloneGit(repoUrl: string, ref: string, into: string, limits: Buil
       await run('git', [...guard.config, '-C', into, 'fetch', '--quiet', '--depth', '1', '--', repoUrl, ref], opts);
       await run('git', ['-C', into, 'checkout', '--quiet', 'FETCH_HEAD'], opts);
     } else {
-      await run('git', [...guard.config, 'clone', '--quiet', '--depth', '1', `--branch=${branchOrTagName(ref)}`, '--', repoUrl, into], opts);
+      await run(
+        'git',
+        [...guard.config, 'clone', '--quiet', '--depth', '1', `--branch=${branchOrTagName(ref)}`, '--', repoUrl, into],
+        opts,
+      );
     }
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw new BuildError(`cannot fetch ${repoUrl} at ref "${ref}" (a branch, a tag or a full commit id): ${(err as Error).message}`, { cause: err });
+    throw new BuildError(
+      `cannot fetch ${repoUrl} at ref "${ref}" (a branch, a tag or a full commit id): ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   return (await run('git', ['-C', into, 'rev-parse', 'HEAD'], opts)).stdout.trim();
 }
@@ -191,7 +222,10 @@ async function extractTarball(
   await mkdir(into, { recursive: true });
   try {
     // GNU tar keeps members inside `into`: it strips a leading "/" and refuses names with "..".
-    await run('tar', ['-xzf', resolve(path), '-C', into, '--no-same-owner', '--no-same-permissions'], { timeoutMs: limits.fetchTimeoutMs, signal });
+    await run('tar', ['-xzf', resolve(path), '-C', into, '--no-same-owner', '--no-same-permissions'], {
+      timeoutMs: limits.fetchTimeoutMs,
+      signal,
+    });
   } catch (err) {
     if (signal?.aborted) throw err;
     const why = (err as Error).message;
@@ -221,8 +255,12 @@ async function extractUpload(
       });
     } catch (err) {
       if (signal?.aborted) throw err;
-      const why = timeout.aborted ? `it did not finish within ${limits.fetchTimeoutMs / 1000} s` : (err as Error).message;
-      throw new BuildError(`cannot read the uploaded source ${objectPath} from the object store: ${why}`, { cause: err });
+      const why = timeout.aborted
+        ? `it did not finish within ${limits.fetchTimeoutMs / 1000} s`
+        : (err as Error).message;
+      throw new BuildError(`cannot read the uploaded source ${objectPath} from the object store: ${why}`, {
+        cause: err,
+      });
     }
     if (download.status === 'missing')
       throw new BuildError(
@@ -245,7 +283,11 @@ async function copyDirectory(path: string, into: string): Promise<void> {
   if (!info?.isDirectory()) throw new BuildError(`the source directory ${path} does not exist or is not a directory`);
   // Its installed packages and git history are not the source: the install step makes the former again.
   const skipped = new Set(['node_modules', '.git']);
-  await cp(path, into, { recursive: true, verbatimSymlinks: true, filter: (from) => !skipped.has(from.split(sep).at(-1)!) || from === path });
+  await cp(path, into, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (from) => !skipped.has(from.split(sep).at(-1)!) || from === path,
+  });
 }
 
 /** Whether `path` is `dir` or inside it. */
@@ -257,8 +299,12 @@ const isInside = (dir: string, path: string): boolean => {
 /** The source's langgraph.json, checked by the agent server's own loader, its graph files present. */
 export function checkConfig(sourceDir: string, configPath: string): { configFile: string; config: AgentServerConfig } {
   const configFile = resolve(sourceDir, configPath);
-  if (!isInside(sourceDir, configFile)) throw new BuildError(`the config path "${configPath}" leads outside the source`);
-  if (!existsSync(configFile)) throw new BuildError(`the source has no ${configPath} (langgraph_config_path names the langgraph.json, relative to the source's root)`);
+  if (!isInside(sourceDir, configFile))
+    throw new BuildError(`the config path "${configPath}" leads outside the source`);
+  if (!existsSync(configFile))
+    throw new BuildError(
+      `the source has no ${configPath} (langgraph_config_path names the langgraph.json, relative to the source's root)`,
+    );
   let config: AgentServerConfig;
   try {
     config = loadAgentConfig(configFile);
@@ -266,7 +312,10 @@ export function checkConfig(sourceDir: string, configPath: string): { configFile
     throw new BuildError(`${configPath}: ${(err as Error).message}`, { cause: err });
   }
   for (const graph of config.graphs) {
-    if (!existsSync(graph.file)) throw new BuildError(`${configPath}: graph "${graph.graphId}" names ${relative(config.dir, graph.file)}, which is not in the source`);
+    if (!existsSync(graph.file))
+      throw new BuildError(
+        `${configPath}: graph "${graph.graphId}" names ${relative(config.dir, graph.file)}, which is not in the source`,
+      );
   }
   return { configFile, config };
 }
@@ -309,15 +358,25 @@ async function runStep(what: string, command: SandboxedCommand, options: Install
 /** Installs the source's packages when it has a package.json at its root (where the control plane runs install_command). */
 export async function installPackages(sourceDir: string, options: InstallOptions): Promise<boolean> {
   if (!existsSync(join(sourceDir, 'package.json')) && !options.installCommand) return false;
-  const [file, args] = options.installCommand ? ['/bin/sh', ['-c', options.installCommand]] : ['npm', ['install', '--no-audit', '--no-fund']];
+  const [file, args] = options.installCommand
+    ? ['/bin/sh', ['-c', options.installCommand]]
+    : ['npm', ['install', '--no-audit', '--no-fund']];
   const what = options.installCommand ? `the install command "${options.installCommand}"` : '"npm install"';
   await runStep(what, { file, args: args as string[], cwd: sourceDir, env: options.env }, options);
   return true;
 }
 
 /** Runs the deployment's build command (source_config.build_command) where its langgraph.json lives. */
-export async function runBuildCommand(configDir: string, buildCommand: string, options: Omit<InstallOptions, 'installCommand'>): Promise<void> {
-  await runStep(`the build command "${buildCommand}"`, { file: '/bin/sh', args: ['-c', buildCommand], cwd: configDir, env: options.env }, options);
+export async function runBuildCommand(
+  configDir: string,
+  buildCommand: string,
+  options: Omit<InstallOptions, 'installCommand'>,
+): Promise<void> {
+  await runStep(
+    `the build command "${buildCommand}"`,
+    { file: '/bin/sh', args: ['-c', buildCommand], cwd: configDir, env: options.env },
+    options,
+  );
 }
 
 /**
@@ -350,7 +409,10 @@ export async function fetchSource(
   await mkdir(dirname(sourceDir), { recursive: true });
   switch (source.kind) {
     case 'git':
-      return { sourceDir, commitSha: await cloneGit(source.repoUrl, source.ref, sourceDir, limits, gitRules, signal, onOutput) };
+      return {
+        sourceDir,
+        commitSha: await cloneGit(source.repoUrl, source.ref, sourceDir, limits, gitRules, signal, onOutput),
+      };
     case 'tarball':
       await extractTarball(source.path, sourceDir, limits, signal);
       return { sourceDir };

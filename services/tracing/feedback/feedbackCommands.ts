@@ -59,7 +59,8 @@ export class FeedbackCommands {
   async create(tenantId: string, body: Json): Promise<Json> {
     const draft = toFeedbackDraft(body, body.id == null ? uuidv7() : (body.id as string), 'body');
     draft.runId ??= draft.traceId; // feedback on a trace is feedback on its root run (the Python client does the same)
-    if (!draft.runId && !draft.sessionId) throw errors.invalidField('body: one of run_id, trace_id or session_id is required');
+    if (!draft.runId && !draft.sessionId)
+      throw errors.invalidField('body: one of run_id, trace_id or session_id is required');
     // 404 for a project that is not the workspace's
     if (draft.sessionId) await this.#deps.projects.resolve(tenantId, draft.sessionId, null, new Map());
     if (draft.runId) {
@@ -87,7 +88,12 @@ export class FeedbackCommands {
   /** PATCH /feedback/{id}: the fields present in the body change (null clears); the others stay. */
   async update(tenantId: string, id: string, body: Json): Promise<Json> {
     const changes: FeedbackChanges = {
-      fields: [], score: null, value: null, comment: null, correction: null, feedback_config: null,
+      fields: [],
+      score: null,
+      value: null,
+      comment: null,
+      correction: null,
+      feedback_config: null,
     };
     const set = <F extends (typeof UPDATABLE_FIELDS)[number]>(field: F, value: FeedbackChanges[F]) => {
       changes.fields.push(field);
@@ -97,7 +103,8 @@ export class FeedbackCommands {
     if ('value' in body) set('value', body.value == null ? null : JSON.stringify(body.value));
     if ('comment' in body) set('comment', optionalText(body.comment, 'body: comment'));
     if ('correction' in body) set('correction', body.correction == null ? null : JSON.stringify(body.correction));
-    const configField = 'feedback_config' in body ? 'feedback_config' : 'feedbackConfig' in body ? 'feedbackConfig' : null;
+    const configField =
+      'feedback_config' in body ? 'feedback_config' : 'feedbackConfig' in body ? 'feedbackConfig' : null;
     if (configField) set('feedback_config', jsonObjectOrNull(body[configField], 'body: feedback_config'));
 
     await this.#upToDate();
@@ -128,7 +135,9 @@ export class FeedbackCommands {
   /** Responses, with the trace and project of items whose row does not hold them yet (feedback that came before its run). */
   async #respond(tenantId: string, rows: FeedbackRow[]): Promise<Json[]> {
     const unplaced = rows.filter((r) => r.session_id === null && r.run_id !== ZERO_UUID).map((r) => r.run_id);
-    const places = await runPlacesQuery(this.#deps.ch, this.#deps.tables.runLocations, tenantId, [...new Set(unplaced)]);
+    const places = await runPlacesQuery(this.#deps.ch, this.#deps.tables.runLocations, tenantId, [
+      ...new Set(unplaced),
+    ]);
     return rows.map((r) => feedbackResponse(r, places.get(r.run_id)));
   }
 }

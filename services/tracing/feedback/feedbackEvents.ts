@@ -7,23 +7,59 @@ import type { FeedbackDraft } from '../ingest/feedbackDraft.ts';
 
 export const feedbackKey = (tenantId: string, feedbackId: string): string => `${tenantId}/${feedbackId}`;
 
-export function feedbackSubmitted(tenantId: string, f: FeedbackDraft, receivedAt: number): EventToAppend<'FeedbackSubmitted'> {
+export function feedbackSubmitted(
+  tenantId: string,
+  f: FeedbackDraft,
+  receivedAt: number,
+): EventToAppend<'FeedbackSubmitted'> {
   return event('FeedbackSubmitted', feedbackKey(tenantId, f.id), {
-    tenant_id: tenantId, feedback_id: f.id, run_id: f.runId, trace_id: f.traceId, key: f.key, score: f.score, value: f.value,
-    comment: f.comment, correction: f.correction, feedback_source: f.feedbackSource, session_id: f.sessionId,
-    created_at: f.createdAt ?? receivedAt, received_at: receivedAt, comparative_experiment_id: f.comparativeExperimentId,
-    feedback_group_id: f.feedbackGroupId, feedback_config: f.feedbackConfig, extra: f.extra,
+    tenant_id: tenantId,
+    feedback_id: f.id,
+    run_id: f.runId,
+    trace_id: f.traceId,
+    key: f.key,
+    score: f.score,
+    value: f.value,
+    comment: f.comment,
+    correction: f.correction,
+    feedback_source: f.feedbackSource,
+    session_id: f.sessionId,
+    created_at: f.createdAt ?? receivedAt,
+    received_at: receivedAt,
+    comparative_experiment_id: f.comparativeExperimentId,
+    feedback_group_id: f.feedbackGroupId,
+    feedback_config: f.feedbackConfig,
+    extra: f.extra,
   });
 }
 
-export type FeedbackChanges = Pick<FeedbackUpdated, 'fields' | 'score' | 'value' | 'comment' | 'correction' | 'feedback_config'>;
+export type FeedbackChanges = Pick<
+  FeedbackUpdated,
+  'fields' | 'score' | 'value' | 'comment' | 'correction' | 'feedback_config'
+>;
 
 /** `runId`: the item's (the zero UUID for feedback on a project), so the projector finds its row by key. */
-export function feedbackUpdated(tenantId: string, id: string, runId: string, changes: FeedbackChanges, at: number): EventToAppend<'FeedbackUpdated'> {
+export function feedbackUpdated(
+  tenantId: string,
+  id: string,
+  runId: string,
+  changes: FeedbackChanges,
+  at: number,
+): EventToAppend<'FeedbackUpdated'> {
   const payload = { tenant_id: tenantId, feedback_id: id, run_id: runId, ...changes, modified_at: at };
   return event('FeedbackUpdated', feedbackKey(tenantId, id), payload);
 }
 
-export function feedbackDeleted(tenantId: string, id: string, runId: string, at: number): EventToAppend<'FeedbackDeleted'> {
-  return event('FeedbackDeleted', feedbackKey(tenantId, id), { tenant_id: tenantId, feedback_id: id, run_id: runId, deleted_at: at });
+export function feedbackDeleted(
+  tenantId: string,
+  id: string,
+  runId: string,
+  at: number,
+): EventToAppend<'FeedbackDeleted'> {
+  return event('FeedbackDeleted', feedbackKey(tenantId, id), {
+    tenant_id: tenantId,
+    feedback_id: id,
+    run_id: runId,
+    deleted_at: at,
+  });
 }

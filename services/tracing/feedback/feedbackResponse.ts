@@ -5,7 +5,10 @@ import { formatIsoMicros } from '../../../platform/time.ts';
 import type { FeedbackRow } from '../../../projections/feedback/feedbackRow.ts';
 import { ZERO_UUID } from '../../../projections/shared/runRow.ts';
 
-const nullable = (type: string, description?: string) => ({ type: [type, 'null'], ...(description ? { description } : {}) });
+const nullable = (type: string, description?: string) => ({
+  type: [type, 'null'],
+  ...(description ? { description } : {}),
+});
 /** Any JSON value (an empty schema): serialized as it is. */
 const anyJson = (description: string) => ({ description });
 
@@ -25,7 +28,11 @@ export const feedbackSchema = {
     comment: nullable('string'),
     correction: anyJson('any JSON value'),
     feedback_source: anyJson('{type, metadata}: api, model, app, …'),
-    feedback_config: { type: ['object', 'null'], additionalProperties: true, description: 'how to read the key’s scores' },
+    feedback_config: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'how to read the key’s scores',
+    },
     comparative_experiment_id: nullable('string', 'UUID'),
     feedback_group_id: nullable('string', 'UUID'),
     extra: { type: ['object', 'null'], additionalProperties: true },
@@ -37,7 +44,10 @@ export const feedbackSchema = {
 const parsed = (json: string): unknown => (json === '' ? null : JSON.parse(json));
 
 /** `place`: the run's trace and project, for an item whose row does not hold them yet. */
-export function feedbackResponse(row: FeedbackRow, place?: { traceId: string; sessionId: string }): Record<string, unknown> {
+export function feedbackResponse(
+  row: FeedbackRow,
+  place?: { traceId: string; sessionId: string },
+): Record<string, unknown> {
   return {
     id: row.id,
     run_id: row.run_id === ZERO_UUID ? null : row.run_id,

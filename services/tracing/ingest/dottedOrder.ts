@@ -24,7 +24,10 @@ export function parseDottedOrder(value: string, runId: string, cache?: SegmentCa
     if (known) return known;
     const m = SEGMENT.exec(part);
     const id = m ? toUuid(m[2]!) : null;
-    if (!m || !id) throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} "${part.slice(0, 80)}" is not <YYYYMMDDTHHMMSSffffffZ><uuid>`);
+    if (!m || !id)
+      throw errors.invalidField(
+        `dotted_order of run ${runId}: segment ${i + 1} "${part.slice(0, 80)}" is not <YYYYMMDDTHHMMSSffffffZ><uuid>`,
+      );
     const micros = parseDottedTimestamp(m[1]!);
     if (formatDottedTimestamp(micros) !== m[1])
       throw errors.invalidField(`dotted_order of run ${runId}: segment ${i + 1} has an invalid date "${m[1]}"`);
@@ -57,17 +60,30 @@ export interface LineageClaim {
 export function checkLineage(claim: LineageClaim, cache?: SegmentCache): DottedSegment[] {
   const segments = parseDottedOrder(claim.dottedOrder, claim.runId, cache);
   const own = segments.at(-1)!;
-  if (own.runId !== claim.runId) throw errors.invalidField(`dotted_order of run ${claim.runId} must end with the run's own segment, but ends with ${own.runId}`);
+  if (own.runId !== claim.runId)
+    throw errors.invalidField(
+      `dotted_order of run ${claim.runId} must end with the run's own segment, but ends with ${own.runId}`,
+    );
   if (segments[0]!.runId !== claim.traceId)
-    throw errors.invalidField(`dotted_order of run ${claim.runId} starts with run ${segments[0]!.runId}, but trace_id is ${claim.traceId}`);
+    throw errors.invalidField(
+      `dotted_order of run ${claim.runId} starts with run ${segments[0]!.runId}, but trace_id is ${claim.traceId}`,
+    );
   if (claim.op === 'post' || claim.parentRunId !== null) {
     if (claim.parentRunId === null) {
-      if (segments.length !== 1) throw errors.invalidField(`run ${claim.runId} has no parent_run_id but its dotted_order has ${segments.length} segments`);
-      if (claim.traceId !== claim.runId) throw errors.invalidField(`root run ${claim.runId} must have trace_id equal to its own id, got ${claim.traceId}`);
+      if (segments.length !== 1)
+        throw errors.invalidField(
+          `run ${claim.runId} has no parent_run_id but its dotted_order has ${segments.length} segments`,
+        );
+      if (claim.traceId !== claim.runId)
+        throw errors.invalidField(
+          `root run ${claim.runId} must have trace_id equal to its own id, got ${claim.traceId}`,
+        );
     } else {
       const parent = segments.at(-2);
       if (!parent || parent.runId !== claim.parentRunId)
-        throw errors.invalidField(`dotted_order of run ${claim.runId} must extend its parent ${claim.parentRunId}'s dotted_order`);
+        throw errors.invalidField(
+          `dotted_order of run ${claim.runId} must extend its parent ${claim.parentRunId}'s dotted_order`,
+        );
     }
   }
   return segments;

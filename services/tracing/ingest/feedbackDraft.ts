@@ -52,7 +52,8 @@ export function optionalText(value: unknown, field: string): string | null {
  * message ("part feedback.<id>", "body").
  */
 export function toFeedbackDraft(body: unknown, id: string, where: string): FeedbackDraft {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidField(`${where} must be a JSON object`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw errors.invalidField(`${where} must be a JSON object`);
   const b = body as Record<string, unknown>;
   const at = `${where}: `;
   if (typeof b.key !== 'string' || b.key === '') throw errors.invalidField(`${at}key is required`);

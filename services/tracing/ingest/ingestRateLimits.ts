@@ -27,7 +27,8 @@ export class RateLimit {
   #sweptAt = 0;
 
   constructor(perSecond: number, burst: number) {
-    if (!(perSecond > 0) || !(burst >= 1)) throw new Error(`a rate limit needs a rate > 0 and a burst >= 1, got ${perSecond} and ${burst}`);
+    if (!(perSecond > 0) || !(burst >= 1))
+      throw new Error(`a rate limit needs a rate > 0 and a burst >= 1, got ${perSecond} and ${burst}`);
     this.perSecond = perSecond;
     this.burst = burst;
     this.#intervalMs = 1000 / perSecond;
@@ -57,7 +58,11 @@ export class RateLimit {
 
 export type IngestRateLimitConfig = Pick<
   Config,
-  'INGEST_BASIC_RATE_PER_S' | 'INGEST_BASIC_BURST' | 'INGEST_BATCH_RATE_PER_S' | 'INGEST_BATCH_BURST' | 'INGEST_SIZE_LIMIT_OPS'
+  | 'INGEST_BASIC_RATE_PER_S'
+  | 'INGEST_BASIC_BURST'
+  | 'INGEST_BATCH_RATE_PER_S'
+  | 'INGEST_BATCH_BURST'
+  | 'INGEST_SIZE_LIMIT_OPS'
 >;
 
 /** The onRequest hooks of the two kinds of ingestion route; undefined where the limit is off (rate 0). */
@@ -70,20 +75,32 @@ const rate = (perSecond: number, burst: number) => `${perSecond} a second with b
 
 /** One set per process, shared by the routes at / and under /api/v1. */
 export function ingestRateLimits(config: IngestRateLimitConfig): IngestRateLimits {
-  const basic = config.INGEST_BASIC_RATE_PER_S > 0 ? new RateLimit(config.INGEST_BASIC_RATE_PER_S, config.INGEST_BASIC_BURST) : null;
-  const batch = config.INGEST_BATCH_RATE_PER_S > 0 ? new RateLimit(config.INGEST_BATCH_RATE_PER_S, config.INGEST_BATCH_BURST) : null;
+  const basic =
+    config.INGEST_BASIC_RATE_PER_S > 0
+      ? new RateLimit(config.INGEST_BASIC_RATE_PER_S, config.INGEST_BASIC_BURST)
+      : null;
+  const batch =
+    config.INGEST_BATCH_RATE_PER_S > 0
+      ? new RateLimit(config.INGEST_BATCH_RATE_PER_S, config.INGEST_BATCH_BURST)
+      : null;
   const batchRate = batch ? `at up to ${rate(batch.perSecond, batch.burst)}` : 'without a limit';
   return {
     basic: basic
-      ? hook(basic, 'basic',
+      ? hook(
+          basic,
+          'basic',
           `this workspace's requests to POST /runs and PATCH /runs/{id} are over their limit of ${rate(basic.perSecond, basic.burst)} ` +
             `on this API process (INGEST_BASIC_RATE_PER_S, INGEST_BASIC_BURST); batch ingestion (POST /runs/multipart or /runs/batch) ` +
-            `takes up to ${config.INGEST_SIZE_LIMIT_OPS} run operations a request, ${batchRate}`)
+            `takes up to ${config.INGEST_SIZE_LIMIT_OPS} run operations a request, ${batchRate}`,
+        )
       : undefined,
     batch: batch
-      ? hook(batch, 'batch',
+      ? hook(
+          batch,
+          'batch',
           `this workspace's requests to POST /runs/batch and /runs/multipart are over their limit of ${rate(batch.perSecond, batch.burst)} ` +
-            'on this API process (INGEST_BATCH_RATE_PER_S, INGEST_BATCH_BURST)')
+            'on this API process (INGEST_BATCH_RATE_PER_S, INGEST_BATCH_BURST)',
+        )
       : undefined,
   };
 }

@@ -5,7 +5,13 @@ import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../../../platform/errors.ts';
 import { readDecodedBody } from '../../../platform/http/requestBody.ts';
-import { headerParam, multipartBoundary, MultipartSyntaxError, splitMultipart, type RawPart } from './multipartParts.ts';
+import {
+  headerParam,
+  multipartBoundary,
+  MultipartSyntaxError,
+  splitMultipart,
+  type RawPart,
+} from './multipartParts.ts';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
 import { toRunDraft, errorText, checkJsonField, type JsonField, type RunDraft } from './runDraft.ts';
 import { requireUuid } from '../../../platform/ids.ts';
@@ -44,7 +50,11 @@ function parseJsonPart(part: RawPart, name: string): { text: string; value: unkn
   return { text, value };
 }
 
-export async function readMultipartBatch(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<MultipartBatch> {
+export async function readMultipartBatch(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<MultipartBatch> {
   const contentType = String(headers['content-type'] ?? '');
   const boundary = multipartBoundary(contentType);
   if (!contentType.toLowerCase().startsWith('multipart/') || !boundary) {
@@ -66,7 +76,9 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
     seen.add(name);
     const declared = declaredLength(part);
     if (declared !== null && (!Number.isInteger(declared) || declared !== part.body.length))
-      throw errors.invalidMultipart(`part ${name} declares a length of ${declared} bytes but carries ${part.body.length}`);
+      throw errors.invalidMultipart(
+        `part ${name} declares a length of ${declared} bytes but carries ${part.body.length}`,
+      );
 
     let m = PART_NAME.exec(name);
     if (m) {
@@ -103,7 +115,9 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
       feedback.push(toFeedbackDraft(parseJsonPart(part, name).value, m[1]!, `part ${name}`));
       return;
     }
-    throw errors.invalidMultipart(`unknown part name "${name.slice(0, 100)}": expected post.<id>, patch.<id>, <op>.<id>.<field>, attachment.<id>.<name> or feedback.<id>`);
+    throw errors.invalidMultipart(
+      `unknown part name "${name.slice(0, 100)}": expected post.<id>, patch.<id>, <op>.<id>.<field>, attachment.<id>.<name> or feedback.<id>`,
+    );
   };
 
   let parts: RawPart[];
@@ -131,10 +145,12 @@ export async function readMultipartBatch(body: Readable, headers: IncomingHttpHe
   for (const key of fields.keys()) throw errors.invalidMultipart(`parts for ${key} were sent without a ${key} part`);
   for (const a of attachments) {
     const target = byKey.get(`post.${a.runId}`) ?? byKey.get(`patch.${a.runId}`);
-    if (!target) throw errors.invalidMultipart(`attachment.${a.runId}.${a.name} belongs to a run that is neither posted nor patched in this request`);
+    if (!target)
+      throw errors.invalidMultipart(
+        `attachment.${a.runId}.${a.name} belongs to a run that is neither posted nor patched in this request`,
+      );
     target.attachments.push({ name: a.name, contentType: a.contentType, bytes: a.bytes });
   }
   if (runs.length === 0 && feedback.length === 0) throw errors.invalidMultipart('the multipart body has no parts');
   return { runs, feedback };
 }
-

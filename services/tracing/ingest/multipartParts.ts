@@ -33,17 +33,27 @@ export function multipartBoundary(contentType: string): string | null {
 export function splitMultipart(body: Buffer, boundary: string): RawPart[] {
   const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
   // The first boundary may open the body (no CRLF before it) or follow a preamble.
-  let at = body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2)) ? delimiter.length - 2 : body.indexOf(delimiter);
-  if (at < 0) throw new MultipartSyntaxError(body.length === 0 ? 'the multipart body is empty: it has no parts' : `the multipart body has no boundary line (--${boundary}): it is truncated, or its Content-Type names another boundary`);
+  let at = body.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2))
+    ? delimiter.length - 2
+    : body.indexOf(delimiter);
+  if (at < 0)
+    throw new MultipartSyntaxError(
+      body.length === 0
+        ? 'the multipart body is empty: it has no parts'
+        : `the multipart body has no boundary line (--${boundary}): it is truncated, or its Content-Type names another boundary`,
+    );
   if (at !== delimiter.length - 2) at += delimiter.length;
   const parts: RawPart[] = [];
   for (;;) {
     // After a boundary: "--" closes the body; otherwise optional whitespace, then CRLF.
-    if (at + 2 > body.length) throw new MultipartSyntaxError('the multipart body is truncated: it ends right after a boundary');
+    if (at + 2 > body.length)
+      throw new MultipartSyntaxError('the multipart body is truncated: it ends right after a boundary');
     if (body.readUInt16LE(at) === DASH_DASH) return parts;
     while (at < body.length && (body[at] === 0x20 || body[at] === 0x09)) at++;
-    if (at + 2 > body.length) throw new MultipartSyntaxError('the multipart body is truncated: it ends right after a boundary');
-    if (body.readUInt16LE(at) !== CRLF) throw new MultipartSyntaxError('the multipart body is malformed: a boundary line goes on after the boundary');
+    if (at + 2 > body.length)
+      throw new MultipartSyntaxError('the multipart body is truncated: it ends right after a boundary');
+    if (body.readUInt16LE(at) !== CRLF)
+      throw new MultipartSyntaxError('the multipart body is malformed: a boundary line goes on after the boundary');
     at += 2;
     // Headers, up to a blank line (none at all: the blank line comes at once).
     let headerEnd: number;
@@ -51,8 +61,11 @@ export function splitMultipart(body: Buffer, boundary: string): RawPart[] {
     else {
       headerEnd = body.indexOf('\r\n\r\n', at, 'latin1');
       if (headerEnd < 0 || headerEnd - at > MAX_HEADER_BYTES) {
-        if (headerEnd < 0 && body.length - at <= MAX_HEADER_BYTES) throw new MultipartSyntaxError('the multipart body is truncated: it ends in the headers of a part');
-        throw new MultipartSyntaxError(`the multipart body is malformed: a part's headers are longer than ${MAX_HEADER_BYTES} bytes (or not ended by a blank line)`);
+        if (headerEnd < 0 && body.length - at <= MAX_HEADER_BYTES)
+          throw new MultipartSyntaxError('the multipart body is truncated: it ends in the headers of a part');
+        throw new MultipartSyntaxError(
+          `the multipart body is malformed: a part's headers are longer than ${MAX_HEADER_BYTES} bytes (or not ended by a blank line)`,
+        );
       }
     }
     const headers = headerEnd < at ? new Map<string, string>() : parseHeaderLines(body.toString('utf8', at, headerEnd));
@@ -68,7 +81,10 @@ function parseHeaderLines(text: string): Map<string, string> {
   const headers = new Map<string, string>();
   for (const line of text.split('\r\n')) {
     const colon = line.indexOf(':');
-    if (colon <= 0) throw new MultipartSyntaxError(`the multipart body is malformed: a part's header line is not "name: value": "${line.slice(0, 100)}"`);
+    if (colon <= 0)
+      throw new MultipartSyntaxError(
+        `the multipart body is malformed: a part's header line is not "name: value": "${line.slice(0, 100)}"`,
+      );
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
     const earlier = headers.get(name);

@@ -49,7 +49,10 @@ function optionalString(v: unknown, field: string, max = 1024): string | null {
 /** Checks a JSON field's shape: `events` is an array or an object, the others are objects. */
 export function checkJsonField(field: JsonField, value: unknown, runId: string): void {
   const ok = field === 'events' ? Array.isArray(value) || isObject(value) : isObject(value);
-  if (!ok) throw errors.invalidField(`${field} of run ${runId} must be ${field === 'events' ? 'an array or object' : 'an object'}`);
+  if (!ok)
+    throw errors.invalidField(
+      `${field} of run ${runId} must be ${field === 'events' ? 'an array or object' : 'an object'}`,
+    );
 }
 
 /** Checks a JSON field's shape and returns its JSON text. */
@@ -81,7 +84,8 @@ export function toRunDraft(body: unknown, options: DraftOptions): RunDraft {
   const bodyId = optionalUuid(body.id, `${options.where}: id`);
   if (options.id !== undefined) {
     id = requireUuid(options.id, `${options.where}: run id`);
-    if (bodyId !== null && bodyId !== id) throw errors.invalidField(`${options.where}: body id ${bodyId} differs from ${id}`);
+    if (bodyId !== null && bodyId !== id)
+      throw errors.invalidField(`${options.where}: body id ${bodyId} differs from ${id}`);
   } else if (bodyId !== null) id = bodyId;
   else if (options.generateId) id = options.generateId();
   else throw errors.invalidField(`${options.where}: id is required`);
@@ -98,7 +102,8 @@ export function toRunDraft(body: unknown, options: DraftOptions): RunDraft {
 
   let tags: string[] | null = null;
   if (body.tags !== null && body.tags !== undefined) {
-    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string')) throw errors.invalidField(`${where}: tags must be an array of strings`);
+    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string'))
+      throw errors.invalidField(`${where}: tags must be an array of strings`);
     tags = body.tags as string[];
   }
 

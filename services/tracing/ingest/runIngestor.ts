@@ -49,7 +49,13 @@ export class RunIngestor {
   readonly #lineage: LineageIndex;
   readonly #recentPosts = new RecentDottedOrders(RECENT_POSTS);
 
-  constructor(config: RunIngestorConfig, log: EventLog, blobs: BlobStore, projects: ProjectRegistry, lineage: LineageIndex) {
+  constructor(
+    config: RunIngestorConfig,
+    log: EventLog,
+    blobs: BlobStore,
+    projects: ProjectRegistry,
+    lineage: LineageIndex,
+  ) {
     this.#config = config;
     this.#log = log;
     this.#blobs = blobs;
@@ -79,7 +85,10 @@ export class RunIngestor {
   async updateRun(tenantId: string, draft: RunDraft): Promise<void> {
     if (draft.traceId === null) {
       const known = await this.#lineage.find(tenantId, draft.id);
-      if (!known) throw errors.notFound(`run ${draft.id} (send trace_id with the patch if it was created moments ago through a batch)`);
+      if (!known)
+        throw errors.notFound(
+          `run ${draft.id} (send trace_id with the patch if it was created moments ago through a batch)`,
+        );
       draft.traceId = known.traceId;
       draft.dottedOrder ??= known.dottedOrder;
     }
@@ -95,7 +104,10 @@ export class RunIngestor {
     for (const d of drafts) {
       if (d.traceId === null || d.dottedOrder === null)
         throw errors.invalidField(`${d.op} of run ${d.id}: trace_id and dotted_order are required in batch ingestion`);
-      const segments = checkLineage({ runId: d.id, traceId: d.traceId, parentRunId: d.parentRunId, dottedOrder: d.dottedOrder, op: d.op }, segmentCache);
+      const segments = checkLineage(
+        { runId: d.id, traceId: d.traceId, parentRunId: d.parentRunId, dottedOrder: d.dottedOrder, op: d.op },
+        segmentCache,
+      );
       if (d.parentRunId !== null) this.#checkParent(tenantId, d, postedOrders, route);
       if (d.op === 'post') {
         d.startTime ??= segments.at(-1)!.micros;
@@ -124,20 +136,44 @@ export class RunIngestor {
     const budget = (await this.#log.maxEventBytes(TOPICS.runs)) - EVENT_ENVELOPE_BYTES;
     for (const [traceId, traceOps] of byTrace)
       for (const chunk of this.#chunksOf(traceOps, budget))
-        events.push(event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: requestId, received_at: receivedAt, ops: chunk }));
+        events.push(
+          event('RunOpsAppended', `${tenantId}/${traceId}`, {
+            tenant_id: tenantId,
+            trace_id: traceId,
+            request_id: requestId,
+            received_at: receivedAt,
+            ops: chunk,
+          }),
+        );
     for (const f of feedback) {
       // the project of a run posted in the same request is known here; otherwise the projector looks it up
-      const sessionId = f.sessionId ?? (f.runId ? (drafts.find((d) => d.id === f.runId && d.sessionId)?.sessionId ?? null) : null);
+      const sessionId =
+        f.sessionId ?? (f.runId ? (drafts.find((d) => d.id === f.runId && d.sessionId)?.sessionId ?? null) : null);
       events.push(feedbackSubmitted(tenantId, { ...f, sessionId }, receivedAt));
     }
     if (RECORDS_LINEAGE.has(route))
       for (const d of drafts)
         for (const runId of [d.id, ...(d.lineageAliases ?? [])])
-          events.push(event('RunLineageRecorded', `${tenantId}/${runId}`, { tenant_id: tenantId, run_id: runId, trace_id: d.traceId!, dotted_order: d.dottedOrder!, session_id: d.sessionId! }));
+          events.push(
+            event('RunLineageRecorded', `${tenantId}/${runId}`, {
+              tenant_id: tenantId,
+              run_id: runId,
+              trace_id: d.traceId!,
+              dotted_order: d.dottedOrder!,
+              session_id: d.sessionId!,
+            }),
+          );
 
     await this.#log.append(events);
-    if (RECORDS_LINEAGE.has(route)) for (const d of drafts) this.#lineage.remember(tenantId, d.id, { traceId: d.traceId!, dottedOrder: d.dottedOrder!, sessionId: d.sessionId! });
-    if (REMEMBERS_POSTS.has(route)) for (const d of drafts) if (d.op === 'post') this.#recentPosts.remember(tenantId, d.id, d.dottedOrder!);
+    if (RECORDS_LINEAGE.has(route))
+      for (const d of drafts)
+        this.#lineage.remember(tenantId, d.id, {
+          traceId: d.traceId!,
+          dottedOrder: d.dottedOrder!,
+          sessionId: d.sessionId!,
+        });
+    if (REMEMBERS_POSTS.has(route))
+      for (const d of drafts) if (d.op === 'post') this.#recentPosts.remember(tenantId, d.id, d.dottedOrder!);
     for (const d of drafts) runsAccepted.inc({ route, op: d.op });
   }
 
@@ -154,7 +190,9 @@ export class RunIngestor {
     const inRequest = postedOrders.get(parentId);
     if (inRequest !== undefined) {
       if (!extendsDottedOrder(d.dottedOrder!, inRequest))
-        throw errors.invalidField(`dotted_order of run ${d.id} does not extend the dotted_order of its parent ${parentId}`);
+        throw errors.invalidField(
+          `dotted_order of run ${d.id} does not extend the dotted_order of its parent ${parentId}`,
+        );
       return;
     }
     if (route === 'otel') return;
@@ -212,13 +250,37 @@ export class RunIngestor {
       return this.#blobs.put(tenantId, field, Buffer.from(text), 'application/json');
     };
     const [inputs, outputs, events, extra, serialized, attachments] = await Promise.all([
-      payload('inputs'), payload('outputs'), payload('events'), payload('extra'), payload('serialized'),
-      Promise.all(d.attachments.map(async (a) => ({ name: a.name, blob: await this.#blobs.put(tenantId, 'attachments', a.bytes, a.contentType) }))),
+      payload('inputs'),
+      payload('outputs'),
+      payload('events'),
+      payload('extra'),
+      payload('serialized'),
+      Promise.all(
+        d.attachments.map(async (a) => ({
+          name: a.name,
+          blob: await this.#blobs.put(tenantId, 'attachments', a.bytes, a.contentType),
+        })),
+      ),
     ]);
     return {
-      op: d.op, run_id: d.id, session_id: d.sessionId, parent_run_id: d.parentRunId, dotted_order: d.dottedOrder,
-      name: d.name, run_type: d.runType, start_time: d.startTime, end_time: d.endTime,
-      inputs, outputs, events, extra, serialized, error: d.error, tags: d.tags, reference_example_id: d.referenceExampleId, attachments,
+      op: d.op,
+      run_id: d.id,
+      session_id: d.sessionId,
+      parent_run_id: d.parentRunId,
+      dotted_order: d.dottedOrder,
+      name: d.name,
+      run_type: d.runType,
+      start_time: d.startTime,
+      end_time: d.endTime,
+      inputs,
+      outputs,
+      events,
+      extra,
+      serialized,
+      error: d.error,
+      tags: d.tags,
+      reference_example_id: d.referenceExampleId,
+      attachments,
     };
   }
 }

@@ -57,9 +57,13 @@ export class OtelIngestion {
       try {
         const identity = spanIdentity(span);
         if (runIds.has(identity.runId)) throw new Error(`another span of this request is run ${identity.runId} too`);
-        const draft = toRunDraft({ ...spanFields(span, defaultProject), id: identity.runId }, { op: 'post', where: `span ${span.spanId}` });
+        const draft = toRunDraft(
+          { ...spanFields(span, defaultProject), id: identity.runId },
+          { op: 'post', where: `span ${span.spanId}` },
+        );
         // Attribute values are bounded as they are read; the mapping wraps them a level or two deeper.
-        for (const [field, text] of Object.entries(draft.json)) if (jsonTooDeep(text)) throw errors.jsonTooDeep(`the run's ${field}`, MAX_JSON_DEPTH);
+        for (const [field, text] of Object.entries(draft.json))
+          if (jsonTooDeep(text)) throw errors.jsonTooDeep(`the run's ${field}`, MAX_JSON_DEPTH);
         runIds.add(identity.runId);
         candidates.push({ span, place: { ...identity, startMicros: span.startMicros }, draft });
       } catch (err) {
@@ -67,8 +71,14 @@ export class OtelIngestion {
       }
     }
 
-    const known = await this.#knownParents(tenantId, candidates.map((c) => c.place));
-    const placements = placeSpans(candidates.map((c) => c.place), known);
+    const known = await this.#knownParents(
+      tenantId,
+      candidates.map((c) => c.place),
+    );
+    const placements = placeSpans(
+      candidates.map((c) => c.place),
+      known,
+    );
     const placedOrders = new Map([...placements.values()].map((p) => [p.runId, p.dottedOrder]));
     const accepted: RunDraft[] = [];
     for (const c of candidates) {
@@ -77,11 +87,20 @@ export class OtelIngestion {
       if (c.place.spanRunId !== p.runId) c.draft.lineageAliases = [c.place.spanRunId];
       try {
         // What RunIngestor would reject for the whole request, rejected here for this span alone.
-        checkLineage({ runId: p.runId, traceId: p.traceId, parentRunId: p.parentRunId, dottedOrder: p.dottedOrder, op: 'post' });
-        if (p.parentRunId !== null && p.runId === p.traceId) throw new Error(`run ${p.runId} has a parent, so it cannot have the id of its trace`);
+        checkLineage({
+          runId: p.runId,
+          traceId: p.traceId,
+          parentRunId: p.parentRunId,
+          dottedOrder: p.dottedOrder,
+          op: 'post',
+        });
+        if (p.parentRunId !== null && p.runId === p.traceId)
+          throw new Error(`run ${p.runId} has a parent, so it cannot have the id of its trace`);
         const parentOrder = p.parentRunId === null ? undefined : placedOrders.get(p.parentRunId);
         if (parentOrder !== undefined && !p.dottedOrder.startsWith(parentOrder + '.'))
-          throw new Error(`langsmith.span.dotted_order does not extend the dotted order of the parent run ${p.parentRunId}`);
+          throw new Error(
+            `langsmith.span.dotted_order does not extend the dotted order of the parent run ${p.parentRunId}`,
+          );
         accepted.push(c.draft);
       } catch (err) {
         rejected.push({ spanId: c.span.spanId, reason: (err as Error).message });
@@ -126,8 +145,22 @@ export class OtelIngestion {
       const { runs, resolve, aliasesOf } = this.#lineage.traceRuns(tenantId, traceId);
       for (const g of graftsFor(runs, resolve))
         patches.push({
-          op: 'patch', id: g.runId, traceId, dottedOrder: g.dottedOrder, parentRunId: g.parentRunId, sessionId: g.sessionId, sessionName: null,
-          name: null, runType: null, startTime: null, endTime: null, json: {}, error: null, tags: null, referenceExampleId: null, attachments: [],
+          op: 'patch',
+          id: g.runId,
+          traceId,
+          dottedOrder: g.dottedOrder,
+          parentRunId: g.parentRunId,
+          sessionId: g.sessionId,
+          sessionName: null,
+          name: null,
+          runType: null,
+          startTime: null,
+          endTime: null,
+          json: {},
+          error: null,
+          tags: null,
+          referenceExampleId: null,
+          attachments: [],
           lineageAliases: aliasesOf(g.runId),
         });
     }

@@ -51,8 +51,10 @@ export class OtelLineage {
   #record(tenantId: string, traceId: string, runId: string, dottedOrder: string, sessionId: string): void {
     const key = `${tenantId}/${traceId}`;
     let trace = this.#traces.get(key);
-    if (trace) this.#traces.delete(key); // re-inserted below: most recently used last
-    else if (!isSpanRunId(runId)) return; // not an OTel trace (as far as we know yet)
+    if (trace)
+      this.#traces.delete(key); // re-inserted below: most recently used last
+    else if (!isSpanRunId(runId))
+      return; // not an OTel trace (as far as we know yet)
     else trace = { runs: new Map(), aliases: new Map() };
     this.#traces.set(key, trace);
 
@@ -82,7 +84,14 @@ export class OtelLineage {
   }
 
   /** The trace's recorded runs, its aliases of each run, and alias resolution (for graftsFor). */
-  traceRuns(tenantId: string, traceId: string): { runs: ReadonlyMap<string, RecordedRun>; aliasesOf: (runId: string) => string[]; resolve: (ref: string) => string | null } {
+  traceRuns(
+    tenantId: string,
+    traceId: string,
+  ): {
+    runs: ReadonlyMap<string, RecordedRun>;
+    aliasesOf: (runId: string) => string[];
+    resolve: (ref: string) => string | null;
+  } {
     const trace = this.#traces.get(`${tenantId}/${traceId}`) ?? { runs: new Map(), aliases: new Map() };
     return {
       runs: trace.runs,

@@ -23,7 +23,8 @@ export function decodeExportRequest(body: Uint8Array): Record<string, unknown> {
   try {
     return ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), { longs: String, arrays: true });
   } catch (err) {
-    if ((err as Error).message === 'max depth exceeded') throw errors.jsonTooDeep('an attribute value of the request', MAX_JSON_DEPTH);
+    if ((err as Error).message === 'max depth exceeded')
+      throw errors.jsonTooDeep('an attribute value of the request', MAX_JSON_DEPTH);
     throw errors.badRequest(`the body is not an OTLP ExportTraceServiceRequest in protobuf: ${(err as Error).message}`);
   }
 }
@@ -34,11 +35,15 @@ export interface PartialSuccess {
 }
 
 export function encodeExportResponse(partial: PartialSuccess | null): Uint8Array {
-  const message = partial ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } } : {};
+  const message = partial
+    ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } }
+    : {};
   return ExportTraceServiceResponse.encode(ExportTraceServiceResponse.fromObject(message)).finish();
 }
 
 /** The same response in OTLP/JSON (int64 as a decimal string). */
 export function exportResponseJson(partial: PartialSuccess | null): Record<string, unknown> {
-  return partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {};
+  return partial
+    ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }
+    : {};
 }

@@ -39,7 +39,8 @@ export interface SpanRejection {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 
 /** A field by its OTLP/JSON name (lowerCamelCase), or its proto name, which proto3 JSON parsers accept too. */
 function field(obj: Json, camel: string): unknown {
@@ -64,7 +65,10 @@ function idHex(value: unknown, bytes: number, what: string): string | null {
   else if (typeof value === 'string') hex = value.toLowerCase();
   else throw new Error(`${what} must be ${bytes * 2} hex digits`);
   if (hex.length === 0) return null;
-  if (hex.length !== bytes * 2 || !HEX.test(hex)) throw new Error(`${what} must be ${bytes * 2} hex digits (OTLP/JSON encodes ids as hex), got "${hex.slice(0, 40)}"`);
+  if (hex.length !== bytes * 2 || !HEX.test(hex))
+    throw new Error(
+      `${what} must be ${bytes * 2} hex digits (OTLP/JSON encodes ids as hex), got "${hex.slice(0, 40)}"`,
+    );
   if (/^0+$/.test(hex)) throw new Error(`${what} is all zeros, which OTLP defines as invalid`);
   return hex;
 }
@@ -84,7 +88,12 @@ function nanosToMicros(value: unknown, what: string): number | null {
 
 const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 const KIND_NAMES: Record<string, number> = {
-  SPAN_KIND_UNSPECIFIED: 0, SPAN_KIND_INTERNAL: 1, SPAN_KIND_SERVER: 2, SPAN_KIND_CLIENT: 3, SPAN_KIND_PRODUCER: 4, SPAN_KIND_CONSUMER: 5,
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
 };
 
 /** OTLP/JSON sends enums as numbers; their names are accepted too. */
@@ -113,7 +122,8 @@ export function anyValue(value: unknown, depth = 1): AttributeValue {
   if (d !== undefined && d !== null) return Number(d);
   const arr = field(value, 'arrayValue');
   const kv = field(value, 'kvlistValue');
-  if ((isObject(arr) || isObject(kv)) && depth > MAX_JSON_DEPTH) throw errors.jsonTooDeep('an attribute value', MAX_JSON_DEPTH);
+  if ((isObject(arr) || isObject(kv)) && depth > MAX_JSON_DEPTH)
+    throw errors.jsonTooDeep('an attribute value', MAX_JSON_DEPTH);
   if (isObject(arr)) return list(arr, 'values', 'arrayValue').map((v) => anyValue(v, depth + 1));
   if (isObject(kv)) return keyValues(list(kv, 'values', 'kvlistValue'), depth + 1);
   const bytes = field(value, 'bytesValue');
@@ -152,12 +162,17 @@ function readSpan(raw: unknown, resource: Attributes, scope: OtelSpan['scope']):
     startMicros,
     endMicros,
     attributes: keyValues(list(raw, 'attributes', 'span')),
-    events: list(raw, 'events', 'span').filter(isObject).map((e) => ({
-      name: typeof e.name === 'string' ? e.name : '',
-      timeMicros: nanosToMicros(field(e, 'timeUnixNano'), 'event timeUnixNano') ?? startMicros,
-      attributes: keyValues(list(e, 'attributes', 'event')),
-    })),
-    status: { code: enumValue(status.code, STATUS_NAMES), message: typeof status.message === 'string' ? status.message : '' },
+    events: list(raw, 'events', 'span')
+      .filter(isObject)
+      .map((e) => ({
+        name: typeof e.name === 'string' ? e.name : '',
+        timeMicros: nanosToMicros(field(e, 'timeUnixNano'), 'event timeUnixNano') ?? startMicros,
+        attributes: keyValues(list(e, 'attributes', 'event')),
+      })),
+    status: {
+      code: enumValue(status.code, STATUS_NAMES),
+      message: typeof status.message === 'string' ? status.message : '',
+    },
     resource,
     scope,
   };
@@ -165,7 +180,8 @@ function readSpan(raw: unknown, resource: Attributes, scope: OtelSpan['scope']):
 
 /** Every span of the request, with the resource and scope it was sent under; bad spans are listed apart. */
 export function spansOfRequest(body: unknown): { spans: OtelSpan[]; rejected: SpanRejection[] } {
-  if (!isObject(body)) throw errors.badRequest('the body must be an OTLP ExportTraceServiceRequest (an object with resourceSpans)');
+  if (!isObject(body))
+    throw errors.badRequest('the body must be an OTLP ExportTraceServiceRequest (an object with resourceSpans)');
   const spans: OtelSpan[] = [];
   const rejected: SpanRejection[] = [];
   for (const rs of list(body, 'resourceSpans', 'request')) {
@@ -175,13 +191,17 @@ export function spansOfRequest(body: unknown): { spans: OtelSpan[]; rejected: Sp
     for (const ss of list(rs, 'scopeSpans', 'resourceSpans')) {
       if (!isObject(ss)) throw errors.badRequest('each scopeSpans entry must be an object');
       const sc = isObject(ss.scope) ? ss.scope : {};
-      const scope = { name: typeof sc.name === 'string' ? sc.name : '', version: typeof sc.version === 'string' ? sc.version : '' };
+      const scope = {
+        name: typeof sc.name === 'string' ? sc.name : '',
+        version: typeof sc.version === 'string' ? sc.version : '',
+      };
       for (const raw of list(ss, 'spans', 'scopeSpans')) {
         try {
           spans.push(readSpan(raw, resource, scope));
         } catch (err) {
           const id = isObject(raw) ? field(raw, 'spanId') : undefined;
-          const spanId = id instanceof Uint8Array ? Buffer.from(id).toString('hex') : typeof id === 'string' ? id : '(no id)';
+          const spanId =
+            id instanceof Uint8Array ? Buffer.from(id).toString('hex') : typeof id === 'string' ? id : '(no id)';
           rejected.push({ spanId, reason: (err as Error).message });
         }
       }

@@ -11,7 +11,13 @@ import type { AttributeValue, Attributes, OtelEvent, OtelSpan } from './otlpSpan
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: AttributeValue | undefined): string | null =>
-  v === undefined || v === null ? null : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  v === undefined || v === null
+    ? null
+    : typeof v === 'string'
+      ? v
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v);
 
 /**
  * JSON carried as a string attribute, parsed. A text nested deeper than MAX_JSON_DEPTH throws,
@@ -56,10 +62,25 @@ class AttributeReader {
 }
 
 /** LangSmith attributes that only steer ingestion (ids are read by spanIdentity.ts). */
-const STEERING = ['langsmith.span.id', 'langsmith.trace.id', 'langsmith.span.parent_id', 'langsmith.span.dotted_order', 'langsmith.is_root', 'langsmith.traceable', 'langsmith.traceable_parent_otel_span_id'];
+const STEERING = [
+  'langsmith.span.id',
+  'langsmith.trace.id',
+  'langsmith.span.parent_id',
+  'langsmith.span.dotted_order',
+  'langsmith.is_root',
+  'langsmith.traceable',
+  'langsmith.traceable_parent_otel_span_id',
+];
 
 const LLM_OPERATIONS = new Set(['chat', 'completion', 'text_completion', 'generate_content']);
-const OPENINFERENCE_KINDS: Record<string, string> = { llm: 'llm', embedding: 'embedding', tool: 'tool', retriever: 'retriever', reranker: 'retriever', prompt: 'prompt' };
+const OPENINFERENCE_KINDS: Record<string, string> = {
+  llm: 'llm',
+  embedding: 'embedding',
+  tool: 'tool',
+  retriever: 'retriever',
+  reranker: 'retriever',
+  prompt: 'prompt',
+};
 
 function runTypeOf(a: AttributeReader): string {
   const kind = a.text('langsmith.span.kind')?.toLowerCase();
@@ -132,7 +153,10 @@ function inputsOf(a: AttributeReader, events: OtelEvent[]): Json | null {
   const listed = jsonArray(a.get('gen_ai.input.messages'));
   if (listed) return { messages: listed };
   const fromEvents = events
-    .filter((e) => e.name === 'gen_ai.system.message' || e.name === 'gen_ai.user.message' || e.name === 'gen_ai.content.prompt')
+    .filter(
+      (e) =>
+        e.name === 'gen_ai.system.message' || e.name === 'gen_ai.user.message' || e.name === 'gen_ai.content.prompt',
+    )
     .map((e) => eventMessage(e, e.name === 'gen_ai.system.message' ? 'system' : 'user'));
   return fromEvents.length ? { messages: fromEvents } : null;
 }
@@ -147,7 +171,10 @@ function outputsOf(a: AttributeReader, events: OtelEvent[]): Json | null {
   const listed = jsonArray(a.get('gen_ai.output.messages'));
   if (listed) return { messages: listed };
   const fromEvents = events
-    .filter((e) => e.name === 'gen_ai.choice' || e.name === 'gen_ai.assistant.message' || e.name === 'gen_ai.content.completion')
+    .filter(
+      (e) =>
+        e.name === 'gen_ai.choice' || e.name === 'gen_ai.assistant.message' || e.name === 'gen_ai.content.completion',
+    )
     .map((e) => eventMessage(e, 'assistant'));
   return fromEvents.length ? { messages: fromEvents } : null;
 }
@@ -209,9 +236,13 @@ function errorOf(span: OtelSpan): string | null {
   const exception = span.events.find((e) => e.name === 'exception');
   const exceptionText = exception
     ? [
-        [text(exception.attributes['exception.type'] ?? null), text(exception.attributes['exception.message'] ?? null)].filter(Boolean).join(': '),
+        [text(exception.attributes['exception.type'] ?? null), text(exception.attributes['exception.message'] ?? null)]
+          .filter(Boolean)
+          .join(': '),
         text(exception.attributes['exception.stacktrace'] ?? null),
-      ].filter(Boolean).join('\n\n')
+      ]
+        .filter(Boolean)
+        .join('\n\n')
     : '';
   if (span.status.code !== 2 && !exception) return null;
   return span.status.message || exceptionText || 'error';
@@ -269,10 +300,18 @@ export function spanFields(span: OtelSpan, defaultProject: string | null): Json 
     outputs,
     extra,
     error: errorOf(span),
-    events: span.events.length ? span.events.map((e) => ({ name: e.name, time: formatIsoMicros(e.timeMicros), kwargs: e.attributes })) : null,
+    events: span.events.length
+      ? span.events.map((e) => ({ name: e.name, time: formatIsoMicros(e.timeMicros), kwargs: e.attributes }))
+      : null,
     tags,
     // An id that is not a UUID is the sender's mistake, but not a reason to lose the span: it lands in the default project.
-    ...(sessionId && toUuid(sessionId) ? { session_id: toUuid(sessionId) } : sessionName ? { session_name: sessionName } : defaultProject ? { session_name: defaultProject } : {}),
+    ...(sessionId && toUuid(sessionId)
+      ? { session_id: toUuid(sessionId) }
+      : sessionName
+        ? { session_name: sessionName }
+        : defaultProject
+          ? { session_name: defaultProject }
+          : {}),
     ...(referenceExample && toUuid(referenceExample) ? { reference_example_id: toUuid(referenceExample) } : {}),
   };
 }

@@ -11,7 +11,8 @@ import { toUuid } from '../../../platform/ids.ts';
 import { parseDottedOrder } from '../ingest/dottedOrder.ts';
 import type { Attributes, OtelSpan } from './otlpSpans.ts';
 
-const uuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+const uuid = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
 export const traceRunId = (traceIdHex: string): string => uuid(traceIdHex);
 export const spanRunId = (spanIdHex: string): string => uuid(spanIdHex.padStart(32, '0'));
@@ -45,7 +46,7 @@ export function spanIdentity(span: OtelSpan): SpanIdentity {
   const lsTraceId = uuidAttribute(a, 'langsmith.trace.id');
   const lsParentId = uuidAttribute(a, 'langsmith.span.parent_id');
   const dotted = a['langsmith.span.dotted_order'];
-  if (span.parentSpanId === span.spanId) throw new Error('parentSpanId is the span\'s own id');
+  if (span.parentSpanId === span.spanId) throw new Error("parentSpanId is the span's own id");
 
   if (typeof dotted === 'string' && dotted !== '') {
     // The span says exactly where it is; the ids missing from the attributes come from the dotted order.
@@ -60,7 +61,9 @@ export function spanIdentity(span: OtelSpan): SpanIdentity {
   }
   // langsmith.is_root: the langsmith JS SDK marks the first traceable span this way when its OTel
   // parent is a span the SDK does not export (an HTTP server span, say).
-  const isRoot = lsParentId === null && (span.parentSpanId === null || a['langsmith.is_root'] === true || a['langsmith.is_root'] === 'true');
+  const isRoot =
+    lsParentId === null &&
+    (span.parentSpanId === null || a['langsmith.is_root'] === true || a['langsmith.is_root'] === 'true');
   if (isRoot) {
     const runId = lsRunId ?? lsTraceId ?? traceRunId(span.traceId);
     return { runId, spanRunId: ownSpanRunId, traceId: lsTraceId ?? runId, parentRef: null, dottedOrder: null };

@@ -41,7 +41,8 @@ export function refsOutside(spans: SpanToPlace[]): Array<{ traceId: string; ref:
   const inRequest = new Set(spans.flatMap((s) => [s.runId, s.spanRunId]));
   const out = new Map<string, { traceId: string; ref: string }>();
   for (const s of spans)
-    if (s.dottedOrder === null && s.parentRef !== null && !inRequest.has(s.parentRef)) out.set(refKey(s.traceId, s.parentRef), { traceId: s.traceId, ref: s.parentRef });
+    if (s.dottedOrder === null && s.parentRef !== null && !inRequest.has(s.parentRef))
+      out.set(refKey(s.traceId, s.parentRef), { traceId: s.traceId, ref: s.parentRef });
   return [...out.values()];
 }
 
@@ -128,7 +129,12 @@ export function graftsFor(runs: ReadonlyMap<string, RecordedRun>, resolve: (ref:
   for (const run of runs.values()) {
     const want = desiredOf(run);
     if (want.parentRunId !== null && want.dottedOrder !== run.dottedOrder)
-      grafts.push({ runId: run.runId, parentRunId: want.parentRunId, dottedOrder: want.dottedOrder, sessionId: run.sessionId });
+      grafts.push({
+        runId: run.runId,
+        parentRunId: want.parentRunId,
+        dottedOrder: want.dottedOrder,
+        sessionId: run.sessionId,
+      });
   }
   return grafts;
 }

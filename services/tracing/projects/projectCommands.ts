@@ -6,7 +6,13 @@
 import { errors } from '../../../platform/errors.ts';
 import { event, type EventLog } from '../../../platform/kafka/eventLog.ts';
 import { nowMicros } from '../../../platform/time.ts';
-import { projectCreatedEvent, projectKey, type NewProject, type Project, type ProjectRegistry } from '../../../projections/projects/projectRegistry.ts';
+import {
+  projectCreatedEvent,
+  projectKey,
+  type NewProject,
+  type Project,
+  type ProjectRegistry,
+} from '../../../projections/projects/projectRegistry.ts';
 
 export interface ProjectChanges {
   name?: string | null;
@@ -29,16 +35,29 @@ export class ProjectCommands {
    * updated with the given description, extra and end time. `id` is the client's (Python
    * sends one); without it the id is derived from the name, as ingestion does.
    */
-  async create(tenantId: string, input: NewProject & { id?: string | null }, upsert: boolean, retried = false): Promise<Project> {
+  async create(
+    tenantId: string,
+    input: NewProject & { id?: string | null },
+    upsert: boolean,
+    retried = false,
+  ): Promise<Project> {
     await this.#projects.catchUp();
     const existing = this.#projects.byName(tenantId, input.name);
     if (existing) {
       if (!upsert)
-        throw errors.conflict(`a project named "${input.name}" already exists (id ${existing.id}); choose another name, or POST /sessions?upsert=true to update it`);
-      return this.update(tenantId, existing.id, { description: input.description, extra: input.extra, endTime: input.endTime });
+        throw errors.conflict(
+          `a project named "${input.name}" already exists (id ${existing.id}); choose another name, or POST /sessions?upsert=true to update it`,
+        );
+      return this.update(tenantId, existing.id, {
+        description: input.description,
+        extra: input.extra,
+        endTime: input.endTime,
+      });
     }
     if (input.id != null && (this.#projects.get(tenantId, input.id) || this.#projects.isDeleted(tenantId, input.id)))
-      throw errors.conflict(`project id ${input.id} is already taken by ${this.#projects.isDeleted(tenantId, input.id) ? 'a deleted project' : 'another project'}`);
+      throw errors.conflict(
+        `project id ${input.id} is already taken by ${this.#projects.isDeleted(tenantId, input.id) ? 'a deleted project' : 'another project'}`,
+      );
 
     const id = input.id ?? this.#projects.idForName(tenantId, input.name);
     await this.#log.append([projectCreatedEvent(tenantId, id, input)]);
@@ -59,8 +78,10 @@ export class ProjectCommands {
     const project = this.#projects.get(tenantId, projectId);
     if (!project) throw errors.notFound(`project ${projectId}`);
     const rename = changes.name != null && changes.name !== project.name ? changes.name : null;
-    if (rename !== null && this.#projects.byName(tenantId, rename)) throw errors.conflict(`a project named "${rename}" already exists`);
-    if (rename === null && changes.description == null && changes.extra == null && changes.endTime == null) return project;
+    if (rename !== null && this.#projects.byName(tenantId, rename))
+      throw errors.conflict(`a project named "${rename}" already exists`);
+    if (rename === null && changes.description == null && changes.extra == null && changes.endTime == null)
+      return project;
 
     await this.#log.append([
       event('ProjectUpdated', projectKey(tenantId, projectId), {
@@ -107,4 +128,8 @@ export class ProjectCommands {
 }
 
 const projectDeletedEvent = (tenantId: string, projectId: string) =>
-  event('ProjectDeleted', projectKey(tenantId, projectId), { tenant_id: tenantId, project_id: projectId, deleted_at: nowMicros() });
+  event('ProjectDeleted', projectKey(tenantId, projectId), {
+    tenant_id: tenantId,
+    project_id: projectId,
+    deleted_at: nowMicros(),
+  });

@@ -22,12 +22,14 @@ export function matchesFilter(p: Project, f: ProjectFilter): boolean {
   if (f.name !== undefined && p.name !== f.name) return false;
   if (f.nameContains !== undefined && !p.name.toLowerCase().includes(f.nameContains.toLowerCase())) return false;
   if (f.referenceFree !== undefined && (p.referenceDatasetId === null) !== f.referenceFree) return false;
-  if (f.referenceDatasets && (p.referenceDatasetId === null || !f.referenceDatasets.includes(p.referenceDatasetId))) return false;
+  if (f.referenceDatasets && (p.referenceDatasetId === null || !f.referenceDatasets.includes(p.referenceDatasetId)))
+    return false;
   if (f.metadata) {
     const metadata = p.extra?.metadata;
     if (typeof metadata !== 'object' || metadata === null) return Object.keys(f.metadata).length === 0;
     for (const [key, value] of Object.entries(f.metadata)) {
-      if (!Object.hasOwn(metadata, key) || !isDeepStrictEqual((metadata as Record<string, unknown>)[key], value)) return false;
+      if (!Object.hasOwn(metadata, key) || !isDeepStrictEqual((metadata as Record<string, unknown>)[key], value))
+        return false;
     }
   }
   return true;

@@ -4,7 +4,10 @@ import { formatIsoMicros } from '../../../platform/time.ts';
 import type { Project } from '../../../projections/projects/projectRegistry.ts';
 import type { ProjectStats } from './projectStatsQuery.ts';
 
-const nullable = (type: string, description?: string) => ({ type: [type, 'null'], ...(description ? { description } : {}) });
+const nullable = (type: string, description?: string) => ({
+  type: [type, 'null'],
+  ...(description ? { description } : {}),
+});
 
 export const projectSchema = {
   type: 'object',
@@ -32,7 +35,11 @@ export const projectSchema = {
     total_cost: nullable('number'),
     error_rate: nullable('number', 'share of traces whose root run errored'),
     last_run_start_time: nullable('string', 'ISO 8601, UTC'),
-    feedback_stats: { type: ['object', 'null'], additionalProperties: true, description: 'per feedback key over the runs: {n, avg, stdev, errors, values}' },
+    feedback_stats: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'per feedback key over the runs: {n, avg, stdev, errors, values}',
+    },
   },
 } as const;
 

@@ -49,30 +49,41 @@ export const EMPTY_STATS: ProjectStats = {
 /** Stats of each of `projectIds` (all of one workspace); projects without traces get EMPTY_STATS. */
 export async function projectStatsQuery(
   ch: ClickHouseClient,
-  tables: Pick<ReadModelTables, 'traces' | 'feedback' | 'runLocations' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'>,
+  tables: Pick<
+    ReadModelTables,
+    'traces' | 'feedback' | 'runLocations' | 'tracesByHour' | 'traceHourWrites' | 'traceHourStats' | 'tracesByThread'
+  >,
   tenantId: string,
   projectIds: readonly string[],
 ): Promise<Map<string, ProjectStats>> {
   const out = new Map<string, ProjectStats>();
-  const [traces, feedback] = await Promise.all([statsPerProjectQuery(ch, tables, tenantId, projectIds), projectFeedbackStatsQuery(ch, tables, tenantId, projectIds)]);
+  const [traces, feedback] = await Promise.all([
+    statsPerProjectQuery(ch, tables, tenantId, projectIds),
+    projectFeedbackStatsQuery(ch, tables, tenantId, projectIds),
+  ]);
   for (const [id, t] of traces) {
     const feedback_stats = feedback.get(id) ?? null;
-    out.set(id, t.trace_count === 0 ? { ...EMPTY_STATS, feedback_stats } : {
-      run_count: t.trace_count,
-      latency_p50: t.latency_p50,
-      latency_p99: t.latency_p99,
-      first_token_p50: t.first_token_p50,
-      first_token_p99: t.first_token_p99,
-      prompt_tokens: t.prompt_tokens,
-      completion_tokens: t.completion_tokens,
-      total_tokens: t.total_tokens,
-      prompt_cost: t.prompt_cost,
-      completion_cost: t.completion_cost,
-      total_cost: t.total_cost,
-      error_rate: t.trace_error_count / t.trace_count,
-      last_run_start_time: t.last_run_start_time,
-      feedback_stats,
-    });
+    out.set(
+      id,
+      t.trace_count === 0
+        ? { ...EMPTY_STATS, feedback_stats }
+        : {
+            run_count: t.trace_count,
+            latency_p50: t.latency_p50,
+            latency_p99: t.latency_p99,
+            first_token_p50: t.first_token_p50,
+            first_token_p99: t.first_token_p99,
+            prompt_tokens: t.prompt_tokens,
+            completion_tokens: t.completion_tokens,
+            total_tokens: t.total_tokens,
+            prompt_cost: t.prompt_cost,
+            completion_cost: t.completion_cost,
+            total_cost: t.total_cost,
+            error_rate: t.trace_error_count / t.trace_count,
+            last_run_start_time: t.last_run_start_time,
+            feedback_stats,
+          },
+    );
   }
   return out;
 }

@@ -49,8 +49,16 @@ export function decodeRunCursor(cursor: string, order: RunOrder, field = 'cursor
   } catch {
     parts = null;
   }
-  if (!Array.isArray(parts) || parts.length !== 4 || parts[0] !== 1 || !Number.isSafeInteger(parts[2]) || typeof parts[3] !== 'string' || !toUuid(parts[3]))
+  if (
+    !Array.isArray(parts) ||
+    parts.length !== 4 ||
+    parts[0] !== 1 ||
+    !Number.isSafeInteger(parts[2]) ||
+    typeof parts[3] !== 'string' ||
+    !toUuid(parts[3])
+  )
     throw errors.badRequest(`${field} is not a cursor this service issued`);
-  if (parts[1] !== order) throw errors.badRequest(`${field} was issued for order "${parts[1]}"; send the same order to continue`);
+  if (parts[1] !== order)
+    throw errors.badRequest(`${field} was issued for order "${parts[1]}"; send the same order to continue`);
   return { startTime: parts[2] as number, id: toUuid(parts[3])! };
 }

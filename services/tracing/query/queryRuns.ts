@@ -6,7 +6,12 @@ import type { RouteDeps } from '../routes/routeDeps.ts';
 import { feedbackStatsQuery } from '../../../projections/feedback/feedbackQueries.ts';
 import { runPageQuery, type RunConditions, type RunPageRequest } from '../../../projections/runs/runQueries.ts';
 import { runColumnsFor, runResponses } from '../read/runResponse.ts';
-import { compileRunFilter, compileTraceCondition, filterThreadIds, type FilterScope } from '../../../projections/runs/filter/filterSql.ts';
+import {
+  compileRunFilter,
+  compileTraceCondition,
+  filterThreadIds,
+  type FilterScope,
+} from '../../../projections/runs/filter/filterSql.ts';
 import { copyUsable } from '../../../projections/shared/copies.ts';
 import { encodeRunCursor } from './cursor.ts';
 import type { RunsQuery } from './runsQueryRequest.ts';
@@ -35,14 +40,19 @@ function fieldConditions(q: RunsQuery, tenantId: string, deps: Deps): RunConditi
   if (q.sessionIds) add(q.sessionIds.length ? sql`session_id IN (${uuidSet(q.sessionIds)})` : raw('0'), 'session_id');
   if (q.ids) add(q.ids.length ? sql`id IN (${uuidSet(q.ids)}) AND ${tracesOf(q.ids)}` : raw('0'), 'id', 'trace_id');
   if (q.traceId) add(sql`trace_id = toUUID(${q.traceId})`, 'trace_id');
-  if (q.parentRunId) add(sql`parent_run_id = toUUID(${q.parentRunId}) AND ${tracesOf([q.parentRunId])}`, 'parent_run_id', 'trace_id');
+  if (q.parentRunId)
+    add(sql`parent_run_id = toUUID(${q.parentRunId}) AND ${tracesOf([q.parentRunId])}`, 'parent_run_id', 'trace_id');
   if (q.runType !== null) add(sql`run_type = ${q.runType}`, 'run_type');
   if (q.isRoot !== null) add(sql`is_root = ${q.isRoot ? 1 : 0}`, 'is_root');
   if (q.error !== null) add(q.error ? raw('isNotNull(error)') : raw('isNull(error)'), 'error');
   if (q.startTime !== null) add(sql`start_time >= ${q.startTime}`, 'start_time');
   if (q.endTime !== null) add(sql`start_time <= ${q.endTime}`, 'start_time');
   // has(), not IN: ClickHouse 18.16 refuses `Nullable(UUID) IN (…)`.
-  if (q.referenceExampleIds) add(q.referenceExampleIds.length ? sql`has([${uuidList(q.referenceExampleIds)}], reference_example_id)` : raw('0'), 'reference_example_id');
+  if (q.referenceExampleIds)
+    add(
+      q.referenceExampleIds.length ? sql`has([${uuidList(q.referenceExampleIds)}], reference_example_id)` : raw('0'),
+      'reference_example_id',
+    );
   return { sql: c, columns };
 }
 
@@ -50,7 +60,16 @@ function fieldConditions(q: RunsQuery, tenantId: string, deps: Deps): RunConditi
 export function runConditions(deps: Deps, tenantId: string, q: RunsQuery): RunPageRequest['conditions'] {
   const fixed = fieldConditions(q, tenantId, deps);
   return (phase) => {
-    const scope: FilterScope = { tenantId, runsTable: deps.tables.runs, runKeysTable: deps.tables.runKeys, feedbackTable: deps.tables.feedback, sessionIds: q.sessionIds, exact: phase.exact, traceIds: phase.traceIds, traceSpan: phase.traceSpan ?? null };
+    const scope: FilterScope = {
+      tenantId,
+      runsTable: deps.tables.runs,
+      runKeysTable: deps.tables.runKeys,
+      feedbackTable: deps.tables.feedback,
+      sessionIds: q.sessionIds,
+      exact: phase.exact,
+      traceIds: phase.traceIds,
+      traceSpan: phase.traceSpan ?? null,
+    };
     const withTraces = !phase.ownOnly;
     const compiled = [
       q.filter && compileRunFilter(q.filter, scope, 'filter'),
@@ -69,7 +88,10 @@ export async function queryRuns(deps: Deps, tenantId: string, q: RunsQuery): Pro
   // Compile once up front, so a bad filter is a 400 before any query runs, and one whose SQL
   // would not fit ClickHouse's query size (256 KiB, with room for the rest) is refused too.
   const size = conditions({ exact: true, traceIds: null }).sql.reduce((n, c) => n + c.text.length, 0);
-  if (size > MAX_CONDITIONS_SQL) throw errors.badRequest(`the filters and ids are too large together (${Math.round(size / 1024)} KiB of SQL; at most ${MAX_CONDITIONS_SQL / 1024} KiB)`);
+  if (size > MAX_CONDITIONS_SQL)
+    throw errors.badRequest(
+      `the filters and ids are too large together (${Math.round(size / 1024)} KiB of SQL; at most ${MAX_CONDITIONS_SQL / 1024} KiB)`,
+    );
 
   // A filter that names the runs' threads: their places come from run_threads (unless a database
   // from an older release has not rebuilt it yet: copiesUpgrade.ts).
@@ -80,14 +102,22 @@ export async function queryRuns(deps: Deps, tenantId: string, q: RunsQuery): Pro
     runKeysTable: deps.tables.runKeys,
     conditions,
     onTraces: q.traceFilter !== null || q.treeFilter !== null,
-    threads: threadIds && (await copyUsable(deps.ch, 'runsByThread')) ? { table: deps.tables.runThreads, ids: threadIds, sessionIds: q.sessionIds, isRoot: q.isRoot } : null,
+    threads:
+      threadIds && (await copyUsable(deps.ch, 'runsByThread'))
+        ? { table: deps.tables.runThreads, ids: threadIds, sessionIds: q.sessionIds, isRoot: q.isRoot }
+        : null,
     columns: [...runColumnsFor(q.fields)],
     order: q.order,
     after: q.cursor,
     limit: q.limit,
   });
   const ids = page.rows.map((r) => r.id!);
-  const stats = q.fields.includes('feedback_stats') ? await feedbackStatsQuery(deps.ch, tenantId, deps.tables.feedback, ids) : null;
-  const runs = await runResponses(page.rows, deps.blobs, (row) => ({ fields: q.fields, feedbackStats: stats ? (stats.get(row.id!) ?? null) : null }));
+  const stats = q.fields.includes('feedback_stats')
+    ? await feedbackStatsQuery(deps.ch, tenantId, deps.tables.feedback, ids)
+    : null;
+  const runs = await runResponses(page.rows, deps.blobs, (row) => ({
+    fields: q.fields,
+    feedbackStats: stats ? (stats.get(row.id!) ?? null) : null,
+  }));
   return { runs, next: page.next ? encodeRunCursor(page.next, q.order) : null };
 }

@@ -43,9 +43,18 @@ const MAX_IDS = 1000;
 /** Always returned: the Python client's Run model requires them. */
 const ALWAYS_FIELDS = ['id', 'trace_id', 'name', 'run_type', 'start_time'];
 
-const nullable = (type: string | string[], extra: Record<string, unknown> = {}) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'], ...extra });
+const nullable = (type: string | string[], extra: Record<string, unknown> = {}) => ({
+  type: [...(Array.isArray(type) ? type : [type]), 'null'],
+  ...extra,
+});
 /** Ids: a list, or one id alone. */
-const uuidList = (description: string) => ({ ...nullable(['array', 'string']), format: 'uuid', items: uuidSchema, maxItems: MAX_IDS, description });
+const uuidList = (description: string) => ({
+  ...nullable(['array', 'string']),
+  format: 'uuid',
+  items: uuidSchema,
+  maxItems: MAX_IDS,
+  description,
+});
 
 export const runsQueryBodySchema = {
   type: 'object',
@@ -73,7 +82,6 @@ export const runsQueryBodySchema = {
   },
 } as const;
 
-
 export const v2RunsQueryBodySchema = {
   type: 'object',
   additionalProperties: true,
@@ -89,7 +97,10 @@ export const v2RunsQueryBodySchema = {
     trace_id: uuidSchema,
     run_type: { type: 'string', description: 'TOOL, CHAIN, LLM, … (any case)' },
     reference_examples: { type: 'array', maxItems: MAX_IDS, items: uuidSchema },
-    min_start_time: timeSchema('query', 'runs starting at or after; default one day ago', { nullable: false, text: true }),
+    min_start_time: timeSchema('query', 'runs starting at or after; default one day ago', {
+      nullable: false,
+      text: true,
+    }),
     max_start_time: timeSchema('query', 'runs starting at or before', { nullable: false, text: true }),
     page_size: {
       type: 'integer',
@@ -97,7 +108,11 @@ export const v2RunsQueryBodySchema = {
       description: `default ${V2_DEFAULT_PAGE_SIZE}; a JSON page holds at most ${MAX_PAGE_SIZE} (fewer with next_cursor), a stream up to ${V2_MAX_PAGE_SIZE}`,
     },
     cursor: { type: 'string' },
-    selects: { type: 'array', items: { type: 'string', enum: V2_RUN_SELECTS }, description: 'fields to return; only id when absent' },
+    selects: {
+      type: 'array',
+      items: { type: 'string', enum: V2_RUN_SELECTS },
+      description: 'fields to return; only id when absent',
+    },
   },
 } as const;
 
@@ -113,14 +128,41 @@ const uuids = (values: readonly string[] | string | null | undefined, field: str
   return list.map((v, i) => uuid(v, `${field}[${i}]`));
 };
 const time = (value: string | null | undefined, field: string): number | null => parseTimestampMicros(value, field);
-const filter = (text: string | null | undefined, where: string): FilterNode | null => (text && text.trim() !== '' ? parseFilter(text, where) : null);
+const filter = (text: string | null | undefined, where: string): FilterNode | null =>
+  text && text.trim() !== '' ? parseFilter(text, where) : null;
 const pageSize = (value: number | null | undefined): number => Math.min(value ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 
 /** What /runs/query returns without `select`: what the clients select by default, plus thread_id. */
 const DEFAULT_QUERY_FIELDS = [
-  'app_path', 'completion_cost', 'completion_tokens', 'dotted_order', 'end_time', 'error', 'events', 'extra', 'feedback_stats',
-  'first_token_time', 'id', 'inputs', 'name', 'outputs', 'parent_run_id', 'parent_run_ids', 'prompt_cost', 'prompt_tokens',
-  'reference_example_id', 'run_type', 'session_id', 'start_time', 'status', 'tags', 'total_cost', 'total_tokens', 'trace_id', 'thread_id', 'is_root',
+  'app_path',
+  'completion_cost',
+  'completion_tokens',
+  'dotted_order',
+  'end_time',
+  'error',
+  'events',
+  'extra',
+  'feedback_stats',
+  'first_token_time',
+  'id',
+  'inputs',
+  'name',
+  'outputs',
+  'parent_run_id',
+  'parent_run_ids',
+  'prompt_cost',
+  'prompt_tokens',
+  'reference_example_id',
+  'run_type',
+  'session_id',
+  'start_time',
+  'status',
+  'tags',
+  'total_cost',
+  'total_tokens',
+  'trace_id',
+  'thread_id',
+  'is_root',
 ];
 
 interface V1Body {
@@ -148,7 +190,8 @@ export function runsQueryFromBody(raw: unknown): RunsQuery {
   const body = (raw ?? {}) as V1Body;
   const order = body.order ?? 'desc';
   const select = body.select ?? null;
-  for (const f of select ?? []) if (!isRunField(f)) throw errors.invalidField(`select: unknown field "${f}" (fields: ${RUN_FIELDS.join(', ')})`);
+  for (const f of select ?? [])
+    if (!isRunField(f)) throw errors.invalidField(`select: unknown field "${f}" (fields: ${RUN_FIELDS.join(', ')})`);
   return {
     sessionIds: uuids(body.session, 'session'),
     ids: uuids(body.id, 'id'),
@@ -163,7 +206,9 @@ export function runsQueryFromBody(raw: unknown): RunsQuery {
     filter: filter(body.filter, 'filter'),
     traceFilter: filter(body.trace_filter, 'trace_filter'),
     treeFilter: filter(body.tree_filter, 'tree_filter'),
-    fields: select ? [...new Set([...ALWAYS_FIELDS, ...select])] : [...new Set([...ALWAYS_FIELDS, ...DEFAULT_QUERY_FIELDS])],
+    fields: select
+      ? [...new Set([...ALWAYS_FIELDS, ...select])]
+      : [...new Set([...ALWAYS_FIELDS, ...DEFAULT_QUERY_FIELDS])],
     limit: pageSize(body.limit),
     order,
     cursor: body.cursor ? decodeRunCursor(body.cursor, order) : null,
@@ -201,7 +246,8 @@ export interface V2RunsQuery {
 /** `body` has passed v2RunsQueryBodySchema. */
 export function runsQueryFromV2Body(raw: unknown, now = Date.now()): V2RunsQuery {
   const body = (raw ?? {}) as V2Body;
-  if (body.reference_dataset_id !== undefined) throw errors.badRequest('reference_dataset_id is not supported here; send project_ids');
+  if (body.reference_dataset_id !== undefined)
+    throw errors.badRequest('reference_dataset_id is not supported here; send project_ids');
   if (body.ai_search !== undefined) throw errors.badRequest('ai_search is not supported');
   const selects = body.selects && body.selects.length > 0 ? [...new Set(body.selects)] : ['ID'];
   const fields = selects.map(v2SourceField).filter((f): f is string => f !== null);

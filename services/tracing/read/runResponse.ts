@@ -33,8 +33,12 @@ interface FieldSpec {
   value: (row: Row, ctx: Context) => unknown;
 }
 
-const iso = (micros: number | null | undefined) => (micros === null || micros === undefined ? null : formatIsoMicros(micros));
-const column = <K extends keyof RunRow>(key: K, map: (v: RunRow[K] | undefined) => unknown = (v) => v): FieldSpec => ({ columns: [key], value: (row) => map(row[key]) });
+const iso = (micros: number | null | undefined) =>
+  micros === null || micros === undefined ? null : formatIsoMicros(micros);
+const column = <K extends keyof RunRow>(key: K, map: (v: RunRow[K] | undefined) => unknown = (v) => v): FieldSpec => ({
+  columns: [key],
+  value: (row) => map(row[key]),
+});
 const constant = (value: unknown): FieldSpec => ({ columns: [], value: () => value });
 
 /**
@@ -70,7 +74,12 @@ export function runAppPath(tenantId: string, projectId: string, runId: string): 
 
 /** Ancestors, root first: every dotted_order segment but the run's own ends with an ancestor's id. */
 export function parentRunIds(dottedOrder: string): string[] {
-  return dottedOrder === '' ? [] : dottedOrder.split('.').slice(0, -1).map((segment) => segment.slice(-36));
+  return dottedOrder === ''
+    ? []
+    : dottedOrder
+        .split('.')
+        .slice(0, -1)
+        .map((segment) => segment.slice(-36));
 }
 
 const FIELDS: Record<string, FieldSpec> = {
@@ -104,12 +113,16 @@ const FIELDS: Record<string, FieldSpec> = {
   first_token_time: column('first_token_time', iso),
   latency: {
     columns: ['start_time', 'end_time'],
-    value: (row) => (row.end_time === null || row.end_time === undefined || row.start_time === undefined ? null : (row.end_time - row.start_time) / 1e6),
+    value: (row) =>
+      row.end_time === null || row.end_time === undefined || row.start_time === undefined
+        ? null
+        : (row.end_time - row.start_time) / 1e6,
   },
   feedback_stats: { columns: [], value: (_row, ctx) => ctx.options.feedbackStats ?? null },
   app_path: {
     columns: ['tenant_id', 'session_id', 'id'],
-    value: (row) => (row.tenant_id && row.session_id && row.id ? runAppPath(row.tenant_id, row.session_id, row.id) : null),
+    value: (row) =>
+      row.tenant_id && row.session_id && row.id ? runAppPath(row.tenant_id, row.session_id, row.id) : null,
   },
   child_run_ids: constant(null),
   s3_urls: {
@@ -119,16 +132,36 @@ const FIELDS: Record<string, FieldSpec> = {
       if (attachments.length === 0) return {};
       return (async () => {
         const s3Urls: Record<string, { presigned_url: string; mime_type: string }> = {};
-        for (const a of attachments) s3Urls[`attachment.${a.name}`] = { presigned_url: await ctx.blobs.presignedUrl(a.blob), mime_type: a.blob.content_type };
+        for (const a of attachments)
+          s3Urls[`attachment.${a.name}`] = {
+            presigned_url: await ctx.blobs.presignedUrl(a.blob),
+            mime_type: a.blob.content_type,
+          };
         return s3Urls;
       })();
     },
   },
   // LangSmith fields this service does not keep: selectable, always null.
   ...Object.fromEntries(
-    ['manifest_id', 'manifest', 'in_dataset', 'share_token', 'trace_tier', 'price_model_id', 'last_queued_at', 'reference_dataset_id',
-      'prompt_token_details', 'completion_token_details', 'prompt_cost_details', 'completion_cost_details', 'inputs_preview', 'outputs_preview',
-      'messages', 'ttl_seconds', 'trace_upgrade'].map((f) => [f, constant(null)]),
+    [
+      'manifest_id',
+      'manifest',
+      'in_dataset',
+      'share_token',
+      'trace_tier',
+      'price_model_id',
+      'last_queued_at',
+      'reference_dataset_id',
+      'prompt_token_details',
+      'completion_token_details',
+      'prompt_cost_details',
+      'completion_cost_details',
+      'inputs_preview',
+      'outputs_preview',
+      'messages',
+      'ttl_seconds',
+      'trace_upgrade',
+    ].map((f) => [f, constant(null)]),
   ),
 };
 
@@ -137,10 +170,38 @@ export const RUN_FIELDS: readonly string[] = Object.keys(FIELDS);
 
 /** What GET /runs/{id} returns, and /runs/query when `select` is absent. */
 export const DEFAULT_RUN_FIELDS: readonly string[] = [
-  'id', 'name', 'run_type', 'start_time', 'end_time', 'status', 'trace_id', 'dotted_order', 'parent_run_id', 'parent_run_ids',
-  'session_id', 'thread_id', 'inputs', 'outputs', 'events', 'extra', 'serialized', 'error', 'tags', 'reference_example_id', 'is_root',
-  'prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_cost', 'completion_cost', 'total_cost', 'first_token_time',
-  'feedback_stats', 'app_path', 'child_run_ids', 's3_urls',
+  'id',
+  'name',
+  'run_type',
+  'start_time',
+  'end_time',
+  'status',
+  'trace_id',
+  'dotted_order',
+  'parent_run_id',
+  'parent_run_ids',
+  'session_id',
+  'thread_id',
+  'inputs',
+  'outputs',
+  'events',
+  'extra',
+  'serialized',
+  'error',
+  'tags',
+  'reference_example_id',
+  'is_root',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'prompt_cost',
+  'completion_cost',
+  'total_cost',
+  'first_token_time',
+  'feedback_stats',
+  'app_path',
+  'child_run_ids',
+  's3_urls',
 ];
 
 const spec = (name: string): FieldSpec | undefined => (Object.hasOwn(FIELDS, name) ? FIELDS[name] : undefined);
@@ -156,7 +217,11 @@ export function runColumnsFor(fields: readonly string[]): Set<keyof RunRow> {
 /** The specs of a list of fields (those this service knows), per list: a page builds every run from the same one. */
 const specsOf = new WeakMap<readonly string[], Array<[string, FieldSpec]>>();
 
-export async function runResponse(row: Row, blobs: BlobStore, options: RunResponseOptions = {}): Promise<Record<string, unknown>> {
+export async function runResponse(
+  row: Row,
+  blobs: BlobStore,
+  options: RunResponseOptions = {},
+): Promise<Record<string, unknown>> {
   return (await runResponses([row], blobs, () => options))[0]!;
 }
 
@@ -165,19 +230,33 @@ export async function runResponse(row: Row, blobs: BlobStore, options: RunRespon
  * on, together, so a page of a thousand runs makes one promise rather than one per run (or tens
  * of thousands, one per field).
  */
-export async function runResponses(rows: readonly Row[], blobs: BlobStore, optionsOf: (row: Row) => RunResponseOptions): Promise<Array<Record<string, unknown>>> {
+export async function runResponses(
+  rows: readonly Row[],
+  blobs: BlobStore,
+  optionsOf: (row: Row) => RunResponseOptions,
+): Promise<Array<Record<string, unknown>>> {
   const pending: Array<Promise<void>> = [];
   const out = rows.map((row) => buildRun(row, blobs, optionsOf(row), pending));
   if (pending.length > 0) await Promise.all(pending);
   return out;
 }
 
-function buildRun(row: Row, blobs: BlobStore, options: RunResponseOptions, pending: Array<Promise<void>>): Record<string, unknown> {
+function buildRun(
+  row: Row,
+  blobs: BlobStore,
+  options: RunResponseOptions,
+  pending: Array<Promise<void>>,
+): Record<string, unknown> {
   let refs: Partial<Record<PayloadField, BlobRef>> | undefined;
-  const ctx: Context = { blobs, options, refs: () => (refs ??= JSON.parse(row.payload_refs || '{}') as Partial<Record<PayloadField, BlobRef>>) };
+  const ctx: Context = {
+    blobs,
+    options,
+    refs: () => (refs ??= JSON.parse(row.payload_refs || '{}') as Partial<Record<PayloadField, BlobRef>>),
+  };
   const fields = options.fields ?? DEFAULT_RUN_FIELDS;
   let specs = specsOf.get(fields);
-  if (!specs) specsOf.set(fields, (specs = fields.flatMap((f) => (isRunField(f) ? [[f, spec(f)!] as [string, FieldSpec]] : []))));
+  if (!specs)
+    specsOf.set(fields, (specs = fields.flatMap((f) => (isRunField(f) ? [[f, spec(f)!] as [string, FieldSpec]] : []))));
   // Fields in the order asked; a value from object storage is filled in when it comes.
   const out: Record<string, unknown> = {};
   for (const [f, s] of specs) {
@@ -195,41 +274,112 @@ const V2_ITEM: Record<string, { from: string; as: string; map?: (value: unknown)
   LATENCY_SECONDS: { from: 'latency', as: 'latency_seconds' },
   PROJECT_ID: { from: 'session_id', as: 'project_id' },
   ERROR_PREVIEW: { from: 'error', as: 'error_preview', map: (v) => (typeof v === 'string' ? v.slice(0, 500) : null) },
-  METADATA: { from: 'extra', as: 'metadata', map: (v) => ((v as { metadata?: unknown } | null)?.metadata ?? null) },
+  METADATA: { from: 'extra', as: 'metadata', map: (v) => (v as { metadata?: unknown } | null)?.metadata ?? null },
   // The v2 Run model's enums are upper case (RunType 'LLM', status 'SUCCESS'); the Python client validates them.
   RUN_TYPE: { from: 'run_type', as: 'run_type', map: upperCase },
   STATUS: { from: 'status', as: 'status', map: upperCase },
   ATTACHMENTS: {
     from: 's3_urls',
     as: 'attachments',
-    map: (v) => Object.fromEntries(Object.entries(v as Record<string, { presigned_url: string }>).map(([k, a]) => [k.replace(/^attachment\./, ''), a.presigned_url])),
+    map: (v) =>
+      Object.fromEntries(
+        Object.entries(v as Record<string, { presigned_url: string }>).map(([k, a]) => [
+          k.replace(/^attachment\./, ''),
+          a.presigned_url,
+        ]),
+      ),
   },
   ...Object.fromEntries(
-    ['ID', 'NAME', 'START_TIME', 'END_TIME', 'FIRST_TOKEN_TIME', 'ERROR', 'EXTRA', 'EVENTS', 'INPUTS', 'OUTPUTS',
-      'PARENT_RUN_IDS', 'TRACE_ID', 'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'TOTAL_TOKENS', 'PROMPT_TOKENS',
-      'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST', 'TAGS', 'APP_PATH', 'FEEDBACK_STATS'].map((s) => [s, { from: s.toLowerCase(), as: s.toLowerCase() }]),
+    [
+      'ID',
+      'NAME',
+      'START_TIME',
+      'END_TIME',
+      'FIRST_TOKEN_TIME',
+      'ERROR',
+      'EXTRA',
+      'EVENTS',
+      'INPUTS',
+      'OUTPUTS',
+      'PARENT_RUN_IDS',
+      'TRACE_ID',
+      'THREAD_ID',
+      'DOTTED_ORDER',
+      'IS_ROOT',
+      'REFERENCE_EXAMPLE_ID',
+      'TOTAL_TOKENS',
+      'PROMPT_TOKENS',
+      'COMPLETION_TOKENS',
+      'TOTAL_COST',
+      'PROMPT_COST',
+      'COMPLETION_COST',
+      'TAGS',
+      'APP_PATH',
+      'FEEDBACK_STATS',
+    ].map((s) => [s, { from: s.toLowerCase(), as: s.toLowerCase() }]),
   ),
 };
 
 /** The response field a v2 select is built from; null for selects this service does not keep (omitted). */
 /** The `selects` names of the v2 API (runs, trace runs), as the clients' typed resources list them. */
 export const V2_RUN_SELECTS = [
-  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'ERROR_PREVIEW',
-  'EXTRA', 'METADATA', 'EVENTS', 'INPUTS', 'INPUTS_PREVIEW', 'OUTPUTS', 'OUTPUTS_PREVIEW', 'MANIFEST', 'PARENT_RUN_IDS',
-  'PROJECT_ID', 'TRACE_ID', 'THREAD_ID', 'DOTTED_ORDER', 'IS_ROOT', 'REFERENCE_EXAMPLE_ID', 'REFERENCE_DATASET_ID',
-  'TOTAL_TOKENS', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_COST', 'PROMPT_COST', 'COMPLETION_COST',
-  'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'PRICE_MODEL_ID',
-  'TAGS', 'APP_PATH', 'ATTACHMENTS', 'THREAD_EVALUATION_TIME', 'IS_IN_DATASET', 'LAST_QUEUED_AT', 'SHARE_URL',
-  'FEEDBACK_STATS', 'LS_USER_ID',
+  'ID',
+  'NAME',
+  'RUN_TYPE',
+  'STATUS',
+  'START_TIME',
+  'END_TIME',
+  'LATENCY_SECONDS',
+  'FIRST_TOKEN_TIME',
+  'ERROR',
+  'ERROR_PREVIEW',
+  'EXTRA',
+  'METADATA',
+  'EVENTS',
+  'INPUTS',
+  'INPUTS_PREVIEW',
+  'OUTPUTS',
+  'OUTPUTS_PREVIEW',
+  'MANIFEST',
+  'PARENT_RUN_IDS',
+  'PROJECT_ID',
+  'TRACE_ID',
+  'THREAD_ID',
+  'DOTTED_ORDER',
+  'IS_ROOT',
+  'REFERENCE_EXAMPLE_ID',
+  'REFERENCE_DATASET_ID',
+  'TOTAL_TOKENS',
+  'PROMPT_TOKENS',
+  'COMPLETION_TOKENS',
+  'TOTAL_COST',
+  'PROMPT_COST',
+  'COMPLETION_COST',
+  'PROMPT_TOKEN_DETAILS',
+  'COMPLETION_TOKEN_DETAILS',
+  'PROMPT_COST_DETAILS',
+  'COMPLETION_COST_DETAILS',
+  'PRICE_MODEL_ID',
+  'TAGS',
+  'APP_PATH',
+  'ATTACHMENTS',
+  'THREAD_EVALUATION_TIME',
+  'IS_IN_DATASET',
+  'LAST_QUEUED_AT',
+  'SHARE_URL',
+  'FEEDBACK_STATS',
+  'LS_USER_ID',
 ] as const;
 export type V2RunSelect = (typeof V2_RUN_SELECTS)[number];
 
-export const v2SourceField = (select: string): string | null => (Object.hasOwn(V2_ITEM, select) ? V2_ITEM[select]!.from : null);
+export const v2SourceField = (select: string): string | null =>
+  Object.hasOwn(V2_ITEM, select) ? V2_ITEM[select]!.from : null;
 
 /** A /api/v2/runs/query item from a run built with (at least) the selects' source fields. */
 export function runItemV2(run: Record<string, unknown>, selects: readonly string[]): Record<string, unknown> {
   let specs = v2SpecsOf.get(selects);
-  if (!specs) v2SpecsOf.set(selects, (specs = selects.flatMap((s) => (Object.hasOwn(V2_ITEM, s) ? [V2_ITEM[s]!] : []))));
+  if (!specs)
+    v2SpecsOf.set(selects, (specs = selects.flatMap((s) => (Object.hasOwn(V2_ITEM, s) ? [V2_ITEM[s]!] : []))));
   const item: Record<string, unknown> = {};
   for (const spec of specs) item[spec.as] = spec.map ? spec.map(run[spec.from]) : run[spec.from];
   return item;

@@ -26,9 +26,13 @@ const createBody = {
   type: 'object',
   required: ['key'],
   additionalProperties: true,
-  description: 'The clients’ FeedbackCreate. Other fields they send (extend_trace_retention, error, …) are accepted, not kept.',
+  description:
+    'The clients’ FeedbackCreate. Other fields they send (extend_trace_retention, error, …) are accepted, not kept.',
   // What it is on: a run, a trace, or a project.
-  anyOf: ['run_id', 'trace_id', 'session_id'].map((field) => ({ required: [field], properties: { [field]: { type: 'string' } } })),
+  anyOf: ['run_id', 'trace_id', 'session_id'].map((field) => ({
+    required: [field],
+    properties: { [field]: { type: 'string' } },
+  })),
   properties: {
     id: uuidText('made by the client; a new one when absent. Sending an id again replaces that item.'),
     run_id: uuidText('the run; its trace and project are the feedback’s'),
@@ -91,7 +95,11 @@ const listQuery = {
     source: repeatable('only these feedback_source types (api, model, app, …)'),
     has_comment: { type: 'boolean', description: 'true: only with a comment; false: only without' },
     has_score: { type: 'boolean', description: 'true: only with a score; false: only without' },
-    level: { type: 'string', enum: ['run', 'session'], description: 'run: feedback on runs; session: feedback on projects' },
+    level: {
+      type: 'string',
+      enum: ['run', 'session'],
+      description: 'run: feedback on runs; session: feedback on projects',
+    },
     offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0' },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `default ${MAX_LIMIT}` },
   },
@@ -133,7 +141,8 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
     },
     async (request) => {
       const q = request.query;
-      const ids = (value: unknown, field: string) => (value === undefined ? undefined : list(value).map((v) => uuid(v, field)));
+      const ids = (value: unknown, field: string) =>
+        value === undefined ? undefined : list(value).map((v) => uuid(v, field));
       return commands.list(
         tenantOf(request),
         {
@@ -153,7 +162,14 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
 
   app.get<{ Params: { feedback_id: string } }>(
     '/feedback/:feedback_id',
-    { schema: { tags, summary: 'Read a feedback item', params: idParams, response: notFoundOr({ 200: feedbackSchema }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Read a feedback item',
+        params: idParams,
+        response: notFoundOr({ 200: feedbackSchema }),
+      },
+    },
     async (request) => commands.read(tenantOf(request), requireUuid(request.params.feedback_id, 'feedback_id')),
   );
 
@@ -172,7 +188,10 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
       const body = request.body ?? {};
       const known = Object.keys(updateBody.properties);
       const unknown = Object.keys(body).filter((k) => !known.includes(k));
-      if (unknown.length) throw errors.invalidField(`body: ${quoted(unknown)} cannot be updated; send only ${UPDATABLE_FIELDS.join(', ')}`);
+      if (unknown.length)
+        throw errors.invalidField(
+          `body: ${quoted(unknown)} cannot be updated; send only ${UPDATABLE_FIELDS.join(', ')}`,
+        );
       return commands.update(tenantOf(request), requireUuid(request.params.feedback_id, 'feedback_id'), body);
     },
   );

@@ -8,7 +8,12 @@ import { errors, type AppError } from '../../../platform/errors.ts';
 import { readDecodedBody, readJsonBody } from '../../../platform/http/requestBody.ts';
 import { MAX_JSON_DEPTH } from '../../../platform/json/jsonNesting.ts';
 import { errorResponses } from '../../../platform/http/openapi.ts';
-import { decodeExportRequest, encodeExportResponse, exportResponseJson, type PartialSuccess } from '../otel/otlpProto.ts';
+import {
+  decodeExportRequest,
+  encodeExportResponse,
+  exportResponseJson,
+  type PartialSuccess,
+} from '../otel/otlpProto.ts';
 import { spansOfRequest, type SpanRejection } from '../otel/otlpSpans.ts';
 import type { OtelIngestion } from '../otel/otelIngestion.ts';
 import { tenantOf } from '../../tenancy/index.ts';
@@ -25,7 +30,10 @@ function summary(rejected: SpanRejection[]): string {
 export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: OtelIngestion): void {
   app.register(async (scope) => {
     scope.addContentTypeParser(PROTOBUF_TYPES, (request, payload, done) => {
-      readDecodedBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then((body) => done(null, body), (err: Error) => done(err));
+      readDecodedBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES).then(
+        (body) => done(null, body),
+        (err: Error) => done(err),
+      );
     });
     // OTLP/JSON wraps every level of an attribute value in up to four levels of envelope
     // (AnyValue, kvlistValue, values, KeyValue): the body may nest that much deeper; the values
@@ -34,13 +42,23 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
     scope.addContentTypeParser('application/json', (request, payload, done) => {
       readJsonBody(payload, request.headers, config.INGEST_SIZE_LIMIT_BYTES, OTLP_JSON_ENVELOPE_DEPTH).then(
         (body) => done(null, body),
-        (err: AppError) => done(err.code === 'JSON_TOO_DEEP' ? errors.jsonTooDeep('an attribute value of the request', MAX_JSON_DEPTH) : err),
+        (err: AppError) =>
+          done(
+            err.code === 'JSON_TOO_DEEP'
+              ? errors.jsonTooDeep('an attribute value of the request', MAX_JSON_DEPTH)
+              : err,
+          ),
       );
     });
     // Anything else is named in a 415.
     scope.addContentTypeParser('*', (request, payload, done) => {
       payload.resume();
-      done(errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'application/x-protobuf or application/json'));
+      done(
+        errors.unsupportedMediaType(
+          String(request.headers['content-type'] ?? '(none)'),
+          'application/x-protobuf or application/json',
+        ),
+      );
     });
 
     scope.post(
@@ -56,14 +74,23 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
           consumes: ['application/x-protobuf', 'application/json'],
           body: {
             content: {
-              'application/x-protobuf': { schema: { type: 'string', format: 'binary', description: 'ExportTraceServiceRequest' } },
+              'application/x-protobuf': {
+                schema: { type: 'string', format: 'binary', description: 'ExportTraceServiceRequest' },
+              },
               'application/json': {
                 // null is a field's default in the protobuf JSON mapping, as absent is.
-                schema: { type: 'object', description: 'ExportTraceServiceRequest in OTLP/JSON', properties: { resourceSpans: { type: ['array', 'null'], items: { type: 'object' } } } },
+                schema: {
+                  type: 'object',
+                  description: 'ExportTraceServiceRequest in OTLP/JSON',
+                  properties: { resourceSpans: { type: ['array', 'null'], items: { type: 'object' } } },
+                },
               },
             },
           },
-          headers: { type: 'object', properties: { 'langsmith-project': { type: 'string', description: 'default project name' } } },
+          headers: {
+            type: 'object',
+            properties: { 'langsmith-project': { type: 'string', description: 'default project name' } },
+          },
           response: {
             200: {
               description: 'ExportTraceServiceResponse (protobuf or OTLP/JSON, as the request)',
@@ -72,7 +99,10 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
                   schema: {
                     type: 'object',
                     properties: {
-                      partialSuccess: { type: 'object', properties: { rejectedSpans: { type: 'string' }, errorMessage: { type: 'string' } } },
+                      partialSuccess: {
+                        type: 'object',
+                        properties: { rejectedSpans: { type: 'string' }, errorMessage: { type: 'string' } },
+                      },
                     },
                   },
                 },
@@ -90,10 +120,17 @@ export function otelIngestRoutes(app: FastifyInstance, config: Config, otel: Ote
         const body = isProtobuf ? decodeExportRequest(request.body as Buffer) : request.body;
         const { spans, rejected: unreadable } = spansOfRequest(body);
         const project = request.headers['langsmith-project'];
-        const rejected = [...unreadable, ...(spans.length ? await otel.ingest(tenantOf(request), spans, typeof project === 'string' && project ? project : null) : [])];
+        const rejected = [
+          ...unreadable,
+          ...(spans.length
+            ? await otel.ingest(tenantOf(request), spans, typeof project === 'string' && project ? project : null)
+            : []),
+        ];
         if (rejected.length > 0 && rejected.length === spans.length + unreadable.length)
           throw errors.badRequest(`no span of the request could be ingested: ${summary(rejected)}`);
-        const partial: PartialSuccess | null = rejected.length ? { rejectedSpans: rejected.length, errorMessage: summary(rejected) } : null;
+        const partial: PartialSuccess | null = rejected.length
+          ? { rejectedSpans: rejected.length, errorMessage: summary(rejected) }
+          : null;
         if (isProtobuf) return reply.type('application/x-protobuf').send(Buffer.from(encodeExportResponse(partial)));
         return reply.send(exportResponseJson(partial));
       },

@@ -34,8 +34,16 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** Bucket sizes a caller can name, smallest first; `auto` picks the smallest giving at most AUTO_BUCKETS buckets. */
 const BUCKETS: Record<string, number> = {
-  '1m': MINUTE, '5m': 5 * MINUTE, '15m': 15 * MINUTE, '30m': 30 * MINUTE,
-  '1h': HOUR, '3h': 3 * HOUR, '6h': 6 * HOUR, '12h': 12 * HOUR, '1d': DAY, '7d': 7 * DAY,
+  '1m': MINUTE,
+  '5m': 5 * MINUTE,
+  '15m': 15 * MINUTE,
+  '30m': 30 * MINUTE,
+  '1h': HOUR,
+  '3h': 3 * HOUR,
+  '6h': 6 * HOUR,
+  '12h': 12 * HOUR,
+  '1d': DAY,
+  '7d': 7 * DAY,
 };
 const BUCKET_ALIASES: Record<string, string> = { minute: '1m', hour: '1h', day: '1d', week: '7d' };
 export const BUCKET_NAMES = ['auto', ...Object.keys(BUCKETS), ...Object.keys(BUCKET_ALIASES)];
@@ -61,7 +69,9 @@ function bucketFor(spanMicros: number, name: string | undefined, stride: Stride 
     return fits ?? Math.ceil(spanMicros / AUTO_BUCKETS / DAY) * DAY;
   }
   if (spanMicros / size > MAX_BUCKETS)
-    throw errors.badRequest(`the time range holds more than ${MAX_BUCKETS} buckets of ${bucketLabel(size)}; pick a larger bucket or a shorter range`);
+    throw errors.badRequest(
+      `the time range holds more than ${MAX_BUCKETS} buckets of ${bucketLabel(size)}; pick a larger bucket or a shorter range`,
+    );
   return size;
 }
 
@@ -86,7 +96,8 @@ interface StatsRequest {
   stride?: Stride | undefined;
 }
 
-const iso = (micros: number | null | undefined): string | null => (micros === null || micros === undefined ? null : formatIsoMicros(micros));
+const iso = (micros: number | null | undefined): string | null =>
+  micros === null || micros === undefined ? null : formatIsoMicros(micros);
 const rate = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
 /** Run counts: all runs of the traces, or only their roots when is_root. */
@@ -110,7 +121,13 @@ function bucketItem(b: StatsBucket, isRoot: boolean): Record<string, unknown> {
 }
 
 /** Every bucket from the one holding `from` to the one holding `to - 1` (or the last with traces), empty ones included. */
-function filledSeries(buckets: StatsBucket[], from: number, to: number, size: number, isRoot: boolean): Record<string, unknown>[] {
+function filledSeries(
+  buckets: StatsBucket[],
+  from: number,
+  to: number,
+  size: number,
+  isRoot: boolean,
+): Record<string, unknown>[] {
   const byStart = new Map(buckets.map((b) => [b.bucket_start, b]));
   const end = Math.max(to, ...buckets.map((b) => b.bucket_start + 1)); // a trace stamped ahead of the clock still shows
   const out: Record<string, unknown>[] = [];
@@ -120,7 +137,8 @@ function filledSeries(buckets: StatsBucket[], from: number, to: number, size: nu
 }
 
 async function projectStats(deps: RouteDeps, req: StatsRequest): Promise<Record<string, unknown>> {
-  if (req.start !== undefined && req.end !== undefined && req.start >= req.end) throw errors.badRequest('start_time must be before end_time');
+  if (req.start !== undefined && req.end !== undefined && req.start >= req.end)
+    throw errors.badRequest('start_time must be before end_time');
   const set: TraceSet = {
     tenantId: req.tenantId,
     projectIds: req.projectIds,
@@ -195,7 +213,12 @@ interface ActivityBody {
 }
 
 /** Every project's trace and errored-trace counts over the same buckets, zeros included. */
-async function projectsActivity(deps: RouteDeps, tenantId: string, projectIds: string[], body: ActivityBody): Promise<Record<string, unknown>> {
+async function projectsActivity(
+  deps: RouteDeps,
+  tenantId: string,
+  projectIds: string[],
+  body: ActivityBody,
+): Promise<Record<string, unknown>> {
   const end = time(body.end_time, 'end_time') ?? nowMicros();
   const start = time(body.start_time, 'start_time') ?? end - DEFAULT_ACTIVITY_SPAN;
   if (start >= end) throw errors.badRequest('start_time must be before end_time');
@@ -205,7 +228,12 @@ async function projectsActivity(deps: RouteDeps, tenantId: string, projectIds: s
   for (let b = first; b < end; b += size) starts.push(b);
   const index = new Map(starts.map((b, i) => [b, i]));
   const counts = new Map(projectIds.map((id) => [id, { traces: starts.map(() => 0), errors: starts.map(() => 0) }]));
-  const buckets = await activityPerProjectQuery(deps.ch, deps.tables, { tenantId, projectIds, minStartTime: start, maxStartTime: end }, size);
+  const buckets = await activityPerProjectQuery(
+    deps.ch,
+    deps.tables,
+    { tenantId, projectIds, minStartTime: start, maxStartTime: end },
+    size,
+  );
   for (const b of buckets) {
     const i = index.get(b.bucket_start);
     const c = counts.get(b.project_id);
@@ -218,7 +246,11 @@ async function projectsActivity(deps: RouteDeps, tenantId: string, projectIds: s
     end_time: iso(end),
     interval: bucketLabel(size),
     bucket_starts: starts.map(iso),
-    projects: projectIds.map((id) => ({ session_id: id, trace_count: counts.get(id)!.traces, trace_error_count: counts.get(id)!.errors })),
+    projects: projectIds.map((id) => ({
+      session_id: id,
+      trace_count: counts.get(id)!.traces,
+      trace_error_count: counts.get(id)!.errors,
+    })),
   };
 }
 
@@ -231,7 +263,11 @@ const activityResponse = {
       start_time: { type: 'string' },
       end_time: { type: 'string' },
       interval: { type: 'string', description: 'the bucket size, e.g. 6h' },
-      bucket_starts: { type: 'array', items: { type: 'string' }, description: 'start of each bucket (UTC), oldest first' },
+      bucket_starts: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'start of each bucket (UTC), oldest first',
+      },
       projects: {
         type: 'array',
         items: {
@@ -246,12 +282,27 @@ const activityResponse = {
 } as const;
 
 const statsResponse = { 200: { type: 'object', additionalProperties: true }, ...errorResponses(404, 503) } as const;
-const bucketSchema = { type: 'string', enum: BUCKET_NAMES, description: 'bucket size of the series; auto (default) aims at 100 buckets' } as const;
+const bucketSchema = {
+  type: 'string',
+  enum: BUCKET_NAMES,
+  description: 'bucket size of the series; auto (default) aims at 100 buckets',
+} as const;
 
 /** Fields of the clients' run-stats body that select runs in ways a per-trace table cannot answer. */
 const UNSUPPORTED_RUN_FILTERS = [
-  'id', 'parent_run', 'run_type', 'reference_example', 'query', 'filter', 'trace_filter', 'tree_filter',
-  'execution_order', 'group_by', 'groups', 'search_filter', 'reference_dataset_id',
+  'id',
+  'parent_run',
+  'run_type',
+  'reference_example',
+  'query',
+  'filter',
+  'trace_filter',
+  'tree_filter',
+  'execution_order',
+  'group_by',
+  'groups',
+  'search_filter',
+  'reference_dataset_id',
 ];
 
 interface RunStatsBody {
@@ -282,16 +333,33 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
           type: 'object',
           required: ['session'],
           properties: {
-            session: { type: 'array', items: uuidSchema, minItems: 1, maxItems: 100, description: 'project (session) UUIDs' },
+            session: {
+              type: 'array',
+              items: uuidSchema,
+              minItems: 1,
+              maxItems: 100,
+              description: 'project (session) UUIDs',
+            },
             start_time: timeSchema('query', 'inclusive'),
             end_time: timeSchema('query', 'exclusive'),
             is_root: { type: ['boolean', 'null'], description: 'true: count root runs only; false is not supported' },
-            error: { type: ['boolean', 'null'], description: 'only traces whose root errored (true) or did not (false)' },
+            error: {
+              type: ['boolean', 'null'],
+              description: 'only traces whose root errored (true) or did not (false)',
+            },
             trace: { type: ['string', 'null'], format: 'uuid', description: 'only this trace' },
             interval: { anyOf: [bucketSchema, { type: 'null' }] },
             stride: {
               anyOf: [
-                { type: 'object', additionalProperties: false, properties: { days: { type: 'integer', minimum: 0 }, hours: { type: 'integer', minimum: 0 }, minutes: { type: 'integer', minimum: 0 } } },
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: {
+                    days: { type: 'integer', minimum: 0 },
+                    hours: { type: 'integer', minimum: 0 },
+                    minutes: { type: 'integer', minimum: 0 },
+                  },
+                },
                 { type: 'null' },
               ],
             },
@@ -303,7 +371,8 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
     async (request) => {
       const body = request.body;
       rejectUnsupported(body, UNSUPPORTED_RUN_FILTERS);
-      if (body.is_root === false) throw errors.badRequest('is_root: false is not supported (stats are computed per trace)');
+      if (body.is_root === false)
+        throw errors.badRequest('is_root: false is not supported (stats are computed per trace)');
       const tenantId = tenantOf(request);
       const projectIds = [...new Set(body.session.map((s, i) => uuid(s, `session[${i}]`, 80)))];
       for (const p of projectIds) requireProject(deps, tenantId, p);
@@ -329,14 +398,20 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
         summary: 'Traces and errored traces per time bucket for each of several projects (activity charts)',
         description:
           'Traces whose root started in [start_time, end_time) (default: the 7 days before now), counted per project and ' +
-          'bucket; every bucket is listed, empty ones as 0, and each project\'s counts line up with `bucket_starts`. ' +
-          'An unknown project (or another workspace\'s) is a 404.',
+          "bucket; every bucket is listed, empty ones as 0, and each project's counts line up with `bucket_starts`. " +
+          "An unknown project (or another workspace's) is a 404.",
         body: {
           type: 'object',
           required: ['session'],
           additionalProperties: false,
           properties: {
-            session: { type: 'array', items: uuidSchema, minItems: 1, maxItems: 100, description: 'project (session) UUIDs' },
+            session: {
+              type: 'array',
+              items: uuidSchema,
+              minItems: 1,
+              maxItems: 100,
+              description: 'project (session) UUIDs',
+            },
             start_time: timeSchema('query', 'inclusive; default 7 days before end_time'),
             end_time: timeSchema('query', 'exclusive; default now'),
             bucket: { anyOf: [bucketSchema, { type: 'null' }] },
@@ -359,7 +434,8 @@ export function projectStatsRoutes(app: FastifyInstance, deps: RouteDeps): void 
       schema: {
         tags: ['sessions'],
         summary: "A project's stats over a time range, with a time-bucketed series",
-        description: 'The figures of POST /runs/stats for one project: traces whose root started in [start_time, end_time).',
+        description:
+          'The figures of POST /runs/stats for one project: traces whose root started in [start_time, end_time).',
         params: { type: 'object', properties: { session_id: uuidSchema } },
         querystring: {
           type: 'object',

@@ -14,7 +14,10 @@ import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/o
  * 202 once the operations are in Kafka; 404 for an unknown project or parent; 413 for an operation
  * no Kafka message can hold; 429 over the workspace's rate limit (ingestRateLimits.ts); 503 when Kafka is away.
  */
-const accepted = { 202: { type: 'object', additionalProperties: { type: 'string' } }, ...errorResponses(404, 413, 429, 503) };
+const accepted = {
+  202: { type: 'object', additionalProperties: { type: 'string' } },
+  ...errorResponses(404, 413, 429, 503),
+};
 const uuidOrNull = (description: string) => ({ type: ['string', 'null'], format: 'uuid', description });
 const jsonObject = { type: ['object', 'null'], additionalProperties: true } as const;
 const runBody = {
@@ -37,7 +40,11 @@ const runBody = {
     tags: { type: ['array', 'null'], items: { type: 'string' } },
     parent_run_id: uuidOrNull('the parent run'),
     trace_id: uuidOrNull('the root run; generated when absent on POST /runs'),
-    dotted_order: { type: ['string', 'null'], maxLength: 64 * 1024, description: 'generated when absent on POST /runs' },
+    dotted_order: {
+      type: ['string', 'null'],
+      maxLength: 64 * 1024,
+      description: 'generated when absent on POST /runs',
+    },
     session_name: { type: ['string', 'null'], maxLength: 512 },
     session_id: uuidOrNull('an existing project'),
     reference_example_id: uuidOrNull('the dataset example it ran on'),
@@ -47,7 +54,11 @@ const runBody = {
 const newRunBody = {
   ...runBody,
   required: ['name', 'run_type'],
-  properties: { ...runBody.properties, name: { type: 'string', minLength: 1, maxLength: 1024 }, run_type: { type: 'string', enum: RUN_TYPES } },
+  properties: {
+    ...runBody.properties,
+    name: { type: 'string', minLength: 1, maxLength: 1024 },
+    run_type: { type: 'string', enum: RUN_TYPES },
+  },
 } as const;
 /**
  * The run bodies are checked by toRunDraft as they are read (every check above, with answers that
@@ -64,18 +75,41 @@ const withId = <T extends { required?: readonly string[]; properties: object }>(
 });
 
 /** `limits`: the rate limits' hooks, one set for the process (they run after the API key's, before the body is read). */
-export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: RunIngestor, limits: IngestRateLimits): void {
+export function runIngestRoutes(
+  app: FastifyInstance,
+  config: Config,
+  ingestor: RunIngestor,
+  limits: IngestRateLimits,
+): void {
   const basic = limits.basic ? { onRequest: limits.basic } : {};
   const batch = limits.batch ? { onRequest: limits.batch } : {};
-  app.post('/runs', { ...basic, ...checkedByHandler, schema: { tags: ['runs'], summary: 'Create a run', body: newRunBody, response: accepted } }, async (request, reply) => {
-    const draft = toRunDraft(request.body, { op: 'post', where: 'run', generateId: newRunId });
-    await ingestor.createRun(tenantOf(request), draft);
-    return reply.code(202).send({ message: 'Run created', id: draft.id });
-  });
+  app.post(
+    '/runs',
+    {
+      ...basic,
+      ...checkedByHandler,
+      schema: { tags: ['runs'], summary: 'Create a run', body: newRunBody, response: accepted },
+    },
+    async (request, reply) => {
+      const draft = toRunDraft(request.body, { op: 'post', where: 'run', generateId: newRunId });
+      await ingestor.createRun(tenantOf(request), draft);
+      return reply.code(202).send({ message: 'Run created', id: draft.id });
+    },
+  );
 
   app.patch<{ Params: { run_id: string } }>(
     '/runs/:run_id',
-    { ...basic, ...checkedByHandler, schema: { tags: ['runs'], summary: 'Update a run', params: { type: 'object', properties: { run_id: uuidSchema } }, body: runBody, response: accepted } },
+    {
+      ...basic,
+      ...checkedByHandler,
+      schema: {
+        tags: ['runs'],
+        summary: 'Update a run',
+        params: { type: 'object', properties: { run_id: uuidSchema } },
+        body: runBody,
+        response: accepted,
+      },
+    },
     async (request, reply) => {
       const draft = toRunDraft(request.body, { op: 'patch', id: request.params.run_id, where: 'patch' });
       await ingestor.updateRun(tenantOf(request), draft);
@@ -91,13 +125,20 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
       schema: {
         tags: ['runs'],
         summary: 'Create and update runs in one request; trace_id and dotted_order are required',
-        body: { type: 'object', properties: { post: { type: ['array', 'null'], items: withId(newRunBody) }, patch: { type: ['array', 'null'], items: withId(runBody) } } },
+        body: {
+          type: 'object',
+          properties: {
+            post: { type: ['array', 'null'], items: withId(newRunBody) },
+            patch: { type: ['array', 'null'], items: withId(runBody) },
+          },
+        },
         response: accepted,
       },
     },
     async (request, reply) => {
       const body = request.body as { post?: unknown; patch?: unknown };
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidField('the body must be a JSON object: {post: [runs], patch: [runs]}');
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        throw errors.invalidField('the body must be a JSON object: {post: [runs], patch: [runs]}');
       const drafts: RunDraft[] = [];
       for (const op of ['post', 'patch'] as const) {
         const list = body[op] ?? [];
@@ -115,7 +156,8 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
       ...batch,
       schema: {
         tags: ['runs'],
-        summary: 'Create and update runs, attachments and feedback as multipart/form-data (gzip, zstd or deflate bodies accepted)',
+        summary:
+          'Create and update runs, attachments and feedback as multipart/form-data (gzip, zstd or deflate bodies accepted)',
         description:
           'Parts: `post.<run_id>` / `patch.<run_id>` (the run as JSON without its big fields), `<op>.<run_id>.<field>` for inputs, ' +
           'outputs, events, extra, error and serialized (JSON), `attachment.<run_id>.<name>` (raw bytes, their own type) and ' +
@@ -123,7 +165,9 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
         consumes: ['multipart/form-data'],
         body: {
           content: {
-            'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', format: 'binary' } } },
+            'multipart/form-data': {
+              schema: { type: 'object', additionalProperties: { type: 'string', format: 'binary' } },
+            },
           },
         },
         response: accepted,
@@ -133,12 +177,18 @@ export function runIngestRoutes(app: FastifyInstance, config: Config, ingestor: 
     },
     async (request: FastifyRequest, reply) => {
       // Only multipart/form-data reaches here as a stream; JSON (already parsed) is the wrong request, no body a missing one.
-      if (request.body === undefined) throw errors.invalidField('the request has no body: send the run operations as multipart/form-data');
+      if (request.body === undefined)
+        throw errors.invalidField('the request has no body: send the run operations as multipart/form-data');
       if (!(request.body instanceof Readable))
-        throw errors.unsupportedMediaType(String(request.headers['content-type'] ?? '(none)'), 'multipart/form-data with a boundary');
+        throw errors.unsupportedMediaType(
+          String(request.headers['content-type'] ?? '(none)'),
+          'multipart/form-data with a boundary',
+        );
       const batch = await readMultipartBatch(request.body, request.headers, config.INGEST_SIZE_LIMIT_BYTES);
       await ingestor.ingest(tenantOf(request), batch.runs, batch.feedback, 'multipart');
-      return reply.code(202).send({ message: `${batch.runs.length} run operations and ${batch.feedback.length} feedback accepted` });
+      return reply
+        .code(202)
+        .send({ message: `${batch.runs.length} run operations and ${batch.feedback.length} feedback accepted` });
     },
   );
 }

@@ -6,7 +6,13 @@ import { errors } from '../../../platform/errors.ts';
 import type { RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
 import { queryRuns } from '../query/queryRuns.ts';
-import { MAX_PAGE_SIZE, runsQueryBodySchema, runsQueryFromBody, runsQueryFromV2Body, v2RunsQueryBodySchema } from '../query/runsQueryRequest.ts';
+import {
+  MAX_PAGE_SIZE,
+  runsQueryBodySchema,
+  runsQueryFromBody,
+  runsQueryFromV2Body,
+  v2RunsQueryBodySchema,
+} from '../query/runsQueryRequest.ts';
 import { decodeRunCursor } from '../query/cursor.ts';
 import { answerPagedQuery, queryAnswerForm } from '../read/queryStream.ts';
 import { runAppPath, runItemV2, V2_RUN_SELECTS } from '../read/runResponse.ts';
@@ -45,7 +51,10 @@ export function runQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
             type: 'object',
             properties: {
               runs: runList,
-              cursors: { type: 'object', properties: { next: { type: ['string', 'null'] }, prev: { type: ['string', 'null'] } } },
+              cursors: {
+                type: 'object',
+                properties: { next: { type: ['string', 'null'] }, prev: { type: ['string', 'null'] } },
+              },
             },
           },
           ...errorResponses(404, 503),
@@ -72,14 +81,17 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
         summary: 'Query runs (v2: project_ids, selects, next_cursor); streamed with Accept: text/event-stream',
         description:
           'JSON by default. With `Accept: text/event-stream`, the page (up to `page_size` runs, at most 1000) is streamed as ' +
-          'server-sent events of JSON Patch operations on `{items, next_cursor}`, as the langsmith SDKs\' ' +
+          "server-sent events of JSON Patch operations on `{items, next_cursor}`, as the langsmith SDKs' " +
           '`runs.streaming.queryV2` / `query_v2_items` read it (docs/read-api.md). 406 when Accept admits neither.',
         body: v2RunsQueryBodySchema,
         response: {
           200: {
-            description: 'a page of runs; with Accept: text/event-stream, the same page as JSON Patch operations (docs/read-api.md)',
+            description:
+              'a page of runs; with Accept: text/event-stream, the same page as JSON Patch operations (docs/read-api.md)',
             content: {
-              'application/json': { schema: { type: 'object', properties: { items: runList, next_cursor: { type: ['string', 'null'] } } } },
+              'application/json': {
+                schema: { type: 'object', properties: { items: runList, next_cursor: { type: ['string', 'null'] } } },
+              },
               'text/event-stream': { schema: serverSentEvent },
             },
           },
@@ -98,7 +110,11 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
         pageSize,
         maxPerRead: MAX_PAGE_SIZE,
         read: async (cursor, limit) => {
-          const page = await queryRuns(deps, tenantId, { ...query, cursor: cursor ? decodeRunCursor(cursor, query.order) : null, limit });
+          const page = await queryRuns(deps, tenantId, {
+            ...query,
+            cursor: cursor ? decodeRunCursor(cursor, query.order) : null,
+            limit,
+          });
           return { items: page.runs.map((run) => runItemV2(run, selects)), next: page.next };
         },
       });
@@ -155,7 +171,14 @@ export function v2RunQueryRoutes(app: FastifyInstance, deps: RouteDeps): void {
           type: 'object',
           additionalProperties: true,
           required: ['project_id'],
-          properties: { project_id: uuidSchema, selects: { type: 'array', items: { type: 'string', enum: V2_RUN_SELECTS }, description: 'fields to return; only id when absent' } },
+          properties: {
+            project_id: uuidSchema,
+            selects: {
+              type: 'array',
+              items: { type: 'string', enum: V2_RUN_SELECTS },
+              description: 'fields to return; only id when absent',
+            },
+          },
         },
         response: { 200: { type: 'object', additionalProperties: true }, ...errorResponses(404, 503) },
       },

@@ -14,7 +14,12 @@ import { requireUuid } from '../../../platform/ids.ts';
 import { tenantOf } from '../../tenancy/index.ts';
 import { errorResponses, uuidSchema } from '../../../platform/http/openapi.ts';
 
-export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs: BlobStore, tables: ReadModelTables): void {
+export function runReadRoutes(
+  app: FastifyInstance,
+  ch: ClickHouseClient,
+  blobs: BlobStore,
+  tables: ReadModelTables,
+): void {
   app.get<{ Params: { run_id: string } }>(
     '/runs/:run_id',
     {
@@ -28,7 +33,10 @@ export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs:
     async (request) => {
       const runId = requireUuid(request.params.run_id, 'run_id');
       const tenantId = tenantOf(request);
-      const [row, feedback] = await Promise.all([runByIdQuery(ch, tenantId, runId, tables), feedbackStatsQuery(ch, tenantId, tables.feedback, [runId])]);
+      const [row, feedback] = await Promise.all([
+        runByIdQuery(ch, tenantId, runId, tables),
+        feedbackStatsQuery(ch, tenantId, tables.feedback, [runId]),
+      ]);
       if (!row) throw errors.notFound(`run ${runId}`);
       return runResponse(row, blobs, { feedbackStats: feedback.get(runId) ?? null });
     },
@@ -41,14 +49,20 @@ export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs:
         summary: "Download one of a run's attachments (its bytes, with the type it was sent with)",
         description:
           'The attachment the run was sent with as `attachment.<run_id>.<name>` (the last one of that name). The same bytes as ' +
-          'the presigned URL in `s3_urls`, answered by the API itself. Another workspace\'s run is not found (404).',
+          "the presigned URL in `s3_urls`, answered by the API itself. Another workspace's run is not found (404).",
         params: {
           type: 'object',
           required: ['run_id', 'name'],
-          properties: { run_id: uuidSchema, name: { type: 'string', minLength: 1, description: 'the attachment name' } },
+          properties: {
+            run_id: uuidSchema,
+            name: { type: 'string', minLength: 1, description: 'the attachment name' },
+          },
         },
         response: {
-          200: { description: "the attachment's bytes; Content-Type as sent", content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+          200: {
+            description: "the attachment's bytes; Content-Type as sent",
+            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+          },
           ...errorResponses(404, 503),
         },
       },
@@ -62,14 +76,16 @@ export function runReadRoutes(app: FastifyInstance, ch: ClickHouseClient, blobs:
       const attachment = (JSON.parse(row.attachments || '[]') as Attachment[]).findLast((a) => a.name === name);
       if (!attachment) throw errors.notFound(`attachment "${name.slice(0, 100)}" of run ${runId}`);
       const body = await blobs.read(attachment.blob);
-      return reply
-        .type(attachment.blob.content_type || 'application/octet-stream')
-        .header('content-length', attachment.blob.size)
-        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
-        .header('x-content-type-options', 'nosniff')
-        // Served from the explorer's origin: whatever it holds (HTML, SVG) must not run there.
-        .header('content-security-policy', 'sandbox')
-        .send(body);
+      return (
+        reply
+          .type(attachment.blob.content_type || 'application/octet-stream')
+          .header('content-length', attachment.blob.size)
+          .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
+          .header('x-content-type-options', 'nosniff')
+          // Served from the explorer's origin: whatever it holds (HTML, SVG) must not run there.
+          .header('content-security-policy', 'sandbox')
+          .send(body)
+      );
     },
   );
 }

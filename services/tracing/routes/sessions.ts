@@ -26,7 +26,8 @@ const MAX_DESCRIPTION_LENGTH = 64 * 1024;
 
 const extraObject = (value: unknown, field: string): Record<string, unknown> | null => {
   if (value == null) return null;
-  if (Buffer.byteLength(JSON.stringify(value)) > MAX_EXTRA_BYTES) throw errors.invalidField(`${field} is larger than ${MAX_EXTRA_BYTES / 1024} KiB`);
+  if (Buffer.byteLength(JSON.stringify(value)) > MAX_EXTRA_BYTES)
+    throw errors.invalidField(`${field} is larger than ${MAX_EXTRA_BYTES / 1024} KiB`);
   return value as Record<string, unknown>;
 };
 
@@ -39,18 +40,23 @@ const jsonObject = (value: string | undefined, field: string): Record<string, un
     // JSON is a grammar no schema holds: text that does not parse is a 400, as a body's is.
     throw errors.invalidJson(field, `${(err as Error).message}; got "${value.slice(0, 64)}"`, err);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.invalidField(`${field} must be a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw errors.invalidField(`${field} must be a JSON object`);
   return parsed as Record<string, unknown>;
 };
 
 /** An address, as the clients' `langsmith.address` module defines one. */
-type Address = { kind: 'AGENT'; id: string; environment: string } | { kind: 'EXPERIMENT'; id: string } | { kind: 'EVALUATOR' };
+type Address =
+  | { kind: 'AGENT'; id: string; environment: string }
+  | { kind: 'EXPERIMENT'; id: string }
+  | { kind: 'EVALUATOR' };
 
 const AGENT_ID = '[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const KINDS = ['AGENT', 'EXPERIMENT', 'EVALUATOR'];
 const ENVIRONMENTS = ['LOCAL', 'DEVELOPMENT', 'STAGING', 'PRODUCTION'];
 /** One of `words`, in any case. */
-const anyCase = (words: string[]) => `^(?:${words.map((w) => [...w].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('')).join('|')})$`;
+const anyCase = (words: string[]) =>
+  `^(?:${words.map((w) => [...w].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('')).join('|')})$`;
 
 /**
  * The address the query names; each part's form is the schema's (a 422 for one that does not
@@ -64,14 +70,15 @@ function addressInput(q: { kind: string; id?: string; environment?: string }): A
     if (q[field] !== undefined) throw namesNone(`${field} is not part of an ${kind} address`);
   };
   if (kind === 'AGENT') {
-    if (q.id === undefined || !new RegExp(`^${AGENT_ID}$`).test(q.id)) throw namesNone('an AGENT address has an id of 1 to 63 lowercase letters, digits or hyphens');
+    if (q.id === undefined || !new RegExp(`^${AGENT_ID}$`).test(q.id))
+      throw namesNone('an AGENT address has an id of 1 to 63 lowercase letters, digits or hyphens');
     if (environment === undefined) throw namesNone('an AGENT address has an environment');
     return { kind, id: q.id, environment };
   }
   if (kind === 'EXPERIMENT') {
     absent('environment');
     const id = q.id === undefined ? null : toUuid(q.id);
-    if (!id) throw namesNone('an EXPERIMENT address has the experiment\'s UUID as its id');
+    if (!id) throw namesNone("an EXPERIMENT address has the experiment's UUID as its id");
     return { kind, id };
   }
   absent('id');
@@ -86,8 +93,14 @@ const queryBool = (description: string) => ({ type: 'boolean', description });
 /** Ids, the parameter repeated (`?id=a&id=b`) or given once. */
 const uuids = (description: string) => ({ type: 'array', items: uuidSchema, description });
 
-const sessionIdParams = { type: 'object', required: ['session_id'], properties: { session_id: { ...uuidSchema, description: 'UUID of the project' } } } as const;
-const includeStatsQuery = { include_stats: queryBool('add run_count, latencies, tokens, costs, error_rate, last_run_start_time') };
+const sessionIdParams = {
+  type: 'object',
+  required: ['session_id'],
+  properties: { session_id: { ...uuidSchema, description: 'UUID of the project' } },
+} as const;
+const includeStatsQuery = {
+  include_stats: queryBool('add run_count, latencies, tokens, costs, error_rate, last_run_start_time'),
+};
 
 const createBody = {
   type: 'object',
@@ -96,7 +109,11 @@ const createBody = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH },
     description: { type: ['string', 'null'], maxLength: MAX_DESCRIPTION_LENGTH },
-    extra: { type: ['object', 'null'], additionalProperties: true, description: `metadata goes in extra.metadata; at most ${MAX_EXTRA_BYTES / 1024} KiB` },
+    extra: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: `metadata goes in extra.metadata; at most ${MAX_EXTRA_BYTES / 1024} KiB`,
+    },
     reference_dataset_id: { type: ['string', 'null'], format: 'uuid' },
     id: { type: ['string', 'null'], format: 'uuid', description: 'derived from the name when absent' },
     start_time: timeSchema('stored', 'defaults to now'),
@@ -111,7 +128,11 @@ const updateBody = {
   properties: {
     name: { type: ['string', 'null'], minLength: 1, maxLength: MAX_NAME_LENGTH },
     description: { type: ['string', 'null'], maxLength: MAX_DESCRIPTION_LENGTH },
-    extra: { type: ['object', 'null'], additionalProperties: true, description: `replaces the whole extra; at most ${MAX_EXTRA_BYTES / 1024} KiB` },
+    extra: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: `replaces the whole extra; at most ${MAX_EXTRA_BYTES / 1024} KiB`,
+    },
     end_time: timeSchema('stored', 'when the project ended'),
   },
 } as const;
@@ -136,7 +157,12 @@ const listQuery = {
     name_contains: queryText('case-insensitive part of the name'),
     reference_free: queryBool('true: only projects without a reference dataset; false: only with one'),
     reference_dataset: uuids('only experiments against these dataset ids'),
-    metadata: { type: 'string', contentMediaType: 'application/json', pattern: '^\\s*\\{', description: 'a JSON object; every key must be in extra.metadata with an equal value' },
+    metadata: {
+      type: 'string',
+      contentMediaType: 'application/json',
+      pattern: '^\\s*\\{',
+      description: 'a JSON object; every key must be in extra.metadata with an equal value',
+    },
     offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0' },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `default ${MAX_LIMIT}` },
     ...includeStatsQuery,
@@ -162,11 +188,20 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
   const upToDate = async (request: FastifyRequest): Promise<void> => {
-    await deps.projects.catchUp().catch((err: Error) => request.log.warn({ err: err.message }, 'projects served without catching up'));
+    await deps.projects
+      .catchUp()
+      .catch((err: Error) => request.log.warn({ err: err.message }, 'projects served without catching up'));
   };
 
   const respond = async (tenantId: string, projects: Project[], includeStats: boolean | undefined) => {
-    const stats = includeStats ? await projectStatsQuery(deps.ch, deps.tables, tenantId, projects.map((p) => p.id)) : undefined;
+    const stats = includeStats
+      ? await projectStatsQuery(
+          deps.ch,
+          deps.tables,
+          tenantId,
+          projects.map((p) => p.id),
+        )
+      : undefined;
     return projects.map((p) => projectResponse(p, stats?.get(p.id)));
   };
 
@@ -176,7 +211,10 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
       schema: {
         tags,
         summary: 'Create a project; with upsert=true, a project of that name is updated and returned instead of a 409',
-        querystring: { type: 'object', properties: { upsert: queryBool('update the project of that name if there is one') } },
+        querystring: {
+          type: 'object',
+          properties: { upsert: queryBool('update the project of that name if there is one') },
+        },
         body: createBody,
         response: { 200: projectSchema, ...errorResponses(409, 503) },
       },
@@ -190,7 +228,8 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
           name: b.name as string,
           description: (b.description as string | null | undefined) ?? null,
           extra: extraObject(b.extra, 'extra'),
-          referenceDatasetId: b.reference_dataset_id == null ? null : uuid(b.reference_dataset_id, 'reference_dataset_id'),
+          referenceDatasetId:
+            b.reference_dataset_id == null ? null : uuid(b.reference_dataset_id, 'reference_dataset_id'),
           startTime: time(b.start_time, 'start_time'),
           endTime: time(b.end_time, 'end_time'),
         },
@@ -206,28 +245,45 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
     {
       schema: {
         tags,
-        summary: 'The project an address names (the clients\' sessions.resolve): EXPERIMENT by its id; AGENT and EVALUATOR addresses name none here (404)',
+        summary:
+          "The project an address names (the clients' sessions.resolve): EXPERIMENT by its id; AGENT and EVALUATOR addresses name none here (404)",
         description:
           '`kind` and `environment` are matched case-insensitively. An experiment is a project of the workspace with a reference ' +
           'dataset; its address id is the project id. This server does not route traces by agent address, and has no ' +
-          'evaluators project, so those addresses are well-formed 404s. Parts of the form of one kind\'s address given with ' +
+          "evaluators project, so those addresses are well-formed 404s. Parts of the form of one kind's address given with " +
           'another kind name no project either (404).',
         querystring: {
           type: 'object',
           required: ['kind'],
           properties: {
-            kind: { type: 'string', pattern: anyCase(KINDS), description: 'AGENT, EXPERIMENT or EVALUATOR, in any case' },
-            id: { type: 'string', pattern: `^(?:${AGENT_ID}|${UUID_PATTERN.source.slice(1, -1)})$`, description: "the agent's id (AGENT) or the experiment's UUID (EXPERIMENT); absent for EVALUATOR" },
-            environment: { type: 'string', pattern: anyCase(ENVIRONMENTS), description: 'LOCAL, DEVELOPMENT, STAGING or PRODUCTION, in any case (AGENT only)' },
+            kind: {
+              type: 'string',
+              pattern: anyCase(KINDS),
+              description: 'AGENT, EXPERIMENT or EVALUATOR, in any case',
+            },
+            id: {
+              type: 'string',
+              pattern: `^(?:${AGENT_ID}|${UUID_PATTERN.source.slice(1, -1)})$`,
+              description: "the agent's id (AGENT) or the experiment's UUID (EXPERIMENT); absent for EVALUATOR",
+            },
+            environment: {
+              type: 'string',
+              pattern: anyCase(ENVIRONMENTS),
+              description: 'LOCAL, DEVELOPMENT, STAGING or PRODUCTION, in any case (AGENT only)',
+            },
           },
         },
-        response: { 200: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string' } } }, ...errorResponses(404, 503) },
+        response: {
+          200: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string' } } },
+          ...errorResponses(404, 503),
+        },
       },
     },
     async (request) => {
       const tenantId = tenantOf(request);
       const address = addressInput(request.query);
-      if (address.kind === 'AGENT') throw errors.notFound(`a project for agent "${address.id}" in environment ${address.environment}`);
+      if (address.kind === 'AGENT')
+        throw errors.notFound(`a project for agent "${address.id}" in environment ${address.environment}`);
       if (address.kind === 'EVALUATOR') throw errors.notFound("the workspace's evaluators project");
       await upToDate(request);
       const project = deps.projects.get(tenantId, address.id);
@@ -239,7 +295,13 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Params: { session_id: string }; Querystring: { include_stats?: boolean } }>(
     '/sessions/:session_id',
     {
-      schema: { tags, summary: 'Read a project', params: sessionIdParams, querystring: { type: 'object', properties: includeStatsQuery }, response: { 200: projectSchema, ...errorResponses(404, 503) } },
+      schema: {
+        tags,
+        summary: 'Read a project',
+        params: sessionIdParams,
+        querystring: { type: 'object', properties: includeStatsQuery },
+        response: { 200: projectSchema, ...errorResponses(404, 503) },
+      },
     },
     async (request) => {
       const tenantId = tenantOf(request);
@@ -255,7 +317,12 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Querystring: ListQuery }>(
     '/sessions',
     {
-      schema: { tags, summary: 'List projects, newest first', querystring: listQuery, response: { 200: { type: 'array', items: projectSchema }, ...errorResponses(503) } },
+      schema: {
+        tags,
+        summary: 'List projects, newest first',
+        querystring: listQuery,
+        response: { 200: { type: 'array', items: projectSchema }, ...errorResponses(503) },
+      },
     },
     async (request) => {
       const tenantId = tenantOf(request);
@@ -265,7 +332,10 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const limit = int(q.limit, 'limit', MAX_LIMIT, 1, MAX_LIMIT);
       const includeStats = bool(q.include_stats, 'include_stats');
       await upToDate(request);
-      const page = deps.projects.list(tenantId).filter((p) => matchesFilter(p, filter)).slice(offset, offset + limit);
+      const page = deps.projects
+        .list(tenantId)
+        .filter((p) => matchesFilter(p, filter))
+        .slice(offset, offset + limit);
       return respond(tenantId, page, includeStats);
     },
   );
@@ -273,7 +343,13 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.patch<{ Params: { session_id: string }; Body: Record<string, unknown> }>(
     '/sessions/:session_id',
     {
-      schema: { tags, summary: 'Update a project (name, description, extra, end_time)', params: sessionIdParams, body: updateBody, response: { 200: projectSchema, ...errorResponses(404, 409, 503) } },
+      schema: {
+        tags,
+        summary: 'Update a project (name, description, extra, end_time)',
+        params: sessionIdParams,
+        body: updateBody,
+        response: { 200: projectSchema, ...errorResponses(404, 409, 503) },
+      },
     },
     async (request) => {
       const b = request.body;
@@ -290,7 +366,12 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.delete<{ Params: { session_id: string } }>(
     '/sessions/:session_id',
     {
-      schema: { tags, summary: 'Delete a project; its runs are removed from the read models in the background', params: sessionIdParams, response: { 202: { type: 'null', description: 'accepted' }, ...errorResponses(404, 503) } },
+      schema: {
+        tags,
+        summary: 'Delete a project; its runs are removed from the read models in the background',
+        params: sessionIdParams,
+        response: { 202: { type: 'null', description: 'accepted' }, ...errorResponses(404, 503) },
+      },
     },
     async (request, reply) => {
       await commands.delete(tenantOf(request), uuid(request.params.session_id, 'session_id'));

@@ -9,11 +9,20 @@
 import { errorResponses, jsonOrEventStream, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
-import { threadPageQuery, threadTracesQuery, type ThreadPageKey, type ThreadSummary } from '../../../projections/threads/threadQueries.ts';
+import {
+  threadPageQuery,
+  threadTracesQuery,
+  type ThreadPageKey,
+  type ThreadSummary,
+} from '../../../projections/threads/threadQueries.ts';
 import { rootRunsQuery } from '../../../projections/runs/traceRunsQueries.ts';
 import type { TraceSummary } from '../../../projections/shared/tracePages.ts';
 import type { RunRow } from '../../../projections/shared/runRow.ts';
-import { threadSetStatsQuery, traceSetStatsQuery, type ThreadSetStats } from '../../../projections/traces/statsQueries.ts';
+import {
+  threadSetStatsQuery,
+  traceSetStatsQuery,
+  type ThreadSetStats,
+} from '../../../projections/traces/statsQueries.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
 import { requireProject, type RouteDeps } from './routeDeps.ts';
 import { tenantOf } from '../../tenancy/index.ts';
@@ -25,7 +34,10 @@ import { answerPagedQuery, queryAnswerForm, type PageReader } from '../read/quer
 
 const iso = (micros: number | null): string | null => (micros === null ? null : formatIsoMicros(micros));
 const itemSchema = { type: 'object', additionalProperties: true } as const;
-const pageSchema = { type: 'object', properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } } } as const;
+const pageSchema = {
+  type: 'object',
+  properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } },
+} as const;
 const threadIdParams = { type: 'object', properties: { thread_id: { type: 'string', minLength: 1 } } } as const;
 
 /** langsmith resources/threads: Thread. Fields beyond the official ones: last_activity, run and error counts, token and cost parts. */
@@ -56,10 +68,31 @@ function threadItem(t: ThreadSummary): Record<string, unknown> {
 
 // langsmith resources/threads: ThreadListTracesParams.selects
 const THREAD_TRACE_SELECTS = [
-  'THREAD_ID', 'TRACE_ID', 'OP', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_TOKENS', 'START_TIME', 'END_TIME', 'LATENCY',
-  'FIRST_TOKEN_TIME', 'INPUTS_PREVIEW', 'OUTPUTS_PREVIEW', 'INPUTS', 'OUTPUTS', 'ERROR', 'PROMPT_COST', 'COMPLETION_COST',
-  'TOTAL_COST', 'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'NAME',
-  'ERROR_PREVIEW', 'TURN_NUMBER',
+  'THREAD_ID',
+  'TRACE_ID',
+  'OP',
+  'PROMPT_TOKENS',
+  'COMPLETION_TOKENS',
+  'TOTAL_TOKENS',
+  'START_TIME',
+  'END_TIME',
+  'LATENCY',
+  'FIRST_TOKEN_TIME',
+  'INPUTS_PREVIEW',
+  'OUTPUTS_PREVIEW',
+  'INPUTS',
+  'OUTPUTS',
+  'ERROR',
+  'PROMPT_COST',
+  'COMPLETION_COST',
+  'TOTAL_COST',
+  'PROMPT_TOKEN_DETAILS',
+  'COMPLETION_TOKEN_DETAILS',
+  'PROMPT_COST_DETAILS',
+  'COMPLETION_COST_DETAILS',
+  'NAME',
+  'ERROR_PREVIEW',
+  'TURN_NUMBER',
 ] as const;
 type ThreadTraceSelect = (typeof THREAD_TRACE_SELECTS)[number];
 
@@ -80,22 +113,60 @@ const TRACE_ROW_FIELDS: Partial<Record<ThreadTraceSelect, (t: TraceSummary, turn
   TOTAL_COST: (t) => t.total_cost,
   TURN_NUMBER: (_t, turn) => turn,
 };
-const ROOT_RUN_FIELDS = new Set<ThreadTraceSelect>(['INPUTS', 'OUTPUTS', 'INPUTS_PREVIEW', 'OUTPUTS_PREVIEW', 'ERROR', 'ERROR_PREVIEW']);
+const ROOT_RUN_FIELDS = new Set<ThreadTraceSelect>([
+  'INPUTS',
+  'OUTPUTS',
+  'INPUTS_PREVIEW',
+  'OUTPUTS_PREVIEW',
+  'ERROR',
+  'ERROR_PREVIEW',
+]);
 const DEFAULT_THREAD_TRACE_SELECTS = Object.keys(TRACE_ROW_FIELDS) as ThreadTraceSelect[];
 
 // langsmith resources/threads: ThreadStatsParams.selects -> ThreadStats fields
 const THREAD_STATS_SELECTS = [
-  'TURNS', 'FIRST_START_TIME', 'LAST_START_TIME', 'LAST_END_TIME', 'LATENCY_P50', 'LATENCY_P99', 'PROMPT_TOKENS', 'PROMPT_COST',
-  'COMPLETION_TOKENS', 'COMPLETION_COST', 'TOTAL_TOKENS', 'TOTAL_COST', 'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS',
-  'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'FEEDBACK_STATS',
+  'TURNS',
+  'FIRST_START_TIME',
+  'LAST_START_TIME',
+  'LAST_END_TIME',
+  'LATENCY_P50',
+  'LATENCY_P99',
+  'PROMPT_TOKENS',
+  'PROMPT_COST',
+  'COMPLETION_TOKENS',
+  'COMPLETION_COST',
+  'TOTAL_TOKENS',
+  'TOTAL_COST',
+  'PROMPT_TOKEN_DETAILS',
+  'COMPLETION_TOKEN_DETAILS',
+  'PROMPT_COST_DETAILS',
+  'COMPLETION_COST_DETAILS',
+  'FEEDBACK_STATS',
 ] as const;
 type ThreadStatsSelect = (typeof THREAD_STATS_SELECTS)[number];
 
 // langsmith resources/threads: ThreadAggregateStatsParams.select -> ThreadAggregateStatsResponse fields
 const THREAD_AGGREGATE_SELECTS = [
-  'THREAD_COUNT', 'TRACE_COUNT', 'TOTAL_TOKENS', 'TOTAL_COST', 'ERROR_RATE', 'STREAMING_RATE', 'LATENCY_P50', 'LATENCY_P99',
-  'MEDIAN_TOKENS', 'FIRST_TOKEN_P50', 'FIRST_TOKEN_P99', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'PROMPT_COST', 'COMPLETION_COST',
-  'PROMPT_TOKEN_DETAILS', 'COMPLETION_TOKEN_DETAILS', 'PROMPT_COST_DETAILS', 'COMPLETION_COST_DETAILS', 'THREAD_FEEDBACK_STATS',
+  'THREAD_COUNT',
+  'TRACE_COUNT',
+  'TOTAL_TOKENS',
+  'TOTAL_COST',
+  'ERROR_RATE',
+  'STREAMING_RATE',
+  'LATENCY_P50',
+  'LATENCY_P99',
+  'MEDIAN_TOKENS',
+  'FIRST_TOKEN_P50',
+  'FIRST_TOKEN_P99',
+  'PROMPT_TOKENS',
+  'COMPLETION_TOKENS',
+  'PROMPT_COST',
+  'COMPLETION_COST',
+  'PROMPT_TOKEN_DETAILS',
+  'COMPLETION_TOKEN_DETAILS',
+  'PROMPT_COST_DETAILS',
+  'COMPLETION_COST_DETAILS',
+  'THREAD_FEEDBACK_STATS',
 ] as const;
 type ThreadAggregateSelect = (typeof THREAD_AGGREGATE_SELECTS)[number];
 
@@ -121,12 +192,21 @@ const THREAD_AGGREGATES: Partial<Record<ThreadAggregateSelect, [string, (s: Thre
 };
 
 export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  app.post<{ Body: { project_id: string; select: ThreadAggregateSelect[]; min_start_time?: string; max_start_time?: string; [k: string]: unknown } }>(
+  app.post<{
+    Body: {
+      project_id: string;
+      select: ThreadAggregateSelect[];
+      min_start_time?: string;
+      max_start_time?: string;
+      [k: string]: unknown;
+    };
+  }>(
     '/threads/stats',
     {
       schema: {
         tags: ['threads'],
-        summary: "Aggregate stats over a project's threads: counts, rates, latency and token percentiles, tokens and costs",
+        summary:
+          "Aggregate stats over a project's threads: counts, rates, latency and token percentiles, tokens and costs",
         description:
           'Over the traces that belong to a thread and whose root started in [min_start_time, max_start_time) (default: the ' +
           'last 24 hours). `error_rate` is the share of those traces with an errored run; `streaming_rate` the share of the ' +
@@ -152,7 +232,12 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const projectId = uuid(body.project_id, 'project_id', 80);
       requireProject(deps, tenantId, projectId);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
-      const stats = await threadSetStatsQuery(deps.ch, deps.tables, { tenantId, projectIds: [projectId], minStartTime: window.min, maxStartTime: window.max });
+      const stats = await threadSetStatsQuery(deps.ch, deps.tables, {
+        tenantId,
+        projectIds: [projectId],
+        minStartTime: window.min,
+        maxStartTime: window.max,
+      });
       const out: Record<string, unknown> = {};
       for (const select of new Set(body.select)) {
         const aggregate = THREAD_AGGREGATES[select];
@@ -162,7 +247,16 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
     },
   );
 
-  app.post<{ Body: { project_id?: string; min_start_time?: string; max_start_time?: string; cursor?: string; page_size?: number; [k: string]: unknown } }>(
+  app.post<{
+    Body: {
+      project_id?: string;
+      min_start_time?: string;
+      max_start_time?: string;
+      cursor?: string;
+      page_size?: number;
+      [k: string]: unknown;
+    };
+  }>(
     '/threads/query',
     {
       schema: {
@@ -184,7 +278,13 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
             page_size: pageSizeSchema,
           },
         },
-        response: { 200: jsonOrEventStream(pageSchema, 'a page of threads; with Accept: text/event-stream, the same page as JSON Patch operations'), ...errorResponses(404, 406, 503) },
+        response: {
+          200: jsonOrEventStream(
+            pageSchema,
+            'a page of threads; with Accept: text/event-stream, the same page as JSON Patch operations',
+          ),
+          ...errorResponses(404, 406, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -197,14 +297,32 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
       const read: PageReader = async (cursor, limit) => {
         const after = decodeCursor<ThreadPageKey>(cursor, (raw) =>
-          Number.isSafeInteger(raw.t) && typeof raw.id === 'string' ? { lastActivity: raw.t as number, threadId: raw.id } : null,
+          Number.isSafeInteger(raw.t) && typeof raw.id === 'string'
+            ? { lastActivity: raw.t as number, threadId: raw.id }
+            : null,
         );
-        const threads = await threadPageQuery(deps.ch, deps.tables, { tenantId, projectId, minStartTime: window.min, maxStartTime: window.max, after, limit: limit + 1 });
+        const threads = await threadPageQuery(deps.ch, deps.tables, {
+          tenantId,
+          projectId,
+          minStartTime: window.min,
+          maxStartTime: window.max,
+          after,
+          limit: limit + 1,
+        });
         const page = threads.slice(0, limit);
         const last = page[page.length - 1];
-        return { items: page.map(threadItem), next: threads.length > limit && last ? encodeCursor({ t: last.last_activity, id: last.thread_id }) : null };
+        return {
+          items: page.map(threadItem),
+          next: threads.length > limit && last ? encodeCursor({ t: last.last_activity, id: last.thread_id }) : null,
+        };
       };
-      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize: pageSize(body.page_size, MAX_PAGE_SIZE), maxPerRead: MAX_PAGE_SIZE, read });
+      return answerPagedQuery(request, reply, {
+        form,
+        cursor: body.cursor || undefined,
+        pageSize: pageSize(body.page_size, MAX_PAGE_SIZE),
+        maxPerRead: MAX_PAGE_SIZE,
+        read,
+      });
     },
   );
 
@@ -243,13 +361,28 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
         const k = timeIdKey(raw);
         return k && Number.isSafeInteger(raw.n) ? { startTime: k.time, traceId: k.id, turn: raw.n as number } : null;
       });
-      const traces = await threadTracesQuery(deps.ch, deps.tables, { tenantId, projectId, threadId, after, limit: limit + 1 });
+      const traces = await threadTracesQuery(deps.ch, deps.tables, {
+        tenantId,
+        projectId,
+        threadId,
+        after,
+        limit: limit + 1,
+      });
       if (traces.length === 0 && !after) throw errors.notFound(`thread ${threadId}`);
       const page = traces.slice(0, limit);
-      const selects = q.selects === undefined ? DEFAULT_THREAD_TRACE_SELECTS : [...new Set(list(q.selects) as ThreadTraceSelect[])];
+      const selects =
+        q.selects === undefined ? DEFAULT_THREAD_TRACE_SELECTS : [...new Set(list(q.selects) as ThreadTraceSelect[])];
       const rootSelects = selects.filter((f) => ROOT_RUN_FIELDS.has(f)) as V2RunSelect[];
       const root = v2RunShape(rootSelects, deps.blobs);
-      const roots = rootSelects.length ? await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), root.columns) : new Map<string, RunRow>();
+      const roots = rootSelects.length
+        ? await rootRunsQuery(
+            deps.ch,
+            deps.tables,
+            tenantId,
+            page.map((t) => t.trace_id),
+            root.columns,
+          )
+        : new Map<string, RunRow>();
       const rootItems = await root.shapeByKey(roots);
       const firstTurn = (after?.turn ?? 0) + 1;
       const items = page.map((t, i) => {
@@ -263,7 +396,10 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
         return { ...item, status: t.status, run_count: t.run_count };
       });
       const last = page[page.length - 1];
-      const next = traces.length > limit && last ? encodeCursor({ t: last.start_time, id: last.trace_id, n: firstTurn + page.length - 1 }) : null;
+      const next =
+        traces.length > limit && last
+          ? encodeCursor({ t: last.start_time, id: last.trace_id, n: firstTurn + page.length - 1 })
+          : null;
       return { items, next_cursor: next };
     },
   );
@@ -313,7 +449,10 @@ export function v2ThreadRoutes(app: FastifyInstance, deps: RouteDeps): void {
         COMPLETION_COST: ['completion_cost', s.completion_cost],
         TOTAL_COST: ['total_cost', s.total_cost],
       };
-      const selects = q.selects === undefined ? (Object.keys(stats) as ThreadStatsSelect[]) : (list(q.selects) as ThreadStatsSelect[]);
+      const selects =
+        q.selects === undefined
+          ? (Object.keys(stats) as ThreadStatsSelect[])
+          : (list(q.selects) as ThreadStatsSelect[]);
       const out: Record<string, unknown> = {};
       for (const f of selects) {
         const stat = stats[f];

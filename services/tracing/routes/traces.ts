@@ -28,7 +28,14 @@ import {
 import type { TraceSummary } from '../../../projections/shared/tracePages.ts';
 import { parseFilter } from '../../../projections/runs/filter/filterParser.ts';
 import { compileTraceCondition } from '../../../projections/runs/filter/filterSql.ts';
-import { runColumnsFor, runItemV2, runResponses, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
+import {
+  runColumnsFor,
+  runItemV2,
+  runResponses,
+  v2SourceField,
+  V2_RUN_SELECTS,
+  type V2RunSelect,
+} from '../read/runResponse.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
 import { list, pageSize, rejectUnsupported, time, timeWindow, uuid } from '../../../platform/http/routeInput.ts';
@@ -51,8 +58,18 @@ export const pageSizeSchema = { type: 'integer', minimum: 1, maximum: MAX_PAGE_S
  * drawing the tree needs. The trace and project are the request's; more fields by `selects`.
  */
 export const DEFAULT_RUN_SELECTS: readonly V2RunSelect[] = [
-  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'FIRST_TOKEN_TIME', 'ERROR', 'PARENT_RUN_IDS',
-  'TOTAL_TOKENS', 'TOTAL_COST',
+  'ID',
+  'NAME',
+  'RUN_TYPE',
+  'STATUS',
+  'START_TIME',
+  'END_TIME',
+  'LATENCY_SECONDS',
+  'FIRST_TOKEN_TIME',
+  'ERROR',
+  'PARENT_RUN_IDS',
+  'TOTAL_TOKENS',
+  'TOTAL_COST',
 ];
 
 type RunJson = Record<string, unknown>;
@@ -74,7 +91,8 @@ export interface V2RunShape {
 export function v2RunShape(selects: readonly V2RunSelect[], blobs: BlobStore): V2RunShape {
   const fields = [...new Set(selects.map(v2SourceField).filter((f): f is string => f !== null))];
   const columns = [...runColumnsFor(fields)].filter((c): c is RunColumn => c !== 'tenant_id');
-  const shape = async (rows: readonly RunRow[]) => (await runResponses(rows, blobs, () => ({ fields }))).map((run) => runItemV2(run, selects));
+  const shape = async (rows: readonly RunRow[]) =>
+    (await runResponses(rows, blobs, () => ({ fields }))).map((run) => runItemV2(run, selects));
   return {
     columns,
     shape,
@@ -102,8 +120,25 @@ const AGGREGATE_SELECTS = new Set<V2RunSelect>(['TOTAL_TOKENS', 'TOTAL_COST', 'F
  * reads no run rows; other fields (error, payloads, dotted_order…) read the page's root runs.
  */
 const TRACE_ROW_ROOT_FIELDS: readonly V2RunSelect[] = [
-  'ID', 'NAME', 'RUN_TYPE', 'STATUS', 'START_TIME', 'END_TIME', 'LATENCY_SECONDS', 'PARENT_RUN_IDS', 'PROJECT_ID', 'TRACE_ID',
-  'THREAD_ID', 'IS_ROOT', 'PROMPT_TOKENS', 'COMPLETION_TOKENS', 'TOTAL_TOKENS', 'PROMPT_COST', 'COMPLETION_COST', 'TOTAL_COST', 'TAGS',
+  'ID',
+  'NAME',
+  'RUN_TYPE',
+  'STATUS',
+  'START_TIME',
+  'END_TIME',
+  'LATENCY_SECONDS',
+  'PARENT_RUN_IDS',
+  'PROJECT_ID',
+  'TRACE_ID',
+  'THREAD_ID',
+  'IS_ROOT',
+  'PROMPT_TOKENS',
+  'COMPLETION_TOKENS',
+  'TOTAL_TOKENS',
+  'PROMPT_COST',
+  'COMPLETION_COST',
+  'TOTAL_COST',
+  'TAGS',
 ];
 /** root_run when a request names no `selects`: every field the trace row holds (the totals are under trace_aggregates). */
 const DEFAULT_ROOT_SELECTS = TRACE_ROW_ROOT_FIELDS.filter((f) => !AGGREGATE_SELECTS.has(f));
@@ -112,20 +147,43 @@ const DEFAULT_ROOT_SELECTS = TRACE_ROW_ROOT_FIELDS.filter((f) => !AGGREGATE_SELE
 function rootRowOf(tenantId: string, t: TraceSummary): RunRow {
   return {
     ...emptyRow(tenantId, t.trace_id, t.trace_id),
-    session_id: t.session_id, name: t.name, run_type: t.run_type, status: t.status, start_time: t.start_time, end_time: t.end_time,
-    thread_id: t.thread_id, tags: t.tags, prompt_tokens: t.prompt_tokens, completion_tokens: t.completion_tokens,
-    total_tokens: t.total_tokens, prompt_cost: t.prompt_cost, completion_cost: t.completion_cost, total_cost: t.total_cost,
-    is_root: 1, has_post: 1,
+    session_id: t.session_id,
+    name: t.name,
+    run_type: t.run_type,
+    status: t.status,
+    start_time: t.start_time,
+    end_time: t.end_time,
+    thread_id: t.thread_id,
+    tags: t.tags,
+    prompt_tokens: t.prompt_tokens,
+    completion_tokens: t.completion_tokens,
+    total_tokens: t.total_tokens,
+    prompt_cost: t.prompt_cost,
+    completion_cost: t.completion_cost,
+    total_cost: t.total_cost,
+    is_root: 1,
+    has_post: 1,
   };
 }
 
 /** The page's root runs in the v2 shape: from the trace rows when they hold every selected field, else read from `runs`. */
-async function rootRuns(deps: RouteDeps, tenantId: string, page: TraceSummary[], selects: readonly V2RunSelect[]): Promise<Map<string, RunJson>> {
+async function rootRuns(
+  deps: RouteDeps,
+  tenantId: string,
+  page: TraceSummary[],
+  selects: readonly V2RunSelect[],
+): Promise<Map<string, RunJson>> {
   const shape = v2RunShape(selects.length ? selects : ['ID'], deps.blobs);
   const fromTraceRows = selects.every((f) => TRACE_ROW_ROOT_FIELDS.includes(f));
   const rows = fromTraceRows
     ? new Map(page.filter((t) => t.has_root).map((t) => [t.trace_id, rootRowOf(tenantId, t)]))
-    : await rootRunsQuery(deps.ch, deps.tables, tenantId, page.map((t) => t.trace_id), shape.columns);
+    : await rootRunsQuery(
+        deps.ch,
+        deps.tables,
+        tenantId,
+        page.map((t) => t.trace_id),
+        shape.columns,
+      );
   return shape.shapeByKey(rows);
 }
 
@@ -135,7 +193,9 @@ function traceAggregates(t: TraceSummary, selects: readonly V2RunSelect[] | null
   return {
     ...(all || picked.has('TOTAL_TOKENS') ? { total_tokens: t.total_tokens } : {}),
     ...(all || picked.has('TOTAL_COST') ? { total_cost: t.total_cost } : {}),
-    ...(all || picked.has('FIRST_TOKEN_TIME') ? { first_token_time: t.first_token_time === null ? null : formatIsoMicros(t.first_token_time) } : {}),
+    ...(all || picked.has('FIRST_TOKEN_TIME')
+      ? { first_token_time: t.first_token_time === null ? null : formatIsoMicros(t.first_token_time) }
+      : {}),
     // Beyond the official three, always: how big the trace is and how many of its runs failed.
     run_count: t.run_count,
     error_count: t.error_count,
@@ -176,7 +236,9 @@ function traceCursorKey(cursor: unknown, sortBy: TraceSort, order: SortOrder): T
     return Number.isSafeInteger(raw.v) && id ? { value: raw.v as number, traceId: id } : null;
   });
   if (key && issuedFor !== `${sortBy} ${order}`)
-    throw errors.badRequest(`cursor was issued for sort ${issuedFor}; send the same sort_by and sort_order to continue`);
+    throw errors.badRequest(
+      `cursor was issued for sort ${issuedFor}; send the same sort_by and sort_order to continue`,
+    );
   return key;
 }
 
@@ -201,16 +263,35 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
           anyOf: [{ required: ['project_id'] }, { required: ['project_ids'] }],
           properties: {
             project_id: { ...uuidSchema, description: 'project (session) UUID; or project_ids' },
-            project_ids: { type: 'array', items: uuidSchema, minItems: 1, maxItems: 100, description: 'several projects (extension)' },
-            min_start_time: timeSchema('query', 'inclusive lower bound of the root start time', { nullable: false, text: true }),
+            project_ids: {
+              type: 'array',
+              items: uuidSchema,
+              minItems: 1,
+              maxItems: 100,
+              description: 'several projects (extension)',
+            },
+            min_start_time: timeSchema('query', 'inclusive lower bound of the root start time', {
+              nullable: false,
+              text: true,
+            }),
             max_start_time: timeSchema('query', 'exclusive upper bound; default now', { nullable: false, text: true }),
             selects: selectsSchema,
             trace_ids: { type: 'array', items: uuidSchema, maxItems: 1000 },
             thread_id: { type: 'string', description: 'only traces of this thread (extension)' },
-            has_error: { type: 'boolean', description: 'only traces whose root run errored (true) or did not (false) (extension)' },
-            trace_filter: { type: 'string', description: 'filter language; the root run must match, e.g. eq(status, "error")' },
+            has_error: {
+              type: 'boolean',
+              description: 'only traces whose root run errored (true) or did not (false) (extension)',
+            },
+            trace_filter: {
+              type: 'string',
+              description: 'filter language; the root run must match, e.g. eq(status, "error")',
+            },
             tree_filter: { type: 'string', description: 'filter language; some run of the trace must match' },
-            sort_by: { type: 'string', enum: TRACE_SORTS, description: 'order of the traces (extension); default start_time' },
+            sort_by: {
+              type: 'string',
+              enum: TRACE_SORTS,
+              description: 'order of the traces (extension); default start_time',
+            },
             sort_order: { type: 'string', enum: ['desc', 'asc'], description: 'default desc (extension)' },
             cursor: { type: 'string' },
             page_size: pageSizeSchema,
@@ -218,7 +299,10 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
         },
         response: {
           200: jsonOrEventStream(
-            { type: 'object', properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } } },
+            {
+              type: 'object',
+              properties: { items: { type: 'array', items: itemSchema }, next_cursor: { type: ['string', 'null'] } },
+            },
             'a page of traces; with Accept: text/event-stream, the same page as JSON Patch operations',
           ),
           ...errorResponses(404, 406, 503),
@@ -230,7 +314,9 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const body = request.body ?? {};
       rejectUnsupported(body, ['ai_search', 'min_feedback_modified_at', 'max_feedback_modified_at']);
       const tenantId = tenantOf(request);
-      const projectIds = [...new Set([...(body.project_id !== undefined ? [body.project_id] : []), ...(body.project_ids ?? [])])].map((p) => uuid(p, 'project_id', 80));
+      const projectIds = [
+        ...new Set([...(body.project_id !== undefined ? [body.project_id] : []), ...(body.project_ids ?? [])]),
+      ].map((p) => uuid(p, 'project_id', 80));
       for (const p of projectIds) requireProject(deps, tenantId, p);
       const window = timeWindow(body.min_start_time, body.max_start_time, DAY_MICROS);
       const size = pageSize(body.page_size, MAX_PAGE_SIZE);
@@ -241,11 +327,21 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       traceCursorKey(body.cursor, sortBy, order); // a bad cursor is a 400 before any stream
       // Parsed here so a bad filter is a 400 (INVALID_FILTER) before any query; compiled as
       // `trace_id IN (matching runs)`, exactly (FINAL), within the asked projects.
-      const scope = { tenantId, runsTable: deps.tables.runs, runKeysTable: deps.tables.runKeys, feedbackTable: deps.tables.feedback, sessionIds: projectIds, exact: true, traceIds: null };
+      const scope = {
+        tenantId,
+        runsTable: deps.tables.runs,
+        runKeysTable: deps.tables.runKeys,
+        feedbackTable: deps.tables.feedback,
+        sessionIds: projectIds,
+        exact: true,
+        traceIds: null,
+      };
       const conditions = (['trace_filter', 'tree_filter'] as const).flatMap((field) => {
         const text = body[field];
         if (text === undefined || text.trim() === '') return [];
-        return [compileTraceCondition(parseFilter(text, field), scope, { root: field === 'trace_filter', where: field }).sql];
+        return [
+          compileTraceCondition(parseFilter(text, field), scope, { root: field === 'trace_filter', where: field }).sql,
+        ];
       });
       const read: PageReader = async (cursor, limit) => {
         const after = traceCursorKey(cursor, sortBy, order);
@@ -264,17 +360,31 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
           limit: limit + 1,
         });
         const page = sorted.slice(0, limit).map((s) => s.trace);
-        const roots = await rootRuns(deps, tenantId, page, selects ? selects.filter((f) => !AGGREGATE_SELECTS.has(f)) : DEFAULT_ROOT_SELECTS);
+        const roots = await rootRuns(
+          deps,
+          tenantId,
+          page,
+          selects ? selects.filter((f) => !AGGREGATE_SELECTS.has(f)) : DEFAULT_ROOT_SELECTS,
+        );
         const items = page.map((t) => ({
           root_run: roots.get(t.trace_id) ?? { id: t.trace_id },
           trace_aggregates: traceAggregates(t, selects),
           query_metadata: null,
         }));
         const last = sorted[page.length - 1];
-        const next = sorted.length > limit && last ? encodeCursor({ s: sortBy, o: order, v: last.key, id: last.trace.trace_id }) : null;
+        const next =
+          sorted.length > limit && last
+            ? encodeCursor({ s: sortBy, o: order, v: last.key, id: last.trace.trace_id })
+            : null;
         return { items, next };
       };
-      return answerPagedQuery(request, reply, { form, cursor: body.cursor || undefined, pageSize: size, maxPerRead: MAX_PAGE_SIZE, read });
+      return answerPagedQuery(request, reply, {
+        form,
+        cursor: body.cursor || undefined,
+        pageSize: size,
+        maxPerRead: MAX_PAGE_SIZE,
+        read,
+      });
     },
   );
 
@@ -292,13 +402,22 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
           type: 'object',
           properties: {
             project_id: { ...uuidSchema, description: 'project (session) UUID that owns the trace' },
-            min_start_time: timeSchema('query', 'inclusive lower bound of run start_time; with max_start_time', { nullable: false, text: true }),
-            max_start_time: timeSchema('query', 'inclusive upper bound of run start_time; with min_start_time', { nullable: false, text: true }),
+            min_start_time: timeSchema('query', 'inclusive lower bound of run start_time; with max_start_time', {
+              nullable: false,
+              text: true,
+            }),
+            max_start_time: timeSchema('query', 'inclusive upper bound of run start_time; with min_start_time', {
+              nullable: false,
+              text: true,
+            }),
             selects: repeatedSelectsSchema,
           },
           required: ['project_id'],
         },
-        response: { 200: { type: 'object', properties: { items: { type: 'array', items: itemSchema } } }, ...errorResponses(404, 503) },
+        response: {
+          200: { type: 'object', properties: { items: { type: 'array', items: itemSchema } } },
+          ...errorResponses(404, 503),
+        },
       },
     },
     async (request) => {
@@ -310,11 +429,20 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       requireProject(deps, tenantId, projectId);
       const minStartTime = time(q.min_start_time, 'min_start_time') ?? undefined;
       const maxStartTime = time(q.max_start_time, 'max_start_time') ?? undefined;
-      if ((minStartTime === undefined) !== (maxStartTime === undefined)) throw errors.badRequest('min_start_time and max_start_time go together');
+      if ((minStartTime === undefined) !== (maxStartTime === undefined))
+        throw errors.badRequest('min_start_time and max_start_time go together');
       const selects = q.selects === undefined ? DEFAULT_RUN_SELECTS : (list(q.selects) as V2RunSelect[]);
       const run = v2RunShape(selects, deps.blobs);
-      const rows = await traceRunsQuery(deps.ch, deps.tables, { tenantId, traceId, projectId, minStartTime, maxStartTime, columns: run.columns });
-      if (rows.length === 0 && !(await traceExistsQuery(deps.ch, deps.tables, tenantId, traceId, projectId))) throw errors.notFound(`trace ${traceId}`);
+      const rows = await traceRunsQuery(deps.ch, deps.tables, {
+        tenantId,
+        traceId,
+        projectId,
+        minStartTime,
+        maxStartTime,
+        columns: run.columns,
+      });
+      if (rows.length === 0 && !(await traceExistsQuery(deps.ch, deps.tables, tenantId, traceId, projectId)))
+        throw errors.notFound(`trace ${traceId}`);
       return { items: await run.shape(rows) };
     },
   );

@@ -37,13 +37,29 @@ beforeAll(async () => {
   const now = Date.now();
   for (const [minutesAgo, latency, failed] of TRACES) {
     const start = now - minutesAgo * MINUTE;
-    const root = new RunTree({ name: 'answer', run_type: 'chain', inputs: { q: `asked ${minutesAgo}m ago` }, start_time: start, project_name: projectName, client, tracingEnabled: true });
+    const root = new RunTree({
+      name: 'answer',
+      run_type: 'chain',
+      inputs: { q: `asked ${minutesAgo}m ago` },
+      start_time: start,
+      project_name: projectName,
+      client,
+      tracingEnabled: true,
+    });
     await root.postRun();
     const llm = root.createChild({ name: 'model', run_type: 'llm', inputs: { prompt: 'p' }, start_time: start + 100 });
     await llm.postRun();
-    await llm.end({ content: 'ok', usage_metadata: { input_tokens: 20, output_tokens: 10, total_tokens: 30 } }, undefined, start + latency * 1000 - 100);
+    await llm.end(
+      { content: 'ok', usage_metadata: { input_tokens: 20, output_tokens: 10, total_tokens: 30 } },
+      undefined,
+      start + latency * 1000 - 100,
+    );
     await llm.patchRun();
-    await root.end(failed ? undefined : { answer: 'ok' }, failed ? 'upstream failed' : undefined, start + latency * 1000);
+    await root.end(
+      failed ? undefined : { answer: 'ok' },
+      failed ? 'upstream failed' : undefined,
+      start + latency * 1000,
+    );
     await root.patchRun();
   }
   await client.awaitPendingTraceBatches();
@@ -52,7 +68,11 @@ beforeAll(async () => {
   await vi.waitFor(
     async () => {
       const stats = (await api(`/sessions/${projectId}/stats`, { apiKey: workspace.apiKey })).body;
-      expect([stats.total_tokens, stats.trace_error_count, stats.series.length > 0]).toEqual([30 * TRACES.length, 1, true]);
+      expect([stats.total_tokens, stats.trace_error_count, stats.series.length > 0]).toEqual([
+        30 * TRACES.length,
+        1,
+        true,
+      ]);
       expect(stats.latency_p99).toBeGreaterThan(4);
     },
     { timeout: 60_000, interval: 500 },
@@ -66,10 +86,15 @@ afterAll(async () => {
 describe('the analytics view', () => {
   test('summary numbers equal the stats API for the range; the four charts are drawn; the range is in the URL', async (context) => {
     if (noBrowser) return context.skip(noBrowser);
-    const { page, problems, shot } = await explorer!.open(workspace.apiKey, `/ui/projects/${projectId}/analytics?range=24h`);
+    const { page, problems, shot } = await explorer!.open(
+      workspace.apiKey,
+      `/ui/projects/${projectId}/analytics?range=24h`,
+    );
     await page.getByTestId('analytics-summary').waitFor();
     const since = new Date(Date.now() - 24 * 60 * MINUTE).toISOString();
-    const stats = (await api(`/sessions/${projectId}/stats?start_time=${since}&bucket=auto`, { apiKey: workspace.apiKey })).body;
+    const stats = (
+      await api(`/sessions/${projectId}/stats?start_time=${since}&bucket=auto`, { apiKey: workspace.apiKey })
+    ).body;
     expect(stats.trace_count).toBe(TRACES.length);
     // Several buckets (of 15 minutes: two pairs of traces may share one).
     expect(stats.series.filter((b: { trace_count: number }) => b.trace_count > 0).length).toBeGreaterThanOrEqual(4);
@@ -81,7 +106,8 @@ describe('the analytics view', () => {
       'sum-p99': seconds(stats.latency_p99),
       'sum-tokens': count(stats.total_tokens),
     };
-    for (const [testId, text] of Object.entries(figures)) expect(await page.getByTestId(testId).textContent(), testId).toBe(text);
+    for (const [testId, text] of Object.entries(figures))
+      expect(await page.getByTestId(testId).textContent(), testId).toBe(text);
     expect(figures['sum-traces']).toBe('6');
     expect(figures['sum-tokens']).toBe('180');
     expect(figures['sum-error-rate']).toBe('16.7%');
@@ -90,7 +116,11 @@ describe('the analytics view', () => {
       expect(await page.getByTestId(chart).locator('canvas').count(), chart).toBe(1);
       expect(await page.getByTestId(chart).locator('.u-legend').count(), chart).toBe(1);
     }
-    expect(await page.getByTestId('chart-latency').locator('.u-legend .u-label').allTextContents()).toEqual(['Time', 'p50', 'p99']);
+    expect(await page.getByTestId('chart-latency').locator('.u-legend .u-label').allTextContents()).toEqual([
+      'Time',
+      'p50',
+      'p99',
+    ]);
     await page.setViewportSize({ width: 1280, height: 1000 }); // all four charts in the picture
     await shot('01-analytics-24h');
 
@@ -109,7 +139,11 @@ describe('the analytics view', () => {
 
   test('a project with no traces in the range says what to do', async (context) => {
     if (noBrowser) return context.skip(noBrowser);
-    const empty = await api('/sessions', { method: 'POST', apiKey: workspace.apiKey, json: { name: `no-traces-${Date.now()}` } });
+    const empty = await api('/sessions', {
+      method: 'POST',
+      apiKey: workspace.apiKey,
+      json: { name: `no-traces-${Date.now()}` },
+    });
     const { page, problems, shot } = await explorer!.open(workspace.apiKey, `/ui/projects/${empty.body.id}/analytics`);
     await page.getByTestId('analytics-empty').waitFor();
     expect(await page.getByTestId('sum-traces').textContent()).toBe('0');

@@ -27,26 +27,44 @@ const ids: Record<string, string> = {};
 /** Three traces: a pipeline of four runs (tag alpha), a summary (tag beta), and one that fails. */
 async function seedTraces(): Promise<void> {
   const options = { client, project_name: projectName, tracingEnabled: true };
-  const record = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    const run = getCurrentRunTree();
-    ids[run.name] = run.id;
-    return fn(...args);
-  };
+  const record =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const run = getCurrentRunTree();
+      ids[run.name] = run.id;
+      return fn(...args);
+    };
   // Its usage, as a chat model reports it: the project's and the run's tokens.
   const llm = traceable(
-    record(async (prompt: string) => ({ content: `Paris (${prompt.length} chars of prompt)`, usage_metadata: { input_tokens: 12, output_tokens: 5, total_tokens: 17 } })),
+    record(async (prompt: string) => ({
+      content: `Paris (${prompt.length} chars of prompt)`,
+      usage_metadata: { input_tokens: 12, output_tokens: 5, total_tokens: 17 },
+    })),
     { ...options, name: 'llm', run_type: 'llm' },
   );
-  const retrieve = traceable(record(async (_q: string) => ['doc-france', 'doc-capitals']), { ...options, name: 'retrieve', run_type: 'retriever' });
-  const generate = traceable(record(async (q: string, docs: string[]) => llm(`${q} using ${docs.join(', ')}`)), { ...options, name: 'generate' });
+  const retrieve = traceable(
+    record(async (_q: string) => ['doc-france', 'doc-capitals']),
+    { ...options, name: 'retrieve', run_type: 'retriever' },
+  );
+  const generate = traceable(
+    record(async (q: string, docs: string[]) => llm(`${q} using ${docs.join(', ')}`)),
+    { ...options, name: 'generate' },
+  );
   const pipeline = traceable(
     record(async (question: string) => generate(question, await retrieve(question))),
     { ...options, name: 'pipeline', tags: ['alpha'], metadata: { env: 'test' } },
   );
-  const summarize = traceable(async (text: string) => text.slice(0, 10), { ...options, name: 'summarize', tags: ['beta'] });
-  const flaky = traceable(async (_x: number) => {
-    throw new Error('upstream timed out');
-  }, { ...options, name: 'flaky' });
+  const summarize = traceable(async (text: string) => text.slice(0, 10), {
+    ...options,
+    name: 'summarize',
+    tags: ['beta'],
+  });
+  const flaky = traceable(
+    async (_x: number) => {
+      throw new Error('upstream timed out');
+    },
+    { ...options, name: 'flaky' },
+  );
   await pipeline(QUESTION);
   await summarize('A long text to summarize');
   await flaky(1).catch(() => undefined);
@@ -70,7 +88,8 @@ afterAll(async () => {
   await explorer?.close();
 });
 
-const shot = (page: Page, name: string) => page.screenshot({ path: join(repoRoot, 'test-output', 'explorer', 'basics', `${name}.png`) });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(repoRoot, 'test-output', 'explorer', 'basics', `${name}.png`) });
 
 describe('the explorer page routes', () => {
   test('/ redirects to /ui/, the page and its assets are served under /ui/, a client run link redirects to the run', async (context) => {
@@ -88,7 +107,10 @@ describe('the explorer page routes', () => {
     expect([asset.status, asset.headers.get('content-type')]).toEqual([200, expect.stringContaining('javascript')]);
     const runId = ids.generate!;
     const link = await get(`/o/${workspace.id}/projects/p/00000000-0000-4000-8000-000000000001/r/${runId}?poll=true`);
-    expect([link.status, link.headers.get('location')]).toEqual([302, `/ui/projects/00000000-0000-4000-8000-000000000001/runs/${runId}?workspace=${workspace.id}`]);
+    expect([link.status, link.headers.get('location')]).toEqual([
+      302,
+      `/ui/projects/00000000-0000-4000-8000-000000000001/runs/${runId}?workspace=${workspace.id}`,
+    ]);
     expect((await get(`/o/not-a-uuid/projects/p/x/r/y`)).status).toBe(422);
     // Not in the API's document: pages, not operations.
     const doc = (await (await get('/docs/json')).json()) as { paths: Record<string, unknown> };
@@ -135,7 +157,11 @@ describe('the explorer in a browser', () => {
     await page.getByTestId('filter-input').fill('eq(name,');
     await page.getByTestId('filter-apply').click();
     await page.getByTestId('filter-error').waitFor();
-    const badFilter = await api('/api/v2/traces/query', { apiKey: workspace.apiKey, method: 'POST', json: { project_id: await projectIdOf(projectName), trace_filter: 'eq(name,' } });
+    const badFilter = await api('/api/v2/traces/query', {
+      apiKey: workspace.apiKey,
+      method: 'POST',
+      json: { project_id: await projectIdOf(projectName), trace_filter: 'eq(name,' },
+    });
     expect(badFilter.body.error).toBe('INVALID_FILTER');
     expect(await page.getByTestId('filter-error').textContent()).toBe(badFilter.body.detail);
     await shot(page, '05-bad-filter');
@@ -145,7 +171,12 @@ describe('the explorer in a browser', () => {
     await page.getByTestId('filter-apply').click();
     await page.locator('[data-testid="trace-link"]', { hasText: 'pipeline' }).click();
     await expect.poll(() => page.getByTestId('tree-run').count()).toBe(4);
-    expect(await page.locator('[data-testid="tree-run"] .run-name').allTextContents()).toEqual(['pipeline', 'retrieve', 'generate', 'llm']);
+    expect(await page.locator('[data-testid="tree-run"] .run-name').allTextContents()).toEqual([
+      'pipeline',
+      'retrieve',
+      'generate',
+      'llm',
+    ]);
     await page.locator(`[data-testid="tree-run"][data-run-id="${ids.retrieve}"]`).click();
     await expect.poll(() => page.getByTestId('run-detail').getAttribute('data-run-id')).toBe(ids.retrieve);
     expect(await page.getByTestId('run-inputs').textContent()).toContain(QUESTION);
@@ -161,7 +192,10 @@ describe('the explorer in a browser', () => {
     const runUrl = await client.getRunUrl({ runId: ids.generate! });
     expect(runUrl.startsWith(tracingUrl() + '/o/')).toBe(true);
     // The clients' newer call (client.runs.getURL, GET /api/v2/runs/{id}/url) gives the same link.
-    const v2 = await client.runs.getURL(ids.generate!, { project_id: await projectIdOf(projectName), trace_id: ids.pipeline! });
+    const v2 = await client.runs.getURL(ids.generate!, {
+      project_id: await projectIdOf(projectName),
+      trace_id: ids.pipeline!,
+    });
     expect(new URL((v2 as { url: string }).url).pathname).toBe(new URL(runUrl).pathname);
     await page.goto(runUrl);
     await expect.poll(() => page.getByTestId('run-detail').getAttribute('data-run-id')).toBe(ids.generate);
@@ -187,7 +221,12 @@ describe('a key of several workspaces', () => {
     if (noBrowser) return context.skip(noBrowser);
     const [first, second] = (await createWorkspaces(2, { shareKey: true })) as [Workspace, Workspace];
     const name = `explorer-second-${Date.now()}`;
-    const created = await api('/sessions', { method: 'POST', apiKey: second.apiKey, headers: { 'x-tenant-id': second.id }, json: { name } });
+    const created = await api('/sessions', {
+      method: 'POST',
+      apiKey: second.apiKey,
+      headers: { 'x-tenant-id': second.id },
+      json: { name },
+    });
     expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
     const page = await explorer!.browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(tracingUrl() + '/ui/');
@@ -197,7 +236,11 @@ describe('a key of several workspaces', () => {
     expect(await page.getByTestId('projects-empty').textContent()).toContain(`LANGSMITH_ENDPOINT=${tracingUrl()}`);
     const select = page.getByTestId('workspace-select');
     expect(await select.inputValue()).toBe(first.id);
-    expect(await select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual([first.id, second.id]);
+    expect(
+      await select
+        .locator('option')
+        .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value)),
+    ).toEqual([first.id, second.id]);
     await shot(page, '08-empty-workspace');
     await select.selectOption(second.id);
     await page.locator('[data-testid="project-row"]', { hasText: name }).waitFor();
@@ -221,12 +264,16 @@ describe('paging', () => {
     await page.getByTestId('sign-in-submit').click();
     await page.locator('[data-testid="project-link"]', { hasText: name }).click();
     await expect.poll(() => page.getByTestId('trace-row').count()).toBe(25);
-    const firstPage = await page.getByTestId('trace-row').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { runId: string } }).dataset.runId));
+    const firstPage = await page
+      .getByTestId('trace-row')
+      .evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { runId: string } }).dataset.runId));
     expect(await page.getByTestId('page-newer').isDisabled()).toBe(true);
     await page.getByTestId('page-older').click();
     await expect.poll(() => page.getByTestId('trace-row').count()).toBe(2);
     expect(new URL(page.url()).searchParams.get('cursor')).toBeTruthy();
-    const secondPage = await page.getByTestId('trace-row').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { runId: string } }).dataset.runId));
+    const secondPage = await page
+      .getByTestId('trace-row')
+      .evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { runId: string } }).dataset.runId));
     expect(new Set([...firstPage, ...secondPage]).size).toBe(27);
     expect(await page.getByTestId('page-older').isDisabled()).toBe(true);
     await shot(page, '10-second-page');

@@ -69,7 +69,13 @@ beforeAll(async () => {
     source_revision_config: { repo_ref: 'refs/tags/v1', langgraph_config_path: 'langgraph.json' },
     secrets: [{ name: 'GREETING_SECRET', value: 'open-sesame' }],
   });
-  const image = await create({ name: failed.name, source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'x/agent:1' }, secrets: [] });
+  const image = await create({
+    name: failed.name,
+    source: 'external_docker',
+    source_config: {},
+    source_revision_config: { image_uri: 'x/agent:1' },
+    secrets: [],
+  });
   expect(await revisionEnded(greeter.id, greeter.latest_revision_id)).toBe('DEPLOYED');
   expect(await revisionEnded(image.id, image.latest_revision_id)).toBe('DEPLOY_FAILED');
   deployed.id = greeter.id;
@@ -84,7 +90,8 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const rowOf = (p: ExplorerPage, id: string) => p.page.locator(`[data-testid="deployment-row"][data-deployment-id="${id}"]`);
+const rowOf = (p: ExplorerPage, id: string) =>
+  p.page.locator(`[data-testid="deployment-row"][data-deployment-id="${id}"]`);
 
 describe('the deployments page', () => {
   test('lists deployments with status, revision status and URL; a deployment’s revisions; delete after a confirmation', async (context) => {

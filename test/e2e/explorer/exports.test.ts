@@ -37,17 +37,32 @@ beforeAll(async () => {
   await createBucket(BUCKET);
   await createUserWithPolicy(ACCESS_KEY, SECRET, {
     Version: '2012-10-17',
-    Statement: [{ Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], Resource: [`arn:aws:s3:::${BUCKET}/*`] }],
+    Statement: [
+      {
+        Effect: 'Allow',
+        Action: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        Resource: [`arn:aws:s3:::${BUCKET}/*`],
+      },
+    ],
   });
   const client = new Client({ apiUrl: `${tracingUrl()}/api/v1`, apiKey: workspace.apiKey });
-  const answer = traceable(async (question: string) => `answer to ${question}`, { client, project_name: projectName, tracingEnabled: true, name: 'answer' });
+  const answer = traceable(async (question: string) => `answer to ${question}`, {
+    client,
+    project_name: projectName,
+    tracingEnabled: true,
+    name: 'answer',
+  });
   for (let i = 0; i < TRACES; i++) await answer(`question ${i}`);
   await client.awaitPendingTraceBatches();
   const projectId = await waitForTraceCount(workspace.apiKey, projectName, TRACES);
   // The rows the export reads: every run in the runs read model.
   await vi.waitFor(
     async () => {
-      const res = await api('/runs/query', { method: 'POST', apiKey: workspace.apiKey, json: { session: [projectId], limit: 100 } });
+      const res = await api('/runs/query', {
+        method: 'POST',
+        apiKey: workspace.apiKey,
+        json: { session: [projectId], limit: 100 },
+      });
       expect(res.body?.runs?.length, JSON.stringify(res.body).slice(0, 300)).toBe(TRACES);
     },
     { timeout: 60_000, interval: 500 },
@@ -122,19 +137,28 @@ describe('the bulk-exports page', () => {
     await page.getByTestId('export-submit').click();
     const detail = page.getByTestId('export-detail');
     await detail.waitFor();
-    await page.locator('[data-testid="export-detail"] [data-testid="export-status"]', { hasText: 'Completed' }).waitFor({ timeout: 120_000 });
+    await page
+      .locator('[data-testid="export-detail"] [data-testid="export-status"]', { hasText: 'Completed' })
+      .waitFor({ timeout: 120_000 });
     expect(await detail.getByTestId('export-schedule').textContent()).toBe('once');
     // One run per UTC day of the window (two when it spans midnight), every one done.
     const progress = (await detail.getByTestId('export-progress').textContent())!;
     expect(progress).toMatch(/^\d+\/\d+ runs · \d+ rows · \d+ files?/);
     const [done, planned, written, files] = /^(\d+)\/(\d+) runs · (\d+) rows · (\d+)/.exec(progress)!.slice(1);
     expect([done, written]).toEqual([planned, String(TRACES)]);
-    await page.getByTestId('run-row').nth(Number(planned) - 1).waitFor();
+    await page
+      .getByTestId('run-row')
+      .nth(Number(planned) - 1)
+      .waitFor();
     const rows = (await page.getByTestId('run-rows').allTextContents()).map(Number);
     expect([rows.length, rows.reduce((a, b) => a + b, 0)]).toEqual([Number(planned), TRACES]);
-    expect(new Set(await page.getByTestId('run-row').getByTestId('export-status').allTextContents())).toEqual(new Set(['Completed']));
+    expect(new Set(await page.getByTestId('run-row').getByTestId('export-status').allTextContents())).toEqual(
+      new Set(['Completed']),
+    );
     await shot('05-export-completed');
-    expect((await listKeys(BUCKET, 'exports/export_id=')).filter((k) => k.endsWith('.parquet'))).toHaveLength(Number(files));
+    expect((await listKeys(BUCKET, 'exports/export_id=')).filter((k) => k.endsWith('.parquet'))).toHaveLength(
+      Number(files),
+    );
 
     // 5. The list: the export, Completed, with its progress.
     await page.getByRole('link', { name: 'Bulk exports' }).first().click();
@@ -158,7 +182,9 @@ describe('the bulk-exports page', () => {
     await shot('06-scheduled');
     await page.getByTestId('export-detail').getByTestId('cancel-export').click();
     await page.getByTestId('confirm-cancel-export').click();
-    await page.locator('[data-testid="export-detail"] [data-testid="export-status"]', { hasText: 'Cancelled' }).waitFor();
+    await page
+      .locator('[data-testid="export-detail"] [data-testid="export-status"]', { hasText: 'Cancelled' })
+      .waitFor();
 
     await page.getByRole('link', { name: 'Bulk exports' }).first().click();
     await page.getByTestId('export-row').nth(1).waitFor();

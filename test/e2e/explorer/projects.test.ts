@@ -25,14 +25,23 @@ beforeAll(async () => {
   [workspace] = (await createWorkspaces(1)) as [Workspace];
   const client = new Client({ apiUrl: `${tracingUrl()}/api/v1`, apiKey: workspace.apiKey });
   const options = { client, project_name: projectName, tracingEnabled: true };
-  const answer = traceable(async (q: string) => ({ content: `echo ${q}`, usage_metadata: { input_tokens: 8, output_tokens: 4, total_tokens: 12 } }), {
-    ...options,
-    name: 'answer',
-    run_type: 'llm',
-  });
-  const fail = traceable(async (_q: string) => {
-    throw new Error('no answer');
-  }, { ...options, name: 'fail' });
+  const answer = traceable(
+    async (q: string) => ({
+      content: `echo ${q}`,
+      usage_metadata: { input_tokens: 8, output_tokens: 4, total_tokens: 12 },
+    }),
+    {
+      ...options,
+      name: 'answer',
+      run_type: 'llm',
+    },
+  );
+  const fail = traceable(
+    async (_q: string) => {
+      throw new Error('no answer');
+    },
+    { ...options, name: 'fail' },
+  );
   await answer('one');
   await answer('two');
   await fail('three').catch(() => undefined);
@@ -75,7 +84,11 @@ describe('the projects page', () => {
     await expect.poll(() => sparkline.getAttribute('data-total')).toBe('3');
     expect(await sparkline.locator('rect.sparkline-bar').count()).toBeGreaterThan(0);
     expect(await sparkline.locator('rect.sparkline-error').count()).toBe(1);
-    const activity = await api('/sessions/activity', { method: 'POST', apiKey: workspace.apiKey, json: { session: [projectId], bucket: '6h' } });
+    const activity = await api('/sessions/activity', {
+      method: 'POST',
+      apiKey: workspace.apiKey,
+      json: { session: [projectId], bucket: '6h' },
+    });
     expect(activity.body.projects[0].trace_count.reduce((a: number, b: number) => a + b, 0)).toBe(3);
     await shot('02-projects');
     expect(problems).toEqual([]);
@@ -86,7 +99,11 @@ describe('the projects page', () => {
     if (noBrowser) return context.skip(noBrowser);
     const { page, problems, shot } = await explorer!.open(workspace.apiKey);
     await page.locator(`[data-testid="project-row"][data-project-id="${projectId}"]`).waitFor();
-    const byName = async (name: string) => (await api(`/sessions?name=${encodeURIComponent(name)}`, { apiKey: workspace.apiKey })).body as { id: string; name: string }[];
+    const byName = async (name: string) =>
+      (await api(`/sessions?name=${encodeURIComponent(name)}`, { apiKey: workspace.apiKey })).body as {
+        id: string;
+        name: string;
+      }[];
 
     // Create.
     const created = `created-${Date.now()}`;
@@ -136,7 +153,9 @@ describe('the projects page', () => {
     await expect.poll(() => renamedRow.count()).toBe(0);
     expect((await api(`/sessions/${inApi!.id}`, { apiKey: workspace.apiKey })).status).toBe(404);
     // The other project stays listed (polled: the list is read again after the delete).
-    await expect.poll(() => page.locator(`[data-testid="project-row"][data-project-id="${projectId}"]`).count()).toBe(1);
+    await expect
+      .poll(() => page.locator(`[data-testid="project-row"][data-project-id="${projectId}"]`).count())
+      .toBe(1);
 
     // Search by name narrows the list, in the URL.
     await page.getByTestId('project-search').fill('no-such-project');

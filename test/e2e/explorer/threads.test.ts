@@ -34,11 +34,17 @@ beforeAll(async () => {
   [workspace] = (await createWorkspaces(1)) as [Workspace];
   const client = new Client({ apiUrl: `${tracingUrl()}/api/v1`, apiKey: workspace.apiKey });
   const options = { client, project_name: projectName, tracingEnabled: true };
-  const model = traceable(async (text: string) => ({ content: text, usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } }), {
-    ...options,
-    name: 'model',
-    run_type: 'llm',
-  });
+  const model = traceable(
+    async (text: string) => ({
+      content: text,
+      usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    }),
+    {
+      ...options,
+      name: 'model',
+      run_type: 'llm',
+    },
+  );
   // A chat turn: messages in, the assistant's message out (as a chat app traces it).
   const turn = traceable(
     async (input: { messages: { role: string; content: string }[] }) => {
@@ -59,7 +65,11 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   // Another conversation, grouped by session_id, and a trace in no thread.
-  await traceable(async (q: string) => `answer to ${q}`, { ...options, name: 'lookup', metadata: { session_id: otherThread } })('Lone question');
+  await traceable(async (q: string) => `answer to ${q}`, {
+    ...options,
+    name: 'lookup',
+    metadata: { session_id: otherThread },
+  })('Lone question');
   await traceable(async () => 'no thread', { ...options, name: 'batch-job' })();
   await client.awaitPendingTraceBatches();
   projectId = await waitForTraceCount(workspace.apiKey, projectName, 5);
@@ -75,8 +85,14 @@ describe('the threads views', () => {
     const { page, problems, shot } = await explorer!.open(workspace.apiKey, `/ui/projects/${projectId}/threads`);
     await expect.poll(() => page.getByTestId('thread-row').count()).toBe(2);
     // Most recent activity first: the API's order (two threads active in the same millisecond tie).
-    const listed = await api('/api/v2/threads/query', { method: 'POST', apiKey: workspace.apiKey, json: { project_id: projectId } });
-    expect(await page.getByTestId('thread-link').allTextContents()).toEqual(listed.body.items.map((t: { thread_id: string }) => t.thread_id));
+    const listed = await api('/api/v2/threads/query', {
+      method: 'POST',
+      apiKey: workspace.apiKey,
+      json: { project_id: projectId },
+    });
+    expect(await page.getByTestId('thread-link').allTextContents()).toEqual(
+      listed.body.items.map((t: { thread_id: string }) => t.thread_id),
+    );
     expect((await page.getByTestId('thread-link').allTextContents()).sort()).toEqual([otherThread, supportThread]);
     const row = page.locator(`[data-testid="thread-row"][data-thread-id="${supportThread}"]`);
     expect(await row.getByTestId('thread-turns').textContent()).toBe('3');
@@ -91,15 +107,23 @@ describe('the threads views', () => {
     await row.getByTestId('thread-link').click();
     await expect.poll(() => page.getByTestId('turn').count()).toBe(3);
     expect(new URL(page.url()).pathname).toBe(`/ui/projects/${projectId}/threads/${supportThread}`);
-    const apiTurns = await api(`/api/v2/threads/${supportThread}/traces?project_id=${projectId}`, { apiKey: workspace.apiKey });
+    const apiTurns = await api(`/api/v2/threads/${supportThread}/traces?project_id=${projectId}`, {
+      apiKey: workspace.apiKey,
+    });
     expect(apiTurns.body.items.map((t: { trace_id: string }) => t.trace_id)).toEqual(turnTraceIds);
-    expect(await page.getByTestId('turn').evaluateAll((turns) => turns.map((t) => (t as unknown as { dataset: { traceId: string } }).dataset.traceId))).toEqual(turnTraceIds);
+    expect(
+      await page
+        .getByTestId('turn')
+        .evaluateAll((turns) => turns.map((t) => (t as unknown as { dataset: { traceId: string } }).dataset.traceId)),
+    ).toEqual(turnTraceIds);
     const inputs = await page.getByTestId('turn-input').allTextContents();
     CONVERSATION.forEach(([question], i) => expect(inputs[i]).toContain(question));
-    expect(await page.getByTestId('turn-output').allTextContents()).toEqual(CONVERSATION.map(([, answer]) => `assistant${answer}`));
-    expect(await page.getByTestId('turn-trace-link').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual(
-      turnTraceIds.map((id) => `/ui/projects/${projectId}/traces/${id}`),
+    expect(await page.getByTestId('turn-output').allTextContents()).toEqual(
+      CONVERSATION.map(([, answer]) => `assistant${answer}`),
     );
+    expect(
+      await page.getByTestId('turn-trace-link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    ).toEqual(turnTraceIds.map((id) => `/ui/projects/${projectId}/traces/${id}`));
     expect(await page.getByTestId('thread-summary').textContent()).toContain('Turns3');
     await shot('02-thread');
 
@@ -113,7 +137,11 @@ describe('the threads views', () => {
 
   test('a project without threads says how to group traces into threads', async (context) => {
     if (noBrowser) return context.skip(noBrowser);
-    const empty = await api('/sessions', { method: 'POST', apiKey: workspace.apiKey, json: { name: `no-threads-${Date.now()}` } });
+    const empty = await api('/sessions', {
+      method: 'POST',
+      apiKey: workspace.apiKey,
+      json: { name: `no-threads-${Date.now()}` },
+    });
     const { page, problems, shot } = await explorer!.open(workspace.apiKey, `/ui/projects/${empty.body.id}/threads`);
     const note = page.getByTestId('threads-empty');
     await note.waitFor();

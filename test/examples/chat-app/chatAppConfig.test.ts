@@ -23,14 +23,21 @@ describe('chat app configuration', () => {
 
   it('refuses CHAT_APP_AUTH=none on an address others can reach, saying why', () => {
     for (const HOST of ['0.0.0.0', '::', '192.168.1.20', 'chat.example.com'])
-      expect(problemsOf({ CHAT_APP_AUTH: 'none', HOST }), HOST).toEqual([expect.stringMatching(/^CHAT_APP_AUTH: "none" lets anyone .* loopback HOST/)]);
-    for (const HOST of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost']) expect(problemsOf({ CHAT_APP_AUTH: 'none', HOST }), HOST).toEqual([]);
+      expect(problemsOf({ CHAT_APP_AUTH: 'none', HOST }), HOST).toEqual([
+        expect.stringMatching(/^CHAT_APP_AUTH: "none" lets anyone .* loopback HOST/),
+      ]);
+    for (const HOST of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost'])
+      expect(problemsOf({ CHAT_APP_AUTH: 'none', HOST }), HOST).toEqual([]);
     expect(problemsOf({ HOST: '0.0.0.0' })).toEqual([]);
   });
 
   it('reports the app’s problems and the platform’s together, once each', () => {
     expect(problemsOf({ CHAT_APP_AUTH: 'maybe', KAFKA_PARTITIONS: '0', LOG_LEVEL: 'loud' })).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^CHAT_APP_AUTH: /), expect.stringMatching(/^KAFKA_PARTITIONS: /), expect.stringMatching(/^LOG_LEVEL: /)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^CHAT_APP_AUTH: /),
+        expect.stringMatching(/^KAFKA_PARTITIONS: /),
+        expect.stringMatching(/^LOG_LEVEL: /),
+      ]),
     );
     expect(problemsOf({ LOG_LEVEL: 'loud' }).filter((p) => p.startsWith('LOG_LEVEL'))).toHaveLength(1);
   });

@@ -35,7 +35,10 @@ test('every query asks for 64-bit integers as JSON strings, as 18.16 answers and
     req.resume().on('end', () => res.end('{"meta":[{"name":"n","type":"UInt64"}],"data":[["1"]],"rows":1}'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const ch = new ClickHouseClient({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, database: 'db' });
+  const ch = new ClickHouseClient({
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    database: 'db',
+  });
   try {
     expect(await ch.query(sql`SELECT toUInt64(1) AS n`)).toEqual([{ n: '1' }]);
     for await (const chunk of await ch.queryStream(sql`SELECT toUInt64(1) AS n`, 'JSONEachRow')) void chunk;
@@ -56,14 +59,18 @@ test('on a cluster an insert needs a majority of the replicas the client knows, 
   expect([1, 2, 3, 4, 5].map((n) => insertQuorum({ cluster: 'c', replicaUrls: urls(n) }))).toEqual([1, 2, 2, 3, 3]);
   expect(insertQuorum({ cluster: 'c', replicaUrls: urls(3), insertQuorum: 3 })).toBe(3);
   expect(insertQuorum({ cluster: 'c', replicaUrls: urls(2), insertQuorum: 1 })).toBe(1);
-  const base = { CLICKHOUSE_URL: 'http://a:8123', CLICKHOUSE_REPLICA_URLS: 'http://b:8123,http://c:8123', CLICKHOUSE_CLUSTER: 'c' };
+  const base = {
+    CLICKHOUSE_URL: 'http://a:8123',
+    CLICKHOUSE_REPLICA_URLS: 'http://b:8123,http://c:8123',
+    CLICKHOUSE_CLUSTER: 'c',
+  };
   expect(ClickHouseClient.fromConfig(loadConfig(base)).insertQuorum).toBe(2);
   expect(ClickHouseClient.fromConfig(loadConfig({ ...base, CLICKHOUSE_INSERT_QUORUM: '3' })).insertQuorum).toBe(3);
   expect(ClickHouseClient.fromConfig(loadConfig({ ...base, CLICKHOUSE_CLUSTER: '' })).insertQuorum).toBe(1);
   expect(() => loadConfig({ ...base, CLICKHOUSE_INSERT_QUORUM: '0' })).toThrow(/CLICKHOUSE_INSERT_QUORUM/);
 });
 
-test('a quorum insert is sent with insert_quorum; refused for another quorum insert into the table (286) it is sent again; too few replicas up (285) is the caller\'s to retry; a cache write needs no quorum', async () => {
+test("a quorum insert is sent with insert_quorum; refused for another quorum insert into the table (286) it is sent again; too few replicas up (285) is the caller's to retry; a cache write needs no quorum", async () => {
   const { createServer } = await import('node:http');
   const seen: URLSearchParams[] = [];
   const answers: Array<[number, string]> = [];
@@ -80,12 +87,18 @@ test('a quorum insert is sent with insert_quorum; refused for another quorum ins
   const ch = new ClickHouseClient({ url, replicaUrls: ['http://127.0.0.1:1'], cluster: 'c', database: 'db' });
   const single = new ClickHouseClient({ url, database: 'db' });
   // as 18.16 words them
-  const previousWrite = 'Code: 286, e.displayText() = DB::Exception: Quorum for previous write has not been satisfied yet. Status: version: 1, e.what() = DB::Exception';
-  const tooFew = 'Code: 285, e.displayText() = DB::Exception: Number of alive replicas (1) is less than requested quorum (2)., e.what() = DB::Exception';
+  const previousWrite =
+    'Code: 286, e.displayText() = DB::Exception: Quorum for previous write has not been satisfied yet. Status: version: 1, e.what() = DB::Exception';
+  const tooFew =
+    'Code: 285, e.displayText() = DB::Exception: Number of alive replicas (1) is less than requested quorum (2)., e.what() = DB::Exception';
   try {
     answers.push([500, previousWrite], [500, previousWrite]);
     await ch.insert('t', [{ x: 1 }]);
-    expect(seen.map((p) => [p.get('insert_quorum'), p.get('insert_quorum_timeout')])).toEqual([['2', '60000'], ['2', '60000'], ['2', '60000']]);
+    expect(seen.map((p) => [p.get('insert_quorum'), p.get('insert_quorum_timeout')])).toEqual([
+      ['2', '60000'],
+      ['2', '60000'],
+      ['2', '60000'],
+    ]);
 
     seen.length = 0;
     answers.push([500, tooFew]);
@@ -114,13 +127,23 @@ test('rows come as JSONEachRow has them: each column by name, in order, whatever
   try {
     let eachRow = '';
     for await (const chunk of await ch.queryStream(statement, 'JSONEachRow')) eachRow += chunk.toString();
-    const want = eachRow.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const want = eachRow
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const got = await ch.query(statement);
     expect(got).toEqual(want);
     // the server takes the setting cacheBlocks sends (18.16 here; current releases have it too)
     expect(await ch.query(statement, { cacheBlocks: true })).toEqual(want);
     expect(got.map((r) => Object.keys(r).join(','))).toEqual(want.map((r) => Object.keys(r).join(',')));
-    expect(got[1]).toMatchObject({ n: '1', signed: '-4', maybe: '1', list: ['1', '2'], awkward: 'a"b\\c\nd', id: '6f1e2a3b-0000-4000-8000-000000000001' });
+    expect(got[1]).toMatchObject({
+      n: '1',
+      signed: '-4',
+      maybe: '1',
+      list: ['1', '2'],
+      awkward: 'a"b\\c\nd',
+      id: '6f1e2a3b-0000-4000-8000-000000000001',
+    });
     expect(await ch.query(sql`SELECT 1 AS x WHERE 0`)).toEqual([]);
   } finally {
     await ch.close();
@@ -138,10 +161,14 @@ test('a statement ClickHouse will always refuse says retrying cannot help; a ser
       'unknown identifier': () => ch.query(sql`SELECT no_such_column`),
       'illegal type': () => ch.query(sql`SELECT 1 + 'a'`),
       'a value the column cannot hold': () => ch.insert(table, [{ id: 'not-a-uuid' }]),
-      'a field the table does not have': () => ch.insert(table, [{ id: '00000000-0000-0000-0000-000000000001', extra: 1 }]),
+      'a field the table does not have': () =>
+        ch.insert(table, [{ id: '00000000-0000-0000-0000-000000000001', extra: 1 }]),
     };
     for (const [label, refused] of Object.entries(refusals)) {
-      const err = await refused().then(() => null, (e: unknown) => e);
+      const err = await refused().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, label).toBeInstanceOf(ClickHouseError);
       expect((err as ClickHouseError).exceptionCode, label).toBeGreaterThan(0);
       expect((err as ClickHouseError).retryable, label).toBe(false);
@@ -168,8 +195,15 @@ test('blocks a read keeps in the uncompressed cache never outlive their table: a
   const name = `uc_${randomBytes(4).toString('hex')}`;
   const [live, next, old] = [name, `${name}_next`, `${name}_old`].map((t) => ident(t));
   const create = (table: typeof live, v: number) =>
-    ch.exec(sql`CREATE TABLE ${table} ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 256 AS SELECT number AS k, toUInt64(${v}) AS v FROM numbers(100000)`);
-  const read = async () => (await ch.query<{ s: string }>(sql`SELECT sum(v) AS s FROM ${live} WHERE k IN (5, 50000, 99000)`, { cacheBlocks: true }))[0]!.s;
+    ch.exec(
+      sql`CREATE TABLE ${table} ENGINE = MergeTree ORDER BY k SETTINGS index_granularity = 256 AS SELECT number AS k, toUInt64(${v}) AS v FROM numbers(100000)`,
+    );
+  const read = async () =>
+    (
+      await ch.query<{ s: string }>(sql`SELECT sum(v) AS s FROM ${live} WHERE k IN (5, 50000, 99000)`, {
+        cacheBlocks: true,
+      })
+    )[0]!.s;
   try {
     await create(live, 1);
     expect(await read()).toBe('3');
@@ -193,14 +227,28 @@ test('a set of UUIDs as string literals (uuidSet) finds what toUUID() finds: in 
   const table = ident(`uuid_set_${randomBytes(4).toString('hex')}`);
   const ids = Array.from({ length: 300 }, () => randomUUID());
   try {
-    await ch.exec(sql`CREATE TABLE ${table} (s UUID, r UInt8, t Int64, id UUID, n Nullable(UUID)) ENGINE = MergeTree ORDER BY (s, r, t, id) SETTINGS index_granularity = 16`);
+    await ch.exec(
+      sql`CREATE TABLE ${table} (s UUID, r UInt8, t Int64, id UUID, n Nullable(UUID)) ENGINE = MergeTree ORDER BY (s, r, t, id) SETTINGS index_granularity = 16`,
+    );
     const session = randomUUID();
-    await ch.insert(table.text.replaceAll('`', ''), ids.map((id, i) => ({ s: session, r: i % 2, t: 1_000_000 + i, id, n: i % 3 ? id : null })));
+    await ch.insert(
+      table.text.replaceAll('`', ''),
+      ids.map((id, i) => ({ s: session, r: i % 2, t: 1_000_000 + i, id, n: i % 3 ? id : null })),
+    );
     const asked = ids.slice(40, 52); // neighbours in the key's order: a few granules of the tuples' index range
     const tuples = (typed: boolean) =>
-      join(asked.map((id) => (typed ? sql`(toUUID(${session}), ${ids.indexOf(id) % 2}, ${1_000_000 + ids.indexOf(id)}, toUUID(${id}))` : sql`(${session}, ${ids.indexOf(id) % 2}, ${1_000_000 + ids.indexOf(id)}, ${id})`)));
+      join(
+        asked.map((id) =>
+          typed
+            ? sql`(toUUID(${session}), ${ids.indexOf(id) % 2}, ${1_000_000 + ids.indexOf(id)}, toUUID(${id}))`
+            : sql`(${session}, ${ids.indexOf(id) % 2}, ${1_000_000 + ids.indexOf(id)}, ${id})`,
+        ),
+      );
     const read = async (where: Sql) => {
-      const rows = await ch.queryStream(sql`SELECT toString(id) AS uid FROM ${table} WHERE ${where} ORDER BY uid`, 'JSON');
+      const rows = await ch.queryStream(
+        sql`SELECT toString(id) AS uid FROM ${table} WHERE ${where} ORDER BY uid`,
+        'JSON',
+      );
       let text = '';
       for await (const chunk of rows) text += chunk.toString();
       const parsed = JSON.parse(text) as { data: Array<{ uid: string }>; statistics: { rows_read: number } };
@@ -222,7 +270,9 @@ test('a set of UUIDs as string literals (uuidSet) finds what toUUID() finds: in 
     const nullable = await read(sql`n IN (${uuidSet(asked)})`);
     expect(nullable.ids).toEqual(expected.filter((id) => ids.indexOf(id) % 3 !== 0));
     // not a UUID: refused, as toUUID refuses it
-    await expect(ch.query(sql`SELECT count() FROM ${table} WHERE id IN (${uuidSet(['not-a-uuid'])})`)).rejects.toBeInstanceOf(ClickHouseError);
+    await expect(
+      ch.query(sql`SELECT count() FROM ${table} WHERE id IN (${uuidSet(['not-a-uuid'])})`),
+    ).rejects.toBeInstanceOf(ClickHouseError);
   } finally {
     await ch.exec(sql`DROP TABLE IF EXISTS ${table}`);
     await ch.close();

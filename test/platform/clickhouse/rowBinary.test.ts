@@ -33,23 +33,69 @@ const columns = rowBinaryColumns(ddl);
 const long = (n: number, unit: string) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 const ROWS = [
   {
-    n: 1, id: '00112233-4455-6677-8899-aabbccddeeff', maybe_id: null, text: '', maybe_text: null, at: 0, maybe_at: null,
-    version: 0, flag: 0, cost: 0, maybe_score: null, tags: [], counts: [], keys: [],
+    n: 1,
+    id: '00112233-4455-6677-8899-aabbccddeeff',
+    maybe_id: null,
+    text: '',
+    maybe_text: null,
+    at: 0,
+    maybe_at: null,
+    version: 0,
+    flag: 0,
+    cost: 0,
+    maybe_score: null,
+    tags: [],
+    counts: [],
+    keys: [],
   },
   {
-    n: 2, id: 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', maybe_id: '01973000-0000-7000-8000-000000000101', text: 'hé ✓ 🎉 "quoted" \\ \n\t\0',
-    maybe_text: '', at: -1_700_000_000_123_456, maybe_at: 1_764_000_000_000_000, version: Number.MAX_SAFE_INTEGER, flag: 255,
-    cost: 0.1 + 0.2, maybe_score: -1.5e-300, tags: ['prod', '', 'ü'], counts: [0, 4294967295],
+    n: 2,
+    id: 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+    maybe_id: '01973000-0000-7000-8000-000000000101',
+    text: 'hé ✓ 🎉 "quoted" \\ \n\t\0',
+    maybe_text: '',
+    at: -1_700_000_000_123_456,
+    maybe_at: 1_764_000_000_000_000,
+    version: Number.MAX_SAFE_INTEGER,
+    flag: 255,
+    cost: 0.1 + 0.2,
+    maybe_score: -1.5e-300,
+    tags: ['prod', '', 'ü'],
+    counts: [0, 4294967295],
     keys: [-2147483648, -1, 0, 2147483647],
   },
   // lengths on both sides of each LEB128 boundary, in ASCII and in multi-byte text
   ...[127, 128, 16383, 16384, 2_097_152].map((size, i) => ({
-    n: 10 + i, id: '00000000-0000-0000-0000-000000000000', maybe_id: null, text: long(size, 'a'), maybe_text: long(size, 'é'),
-    at: 2 ** 32, maybe_at: -(2 ** 32) - 1, version: 2 ** 32 + 5, flag: 1, cost: -0, maybe_score: 1, tags: [long(size, '✓')], counts: [size], keys: [-size],
+    n: 10 + i,
+    id: '00000000-0000-0000-0000-000000000000',
+    maybe_id: null,
+    text: long(size, 'a'),
+    maybe_text: long(size, 'é'),
+    at: 2 ** 32,
+    maybe_at: -(2 ** 32) - 1,
+    version: 2 ** 32 + 5,
+    flag: 1,
+    cost: -0,
+    maybe_score: 1,
+    tags: [long(size, '✓')],
+    counts: [size],
+    keys: [-size],
   })),
   ...[42, 43, 63, 64].map((size, i) => ({
-    n: 20 + i, id: '00000000-0000-0000-0000-000000000001', maybe_id: null, text: long(size, '✓'), maybe_text: `${long(size - 1, 'a')}é`,
-    at: 1, maybe_at: null, version: 1, flag: 0, cost: 1e300, maybe_score: null, tags: [], counts: [], keys: [],
+    n: 20 + i,
+    id: '00000000-0000-0000-0000-000000000001',
+    maybe_id: null,
+    text: long(size, '✓'),
+    maybe_text: `${long(size - 1, 'a')}é`,
+    at: 1,
+    maybe_at: null,
+    version: 1,
+    flag: 0,
+    cost: 1e300,
+    maybe_score: null,
+    tags: [],
+    counts: [],
+    keys: [],
   })),
 ];
 
@@ -72,7 +118,11 @@ describe('RowBinary inserts on ClickHouse 18.16', () => {
     const back = await ch.query<Record<string, unknown>>(sql`SELECT * FROM ${ident(table)} ORDER BY n`);
     // JSONEachRow answers 64-bit integers as strings, UUIDs in lower case
     const expected = ROWS.map((r) => ({
-      ...r, id: r.id.toLowerCase(), at: String(r.at), maybe_at: r.maybe_at === null ? null : String(r.maybe_at), version: String(r.version),
+      ...r,
+      id: r.id.toLowerCase(),
+      at: String(r.at),
+      maybe_at: r.maybe_at === null ? null : String(r.maybe_at),
+      version: String(r.version),
     }));
     expect(back).toEqual(expected);
   });
@@ -93,8 +143,20 @@ describe('RowBinary inserts on ClickHouse 18.16', () => {
     await ch.insertRowBinary(table, columns, [{ n: 99 }]);
     const [back] = await ch.query<Record<string, unknown>>(sql`SELECT * FROM ${ident(table)} WHERE n = 99`);
     expect(back).toEqual({
-      n: 99, id: '00000000-0000-0000-0000-000000000000', maybe_id: null, text: '', maybe_text: null, at: '0', maybe_at: null,
-      version: '0', flag: 0, cost: 0, maybe_score: null, tags: [], counts: [], keys: [],
+      n: 99,
+      id: '00000000-0000-0000-0000-000000000000',
+      maybe_id: null,
+      text: '',
+      maybe_text: null,
+      at: '0',
+      maybe_at: null,
+      version: '0',
+      flag: 0,
+      cost: 0,
+      maybe_score: null,
+      tags: [],
+      counts: [],
+      keys: [],
     });
   });
 });
@@ -133,7 +195,10 @@ test('every read-model table has an encoder for each of its columns, as ClickHou
       const listed = await ch.query<{ name: string; type: string }>(
         sql`SELECT name, type FROM system.columns WHERE database = 'default' AND table = ${name}`,
       );
-      expect(rowBinaryColumns(create(name)).columns.map((c) => ({ name: c.name, type: c.type })), create.name).toEqual(listed);
+      expect(
+        rowBinaryColumns(create(name)).columns.map((c) => ({ name: c.name, type: c.type })),
+        create.name,
+      ).toEqual(listed);
     } finally {
       await ch.exec(sql`DROP TABLE IF EXISTS ${ident(name)}`);
     }

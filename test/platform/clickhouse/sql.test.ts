@@ -14,7 +14,7 @@ describe('sql literal binder', () => {
     expect(() => literal(Number.NaN)).toThrow();
     expect(() => literal(Infinity)).toThrow();
     expect(() => literal(5e-324)).toThrow(/subnormal/);
-    expect(literal(2.2250738585072014e-308)).toBe("2.2250738585072014e-308");
+    expect(literal(2.2250738585072014e-308)).toBe('2.2250738585072014e-308');
     expect(() => ident('runs; DROP TABLE x')).toThrow();
     expect(ident('db.runs').text).toBe('`db`.`runs`');
   });
@@ -23,13 +23,36 @@ describe('sql literal binder', () => {
     const infra = await provideInfra();
     const ch = new ClickHouseClient({ url: infra.clickhouseUrl, database: 'system' });
     const valid = (s: string) => Buffer.from(s, 'utf8').toString('utf8') === s;
-    const samples = fc.sample(
-      fc.oneof(
-        fc.string({ unit: 'binary', maxLength: 40 }),
-        fc.string({ unit: fc.constantFrom("'", '\\', '\n', '\r', '\t', '\0', '\x1b', '"', '`', ';', '--', '/*', '%', '{', '}', 'é', '😀'), maxLength: 30 }),
-      ),
-      { numRuns: 400, seed: 42 },
-    ).filter(valid);
+    const samples = fc
+      .sample(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 40 }),
+          fc.string({
+            unit: fc.constantFrom(
+              "'",
+              '\\',
+              '\n',
+              '\r',
+              '\t',
+              '\0',
+              '\x1b',
+              '"',
+              '`',
+              ';',
+              '--',
+              '/*',
+              '%',
+              '{',
+              '}',
+              'é',
+              '😀',
+            ),
+            maxLength: 30,
+          }),
+        ),
+        { numRuns: 400, seed: 42 },
+      )
+      .filter(valid);
     const rows = await ch.query<{ i: string; v: string }>(
       sql`SELECT i, v FROM (SELECT arrayJoin(arrayEnumerate(${samples})) AS i, ${samples}[i] AS v) ORDER BY i`,
     );

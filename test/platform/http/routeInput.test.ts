@@ -1,7 +1,16 @@
 // The one request-input module (platform/http/routeInput.ts), which the v1 routes and the v2 read
 // routes (formerly routes/traces.ts's own helpers) share: each refusal is the body it was before.
 import { expect, test } from 'vitest';
-import { bool, int, list, pageSize, rejectUnsupported, time, timeWindow, uuid } from '../../../platform/http/routeInput.ts';
+import {
+  bool,
+  int,
+  list,
+  pageSize,
+  rejectUnsupported,
+  time,
+  timeWindow,
+  uuid,
+} from '../../../platform/http/routeInput.ts';
 
 const refusal = (f: () => unknown) => {
   try {
@@ -15,28 +24,49 @@ const refusal = (f: () => unknown) => {
 test('a bad UUID is a 422 naming the field, showing 64 characters of it (v1 routes) or 80 (v2 read routes)', () => {
   const long = 'x'.repeat(100);
   expect(uuid('0190A4F2-7B1C-7D3E-8F00-123456789ABC', 'run_id')).toBe('0190a4f2-7b1c-7d3e-8f00-123456789abc');
-  expect(refusal(() => uuid(long, 'run_id'))).toEqual({ status: 422, message: `run_id must be a UUID; got "${'x'.repeat(63)}` });
-  expect(refusal(() => uuid(long, 'project_id', 80))).toEqual({ status: 422, message: `project_id must be a UUID; got "${'x'.repeat(79)}` });
+  expect(refusal(() => uuid(long, 'run_id'))).toEqual({
+    status: 422,
+    message: `run_id must be a UUID; got "${'x'.repeat(63)}`,
+  });
+  expect(refusal(() => uuid(long, 'project_id', 80))).toEqual({
+    status: 422,
+    message: `project_id must be a UUID; got "${'x'.repeat(79)}`,
+  });
   expect(refusal(() => uuid(undefined, 'trace_id', 80)).message).toBe('trace_id must be a UUID; got undefined');
 });
 
 test('times, windows, booleans, integers and page sizes', () => {
   expect(time(undefined, 'start_time')).toBeNull();
   expect(time('2024-01-01T00:00:00Z', 'start_time')).toBe(1_704_067_200_000_000);
-  expect(timeWindow('2024-01-01T00:00:00Z', '2024-01-02T00:00:00Z', 1)).toEqual({ min: 1_704_067_200_000_000, max: 1_704_153_600_000_000 });
+  expect(timeWindow('2024-01-01T00:00:00Z', '2024-01-02T00:00:00Z', 1)).toEqual({
+    min: 1_704_067_200_000_000,
+    max: 1_704_153_600_000_000,
+  });
   expect(timeWindow(undefined, '2024-01-02T00:00:00Z', 86_400_000_000).min).toBe(1_704_067_200_000_000);
   expect(refusal(() => timeWindow('2024-01-02T00:00:00Z', '2024-01-01T00:00:00Z', 1))).toEqual({
     status: 400,
     message: 'min_start_time must be before max_start_time',
   });
   expect(bool('True', 'has_error')).toBe(true);
-  expect(refusal(() => bool('maybe', 'has_error'))).toEqual({ status: 422, message: 'has_error must be true or false; got "maybe"' });
+  expect(refusal(() => bool('maybe', 'has_error'))).toEqual({
+    status: 422,
+    message: 'has_error must be true or false; got "maybe"',
+  });
   expect(int(undefined, 'limit', 7, 1, 10)).toBe(7);
-  expect(refusal(() => int('11', 'limit', 7, 1, 10))).toEqual({ status: 422, message: 'limit must be an integer from 1 to 10; got "11"' });
+  expect(refusal(() => int('11', 'limit', 7, 1, 10))).toEqual({
+    status: 422,
+    message: 'limit must be an integer from 1 to 10; got "11"',
+  });
   expect(pageSize(undefined, 100)).toBe(20);
   expect(pageSize('5', 100)).toBe(5);
-  expect(refusal(() => pageSize(101, 100))).toEqual({ status: 422, message: 'page_size must be an integer from 1 to 100; got 101' });
-  expect(refusal(() => pageSize('2x', 100))).toEqual({ status: 422, message: 'page_size must be an integer from 1 to 100; got "2x"' });
+  expect(refusal(() => pageSize(101, 100))).toEqual({
+    status: 422,
+    message: 'page_size must be an integer from 1 to 100; got 101',
+  });
+  expect(refusal(() => pageSize('2x', 100))).toEqual({
+    status: 422,
+    message: 'page_size must be an integer from 1 to 100; got "2x"',
+  });
 });
 
 test('repeated parameters, and fields the service does not evaluate', () => {

@@ -10,7 +10,13 @@ let app: FastifyInstance;
 let url: string;
 let open: EventStream | undefined;
 beforeAll(async () => {
-  app = await createHttpServer({ logger: createLogger('sse-test', 'silent'), title: 't', version: '0', description: 'd', ready: () => true });
+  app = await createHttpServer({
+    logger: createLogger('sse-test', 'silent'),
+    title: 't',
+    version: '0',
+    description: 'd',
+    ready: () => true,
+  });
   // A stream that sends nothing until the test says so.
   app.get('/quiet', (_request, reply) => {
     open = openEventStream(reply);

@@ -1,6 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, TRUNCATED_MARKER, jsonDepth, jsonTooDeep, parseStoredJson, truncateJsonDepth, valueDepth } from '../../../platform/json/jsonNesting.ts';
+import {
+  MAX_JSON_DEPTH,
+  TRUNCATED_MARKER,
+  jsonDepth,
+  jsonTooDeep,
+  parseStoredJson,
+  truncateJsonDepth,
+  valueDepth,
+} from '../../../platform/json/jsonNesting.ts';
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + '1' + close.repeat(depth);
 
@@ -42,9 +50,12 @@ describe('jsonTooDeep', () => {
 
 describe('truncateJsonDepth and parseStoredJson', () => {
   test('texts within the limit come back unchanged', () => {
-    fc.assert(fc.property(fc.json(), (text) => {
-      expect(truncateJsonDepth(text)).toBe(text);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.json(), (text) => {
+        expect(truncateJsonDepth(text)).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('deeper containers become the marker; what is above them is kept', () => {

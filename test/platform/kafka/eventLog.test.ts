@@ -18,7 +18,11 @@ let config: Config;
 let admin: Admin;
 
 beforeAll(async () => {
-  config = loadConfig({ ...inject('tracingEnv'), KAFKA_TOPIC_PREFIX: `eventlog-${randomUUID().slice(0, 8)}.`, KAFKA_PARTITIONS: '3' });
+  config = loadConfig({
+    ...inject('tracingEnv'),
+    KAFKA_TOPIC_PREFIX: `eventlog-${randomUUID().slice(0, 8)}.`,
+    KAFKA_PARTITIONS: '3',
+  });
   await ensureTopics(config, TOPIC_DECLARATIONS);
   admin = new Admin({ clientId: 'eventlog-test', bootstrapBrokers: brokerList(config) });
 });
@@ -47,8 +51,16 @@ async function produceRequests(clientId: string, during: () => Promise<void>): P
 
 /** The `count` first events of the projects topic, decoded, in the order of their partition. */
 async function readProjectNames(count: number): Promise<string[]> {
-  const consumer = new Consumer({ clientId: 'eventlog-reader', groupId: `eventlog-reader-${randomUUID()}`, bootstrapBrokers: brokerList(config) });
-  const stream = await consumer.consume({ topics: [topicName(config, TOPICS.projects)], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  const consumer = new Consumer({
+    clientId: 'eventlog-reader',
+    groupId: `eventlog-reader-${randomUUID()}`,
+    bootstrapBrokers: brokerList(config),
+  });
+  const stream = await consumer.consume({
+    topics: [topicName(config, TOPICS.projects)],
+    mode: MessagesStreamModes.EARLIEST,
+    autocommit: false,
+  });
   try {
     const got: Array<Message<Buffer, Buffer, Buffer, Buffer>> = [];
     stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => got.push(m));
@@ -85,14 +97,24 @@ describe('appends while a produce request is in flight', () => {
   test('never more in one request than one record batch of the topic takes', async () => {
     const limit = 64 * 1024;
     await admin.incrementalAlterConfigs({
-      resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topicName(config, TOPICS.projects), configs: [{ name: 'max.message.bytes', configOperation: 0, value: String(limit) }] }],
+      resources: [
+        {
+          resourceType: ConfigResourceTypes.TOPIC,
+          resourceName: topicName(config, TOPICS.projects),
+          configs: [{ name: 'max.message.bytes', configOperation: 0, value: String(limit) }],
+        },
+      ],
     });
     const log = new EventLog(config, 'eventlog-budget');
     try {
       // 24 events of ~10 KiB appended at once: ~240 KiB, several requests' worth at 64 KiB each.
       const description = 'd'.repeat(10_000);
       const requests = await produceRequests('eventlog-budget', async () => {
-        await Promise.all(Array.from({ length: 24 }, (_, i) => log.append([projectCreatedEvent(randomUUID(), randomUUID(), { name: `big-${i}`, description })])));
+        await Promise.all(
+          Array.from({ length: 24 }, (_, i) =>
+            log.append([projectCreatedEvent(randomUUID(), randomUUID(), { name: `big-${i}`, description })]),
+          ),
+        );
       });
       expect(requests.flat()).toHaveLength(24);
       for (const request of requests) expect(request.reduce((sum, bytes) => sum + bytes, 0)).toBeLessThan(limit);

@@ -45,7 +45,15 @@ test('a stream that fails or ends is replaced by a new consumer; stopping opens 
   const s = sessions();
   const stop = new AbortController();
   let reopenings = 0;
-  const kept = keepConsuming({ what: 'test', logger, signal: stop.signal, policy, open: s.open, read: s.read, reopening: () => void reopenings++ });
+  const kept = keepConsuming({
+    what: 'test',
+    logger,
+    signal: stop.signal,
+    policy,
+    open: s.open,
+    read: s.read,
+    reopening: () => void reopenings++,
+  });
   await kept.started;
   expect(s.opened).toHaveLength(1);
 
@@ -86,7 +94,14 @@ test('opens that fail after a stream ended are retried until one succeeds', asyn
 
 test('a first open that fails rejects started, and nothing is retried', async () => {
   const s = sessions(1);
-  const kept = keepConsuming({ what: 'test', logger, signal: new AbortController().signal, policy, open: s.open, read: s.read });
+  const kept = keepConsuming({
+    what: 'test',
+    logger,
+    signal: new AbortController().signal,
+    policy,
+    open: s.open,
+    read: s.read,
+  });
   await expect(kept.started).rejects.toThrow(/broker not available/);
   await kept.ended;
   expect(s.opened).toHaveLength(0);

@@ -13,7 +13,12 @@ import { EventLog, type EventToAppend } from '../../../platform/kafka/eventLog.t
 import { TOPICS } from '../../../schemas/topics.ts';
 import { encodeEvent } from '../../../schemas/registry.ts';
 import { feedbackProjectorGroupId } from '../../../projections/feedback/feedbackProjector.ts';
-import { feedbackDeleted, feedbackKey, feedbackSubmitted, feedbackUpdated } from '../../../services/tracing/feedback/feedbackEvents.ts';
+import {
+  feedbackDeleted,
+  feedbackKey,
+  feedbackSubmitted,
+  feedbackUpdated,
+} from '../../../services/tracing/feedback/feedbackEvents.ts';
 import type { FeedbackDraft } from '../../../services/tracing/ingest/feedbackDraft.ts';
 
 let stack: TracingStack;
@@ -31,9 +36,22 @@ afterAll(async () => {
 });
 
 const draft = (over: Partial<FeedbackDraft> = {}): FeedbackDraft => ({
-  id: randomUUID(), runId: randomUUID(), traceId: null, key: 'correctness', score: 0.5, value: '"ok"', comment: 'first', correction: null,
-  feedbackSource: '{"type":"api","metadata":{}}', sessionId: randomUUID(), createdAt: Date.now() * 1000, comparativeExperimentId: null,
-  feedbackGroupId: null, feedbackConfig: null, extra: null, ...over,
+  id: randomUUID(),
+  runId: randomUUID(),
+  traceId: null,
+  key: 'correctness',
+  score: 0.5,
+  value: '"ok"',
+  comment: 'first',
+  correction: null,
+  feedbackSource: '{"type":"api","metadata":{}}',
+  sessionId: randomUUID(),
+  createdAt: Date.now() * 1000,
+  comparativeExperimentId: null,
+  feedbackGroupId: null,
+  feedbackConfig: null,
+  extra: null,
+  ...over,
 });
 
 interface Row {
@@ -45,7 +63,9 @@ interface Row {
 
 /** The item's row as reads see it (FINAL). */
 async function rowOf(tenantId: string, id: string): Promise<Row | null> {
-  const [row] = await ch.query<Row>(sql`SELECT score, value, comment, deleted FROM feedback FINAL WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${id})`);
+  const [row] = await ch.query<Row>(
+    sql`SELECT score, value, comment, deleted FROM feedback FINAL WHERE tenant_id = toUUID(${tenantId}) AND id = toUUID(${id})`,
+  );
   return row ?? null;
 }
 
@@ -59,8 +79,27 @@ test('a submission, updates and a deletion fold into one row; an update after th
   await waitFor('the submission', async () => (await rowOf(tenantId, f.id))?.comment === 'first', 30_000, 50);
 
   await append(
-    feedbackUpdated(tenantId, f.id, f.runId!, { fields: ['score', 'comment'], score: 1, value: null, comment: 'second', correction: null, feedback_config: null }, now()),
-    feedbackUpdated(tenantId, f.id, f.runId!, { fields: ['value'], score: null, value: '"better"', comment: null, correction: null, feedback_config: null }, now()),
+    feedbackUpdated(
+      tenantId,
+      f.id,
+      f.runId!,
+      {
+        fields: ['score', 'comment'],
+        score: 1,
+        value: null,
+        comment: 'second',
+        correction: null,
+        feedback_config: null,
+      },
+      now(),
+    ),
+    feedbackUpdated(
+      tenantId,
+      f.id,
+      f.runId!,
+      { fields: ['value'], score: null, value: '"better"', comment: null, correction: null, feedback_config: null },
+      now(),
+    ),
   );
   // each update changed the fields it named and only those
   await waitFor('both updates', async () => (await rowOf(tenantId, f.id))?.value === '"better"', 30_000, 50);
@@ -68,7 +107,13 @@ test('a submission, updates and a deletion fold into one row; an update after th
 
   await append(
     feedbackDeleted(tenantId, f.id, f.runId!, now()),
-    feedbackUpdated(tenantId, f.id, f.runId!, { fields: ['comment'], score: null, value: null, comment: 'too late', correction: null, feedback_config: null }, now()),
+    feedbackUpdated(
+      tenantId,
+      f.id,
+      f.runId!,
+      { fields: ['comment'], score: null, value: null, comment: 'too late', correction: null, feedback_config: null },
+      now(),
+    ),
   );
   await waitFor('the deletion', async () => (await rowOf(tenantId, f.id))?.deleted === 1, 30_000, 50);
   // Another item under the same key (so the same partition) after the late update: once it is there, the update was projected.
@@ -85,6 +130,11 @@ test('events the projector cannot read go to the dead-letter topic byte for byte
   const poisons = poisonMessages(feedbackKey(tenantId, f.id), encodeEvent('FeedbackSubmitted', good.payload));
   await appendPoison(stack.config, TOPICS.feedback, poisons);
   await append(good);
-  await waitFor('the feedback after the unreadable events', async () => (await rowOf(tenantId, f.id)) !== null, 30_000, 100);
+  await waitFor(
+    'the feedback after the unreadable events',
+    async () => (await rowOf(tenantId, f.id)) !== null,
+    30_000,
+    100,
+  );
   await expectDeadLettered(stack.config, TOPICS.feedback, feedbackProjectorGroupId(stack.config), poisons);
 });

@@ -4,7 +4,12 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../../platform/config.ts';
 import { createLogger } from '../../../platform/logger.ts';
-import { projectCreatedEvent, projectIdForName, ProjectRegistry, type NewProject } from '../../../projections/projects/projectRegistry.ts';
+import {
+  projectCreatedEvent,
+  projectIdForName,
+  ProjectRegistry,
+  type NewProject,
+} from '../../../projections/projects/projectRegistry.ts';
 import { matchesFilter } from '../../../services/tracing/projects/projectFilter.ts';
 import type { DecodedEvent } from '../../../schemas/registry.ts';
 import type { EventToAppend } from '../../../platform/kafka/eventLog.ts';
@@ -15,7 +20,9 @@ afterEach(async () => {
 });
 
 function registry(onDeleted?: (tenantId: string, projectId: string) => void): ProjectRegistry {
-  const r = new ProjectRegistry(loadConfig({ KAFKA_TOPIC_PREFIX: 'unit.' }), createLogger('test', 'silent'), { onDeleted });
+  const r = new ProjectRegistry(loadConfig({ KAFKA_TOPIC_PREFIX: 'unit.' }), createLogger('test', 'silent'), {
+    onDeleted,
+  });
   registries.push(r);
   return r;
 }
@@ -23,9 +30,29 @@ function registry(onDeleted?: (tenantId: string, projectId: string) => void): Pr
 const tenant = randomUUID();
 const decoded = (e: EventToAppend): DecodedEvent => ({ name: e.name, version: 1, payload: e.payload }) as DecodedEvent;
 const created = (id: string, p: NewProject, tenantId = tenant) => decoded(projectCreatedEvent(tenantId, id, p));
-const updated = (id: string, p: { name?: string; description?: string; extra?: object; end_time?: number }): DecodedEvent =>
-  ({ name: 'ProjectUpdated', version: 1, payload: { tenant_id: tenant, project_id: id, name: p.name ?? null, description: p.description ?? null, extra: p.extra ? JSON.stringify(p.extra) : null, end_time: p.end_time ?? null, updated_at: 1 } }) as DecodedEvent;
-const deleted = (id: string, tenantId = tenant): DecodedEvent => ({ name: 'ProjectDeleted', version: 1, payload: { tenant_id: tenantId, project_id: id, deleted_at: 1 } }) as DecodedEvent;
+const updated = (
+  id: string,
+  p: { name?: string; description?: string; extra?: object; end_time?: number },
+): DecodedEvent =>
+  ({
+    name: 'ProjectUpdated',
+    version: 1,
+    payload: {
+      tenant_id: tenant,
+      project_id: id,
+      name: p.name ?? null,
+      description: p.description ?? null,
+      extra: p.extra ? JSON.stringify(p.extra) : null,
+      end_time: p.end_time ?? null,
+      updated_at: 1,
+    },
+  }) as DecodedEvent;
+const deleted = (id: string, tenantId = tenant): DecodedEvent =>
+  ({
+    name: 'ProjectDeleted',
+    version: 1,
+    payload: { tenant_id: tenantId, project_id: id, deleted_at: 1 },
+  }) as DecodedEvent;
 
 describe('project registry fold', () => {
   test('generation 0 keeps the id of earlier releases; a deleted name moves to the next generation', () => {
@@ -58,9 +85,16 @@ describe('project registry fold', () => {
     const r = registry();
     const id = randomUUID();
     r.apply(created(id, { name: 'p' })); // ingestion's creation: no description
-    r.apply(created(id, { name: 'p', description: 'from POST', extra: { metadata: { a: 1 } }, referenceDatasetId: 'ds' }));
+    r.apply(
+      created(id, { name: 'p', description: 'from POST', extra: { metadata: { a: 1 } }, referenceDatasetId: 'ds' }),
+    );
     r.apply(created(id, { name: 'p', description: 'later' }));
-    expect(r.get(tenant, id)).toMatchObject({ name: 'p', description: 'from POST', extra: { metadata: { a: 1 } }, referenceDatasetId: 'ds' });
+    expect(r.get(tenant, id)).toMatchObject({
+      name: 'p',
+      description: 'from POST',
+      extra: { metadata: { a: 1 } },
+      referenceDatasetId: 'ds',
+    });
     r.apply(deleted(id));
     r.apply(created(id, { name: 'p' }));
     r.apply(updated(id, { description: 'x' }));
@@ -126,7 +160,17 @@ describe('project registry fold', () => {
 });
 
 describe('project filter', () => {
-  const project = { id: 'i', tenantId: 't', name: 'Chat Bot', description: null, extra: { metadata: { env: 'prod', n: { a: [1] } } }, referenceDatasetId: null, startTime: 1, endTime: null, createdAt: 1 };
+  const project = {
+    id: 'i',
+    tenantId: 't',
+    name: 'Chat Bot',
+    description: null,
+    extra: { metadata: { env: 'prod', n: { a: [1] } } },
+    referenceDatasetId: null,
+    startTime: 1,
+    endTime: null,
+    createdAt: 1,
+  };
   test.each([
     [{ name: 'Chat Bot' }, true],
     [{ name: 'chat bot' }, false],

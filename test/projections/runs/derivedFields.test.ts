@@ -6,10 +6,12 @@ import type { RunOp } from '../../../schemas/events.generated.ts';
 
 describe('thread and metadata', () => {
   test('thread_id wins over session_id, which wins over conversation_id', () => {
-    expect(metadataFields(JSON.stringify({ metadata: { conversation_id: 'c', session_id: 's', thread_id: 't' } })).thread_id).toBe('t');
+    expect(
+      metadataFields(JSON.stringify({ metadata: { conversation_id: 'c', session_id: 's', thread_id: 't' } })).thread_id,
+    ).toBe('t');
     expect(metadataFields(JSON.stringify({ metadata: { conversation_id: 'c', session_id: 's' } })).thread_id).toBe('s');
     expect(metadataFields(JSON.stringify({ metadata: { conversation_id: 'c' } })).thread_id).toBe('c');
-    expect(metadataFields(JSON.stringify({ metadata: { thread_id: '' , conversation_id: 'c' } })).thread_id).toBe('c');
+    expect(metadataFields(JSON.stringify({ metadata: { thread_id: '', conversation_id: 'c' } })).thread_id).toBe('c');
     expect(metadataFields('').thread_id).toBe('');
     expect(metadataFields('not json').thread_id).toBe('');
   });
@@ -22,13 +24,34 @@ describe('thread and metadata', () => {
 
 describe('usage', () => {
   test('usage_metadata, OpenAI token_usage, LangChain generations and extra metadata', () => {
-    expect(ownUsage('llm', JSON.stringify({ usage_metadata: { input_tokens: 3, output_tokens: 4, total_tokens: 7, total_cost: 0.5 } }), '')).toEqual({
-      prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_cost: 0, completion_cost: 0, total_cost: 0.5,
+    expect(
+      ownUsage(
+        'llm',
+        JSON.stringify({ usage_metadata: { input_tokens: 3, output_tokens: 4, total_tokens: 7, total_cost: 0.5 } }),
+        '',
+      ),
+    ).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 4,
+      total_tokens: 7,
+      prompt_cost: 0,
+      completion_cost: 0,
+      total_cost: 0.5,
     });
-    expect(ownUsage('llm', JSON.stringify({ llm_output: { token_usage: { prompt_tokens: 2, completion_tokens: 5 } } }), '')?.total_tokens).toBe(7);
-    const generations = { generations: [[{ message: { kwargs: { usage_metadata: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } } }]] };
+    expect(
+      ownUsage('llm', JSON.stringify({ llm_output: { token_usage: { prompt_tokens: 2, completion_tokens: 5 } } }), '')
+        ?.total_tokens,
+    ).toBe(7);
+    const generations = {
+      generations: [
+        [{ message: { kwargs: { usage_metadata: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } } }],
+      ],
+    };
     expect(ownUsage('llm', JSON.stringify(generations), '')?.total_tokens).toBe(2);
-    expect(ownUsage('llm', '{}', JSON.stringify({ metadata: { usage_metadata: { input_tokens: 9, output_tokens: 1 } } }))?.total_tokens).toBe(10);
+    expect(
+      ownUsage('llm', '{}', JSON.stringify({ metadata: { usage_metadata: { input_tokens: 9, output_tokens: 1 } } }))
+        ?.total_tokens,
+    ).toBe(10);
   });
   test('only LLM runs have usage of their own', () => {
     expect(ownUsage('chain', JSON.stringify({ usage_metadata: { total_tokens: 7 } }), '')).toBeNull();
@@ -36,20 +59,45 @@ describe('usage', () => {
 });
 
 test('first token time is the earliest new_token event', () => {
-  const events = [{ name: 'start', time: '2026-01-01T00:00:00Z' }, { name: 'new_token', time: '2026-01-01T00:00:02.5Z' }, { name: 'new_token', time: '2026-01-01T00:00:01.25Z' }];
+  const events = [
+    { name: 'start', time: '2026-01-01T00:00:00Z' },
+    { name: 'new_token', time: '2026-01-01T00:00:02.5Z' },
+    { name: 'new_token', time: '2026-01-01T00:00:01.25Z' },
+  ];
   expect(firstTokenTime(JSON.stringify(events))).toBe(Date.parse('2026-01-01T00:00:01.25Z') * 1000);
   expect(firstTokenTime('[]')).toBeNull();
 });
 
 test('derived fields follow the merged row, not the op: a late post does not override a patch', () => {
   const op = (o: Partial<RunOp>): RunOp => ({
-    op: 'post', run_id: 'r', session_id: null, parent_run_id: null, dotted_order: null, name: null, run_type: null, start_time: null, end_time: null,
-    inputs: null, outputs: null, events: null, extra: null, serialized: null, error: null, tags: null, reference_example_id: null, attachments: [], ...o,
+    op: 'post',
+    run_id: 'r',
+    session_id: null,
+    parent_run_id: null,
+    dotted_order: null,
+    name: null,
+    run_type: null,
+    start_time: null,
+    end_time: null,
+    inputs: null,
+    outputs: null,
+    events: null,
+    extra: null,
+    serialized: null,
+    error: null,
+    tags: null,
+    reference_example_id: null,
+    attachments: [],
+    ...o,
   });
   const patch = op({ op: 'patch', extra: JSON.stringify({ metadata: { thread_id: 'from-patch' } }) });
   let row = mergeRunOp(emptyRow('t', 'r', 'r'), patch, 1, 0)!;
   deriveRunFields(row, patch, new Map());
-  const post = op({ run_type: 'llm', extra: JSON.stringify({ metadata: { thread_id: 'from-post' } }), outputs: JSON.stringify({ usage_metadata: { total_tokens: 5 } }) });
+  const post = op({
+    run_type: 'llm',
+    extra: JSON.stringify({ metadata: { thread_id: 'from-post' } }),
+    outputs: JSON.stringify({ usage_metadata: { total_tokens: 5 } }),
+  });
   row = mergeRunOp(row, post, 2, 0)!;
   deriveRunFields(row, post, new Map());
   expect(row.thread_id).toBe('from-patch');

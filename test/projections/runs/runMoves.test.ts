@@ -18,8 +18,15 @@ test('a new run gets its place; a run that stays where it was gets nothing more'
   const staying = row('00000000-0000-4000-8000-000000000002', { session_id: P1, start_time: 6, version: 70_001 });
   const stayedBefore = { ...staying, version: 1, outputs: '' };
   const rolledUp = row('00000000-0000-4000-8000-000000000003', { session_id: P1, start_time: 7, version: 70_001 });
-  const dirty = new Map([[key(fresh), fresh], [key(staying), staying], [key(rolledUp), rolledUp]]);
-  const stored = new Map<string, RunRow | null>([[key(fresh), null], [key(staying), stayedBefore]]); // rolledUp: usage only
+  const dirty = new Map([
+    [key(fresh), fresh],
+    [key(staying), staying],
+    [key(rolledUp), rolledUp],
+  ]);
+  const stored = new Map<string, RunRow | null>([
+    [key(fresh), null],
+    [key(staying), stayedBefore],
+  ]); // rolledUp: usage only
   expect(moves(dirty, stored)).toEqual({
     places: [{ tenant_id: T, trace_id: TRACE, id: fresh.id, session_id: P1, is_root: 0, start_time: 5 }],
     tombstones: [],
@@ -57,7 +64,8 @@ test('a run_threads row for each run that names a thread at a new place or a new
   const rolledUp = row(id(7), { session_id: P1, start_time: 4, thread_id: 'a', version: 70_001 });
   const dirty = new Map([fresh, noThread, same, renamed, moved, dropped, posted, rolledUp].map((r) => [key(r), r]));
   const stored = new Map<string, RunRow | null>([
-    [key(fresh), null], [key(noThread), null],
+    [key(fresh), null],
+    [key(noThread), null],
     [key(same), { ...same, version: 1 }],
     [key(renamed), { ...renamed, thread_id: 'a', version: 1 }],
     [key(moved), { ...moved, session_id: P1, version: 1 }],
@@ -66,6 +74,13 @@ test('a run_threads row for each run that names a thread at a new place or a new
     // only if its place is new; here it is the same, and the patch's row was written then
     [key(posted), { ...posted, has_post: 0, version: 1 }],
   ]);
-  const threadRow = (r: RunRow) => ({ tenant_id: T, thread_id: r.thread_id, session_id: r.session_id, is_root: r.is_root, start_time: r.start_time, id: r.id });
+  const threadRow = (r: RunRow) => ({
+    tenant_id: T,
+    thread_id: r.thread_id,
+    session_id: r.session_id,
+    is_root: r.is_root,
+    start_time: r.start_time,
+    id: r.id,
+  });
   expect(moves(dirty, stored).threads).toEqual([threadRow(fresh), threadRow(renamed), threadRow(moved)]);
 });

@@ -4,12 +4,39 @@ import { opVersion } from '../../../projections/shared/runRow.ts';
 import type { RunOp } from '../../../schemas/events.generated.ts';
 
 const base: RunOp = {
-  op: 'post', run_id: 'r', session_id: 's', parent_run_id: null, dotted_order: '20260101T000000000001Zr', name: 'n', run_type: 'chain',
-  start_time: 1, end_time: null, inputs: '{"q":1}', outputs: null, events: null, extra: '{"a":1}', serialized: null, error: null, tags: ['x'],
-  reference_example_id: null, attachments: [],
+  op: 'post',
+  run_id: 'r',
+  session_id: 's',
+  parent_run_id: null,
+  dotted_order: '20260101T000000000001Zr',
+  name: 'n',
+  run_type: 'chain',
+  start_time: 1,
+  end_time: null,
+  inputs: '{"q":1}',
+  outputs: null,
+  events: null,
+  extra: '{"a":1}',
+  serialized: null,
+  error: null,
+  tags: ['x'],
+  reference_example_id: null,
+  attachments: [],
 };
 const post: RunOp = base;
-const patch: RunOp = { ...base, op: 'patch', session_id: null, name: null, run_type: null, start_time: null, inputs: null, extra: null, tags: null, end_time: 9, outputs: '{"a":2}' };
+const patch: RunOp = {
+  ...base,
+  op: 'patch',
+  session_id: null,
+  name: null,
+  run_type: null,
+  start_time: null,
+  inputs: null,
+  extra: null,
+  tags: null,
+  end_time: 9,
+  outputs: '{"a":2}',
+};
 
 describe('mergeRunOp', () => {
   test('post then patch equals patch then post', () => {

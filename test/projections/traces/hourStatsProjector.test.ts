@@ -28,22 +28,47 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-const T0 = Math.floor(Date.now() * 1000 / HOUR_MICROS) * HOUR_MICROS - 10 * HOUR_MICROS;
+const T0 = Math.floor((Date.now() * 1000) / HOUR_MICROS) * HOUR_MICROS - 10 * HOUR_MICROS;
 
 /**
  * Three traces whose child (3 hours later than its root, in thread `child-thread`) is posted
  * first, each op in an event of its own; the root names `root-thread`.
  */
-async function appendMovingTraces(config: TracingStack['config'], tenantId: string, projectId: string): Promise<string[]> {
-  const post = (traceId: string, runId: string, parent: string | null, start: number): RunOp => ({
-    op: 'post', run_id: runId, session_id: projectId, parent_run_id: parent, dotted_order: parent ? `${traceId}.${runId}` : traceId, name: 'r',
-    run_type: 'chain', start_time: start, end_time: start + 1000, inputs: '{}', events: null, serialized: null, error: null,
-    extra: JSON.stringify({ metadata: { thread_id: parent ? 'child-thread' : 'root-thread' } }),
-    tags: [], reference_example_id: null, attachments: [], outputs: null,
-  } as unknown as RunOp);
+async function appendMovingTraces(
+  config: TracingStack['config'],
+  tenantId: string,
+  projectId: string,
+): Promise<string[]> {
+  const post = (traceId: string, runId: string, parent: string | null, start: number): RunOp =>
+    ({
+      op: 'post',
+      run_id: runId,
+      session_id: projectId,
+      parent_run_id: parent,
+      dotted_order: parent ? `${traceId}.${runId}` : traceId,
+      name: 'r',
+      run_type: 'chain',
+      start_time: start,
+      end_time: start + 1000,
+      inputs: '{}',
+      events: null,
+      serialized: null,
+      error: null,
+      extra: JSON.stringify({ metadata: { thread_id: parent ? 'child-thread' : 'root-thread' } }),
+      tags: [],
+      reference_example_id: null,
+      attachments: [],
+      outputs: null,
+    }) as unknown as RunOp;
   const traces = [randomUUID(), randomUUID(), randomUUID()];
   const eventOf = (traceId: string, ops: RunOp[]) =>
-    event('RunOpsAppended', `${tenantId}/${traceId}`, { tenant_id: tenantId, trace_id: traceId, request_id: randomUUID(), received_at: T0, ops });
+    event('RunOpsAppended', `${tenantId}/${traceId}`, {
+      tenant_id: tenantId,
+      trace_id: traceId,
+      request_id: randomUUID(),
+      received_at: T0,
+      ops,
+    });
   const log = new EventLog(config, 'test-hour-moves');
   await log.append([
     ...traces.map((t, i) => eventOf(t, [post(t, randomUUID(), t, T0 + 3 * HOUR_MICROS + i)])),
@@ -61,14 +86,24 @@ class FailNthProbe extends ClickHouseClient {
   readonly nth: number;
   readonly tenantId: string;
   constructor(config: TracingStack['config'], table: string, nth: number, tenantId: string) {
-    super({ url: config.CLICKHOUSE_URL, database: config.CLICKHOUSE_DATABASE, user: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD });
+    super({
+      url: config.CLICKHOUSE_URL,
+      database: config.CLICKHOUSE_DATABASE,
+      user: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+    });
     this.table = table;
     this.nth = nth;
     this.tenantId = tenantId;
   }
 
   override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
-    if (!this.failed && table === this.table && rows.some((r) => (r as { tenant_id: string }).tenant_id === this.tenantId) && ++this.#seen === this.nth) {
+    if (
+      !this.failed &&
+      table === this.table &&
+      rows.some((r) => (r as { tenant_id: string }).tenant_id === this.tenantId) &&
+      ++this.#seen === this.nth
+    ) {
       this.failed = true;
       throw Object.assign(new Error(`the test refuses this insert into ${table}`), { retryable: false });
     }
@@ -88,49 +123,77 @@ const cases: Array<[keyof ReadModelTables | null, number]> = [
   ['traceHourReach', 2],
 ];
 
-test.each(cases)('a trace moved to an earlier hour and another thread is in traces_by_hour and traces_by_thread once, where its row is, counted and reached there (insert into %s number %i refused)', async (failing, nth) => {
-  const tenantId = randomUUID();
-  const projectId = randomUUID();
-  const fresh = tablesWithSuffix(`_hmove_${randomUUID().slice(0, 8)}`);
-  const ch = failing ? new FailNthProbe(stack.config, fresh[failing], nth, tenantId) : ClickHouseClient.fromConfig(stack.config);
-  await createReadModelTables(ch, fresh);
-  // Topics of its own: the projector reads this case's events only, not every earlier case's again.
-  const config = { ...stack.config, KAFKA_TOPIC_PREFIX: `${stack.config.KAFKA_TOPIC_PREFIX}hmove${randomUUID().slice(0, 8)}.` };
-  await ensureTopics(config, TOPIC_DECLARATIONS);
-  const traces = await appendMovingTraces(config, tenantId, projectId);
-  const projector = new RunsProjector(config, ch, createLogger('hour-moves', 'silent'), { groupId: `hmove-${randomUUID()}`, tables: fresh, writePartOps: 1 });
-  await projector.start();
-  try {
-    const placed = () =>
-      ch.query<{ id: string; hour: string }>(
-        sql`SELECT toString(trace_id) AS id, hour FROM ${ident(fresh.tracesByHour)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0 ORDER BY start_time`,
-      );
-    const rows = await waitFor('each trace at its root hour', async () => {
-      const r = await placed();
-      return r.length === 3 && r.every((p) => Number(p.hour) === T0) ? r : null;
-    }, 30_000, 100).catch(async () => {
-      expect(await placed()).toEqual('three traces at their root hour');
-      return [];
+test.each(cases)(
+  'a trace moved to an earlier hour and another thread is in traces_by_hour and traces_by_thread once, where its row is, counted and reached there (insert into %s number %i refused)',
+  async (failing, nth) => {
+    const tenantId = randomUUID();
+    const projectId = randomUUID();
+    const fresh = tablesWithSuffix(`_hmove_${randomUUID().slice(0, 8)}`);
+    const ch = failing
+      ? new FailNthProbe(stack.config, fresh[failing], nth, tenantId)
+      : ClickHouseClient.fromConfig(stack.config);
+    await createReadModelTables(ch, fresh);
+    // Topics of its own: the projector reads this case's events only, not every earlier case's again.
+    const config = {
+      ...stack.config,
+      KAFKA_TOPIC_PREFIX: `${stack.config.KAFKA_TOPIC_PREFIX}hmove${randomUUID().slice(0, 8)}.`,
+    };
+    await ensureTopics(config, TOPIC_DECLARATIONS);
+    const traces = await appendMovingTraces(config, tenantId, projectId);
+    const projector = new RunsProjector(config, ch, createLogger('hour-moves', 'silent'), {
+      groupId: `hmove-${randomUUID()}`,
+      tables: fresh,
+      writePartOps: 1,
     });
-    expect(rows.map((r) => r.id)).toEqual(traces);
-    // Every hour that had a write is counted: the readers' slices of the child's hour are stale.
-    const counted = await ch.query<{ hour: string; writes: string }>(
-      sql`SELECT hour, sum(writes) AS writes FROM ${ident(fresh.traceHourWrites)} WHERE tenant_id = toUUID(${tenantId}) GROUP BY hour ORDER BY hour`,
-    );
-    expect(counted.map((c) => Number(c.hour))).toEqual([T0, T0 + 3 * HOUR_MICROS]);
-    const rollups = await hourRollups(ch, fresh, { tenantId, projectIds: [projectId] }, { by: 'bucket', size: HOUR_MICROS });
-    expect([...rollups].map(([hour, r]) => [Number(hour), r.totals.trace_count, r.totals.run_count]).filter(([, n]) => n !== 0)).toEqual([[T0, 3, 6]]);
-    // In its root's thread only, and its hour's reach covers its last run (3 hours on).
-    const threads = await ch.query<{ thread: string; id: string }>(
-      sql`SELECT thread_id AS thread, toString(trace_id) AS id FROM ${ident(fresh.tracesByThread)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0 ORDER BY start_time`,
-    );
-    expect(threads).toEqual(traces.map((id) => ({ thread: 'root-thread', id })));
-    const [reach] = await ch.query<{ latest: string }>(sql`SELECT max(reach) AS latest FROM ${ident(fresh.traceHourReach)} WHERE tenant_id = toUUID(${tenantId}) AND hour = ${T0}`);
-    expect(Number(reach!.latest)).toBe(T0 + 3 * HOUR_MICROS + 2);
-    if (failing) expect((ch as FailNthProbe).failed).toBe(true);
-  } finally {
-    await projector.stop();
-    await Promise.all(Object.values(fresh).map((table) => ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`)));
-    await ch.close();
-  }
-});
+    await projector.start();
+    try {
+      const placed = () =>
+        ch.query<{ id: string; hour: string }>(
+          sql`SELECT toString(trace_id) AS id, hour FROM ${ident(fresh.tracesByHour)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0 ORDER BY start_time`,
+        );
+      const rows = await waitFor(
+        'each trace at its root hour',
+        async () => {
+          const r = await placed();
+          return r.length === 3 && r.every((p) => Number(p.hour) === T0) ? r : null;
+        },
+        30_000,
+        100,
+      ).catch(async () => {
+        expect(await placed()).toEqual('three traces at their root hour');
+        return [];
+      });
+      expect(rows.map((r) => r.id)).toEqual(traces);
+      // Every hour that had a write is counted: the readers' slices of the child's hour are stale.
+      const counted = await ch.query<{ hour: string; writes: string }>(
+        sql`SELECT hour, sum(writes) AS writes FROM ${ident(fresh.traceHourWrites)} WHERE tenant_id = toUUID(${tenantId}) GROUP BY hour ORDER BY hour`,
+      );
+      expect(counted.map((c) => Number(c.hour))).toEqual([T0, T0 + 3 * HOUR_MICROS]);
+      const rollups = await hourRollups(
+        ch,
+        fresh,
+        { tenantId, projectIds: [projectId] },
+        { by: 'bucket', size: HOUR_MICROS },
+      );
+      expect(
+        [...rollups]
+          .map(([hour, r]) => [Number(hour), r.totals.trace_count, r.totals.run_count])
+          .filter(([, n]) => n !== 0),
+      ).toEqual([[T0, 3, 6]]);
+      // In its root's thread only, and its hour's reach covers its last run (3 hours on).
+      const threads = await ch.query<{ thread: string; id: string }>(
+        sql`SELECT thread_id AS thread, toString(trace_id) AS id FROM ${ident(fresh.tracesByThread)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0 ORDER BY start_time`,
+      );
+      expect(threads).toEqual(traces.map((id) => ({ thread: 'root-thread', id })));
+      const [reach] = await ch.query<{ latest: string }>(
+        sql`SELECT max(reach) AS latest FROM ${ident(fresh.traceHourReach)} WHERE tenant_id = toUUID(${tenantId}) AND hour = ${T0}`,
+      );
+      expect(Number(reach!.latest)).toBe(T0 + 3 * HOUR_MICROS + 2);
+      if (failing) expect((ch as FailNthProbe).failed).toBe(true);
+    } finally {
+      await projector.stop();
+      await Promise.all(Object.values(fresh).map((table) => ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`)));
+      await ch.close();
+    }
+  },
+);

@@ -7,8 +7,20 @@ import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { ident, join, raw, sql } from '../../../platform/clickhouse/sql.ts';
 import { LIVE_TABLES } from '../../../projections/readModelTables.ts';
 import { HOUR_MICROS } from '../../../projections/shared/hours.ts';
-import { tracePageQuery, type SortOrder, type TracePageKey, type TracePageQuery, type TraceSort } from '../../../projections/traces/traceQueries.ts';
-import { fillTraceCopies, moveTraces, scratchDatabase, traceRow, type ScratchDatabase } from '../../services/tracing/traces/readModelFixture.ts';
+import {
+  tracePageQuery,
+  type SortOrder,
+  type TracePageKey,
+  type TracePageQuery,
+  type TraceSort,
+} from '../../../projections/traces/traceQueries.ts';
+import {
+  fillTraceCopies,
+  moveTraces,
+  scratchDatabase,
+  traceRow,
+  type ScratchDatabase,
+} from '../../services/tracing/traces/readModelFixture.ts';
 
 const T = LIVE_TABLES;
 const tenantId = randomUUID();
@@ -25,15 +37,30 @@ beforeAll(async () => {
     // 40 hours with gaps (no trace in hours 10–14); some start at the same microsecond.
     const hour = i % 40 >= 10 && i % 40 < 15 ? 20 : i % 40;
     const start = BASE + hour * H + (i % 7) * 60_000_000;
-    rows.push(traceRow({
-      tenant_id: tenantId, trace_id: randomUUID(), session_id: projects[i % 5 === 0 ? 1 : 0]!, thread_id: `thread-${i % 4}`, start_time: start,
-      end_time: start + (i % 13) * 1_000_000, total_tokens: (i * 37) % 101, total_cost: ((i * 53) % 17) / 100, status: i % 6 === 0 ? 'error' : 'success',
-    }));
+    rows.push(
+      traceRow({
+        tenant_id: tenantId,
+        trace_id: randomUUID(),
+        session_id: projects[i % 5 === 0 ? 1 : 0]!,
+        thread_id: `thread-${i % 4}`,
+        start_time: start,
+        end_time: start + (i % 13) * 1_000_000,
+        total_tokens: (i * 37) % 101,
+        total_cost: ((i * 53) % 17) / 100,
+        status: i % 6 === 0 ? 'error' : 'success',
+      }),
+    );
   }
   await db.ch.insert(T.traces, rows);
   await fillTraceCopies(db.ch);
   // Three traces move 30 hours earlier (a root posted after its child), as the projector writes it.
-  await moveTraces(db.ch, rows.filter((r) => r.session_id === projects[0]).slice(-3).map((row) => ({ row, change: { start_time: Number(row.start_time) - 30 * H } })));
+  await moveTraces(
+    db.ch,
+    rows
+      .filter((r) => r.session_id === projects[0])
+      .slice(-3)
+      .map((row) => ({ row, change: { start_time: Number(row.start_time) - 30 * H } })),
+  );
 });
 afterAll(() => db?.drop());
 
@@ -70,13 +97,25 @@ async function everyPage(q: Omit<TracePageQuery, 'limit' | 'after'>, limit: numb
 }
 
 test('page after page, in either order and by each key, over any window, one project or two, in a thread or not: the traces of every trace row', async () => {
-  const windows: Array<[number, number]> = [[BASE - 40 * H, BASE + 50 * H], [BASE + 3 * H + 120_000_000, BASE + 27 * H + 1], [BASE + 12 * H, BASE + 13 * H]];
+  const windows: Array<[number, number]> = [
+    [BASE - 40 * H, BASE + 50 * H],
+    [BASE + 3 * H + 120_000_000, BASE + 27 * H + 1],
+    [BASE + 12 * H, BASE + 13 * H],
+  ];
   for (const [min, max] of windows)
     for (const order of ['desc', 'asc'] as SortOrder[])
       for (const sortBy of ['start_time', 'latency', 'total_cost'] as TraceSort[])
-        for (const [projectIds, threadId] of [[[projects[0]!], undefined], [projects, undefined], [[projects[0]!], 'thread-1']] as const) {
+        for (const [projectIds, threadId] of [
+          [[projects[0]!], undefined],
+          [projects, undefined],
+          [[projects[0]!], 'thread-1'],
+        ] as const) {
           const q = { tenantId, projectIds, minStartTime: min, maxStartTime: max, order, sortBy, threadId };
           const want = await everyTrace(q);
-          for (const limit of [7, 1000]) expect(await everyPage(q, limit), JSON.stringify({ min, max, order, sortBy, projectIds: projectIds.length, threadId, limit })).toEqual(want);
+          for (const limit of [7, 1000])
+            expect(
+              await everyPage(q, limit),
+              JSON.stringify({ min, max, order, sortBy, projectIds: projectIds.length, threadId, limit }),
+            ).toEqual(want);
         }
 });

@@ -5,9 +5,24 @@ import { rollUpUsage } from '../../../projections/runs/usageRollUp.ts';
 import { traceRow } from '../../../projections/traces/traceRow.ts';
 
 const run = (id: string, parent: string | null, o: Partial<RunRow> = {}): RunRow => ({
-  ...emptyRow('t', 'root', id), parent_run_id: parent, has_post: 1, run_type: 'chain', status: 'success', start_time: 10, version: 1, ...o,
+  ...emptyRow('t', 'root', id),
+  parent_run_id: parent,
+  has_post: 1,
+  run_type: 'chain',
+  status: 'success',
+  start_time: 10,
+  version: 1,
+  ...o,
 });
-const usage = (total: number, cost = 0) => JSON.stringify({ prompt_tokens: total - 1, completion_tokens: 1, total_tokens: total, prompt_cost: 0, completion_cost: cost, total_cost: cost });
+const usage = (total: number, cost = 0) =>
+  JSON.stringify({
+    prompt_tokens: total - 1,
+    completion_tokens: 1,
+    total_tokens: total,
+    prompt_cost: 0,
+    completion_cost: cost,
+    total_cost: cost,
+  });
 
 test('usage rolls up to every ancestor; only changed rows come back, with the newer version', () => {
   const runs = new Map<string, RunRow>([
@@ -44,7 +59,21 @@ test('a trace row sums its runs and takes its head from the root', () => {
     ['orphan-patch', run('orphan-patch', 'root', { has_post: 0, start_time: 999 })],
   ]);
   const t = traceRow('t', 'root', runs)!;
-  expect(t).toMatchObject({ name: 'agent', start_time: 100, end_time: 900, thread_id: 'th', run_count: 3, error_count: 1, has_root: 1, total_tokens: 7, total_cost: 0.5, last_run_start_time: 300, first_token_time: 250, version: 5, tags: ['t1'] });
+  expect(t).toMatchObject({
+    name: 'agent',
+    start_time: 100,
+    end_time: 900,
+    thread_id: 'th',
+    run_count: 3,
+    error_count: 1,
+    has_root: 1,
+    total_tokens: 7,
+    total_cost: 0.5,
+    last_run_start_time: 300,
+    first_token_time: 250,
+    version: 5,
+    tags: ['t1'],
+  });
   expect(Object.fromEntries(t.run_types.map((k, i) => [k, t.run_type_counts[i]]))).toEqual({ chain: 2, llm: 1 });
   expect(Object.fromEntries(t.statuses.map((k, i) => [k, t.status_counts[i]]))).toEqual({ success: 2, error: 1 });
 });
@@ -58,7 +87,12 @@ test('a trace row is the same whatever order its runs are held in (a trace loade
   const inOrder = traceRow('t', 'root', new Map(held.map((r) => [r.id, r])))!;
   const reversed = traceRow('t', 'root', new Map(held.toReversed().map((r) => [r.id, r])))!;
   expect(reversed).toEqual(inOrder);
-  expect(inOrder).toMatchObject({ run_types: ['chain', 'llm', 'tool'], run_type_counts: [1, 1, 1], statuses: ['error', 'pending', 'success'], status_counts: [1, 1, 1] });
+  expect(inOrder).toMatchObject({
+    run_types: ['chain', 'llm', 'tool'],
+    run_type_counts: [1, 1, 1],
+    statuses: ['error', 'pending', 'success'],
+    status_counts: [1, 1, 1],
+  });
 });
 
 test('before the root arrives the earliest run stands in; a trace of patches only has no row', () => {

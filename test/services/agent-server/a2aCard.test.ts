@@ -6,14 +6,29 @@ import { publicBaseUrl } from '../../../platform/http/publicUrl.ts';
 import type { RegisteredGraph } from '../../../services/agent-server/graphRegistry.ts';
 
 const registered = (name: string, stateKeys: string[], description: string | null = null) =>
-  ({ assistant: { assistant_id: 'fe096781-5601-53d2-b2f6-0d3403f7e9ca', graph_id: name, name, description }, stateKeys, graph: {} }) as unknown as RegisteredGraph;
+  ({
+    assistant: { assistant_id: 'fe096781-5601-53d2-b2f6-0d3403f7e9ca', graph_id: name, name, description },
+    stateKeys,
+    graph: {},
+  }) as unknown as RegisteredGraph;
 
 describe('agentCard', () => {
-  const card = agentCard(registered('agent', ['user_id', 'messages'], 'A chat agent'), 'https://agents.example.com', '1.2.3');
+  const card = agentCard(
+    registered('agent', ['user_id', 'messages'], 'A chat agent'),
+    'https://agents.example.com',
+    '1.2.3',
+  );
   const url = 'https://agents.example.com/a2a/fe096781-5601-53d2-b2f6-0d3403f7e9ca';
 
   it('names the assistant and the JSON-RPC endpoint for v0.3 clients', () => {
-    expect(card).toMatchObject({ name: 'agent', description: 'A chat agent', url, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0', version: '1.2.3' });
+    expect(card).toMatchObject({
+      name: 'agent',
+      description: 'A chat agent',
+      url,
+      preferredTransport: 'JSONRPC',
+      protocolVersion: '0.3.0',
+      version: '1.2.3',
+    });
   });
 
   it('lists the endpoint for v1.0 clients, once per protocol version', () => {
@@ -44,7 +59,10 @@ describe('agentCard', () => {
   it('describes an assistant without a description by its name, and one without messages as not taking text', () => {
     const counter = agentCard(registered('counter', ['count']), 'http://h', '1');
     expect(counter.description).toBe('counter assistant');
-    expect((counter.skills as { metadata: { inputSchema: { supportsA2A: boolean } } }[])[0]!.metadata.inputSchema.supportsA2A).toBe(false);
+    expect(
+      (counter.skills as { metadata: { inputSchema: { supportsA2A: boolean } } }[])[0]!.metadata.inputSchema
+        .supportsA2A,
+    ).toBe(false);
   });
 });
 
@@ -56,15 +74,33 @@ describe('publicBaseUrl', () => {
   });
 
   it('honours the proxy’s X-Forwarded-Proto and X-Forwarded-Host (first hop)', () => {
-    expect(publicBaseUrl(request({ host: 'internal:2024', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'agents.example.com' }))).toBe('https://agents.example.com');
-    expect(publicBaseUrl(request({ host: 'internal:2024', 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'a.example.com:8443, b' }))).toBe('https://a.example.com:8443');
+    expect(
+      publicBaseUrl(
+        request({ host: 'internal:2024', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'agents.example.com' }),
+      ),
+    ).toBe('https://agents.example.com');
+    expect(
+      publicBaseUrl(
+        request({
+          host: 'internal:2024',
+          'x-forwarded-proto': 'https, http',
+          'x-forwarded-host': 'a.example.com:8443, b',
+        }),
+      ),
+    ).toBe('https://a.example.com:8443');
   });
 
   it('ignores forwarded values that are not a scheme or a host', () => {
-    expect(publicBaseUrl(request({ host: 'internal:2024', 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.com/path' }))).toBe('http://internal:2024');
+    expect(
+      publicBaseUrl(
+        request({ host: 'internal:2024', 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.com/path' }),
+      ),
+    ).toBe('http://internal:2024');
   });
 
   it('is USER_API_URL when that is set', () => {
-    expect(publicBaseUrl(request({ host: 'internal:2024', 'x-forwarded-host': 'x' }), 'https://public.example.com/agents/')).toBe('https://public.example.com/agents');
+    expect(
+      publicBaseUrl(request({ host: 'internal:2024', 'x-forwarded-host': 'x' }), 'https://public.example.com/agents/'),
+    ).toBe('https://public.example.com/agents');
   });
 });

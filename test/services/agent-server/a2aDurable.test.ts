@@ -16,7 +16,12 @@ let server: AgentServer | undefined;
 beforeAll(async () => {
   db = await scratchPostgres('agent_a2a');
   env = db.agentServerEnv;
-  configFile = writeAgentConfig({ graphs: { agent: exampleGraph('chatAgent'), approval: `${join(import.meta.dirname, 'fixtures', 'approvalGraph.ts')}:graph` } });
+  configFile = writeAgentConfig({
+    graphs: {
+      agent: exampleGraph('chatAgent'),
+      approval: `${join(import.meta.dirname, 'fixtures', 'approvalGraph.ts')}:graph`,
+    },
+  });
   port = await freePort();
 });
 
@@ -31,13 +36,19 @@ async function restart(): Promise<void> {
 }
 
 async function rpc(assistant: string, method: string, params: unknown): Promise<any> {
-  const res = await fetch(`${server!.url}/a2a/${assistant}`, { method: 'POST', headers: { 'content-type': 'application/json', ...server!.headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(`${server!.url}/a2a/${assistant}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...server!.headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as any;
   expect(body.error).toBeUndefined();
   return body.result;
 }
 
-const say = (text: string, extra: Record<string, unknown> = {}) => ({ message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }], ...extra } });
+const say = (text: string, extra: Record<string, unknown> = {}) => ({
+  message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }], ...extra },
+});
 const textOf = (parts: { text?: string }[]) => parts.map((p) => p.text ?? '').join('');
 
 describe('A2A tasks after a restart', () => {

@@ -29,12 +29,20 @@ describe('loadAgentConfig', () => {
       { graphId: 'other', file: join(dir, 'other.ts'), exportName: 'default', description: 'the other one' },
     ]);
     expect(config.auth).toEqual({ file: join(dir, 'auth.ts'), exportName: 'myAuth' });
-    expect(config.http).toEqual({ disableA2a: true, disableAssistants: false, disableThreads: false, disableRuns: false, disableMeta: false });
+    expect(config.http).toEqual({
+      disableA2a: true,
+      disableAssistants: false,
+      disableThreads: false,
+      disableRuns: false,
+      disableMeta: false,
+    });
   });
 
   it('reads env from a map or from a .env file', () => {
     expect(loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, env: { X: '1' } })).env).toEqual({ X: '1' });
-    const fromFile = loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, env: '.env' }, { '.env': 'A=one\n# comment\nB="two words"\n' }));
+    const fromFile = loadAgentConfig(
+      configFile({ graphs: { a: './a.ts:g' }, env: '.env' }, { '.env': 'A=one\n# comment\nB="two words"\n' }),
+    );
     expect(fromFile.env).toEqual({ A: 'one', B: 'two words' });
     expect(fromFile.missingEnvFile).toBeUndefined();
   });
@@ -51,7 +59,9 @@ describe('loadAgentConfig', () => {
   it('refuses a bad file with the field named', () => {
     expect(() => loadAgentConfig(configFile('{not json'))).toThrow(/cannot read the agent server config/);
     expect(() => loadAgentConfig(configFile({ graphs: {} }))).toThrow(/graphs: at least one graph/);
-    expect(() => loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, http: { disable_a2a: 'yes' } }))).toThrow(/http\.disable_a2a/);
+    expect(() => loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, http: { disable_a2a: 'yes' } }))).toThrow(
+      /http\.disable_a2a/,
+    );
     expect(() => loadAgentConfig(configFile({ graphs: { 'bad name!': './a.ts' } }))).toThrow(/graphs/);
   });
 

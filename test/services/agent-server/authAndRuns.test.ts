@@ -11,7 +11,11 @@ let server: AgentServer;
 
 beforeAll(async () => {
   const configFile = writeAgentConfig({
-    graphs: { agent: exampleGraph('chatAgent'), slow: `${fixture('slowGraph.ts')}:graph`, approval: `${fixture('approvalGraph.ts')}:graph` },
+    graphs: {
+      agent: exampleGraph('chatAgent'),
+      slow: `${fixture('slowGraph.ts')}:graph`,
+      approval: `${fixture('approvalGraph.ts')}:graph`,
+    },
     auth: { path: `${fixture('tokenAuth.ts')}:auth` },
   });
   server = await startAgentServer('auth', { configFile });
@@ -23,10 +27,18 @@ const human = (content: string) => ({ messages: [{ type: 'human', content }] });
 
 describe('custom auth', () => {
   it('refuses requests without a valid token with the handler’s status and message', async () => {
-    const none = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const none = await fetch(`${server.url}/threads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(none.status).toBe(401);
     expect(await none.text()).toContain('a Bearer token is required');
-    const wrong = await fetch(`${server.url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: '{}' });
+    const wrong = await fetch(`${server.url}/assistants/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer nope' },
+      body: '{}',
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('unknown token');
     expect((await fetch(`${server.url}/ok`)).status).toBe(200);
@@ -46,7 +58,10 @@ describe('cancelling a running run', () => {
   it('stops the graph mid-node: the run is interrupted and the thread free again', async () => {
     const client = as('token-alice');
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, 'slow', { input: human('take your time'), streamMode: ['custom'] });
+    const run = await client.runs.create(thread.thread_id, 'slow', {
+      input: human('take your time'),
+      streamMode: ['custom'],
+    });
     // The graph has started once its custom event is out.
     for await (const event of client.runs.joinStream(thread.thread_id, run.run_id)) if (event.event === 'custom') break;
     await client.runs.cancel(thread.thread_id, run.run_id, true);
@@ -61,10 +76,22 @@ describe('cancelling a running run', () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, 'agent', { input: human('kept') });
     const before = await client.threads.getState(thread.thread_id);
-    const slow = await client.runs.create(thread.thread_id, 'slow', { input: human('rolled back'), streamMode: ['custom'] });
-    for await (const event of client.runs.joinStream(thread.thread_id, slow.run_id)) if (event.event === 'custom') break;
-    const after: any = await client.runs.wait(thread.thread_id, 'agent', { input: human('next'), multitaskStrategy: 'rollback' });
-    expect(after.messages.map((m: any) => m.content)).toEqual(['kept', 'Turn 1: you said "kept"', 'next', 'Turn 2: you said "next"']);
+    const slow = await client.runs.create(thread.thread_id, 'slow', {
+      input: human('rolled back'),
+      streamMode: ['custom'],
+    });
+    for await (const event of client.runs.joinStream(thread.thread_id, slow.run_id))
+      if (event.event === 'custom') break;
+    const after: any = await client.runs.wait(thread.thread_id, 'agent', {
+      input: human('next'),
+      multitaskStrategy: 'rollback',
+    });
+    expect(after.messages.map((m: any) => m.content)).toEqual([
+      'kept',
+      'Turn 1: you said "kept"',
+      'next',
+      'Turn 2: you said "next"',
+    ]);
     await expect(client.runs.get(thread.thread_id, slow.run_id)).rejects.toThrow(/404|not found/i);
     expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).not.toContain(slow.run_id);
     expect((before.values as any).messages).toHaveLength(2);
@@ -74,7 +101,8 @@ describe('cancelling a running run', () => {
     const client = as('token-alice');
     const thread = await client.threads.create();
     const slow = await client.runs.create(thread.thread_id, 'slow', { input: human('gone'), streamMode: ['custom'] });
-    for await (const event of client.runs.joinStream(thread.thread_id, slow.run_id)) if (event.event === 'custom') break;
+    for await (const event of client.runs.joinStream(thread.thread_id, slow.run_id))
+      if (event.event === 'custom') break;
     await client.runs.cancel(thread.thread_id, slow.run_id, true, 'rollback');
     expect((await client.threads.getState(thread.thread_id)).values).toEqual({});
     expect((await client.threads.get(thread.thread_id)).status).toBe('idle');

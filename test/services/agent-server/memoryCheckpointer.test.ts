@@ -13,8 +13,12 @@ describe('MemoryCheckpointer', () => {
   it('deletes a thread’s checkpoints and pending writes and keeps the others’', async () => {
     const saver = new MemoryCheckpointer();
     graph.checkpointer = saver;
-    for (const thread_id of ['a', 'b']) await graph.invoke({ messages: [{ type: 'human', content: 'hi' }] }, { configurable: { thread_id } });
-    const writesOf = (thread: string) => Object.keys((saver as unknown as { writes: Record<string, unknown> }).writes).filter((k) => JSON.parse(k)[0] === thread);
+    for (const thread_id of ['a', 'b'])
+      await graph.invoke({ messages: [{ type: 'human', content: 'hi' }] }, { configurable: { thread_id } });
+    const writesOf = (thread: string) =>
+      Object.keys((saver as unknown as { writes: Record<string, unknown> }).writes).filter(
+        (k) => JSON.parse(k)[0] === thread,
+      );
     expect(writesOf('a').length).toBeGreaterThan(0); // the interrupt left pending writes
     await saver.deleteThread('a');
     expect(writesOf('a')).toEqual([]);

@@ -19,7 +19,10 @@ beforeAll(async () => {
   db = await scratchPostgres('agent_checkpoints');
   env = db.agentServerEnv;
   configFile = writeAgentConfig({
-    graphs: { agent: exampleGraph('chatAgent'), slow: `${join(import.meta.dirname, 'fixtures', 'slowGraph.ts')}:graph` },
+    graphs: {
+      agent: exampleGraph('chatAgent'),
+      slow: `${join(import.meta.dirname, 'fixtures', 'slowGraph.ts')}:graph`,
+    },
   });
   port = await freePort();
 });
@@ -49,7 +52,11 @@ describe('PostgreSQL checkpoints', () => {
 
     client = await start();
     const stored = await client.threads.get(thread.thread_id);
-    expect(stored).toMatchObject({ thread_id: thread.thread_id, status: 'idle', metadata: { purpose: 'durability', graph_id: 'agent' } });
+    expect(stored).toMatchObject({
+      thread_id: thread.thread_id,
+      status: 'idle',
+      metadata: { purpose: 'durability', graph_id: 'agent' },
+    });
     const after = await client.threads.getState(thread.thread_id);
     expect(after.checkpoint.checkpoint_id).toBe(before.checkpoint.checkpoint_id);
     const values: any = await client.runs.wait(thread.thread_id, 'agent', { input: human('after the restart') });
@@ -60,14 +67,19 @@ describe('PostgreSQL checkpoints', () => {
       'Turn 2: you said "after the restart"',
     ]);
     expect((await client.runs.list(thread.thread_id)).map((r) => r.status)).toEqual(['success', 'success']);
-    expect((await client.threads.search({ metadata: { purpose: 'durability' } })).map((t) => t.thread_id)).toEqual([thread.thread_id]);
+    expect((await client.threads.search({ metadata: { purpose: 'durability' } })).map((t) => t.thread_id)).toEqual([
+      thread.thread_id,
+    ]);
     expect((await client.threads.getHistory(thread.thread_id, { limit: 100 })).length).toBeGreaterThan(4);
   });
 
   it('a run cut short by a killed server is marked failed, and the thread takes new runs', async () => {
     let client = await start();
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, 'slow', { input: human('never finishes'), streamMode: ['custom'] });
+    const run = await client.runs.create(thread.thread_id, 'slow', {
+      input: human('never finishes'),
+      streamMode: ['custom'],
+    });
     for await (const event of client.runs.joinStream(thread.thread_id, run.run_id)) if (event.event === 'custom') break;
     await servers.pop()!.process.kill('SIGKILL');
 
@@ -76,7 +88,10 @@ describe('PostgreSQL checkpoints', () => {
     // as after any failed run: the thread says so, and why
     const after: any = await client.threads.get(thread.thread_id);
     expect(after.status).toBe('error');
-    expect(after.error).toMatchObject({ error: 'AgentServerGone', message: expect.stringMatching(/stopped before it ended/) });
+    expect(after.error).toMatchObject({
+      error: 'AgentServerGone',
+      message: expect.stringMatching(/stopped before it ended/),
+    });
     const values: any = await client.runs.wait(thread.thread_id, 'agent', { input: human('carry on') });
     expect(values.messages.at(-1).content).toBe('Turn 2: you said "carry on"');
   });

@@ -15,16 +15,30 @@ const project = `agent-server-tracing-${Date.now()}`;
 beforeAll(async () => {
   workspace = (await createWorkspaces(1))[0]!;
   server = await startAgentServer('tracing', {
-    env: { LANGSMITH_TRACING: 'true', LANGSMITH_ENDPOINT: tracingUrl(), LANGSMITH_API_KEY: workspace.apiKey, LANGSMITH_PROJECT: project },
+    env: {
+      LANGSMITH_TRACING: 'true',
+      LANGSMITH_ENDPOINT: tracingUrl(),
+      LANGSMITH_API_KEY: workspace.apiKey,
+      LANGSMITH_PROJECT: project,
+    },
   });
 });
 afterAll(() => server?.stop());
 
-async function runWait(threadId: string, text: string, metadata?: Record<string, unknown>): Promise<{ runId: string; values: any }> {
+async function runWait(
+  threadId: string,
+  text: string,
+  metadata?: Record<string, unknown>,
+): Promise<{ runId: string; values: any }> {
   const res = await fetch(`${server.url}/threads/${threadId}/runs/wait`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...server.headers },
-    body: JSON.stringify({ assistant_id: 'agent', input: { messages: [{ type: 'human', content: text }] }, if_not_exists: 'create', ...(metadata ? { metadata } : {}) }),
+    body: JSON.stringify({
+      assistant_id: 'agent',
+      input: { messages: [{ type: 'human', content: text }] },
+      if_not_exists: 'create',
+      ...(metadata ? { metadata } : {}),
+    }),
   });
   expect(res.status).toBe(200);
   const runId = res.headers.get('content-location')!.split('/').at(-1)!;
@@ -54,7 +68,11 @@ describe('agent server tracing', () => {
 
     // The chat model's call is a child llm run with its token usage.
     const llm = await waitFor('the llm child run', async () => {
-      const res = await api('/runs/query', { method: 'POST', apiKey: workspace.apiKey, json: { trace: second.runId, run_type: 'llm' } });
+      const res = await api('/runs/query', {
+        method: 'POST',
+        apiKey: workspace.apiKey,
+        json: { trace: second.runId, run_type: 'llm' },
+      });
       return res.status === 200 && res.body.runs?.length ? res.body.runs[0] : null;
     });
     expect(llm.outputs.generations?.[0]?.[0]?.text ?? JSON.stringify(llm.outputs)).toContain('Turn 2: you said');
@@ -66,6 +84,9 @@ describe('agent server tracing', () => {
     const { runId } = await runWait(uuidv4(), 'joins a shared thread', { thread_id: shared });
     const root = await waitForRun(workspace.apiKey, runId, (r) => r.end_time !== null);
     expect(root.extra.metadata.thread_id).toBe(shared);
-    await waitFor('the trace in the shared thread', async () => (await threadTraces(shared, root.session_id)).length === 1);
+    await waitFor(
+      'the trace in the shared thread',
+      async () => (await threadTraces(shared, root.session_id)).length === 1,
+    );
   });
 });

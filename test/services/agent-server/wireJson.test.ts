@@ -8,7 +8,14 @@ describe('toWireJson', () => {
   it('puts messages as dicts with their type, at any depth, and everything else as JSON.stringify does', () => {
     const human = new HumanMessage({ content: 'hi', id: 'h1' });
     const ai = new AIMessage({ content: 'yo', id: 'a1', tool_calls: [{ name: 't', args: { x: 1 }, id: 'c1' }] });
-    const value = { messages: [human, ai], nested: [[{ last: ai }]], at: new Date(0), gone: undefined, fn: () => 1, list: [1, undefined] };
+    const value = {
+      messages: [human, ai],
+      nested: [[{ last: ai }]],
+      at: new Date(0),
+      gone: undefined,
+      fn: () => 1,
+      list: [1, undefined],
+    };
     const wire = toWireValue<Record<string, unknown>>(value);
     expect(wire.messages).toEqual([
       { ...human.toDict().data, type: 'human' },

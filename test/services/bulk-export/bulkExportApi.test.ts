@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { createUserWithPolicy, removeUser } from '../../../infra/minioAdmin.ts';
 import { api, createWorkspaces, waitForRun, type Workspace } from '../../support/tracingClient.ts';
 import { makeTrace, multipartBody, postParts } from '../../support/runFactory.ts';
-import { createBucket, destinationBody, listKeys, rootS3, waitForExport, waitForExportRuns } from '../../support/bulkExportClient.ts';
+import {
+  createBucket,
+  destinationBody,
+  listKeys,
+  rootS3,
+  waitForExport,
+  waitForExportRuns,
+} from '../../support/bulkExportClient.ts';
 import { freePort, repoRoot, startService, type ServiceProcess } from '../../support/serviceProcess.ts';
 import { topicName } from '../../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
@@ -28,7 +35,10 @@ const patch = (path: string, json: unknown, apiKey = ws.apiKey) => api(path, { m
 const get = (path: string, apiKey = ws.apiKey) => api(path, { apiKey });
 
 /** A MinIO user allowed `actions` on the test bucket's objects under `prefix`. */
-async function minioUser(actions: string[], prefix = 'exports'): Promise<{ access_key_id: string; secret_access_key: string }> {
+async function minioUser(
+  actions: string[],
+  prefix = 'exports',
+): Promise<{ access_key_id: string; secret_access_key: string }> {
   const access = `bulk-${RUN}-${users.length}`;
   const secret = registerSecret(randomBytes(16).toString('hex'));
   await createUserWithPolicy(access, secret, {
@@ -39,7 +49,10 @@ async function minioUser(actions: string[], prefix = 'exports'): Promise<{ acces
   return { access_key_id: access, secret_access_key: secret };
 }
 
-async function newDestination(credentials?: { access_key_id: string; secret_access_key: string }, bucket = BUCKET): Promise<string> {
+async function newDestination(
+  credentials?: { access_key_id: string; secret_access_key: string },
+  bucket = BUCKET,
+): Promise<string> {
   const res = await post('/bulk-exports/destinations', destinationBody(bucket, 'exports', credentials));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.id;
@@ -54,9 +67,16 @@ beforeAll(async () => {
   const project = await post('/sessions', { name: `bulk-api-${RUN}` });
   projectId = project.body.id;
   // Three traces of three runs, one to three hours old: inside every export below, all due.
-  const runs = [1, 2, 3].flatMap((h) => makeTrace(2, { session_name: `bulk-api-${RUN}` }, (Date.now() - h * HOUR) * 1000));
+  const runs = [1, 2, 3].flatMap((h) =>
+    makeTrace(2, { session_name: `bulk-api-${RUN}` }, (Date.now() - h * HOUR) * 1000),
+  );
   const { body, contentType } = multipartBody(postParts(runs));
-  const res = await api('/runs/multipart', { method: 'POST', apiKey: ws.apiKey, body, headers: { 'content-type': contentType } });
+  const res = await api('/runs/multipart', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    body,
+    headers: { 'content-type': contentType },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   await Promise.all(runs.map((r) => waitForRun(ws.apiKey, r.id)));
 }, 120_000);
@@ -66,7 +86,14 @@ afterAll(async () => {
   const s3 = rootS3();
   const keys = await listKeys(BUCKET).catch(() => []);
   for (let i = 0; i < keys.length; i += 1000)
-    await s3.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) } })).catch(() => {});
+    await s3
+      .send(
+        new DeleteObjectsCommand({
+          Bucket: BUCKET,
+          Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) },
+        }),
+      )
+      .catch(() => {});
   await s3.send(new DeleteBucketCommand({ Bucket: BUCKET })).catch(() => {});
   s3.destroy();
 });
@@ -74,7 +101,12 @@ afterAll(async () => {
 describe('bad input is a 422 (a field not of its form) or a 400 (refused for what it asks) that says what is wrong, and nothing is written', () => {
   test('exports', async () => {
     const destination = await newDestination();
-    const ok = { bulk_export_destination_id: destination, session_id: projectId, start_time: hoursAgo(3), end_time: hoursAgo(1) };
+    const ok = {
+      bulk_export_destination_id: destination,
+      session_id: projectId,
+      start_time: hoursAgo(3),
+      end_time: hoursAgo(1),
+    };
     const before = (await get('/bulk-exports')).body.length;
     const cases: Array<[Record<string, unknown>, number, RegExp]> = [
       [{ ...ok, start_time: undefined }, 422, /start_time/],
@@ -85,7 +117,11 @@ describe('bad input is a 422 (a field not of its form) or a 400 (refused for wha
       [{ ...ok, compression: 'lz4' }, 422, /compression must be equal to one of the allowed values/],
       [{ ...ok, format_version: 'v3' }, 422, /format_version must be equal to one of the allowed values/],
       [{ ...ok, format: 'CSV' }, 422, /format must be equal to one of the allowed values/],
-      [{ ...ok, export_fields: ['id', 'nope', 'inputs'] }, 422, /export_fields\/1 must be equal to one of the allowed values/],
+      [
+        { ...ok, export_fields: ['id', 'nope', 'inputs'] },
+        422,
+        /export_fields\/1 must be equal to one of the allowed values/,
+      ],
       [{ ...ok, export_fields: ['id', 'id'] }, 422, /export_fields must NOT have duplicate items/],
       [{ ...ok, session_id: 'not-a-uuid' }, 422, /session_id must match format "uuid"/],
       // each field of its form, the request refused for what it asks
@@ -109,7 +145,12 @@ describe('bad input is a 422 (a field not of its form) or a 400 (refused for wha
     const res = await patch(`/bulk-exports/${randomUUID()}`, { status: 'Cancelled' });
     expect(res.status).toBe(404);
     const destination = await newDestination();
-    const created = await post('/bulk-exports', { bulk_export_destination_id: destination, session_id: projectId, start_time: hoursAgo(1), interval_hours: 24 });
+    const created = await post('/bulk-exports', {
+      bulk_export_destination_id: destination,
+      session_id: projectId,
+      start_time: hoursAgo(1),
+      interval_hours: 24,
+    });
     const running = await patch(`/bulk-exports/${created.body.id}`, { status: 'Running' });
     expect(running.status).toBe(422);
     expect(running.body.detail).toMatch(/status must be equal to one of the allowed values: Cancelled/);
@@ -122,11 +163,31 @@ describe('bad input is a 422 (a field not of its form) or a 400 (refused for wha
     const before = (await get('/bulk-exports/destinations')).body.length;
     const base = destinationBody(BUCKET) as { config: Record<string, unknown>; credentials: Record<string, unknown> };
     const cases: Array<[Record<string, unknown>, number, RegExp]> = [
-      [{ ...base, config: { ...base.config, endpoint_url: 'not a url' } }, 400, /^Invalid endpoint: endpoint_url must be an absolute http/],
-      [{ ...base, config: { ...base.config, endpoint_url: 'ftp://example.com' } }, 400, /^Invalid endpoint: endpoint_url must be an absolute http/],
-      [{ ...base, credentials: { access_key_id: `nobody-${RUN}`, secret_access_key: 'x'.repeat(20) } }, 400, /^Key ID you provided does not exist$/],
-      [{ ...base, config: { ...base.config, bucket_name: `missing-${RUN}` } }, 400, /The specified bucket does not exist/],
-      [{ ...base, config: { ...base.config, aws_role_arn: 'arn:aws:iam::1:role/x' } }, 400, /config.aws_role_arn is not supported/],
+      [
+        { ...base, config: { ...base.config, endpoint_url: 'not a url' } },
+        400,
+        /^Invalid endpoint: endpoint_url must be an absolute http/,
+      ],
+      [
+        { ...base, config: { ...base.config, endpoint_url: 'ftp://example.com' } },
+        400,
+        /^Invalid endpoint: endpoint_url must be an absolute http/,
+      ],
+      [
+        { ...base, credentials: { access_key_id: `nobody-${RUN}`, secret_access_key: 'x'.repeat(20) } },
+        400,
+        /^Key ID you provided does not exist$/,
+      ],
+      [
+        { ...base, config: { ...base.config, bucket_name: `missing-${RUN}` } },
+        400,
+        /The specified bucket does not exist/,
+      ],
+      [
+        { ...base, config: { ...base.config, aws_role_arn: 'arn:aws:iam::1:role/x' } },
+        400,
+        /config.aws_role_arn is not supported/,
+      ],
       [{ ...base, config: { ...base.config, prefix: 'a/../b' } }, 400, /prefix/],
       [{ ...base, destination_type: 'gcs' }, 422, /destination_type/],
       [{ ...base, credentials: undefined }, 422, /credentials/],
@@ -162,7 +223,13 @@ describe('bad input is a 422 (a field not of its form) or a 400 (refused for wha
       const res = await post('/bulk-exports/destinations', { ...base, config: { ...base.config, endpoint_url } });
       answers.push({ status: res.status, body: res.body });
     }
-    const neutral = { status: 400, body: { error: 'DESTINATION_CHECK_FAILED', detail: 'Invalid endpoint: the endpoint could not be reached as an S3-compatible service' } };
+    const neutral = {
+      status: 400,
+      body: {
+        error: 'DESTINATION_CHECK_FAILED',
+        detail: 'Invalid endpoint: the endpoint could not be reached as an S3-compatible service',
+      },
+    };
     expect(answers).toEqual(endpoints.map(() => neutral));
     expect((await get('/bulk-exports/destinations')).body.length).toBe(before);
     // The deployment's own object store (S3_ENDPOINT) is the one loopback endpoint allowed by default.
@@ -173,12 +240,18 @@ describe('bad input is a 422 (a field not of its form) or a 400 (refused for wha
 test('a filter exports only the runs that match it, by their final state', async () => {
   const destination = await newDestination();
   const created = await post('/bulk-exports', {
-    bulk_export_destination_id: destination, session_id: projectId, start_time: hoursAgo(4), end_time: new Date().toISOString(), filter: 'eq(run_type, "llm")',
+    bulk_export_destination_id: destination,
+    session_id: projectId,
+    start_time: hoursAgo(4),
+    end_time: new Date().toISOString(),
+    filter: 'eq(run_type, "llm")',
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   expect(created.body.filter).toBe('eq(run_type, "llm")');
   await waitForExport(ws.apiKey, created.body.id, (e) => ['Completed', 'Failed'].includes(e.status));
-  const runs = (await get(`/bulk-exports/${created.body.id}/runs`)).body as Array<{ metadata: { result: { rows_written: number } } }>;
+  const runs = (await get(`/bulk-exports/${created.body.id}/runs`)).body as Array<{
+    metadata: { result: { rows_written: number } };
+  }>;
   expect(runs.reduce((n, r) => n + r.metadata.result.rows_written, 0)).toBe(6); // three traces of a chain and two llm runs
 }, 180_000);
 
@@ -187,14 +260,25 @@ describe('destinations and credentials', () => {
     const user = await minioUser(['s3:PutObject', 's3:DeleteObject']);
     const id = await newDestination(user);
     const read = await get(`/bulk-exports/destinations/${id}`);
-    expect(read.body).toMatchObject({ id, tenant_id: ws.id, destination_type: 's3', config: { bucket_name: BUCKET, prefix: 'exports' }, credentials_keys: ['access_key_id', 'secret_access_key'] });
+    expect(read.body).toMatchObject({
+      id,
+      tenant_id: ws.id,
+      destination_type: 's3',
+      config: { bucket_name: BUCKET, prefix: 'exports' },
+      credentials_keys: ['access_key_id', 'secret_access_key'],
+    });
     const everything = JSON.stringify([read.body, (await get('/bulk-exports/destinations')).body]);
     expect(everything).not.toContain(user.secret_access_key);
     expect(everything).not.toContain(user.access_key_id);
 
     // The topic holds the destination sealed: neither the key id nor the secret appear in any message.
     const config = loadConfig(inject('tracingEnv'));
-    const consumer = new Consumer({ clientId: 'test-secrets', groupId: `test-secrets-${RUN}`, bootstrapBrokers: config.KAFKA_BROKERS.split(','), deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer } });
+    const consumer = new Consumer({
+      clientId: 'test-secrets',
+      groupId: `test-secrets-${RUN}`,
+      bootstrapBrokers: config.KAFKA_BROKERS.split(','),
+      deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer },
+    });
     const topic = topicName(config, TOPICS.bulkExport);
     const end = (await consumer.listOffsets({ topics: [topic] })).get(topic)![0]!;
     const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });
@@ -223,7 +307,12 @@ describe('destinations and credentials', () => {
     const writeOnly = await minioUser(['s3:PutObject']);
     const id = await newDestination(writeOnly);
     expect((await listKeys(BUCKET, 'exports/tmp/')).length).toBeGreaterThan(0);
-    const first = await post('/bulk-exports', { bulk_export_destination_id: id, session_id: projectId, start_time: hoursAgo(4), end_time: new Date().toISOString() });
+    const first = await post('/bulk-exports', {
+      bulk_export_destination_id: id,
+      session_id: projectId,
+      start_time: hoursAgo(4),
+      end_time: new Date().toISOString(),
+    });
     const done = await waitForExport(ws.apiKey, first.body.id, (e) => ['Completed', 'Failed'].includes(e.status));
     expect(done.status).toBe('Completed');
 
@@ -233,16 +322,30 @@ describe('destinations and credentials', () => {
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     expect(rotated.body.updated_at > rotated.body.created_at).toBe(true);
     await removeUser(writeOnly.access_key_id);
-    const after = await post('/bulk-exports', { bulk_export_destination_id: id, session_id: projectId, start_time: hoursAgo(4), end_time: new Date().toISOString() });
+    const after = await post('/bulk-exports', {
+      bulk_export_destination_id: id,
+      session_id: projectId,
+      start_time: hoursAgo(4),
+      end_time: new Date().toISOString(),
+    });
     const ended = await waitForExport(ws.apiKey, after.body.id, (e) => ['Completed', 'Failed'].includes(e.status));
     expect(ended.status).toBe('Completed');
 
     // Rotating to keys that cannot write is refused, and the working keys stay.
-    const denied = await patch(`/bulk-exports/destinations/${id}`, { credentials: { access_key_id: writeOnly.access_key_id, secret_access_key: writeOnly.secret_access_key } });
+    const denied = await patch(`/bulk-exports/destinations/${id}`, {
+      credentials: { access_key_id: writeOnly.access_key_id, secret_access_key: writeOnly.secret_access_key },
+    });
     expect(denied.status).toBe(400);
     expect(denied.body.detail).toBe('Key ID you provided does not exist');
-    const again = await post('/bulk-exports', { bulk_export_destination_id: id, session_id: projectId, start_time: hoursAgo(4), end_time: new Date().toISOString() });
-    expect((await waitForExport(ws.apiKey, again.body.id, (e) => ['Completed', 'Failed'].includes(e.status))).status).toBe('Completed');
+    const again = await post('/bulk-exports', {
+      bulk_export_destination_id: id,
+      session_id: projectId,
+      start_time: hoursAgo(4),
+      end_time: new Date().toISOString(),
+    });
+    expect(
+      (await waitForExport(ws.apiKey, again.body.id, (e) => ['Completed', 'Failed'].includes(e.status))).status,
+    ).toBe('Completed');
   }, 180_000);
 });
 
@@ -252,10 +355,24 @@ describe('runs: retries, cancellation, exactly once', () => {
     await createBucket(bucket);
     const id = await newDestination(undefined, bucket);
     const s3 = rootS3();
-    await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: (await listKeys(bucket)).map((Key) => ({ Key })) } })).catch(() => {});
+    await s3
+      .send(
+        new DeleteObjectsCommand({
+          Bucket: bucket,
+          Delete: { Objects: (await listKeys(bucket)).map((Key) => ({ Key })) },
+        }),
+      )
+      .catch(() => {});
     await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
-    const created = await post('/bulk-exports', { bulk_export_destination_id: id, session_id: projectId, start_time: hoursAgo(4), end_time: new Date().toISOString() });
-    const failing = await waitForExportRuns(ws.apiKey, created.body.id, (runs) => runs.some((r) => r.retry_number >= 2));
+    const created = await post('/bulk-exports', {
+      bulk_export_destination_id: id,
+      session_id: projectId,
+      start_time: hoursAgo(4),
+      end_time: new Date().toISOString(),
+    });
+    const failing = await waitForExportRuns(ws.apiKey, created.body.id, (runs) =>
+      runs.some((r) => r.retry_number >= 2),
+    );
     const run = failing.find((r) => r.retry_number >= 2);
     expect(run.errors.retry_0).toMatch(/bucket does not exist/);
     expect(run.status).toBe('Running');
@@ -263,22 +380,42 @@ describe('runs: retries, cancellation, exactly once', () => {
     const done = await waitForExport(ws.apiKey, created.body.id, (e) => e.status === 'Completed');
     expect(done.finished_at).not.toBeNull();
     const runs = (await get(`/bulk-exports/${created.body.id}/runs`)).body;
-    const withRows = runs.find((r: { metadata: { result: { rows_written: number } } }) => r.metadata.result.rows_written > 0);
+    const withRows = runs.find(
+      (r: { metadata: { result: { rows_written: number } } }) => r.metadata.result.rows_written > 0,
+    );
     expect(withRows.errors.retry_0).toMatch(/bucket does not exist/);
-    expect(await listKeys(bucket, 'exports/export_id=')).toEqual([...runs.flatMap((r: { metadata: { result: { exported_files: string[] } } }) => r.metadata.result.exported_files)].sort());
+    expect(await listKeys(bucket, 'exports/export_id=')).toEqual(
+      [
+        ...runs.flatMap(
+          (r: { metadata: { result: { exported_files: string[] } } }) => r.metadata.result.exported_files,
+        ),
+      ].sort(),
+    );
     s3.destroy();
   }, 180_000);
 
   test('cancel stops a scheduled export: finished runs stay, the rest are cancelled, nothing new is scheduled', async () => {
     const id = await newDestination();
     // An hourly export that starts 20 days ago: 480 windows to work through.
-    const created = await post('/bulk-exports', { bulk_export_destination_id: id, session_id: projectId, start_time: hoursAgo(480), interval_hours: 1 });
+    const created = await post('/bulk-exports', {
+      bulk_export_destination_id: id,
+      session_id: projectId,
+      start_time: hoursAgo(480),
+      interval_hours: 1,
+    });
     expect(created.body.status).toBe('IntervalScheduled');
-    await waitForExportRuns(ws.apiKey, created.body.id, (runs) => runs.filter((r) => r.status === 'Completed').length >= 3);
+    await waitForExportRuns(
+      ws.apiKey,
+      created.body.id,
+      (runs) => runs.filter((r) => r.status === 'Completed').length >= 3,
+    );
     const cancelled = await patch(`/bulk-exports/${created.body.id}`, { status: 'Cancelled' });
     expect(cancelled.body.status).toBe('Cancelled');
     const runs = (await get(`/bulk-exports/${created.body.id}/runs`)).body as Array<{ status: string; id: string }>;
-    expect(runs.every((r) => r.status === 'Completed' || r.status === 'Cancelled'), JSON.stringify(runs.map((r) => r.status))).toBe(true);
+    expect(
+      runs.every((r) => r.status === 'Completed' || r.status === 'Cancelled'),
+      JSON.stringify(runs.map((r) => r.status)),
+    ).toBe(true);
     expect(runs.some((r) => r.status === 'Cancelled')).toBe(true);
     await new Promise((r) => setTimeout(r, 1500)); // a few worker ticks
     const later = (await get(`/bulk-exports/${created.body.id}/runs`)).body as Array<{ status: string; id: string }>;
@@ -292,14 +429,30 @@ describe('runs: retries, cancellation, exactly once', () => {
     const id = await newDestination(undefined, bucket);
     const env = inject('tracingEnv');
     const prefix = loadConfig(env).KAFKA_TOPIC_PREFIX.replace(/\.$/, '');
-    const extra: ServiceProcess[] = [startService('services/processes/exportWorkerMain.ts', env, `${prefix}-export-worker-2`)];
+    const extra: ServiceProcess[] = [
+      startService('services/processes/exportWorkerMain.ts', env, `${prefix}-export-worker-2`),
+    ];
     try {
       // Windows of 1 hour over the last 3 days: 72 runs (73 pieces with the midnights), most empty, a few with rows.
-      const created = await post('/bulk-exports', { bulk_export_destination_id: id, session_id: projectId, start_time: hoursAgo(72), interval_hours: 1 });
-      await waitForExportRuns(ws.apiKey, created.body.id, (runs) => runs.filter((r) => r.status === 'Completed').length >= 10);
+      const created = await post('/bulk-exports', {
+        bulk_export_destination_id: id,
+        session_id: projectId,
+        start_time: hoursAgo(72),
+        interval_hours: 1,
+      });
+      await waitForExportRuns(
+        ws.apiKey,
+        created.body.id,
+        (runs) => runs.filter((r) => r.status === 'Completed').length >= 10,
+      );
       await extra[0]!.kill('SIGKILL');
       extra.push(startService('services/processes/exportWorkerMain.ts', env, `${prefix}-export-worker-3`));
-      const runs = await waitForExportRuns(ws.apiKey, created.body.id, (list) => list.length >= 72 && list.every((r) => r.status === 'Completed'), 120_000);
+      const runs = await waitForExportRuns(
+        ws.apiKey,
+        created.body.id,
+        (list) => list.length >= 72 && list.every((r) => r.status === 'Completed'),
+        120_000,
+      );
       const ids = runs.map((r) => r.id);
       expect(new Set(ids).size).toBe(ids.length);
       const files = runs.flatMap((r) => r.metadata.result.exported_files as string[]);

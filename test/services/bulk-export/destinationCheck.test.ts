@@ -35,7 +35,11 @@ let root: S3Client;
 /** The default policy of a deployment whose object store is this MinIO. */
 let policy: OutboundHostPolicy;
 const policyWith = (allowed: string, denied = '') =>
-  destinationHostPolicy({ S3_ENDPOINT: endpoints.s3Endpoint, BULK_EXPORT_ALLOWED_HOSTS: allowed, BULK_EXPORT_DENIED_HOSTS: denied });
+  destinationHostPolicy({
+    S3_ENDPOINT: endpoints.s3Endpoint,
+    BULK_EXPORT_ALLOWED_HOSTS: allowed,
+    BULK_EXPORT_DENIED_HOSTS: denied,
+  });
 const bucket = `destination-check-${randomUUID().slice(0, 8)}`;
 const users: string[] = [];
 
@@ -47,17 +51,28 @@ function location(prefix: string, overrides: Partial<DestinationLocation> = {}):
 async function userWith(name: string, statements: object[]): Promise<DestinationCredentials> {
   const access_key_id = `${name}-${randomUUID().slice(0, 8)}`;
   const secret_access_key = registerSecret(randomBytes(18).toString('base64url'));
-  await createUserWithPolicy(access_key_id, secret_access_key, { Version: '2012-10-17', Statement: statements }, endpoints);
+  await createUserWithPolicy(
+    access_key_id,
+    secret_access_key,
+    { Version: '2012-10-17', Statement: statements },
+    endpoints,
+  );
   users.push(access_key_id);
   return { access_key_id, secret_access_key };
 }
 
 function putOnlyUnder(prefix: string): object[] {
-  return [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/${keyUnderPrefix(prefix, '*')}`] }];
+  return [
+    { Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/${keyUnderPrefix(prefix, '*')}`] },
+  ];
 }
 
 /** The check's outcome: 'passed', or the AppError's status, code and detail. */
-async function check(where: DestinationLocation, credentials: DestinationCredentials, withPolicy = policy): Promise<'passed' | { status: number; code: string; detail: string }> {
+async function check(
+  where: DestinationLocation,
+  credentials: DestinationCredentials,
+  withPolicy = policy,
+): Promise<'passed' | { status: number; code: string; detail: string }> {
   try {
     await checkDestinationWrite(where, credentials, { policy: withPolicy });
     return 'passed';
@@ -88,7 +103,8 @@ afterAll(async () => {
   for (const user of users) await removeUser(user, endpoints);
   if (!root) return;
   const keys = await keysUnder('');
-  if (keys.length > 0) await root.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
+  if (keys.length > 0)
+    await root.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
   await root.send(new DeleteBucketCommand({ Bucket: bucket }));
   root.destroy();
 });
@@ -105,7 +121,9 @@ describe('checkDestinationWrite', () => {
   });
 
   test('with the bucket root as prefix the test object goes to tmp/', async () => {
-    const writer = await userWith('root-writer', [{ Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/tmp/*`] }]);
+    const writer = await userWith('root-writer', [
+      { Effect: 'Allow', Action: ['s3:PutObject'], Resource: [`arn:aws:s3:::${bucket}/tmp/*`] },
+    ]);
     expect(await check(location(''), writer)).toBe('passed');
     expect((await keysUnder('tmp/')).some((key) => /^tmp\/[^/]+\.txt$/.test(key))).toBe(true);
   });
@@ -120,7 +138,11 @@ describe('checkDestinationWrite', () => {
 
   test('a user that cannot write gets "Access denied"', async () => {
     const reader = await userWith('read-only', [
-      { Effect: 'Allow', Action: ['s3:GetObject', 's3:ListBucket'], Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`] },
+      {
+        Effect: 'Allow',
+        Action: ['s3:GetObject', 's3:ListBucket'],
+        Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`],
+      },
     ]);
     expect(await check(location('exports/read-only'), reader)).toEqual(failedWith('Access denied'));
     expect(await keysUnder('exports/read-only/')).toEqual([]);
@@ -131,16 +153,18 @@ describe('checkDestinationWrite', () => {
     expect(await check(location('exports/unknown'), unknown)).toEqual(failedWith('Key ID you provided does not exist'));
   });
 
-  test('a wrong secret for a real key gets the store\'s message, without the secret', async () => {
+  test("a wrong secret for a real key gets the store's message, without the secret", async () => {
     const writer = await userWith('wrong-secret', putOnlyUnder('exports/wrong-secret'));
     const wrong = { ...writer, secret_access_key: 'not-the-right-secret-value' };
     const outcome = await check(location('exports/wrong-secret'), wrong);
     expect(outcome).toEqual(
-      failedWith('The request signature we calculated does not match the signature you provided. Check your key and signing method.'),
+      failedWith(
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+      ),
     );
   });
 
-  test('a missing bucket gets the store\'s message', async () => {
+  test("a missing bucket gets the store's message", async () => {
     const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
     const outcome = await check(location('x', { bucket: `missing-${randomUUID().slice(0, 8)}` }), rootCredentials);
     expect(outcome).toEqual(failedWith('The specified bucket does not exist'));
@@ -151,7 +175,9 @@ describe('checkDestinationWrite', () => {
     async (endpointUrl) => {
       const credentials = { access_key_id: 'any', secret_access_key: 'any-secret' };
       expect(await check(location('x', { endpointUrl }), credentials)).toEqual(
-        failedWith('Invalid endpoint: endpoint_url must be an absolute http:// or https:// URL with a host and no user name or password'),
+        failedWith(
+          'Invalid endpoint: endpoint_url must be an absolute http:// or https:// URL with a host and no user name or password',
+        ),
       );
     },
   );
@@ -170,7 +196,9 @@ describe('endpoints not reached as S3 all get one answer', () => {
   }
 
   async function withNotS3<T>(fn: (port: number) => Promise<T>): Promise<T> {
-    const notS3 = createServer((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>nothing here</h1>'));
+    const notS3 = createServer((_request, response) =>
+      response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>nothing here</h1>'),
+    );
     await new Promise<void>((resolve) => notS3.listen(0, '127.0.0.1', resolve));
     try {
       return await fn((notS3.address() as AddressInfo).port);
@@ -179,7 +207,7 @@ describe('endpoints not reached as S3 all get one answer', () => {
     }
   }
 
-  test('refused by default: ClickHouse\'s port, a closed port, metadata, private, loopback by name and IPv4-mapped', async () => {
+  test("refused by default: ClickHouse's port, a closed port, metadata, private, loopback by name and IPv4-mapped", async () => {
     const clickhouse = new URL(endpoints.clickhouseUrl);
     const refused = [
       `http://127.0.0.1:${clickhouse.port}`,
@@ -195,47 +223,85 @@ describe('endpoints not reached as S3 all get one answer', () => {
       'http://0.0.0.0:9000',
       `http://localhost:${clickhouse.port}`,
     ];
-    for (const endpointUrl of refused) expect(await check(location('x', { endpointUrl }), credentials), endpointUrl).toEqual(neutral);
+    for (const endpointUrl of refused)
+      expect(await check(location('x', { endpointUrl }), credentials), endpointUrl).toEqual(neutral);
   });
 
   test('allowed but not S3 reads the same: nothing listening, another service, an unknown name', async () => {
     const loopback = policyWith('127.0.0.1');
     const clickhouse = new URL(endpoints.clickhouseUrl);
-    expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${await closedPort()}` }), credentials, loopback)).toEqual(neutral);
-    expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${clickhouse.port}` }), credentials, loopback)).toEqual(neutral);
-    await withNotS3(async (port) => expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${port}` }), credentials, loopback)).toEqual(neutral));
-    expect(await check(location('x', { endpointUrl: 'http://no-such-host.invalid:9000' }), credentials)).toEqual(neutral);
+    expect(
+      await check(location('x', { endpointUrl: `http://127.0.0.1:${await closedPort()}` }), credentials, loopback),
+    ).toEqual(neutral);
+    expect(
+      await check(location('x', { endpointUrl: `http://127.0.0.1:${clickhouse.port}` }), credentials, loopback),
+    ).toEqual(neutral);
+    await withNotS3(async (port) =>
+      expect(await check(location('x', { endpointUrl: `http://127.0.0.1:${port}` }), credentials, loopback)).toEqual(
+        neutral,
+      ),
+    );
+    expect(await check(location('x', { endpointUrl: 'http://no-such-host.invalid:9000' }), credentials)).toEqual(
+      neutral,
+    );
   });
 
   test('the allow list lets a loopback host through; the deny list wins over everything', async () => {
     const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
     const store = new URL(endpoints.s3Endpoint);
     // A deployment whose own store is elsewhere: this MinIO is then just a service on loopback.
-    const elsewhere = (allowed: string) => destinationHostPolicy({ S3_ENDPOINT: 'https://s3.example.com', BULK_EXPORT_ALLOWED_HOSTS: allowed, BULK_EXPORT_DENIED_HOSTS: '' });
+    const elsewhere = (allowed: string) =>
+      destinationHostPolicy({
+        S3_ENDPOINT: 'https://s3.example.com',
+        BULK_EXPORT_ALLOWED_HOSTS: allowed,
+        BULK_EXPORT_DENIED_HOSTS: '',
+      });
     const byName = location('exports/by-name', { endpointUrl: `http://localhost:${store.port}` });
     expect(await check(byName, rootCredentials, elsewhere(''))).toEqual(neutral);
     expect(await check(location('exports/by-address'), rootCredentials, elsewhere(''))).toEqual(neutral);
     expect(await check(byName, rootCredentials, elsewhere('localhost'))).toBe('passed');
-    expect(await check(location('exports/by-address'), rootCredentials, elsewhere(`${store.hostname}:${store.port}`))).toBe('passed');
+    expect(
+      await check(location('exports/by-address'), rootCredentials, elsewhere(`${store.hostname}:${store.port}`)),
+    ).toBe('passed');
     expect(await check(location('exports/by-range'), rootCredentials, elsewhere('127.0.0.0/8, ::1'))).toBe('passed');
-    expect(await check(location('exports/other-port'), rootCredentials, elsewhere(`${store.hostname}:1`))).toEqual(neutral);
-    expect(await check(location('exports/denied'), rootCredentials, policyWith('127.0.0.1', `${store.hostname}:${store.port}`))).toEqual(neutral);
+    expect(await check(location('exports/other-port'), rootCredentials, elsewhere(`${store.hostname}:1`))).toEqual(
+      neutral,
+    );
+    expect(
+      await check(
+        location('exports/denied'),
+        rootCredentials,
+        policyWith('127.0.0.1', `${store.hostname}:${store.port}`),
+      ),
+    ).toEqual(neutral);
   });
 
   test('the check is made again as each connection is made, not only before it', async () => {
     const rootCredentials = { access_key_id: endpoints.s3AccessKeyId, secret_access_key: endpoints.s3SecretAccessKey };
     const store = new URL(endpoints.s3Endpoint);
     // A client built for a name the policy refuses (as a worker would for a name that resolves elsewhere now) never connects.
-    const refusing = destinationHostPolicy({ S3_ENDPOINT: 'https://s3.example.com', BULK_EXPORT_ALLOWED_HOSTS: '', BULK_EXPORT_DENIED_HOSTS: '' });
-    const s3 = destinationS3Client(location('x', { endpointUrl: `http://localhost:${store.port}` }), rootCredentials, { policy: refusing, maxAttempts: 1 });
+    const refusing = destinationHostPolicy({
+      S3_ENDPOINT: 'https://s3.example.com',
+      BULK_EXPORT_ALLOWED_HOSTS: '',
+      BULK_EXPORT_DENIED_HOSTS: '',
+    });
+    const s3 = destinationS3Client(location('x', { endpointUrl: `http://localhost:${store.port}` }), rootCredentials, {
+      policy: refusing,
+      maxAttempts: 1,
+    });
     try {
-      const error = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'x' })).then(() => null, (e: Error) => e);
+      const error = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'x' })).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(error).toBeInstanceOf(HostDeniedError);
     } finally {
       s3.destroy();
     }
     // An address the policy refuses cannot even make a client.
-    expect(() => destinationS3Client(location('x', { endpointUrl: 'http://169.254.169.254' }), rootCredentials, { policy })).toThrow(HostDeniedError);
+    expect(() =>
+      destinationS3Client(location('x', { endpointUrl: 'http://169.254.169.254' }), rootCredentials, { policy }),
+    ).toThrow(HostDeniedError);
   });
 });
 
@@ -245,7 +311,12 @@ test('a write-only user can complete a multipart upload under its prefix (what e
   const body = randomBytes(6 * 1024 * 1024 + 123);
   const key = keyUnderPrefix('exports/multipart', 'export_id=1/part-0.parquet');
   try {
-    const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: body }, partSize: 5 * 1024 * 1024, queueSize: 2 });
+    const upload = new Upload({
+      client: s3,
+      params: { Bucket: bucket, Key: key, Body: body },
+      partSize: 5 * 1024 * 1024,
+      queueSize: 2,
+    });
     await upload.done();
   } finally {
     s3.destroy();

@@ -26,13 +26,50 @@ function fold(...events: DecodedEvent[]): ExportState {
 const ev = <N extends keyof EventPayloads>(name: N, payload: Partial<EventPayloads[N]>): DecodedEvent =>
   ({ name, version: 1, payload: { tenant_id: T, export_id: 'x1', ...payload } }) as unknown as DecodedEvent;
 const created = (overrides: Partial<EventPayloads['ExportCreated']>) =>
-  ev('ExportCreated', { destination_id: 'd1', session_id: 's1', start_time: NOON, end_time: null, interval_hours: null, format: 'Parquet', format_version: 'v1', compression: 'gzip', export_fields: null, created_at: 1, ...overrides });
-const scheduled = (run_id: string, at: number) => ev('ExportRunScheduled', { run_id, start_time: NOON, end_time: NOON + HOUR, scheduled_at: at });
-const started = (run_id: string, attempt: number, at: number) => ev('ExportRunStarted', { run_id, attempt, worker_id: 'w1', started_at: at });
+  ev('ExportCreated', {
+    destination_id: 'd1',
+    session_id: 's1',
+    start_time: NOON,
+    end_time: null,
+    interval_hours: null,
+    format: 'Parquet',
+    format_version: 'v1',
+    compression: 'gzip',
+    export_fields: null,
+    created_at: 1,
+    ...overrides,
+  });
+const scheduled = (run_id: string, at: number) =>
+  ev('ExportRunScheduled', { run_id, start_time: NOON, end_time: NOON + HOUR, scheduled_at: at });
+const started = (run_id: string, attempt: number, at: number) =>
+  ev('ExportRunStarted', { run_id, attempt, worker_id: 'w1', started_at: at });
 const file = (run_id: string, name: string, attempt = 0) =>
-  ev('ExportRunProgressed', { run_id, attempt, worker_id: 'w1', file: name, file_rows: 10, file_bytes: 1000, cursor_start_time: NOON, cursor_id: `id-${name}`, recorded_at: 4 });
-const finished = (run_id: string, status: 'Completed' | 'Failed', attempt: number, at: number, extra: { error?: string; retry_at?: number } = {}) =>
-  ev('ExportRunFinished', { run_id, attempt, status, error: extra.error ?? null, retry_at: extra.retry_at ?? null, finished_at: at });
+  ev('ExportRunProgressed', {
+    run_id,
+    attempt,
+    worker_id: 'w1',
+    file: name,
+    file_rows: 10,
+    file_bytes: 1000,
+    cursor_start_time: NOON,
+    cursor_id: `id-${name}`,
+    recorded_at: 4,
+  });
+const finished = (
+  run_id: string,
+  status: 'Completed' | 'Failed',
+  attempt: number,
+  at: number,
+  extra: { error?: string; retry_at?: number } = {},
+) =>
+  ev('ExportRunFinished', {
+    run_id,
+    attempt,
+    status,
+    error: extra.error ?? null,
+    retry_at: extra.retry_at ?? null,
+    finished_at: at,
+  });
 
 describe('an export’s progress', () => {
   it('a one-time export: the runs its range is cut into (one per UTC day), those done and failed, rows, bytes, files, the latest error', () => {

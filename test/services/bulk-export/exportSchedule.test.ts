@@ -11,12 +11,19 @@ describe('splitAtUtcMidnights', () => {
       [us('2026-03-02T00:00:00Z'), us('2026-03-03T00:00:00Z')],
       [us('2026-03-03T00:00:00Z'), us('2026-03-03T01:00:00Z')],
     ]);
-    expect(splitAtUtcMidnights(us('2026-03-02T00:00:00Z'), us('2026-03-03T00:00:00Z'))).toEqual([[us('2026-03-02T00:00:00Z'), us('2026-03-03T00:00:00Z')]]);
+    expect(splitAtUtcMidnights(us('2026-03-02T00:00:00Z'), us('2026-03-03T00:00:00Z'))).toEqual([
+      [us('2026-03-02T00:00:00Z'), us('2026-03-03T00:00:00Z')],
+    ]);
   });
 });
 
 describe('dueRuns', () => {
-  const oneTime = { id: 'e1', startTime: us('2026-03-01T12:00:00Z'), endTime: us('2026-03-03T06:00:00Z'), intervalHours: null };
+  const oneTime = {
+    id: 'e1',
+    startTime: us('2026-03-01T12:00:00Z'),
+    endTime: us('2026-03-03T06:00:00Z'),
+    intervalHours: null,
+  };
   const lag = 300e6;
 
   it('a one-time export is due once its end and the lag have passed, one run per UTC day', () => {
@@ -36,7 +43,9 @@ describe('dueRuns', () => {
     const { runs, nextWindow } = dueRuns(scheduled, now, lag);
     // Windows ending 16:30, 22:30 (due); 04:30 next day is due too (04:30 + 5 min < 05:00); 10:30 is not.
     expect(nextWindow).toBe(3);
-    expect(runs.map((r) => [new Date(r.startTime / 1000).toISOString(), new Date(r.endTime / 1000).toISOString()])).toEqual([
+    expect(
+      runs.map((r) => [new Date(r.startTime / 1000).toISOString(), new Date(r.endTime / 1000).toISOString()]),
+    ).toEqual([
       ['2026-03-01T10:30:00.000Z', '2026-03-01T16:30:00.000Z'],
       ['2026-03-01T16:30:00.000Z', '2026-03-01T22:30:00.000Z'],
       ['2026-03-01T22:30:00.000Z', '2026-03-02T00:00:00.000Z'],

@@ -24,13 +24,49 @@ const ev = <N extends keyof EventPayloads>(name: N, payload: Partial<EventPayloa
   ({ name, version: 1, payload: { tenant_id: T, export_id: 'x1', ...payload } }) as unknown as DecodedEvent;
 
 const created = (overrides: Partial<EventPayloads['ExportCreated']> = {}) =>
-  ev('ExportCreated', { destination_id: 'd1', session_id: 's1', start_time: 0, end_time: 100, interval_hours: null, format: 'Parquet', format_version: 'v1', compression: 'gzip', export_fields: null, created_at: 1, ...overrides });
-const scheduled = (run_id: string, at = 2) => ev('ExportRunScheduled', { run_id, start_time: 0, end_time: 100, scheduled_at: at });
-const started = (run_id: string, worker_id: string, attempt = 0, at = 3) => ev('ExportRunStarted', { run_id, attempt, worker_id, started_at: at });
+  ev('ExportCreated', {
+    destination_id: 'd1',
+    session_id: 's1',
+    start_time: 0,
+    end_time: 100,
+    interval_hours: null,
+    format: 'Parquet',
+    format_version: 'v1',
+    compression: 'gzip',
+    export_fields: null,
+    created_at: 1,
+    ...overrides,
+  });
+const scheduled = (run_id: string, at = 2) =>
+  ev('ExportRunScheduled', { run_id, start_time: 0, end_time: 100, scheduled_at: at });
+const started = (run_id: string, worker_id: string, attempt = 0, at = 3) =>
+  ev('ExportRunStarted', { run_id, attempt, worker_id, started_at: at });
 const progressed = (run_id: string, worker_id: string, file: string | null, attempt = 0) =>
-  ev('ExportRunProgressed', { run_id, attempt, worker_id, file, file_rows: file ? 10 : 0, file_bytes: file ? 1000 : 0, cursor_start_time: file ? 50 : null, cursor_id: file ? `id-${file}` : null, recorded_at: 4 });
-const finished = (run_id: string, status: 'Completed' | 'Failed' | 'Cancelled' | 'TimedOut', attempt = 0, extra: { error?: string; retry_at?: number } = {}) =>
-  ev('ExportRunFinished', { run_id, attempt, status, error: extra.error ?? null, retry_at: extra.retry_at ?? null, finished_at: 9 });
+  ev('ExportRunProgressed', {
+    run_id,
+    attempt,
+    worker_id,
+    file,
+    file_rows: file ? 10 : 0,
+    file_bytes: file ? 1000 : 0,
+    cursor_start_time: file ? 50 : null,
+    cursor_id: file ? `id-${file}` : null,
+    recorded_at: 4,
+  });
+const finished = (
+  run_id: string,
+  status: 'Completed' | 'Failed' | 'Cancelled' | 'TimedOut',
+  attempt = 0,
+  extra: { error?: string; retry_at?: number } = {},
+) =>
+  ev('ExportRunFinished', {
+    run_id,
+    attempt,
+    status,
+    error: extra.error ?? null,
+    retry_at: extra.retry_at ?? null,
+    finished_at: 9,
+  });
 
 describe('ExportState fold', () => {
   it('keeps the first scheduling of a run id and the first claim of an attempt', () => {
@@ -43,9 +79,21 @@ describe('ExportState fold', () => {
   });
 
   it('counts progress only from the claimant of the current attempt', () => {
-    const s = fold(created(), scheduled('r1'), started('r1', 'w1'), progressed('r1', 'w2', 'f-x'), progressed('r1', 'w1', 'f1'), progressed('r1', 'w1', null));
+    const s = fold(
+      created(),
+      scheduled('r1'),
+      started('r1', 'w1'),
+      progressed('r1', 'w2', 'f-x'),
+      progressed('r1', 'w1', 'f1'),
+      progressed('r1', 'w1', null),
+    );
     const run = s.export(T, 'x1')!.runs.get('r1')!;
-    expect(run).toMatchObject({ files: ['f1'], rowsWritten: 10, bytesWritten: 1000, cursor: { startTime: 50, id: 'id-f1' } });
+    expect(run).toMatchObject({
+      files: ['f1'],
+      rowsWritten: 10,
+      bytesWritten: 1000,
+      cursor: { startTime: 50, id: 'id-f1' },
+    });
   });
 
   it('a failed attempt with retry_at is retried from its cursor; without it the run has failed', () => {
@@ -59,13 +107,25 @@ describe('ExportState fold', () => {
     );
     const e = s.export(T, 'x1')!;
     let run = e.runs.get('r1')!;
-    expect(run).toMatchObject({ attempt: 1, phase: 'pending', retryAt: 500, errors: { retry_0: 'boom' }, rowsWritten: 10, cursor: { id: 'id-f1' } });
+    expect(run).toMatchObject({
+      attempt: 1,
+      phase: 'pending',
+      retryAt: 500,
+      errors: { retry_0: 'boom' },
+      rowsWritten: 10,
+      cursor: { id: 'id-f1' },
+    });
     expect([...s.unfinishedRuns()].map((u) => u.run.id)).toEqual(['r1']);
     expect(exportStatus(e)).toBe('Running');
     s.apply(started('r1', 'w2', 1));
     s.apply(finished('r1', 'Failed', 1, { error: 'again' }));
     run = e.runs.get('r1')!;
-    expect(run).toMatchObject({ phase: 'done', status: 'Failed', errors: { retry_0: 'boom', retry_1: 'again' }, finishedAt: 9 });
+    expect(run).toMatchObject({
+      phase: 'done',
+      status: 'Failed',
+      errors: { retry_0: 'boom', retry_1: 'again' },
+      finishedAt: 9,
+    });
     expect([...s.unfinishedRuns()]).toEqual([]);
     expect(exportStatus(e)).toBe('Failed');
     expect(exportFinishedAt(e)).toBe(9);
@@ -73,15 +133,36 @@ describe('ExportState fold', () => {
 
   it('keeps a file whose completion was under way across attempts, until a file is recorded', () => {
     const pending = (file: string, attempt = 0, worker_id = 'w1') =>
-      ev('ExportRunFilePending', { run_id: 'r1', attempt, worker_id, file, file_rows: 10, cursor_start_time: 70, cursor_id: `id-${file}`, recorded_at: 5 });
-    const s = fold(created(), scheduled('r1'), started('r1', 'w1'), progressed('r1', 'w1', 'f1'), pending('f2', 0, 'w2'), pending('f2'));
+      ev('ExportRunFilePending', {
+        run_id: 'r1',
+        attempt,
+        worker_id,
+        file,
+        file_rows: 10,
+        cursor_start_time: 70,
+        cursor_id: `id-${file}`,
+        recorded_at: 5,
+      });
+    const s = fold(
+      created(),
+      scheduled('r1'),
+      started('r1', 'w1'),
+      progressed('r1', 'w1', 'f1'),
+      pending('f2', 0, 'w2'),
+      pending('f2'),
+    );
     const run = s.export(T, 'x1')!.runs.get('r1')!;
     expect(run.pendingFile).toEqual({ key: 'f2', rows: 10, cursor: { startTime: 70, id: 'id-f2' } });
     s.apply(finished('r1', 'Failed', 0, { error: 'kafka away', retry_at: 6 }));
     expect(run.pendingFile?.key).toBe('f2'); // the next attempt looks for it
     s.apply(started('r1', 'w3', 1));
     s.apply(progressed('r1', 'w3', 'f2', 1));
-    expect(run).toMatchObject({ pendingFile: null, files: ['f1', 'f2'], rowsWritten: 20, cursor: { startTime: 50, id: 'id-f2' } });
+    expect(run).toMatchObject({
+      pendingFile: null,
+      files: ['f1', 'f2'],
+      rowsWritten: 20,
+      cursor: { startTime: 50, id: 'id-f2' },
+    });
   });
 
   it('a one-time export is Created, then Running, then Completed when all its runs are', () => {
@@ -97,7 +178,14 @@ describe('ExportState fold', () => {
   });
 
   it('cancelling is final: unfinished runs become Cancelled, finished ones stay, nothing new is scheduled or claimed', () => {
-    const s = fold(created({ end_time: null, interval_hours: 1 }), scheduled('r1'), started('r1', 'w1'), finished('r1', 'Completed'), scheduled('r2'), started('r2', 'w1'));
+    const s = fold(
+      created({ end_time: null, interval_hours: 1 }),
+      scheduled('r1'),
+      started('r1', 'w1'),
+      finished('r1', 'Completed'),
+      scheduled('r2'),
+      started('r2', 'w1'),
+    );
     const e = s.export(T, 'x1')!;
     expect(exportStatus(e)).toBe('IntervalScheduled');
     s.apply(ev('ExportCancelled', { cancelled_at: 20 }));
@@ -105,7 +193,10 @@ describe('ExportState fold', () => {
     s.apply(progressed('r2', 'w1', 'late'));
     s.apply(finished('r2', 'Completed'));
     expect(exportStatus(e)).toBe('Cancelled');
-    expect([...e.runs.values()].map((r) => [r.id, r.status])).toEqual([['r1', 'Completed'], ['r2', 'Cancelled']]);
+    expect([...e.runs.values()].map((r) => [r.id, r.status])).toEqual([
+      ['r1', 'Completed'],
+      ['r2', 'Cancelled'],
+    ]);
     expect([...s.unfinishedRuns()]).toEqual([]);
     expect(e.runs.get('r2')!.files).toEqual([]);
     expect(exportFinishedAt(e)).toBe(20);
@@ -113,8 +204,24 @@ describe('ExportState fold', () => {
 
   it('keeps workspaces apart and replaces credentials on rotation', () => {
     const s = fold(
-      ev('DestinationCreated', { destination_id: 'd1', destination_type: 's3', display_name: 'lake', bucket_name: 'b', prefix: 'p', endpoint_url: null, region: null, credentials: 'sealed-1', credentials_keys: ['access_key_id', 'secret_access_key'], created_at: 1 }),
-      ev('DestinationCredentialsRotated', { destination_id: 'd1', credentials: 'sealed-2', credentials_keys: ['access_key_id', 'secret_access_key'], rotated_at: 5 }),
+      ev('DestinationCreated', {
+        destination_id: 'd1',
+        destination_type: 's3',
+        display_name: 'lake',
+        bucket_name: 'b',
+        prefix: 'p',
+        endpoint_url: null,
+        region: null,
+        credentials: 'sealed-1',
+        credentials_keys: ['access_key_id', 'secret_access_key'],
+        created_at: 1,
+      }),
+      ev('DestinationCredentialsRotated', {
+        destination_id: 'd1',
+        credentials: 'sealed-2',
+        credentials_keys: ['access_key_id', 'secret_access_key'],
+        rotated_at: 5,
+      }),
       created(),
     );
     expect(s.destination(T, 'd1')).toMatchObject({ credentials: 'sealed-2', updatedAt: 5, createdAt: 1 });

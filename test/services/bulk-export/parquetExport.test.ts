@@ -20,7 +20,13 @@ import {
 import { provideInfra, type StackEndpoints } from '../../support/infra.ts';
 import { ensurePythonEnv, run, type PythonEnv } from '../../support/pythonEnv.ts';
 import { repoRoot } from '../../support/serviceProcess.ts';
-import { insertFeedback, insertRuns, runRow, scratchDatabase, type ScratchDatabase } from '../tracing/query/scratchDatabase.ts';
+import {
+  insertFeedback,
+  insertRuns,
+  runRow,
+  scratchDatabase,
+  type ScratchDatabase,
+} from '../tracing/query/scratchDatabase.ts';
 import { loadConfig } from '../../../platform/config.ts';
 import { BlobStore } from '../../../platform/blobStore.ts';
 import { formatDottedTimestamp } from '../../../platform/time.ts';
@@ -29,7 +35,12 @@ import type { RunRow } from '../../../projections/shared/runRow.ts';
 import { exportRunsToParquet } from '../../../services/bulk-export/parquet/runsExport.ts';
 import { stopParquetEncoders } from '../../../services/bulk-export/parquet/parquetUpload.ts';
 import { exportRunDirectory } from '../../../services/bulk-export/parquet/objectKey.ts';
-import type { ExportCompression, ExportedFile, ExportFormatVersion, ExportRunTask } from '../../../services/bulk-export/exportTypes.ts';
+import type {
+  ExportCompression,
+  ExportedFile,
+  ExportFormatVersion,
+  ExportRunTask,
+} from '../../../services/bulk-export/exportTypes.ts';
 
 /** Small files, so that a few hundred runs make several per day. */
 const MAX_FILE_BYTES = 8 * 1024;
@@ -60,7 +71,12 @@ interface FileContents {
 }
 
 async function readFiles(keys: readonly string[]): Promise<FileContents[]> {
-  const env = { ...process.env, S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey };
+  const env = {
+    ...process.env,
+    S3_ENDPOINT: infra.s3Endpoint,
+    S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+    S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+  };
   const out = await run(python.python, [READER, bucket, ...keys], env, 120_000);
   if (out.code !== 0) throw new Error(`read_parquet.py failed:\n${out.stderr}`);
   return (JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { files: FileContents[] }).files;
@@ -68,7 +84,11 @@ async function readFiles(keys: readonly string[]): Promise<FileContents[]> {
 
 /** A file's rows with feedback_stats parsed, for comparing with expected values. */
 const comparable = (rows: Record<string, unknown>[]) =>
-  rows.map((r) => ('feedback_stats' in r ? { ...r, feedback_stats: r.feedback_stats === null ? null : JSON.parse(r.feedback_stats as string) } : r));
+  rows.map((r) =>
+    'feedback_stats' in r
+      ? { ...r, feedback_stats: r.feedback_stats === null ? null : JSON.parse(r.feedback_stats as string) }
+      : r,
+  );
 
 function task(fields: Partial<ExportRunTask> = {}): ExportRunTask {
   return {
@@ -89,14 +109,33 @@ function task(fields: Partial<ExportRunTask> = {}): ExportRunTask {
 }
 
 const s3Client = () =>
-  new S3Client({ endpoint: infra.s3Endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: infra.s3AccessKeyId, secretAccessKey: infra.s3SecretAccessKey } });
+  new S3Client({
+    endpoint: infra.s3Endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: infra.s3AccessKeyId, secretAccessKey: infra.s3SecretAccessKey },
+  });
 
 const location = (prefix = 'exports/test') => ({ bucket, prefix, endpointUrl: infra.s3Endpoint, region: 'us-east-1' });
 
-async function exportRuns(t: ExportRunTask, options: { maxFileBytes?: number; signal?: AbortSignal; onFile?: (f: ExportedFile) => Promise<void>; s3?: S3Client; prefix?: string } = {}) {
+async function exportRuns(
+  t: ExportRunTask,
+  options: {
+    maxFileBytes?: number;
+    signal?: AbortSignal;
+    onFile?: (f: ExportedFile) => Promise<void>;
+    s3?: S3Client;
+    prefix?: string;
+  } = {},
+) {
   const reported: ExportedFile[] = [];
   const result = await exportRunsToParquet(
-    { ch: db.ch, tables: { runs: LIVE_TABLES.runs, runKeys: LIVE_TABLES.runKeys, feedback: LIVE_TABLES.feedback }, blobs, s3: options.s3 ?? s3 },
+    {
+      ch: db.ch,
+      tables: { runs: LIVE_TABLES.runs, runKeys: LIVE_TABLES.runKeys, feedback: LIVE_TABLES.feedback },
+      blobs,
+      s3: options.s3 ?? s3,
+    },
     t,
     location(options.prefix),
     {
@@ -122,7 +161,8 @@ async function listKeys(prefix: string): Promise<string[]> {
   return keys.sort();
 }
 
-const openUploads = async (prefix: string) => (await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }))).Uploads ?? [];
+const openUploads = async (prefix: string) =>
+  (await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }))).Uploads ?? [];
 
 /** A run as the export writes it (values as pyarrow reads them back; timestamps in µs). */
 function exportedRow(row: RunRow, over: { inputs?: string; feedback_stats?: unknown } = {}): Record<string, unknown> {
@@ -133,7 +173,10 @@ function exportedRow(row: RunRow, over: { inputs?: string; feedback_stats?: unkn
     session_id: row.session_id,
     trace_id: row.trace_id,
     parent_run_id: row.parent_run_id,
-    parent_run_ids: row.dotted_order.split('.').slice(0, -1).map((s) => s.slice(-36)),
+    parent_run_ids: row.dotted_order
+      .split('.')
+      .slice(0, -1)
+      .map((s) => s.slice(-36)),
     reference_example_id: row.reference_example_id,
     name: row.name,
     run_type: row.run_type,
@@ -165,32 +208,73 @@ beforeAll(async () => {
   db = await scratchDatabase('parquet_export');
   s3 = s3Client();
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  blobs = new BlobStore(loadConfig({ ...process.env, S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey }));
+  blobs = new BlobStore(
+    loadConfig({
+      ...process.env,
+      S3_ENDPOINT: infra.s3Endpoint,
+      S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+      S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+    }),
+  );
   await blobs.ensureBucket();
   python = await ensurePythonEnv();
 
-  const run = (fields: Partial<RunRow> & { id: string; start_time: number }, tenant = TENANT) => runRow(tenant, { session_id: PROJECT, ...fields });
+  const run = (fields: Partial<RunRow> & { id: string; start_time: number }, tenant = TENANT) =>
+    runRow(tenant, { session_id: PROJECT, ...fields });
   // A root and its child on day 0: unicode, tags, NULLs, usage; the child's inputs are in the payload store.
   const rootId = randomUUID();
   const root = run({
-    id: rootId, start_time: D0 + 3_600_000_000, end_time: D0 + 3_601_500_000, name: 'résumé 😀 agent', run_type: 'chain',
-    inputs: '{"question":"héllo wörld ✓"}', outputs: '{"answer":"ok"}', extra: '{"metadata":{"user":"u-1"}}', tags: ['α-tag', 'prod'],
-    prompt_tokens: 10, completion_tokens: 3, total_tokens: 13, prompt_cost: 0.001, completion_cost: 0.002, total_cost: 0.003,
+    id: rootId,
+    start_time: D0 + 3_600_000_000,
+    end_time: D0 + 3_601_500_000,
+    name: 'résumé 😀 agent',
+    run_type: 'chain',
+    inputs: '{"question":"héllo wörld ✓"}',
+    outputs: '{"answer":"ok"}',
+    extra: '{"metadata":{"user":"u-1"}}',
+    tags: ['α-tag', 'prod'],
+    prompt_tokens: 10,
+    completion_tokens: 3,
+    total_tokens: 13,
+    prompt_cost: 0.001,
+    completion_cost: 0.002,
+    total_cost: 0.003,
   });
   claimChecked = JSON.stringify({ messages: ['big '.repeat(500), 'payload ✓'] });
   const ref = await blobs.put(TENANT, 'inputs', Buffer.from(claimChecked), 'application/json');
   const childStart = D0 + 3_600_000_001;
   const child = run({
-    id: randomUUID(), trace_id: rootId, parent_run_id: rootId, start_time: childStart, name: 'ChatModel', run_type: 'llm',
-    dotted_order: `${root.dotted_order}.${formatDottedTimestamp(childStart)}`, inputs: '', payload_refs: JSON.stringify({ inputs: ref }),
-    error: 'ValueError: ünïcode boom', events: '[{"name":"new_token"}]', first_token_time: childStart + 250_000, reference_example_id: randomUUID(),
+    id: randomUUID(),
+    trace_id: rootId,
+    parent_run_id: rootId,
+    start_time: childStart,
+    name: 'ChatModel',
+    run_type: 'llm',
+    dotted_order: `${root.dotted_order}.${formatDottedTimestamp(childStart)}`,
+    inputs: '',
+    payload_refs: JSON.stringify({ inputs: ref }),
+    error: 'ValueError: ünïcode boom',
+    events: '[{"name":"new_token"}]',
+    first_token_time: childStart + 250_000,
+    reference_example_id: randomUUID(),
   });
   child.dotted_order += child.id;
   // Day 1: feedback; a run stored in two versions (the newest wins).
-  const withFeedback = run({ id: randomUUID(), start_time: D0 + DAY + 5_000_000, end_time: D0 + DAY + 6_000_000, name: 'graded' });
+  const withFeedback = run({
+    id: randomUUID(),
+    start_time: D0 + DAY + 5_000_000,
+    end_time: D0 + DAY + 6_000_000,
+    name: 'graded',
+  });
   const versionId = randomUUID();
   const oldVersion = run({ id: versionId, start_time: D0 + DAY + 7_000_000, name: 'old name', version: 1 });
-  const newVersion = run({ id: versionId, start_time: D0 + DAY + 7_000_000, name: 'new name', end_time: D0 + DAY + 8_000_000, version: 2 });
+  const newVersion = run({
+    id: versionId,
+    start_time: D0 + DAY + 7_000_000,
+    name: 'new name',
+    end_time: D0 + DAY + 8_000_000,
+    version: 2,
+  });
   // Day 2: a run whose newest version moved out of the window is not exported (as the projector
   // moves it: the new row at its new key, a tombstone at the old one, between the two versions).
   const movedId = randomUUID();
@@ -208,9 +292,14 @@ beforeAll(async () => {
   // 300 ordinary runs over the three days (distinct start times: the cursor order is start_time, id).
   const bulk = Array.from({ length: 300 }, (_, i) =>
     run({
-      id: randomUUID(), start_time: D0 + Math.floor((i * 3 * DAY) / 300) + 20_000_000 + i, end_time: D0 + Math.floor((i * 3 * DAY) / 300) + 21_000_000,
-      name: `step ${i}`, run_type: ['llm', 'tool', 'chain'][i % 3]!, inputs: JSON.stringify({ i, text: `input ${i} `.repeat(40) }),
-      outputs: i % 7 === 0 ? '' : JSON.stringify({ text: `output ${i} `.repeat(30) }), tags: i % 2 ? ['bulk'] : [],
+      id: randomUUID(),
+      start_time: D0 + Math.floor((i * 3 * DAY) / 300) + 20_000_000 + i,
+      end_time: D0 + Math.floor((i * 3 * DAY) / 300) + 21_000_000,
+      name: `step ${i}`,
+      run_type: ['llm', 'tool', 'chain'][i % 3]!,
+      inputs: JSON.stringify({ i, text: `input ${i} `.repeat(40) }),
+      outputs: i % 7 === 0 ? '' : JSON.stringify({ text: `output ${i} `.repeat(30) }),
+      tags: i % 2 ? ['bulk'] : [],
     }),
   );
   await insertRuns(db.ch, [root, child, withFeedback, oldVersion, movedOld, ...others, ...bulk]);
@@ -238,7 +327,12 @@ afterAll(async () => {
   if (s3) {
     const keys = await listKeys('').catch(() => []);
     for (let i = 0; i < keys.length; i += 1000)
-      await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) } }));
+      await s3.send(
+        new DeleteObjectsCommand({
+          Bucket: bucket,
+          Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })) },
+        }),
+      );
     await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => {});
     s3.destroy();
   }
@@ -253,9 +347,14 @@ describe('exportRunsToParquet', () => {
     expect(result.rows).toBe(expected.length);
     expect(result.reported).toEqual(result.files);
     expect(result.files.map((f) => f.key)).toEqual(
-      [0, 1, 2].map((day, seq) => `${exportRunDirectory('exports/test', { ...t, startMicros: D0 + day * DAY })}/${t.runId}-0-0000${seq}.parquet`),
+      [0, 1, 2].map(
+        (day, seq) =>
+          `${exportRunDirectory('exports/test', { ...t, startMicros: D0 + day * DAY })}/${t.runId}-0-0000${seq}.parquet`,
+      ),
     );
-    expect(result.files[0]!.key).toMatch(/^exports\/test\/export_id=[^/]+\/tenant_id=[^/]+\/session_id=[^/]+\/resource=runs\/year=2025\/month=01\/day=06\//);
+    expect(result.files[0]!.key).toMatch(
+      /^exports\/test\/export_id=[^/]+\/tenant_id=[^/]+\/session_id=[^/]+\/resource=runs\/year=2025\/month=01\/day=06\//,
+    );
 
     const files = await readFiles(result.files.map((f) => f.key));
     expect(comparable(files.flatMap((f) => f.rows))).toEqual(expected);
@@ -264,9 +363,13 @@ describe('exportRunsToParquet', () => {
       const last = file.rows.at(-1)!;
       expect(reported.rows).toBe(file.num_rows);
       expect(reported.cursor).toEqual({ startTime: last.start_time, id: last.id });
-      expect(reported.bytes).toBe((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: reported.key }))).ContentLength);
+      expect(reported.bytes).toBe(
+        (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: reported.key }))).ContentLength,
+      );
       // Every row of a file started on its partition's day.
-      expect(file.rows.every((r) => Math.floor((r.start_time as number) / DAY) === Math.floor((D0 + i * DAY) / DAY))).toBe(true);
+      expect(
+        file.rows.every((r) => Math.floor((r.start_time as number) / DAY) === Math.floor((D0 + i * DAY) / DAY)),
+      ).toBe(true);
     }
     const schema = files[0]!.schema;
     expect(schema.map((f) => f.name)).toEqual(Object.keys(expected[0]!));
@@ -277,9 +380,18 @@ describe('exportRunsToParquet', () => {
     ]);
     const types = Object.fromEntries(schema.map((f) => [f.name, `${f.type}${f.nullable ? '' : ' not null'}`]));
     expect(types).toMatchObject({
-      id: 'string not null', parent_run_id: 'string', parent_run_ids: 'list<item: string not null> not null', is_root: 'bool not null',
-      inputs: 'string', error: 'string', tags: 'list<item: string not null> not null', feedback_stats: 'string', trace_tier: 'string',
-      total_tokens: 'int64 not null', total_cost: 'double not null', end_time: 'timestamp[us, tz=UTC]',
+      id: 'string not null',
+      parent_run_id: 'string',
+      parent_run_ids: 'list<item: string not null> not null',
+      is_root: 'bool not null',
+      inputs: 'string',
+      error: 'string',
+      tags: 'list<item: string not null> not null',
+      feedback_stats: 'string',
+      trace_tier: 'string',
+      total_tokens: 'int64 not null',
+      total_cost: 'double not null',
+      end_time: 'timestamp[us, tz=UTC]',
     });
   });
 
@@ -292,22 +404,29 @@ describe('exportRunsToParquet', () => {
     const result = await exportRuns(task({ compression, startMicros: D0 + DAY, endMicros: D0 + 2 * DAY }));
     const files = await readFiles(result.files.map((f) => f.key));
     expect(files.map((f) => f.codecs)).toEqual([[codec]]);
-    expect(files[0]!.num_rows).toBe(expected.filter((r) => (r.start_time as number) >= D0 + DAY && (r.start_time as number) < D0 + 2 * DAY).length);
+    expect(files[0]!.num_rows).toBe(
+      expected.filter((r) => (r.start_time as number) >= D0 + DAY && (r.start_time as number) < D0 + 2 * DAY).length,
+    );
   });
 
   test.each([
     ['v1', null],
     ['v2_beta', 'UTC'],
-  ] as const)('format %s writes microsecond timestamps with time zone %s', async (formatVersion: ExportFormatVersion, tz: string | null) => {
-    const result = await exportRuns(task({ formatVersion, startMicros: D0, endMicros: D0 + DAY }));
-    const [file] = await readFiles(result.files.map((f) => f.key));
-    expect(file!.schema.filter((f) => f.unit).map((f) => [f.unit, f.tz])).toEqual([
-      ['us', tz],
-      ['us', tz],
-      ['us', tz],
-    ]);
-    expect(file!.rows.map((r) => [r.start_time, r.end_time])).toEqual(expected.filter((r) => (r.start_time as number) < D0 + DAY).map((r) => [r.start_time, r.end_time]));
-  });
+  ] as const)(
+    'format %s writes microsecond timestamps with time zone %s',
+    async (formatVersion: ExportFormatVersion, tz: string | null) => {
+      const result = await exportRuns(task({ formatVersion, startMicros: D0, endMicros: D0 + DAY }));
+      const [file] = await readFiles(result.files.map((f) => f.key));
+      expect(file!.schema.filter((f) => f.unit).map((f) => [f.unit, f.tz])).toEqual([
+        ['us', tz],
+        ['us', tz],
+        ['us', tz],
+      ]);
+      expect(file!.rows.map((r) => [r.start_time, r.end_time])).toEqual(
+        expected.filter((r) => (r.start_time as number) < D0 + DAY).map((r) => [r.start_time, r.end_time]),
+      );
+    },
+  );
 
   test('rolls files at maxFileBytes, with unique names; a retry resumes after the last reported file', async () => {
     const first = task({ compression: 'none' });
@@ -342,7 +461,9 @@ describe('exportRunsToParquet', () => {
     const result = await exportRuns(task({ exportFields: fields, startMicros: D0, endMicros: D0 + 2 * DAY }));
     const files = await readFiles(result.files.map((f) => f.key));
     expect(files[0]!.schema.map((f) => f.name)).toEqual(fields);
-    const want = expected.filter((r) => (r.start_time as number) < D0 + 2 * DAY).map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])));
+    const want = expected
+      .filter((r) => (r.start_time as number) < D0 + 2 * DAY)
+      .map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])));
     expect(comparable(files.flatMap((f) => f.rows))).toEqual(want);
   });
 
@@ -354,7 +475,11 @@ describe('exportRunsToParquet', () => {
   test('aborting after a file: the reported files stay, nothing partial is left', async () => {
     const t = task({ compression: 'none' });
     const controller = new AbortController();
-    const attempt = exportRuns(t, { maxFileBytes: MAX_FILE_BYTES, signal: controller.signal, onFile: async () => controller.abort(new Error('export cancelled')) });
+    const attempt = exportRuns(t, {
+      maxFileBytes: MAX_FILE_BYTES,
+      signal: controller.signal,
+      onFile: async () => controller.abort(new Error('export cancelled')),
+    });
     await expect(attempt).rejects.toThrow('export cancelled');
     const directory = `exports/test/export_id=${t.exportId}/`;
     const keys = await listKeys(directory);
@@ -367,7 +492,12 @@ describe('exportRunsToParquet', () => {
     // ~50 MB in one day, uncompressed: a multipart upload (parts of 5 MiB) whose first part goes
     // out long before the end (backpressure keeps the writer at most a few parts ahead of the upload).
     const rows = Array.from({ length: 12_000 }, (_, i) =>
-      runRow(TENANT, { id: randomUUID(), session_id: BIG_PROJECT, start_time: D0 + i * 1000, inputs: JSON.stringify({ text: `${i} `.repeat(800) }) }),
+      runRow(TENANT, {
+        id: randomUUID(),
+        session_id: BIG_PROJECT,
+        start_time: D0 + i * 1000,
+        inputs: JSON.stringify({ text: `${i} `.repeat(800) }),
+      }),
     );
     for (let i = 0; i < rows.length; i += 2000) await insertRuns(db.ch, rows.slice(i, i + 2000));
     const controller = new AbortController();
@@ -389,10 +519,15 @@ describe('exportRunsToParquet', () => {
     expect(await openUploads(directory)).toEqual([]);
   });
 
-  test('a multipart upload sends the encoder\'s chunks as each part\'s stream (not copied, not hashed) and sends a failed part again', async () => {
+  test("a multipart upload sends the encoder's chunks as each part's stream (not copied, not hashed) and sends a failed part again", async () => {
     const project = randomUUID();
     const rows = Array.from({ length: 12_000 }, (_, i) =>
-      runRow(TENANT, { id: randomUUID(), session_id: project, start_time: D0 + i * 1000, inputs: JSON.stringify({ text: `${i} `.repeat(800) }) }),
+      runRow(TENANT, {
+        id: randomUUID(),
+        session_id: project,
+        start_time: D0 + i * 1000,
+        inputs: JSON.stringify({ text: `${i} `.repeat(800) }),
+      }),
     );
     for (let i = 0; i < rows.length; i += 2000) await insertRuns(db.ch, rows.slice(i, i + 2000));
     const s3WithTrap = s3Client();
@@ -401,8 +536,15 @@ describe('exportRunsToParquet', () => {
     s3WithTrap.middlewareStack.add(
       (next, context) => async (args) => {
         // The second part's first attempt fails as a store that is briefly away would answer.
-        if (context.commandName === 'UploadPartCommand' && (args.input as { PartNumber: number }).PartNumber === 2 && ++attempts === 1)
-          throw Object.assign(new Error('We encountered an internal error. Please try again.'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
+        if (
+          context.commandName === 'UploadPartCommand' &&
+          (args.input as { PartNumber: number }).PartNumber === 2 &&
+          ++attempts === 1
+        )
+          throw Object.assign(new Error('We encountered an internal error. Please try again.'), {
+            name: 'InternalError',
+            $metadata: { httpStatusCode: 500 },
+          });
         return next(args);
       },
       { step: 'initialize' },
@@ -410,7 +552,10 @@ describe('exportRunsToParquet', () => {
     s3WithTrap.middlewareStack.add(
       (next, context) => async (args) => {
         // Signed by now: a body the SDK had to hold as one buffer is hashed into this header.
-        if (context.commandName === 'UploadPartCommand') payloadHashes.push(String((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']));
+        if (context.commandName === 'UploadPartCommand')
+          payloadHashes.push(
+            String((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']),
+          );
         return next(args);
       },
       { step: 'deserialize' },
@@ -424,13 +569,20 @@ describe('exportRunsToParquet', () => {
     expect(result.rows).toBe(12_000);
     const [file] = await readFiles(result.files.map((f) => f.key));
     expect(file!.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id)); // start times rise with i
-    expect(result.files[0]!.bytes).toBe((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: result.files[0]!.key }))).ContentLength);
+    expect(result.files[0]!.bytes).toBe(
+      (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: result.files[0]!.key }))).ContentLength,
+    );
   });
 
   test('an encoder thread that dies during a multipart upload fails the export: no object, no parts left; the next export works', async () => {
     const project = randomUUID();
     const rows = Array.from({ length: 12_000 }, (_, i) =>
-      runRow(TENANT, { id: randomUUID(), session_id: project, start_time: D0 + i * 1000, inputs: JSON.stringify({ text: `${i} `.repeat(800) }) }),
+      runRow(TENANT, {
+        id: randomUUID(),
+        session_id: project,
+        start_time: D0 + i * 1000,
+        inputs: JSON.stringify({ text: `${i} `.repeat(800) }),
+      }),
     );
     for (let i = 0; i < rows.length; i += 2000) await insertRuns(db.ch, rows.slice(i, i + 2000));
     const s3WithTrap = s3Client();

@@ -30,16 +30,28 @@ afterAll(async () => {
 });
 
 const newDeployment = (name: string) =>
-  commands.create(TENANT, { name, source: 'github', sourceConfig: { repo_url: 'file:///nowhere' }, sourceRevisionConfig: { repo_ref: 'main' }, secrets: [] });
+  commands.create(TENANT, {
+    name,
+    source: 'github',
+    sourceConfig: { repo_url: 'file:///nowhere' },
+    sourceRevisionConfig: { repo_ref: 'main' },
+    secrets: [],
+  });
 
 test('DEPLOYED makes the revision active, records its server URL (where the gateway forwards) and makes the deployment READY', async () => {
   const d = await newDeployment(`deployed-${Date.now()}`);
   const revisionId = d.revisions[0]!.id;
   expect(await commands.recordRevisionStatus(TENANT, d.id, revisionId, { status: 'BUILDING' })).toBe(true);
   expect(state.deployment(TENANT, d.id)).toMatchObject({ status: 'AWAITING_DATABASE', activeRevisionId: null });
-  expect(await commands.recordRevisionStatus(TENANT, d.id, revisionId, { status: 'DEPLOYED', url: 'http://127.0.0.1:1' })).toBe(true);
+  expect(
+    await commands.recordRevisionStatus(TENANT, d.id, revisionId, { status: 'DEPLOYED', url: 'http://127.0.0.1:1' }),
+  ).toBe(true);
   const after = state.deployment(TENANT, d.id)!;
-  expect(after).toMatchObject({ status: 'READY', activeRevisionId: revisionId, sourceConfig: { repo_url: 'file:///nowhere' } });
+  expect(after).toMatchObject({
+    status: 'READY',
+    activeRevisionId: revisionId,
+    sourceConfig: { repo_url: 'file:///nowhere' },
+  });
   expect(after.revisions[0]).toMatchObject({ status: 'DEPLOYED', detail: null, serverUrl: 'http://127.0.0.1:1' });
   // The deployment's own URL is the gateway's, never the revision's port.
   expect(after.sourceConfig.custom_url).toBeUndefined();
@@ -48,10 +60,20 @@ test('DEPLOYED makes the revision active, records its server URL (where the gate
 test('a report about a revision that ended, or that does not exist, appends nothing', async () => {
   const d = await newDeployment(`failed-${Date.now()}`);
   const revisionId = d.revisions[0]!.id;
-  expect(await commands.recordRevisionStatus(TENANT, d.id, revisionId, { status: 'BUILD_FAILED', detail: 'no such ref' })).toBe(true);
-  expect(await commands.recordRevisionStatus(TENANT, d.id, revisionId, { status: 'DEPLOYED', url: 'http://127.0.0.1:1' })).toBe(false);
-  expect(await commands.recordRevisionStatus(TENANT, d.id, '00000000-0000-4000-8000-0000000000ff', { status: 'BUILDING' })).toBe(false);
-  expect(await commands.recordRevisionStatus(TENANT, '00000000-0000-4000-8000-0000000000ff', revisionId, { status: 'BUILDING' })).toBe(false);
+  expect(
+    await commands.recordRevisionStatus(TENANT, d.id, revisionId, { status: 'BUILD_FAILED', detail: 'no such ref' }),
+  ).toBe(true);
+  expect(
+    await commands.recordRevisionStatus(TENANT, d.id, revisionId, { status: 'DEPLOYED', url: 'http://127.0.0.1:1' }),
+  ).toBe(false);
+  expect(
+    await commands.recordRevisionStatus(TENANT, d.id, '00000000-0000-4000-8000-0000000000ff', { status: 'BUILDING' }),
+  ).toBe(false);
+  expect(
+    await commands.recordRevisionStatus(TENANT, '00000000-0000-4000-8000-0000000000ff', revisionId, {
+      status: 'BUILDING',
+    }),
+  ).toBe(false);
   const after = state.deployment(TENANT, d.id)!;
   expect(after).toMatchObject({ status: 'AWAITING_DATABASE', activeRevisionId: null });
   expect(after.revisions[0]).toMatchObject({ status: 'BUILD_FAILED', detail: 'no such ref' });

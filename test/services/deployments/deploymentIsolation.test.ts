@@ -40,7 +40,8 @@ interface Deployed {
   revisionId: string;
 }
 
-const call = (apiKey: string, method: string, path: string, json?: unknown) => controlPlaneCall(cp.urls[0]!, apiKey, method, path, json);
+const call = (apiKey: string, method: string, path: string, json?: unknown) =>
+  controlPlaneCall(cp.urls[0]!, apiKey, method, path, json);
 /** The stack's tracing API, with a key. */
 const api = (path: string, { apiKey }: { apiKey: string }) => stackCall({ url: stack.url, apiKey }, 'GET', path);
 
@@ -49,7 +50,9 @@ async function revisionEnds(apiKey: string, deploymentId: string, revisionId: st
     `revision ${revisionId} to end`,
     async () => {
       const { body } = await call(apiKey, 'GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-      return ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'].includes(body.status) ? `${body.status as string} ${body.status_message ?? ''}`.trim() : null;
+      return ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'].includes(body.status)
+        ? `${body.status as string} ${body.status_message ?? ''}`.trim()
+        : null;
     },
     300_000,
     250,
@@ -58,7 +61,13 @@ async function revisionEnds(apiKey: string, deploymentId: string, revisionId: st
 
 /** Creates an internal_source deployment of `dir` as the CLIs do (upload-url, PUT, PATCH) and waits for it to serve. */
 async function deploy(apiKey: string, name: string, dir: string): Promise<Deployed> {
-  const created = await call(apiKey, 'POST', '/v2/deployments', { name, source: 'internal_source', source_config: {}, source_revision_config: {}, secrets: [] });
+  const created = await call(apiKey, 'POST', '/v2/deployments', {
+    name,
+    source: 'internal_source',
+    source_config: {},
+    source_revision_config: {},
+    secrets: [],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.id as string;
   const upload = await call(apiKey, 'POST', `/v2/deployments/${id}/upload-url`);
@@ -77,7 +86,11 @@ async function deploy(apiKey: string, name: string, dir: string): Promise<Deploy
 }
 
 const post = (url: string, apiKey: string, body: unknown) =>
-  fetch(url, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 /** Runs the prober once through the gateway with B's key; its report. */
 async function probe(): Promise<Record<string, any>> {
@@ -104,7 +117,11 @@ beforeAll(async () => {
   stack = await startTracingStack('deployment_isolation');
   a = { id: DEFAULT_WORKSPACE_ID, apiKey: stack.apiKey };
   b = await createWorkspace(stack, 'b');
-  cp = await startControlPlane('deployment-isolation', 1, { ...stack.env, DEPLOYMENTS_DIR: deploymentsDir, LANGSMITH_ENDPOINT: stack.url });
+  cp = await startControlPlane('deployment-isolation', 1, {
+    ...stack.env,
+    DEPLOYMENTS_DIR: deploymentsDir,
+    LANGSMITH_ENDPOINT: stack.url,
+  });
   [greeter, prober] = await Promise.all([
     deploy(a.apiKey, `greeter-${Date.now()}`, join(repoRoot, 'examples/deployable-agent')),
     deploy(b.apiKey, `prober-${Date.now()}`, join(import.meta.dirname, 'fixtures/prober')),
@@ -129,7 +146,10 @@ describe('the gateway', () => {
     ] as const) {
       const res = await post(`${deployment.url}/assistants/search`, apiKey, {});
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ ...unknownBody, detail: unknownBody.detail.replace(unknownId, deployment.id) });
+      expect(await res.json()).toEqual({
+        ...unknownBody,
+        detail: unknownBody.detail.replace(unknownId, deployment.id),
+      });
       // Every route of it, the public ones too.
       expect((await fetch(`${deployment.url}/info`, { headers: { 'x-api-key': apiKey } })).status).toBe(404);
     }
@@ -187,10 +207,15 @@ describe("B's deployed code", () => {
   });
 
   test("its runs are traced into B's project named after the deployment, not A's", async () => {
-    const project = await waitFor('the prober’s project in B', async () => {
-      const res = await api(`/sessions?name=${encodeURIComponent(prober.name)}`, { apiKey: b.apiKey });
-      return res.body.length === 1 ? res.body[0] : null;
-    }, 120_000, 500);
+    const project = await waitFor(
+      'the prober’s project in B',
+      async () => {
+        const res = await api(`/sessions?name=${encodeURIComponent(prober.name)}`, { apiKey: b.apiKey });
+        return res.body.length === 1 ? res.body[0] : null;
+      },
+      120_000,
+      500,
+    );
     expect(project.tenant_id).toBe(b.id);
     expect((await api(`/sessions?name=${encodeURIComponent(prober.name)}`, { apiKey: a.apiKey })).body).toEqual([]);
   });
@@ -198,20 +223,39 @@ describe("B's deployed code", () => {
   test('its key rotates on a redeploy, the old one revoked, and goes with the deployment', async () => {
     const before = report.ownKey as string;
     expect((await api('/sessions', { apiKey: before })).status).toBe(200);
-    const redeployed = await call(b.apiKey, 'POST', `/v2/deployments/${prober.id}/revisions/${prober.revisionId}/redeploy`);
+    const redeployed = await call(
+      b.apiKey,
+      'POST',
+      `/v2/deployments/${prober.id}/revisions/${prober.revisionId}/redeploy`,
+    );
     expect(redeployed.status, JSON.stringify(redeployed.body)).toBe(200);
     expect(await revisionEnds(b.apiKey, prober.id, redeployed.body.latest_revision_id)).toBe('DEPLOYED');
     const after = (await probe()).ownKey as string;
     expect(after).not.toBe(before);
-    await waitFor('the old key to be revoked', async () => (await api('/sessions', { apiKey: before })).status === 401, 60_000, 250);
+    await waitFor(
+      'the old key to be revoked',
+      async () => (await api('/sessions', { apiKey: before })).status === 401,
+      60_000,
+      250,
+    );
     expect((await api('/sessions', { apiKey: after })).status).toBe(200);
 
     expect((await call(b.apiKey, 'DELETE', `/v2/deployments/${prober.id}`)).status).toBe(204);
-    await waitFor('the key to be revoked with the deployment', async () => (await api('/sessions', { apiKey: after })).status === 401, 60_000, 250);
+    await waitFor(
+      'the key to be revoked with the deployment',
+      async () => (await api('/sessions', { apiKey: after })).status === 401,
+      60_000,
+      250,
+    );
   }, 600_000);
 
   test('cannot deploy from a path on the host: this control plane serves several workspaces', async () => {
-    for (const repoUrl of [`file://${repoRoot}`, repoRoot, 'http://127.0.0.1:9/repo.git', 'ext::sh -c touch% /tmp/pwned']) {
+    for (const repoUrl of [
+      `file://${repoRoot}`,
+      repoRoot,
+      'http://127.0.0.1:9/repo.git',
+      'ext::sh -c touch% /tmp/pwned',
+    ]) {
       const res = await call(b.apiKey, 'POST', '/v2/deployments', {
         name: `local-${randomUUID().slice(0, 8)}`,
         source: 'github',

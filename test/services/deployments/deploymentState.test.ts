@@ -24,23 +24,48 @@ const ev = <N extends keyof EventPayloads>(name: N, payload: Partial<EventPayloa
   ({ name, version: 1, payload: { tenant_id: T, deployment_id: 'd1', ...payload } }) as unknown as DecodedEvent;
 
 const created = (deployment_id = 'd1', name = 'agent') =>
-  ev('DeploymentCreated', { deployment_id, name, source: 'external_docker', source_config: '{"build_on_push":false}', created_at: 1 });
+  ev('DeploymentCreated', {
+    deployment_id,
+    name,
+    source: 'external_docker',
+    source_config: '{"build_on_push":false}',
+    created_at: 1,
+  });
 const revision = (revision_id: string, at = 2) =>
-  ev('RevisionCreated', { revision_id, source: 'external_docker', source_revision_config: '{"image_uri":"x"}', secrets: '', secret_names: [], created_at: at });
+  ev('RevisionCreated', {
+    revision_id,
+    source: 'external_docker',
+    source_revision_config: '{"image_uri":"x"}',
+    secrets: '',
+    secret_names: [],
+    created_at: at,
+  });
 const softDeleted = (at = 5) => ev('DeploymentSoftDeleted', { delete_tracing_project: false, deleted_at: at });
 const removed = (removal_id: string) => ev('DeploymentRemoved', { removal_id, removed_at: 9 });
 
 describe('DeploymentState', () => {
   it('a new deployment awaits its database; its revisions are newest first, CREATING until moved on', () => {
-    const s = fold(created(), revision('r1'), revision('r2', 3), ev('RevisionStatusChanged', { revision_id: 'r2', status: 'QUEUED', detail: null, changed_at: 4 }));
+    const s = fold(
+      created(),
+      revision('r1'),
+      revision('r2', 3),
+      ev('RevisionStatusChanged', { revision_id: 'r2', status: 'QUEUED', detail: null, changed_at: 4 }),
+    );
     const d = s.deployment(T, 'd1')!;
     expect(d.status).toBe('AWAITING_DATABASE');
-    expect(d.revisions.map((r) => [r.id, r.status])).toEqual([['r2', 'QUEUED'], ['r1', 'CREATING']]);
+    expect(d.revisions.map((r) => [r.id, r.status])).toEqual([
+      ['r2', 'QUEUED'],
+      ['r1', 'CREATING'],
+    ]);
     expect(d.activeRevisionId).toBeNull();
   });
 
   it('DEPLOYED makes a revision the active one', () => {
-    const s = fold(created(), revision('r1'), ev('RevisionStatusChanged', { revision_id: 'r1', status: 'DEPLOYED', detail: null, changed_at: 4 }));
+    const s = fold(
+      created(),
+      revision('r1'),
+      ev('RevisionStatusChanged', { revision_id: 'r1', status: 'DEPLOYED', detail: null, changed_at: 4 }),
+    );
     expect(s.deployment(T, 'd1')!.activeRevisionId).toBe('r1');
   });
 
@@ -50,7 +75,13 @@ describe('DeploymentState', () => {
   });
 
   it('revisions and updates that land after a soft delete are ignored', () => {
-    const s = fold(created(), revision('r1'), softDeleted(), revision('r2', 6), ev('DeploymentUpdated', { source_config_changes: '{"build_on_push":true}', updated_at: 7 }));
+    const s = fold(
+      created(),
+      revision('r1'),
+      softDeleted(),
+      revision('r2', 6),
+      ev('DeploymentUpdated', { source_config_changes: '{"build_on_push":true}', updated_at: 7 }),
+    );
     const d = s.deployment(T, 'd1')!;
     expect(d.status).toBe('AWAITING_DELETE');
     expect(d.revisions.map((r) => r.id)).toEqual(['r1']);
@@ -58,7 +89,10 @@ describe('DeploymentState', () => {
   });
 
   it('source_config updates merge into the deployment', () => {
-    const s = fold(created(), ev('DeploymentUpdated', { source_config_changes: '{"custom_url":"http://127.0.0.1:1"}', updated_at: 3 }));
+    const s = fold(
+      created(),
+      ev('DeploymentUpdated', { source_config_changes: '{"custom_url":"http://127.0.0.1:1"}', updated_at: 3 }),
+    );
     expect(s.deployment(T, 'd1')!.sourceConfig).toEqual({ build_on_push: false, custom_url: 'http://127.0.0.1:1' });
   });
 

@@ -5,7 +5,7 @@ import { RESERVED_ENV_NAMES, reservedEnvProblem } from '../../../services/deploy
 import { platformEnv } from '../../../services/deployments/deployer/localDeployer.ts';
 import { SANDBOX_PROXY_ENV } from '../../../services/deployments/deployer/sandbox.ts';
 
-test('every variable the deployer sets over the secrets is reserved (its sandbox\'s proxy and home too)', () => {
+test("every variable the deployer sets over the secrets is reserved (its sandbox's proxy and home too)", () => {
   const spec = {
     deploymentId: 'd',
     revisionId: 'r',
@@ -23,7 +23,22 @@ test('every variable the deployer sets over the secrets is reserved (its sandbox
 });
 
 test('the CLIs’ reserved names and the platform’s own are refused, with what to do; other names pass', () => {
-  for (const name of ['LANGSMITH_API_KEY', 'LANGCHAIN_PROJECT', 'PORT', 'PATH', 'DATABASE_URI', 'LSD_ENV', 'KAFKA_BROKERS', 'AGENT_SERVER_AUTH', 'HTTPS_PROXY', 'NODE_USE_ENV_PROXY', 'HOME'])
-    expect(reservedEnvProblem(name), name).toBe(`${name} is set by the platform in every deployed server and cannot be a secret; give your variable another name`);
-  for (const name of ['OPENAI_API_KEY', 'GREETING_SECRET', 'LOG_LEVEL', 'port', 'LANGSMITH_TRACING']) expect(reservedEnvProblem(name), name).toBeNull();
+  for (const name of [
+    'LANGSMITH_API_KEY',
+    'LANGCHAIN_PROJECT',
+    'PORT',
+    'PATH',
+    'DATABASE_URI',
+    'LSD_ENV',
+    'KAFKA_BROKERS',
+    'AGENT_SERVER_AUTH',
+    'HTTPS_PROXY',
+    'NODE_USE_ENV_PROXY',
+    'HOME',
+  ])
+    expect(reservedEnvProblem(name), name).toBe(
+      `${name} is set by the platform in every deployed server and cannot be a secret; give your variable another name`,
+    );
+  for (const name of ['OPENAI_API_KEY', 'GREETING_SECRET', 'LOG_LEVEL', 'port', 'LANGSMITH_TRACING'])
+    expect(reservedEnvProblem(name), name).toBeNull();
 });

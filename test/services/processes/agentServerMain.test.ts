@@ -15,7 +15,16 @@ test('on a taken port the agent server exits with the cannot-start code and says
   const { port } = other.address() as { port: number };
   const stack = inject('tracingEnv');
   try {
-    const service = startService('services/processes/agentServerMain.ts', { KAFKA_BROKERS: stack.KAFKA_BROKERS!, KAFKA_TOPIC_PREFIX: stack.KAFKA_TOPIC_PREFIX!, AGENT_SERVER_PORT: String(port), LANGSMITH_TRACING: 'false' }, 'agent-server-port-taken');
+    const service = startService(
+      'services/processes/agentServerMain.ts',
+      {
+        KAFKA_BROKERS: stack.KAFKA_BROKERS!,
+        KAFKA_TOPIC_PREFIX: stack.KAFKA_TOPIC_PREFIX!,
+        AGENT_SERVER_PORT: String(port),
+        LANGSMITH_TRACING: 'false',
+      },
+      'agent-server-port-taken',
+    );
     let stderr = '';
     service.child.stderr!.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise((resolve) => service.child.once('exit', (exitCode) => resolve(exitCode)));
@@ -30,8 +39,16 @@ test('on a taken port the agent server exits with the cannot-start code and says
 
 test('started with an IPC channel, it shuts down, cleanly, when its supervisor closes the channel', async () => {
   const port = await freePort();
-  const env = { ...process.env, AGENT_SERVER_AUTH: 'none', AGENT_SERVER_PORT: String(port), LANGSMITH_TRACING: 'false' };
-  const child = spawn(process.execPath, [join(repoRoot, 'services/processes/agentServerMain.ts')], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const env = {
+    ...process.env,
+    AGENT_SERVER_AUTH: 'none',
+    AGENT_SERVER_PORT: String(port),
+    LANGSMITH_TRACING: 'false',
+  };
+  const child = spawn(process.execPath, [join(repoRoot, 'services/processes/agentServerMain.ts')], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     await waitFor('the agent server', async () => (await fetch(`http://127.0.0.1:${port}/ok`)).ok);

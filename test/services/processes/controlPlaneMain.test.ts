@@ -18,9 +18,14 @@ test('on a taken port it exits with the cannot-start code, naming the port, its 
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   const { port } = other.address() as { port: number };
   try {
-    const { code, stderr } = await run({ ...inject('tracingEnv'), CONTROL_PLANE_PORT: String(port) }, 'control-plane-port-taken');
+    const { code, stderr } = await run(
+      { ...inject('tracingEnv'), CONTROL_PLANE_PORT: String(port) },
+      'control-plane-port-taken',
+    );
     expect(code).toBe(78);
-    expect(stderr).toContain(`the control plane cannot start:\n  - port ${port} on 127.0.0.1 (the control plane) is in use by pid ${process.pid} (`);
+    expect(stderr).toContain(
+      `the control plane cannot start:\n  - port ${port} on 127.0.0.1 (the control plane) is in use by pid ${process.pid} (`,
+    );
     expect(stderr).toContain('CONTROL_PLANE_PORT');
   } finally {
     other.close();
@@ -28,7 +33,10 @@ test('on a taken port it exits with the cannot-start code, naming the port, its 
 });
 
 test('with a bad configuration it exits with the cannot-start code, listing every bad variable', async () => {
-  const { code, stderr } = await run({ ...inject('tracingEnv'), CONTROL_PLANE_PORT: 'ninety', KAFKA_PARTITIONS: '0' }, 'control-plane-bad-config');
+  const { code, stderr } = await run(
+    { ...inject('tracingEnv'), CONTROL_PLANE_PORT: 'ninety', KAFKA_PARTITIONS: '0' },
+    'control-plane-bad-config',
+  );
   expect(code).toBe(78);
   expect(stderr).toContain('the control plane cannot start, its configuration is invalid:');
   expect(stderr).toContain('  - CONTROL_PLANE_PORT: ');

@@ -23,9 +23,14 @@ test('on a taken port it exits with the cannot-start code, naming the port, its 
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   const { port } = other.address() as { port: number };
   try {
-    const { code, stderr } = await run({ ...inject('tracingEnv'), TRACING_PORT: String(port) }, 'tracing-api-port-taken');
+    const { code, stderr } = await run(
+      { ...inject('tracingEnv'), TRACING_PORT: String(port) },
+      'tracing-api-port-taken',
+    );
     expect(code).toBe(78);
-    expect(stderr).toContain(`the tracing API cannot start:\n  - port ${port} on 127.0.0.1 (the tracing API) is in use by pid ${process.pid} (`);
+    expect(stderr).toContain(
+      `the tracing API cannot start:\n  - port ${port} on 127.0.0.1 (the tracing API) is in use by pid ${process.pid} (`,
+    );
     expect(stderr).toContain('TRACING_PORT');
   } finally {
     other.close();
@@ -33,7 +38,10 @@ test('on a taken port it exits with the cannot-start code, naming the port, its 
 });
 
 test('with a bad configuration it exits with the cannot-start code, listing every bad variable', async () => {
-  const { code, stderr } = await run({ ...inject('tracingEnv'), BOOTSTRAP_API_KEY: 'short', KAFKA_PARTITIONS: '0' }, 'tracing-api-bad-config');
+  const { code, stderr } = await run(
+    { ...inject('tracingEnv'), BOOTSTRAP_API_KEY: 'short', KAFKA_PARTITIONS: '0' },
+    'tracing-api-bad-config',
+  );
   expect(code).toBe(78);
   expect(stderr).toContain('the tracing API cannot start, its configuration is invalid:');
   expect(stderr).toContain('  - KAFKA_PARTITIONS: ');
@@ -45,7 +53,10 @@ test('as two processes, a taken port is reported the same way, before any worker
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   const { port } = other.address() as { port: number };
   try {
-    const { code, stderr } = await run({ ...inject('tracingEnv'), TRACING_PORT: String(port), TRACING_API_PROCESSES: '2' }, 'tracing-api-cluster-port-taken');
+    const { code, stderr } = await run(
+      { ...inject('tracingEnv'), TRACING_PORT: String(port), TRACING_API_PROCESSES: '2' },
+      'tracing-api-cluster-port-taken',
+    );
     expect(code).toBe(78);
     expect(stderr).toContain(`port ${port} on 127.0.0.1 (the tracing API) is in use by pid ${process.pid} (`);
   } finally {
@@ -63,7 +74,9 @@ describe('TRACING_API_PROCESSES=2', () => {
   const storedRuns = async (ids: string[]): Promise<number> => {
     const ch = stackClickHouse(stack);
     try {
-      const [row] = await ch.query<{ n: string }>(sql`SELECT uniqExact(id) AS n FROM runs WHERE id IN (${sqlJoin(ids.map((id) => sql`toUUID(${id})`))})`);
+      const [row] = await ch.query<{ n: string }>(
+        sql`SELECT uniqExact(id) AS n FROM runs WHERE id IN (${sqlJoin(ids.map((id) => sql`toUUID(${id})`))})`,
+      );
       return Number(row?.n ?? 0);
     } finally {
       await ch.close();
@@ -72,12 +85,22 @@ describe('TRACING_API_PROCESSES=2', () => {
 
   test('two workers serve one port; one that dies is replaced; on SIGTERM every 2xx was appended, then all exit', async () => {
     const pid = stack.api.pid;
-    const workers = await waitFor('two workers', async () => (childPids(pid).length === 2 ? childPids(pid) : null), 60_000);
+    const workers = await waitFor(
+      'two workers',
+      async () => (childPids(pid).length === 2 ? childPids(pid) : null),
+      60_000,
+    );
     process.kill(workers[0]!, 'SIGKILL');
-    const replaced = await waitFor('the dead worker replaced', async () => {
-      const now = childPids(pid);
-      return now.length === 2 && !now.includes(workers[0]!) && isRunning(now.find((p) => p !== workers[1])!) ? now : null;
-    }, 60_000);
+    const replaced = await waitFor(
+      'the dead worker replaced',
+      async () => {
+        const now = childPids(pid);
+        return now.length === 2 && !now.includes(workers[0]!) && isRunning(now.find((p) => p !== workers[1])!)
+          ? now
+          : null;
+      },
+      60_000,
+    );
     expect(replaced).toContain(workers[1]);
     await waitFor('the API ready again', async () => (await fetch(`${stack.url}/ready`)).ok, 60_000);
 
@@ -85,14 +108,26 @@ describe('TRACING_API_PROCESSES=2', () => {
     expect((await postMultipart(stack, postParts(first))).status).toBe(202);
     // Requests in flight when SIGTERM arrives: each is answered 2xx only once appended, or refused.
     const traces = Array.from({ length: 20 }, () => makeTrace(2));
-    const statuses = traces.map((trace) => postMultipart(stack, postParts(trace)).then((res) => res.status, () => 0));
+    const statuses = traces.map((trace) =>
+      postMultipart(stack, postParts(trace)).then(
+        (res) => res.status,
+        () => 0,
+      ),
+    );
     const exited = new Promise<number | null>((resolve) => stack.api.child.once('exit', (code) => resolve(code)));
     stack.api.child.kill('SIGTERM');
     const answered = await Promise.all(statuses);
     expect(await exited).toBe(0);
     for (const worker of replaced) expect(isRunning(worker), `worker ${worker}`).toBe(false);
 
-    const acceptedIds = [first, ...traces.filter((_, i) => answered[i]! >= 200 && answered[i]! < 300)].flatMap((trace) => trace.map((r) => r.id));
-    await waitFor('every accepted run in ClickHouse', async () => (await storedRuns(acceptedIds)) === acceptedIds.length, 60_000, 250);
+    const acceptedIds = [first, ...traces.filter((_, i) => answered[i]! >= 200 && answered[i]! < 300)].flatMap(
+      (trace) => trace.map((r) => r.id),
+    );
+    await waitFor(
+      'every accepted run in ClickHouse',
+      async () => (await storedRuns(acceptedIds)) === acceptedIds.length,
+      60_000,
+      250,
+    );
   }, 240_000);
 });

@@ -21,32 +21,51 @@ const issueToken = (key: string): string =>
   ).token;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-test('a token writes and reads in its key\'s workspace on the tracing API; another workspace sees nothing of it', async () => {
+test("a token writes and reads in its key's workspace on the tracing API; another workspace sees nothing of it", async () => {
   const [mine, theirs] = await createWorkspaces(2);
   const token = issueToken(mine!.apiKey);
   const name = `bearer-${randomUUID()}`;
   for (const prefix of ['', '/api/v1']) {
-    const created = await api(`${prefix}/sessions`, { method: 'POST', headers: bearer(token), json: { name: `${name}${prefix}` } });
+    const created = await api(`${prefix}/sessions`, {
+      method: 'POST',
+      headers: bearer(token),
+      json: { name: `${name}${prefix}` },
+    });
     expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
     expect(created.body.tenant_id).toBe(mine!.id);
     expect((await api(`/sessions/${created.body.id}`, { apiKey: mine!.apiKey })).status).toBe(200);
     expect((await api(`/sessions/${created.body.id}`, { apiKey: theirs!.apiKey })).status).toBe(404);
-    expect((await api(`${prefix}/sessions/${created.body.id}`, { headers: bearer(token) })).body.name).toBe(`${name}${prefix}`);
+    expect((await api(`${prefix}/sessions/${created.body.id}`, { headers: bearer(token) })).body.name).toBe(
+      `${name}${prefix}`,
+    );
   }
   const v2 = await api('/api/v2/threads/query', { method: 'POST', headers: bearer(token), json: {} });
   expect(v2.status, JSON.stringify(v2.body)).not.toBe(401);
-  expect((await api('/api/v2/threads/query', { method: 'POST', headers: bearer(`${token}x`), json: {} })).status).toBe(401);
+  expect((await api('/api/v2/threads/query', { method: 'POST', headers: bearer(`${token}x`), json: {} })).status).toBe(
+    401,
+  );
 });
 
 test('the same refusals as on the control plane: no credentials, an expired token', async () => {
   const none = await api('/sessions');
   expect(none.status).toBe(401);
-  expect(none.body).toEqual({ error: 'MISSING_API_KEY', detail: expect.stringContaining('Authorization header (Bearer <token>)') });
+  expect(none.body).toEqual({
+    error: 'MISSING_API_KEY',
+    detail: expect.stringContaining('Authorization header (Bearer <token>)'),
+  });
   const [workspace] = await createWorkspaces(1);
   const tokens = BearerTokens.fromConfig(loadConfig(inject('tracingEnv')))!;
-  const expired = await tokens.issue({ keyHash: hashApiKey(workspace!.apiKey), workspaceId: workspace!.id, ttlSeconds: 1, now: new Date(Date.now() - 60_000) });
+  const expired = await tokens.issue({
+    keyHash: hashApiKey(workspace!.apiKey),
+    workspaceId: workspace!.id,
+    ttlSeconds: 1,
+    now: new Date(Date.now() - 60_000),
+  });
   const res = await api('/sessions', { headers: bearer(expired.token) });
-  expect(res).toMatchObject({ status: 401, body: { error: 'TOKEN_EXPIRED', detail: expect.stringContaining('expired at') } });
+  expect(res).toMatchObject({
+    status: 401,
+    body: { error: 'TOKEN_EXPIRED', detail: expect.stringContaining('expired at') },
+  });
 });
 
 test('the OpenAPI document declares the bearer scheme as an alternative to the API key', async () => {

@@ -78,12 +78,23 @@ async function expectEvery401(url: string, minimum: number, publicOnes: string[]
 
 describe('no key or a wrong key: 401 on every route with tenant data', () => {
   test('tracing API', async () => {
-    const n = await expectEvery401(inject('tracingUrl'), 60, ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info', 'GET /api/v1/info']);
+    const n = await expectEvery401(inject('tracingUrl'), 60, [
+      'GET /ok',
+      'GET /ready',
+      'GET /metrics',
+      'GET /info',
+      'GET /api/v1/info',
+    ]);
     console.log(`tracing API: ${n} operations, each 401 without a key and with a wrong one`);
   });
   test('agent server', async () => {
     // The agent cards are public: A2A clients discover an agent before they hold a key.
-    const cards = ['GET /.well-known/agent-card.json', 'GET /a2a/{assistant_id}', 'GET /a2a/{assistant_id}/.well-known/agent-card.json', 'GET /a2a/{assistant_id}/.well-known/agent.json'];
+    const cards = [
+      'GET /.well-known/agent-card.json',
+      'GET /a2a/{assistant_id}',
+      'GET /a2a/{assistant_id}/.well-known/agent-card.json',
+      'GET /a2a/{assistant_id}/.well-known/agent.json',
+    ];
     const n = await expectEvery401(agent.url, 30, ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info', ...cards]);
     console.log(`agent server: ${n} operations, each 401 without a key and with a wrong one`);
   });

@@ -12,7 +12,11 @@ test('without SECRETS_ENCRYPTION_KEY, issuing or checking a token is NOT_CONFIGU
   const log = new EventLog(config, 'test-tenancy');
   const tenancy = new TenancyService(config, log, createLogger('test-tenancy', 'silent'));
   try {
-    const notConfigured = { code: 'NOT_CONFIGURED', statusCode: 503, message: expect.stringContaining('SECRETS_ENCRYPTION_KEY') };
+    const notConfigured = {
+      code: 'NOT_CONFIGURED',
+      statusCode: 503,
+      message: expect.stringContaining('SECRETS_ENCRYPTION_KEY'),
+    };
     await expect(tenancy.authenticateBearer('a.b.c', undefined)).rejects.toMatchObject(notConfigured);
     await expect(tenancy.issueToken('lsk_any', undefined, 60)).rejects.toMatchObject(notConfigured);
   } finally {

@@ -8,9 +8,28 @@ const fold = (...events: DecodedEvent[]) => {
   for (const e of events) state.apply(e);
   return state;
 };
-const issued: DecodedEvent = { name: 'ApiKeyIssued', version: 1, payload: { key_hash: 'h', key_prefix: 'lsk_abcd', description: 'd', created_at: 0, deployment_id: null, revision_id: null } };
-const linked = (workspace_id: string): DecodedEvent => ({ name: 'ApiKeyLinked', version: 1, payload: { key_hash: 'h', workspace_id, created_at: 0 } });
-const unlinked = (workspace_id: string): DecodedEvent => ({ name: 'ApiKeyUnlinked', version: 1, payload: { key_hash: 'h', workspace_id, created_at: 0 } });
+const issued: DecodedEvent = {
+  name: 'ApiKeyIssued',
+  version: 1,
+  payload: {
+    key_hash: 'h',
+    key_prefix: 'lsk_abcd',
+    description: 'd',
+    created_at: 0,
+    deployment_id: null,
+    revision_id: null,
+  },
+};
+const linked = (workspace_id: string): DecodedEvent => ({
+  name: 'ApiKeyLinked',
+  version: 1,
+  payload: { key_hash: 'h', workspace_id, created_at: 0 },
+});
+const unlinked = (workspace_id: string): DecodedEvent => ({
+  name: 'ApiKeyUnlinked',
+  version: 1,
+  payload: { key_hash: 'h', workspace_id, created_at: 0 },
+});
 
 test('a key acts in the workspaces linked to it, less those unlinked since', () => {
   expect([...fold(issued, linked('a'), linked('b'), unlinked('a')).keys.get('h')!.workspaceIds]).toEqual(['b']);

@@ -4,7 +4,7 @@
 import { expect, test } from 'vitest';
 import { api, createWorkspaces } from '../../support/tracingClient.ts';
 
-test("a key of several workspaces lists them without X-Tenant-Id (which other routes require of it), under / and /api/v1", async () => {
+test('a key of several workspaces lists them without X-Tenant-Id (which other routes require of it), under / and /api/v1', async () => {
   const shared = await createWorkspaces(2, { shareKey: true });
   const [other] = await createWorkspaces(1);
   const key = shared[0]!.apiKey;

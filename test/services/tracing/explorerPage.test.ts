@@ -25,7 +25,13 @@ let dir: string;
 const servers: FastifyInstance[] = [];
 
 async function server(pagesDir: string, controlPlaneUrl?: string): Promise<FastifyInstance> {
-  const app = await createHttpServer({ logger: createLogger('explorer-page-test', 'warn'), title: 't', version: '0', description: 't', ready: () => true });
+  const app = await createHttpServer({
+    logger: createLogger('explorer-page-test', 'warn'),
+    title: 't',
+    version: '0',
+    description: 't',
+    ready: () => true,
+  });
   await app.register(explorerPageRoutes, { pagesDir, controlPlaneUrl });
   await app.ready();
   servers.push(app);
@@ -54,7 +60,11 @@ describe('the explorer page routes', () => {
     }
     for (const url of ['/ui/', '/ui/projects/x', `/ui/projects/${PROJECT}/traces/${RUN}?run=${RUN}`]) {
       const res = await app.inject({ url });
-      expect([res.statusCode, res.body, res.headers['cache-control']], url).toEqual([200, '<!doctype html><title>Trace explorer</title>', 'no-cache']);
+      expect([res.statusCode, res.body, res.headers['cache-control']], url).toEqual([
+        200,
+        '<!doctype html><title>Trace explorer</title>',
+        'no-cache',
+      ]);
     }
   });
 
@@ -69,7 +79,10 @@ describe('the explorer page routes', () => {
   test("a client's run link (/o/<workspace>/projects/p/<project>/r/<run>?poll=true) redirects to the run's page; bad ids are refused", async () => {
     const app = await server(join(dir, 'built'));
     const res = await app.inject({ url: `/o/${TENANT}/projects/p/${PROJECT}/r/${RUN}?poll=true` });
-    expect([res.statusCode, res.headers.location]).toEqual([302, `/ui/projects/${PROJECT}/runs/${RUN}?workspace=${TENANT}`]);
+    expect([res.statusCode, res.headers.location]).toEqual([
+      302,
+      `/ui/projects/${PROJECT}/runs/${RUN}?workspace=${TENANT}`,
+    ]);
     const bad = await app.inject({ url: `/o/${TENANT}/projects/p/not-a-uuid/r/${RUN}` });
     expect(bad.statusCode).toBe(422);
   });
@@ -101,12 +114,19 @@ describe("the deployments view's calls, forwarded to the control plane", () => {
 
   afterAll(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
 
-  test('GET and DELETE of /v2/deployments… reach the control plane with the caller\'s key and workspace; its answer comes back', async () => {
+  test("GET and DELETE of /v2/deployments… reach the control plane with the caller's key and workspace; its answer comes back", async () => {
     const app = await server(join(dir, 'built'), upstreamUrl);
     seen.length = 0;
-    const list = await app.inject({ url: '/ui/control-plane/v2/deployments?limit=100', headers: { 'x-api-key': 'lsk_k', 'x-tenant-id': TENANT } });
+    const list = await app.inject({
+      url: '/ui/control-plane/v2/deployments?limit=100',
+      headers: { 'x-api-key': 'lsk_k', 'x-tenant-id': TENANT },
+    });
     expect([list.statusCode, list.json()]).toEqual([200, { resources: [], offset: 0 }]);
-    const removed = await app.inject({ method: 'DELETE', url: `/ui/control-plane/v2/deployments/${RUN}`, headers: { 'x-api-key': 'lsk_k' } });
+    const removed = await app.inject({
+      method: 'DELETE',
+      url: `/ui/control-plane/v2/deployments/${RUN}`,
+      headers: { 'x-api-key': 'lsk_k' },
+    });
     expect(removed.statusCode).toBe(204);
     expect(seen.map((r) => [r.method, r.url, r.headers['x-api-key'], r.headers['x-tenant-id']])).toEqual([
       ['GET', '/v2/deployments?limit=100', 'lsk_k', TENANT],
@@ -118,8 +138,12 @@ describe("the deployments view's calls, forwarded to the control plane", () => {
     const app = await server(join(dir, 'built'), upstreamUrl);
     seen.length = 0;
     // (a path the page reads, which takes no other method: 405)
-    expect((await app.inject({ method: 'POST', url: '/ui/control-plane/v2/deployments', payload: {} })).statusCode).toBe(405);
-    expect((await app.inject({ method: 'PATCH', url: `/ui/control-plane/v2/deployments/${RUN}`, payload: {} })).statusCode).toBe(405);
+    expect(
+      (await app.inject({ method: 'POST', url: '/ui/control-plane/v2/deployments', payload: {} })).statusCode,
+    ).toBe(405);
+    expect(
+      (await app.inject({ method: 'PATCH', url: `/ui/control-plane/v2/deployments/${RUN}`, payload: {} })).statusCode,
+    ).toBe(405);
     // Any other GET under /ui/ is a page route: the page, not a call to the control plane.
     const other = await app.inject({ url: '/ui/control-plane/docs/json' });
     expect([other.statusCode, other.body]).toEqual([200, '<!doctype html><title>Trace explorer</title>']);
@@ -127,12 +151,25 @@ describe("the deployments view's calls, forwarded to the control plane", () => {
     // socket (inject would normalise it before the router sees it).
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as AddressInfo).port;
-    for (const climb of ['/v2/deployments/../../docs/json', '/v2/deployments/%2e%2e/%2e%2e/docs/json', '/v2/deployments/x%2f..%2f..']) {
+    for (const climb of [
+      '/v2/deployments/../../docs/json',
+      '/v2/deployments/%2e%2e/%2e%2e/docs/json',
+      '/v2/deployments/x%2f..%2f..',
+    ]) {
       const status = await new Promise<number>((resolve, reject) =>
-        request({ host: '127.0.0.1', port, method: 'DELETE', path: `/ui/control-plane${climb}`, headers: { 'x-api-key': 'lsk_k' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        })
+        request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'DELETE',
+            path: `/ui/control-plane${climb}`,
+            headers: { 'x-api-key': 'lsk_k' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        )
           .on('error', reject)
           .end(),
       );
@@ -147,7 +184,10 @@ describe("the deployments view's calls, forwarded to the control plane", () => {
     const app = await server(join(dir, 'built'), closed);
     const res = await app.inject({ url: '/ui/control-plane/v2/deployments', headers: { 'x-api-key': 'lsk_k' } });
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ error: 'CONTROL_PLANE_UNAVAILABLE', detail: expect.stringContaining(`not running at ${closed} (ECONNREFUSED)`) });
+    expect(res.json()).toMatchObject({
+      error: 'CONTROL_PLANE_UNAVAILABLE',
+      detail: expect.stringContaining(`not running at ${closed} (ECONNREFUSED)`),
+    });
     expect(res.json().detail).toContain('`npm start`');
   });
 });

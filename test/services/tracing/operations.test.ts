@@ -10,7 +10,11 @@ test('GET /ok and a readiness check that reflects Kafka', async () => {
 });
 
 test('/metrics has request latencies, events appended and projector lag', async () => {
-  await api('/runs', { method: 'POST', apiKey: inject('bootstrapApiKey'), json: { id: uuidv7(), name: 'm', run_type: 'chain' } });
+  await api('/runs', {
+    method: 'POST',
+    apiKey: inject('bootstrapApiKey'),
+    json: { id: uuidv7(), name: 'm', run_type: 'chain' },
+  });
   await new Promise((r) => setTimeout(r, 5500)); // the lag gauge is refreshed every 5 s
   const text = (await api('/metrics')).body as string;
   expect(text).toMatch(/http_request_duration_seconds_bucket\{.*route="\/runs".*\}/);
@@ -21,7 +25,8 @@ test('/metrics has request latencies, events appended and projector lag', async 
 test('an OpenAPI document generated from the route schemas, browsable at /docs', async () => {
   const doc = (await api('/docs/json')).body;
   expect(doc.openapi).toMatch(/^3\./);
-  for (const path of ['/runs', '/runs/multipart', '/runs/batch', '/runs/{run_id}', '/info', '/api/v1/runs/multipart']) expect(Object.keys(doc.paths)).toContain(path);
+  for (const path of ['/runs', '/runs/multipart', '/runs/batch', '/runs/{run_id}', '/info', '/api/v1/runs/multipart'])
+    expect(Object.keys(doc.paths)).toContain(path);
   const page = await fetch(`${tracingUrl()}/docs/`);
   expect(page.status).toBe(200);
   expect(await page.text()).toMatch(/swagger/i);

@@ -8,7 +8,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import {
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  type ReadableSpan,
+  type Span,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
 
 interface TurnLabels {
   threadId: string;
@@ -42,7 +48,10 @@ export function ensureAdkTracing(env: NodeJS.ProcessEnv = process.env): NodeTrac
   const on = env.LANGSMITH_TRACING === 'true' || env.LANGCHAIN_TRACING_V2 === 'true';
   const apiKey = env.LANGSMITH_API_KEY ?? env.LANGCHAIN_API_KEY;
   if (!on || !apiKey) return (provider = null);
-  const endpoint = (env.LANGSMITH_ENDPOINT ?? env.LANGCHAIN_ENDPOINT ?? 'https://api.smith.langchain.com').replace(/\/+$/, '');
+  const endpoint = (env.LANGSMITH_ENDPOINT ?? env.LANGCHAIN_ENDPOINT ?? 'https://api.smith.langchain.com').replace(
+    /\/+$/,
+    '',
+  );
   const exporter = new OTLPTraceExporter({
     url: `${endpoint}/otel/v1/traces`,
     headers: { 'x-api-key': apiKey, 'Langsmith-Project': env.LANGSMITH_PROJECT ?? env.LANGCHAIN_PROJECT ?? 'default' },
@@ -50,7 +59,10 @@ export function ensureAdkTracing(env: NodeJS.ProcessEnv = process.env): NodeTrac
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'adk-agent' }),
     // Spans wait at most a second before they are sent (OTEL_BSP_SCHEDULE_DELAY still wins when set).
-    spanProcessors: [new TurnLabelProcessor(), new BatchSpanProcessor(exporter, { scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 1000) })],
+    spanProcessors: [
+      new TurnLabelProcessor(),
+      new BatchSpanProcessor(exporter, { scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 1000) }),
+    ],
   });
   provider.register();
   return provider;

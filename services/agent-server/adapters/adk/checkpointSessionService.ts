@@ -23,7 +23,8 @@ type DeleteSessionRequest = Parameters<BaseSessionService['deleteSession']>[0];
 /** The turn in progress, in the async context of its runner. */
 const turns = new AsyncLocalStorage<string>();
 
-const keyOf = (appName: string, userId: string, sessionId: string) => JSON.stringify([turns.getStore() ?? null, appName, userId, sessionId]);
+const keyOf = (appName: string, userId: string, sessionId: string) =>
+  JSON.stringify([turns.getStore() ?? null, appName, userId, sessionId]);
 
 export class CheckpointSessionService extends BaseSessionService {
   readonly #sessions = new Map<string, Session>();
@@ -36,7 +37,8 @@ export class CheckpointSessionService extends BaseSessionService {
   async createSession({ appName, userId, state, sessionId }: CreateSessionRequest): Promise<Session> {
     const id = sessionId ?? crypto.randomUUID();
     const key = keyOf(appName, userId, id);
-    if (this.#sessions.has(key)) throw new Error(`ADK session ${id} of app ${appName} and user ${userId} already exists`);
+    if (this.#sessions.has(key))
+      throw new Error(`ADK session ${id} of app ${appName} and user ${userId} already exists`);
     const session = createSession({ id, appName, userId, state: { ...state }, events: [], lastUpdateTime: Date.now() });
     this.#sessions.set(key, session);
     return session;
@@ -60,7 +62,13 @@ export class CheckpointSessionService extends BaseSessionService {
       .filter((s) => s.appName === appName && (userId === undefined || s.userId === userId));
     const size = limit ?? (all.length || 1);
     const sessions = all.slice((page - 1) * size, page * size).map((s) => ({ ...s, events: [] }));
-    return { sessions, page, limit: size, totalItems: all.length, totalPages: Math.max(1, Math.ceil(all.length / size)) };
+    return {
+      sessions,
+      page,
+      limit: size,
+      totalItems: all.length,
+      totalPages: Math.max(1, Math.ceil(all.length / size)),
+    };
   }
 
   async deleteSession({ appName, userId, sessionId }: DeleteSessionRequest): Promise<void> {
@@ -71,7 +79,14 @@ export class CheckpointSessionService extends BaseSessionService {
   stage(key: { appName: string; userId: string; sessionId: string }, stored: Session | null): void {
     const k = keyOf(key.appName, key.userId, key.sessionId);
     // Events come back from the checkpoint as plain JSON: made ADK events again.
-    if (stored) this.#sessions.set(k, { ...stored, appName: key.appName, userId: key.userId, id: key.sessionId, events: stored.events.map((e) => createEvent(e)) });
+    if (stored)
+      this.#sessions.set(k, {
+        ...stored,
+        appName: key.appName,
+        userId: key.userId,
+        id: key.sessionId,
+        events: stored.events.map((e) => createEvent(e)),
+      });
     else this.#sessions.delete(k);
   }
 

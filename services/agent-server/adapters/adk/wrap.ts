@@ -21,7 +21,14 @@ import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
-import { Annotation, END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import {
+  Annotation,
+  END,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+  type LangGraphRunnableConfig,
+} from '@langchain/langgraph';
 import { ensureAdkTracing, inTurn } from './adkTracing.ts';
 import { CheckpointSessionService } from './checkpointSessionService.ts';
 
@@ -37,7 +44,10 @@ function messageText(message: BaseMessage): string {
   const content = message.content;
   if (typeof content === 'string') return content;
   const nonText = content.filter((part) => part.type !== 'text');
-  if (nonText.length > 0) throw new UnsupportedAdkInput(`multimodal input is not supported: the message has ${nonText.map((p) => `a "${p.type}" part`).join(', ')}; send text only`);
+  if (nonText.length > 0)
+    throw new UnsupportedAdkInput(
+      `multimodal input is not supported: the message has ${nonText.map((p) => `a "${p.type}" part`).join(', ')}; send text only`,
+    );
   return content.map((part) => ('text' in part ? String(part.text) : '')).join('');
 }
 
@@ -45,20 +55,35 @@ function messageText(message: BaseMessage): string {
 function newMessageOf(messages: BaseMessage[]): string {
   const last = messages.at(-1);
   if (!last) throw new UnsupportedAdkInput('input "messages" is required: a list with the new user message last');
-  if (last.getType() !== 'human') throw new UnsupportedAdkInput(`the last input message must be the user's (a "human" message), not "${last.getType()}"`);
+  if (last.getType() !== 'human')
+    throw new UnsupportedAdkInput(
+      `the last input message must be the user's (a "human" message), not "${last.getType()}"`,
+    );
   let fresh = 0;
   for (let i = messages.length - 1; i >= 0 && messages[i]!.getType() === 'human'; i -= 1) fresh += 1;
-  if (fresh > 1) throw new UnsupportedAdkInput(`several new messages in one turn are not supported (${fresh} user messages since the last answer); send one message per turn`);
+  if (fresh > 1)
+    throw new UnsupportedAdkInput(
+      `several new messages in one turn are not supported (${fresh} user messages since the last answer); send one message per turn`,
+    );
   return messageText(last);
 }
 
 /** Refuses what an ADK event asks that the wrapper cannot serve. */
 function checkEvent(event: Event): void {
-  if (event.errorCode || event.errorMessage) throw new Error(`the ADK agent failed: ${[event.errorCode, event.errorMessage].filter(Boolean).join(': ')}`);
-  if (event.longRunningToolIds?.length) throw new UnsupportedAdkInput('native interrupts are not supported: a long-running tool paused the turn');
-  const actions = event.actions as { requestedAuthConfigs?: Record<string, unknown>; requestedToolConfirmations?: Record<string, unknown> } | undefined;
-  if (Object.keys(actions?.requestedAuthConfigs ?? {}).length || Object.keys(actions?.requestedToolConfirmations ?? {}).length)
-    throw new UnsupportedAdkInput('native interrupts are not supported: the agent asked for a confirmation or for credentials');
+  if (event.errorCode || event.errorMessage)
+    throw new Error(`the ADK agent failed: ${[event.errorCode, event.errorMessage].filter(Boolean).join(': ')}`);
+  if (event.longRunningToolIds?.length)
+    throw new UnsupportedAdkInput('native interrupts are not supported: a long-running tool paused the turn');
+  const actions = event.actions as
+    | { requestedAuthConfigs?: Record<string, unknown>; requestedToolConfirmations?: Record<string, unknown> }
+    | undefined;
+  if (
+    Object.keys(actions?.requestedAuthConfigs ?? {}).length ||
+    Object.keys(actions?.requestedToolConfirmations ?? {}).length
+  )
+    throw new UnsupportedAdkInput(
+      'native interrupts are not supported: the agent asked for a confirmation or for credentials',
+    );
 }
 
 /** The text of a final response; refuses non-text output parts. */
@@ -68,8 +93,14 @@ function finalTextOf(event: Event): string {
   for (const part of parts) {
     if (part.thought) continue;
     if (typeof part.text === 'string') text.push(part.text);
-    else if (part.functionCall || part.functionResponse) continue; // intermediate steps: not messages of their own
-    else throw new UnsupportedAdkInput(`non-text output parts are not supported: the agent answered with ${Object.keys(part).filter((k) => (part as Record<string, unknown>)[k] !== undefined).join(', ')}`);
+    else if (part.functionCall || part.functionResponse)
+      continue; // intermediate steps: not messages of their own
+    else
+      throw new UnsupportedAdkInput(
+        `non-text output parts are not supported: the agent answered with ${Object.keys(part)
+          .filter((k) => (part as Record<string, unknown>)[k] !== undefined)
+          .join(', ')}`,
+      );
   }
   return text.join('');
 }
@@ -108,7 +139,11 @@ class AdkTurnModel extends BaseChatModel {
     return 'google-adk';
   }
 
-  async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     let text = '';
     for await (const chunk of this._streamResponseChunks(messages, options, runManager)) text += chunk.text;
     return { generations: [{ text, message: new AIMessage({ content: text }) }] };
@@ -119,7 +154,11 @@ class AdkTurnModel extends BaseChatModel {
     return this._streamResponseChunks([], {} as this['ParsedCallOptions']);
   }
 
-  override async *_streamResponseChunks(_messages: BaseMessage[], _options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  override async *_streamResponseChunks(
+    _messages: BaseMessage[],
+    _options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const { runner, service, userId, sessionId, text, stateDelta, stored, signal } = this.#turn;
     const key = { appName: runner.appName, userId, sessionId };
     service.stage(key, stored);
@@ -130,10 +169,20 @@ class AdkTurnModel extends BaseChatModel {
     try {
       if (!stored) await service.createSession({ appName: runner.appName, userId, sessionId });
       const newMessage: Content = { role: 'user', parts: [{ text }] };
-      for await (const event of runner.runAsync({ userId, sessionId, newMessage, stateDelta, runConfig: { streamingMode: StreamingMode.SSE }, abortSignal: signal })) {
+      for await (const event of runner.runAsync({
+        userId,
+        sessionId,
+        newMessage,
+        stateDelta,
+        runConfig: { streamingMode: StreamingMode.SSE },
+        abortSignal: signal,
+      })) {
         checkEvent(event);
         if (event.partial) {
-          const token = (event.content?.parts ?? []).filter((p) => !p.thought && typeof p.text === 'string').map((p) => p.text).join('');
+          const token = (event.content?.parts ?? [])
+            .filter((p) => !p.thought && typeof p.text === 'string')
+            .map((p) => p.text)
+            .join('');
           if (!token) continue;
           streamed += token;
           const chunk = new ChatGenerationChunk({ text: token, message: new AIMessageChunk({ content: token }) });
@@ -157,7 +206,8 @@ class AdkTurnModel extends BaseChatModel {
       // The service forgets the session whatever happened; the checkpoint keeps it.
       session = service.take(key);
     }
-    if (!session) throw new Error(`the ADK session ${sessionId} disappeared during the turn (was it deleted by the agent?)`);
+    if (!session)
+      throw new Error(`the ADK session ${sessionId} disappeared during the turn (was it deleted by the agent?)`);
     this.result = { text: answer, session };
   }
 }
@@ -188,25 +238,36 @@ export function wrap(runner: Runner) {
   const service = runner.sessionService;
   const outputKey = outputKeyOf(runner);
   ensureAdkTracing();
-  if (outputKey === 'messages' || outputKey === SESSION_CHANNEL || outputKey === 'state_delta') throw new TypeError(`the agent's output_key "${outputKey}" collides with a channel of the wrapped graph`);
+  if (outputKey === 'messages' || outputKey === SESSION_CHANNEL || outputKey === 'state_delta')
+    throw new TypeError(`the agent's output_key "${outputKey}" collides with a channel of the wrapped graph`);
 
   const channels = {
     ...MessagesAnnotation.spec,
     /** Input only: state changes for this turn, handed to the runner. */
-    state_delta: Annotation<Record<string, unknown> | null>({ reducer: (_old, next) => next ?? null, default: () => null }),
+    state_delta: Annotation<Record<string, unknown> | null>({
+      reducer: (_old, next) => next ?? null,
+      default: () => null,
+    }),
     [SESSION_CHANNEL]: Annotation<Session | null>({ reducer: (_old, next) => next, default: () => null }),
     ...(outputKey ? { [outputKey]: Annotation<unknown>() } : {}),
   };
   const State = Annotation.Root(channels);
   const Input = Annotation.Root({ messages: MessagesAnnotation.spec.messages, state_delta: channels.state_delta });
-  const Output = Annotation.Root({ messages: MessagesAnnotation.spec.messages, ...(outputKey ? { [outputKey]: Annotation<unknown>() } : {}) });
+  const Output = Annotation.Root({
+    messages: MessagesAnnotation.spec.messages,
+    ...(outputKey ? { [outputKey]: Annotation<unknown>() } : {}),
+  });
 
   async function turn(state: typeof State.State, config: LangGraphRunnableConfig) {
     const configurable = config.configurable ?? {};
     const sessionId = configurable.thread_id;
-    if (typeof sessionId !== 'string' || !sessionId) throw new UnsupportedAdkInput('an ADK turn needs a thread: the thread id is its session id');
+    if (typeof sessionId !== 'string' || !sessionId)
+      throw new UnsupportedAdkInput('an ADK turn needs a thread: the thread id is its session id');
     const user = configurable.langgraph_auth_user as { is_authenticated?: boolean } | undefined;
-    const userId = typeof configurable.langgraph_auth_user_id === 'string' && user?.is_authenticated !== false ? configurable.langgraph_auth_user_id : 'anonymous';
+    const userId =
+      typeof configurable.langgraph_auth_user_id === 'string' && user?.is_authenticated !== false
+        ? configurable.langgraph_auth_user_id
+        : 'anonymous';
     const text = newMessageOf(state.messages);
     const model = new AdkTurnModel({
       runner,
@@ -220,17 +281,21 @@ export function wrap(runner: Runner) {
     });
     // Streamed, so that the partial events reach `stream_mode=messages` as they come.
     const runId = configurable.run_id ?? config.metadata?.run_id;
-    const answer = await service.turn(() => inTurn({ threadId: sessionId, runId: typeof runId === 'string' ? runId : undefined }, async () => {
-      let streamed: AIMessageChunk | undefined;
-      // Through LangChain's chat-model machinery only when a callback listens (stream_mode=messages,
-      // a tracer): without one it would cost a run's bookkeeping for nothing.
-      const chunks = hasListeners(config) ? await model.stream([new HumanMessage(text)], { ...config, runName: runner.appName }) : model.turnChunks();
-      for await (const chunk of chunks) {
-        const message = chunk instanceof ChatGenerationChunk ? (chunk.message as AIMessageChunk) : chunk;
-        streamed = streamed ? streamed.concat(message) : message;
-      }
-      return streamed;
-    }));
+    const answer = await service.turn(() =>
+      inTurn({ threadId: sessionId, runId: typeof runId === 'string' ? runId : undefined }, async () => {
+        let streamed: AIMessageChunk | undefined;
+        // Through LangChain's chat-model machinery only when a callback listens (stream_mode=messages,
+        // a tracer): without one it would cost a run's bookkeeping for nothing.
+        const chunks = hasListeners(config)
+          ? await model.stream([new HumanMessage(text)], { ...config, runName: runner.appName })
+          : model.turnChunks();
+        for await (const chunk of chunks) {
+          const message = chunk instanceof ChatGenerationChunk ? (chunk.message as AIMessageChunk) : chunk;
+          streamed = streamed ? streamed.concat(message) : message;
+        }
+        return streamed;
+      }),
+    );
     const result = model.result!;
     const reply = new AIMessage({ content: result.text, id: answer?.id ?? crypto.randomUUID(), name: runner.appName });
     return {
@@ -247,4 +312,3 @@ export function wrap(runner: Runner) {
     .addEdge('adk_turn', END)
     .compile({ name: runner.appName });
 }
-

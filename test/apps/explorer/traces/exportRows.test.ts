@@ -15,14 +15,20 @@ describe('CSV', () => {
   });
 
   test('objects and lists are JSON in one cell; records end with CRLF; the header names the columns', () => {
-    const csv = toCsv([{ id: 'x', tags: ['a', 'b'], inputs: { q: 'why, "really"?' } }, { id: 'y' }], ['id', 'tags', 'inputs']);
+    const csv = toCsv(
+      [{ id: 'x', tags: ['a', 'b'], inputs: { q: 'why, "really"?' } }, { id: 'y' }],
+      ['id', 'tags', 'inputs'],
+    );
     expect(csv).toBe('id,tags,inputs\r\nx,"[""a"",""b""]","{""q"":""why, \\""really\\""?""}"\r\ny,,\r\n');
   });
 
   test('a cell holding CRLF and quotes reads back whole with a strict RFC 4180 reader', () => {
     const value = 'first "line",\r\nsecond';
     const csv = toCsv([{ a: value, b: 'plain' }], ['a', 'b']);
-    expect(readCsv(csv)).toEqual([['a', 'b'], [value, 'plain']]);
+    expect(readCsv(csv)).toEqual([
+      ['a', 'b'],
+      [value, 'plain'],
+    ]);
   });
 });
 

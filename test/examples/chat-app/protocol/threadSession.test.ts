@@ -9,7 +9,8 @@ const graphOf = (count: number): ProtocolGraph => ({
   async streamEvents() {
     return (async function* () {
       yield { method: 'lifecycle', params: { namespace: [], data: { event: 'running' } } };
-      for (let i = 0; i < count; i += 1) yield { method: 'custom', params: { namespace: [], data: { name: 'n', payload: i } } };
+      for (let i = 0; i < count; i += 1)
+        yield { method: 'custom', params: { namespace: [], data: { name: 'n', payload: i } } };
       yield { method: 'lifecycle', params: { namespace: [], data: { event: 'completed' } } };
     })();
   },
@@ -18,7 +19,13 @@ const graphOf = (count: number): ProtocolGraph => ({
 const key = (threadId: string, workspaceId = 'w1') => ({ workspaceId, threadId });
 
 const registry = (count: number, finishedTtlMs: number) =>
-  new SessionRegistry({ graph: graphOf(count), logger: createLogger('test', 'silent'), maxEventsPerRun: 100, finishedTtlMs, graphName: 'g' });
+  new SessionRegistry({
+    graph: graphOf(count),
+    logger: createLogger('test', 'silent'),
+    maxEventsPerRun: 100,
+    finishedTtlMs,
+    graphName: 'g',
+  });
 
 async function drain(it: AsyncIterable<unknown>): Promise<number> {
   let n = 0;
@@ -47,7 +54,8 @@ describe('SessionRegistry', () => {
     await drain(session.subscribe({ channels: ['lifecycle'] }, new AbortController().signal)); // the first run is over
     const events: { seq: number }[] = [];
     const follower = (async () => {
-      for await (const { event } of session.subscribe({ channels: ['custom'] }, new AbortController().signal)) events.push(event);
+      for await (const { event } of session.subscribe({ channels: ['custom'] }, new AbortController().signal))
+        events.push(event);
     })();
     await new Promise((r) => setTimeout(r, 80)); // the first run's log has been released meanwhile
     expect(sessions.peek(key('t2'))).toBe(session);
@@ -66,23 +74,41 @@ describe('SessionRegistry', () => {
         seen.push(run);
         return (async function* () {
           // LangGraph names the thread in checkpoint configs and metadata by the id it was given.
-          yield { method: 'checkpoints', params: { namespace: [], data: { config: { configurable: { thread_id: run.configurable.thread_id } }, metadata: { thread_id: run.configurable.thread_id } } } };
+          yield {
+            method: 'checkpoints',
+            params: {
+              namespace: [],
+              data: {
+                config: { configurable: { thread_id: run.configurable.thread_id } },
+                metadata: { thread_id: run.configurable.thread_id },
+              },
+            },
+          };
           yield { method: 'lifecycle', params: { namespace: [], data: { event: 'completed' } } };
         })();
       },
     };
-    const sessions = new SessionRegistry({ graph, logger: createLogger('test', 'silent'), maxEventsPerRun: 100, finishedTtlMs: 60_000, graphName: 'g' });
+    const sessions = new SessionRegistry({
+      graph,
+      logger: createLogger('test', 'silent'),
+      maxEventsPerRun: 100,
+      finishedTtlMs: 60_000,
+      graphName: 'g',
+    });
     const a = sessions.get(key('same', 'wa'));
     const b = sessions.get(key('same', 'wb'));
     expect(a).not.toBe(b);
     expect(sessions.peek(key('same', 'wc'))).toBeUndefined();
     a.startRun({ input: null });
     const events: unknown[] = [];
-    for await (const { event } of a.subscribe({ channels: ['checkpoints', 'lifecycle'] }, new AbortController().signal)) events.push(event);
+    for await (const { event } of a.subscribe({ channels: ['checkpoints', 'lifecycle'] }, new AbortController().signal))
+      events.push(event);
     expect(b.currentRun).toBeUndefined();
     // The checkpointer sees the workspace's thread; the trace and the client see the id the client chose.
     expect(seen.map((o) => [o.configurable.thread_id, o.metadata.thread_id])).toEqual([['wa/same', 'same']]);
-    expect(events[0]).toMatchObject({ params: { data: { config: { configurable: { thread_id: 'same' } }, metadata: { thread_id: 'same' } } } });
+    expect(events[0]).toMatchObject({
+      params: { data: { config: { configurable: { thread_id: 'same' } }, metadata: { thread_id: 'same' } } },
+    });
     expect(JSON.stringify(events)).not.toContain('wa/');
     await sessions.delete(key('same', 'wa'));
     expect(sessions.peek(key('same', 'wb'))).toBe(b);

@@ -3,13 +3,60 @@
 // compiler, not only the first token.
 import fc from 'fast-check';
 
-const operator = fc.constantFrom('eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'has', 'search', 'in', 'like', 'exists', 'and', 'or', 'not', 'frob');
+const operator = fc.constantFrom(
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'has',
+  'search',
+  'in',
+  'like',
+  'exists',
+  'and',
+  'or',
+  'not',
+  'frob',
+);
 const field = fc.constantFrom(
-  'name', 'run_type', 'status', 'latency', 'tags', 'metadata', 'metadata_key', 'metadata_value', 'feedback_key', 'feedback_score', 'start_time',
-  'end_time', 'id', 'parent_run_id', 'error', 'is_root', 'total_tokens', 'total_cost', 'thread_id', 'constructor', '__proto__',
+  'name',
+  'run_type',
+  'status',
+  'latency',
+  'tags',
+  'metadata',
+  'metadata_key',
+  'metadata_value',
+  'feedback_key',
+  'feedback_score',
+  'start_time',
+  'end_time',
+  'id',
+  'parent_run_id',
+  'error',
+  'is_root',
+  'total_tokens',
+  'total_cost',
+  'thread_id',
+  'constructor',
+  '__proto__',
 );
 const value = fc.oneof(
-  fc.constantFrom('true', 'null', 'None', '"5s"', '"2024-01-01T00:00:00Z"', '\'{"a": 1}\'', '"00000000-0000-4000-8000-000000000001"', '["a", 1]', '[1, 2.5, -3]', '[]', '"%\\\\_\'"'),
+  fc.constantFrom(
+    'true',
+    'null',
+    'None',
+    '"5s"',
+    '"2024-01-01T00:00:00Z"',
+    '\'{"a": 1}\'',
+    '"00000000-0000-4000-8000-000000000001"',
+    '["a", 1]',
+    '[1, 2.5, -3]',
+    '[]',
+    '"%\\\\_\'"',
+  ),
   fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)),
   fc.double().map(String),
   fc.integer().map(String),
@@ -27,6 +74,8 @@ export const wellFormedFilter: fc.Arbitrary<string> = fc.letrec<{ expr: string }
     fc.tuple(operator, field, value).map(([op, f, v]) => `${op}(${f}, ${v})`),
     field.map((f) => `exists(${f})`),
     value.map((v) => `search(${v})`),
-    fc.tuple(fc.constantFrom('and', 'or', 'not'), fc.array(tie('expr'), { minLength: 1, maxLength: 3 })).map(([op, args]) => `${op}(${args.join(', ')})`),
+    fc
+      .tuple(fc.constantFrom('and', 'or', 'not'), fc.array(tie('expr'), { minLength: 1, maxLength: 3 }))
+      .map(([op, args]) => `${op}(${args.join(', ')})`),
   ),
 })).expr;

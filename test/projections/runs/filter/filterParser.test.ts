@@ -16,7 +16,12 @@ function shape(node: FilterNode): unknown {
     case 'not':
       return { not: shape(node.arg) };
     case 'compare': {
-      const value = node.value === null ? undefined : node.value.kind === 'list' ? node.value.items.map(scalar) : scalar(node.value);
+      const value =
+        node.value === null
+          ? undefined
+          : node.value.kind === 'list'
+            ? node.value.items.map(scalar)
+            : scalar(node.value);
       return { [node.op]: node.field ? [node.field.name, value] : [value] };
     }
   }
@@ -60,7 +65,9 @@ describe('valid forms', () => {
     expect(shape(parseFilter('and(eq(run_type, "llm"), or(gt(latency, 2.5), not(has(tags, \'beta\'))))'))).toEqual({
       and: [{ eq: ['run_type', 'llm'] }, { or: [{ gt: ['latency', 2.5] }, { not: { has: ['tags', 'beta'] } }] }],
     });
-    expect(shape(parseFilter('in(total_tokens, [1, -2, 3.5e2, +4, .5])'))).toEqual({ in: ['total_tokens', [1, -2, 350, 4, 0.5]] });
+    expect(shape(parseFilter('in(total_tokens, [1, -2, 3.5e2, +4, .5])'))).toEqual({
+      in: ['total_tokens', [1, -2, 350, 4, 0.5]],
+    });
     expect(shape(parseFilter('eq(is_root, true)'))).toEqual({ eq: ['is_root', true] });
     expect(shape(parseFilter('eq(is_root, False)'))).toEqual({ eq: ['is_root', false] });
     expect(shape(parseFilter('eq(error, None)'))).toEqual({ eq: ['error', null] });
@@ -137,7 +144,15 @@ describe('errors: 400, naming the problem and its position', () => {
 });
 
 describe('property: any input is a tree or a 400, never another exception', () => {
-  const scope = { tenantId: '00000000-0000-4000-8000-000000000001', runsTable: 'runs', runKeysTable: 'run_keys', feedbackTable: 'feedback', exact: true, sessionIds: null, traceIds: null };
+  const scope = {
+    tenantId: '00000000-0000-4000-8000-000000000001',
+    runsTable: 'runs',
+    runKeysTable: 'run_keys',
+    feedbackTable: 'feedback',
+    exact: true,
+    sessionIds: null,
+    traceIds: null,
+  };
   const outcome = (text: string) => {
     try {
       compileRunFilter(parseFilter(text), scope);
@@ -154,7 +169,10 @@ describe('property: any input is a tree or a 400, never another exception', () =
     ['filter-like token soup', filterish],
     ['well-formed calls over random fields and values', wellFormed],
   ])('%s', (_name, arbitrary) => {
-    fc.assert(fc.property(arbitrary, (text) => void outcome(text)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(arbitrary, (text) => void outcome(text)),
+      { numRuns: 2000 },
+    );
   });
 
   test('the generated calls reach the compiler: some compile, some are rejected', () => {

@@ -30,7 +30,10 @@ const PUBLIC = new Set([
 let server: AgentServer;
 let open: AgentServer;
 beforeAll(async () => {
-  [server, open] = await Promise.all([startAgentServer('api-keys'), startAgentServer('auth-off', { env: { AGENT_SERVER_AUTH: 'none' } })]);
+  [server, open] = await Promise.all([
+    startAgentServer('api-keys'),
+    startAgentServer('auth-off', { env: { AGENT_SERVER_AUTH: 'none' } }),
+  ]);
 });
 afterAll(() => Promise.all([server?.stop(), open?.stop()]));
 
@@ -44,16 +47,32 @@ interface Operation {
 async function operations(of: AgentServer): Promise<Operation[]> {
   const doc = (await (await fetch(`${of.url}/docs/json`)).json()) as any;
   return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, doc: op })),
+    Object.entries(ops).map(([method, op]) => ({
+      route: `${method.toUpperCase()} ${path}`,
+      method: method.toUpperCase(),
+      path,
+      doc: op,
+    })),
   );
 }
 
 /** A request for the operation: ids that exist nowhere, a body of the right kind. */
 function call(server: AgentServer, op: Operation, headers: Record<string, string>): Promise<Response> {
-  const path = op.path.replace(/\{(\w+|\*)\}/g, (_, name: string) => (name === 'assistant_id' ? 'agent' : name === '*' ? DOCS_STATIC_FILE : randomUUID()));
-  const body = op.path === '/runs/batch' ? [{ assistant_id: 'agent' }] : op.path.startsWith('/a2a/') ? { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } } : { assistant_id: 'agent' };
+  const path = op.path.replace(/\{(\w+|\*)\}/g, (_, name: string) =>
+    name === 'assistant_id' ? 'agent' : name === '*' ? DOCS_STATIC_FILE : randomUUID(),
+  );
+  const body =
+    op.path === '/runs/batch'
+      ? [{ assistant_id: 'agent' }]
+      : op.path.startsWith('/a2a/')
+        ? { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }
+        : { assistant_id: 'agent' };
   const hasBody = op.doc.requestBody !== undefined;
-  return fetch(`${server.url}${path}`, { method: op.method, headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers }, body: hasBody ? JSON.stringify(body) : undefined });
+  return fetch(`${server.url}${path}`, {
+    method: op.method,
+    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: hasBody ? JSON.stringify(body) : undefined,
+  });
 }
 
 describe('API keys (the default)', () => {
@@ -61,11 +80,19 @@ describe('API keys (the default)', () => {
     const ops = await operations(server);
     const guarded = ops.filter((op) => !PUBLIC.has(op.route));
     expect(guarded.length).toBeGreaterThan(30);
-    expect(ops.filter((op) => PUBLIC.has(op.route)).map((op) => op.route).sort()).toEqual([...PUBLIC].sort());
+    expect(
+      ops
+        .filter((op) => PUBLIC.has(op.route))
+        .map((op) => op.route)
+        .sort(),
+    ).toEqual([...PUBLIC].sort());
     for (const op of guarded) {
       const none = await call(server, op, {});
       expect(none.status, `${op.route} without a key`).toBe(401);
-      expect(await none.json(), op.route).toEqual({ error: 'MISSING_API_KEY', detail: expect.stringContaining('X-Api-Key') });
+      expect(await none.json(), op.route).toEqual({
+        error: 'MISSING_API_KEY',
+        detail: expect.stringContaining('X-Api-Key'),
+      });
       const wrong = await call(server, op, { 'x-api-key': 'lsk_not-a-key-of-anyone' });
       expect(wrong.status, `${op.route} with a wrong key`).toBe(401);
       expect(((await wrong.json()) as any).error, op.route).toBe('INVALID_API_KEY');
@@ -87,7 +114,13 @@ describe('API keys (the default)', () => {
         continue;
       }
       expect(op.doc.security, op.route).toEqual([{ apiKey: [] }]);
-      expect(op.doc.parameters, op.route).toContainEqual(expect.objectContaining({ in: 'header', name: 'X-Tenant-Id', schema: expect.objectContaining({ format: 'uuid' }) }));
+      expect(op.doc.parameters, op.route).toContainEqual(
+        expect.objectContaining({
+          in: 'header',
+          name: 'X-Tenant-Id',
+          schema: expect.objectContaining({ format: 'uuid' }),
+        }),
+      );
       expect(Object.keys(op.doc.responses), op.route).toEqual(expect.arrayContaining(['400', '401', '403']));
     }
   });
@@ -106,7 +139,12 @@ describe('API keys (the default)', () => {
   it('X-Tenant-Id picks the workspace of a key linked to several: 400 without it, 403 for a workspace not the key’s', async () => {
     const [a, b] = await createWorkspaces(2, { shareKey: true });
     const key = a!.apiKey;
-    const get = (headers: Record<string, string>) => fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers }, body: '{}' });
+    const get = (headers: Record<string, string>) =>
+      fetch(`${server.url}/threads/search`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
     const without = await get({});
     expect(without.status).toBe(400);
     expect(((await without.json()) as any).error).toBe('TENANT_ID_REQUIRED');
@@ -116,8 +154,15 @@ describe('API keys (the default)', () => {
     expect(other.status).toBe(403);
     expect(((await other.json()) as any).error).toBe('WORKSPACE_FORBIDDEN');
 
-    const inA = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'x-api-key': key, 'x-tenant-id': a!.id, 'content-type': 'application/json' }, body: '{}' })).json()) as any;
-    const searched = async (workspace: string) => ((await (await get({ 'x-tenant-id': workspace })).json()) as any[]).map((t) => t.thread_id);
+    const inA = (await (
+      await fetch(`${server.url}/threads`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'x-tenant-id': a!.id, 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as any;
+    const searched = async (workspace: string) =>
+      ((await (await get({ 'x-tenant-id': workspace })).json()) as any[]).map((t) => t.thread_id);
     expect(await searched(a!.id)).toEqual([inA.thread_id]);
     expect(await searched(b!.id)).toEqual([]);
   });
@@ -129,7 +174,15 @@ describe('API keys (the default)', () => {
 
 describe('AGENT_SERVER_AUTH=none', () => {
   it('serves without a key, and says so at start-up and in /info', async () => {
-    expect((await fetch(`${open.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${open.url}/threads`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(200);
     const info = (await (await fetch(`${open.url}/info`)).json()) as any;
     expect(info.auth).toEqual({ mode: 'none', warning: expect.stringContaining('authentication is off') });
     const log = readFileSync(join(repoRoot, '.local', 'logs', 'test', 'agent-server-auth-off.log'), 'utf8');
@@ -137,7 +190,9 @@ describe('AGENT_SERVER_AUTH=none', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line))
-      .filter((entry) => entry.pid === open.process.pid && entry.level === 40 && /authentication is off/.test(entry.msg));
+      .filter(
+        (entry) => entry.pid === open.process.pid && entry.level === 40 && /authentication is off/.test(entry.msg),
+      );
     expect(warnings).toHaveLength(1);
   });
 

@@ -11,7 +11,10 @@ import { exampleGraph, startAgentServer, writeAgentConfig, type AgentServer } fr
 import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
 
 const OWNER_AUTH_CONFIG = () =>
-  writeAgentConfig({ graphs: { agent: exampleGraph('chatAgent') }, auth: { path: `${join(import.meta.dirname, '..', 'fixtures', 'ownerAuth.ts')}:auth` } });
+  writeAgentConfig({
+    graphs: { agent: exampleGraph('chatAgent') },
+    auth: { path: `${join(import.meta.dirname, '..', 'fixtures', 'ownerAuth.ts')}:auth` },
+  });
 
 let server: AgentServer;
 let db: ScratchPostgres | undefined;
@@ -20,7 +23,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const as = (user: string) => new Client({ apiUrl: server.url, apiKey: null, defaultHeaders: { authorization: `Bearer token-${user}` } });
+const as = (user: string) =>
+  new Client({ apiUrl: server.url, apiKey: null, defaultHeaders: { authorization: `Bearer token-${user}` } });
 const human = (content: string) => ({ messages: [{ type: 'human', content }] });
 const status = async (call: Promise<unknown>): Promise<number | 'ok'> => {
   try {
@@ -31,7 +35,14 @@ const status = async (call: Promise<unknown>): Promise<number | 'ok'> => {
   }
 };
 const raw = (user: string, method: string, path: string, json?: unknown) =>
-  fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer token-${user}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, body: json === undefined ? undefined : JSON.stringify(json) });
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer token-${user}`,
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
 
 describe.each(['memory', 'postgres'] as const)('%s store', (store) => {
   beforeAll(async () => {
@@ -89,9 +100,22 @@ describe.each(['memory', 'postgres'] as const)('%s store', (store) => {
   it('stamps the threads runs create, stateless ones included', async () => {
     const topic = randomUUID();
     const threadId = randomUUID();
-    await as('bob').runs.wait(threadId, 'agent', { input: human('new thread'), ifNotExists: 'create', metadata: { topic } });
+    await as('bob').runs.wait(threadId, 'agent', {
+      input: human('new thread'),
+      ifNotExists: 'create',
+      metadata: { topic },
+    });
     // The SDK's types leave on_completion out of stateless runs; the server takes it.
-    expect((await raw('bob', 'POST', '/runs/wait', { assistant_id: 'agent', input: human('stateless'), on_completion: 'keep', metadata: { topic } })).status).toBe(200);
+    expect(
+      (
+        await raw('bob', 'POST', '/runs/wait', {
+          assistant_id: 'agent',
+          input: human('stateless'),
+          on_completion: 'keep',
+          metadata: { topic },
+        })
+      ).status,
+    ).toBe(200);
     const found = await as('bob').threads.search({ metadata: { topic } });
     expect(found).toHaveLength(2);
     for (const t of found) expect(t.metadata?.owner).toBe('bob');
@@ -101,11 +125,22 @@ describe.each(['memory', 'postgres'] as const)('%s store', (store) => {
   it('an A2A task of one user is not found by another', async () => {
     const send = async (user: string, method: string, params: unknown) =>
       (await (await raw(user, 'POST', '/a2a/agent', { jsonrpc: '2.0', id: 1, method, params })).json()) as any;
-    const task = (await send('alice', 'message/send', { message: { role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hello' }] } })).result;
+    const task = (
+      await send('alice', 'message/send', {
+        message: { role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hello' }] },
+      })
+    ).result;
     expect(task.status.state).toBe('completed');
     expect((await send('alice', 'tasks/get', { id: task.id })).result.status.state).toBe('completed');
     expect((await send('bob', 'tasks/get', { id: task.id })).error.code).toBe(-32001);
-    const hijack = await send('bob', 'message/send', { message: { role: 'user', messageId: randomUUID(), contextId: task.contextId, parts: [{ kind: 'text', text: 'intruder' }] } });
+    const hijack = await send('bob', 'message/send', {
+      message: {
+        role: 'user',
+        messageId: randomUUID(),
+        contextId: task.contextId,
+        parts: [{ kind: 'text', text: 'intruder' }],
+      },
+    });
     expect(hijack.error).toBeDefined();
   });
 
@@ -129,7 +164,15 @@ describe.each(['memory', 'postgres'] as const)('%s store', (store) => {
   });
 
   it('no API key is needed or taken: the module decides', async () => {
-    expect((await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${server.url}/threads/search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(401);
     const info = (await (await fetch(`${server.url}/info`)).json()) as any;
     expect(info.auth).toEqual({ mode: 'custom' });
   });

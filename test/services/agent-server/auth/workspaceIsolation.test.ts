@@ -57,8 +57,17 @@ async function send(f: Fixture, method: string, path: string, json?: unknown): P
 
 const human = (content: string) => ({ messages: [{ type: 'human', content }] });
 const twinText = (f: Fixture) => `the twin of ${f.label}`;
-const rpc = (f: Fixture, method: string, params: unknown) => send(f, 'POST', '/a2a/agent', { jsonrpc: '2.0', id: 1, method, params });
-const a2aMessage = (text: string, contextId?: string) => ({ message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }], ...(contextId ? { contextId } : {}) } });
+const rpc = (f: Fixture, method: string, params: unknown) =>
+  send(f, 'POST', '/a2a/agent', { jsonrpc: '2.0', id: 1, method, params });
+const a2aMessage = (text: string, contextId?: string) => ({
+  message: {
+    kind: 'message',
+    role: 'user',
+    messageId: randomUUID(),
+    parts: [{ kind: 'text', text }],
+    ...(contextId ? { contextId } : {}),
+  },
+});
 const show = (what: string, res: Res) => `${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
 
 async function expectStatus(res: Promise<Res> | Res, status: number, what: string): Promise<Res> {
@@ -69,7 +78,9 @@ async function expectStatus(res: Promise<Res> | Res, status: number, what: strin
 
 async function buildFixture(ws: Workspace, label: string): Promise<Fixture> {
   const f = { label, ws, tag: `iso-${label}-${randomUUID().slice(0, 8)}` } as Fixture;
-  const newThread = async () => (await expectStatus(send(f, 'POST', '/threads', { metadata: { tag: f.tag } }), 200, 'create a thread')).body.thread_id as string;
+  const newThread = async () =>
+    (await expectStatus(send(f, 'POST', '/threads', { metadata: { tag: f.tag } }), 200, 'create a thread')).body
+      .thread_id as string;
   f.thread = await newThread();
   const wait = await fetch(`${server.url}/threads/${f.thread}/runs/wait`, {
     method: 'POST',
@@ -79,14 +90,36 @@ async function buildFixture(ws: Workspace, label: string): Promise<Fixture> {
   expect(wait.status).toBe(200);
   f.run = wait.headers.get('content-location')!.split('/').at(-1)!;
   f.checkpoint = (await send(f, 'GET', `/threads/${f.thread}/state`)).body.checkpoint.checkpoint_id;
-  const deletable = await expectStatus(send(f, 'POST', `/threads/${f.thread}/runs`, { assistant_id: 'agent', input: human('to delete'), multitask_strategy: 'enqueue' }), 200, 'a run');
+  const deletable = await expectStatus(
+    send(f, 'POST', `/threads/${f.thread}/runs`, {
+      assistant_id: 'agent',
+      input: human('to delete'),
+      multitask_strategy: 'enqueue',
+    }),
+    200,
+    'a run',
+  );
   f.deletableRun = deletable.body.run_id;
   await expectStatus(send(f, 'GET', `/threads/${f.thread}/runs/${f.deletableRun}/join`), 200, 'join');
   f.deletableThread = await newThread();
   f.twin = await newThread();
-  await expectStatus(send(f, 'POST', `/threads/${f.twin}/runs/wait`, { assistant_id: 'agent', input: human(twinText(f)) }), 200, 'a run on the twin');
+  await expectStatus(
+    send(f, 'POST', `/threads/${f.twin}/runs/wait`, { assistant_id: 'agent', input: human(twinText(f)) }),
+    200,
+    'a run on the twin',
+  );
   f.busyThread = await newThread();
-  f.pendingRun = (await expectStatus(send(f, 'POST', `/threads/${f.busyThread}/runs`, { assistant_id: 'agent', input: human('later'), after_seconds: 600 }), 200, 'a pending run')).body.run_id;
+  f.pendingRun = (
+    await expectStatus(
+      send(f, 'POST', `/threads/${f.busyThread}/runs`, {
+        assistant_id: 'agent',
+        input: human('later'),
+        after_seconds: 600,
+      }),
+      200,
+      'a pending run',
+    )
+  ).body.run_id;
   const task = (await rpc(f, 'message/send', a2aMessage(`a2a from ${label}`))).body.result;
   expect(task?.status?.state, 'the A2A task').toBe('completed');
   f.task = { contextId: task.contextId, id: task.id };
@@ -114,7 +147,13 @@ const ok =
     check?.(res.body, owner);
   };
 /** A probe of a read route: the owner's request answers 200. */
-const read = (label: string, path: (f: Fixture) => string, check?: (body: any, owner: Fixture) => void, method = 'GET', json?: unknown): Probe => ({
+const read = (
+  label: string,
+  path: (f: Fixture) => string,
+  check?: (body: any, owner: Fixture) => void,
+  method = 'GET',
+  json?: unknown,
+): Probe => ({
   label,
   request: (owner) => ({ method, path: path(owner), json }),
   owner: ok(200, check),
@@ -123,10 +162,15 @@ const read = (label: string, path: (f: Fixture) => string, check?: (body: any, o
 async function unchanged(owner: Fixture): Promise<void> {
   for (const id of [owner.thread, owner.twin]) {
     const thread = await send(owner, 'GET', `/threads/${id}`);
-    expect(thread.body.metadata, show('the owner’s thread', thread)).toEqual(expect.objectContaining({ tag: owner.tag }));
+    expect(thread.body.metadata, show('the owner’s thread', thread)).toEqual(
+      expect.objectContaining({ tag: owner.tag }),
+    );
     expect(thread.body.metadata.hacked).toBeUndefined();
     const state = await send(owner, 'GET', `/threads/${id}/state`);
-    expect(state.body.values.messages.some((m: any) => /intruder/.test(m.content)), 'no message of the other workspace in the owner’s state').toBe(false);
+    expect(
+      state.body.values.messages.some((m: any) => /intruder/.test(m.content)),
+      'no message of the other workspace in the owner’s state',
+    ).toBe(false);
   }
 }
 /** A thread of the asker's own, made with the id of the owner's twin: nothing of the owner's in the answer, nothing changed in the owner's. */
@@ -136,7 +180,12 @@ const ownTwin = async (res: Res, owner: Fixture, what: string) => {
   await unchanged(owner);
 };
 const runOn = (path: (thread: string) => string, label: string): Probe[] => {
-  const json = (owner: Fixture, asker: Fixture, extra = {}) => ({ assistant_id: 'agent', input: human(owner === asker ? 'owner turn' : 'intruder'), multitask_strategy: 'enqueue', ...extra });
+  const json = (owner: Fixture, asker: Fixture, extra = {}) => ({
+    assistant_id: 'agent',
+    input: human(owner === asker ? 'owner turn' : 'intruder'),
+    multitask_strategy: 'enqueue',
+    ...extra,
+  });
   return [
     {
       label,
@@ -149,7 +198,11 @@ const runOn = (path: (thread: string) => string, label: string): Probe[] => {
     },
     {
       label: `${label}, if_not_exists create on an id the other has: a thread of the asker's own`,
-      request: (owner, asker) => ({ method: 'POST', path: path(owner.twin), json: json(owner, asker, { if_not_exists: 'create' }) }),
+      request: (owner, asker) => ({
+        method: 'POST',
+        path: path(owner.twin),
+        json: json(owner, asker, { if_not_exists: 'create' }),
+      }),
       other: ownTwin,
       owner: ok(200),
     },
@@ -159,14 +212,21 @@ const runOn = (path: (thread: string) => string, label: string): Probe[] => {
 const CASES: Record<string, Probe[]> = {
   'POST /threads': [
     {
-      label: 'a thread id of the other workspace, with if_exists do_nothing: a thread of the asker’s own, not the other’s',
-      request: (owner, asker) => ({ method: 'POST', path: '/threads', json: { thread_id: owner.twin, if_exists: 'do_nothing', metadata: owner === asker ? {} : { hacked: true } } }),
+      label:
+        'a thread id of the other workspace, with if_exists do_nothing: a thread of the asker’s own, not the other’s',
+      request: (owner, asker) => ({
+        method: 'POST',
+        path: '/threads',
+        json: { thread_id: owner.twin, if_exists: 'do_nothing', metadata: owner === asker ? {} : { hacked: true } },
+      }),
       other: async (res, owner, what) => {
         await ownTwin(res, owner, what);
         expect(res.body.thread_id).toBe(owner.twin);
         expect(res.body.metadata.tag, show(what, res)).toBeUndefined();
       },
-      owner: ok(200, (body, owner) => expect(body).toMatchObject({ thread_id: owner.twin, metadata: { tag: owner.tag } })),
+      owner: ok(200, (body, owner) =>
+        expect(body).toMatchObject({ thread_id: owner.twin, metadata: { tag: owner.tag } }),
+      ),
     },
   ],
   'POST /threads/search': [
@@ -179,7 +239,11 @@ const CASES: Record<string, Probe[]> = {
     {
       label: 'everything: only the own threads',
       request: () => ({ method: 'POST', path: '/threads/search', json: { limit: 1000 } }),
-      other: (res, owner, what) => expect(res.body.map((t: any) => t.thread_id), show(what, res)).not.toContain(owner.thread),
+      other: (res, owner, what) =>
+        expect(
+          res.body.map((t: any) => t.thread_id),
+          show(what, res),
+        ).not.toContain(owner.thread),
       owner: ok(200, (body, owner) => expect(body.map((t: any) => t.thread_id)).toContain(owner.thread)),
     },
   ],
@@ -191,11 +255,21 @@ const CASES: Record<string, Probe[]> = {
       owner: ok(200, (body) => expect(body).toBeGreaterThanOrEqual(2)),
     },
   ],
-  'GET /threads/{thread_id}': [read('the thread', (f) => `/threads/${f.thread}`, (body, f) => expect(body.thread_id).toBe(f.thread))],
+  'GET /threads/{thread_id}': [
+    read(
+      'the thread',
+      (f) => `/threads/${f.thread}`,
+      (body, f) => expect(body.thread_id).toBe(f.thread),
+    ),
+  ],
   'PATCH /threads/{thread_id}': [
     {
       label: 'metadata',
-      request: (owner, asker) => ({ method: 'PATCH', path: `/threads/${owner.thread}`, json: { metadata: owner === asker ? { patched: true } : { hacked: true } } }),
+      request: (owner, asker) => ({
+        method: 'PATCH',
+        path: `/threads/${owner.thread}`,
+        json: { metadata: owner === asker ? { patched: true } : { hacked: true } },
+      }),
       other: async (res, owner, what) => {
         notFound(res, owner, what);
         await unchanged(owner);
@@ -209,16 +283,30 @@ const CASES: Record<string, Probe[]> = {
       request: (owner) => ({ method: 'DELETE', path: `/threads/${owner.deletableThread}` }),
       other: async (res, owner, what) => {
         notFound(res, owner, what);
-        await expectStatus(send(owner, 'GET', `/threads/${owner.deletableThread}`), 200, 'the owner’s thread is still there');
+        await expectStatus(
+          send(owner, 'GET', `/threads/${owner.deletableThread}`),
+          200,
+          'the owner’s thread is still there',
+        );
       },
       owner: ok(204),
     },
   ],
-  'GET /threads/{thread_id}/state': [read('state', (f) => `/threads/${f.thread}/state`, (body) => expect(body.values.messages.length).toBeGreaterThan(1))],
+  'GET /threads/{thread_id}/state': [
+    read(
+      'state',
+      (f) => `/threads/${f.thread}/state`,
+      (body) => expect(body.values.messages.length).toBeGreaterThan(1),
+    ),
+  ],
   'POST /threads/{thread_id}/state': [
     {
       label: 'a state update',
-      request: (owner, asker) => ({ method: 'POST', path: `/threads/${owner.thread}/state`, json: { values: human(owner === asker ? 'owner update' : 'intruder'), as_node: 'agent' } }),
+      request: (owner, asker) => ({
+        method: 'POST',
+        path: `/threads/${owner.thread}/state`,
+        json: { values: human(owner === asker ? 'owner update' : 'intruder'), as_node: 'agent' },
+      }),
       other: async (res, owner, what) => {
         notFound(res, owner, what);
         await unchanged(owner);
@@ -226,18 +314,52 @@ const CASES: Record<string, Probe[]> = {
       owner: ok(200),
     },
   ],
-  'GET /threads/{thread_id}/state/{checkpoint_id}': [read('state at a checkpoint', (f) => `/threads/${f.thread}/state/${f.checkpoint}`)],
-  'POST /threads/{thread_id}/state/checkpoint': [
-    { label: 'state at a checkpoint', request: (f) => ({ method: 'POST', path: `/threads/${f.thread}/state/checkpoint`, json: { checkpoint: { checkpoint_id: f.checkpoint } } }), owner: ok(200) },
+  'GET /threads/{thread_id}/state/{checkpoint_id}': [
+    read('state at a checkpoint', (f) => `/threads/${f.thread}/state/${f.checkpoint}`),
   ],
-  'POST /threads/{thread_id}/history': [read('history', (f) => `/threads/${f.thread}/history`, (body) => expect(body.length).toBeGreaterThan(0), 'POST', { limit: 5 })],
-  'GET /threads/{thread_id}/history': [read('history', (f) => `/threads/${f.thread}/history?limit=5`, (body) => expect(body.length).toBeGreaterThan(0))],
+  'POST /threads/{thread_id}/state/checkpoint': [
+    {
+      label: 'state at a checkpoint',
+      request: (f) => ({
+        method: 'POST',
+        path: `/threads/${f.thread}/state/checkpoint`,
+        json: { checkpoint: { checkpoint_id: f.checkpoint } },
+      }),
+      owner: ok(200),
+    },
+  ],
+  'POST /threads/{thread_id}/history': [
+    read(
+      'history',
+      (f) => `/threads/${f.thread}/history`,
+      (body) => expect(body.length).toBeGreaterThan(0),
+      'POST',
+      { limit: 5 },
+    ),
+  ],
+  'GET /threads/{thread_id}/history': [
+    read(
+      'history',
+      (f) => `/threads/${f.thread}/history?limit=5`,
+      (body) => expect(body.length).toBeGreaterThan(0),
+    ),
+  ],
   'POST /threads/{thread_id}/runs': runOn((thread) => `/threads/${thread}/runs`, 'a background run'),
   'POST /threads/{thread_id}/runs/stream': runOn((thread) => `/threads/${thread}/runs/stream`, 'a streamed run'),
   'POST /threads/{thread_id}/runs/wait': runOn((thread) => `/threads/${thread}/runs/wait`, 'a waited run'),
-  'GET /threads/{thread_id}/runs': [read('the runs', (f) => `/threads/${f.thread}/runs`, (body, f) => expect(body.map((r: any) => r.run_id)).toContain(f.run))],
+  'GET /threads/{thread_id}/runs': [
+    read(
+      'the runs',
+      (f) => `/threads/${f.thread}/runs`,
+      (body, f) => expect(body.map((r: any) => r.run_id)).toContain(f.run),
+    ),
+  ],
   'GET /threads/{thread_id}/runs/{run_id}': [
-    read('a run', (f) => `/threads/${f.thread}/runs/${f.run}`, (body, f) => expect(body.run_id).toBe(f.run)),
+    read(
+      'a run',
+      (f) => `/threads/${f.thread}/runs/${f.run}`,
+      (body, f) => expect(body.run_id).toBe(f.run),
+    ),
     {
       label: 'a run of the other’s, named on the asker’s own thread',
       request: (owner, asker) => ({ method: 'GET', path: `/threads/${asker.thread}/runs/${owner.run}` }),
@@ -250,20 +372,38 @@ const CASES: Record<string, Probe[]> = {
       request: (owner) => ({ method: 'DELETE', path: `/threads/${owner.thread}/runs/${owner.deletableRun}` }),
       other: async (res, owner, what) => {
         notFound(res, owner, what);
-        await expectStatus(send(owner, 'GET', `/threads/${owner.thread}/runs/${owner.deletableRun}`), 200, 'the owner’s run is still there');
+        await expectStatus(
+          send(owner, 'GET', `/threads/${owner.thread}/runs/${owner.deletableRun}`),
+          200,
+          'the owner’s run is still there',
+        );
       },
       owner: ok(204),
     },
   ],
-  'GET /threads/{thread_id}/runs/{run_id}/join': [read('join', (f) => `/threads/${f.thread}/runs/${f.run}/join`, (body) => expect(body.messages).toBeDefined())],
-  'GET /threads/{thread_id}/runs/{run_id}/stream': [read('join the stream', (f) => `/threads/${f.thread}/runs/${f.run}/stream`)],
+  'GET /threads/{thread_id}/runs/{run_id}/join': [
+    read(
+      'join',
+      (f) => `/threads/${f.thread}/runs/${f.run}/join`,
+      (body) => expect(body.messages).toBeDefined(),
+    ),
+  ],
+  'GET /threads/{thread_id}/runs/{run_id}/stream': [
+    read('join the stream', (f) => `/threads/${f.thread}/runs/${f.run}/stream`),
+  ],
   'POST /threads/{thread_id}/runs/{run_id}/cancel': [
     {
       label: 'a pending run',
-      request: (owner) => ({ method: 'POST', path: `/threads/${owner.busyThread}/runs/${owner.pendingRun}/cancel?wait=true` }),
+      request: (owner) => ({
+        method: 'POST',
+        path: `/threads/${owner.busyThread}/runs/${owner.pendingRun}/cancel?wait=true`,
+      }),
       other: async (res, owner, what) => {
         notFound(res, owner, what);
-        expect((await send(owner, 'GET', `/threads/${owner.busyThread}/runs/${owner.pendingRun}`)).body.status, 'still pending').toBe('pending');
+        expect(
+          (await send(owner, 'GET', `/threads/${owner.busyThread}/runs/${owner.pendingRun}`)).body.status,
+          'still pending',
+        ).toBe('pending');
       },
       owner: ok(202),
     },
@@ -271,19 +411,36 @@ const CASES: Record<string, Probe[]> = {
   'POST /a2a/{assistant_id}': [
     {
       label: 'tasks/get by task id, and with the contextId',
-      request: (owner) => ({ method: 'POST', path: '/a2a/agent', json: { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: owner.task.id, contextId: owner.task.contextId } } }),
+      request: (owner) => ({
+        method: 'POST',
+        path: '/a2a/agent',
+        json: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tasks/get',
+          params: { id: owner.task.id, contextId: owner.task.contextId },
+        },
+      }),
       other: (res, _owner, what) => expect(res.body.error?.code, show(what, res)).toBe(-32001),
       owner: ok(200, (body) => expect(body.result.status.state).toBe('completed')),
     },
     {
       label: 'tasks/get by the bare run id',
-      request: (owner) => ({ method: 'POST', path: '/a2a/agent', json: { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: owner.task.id.split(':')[1] } } }),
+      request: (owner) => ({
+        method: 'POST',
+        path: '/a2a/agent',
+        json: { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: owner.task.id.split(':')[1] } },
+      }),
       other: (res, _owner, what) => expect(res.body.error?.code, show(what, res)).toBe(-32001),
       owner: ok(200, (body, owner) => expect(body.result?.id).toBe(owner.task.id)),
     },
     {
       label: 'tasks/cancel',
-      request: (owner) => ({ method: 'POST', path: '/a2a/agent', json: { jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: owner.task.id } } }),
+      request: (owner) => ({
+        method: 'POST',
+        path: '/a2a/agent',
+        json: { jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: owner.task.id } },
+      }),
       other: (res, _owner, what) => expect(res.body.error?.code, show(what, res)).toBe(-32001),
       owner: ok(200, (body) => expect(body.result.status.state).toBe('completed')),
     },
@@ -292,7 +449,15 @@ const CASES: Record<string, Probe[]> = {
       request: (owner, asker) => ({
         method: 'POST',
         path: '/a2a/agent',
-        json: { jsonrpc: '2.0', id: 1, method: 'message/send', params: a2aMessage(owner === asker ? 'owner again' : 'intruder', owner === asker ? owner.task.contextId : owner.twin) },
+        json: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: a2aMessage(
+            owner === asker ? 'owner again' : 'intruder',
+            owner === asker ? owner.task.contextId : owner.twin,
+          ),
+        },
       }),
       other: async (res, owner, what) => {
         expect(res.body.result?.status?.state, show(what, res)).toBe('completed');
@@ -328,7 +493,9 @@ const NAME_NO_IDS = ['POST /runs', 'POST /runs/stream', 'POST /runs/wait', 'POST
 
 async function documentedRoutes(): Promise<string[]> {
   const doc = (await (await fetch(`${server.url}/docs/json`)).json()) as any;
-  return Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+  return Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+  );
 }
 
 let current: AgentServerOnStore | undefined;
@@ -346,23 +513,41 @@ describe.each(['memory', 'postgres'] as const)('%s store', (store) => {
   it('each route of the OpenAPI document has isolation cases here (or holds no workspace data, or names no ids)', async () => {
     const routes = await documentedRoutes();
     const known = new Set([...NO_TENANT_DATA, ...NAME_NO_IDS, ...Object.keys(CASES)]);
-    expect(routes.filter((r) => !known.has(r)), 'routes without isolation cases: add them to CASES').toEqual([]);
-    expect([...known].filter((r) => !routes.includes(r)), 'cases for routes the server does not have').toEqual([]);
+    expect(
+      routes.filter((r) => !known.has(r)),
+      'routes without isolation cases: add them to CASES',
+    ).toEqual([]);
+    expect(
+      [...known].filter((r) => !routes.includes(r)),
+      'cases for routes the server does not have',
+    ).toEqual([]);
   });
 
   const probes = Object.entries(CASES).flatMap(([route, list]) => list.map((probe) => ({ route, probe })));
   it.each(probes)('$route: $probe.label', async ({ probe }) => {
-    for (const [owner, other] of [[a, b], [b, a]] as const) {
+    for (const [owner, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       const asOther = probe.request(owner, other);
       const otherWhat = `${owner.label}'s ids asked by ${other.label}: ${asOther.method} ${asOther.path}`;
       await (probe.other ?? notFound)(await send(other, asOther.method, asOther.path, asOther.json), owner, otherWhat);
       const asOwner = probe.request(owner, owner);
-      await probe.owner(await send(owner, asOwner.method, asOwner.path, asOwner.json), owner, `${owner.label}'s own: ${asOwner.method} ${asOwner.path}`);
+      await probe.owner(
+        await send(owner, asOwner.method, asOwner.path, asOwner.json),
+        owner,
+        `${owner.label}'s own: ${asOwner.method} ${asOwner.path}`,
+      );
     }
   });
 
   it('a stateless run of one workspace leaves nothing the other can see', async () => {
-    const kept = await send(a, 'POST', '/runs/wait', { assistant_id: 'agent', input: human('stateless'), on_completion: 'keep', metadata: { tag: a.tag } });
+    const kept = await send(a, 'POST', '/runs/wait', {
+      assistant_id: 'agent',
+      input: human('stateless'),
+      on_completion: 'keep',
+      metadata: { tag: a.tag },
+    });
     expect(kept.status).toBe(200);
     expect((await send(b, 'POST', '/threads/count', { metadata: { tag: a.tag } })).body).toBe(0);
     expect((await send(a, 'POST', '/threads/count', { metadata: { tag: a.tag } })).body).toBeGreaterThanOrEqual(1);

@@ -32,12 +32,15 @@ beforeAll(async () => {
   const config = loadConfig({ ...inject('tracingEnv'), AGENT_SERVER_CONFIG: EXAMPLES_CONFIG, LOG_LEVEL: 'warn' });
   server = await buildAgentServerApp(config, createLogger('openapi-coverage', 'warn'), undefined, {
     onRoute: (options) => {
-      for (const method of [options.method].flat()) registered.push({ name: `${method} ${options.url}`, method, url: options.url, options });
+      for (const method of [options.method].flat())
+        registered.push({ name: `${method} ${options.url}`, method, url: options.url, options });
     },
   });
   await server.app.ready();
   const gets = new Set(registered.filter((r) => r.method === 'GET').map((r) => withoutTrailingSlash(r.url)));
-  served = registered.filter((r) => !(r.method === 'HEAD' && gets.has(withoutTrailingSlash(r.url))) && r.method !== 'OPTIONS');
+  served = registered.filter(
+    (r) => !(r.method === 'HEAD' && gets.has(withoutTrailingSlash(r.url))) && r.method !== 'OPTIONS',
+  );
 });
 afterAll(() => server?.close());
 
@@ -50,7 +53,8 @@ const withoutTrailingSlash = (path: string) => path.replace(/(.)\/$/, '$1');
 type Schema = Record<string, any>;
 const schemaOf = (route: ServedRoute): Schema => (route.options.schema ?? {}) as Schema;
 /** A response entry says what the body is: a type, a schema per media type, or a composition. */
-const describesBody = (entry: Schema) => ['type', 'content', 'properties', '$ref', 'anyOf', 'oneOf', 'allOf', 'const', 'enum'].some((k) => k in entry);
+const describesBody = (entry: Schema) =>
+  ['type', 'content', 'properties', '$ref', 'anyOf', 'oneOf', 'allOf', 'const', 'enum'].some((k) => k in entry);
 const pathParams = (url: string) => [...url.matchAll(/:(\w+)|\*/g)].map((m) => m[1] ?? '*');
 /** Reads the query string in the handler's own text (a helper it calls is not seen). */
 const readsQuery = (route: ServedRoute) => /\.query\b/.test(String(route.options.handler));
@@ -60,14 +64,27 @@ async function documentedOperations(app: FastifyInstance): Promise<Set<string>> 
   expect(res.statusCode).toBe(200);
   const doc = res.json() as { paths: Record<string, Record<string, unknown>> };
   // `{name}` back to `:name` (and `{*}` to `*`).
-  const asRegistered = (path: string) => withoutTrailingSlash(path.replace(/\{\*\}/g, '*').replace(/\{(\w+)\}/g, ':$1'));
-  return new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${asRegistered(path)}`)));
+  const asRegistered = (path: string) =>
+    withoutTrailingSlash(path.replace(/\{\*\}/g, '*').replace(/\{(\w+)\}/g, ':$1'));
+  return new Set(
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${asRegistered(path)}`),
+    ),
+  );
 }
 
 describe('every route the agent server serves', () => {
   it('is collected: the LangGraph API, A2A, the operational routes and the document itself', () => {
     const names = served.map((r) => r.name);
-    for (const name of ['GET /ok', 'GET /info', 'GET /docs', 'GET /docs/json', 'POST /runs/wait', 'POST /a2a/:assistant_id', 'GET /.well-known/agent-card.json']) {
+    for (const name of [
+      'GET /ok',
+      'GET /info',
+      'GET /docs',
+      'GET /docs/json',
+      'POST /runs/wait',
+      'POST /a2a/:assistant_id',
+      'GET /.well-known/agent-card.json',
+    ]) {
       expect(names).toContain(name);
     }
   });
@@ -82,8 +99,10 @@ describe('every route the agent server serves', () => {
     const missing: string[] = [];
     for (const route of served) {
       const responses = (schemaOf(route).response ?? {}) as Record<string, Schema>;
-      if (!Object.keys(responses).some((status) => /^[23]/.test(status))) missing.push(`${route.name}: no success response`);
-      for (const [status, entry] of Object.entries(responses)) if (!describesBody(entry)) missing.push(`${route.name}: ${status} without a schema`);
+      if (!Object.keys(responses).some((status) => /^[23]/.test(status)))
+        missing.push(`${route.name}: no success response`);
+      for (const [status, entry] of Object.entries(responses))
+        if (!describesBody(entry)) missing.push(`${route.name}: ${status} without a schema`);
     }
     expect(missing).toEqual([]);
   });
@@ -92,9 +111,11 @@ describe('every route the agent server serves', () => {
     const missing: string[] = [];
     for (const route of served) {
       const schema = schemaOf(route);
-      for (const param of pathParams(route.url)) if (!schema.params?.properties?.[param]) missing.push(`${route.name}: path parameter ${param}`);
+      for (const param of pathParams(route.url))
+        if (!schema.params?.properties?.[param]) missing.push(`${route.name}: path parameter ${param}`);
       if (readsQuery(route) && !schema.querystring) missing.push(`${route.name}: query string`);
-      if (['POST', 'PUT', 'PATCH'].includes(route.method) && !TAKE_NO_BODY.has(route.name) && !schema.body) missing.push(`${route.name}: body`);
+      if (['POST', 'PUT', 'PATCH'].includes(route.method) && !TAKE_NO_BODY.has(route.name) && !schema.body)
+        missing.push(`${route.name}: body`);
     }
     expect(missing).toEqual([]);
   });
@@ -102,7 +123,8 @@ describe('every route the agent server serves', () => {
   it('documents a stream as text/event-stream (its events are written as they come, not serialized)', () => {
     const streams = served.filter((r) => r.url.endsWith('/stream') || r.name === 'POST /a2a/:assistant_id');
     expect(streams.length).toBeGreaterThanOrEqual(4);
-    for (const route of streams) expect(Object.keys(schemaOf(route).response?.[200]?.content ?? {}), route.name).toContain('text/event-stream');
+    for (const route of streams)
+      expect(Object.keys(schemaOf(route).response?.[200]?.content ?? {}), route.name).toContain('text/event-stream');
   });
 });
 

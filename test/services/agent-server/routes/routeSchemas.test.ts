@@ -14,24 +14,33 @@ let server: AgentServer;
 let small: AgentServer;
 let doc: any;
 beforeAll(async () => {
-  [server, small] = await Promise.all([startAgentServer('contract'), startAgentServer('small-bodies', { env: { AGENT_SERVER_BODY_LIMIT_BYTES: '4096' } })]);
+  [server, small] = await Promise.all([
+    startAgentServer('contract'),
+    startAgentServer('small-bodies', { env: { AGENT_SERVER_BODY_LIMIT_BYTES: '4096' } }),
+  ]);
   doc = await (await fetch(`${server.url}/docs/json`)).json();
 });
 afterAll(() => Promise.all([server?.stop(), small?.stop()]));
 
 const operations = () =>
-  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })));
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })),
+  );
 const PUBLIC_PATHS = new Set(['/ok', '/ready', '/metrics', '/info', ...DOCS_OPERATIONS.map((op) => op.split(' ')[1]!)]);
 /** The JSON-RPC endpoint answers its own errors (HTTP 200, JSON-RPC error objects). */
 const JSON_RPC = 'POST /a2a/{assistant_id}';
 
 describe('the OpenAPI document', () => {
   it('has a request body schema on every operation that takes a body', () => {
-    const withoutBody = operations().filter(({ method, op }) => ['post', 'patch', 'put'].includes(method) && !op.requestBody);
+    const withoutBody = operations().filter(
+      ({ method, op }) => ['post', 'patch', 'put'].includes(method) && !op.requestBody,
+    );
     expect(withoutBody.map((o) => o.route)).toEqual(['POST /threads/{thread_id}/runs/{run_id}/cancel']);
     const runBody = doc.paths['/threads/{thread_id}/runs/wait'].post.requestBody.content['application/json'].schema;
     expect(runBody.required).toEqual(['assistant_id']);
-    expect(Object.keys(runBody.properties)).toEqual(expect.arrayContaining(['input', 'command', 'config', 'stream_mode', 'multitask_strategy', 'if_not_exists']));
+    expect(Object.keys(runBody.properties)).toEqual(
+      expect.arrayContaining(['input', 'command', 'config', 'stream_mode', 'multitask_strategy', 'if_not_exists']),
+    );
   });
 
   it('types thread, run and checkpoint ids as UUIDs, and the assistant id (a UUID or a graph name) as a string', () => {
@@ -58,10 +67,15 @@ describe('the OpenAPI document', () => {
       }
       if (op.requestBody) expect(statuses, route).toEqual(expect.arrayContaining(['413', '422']));
       if (pathParams.length > 0 || op.requestBody) expect(statuses, route).toContain('422');
-      if (pathParams.some((p: any) => p.name !== 'assistant_id') || route.startsWith('GET /assistants/')) expect(statuses, route).toContain('404');
+      if (pathParams.some((p: any) => p.name !== 'assistant_id') || route.startsWith('GET /assistants/'))
+        expect(statuses, route).toContain('404');
       for (const status of statuses.filter((s) => s >= '400')) {
         const body = op.responses[status].content?.['application/json']?.schema;
-        if (guarded) expect(body?.properties, `${route} ${status}`).toMatchObject({ error: { type: 'string' }, detail: { type: 'string' } });
+        if (guarded)
+          expect(body?.properties, `${route} ${status}`).toMatchObject({
+            error: { type: 'string' },
+            detail: { type: 'string' },
+          });
       }
     }
     expect(Object.keys(doc.paths['/threads/{thread_id}/runs/{run_id}'].delete.responses)).toContain('409');
@@ -70,15 +84,26 @@ describe('the OpenAPI document', () => {
 });
 
 describe('validation', () => {
-  const post = (path: string, json: unknown) => fetch(`${server.url}${path}`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  const post = (path: string, json: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { ...server.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
   it('answers 422 naming the field', async () => {
     const cases: [Promise<Response>, RegExp][] = [
       [post('/threads/search', { limit: 5000 }), /limit must be <= 1000/],
       [post('/threads', { thread_id: 'nope' }), /thread_id must match format "uuid"/],
       [fetch(`${server.url}/threads/nope`, { headers: server.headers }), /thread_id must match format "uuid"/],
       [post('/runs/wait', {}), /must have required property 'assistant_id'/],
-      [post('/runs/wait', { assistant_id: 'agent', stream_mode: ['values', 'events'] }), /stream_mode\/1 must be equal to one of the allowed values: values, updates, messages, messages-tuple, custom, debug, tasks, checkpoints/],
-      [post('/runs/wait', { assistant_id: 'agent', multitask_strategy: 'later' }), /multitask_strategy must be equal to one of the allowed values: reject, rollback, interrupt, enqueue/],
+      [
+        post('/runs/wait', { assistant_id: 'agent', stream_mode: ['values', 'events'] }),
+        /stream_mode\/1 must be equal to one of the allowed values: values, updates, messages, messages-tuple, custom, debug, tasks, checkpoints/,
+      ],
+      [
+        post('/runs/wait', { assistant_id: 'agent', multitask_strategy: 'later' }),
+        /multitask_strategy must be equal to one of the allowed values: reject, rollback, interrupt, enqueue/,
+      ],
     ];
     for (const [response, detail] of cases) {
       const res = await response;
@@ -90,10 +115,25 @@ describe('validation', () => {
 
 describe('what a request asks that the thread cannot give', () => {
   it('a state update of a thread no graph has run on is a 409 that says what to do, not a 422 (its body is valid)', async () => {
-    const { thread_id } = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body: '{}' })).json()) as { thread_id: string };
-    const res = await fetch(`${server.url}/threads/${thread_id}/state`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body: JSON.stringify({ values: { messages: [] } }) });
+    const { thread_id } = (await (
+      await fetch(`${server.url}/threads`, {
+        method: 'POST',
+        headers: { ...server.headers, 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { thread_id: string };
+    const res = await fetch(`${server.url}/threads/${thread_id}/state`, {
+      method: 'POST',
+      headers: { ...server.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ values: { messages: [] } }),
+    });
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: 'CONFLICT', detail: expect.stringMatching(/has no graph yet: run an assistant on it first, or create it with metadata.graph_id/) });
+    expect(await res.json()).toEqual({
+      error: 'CONFLICT',
+      detail: expect.stringMatching(
+        /has no graph yet: run an assistant on it first, or create it with metadata.graph_id/,
+      ),
+    });
   });
 });
 
@@ -104,17 +144,32 @@ describe('JSON nested deeper than the limit of all JSON taken in (256 levels)', 
       ['/threads', `{"metadata":${deep(5000)}}`],
       ['/runs/wait', `{"assistant_id":"agent","input":${deep(5000)}}`],
     ] as const) {
-      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body });
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { ...server.headers, 'content-type': 'application/json' },
+        body,
+      });
       expect(res.status, path).toBe(422);
-      expect(await res.json()).toEqual({ error: 'JSON_TOO_DEEP', detail: 'the request body nests objects and arrays deeper than 256 levels, the limit for JSON sent to this service' });
+      expect(await res.json()).toEqual({
+        error: 'JSON_TOO_DEEP',
+        detail:
+          'the request body nests objects and arrays deeper than 256 levels, the limit for JSON sent to this service',
+      });
     }
   });
 
   it('is a JSON-RPC invalid request naming the limit on the A2A endpoint', async () => {
     const body = `{"jsonrpc":"2.0","id":"1","method":"message/send","params":{"message":${deep(5000)}}}`;
-    const res = await fetch(`${server.url}/a2a/agent`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json', accept: 'application/json' }, body });
+    const res = await fetch(`${server.url}/a2a/agent`, {
+      method: 'POST',
+      headers: { ...server.headers, 'content-type': 'application/json', accept: 'application/json' },
+      body,
+    });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { error: unknown }).error).toEqual({ code: -32600, message: expect.stringMatching(/nests objects and arrays deeper than 256 levels/) });
+    expect(((await res.json()) as { error: unknown }).error).toEqual({
+      code: -32600,
+      message: expect.stringMatching(/nests objects and arrays deeper than 256 levels/),
+    });
   });
 });
 
@@ -127,15 +182,22 @@ describe('the body limit', () => {
    */
   const answerToDeclared = (url: string, headers: Record<string, string>, bytes: number) =>
     new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode!, body: JSON.parse(text) });
-          req.destroy();
-        });
-      });
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => {
+            resolve({ status: res.statusCode!, body: JSON.parse(text) });
+            req.destroy();
+          });
+        },
+      );
       req.on('error', reject);
       req.flushHeaders();
     });
@@ -144,7 +206,10 @@ describe('the body limit', () => {
     for (const path of ['/threads', '/threads/search', '/runs/wait', '/a2a/agent']) {
       const res = await answerToDeclared(`${server.url}${path}`, server.headers, 26 * 1024 * 1024);
       expect(res.status, path).toBe(413);
-      expect(res.body).toEqual({ error: 'BODY_TOO_LARGE', detail: 'the request body exceeds the limit of 26214400 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)' });
+      expect(res.body).toEqual({
+        error: 'BODY_TOO_LARGE',
+        detail: 'the request body exceeds the limit of 26214400 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)',
+      });
     }
   });
 
@@ -154,40 +219,83 @@ describe('the body limit', () => {
 
   it('is AGENT_SERVER_BODY_LIMIT_BYTES', async () => {
     const body = (bytes: number) => JSON.stringify({ metadata: { padding: 'x'.repeat(bytes) } });
-    expect((await fetch(`${small.url}/threads`, { method: 'POST', headers: { ...small.headers, 'content-type': 'application/json' }, body: body(3000) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${small.url}/threads`, {
+          method: 'POST',
+          headers: { ...small.headers, 'content-type': 'application/json' },
+          body: body(3000),
+        })
+      ).status,
+    ).toBe(200);
     const refused = await answerToDeclared(`${small.url}/threads`, small.headers, 5000);
     expect(refused.status).toBe(413);
-    expect(refused.body.detail).toBe('the request body exceeds the limit of 4096 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)');
+    expect(refused.body.detail).toBe(
+      'the request body exceeds the limit of 4096 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)',
+    );
   });
 });
 
 describe('what generic HTTP clients send', () => {
   const json = { 'content-type': 'application/json' };
   it('a body-less request naming Content-Type: application/json has no body', async () => {
-    const thread = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...server.headers, ...json } })).json()) as { thread_id: string };
+    const thread = (await (
+      await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...server.headers, ...json } })
+    ).json()) as { thread_id: string };
     expect(thread.thread_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { ...server.headers, ...json } })).status).toBe(200);
-    expect((await fetch(`${server.url}/threads/${thread.thread_id}`, { method: 'DELETE', headers: { ...server.headers, ...json } })).status).toBe(204);
+    expect(
+      (await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { ...server.headers, ...json } })).status,
+    ).toBe(200);
+    expect(
+      (
+        await fetch(`${server.url}/threads/${thread.thread_id}`, {
+          method: 'DELETE',
+          headers: { ...server.headers, ...json },
+        })
+      ).status,
+    ).toBe(204);
   });
 
   it('a gzip-encoded JSON body is decoded, on the LangGraph routes and the A2A endpoint', async () => {
     const gzipped = (value: unknown) => gzipSync(Buffer.from(JSON.stringify(value)));
     const headers = { ...server.headers, ...json, 'content-encoding': 'gzip' };
-    const created = await fetch(`${server.url}/threads`, { method: 'POST', headers, body: gzipped({ metadata: { zipped: true } }) });
+    const created = await fetch(`${server.url}/threads`, {
+      method: 'POST',
+      headers,
+      body: gzipped({ metadata: { zipped: true } }),
+    });
     expect(created.status).toBe(200);
     expect(((await created.json()) as { metadata: unknown }).metadata).toMatchObject({ zipped: true });
-    const rpc = await fetch(`${server.url}/a2a/agent`, { method: 'POST', headers: { ...headers, accept: 'application/json' }, body: gzipped({ jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { id: 'nope' } }) });
+    const rpc = await fetch(`${server.url}/a2a/agent`, {
+      method: 'POST',
+      headers: { ...headers, accept: 'application/json' },
+      body: gzipped({ jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { id: 'nope' } }),
+    });
     const answer = (await rpc.json()) as { id: unknown; error?: { code: number } };
     expect(answer.id).toBe(7);
     expect(answer.error?.code).not.toBe(-32700);
-    const unknown = await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...headers, 'content-encoding': 'br' }, body: '{}' });
-    expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([415, 'UNSUPPORTED_CONTENT_ENCODING']);
+    const unknown = await fetch(`${server.url}/threads`, {
+      method: 'POST',
+      headers: { ...headers, 'content-encoding': 'br' },
+      body: '{}',
+    });
+    expect([unknown.status, ((await unknown.json()) as { error: string }).error]).toEqual([
+      415,
+      'UNSUPPORTED_CONTENT_ENCODING',
+    ]);
   });
 
   it('a gzip body that decodes to more than the limit is a 413', async () => {
     const bomb = gzipSync(Buffer.from(JSON.stringify({ metadata: { padding: 'x'.repeat(100_000) } })));
     expect(bomb.length).toBeLessThan(4096);
-    const res = await fetch(`${small.url}/threads`, { method: 'POST', headers: { ...small.headers, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
-    expect([res.status, ((await res.json()) as { detail: string }).detail]).toEqual([413, 'the request body exceeds the limit of 4096 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)']);
+    const res = await fetch(`${small.url}/threads`, {
+      method: 'POST',
+      headers: { ...small.headers, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: bomb,
+    });
+    expect([res.status, ((await res.json()) as { detail: string }).detail]).toEqual([
+      413,
+      'the request body exceeds the limit of 4096 bytes (AGENT_SERVER_BODY_LIMIT_BYTES)',
+    ]);
   });
 });

@@ -3,7 +3,8 @@
 import { expect, test } from 'vitest';
 import { KeyedWaiters } from '../../../../services/agent-server/runs/keyedWaiters.ts';
 
-const settled = async <T>(promise: Promise<T>): Promise<T | 'pending'> => Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 10))]);
+const settled = async <T>(promise: Promise<T>): Promise<T | 'pending'> =>
+  Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 10))]);
 
 test('settles every waiter of a key, once, and none of another key', async () => {
   const waiters = new KeyedWaiters<string>();

@@ -20,7 +20,10 @@ const replicas: AgentServer[] = [];
 const clients: Client[] = [];
 
 async function startReplica(i: number): Promise<void> {
-  const server = await startAgentServer(`replica-${i}`, { configFile, env: { ...db.agentServerEnv, AGENT_SERVER_RUN_LEASE_MS: String(LEASE_MS) } });
+  const server = await startAgentServer(`replica-${i}`, {
+    configFile,
+    env: { ...db.agentServerEnv, AGENT_SERVER_RUN_LEASE_MS: String(LEASE_MS) },
+  });
   replicas[i] = server;
   clients[i] = new Client({ apiUrl: server.url, apiKey: server.apiKey });
 }
@@ -28,7 +31,12 @@ async function startReplica(i: number): Promise<void> {
 beforeAll(async () => {
   db = await scratchPostgres('agent_replicas');
   const fixtures = join(import.meta.dirname, '..', 'fixtures');
-  configFile = writeAgentConfig({ graphs: { probe: `${join(fixtures, 'replicaProbeGraph.ts')}:graph`, slow: `${join(fixtures, 'slowGraph.ts')}:graph` } });
+  configFile = writeAgentConfig({
+    graphs: {
+      probe: `${join(fixtures, 'replicaProbeGraph.ts')}:graph`,
+      slow: `${join(fixtures, 'slowGraph.ts')}:graph`,
+    },
+  });
   await Promise.all([0, 1, 2].map(startReplica));
 }, 120_000);
 
@@ -44,7 +52,8 @@ interface Ran {
   end: number;
 }
 
-const ranOf = (values: any): Ran[] => (values.messages ?? []).filter((m: any) => m.type === 'ai').map((m: any) => JSON.parse(m.content));
+const ranOf = (values: any): Ran[] =>
+  (values.messages ?? []).filter((m: any) => m.type === 'ai').map((m: any) => JSON.parse(m.content));
 const probeInput = (ms: number) => ({ messages: [{ role: 'user', content: 'probe' }], ms });
 
 describe('agent-server replicas on one database', () => {
@@ -55,13 +64,18 @@ describe('agent-server replicas on one database', () => {
       threads.flatMap((thread, t) =>
         [0, 1, 2, 3, 4].map(async (k) => {
           const via = (t + k) % 3;
-          const run = await clients[via]!.runs.create(thread.thread_id, 'probe', { input: probeInput(40), multitaskStrategy: 'enqueue' });
+          const run = await clients[via]!.runs.create(thread.thread_id, 'probe', {
+            input: probeInput(40),
+            multitaskStrategy: 'enqueue',
+          });
           return { thread: thread.thread_id, run: run.run_id, via };
         }),
       ),
     );
     // and stateless runs beside them, answered by whichever replica took them
-    const stateless = await Promise.all([...Array(12).keys()].map((i) => clients[i % 3]!.runs.wait(null, 'probe', { input: probeInput(5) })));
+    const stateless = await Promise.all(
+      [...Array(12).keys()].map((i) => clients[i % 3]!.runs.wait(null, 'probe', { input: probeInput(5) })),
+    );
     for (const values of stateless) expect(ranOf(values)).toHaveLength(1);
 
     // each run joined through a replica other than the one that created it
@@ -74,7 +88,8 @@ describe('agent-server replicas on one database', () => {
       // exactly once each, in the order they were queued... (enqueue: one after the other)
       expect(ran.map((r) => r.run_id).sort()).toEqual(runs.map((r) => r.run_id).sort());
       // ...never two at once on the thread, whichever replicas ran them
-      for (let i = 1; i < ran.length; i++) expect(ran[i]!.start, JSON.stringify(ran)).toBeGreaterThanOrEqual(ran[i - 1]!.end);
+      for (let i = 1; i < ran.length; i++)
+        expect(ran[i]!.start, JSON.stringify(ran)).toBeGreaterThanOrEqual(ran[i - 1]!.end);
       for (const r of ran) replicasUsed.add(r.replica);
       expect((await clients[2]!.threads.get(thread.thread_id)).status).toBe('idle');
     }
@@ -85,15 +100,22 @@ describe('agent-server replicas on one database', () => {
   it('join, stream and cancel a run from any replica', async () => {
     const [a, b, c] = clients as [Client, Client, Client];
     const thread = await a.threads.create();
-    const slow = await a.runs.create(thread.thread_id, 'slow', { input: { messages: [] }, streamMode: ['custom', 'values'] });
+    const slow = await a.runs.create(thread.thread_id, 'slow', {
+      input: { messages: [] },
+      streamMode: ['custom', 'values'],
+    });
     // B streams the run A executes: relayed from A, from the first event
     const seen: string[] = [];
     const streaming = (async () => {
-      for await (const event of b.runs.joinStream(thread.thread_id, slow.run_id, { streamMode: ['custom'] } as never)) seen.push(event.event);
+      for await (const event of b.runs.joinStream(thread.thread_id, slow.run_id, { streamMode: ['custom'] } as never))
+        seen.push(event.event);
     })();
     await waitFor('the slow run’s first event, through B', async () => seen.includes('custom'), 20_000, 50);
     // a run queued behind it, created on C, waits
-    const queued = await c.runs.create(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue' });
+    const queued = await c.runs.create(thread.thread_id, 'probe', {
+      input: probeInput(10),
+      multitaskStrategy: 'enqueue',
+    });
     expect((await b.runs.get(thread.thread_id, queued.run_id)).status).toBe('pending');
     // C cancels A's run and waits for it to stop; the stream B relays ends
     await c.runs.cancel(thread.thread_id, slow.run_id, true);
@@ -104,10 +126,17 @@ describe('agent-server replicas on one database', () => {
     const values: any = await b.runs.join(thread.thread_id, queued.run_id);
     expect(ranOf(values).map((r) => r.run_id)).toEqual([queued.run_id]);
     // cancelling a finished run is refused on every replica
-    for (const client of clients) await expect(client.runs.cancel(thread.thread_id, queued.run_id)).rejects.toThrow(/409/);
+    for (const client of clients)
+      await expect(client.runs.cancel(thread.thread_id, queued.run_id)).rejects.toThrow(/409/);
     // and a queued run is cancelled from a replica that neither created nor runs anything of it
-    const blocker = await a.runs.create(thread.thread_id, 'slow', { input: { messages: [] }, multitaskStrategy: 'enqueue' });
-    const waiting = await b.runs.create(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue' });
+    const blocker = await a.runs.create(thread.thread_id, 'slow', {
+      input: { messages: [] },
+      multitaskStrategy: 'enqueue',
+    });
+    const waiting = await b.runs.create(thread.thread_id, 'probe', {
+      input: probeInput(10),
+      multitaskStrategy: 'enqueue',
+    });
     await c.runs.cancel(thread.thread_id, waiting.run_id, true);
     expect((await a.runs.get(thread.thread_id, waiting.run_id)).status).toBe('interrupted');
     await b.runs.cancel(thread.thread_id, blocker.run_id, true);
@@ -121,16 +150,30 @@ describe('agent-server replicas on one database', () => {
     for (let i = 0; i < 3; i++) {
       const thread = await a.threads.create();
       const slow = await a.runs.create(thread.thread_id, 'slow', { input: { messages: [] } });
-      await waitFor('the slow run to run', async () => (await b.runs.get(thread.thread_id, slow.run_id)).status === 'running', 20_000, 50);
+      await waitFor(
+        'the slow run to run',
+        async () => (await b.runs.get(thread.thread_id, slow.run_id)).status === 'running',
+        20_000,
+        50,
+      );
       const events: string[] = [];
       let last: unknown;
       const streaming = (async () => {
-        for await (const event of c.runs.stream(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue', streamMode: ['values', 'custom'] })) {
+        for await (const event of c.runs.stream(thread.thread_id, 'probe', {
+          input: probeInput(10),
+          multitaskStrategy: 'enqueue',
+          streamMode: ['values', 'custom'],
+        })) {
           events.push(event.event);
           last = event.data;
         }
       })();
-      await waitFor('the queued run', async () => (await a.runs.list(thread.thread_id, { status: 'pending' })).length === 1, 20_000, 50);
+      await waitFor(
+        'the queued run',
+        async () => (await a.runs.list(thread.thread_id, { status: 'pending' })).length === 1,
+        20_000,
+        50,
+      );
       await b.runs.cancel(thread.thread_id, slow.run_id, true);
       await streaming;
       expect(events[0]).toBe('metadata');
@@ -140,7 +183,9 @@ describe('agent-server replicas on one database', () => {
       expect((await a.threads.get(thread.thread_id)).status).toBe('idle');
     }
     // relayed whenever another server than C ran it
-    console.log(`queued runs streamed through C ran on ${ranOn.map((port) => (port === replicas[2]!.env.AGENT_SERVER_PORT ? 'C' : 'another server')).join(', ')}`);
+    console.log(
+      `queued runs streamed through C ran on ${ranOn.map((port) => (port === replicas[2]!.env.AGENT_SERVER_PORT ? 'C' : 'another server')).join(', ')}`,
+    );
   });
 
   it('two workspaces’ threads of one id are two threads: each queue runs its own runs, and neither waits for the other', async () => {
@@ -151,12 +196,22 @@ describe('agent-server replicas on one database', () => {
     await via(wsB, 1).threads.create({ threadId: t });
     // A's thread is busy with a slow run...
     const slow = await via(wsA, 0).runs.create(t, 'slow', { input: { messages: [] } });
-    await waitFor('A’s slow run to run', async () => (await via(wsA, 1).runs.get(t, slow.run_id)).status === 'running', 20_000, 50);
+    await waitFor(
+      'A’s slow run to run',
+      async () => (await via(wsA, 1).runs.get(t, slow.run_id)).status === 'running',
+      20_000,
+      50,
+    );
     // ...B's is not: a run that may not wait (multitask_strategy reject) runs at once
     expect(ranOf(await via(wsB, 2).runs.wait(t, 'probe', { input: probeInput(5) }))).toHaveLength(1);
     // runs queued on both through every replica: A's wait behind the slow run, B's run now
     const queued = await Promise.all(
-      [wsA, wsB].flatMap((ws) => [0, 1, 2].map(async (i) => ({ ws, run: await via(ws, i).runs.create(t, 'probe', { input: probeInput(20), multitaskStrategy: 'enqueue' }) }))),
+      [wsA, wsB].flatMap((ws) =>
+        [0, 1, 2].map(async (i) => ({
+          ws,
+          run: await via(ws, i).runs.create(t, 'probe', { input: probeInput(20), multitaskStrategy: 'enqueue' }),
+        })),
+      ),
     );
     for (const { ws, run } of queued.filter((q) => q.ws === wsB)) await via(ws, 0).runs.join(t, run.run_id);
     expect((await via(wsA, 2).runs.list(t, { status: 'pending' })).length).toBe(3);
@@ -170,9 +225,15 @@ describe('agent-server replicas on one database', () => {
       const runs = await via(ws, 0).runs.list(t, { limit: 10 });
       const ran = ranOf((await via(ws, 1).threads.getState(t)).values);
       // each of the workspace's runs once, on its own thread only, one at a time
-      expect(ran.map((r) => r.run_id).sort()).toEqual(runs.filter((r) => r.status === 'success').map((r) => r.run_id).sort());
+      expect(ran.map((r) => r.run_id).sort()).toEqual(
+        runs
+          .filter((r) => r.status === 'success')
+          .map((r) => r.run_id)
+          .sort(),
+      );
       expect(ran).toHaveLength(own);
-      for (let i = 1; i < ran.length; i++) expect(ran[i]!.start, JSON.stringify(ran)).toBeGreaterThanOrEqual(ran[i - 1]!.end);
+      for (let i = 1; i < ran.length; i++)
+        expect(ran[i]!.start, JSON.stringify(ran)).toBeGreaterThanOrEqual(ran[i - 1]!.end);
       expect((await via(ws, 2).threads.get(t)).status).toBe('idle');
     }
     expect((await via(wsA, 0).runs.get(t, slow.run_id)).status).toBe('interrupted');
@@ -183,9 +244,16 @@ describe('agent-server replicas on one database', () => {
     const [, b, c] = clients as [Client, Client, Client];
     const thread = await c.threads.create();
     // the slow run starts on replica 0, which is then killed
-    const doomed = await clients[0]!.runs.create(thread.thread_id, 'slow', { input: { messages: [] }, streamMode: ['custom'] });
-    for await (const event of clients[0]!.runs.joinStream(thread.thread_id, doomed.run_id)) if (event.event === 'custom') break;
-    const next = await b.runs.create(thread.thread_id, 'probe', { input: probeInput(10), multitaskStrategy: 'enqueue' });
+    const doomed = await clients[0]!.runs.create(thread.thread_id, 'slow', {
+      input: { messages: [] },
+      streamMode: ['custom'],
+    });
+    for await (const event of clients[0]!.runs.joinStream(thread.thread_id, doomed.run_id))
+      if (event.event === 'custom') break;
+    const next = await b.runs.create(thread.thread_id, 'probe', {
+      input: probeInput(10),
+      multitaskStrategy: 'enqueue',
+    });
     const joined = c.runs.join(thread.thread_id, doomed.run_id);
     const killedAt = Date.now();
     await replicas[0]!.process.kill('SIGKILL');

@@ -21,8 +21,14 @@ import { repoRoot } from '../../../support/serviceProcess.ts';
 async function runManager(sharedQueue?: RunManagerDeps['sharedQueue']) {
   const checkpointer = new WorkspaceCheckpointer(new MemoryCheckpointer());
   const store = new MemoryRecordStore();
-  const graphs = await GraphRegistry.load([{ graphId: 'noop', file: join(repoRoot, 'examples/agent-server/noopGraph.ts'), exportName: 'graph' }], checkpointer);
-  return { runs: new RunManager({ graphs, store, checkpointer, logger: createLogger('test', 'silent'), sharedQueue }), store };
+  const graphs = await GraphRegistry.load(
+    [{ graphId: 'noop', file: join(repoRoot, 'examples/agent-server/noopGraph.ts'), exportName: 'graph' }],
+    checkpointer,
+  );
+  return {
+    runs: new RunManager({ graphs, store, checkpointer, logger: createLogger('test', 'silent'), sharedQueue }),
+    store,
+  };
 }
 
 /**
@@ -52,7 +58,11 @@ describe('RunManager', () => {
 
   it('keeps a finished run joinable when its thread stays (a thread’s, or a stateless one with on_completion keep)', async () => {
     const { runs } = await runManager();
-    const onThread = await runs.create('00000000-0000-4000-8000-000000000001', { assistant_id: 'noop', input, if_not_exists: 'create' }, caller);
+    const onThread = await runs.create(
+      '00000000-0000-4000-8000-000000000001',
+      { assistant_id: 'noop', input, if_not_exists: 'create' },
+      caller,
+    );
     const kept = await runs.create(undefined, { assistant_id: 'noop', input, on_completion: 'keep' }, caller);
     for (const run of [onThread, kept]) {
       expect((await run.outcome).status).toBe('success');
@@ -74,7 +84,12 @@ describe('RunManager', () => {
     kwargs: {},
     multitask_strategy: 'enqueue',
   };
-  const work = { body: { assistant_id: 'noop', input }, streamModes: ['values' as const], auth: ANONYMOUS, temporary: false };
+  const work = {
+    body: { assistant_id: 'noop', input },
+    streamModes: ['values' as const],
+    auth: ANONYMOUS,
+    temporary: false,
+  };
 
   it('a run this server claimed, asked for before the claim is taken in here, is the run it executes once it is', async () => {
     const { sharedQueue } = claimedByThisServer();

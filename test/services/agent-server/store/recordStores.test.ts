@@ -24,7 +24,17 @@ const B = randomUUID();
 
 const runOf = (threadId: string): RunRecord => {
   const now = new Date().toISOString();
-  return { run_id: randomUUID(), thread_id: threadId, assistant_id: randomUUID(), created_at: now, updated_at: now, status: 'success', metadata: {}, kwargs: {}, multitask_strategy: 'reject' };
+  return {
+    run_id: randomUUID(),
+    thread_id: threadId,
+    assistant_id: randomUUID(),
+    created_at: now,
+    updated_at: now,
+    status: 'success',
+    metadata: {},
+    kwargs: {},
+    multitask_strategy: 'reject',
+  };
 };
 const search = { limit: 100, offset: 0, sortBy: 'created_at', sortOrder: 'desc' } as const;
 
@@ -56,7 +66,9 @@ describe.each(['memory', 'postgres'])('%s store', (name) => {
 
     expect((await store().getThread({ workspaceId: A }, mine.thread_id))?.metadata).toEqual({ tag: name });
     expect(await store().getThread({ workspaceId: B }, mine.thread_id)).toBeUndefined();
-    expect(await store().updateThread({ workspaceId: B }, mine.thread_id, { metadata: { hacked: true } })).toBeUndefined();
+    expect(
+      await store().updateThread({ workspaceId: B }, mine.thread_id, { metadata: { hacked: true } }),
+    ).toBeUndefined();
     expect(await store().deleteThread({ workspaceId: B }, mine.thread_id)).toBe(false);
     expect((await store().getThread({ workspaceId: A }, mine.thread_id))?.metadata).toEqual({ tag: name });
 
@@ -93,8 +105,12 @@ describe.each(['memory', 'postgres'])('%s store', (name) => {
       [B, 'B', runB, runA],
     ] as const) {
       expect((await store().getThread({ workspaceId: ws }, id))?.metadata).toEqual({ of });
-      expect((await store().searchThreads({ workspaceId: ws }, { ...search, ids: [id] })).threads.map((t) => t.metadata)).toEqual([{ of }]);
-      expect((await store().listRuns({ workspaceId: ws }, id, { limit: 10, offset: 0 })).map((r) => r.run_id)).toEqual([run.run_id]);
+      expect(
+        (await store().searchThreads({ workspaceId: ws }, { ...search, ids: [id] })).threads.map((t) => t.metadata),
+      ).toEqual([{ of }]);
+      expect((await store().listRuns({ workspaceId: ws }, id, { limit: 10, offset: 0 })).map((r) => r.run_id)).toEqual([
+        run.run_id,
+      ]);
       expect(await store().getRun({ workspaceId: ws }, id, other.run_id)).toBeUndefined();
       expect(await store().deleteRun({ workspaceId: ws }, id, other.run_id)).toBe(false);
     }
@@ -129,10 +145,14 @@ describe.each(['memory', 'postgres'])('%s store', (name) => {
       expect(Boolean(await store().getThread(scope, thread.thread_id)), what).toBe(visible);
       expect((await store().searchThreads(scope, { ...search, metadata: { tag } })).total, what).toBe(visible ? 1 : 0);
       expect(Boolean(await store().getRun(scope, thread.thread_id, run.run_id)), what).toBe(visible);
-      expect((await store().listRuns(scope, thread.thread_id, { limit: 10, offset: 0 })).length, what).toBe(visible ? 1 : 0);
+      expect((await store().listRuns(scope, thread.thread_id, { limit: 10, offset: 0 })).length, what).toBe(
+        visible ? 1 : 0,
+      );
       expect(Boolean(await store().updateThread(scope, thread.thread_id, { status: 'idle' })), what).toBe(visible);
     }
-    expect(await store().deleteRun({ workspaceId: A, filters: { owner: 'bob' } }, thread.thread_id, run.run_id)).toBe(false);
+    expect(await store().deleteRun({ workspaceId: A, filters: { owner: 'bob' } }, thread.thread_id, run.run_id)).toBe(
+      false,
+    );
     expect(await store().deleteThread({ workspaceId: A, filters: { owner: 'bob' } }, thread.thread_id)).toBe(false);
     expect(await store().deleteThread({ workspaceId: A, filters: { owner: 'alice' } }, thread.thread_id)).toBe(true);
   });
@@ -155,15 +175,26 @@ describe('PostgreSQL tables of versions before workspaces', () => {
         CREATE INDEX agent_runs_thread ON agent_runs (thread_id, created_at DESC);`);
       const threadId = randomUUID();
       const run = runOf(threadId);
-      await client.query(`INSERT INTO agent_threads VALUES ($1, now(), now(), now(), '{"old": true}', 'idle', '{}', NULL, '{}', NULL)`, [threadId]);
-      await client.query(`INSERT INTO agent_runs VALUES ($1, $2, now(), now(), $3, 'success')`, [run.run_id, threadId, JSON.stringify(run)]);
+      await client.query(
+        `INSERT INTO agent_threads VALUES ($1, now(), now(), now(), '{"old": true}', 'idle', '{}', NULL, '{}', NULL)`,
+        [threadId],
+      );
+      await client.query(`INSERT INTO agent_runs VALUES ($1, $2, now(), now(), $3, 'success')`, [
+        run.run_id,
+        threadId,
+        JSON.stringify(run),
+      ]);
       await client.end();
 
       for (let start = 0; start < 2; start++) {
         const store = await PostgresRecordStore.open(postgresPool(old.url, quiet)); // twice: the migration is idempotent
-        expect((await store.getThread({ workspaceId: DEFAULT_WORKSPACE_ID }, threadId))?.metadata).toEqual({ old: true });
+        expect((await store.getThread({ workspaceId: DEFAULT_WORKSPACE_ID }, threadId))?.metadata).toEqual({
+          old: true,
+        });
         expect(await store.getThread({ workspaceId: A }, threadId)).toBeUndefined();
-        expect((await store.getRun({ workspaceId: DEFAULT_WORKSPACE_ID }, threadId, run.run_id))?.run_id).toBe(run.run_id);
+        expect((await store.getRun({ workspaceId: DEFAULT_WORKSPACE_ID }, threadId, run.run_id))?.run_id).toBe(
+          run.run_id,
+        );
         const fresh = newThreadRecord(randomUUID(), {});
         await store.createThread(A, fresh);
         expect(await store.getThread({ workspaceId: A }, fresh.thread_id)).toBeDefined();
@@ -198,13 +229,14 @@ describe('PostgreSQL tables of versions whose thread ids were global', () => {
         CREATE INDEX agent_runs_unfinished ON agent_runs (thread_id, seq) WHERE status IN ('pending', 'running');`);
       const threadId = randomUUID();
       const run = runOf(threadId);
-      await client.query(`INSERT INTO agent_threads VALUES ($1, $2, now(), now(), now(), '{"old": true}', 'idle', '{}', NULL, '{}', NULL)`, [threadId, A]);
-      await client.query(`INSERT INTO agent_runs (run_id, thread_id, workspace_id, created_at, updated_at, record, status) VALUES ($1, $2, $3, now(), now(), $4, 'success')`, [
-        run.run_id,
-        threadId,
-        A,
-        JSON.stringify(run),
-      ]);
+      await client.query(
+        `INSERT INTO agent_threads VALUES ($1, $2, now(), now(), now(), '{"old": true}', 'idle', '{}', NULL, '{}', NULL)`,
+        [threadId, A],
+      );
+      await client.query(
+        `INSERT INTO agent_runs (run_id, thread_id, workspace_id, created_at, updated_at, record, status) VALUES ($1, $2, $3, now(), now(), $4, 'success')`,
+        [run.run_id, threadId, A, JSON.stringify(run)],
+      );
       await client.end();
       // and the thread's checkpoints, as the previous version wrote them: under the bare thread id
       const saverPool = postgresPool(old.url, quiet);
@@ -215,7 +247,10 @@ describe('PostgreSQL tables of versions whose thread ids were global', () => {
           .addNode('reply', (state) => ({ messages: [{ role: 'ai', content: `seen ${state.messages.length}` }] }))
           .addEdge('__start__', 'reply')
           .compile({ checkpointer });
-      await graph(saver).invoke({ messages: [{ role: 'user', content: 'before the upgrade' }] }, { configurable: { thread_id: threadId } });
+      await graph(saver).invoke(
+        { messages: [{ role: 'user', content: 'before the upgrade' }] },
+        { configurable: { thread_id: threadId } },
+      );
 
       for (let start = 0; start < 2; start++) {
         const store = await PostgresRecordStore.open(postgresPool(old.url, quiet)); // twice: the migration is idempotent
@@ -227,9 +262,16 @@ describe('PostgreSQL tables of versions whose thread ids were global', () => {
         }
         expect((await store.getThread({ workspaceId: B }, threadId))?.metadata).toEqual({ of: 'B' });
         expect(await store.listRuns({ workspaceId: A }, threadId, { limit: 10, offset: 0 })).toHaveLength(1);
-        const state = await graph(new WorkspaceCheckpointer(saver)).getState(threadConfig({ workspaceId: A, threadId }));
-        expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['before the upgrade', 'seen 1']);
-        expect((await graph(new WorkspaceCheckpointer(saver)).getState(threadConfig({ workspaceId: B, threadId }))).values).toEqual({});
+        const state = await graph(new WorkspaceCheckpointer(saver)).getState(
+          threadConfig({ workspaceId: A, threadId }),
+        );
+        expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual([
+          'before the upgrade',
+          'seen 1',
+        ]);
+        expect(
+          (await graph(new WorkspaceCheckpointer(saver)).getState(threadConfig({ workspaceId: B, threadId }))).values,
+        ).toEqual({});
         await store.close();
       }
       // one running run per thread: per workspace's thread
@@ -249,13 +291,17 @@ describe('a PostgreSQL connection the server ends', () => {
   it('is replaced at the next query, and the process does not crash on the idle one', async () => {
     const scratch = await scratchPostgres('agent_records_lost');
     const warnings: string[] = [];
-    const store = await PostgresRecordStore.open(postgresPool(scratch.url, { warn: (_fields: unknown, message?: string) => void warnings.push(String(message)) }));
+    const store = await PostgresRecordStore.open(
+      postgresPool(scratch.url, { warn: (_fields: unknown, message?: string) => void warnings.push(String(message)) }),
+    );
     try {
       const thread = newThreadRecord(randomUUID(), {});
       await store.createThread(A, thread); // the pool now holds an idle connection
       const admin = new pg.Client({ connectionString: scratch.url });
       await admin.connect();
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
       await admin.end();
       // Without an 'error' listener on the pool, the idle client's error ends the process here.
       for (let i = 0; i < 50 && warnings.length === 0; i++) await new Promise((r) => setTimeout(r, 20));

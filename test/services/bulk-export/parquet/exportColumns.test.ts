@@ -13,23 +13,65 @@ import { allNullUtf8, replaceUtf8Values, utf8At } from '../../../../services/bul
 describe('export columns', () => {
   test('the default set is LangSmith’s, in its order', () => {
     expect(DEFAULT_EXPORT_FIELDS).toEqual([
-      'id', 'tenant_id', 'session_id', 'trace_id', 'parent_run_id', 'parent_run_ids', 'reference_example_id', 'name', 'run_type',
-      'start_time', 'end_time', 'status', 'is_root', 'dotted_order', 'trace_tier', 'inputs', 'outputs', 'error', 'extra', 'events',
-      'tags', 'feedback_stats', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'total_cost', 'prompt_cost', 'completion_cost',
+      'id',
+      'tenant_id',
+      'session_id',
+      'trace_id',
+      'parent_run_id',
+      'parent_run_ids',
+      'reference_example_id',
+      'name',
+      'run_type',
+      'start_time',
+      'end_time',
+      'status',
+      'is_root',
+      'dotted_order',
+      'trace_tier',
+      'inputs',
+      'outputs',
+      'error',
+      'extra',
+      'events',
+      'tags',
+      'feedback_stats',
+      'total_tokens',
+      'prompt_tokens',
+      'completion_tokens',
+      'total_cost',
+      'prompt_cost',
+      'completion_cost',
       'first_token_time',
     ]);
   });
 
   test('unknown export fields are named; a subset keeps the order asked', () => {
-    expect(unknownExportFields(['id', 'latency', 'name', '__proto__', 'serialized'])).toEqual(['latency', '__proto__', 'serialized']);
+    expect(unknownExportFields(['id', 'latency', 'name', '__proto__', 'serialized'])).toEqual([
+      'latency',
+      '__proto__',
+      'serialized',
+    ]);
     expect(unknownExportFields(DEFAULT_EXPORT_FIELDS)).toEqual([]);
-    expect(exportColumns(['name', 'id', 'feedback_stats']).map((c) => c.name)).toEqual(['name', 'id', 'feedback_stats']);
+    expect(exportColumns(['name', 'id', 'feedback_stats']).map((c) => c.name)).toEqual([
+      'name',
+      'id',
+      'feedback_stats',
+    ]);
     expect(() => exportColumns(['id', 'nope'])).toThrow(/nope/);
   });
 
   test('the query reads the cursor, and payload_refs only when a claim-checked payload is written', () => {
-    expect(queryColumnsFor(exportColumns(['name', 'trace_tier'])).map((c) => c.name)).toEqual(['name', 'start_time', 'id']);
-    expect(queryColumnsFor(exportColumns(['outputs', 'id'])).map((c) => c.name)).toEqual(['outputs', 'id', 'start_time', 'payload_refs']);
+    expect(queryColumnsFor(exportColumns(['name', 'trace_tier'])).map((c) => c.name)).toEqual([
+      'name',
+      'start_time',
+      'id',
+    ]);
+    expect(queryColumnsFor(exportColumns(['outputs', 'id'])).map((c) => c.name)).toEqual([
+      'outputs',
+      'id',
+      'start_time',
+      'payload_refs',
+    ]);
   });
 
   test('timestamps are microseconds, UTC-aware in v2_beta and naive in v1', () => {
@@ -42,22 +84,51 @@ describe('export columns', () => {
 });
 
 describe('object keys', () => {
-  const partition = { exportId: 'e1', tenantId: 't1', sessionId: 's1', runId: 'r1', attempt: 2, startMicros: Date.UTC(2025, 2, 7, 23, 59, 59) * 1000 };
+  const partition = {
+    exportId: 'e1',
+    tenantId: 't1',
+    sessionId: 's1',
+    runId: 'r1',
+    attempt: 2,
+    startMicros: Date.UTC(2025, 2, 7, 23, 59, 59) * 1000,
+  };
 
   test('Hive partitions by the UTC day of the start time; names carry run, attempt and sequence', () => {
     expect(exportObjectKey('exports/acme', partition, 3)).toBe(
       'exports/acme/export_id=e1/tenant_id=t1/session_id=s1/resource=runs/year=2025/month=03/day=07/r1-2-00003.parquet',
     );
-    expect(exportRunDirectory('', partition)).toBe('export_id=e1/tenant_id=t1/session_id=s1/resource=runs/year=2025/month=03/day=07');
+    expect(exportRunDirectory('', partition)).toBe(
+      'export_id=e1/tenant_id=t1/session_id=s1/resource=runs/year=2025/month=03/day=07',
+    );
   });
 });
 
 describe('UTF-8 columns', () => {
   test('replacing values keeps the others, byte for byte, and their nulls', () => {
-    const column = replaceUtf8Values(allNullUtf8(5), new Map([[0, 'a'], [2, ''], [3, 'ünï'], [4, 'last']]));
+    const column = replaceUtf8Values(
+      allNullUtf8(5),
+      new Map([
+        [0, 'a'],
+        [2, ''],
+        [3, 'ünï'],
+        [4, 'last'],
+      ]),
+    );
     expect(Array.from({ length: 5 }, (_, i) => utf8At(column, i))).toEqual(['a', null, '', 'ünï', 'last']);
-    const replaced = replaceUtf8Values(column, new Map([[1, '{"big":"payload"}'], [3, null]]));
-    expect(Array.from({ length: 5 }, (_, i) => utf8At(replaced, i))).toEqual(['a', '{"big":"payload"}', '', null, 'last']);
+    const replaced = replaceUtf8Values(
+      column,
+      new Map([
+        [1, '{"big":"payload"}'],
+        [3, null],
+      ]),
+    );
+    expect(Array.from({ length: 5 }, (_, i) => utf8At(replaced, i))).toEqual([
+      'a',
+      '{"big":"payload"}',
+      '',
+      null,
+      'last',
+    ]);
     expect(replaced.nullCount).toBe(1);
   });
 });

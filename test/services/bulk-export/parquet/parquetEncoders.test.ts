@@ -4,17 +4,27 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { tableFromArrays, tableFromIPC, RecordBatchStreamWriter } from 'apache-arrow';
 import * as pq from 'parquet-wasm';
-import { ParquetEncoders, type EncodedFileListener, type EncoderFileOptions } from '../../../../services/bulk-export/parquet/parquetEncoders.ts';
+import {
+  ParquetEncoders,
+  type EncodedFileListener,
+  type EncoderFileOptions,
+} from '../../../../services/bulk-export/parquet/parquetEncoders.ts';
 
 const OPTIONS: EncoderFileOptions = {
   compression: 'zstandard',
-  columns: [{ name: 'id', dictionary: false, statistics: true }, { name: 'name', dictionary: true, statistics: true }],
+  columns: [
+    { name: 'id', dictionary: false, statistics: true },
+    { name: 'name', dictionary: true, statistics: true },
+  ],
   rowGroupRows: 1000,
   rowGroupBytes: 1024 * 1024,
 };
 
 const batchIpc = (from: number, rows: number): Uint8Array => {
-  const table = tableFromArrays({ id: BigInt64Array.from({ length: rows }, (_, i) => BigInt(from + i)), name: Array.from({ length: rows }, (_, i) => `run-${(from + i) % 7}`) });
+  const table = tableFromArrays({
+    id: BigInt64Array.from({ length: rows }, (_, i) => BigInt(from + i)),
+    name: Array.from({ length: rows }, (_, i) => `run-${(from + i) % 7}`),
+  });
   return RecordBatchStreamWriter.writeAll(table.batches).toUint8Array(true);
 };
 

@@ -5,7 +5,12 @@ import fc from 'fast-check';
 import { raw } from '../../../../platform/clickhouse/sql.ts';
 import { RowBinaryDecoder } from '../../../../services/bulk-export/parquet/rowBinaryDecoder.ts';
 import type { QueryColumn, WireKind } from '../../../../services/bulk-export/parquet/exportColumns.ts';
-import { isValid, utf8At, type ColumnValues, type DecodedBatch } from '../../../../services/bulk-export/parquet/columnData.ts';
+import {
+  isValid,
+  utf8At,
+  type ColumnValues,
+  type DecodedBatch,
+} from '../../../../services/bulk-export/parquet/columnData.ts';
 
 type Value = string | null | bigint | number | boolean | string[];
 
@@ -89,8 +94,11 @@ function readBatch(batch: DecodedBatch): Value[][] {
           case 'utf8':
             return utf8At(values, r);
           case 'fixed8':
-            if (c.kind === 'float64') return new DataView(values.data.buffer, values.data.byteOffset + r * 8, 8).getFloat64(0, true);
-            return isValid(values.validity, r) ? new DataView(values.data.buffer, values.data.byteOffset + r * 8, 8).getBigInt64(0, true) : null;
+            if (c.kind === 'float64')
+              return new DataView(values.data.buffer, values.data.byteOffset + r * 8, 8).getFloat64(0, true);
+            return isValid(values.validity, r)
+              ? new DataView(values.data.buffer, values.data.byteOffset + r * 8, 8).getBigInt64(0, true)
+              : null;
           case 'bool':
             return (values.bits[r >> 3]! & (1 << (r & 7))) !== 0;
           case 'utf8List': {
@@ -108,7 +116,12 @@ function readBatch(batch: DecodedBatch): Value[][] {
 /** What the decoder should give back for a row: jsonText '' reads as null. */
 const expected = (row: Value[]): Value[] => row.map((v, i) => (COLUMNS[i]!.kind === 'jsonText' && v === '' ? null : v));
 
-const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ maxLength: 300 }), fc.constant(''), fc.constant('é😀'.repeat(3000)));
+const text = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ maxLength: 300 }),
+  fc.constant(''),
+  fc.constant('é😀'.repeat(3000)),
+);
 const rowArb = fc.tuple(
   text,
   fc.option(text),
@@ -120,7 +133,11 @@ const rowArb = fc.tuple(
   fc.array(text, { maxLength: 4 }),
 ) as fc.Arbitrary<Value[]>;
 
-function decodeAll(bytes: Buffer, cuts: number[], options: { batchRows: number; batchBytes: number }): { rows: Value[][]; batches: number[] } {
+function decodeAll(
+  bytes: Buffer,
+  cuts: number[],
+  options: { batchRows: number; batchBytes: number },
+): { rows: Value[][]; batches: number[] } {
   const decoder = new RowBinaryDecoder(COLUMNS, options);
   const rows: Value[][] = [];
   const batches: number[] = [];
@@ -142,12 +159,17 @@ function decodeAll(bytes: Buffer, cuts: number[], options: { batchRows: number; 
 describe('RowBinaryDecoder', () => {
   test('decodes every row exactly, however the chunks cut the stream', () => {
     fc.assert(
-      fc.property(fc.array(rowArb, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 40 }), fc.integer({ min: 1, max: 8 }), (rows, cuts, batchRows) => {
-        const bytes = Buffer.concat(rows.map(encodeRow));
-        const { rows: decoded, batches } = decodeAll(bytes, cuts, { batchRows, batchBytes: 1 << 30 });
-        expect(decoded).toEqual(rows.map(expected));
-        expect(batches.every((n) => n <= batchRows)).toBe(true);
-      }),
+      fc.property(
+        fc.array(rowArb, { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 8 }),
+        (rows, cuts, batchRows) => {
+          const bytes = Buffer.concat(rows.map(encodeRow));
+          const { rows: decoded, batches } = decodeAll(bytes, cuts, { batchRows, batchBytes: 1 << 30 });
+          expect(decoded).toEqual(rows.map(expected));
+          expect(batches.every((n) => n <= batchRows)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -159,14 +181,22 @@ describe('RowBinaryDecoder', () => {
       ['z'.repeat(20_000), 'y'.repeat(200), 'q', 2n ** 62n, 0n, 1e300, true, ['only']],
     ];
     const bytes = Buffer.concat(rows.map(encodeRow));
-    const { rows: decoded } = decodeAll(bytes, Array.from({ length: bytes.length }, (_, i) => i), { batchRows: 2, batchBytes: 1 << 30 });
+    const { rows: decoded } = decodeAll(
+      bytes,
+      Array.from({ length: bytes.length }, (_, i) => i),
+      { batchRows: 2, batchBytes: 1 << 30 },
+    );
     expect(decoded).toEqual(rows.map(expected));
   });
 
   test('ends a batch at batchBytes, counting what `weigh` adds for a row', () => {
     const row = (s: string): Value[] => [s, null, '', 0n, null, 0, false, []];
     const bytes = Buffer.concat([row('ab'), row('heavy'), row('cd'), row('ef')].map(encodeRow));
-    const decoder = new RowBinaryDecoder(COLUMNS, { batchRows: 100, batchBytes: 1000, weigh: { column: 's', bytes: (v) => (Buffer.from(v).toString() === 'heavy' ? 5000 : 0) } });
+    const decoder = new RowBinaryDecoder(COLUMNS, {
+      batchRows: 100,
+      batchBytes: 1000,
+      weigh: { column: 's', bytes: (v) => (Buffer.from(v).toString() === 'heavy' ? 5000 : 0) },
+    });
     const batches = [...decoder.push(bytes)].map((b) => b.rows);
     const last = decoder.end();
     // 'heavy' fills the first batch (it ends after that row); the rest fit in the next.
@@ -182,7 +212,10 @@ describe('RowBinaryDecoder', () => {
     // An error text ClickHouse appends mid-stream ("Code: 241, …") is not a row.
     const garbage = new RowBinaryDecoder(COLUMNS, { batchRows: 10, batchBytes: 1 << 20 });
     expect(() => {
-      for (const _ of garbage.push(Buffer.from('Code: 241. DB::Exception: Memory limit (for query) exceeded: would use 9.31 GiB'))) void _;
+      for (const _ of garbage.push(
+        Buffer.from('Code: 241. DB::Exception: Memory limit (for query) exceeded: would use 9.31 GiB'),
+      ))
+        void _;
       garbage.end();
     }).toThrow();
   });

@@ -31,9 +31,18 @@ test('stop() asks the sandboxed server to end through its IPC channel: it shuts 
   const socket = join(paths.runDir, 'server.sock');
   const bridge = await bridgeToSocket(socket, '127.0.0.1');
   const exits: { code: number | null; signal: string | null }[] = [];
-  const env = { PATH: '/usr/bin:/bin', AGENT_SERVER_SOCKET: socket, AGENT_SERVER_AUTH: 'none', AGENT_SERVER_CONFIG: join(paths.dir, 'src/langgraph.json') };
+  const env = {
+    PATH: '/usr/bin:/bin',
+    AGENT_SERVER_SOCKET: socket,
+    AGENT_SERVER_AUTH: 'none',
+    AGENT_SERVER_CONFIG: join(paths.dir, 'src/langgraph.json'),
+  };
   const server = new AgentServerProcess({
-    spawn: sandbox.plan({ file: process.execPath, args: [AGENT_SERVER_ENTRY], cwd: paths.dir, env }, paths, deploymentId),
+    spawn: sandbox.plan(
+      { file: process.execPath, args: [AGENT_SERVER_ENTRY], cwd: paths.dir, env },
+      paths,
+      deploymentId,
+    ),
     url: `http://127.0.0.1:${bridge.port}`,
     logFile: join(paths.dir, 'agent-server.log'),
     healthTimeoutMs: 60_000,

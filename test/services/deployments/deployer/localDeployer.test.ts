@@ -14,7 +14,11 @@ import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { MAX_QUICK_EXITS } from '../../../../platform/restartPolicy.ts';
 import { LocalDeployer } from '../../../../services/deployments/deployer/localDeployer.ts';
 import { deployableAgentRepo } from '../../../support/deployableAgent.ts';
-import type { DeployerEvent, DeployOutcome, RevisionSpec } from '../../../../services/deployments/deployer/revisionSpec.ts';
+import type {
+  DeployerEvent,
+  DeployOutcome,
+  RevisionSpec,
+} from '../../../../services/deployments/deployer/revisionSpec.ts';
 import { tracingUrl } from '../../../support/tracingClient.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../../../services/tenancy/index.ts';
 import { isRunning, repoRoot, waitFor } from '../../../support/serviceProcess.ts';
@@ -26,7 +30,12 @@ const apiKey = inject('bootstrapApiKey');
 const authEndpoint = tracingUrl();
 const deployer = new LocalDeployer({
   rootDir,
-  baseEnv: { AGENT_SERVER_AUTH: 'api_key', LANGSMITH_AUTH_ENDPOINT: authEndpoint, LANGSMITH_TRACING: 'false', LOG_LEVEL: 'info' },
+  baseEnv: {
+    AGENT_SERVER_AUTH: 'api_key',
+    LANGSMITH_AUTH_ENDPOINT: authEndpoint,
+    LANGSMITH_TRACING: 'false',
+    LOG_LEVEL: 'info',
+  },
   egress: { allowed: new URL(authEndpoint).host },
   onEvent: (event) => events.push(event),
 });
@@ -57,14 +66,24 @@ function spec(source: RevisionSpec['source'], secrets: Record<string, string> = 
   };
 }
 
-const statusesOf = (revisionId: string) => events.flatMap((e) => (e.revisionId === revisionId && e.type === 'status' ? [e.status] : []));
+const statusesOf = (revisionId: string) =>
+  events.flatMap((e) => (e.revisionId === revisionId && e.type === 'status' ? [e.status] : []));
 test('deploys the example from a git tag, serves it with the secret, restarts it after a SIGKILL, and stop leaves nothing', async () => {
-  const revision = spec({ kind: 'git', repoUrl, ref: 'refs/tags/v1', configPath: 'langgraph.json' }, { GREETING_SECRET: 's3cret' });
+  const revision = spec(
+    { kind: 'git', repoUrl, ref: 'refs/tags/v1', configPath: 'langgraph.json' },
+    { GREETING_SECRET: 's3cret' },
+  );
   const started = performance.now();
   const outcome = await deployer.deploy(revision);
   console.log(`deploy of the example (clone + start to healthy): ${Math.round(performance.now() - started)} ms`);
   if (outcome.status !== 'DEPLOYED') throw new Error(`not deployed: ${outcome.message}`);
-  expect(statusesOf(revision.revisionId)).toEqual(['AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
+  expect(statusesOf(revision.revisionId)).toEqual([
+    'AWAITING_BUILD',
+    'BUILDING',
+    'AWAITING_DEPLOY',
+    'DEPLOYING',
+    'DEPLOYED',
+  ]);
   expect(outcome.commitSha).toMatch(/^[0-9a-f]{40}$/);
   const { url } = outcome;
   const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
@@ -74,7 +93,15 @@ test('deploys the example from a git tag, serves it with the secret, restarts it
   expect(search.status).toBe(200);
   expect(((await search.json()) as { graph_id: string }[]).map((a) => a.graph_id)).toEqual(['greeter']);
   // Without a key the server refuses: it runs with the platform's API keys, not open.
-  expect((await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+  expect(
+    (
+      await fetch(`${url}/assistants/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).status,
+  ).toBe(401);
 
   const ask = async () => {
     const res = await fetch(`${url}/runs/wait`, {
@@ -94,7 +121,9 @@ test('deploys the example from a git tag, serves it with the secret, restarts it
   const restarted = await waitFor('the restart', async () =>
     events.find((e) => e.revisionId === revision.revisionId && e.type === 'process_restarted'),
   );
-  expect(events.find((e) => e.revisionId === revision.revisionId && e.type === 'process_exited')).toMatchObject({ signal: 'SIGKILL' });
+  expect(events.find((e) => e.revisionId === revision.revisionId && e.type === 'process_exited')).toMatchObject({
+    signal: 'SIGKILL',
+  });
   if (restarted.type !== 'process_restarted') throw new Error('unreachable');
   expect(restarted.pid).not.toBe(firstPid);
   expect(restarted.url).toBe(url); // the same port: the deployment's URL does not change
@@ -110,7 +139,10 @@ test('deploys the example from a git tag, serves it with the secret, restarts it
 test('a ref the repository does not have fails the build, naming the ref and what git said', async () => {
   const revision = spec({ kind: 'git', repoUrl, ref: 'no-such-branch', configPath: 'langgraph.json' });
   const outcome = await deployer.deploy(revision);
-  expect(outcome).toEqual({ status: 'BUILD_FAILED', message: expect.stringMatching(/ref "no-such-branch".*\n?.*not found/s) });
+  expect(outcome).toEqual({
+    status: 'BUILD_FAILED',
+    message: expect.stringMatching(/ref "no-such-branch".*\n?.*not found/s),
+  });
   expect(statusesOf(revision.revisionId)).toEqual(['AWAITING_BUILD', 'BUILDING', 'BUILD_FAILED']);
   expect(existsSync(join(rootDir, revision.deploymentId))).toBe(false);
 });
@@ -127,13 +159,25 @@ test('a graph that throws when it loads, from a tarball, fails the deploy with t
   const dir = join(scratch, 'throws-at-load');
   mkdirSync(dir);
   writeFileSync(join(dir, 'langgraph.json'), JSON.stringify({ graphs: { broken: './broken.ts:graph' } }));
-  writeFileSync(join(dir, 'broken.ts'), "throw new Error('the broken graph refuses to load');\nexport const graph = null;\n");
+  writeFileSync(
+    join(dir, 'broken.ts'),
+    "throw new Error('the broken graph refuses to load');\nexport const graph = null;\n",
+  );
   const tarball = join(scratch, 'throws-at-load.tar.gz');
   execFileSync('tar', ['-czf', tarball, '-C', dir, '.']);
   const revision = spec({ kind: 'tarball', path: tarball });
   const outcome = await deployer.deploy(revision);
-  expect(outcome).toEqual({ status: 'DEPLOY_FAILED', message: expect.stringContaining('the broken graph refuses to load') });
-  expect(statusesOf(revision.revisionId)).toEqual(['AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOY_FAILED']);
+  expect(outcome).toEqual({
+    status: 'DEPLOY_FAILED',
+    message: expect.stringContaining('the broken graph refuses to load'),
+  });
+  expect(statusesOf(revision.revisionId)).toEqual([
+    'AWAITING_BUILD',
+    'BUILDING',
+    'AWAITING_DEPLOY',
+    'DEPLOYING',
+    'DEPLOY_FAILED',
+  ]);
   expect(deployer.revisions()).toEqual([]);
 });
 
@@ -141,11 +185,15 @@ test('a server that keeps dying soon after each start is given up, with why, and
   const revision = spec({ kind: 'directory', path: join(repoRoot, 'examples/deployable-agent') });
   const outcome = await deployer.deploy(revision);
   if (outcome.status !== 'DEPLOYED') throw new Error(`not deployed: ${outcome.message}`);
-  const lifeEvents = () => events.filter((e) => e.revisionId === revision.revisionId && e.type !== 'status' && e.type !== 'log');
+  const lifeEvents = () =>
+    events.filter((e) => e.revisionId === revision.revisionId && e.type !== 'status' && e.type !== 'log');
   let pid = outcome.pid;
   for (let restarts = 1; restarts < MAX_QUICK_EXITS; restarts++) {
     process.kill(pid, 'SIGKILL');
-    const restarted = await waitFor(`restart ${restarts}`, async () => lifeEvents().filter((e) => e.type === 'process_restarted')[restarts - 1]);
+    const restarted = await waitFor(
+      `restart ${restarts}`,
+      async () => lifeEvents().filter((e) => e.type === 'process_restarted')[restarts - 1],
+    );
     pid = (restarted as { pid: number }).pid;
   }
   process.kill(pid, 'SIGKILL');
@@ -164,14 +212,19 @@ test('a revision stopped while it is being built ends as stopped, leaving no dir
   const revision = spec({ kind: 'git', repoUrl, ref: 'main', configPath: 'langgraph.json' });
   const deploying = deployer.deploy(revision);
   await deployer.stop(revision.revisionId);
-  expect(await deploying).toEqual({ status: 'BUILD_FAILED', message: expect.stringContaining('stopped before this revision was deployed') });
+  expect(await deploying).toEqual({
+    status: 'BUILD_FAILED',
+    message: expect.stringContaining('stopped before this revision was deployed'),
+  });
   expect(deployer.revisions()).toEqual([]);
   expect(existsSync(join(rootDir, revision.deploymentId))).toBe(false);
 });
 
 test('a deployer killed with SIGKILL leaves no server behind: the server ends when its supervisor is gone', async () => {
   const root = join(scratch, 'killed-deployer');
-  const deployerProcess = spawn(process.execPath, [join(import.meta.dirname, 'fixtures/deployerProcess.ts'), root], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const deployerProcess = spawn(process.execPath, [join(import.meta.dirname, 'fixtures/deployerProcess.ts'), root], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolveLine, reject) => {
     let out = '';
     deployerProcess.stdout!.on('data', (chunk: Buffer) => {

@@ -24,7 +24,9 @@ import { makeSourceTarball, uploadLikeTheCli } from '../../../support/sourceTarb
 const scratch = mkdtempSync(join(tmpdir(), 'source-preparation-test-'));
 const limits = { fetchTimeoutMs: 60_000, installTimeoutMs: 60_000 };
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd, stdio: 'pipe' }).toString().trim();
+  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd, stdio: 'pipe' })
+    .toString()
+    .trim();
 
 let repo: string;
 let firstCommit: string;
@@ -52,27 +54,43 @@ describe('a git source', () => {
     expect(branchOrTagName('refs/heads/main')).toBe('main');
     expect(branchOrTagName('main')).toBe('main');
 
-    const branch = await fetchSource({ kind: 'git', repoUrl: repo, ref: 'main', configPath: 'langgraph.json' }, freshDir(), limits);
+    const branch = await fetchSource(
+      { kind: 'git', repoUrl: repo, ref: 'main', configPath: 'langgraph.json' },
+      freshDir(),
+      limits,
+    );
     expect(existsSync(join(branch.sourceDir, 'SECOND'))).toBe(true);
-    const tag = await fetchSource({ kind: 'git', repoUrl: repo, ref: 'refs/tags/v1', configPath: 'langgraph.json' }, freshDir(), limits);
+    const tag = await fetchSource(
+      { kind: 'git', repoUrl: repo, ref: 'refs/tags/v1', configPath: 'langgraph.json' },
+      freshDir(),
+      limits,
+    );
     expect(tag.commitSha).toBe(firstCommit);
     expect(existsSync(join(tag.sourceDir, 'SECOND'))).toBe(false);
-    const sha = await fetchSource({ kind: 'git', repoUrl: `file://${repo}`, ref: firstCommit, configPath: 'langgraph.json' }, freshDir(), limits);
+    const sha = await fetchSource(
+      { kind: 'git', repoUrl: `file://${repo}`, ref: firstCommit, configPath: 'langgraph.json' },
+      freshDir(),
+      limits,
+    );
     expect(sha.commitSha).toBe(firstCommit);
     expect(readFileSync(join(sha.sourceDir, 'langgraph.json'), 'utf8')).toContain('greeter');
   });
 
   test('a URL that looks like an option is refused before git sees it', async () => {
-    const fetching = fetchSource({ kind: 'git', repoUrl: '--upload-pack=touch /tmp/x', ref: 'main', configPath: 'langgraph.json' }, freshDir(), limits);
+    const fetching = fetchSource(
+      { kind: 'git', repoUrl: '--upload-pack=touch /tmp/x', ref: 'main', configPath: 'langgraph.json' },
+      freshDir(),
+      limits,
+    );
     await expect(fetching).rejects.toThrow(BuildError);
     await expect(fetching).rejects.toThrow(/starts with "-"/);
   });
 
   test('a repository that does not exist is a BuildError naming it', async () => {
     const missing = join(scratch, 'nowhere');
-    await expect(fetchSource({ kind: 'git', repoUrl: missing, ref: 'main', configPath: 'langgraph.json' }, freshDir(), limits)).rejects.toThrow(
-      new RegExp(`cannot fetch ${missing} at ref "main"`),
-    );
+    await expect(
+      fetchSource({ kind: 'git', repoUrl: missing, ref: 'main', configPath: 'langgraph.json' }, freshDir(), limits),
+    ).rejects.toThrow(new RegExp(`cannot fetch ${missing} at ref "main"`));
   });
 });
 
@@ -83,13 +101,18 @@ describe('an uploaded source (internal_source)', () => {
   beforeAll(async () => {
     const infra = await provideInfra();
     objects = new BlobStore(
-      loadConfig({ S3_ENDPOINT: infra.s3Endpoint, S3_ACCESS_KEY_ID: infra.s3AccessKeyId, S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey }),
+      loadConfig({
+        S3_ENDPOINT: infra.s3Endpoint,
+        S3_ACCESS_KEY_ID: infra.s3AccessKeyId,
+        S3_SECRET_ACCESS_KEY: infra.s3SecretAccessKey,
+      }),
     );
     await objects.ensureBucket();
   });
   afterAll(() => objects?.close());
 
-  const upload = async (key: string, archive: string) => expect(await uploadLikeTheCli(await objects.presignedPutUrl(key, 60), archive)).toBe(200);
+  const upload = async (key: string, archive: string) =>
+    expect(await uploadLikeTheCli(await objects.presignedPutUrl(key, 60), archive)).toBe(200);
 
   test('a tarball made and PUT as the CLIs do is extracted as the source, and its download removed', async () => {
     const archive = join(scratch, 'source.tar.gz');
@@ -97,7 +120,13 @@ describe('an uploaded source (internal_source)', () => {
     const key = `${prefix}/source.tar.gz`;
     await upload(key, archive);
     const dir = freshDir();
-    const { sourceDir } = await fetchSource({ kind: 'upload', objectPath: key, configPath: 'langgraph.json' }, dir, limits, undefined, objects);
+    const { sourceDir } = await fetchSource(
+      { kind: 'upload', objectPath: key, configPath: 'langgraph.json' },
+      dir,
+      limits,
+      undefined,
+      objects,
+    );
     expect(checkConfig(sourceDir, 'langgraph.json').config.graphs.map((g) => g.graphId)).toEqual(['greeter']);
     expect(existsSync(join(sourceDir, 'SECOND'))).toBe(true);
     expect(existsSync(join(sourceDir, '.git'))).toBe(false);
@@ -109,7 +138,9 @@ describe('an uploaded source (internal_source)', () => {
     const fetching = fetchSource({ kind: 'upload', objectPath: key }, freshDir(), limits, undefined, objects);
     await expect(fetching).rejects.toThrow(BuildError);
     await expect(fetching).rejects.toThrow(`no source was uploaded at ${key}`);
-    await expect(fetching).rejects.toThrow(/POST \/v2\/deployments\/\{id\}\/upload-url, PUT the .tar.gz to upload_url, then PATCH/);
+    await expect(fetching).rejects.toThrow(
+      /POST \/v2\/deployments\/\{id\}\/upload-url, PUT the .tar.gz to upload_url, then PATCH/,
+    );
   });
 
   test('an upload that is not a .tar.gz is a BuildError naming it', async () => {
@@ -117,9 +148,9 @@ describe('an uploaded source (internal_source)', () => {
     const junk = join(scratch, 'junk.tar.gz');
     writeFileSync(junk, randomBytes(1024));
     await upload(key, junk);
-    await expect(fetchSource({ kind: 'upload', objectPath: key }, freshDir(), limits, undefined, objects)).rejects.toThrow(
-      `cannot extract the source tarball uploaded at ${key} (a .tar.gz is expected)`,
-    );
+    await expect(
+      fetchSource({ kind: 'upload', objectPath: key }, freshDir(), limits, undefined, objects),
+    ).rejects.toThrow(`cannot extract the source tarball uploaded at ${key} (a .tar.gz is expected)`);
   });
 });
 
@@ -136,7 +167,9 @@ describe('the config', () => {
     const dir = join(scratch, 'missing-graph');
     mkdirSync(dir);
     writeFileSync(join(dir, 'langgraph.json'), JSON.stringify({ graphs: { lost: './lost.ts:graph' } }));
-    expect(() => checkConfig(dir, 'langgraph.json')).toThrow('langgraph.json: graph "lost" names lost.ts, which is not in the source');
+    expect(() => checkConfig(dir, 'langgraph.json')).toThrow(
+      'langgraph.json: graph "lost" names lost.ts, which is not in the source',
+    );
   });
 });
 
@@ -151,21 +184,32 @@ describe('the install', () => {
     const dir = join(scratch, 'npm-install');
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'agent', version: '1.0.0', private: true }));
-    expect(await installPackages(dir, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeoutMs: 120_000 })).toBe(true);
+    expect(
+      await installPackages(dir, {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        timeoutMs: 120_000,
+      }),
+    ).toBe(true);
     expect(existsSync(join(dir, 'package-lock.json'))).toBe(true);
   });
 
   test("the deployment's install command runs at the source's root", async () => {
     const dir = join(scratch, 'install-ok');
     mkdirSync(dir);
-    expect(await installPackages(dir, { installCommand: 'echo installed > marker', env, timeoutMs: 10_000 })).toBe(true);
+    expect(await installPackages(dir, { installCommand: 'echo installed > marker', env, timeoutMs: 10_000 })).toBe(
+      true,
+    );
     expect(readFileSync(join(dir, 'marker'), 'utf8')).toBe('installed\n');
   });
 
   test('a failing install is a BuildError with the command and its last output', async () => {
     const dir = join(scratch, 'install-fails');
     mkdirSync(dir);
-    const installing = installPackages(dir, { installCommand: 'echo "E404 no such package: left-padd" >&2; exit 3', env, timeoutMs: 10_000 });
+    const installing = installPackages(dir, {
+      installCommand: 'echo "E404 no such package: left-padd" >&2; exit 3',
+      env,
+      timeoutMs: 10_000,
+    });
     await expect(installing).rejects.toThrow(BuildError);
     await expect(installing).rejects.toThrow(/the install command ".*" failed: .*\n.*E404 no such package: left-padd/);
   });
@@ -174,7 +218,11 @@ describe('the install', () => {
     const dir = join(scratch, 'install-hangs');
     mkdirSync(dir);
     // The shell waits on a child of its own (one that holds no pipe of ours): killing the shell alone would leave it running.
-    const installing = installPackages(dir, { installCommand: 'sleep 30 >/dev/null 2>&1 & echo $! > child.pid; wait', env, timeoutMs: 500 });
+    const installing = installPackages(dir, {
+      installCommand: 'sleep 30 >/dev/null 2>&1 & echo $! > child.pid; wait',
+      env,
+      timeoutMs: 500,
+    });
     await expect(installing).rejects.toThrow(/did not finish within 0.5 s/);
     const childPid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
     // The whole group got SIGKILL before the rejection; a loaded machine may take a moment to end it.

@@ -35,7 +35,12 @@ async function send(call: Call): Promise<{ status: number; body: any }> {
   const res = await request(stack.url + (call.path ?? '/runs/multipart'), {
     method: (call.method ?? 'POST') as 'POST',
     // Header names are case-insensitive: the call's own X-API-KEY replaces the default key.
-    headers: { ...(Object.keys(call.headers ?? {}).some((h) => h.toLowerCase() === 'x-api-key') ? {} : { 'x-api-key': stack.apiKey }), ...call.headers },
+    headers: {
+      ...(Object.keys(call.headers ?? {}).some((h) => h.toLowerCase() === 'x-api-key')
+        ? {}
+        : { 'x-api-key': stack.apiKey }),
+      ...call.headers,
+    },
     body: call.body,
   });
   const text = await res.body.text();
@@ -52,7 +57,12 @@ async function rejects(call: Call, status: number, detail: RegExp) {
   expect(await endOffsets()).toBe(before);
 }
 
-const json = (body: unknown, path = '/runs', method = 'POST'): Call => ({ path, method, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const json = (body: unknown, path = '/runs', method = 'POST'): Call => ({
+  path,
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
 const multipart = (parts: Part[], extra: Record<string, string> = {}): Call => {
   const { body, contentType } = multipartBody(parts);
   return { headers: { 'content-type': contentType, ...extra }, body };
@@ -63,16 +73,46 @@ describe('bad input: JSON routes', () => {
   // no bytes is no body (whatever Content-Type is named), and a run is required
   test('empty body', () => rejects(json(''), 422, /run must be a JSON object/));
   test('missing name', () => rejects(json({ id: uuidv7(), run_type: 'chain' }), 422, /name is required/));
-  test('invalid run_type', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'banana' }), 422, /run_type.*tool, chain, llm/));
-  test('bad UUID', () => rejects(json({ id: 'not-a-uuid', name: 'x', run_type: 'chain' }), 422, /id is not a valid UUID/));
-  test('bad parent UUID', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', parent_run_id: 42 }), 422, /parent_run_id must be a UUID/));
-  test('invalid timestamp', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', start_time: 'tuesday' }), 422, /start_time is not an ISO 8601/));
-  test('inputs that are not an object', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', inputs: [1, 2] }), 422, /inputs of run .* must be an object/));
-  test('unknown session_id', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', session_id: uuidv7() }), 404, /project \(session_id\) .* not found/));
-  test('unknown parent on POST /runs', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', parent_run_id: uuidv7() }), 404, /parent run .* not found/));
-  test('patch of an unknown run without trace_id', () => rejects(json({ outputs: {} }, `/runs/${uuidv7()}`, 'PATCH'), 404, /run .* not found/));
-  test('patch whose body id differs from the path', () => rejects(json({ id: uuidv7() }, `/runs/${uuidv7()}`, 'PATCH'), 422, /differs/));
-  test('wrong content type', () => rejects({ path: '/runs', headers: { 'content-type': 'text/csv' }, body: 'a,b' }, 415, /not accepted here/));
+  test('invalid run_type', () =>
+    rejects(json({ id: uuidv7(), name: 'x', run_type: 'banana' }), 422, /run_type.*tool, chain, llm/));
+  test('bad UUID', () =>
+    rejects(json({ id: 'not-a-uuid', name: 'x', run_type: 'chain' }), 422, /id is not a valid UUID/));
+  test('bad parent UUID', () =>
+    rejects(
+      json({ id: uuidv7(), name: 'x', run_type: 'chain', parent_run_id: 42 }),
+      422,
+      /parent_run_id must be a UUID/,
+    ));
+  test('invalid timestamp', () =>
+    rejects(
+      json({ id: uuidv7(), name: 'x', run_type: 'chain', start_time: 'tuesday' }),
+      422,
+      /start_time is not an ISO 8601/,
+    ));
+  test('inputs that are not an object', () =>
+    rejects(
+      json({ id: uuidv7(), name: 'x', run_type: 'chain', inputs: [1, 2] }),
+      422,
+      /inputs of run .* must be an object/,
+    ));
+  test('unknown session_id', () =>
+    rejects(
+      json({ id: uuidv7(), name: 'x', run_type: 'chain', session_id: uuidv7() }),
+      404,
+      /project \(session_id\) .* not found/,
+    ));
+  test('unknown parent on POST /runs', () =>
+    rejects(
+      json({ id: uuidv7(), name: 'x', run_type: 'chain', parent_run_id: uuidv7() }),
+      404,
+      /parent run .* not found/,
+    ));
+  test('patch of an unknown run without trace_id', () =>
+    rejects(json({ outputs: {} }, `/runs/${uuidv7()}`, 'PATCH'), 404, /run .* not found/));
+  test('patch whose body id differs from the path', () =>
+    rejects(json({ id: uuidv7() }, `/runs/${uuidv7()}`, 'PATCH'), 422, /differs/));
+  test('wrong content type', () =>
+    rejects({ path: '/runs', headers: { 'content-type': 'text/csv' }, body: 'a,b' }, 415, /not accepted here/));
 });
 
 describe('bad input: batch consistency', () => {
@@ -85,11 +125,11 @@ describe('bad input: batch consistency', () => {
     const [root] = makeTrace(0);
     return rejects(batch([{ ...root, trace_id: uuidv7() }]), 422, /starts with run/);
   });
-  test('a dotted_order that does not end with the run\'s own segment', () => {
+  test("a dotted_order that does not end with the run's own segment", () => {
     const [root, child] = makeTrace(1);
     return rejects(batch([root, { ...child, dotted_order: root!.dotted_order }]), 422, /own segment|no parent/);
   });
-  test('a child whose dotted_order does not extend its parent\'s', () => {
+  test("a child whose dotted_order does not extend its parent's", () => {
     const [root, child] = makeTrace(1);
     const [otherRoot] = makeTrace(0);
     const wrong = `${root!.dotted_order.slice(0, 22)}${root!.id}X.${child!.dotted_order.split('.')[1]}`;
@@ -104,7 +144,8 @@ describe('bad input: batch consistency', () => {
 describe('bad input: a child against its parent stored by an earlier request (was a 202: the child stored under another root)', () => {
   const batch = (post: unknown[]) => json({ post }, '/runs/batch');
   const taken = async (call: Call) => expect((await send(call)).status).toBe(202);
-  const notExtending = /dotted_order of run .* does not extend the dotted_order of its parent .*, which an earlier request stored as "\d{8}T/;
+  const notExtending =
+    /dotted_order of run .* does not extend the dotted_order of its parent .*, which an earlier request stored as "\d{8}T/;
   /** The child with another root in front: its trace_id and dotted_order agree with each other, not with its parent's. */
   const underAnotherRoot = (child: TestRun): TestRun => {
     const [otherRoot] = makeTrace(0);
@@ -131,7 +172,11 @@ describe('bad input: a child against its parent stored by an earlier request (wa
     await taken(json(root));
     await rejects(batch([underAnotherRoot(child!)]), 422, notExtending);
     const { id, trace_id, dotted_order } = underAnotherRoot(child!);
-    await rejects(json({ trace_id, dotted_order, parent_run_id: root!.id, outputs: {} }, `/runs/${id}`, 'PATCH'), 422, notExtending);
+    await rejects(
+      json({ trace_id, dotted_order, parent_run_id: root!.id, outputs: {} }, `/runs/${id}`, 'PATCH'),
+      422,
+      notExtending,
+    );
   });
   test('a parent this process has not seen is not looked up: the child is taken as sent, and its parent after it', async () => {
     const [root, child] = makeTrace(1);
@@ -143,7 +188,11 @@ describe('bad input: a child against its parent stored by an earlier request (wa
 describe('bad input: multipart', () => {
   test('truncated body', () => {
     const { body, contentType } = multipartBody(postParts(makeTrace(2)));
-    return rejects({ headers: { 'content-type': contentType }, body: body.subarray(0, body.length - 30) }, 400, /truncated/);
+    return rejects(
+      { headers: { 'content-type': contentType }, body: body.subarray(0, body.length - 30) },
+      400,
+      /truncated/,
+    );
   });
   test('a part whose declared length is wrong', () => {
     const parts = postParts(makeTrace(1));
@@ -153,7 +202,10 @@ describe('bad input: multipart', () => {
   test('a part whose Content-Length header is wrong', () => {
     const parts = postParts(makeTrace(1)).map((p) => ({ ...p, length: 'header' as const }));
     const { body, contentType } = multipartBody(parts);
-    const tampered = Buffer.from(body.toString('latin1').replace(/Content-Length: (\d+)/, (_, n) => `Content-Length: ${Number(n) + 1}`), 'latin1');
+    const tampered = Buffer.from(
+      body.toString('latin1').replace(/Content-Length: (\d+)/, (_, n) => `Content-Length: ${Number(n) + 1}`),
+      'latin1',
+    );
     return rejects({ headers: { 'content-type': contentType }, body: tampered }, 400, /declares a length/);
   });
   test('invalid JSON in a part (the valid parts are not appended either)', () => {
@@ -161,16 +213,31 @@ describe('bad input: multipart', () => {
     parts.push({ name: `post.${uuidv7()}`, body: '{"name": ' });
     return rejects(multipart(parts), 400, /part post\..* is not valid JSON/);
   });
-  test('unknown part name', () => rejects(multipart([...postParts(makeTrace(0)), { name: 'bogus.part', body: '{}' }]), 400, /unknown part name "bogus.part"/));
-  test('a field part without its run part', () => rejects(multipart([{ name: `post.${uuidv7()}.inputs`, body: '{}' }]), 400, /without a post\..* part/));
-  test('missing boundary', () => rejects({ headers: { 'content-type': 'multipart/form-data' }, body: 'x' }, 415, /boundary/));
+  test('unknown part name', () =>
+    rejects(
+      multipart([...postParts(makeTrace(0)), { name: 'bogus.part', body: '{}' }]),
+      400,
+      /unknown part name "bogus.part"/,
+    ));
+  test('a field part without its run part', () =>
+    rejects(multipart([{ name: `post.${uuidv7()}.inputs`, body: '{}' }]), 400, /without a post\..* part/));
+  test('missing boundary', () =>
+    rejects({ headers: { 'content-type': 'multipart/form-data' }, body: 'x' }, 415, /boundary/));
   test('undecodable compression', () => {
     const { body, contentType } = multipartBody(postParts(makeTrace(1)));
-    return rejects({ headers: { 'content-type': contentType, 'content-encoding': 'zstd' }, body }, 400, /could not be decoded as zstd/);
+    return rejects(
+      { headers: { 'content-type': contentType, 'content-encoding': 'zstd' }, body },
+      400,
+      /could not be decoded as zstd/,
+    );
   });
   test('unsupported compression', () => {
     const { body, contentType } = multipartBody(postParts(makeTrace(1)));
-    return rejects({ headers: { 'content-type': contentType, 'content-encoding': 'br' }, body }, 415, /"br" is not supported/);
+    return rejects(
+      { headers: { 'content-type': contentType, 'content-encoding': 'br' }, body },
+      415,
+      /"br" is not supported/,
+    );
   });
 });
 
@@ -185,11 +252,20 @@ describe('bad input: JSON nested deeper than the limit (422 naming it, wherever 
   };
   test('inline in POST /runs', () => rejects(json(run(nested(5000))), 422, tooDeep));
   test('inline in /runs/batch', () => rejects(json(`{"post":[${run(nested(5000))}]}`, '/runs/batch'), 422, tooDeep));
-  test('inline in POST /sessions (extra)', () => rejects(json(`{"name":"deep-${uuidv7()}","extra":${nested(5000)}}`, '/sessions'), 422, tooDeep));
+  test('inline in POST /sessions (extra)', () =>
+    rejects(json(`{"name":"deep-${uuidv7()}","extra":${nested(5000)}}`, '/sessions'), 422, tooDeep));
   test('in a multipart field part (post.<id>.inputs), with the valid runs of the request not appended either', () => {
     const [root] = makeTrace(0);
     const { inputs: _inputs, ...rest } = root!;
-    return rejects(multipart([...postParts(makeTrace(2)), { name: `post.${root!.id}`, body: JSON.stringify(rest) }, { name: `post.${root!.id}.inputs`, body: nested(5000) }]), 422, /part post\..*\.inputs nests.*deeper than 256 levels/);
+    return rejects(
+      multipart([
+        ...postParts(makeTrace(2)),
+        { name: `post.${root!.id}`, body: JSON.stringify(rest) },
+        { name: `post.${root!.id}.inputs`, body: nested(5000) },
+      ]),
+      422,
+      /part post\..*\.inputs nests.*deeper than 256 levels/,
+    );
   });
   test('just over the limit is refused; at the limit is taken', async () => {
     await rejects(json(run(nested(256))), 422, tooDeep); // the run object itself is one level more
@@ -206,11 +282,25 @@ describe('bad input: times the storage cannot hold (422 naming the field and the
   test('before 1970', () => rejects(at('1969-12-31T23:59:59Z'), 422, range));
   test('epoch milliseconds far in the future', () => rejects(at(1e15), 422, range));
   test('a day that does not exist', () => rejects(at('2024-02-30T00:00:00Z'), 422, /not a valid date/));
-  test('end_time in year 9999', () => rejects(json({ id: uuidv7(), name: 'x', run_type: 'chain', end_time: '9999-12-31T23:59:59Z' }), 422, /end_time is .*outside/));
+  test('end_time in year 9999', () =>
+    rejects(
+      json({ id: uuidv7(), name: 'x', run_type: 'chain', end_time: '9999-12-31T23:59:59Z' }),
+      422,
+      /end_time is .*outside/,
+    ));
   test('a dotted_order starting in year 2299 (batch)', () => {
     const id = uuidv7();
     const dotted_order = `22990101T000000000000Z${id}`;
-    return rejects(json({ post: [{ id, trace_id: id, dotted_order, name: 'x', run_type: 'chain', start_time: '2024-01-01T00:00:00Z' }] }, '/runs/batch'), 422, /dotted_order of run .*segment 1.*outside/);
+    return rejects(
+      json(
+        {
+          post: [{ id, trace_id: id, dotted_order, name: 'x', run_type: 'chain', start_time: '2024-01-01T00:00:00Z' }],
+        },
+        '/runs/batch',
+      ),
+      422,
+      /dotted_order of run .*segment 1.*outside/,
+    );
   });
   test('the last storable microsecond is taken', async () => {
     const ok = await send(at('2099-12-31T23:59:59.999999Z'));
@@ -220,8 +310,14 @@ describe('bad input: times the storage cannot hold (422 naming the field and the
 
 describe('bad input: /runs/multipart without a multipart body (was a 500)', () => {
   test('no body and no Content-Type', () => rejects({ headers: {} }, 422, /has no body.*multipart\/form-data/));
-  test('a JSON body', () => rejects({ headers: { 'content-type': 'application/json' }, body: '{}' }, 415, /application\/json.*multipart\/form-data/));
-  test('an empty multipart body', () => rejects({ headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: '' }, 400, /truncated|no parts/));
+  test('a JSON body', () =>
+    rejects(
+      { headers: { 'content-type': 'application/json' }, body: '{}' },
+      415,
+      /application\/json.*multipart\/form-data/,
+    ));
+  test('an empty multipart body', () =>
+    rejects({ headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: '' }, 400, /truncated|no parts/));
 });
 
 describe('bad input: size limit (413)', () => {
@@ -229,18 +325,33 @@ describe('bad input: size limit (413)', () => {
   test('declared by Content-Length', () => rejects(multipart(big()), 413, /exceeds the limit of 262144 bytes/));
   test('chunked, with no Content-Length', () => {
     const { body, contentType } = multipartBody(big());
-    return rejects({ headers: { 'content-type': contentType }, body: Readable.from([body.subarray(0, 1000), body.subarray(1000)]) }, 413, /exceeds the limit/);
+    return rejects(
+      { headers: { 'content-type': contentType }, body: Readable.from([body.subarray(0, 1000), body.subarray(1000)]) },
+      413,
+      /exceeds the limit/,
+    );
   });
   test('small when compressed, over the limit once decoded', () => {
     const { body, contentType } = multipartBody(big());
-    return rejects({ headers: { 'content-type': contentType, 'content-encoding': 'gzip' }, body: gzipSync(body) }, 413, /exceeds the limit/);
+    return rejects(
+      { headers: { 'content-type': contentType, 'content-encoding': 'gzip' }, body: gzipSync(body) },
+      413,
+      /exceeds the limit/,
+    );
   });
 });
 
 describe('bad input: auth', () => {
-  const call = (headers: Record<string, string>) => ({ ...json({ id: uuidv7(), name: 'x', run_type: 'chain' }), headers: { 'content-type': 'application/json', ...headers } });
+  const call = (headers: Record<string, string>) => ({
+    ...json({ id: uuidv7(), name: 'x', run_type: 'chain' }),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   test('missing key', async () => {
-    const res = await request(stack.url + '/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await request(stack.url + '/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.statusCode).toBe(401);
     expect(JSON.parse(await res.body.text()).detail).toMatch(/X-Api-Key/);
   });

@@ -21,15 +21,25 @@ async function sendMultipart(apiKey: string, body: Buffer, contentType: string, 
 }
 
 describe('GET /info', () => {
-  test.each(['/info', '/api/v1/info'])('%s announces all six batch keys, zstd and gzip bodies and a semver', async (path) => {
-    const res = await api(path);
-    expect(res.status).toBe(200);
-    expect(Object.keys(res.body.batch_ingest_config).sort()).toEqual(
-      ['scale_down_nempty_trigger', 'scale_up_nthreads_limit', 'scale_up_qsize_trigger', 'size_limit', 'size_limit_bytes', 'use_multipart_endpoint'].sort(),
-    );
-    expect(res.body.instance_flags).toMatchObject({ zstd_compression_enabled: true, gzip_body_enabled: true });
-    expect(res.body.version).toMatch(/^\d+\.\d+\.\d+$/);
-  });
+  test.each(['/info', '/api/v1/info'])(
+    '%s announces all six batch keys, zstd and gzip bodies and a semver',
+    async (path) => {
+      const res = await api(path);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body.batch_ingest_config).sort()).toEqual(
+        [
+          'scale_down_nempty_trigger',
+          'scale_up_nthreads_limit',
+          'scale_up_qsize_trigger',
+          'size_limit',
+          'size_limit_bytes',
+          'use_multipart_endpoint',
+        ].sort(),
+      );
+      expect(res.body.instance_flags).toMatchObject({ zstd_compression_enabled: true, gzip_body_enabled: true });
+      expect(res.body.version).toMatch(/^\d+\.\d+\.\d+$/);
+    },
+  );
 });
 
 describe('multipart ingestion', () => {
@@ -43,7 +53,14 @@ describe('multipart ingestion', () => {
     expect((await sendMultipart(ws.apiKey, second.body, second.contentType)).status).toBe(202);
     for (const r of trace) {
       const run = await waitForRun(ws.apiKey, r.id, (x) => x.status === 'success');
-      expect(run).toMatchObject({ id: r.id, trace_id: trace[0]!.id, parent_run_id: r.parent_run_id, dotted_order: r.dotted_order, inputs: r.inputs, outputs: { answer: r.name } });
+      expect(run).toMatchObject({
+        id: r.id,
+        trace_id: trace[0]!.id,
+        parent_run_id: r.parent_run_id,
+        dotted_order: r.dotted_order,
+        inputs: r.inputs,
+        outputs: { answer: r.name },
+      });
     }
   });
 
@@ -53,14 +70,18 @@ describe('multipart ingestion', () => {
   ])('whole-body %s', async (encoding, compress) => {
     const trace = makeTrace(2);
     const { body, contentType } = multipartBody(postParts(trace));
-    expect((await sendMultipart(ws.apiKey, compress(body), contentType, { 'content-encoding': encoding })).status).toBe(202);
+    expect((await sendMultipart(ws.apiKey, compress(body), contentType, { 'content-encoding': encoding })).status).toBe(
+      202,
+    );
     for (const r of trace) await waitForRun(ws.apiKey, r.id);
   });
 
   test('a chunked body with no Content-Length, streamed in small pieces', async () => {
     const trace = makeTrace(4);
     const { body, contentType } = multipartBody(postParts(trace));
-    const pieces = Array.from({ length: Math.ceil(body.length / 100) }, (_, i) => body.subarray(i * 100, (i + 1) * 100));
+    const pieces = Array.from({ length: Math.ceil(body.length / 100) }, (_, i) =>
+      body.subarray(i * 100, (i + 1) * 100),
+    );
     const res = await request(`${tracingUrl()}/api/v1/runs/multipart`, {
       method: 'POST',
       headers: { 'content-type': contentType, 'x-api-key': ws.apiKey },
@@ -74,7 +95,9 @@ describe('multipart ingestion', () => {
   test('a patch that arrives before its post still merges', async () => {
     const [root] = makeTrace(0) as [ReturnType<typeof makeTrace>[number]];
     const end = new Date(Date.now() + 5).toISOString();
-    const patch = multipartBody(postParts([{ ...root, inputs: undefined, name: 'root', outputs: { done: true }, end_time: end }], 'patch'));
+    const patch = multipartBody(
+      postParts([{ ...root, inputs: undefined, name: 'root', outputs: { done: true }, end_time: end }], 'patch'),
+    );
     expect((await sendMultipart(ws.apiKey, patch.body, patch.contentType)).status).toBe(202);
     const post = multipartBody(postParts([root]));
     expect((await sendMultipart(ws.apiKey, post.body, post.contentType)).status).toBe(202);
@@ -92,7 +115,9 @@ describe('multipart ingestion', () => {
     const { sql } = await import('../../../../platform/clickhouse/sql.ts');
     const env = inject('tracingEnv');
     const ch = new ClickHouseClient({ url: env.CLICKHOUSE_URL!, database: env.CLICKHOUSE_DATABASE! });
-    const [row] = await ch.query<{ n: string }>(sql`SELECT count() AS n FROM runs FINAL WHERE tenant_id = toUUID(${ws.id}) AND trace_id = toUUID(${trace[0]!.id})`);
+    const [row] = await ch.query<{ n: string }>(
+      sql`SELECT count() AS n FROM runs FINAL WHERE tenant_id = toUUID(${ws.id}) AND trace_id = toUUID(${trace[0]!.id})`,
+    );
     expect(Number(row!.n)).toBe(2);
     await ch.close();
   });
@@ -102,7 +127,10 @@ describe('multipart ingestion', () => {
     const big = { text: 'x'.repeat(300 * 1024) };
     const parts = postParts([{ ...root, inputs: big }]);
     parts.push({ name: `attachment.${root.id}.notes`, body: 'hello attachment', contentType: 'text/plain' });
-    parts.push({ name: `feedback.${uuidv7()}`, body: JSON.stringify({ run_id: root.id, trace_id: root.id, key: 'correctness', score: 1, comment: 'good' }) });
+    parts.push({
+      name: `feedback.${uuidv7()}`,
+      body: JSON.stringify({ run_id: root.id, trace_id: root.id, key: 'correctness', score: 1, comment: 'good' }),
+    });
     const { body, contentType } = multipartBody(parts);
     expect((await sendMultipart(ws.apiKey, body, contentType)).status).toBe(202);
     const run = await waitForRun(ws.apiKey, root.id);
@@ -116,23 +144,50 @@ describe('multipart ingestion', () => {
 describe('POST /runs and PATCH /runs/{id}', () => {
   test('generates trace_id and dotted_order, from the parent posted a moment earlier through another replica', async () => {
     const port = await freePort();
-    const replica = startService('services/processes/tracingApiMain.ts', { ...inject('tracingEnv'), TRACING_PORT: String(port) }, 'replica-b');
+    const replica = startService(
+      'services/processes/tracingApiMain.ts',
+      { ...inject('tracingEnv'), TRACING_PORT: String(port) },
+      'replica-b',
+    );
     try {
       await waitFor('replica B', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 60_000, 200);
       const parentId = uuidv7();
       const childId = uuidv7().replaceAll('-', ''); // the basic example sends 32-hex ids
-      expect((await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: parentId, name: 'p', run_type: 'chain', inputs: {}, start_time: Date.now() } })).status).toBe(202);
+      expect(
+        (
+          await api('/runs', {
+            method: 'POST',
+            apiKey: ws.apiKey,
+            json: { id: parentId, name: 'p', run_type: 'chain', inputs: {}, start_time: Date.now() },
+          })
+        ).status,
+      ).toBe(202);
       const res = await fetch(`http://127.0.0.1:${port}/runs`, {
         method: 'POST',
         headers: { 'x-api-key': ws.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: childId, name: 'c', run_type: 'llm', parent_run_id: parentId, inputs: { a: 1 }, start_time: new Date().toISOString().replace('Z', '') }),
+        body: JSON.stringify({
+          id: childId,
+          name: 'c',
+          run_type: 'llm',
+          parent_run_id: parentId,
+          inputs: { a: 1 },
+          start_time: new Date().toISOString().replace('Z', ''),
+        }),
       });
       expect(res.status).toBe(202);
       // Python patches with null for every unset key and no trace_id: null means "not provided".
       const patch = await fetch(`http://127.0.0.1:${port}/runs/${childId}`, {
         method: 'PATCH',
         headers: { 'x-api-key': ws.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: childId, name: null, run_type: null, trace_id: null, parent_run_id: null, outputs: { b: 2 }, end_time: new Date().toISOString().replace('Z', '+00:00') }),
+        body: JSON.stringify({
+          id: childId,
+          name: null,
+          run_type: null,
+          trace_id: null,
+          parent_run_id: null,
+          outputs: { b: 2 },
+          end_time: new Date().toISOString().replace('Z', '+00:00'),
+        }),
       });
       expect(patch.status).toBe(202);
       const parent = await waitForRun(ws.apiKey, parentId);
@@ -142,7 +197,13 @@ describe('POST /runs and PATCH /runs/{id}', () => {
       expect(child.trace_id).toBe(parentId);
       expect(child.dotted_order.startsWith(parent.dotted_order + '.')).toBe(true);
       expect(child.dotted_order.endsWith(hyphenated)).toBe(true);
-      expect(child).toMatchObject({ name: 'c', run_type: 'llm', parent_run_id: parentId, outputs: { b: 2 }, inputs: { a: 1 } });
+      expect(child).toMatchObject({
+        name: 'c',
+        run_type: 'llm',
+        parent_run_id: parentId,
+        outputs: { b: 2 },
+        inputs: { a: 1 },
+      });
     } finally {
       await replica.stop();
     }
@@ -150,18 +211,37 @@ describe('POST /runs and PATCH /runs/{id}', () => {
 
   test('projects: session_name creates the project on first use, its id then works, neither means "default"', async () => {
     const named = uuidv7();
-    expect((await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: named, name: 'n', run_type: 'tool', session_name: 'my-project' } })).status).toBe(202);
+    expect(
+      (
+        await api('/runs', {
+          method: 'POST',
+          apiKey: ws.apiKey,
+          json: { id: named, name: 'n', run_type: 'tool', session_name: 'my-project' },
+        })
+      ).status,
+    ).toBe(202);
     const run = await waitForRun(ws.apiKey, named);
     const byId = uuidv7();
-    expect((await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: byId, name: 'n', run_type: 'tool', session_id: run.session_id } })).status).toBe(202);
+    expect(
+      (
+        await api('/runs', {
+          method: 'POST',
+          apiKey: ws.apiKey,
+          json: { id: byId, name: 'n', run_type: 'tool', session_id: run.session_id },
+        })
+      ).status,
+    ).toBe(202);
     expect((await waitForRun(ws.apiKey, byId)).session_id).toBe(run.session_id);
     const plain = uuidv7();
-    expect((await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: plain, name: 'n', run_type: 'tool' } })).status).toBe(202);
+    expect(
+      (await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: plain, name: 'n', run_type: 'tool' } }))
+        .status,
+    ).toBe(202);
     const defaultRun = await waitForRun(ws.apiKey, plain);
     expect(defaultRun.session_id).not.toBe(run.session_id);
   });
 
-  test('a workspace cannot read another workspace\'s run', async () => {
+  test("a workspace cannot read another workspace's run", async () => {
     const id = uuidv7();
     await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id, name: 'secret', run_type: 'chain' } });
     await waitForRun(ws.apiKey, id);

@@ -33,7 +33,11 @@ afterAll(async () => {
 const endOffsets = () => offsets.snapshot();
 
 async function postBatch(body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${stack.url}/runs/batch`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${stack.url}/runs/batch`, {
+    method: 'POST',
+    headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
@@ -68,17 +72,28 @@ describe('a request larger than one Kafka message', () => {
     const res = await postBatch({ post: [...big, ...small] });
     expect(res.status).toBe(202);
     const traceIds = [big[0]!.trace_id, small[0]!.trace_id];
-    await waitFor('every run to be stored', async () => (await storedRuns(traceIds)) === big.length + small.length, 60_000, 250);
+    await waitFor(
+      'every run to be stored',
+      async () => (await storedRuns(traceIds)) === big.length + small.length,
+      60_000,
+      250,
+    );
   });
 });
 
 describe('at the default limits', () => {
   test('a /runs/batch just over INGEST_SIZE_LIMIT_BYTES (20 MiB) is a 413 that appends nothing', async () => {
-    const runs = Array.from({ length: 53 }, () => makeTrace(3)).flat().map((r) => ({ ...r, inputs: { blob: 'b'.repeat(100_000) } }));
+    const runs = Array.from({ length: 53 }, () => makeTrace(3))
+      .flat()
+      .map((r) => ({ ...r, inputs: { blob: 'b'.repeat(100_000) } }));
     const body = JSON.stringify({ post: runs });
     expect(body.length).toBeGreaterThan(20 * 1024 * 1024);
     const before = await endOffsets();
-    const res = await fetch(`${stack.url}/runs/batch`, { method: 'POST', headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${stack.url}/runs/batch`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.apiKey, 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/exceeds the limit of 20971520 bytes/);
     expect(await endOffsets()).toBe(before);
@@ -86,13 +101,21 @@ describe('at the default limits', () => {
 
   test('a 5 MB field is taken, kept in object storage, and read back equal', async () => {
     const [root] = makeTrace(0);
-    const text = Array.from({ length: (5 * 1024 * 1024) / 64 }, (_, i) => `${String(i).padStart(10, '0')}-${'x'.repeat(53)}`).join('');
+    const text = Array.from(
+      { length: (5 * 1024 * 1024) / 64 },
+      (_, i) => `${String(i).padStart(10, '0')}-${'x'.repeat(53)}`,
+    ).join('');
     expect(text.length).toBe(5 * 1024 * 1024);
     expect((await postBatch({ post: [{ ...root!, inputs: { document: text } }] })).status).toBe(202);
-    const run = await waitFor('the run with a 5 MB field', async () => {
-      const res = await fetch(`${stack.url}/runs/${root!.id}`, { headers: { 'x-api-key': stack.apiKey } });
-      return res.status === 200 ? ((await res.json()) as { inputs: { document: string } }) : null;
-    }, 60_000, 250);
+    const run = await waitFor(
+      'the run with a 5 MB field',
+      async () => {
+        const res = await fetch(`${stack.url}/runs/${root!.id}`, { headers: { 'x-api-key': stack.apiKey } });
+        return res.status === 200 ? ((await res.json()) as { inputs: { document: string } }) : null;
+      },
+      60_000,
+      250,
+    );
     expect(run.inputs.document.length).toBe(text.length);
     expect(run.inputs.document === text).toBe(true);
   });
@@ -115,15 +138,30 @@ describe('a topic whose max.message.bytes is lowered to 1 MiB', () => {
     const admin = new Admin({ clientId: 'test-limits', bootstrapBrokers: [stack.env.KAFKA_BROKERS!] });
     try {
       await admin.incrementalAlterConfigs({
-        resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topicName(stack.config, TOPICS.runs), configs: [{ name: 'max.message.bytes', configOperation: 0, value: String(1024 * 1024) }] }],
+        resources: [
+          {
+            resourceType: ConfigResourceTypes.TOPIC,
+            resourceName: topicName(stack.config, TOPICS.runs),
+            configs: [{ name: 'max.message.bytes', configOperation: 0, value: String(1024 * 1024) }],
+          },
+        ],
       });
     } finally {
       await admin.close();
     }
     // The API reads the limits once: a restart reads the new one (as after any change of broker configuration).
     await stack.api.stop();
-    stack.api = (await import('../../../support/serviceProcess.ts')).startService('services/processes/tracingApiMain.ts', stack.env, `${stack.env.KAFKA_TOPIC_PREFIX}api-2`);
-    await waitFor('the API to be ready again', async () => (await fetch(`${stack.url}/ready`).catch(() => null))?.ok === true, 60_000, 200);
+    stack.api = (await import('../../../support/serviceProcess.ts')).startService(
+      'services/processes/tracingApiMain.ts',
+      stack.env,
+      `${stack.env.KAFKA_TOPIC_PREFIX}api-2`,
+    );
+    await waitFor(
+      'the API to be ready again',
+      async () => (await fetch(`${stack.url}/ready`).catch(() => null))?.ok === true,
+      60_000,
+      200,
+    );
   });
 
   test('a 4 MB trace is split over several events and stored whole', async () => {
@@ -131,7 +169,12 @@ describe('a topic whose max.message.bytes is lowered to 1 MiB', () => {
     const runs = inProject(makeTrace(39), project).map((r) => ({ ...r, inputs: { text: 'y'.repeat(100_000) } }));
     const res = await postBatch({ post: runs });
     expect(res.status).toBe(202);
-    await waitFor('every run to be stored', async () => (await storedRuns([runs[0]!.trace_id])) === runs.length, 60_000, 250);
+    await waitFor(
+      'every run to be stored',
+      async () => (await storedRuns([runs[0]!.trace_id])) === runs.length,
+      60_000,
+      250,
+    );
   });
 
   test('one run no message can hold (a 2 MB error) beside a small trace: 413 naming the run and the limit, nothing appended', async () => {
@@ -142,7 +185,11 @@ describe('a topic whose max.message.bytes is lowered to 1 MiB', () => {
     expect(res.status).toBe(413);
     expect(res.headers.get('retry-after')).toBeNull();
     expect(res.body.error).toBe('EVENT_TOO_LARGE');
-    expect(res.body.detail).toMatch(new RegExp(`post of run ${root!.id} takes about \\d+ bytes.*more than the event log takes in one message \\(\\d+ bytes, from Kafka's max.message.bytes\\)`));
+    expect(res.body.detail).toMatch(
+      new RegExp(
+        `post of run ${root!.id} takes about \\d+ bytes.*more than the event log takes in one message \\(\\d+ bytes, from Kafka's max.message.bytes\\)`,
+      ),
+    );
     expect(await endOffsets()).toBe(before);
   });
 });

@@ -7,7 +7,11 @@ import { makeTrace, multipartBody, postParts } from '../../../support/runFactory
 // Sent in chunks, as a client streaming its body does (a request naming neither a length nor
 // chunks has no body: platform/http/requestBody.ts).
 const read = (chunks: Buffer[], contentType: string) =>
-  readMultipartBatch(Readable.from(chunks), { 'content-type': contentType, 'transfer-encoding': 'chunked' }, 1024 * 1024);
+  readMultipartBatch(
+    Readable.from(chunks),
+    { 'content-type': contentType, 'transfer-encoding': 'chunked' },
+    1024 * 1024,
+  );
 
 describe('readMultipartBatch', () => {
   const trace = makeTrace(2);

@@ -2,11 +2,19 @@
 // a boundary, a part without headers), header parameters as clients write them, and every way a
 // body can be cut short or malformed, each with its own message.
 import { describe, expect, test } from 'vitest';
-import { headerParam, multipartBoundary, MultipartSyntaxError, splitMultipart } from '../../../../services/tracing/ingest/multipartParts.ts';
+import {
+  headerParam,
+  multipartBoundary,
+  MultipartSyntaxError,
+  splitMultipart,
+} from '../../../../services/tracing/ingest/multipartParts.ts';
 
 const body = (text: string) => Buffer.from(text, 'utf8');
 const texts = (text: string, boundary = 'b0undary') =>
-  splitMultipart(body(text), boundary).map((p) => ({ headers: Object.fromEntries(p.headers), body: p.body.toString('utf8') }));
+  splitMultipart(body(text), boundary).map((p) => ({
+    headers: Object.fromEntries(p.headers),
+    body: p.body.toString('utf8'),
+  }));
 
 describe('splitMultipart', () => {
   test('parts with their headers (names in lower case, values trimmed) and bodies', () => {
@@ -14,13 +22,17 @@ describe('splitMultipart', () => {
       '--b0undary\r\nContent-Disposition: form-data; name="post.1"\r\nContent-Type: application/json; length=2\r\n\r\n{}\r\n' +
       '--b0undary\r\ncontent-disposition:form-data; name="a"\r\n\r\nline one\r\nline two\r\n--b0undary--\r\n';
     expect(texts(text)).toEqual([
-      { headers: { 'content-disposition': 'form-data; name="post.1"', 'content-type': 'application/json; length=2' }, body: '{}' },
+      {
+        headers: { 'content-disposition': 'form-data; name="post.1"', 'content-type': 'application/json; length=2' },
+        body: '{}',
+      },
       { headers: { 'content-disposition': 'form-data; name="a"' }, body: 'line one\r\nline two' },
     ]);
   });
 
   test('a preamble, an epilogue, whitespace after a boundary and a part without headers are accepted', () => {
-    const text = 'preamble to ignore\r\n--b0undary  \r\n\r\nno headers\r\n--b0undary\r\nX-A: 1\r\nx-a: 2\r\n\r\n\r\n--b0undary--epilogue';
+    const text =
+      'preamble to ignore\r\n--b0undary  \r\n\r\nno headers\r\n--b0undary\r\nX-A: 1\r\nx-a: 2\r\n\r\n\r\n--b0undary--epilogue';
     expect(texts(text)).toEqual([
       { headers: {}, body: 'no headers' },
       { headers: { 'x-a': '1, 2' }, body: '' },
@@ -30,14 +42,20 @@ describe('splitMultipart', () => {
   test('a body cut anywhere before its closing boundary is truncated', () => {
     const text = '--b0undary\r\nContent-Disposition: form-data; name="a"\r\n\r\n{"x":1}\r\n--b0undary--';
     for (let cut = 0; cut < text.length - 2; cut++) {
-      expect(() => splitMultipart(body(text.slice(0, cut)), 'b0undary'), `cut at ${cut}`).toThrow(cut === 0 ? /empty/ : /truncated/);
+      expect(() => splitMultipart(body(text.slice(0, cut)), 'b0undary'), `cut at ${cut}`).toThrow(
+        cut === 0 ? /empty/ : /truncated/,
+      );
     }
     expect(() => splitMultipart(body(text), 'other')).toThrow(/no boundary line \(--other\)/);
   });
 
   test('malformed bodies say what is wrong', () => {
-    expect(() => splitMultipart(body('--b0undaryX\r\n\r\n\r\n--b0undary--'), 'b0undary')).toThrow(/goes on after the boundary/);
-    expect(() => splitMultipart(body('--b0undary\r\nno colon here\r\n\r\nx\r\n--b0undary--'), 'b0undary')).toThrow(/header line is not "name: value"/);
+    expect(() => splitMultipart(body('--b0undaryX\r\n\r\n\r\n--b0undary--'), 'b0undary')).toThrow(
+      /goes on after the boundary/,
+    );
+    expect(() => splitMultipart(body('--b0undary\r\nno colon here\r\n\r\nx\r\n--b0undary--'), 'b0undary')).toThrow(
+      /header line is not "name: value"/,
+    );
     const long = `--b0undary\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\nx\r\n--b0undary--`;
     expect(() => splitMultipart(body(long), 'b0undary')).toThrow(/headers are longer than 16384 bytes/);
     expect(() => splitMultipart(body('--b0undary\r\n'), 'b0undary')).toThrow(MultipartSyntaxError);

@@ -28,7 +28,9 @@ describe('spansOfRequest', () => {
   test('protobuf (decoded with our descriptor) and OTLP/JSON, as the SDK serializes them, read the same', () => {
     const spans = sdkSpans();
     const fromProtobuf = spansOfRequest(decodeExportRequest(ProtobufTraceSerializer.serializeRequest(spans)!));
-    const fromJson = spansOfRequest(JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(spans)!).toString('utf8')));
+    const fromJson = spansOfRequest(
+      JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(spans)!).toString('utf8')),
+    );
     expect(fromProtobuf).toEqual(fromJson);
     expect(fromProtobuf.rejected).toEqual([]);
     const [child, root] = fromProtobuf.spans;
@@ -93,7 +95,12 @@ describe('spansOfRequest', () => {
   });
 
   test('a bad span is rejected with its reason, the others are kept', () => {
-    const good = { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name: 'ok', startTimeUnixNano: '1747684501221924096' };
+    const good = {
+      traceId: '5b8efff798038103d269b633813fc60c',
+      spanId: 'eee19b7ec3c1b174',
+      name: 'ok',
+      startTimeUnixNano: '1747684501221924096',
+    };
     const { spans, rejected } = spansOfRequest({
       resourceSpans: [
         {
@@ -133,14 +140,18 @@ describe('spansOfRequest', () => {
       expect(error, JSON.stringify(body)).toBeInstanceOf(AppError);
       expect((error as AppError).statusCode).toBe(400);
     }
-    expect(() => decodeExportRequest(Buffer.from('not protobuf at all, really'))).toThrow(/not an OTLP ExportTraceServiceRequest in protobuf/);
+    expect(() => decodeExportRequest(Buffer.from('not protobuf at all, really'))).toThrow(
+      /not an OTLP ExportTraceServiceRequest in protobuf/,
+    );
     expect(spansOfRequest({})).toEqual({ spans: [], rejected: [] });
   });
 
   test('the response encodes as the SDK reads it', () => {
     expect(encodeExportResponse(null)).toHaveLength(0);
     const bytes = encodeExportResponse({ rejectedSpans: 2, errorMessage: 'span x: bad' });
-    expect(ProtobufTraceSerializer.deserializeResponse(bytes)).toMatchObject({ partialSuccess: { errorMessage: 'span x: bad' } });
+    expect(ProtobufTraceSerializer.deserializeResponse(bytes)).toMatchObject({
+      partialSuccess: { errorMessage: 'span x: bad' },
+    });
     expect(Number((ProtobufTraceSerializer.deserializeResponse(bytes) as any).partialSuccess.rejectedSpans)).toBe(2);
   });
 });

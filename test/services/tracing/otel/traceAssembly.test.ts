@@ -5,7 +5,13 @@ import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../../../platform/config.ts';
 import { createLogger } from '../../../../platform/logger.ts';
 import { OtelLineage } from '../../../../services/tracing/otel/otelLineage.ts';
-import { graftsFor, placeSpans, refKey, refsOutside, type Located } from '../../../../services/tracing/otel/traceAssembly.ts';
+import {
+  graftsFor,
+  placeSpans,
+  refKey,
+  refsOutside,
+  type Located,
+} from '../../../../services/tracing/otel/traceAssembly.ts';
 import { spanIdentity, spanRunId, traceRunId } from '../../../../services/tracing/otel/spanIdentity.ts';
 import { dottedSegment } from '../../../../services/tracing/ingest/dottedOrder.ts';
 import type { OtelSpan } from '../../../../services/tracing/otel/otlpSpans.ts';
@@ -14,10 +20,25 @@ const TRACE = '5b8efff798038103d269b633813fc60c';
 const T = traceRunId(TRACE);
 const t0 = Date.UTC(2026, 0, 1) * 1000;
 
-function span(spanId: string, parentSpanId: string | null, startOffset: number, attributes: OtelSpan['attributes'] = {}): OtelSpan {
+function span(
+  spanId: string,
+  parentSpanId: string | null,
+  startOffset: number,
+  attributes: OtelSpan['attributes'] = {},
+): OtelSpan {
   return {
-    traceId: TRACE, spanId, parentSpanId, name: spanId, kind: 1, startMicros: t0 + startOffset, endMicros: t0 + 1000,
-    attributes, events: [], status: { code: 0, message: '' }, resource: {}, scope: { name: '', version: '' },
+    traceId: TRACE,
+    spanId,
+    parentSpanId,
+    name: spanId,
+    kind: 1,
+    startMicros: t0 + startOffset,
+    endMicros: t0 + 1000,
+    attributes,
+    events: [],
+    status: { code: 0, message: '' },
+    resource: {},
+    scope: { name: '', version: '' },
   };
 }
 
@@ -33,7 +54,17 @@ class Simulation {
   readonly model = new Map<string, ModelRow>();
 
   #record(runId: string, traceId: string, dottedOrder: string): void {
-    this.fold.apply({ name: 'RunLineageRecorded', version: 1, payload: { tenant_id: 'tenant', run_id: runId, trace_id: traceId, dotted_order: dottedOrder, session_id: 'project' } });
+    this.fold.apply({
+      name: 'RunLineageRecorded',
+      version: 1,
+      payload: {
+        tenant_id: 'tenant',
+        run_id: runId,
+        trace_id: traceId,
+        dotted_order: dottedOrder,
+        session_id: 'project',
+      },
+    });
   }
 
   request(spans: OtelSpan[]): void {
@@ -45,7 +76,8 @@ class Simulation {
     }
     const traces = new Set<string>();
     for (const [place, p] of placeSpans(places, known)) {
-      if (!this.model.has(p.runId)) this.model.set(p.runId, { traceId: p.traceId, parentRunId: p.parentRunId, dottedOrder: p.dottedOrder });
+      if (!this.model.has(p.runId))
+        this.model.set(p.runId, { traceId: p.traceId, parentRunId: p.parentRunId, dottedOrder: p.dottedOrder });
       this.#record(p.runId, p.traceId, p.dottedOrder);
       if (place.spanRunId !== p.runId) this.#record(place.spanRunId, p.traceId, p.dottedOrder);
       traces.add(p.traceId);
@@ -53,7 +85,11 @@ class Simulation {
     for (const traceId of traces) {
       const { runs, resolve, aliasesOf } = this.fold.traceRuns('tenant', traceId);
       for (const g of graftsFor(runs, resolve)) {
-        this.model.set(g.runId, { ...this.model.get(g.runId)!, parentRunId: g.parentRunId, dottedOrder: g.dottedOrder });
+        this.model.set(g.runId, {
+          ...this.model.get(g.runId)!,
+          parentRunId: g.parentRunId,
+          dottedOrder: g.dottedOrder,
+        });
         for (const id of [g.runId, ...aliasesOf(g.runId)]) this.#record(id, traceId, g.dottedOrder);
       }
     }
@@ -62,7 +98,9 @@ class Simulation {
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 //  root ─┬─ a ─┬─ b
@@ -79,8 +117,14 @@ const seg = (s: OtelSpan, id = spanRunId(s.spanId)) => dottedSegment(s.startMicr
 const EXPECTED = new Map<string, ModelRow>([
   [T, { traceId: T, parentRunId: null, dottedOrder: seg(root, T) }],
   [spanRunId(a.spanId), { traceId: T, parentRunId: T, dottedOrder: `${seg(root, T)}.${seg(a)}` }],
-  [spanRunId(b.spanId), { traceId: T, parentRunId: spanRunId(a.spanId), dottedOrder: `${seg(root, T)}.${seg(a)}.${seg(b)}` }],
-  [spanRunId(c.spanId), { traceId: T, parentRunId: spanRunId(a.spanId), dottedOrder: `${seg(root, T)}.${seg(a)}.${seg(c)}` }],
+  [
+    spanRunId(b.spanId),
+    { traceId: T, parentRunId: spanRunId(a.spanId), dottedOrder: `${seg(root, T)}.${seg(a)}.${seg(b)}` },
+  ],
+  [
+    spanRunId(c.spanId),
+    { traceId: T, parentRunId: spanRunId(a.spanId), dottedOrder: `${seg(root, T)}.${seg(a)}.${seg(c)}` },
+  ],
   [spanRunId(d.spanId), { traceId: T, parentRunId: T, dottedOrder: `${seg(root, T)}.${seg(d)}` }],
 ]);
 
@@ -94,7 +138,11 @@ describe('placing spans', () => {
   test('a child whose parent is unknown is stored at once, provisionally, under the parent it names', () => {
     const sim = new Simulation();
     sim.request([b]);
-    expect(sim.model.get(spanRunId(b.spanId))).toEqual({ traceId: T, parentRunId: spanRunId(a.spanId), dottedOrder: `${dottedSegment(b.startMicros, T)}.${dottedSegment(b.startMicros, spanRunId(a.spanId))}.${seg(b)}` });
+    expect(sim.model.get(spanRunId(b.spanId))).toEqual({
+      traceId: T,
+      parentRunId: spanRunId(a.spanId),
+      dottedOrder: `${dottedSegment(b.startMicros, T)}.${dottedSegment(b.startMicros, spanRunId(a.spanId))}.${seg(b)}`,
+    });
   });
 
   test.each(permutations(TREE).map((order) => [order.map((s) => s.name.slice(-1)).join(''), order] as const))(
@@ -122,9 +170,15 @@ describe('placing spans', () => {
     sim.request([child]);
     sim.request([root]);
     sim.request([parent]);
-    expect(sim.model.get(custom)).toEqual({ traceId: T, parentRunId: T, dottedOrder: `${seg(root, T)}.${dottedSegment(parent.startMicros, custom)}` });
+    expect(sim.model.get(custom)).toEqual({
+      traceId: T,
+      parentRunId: T,
+      dottedOrder: `${seg(root, T)}.${dottedSegment(parent.startMicros, custom)}`,
+    });
     expect(sim.model.get(spanRunId(child.spanId))).toEqual({
-      traceId: T, parentRunId: custom, dottedOrder: `${seg(root, T)}.${dottedSegment(parent.startMicros, custom)}.${seg(child)}`,
+      traceId: T,
+      parentRunId: custom,
+      dottedOrder: `${seg(root, T)}.${dottedSegment(parent.startMicros, custom)}.${seg(child)}`,
     });
   });
 
@@ -135,7 +189,11 @@ describe('placing spans', () => {
     sim.request([child]);
     sim.request([traceableRoot]);
     expect(sim.model.get(T)).toEqual({ traceId: T, parentRunId: null, dottedOrder: seg(traceableRoot, T) });
-    expect(sim.model.get(spanRunId(child.spanId))).toEqual({ traceId: T, parentRunId: T, dottedOrder: `${seg(traceableRoot, T)}.${seg(child)}` });
+    expect(sim.model.get(spanRunId(child.spanId))).toEqual({
+      traceId: T,
+      parentRunId: T,
+      dottedOrder: `${seg(traceableRoot, T)}.${seg(child)}`,
+    });
   });
 
   test('explicit dotted orders (the langsmith SDK in OTel mode) are kept as sent', () => {
@@ -144,8 +202,21 @@ describe('placing spans', () => {
     const rootOrder = dottedSegment(t0, rootId);
     const childOrder = `${rootOrder}.${dottedSegment(t0 + 7, childId)}`;
     const sim = new Simulation();
-    sim.request([span('400000000000000b', '400000000000000a', 7, { 'langsmith.span.id': childId, 'langsmith.trace.id': rootId, 'langsmith.span.parent_id': rootId, 'langsmith.span.dotted_order': childOrder })]);
-    sim.request([span('400000000000000a', null, 0, { 'langsmith.span.id': rootId, 'langsmith.trace.id': rootId, 'langsmith.span.dotted_order': rootOrder })]);
+    sim.request([
+      span('400000000000000b', '400000000000000a', 7, {
+        'langsmith.span.id': childId,
+        'langsmith.trace.id': rootId,
+        'langsmith.span.parent_id': rootId,
+        'langsmith.span.dotted_order': childOrder,
+      }),
+    ]);
+    sim.request([
+      span('400000000000000a', null, 0, {
+        'langsmith.span.id': rootId,
+        'langsmith.trace.id': rootId,
+        'langsmith.span.dotted_order': rootOrder,
+      }),
+    ]);
     expect(sim.model.get(rootId)).toEqual({ traceId: rootId, parentRunId: null, dottedOrder: rootOrder });
     expect(sim.model.get(childId)).toEqual({ traceId: rootId, parentRunId: rootId, dottedOrder: childOrder });
   });

@@ -36,16 +36,39 @@ const iso = (micros: number) => new Date(micros / 1000).toISOString();
 function traceRuns(spec: TraceSpec, sessionId: string, startMicros: number) {
   const [root, child] = makeTrace(1) as [ReturnType<typeof makeTrace>[number], ReturnType<typeof makeTrace>[number]];
   const end = startMicros + spec.latencySeconds * 1_000_000;
-  const usage = { input_tokens: spec.tokens.input, output_tokens: spec.tokens.output, total_tokens: spec.tokens.input + spec.tokens.output, input_cost: spec.tokens.input / 1000, output_cost: spec.tokens.output / 500, total_cost: spec.tokens.input / 1000 + spec.tokens.output / 500 };
+  const usage = {
+    input_tokens: spec.tokens.input,
+    output_tokens: spec.tokens.output,
+    total_tokens: spec.tokens.input + spec.tokens.output,
+    input_cost: spec.tokens.input / 1000,
+    output_cost: spec.tokens.output / 500,
+    total_cost: spec.tokens.input / 1000 + spec.tokens.output / 500,
+  };
   return [
-    { ...root, session_id: sessionId, start_time: iso(startMicros), end_time: iso(end), outputs: { ok: !spec.error }, ...(spec.error ? { error: 'root failed' } : {}) },
+    {
+      ...root,
+      session_id: sessionId,
+      start_time: iso(startMicros),
+      end_time: iso(end),
+      outputs: { ok: !spec.error },
+      ...(spec.error ? { error: 'root failed' } : {}),
+    },
     {
       ...child,
       session_id: sessionId,
       start_time: iso(startMicros + 100_000),
       end_time: iso(end - 100_000),
       outputs: { usage_metadata: usage },
-      events: spec.firstTokenSeconds === null ? [] : [{ name: 'new_token', time: iso(startMicros + spec.firstTokenSeconds * 1_000_000), kwargs: { token: 'a' } }],
+      events:
+        spec.firstTokenSeconds === null
+          ? []
+          : [
+              {
+                name: 'new_token',
+                time: iso(startMicros + spec.firstTokenSeconds * 1_000_000),
+                kwargs: { token: 'a' },
+              },
+            ],
     },
   ];
 }
@@ -79,9 +102,20 @@ function quantile(values: number[], q: number): number | null {
 
 describe('include_stats', () => {
   test('numbers come from the traces rows: counts, latencies, first token, tokens, costs, error rate, last run', async () => {
-    const project = (await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `stats-${randomUUID().slice(0, 8)}` } })).body;
+    const project = (
+      await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `stats-${randomUUID().slice(0, 8)}` } })
+    ).body;
     const empty = (await api(`/sessions/${project.id}?include_stats=true`, { apiKey: ws.apiKey })).body;
-    expect(empty).toMatchObject({ run_count: 0, latency_p50: null, latency_p99: null, total_tokens: 0, total_cost: 0, error_rate: null, last_run_start_time: null, feedback_stats: null });
+    expect(empty).toMatchObject({
+      run_count: 0,
+      latency_p50: null,
+      latency_p99: null,
+      total_tokens: 0,
+      total_cost: 0,
+      error_rate: null,
+      last_run_start_time: null,
+      feedback_stats: null,
+    });
 
     const specs: TraceSpec[] = [
       { latencySeconds: 1, error: false, firstTokenSeconds: 0.25, tokens: { input: 10, output: 5 } },
@@ -102,7 +136,9 @@ describe('include_stats', () => {
       200,
     );
     const latencies = rows.map((r) => (Number(r.end_time) - Number(r.start_time)) / 1e6);
-    const firstTokens = rows.filter((r) => r.first_token_time !== null).map((r) => (Number(r.first_token_time) - Number(r.start_time)) / 1e6);
+    const firstTokens = rows
+      .filter((r) => r.first_token_time !== null)
+      .map((r) => (Number(r.first_token_time) - Number(r.start_time)) / 1e6);
     const sum = (f: (r: TracesRow) => number) => rows.reduce((acc, r) => acc + f(r), 0);
     const fromRows = {
       run_count: rows.length,
@@ -114,10 +150,20 @@ describe('include_stats', () => {
       completion_tokens: sum((r) => Number(r.completion_tokens)),
       total_tokens: sum((r) => Number(r.total_tokens)),
       error_rate: rows.filter((r) => r.status === 'error').length / rows.length,
-      last_run_start_time: new Date(Math.max(...rows.map((r) => Number(r.last_run_start_time))) / 1000).toISOString().replace('Z', ''),
+      last_run_start_time: new Date(Math.max(...rows.map((r) => Number(r.last_run_start_time))) / 1000)
+        .toISOString()
+        .replace('Z', ''),
     };
     // The rows say what was sent.
-    expect(fromRows).toMatchObject({ run_count: 3, latency_p50: 2, first_token_p50: 0.375, prompt_tokens: 60, completion_tokens: 21, total_tokens: 81, error_rate: 1 / 3 });
+    expect(fromRows).toMatchObject({
+      run_count: 3,
+      latency_p50: 2,
+      first_token_p50: 0.375,
+      prompt_tokens: 60,
+      completion_tokens: 21,
+      total_tokens: 81,
+      error_rate: 1 / 3,
+    });
 
     const byId = (await api(`/sessions/${project.id}?include_stats=true`, { apiKey: ws.apiKey })).body;
     const listed = (await api(`/sessions?name=${project.name}&include_stats=True`, { apiKey: ws.apiKey })).body;
@@ -127,8 +173,14 @@ describe('include_stats', () => {
       expect(rest).toMatchObject({ ...numbers, id: project.id, name: project.name, reference_dataset_id: null });
       expect(String(last_run_start_time).startsWith(lastRunMillis)).toBe(true);
       expect(served.latency_p99).toBeCloseTo(quantile([1, 2, 4], 0.99)!, 6);
-      expect(prompt_cost).toBeCloseTo(sum((r) => r.prompt_cost), 9);
-      expect(completion_cost).toBeCloseTo(sum((r) => r.completion_cost), 9);
+      expect(prompt_cost).toBeCloseTo(
+        sum((r) => r.prompt_cost),
+        9,
+      );
+      expect(completion_cost).toBeCloseTo(
+        sum((r) => r.completion_cost),
+        9,
+      );
       expect(total_cost).toBeCloseTo(0.06 + 21 / 500, 9);
     }
     // Without include_stats there are none.
@@ -141,10 +193,23 @@ describe('include_stats', () => {
       (await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `${prefix}-a` } })).body,
       (await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `${prefix}-b` } })).body,
     ];
-    const spec: TraceSpec = { latencySeconds: 3, error: false, firstTokenSeconds: null, tokens: { input: 1, output: 1 } };
+    const spec: TraceSpec = {
+      latencySeconds: 3,
+      error: false,
+      firstTokenSeconds: null,
+      tokens: { input: 1, output: 1 },
+    };
     const t0 = (Date.now() - 30_000) * 1000;
-    expect((await api('/runs/batch', { method: 'POST', apiKey: ws.apiKey, json: { post: traceRuns(spec, a.id, t0) } })).status).toBe(202);
-    await waitFor('the trace of a', async () => (await tracesRows(a.id)).some((r) => r.end_time !== null && Number(r.total_tokens) > 0), 30_000, 200);
+    expect(
+      (await api('/runs/batch', { method: 'POST', apiKey: ws.apiKey, json: { post: traceRuns(spec, a.id, t0) } }))
+        .status,
+    ).toBe(202);
+    await waitFor(
+      'the trace of a',
+      async () => (await tracesRows(a.id)).some((r) => r.end_time !== null && Number(r.total_tokens) > 0),
+      30_000,
+      200,
+    );
     const page = (await api(`/sessions?name_contains=${prefix}&include_stats=true`, { apiKey: ws.apiKey })).body;
     const stats = Object.fromEntries(page.map((p: any) => [p.id, p]));
     expect(stats[a.id]).toMatchObject({ run_count: 1, latency_p50: 3, total_tokens: 2, error_rate: 0 });

@@ -18,12 +18,17 @@ beforeAll(async () => {
 });
 
 const unique = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
-const create = (body: Record<string, unknown>, apiKey = ws.apiKey, query = '') => api(`/sessions${query}`, { method: 'POST', apiKey, json: body });
+const create = (body: Record<string, unknown>, apiKey = ws.apiKey, query = '') =>
+  api(`/sessions${query}`, { method: 'POST', apiKey, json: body });
 const read = (id: string, apiKey = ws.apiKey) => api(`/sessions/${id}`, { apiKey });
 const list = (query: string, apiKey = ws.apiKey) => api(`/sessions?${query}`, { apiKey });
 const names = (res: { body: Array<{ name: string }> }) => res.body.map((p) => p.name);
 const postRun = (apiKey: string, session: { session_id?: string; session_name?: string }) =>
-  api('/runs', { method: 'POST', apiKey, json: { id: uuidv7(), name: 'r', run_type: 'chain', inputs: {}, start_time: new Date().toISOString(), ...session } });
+  api('/runs', {
+    method: 'POST',
+    apiKey,
+    json: { id: uuidv7(), name: 'r', run_type: 'chain', inputs: {}, start_time: new Date().toISOString(), ...session },
+  });
 
 describe('create, read, update, delete', () => {
   test('a project round-trips through every route, at / and /api/v1', async () => {
@@ -46,11 +51,30 @@ describe('create, read, update, delete', () => {
 
     // PATCH as the JS client sends it: null for what it does not change.
     const end = '2030-01-02T03:04:05.123456Z';
-    const patched = await api(`/sessions/${id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { name: null, description: 'second', extra: null, end_time: end } });
+    const patched = await api(`/sessions/${id}`, {
+      method: 'PATCH',
+      apiKey: ws.apiKey,
+      json: { name: null, description: 'second', extra: null, end_time: end },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id, name, description: 'second', extra: { metadata: { team: 'a' } }, end_time: end });
-    const renamed = await api(`/api/v1/sessions/${id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { name: `${name}-renamed`, extra: { metadata: { team: 'b' } } } });
-    expect(renamed.body).toMatchObject({ name: `${name}-renamed`, description: 'second', extra: { metadata: { team: 'b' } }, end_time: end });
+    expect(patched.body).toMatchObject({
+      id,
+      name,
+      description: 'second',
+      extra: { metadata: { team: 'a' } },
+      end_time: end,
+    });
+    const renamed = await api(`/api/v1/sessions/${id}`, {
+      method: 'PATCH',
+      apiKey: ws.apiKey,
+      json: { name: `${name}-renamed`, extra: { metadata: { team: 'b' } } },
+    });
+    expect(renamed.body).toMatchObject({
+      name: `${name}-renamed`,
+      description: 'second',
+      extra: { metadata: { team: 'b' } },
+      end_time: end,
+    });
     expect((await list(`name=${name}`)).body).toEqual([]);
     expect((await list(`name=${name}-renamed`)).body.map((p: { id: string }) => p.id)).toEqual([id]);
 
@@ -59,15 +83,31 @@ describe('create, read, update, delete', () => {
     expect((await list(`name=${name}-renamed`)).body).toEqual([]);
     expect((await list(`id=${id}`)).body).toEqual([]);
     expect((await api(`/sessions/${id}`, { method: 'DELETE', apiKey: ws.apiKey })).status).toBe(404);
-    expect((await api(`/sessions/${id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { description: 'x' } })).status).toBe(404);
+    expect(
+      (await api(`/sessions/${id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { description: 'x' } })).status,
+    ).toBe(404);
   });
 
   test('the Python client picks its own id; start_time, end_time and reference_dataset_id are kept', async () => {
     const id = randomUUID();
     const dataset = randomUUID();
-    const res = await create({ id, name: unique('py'), description: null, extra: null, reference_dataset_id: dataset, start_time: '2024-05-06T07:08:09.000001+00:00', end_time: 1715000000000 });
+    const res = await create({
+      id,
+      name: unique('py'),
+      description: null,
+      extra: null,
+      reference_dataset_id: dataset,
+      start_time: '2024-05-06T07:08:09.000001+00:00',
+      end_time: 1715000000000,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, reference_dataset_id: dataset, extra: null, start_time: '2024-05-06T07:08:09.000001Z', end_time: '2024-05-06T12:53:20.000000Z' });
+    expect(res.body).toMatchObject({
+      id,
+      reference_dataset_id: dataset,
+      extra: null,
+      start_time: '2024-05-06T07:08:09.000001Z',
+      end_time: '2024-05-06T12:53:20.000000Z',
+    });
     // An id that is taken is a conflict, even under another name.
     expect((await create({ id, name: unique('py') })).status).toBe(409);
   });
@@ -81,21 +121,39 @@ describe('create, read, update, delete', () => {
     expect(again.body.detail).toContain(`"${name}" already exists`);
     expect(again.body.detail).toContain('upsert=true');
     // Python sends upsert=True, with its own (new) id, which an upsert does not use.
-    const upserted = await create({ id: randomUUID(), name, description: 'three', extra: null }, ws.apiKey, '?upsert=True');
+    const upserted = await create(
+      { id: randomUUID(), name, description: 'three', extra: null },
+      ws.apiKey,
+      '?upsert=True',
+    );
     expect(upserted.status).toBe(200);
-    expect(upserted.body).toMatchObject({ id: first.body.id, name, description: 'three', extra: { metadata: { v: 1 } } });
+    expect(upserted.body).toMatchObject({
+      id: first.body.id,
+      name,
+      description: 'three',
+      extra: { metadata: { v: 1 } },
+    });
     const upsertedAgain = await create({ name, extra: { metadata: { v: 2 } } }, ws.apiKey, '?upsert=true');
-    expect(upsertedAgain.body).toMatchObject({ id: first.body.id, description: 'three', extra: { metadata: { v: 2 } } });
+    expect(upsertedAgain.body).toMatchObject({
+      id: first.body.id,
+      description: 'three',
+      extra: { metadata: { v: 2 } },
+    });
     // A rename onto a taken name is a conflict too.
     const second = await create({ name: unique('dup') });
-    expect((await api(`/sessions/${second.body.id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { name } })).status).toBe(409);
+    expect(
+      (await api(`/sessions/${second.body.id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { name } })).status,
+    ).toBe(409);
   });
 
   test("another workspace's project is a 404 for every route, and names are per workspace", async () => {
     const name = unique('mine');
     const mine = (await create({ name })).body;
     expect((await read(mine.id, other.apiKey)).status).toBe(404);
-    expect((await api(`/sessions/${mine.id}`, { method: 'PATCH', apiKey: other.apiKey, json: { description: 'theirs' } })).status).toBe(404);
+    expect(
+      (await api(`/sessions/${mine.id}`, { method: 'PATCH', apiKey: other.apiKey, json: { description: 'theirs' } }))
+        .status,
+    ).toBe(404);
     expect((await api(`/sessions/${mine.id}`, { method: 'DELETE', apiKey: other.apiKey })).status).toBe(404);
     expect((await list(`id=${mine.id}`, other.apiKey)).body).toEqual([]);
     expect((await list(`name=${name}`, other.apiKey)).body).toEqual([]);
@@ -122,8 +180,38 @@ describe('project ids chosen by clients are per workspace', () => {
     expect((await read(id, other.apiKey)).body).toMatchObject({ id, tenant_id: other.id, description: 'theirs' });
     // Runs land in each workspace's own project.
     const [run, theirRun] = [uuidv7(), uuidv7()];
-    expect((await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: run, name: 'r', run_type: 'chain', inputs: {}, start_time: new Date().toISOString(), session_id: id } })).status).toBe(202);
-    expect((await api('/runs', { method: 'POST', apiKey: other.apiKey, json: { id: theirRun, name: 'r', run_type: 'chain', inputs: {}, start_time: new Date().toISOString(), session_id: id } })).status).toBe(202);
+    expect(
+      (
+        await api('/runs', {
+          method: 'POST',
+          apiKey: ws.apiKey,
+          json: {
+            id: run,
+            name: 'r',
+            run_type: 'chain',
+            inputs: {},
+            start_time: new Date().toISOString(),
+            session_id: id,
+          },
+        })
+      ).status,
+    ).toBe(202);
+    expect(
+      (
+        await api('/runs', {
+          method: 'POST',
+          apiKey: other.apiKey,
+          json: {
+            id: theirRun,
+            name: 'r',
+            run_type: 'chain',
+            inputs: {},
+            start_time: new Date().toISOString(),
+            session_id: id,
+          },
+        })
+      ).status,
+    ).toBe(202);
     await waitForRun(ws.apiKey, run);
     await waitForRun(other.apiKey, theirRun);
     const query = (apiKey: string) => api('/runs/query', { method: 'POST', apiKey, json: { session: [id] } });
@@ -149,18 +237,30 @@ describe('GET /sessions', () => {
       { name: `${prefix}-D`, extra: { metadata: { env: 'prod', tier: 2 } } },
       { name: `${prefix}-e` },
     ];
-    for (const [i, spec] of specs.entries()) made.push((await create({ ...spec, start_time: Date.UTC(2031, 0, 1, 0, i) })).body);
+    for (const [i, spec] of specs.entries())
+      made.push((await create({ ...spec, start_time: Date.UTC(2031, 0, 1, 0, i) })).body);
     const newestFirst = [...made].reverse().map((p) => p.name);
 
     expect(names(await list(`name_contains=${prefix.toUpperCase()}`))).toEqual(newestFirst);
     expect(names(await list(`name=${prefix}-b`))).toEqual([`${prefix}-b`]);
     expect(names(await list(`name=${prefix}-d`))).toEqual([]);
-    expect(names(await list(`name_contains=${prefix}&id=${made[0]!.id}&id=${made[4]!.id}`))).toEqual([`${prefix}-e`, `${prefix}-a`]);
+    expect(names(await list(`name_contains=${prefix}&id=${made[0]!.id}&id=${made[4]!.id}`))).toEqual([
+      `${prefix}-e`,
+      `${prefix}-a`,
+    ]);
     expect(names(await list(`name_contains=${prefix}&reference_free=false`))).toEqual([`${prefix}-c`]);
-    expect(names(await list(`name_contains=${prefix}&reference_free=True`))).toEqual(newestFirst.filter((n) => !n.endsWith('-c')));
+    expect(names(await list(`name_contains=${prefix}&reference_free=True`))).toEqual(
+      newestFirst.filter((n) => !n.endsWith('-c')),
+    );
     expect(names(await list(`reference_dataset=${dataset}`))).toEqual([`${prefix}-c`]);
-    expect(names(await list(`name_contains=${prefix}&metadata=${encodeURIComponent(JSON.stringify({ env: 'prod' }))}`))).toEqual([`${prefix}-D`, `${prefix}-a`]);
-    expect(names(await list(`name_contains=${prefix}&metadata=${encodeURIComponent(JSON.stringify({ env: 'prod', tier: 2 }))}`))).toEqual([`${prefix}-D`]);
+    expect(
+      names(await list(`name_contains=${prefix}&metadata=${encodeURIComponent(JSON.stringify({ env: 'prod' }))}`)),
+    ).toEqual([`${prefix}-D`, `${prefix}-a`]);
+    expect(
+      names(
+        await list(`name_contains=${prefix}&metadata=${encodeURIComponent(JSON.stringify({ env: 'prod', tier: 2 }))}`),
+      ),
+    ).toEqual([`${prefix}-D`]);
 
     // Pages as the clients walk them: offset += page length until a short page.
     const pages: string[][] = [];
@@ -198,8 +298,9 @@ describe('GET /sessions', () => {
   });
 });
 
-describe('GET /sessions/resolutions (the clients\' sessions.resolve)', () => {
-  const resolve = (query: string, apiKey = ws.apiKey, prefix = '') => api(`${prefix}/sessions/resolutions?${query}`, { apiKey });
+describe("GET /sessions/resolutions (the clients' sessions.resolve)", () => {
+  const resolve = (query: string, apiKey = ws.apiKey, prefix = '') =>
+    api(`${prefix}/sessions/resolutions?${query}`, { apiKey });
 
   test('an experiment resolves to its project, at / and /api/v1; kind in any case', async () => {
     const experiment = (await create({ name: unique('experiment'), reference_dataset_id: randomUUID() })).body;
@@ -287,11 +388,19 @@ describe('deleted projects', () => {
     expect((await api(`/sessions/${project.id}`, { method: 'DELETE', apiKey: ws.apiKey })).status).toBe(202);
 
     expect((await postRun(ws.apiKey, { session_id: project.id })).status).toBe(404);
-    const batch = await api('/runs/batch', { method: 'POST', apiKey: ws.apiKey, json: { post: makeTrace(0).map((r) => ({ ...r, session_id: project.id })) } });
+    const batch = await api('/runs/batch', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { post: makeTrace(0).map((r) => ({ ...r, session_id: project.id })) },
+    });
     expect(batch.status).toBe(404);
 
     const runId = uuidv7();
-    const again = await api('/runs', { method: 'POST', apiKey: ws.apiKey, json: { id: runId, name: 'r', run_type: 'chain', inputs: {}, session_name: name } });
+    const again = await api('/runs', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { id: runId, name: 'r', run_type: 'chain', inputs: {}, session_name: name },
+    });
     expect(again.status).toBe(202);
     const [fresh] = (await list(`name=${name}`)).body;
     expect(fresh.id).not.toBe(project.id);
@@ -311,7 +420,11 @@ describe('read-your-writes across API replicas', () => {
   beforeAll(async () => {
     const port = await freePort();
     replicaUrl = `http://127.0.0.1:${port}`;
-    replica = startService('services/processes/tracingApiMain.ts', { ...inject('tracingEnv'), TRACING_PORT: String(port) }, 'sessions-replica-b');
+    replica = startService(
+      'services/processes/tracingApiMain.ts',
+      { ...inject('tracingEnv'), TRACING_PORT: String(port) },
+      'sessions-replica-b',
+    );
     await waitFor('replica B', async () => (await fetch(`${replicaUrl}/ready`)).ok, 60_000, 200);
   });
   afterAll(async () => {
@@ -338,7 +451,9 @@ describe('read-your-writes across API replicas', () => {
     // A run can name it on A right away.
     expect((await postRun(ws.apiKey, { session_id: id })).status).toBe(202);
 
-    expect((await api(`/sessions/${id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { description: 'on A' } })).status).toBe(200);
+    expect(
+      (await api(`/sessions/${id}`, { method: 'PATCH', apiKey: ws.apiKey, json: { description: 'on A' } })).status,
+    ).toBe(200);
     expect((await onB(`/sessions/${id}`)).body).toMatchObject({ description: 'on A' });
     expect((await onB(`/sessions?name=${name}`)).body).toMatchObject([{ description: 'on A' }]);
 

@@ -2,7 +2,13 @@
 // codecs it replaced issued still decode, and what each refused is still the same 400. The
 // literals are what those codecs returned (query/cursor.ts and routes/traces.ts as of 6dbada8).
 import { describe, expect, test } from 'vitest';
-import { decodeCursor, decodeRunCursor, encodeCursor, encodeRunCursor, timeIdKey } from '../../../../services/tracing/query/cursor.ts';
+import {
+  decodeCursor,
+  decodeRunCursor,
+  encodeCursor,
+  encodeRunCursor,
+  timeIdKey,
+} from '../../../../services/tracing/query/cursor.ts';
 
 const id = '0190a4f2-7b1c-7d3e-8f00-123456789abc';
 const at = 1_700_000_000_123_456;
@@ -11,7 +17,8 @@ const issuedRunCursor = 'WzEsImRlc2MiLDE3MDAwMDAwMDAxMjM0NTYsIjAxOTBhNGYyLTdiMWM
 /** The v2 threads' and an earlier release's traces cursor: {t, id}. */
 const issuedTimeIdCursor = 'eyJ0IjoxNzAwMDAwMDAwMTIzNDU2LCJpZCI6IjAxOTBhNGYyLTdiMWMtN2QzZS04ZjAwLTEyMzQ1Njc4OWFiYyJ9';
 /** The v2 traces cursor: {s, o, v, id}. */
-const issuedSortCursor = 'eyJzIjoibGF0ZW5jeSIsIm8iOiJhc2MiLCJ2IjoxNTAwLCJpZCI6IjAxOTBhNGYyLTdiMWMtN2QzZS04ZjAwLTEyMzQ1Njc4OWFiYyJ9';
+const issuedSortCursor =
+  'eyJzIjoibGF0ZW5jeSIsIm8iOiJhc2MiLCJ2IjoxNTAwLCJpZCI6IjAxOTBhNGYyLTdiMWMtN2QzZS04ZjAwLTEyMzQ1Njc4OWFiYyJ9';
 
 const refusal = (f: () => unknown) => {
   try {
@@ -38,7 +45,7 @@ describe('cursors issued before the codecs were one still decode, and are issued
   });
 });
 
-test('each route family refuses the other\'s cursors and junk with the 400 it answered before', () => {
+test("each route family refuses the other's cursors and junk with the 400 it answered before", () => {
   const runs = { status: 400, message: 'cursor is not a cursor this service issued' };
   expect(refusal(() => decodeRunCursor(issuedTimeIdCursor, 'desc'))).toEqual(runs);
   expect(refusal(() => decodeRunCursor('not a cursor', 'desc'))).toEqual(runs);

@@ -32,7 +32,13 @@ export async function scratchDatabase(name: string): Promise<ScratchDatabase> {
 /** A posted run row (as the projector would write it). */
 export function runRow(tenantId: string, fields: Partial<RunRow> & { id: string; start_time: number }): RunRow {
   const traceId = fields.trace_id ?? fields.id;
-  const row: RunRow = { ...emptyRow(tenantId, traceId, fields.id), has_post: 1, version: 1, ...fields, trace_id: traceId };
+  const row: RunRow = {
+    ...emptyRow(tenantId, traceId, fields.id),
+    has_post: 1,
+    version: 1,
+    ...fields,
+    trace_id: traceId,
+  };
   row.is_root = row.trace_id === row.id ? 1 : 0;
   row.dotted_order ||= formatDottedTimestamp(row.start_time) + row.id;
   row.status = row.error !== null ? 'error' : row.end_time !== null ? 'success' : 'pending';
@@ -41,11 +47,35 @@ export function runRow(tenantId: string, fields: Partial<RunRow> & { id: string;
 
 /** Rows into `runs`, with their rows of run_keys, run_threads and run_locations alongside (as the projector writes them). */
 export async function insertRuns(ch: ClickHouseClient, rows: RunRow[]): Promise<void> {
-  await ch.insert(LIVE_TABLES.runKeys, rows.map((r) => ({ tenant_id: r.tenant_id, trace_id: r.trace_id, id: r.id, session_id: r.session_id, is_root: r.is_root, start_time: r.start_time })));
+  await ch.insert(
+    LIVE_TABLES.runKeys,
+    rows.map((r) => ({
+      tenant_id: r.tenant_id,
+      trace_id: r.trace_id,
+      id: r.id,
+      session_id: r.session_id,
+      is_root: r.is_root,
+      start_time: r.start_time,
+    })),
+  );
   const threads = rows.filter((r) => r.thread_id !== '');
-  if (threads.length) await ch.insert(LIVE_TABLES.runThreads, threads.map((r) => ({ tenant_id: r.tenant_id, thread_id: r.thread_id, session_id: r.session_id, is_root: r.is_root, start_time: r.start_time, id: r.id })));
+  if (threads.length)
+    await ch.insert(
+      LIVE_TABLES.runThreads,
+      threads.map((r) => ({
+        tenant_id: r.tenant_id,
+        thread_id: r.thread_id,
+        session_id: r.session_id,
+        is_root: r.is_root,
+        start_time: r.start_time,
+        id: r.id,
+      })),
+    );
   await ch.insert(LIVE_TABLES.runs, rows);
-  await ch.insert(LIVE_TABLES.runLocations, rows.map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id })));
+  await ch.insert(
+    LIVE_TABLES.runLocations,
+    rows.map((r) => ({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id })),
+  );
 }
 
 export interface FeedbackRow {
@@ -63,6 +93,16 @@ export interface FeedbackRow {
 export async function insertFeedback(ch: ClickHouseClient, rows: FeedbackRow[]): Promise<void> {
   await ch.insert(
     LIVE_TABLES.feedback,
-    rows.map((f) => ({ trace_id: null, session_id: null, comment: null, correction: '', feedback_source: '', created_at: 0, value: '', version: 1, ...f })),
+    rows.map((f) => ({
+      trace_id: null,
+      session_id: null,
+      comment: null,
+      correction: '',
+      feedback_source: '',
+      created_at: 0,
+      value: '',
+      version: 1,
+      ...f,
+    })),
   );
 }

@@ -104,16 +104,30 @@ function runBody(s: RunSpec): RunBody {
 function traceBodies(rootId: string, project: string, metadata: Record<string, unknown>, tags: string[]): RunBody[] {
   const root = runBody({ id: rootId, name: 'root', run_type: 'chain', session_name: project, metadata, tags });
   const child = (name: string, run_type: string, extra: Partial<RunSpec>) =>
-    runBody({ id: uuidv7(), parent: { id: root.id, dotted_order: root.dotted_order }, trace_id: root.id, name, run_type, session_name: project, ...extra });
+    runBody({
+      id: uuidv7(),
+      parent: { id: root.id, dotted_order: root.dotted_order },
+      trace_id: root.id,
+      name,
+      run_type,
+      session_name: project,
+      ...extra,
+    });
   return [
     root,
-    child('llm', 'llm', { outputs: { text: 'hi', usage_metadata: { input_tokens: 7, output_tokens: 3, total_tokens: 10 } } }),
+    child('llm', 'llm', {
+      outputs: { text: 'hi', usage_metadata: { input_tokens: 7, output_tokens: 3, total_tokens: 10 } },
+    }),
     child('tool', 'tool', { error: 'the tool failed' }),
   ];
 }
 
-const feedbackPart = (f: Record<string, unknown>, id = uuidv7()): Part => ({ name: `feedback.${id}`, body: JSON.stringify(f) });
-const runParts = (runs: RunBody[], op: 'post' | 'patch' = 'post'): Part[] => runs.map((r) => ({ name: `${op}.${r.id}`, body: JSON.stringify(r) }));
+const feedbackPart = (f: Record<string, unknown>, id = uuidv7()): Part => ({
+  name: `feedback.${id}`,
+  body: JSON.stringify(f),
+});
+const runParts = (runs: RunBody[], op: 'post' | 'patch' = 'post'): Part[] =>
+  runs.map((r) => ({ name: `${op}.${r.id}`, body: JSON.stringify(r) }));
 
 async function multipart(ws: Workspace, parts: Part[]): Promise<Res> {
   const { body, contentType } = multipartBody(parts);
@@ -130,8 +144,16 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return { id: res.body.id as string, name: res.body.name as string };
   };
-  const [project, second, del0, del1] = await Promise.all([newProject('main'), newProject('second'), newProject('del0'), newProject('del1')]);
-  const experiment = await createProject(ws, { name: `iso-${RUN}-${label}-experiment`, reference_dataset_id: randomUUID() });
+  const [project, second, del0, del1] = await Promise.all([
+    newProject('main'),
+    newProject('second'),
+    newProject('del0'),
+    newProject('del1'),
+  ]);
+  const experiment = await createProject(ws, {
+    name: `iso-${RUN}-${label}-experiment`,
+    reference_dataset_id: randomUUID(),
+  });
   expect(experiment.status, JSON.stringify(experiment.body)).toBe(200);
   const ownThread = `iso-${RUN}-${label}-own`;
   const feedbackKey = `quality-${label}`;
@@ -150,33 +172,71 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   const deletableFeedback: Record<string, string> = {};
   for (const prefix of PREFIXES) {
-    const posted = await api(`${prefix}/feedback`, { method: 'POST', apiKey: ws.apiKey, json: { run_id: u[0]!.id, key: `${feedbackKey}-deletable`, score: 1 } });
+    const posted = await api(`${prefix}/feedback`, {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { run_id: u[0]!.id, key: `${feedbackKey}-deletable`, score: 1 },
+    });
     expect(posted.status, JSON.stringify(posted.body)).toBe(200);
     deletableFeedback[prefix] = posted.body.id;
   }
-  await Promise.all([...t, ...u, ...s, ...d].map((r) => waitForRun(ws.apiKey, r.id, (run) => run.status !== 'pending' && run.session_id !== null)));
+  await Promise.all(
+    [...t, ...u, ...s, ...d].map((r) =>
+      waitForRun(ws.apiKey, r.id, (run) => run.status !== 'pending' && run.session_id !== null),
+    ),
+  );
   const { destination, bulkExport, exportRun } = await buildBulkExport(ws, label, project.id);
   return {
-    destination, bulkExport, exportRun, experiment: experiment.body.id as string,
-    label, ws, project, second: { ...second, root: s[0]!.id }, ownThread, feedbackKey, feedback, deletableFeedback,
-    t: { root: t[0]!.id, llm: t[1]!.id, tool: t[2]!.id }, u: u[0]!.id,
-    deletable: { '': del0.id, '/api/v1': del1.id }, deletableRoot: d[0]!.id, uChildren: [u[1]!.id, u[2]!.id],
+    destination,
+    bulkExport,
+    exportRun,
+    experiment: experiment.body.id as string,
+    label,
+    ws,
+    project,
+    second: { ...second, root: s[0]!.id },
+    ownThread,
+    feedbackKey,
+    feedback,
+    deletableFeedback,
+    t: { root: t[0]!.id, llm: t[1]!.id, tool: t[2]!.id },
+    u: u[0]!.id,
+    deletable: { '': del0.id, '/api/v1': del1.id },
+    deletableRoot: d[0]!.id,
+    uChildren: [u[1]!.id, u[2]!.id],
   };
 }
 
 /** A bucket of the workspace's own in the stack's MinIO, a destination for it, and an export that has run. */
-async function buildBulkExport(ws: Workspace, label: string, projectId: string): Promise<{ destination: string; bulkExport: string; exportRun: string }> {
+async function buildBulkExport(
+  ws: Workspace,
+  label: string,
+  projectId: string,
+): Promise<{ destination: string; bulkExport: string; exportRun: string }> {
   const bucket = `iso-${RUN}-${label}`.toLowerCase();
   await createBucket(bucket);
-  const dest = await api('/bulk-exports/destinations', { method: 'POST', apiKey: ws.apiKey, json: destinationBody(bucket) });
+  const dest = await api('/bulk-exports/destinations', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    json: destinationBody(bucket),
+  });
   expect(dest.status, JSON.stringify(dest.body)).toBe(200);
   const exp = await api('/bulk-exports', {
     method: 'POST',
     apiKey: ws.apiKey,
-    json: { bulk_export_destination_id: dest.body.id, session_id: projectId, start_time: new Date(Date.now() - 3600_000).toISOString(), end_time: new Date().toISOString() },
+    json: {
+      bulk_export_destination_id: dest.body.id,
+      session_id: projectId,
+      start_time: new Date(Date.now() - 3600_000).toISOString(),
+      end_time: new Date().toISOString(),
+    },
   });
   expect(exp.status, JSON.stringify(exp.body)).toBe(200);
-  const runs = await waitForExportRuns(ws.apiKey, exp.body.id, (list) => list.length > 0 && list.every((r) => r.status === 'Completed'));
+  const runs = await waitForExportRuns(
+    ws.apiKey,
+    exp.body.id,
+    (list) => list.length > 0 && list.every((r) => r.status === 'Completed'),
+  );
   return { destination: dest.body.id, bulkExport: exp.body.id, exportRun: runs.at(-1)!.id }; // the latest day holds the fixture's runs
 }
 
@@ -220,13 +280,15 @@ const runsAre = (pick: (f: Fixture) => string[]) => (res: Res, of: Fixture, what
   expect(runIdsOf(res), show(what, res)).toEqual([...pick(of)].sort());
 };
 /** Searches over the caller's own data where both workspaces have matching data: each sees its own. */
-const ownRunsOnly = (pick: (f: Fixture) => string[]) => (res: Res, as: Fixture, _of: Fixture, what: string) => runsAre(pick)(res, as, what);
+const ownRunsOnly = (pick: (f: Fixture) => string[]) => (res: Res, as: Fixture, _of: Fixture, what: string) =>
+  runsAre(pick)(res, as, what);
 
-const v1Query = (body: (as: Fixture, of: Fixture) => Record<string, unknown>) => (as: Fixture, of: Fixture, prefix: string) => ({
-  method: 'POST',
-  path: `${prefix}/runs/query`,
-  json: { select: ['id', 'name', 'feedback_stats'], ...body(as, of) },
-});
+const v1Query =
+  (body: (as: Fixture, of: Fixture) => Record<string, unknown>) => (as: Fixture, of: Fixture, prefix: string) => ({
+    method: 'POST',
+    path: `${prefix}/runs/query`,
+    json: { select: ['id', 'name', 'feedback_stats'], ...body(as, of) },
+  });
 
 const CASES: Record<string, Probe[]> = {
   'GET /runs/{run_id}': [
@@ -235,7 +297,12 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/runs/${of.t.llm}` }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, what).toMatchObject({ id: of.t.llm, trace_id: of.t.root, session_id: of.project.id, total_tokens: 10 });
+        expect(res.body, what).toMatchObject({
+          id: of.t.llm,
+          trace_id: of.t.root,
+          session_id: of.project.id,
+          total_tokens: 10,
+        });
       },
     },
     {
@@ -274,18 +341,61 @@ const CASES: Record<string, Probe[]> = {
     },
   ],
   'POST /runs/query': [
-    { label: 'session: the other project', request: v1Query((_as, of) => ({ session: [of.project.id] })), owner: runsAre((f) => [...allRunsOf(f), f.u, ...f.uChildren]), other: notFound },
+    {
+      label: 'session: the other project',
+      request: v1Query((_as, of) => ({ session: [of.project.id] })),
+      owner: runsAre((f) => [...allRunsOf(f), f.u, ...f.uChildren]),
+      other: notFound,
+    },
     { label: 'trace', request: v1Query((_as, of) => ({ trace: of.t.root })), owner: runsAre(allRunsOf), other: noRuns },
-    { label: 'id', request: v1Query((_as, of) => ({ id: [of.t.root, of.t.llm] })), owner: runsAre((f) => [f.t.root, f.t.llm]), other: noRuns },
-    { label: 'parent_run', request: v1Query((_as, of) => ({ parent_run: of.t.root })), owner: runsAre((f) => [f.t.llm, f.t.tool]), other: noRuns },
-    { label: 'filter eq(id)', request: v1Query((_as, of) => ({ filter: `eq(id, "${of.t.tool}")` })), owner: runsAre((f) => [f.t.tool]), other: noRuns },
-    { label: 'filter eq(trace_id)', request: v1Query((_as, of) => ({ filter: `eq(trace_id, "${of.t.root}")` })), owner: runsAre(allRunsOf), other: noRuns },
-    { label: 'filter eq(session_id)', request: v1Query((_as, of) => ({ filter: `eq(session_id, "${of.project.id}")`, is_root: true })), owner: runsAre((f) => [f.t.root, f.u]), other: noRuns },
-    { label: 'filter eq(parent_run_id)', request: v1Query((_as, of) => ({ filter: `eq(parent_run_id, "${of.t.root}")` })), owner: runsAre((f) => [f.t.llm, f.t.tool]), other: noRuns },
-    { label: 'filter on the feedback key the owner gave', request: v1Query((_as, of) => ({ filter: `eq(feedback_key, "${of.feedbackKey}")` })), owner: runsAre((f) => [f.t.root, f.t.llm]), other: noRuns },
+    {
+      label: 'id',
+      request: v1Query((_as, of) => ({ id: [of.t.root, of.t.llm] })),
+      owner: runsAre((f) => [f.t.root, f.t.llm]),
+      other: noRuns,
+    },
+    {
+      label: 'parent_run',
+      request: v1Query((_as, of) => ({ parent_run: of.t.root })),
+      owner: runsAre((f) => [f.t.llm, f.t.tool]),
+      other: noRuns,
+    },
+    {
+      label: 'filter eq(id)',
+      request: v1Query((_as, of) => ({ filter: `eq(id, "${of.t.tool}")` })),
+      owner: runsAre((f) => [f.t.tool]),
+      other: noRuns,
+    },
+    {
+      label: 'filter eq(trace_id)',
+      request: v1Query((_as, of) => ({ filter: `eq(trace_id, "${of.t.root}")` })),
+      owner: runsAre(allRunsOf),
+      other: noRuns,
+    },
+    {
+      label: 'filter eq(session_id)',
+      request: v1Query((_as, of) => ({ filter: `eq(session_id, "${of.project.id}")`, is_root: true })),
+      owner: runsAre((f) => [f.t.root, f.u]),
+      other: noRuns,
+    },
+    {
+      label: 'filter eq(parent_run_id)',
+      request: v1Query((_as, of) => ({ filter: `eq(parent_run_id, "${of.t.root}")` })),
+      owner: runsAre((f) => [f.t.llm, f.t.tool]),
+      other: noRuns,
+    },
+    {
+      label: 'filter on the feedback key the owner gave',
+      request: v1Query((_as, of) => ({ filter: `eq(feedback_key, "${of.feedbackKey}")` })),
+      owner: runsAre((f) => [f.t.root, f.t.llm]),
+      other: noRuns,
+    },
     {
       label: 'trace_filter and tree_filter naming the other run',
-      request: v1Query((_as, of) => ({ trace_filter: `eq(id, "${of.t.root}")`, tree_filter: `eq(id, "${of.t.tool}")` })),
+      request: v1Query((_as, of) => ({
+        trace_filter: `eq(id, "${of.t.root}")`,
+        tree_filter: `eq(id, "${of.t.tool}")`,
+      })),
       owner: runsAre(allRunsOf),
       other: noRuns,
     },
@@ -320,7 +430,10 @@ const CASES: Record<string, Probe[]> = {
   'GET /sessions/resolutions': [
     {
       label: 'the other workspace’s experiment',
-      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/sessions/resolutions?kind=EXPERIMENT&id=${of.experiment}` }),
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/sessions/resolutions?kind=EXPERIMENT&id=${of.experiment}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(res.body, show(what, res)).toEqual({ session_id: of.experiment });
@@ -333,7 +446,13 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/sessions/${of.project.id}?include_stats=true` }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, what).toMatchObject({ id: of.project.id, name: of.project.name, tenant_id: of.ws.id, run_count: 2, total_tokens: 20 }); // run_count: traces
+        expect(res.body, what).toMatchObject({
+          id: of.project.id,
+          name: of.project.name,
+          tenant_id: of.ws.id,
+          run_count: 2,
+          total_tokens: 20,
+        }); // run_count: traces
       },
     },
   ],
@@ -368,7 +487,10 @@ const CASES: Record<string, Probe[]> = {
   'GET /sessions': [
     {
       label: 'by the other project’s name',
-      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/sessions?name=${encodeURIComponent(of.project.name)}&include_stats=true` }),
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/sessions?name=${encodeURIComponent(of.project.name)}&include_stats=true`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(idsOf(res.body), show(what, res)).toEqual([of.project.id]);
@@ -380,7 +502,10 @@ const CASES: Record<string, Probe[]> = {
     },
     {
       label: 'by the other project’s id, and by part of its name',
-      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/sessions?id=${of.project.id}&name_contains=${encodeURIComponent(`${RUN}-${of.label}-main`)}` }),
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/sessions?id=${of.project.id}&name_contains=${encodeURIComponent(`${RUN}-${of.label}-main`)}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(idsOf(res.body), show(what, res)).toEqual([of.project.id]);
@@ -392,15 +517,24 @@ const CASES: Record<string, Probe[]> = {
     },
     {
       label: 'everything: only the caller’s projects',
-      request: (_as, _of, prefix) => ({ method: 'GET', path: `${prefix}/sessions?name_contains=${encodeURIComponent(`iso-${RUN}-`)}` }),
+      request: (_as, _of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/sessions?name_contains=${encodeURIComponent(`iso-${RUN}-`)}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body.every((p: { tenant_id: string }) => p.tenant_id === of.ws.id), show(what, res)).toBe(true);
+        expect(
+          res.body.every((p: { tenant_id: string }) => p.tenant_id === of.ws.id),
+          show(what, res),
+        ).toBe(true);
         expect(idsOf(res.body), show(what, res)).toEqual(expect.arrayContaining([of.project.id, of.second.id]));
       },
       other: (res, as, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body.every((p: { tenant_id: string }) => p.tenant_id === as.ws.id), show(what, res)).toBe(true);
+        expect(
+          res.body.every((p: { tenant_id: string }) => p.tenant_id === as.ws.id),
+          show(what, res),
+        ).toBe(true);
         expect(idsOf(res.body), show(what, res)).not.toContain(of.project.id);
       },
     },
@@ -408,15 +542,24 @@ const CASES: Record<string, Probe[]> = {
   'PATCH /sessions/{session_id}': [
     {
       label: 'the other project (owner patches after; the other’s patch changed nothing)',
-      request: (as, of, prefix) => ({ method: 'PATCH', path: `${prefix}/sessions/${of.project.id}`, json: { description: `patched by ${as.label}${prefix}` } }),
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/sessions/${of.project.id}`,
+        json: { description: `patched by ${as.label}${prefix}` },
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, what).toMatchObject({ id: of.project.id, description: expect.stringMatching(new RegExp(`^patched by ${of.label}`)) });
+        expect(res.body, what).toMatchObject({
+          id: of.project.id,
+          description: expect.stringMatching(new RegExp(`^patched by ${of.label}`)),
+        });
       },
       other: async (res, as, of, what) => {
         expectStatus(res, 404, what);
         const read = await send(of, 'GET', `/sessions/${of.project.id}`);
-        expect(read.body.description ?? '', show(`${what}; then the owner reads it`, read)).not.toContain(`patched by ${as.label}`);
+        expect(read.body.description ?? '', show(`${what}; then the owner reads it`, read)).not.toContain(
+          `patched by ${as.label}`,
+        );
       },
     },
   ],
@@ -426,12 +569,25 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({ method: 'DELETE', path: `${prefix}/sessions/${of.deletable[prefix]}` }),
       owner: async (res, of, what, prefix) => {
         expectStatus(res, 202, what);
-        expectStatus(await send(of, 'GET', `/sessions/${of.deletable[prefix]}`), 404, `${what}; then the owner reads the project`);
+        expectStatus(
+          await send(of, 'GET', `/sessions/${of.deletable[prefix]}`),
+          404,
+          `${what}; then the owner reads the project`,
+        );
       },
       other: async (res, _as, of, what, prefix) => {
         expectStatus(res, 404, what);
-        expectStatus(await send(of, 'GET', `/sessions/${of.deletable[prefix]}`), 200, `${what}; then the owner reads the project`);
-        if (prefix === '') expectStatus(await send(of, 'GET', `/runs/${of.deletableRoot}`), 200, `${what}; then the owner reads its run`);
+        expectStatus(
+          await send(of, 'GET', `/sessions/${of.deletable[prefix]}`),
+          200,
+          `${what}; then the owner reads the project`,
+        );
+        if (prefix === '')
+          expectStatus(
+            await send(of, 'GET', `/runs/${of.deletableRoot}`),
+            200,
+            `${what}; then the owner reads its run`,
+          );
       },
     },
   ],
@@ -448,18 +604,29 @@ const CASES: Record<string, Probe[]> = {
   'POST /sessions/activity': [
     {
       label: 'the other project',
-      request: (_as, of, prefix) => ({ method: 'POST', path: `${prefix}/sessions/activity`, json: { session: [of.project.id] } }),
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/sessions/activity`,
+        json: { session: [of.project.id] },
+      }),
       owner: (res, _of, what) => {
         expectStatus(res, 200, what);
         const counts: number[] = res.body?.projects?.[0]?.trace_count ?? [];
-        expect(counts.reduce((a, b) => a + b, 0), show(what, res)).toBe(2);
+        expect(
+          counts.reduce((a, b) => a + b, 0),
+          show(what, res),
+        ).toBe(2);
       },
     },
   ],
   'POST /runs/stats': [
     {
       label: 'the other project',
-      request: (_as, of, prefix) => ({ method: 'POST', path: `${prefix}/runs/stats`, json: { session: [of.project.id] } }),
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/runs/stats`,
+        json: { session: [of.project.id] },
+      }),
       owner: (res, _of, what) => {
         expectStatus(res, 200, what);
         expect(res.body, show(what, res)).toMatchObject({ trace_count: 2, run_count: 6, total_tokens: 20 });
@@ -467,7 +634,11 @@ const CASES: Record<string, Probe[]> = {
     },
     {
       label: 'the caller’s project with the other’s trace',
-      request: (as, of, prefix) => ({ method: 'POST', path: `${prefix}/runs/stats`, json: { session: [as.project.id], trace: of.t.root } }),
+      request: (as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/runs/stats`,
+        json: { session: [as.project.id], trace: of.t.root },
+      }),
       owner: (res, _of, what) => {
         expectStatus(res, 200, what);
         expect(res.body, show(what, res)).toMatchObject({ trace_count: 1, run_count: 3 });
@@ -492,7 +663,12 @@ const CASES: Record<string, Probe[]> = {
       request: (as, of) => ({
         method: 'POST',
         path: '/api/v2/runs/query',
-        json: { project_ids: [as.project.id], ids: [of.t.root, of.t.llm], trace_id: of.t.root, filter: `eq(id, "${of.t.llm}")` },
+        json: {
+          project_ids: [as.project.id],
+          ids: [of.t.root, of.t.llm],
+          trace_id: of.t.root,
+          filter: `eq(id, "${of.t.llm}")`,
+        },
       }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
@@ -504,17 +680,25 @@ const CASES: Record<string, Probe[]> = {
   'GET /api/v2/runs/{run_id}/url': [
     {
       label: 'the other run in the other project',
-      request: (_as, of) => ({ method: 'GET', path: `/api/v2/runs/${of.t.llm}/url?project_id=${of.project.id}&trace_id=${of.t.root}` }),
+      request: (_as, of) => ({
+        method: 'GET',
+        path: `/api/v2/runs/${of.t.llm}/url?project_id=${of.project.id}&trace_id=${of.t.root}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body.url, show(what, res)).toMatch(new RegExp(`/o/${of.ws.id}/projects/p/${of.project.id}/r/${of.t.llm}\\?poll=true$`));
+        expect(res.body.url, show(what, res)).toMatch(
+          new RegExp(`/o/${of.ws.id}/projects/p/${of.project.id}/r/${of.t.llm}\\?poll=true$`),
+        );
       },
     },
   ],
   'GET /api/v2/runs/{run_id}': [
     {
       label: 'the other run in the other project',
-      request: (_as, of) => ({ method: 'GET', path: `/api/v2/runs/${of.t.llm}?project_id=${of.project.id}&selects=ID&selects=TOTAL_TOKENS` }),
+      request: (_as, of) => ({
+        method: 'GET',
+        path: `/api/v2/runs/${of.t.llm}?project_id=${of.project.id}&selects=ID&selects=TOTAL_TOKENS`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(res.body, show(what, res)).toMatchObject({ id: of.t.llm, total_tokens: 10 });
@@ -535,27 +719,45 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of) => ({ method: 'POST', path: '/api/v2/traces/query', json: { project_id: of.project.id } }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(idsOf((res.body.items ?? []).map((i: { root_run: { id: string } }) => i.root_run)), show(what, res)).toEqual([of.t.root, of.u].sort());
+        expect(
+          idsOf((res.body.items ?? []).map((i: { root_run: { id: string } }) => i.root_run)),
+          show(what, res),
+        ).toEqual([of.t.root, of.u].sort());
       },
     },
     {
       label: 'the caller’s project with trace_filter and tree_filter naming the other’s runs',
       request: (as, of) => ({
-        method: 'POST', path: '/api/v2/traces/query',
-        json: { project_id: as.project.id, trace_filter: `eq(id, "${of.t.root}")`, tree_filter: `eq(id, "${of.t.tool}")` },
+        method: 'POST',
+        path: '/api/v2/traces/query',
+        json: {
+          project_id: as.project.id,
+          trace_filter: `eq(id, "${of.t.root}")`,
+          tree_filter: `eq(id, "${of.t.tool}")`,
+        },
       }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect((res.body.items ?? []).map((i: { root_run: { id: string } }) => i.root_run.id), show(what, res)).toEqual([of.t.root]);
+        expect(
+          (res.body.items ?? []).map((i: { root_run: { id: string } }) => i.root_run.id),
+          show(what, res),
+        ).toEqual([of.t.root]);
       },
       other: noItems,
     },
     {
       label: 'the caller’s project with the other’s trace_ids',
-      request: (as, of) => ({ method: 'POST', path: '/api/v2/traces/query', json: { project_id: as.project.id, trace_ids: [of.t.root] } }),
+      request: (as, of) => ({
+        method: 'POST',
+        path: '/api/v2/traces/query',
+        json: { project_id: as.project.id, trace_ids: [of.t.root] },
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect((res.body.items ?? []).map((i: { root_run: { id: string } }) => i.root_run.id), show(what, res)).toEqual([of.t.root]);
+        expect(
+          (res.body.items ?? []).map((i: { root_run: { id: string } }) => i.root_run.id),
+          show(what, res),
+        ).toEqual([of.t.root]);
       },
       other: noItems,
     },
@@ -600,14 +802,21 @@ const CASES: Record<string, Probe[]> = {
         expectStatus(res, 200, what);
         expect(itemIdsOf(res, 'thread_id'), show(what, res)).toEqual([SHARED_THREAD, as.ownThread].sort());
         const shared = res.body.items.find((t: { thread_id: string }) => t.thread_id === SHARED_THREAD);
-        expect(shared, show(what, res)).toMatchObject({ count: 1, first_trace_id: as.t.root, last_trace_id: as.t.root });
+        expect(shared, show(what, res)).toMatchObject({
+          count: 1,
+          first_trace_id: as.t.root,
+          last_trace_id: as.t.root,
+        });
       },
     },
   ],
   'GET /api/v2/threads/{thread_id}/traces': [
     {
       label: 'the other’s thread in the other project',
-      request: (_as, of) => ({ method: 'GET', path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/traces?project_id=${of.project.id}` }),
+      request: (_as, of) => ({
+        method: 'GET',
+        path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/traces?project_id=${of.project.id}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(itemIdsOf(res, 'trace_id'), show(what, res)).toEqual([of.u]);
@@ -615,7 +824,10 @@ const CASES: Record<string, Probe[]> = {
     },
     {
       label: 'the other’s thread in the caller’s project',
-      request: (as, of) => ({ method: 'GET', path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/traces?project_id=${as.project.id}` }),
+      request: (as, of) => ({
+        method: 'GET',
+        path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/traces?project_id=${as.project.id}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(itemIdsOf(res, 'trace_id'), show(what, res)).toEqual([of.u]);
@@ -623,7 +835,10 @@ const CASES: Record<string, Probe[]> = {
     },
     {
       label: 'the shared thread name in the caller’s project: its own traces only',
-      request: (as) => ({ method: 'GET', path: `/api/v2/threads/${SHARED_THREAD}/traces?project_id=${as.project.id}&selects=TRACE_ID&selects=INPUTS&selects=TOTAL_TOKENS` }),
+      request: (as) => ({
+        method: 'GET',
+        path: `/api/v2/threads/${SHARED_THREAD}/traces?project_id=${as.project.id}&selects=TRACE_ID&selects=INPUTS&selects=TOTAL_TOKENS`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(itemIdsOf(res, 'trace_id'), show(what, res)).toEqual([of.t.root]);
@@ -640,7 +855,11 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of) => ({
         method: 'POST',
         path: '/api/v2/threads/stats',
-        json: { project_id: of.project.id, min_start_time: iso(Date.now() * 1000 - 86_400_000_000), select: ['THREAD_COUNT', 'TRACE_COUNT', 'TOTAL_TOKENS'] },
+        json: {
+          project_id: of.project.id,
+          min_start_time: iso(Date.now() * 1000 - 86_400_000_000),
+          select: ['THREAD_COUNT', 'TRACE_COUNT', 'TOTAL_TOKENS'],
+        },
       }),
       owner: (res, _of, what) => {
         expectStatus(res, 200, what);
@@ -651,7 +870,10 @@ const CASES: Record<string, Probe[]> = {
   'GET /api/v2/threads/{thread_id}/stats': [
     {
       label: 'the other’s thread in the other project',
-      request: (_as, of) => ({ method: 'GET', path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/stats?session_id=${of.project.id}` }),
+      request: (_as, of) => ({
+        method: 'GET',
+        path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/stats?session_id=${of.project.id}`,
+      }),
       owner: (res, _of, what) => {
         expectStatus(res, 200, what);
         expect(res.body, show(what, res)).toMatchObject({ turns: 1, total_tokens: 10 });
@@ -659,7 +881,10 @@ const CASES: Record<string, Probe[]> = {
     },
     {
       label: 'the other’s thread in the caller’s project',
-      request: (as, of) => ({ method: 'GET', path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/stats?session_id=${as.project.id}` }),
+      request: (as, of) => ({
+        method: 'GET',
+        path: `/api/v2/threads/${encodeURIComponent(of.ownThread)}/stats?session_id=${as.project.id}`,
+      }),
       owner: (res, _of, what) => {
         expectStatus(res, 200, what);
         expect(res.body, show(what, res)).toMatchObject({ turns: 1 });
@@ -684,7 +909,14 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/feedback/${of.feedback.llm}` }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, show(what, res)).toMatchObject({ id: of.feedback.llm, run_id: of.t.llm, trace_id: of.t.root, session_id: of.project.id, key: of.feedbackKey, score: 0.5 });
+        expect(res.body, show(what, res)).toMatchObject({
+          id: of.feedback.llm,
+          run_id: of.t.llm,
+          trace_id: of.t.root,
+          session_id: of.project.id,
+          key: of.feedbackKey,
+          score: 0.5,
+        });
       },
     },
   ],
@@ -703,11 +935,17 @@ const CASES: Record<string, Probe[]> = {
     },
     {
       label: 'session and key: the other’s project and key',
-      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/feedback?session=${of.project.id}&key=${of.feedbackKey}&level=run` }),
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/feedback?session=${of.project.id}&key=${of.feedbackKey}&level=run`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(idsOf(res.body), show(what, res)).toEqual(expect.arrayContaining([of.feedback.root, of.feedback.llm]));
-        expect(res.body.every((f: { session_id: string }) => f.session_id === of.project.id), show(what, res)).toBe(true);
+        expect(
+          res.body.every((f: { session_id: string }) => f.session_id === of.project.id),
+          show(what, res),
+        ).toBe(true);
       },
       other: (res, _as, _of, what) => {
         expectStatus(res, 200, what);
@@ -718,15 +956,25 @@ const CASES: Record<string, Probe[]> = {
   'PATCH /feedback/{feedback_id}': [
     {
       label: 'the other’s feedback (owner patches after; the other’s patch changed nothing)',
-      request: (as, of, prefix) => ({ method: 'PATCH', path: `${prefix}/feedback/${of.feedback.root}`, json: { comment: `patched by ${as.label}${prefix}` } }),
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/feedback/${of.feedback.root}`,
+        json: { comment: `patched by ${as.label}${prefix}` },
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, show(what, res)).toMatchObject({ id: of.feedback.root, score: 1, comment: expect.stringMatching(new RegExp(`^patched by ${of.label}`)) });
+        expect(res.body, show(what, res)).toMatchObject({
+          id: of.feedback.root,
+          score: 1,
+          comment: expect.stringMatching(new RegExp(`^patched by ${of.label}`)),
+        });
       },
       other: async (res, as, of, what) => {
         expectStatus(res, 404, what);
         const read = await send(of, 'GET', `/feedback/${of.feedback.root}`);
-        expect(read.body.comment ?? '', show(`${what}; then the owner reads it`, read)).not.toContain(`patched by ${as.label}`);
+        expect(read.body.comment ?? '', show(`${what}; then the owner reads it`, read)).not.toContain(
+          `patched by ${as.label}`,
+        );
       },
     },
   ],
@@ -736,11 +984,19 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({ method: 'DELETE', path: `${prefix}/feedback/${of.deletableFeedback[prefix]}` }),
       owner: async (res, of, what, prefix) => {
         expectStatus(res, 200, what);
-        expectStatus(await send(of, 'GET', `/feedback/${of.deletableFeedback[prefix]}`), 404, `${what}; then the owner reads it`);
+        expectStatus(
+          await send(of, 'GET', `/feedback/${of.deletableFeedback[prefix]}`),
+          404,
+          `${what}; then the owner reads it`,
+        );
       },
       other: async (res, _as, of, what, prefix) => {
         expectStatus(res, 404, what);
-        expectStatus(await send(of, 'GET', `/feedback/${of.deletableFeedback[prefix]}`), 200, `${what}; then the owner reads it`);
+        expectStatus(
+          await send(of, 'GET', `/feedback/${of.deletableFeedback[prefix]}`),
+          200,
+          `${what}; then the owner reads it`,
+        );
       },
     },
   ],
@@ -765,7 +1021,11 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/destinations/${of.destination}` }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, show(what, res)).toMatchObject({ id: of.destination, tenant_id: of.ws.id, credentials_keys: ['access_key_id', 'secret_access_key'] });
+        expect(res.body, show(what, res)).toMatchObject({
+          id: of.destination,
+          tenant_id: of.ws.id,
+          credentials_keys: ['access_key_id', 'secret_access_key'],
+        });
         expect(res.body.credentials, show(what, res)).toBeUndefined();
       },
     },
@@ -773,7 +1033,11 @@ const CASES: Record<string, Probe[]> = {
   'PATCH /bulk-exports/destinations/{destination_id}': [
     {
       label: 'rotating the other’s credentials',
-      request: (_as, of, prefix) => ({ method: 'PATCH', path: `${prefix}/bulk-exports/destinations/${of.destination}`, json: { credentials: destinationBody('x').credentials } }),
+      request: (_as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/bulk-exports/destinations/${of.destination}`,
+        json: { credentials: destinationBody('x').credentials },
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(res.body.id, show(what, res)).toBe(of.destination);
@@ -786,16 +1050,30 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({
         method: 'POST',
         path: `${prefix}/bulk-exports`,
-        json: { bulk_export_destination_id: of.destination, session_id: of.project.id, start_time: '2020-01-01T00:00:00Z', end_time: '2020-01-01T01:00:00Z' },
+        json: {
+          bulk_export_destination_id: of.destination,
+          session_id: of.project.id,
+          start_time: '2020-01-01T00:00:00Z',
+          end_time: '2020-01-01T01:00:00Z',
+        },
       }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, show(what, res)).toMatchObject({ tenant_id: of.ws.id, session_id: of.project.id, bulk_export_destination_id: of.destination });
+        expect(res.body, show(what, res)).toMatchObject({
+          tenant_id: of.ws.id,
+          session_id: of.project.id,
+          bulk_export_destination_id: of.destination,
+        });
       },
       other: async (res, as, of, what, prefix) => {
         expectStatus(res, 404, what);
         const mixed = async (destination: string, project: string) =>
-          send(as, 'POST', `${prefix}/bulk-exports`, { bulk_export_destination_id: destination, session_id: project, start_time: '2020-01-01T00:00:00Z', end_time: '2020-01-01T01:00:00Z' });
+          send(as, 'POST', `${prefix}/bulk-exports`, {
+            bulk_export_destination_id: destination,
+            session_id: project,
+            start_time: '2020-01-01T00:00:00Z',
+            end_time: '2020-01-01T01:00:00Z',
+          });
         expectStatus(await mixed(as.destination, of.project.id), 404, `${what}; own destination, other's project`);
         expectStatus(await mixed(of.destination, as.project.id), 404, `${what}; other's destination, own project`);
       },
@@ -808,12 +1086,18 @@ const CASES: Record<string, Probe[]> = {
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(idsOf(res.body), show(what, res)).toContain(of.bulkExport);
-        expect(res.body.every((e: { tenant_id: string }) => e.tenant_id === of.ws.id), show(what, res)).toBe(true);
+        expect(
+          res.body.every((e: { tenant_id: string }) => e.tenant_id === of.ws.id),
+          show(what, res),
+        ).toBe(true);
       },
       other: (res, as, of, what) => {
         expectStatus(res, 200, what);
         expect(idsOf(res.body), show(what, res)).not.toContain(of.bulkExport);
-        expect(res.body.every((e: { tenant_id: string }) => e.tenant_id === as.ws.id), show(what, res)).toBe(true);
+        expect(
+          res.body.every((e: { tenant_id: string }) => e.tenant_id === as.ws.id),
+          show(what, res),
+        ).toBe(true);
       },
     },
   ],
@@ -823,14 +1107,22 @@ const CASES: Record<string, Probe[]> = {
       request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/${of.bulkExport}` }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, show(what, res)).toMatchObject({ id: of.bulkExport, status: 'Completed', session_id: of.project.id });
+        expect(res.body, show(what, res)).toMatchObject({
+          id: of.bulkExport,
+          status: 'Completed',
+          session_id: of.project.id,
+        });
       },
     },
   ],
   'PATCH /bulk-exports/{export_id}': [
     {
       label: 'cancelling the other export (the owner’s has completed: 409)',
-      request: (_as, of, prefix) => ({ method: 'PATCH', path: `${prefix}/bulk-exports/${of.bulkExport}`, json: { status: 'Cancelled' } }),
+      request: (_as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/bulk-exports/${of.bulkExport}`,
+        json: { status: 'Cancelled' },
+      }),
       owner: (res, _of, what) => expectStatus(res, 409, what),
       other: async (res, _as, of, what) => {
         expectStatus(res, 404, what);
@@ -852,16 +1144,26 @@ const CASES: Record<string, Probe[]> = {
   'GET /bulk-exports/{export_id}/runs/{run_id}': [
     {
       label: 'the other export’s run',
-      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/${of.bulkExport}/runs/${of.exportRun}` }),
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/bulk-exports/${of.bulkExport}/runs/${of.exportRun}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
-        expect(res.body, show(what, res)).toMatchObject({ id: of.exportRun, bulk_export_id: of.bulkExport, status: 'Completed' });
+        expect(res.body, show(what, res)).toMatchObject({
+          id: of.exportRun,
+          bulk_export_id: of.bulkExport,
+          status: 'Completed',
+        });
         expect(res.body.metadata.result.rows_written, show(what, res)).toBeGreaterThan(0);
       },
     },
     {
       label: 'the other export’s run under the caller’s export',
-      request: (as, of, prefix) => ({ method: 'GET', path: `${prefix}/bulk-exports/${as.bulkExport}/runs/${of.exportRun}` }),
+      request: (as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/bulk-exports/${as.bulkExport}/runs/${of.exportRun}`,
+      }),
       owner: (res, of, what) => {
         expectStatus(res, 200, what);
         expect(res.body.id, show(what, res)).toBe(of.exportRun);
@@ -874,7 +1176,10 @@ const CASES: Record<string, Probe[]> = {
 function expectOwnRoots(roots: Array<{ id: string }>, f: Fixture, what: string, res: Res): void {
   const ids = idsOf(roots);
   expect(ids, show(what, res)).toEqual(expect.arrayContaining([f.t.root, f.u, f.second.root]));
-  expect(ids.filter((id) => ![f.t.root, f.u, f.second.root, f.deletableRoot].includes(id)), show(what, res)).toEqual([]);
+  expect(
+    ids.filter((id) => ![f.t.root, f.u, f.second.root, f.deletableRoot].includes(id)),
+    show(what, res),
+  ).toEqual([]);
 }
 
 // ---- routes the cases above do not cover, and why ----
@@ -885,7 +1190,16 @@ const NO_TENANT_DATA = ['GET /ok', 'GET /ready', 'GET /metrics', 'GET /info', ..
  * Writes: covered by the write test below, which checks that naming another workspace's ids leaves its data alone.
  * POST /bulk-exports/destinations names no ids: what it makes is the caller's own (listed and read by the cases above).
  */
-const WRITES = ['POST /runs', 'PATCH /runs/{run_id}', 'POST /runs/batch', 'POST /runs/multipart', 'POST /otel/v1/traces', 'POST /sessions', 'POST /bulk-exports/destinations', 'POST /feedback'];
+const WRITES = [
+  'POST /runs',
+  'PATCH /runs/{run_id}',
+  'POST /runs/batch',
+  'POST /runs/multipart',
+  'POST /otel/v1/traces',
+  'POST /sessions',
+  'POST /bulk-exports/destinations',
+  'POST /feedback',
+];
 
 /** `METHOD /path` for each operation of the OpenAPI document; /api/v1 routes fold into their / twins. */
 async function documentedRoutes(): Promise<string[]> {
@@ -894,7 +1208,8 @@ async function documentedRoutes(): Promise<string[]> {
   const routes = new Set<string>();
   for (const [path, ops] of Object.entries(res.body.paths as Record<string, Record<string, unknown>>))
     for (const method of Object.keys(ops))
-      if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) routes.add(`${method.toUpperCase()} ${path.replace(/^\/api\/v1(?=\/)/, '')}`);
+      if (['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        routes.add(`${method.toUpperCase()} ${path.replace(/^\/api\/v1(?=\/)/, '')}`);
   return [...routes].sort();
 }
 
@@ -908,23 +1223,35 @@ beforeAll(async () => {
   a = await buildFixture(wsA, 'A');
   b = await buildFixture(wsB, 'B', a.u);
   // The traces table and the feedback are projected alongside the runs: wait until both show.
-  await vi.waitFor(async () => {
-    for (const f of [a, b]) {
-      const traces = await send(f, 'POST', '/api/v2/traces/query', { project_id: f.project.id });
-      expect(traces.body.items?.length, show('traces', traces)).toBe(2);
-      const fb = await send(f, 'POST', '/runs/query', { id: [f.t.root], select: ['id', 'feedback_stats'] });
-      expect(Object.keys(fb.body.runs?.[0]?.feedback_stats ?? {}), show('feedback', fb)).toEqual([f.feedbackKey]);
-    }
-  }, { timeout: 45_000, interval: 250 });
+  await vi.waitFor(
+    async () => {
+      for (const f of [a, b]) {
+        const traces = await send(f, 'POST', '/api/v2/traces/query', { project_id: f.project.id });
+        expect(traces.body.items?.length, show('traces', traces)).toBe(2);
+        const fb = await send(f, 'POST', '/runs/query', { id: [f.t.root], select: ['id', 'feedback_stats'] });
+        expect(Object.keys(fb.body.runs?.[0]?.feedback_stats ?? {}), show('feedback', fb)).toEqual([f.feedbackKey]);
+      }
+    },
+    { timeout: 45_000, interval: 250 },
+  );
 }, 180_000);
 
 describe('every route is covered', () => {
   test('each route of the OpenAPI document has isolation cases here (or is a write or holds no tenant data)', async () => {
     const routes = await documentedRoutes();
     const known = new Set([...NO_TENANT_DATA, ...WRITES, ...Object.keys(CASES)]);
-    expect(routes.filter((r) => !known.has(r)), 'routes without isolation cases: add them to CASES').toEqual([]);
-    expect(Object.keys(CASES).filter((r) => !routes.includes(r)), 'cases for routes the API does not have').toEqual([]);
-    expect(WRITES.filter((r) => !routes.includes(r)), 'writes the API does not have').toEqual([]);
+    expect(
+      routes.filter((r) => !known.has(r)),
+      'routes without isolation cases: add them to CASES',
+    ).toEqual([]);
+    expect(
+      Object.keys(CASES).filter((r) => !routes.includes(r)),
+      'cases for routes the API does not have',
+    ).toEqual([]);
+    expect(
+      WRITES.filter((r) => !routes.includes(r)),
+      'writes the API does not have',
+    ).toEqual([]);
   });
 });
 
@@ -932,16 +1259,28 @@ const probes = Object.entries(CASES).flatMap(([route, list]) => list.map((probe)
 
 describe.each(probes)('$route: $probe.label', ({ route, probe }) => {
   const isV1 = !route.includes(' /api/v2/');
-  test.each(isV1 ? PREFIXES : [''])('prefix "%s": the other workspace gets nothing, the owner its data', async (prefix) => {
-    for (const [owner, other] of [[a, b], [b, a]] as const) {
-      const asOther = probe.request(other, owner, prefix);
-      const otherWhat = `${owner.label}'s ids asked by ${other.label}: ${asOther.method} ${asOther.path}${asOther.json ? ` ${JSON.stringify(asOther.json)}` : ''}`;
-      await (probe.other ?? notFound)(await send(other, asOther.method, asOther.path, asOther.json), other, owner, otherWhat, prefix);
-      const asOwner = probe.request(owner, owner, prefix);
-      const ownerWhat = `${owner.label}'s ids asked by ${owner.label}: ${asOwner.method} ${asOwner.path}${asOwner.json ? ` ${JSON.stringify(asOwner.json)}` : ''}`;
-      await probe.owner(await send(owner, asOwner.method, asOwner.path, asOwner.json), owner, ownerWhat, prefix);
-    }
-  });
+  test.each(isV1 ? PREFIXES : [''])(
+    'prefix "%s": the other workspace gets nothing, the owner its data',
+    async (prefix) => {
+      for (const [owner, other] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const asOther = probe.request(other, owner, prefix);
+        const otherWhat = `${owner.label}'s ids asked by ${other.label}: ${asOther.method} ${asOther.path}${asOther.json ? ` ${JSON.stringify(asOther.json)}` : ''}`;
+        await (probe.other ?? notFound)(
+          await send(other, asOther.method, asOther.path, asOther.json),
+          other,
+          owner,
+          otherWhat,
+          prefix,
+        );
+        const asOwner = probe.request(owner, owner, prefix);
+        const ownerWhat = `${owner.label}'s ids asked by ${owner.label}: ${asOwner.method} ${asOwner.path}${asOwner.json ? ` ${JSON.stringify(asOwner.json)}` : ''}`;
+        await probe.owner(await send(owner, asOwner.method, asOwner.path, asOwner.json), owner, ownerWhat, prefix);
+      }
+    },
+  );
 });
 
 describe('auth', () => {
@@ -956,10 +1295,18 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
   async function expectAIntact(what: string): Promise<void> {
     const llm = await send(a, 'GET', `/runs/${a.t.llm}`);
     expectStatus(llm, 200, `${what}; A reads its llm run`);
-    expect(llm.body, show(what, llm)).toMatchObject({ outputs: { text: 'hi' }, error: null, total_tokens: 10, session_id: a.project.id });
+    expect(llm.body, show(what, llm)).toMatchObject({
+      outputs: { text: 'hi' },
+      error: null,
+      total_tokens: 10,
+      session_id: a.project.id,
+    });
     const tool = await send(a, 'GET', `/runs/${a.t.tool}`);
     expect(tool.body, show(what, tool)).toMatchObject({ error: 'the tool failed', status: 'error' });
-    const trace = await send(a, 'POST', '/runs/query', { trace: a.t.root, select: ['id', 'feedback_stats', 'total_tokens'] });
+    const trace = await send(a, 'POST', '/runs/query', {
+      trace: a.t.root,
+      select: ['id', 'feedback_stats', 'total_tokens'],
+    });
     expect(runIdsOf(trace), show(`${what}; A lists its trace`, trace)).toEqual(allRunsOf(a));
     for (const id of [a.t.root, a.t.llm]) {
       const run = trace.body.runs.find((r: { id: string }) => r.id === id);
@@ -969,20 +1316,38 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     const v2Runs = await send(a, 'GET', `/api/v2/traces/${a.t.root}/runs?project_id=${a.project.id}`);
     expect(itemIdsOf(v2Runs), show(`${what}; A lists its trace (v2)`, v2Runs)).toEqual(allRunsOf(a));
     const v2Trace = await send(a, 'POST', '/api/v2/traces/query', { project_id: a.project.id, trace_ids: [a.t.root] });
-    expect(v2Trace.body.items?.[0]?.trace_aggregates, show(`${what}; A's trace row`, v2Trace)).toMatchObject({ total_tokens: 10, run_count: 3, error_count: 1 });
+    expect(v2Trace.body.items?.[0]?.trace_aggregates, show(`${what}; A's trace row`, v2Trace)).toMatchObject({
+      total_tokens: 10,
+      run_count: 3,
+      error_count: 1,
+    });
     const intruded = await send(a, 'POST', '/runs/query', { filter: 'eq(feedback_key, "intruder")', select: ['id'] });
     expect(intruded.body.runs, show(`${what}; A filters on B's feedback key`, intruded)).toEqual([]);
     const stats = await send(a, 'GET', `/sessions/${a.project.id}/stats`);
-    expect(stats.body, show(`${what}; A's project stats`, stats)).toMatchObject({ trace_count: 2, run_count: 6, total_tokens: 20 });
+    expect(stats.body, show(`${what}; A's project stats`, stats)).toMatchObject({
+      trace_count: 2,
+      run_count: 6,
+      total_tokens: 20,
+    });
     const threads = await send(a, 'GET', `/api/v2/threads/${SHARED_THREAD}/traces?project_id=${a.project.id}`);
     expect(itemIdsOf(threads, 'trace_id'), show(`${what}; A's shared thread`, threads)).toEqual([a.t.root]);
   }
 
   test('POST /runs and PATCH /runs/{id}: A’s project, A’s run as parent, A’s run to patch are unknown to B (404)', async () => {
     for (const prefix of PREFIXES) {
-      const intoProject = await send(b, 'POST', `${prefix}/runs`, { name: 'x', run_type: 'chain', session_id: a.project.id, inputs: {} });
+      const intoProject = await send(b, 'POST', `${prefix}/runs`, {
+        name: 'x',
+        run_type: 'chain',
+        session_id: a.project.id,
+        inputs: {},
+      });
       expectStatus(intoProject, 404, `B: POST ${prefix}/runs with session_id of A's project`);
-      const underParent = await send(b, 'POST', `${prefix}/runs`, { name: 'x', run_type: 'chain', parent_run_id: a.t.root, inputs: {} });
+      const underParent = await send(b, 'POST', `${prefix}/runs`, {
+        name: 'x',
+        run_type: 'chain',
+        parent_run_id: a.t.root,
+        inputs: {},
+      });
       expectStatus(underParent, 404, `B: POST ${prefix}/runs with parent_run_id of A's run`);
       const patch = await send(b, 'PATCH', `${prefix}/runs/${a.t.llm}`, { outputs: { hacked: true } });
       expectStatus(patch, 404, `B: PATCH ${prefix}/runs/{A's run} without trace_id`);
@@ -993,16 +1358,36 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
   test('POST /runs/multipart and /runs/batch: B’s patches of A’s runs, B’s children in A’s trace and B’s feedback on A’s run stay B’s', async () => {
     const aLlm = (await send(a, 'GET', `/runs/${a.t.llm}`)).body;
     const aTool = (await send(a, 'GET', `/runs/${a.t.tool}`)).body;
-    const aRoot = { id: a.t.root, dotted_order: (await send(a, 'GET', `/runs/${a.t.root}`)).body.dotted_order as string };
+    const aRoot = {
+      id: a.t.root,
+      dotted_order: (await send(a, 'GET', `/runs/${a.t.root}`)).body.dotted_order as string,
+    };
     const child = () =>
       runBody({
-        id: uuidv7(), parent: aRoot, trace_id: a.t.root, name: 'intruder', run_type: 'llm', session_name: b.project.name,
-        metadata: { thread_id: SHARED_THREAD }, outputs: { usage_metadata: { input_tokens: 600, output_tokens: 400, total_tokens: 1000 } },
+        id: uuidv7(),
+        parent: aRoot,
+        trace_id: a.t.root,
+        name: 'intruder',
+        run_type: 'llm',
+        session_name: b.project.name,
+        metadata: { thread_id: SHARED_THREAD },
+        outputs: { usage_metadata: { input_tokens: 600, output_tokens: 400, total_tokens: 1000 } },
       });
     const viaMultipart = child();
     const res = await multipart(b.ws, [
       ...runParts([viaMultipart]),
-      ...runParts([{ id: a.t.llm, trace_id: a.t.root, dotted_order: aLlm.dotted_order, outputs: { hacked: true }, error: 'hacked' }], 'patch'),
+      ...runParts(
+        [
+          {
+            id: a.t.llm,
+            trace_id: a.t.root,
+            dotted_order: aLlm.dotted_order,
+            outputs: { hacked: true },
+            error: 'hacked',
+          },
+        ],
+        'patch',
+      ),
       feedbackPart({ run_id: a.t.root, trace_id: a.t.root, key: 'intruder', score: 0, session_id: a.project.id }),
       feedbackPart({ run_id: a.t.llm, key: 'intruder', score: 0 }),
       feedbackPart({ run_id: viaMultipart.id, trace_id: a.t.root, key: 'intruder', score: 1 }),
@@ -1011,24 +1396,33 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     const viaBatch = child();
     const batch = await send(b, 'POST', '/api/v1/runs/batch', {
       post: [viaBatch],
-      patch: [{ id: a.t.tool, trace_id: a.t.root, dotted_order: aTool.dotted_order, error: null, outputs: { fixed: true } }],
+      patch: [
+        { id: a.t.tool, trace_id: a.t.root, dotted_order: aTool.dotted_order, error: null, outputs: { fixed: true } },
+      ],
     });
     expectStatus(batch, 202, 'B: POST /runs/batch');
     // B's runs (in A's trace id, in B's workspace) and B's own feedback are in place: what B sent
     // with them in the same requests (same trace key, so same partition) has been projected too.
     for (const id of [viaMultipart.id, viaBatch.id]) await waitForRun(b.ws.apiKey, id);
-    await vi.waitFor(async () => {
-      const fb = await send(b, 'POST', '/runs/query', { filter: 'eq(feedback_key, "intruder")', select: ['id'] });
-      expect(runIdsOf(fb), show('B filters on its feedback', fb)).toEqual([viaMultipart.id]);
-    }, { timeout: 30_000, interval: 250 });
+    await vi.waitFor(
+      async () => {
+        const fb = await send(b, 'POST', '/runs/query', { filter: 'eq(feedback_key, "intruder")', select: ['id'] });
+        expect(runIdsOf(fb), show('B filters on its feedback', fb)).toEqual([viaMultipart.id]);
+      },
+      { timeout: 30_000, interval: 250 },
+    );
 
     await expectAIntact('after B’s multipart and batch writes into A’s trace');
     // And B sees none of A's runs through its own trace of the same id.
     const bTrace = await send(b, 'POST', '/runs/query', { trace: a.t.root, select: ['id'] });
-    expect(runIdsOf(bTrace).filter((id) => allRunsOf(a).includes(id) && id !== a.t.llm && id !== a.t.tool), show('B lists trace id of A', bTrace)).toEqual([]);
+    expect(
+      runIdsOf(bTrace).filter((id) => allRunsOf(a).includes(id) && id !== a.t.llm && id !== a.t.tool),
+      show('B lists trace id of A', bTrace),
+    ).toEqual([]);
     const bRoot = await send(b, 'GET', `/runs/${a.t.root}`);
     expectStatus(bRoot, 404, `B: GET /runs/{A's root} after posting children under it`);
-    for (const id of [viaMultipart.id, viaBatch.id]) expectStatus(await send(a, 'GET', `/runs/${id}`), 404, `A: GET /runs/{B's run in a trace of A's id}`);
+    for (const id of [viaMultipart.id, viaBatch.id])
+      expectStatus(await send(a, 'GET', `/runs/${id}`), 404, `A: GET /runs/{B's run in a trace of A's id}`);
   });
 
   test('POST /otel/v1/traces: B’s spans naming A’s project, A’s runs as parents or A’s run ids stay B’s', async () => {
@@ -1036,27 +1430,45 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     const attr = (key: string, value: string) => ({ key, value: { stringValue: value } });
     const nanos = String(BigInt(Date.now()) * 1_000_000n);
     const otelSpan = (attributes: ReturnType<typeof attr>[]) => ({
-      traceId: randomUUID().replaceAll('-', ''), spanId: randomUUID().slice(0, 18).replaceAll('-', ''), parentSpanId: 'ffffffffffffffff',
-      name: 'intruder', startTimeUnixNano: nanos, endTimeUnixNano: nanos, attributes,
+      traceId: randomUUID().replaceAll('-', ''),
+      spanId: randomUUID().slice(0, 18).replaceAll('-', ''),
+      parentSpanId: 'ffffffffffffffff',
+      name: 'intruder',
+      startTimeUnixNano: nanos,
+      endTimeUnixNano: nanos,
+      attributes,
     });
     const otlp = (spans: unknown[]) => ({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
     for (const prefix of PREFIXES) {
-      const intoProject = await send(b, 'POST', `${prefix}/otel/v1/traces`, otlp([otelSpan([attr('langsmith.trace.session_id', a.project.id)])]));
+      const intoProject = await send(
+        b,
+        'POST',
+        `${prefix}/otel/v1/traces`,
+        otlp([otelSpan([attr('langsmith.trace.session_id', a.project.id)])]),
+      );
       expectStatus(intoProject, 404, `B: POST ${prefix}/otel/v1/traces with langsmith.trace.session_id of A's project`);
     }
     const asALlm = otelSpan([
-      attr('langsmith.span.id', a.t.llm), attr('langsmith.trace.id', a.t.root), attr('langsmith.span.parent_id', a.t.root),
-      attr('langsmith.span.dotted_order', aLlm.dotted_order), attr('output.value', '{"hacked":true}'),
+      attr('langsmith.span.id', a.t.llm),
+      attr('langsmith.trace.id', a.t.root),
+      attr('langsmith.span.parent_id', a.t.root),
+      attr('langsmith.span.dotted_order', aLlm.dotted_order),
+      attr('output.value', '{"hacked":true}'),
     ]);
     const underARoot = otelSpan([
-      attr('langsmith.span.parent_id', a.t.root), attr('langsmith.trace.session_name', b.project.name), attr('langsmith.metadata.thread_id', SHARED_THREAD),
-      attr('langsmith.span.kind', 'llm'), attr('gen_ai.usage.total_tokens', '1000'),
+      attr('langsmith.span.parent_id', a.t.root),
+      attr('langsmith.trace.session_name', b.project.name),
+      attr('langsmith.metadata.thread_id', SHARED_THREAD),
+      attr('langsmith.span.kind', 'llm'),
+      attr('gen_ai.usage.total_tokens', '1000'),
     ]);
     const res = await send(b, 'POST', '/otel/v1/traces', otlp([asALlm, underARoot]));
     expectStatus(res, 200, 'B: POST /otel/v1/traces with A’s run ids');
     expect(res.body, show('B: POST /otel/v1/traces', res)).toEqual({});
     const underId = `00000000-0000-0000-${underARoot.spanId.slice(0, 4)}-${underARoot.spanId.slice(4)}`;
-    expect((await waitForRun(b.ws.apiKey, a.t.llm, (r) => r.outputs?.hacked === true)).session_id).not.toBe(a.project.id);
+    expect((await waitForRun(b.ws.apiKey, a.t.llm, (r) => r.outputs?.hacked === true)).session_id).not.toBe(
+      a.project.id,
+    );
     expect((await waitForRun(b.ws.apiKey, underId)).trace_id).not.toBe(a.t.root); // A's root is unknown to B: placed under B's own trace
     await expectAIntact('after B’s OTel spans naming A’s ids');
     expectStatus(await send(a, 'GET', `/runs/${underId}`), 404, `A: GET /runs/{B's OTel run}`);
@@ -1064,18 +1476,31 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
 
   test('POST /feedback: B’s feedback on A’s run, or with the id of A’s feedback, stays B’s; A’s project is unknown to B (404)', async () => {
     for (const prefix of PREFIXES) {
-      const onProject = await send(b, 'POST', `${prefix}/feedback`, { session_id: a.project.id, key: 'intruder', score: 0 });
+      const onProject = await send(b, 'POST', `${prefix}/feedback`, {
+        session_id: a.project.id,
+        key: 'intruder',
+        score: 0,
+      });
       expectStatus(onProject, 404, `B: POST ${prefix}/feedback with session_id of A's project`);
       const onRun = await send(b, 'POST', `${prefix}/feedback`, { run_id: a.t.root, key: 'intruder', score: 0 });
       expectStatus(onRun, 200, `B: POST ${prefix}/feedback on A's run`);
       expect(onRun.body.session_id, show('B: POST /feedback on A’s run', onRun)).not.toBe(a.project.id);
-      const sameId = await send(b, 'POST', `${prefix}/feedback`, { id: a.feedback.llm, run_id: a.t.llm, key: 'intruder', score: 0 });
+      const sameId = await send(b, 'POST', `${prefix}/feedback`, {
+        id: a.feedback.llm,
+        run_id: a.t.llm,
+        key: 'intruder',
+        score: 0,
+      });
       expectStatus(sameId, 200, `B: POST ${prefix}/feedback with the id of A's feedback`);
     }
     const bItem = await send(b, 'GET', `/feedback/${a.feedback.llm}`);
     expect(bItem.body, show('B reads its item of A’s feedback id', bItem)).toMatchObject({ key: 'intruder', score: 0 });
     const aItem = await send(a, 'GET', `/feedback/${a.feedback.llm}`);
-    expect(aItem.body, show('A reads its feedback', aItem)).toMatchObject({ key: a.feedbackKey, score: 0.5, session_id: a.project.id });
+    expect(aItem.body, show('A reads its feedback', aItem)).toMatchObject({
+      key: a.feedbackKey,
+      score: 0.5,
+      session_id: a.project.id,
+    });
     // (B's reads above waited for the feedback projector: B's items are projected by now)
     await expectAIntact('after B’s POST /feedback naming A’s ids');
   });
@@ -1085,9 +1510,13 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     expectStatus(same, 200, 'B: POST /sessions with the name of A’s project');
     expect(same.body.id, show('B’s project of A’s name', same)).not.toBe(a.project.id);
     const aByName = await send(a, 'GET', `/sessions?name=${encodeURIComponent(a.project.name)}&include_stats=true`);
-    expect(aByName.body, show('A reads its project by name', aByName)).toMatchObject([{ id: a.project.id, run_count: 2 }]);
+    expect(aByName.body, show('A reads its project by name', aByName)).toMatchObject([
+      { id: a.project.id, run_count: 2 },
+    ]);
     const bByName = await send(b, 'GET', `/sessions?name=${encodeURIComponent(a.project.name)}&include_stats=true`);
-    expect(bByName.body, show('B reads its project by that name', bByName)).toMatchObject([{ id: same.body.id, tenant_id: b.ws.id, run_count: 0 }]);
+    expect(bByName.body, show('B reads its project by that name', bByName)).toMatchObject([
+      { id: same.body.id, tenant_id: b.ws.id, run_count: 0 },
+    ]);
     const bRuns = await send(b, 'POST', '/runs/query', { session: [same.body.id] });
     expect(bRuns.body.runs, show('B lists its project', bRuns)).toEqual([]);
   });
@@ -1096,7 +1525,13 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     const taken = await createProject(b.ws, { id: a.second.id, name: `iso-${RUN}-B-taken` });
     expect([200, 409], show('B: POST /sessions with the id of A’s project', taken)).toContain(taken.status);
     const aRead = await send(a, 'GET', `/sessions/${a.second.id}?include_stats=true`);
-    expect(aRead.body, show('A reads its project', aRead)).toMatchObject({ id: a.second.id, name: a.second.name, tenant_id: a.ws.id, run_count: 1, total_tokens: 10 });
+    expect(aRead.body, show('A reads its project', aRead)).toMatchObject({
+      id: a.second.id,
+      name: a.second.name,
+      tenant_id: a.ws.id,
+      run_count: 1,
+      total_tokens: 10,
+    });
     const aRuns = await send(a, 'POST', '/runs/query', { session: [a.second.id], is_root: true, select: ['id'] });
     expect(runIdsOf(aRuns), show('A lists the project', aRuns)).toEqual([a.second.root]);
     if (taken.status !== 200) return;
@@ -1104,19 +1539,67 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     // B now has a project with the same id: every read of it must show B's (empty) project only.
     const id = a.second.id;
     const checks: Array<[string, Promise<Res>, (res: Res) => unknown]> = [
-      ['GET /sessions/{id}', send(b, 'GET', `/sessions/${id}?include_stats=true`), (r) => expect(r.body).toMatchObject({ name: `iso-${RUN}-B-taken`, tenant_id: b.ws.id, run_count: 0 })],
-      ['GET /sessions?name=', send(b, 'GET', `/sessions?name=${encodeURIComponent(a.second.name)}`), (r) => expect(r.body).toEqual([])],
+      [
+        'GET /sessions/{id}',
+        send(b, 'GET', `/sessions/${id}?include_stats=true`),
+        (r) => expect(r.body).toMatchObject({ name: `iso-${RUN}-B-taken`, tenant_id: b.ws.id, run_count: 0 }),
+      ],
+      [
+        'GET /sessions?name=',
+        send(b, 'GET', `/sessions?name=${encodeURIComponent(a.second.name)}`),
+        (r) => expect(r.body).toEqual([]),
+      ],
       ['POST /runs/query', send(b, 'POST', '/runs/query', { session: [id] }), (r) => expect(r.body.runs).toEqual([])],
-      ['GET /sessions/{id}/stats', send(b, 'GET', `/sessions/${id}/stats`), (r) => expect(r.body).toMatchObject({ trace_count: 0, run_count: 0 })],
-      ['POST /runs/stats', send(b, 'POST', '/runs/stats', { session: [id] }), (r) => expect(r.body).toMatchObject({ trace_count: 0, run_count: 0 })],
-      ['POST /sessions/activity', send(b, 'POST', '/sessions/activity', { session: [id] }), (r) => expect(r.body.projects[0].trace_count.every((n: number) => n === 0)).toBe(true)],
-      ['POST /api/v2/runs/query', send(b, 'POST', '/api/v2/runs/query', { project_ids: [id] }), (r) => expect(r.body.items).toEqual([])],
-      ['POST /api/v2/traces/query', send(b, 'POST', '/api/v2/traces/query', { project_id: id }), (r) => expect(r.body.items).toEqual([])],
-      ['GET /api/v2/traces/{id}/runs', send(b, 'GET', `/api/v2/traces/${a.second.root}/runs?project_id=${id}`), (r) => expect(r.status).toBe(404)],
-      ['GET /api/v2/runs/{id}', send(b, 'GET', `/api/v2/runs/${a.second.root}?project_id=${id}`), (r) => expect(r.status).toBe(404)],
-      ['POST /api/v2/threads/query', send(b, 'POST', '/api/v2/threads/query', { project_id: id }), (r) => expect(r.body.items).toEqual([])],
-      ['GET /api/v2/threads/{id}/traces', send(b, 'GET', `/api/v2/threads/iso-${RUN}-A-second/traces?project_id=${id}`), (r) => expect(r.status).toBe(404)],
-      ['GET /api/v2/threads/{id}/stats', send(b, 'GET', `/api/v2/threads/iso-${RUN}-A-second/stats?session_id=${id}`), (r) => expect(r.status).toBe(404)],
+      [
+        'GET /sessions/{id}/stats',
+        send(b, 'GET', `/sessions/${id}/stats`),
+        (r) => expect(r.body).toMatchObject({ trace_count: 0, run_count: 0 }),
+      ],
+      [
+        'POST /runs/stats',
+        send(b, 'POST', '/runs/stats', { session: [id] }),
+        (r) => expect(r.body).toMatchObject({ trace_count: 0, run_count: 0 }),
+      ],
+      [
+        'POST /sessions/activity',
+        send(b, 'POST', '/sessions/activity', { session: [id] }),
+        (r) => expect(r.body.projects[0].trace_count.every((n: number) => n === 0)).toBe(true),
+      ],
+      [
+        'POST /api/v2/runs/query',
+        send(b, 'POST', '/api/v2/runs/query', { project_ids: [id] }),
+        (r) => expect(r.body.items).toEqual([]),
+      ],
+      [
+        'POST /api/v2/traces/query',
+        send(b, 'POST', '/api/v2/traces/query', { project_id: id }),
+        (r) => expect(r.body.items).toEqual([]),
+      ],
+      [
+        'GET /api/v2/traces/{id}/runs',
+        send(b, 'GET', `/api/v2/traces/${a.second.root}/runs?project_id=${id}`),
+        (r) => expect(r.status).toBe(404),
+      ],
+      [
+        'GET /api/v2/runs/{id}',
+        send(b, 'GET', `/api/v2/runs/${a.second.root}?project_id=${id}`),
+        (r) => expect(r.status).toBe(404),
+      ],
+      [
+        'POST /api/v2/threads/query',
+        send(b, 'POST', '/api/v2/threads/query', { project_id: id }),
+        (r) => expect(r.body.items).toEqual([]),
+      ],
+      [
+        'GET /api/v2/threads/{id}/traces',
+        send(b, 'GET', `/api/v2/threads/iso-${RUN}-A-second/traces?project_id=${id}`),
+        (r) => expect(r.status).toBe(404),
+      ],
+      [
+        'GET /api/v2/threads/{id}/stats',
+        send(b, 'GET', `/api/v2/threads/iso-${RUN}-A-second/stats?session_id=${id}`),
+        (r) => expect(r.status).toBe(404),
+      ],
     ];
     for (const [what, pending, check] of checks) {
       const res = await pending;

@@ -31,7 +31,11 @@ let traceId: string;
 
 beforeAll(async () => {
   ws = (await createWorkspaces(1))[0]!;
-  const project = await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `stored-deep-${uuidv7()}` } });
+  const project = await api('/sessions', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    json: { name: `stored-deep-${uuidv7()}` },
+  });
   expect(project.status).toBe(200);
   projectId = project.body.id;
 
@@ -45,14 +49,36 @@ beforeAll(async () => {
   // A second child appended as an earlier version of the service would have stored it.
   deepRunId = uuidv7();
   const op: RunOp = {
-    op: 'post', run_id: deepRunId, session_id: projectId, parent_run_id: root!.id,
+    op: 'post',
+    run_id: deepRunId,
+    session_id: projectId,
+    parent_run_id: root!.id,
     dotted_order: `${root!.dotted_order}.${root!.dotted_order.slice(0, 22)}${deepRunId}`,
-    name: 'deep', run_type: 'chain', start_time: Date.now() * 1000, end_time: null,
-    inputs: deepText, outputs: null, events: null, extra: null, serialized: null, error: null, tags: null, reference_example_id: null, attachments: [],
+    name: 'deep',
+    run_type: 'chain',
+    start_time: Date.now() * 1000,
+    end_time: null,
+    inputs: deepText,
+    outputs: null,
+    events: null,
+    extra: null,
+    serialized: null,
+    error: null,
+    tags: null,
+    reference_example_id: null,
+    attachments: [],
   };
   const log = new EventLog(loadConfig(inject('tracingEnv')), 'test-old-writer');
   try {
-    await log.append([event('RunOpsAppended', `${ws.id}/${traceId}`, { tenant_id: ws.id, trace_id: traceId, request_id: uuidv7(), received_at: Date.now() * 1000, ops: [op] })]);
+    await log.append([
+      event('RunOpsAppended', `${ws.id}/${traceId}`, {
+        tenant_id: ws.id,
+        trace_id: traceId,
+        request_id: uuidv7(),
+        received_at: Date.now() * 1000,
+        ops: [op],
+      }),
+    ]);
   } finally {
     await log.close();
   }
@@ -75,7 +101,11 @@ describe('a stored run nested deeper than the limit', () => {
   });
 
   test('POST /api/v2/runs/query with inputs', async () => {
-    const res = await api('/api/v2/runs/query', { method: 'POST', apiKey: ws.apiKey, json: { project_ids: [projectId], selects: ['ID', 'INPUTS'] } });
+    const res = await api('/api/v2/runs/query', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { project_ids: [projectId], selects: ['ID', 'INPUTS'] },
+    });
     expect(res.status).toBe(200);
     const deep = res.body.items.find((r: { id: string }) => r.id === deepRunId);
     expect(chain(deep.inputs).end).toBe(TRUNCATED_MARKER);
@@ -83,7 +113,9 @@ describe('a stored run nested deeper than the limit', () => {
   });
 
   test('GET /api/v2/traces/{id}/runs?selects=INPUTS', async () => {
-    const res = await api(`/api/v2/traces/${traceId}/runs?project_id=${projectId}&selects=ID&selects=INPUTS`, { apiKey: ws.apiKey });
+    const res = await api(`/api/v2/traces/${traceId}/runs?project_id=${projectId}&selects=ID&selects=INPUTS`, {
+      apiKey: ws.apiKey,
+    });
     expect(res.status).toBe(200);
     const items = res.body.items;
     expect(chain(items.find((r: { id: string }) => r.id === deepRunId).inputs).end).toBe(TRUNCATED_MARKER);

@@ -14,12 +14,18 @@ beforeAll(async () => {
   [ws, other] = (await createWorkspaces(2)) as [Workspace, Workspace];
 });
 
-const call = (method: string, path: string, json?: unknown, as: Workspace = ws) => api(path, { method, apiKey: as.apiKey, ...(json === undefined ? {} : { json }) });
+const call = (method: string, path: string, json?: unknown, as: Workspace = ws) =>
+  api(path, { method, apiKey: as.apiKey, ...(json === undefined ? {} : { json }) });
 const show = (res: { status: number; body: unknown }) => `${res.status} ${JSON.stringify(res.body).slice(0, 600)}`;
 
 async function multipart(parts: Part[]): Promise<void> {
   const { body, contentType } = multipartBody(parts);
-  const res = await api('/runs/multipart', { method: 'POST', apiKey: ws.apiKey, body, headers: { 'content-type': contentType } });
+  const res = await api('/runs/multipart', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    body,
+    headers: { 'content-type': contentType },
+  });
   expect(res.status, show(res)).toBe(202);
 }
 
@@ -47,28 +53,57 @@ describe('POST /feedback and multipart feedback land in the same read model', ()
     const [root, child] = runs as [TestRun, TestRun];
     // multipart, as the clients batch it (with trace_id)
     const viaMultipart = uuidv7();
-    await multipart([{ name: `feedback.${viaMultipart}`, body: JSON.stringify({ run_id: child.id, trace_id: root.id, key: 'correctness', score: 1, value: 'right' }) }]);
+    await multipart([
+      {
+        name: `feedback.${viaMultipart}`,
+        body: JSON.stringify({ run_id: child.id, trace_id: root.id, key: 'correctness', score: 1, value: 'right' }),
+      },
+    ]);
     // POST /feedback, as the clients send it without trace_id
     const posted = await call('POST', '/api/v1/feedback', {
-      id: uuidv7(), run_id: child.id, key: 'correctness', score: 0, value: 'wrong', comment: 'off by one', correction: { answer: 42 },
-      feedback_source: { type: 'api', metadata: { reviewer: 'r1' } }, feedbackConfig: { type: 'continuous', min: 0, max: 1 },
-      created_at: new Date().toISOString(), modified_at: new Date().toISOString(), extend_trace_retention: true,
+      id: uuidv7(),
+      run_id: child.id,
+      key: 'correctness',
+      score: 0,
+      value: 'wrong',
+      comment: 'off by one',
+      correction: { answer: 42 },
+      feedback_source: { type: 'api', metadata: { reviewer: 'r1' } },
+      feedbackConfig: { type: 'continuous', min: 0, max: 1 },
+      created_at: new Date().toISOString(),
+      modified_at: new Date().toISOString(),
+      extend_trace_retention: true,
     });
     expect(posted.status, show(posted)).toBe(200);
-    expect(posted.body).toMatchObject({ run_id: child.id, trace_id: root.id, session_id: projectId, key: 'correctness', score: 0, value: 'wrong', feedback_config: { type: 'continuous', min: 0, max: 1 } });
+    expect(posted.body).toMatchObject({
+      run_id: child.id,
+      trace_id: root.id,
+      session_id: projectId,
+      key: 'correctness',
+      score: 0,
+      value: 'wrong',
+      feedback_config: { type: 'continuous', min: 0, max: 1 },
+    });
 
     // read at once: the read waits for the projector to have projected what was appended before it
     const read = await call('GET', `/feedback/${posted.body.id}`);
     expect(read.status, show(read)).toBe(200);
     expect(read.body).toEqual({ ...posted.body, modified_at: expect.any(String) });
-    expect(read.body).toMatchObject({ comment: 'off by one', correction: { answer: 42 }, feedback_source: { type: 'api', metadata: { reviewer: 'r1' } } });
+    expect(read.body).toMatchObject({
+      comment: 'off by one',
+      correction: { answer: 42 },
+      feedback_source: { type: 'api', metadata: { reviewer: 'r1' } },
+    });
 
     const listed = await call('GET', `/feedback?run=${child.id}`);
     expect(listed.status, show(listed)).toBe(200);
     expect(listed.body.map((f: { id: string }) => f.id).sort()).toEqual([viaMultipart, posted.body.id].sort());
 
     const both = { correctness: { n: 2, avg: 0.5, values: { right: 1, wrong: 1 } } };
-    await vi.waitFor(async () => expect(await feedbackStatsOfRun(child.id)).toMatchObject(both), { timeout: 20_000, interval: 200 });
+    await vi.waitFor(async () => expect(await feedbackStatsOfRun(child.id)).toMatchObject(both), {
+      timeout: 20_000,
+      interval: 200,
+    });
     expect(await feedbackStatsOfProject(projectId)).toMatchObject(both);
     const stats = await call('GET', `/sessions/${projectId}/stats`);
     expect(stats.body.feedback_stats, show(stats)).toMatchObject(both);
@@ -92,18 +127,29 @@ describe('POST /feedback and multipart feedback land in the same read model', ()
     const read = await call('GET', `/feedback/${item.body.id}`);
     expect(read.body, show(read)).toMatchObject({ score: 1, value: { stars: 5 }, comment: null });
     expect(Date.parse(read.body.modified_at)).toBeGreaterThan(Date.parse(read.body.created_at));
-    await vi.waitFor(async () => expect(await feedbackStatsOfProject(projectId)).toMatchObject({ helpful: { n: 2, avg: 1 } }), { timeout: 20_000, interval: 200 });
+    await vi.waitFor(
+      async () => expect(await feedbackStatsOfProject(projectId)).toMatchObject({ helpful: { n: 2, avg: 1 } }),
+      { timeout: 20_000, interval: 200 },
+    );
 
     const deleted = await call('DELETE', `/feedback/${item.body.id}`);
     expect(deleted.status, show(deleted)).toBe(200);
     const gone = await call('GET', `/feedback/${item.body.id}`);
     expect(gone.status, show(gone)).toBe(404);
-    expect((await call('GET', `/feedback?run=${root.id}`)).body.map((f: { id: string }) => f.id)).toEqual([keep.body.id]);
+    expect((await call('GET', `/feedback?run=${root.id}`)).body.map((f: { id: string }) => f.id)).toEqual([
+      keep.body.id,
+    ]);
     expect((await call('DELETE', `/feedback/${item.body.id}`)).status).toBe(404);
     expect((await call('PATCH', `/feedback/${item.body.id}`, { score: 0 })).status).toBe(404);
-    await vi.waitFor(async () => expect(await feedbackStatsOfProject(projectId)).toMatchObject({ helpful: { n: 1, avg: 1 } }), { timeout: 20_000, interval: 200 });
+    await vi.waitFor(
+      async () => expect(await feedbackStatsOfProject(projectId)).toMatchObject({ helpful: { n: 1, avg: 1 } }),
+      { timeout: 20_000, interval: 200 },
+    );
     expect(await feedbackStatsOfRun(root.id)).toMatchObject({ helpful: { n: 1 } });
-    const filtered = await call('POST', '/runs/query', { filter: 'and(eq(feedback_key, "helpful"), eq(feedback_score, 0))', session: [projectId] });
+    const filtered = await call('POST', '/runs/query', {
+      filter: 'and(eq(feedback_key, "helpful"), eq(feedback_score, 0))',
+      session: [projectId],
+    });
     expect(filtered.body.runs, show(filtered)).toEqual([]);
   });
 
@@ -116,9 +162,15 @@ describe('POST /feedback and multipart feedback land in the same read model', ()
     await multipart(postParts(runs));
     await waitForRun(ws.apiKey, runs[0]!.id);
     const read = await call('GET', `/feedback/${early.body.id}`);
-    expect(read.body, show(read)).toMatchObject({ run_id: runs[0]!.id, trace_id: runs[0]!.id, session_id: project.body.id });
+    expect(read.body, show(read)).toMatchObject({
+      run_id: runs[0]!.id,
+      trace_id: runs[0]!.id,
+      session_id: project.body.id,
+    });
     expect(await feedbackStatsOfProject(project.body.id)).toMatchObject({ early: { n: 1, avg: 1 } });
-    expect((await call('GET', `/feedback?session=${project.body.id}`)).body.map((f: { id: string }) => f.id)).toEqual([early.body.id]);
+    expect((await call('GET', `/feedback?session=${project.body.id}`)).body.map((f: { id: string }) => f.id)).toEqual([
+      early.body.id,
+    ]);
   });
 
   test('feedback on a project (no run) is listed at level=session and counts in no run stats', async () => {
@@ -128,7 +180,10 @@ describe('POST /feedback and multipart feedback land in the same read model', ()
     expect(posted.body).toMatchObject({ run_id: null, session_id: project.body.id });
     const listed = await call('GET', `/feedback?session=${project.body.id}&level=session`);
     expect(listed.status, show(listed)).toBe(200);
-    expect(listed.body.map((f: { id: string }) => f.id), show(listed)).toEqual([posted.body.id]);
+    expect(
+      listed.body.map((f: { id: string }) => f.id),
+      show(listed),
+    ).toEqual([posted.body.id]);
     expect((await call('GET', `/feedback?session=${project.body.id}&level=run`)).body).toEqual([]);
     expect(await feedbackStatsOfProject(project.body.id)).toBeNull();
   });
@@ -144,7 +199,12 @@ describe('GET /feedback filters and pages', () => {
       return res.body.id as string;
     };
     const a = await post({ run_id: root.id, key: 'k1', score: 1, comment: 'yes', feedback_source: { type: 'api' } });
-    const b = await post({ run_id: root.id, key: 'k2', value: 'label', feedback_source: { type: 'model', metadata: {} } });
+    const b = await post({
+      run_id: root.id,
+      key: 'k2',
+      value: 'label',
+      feedback_source: { type: 'model', metadata: {} },
+    });
     const c = await post({ run_id: child.id, key: 'k1', score: 0, feedback_source: { type: 'model' } });
     const ids = async (query: string) => {
       const res = await call('GET', `/feedback?${query}`);
@@ -156,7 +216,10 @@ describe('GET /feedback filters and pages', () => {
     expect(await ids(`run=${root.id}&run=${child.id}&source=model`)).toEqual([b, c].sort());
     expect(await ids(`run=${root.id}&run=${child.id}&has_comment=true`)).toEqual([a]);
     expect(await ids(`run=${root.id}&run=${child.id}&has_score=false`)).toEqual([b]);
-    const pages = [await ids(`run=${root.id}&run=${child.id}&limit=2`), await ids(`run=${root.id}&run=${child.id}&limit=2&offset=2`)];
+    const pages = [
+      await ids(`run=${root.id}&run=${child.id}&limit=2`),
+      await ids(`run=${root.id}&run=${child.id}&limit=2&offset=2`),
+    ];
     expect(pages.map((p) => p.length)).toEqual([2, 1]);
     expect(pages.flat().sort()).toEqual([a, b, c].sort());
   });
@@ -167,8 +230,15 @@ describe('bad requests', () => {
     const { runs } = await tracedProject();
     const mine = await call('POST', '/feedback', { run_id: runs[0]!.id, key: 'private', score: 1 });
     expect((await call('GET', `/feedback/${mine.body.id}`)).status).toBe(200);
-    for (const [what, id, as] of [['unknown', randomUUID(), ws], ['another workspace’s', mine.body.id, other]] as const) {
-      for (const [method, json] of [['GET', undefined], ['PATCH', { score: 0 }], ['DELETE', undefined]] as const) {
+    for (const [what, id, as] of [
+      ['unknown', randomUUID(), ws],
+      ['another workspace’s', mine.body.id, other],
+    ] as const) {
+      for (const [method, json] of [
+        ['GET', undefined],
+        ['PATCH', { score: 0 }],
+        ['DELETE', undefined],
+      ] as const) {
         const res = await call(method, `/feedback/${id}`, json, as);
         expect(res.status, `${method} ${what}: ${show(res)}`).toBe(404);
         expect(res.body, `${method} ${what}`).toEqual({ error: 'NOT_FOUND', detail: `feedback ${id} not found` });
@@ -180,16 +250,65 @@ describe('bad requests', () => {
   });
 
   test.each([
-    ['a path id that is not a UUID', 'GET', '/feedback/not-a-uuid', 422, /feedback_id must match format "uuid"/, undefined],
+    [
+      'a path id that is not a UUID',
+      'GET',
+      '/feedback/not-a-uuid',
+      422,
+      /feedback_id must match format "uuid"/,
+      undefined,
+    ],
     ['a body without key', 'POST', '/feedback', 422, /key/, { run_id: randomUUID(), score: 1 }],
     ['an empty key', 'POST', '/feedback', 422, /key/, { run_id: randomUUID(), key: '' }],
-    ['neither a run, a trace nor a project', 'POST', '/feedback', 422, /required property 'run_id'.*'trace_id'.*'session_id'/, { key: 'k', score: 1 }],
-    ['a run_id that is not a UUID', 'POST', '/feedback', 422, /run_id must match format "uuid"/, { run_id: 'run-1', key: 'k' }],
-    ['a score that is not a number', 'POST', '/feedback', 422, /score/, { run_id: randomUUID(), key: 'k', score: 'high' }],
-    ['a project that is not the workspace’s', 'POST', '/feedback', 404, /project \(session_id\) .* not found/, { session_id: randomUUID(), key: 'k' }],
-    ['a field that cannot be updated', 'PATCH', `/feedback/${randomUUID()}`, 422, /must NOT have additional properties \(key\)/, { key: 'renamed' }],
+    [
+      'neither a run, a trace nor a project',
+      'POST',
+      '/feedback',
+      422,
+      /required property 'run_id'.*'trace_id'.*'session_id'/,
+      { key: 'k', score: 1 },
+    ],
+    [
+      'a run_id that is not a UUID',
+      'POST',
+      '/feedback',
+      422,
+      /run_id must match format "uuid"/,
+      { run_id: 'run-1', key: 'k' },
+    ],
+    [
+      'a score that is not a number',
+      'POST',
+      '/feedback',
+      422,
+      /score/,
+      { run_id: randomUUID(), key: 'k', score: 'high' },
+    ],
+    [
+      'a project that is not the workspace’s',
+      'POST',
+      '/feedback',
+      404,
+      /project \(session_id\) .* not found/,
+      { session_id: randomUUID(), key: 'k' },
+    ],
+    [
+      'a field that cannot be updated',
+      'PATCH',
+      `/feedback/${randomUUID()}`,
+      422,
+      /must NOT have additional properties \(key\)/,
+      { key: 'renamed' },
+    ],
     ['a run filter that is not a UUID', 'GET', '/feedback?run=abc', 422, /run\/0 must match format "uuid"/, undefined],
-    ['an unknown query parameter', 'GET', '/feedback?runs=abc', 422, /must NOT have additional properties \(runs\)/, undefined],
+    [
+      'an unknown query parameter',
+      'GET',
+      '/feedback?runs=abc',
+      422,
+      /must NOT have additional properties \(runs\)/,
+      undefined,
+    ],
     ['a limit out of range', 'GET', '/feedback?limit=1000', 422, /limit must be <= 100/, undefined],
   ] as const)('%s: %s %s → %i', async (_label, method, path, status, detail, json) => {
     const res = await call(method, path, json);

@@ -49,21 +49,39 @@ beforeAll(async () => {
   for (const t of traces) await ingest(ws.apiKey, t);
   inWindow = traces[0]![0]!;
   beforeWindow = traces[4]![0]!;
-  const created = await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `activity-empty-${Date.now()}` } });
+  const created = await api('/sessions', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    json: { name: `activity-empty-${Date.now()}` },
+  });
   emptyId = created.body.id;
-  await waitFor('the traces of both projects', async () => {
-    const res = await api(`/sessions?include_stats=true&id=${busyId}&id=${quietId}`, { apiKey: ws.apiKey });
-    const counts = Object.fromEntries((res.body as { id: string; run_count: number }[]).map((p) => [p.id, p.run_count]));
-    return counts[busyId] === 4 && counts[quietId] === 1 ? true : null;
-  }, 60_000, 200);
+  await waitFor(
+    'the traces of both projects',
+    async () => {
+      const res = await api(`/sessions?include_stats=true&id=${busyId}&id=${quietId}`, { apiKey: ws.apiKey });
+      const counts = Object.fromEntries(
+        (res.body as { id: string; run_count: number }[]).map((p) => [p.id, p.run_count]),
+      );
+      return counts[busyId] === 4 && counts[quietId] === 1 ? true : null;
+    },
+    60_000,
+    200,
+  );
 }, 120_000);
 
 describe('POST /sessions/activity', () => {
   test('counts traces and errored traces per project and hour, every bucket listed, in the order asked', async () => {
-    const res = await activity({ session: [quietId, busyId, emptyId], start_time: new Date(start).toISOString(), end_time: new Date(end).toISOString(), bucket: '1h' });
+    const res = await activity({
+      session: [quietId, busyId, emptyId],
+      start_time: new Date(start).toISOString(),
+      end_time: new Date(end).toISOString(),
+      bucket: '1h',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.interval).toBe('1h');
-    expect(res.body.bucket_starts).toEqual([0, 1, 2, 3, 4, 5].map((h) => new Date(start + h * HOUR_MS).toISOString().replace('Z', '000Z')));
+    expect(res.body.bucket_starts).toEqual(
+      [0, 1, 2, 3, 4, 5].map((h) => new Date(start + h * HOUR_MS).toISOString().replace('Z', '000Z')),
+    );
     expect(res.body.projects).toEqual([
       { session_id: quietId, trace_count: [0, 0, 0, 0, 0, 1], trace_error_count: [0, 0, 0, 0, 0, 0] },
       { session_id: busyId, trace_count: [0, 2, 0, 0, 1, 0], trace_error_count: [0, 1, 0, 0, 0, 0] },
@@ -79,7 +97,7 @@ describe('POST /sessions/activity', () => {
     expect(res.body.projects[0].trace_count.reduce((a: number, b: number) => a + b, 0)).toBe(4);
   });
 
-  test('a field not of its form is a 422, a request refused for what it asks a 400, each saying what is wrong; another workspace\'s project is a 404', async () => {
+  test("a field not of its form is a 422, a request refused for what it asks a 400, each saying what is wrong; another workspace's project is a 404", async () => {
     const cases: [unknown, number, string][] = [
       [{}, 422, "body must have required property 'session'"],
       [{ session: [] }, 422, 'body/session must NOT have fewer than 1 items'],
@@ -87,8 +105,16 @@ describe('POST /sessions/activity', () => {
       [{ session: [busyId], bucket: 'fortnight' }, 422, 'body/bucket must be equal to one of the allowed values'],
       [{ session: [busyId], start_time: 'yesterday' }, 422, 'start_time'],
       [{ session: [busyId], group_by: 'name' }, 422, 'must NOT have additional properties (group_by)'],
-      [{ session: [busyId], start_time: new Date(end).toISOString(), end_time: new Date(start).toISOString() }, 400, 'start_time must be before end_time'],
-      [{ session: [busyId], start_time: '2020-01-01T00:00:00Z', bucket: '1m' }, 400, 'the time range holds more than 1000 buckets of 1m'],
+      [
+        { session: [busyId], start_time: new Date(end).toISOString(), end_time: new Date(start).toISOString() },
+        400,
+        'start_time must be before end_time',
+      ],
+      [
+        { session: [busyId], start_time: '2020-01-01T00:00:00Z', bucket: '1m' },
+        400,
+        'the time range holds more than 1000 buckets of 1m',
+      ],
     ];
     for (const [body, status, message] of cases) {
       const res = await activity(body);
@@ -102,13 +128,32 @@ describe('POST /sessions/activity', () => {
 describe('the feedback_stats of project stats over a time range', () => {
   test('count the feedback on the traces that started in the range, not on the others of the project', async () => {
     const feedback = (run: TestRun, score: number) => ({
-      name: `feedback.${crypto.randomUUID()}`, body: JSON.stringify({ run_id: run.id, trace_id: run.trace_id, key: 'window', score }),
+      name: `feedback.${crypto.randomUUID()}`,
+      body: JSON.stringify({ run_id: run.id, trace_id: run.trace_id, key: 'window', score }),
     });
     const { body, contentType } = multipartBody([feedback(inWindow, 1), feedback(beforeWindow, 0)]);
-    expect((await api('/runs/multipart', { method: 'POST', apiKey: ws.apiKey, body, headers: { 'content-type': contentType } })).status).toBe(202);
-    const statsOf = (range: object) => api('/runs/stats', { method: 'POST', apiKey: ws.apiKey, json: { session: [busyId], ...range } });
-    await waitFor('both items in the stats of the whole project', async () => ((await statsOf({})).body.feedback_stats?.window?.n === 2 ? true : null), 30_000, 200);
-    const windowed = await statsOf({ start_time: new Date(start).toISOString(), end_time: new Date(end).toISOString() });
+    expect(
+      (
+        await api('/runs/multipart', {
+          method: 'POST',
+          apiKey: ws.apiKey,
+          body,
+          headers: { 'content-type': contentType },
+        })
+      ).status,
+    ).toBe(202);
+    const statsOf = (range: object) =>
+      api('/runs/stats', { method: 'POST', apiKey: ws.apiKey, json: { session: [busyId], ...range } });
+    await waitFor(
+      'both items in the stats of the whole project',
+      async () => ((await statsOf({})).body.feedback_stats?.window?.n === 2 ? true : null),
+      30_000,
+      200,
+    );
+    const windowed = await statsOf({
+      start_time: new Date(start).toISOString(),
+      end_time: new Date(end).toISOString(),
+    });
     expect(windowed.status, JSON.stringify(windowed.body)).toBe(200);
     expect(windowed.body.feedback_stats).toMatchObject({ window: { n: 1, avg: 1 } });
     const other = await api('/runs/stats', { method: 'POST', apiKey: ws.apiKey, json: { session: [quietId] } });

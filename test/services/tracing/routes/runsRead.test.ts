@@ -15,11 +15,17 @@ const image = Uint8Array.from({ length: 512 }, (_, i) => (i * 7 + 3) % 256);
 
 async function multipart(parts: Part[]): Promise<void> {
   const { body, contentType } = multipartBody(parts);
-  const res = await api('/runs/multipart', { method: 'POST', apiKey: ws.apiKey, body, headers: { 'content-type': contentType } });
+  const res = await api('/runs/multipart', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    body,
+    headers: { 'content-type': contentType },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
 }
 
-const download = (path: string, as: Workspace = ws) => fetch(tracingUrl() + path, { headers: { 'x-api-key': as.apiKey } });
+const download = (path: string, as: Workspace = ws) =>
+  fetch(tracingUrl() + path, { headers: { 'x-api-key': as.apiKey } });
 
 beforeAll(async () => {
   [ws, other] = (await createWorkspaces(2)) as [Workspace, Workspace];
@@ -65,7 +71,10 @@ describe('GET /runs/{run_id}/attachments/{name}', () => {
 
   test('an unknown name or run is a 404 naming it; a bad run id a 4xx', async () => {
     const name = await download(`/runs/${runId}/attachments/missing`);
-    expect([name.status, ((await name.json()) as { detail: string }).detail]).toEqual([404, `attachment "missing" of run ${runId} not found`]);
+    expect([name.status, ((await name.json()) as { detail: string }).detail]).toEqual([
+      404,
+      `attachment "missing" of run ${runId} not found`,
+    ]);
     const unknown = uuidv7();
     const run = await download(`/runs/${unknown}/attachments/chart`);
     expect([run.status, ((await run.json()) as { detail: string }).detail]).toEqual([404, `run ${unknown} not found`]);

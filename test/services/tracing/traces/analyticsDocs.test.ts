@@ -8,7 +8,15 @@ import { inject } from 'vitest';
 import { raw } from '../../../../platform/clickhouse/sql.ts';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
 import { repoRoot } from '../../../support/serviceProcess.ts';
-import { fillRunKeys, fillTraceCopies, runRow, scratchDatabase, SECOND, traceRow, type ScratchDatabase } from './readModelFixture.ts';
+import {
+  fillRunKeys,
+  fillTraceCopies,
+  runRow,
+  scratchDatabase,
+  SECOND,
+  traceRow,
+  type ScratchDatabase,
+} from './readModelFixture.ts';
 
 const doc = readFileSync(join(repoRoot, 'docs', 'analytics.md'), 'utf8');
 const blocks = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
@@ -37,22 +45,53 @@ beforeAll(async () => {
   await db.ch.insert('traces', [
     ...traces.map((t, i) =>
       traceRow({
-        tenant_id: tenant, session_id: project, ...t, end_time: t.start_time + (i + 1) * SECOND, first_token_time: i % 2 ? t.start_time + SECOND / 10 : null,
-        run_count: 3, run_types: ['chain', 'llm'], run_type_counts: [1, 2], statuses: [t.status, 'success'], status_counts: [1, 2],
-        total_tokens: 100 * (i + 1), total_cost: 0.001 * (i + 1),
+        tenant_id: tenant,
+        session_id: project,
+        ...t,
+        end_time: t.start_time + (i + 1) * SECOND,
+        first_token_time: i % 2 ? t.start_time + SECOND / 10 : null,
+        run_count: 3,
+        run_types: ['chain', 'llm'],
+        run_type_counts: [1, 2],
+        statuses: [t.status, 'success'],
+        status_counts: [1, 2],
+        total_tokens: 100 * (i + 1),
+        total_cost: 0.001 * (i + 1),
       }),
     ),
-    traceRow({ tenant_id: tenant, trace_id: randomUUID(), session_id: otherProject, start_time: now - HOUR, thread_id: 'elsewhere' }),
+    traceRow({
+      tenant_id: tenant,
+      trace_id: randomUUID(),
+      session_id: otherProject,
+      start_time: now - HOUR,
+      thread_id: 'elsewhere',
+    }),
   ]);
   const t0 = traces[0]!;
   const rootOrder = formatDottedTimestamp(t0.start_time) + t0.trace_id;
   const llm = [randomUUID(), randomUUID()];
   await db.ch.insert('runs', [
-    runRow({ tenant_id: tenant, trace_id: t0.trace_id, id: t0.trace_id, session_id: project, dotted_order: rootOrder, start_time: t0.start_time, total_tokens: 1500 }),
+    runRow({
+      tenant_id: tenant,
+      trace_id: t0.trace_id,
+      id: t0.trace_id,
+      session_id: project,
+      dotted_order: rootOrder,
+      start_time: t0.start_time,
+      total_tokens: 1500,
+    }),
     ...llm.map((id, i) =>
       runRow({
-        tenant_id: tenant, trace_id: t0.trace_id, id, session_id: project, parent_run_id: t0.trace_id, run_type: 'llm', name: `llm-${i}`,
-        dotted_order: `${rootOrder}.${formatDottedTimestamp(t0.start_time + (i + 1) * 1000)}${id}`, start_time: t0.start_time + (i + 1) * 1000, total_tokens: 500 * (i + 1),
+        tenant_id: tenant,
+        trace_id: t0.trace_id,
+        id,
+        session_id: project,
+        parent_run_id: t0.trace_id,
+        run_type: 'llm',
+        name: `llm-${i}`,
+        dotted_order: `${rootOrder}.${formatDottedTimestamp(t0.start_time + (i + 1) * 1000)}${id}`,
+        start_time: t0.start_time + (i + 1) * 1000,
+        total_tokens: 500 * (i + 1),
       }),
     ),
   ]);
@@ -71,7 +110,12 @@ test('the doc has four to six queries, and each runs and finds the seeded rows',
 });
 
 test('daily error rate per project', async () => {
-  const rows = await db.ch.query<{ session_id: string; trace_count: string; errored_traces: string; error_rate: number }>(raw(block('error_rate')));
+  const rows = await db.ch.query<{
+    session_id: string;
+    trace_count: string;
+    errored_traces: string;
+    error_rate: number;
+  }>(raw(block('error_rate')));
   const ours = rows.filter((r) => r.session_id === project);
   expect(ours.reduce((s, r) => s + Number(r.trace_count), 0)).toBe(10);
   expect(ours.reduce((s, r) => s + Number(r.errored_traces), 0)).toBe(4);
@@ -79,12 +123,21 @@ test('daily error rate per project', async () => {
 
 test('the top LLM runs by tokens are the LLM runs, most tokens first', async () => {
   const rows = await db.ch.query<{ name: string; total_tokens: string }>(raw(block("run_type = 'llm'")));
-  expect(rows.map((r) => [r.name, Number(r.total_tokens)])).toEqual([['llm-1', 1000], ['llm-0', 500]]);
+  expect(rows.map((r) => [r.name, Number(r.total_tokens)])).toEqual([
+    ['llm-1', 1000],
+    ['llm-0', 500],
+  ]);
 });
 
 test('threads with the most traces', async () => {
-  const rows = await db.ch.query<{ thread_id: string; trace_count: string; errored_traces: string }>(raw(block('FROM threads')));
-  expect(rows.map((r) => [r.thread_id, Number(r.trace_count)])).toEqual([['busy', 6], ['quiet', 2], ['elsewhere', 1]]);
+  const rows = await db.ch.query<{ thread_id: string; trace_count: string; errored_traces: string }>(
+    raw(block('FROM threads')),
+  );
+  expect(rows.map((r) => [r.thread_id, Number(r.trace_count)])).toEqual([
+    ['busy', 6],
+    ['quiet', 2],
+    ['elsewhere', 1],
+  ]);
   expect(Number(rows[0]!.errored_traces)).toBe(2); // traces 0 and 3
 });
 

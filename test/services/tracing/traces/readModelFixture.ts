@@ -18,7 +18,13 @@ import {
   TRACES_BY_HOUR_COLUMNS,
   TRACE_HOUR_WRITES_COLUMNS,
 } from '../../../../projections/traces/hourStats.ts';
-import { hourReach, threadRow, threadRows, TRACES_BY_THREAD_COLUMNS, TRACE_HOUR_REACH_COLUMNS } from '../../../../projections/threads/threadTables.ts';
+import {
+  hourReach,
+  threadRow,
+  threadRows,
+  TRACES_BY_THREAD_COLUMNS,
+  TRACE_HOUR_REACH_COLUMNS,
+} from '../../../../projections/threads/threadTables.ts';
 import type { TraceRow } from '../../../../projections/shared/traceRow.ts';
 import { LIVE_TABLES } from '../../../../projections/readModelTables.ts';
 import { createThreadsView, THREADS_VIEW } from '../../../../projections/threads/threadsView.ts';
@@ -86,10 +92,26 @@ export interface TraceFixture {
 export function traceRow(t: TraceFixture): Record<string, unknown> {
   const status = t.status ?? 'success';
   return {
-    thread_id: '', name: 'root', run_type: 'chain', end_time: t.start_time + SECOND, first_token_time: null,
-    run_count: 1, error_count: status === 'error' ? 1 : 0, run_types: [t.run_type ?? 'chain'], run_type_counts: [t.run_count ?? 1],
-    statuses: [status], status_counts: [t.run_count ?? 1], prompt_tokens: 0, completion_tokens: 0, total_tokens: 0,
-    prompt_cost: 0, completion_cost: 0, total_cost: 0, tags: [], has_root: 1, version: 1,
+    thread_id: '',
+    name: 'root',
+    run_type: 'chain',
+    end_time: t.start_time + SECOND,
+    first_token_time: null,
+    run_count: 1,
+    error_count: status === 'error' ? 1 : 0,
+    run_types: [t.run_type ?? 'chain'],
+    run_type_counts: [t.run_count ?? 1],
+    statuses: [status],
+    status_counts: [t.run_count ?? 1],
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    prompt_cost: 0,
+    completion_cost: 0,
+    total_cost: 0,
+    tags: [],
+    has_root: 1,
+    version: 1,
     last_run_start_time: t.start_time,
     ...t,
     status,
@@ -120,9 +142,25 @@ export interface RunFixture {
 /** A `runs` row whose post has been projected. */
 export function runRow(r: RunFixture): Record<string, unknown> {
   return {
-    parent_run_id: null, name: 'run', run_type: 'chain', status: 'success', end_time: r.start_time + SECOND,
-    inputs: '{}', outputs: '{}', events: '[]', extra: '{}', serialized: '', payload_refs: '{}', error: null, tags: [],
-    attachments: '[]', thread_id: '', is_root: r.id === r.trace_id ? 1 : 0, has_post: 1, received_at: r.start_time, version: 1,
+    parent_run_id: null,
+    name: 'run',
+    run_type: 'chain',
+    status: 'success',
+    end_time: r.start_time + SECOND,
+    inputs: '{}',
+    outputs: '{}',
+    events: '[]',
+    extra: '{}',
+    serialized: '',
+    payload_refs: '{}',
+    error: null,
+    tags: [],
+    attachments: '[]',
+    thread_id: '',
+    is_root: r.id === r.trace_id ? 1 : 0,
+    has_post: 1,
+    received_at: r.start_time,
+    version: 1,
     ...r,
   };
 }
@@ -145,10 +183,18 @@ export async function fillRunKeys(ch: ClickHouseClient): Promise<void> {
  */
 export async function fillTraceCopies(ch: ClickHouseClient): Promise<void> {
   const t = LIVE_TABLES;
-  await ch.exec(sql`INSERT INTO ${ident(t.tracesByHour)} SELECT *, intDiv(start_time, ${HOUR_MICROS}) * ${HOUR_MICROS}, 0 FROM ${ident(t.traces)} FINAL`);
-  await ch.exec(sql`INSERT INTO ${ident(t.traceHourWrites)} SELECT tenant_id, session_id, hour, count() FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`);
-  await ch.exec(sql`INSERT INTO ${ident(t.tracesByThread)} SELECT *, 0 FROM ${ident(t.traces)} FINAL WHERE thread_id != ''`);
-  await ch.exec(sql`INSERT INTO ${ident(t.traceHourReach)} SELECT tenant_id, session_id, hour, max(last_run_start_time) FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`);
+  await ch.exec(
+    sql`INSERT INTO ${ident(t.tracesByHour)} SELECT *, intDiv(start_time, ${HOUR_MICROS}) * ${HOUR_MICROS}, 0 FROM ${ident(t.traces)} FINAL`,
+  );
+  await ch.exec(
+    sql`INSERT INTO ${ident(t.traceHourWrites)} SELECT tenant_id, session_id, hour, count() FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`,
+  );
+  await ch.exec(
+    sql`INSERT INTO ${ident(t.tracesByThread)} SELECT *, 0 FROM ${ident(t.traces)} FINAL WHERE thread_id != ''`,
+  );
+  await ch.exec(
+    sql`INSERT INTO ${ident(t.traceHourReach)} SELECT tenant_id, session_id, hour, max(last_run_start_time) FROM ${ident(t.tracesByHour)} GROUP BY tenant_id, session_id, hour`,
+  );
 }
 
 /**
@@ -157,14 +203,23 @@ export async function fillTraceCopies(ch: ClickHouseClient): Promise<void> {
  * given; tombstones at the places it leaves (by hour, by thread), then its rows by thread with
  * their hours' reach, by hour with their counts, and in `traces`. Returns the new rows.
  */
-export async function moveTraces(ch: ClickHouseClient, moves: Array<{ row: Record<string, unknown>; change: Partial<TraceRow> }>): Promise<TraceRow[]> {
+export async function moveTraces(
+  ch: ClickHouseClient,
+  moves: Array<{ row: Record<string, unknown>; change: Partial<TraceRow> }>,
+): Promise<TraceRow[]> {
   const t = LIVE_TABLES;
   const pairs = moves.map(({ row, change }) => {
     const was = row as unknown as TraceRow;
     return { was, now: { ...was, ...change, version: was.version + 1 } };
   });
-  const byHour = pairs.filter(({ was, now }) => hourOf(was.start_time) !== hourOf(now.start_time) || was.session_id !== now.session_id).map(({ was, now }) => hourRow({ ...now, session_id: was.session_id, start_time: was.start_time }, 1));
-  const byThread = pairs.filter(({ was, now }) => was.thread_id !== '' && (was.thread_id !== now.thread_id || was.session_id !== now.session_id)).map(({ was, now }) => threadRow({ ...now, session_id: was.session_id, thread_id: was.thread_id }, 1));
+  const byHour = pairs
+    .filter(({ was, now }) => hourOf(was.start_time) !== hourOf(now.start_time) || was.session_id !== now.session_id)
+    .map(({ was, now }) => hourRow({ ...now, session_id: was.session_id, start_time: was.start_time }, 1));
+  const byThread = pairs
+    .filter(
+      ({ was, now }) => was.thread_id !== '' && (was.thread_id !== now.thread_id || was.session_id !== now.session_id),
+    )
+    .map(({ was, now }) => threadRow({ ...now, session_id: was.session_id, thread_id: was.thread_id }, 1));
   await ch.insertRowBinary(t.tracesByHour, TRACES_BY_HOUR_COLUMNS, byHour);
   await ch.insertRowBinary(t.traceHourWrites, TRACE_HOUR_WRITES_COLUMNS, hourWrites(byHour));
   await ch.insertRowBinary(t.tracesByThread, TRACES_BY_THREAD_COLUMNS, byThread);
@@ -179,24 +234,54 @@ export async function moveTraces(ch: ClickHouseClient, moves: Array<{ row: Recor
 }
 
 /** The trace, thread and stats routes over a database, authenticated by X-Tenant-Id alone (no keys in here). */
-export async function readRoutesApp(ch: ClickHouseClient, projects: Array<{ tenantId: string; projectId: string }>): Promise<FastifyInstance> {
+export async function readRoutesApp(
+  ch: ClickHouseClient,
+  projects: Array<{ tenantId: string; projectId: string }>,
+): Promise<FastifyInstance> {
   const config = loadConfig({});
   const logger = createLogger('read-routes-test', 'warn');
   const registry = new ProjectRegistry(config, logger);
   for (const p of projects)
-    registry.apply({ name: 'ProjectCreated', version: 1, payload: { tenant_id: p.tenantId, project_id: p.projectId, name: p.projectId, description: null, extra: null, created_at: 0 } } as unknown as DecodedEvent);
-  const deps: RouteDeps = { config, ch, blobs: new BlobStore(config), eventLog: null as unknown as EventLog, projects: registry, tables: LIVE_TABLES };
+    registry.apply({
+      name: 'ProjectCreated',
+      version: 1,
+      payload: {
+        tenant_id: p.tenantId,
+        project_id: p.projectId,
+        name: p.projectId,
+        description: null,
+        extra: null,
+        created_at: 0,
+      },
+    } as unknown as DecodedEvent);
+  const deps: RouteDeps = {
+    config,
+    ch,
+    blobs: new BlobStore(config),
+    eventLog: null as unknown as EventLog,
+    projects: registry,
+    tables: LIVE_TABLES,
+  };
   // The platform's server (its input rules and error shape), without the key registry.
-  const app = await createHttpServer({ logger, title: 'read routes', version: '0', description: 'test', ready: () => true });
+  const app = await createHttpServer({
+    logger,
+    title: 'read routes',
+    version: '0',
+    description: 'test',
+    ready: () => true,
+  });
   app.decorateRequest('tenantId', null);
   app.addHook('onRequest', async (request) => {
     request.tenantId = String(request.headers['x-tenant-id']);
   });
   await app.register(async (scope) => projectStatsRoutes(scope, deps));
-  await app.register(async (v2) => {
-    v2TraceRoutes(v2, deps);
-    v2ThreadRoutes(v2, deps);
-  }, { prefix: '/api/v2' });
+  await app.register(
+    async (v2) => {
+      v2TraceRoutes(v2, deps);
+      v2ThreadRoutes(v2, deps);
+    },
+    { prefix: '/api/v2' },
+  );
   await app.ready();
   return app;
 }

@@ -7,7 +7,16 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
 import { sql } from '../../../../platform/clickhouse/sql.ts';
-import { fillRunKeys, fillTraceCopies, readRoutesApp, runRow, scratchDatabase, SECOND, traceRow, type ScratchDatabase } from './readModelFixture.ts';
+import {
+  fillRunKeys,
+  fillTraceCopies,
+  readRoutesApp,
+  runRow,
+  scratchDatabase,
+  SECOND,
+  traceRow,
+  type ScratchDatabase,
+} from './readModelFixture.ts';
 import { streamedPage } from '../../../support/sseEvents.ts';
 
 const MINUTE = 60 * SECOND;
@@ -22,7 +31,7 @@ const projectB = randomUUID();
 const projectA3 = randomUUID();
 const rootlessTrace = randomUUID();
 // An hour boundary ten hours ago: the traces below span about four hours after it.
-const T0 = Math.floor(Date.now() * 1000 / HOUR) * HOUR - 10 * HOUR;
+const T0 = Math.floor((Date.now() * 1000) / HOUR) * HOUR - 10 * HOUR;
 const WINDOW = { min_start_time: iso(T0 - HOUR), max_start_time: iso(T0 + 10 * HOUR) };
 
 interface Made {
@@ -103,24 +112,70 @@ beforeAll(async () => {
   await db.ch.insert('traces', [{ ...traceRows[0]!, status: 'pending', thread_id: 'stale', version: 1 }]);
   await db.ch.insert('traces', traceRows);
   await db.ch.insert('traces', [
-    traceRow({ tenant_id: tenantA, trace_id: randomUUID(), session_id: projectA2, thread_id: 'thread-a', start_time: T0 + HOUR }),
-    traceRow({ tenant_id: tenantB, trace_id: randomUUID(), session_id: projectB, thread_id: 'thread-a', start_time: T0 + HOUR }),
-    traceRow({ tenant_id: tenantA, trace_id: tree.trace_id, session_id: projectA2, start_time: T0 + 5 * HOUR, run_count: 4 }),
-    { ...traceRow({ tenant_id: tenantA, trace_id: rootlessTrace, session_id: projectA3, start_time: T0 + HOUR, name: 'a child' }), has_root: 0 },
+    traceRow({
+      tenant_id: tenantA,
+      trace_id: randomUUID(),
+      session_id: projectA2,
+      thread_id: 'thread-a',
+      start_time: T0 + HOUR,
+    }),
+    traceRow({
+      tenant_id: tenantB,
+      trace_id: randomUUID(),
+      session_id: projectB,
+      thread_id: 'thread-a',
+      start_time: T0 + HOUR,
+    }),
+    traceRow({
+      tenant_id: tenantA,
+      trace_id: tree.trace_id,
+      session_id: projectA2,
+      start_time: T0 + 5 * HOUR,
+      run_count: 4,
+    }),
+    {
+      ...traceRow({
+        tenant_id: tenantA,
+        trace_id: rootlessTrace,
+        session_id: projectA3,
+        start_time: T0 + HOUR,
+        name: 'a child',
+      }),
+      has_root: 0,
+    },
   ]);
   await db.ch.insert(
     'runs',
     tree.runs.map((r) =>
       runRow({
-        tenant_id: tenantA, trace_id: tree.trace_id, id: r.id, session_id: projectA2, parent_run_id: r.parent, dotted_order: r.order,
-        name: r.name, start_time: r.t, inputs: JSON.stringify({ question: r.name }), outputs: JSON.stringify({ answer: r.name }),
-        extra: JSON.stringify({ metadata: { thread_id: 'x', user: r.name } }), error: r.name === 'b' ? 'boom' : null,
-        status: r.name === 'b' ? 'error' : 'success', total_tokens: 7,
+        tenant_id: tenantA,
+        trace_id: tree.trace_id,
+        id: r.id,
+        session_id: projectA2,
+        parent_run_id: r.parent,
+        dotted_order: r.order,
+        name: r.name,
+        start_time: r.t,
+        inputs: JSON.stringify({ question: r.name }),
+        outputs: JSON.stringify({ answer: r.name }),
+        extra: JSON.stringify({ metadata: { thread_id: 'x', user: r.name } }),
+        error: r.name === 'b' ? 'boom' : null,
+        status: r.name === 'b' ? 'error' : 'success',
+        total_tokens: 7,
       }),
     ),
   );
   // The same trace id in workspace B must not leak into A, nor A's into B.
-  await db.ch.insert('runs', [runRow({ tenant_id: tenantB, trace_id: tree.trace_id, id: tree.trace_id, session_id: projectB, dotted_order: 'x', start_time: T0 })]);
+  await db.ch.insert('runs', [
+    runRow({
+      tenant_id: tenantB,
+      trace_id: tree.trace_id,
+      id: tree.trace_id,
+      session_id: projectB,
+      dotted_order: 'x',
+      start_time: T0,
+    }),
+  ]);
   await fillRunKeys(db.ch);
   await fillTraceCopies(db.ch);
   app = await readRoutesApp(db.ch, [
@@ -137,11 +192,17 @@ afterAll(async () => {
 });
 
 async function call(tenant: string, method: 'GET' | 'POST', url: string, body?: unknown) {
-  const res = await app.inject({ method, url, headers: { 'x-tenant-id': tenant }, ...(body === undefined ? {} : { payload: body as object }) });
+  const res = await app.inject({
+    method,
+    url,
+    headers: { 'x-tenant-id': tenant },
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
   return { status: res.statusCode, body: res.json() };
 }
 
-const postTraces = (body: Record<string, unknown>, tenant = tenantA) => call(tenant, 'POST', '/api/v2/traces/query', { ...WINDOW, ...body });
+const postTraces = (body: Record<string, unknown>, tenant = tenantA) =>
+  call(tenant, 'POST', '/api/v2/traces/query', { ...WINDOW, ...body });
 
 async function allPages(path: string, body: Record<string, unknown>, tenant = tenantA) {
   const items: any[] = [];
@@ -161,7 +222,12 @@ async function allStreamedPages(path: string, body: Record<string, unknown>, ten
   const items: any[] = [];
   let cursor: string | null = null;
   for (let pages = 1; pages < 50; pages++) {
-    const res = await app.inject({ method: 'POST', url: path, headers: { 'x-tenant-id': tenant, accept: 'text/event-stream' }, payload: { ...body, ...(cursor ? { cursor } : {}) } });
+    const res = await app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'x-tenant-id': tenant, accept: 'text/event-stream' },
+      payload: { ...body, ...(cursor ? { cursor } : {}) },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const page = streamedPage(res.body);
@@ -184,18 +250,35 @@ describe.each(['/api/v2/traces/query', '/api/v2/threads/query'])('%s as a stream
   });
 
   test('an Accept that admits neither JSON nor a stream is a 406; one that admits JSON gets JSON', async () => {
-    const send = (accept: string) => app.inject({ method: 'POST', url: path, headers: { 'x-tenant-id': tenantA, accept }, payload: { ...WINDOW, project_id: projectA } });
+    const send = (accept: string) =>
+      app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'x-tenant-id': tenantA, accept },
+        payload: { ...WINDOW, project_id: projectA },
+      });
     const refused = await send('text/html, application/xml;q=0.9');
     expect(refused.statusCode).toBe(406);
-    expect(refused.json()).toEqual({ error: 'NOT_ACCEPTABLE', detail: expect.stringContaining('application/json, text/event-stream') });
+    expect(refused.json()).toEqual({
+      error: 'NOT_ACCEPTABLE',
+      detail: expect.stringContaining('application/json, text/event-stream'),
+    });
     const json = await send('text/html, */*;q=0.1');
     expect(json.statusCode).toBe(200);
     expect(json.headers['content-type']).toMatch(/^application\/json/);
   });
 
   test('bad input is an ordinary 400 or 404 before any stream', async () => {
-    const send = (payload: object, tenant = tenantA) => app.inject({ method: 'POST', url: path, headers: { 'x-tenant-id': tenant, accept: 'text/event-stream' }, payload });
-    expect((await send({ project_id: projectA, cursor: 'not-a-cursor' })).json()).toMatchObject({ error: 'BAD_REQUEST' });
+    const send = (payload: object, tenant = tenantA) =>
+      app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'x-tenant-id': tenant, accept: 'text/event-stream' },
+        payload,
+      });
+    expect((await send({ project_id: projectA, cursor: 'not-a-cursor' })).json()).toMatchObject({
+      error: 'BAD_REQUEST',
+    });
     expect((await send({ project_id: projectA }, tenantB)).statusCode).toBe(404);
   });
 });
@@ -220,23 +303,60 @@ describe('POST /api/v2/traces/query', () => {
     expect(res.body.items).toHaveLength(1);
     const item = res.body.items[0];
     expect(item.root_run).toEqual({
-      id: first.trace_id, name: 'trace-0', run_type: 'CHAIN', status: 'ERROR', start_time: iso(first.start_time).replace('Z', '000Z'),
-      end_time: iso(first.start_time + SECOND).replace('Z', '000Z'), latency_seconds: 1, parent_run_ids: [], project_id: projectA,
-      trace_id: first.trace_id, thread_id: 'thread-a', is_root: true, prompt_tokens: 60, completion_tokens: 40, prompt_cost: 0,
-      completion_cost: 0, tags: [],
+      id: first.trace_id,
+      name: 'trace-0',
+      run_type: 'CHAIN',
+      status: 'ERROR',
+      start_time: iso(first.start_time).replace('Z', '000Z'),
+      end_time: iso(first.start_time + SECOND).replace('Z', '000Z'),
+      latency_seconds: 1,
+      parent_run_ids: [],
+      project_id: projectA,
+      trace_id: first.trace_id,
+      thread_id: 'thread-a',
+      is_root: true,
+      prompt_tokens: 60,
+      completion_tokens: 40,
+      prompt_cost: 0,
+      completion_cost: 0,
+      tags: [],
     });
-    expect(item.trace_aggregates).toEqual({ total_tokens: 100, total_cost: 0.01, first_token_time: iso(first.start_time + SECOND / 2).replace('Z', '000Z'), run_count: 3, error_count: 1 });
+    expect(item.trace_aggregates).toEqual({
+      total_tokens: 100,
+      total_cost: 0.01,
+      first_token_time: iso(first.start_time + SECOND / 2).replace('Z', '000Z'),
+      run_count: 3,
+      error_count: 1,
+    });
   });
 
   test('fields the trace row lacks come from the root run; a root not projected yet is known by id only', async () => {
-    const res = await postTraces({ project_id: projectA2, trace_ids: [tree.trace_id], selects: ['ID', 'ERROR', 'DOTTED_ORDER', 'TOTAL_TOKENS'] });
-    expect(res.body.items[0].root_run).toEqual({ id: tree.trace_id, error: null, dotted_order: tree.runs.find((r) => r.name === 'root')!.order });
+    const res = await postTraces({
+      project_id: projectA2,
+      trace_ids: [tree.trace_id],
+      selects: ['ID', 'ERROR', 'DOTTED_ORDER', 'TOTAL_TOKENS'],
+    });
+    expect(res.body.items[0].root_run).toEqual({
+      id: tree.trace_id,
+      error: null,
+      dotted_order: tree.runs.find((r) => r.name === 'root')!.order,
+    });
     const rootless = await postTraces({ project_id: projectA3 });
-    expect(rootless.body.items).toEqual([{ root_run: { id: rootlessTrace }, trace_aggregates: expect.objectContaining({ run_count: 1 }), query_metadata: null }]);
+    expect(rootless.body.items).toEqual([
+      {
+        root_run: { id: rootlessTrace },
+        trace_aggregates: expect.objectContaining({ run_count: 1 }),
+        query_metadata: null,
+      },
+    ]);
   });
 
   test('selects: root-run fields under root_run, the three aggregates under trace_aggregates', async () => {
-    const res = await postTraces({ project_id: projectA2, trace_ids: [tree.trace_id], selects: ['NAME', 'INPUTS', 'TOTAL_TOKENS'] });
+    const res = await postTraces({
+      project_id: projectA2,
+      trace_ids: [tree.trace_id],
+      selects: ['NAME', 'INPUTS', 'TOTAL_TOKENS'],
+    });
     expect(res.body.items[0]).toEqual({
       root_run: { name: 'root', inputs: { question: 'root' } },
       trace_aggregates: { total_tokens: 0, run_count: 4, error_count: 0 },
@@ -246,14 +366,24 @@ describe('POST /api/v2/traces/query', () => {
 
   test('filters: thread, error, trace ids, several projects, the time window', async () => {
     const byThread = await postTraces({ project_id: projectA, thread_id: 'thread-a', page_size: 100 });
-    expect(byThread.body.items.map((i: any) => i.root_run.id).sort()).toEqual(made.filter((m) => m.thread_id === 'thread-a').map((m) => m.trace_id).sort());
+    expect(byThread.body.items.map((i: any) => i.root_run.id).sort()).toEqual(
+      made
+        .filter((m) => m.thread_id === 'thread-a')
+        .map((m) => m.trace_id)
+        .sort(),
+    );
     const errored = await postTraces({ project_id: projectA, has_error: true, page_size: 100 });
     expect(errored.body.items).toHaveLength(made.filter((m) => m.status === 'error').length);
     const notErrored = await postTraces({ project_id: projectA, has_error: false, page_size: 100 });
     expect(notErrored.body.items).toHaveLength(25 - errored.body.items.length);
     const two = await postTraces({ project_ids: [projectA, projectA2], page_size: 100 });
     expect(two.body.items).toHaveLength(27);
-    const early = await postTraces({ project_id: projectA, min_start_time: iso(T0), max_start_time: iso(T0 + 30 * MINUTE), page_size: 100 });
+    const early = await postTraces({
+      project_id: projectA,
+      min_start_time: iso(T0),
+      max_start_time: iso(T0 + 30 * MINUTE),
+      page_size: 100,
+    });
     expect(early.body.items).toHaveLength(3); // starts at 0, 10 and 20 minutes; 30 is excluded
   });
 
@@ -267,14 +397,28 @@ describe('POST /api/v2/traces/query', () => {
       { sort_by: 'start_time', sort_order: 'asc', key: (m: Made) => m.start_time },
     ] as const;
     for (const c of cases) {
-      const paged = await allPages('/api/v2/traces/query', { ...WINDOW, project_id: projectA, page_size: 7, sort_by: c.sort_by, sort_order: c.sort_order });
+      const paged = await allPages('/api/v2/traces/query', {
+        ...WINDOW,
+        project_id: projectA,
+        page_size: 7,
+        sort_by: c.sort_by,
+        sort_order: c.sort_order,
+      });
       const sign = c.sort_order === 'desc' ? -1 : 1;
-      const expected = [...made].sort((a, b) => sign * (c.key(a) - c.key(b)) || sign * (a.trace_id < b.trace_id ? -1 : 1));
+      const expected = [...made].sort(
+        (a, b) => sign * (c.key(a) - c.key(b)) || sign * (a.trace_id < b.trace_id ? -1 : 1),
+      );
       if (c.sort_by === 'start_time') {
         // Six traces share a start time: they are ordered by id, which ClickHouse compares its own way (UUID halves).
-        expect(paged.items.map((i) => Date.parse(i.root_run.start_time))).toEqual(expected.map((m) => m.start_time / 1000));
+        expect(paged.items.map((i) => Date.parse(i.root_run.start_time))).toEqual(
+          expected.map((m) => m.start_time / 1000),
+        );
         expect(new Set(paged.items.map((i) => i.root_run.id)).size).toBe(25);
-      } else expect(paged.items.map((i) => i.root_run.id), `${c.sort_by} ${c.sort_order}`).toEqual(expected.map((m) => m.trace_id));
+      } else
+        expect(
+          paged.items.map((i) => i.root_run.id),
+          `${c.sort_by} ${c.sort_order}`,
+        ).toEqual(expected.map((m) => m.trace_id));
     }
   });
 
@@ -282,21 +426,37 @@ describe('POST /api/v2/traces/query', () => {
     const first = await postTraces({ project_id: projectA, page_size: 5, sort_by: 'latency' });
     expect(first.body.next_cursor).toEqual(expect.any(String));
     const mixed = await postTraces({ project_id: projectA, cursor: first.body.next_cursor, sort_by: 'total_cost' });
-    expect(mixed).toEqual({ status: 400, body: expect.objectContaining({ error: 'BAD_REQUEST', detail: expect.stringContaining('issued for sort latency desc') }) });
+    expect(mixed).toEqual({
+      status: 400,
+      body: expect.objectContaining({
+        error: 'BAD_REQUEST',
+        detail: expect.stringContaining('issued for sort latency desc'),
+      }),
+    });
     const bad = await postTraces({ project_id: projectA, sort_by: 'name' });
-    expect(bad).toEqual({ status: 422, body: expect.objectContaining({ error: 'VALIDATION_ERROR', detail: expect.stringMatching(/sort_by.*start_time, latency, total_tokens, total_cost/) }) });
+    expect(bad).toEqual({
+      status: 422,
+      body: expect.objectContaining({
+        error: 'VALIDATION_ERROR',
+        detail: expect.stringMatching(/sort_by.*start_time, latency, total_tokens, total_cost/),
+      }),
+    });
     expect((await postTraces({ project_id: projectA, sort_order: 'up' })).body.detail).toMatch(/sort_order.*desc, asc/);
   });
 
   test('trace_filter: the root run must match; tree_filter: some run of the trace must; a bad filter is INVALID_FILTER', async () => {
-    const ids = async (body: Record<string, unknown>) => (await postTraces({ project_id: projectA2, ...body })).body.items.map((i: any) => i.root_run.id);
+    const ids = async (body: Record<string, unknown>) =>
+      (await postTraces({ project_id: projectA2, ...body })).body.items.map((i: any) => i.root_run.id);
     expect(await ids({ trace_filter: 'eq(name, "root")' })).toEqual([tree.trace_id]);
     expect(await ids({ trace_filter: 'eq(name, "b")' })).toEqual([]);
     expect(await ids({ tree_filter: 'eq(name, "b")' })).toEqual([tree.trace_id]);
     expect(await ids({ tree_filter: 'and(eq(status, "error"), eq(name, "a"))' })).toEqual([]);
     expect((await ids({})).length).toBe(2);
     const bad = await postTraces({ project_id: projectA2, trace_filter: 'eq(name,' });
-    expect(bad).toEqual({ status: 400, body: expect.objectContaining({ error: 'INVALID_FILTER', detail: expect.stringContaining('trace_filter') }) });
+    expect(bad).toEqual({
+      status: 400,
+      body: expect.objectContaining({ error: 'INVALID_FILTER', detail: expect.stringContaining('trace_filter') }),
+    });
   });
 
   test('another workspace: its project is 404, and its traces never show', async () => {
@@ -325,7 +485,8 @@ describe('POST /api/v2/traces/query', () => {
 });
 
 describe('GET /api/v2/traces/{id}/runs', () => {
-  const runsOf = (query: string, tenant = tenantA, id: string = tree.trace_id) => call(tenant, 'GET', `/api/v2/traces/${id}/runs?${query}`);
+  const runsOf = (query: string, tenant = tenantA, id: string = tree.trace_id) =>
+    call(tenant, 'GET', `/api/v2/traces/${id}/runs?${query}`);
 
   test('every run in tree order, with no payloads unless selected', async () => {
     const res = await runsOf(`project_id=${projectA2}`);
@@ -333,24 +494,43 @@ describe('GET /api/v2/traces/{id}/runs', () => {
     expect(res.body.items.map((r: any) => r.name)).toEqual(tree.inTreeOrder);
     const a1 = res.body.items[2];
     expect(a1).toEqual({
-      id: tree.ids.a1, name: 'a1', run_type: 'CHAIN', status: 'SUCCESS', start_time: expect.any(String), end_time: expect.any(String), latency_seconds: 1,
-      first_token_time: null, error: null, parent_run_ids: [tree.ids.root, tree.ids.a], total_tokens: 7, total_cost: 0,
+      id: tree.ids.a1,
+      name: 'a1',
+      run_type: 'CHAIN',
+      status: 'SUCCESS',
+      start_time: expect.any(String),
+      end_time: expect.any(String),
+      latency_seconds: 1,
+      first_token_time: null,
+      error: null,
+      parent_run_ids: [tree.ids.root, tree.ids.a],
+      total_tokens: 7,
+      total_cost: 0,
     });
     expect(res.body.items[3]).toMatchObject({ name: 'b', status: 'ERROR', error: 'boom' });
   });
 
   test('selects pick the fields, payloads included', async () => {
     const res = await runsOf(`project_id=${projectA2}&selects=ID&selects=INPUTS&selects=OUTPUTS&selects=METADATA`);
-    expect(res.body.items[1]).toEqual({ id: tree.ids.a, inputs: { question: 'a' }, outputs: { answer: 'a' }, metadata: { thread_id: 'x', user: 'a' } });
+    expect(res.body.items[1]).toEqual({
+      id: tree.ids.a,
+      inputs: { question: 'a' },
+      outputs: { answer: 'a' },
+      metadata: { thread_id: 'x', user: 'a' },
+    });
     const one = await runsOf(`project_id=${projectA2}&selects=NAME`);
     expect(one.body.items.map((r: any) => r)).toEqual(tree.inTreeOrder.map((name) => ({ name })));
   });
 
   test('a start time window narrows the runs; an empty window is an empty list', async () => {
     const root = tree.runs.find((r) => r.name === 'root')!;
-    const res = await runsOf(`project_id=${projectA2}&selects=NAME&min_start_time=${iso(root.t + SECOND)}&max_start_time=${iso(root.t + 2 * SECOND)}`);
+    const res = await runsOf(
+      `project_id=${projectA2}&selects=NAME&min_start_time=${iso(root.t + SECOND)}&max_start_time=${iso(root.t + 2 * SECOND)}`,
+    );
     expect(res.body.items).toEqual([{ name: 'a' }, { name: 'a1' }]);
-    const none = await runsOf(`project_id=${projectA2}&min_start_time=${iso(T0 - 2 * HOUR)}&max_start_time=${iso(T0 - HOUR)}`);
+    const none = await runsOf(
+      `project_id=${projectA2}&min_start_time=${iso(T0 - 2 * HOUR)}&max_start_time=${iso(T0 - HOUR)}`,
+    );
     expect(none).toEqual({ status: 200, body: { items: [] } });
   });
 
@@ -397,32 +577,60 @@ describe('threads', () => {
       total_tokens: threadA.reduce((s, m) => s + m.total_tokens, 0),
       run_count: 3 * threadA.length,
     });
-    expect(a.total_cost).toBeCloseTo(threadA.reduce((s, m) => s + m.total_cost, 0), 9);
+    expect(a.total_cost).toBeCloseTo(
+      threadA.reduce((s, m) => s + m.total_cost, 0),
+      9,
+    );
     expect(a.latency_p50).toBeGreaterThanOrEqual(Math.min(...latencies));
     expect(a.latency_p99).toBeLessThanOrEqual(Math.max(...latencies));
     expect(a.latency_p50).toBeLessThanOrEqual(a.latency_p99);
   });
 
   test('POST /threads/query: the window decides which traces a thread is summarised over', async () => {
-    const res = await call(tenantA, 'POST', '/api/v2/threads/query', { project_id: projectA, min_start_time: iso(T0), max_start_time: iso(T0 + 35 * MINUTE) });
+    const res = await call(tenantA, 'POST', '/api/v2/threads/query', {
+      project_id: projectA,
+      min_start_time: iso(T0),
+      max_start_time: iso(T0 + 35 * MINUTE),
+    });
     // traces 0..3: 0 and 3 in thread a, 1 in thread b, 2 in none
-    expect(res.body.items.map((t: any) => [t.thread_id, t.count])).toEqual([['thread-a', 2], ['thread-b', 1]]);
+    expect(res.body.items.map((t: any) => [t.thread_id, t.count])).toEqual([
+      ['thread-a', 2],
+      ['thread-b', 1],
+    ]);
   });
 
   test('GET /threads/{id}/traces: the turns in order, numbered across pages', async () => {
     const seen: any[] = [];
     let cursor = '';
     do {
-      const res = await call(tenantA, 'GET', `/api/v2/threads/thread-b/traces?project_id=${projectA}&page_size=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const res = await call(
+        tenantA,
+        'GET',
+        `/api/v2/threads/thread-b/traces?project_id=${projectA}&page_size=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(res.status).toBe(200);
       seen.push(...res.body.items);
       cursor = res.body.next_cursor ?? '';
     } while (cursor);
     expect(seen.map((t) => t.turn_number)).toEqual(threadB.map((_, i) => i + 1));
     expect(new Set(seen.map((t) => t.trace_id))).toEqual(new Set(threadB.map((m) => m.trace_id)));
-    expect(seen[0]).toMatchObject({ trace_id: threadB[0]!.trace_id, thread_id: 'thread-b', name: 'trace-1', latency: 2, total_tokens: 200, status: 'success', run_count: 3 });
-    const picked = await call(tenantA, 'GET', `/api/v2/threads/thread-b/traces?project_id=${projectA}&selects=TOTAL_TOKENS&page_size=1`);
-    expect(picked.body.items).toEqual([{ trace_id: threadB[0]!.trace_id, total_tokens: 200, status: 'success', run_count: 3 }]);
+    expect(seen[0]).toMatchObject({
+      trace_id: threadB[0]!.trace_id,
+      thread_id: 'thread-b',
+      name: 'trace-1',
+      latency: 2,
+      total_tokens: 200,
+      status: 'success',
+      run_count: 3,
+    });
+    const picked = await call(
+      tenantA,
+      'GET',
+      `/api/v2/threads/thread-b/traces?project_id=${projectA}&selects=TOTAL_TOKENS&page_size=1`,
+    );
+    expect(picked.body.items).toEqual([
+      { trace_id: threadB[0]!.trace_id, total_tokens: 200, status: 'success', run_count: 3 },
+    ]);
   });
 
   test('GET /threads/{id}/stats: turns, times, latency percentiles, tokens and errors', async () => {
@@ -437,19 +645,40 @@ describe('threads', () => {
       run_count: 3 * threadA.length,
     });
     expect(res.body.latency_p50_seconds).toBeGreaterThan(0);
-    const some = await call(tenantA, 'GET', `/api/v2/threads/thread-a/stats?session_id=${projectA}&selects=TURNS&selects=FEEDBACK_STATS`);
+    const some = await call(
+      tenantA,
+      'GET',
+      `/api/v2/threads/thread-a/stats?session_id=${projectA}&selects=TURNS&selects=FEEDBACK_STATS`,
+    );
     const errored = threadA.filter((m) => m.status === 'error').length;
-    expect(some.body).toEqual({ turns: threadA.length, run_count: 3 * threadA.length, error_count: errored, num_errored_turns: errored });
+    expect(some.body).toEqual({
+      turns: threadA.length,
+      run_count: 3 * threadA.length,
+      error_count: errored,
+      num_errored_turns: errored,
+    });
   });
 
-  test('POST /threads/stats: aggregates over the traces of the project\'s threads in the window', async () => {
+  test("POST /threads/stats: aggregates over the traces of the project's threads in the window", async () => {
     const inThreads = made.filter((m) => m.thread_id !== '');
     const finished = inThreads.filter((m) => m.latency !== null);
     const streamed = finished.filter((m) => made.indexOf(m) % 2 === 0); // the fixture gives even traces a first token
     const res = await call(tenantA, 'POST', '/api/v2/threads/stats', {
       ...WINDOW,
       project_id: projectA,
-      select: ['THREAD_COUNT', 'TRACE_COUNT', 'TOTAL_TOKENS', 'PROMPT_TOKENS', 'TOTAL_COST', 'ERROR_RATE', 'STREAMING_RATE', 'LATENCY_P50', 'MEDIAN_TOKENS', 'PROMPT_TOKEN_DETAILS', 'THREAD_FEEDBACK_STATS'],
+      select: [
+        'THREAD_COUNT',
+        'TRACE_COUNT',
+        'TOTAL_TOKENS',
+        'PROMPT_TOKENS',
+        'TOTAL_COST',
+        'ERROR_RATE',
+        'STREAMING_RATE',
+        'LATENCY_P50',
+        'MEDIAN_TOKENS',
+        'PROMPT_TOKEN_DETAILS',
+        'THREAD_FEEDBACK_STATS',
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -457,18 +686,33 @@ describe('threads', () => {
       trace_count: inThreads.length,
       total_tokens: inThreads.reduce((s, m) => s + m.total_tokens, 0),
       prompt_tokens: inThreads.reduce((s, m) => s + 60 * (made.indexOf(m) + 1), 0),
-      total_cost: expect.closeTo(inThreads.reduce((s, m) => s + m.total_cost, 0), 9),
+      total_cost: expect.closeTo(
+        inThreads.reduce((s, m) => s + m.total_cost, 0),
+        9,
+      ),
       error_rate: inThreads.filter((m) => m.status === 'error').length / inThreads.length,
       streaming_rate: streamed.length / finished.length,
       latency_p50_seconds: expect.any(Number),
       median_tokens: expect.any(Number),
     });
     // traces 0..3 of the window's start: 0 and 3 in thread a, 1 in thread b; trace 0 errored
-    const early = await call(tenantA, 'POST', '/api/v2/threads/stats', { project_id: projectA, min_start_time: iso(T0), max_start_time: iso(T0 + 35 * MINUTE), select: ['THREAD_COUNT', 'TRACE_COUNT', 'ERROR_RATE'] });
+    const early = await call(tenantA, 'POST', '/api/v2/threads/stats', {
+      project_id: projectA,
+      min_start_time: iso(T0),
+      max_start_time: iso(T0 + 35 * MINUTE),
+      select: ['THREAD_COUNT', 'TRACE_COUNT', 'ERROR_RATE'],
+    });
     expect(early.body).toEqual({ thread_count: 2, trace_count: 3, error_rate: 1 / 3 });
-    const none = await call(tenantA, 'POST', '/api/v2/threads/stats', { project_id: projectA, min_start_time: iso(T0 - 2 * HOUR), max_start_time: iso(T0 - HOUR), select: ['THREAD_COUNT', 'ERROR_RATE', 'LATENCY_P99'] });
+    const none = await call(tenantA, 'POST', '/api/v2/threads/stats', {
+      project_id: projectA,
+      min_start_time: iso(T0 - 2 * HOUR),
+      max_start_time: iso(T0 - HOUR),
+      select: ['THREAD_COUNT', 'ERROR_RATE', 'LATENCY_P99'],
+    });
     expect(none.body).toEqual({ thread_count: 0, error_rate: 0, latency_p99_seconds: null });
-    expect((await call(tenantB, 'POST', '/api/v2/threads/stats', { project_id: projectA, select: ['THREAD_COUNT'] })).status).toBe(404);
+    expect(
+      (await call(tenantB, 'POST', '/api/v2/threads/stats', { project_id: projectA, select: ['THREAD_COUNT'] })).status,
+    ).toBe(404);
     for (const [body, status] of [
       [{ project_id: projectA }, 422],
       [{ project_id: projectA, select: [] }, 422],
@@ -510,7 +754,12 @@ describe('project stats', () => {
   const completed = made.filter((m) => m.latency !== null);
 
   test('POST /runs/stats: run-stats figures, counts by run type and status, an hourly series', async () => {
-    const res = await call(tenantA, 'POST', '/runs/stats', { session: [projectA], start_time: iso(T0), end_time: iso(T0 + 5 * HOUR), interval: 'hour' });
+    const res = await call(tenantA, 'POST', '/runs/stats', {
+      session: [projectA],
+      start_time: iso(T0),
+      end_time: iso(T0 + 5 * HOUR),
+      interval: 'hour',
+    });
     expect(res.status).toBe(200);
     const s = res.body;
     const errored = made.filter((m) => m.status === 'error').length;
@@ -531,7 +780,10 @@ describe('project stats', () => {
     expect(s.latency_avg).toBeCloseTo(completed.reduce((x, m) => x + m.latency!, 0) / completed.length, 6);
     expect(s.latency_p50).toBeCloseTo(12.5, 6); // 24 latencies 1..24, interpolated median
     expect(s.first_token_p50).toBeCloseTo(0.5, 6);
-    expect(s.total_cost).toBeCloseTo(made.reduce((x, m) => x + m.total_cost, 0), 9);
+    expect(s.total_cost).toBeCloseTo(
+      made.reduce((x, m) => x + m.total_cost, 0),
+      9,
+    );
     // Five hourly buckets: six traces in each of the first three hours, then the 190-minute ties.
     expect(s.series.map((b: any) => [b.start_time, b.trace_count])).toEqual([
       [iso(T0).replace('Z', '000Z'), 6],
@@ -545,9 +797,22 @@ describe('project stats', () => {
   });
 
   test('is_root counts root runs only; error filters traces by their root', async () => {
-    const roots = await call(tenantA, 'POST', '/runs/stats', { session: [projectA], start_time: iso(T0), is_root: true });
-    expect(roots.body).toMatchObject({ run_count: 25, error_count: 5, run_type_counts: { chain: 25 }, status_counts: { success: 19, error: 5, pending: 1 } });
-    const failed = await call(tenantA, 'POST', '/runs/stats', { session: [projectA], start_time: iso(T0), error: true });
+    const roots = await call(tenantA, 'POST', '/runs/stats', {
+      session: [projectA],
+      start_time: iso(T0),
+      is_root: true,
+    });
+    expect(roots.body).toMatchObject({
+      run_count: 25,
+      error_count: 5,
+      run_type_counts: { chain: 25 },
+      status_counts: { success: 19, error: 5, pending: 1 },
+    });
+    const failed = await call(tenantA, 'POST', '/runs/stats', {
+      session: [projectA],
+      start_time: iso(T0),
+      error: true,
+    });
     expect(failed.body.trace_count).toBe(5);
   });
 
@@ -558,14 +823,30 @@ describe('project stats', () => {
     expect(res.body.interval).toBe('5m'); // five hours in at most 100 buckets
     expect(res.body.series).toHaveLength(60);
     expect(res.body.series.reduce((x: number, b: any) => x + b.trace_count, 0)).toBe(25);
-    const daily = await call(tenantA, 'GET', `/sessions/${projectA}/stats?start_time=${iso(T0)}&end_time=${iso(T0 + HOUR)}&bucket=1d`);
+    const daily = await call(
+      tenantA,
+      'GET',
+      `/sessions/${projectA}/stats?start_time=${iso(T0)}&end_time=${iso(T0 + HOUR)}&bucket=1d`,
+    );
     expect(daily.body.series).toHaveLength(1);
     expect(daily.body.series[0].trace_count).toBe(6);
   });
 
   test('an empty range is zeros, not an error', async () => {
-    const res = await call(tenantA, 'GET', `/sessions/${projectA}/stats?start_time=${iso(T0 - 3 * HOUR)}&end_time=${iso(T0 - 2 * HOUR)}&bucket=hour`);
-    expect(res.body).toMatchObject({ trace_count: 0, run_count: 0, error_rate: null, latency_p50: null, median_tokens: null, run_type_counts: {}, status_counts: {} });
+    const res = await call(
+      tenantA,
+      'GET',
+      `/sessions/${projectA}/stats?start_time=${iso(T0 - 3 * HOUR)}&end_time=${iso(T0 - 2 * HOUR)}&bucket=hour`,
+    );
+    expect(res.body).toMatchObject({
+      trace_count: 0,
+      run_count: 0,
+      error_rate: null,
+      latency_p50: null,
+      median_tokens: null,
+      run_type_counts: {},
+      status_counts: {},
+    });
     expect(res.body.series).toHaveLength(1);
   });
 
@@ -586,7 +867,12 @@ describe('project stats', () => {
       ['POST', '/runs/stats', { session: [projectA], is_root: false }, 400],
       ['POST', '/runs/stats', { session: [projectA], stride: { minutes: 0 } }, 400],
       ['POST', '/runs/stats', { session: [projectA], start_time: iso(T0), end_time: iso(T0 - HOUR) }, 400],
-      ['POST', '/runs/stats', { session: [projectA], start_time: iso(T0 - 400 * 24 * HOUR), end_time: iso(T0), interval: 'minute' }, 400],
+      [
+        'POST',
+        '/runs/stats',
+        { session: [projectA], start_time: iso(T0 - 400 * 24 * HOUR), end_time: iso(T0), interval: 'minute' },
+        400,
+      ],
     ] as const) {
       const res = await call(tenantA, method, url, body);
       expect(res.status, `${method} ${url} ${JSON.stringify(body)}`).toBe(status);

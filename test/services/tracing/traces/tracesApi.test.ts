@@ -20,7 +20,11 @@ let otherProjectId: string;
 /** A finished trace (root chain + `children` llm runs with usage), in a thread when given; the root errors when asked. */
 function trace(children: number, options: { thread?: string; error?: boolean; project?: string } = {}): TestRun[] {
   const end = new Date(Date.now() + 1500).toISOString();
-  const runs = makeTrace(children, { session_name: options.project ?? projectName, end_time: end, extra: { metadata: options.thread ? { thread_id: options.thread } : {} } });
+  const runs = makeTrace(children, {
+    session_name: options.project ?? projectName,
+    end_time: end,
+    extra: { metadata: options.thread ? { thread_id: options.thread } : {} },
+  });
   for (const child of runs.slice(1)) child.outputs = { usage_metadata: USAGE };
   if (options.error) runs[0]!.error = 'ValueError: boom';
   return runs;
@@ -34,7 +38,11 @@ async function ingest(apiKey: string, runs: TestRun[]): Promise<void> {
 
 // Three turns of conv-1 (one errored), one of conv-2, one trace outside any thread; and a
 // trace in another workspace under the same project name, in conv-1.
-const conv1 = [trace(2, { thread: 'conv-1' }), trace(1, { thread: 'conv-1', error: true }), trace(3, { thread: 'conv-1' })];
+const conv1 = [
+  trace(2, { thread: 'conv-1' }),
+  trace(1, { thread: 'conv-1', error: true }),
+  trace(3, { thread: 'conv-1' }),
+];
 const conv2 = trace(1, { thread: 'conv-2' });
 const lone = trace(0);
 const allTraces = [...conv1, conv2, lone];
@@ -43,11 +51,25 @@ const llmRuns = runCount - allTraces.length;
 const otherTrace = trace(1, { thread: 'conv-1' });
 
 /** Polls the project's traces until all of them are there, as projected (needs the projector's `traces` rows). */
-async function waitForTraces(apiKey: string, project: string, count: number, ready: (items: any[]) => boolean = () => true): Promise<any[]> {
-  return waitFor(`${count} traces of project ${project}`, async () => {
-    const res = await api('/api/v2/traces/query', { method: 'POST', apiKey, json: { project_id: project, page_size: 100 } });
-    return res.status === 200 && res.body.items.length === count && ready(res.body.items) ? res.body.items : null;
-  }, 60_000, 200);
+async function waitForTraces(
+  apiKey: string,
+  project: string,
+  count: number,
+  ready: (items: any[]) => boolean = () => true,
+): Promise<any[]> {
+  return waitFor(
+    `${count} traces of project ${project}`,
+    async () => {
+      const res = await api('/api/v2/traces/query', {
+        method: 'POST',
+        apiKey,
+        json: { project_id: project, page_size: 100 },
+      });
+      return res.status === 200 && res.body.items.length === count && ready(res.body.items) ? res.body.items : null;
+    },
+    60_000,
+    200,
+  );
 }
 
 beforeAll(async () => {
@@ -57,7 +79,9 @@ beforeAll(async () => {
   for (const t of allTraces) await ingest(ws.apiKey, t);
   await ingest(other.apiKey, otherTrace);
   // Everything below reads projected rows: wait for the finished, fully rolled-up traces.
-  await waitForTraces(ws.apiKey, projectId, allTraces.length, (items) => items.every((i) => i.root_run.end_time && i.trace_aggregates.run_count >= 1));
+  await waitForTraces(ws.apiKey, projectId, allTraces.length, (items) =>
+    items.every((i) => i.root_run.end_time && i.trace_aggregates.run_count >= 1),
+  );
   await waitForTraces(other.apiKey, otherProjectId, 1);
 });
 
@@ -67,16 +91,32 @@ describe('GET /api/v2/traces/{id}/runs', () => {
     const res = await api(`/api/v2/traces/${t[0]!.id}/runs?project_id=${projectId}`, { apiKey: ws.apiKey });
     expect(res.status).toBe(200);
     expect(res.body.items.map((r: any) => r.id)).toEqual(t.map((r) => r.id));
-    expect(res.body.items[1]).toMatchObject({ id: t[1]!.id, name: 'child-0', run_type: 'LLM', parent_run_ids: [t[0]!.id], total_tokens: 15, status: 'SUCCESS' });
+    expect(res.body.items[1]).toMatchObject({
+      id: t[1]!.id,
+      name: 'child-0',
+      run_type: 'LLM',
+      parent_run_ids: [t[0]!.id],
+      total_tokens: 15,
+      status: 'SUCCESS',
+    });
     expect(res.body.items[0]).toMatchObject({ total_tokens: 45, parent_run_ids: [] });
-    const picked = await api(`/api/v2/traces/${t[0]!.id}/runs?project_id=${projectId}&selects=THREAD_ID&selects=PROJECT_ID&selects=IS_ROOT`, { apiKey: ws.apiKey });
+    const picked = await api(
+      `/api/v2/traces/${t[0]!.id}/runs?project_id=${projectId}&selects=THREAD_ID&selects=PROJECT_ID&selects=IS_ROOT`,
+      { apiKey: ws.apiKey },
+    );
     expect(picked.body.items[0]).toEqual({ thread_id: 'conv-1', project_id: projectId, is_root: true });
   });
 
   test('another workspace: 404 for its trace, even under a project of the same name', async () => {
-    expect((await api(`/api/v2/traces/${otherTrace[0]!.id}/runs?project_id=${projectId}`, { apiKey: ws.apiKey })).status).toBe(404);
-    expect((await api(`/api/v2/traces/${conv2[0]!.id}/runs?project_id=${otherProjectId}`, { apiKey: other.apiKey })).status).toBe(404);
-    expect((await api(`/api/v2/traces/${conv2[0]!.id}/runs?project_id=${otherProjectId}`, { apiKey: ws.apiKey })).status).toBe(404);
+    expect(
+      (await api(`/api/v2/traces/${otherTrace[0]!.id}/runs?project_id=${projectId}`, { apiKey: ws.apiKey })).status,
+    ).toBe(404);
+    expect(
+      (await api(`/api/v2/traces/${conv2[0]!.id}/runs?project_id=${otherProjectId}`, { apiKey: other.apiKey })).status,
+    ).toBe(404);
+    expect(
+      (await api(`/api/v2/traces/${conv2[0]!.id}/runs?project_id=${otherProjectId}`, { apiKey: ws.apiKey })).status,
+    ).toBe(404);
   });
 });
 
@@ -85,18 +125,38 @@ describe('POST /api/v2/traces/query', () => {
     const items = await waitForTraces(ws.apiKey, projectId, allTraces.length);
     const byId = new Map(items.map((i) => [i.root_run.id, i]));
     const errored = byId.get(conv1[1]![0]!.id);
-    expect(errored.root_run).toMatchObject({ name: 'root', status: 'ERROR', thread_id: 'conv-1', project_id: projectId });
+    expect(errored.root_run).toMatchObject({
+      name: 'root',
+      status: 'ERROR',
+      thread_id: 'conv-1',
+      project_id: projectId,
+    });
     expect(errored.trace_aggregates).toMatchObject({ run_count: 2, error_count: 1, total_tokens: 15 });
     expect(byId.get(lone[0]!.id).root_run.thread_id).toBeNull();
-    const inConv1 = await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: projectId, thread_id: 'conv-1' } });
+    const inConv1 = await api('/api/v2/traces/query', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { project_id: projectId, thread_id: 'conv-1' },
+    });
     expect(inConv1.body.items.map((i: any) => i.root_run.id).sort()).toEqual(conv1.map((t) => t[0]!.id).sort());
-    const failed = await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: projectId, has_error: true } });
+    const failed = await api('/api/v2/traces/query', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { project_id: projectId, has_error: true },
+    });
     expect(failed.body.items.map((i: any) => i.root_run.id)).toEqual([conv1[1]![0]!.id]);
   });
 
   test('another workspace: its project is 404; a field out of range is a 422 through the real server', async () => {
-    expect((await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: otherProjectId } })).status).toBe(404);
-    const bad = await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: projectId, page_size: 500 } });
+    expect(
+      (await api('/api/v2/traces/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: otherProjectId } }))
+        .status,
+    ).toBe(404);
+    const bad = await api('/api/v2/traces/query', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { project_id: projectId, page_size: 500 },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR', detail: expect.stringMatching(/page_size/) });
   });
@@ -104,34 +164,72 @@ describe('POST /api/v2/traces/query', () => {
 
 describe('threads', () => {
   test('a thread per thread_id, with its turns in order and its stats', async () => {
-    const threads = await waitFor('both threads', async () => {
-      const res = await api('/api/v2/threads/query', { method: 'POST', apiKey: ws.apiKey, json: { project_id: projectId } });
-      return res.status === 200 && res.body.items.length === 2 ? res.body.items : null;
-    }, 30_000, 200);
+    const threads = await waitFor(
+      'both threads',
+      async () => {
+        const res = await api('/api/v2/threads/query', {
+          method: 'POST',
+          apiKey: ws.apiKey,
+          json: { project_id: projectId },
+        });
+        return res.status === 200 && res.body.items.length === 2 ? res.body.items : null;
+      },
+      30_000,
+      200,
+    );
     const c1 = threads.find((t: any) => t.thread_id === 'conv-1');
-    expect(c1).toMatchObject({ count: 3, num_errored_turns: 1, first_trace_id: conv1[0]![0]!.id, last_trace_id: conv1[2]![0]!.id, total_tokens: 6 * 15, run_count: 9 });
+    expect(c1).toMatchObject({
+      count: 3,
+      num_errored_turns: 1,
+      first_trace_id: conv1[0]![0]!.id,
+      last_trace_id: conv1[2]![0]!.id,
+      total_tokens: 6 * 15,
+      run_count: 9,
+    });
 
     const turns = await api(`/api/v2/threads/conv-1/traces?project_id=${projectId}`, { apiKey: ws.apiKey });
-    expect(turns.body.items.map((t: any) => [t.turn_number, t.trace_id])).toEqual(conv1.map((t, i) => [i + 1, t[0]!.id]));
+    expect(turns.body.items.map((t: any) => [t.turn_number, t.trace_id])).toEqual(
+      conv1.map((t, i) => [i + 1, t[0]!.id]),
+    );
 
     const stats = await api(`/api/v2/threads/conv-1/stats?session_id=${projectId}`, { apiKey: ws.apiKey });
-    expect(stats.body).toMatchObject({ turns: 3, total_tokens: 90, prompt_tokens: 60, completion_tokens: 30, num_errored_turns: 1, run_count: 9 });
+    expect(stats.body).toMatchObject({
+      turns: 3,
+      total_tokens: 90,
+      prompt_tokens: 60,
+      completion_tokens: 30,
+      num_errored_turns: 1,
+      run_count: 9,
+    });
     expect(stats.body.latency_p50_seconds).toBeGreaterThan(0);
   });
 
   test('another workspace sees only its own conv-1; its project and threads are 404 to us', async () => {
     const theirs = await api(`/api/v2/threads/conv-1/stats?session_id=${otherProjectId}`, { apiKey: other.apiKey });
     expect(theirs.body.turns).toBe(1);
-    expect((await api(`/api/v2/threads/conv-1/stats?session_id=${otherProjectId}`, { apiKey: ws.apiKey })).status).toBe(404);
-    expect((await api(`/api/v2/threads/conv-2/traces?project_id=${projectId}`, { apiKey: other.apiKey })).status).toBe(404);
-    expect((await api('/api/v2/threads/query', { method: 'POST', apiKey: other.apiKey, json: { project_id: projectId } })).status).toBe(404);
-    expect((await api(`/api/v2/threads/conv-9/traces?project_id=${projectId}`, { apiKey: ws.apiKey })).status).toBe(404);
+    expect((await api(`/api/v2/threads/conv-1/stats?session_id=${otherProjectId}`, { apiKey: ws.apiKey })).status).toBe(
+      404,
+    );
+    expect((await api(`/api/v2/threads/conv-2/traces?project_id=${projectId}`, { apiKey: other.apiKey })).status).toBe(
+      404,
+    );
+    expect(
+      (await api('/api/v2/threads/query', { method: 'POST', apiKey: other.apiKey, json: { project_id: projectId } }))
+        .status,
+    ).toBe(404);
+    expect((await api(`/api/v2/threads/conv-9/traces?project_id=${projectId}`, { apiKey: ws.apiKey })).status).toBe(
+      404,
+    );
   });
 });
 
 describe('project stats', () => {
   test.each(['/runs/stats', '/api/v1/runs/stats'])('POST %s: counts, tokens, errors and a series', async (path) => {
-    const res = await api(path, { method: 'POST', apiKey: ws.apiKey, json: { session: [projectId], interval: 'hour' } });
+    const res = await api(path, {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { session: [projectId], interval: 'hour' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       trace_count: allTraces.length,
@@ -150,7 +248,9 @@ describe('project stats', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ trace_count: allTraces.length, run_count: runCount, interval: '1d' });
     expect((await api(`/api/v1/sessions/${projectId}/stats`, { apiKey: other.apiKey })).status).toBe(404);
-    expect((await api('/runs/stats', { method: 'POST', apiKey: other.apiKey, json: { session: [projectId] } })).status).toBe(404);
+    expect(
+      (await api('/runs/stats', { method: 'POST', apiKey: other.apiKey, json: { session: [projectId] } })).status,
+    ).toBe(404);
     expect((await api(`/sessions/${projectId}/stats?bucket=fortnight`, { apiKey: ws.apiKey })).status).toBe(422);
   });
 });
@@ -161,7 +261,10 @@ describe('the official npm client', () => {
     const seen: string[] = [];
     for await (const t of client.traces.query({ project_id: projectId, page_size: 2 })) seen.push(t.root_run!.id!);
     expect(seen.sort()).toEqual(allTraces.map((t) => t[0]!.id).sort());
-    const runs = await client.traces.listRuns(conv1[0]![0]!.id, { project_id: projectId, selects: ['ID', 'NAME', 'INPUTS'] });
+    const runs = await client.traces.listRuns(conv1[0]![0]!.id, {
+      project_id: projectId,
+      selects: ['ID', 'NAME', 'INPUTS'],
+    });
     expect(runs.items).toEqual(conv1[0]!.map((r) => ({ id: r.id, name: r.name, inputs: r.inputs })));
   });
 
@@ -171,7 +274,12 @@ describe('the official npm client', () => {
     for await (const t of client.threads.query({ project_id: projectId, page_size: 1 })) threads.push(t.thread_id!);
     expect(threads.sort()).toEqual(['conv-1', 'conv-2']);
     const turns: number[] = [];
-    for await (const t of client.threads.listTraces('conv-1', { project_id: projectId, page_size: 2, selects: ['TRACE_ID', 'TURN_NUMBER'] })) turns.push(t.turn_number!);
+    for await (const t of client.threads.listTraces('conv-1', {
+      project_id: projectId,
+      page_size: 2,
+      selects: ['TRACE_ID', 'TURN_NUMBER'],
+    }))
+      turns.push(t.turn_number!);
     expect(turns).toEqual([1, 2, 3]);
     const stats = await client.threads.stats('conv-1', { session_id: projectId, selects: ['TURNS', 'TOTAL_TOKENS'] });
     expect(stats).toMatchObject({ turns: 3, total_tokens: 90 });
@@ -187,6 +295,14 @@ describe('the official npm client', () => {
 test('the routes are in the OpenAPI document', async () => {
   const doc = await api('/docs/json');
   expect(doc.status).toBe(200);
-  for (const path of ['/api/v2/traces/query', '/api/v2/traces/{trace_id}/runs', '/api/v2/threads/query', '/api/v2/threads/{thread_id}/traces', '/api/v2/threads/{thread_id}/stats', '/runs/stats', '/sessions/{session_id}/stats'])
+  for (const path of [
+    '/api/v2/traces/query',
+    '/api/v2/traces/{trace_id}/runs',
+    '/api/v2/threads/query',
+    '/api/v2/threads/{thread_id}/traces',
+    '/api/v2/threads/{thread_id}/stats',
+    '/runs/stats',
+    '/sessions/{session_id}/stats',
+  ])
     expect(Object.keys(doc.body.paths), path).toContain(path);
 });

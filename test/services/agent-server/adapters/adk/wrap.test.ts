@@ -1,10 +1,25 @@
 // wrap(runner) in-process, on LangGraph's in-memory checkpointer: the rules of the wrapper, each
 // against a real ADK runner (the example's offline EchoLlm, or a model of the test's own).
 import { describe, expect, it } from 'vitest';
-import { BaseLlm, DatabaseSessionService, InMemorySessionService, LlmAgent, LongRunningFunctionTool, Runner, VertexAiSessionService, type BaseLlmConnection, type LlmRequest, type LlmResponse } from '@google/adk';
+import {
+  BaseLlm,
+  DatabaseSessionService,
+  InMemorySessionService,
+  LlmAgent,
+  LongRunningFunctionTool,
+  Runner,
+  VertexAiSessionService,
+  type BaseLlmConnection,
+  type LlmRequest,
+  type LlmResponse,
+} from '@google/adk';
 import { MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
-import { CheckpointSessionService, SESSION_CHANNEL, wrap } from '../../../../../services/agent-server/adapters/adk/index.ts';
+import {
+  CheckpointSessionService,
+  SESSION_CHANNEL,
+  wrap,
+} from '../../../../../services/agent-server/adapters/adk/index.ts';
 import { EchoLlm, agent as echoAgent } from '../../../../../examples/adk-agent/echoAgent.ts';
 import { threadConfig, WorkspaceCheckpointer } from '../../../../../platform/workspaceThreads.ts';
 
@@ -16,7 +31,9 @@ function echoGraph() {
   return graph;
 }
 
-const thread = (id = crypto.randomUUID(), extra: Record<string, unknown> = {}) => ({ configurable: { thread_id: id, ...extra } });
+const thread = (id = crypto.randomUUID(), extra: Record<string, unknown> = {}) => ({
+  configurable: { thread_id: id, ...extra },
+});
 const human = (content: unknown) => ({ messages: [{ role: 'user', content }] });
 
 /** A model that answers with whatever `respond` says, once. */
@@ -36,7 +53,11 @@ class FixedLlm extends BaseLlm {
 
 describe('wrap(runner)', () => {
   it('refuses a runner whose sessions are not kept in the checkpoint: TypeError, naming the service', () => {
-    const services = [new InMemorySessionService(), new DatabaseSessionService('sqlite://:memory:'), new VertexAiSessionService({ projectId: 'p', location: 'us-central1' })];
+    const services = [
+      new InMemorySessionService(),
+      new DatabaseSessionService('sqlite://:memory:'),
+      new VertexAiSessionService({ projectId: 'p', location: 'us-central1' }),
+    ];
     for (const sessionService of services) {
       const runner = new Runner({ appName: 'x', agent: echoAgent, sessionService });
       expect(() => wrap(runner)).toThrow(TypeError);
@@ -58,12 +79,20 @@ describe('wrap(runner)', () => {
     const graph = echoGraph();
     const config = thread();
     await graph.invoke(human('one two') as never, config);
-    const second = (await graph.invoke({ ...human('three'), state_delta: { tone: 'cheerful' } } as never, config)) as Record<string, any>;
+    const second = (await graph.invoke(
+      { ...human('three'), state_delta: { tone: 'cheerful' } } as never,
+      config,
+    )) as Record<string, any>;
     // Turn 2 (the session's history), 3 words in all (the tool's running total in session state), the tone from state_delta.
     expect(second.messages.at(-1).content).toBe('Turn 2: you said "three" (1 words, 3 in all, cheerful)');
     expect(second.messages.map((m: { getType(): string }) => m.getType())).toEqual(['human', 'ai', 'human', 'ai']);
     const state = (await graph.getState(config)).values as Record<string, any>;
-    expect(state[SESSION_CHANNEL]).toMatchObject({ id: config.configurable.thread_id, appName: 'adk_echo', userId: 'anonymous', state: { word_total: 3, tone: 'cheerful', last_reply: second.last_reply } });
+    expect(state[SESSION_CHANNEL]).toMatchObject({
+      id: config.configurable.thread_id,
+      appName: 'adk_echo',
+      userId: 'anonymous',
+      state: { word_total: 3, tone: 'cheerful', last_reply: second.last_reply },
+    });
     expect(state[SESSION_CHANNEL].events.filter((e: { author: string }) => e.author === 'user')).toHaveLength(2);
   });
 
@@ -71,8 +100,16 @@ describe('wrap(runner)', () => {
     const graph = echoGraph();
     graph.checkpointer = new WorkspaceCheckpointer(new MemorySaver());
     const threadId = crypto.randomUUID();
-    const [a, b] = ['a', 'b'].map((w) => threadConfig({ workspaceId: `${w}0000000-0000-4000-8000-000000000000`, threadId }));
-    const both = (text: (w: string) => string) => Promise.all([a, b].map((config, i) => graph.invoke(human(text(i === 0 ? 'A' : 'B')) as never, config!) as Promise<Record<string, any>>));
+    const [a, b] = ['a', 'b'].map((w) =>
+      threadConfig({ workspaceId: `${w}0000000-0000-4000-8000-000000000000`, threadId }),
+    );
+    const both = (text: (w: string) => string) =>
+      Promise.all(
+        [a, b].map(
+          (config, i) =>
+            graph.invoke(human(text(i === 0 ? 'A' : 'B')) as never, config!) as Promise<Record<string, any>>,
+        ),
+      );
     await both((w) => `one from ${w}`);
     const [second, secondB] = await both((w) => (w === 'A' ? 'two words from A' : 'B'));
     expect(second!.messages.at(-1).content).toBe('Turn 2: you said "two words from A" (4 words, 7 in all)');
@@ -80,7 +117,10 @@ describe('wrap(runner)', () => {
     // and streamed (the turn runs inside a chat-model call then)
     await Promise.all(
       [a, b].map(async (config, i) => {
-        for await (const _ of await graph.stream(human(`three from ${i === 0 ? 'A' : 'B'}`) as never, { ...config!, streamMode: 'messages' }));
+        for await (const _ of await graph.stream(human(`three from ${i === 0 ? 'A' : 'B'}`) as never, {
+          ...config!,
+          streamMode: 'messages',
+        }));
       }),
     );
     for (const [config, who] of [
@@ -91,16 +131,28 @@ describe('wrap(runner)', () => {
       expect(session.id).toBe(threadId);
       const said = session.events.filter((e: any) => e.author === 'user').map((e: any) => e.content.parts[0].text);
       expect(said).toHaveLength(3);
-      expect(said.every((text: string) => text.endsWith(who)), JSON.stringify(said)).toBe(true);
+      expect(
+        said.every((text: string) => text.endsWith(who)),
+        JSON.stringify(said),
+      ).toBe(true);
     }
   });
 
   it('the thread id is the session id; the user id is the authenticated user, else anonymous', async () => {
     const graph = echoGraph();
-    const signedIn = thread(undefined, { langgraph_auth_user_id: 'alice', langgraph_auth_user: { identity: 'alice', is_authenticated: true } });
+    const signedIn = thread(undefined, {
+      langgraph_auth_user_id: 'alice',
+      langgraph_auth_user: { identity: 'alice', is_authenticated: true },
+    });
     await graph.invoke(human('hi') as never, signedIn);
-    expect(((await graph.getState(signedIn)).values as any)[SESSION_CHANNEL]).toMatchObject({ id: signedIn.configurable.thread_id, userId: 'alice' });
-    const noAuth = thread(undefined, { langgraph_auth_user_id: 'anonymous', langgraph_auth_user: { identity: 'anonymous', is_authenticated: false } });
+    expect(((await graph.getState(signedIn)).values as any)[SESSION_CHANNEL]).toMatchObject({
+      id: signedIn.configurable.thread_id,
+      userId: 'alice',
+    });
+    const noAuth = thread(undefined, {
+      langgraph_auth_user_id: 'anonymous',
+      langgraph_auth_user: { identity: 'anonymous', is_authenticated: false },
+    });
     await graph.invoke(human('hi') as never, noAuth);
     expect(((await graph.getState(noAuth)).values as any)[SESSION_CHANNEL].userId).toBe('anonymous');
   });
@@ -108,7 +160,11 @@ describe('wrap(runner)', () => {
   it('streams the partial events as tokens in stream_mode=messages', async () => {
     const graph = echoGraph();
     const tokens: string[] = [];
-    for await (const [message] of await graph.stream(human('stream me please') as never, { ...thread(), streamMode: 'messages' })) tokens.push(String((message as { content: unknown }).content));
+    for await (const [message] of await graph.stream(human('stream me please') as never, {
+      ...thread(),
+      streamMode: 'messages',
+    }))
+      tokens.push(String((message as { content: unknown }).content));
     expect(tokens.length).toBeGreaterThan(5);
     expect(tokens.join('')).toBe('Turn 1: you said "stream me please" (3 words, 3 in all)');
   });
@@ -125,26 +181,63 @@ describe('wrap(runner)', () => {
 
     it('multimodal input, several new messages, no message', async () => {
       const graph = echoGraph();
-      expect(await failure(graph, human([{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }]))).toMatch(/multimodal input is not supported.*image_url/);
-      expect(await failure(graph, { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] })).toMatch(/several new messages in one turn are not supported \(2/);
+      expect(
+        await failure(
+          graph,
+          human([
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          ]),
+        ),
+      ).toMatch(/multimodal input is not supported.*image_url/);
+      expect(
+        await failure(graph, {
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'user', content: 'b' },
+          ],
+        }),
+      ).toMatch(/several new messages in one turn are not supported \(2/);
       expect(await failure(graph, { messages: [] })).toMatch(/"messages" is required/);
     });
 
     it('non-text output parts', async () => {
-      const agent = new LlmAgent({ name: 'pictures', model: new FixedLlm(() => ({ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }, turnComplete: true })) });
+      const agent = new LlmAgent({
+        name: 'pictures',
+        model: new FixedLlm(() => ({
+          content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] },
+          turnComplete: true,
+        })),
+      });
       const graph = wrap(new Runner({ appName: 'pictures', agent, sessionService: new CheckpointSessionService() }));
       graph.checkpointer = new MemorySaver();
-      expect(await failure(graph as never, human('draw'))).toMatch(/non-text output parts are not supported.*inlineData/);
+      expect(await failure(graph as never, human('draw'))).toMatch(
+        /non-text output parts are not supported.*inlineData/,
+      );
     });
 
     it('native interrupts: a long-running tool', async () => {
-      const approve = new LongRunningFunctionTool({ name: 'ask_manager', description: 'asks a person', parameters: z.object({}), execute: async () => ({ status: 'pending' }) });
+      const approve = new LongRunningFunctionTool({
+        name: 'ask_manager',
+        description: 'asks a person',
+        parameters: z.object({}),
+        execute: async () => ({ status: 'pending' }),
+      });
       const model = new FixedLlm((request) =>
         request.contents?.at(-1)?.parts?.some((p) => p.functionResponse)
           ? { content: { role: 'model', parts: [{ text: 'waiting' }] }, turnComplete: true }
-          : { content: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'ask_manager', args: {} } }] }, turnComplete: true },
+          : {
+              content: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'ask_manager', args: {} } }] },
+              turnComplete: true,
+            },
       );
-      const graph = wrap(new Runner({ appName: 'approvals', agent: new LlmAgent({ name: 'approvals', model, tools: [approve] }), sessionService: new CheckpointSessionService() }));
+      const graph = wrap(
+        new Runner({
+          appName: 'approvals',
+          agent: new LlmAgent({ name: 'approvals', model, tools: [approve] }),
+          sessionService: new CheckpointSessionService(),
+        }),
+      );
       graph.checkpointer = new MemorySaver();
       expect(await failure(graph as never, human('may I?'))).toMatch(/native interrupts are not supported/);
     });
