@@ -8,19 +8,14 @@ import { defineConfig } from 'vitest/config';
 // the cache. Set before any worker or service starts: every one inherits it.
 process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('.local/node-compile-cache', import.meta.url));
 
-// Three groups run one after the other: the main suite, then the fault tests that stop the shared
-// ClickHouse or Kafka and so must not share the stack with anything else, then the audit of what
-// the run left behind (its logs swept for the suite's secrets). The failover tests in test/faults
-// kill only what they started themselves (a broker of a Kafka cluster, a replica of a ClickHouse
-// pair, one of two projectors) and run in the main suite. (A project of their own would run after
-// all the others: vitest runs a one-worker project's files in a group of their own, at the end.)
+// Two groups run one after the other: the main suite, then the audit of what the run left behind
+// (its logs swept for the suite's secrets). The fault tests stop and start only what they started
+// themselves (a Kafka broker or a ClickHouse server of their own, test/support/privateServers.ts;
+// a broker of a Kafka cluster, a replica of a ClickHouse pair, one of two projectors) and so run in
+// the main suite beside everything else. (A project of its own would run after all the others:
+// vitest runs a one-worker project's files in a group of their own, at the end.)
 // In every test process, every answer a test reads through fetch is swept for the suite's
 // secrets too (secretSweep.setup.ts).
-const STOPS_SHARED_INFRA = [
-  'test/faults/projectorFaults.test.ts',
-  'test/faults/kafkaDown.test.ts',
-  'test/faults/exportFaults.test.ts',
-];
 export default defineConfig({
   test: {
     globalSetup: ['test/support/globalSetup.ts'],
@@ -39,23 +34,13 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: [...STOPS_SHARED_INFRA, 'test/audit/**', 'node_modules/**'],
+          exclude: ['test/audit/**', 'node_modules/**'],
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: {
-          name: 'faults',
-          include: STOPS_SHARED_INFRA,
-          maxWorkers: 1,
-          fileParallelism: false,
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: { name: 'audit', include: ['test/audit/**/*.test.ts'], maxWorkers: 1, sequence: { groupOrder: 2 } },
+        test: { name: 'audit', include: ['test/audit/**/*.test.ts'], maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },

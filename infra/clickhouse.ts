@@ -55,6 +55,19 @@ export function clickhouseComponent(endpoints: StackEndpoints, ports: ExtraPorts
 }
 
 /**
+ * One ClickHouse server of its own in `dir`, listening on `host` at the given ports: a fault test's,
+ * which stops and starts it without touching the local stack's server.
+ */
+export function clickhouseServerComponent(
+  name: string,
+  dir: string,
+  host: string,
+  ports: { httpPort: number; tcpPort: number },
+): Component {
+  return serverComponent({ name, dir, host, ...ports });
+}
+
+/**
  * A replicated pair (or more) in `dir`: replica i in `<dir>/<namePrefix>-<i>`, all on `host`,
  * coordinated by the ZooKeeper at `zookeeper`, forming cluster `cluster`. Start them once
  * ZooKeeper answers: 18.16's distributed-DDL thread asks for it as the server starts, and a

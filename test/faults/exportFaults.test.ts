@@ -3,14 +3,15 @@
 // broker restarted while a scheduled export works through its windows (every window still
 // exported exactly once: no file lost, none doubled, every row counted once), and a worker that
 // died after completing a file but before recording it (the next attempt finds the file and
-// records it instead of writing its rows again).
+// records it instead of writing its rows again). On a Kafka broker and a ClickHouse server of its
+// own (privateServers.ts), so the rest of the suite runs on beside it.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../support/bulkExportClient.ts';
 import { stackCall, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
+import { privateClickHouse, privateKafka, type PrivateServer } from '../support/privateServers.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { event, EventLog } from '../../platform/kafka/eventLog.ts';
@@ -22,6 +23,8 @@ import { exportRunsToParquet } from '../../services/bulk-export/parquet/runsExpo
 const HOUR = 3600_000;
 const hourAligned = (hoursAgo: number) =>
   new Date(Math.floor(Date.now() / HOUR) * HOUR - hoursAgo * HOUR).toISOString();
+let kafka: PrivateServer;
+let clickhouse: PrivateServer;
 let stack: TracingStack;
 let s3: S3Client;
 let projectId: string;
@@ -51,7 +54,10 @@ async function expectExactlyOnce(exportId: string, runs: any[], rows: number): P
 }
 
 beforeAll(async () => {
+  [kafka, clickhouse] = await Promise.all([privateKafka('exportfaults'), privateClickHouse('exportfaults')]);
   stack = await startTracingStack('exportfaults', {
+    KAFKA_BROKERS: kafka.endpoint,
+    CLICKHOUSE_URL: clickhouse.endpoint,
     BULK_EXPORT_LAG_SECONDS: '0',
     BULK_EXPORT_POLL_MS: '250',
     BULK_EXPORT_RETRY_DELAY_MS: '500',
@@ -100,13 +106,14 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await ensureStackUp();
+  await Promise.all([kafka?.start(), clickhouse?.start()]);
   s3?.destroy();
   await stack?.stop();
-}, 180_000);
+  await Promise.all([kafka?.remove(), clickhouse?.remove()]);
+}, 300_000);
 
 test('ClickHouse down when an export is due: the run fails, is retried with backoff, and completes once ClickHouse is back', async () => {
-  await stopComponent('clickhouse', { graceMs: 0 });
+  await clickhouse.stop(0);
   try {
     const created = await call('POST', '/bulk-exports', {
       bulk_export_destination_id: destinationId,
@@ -119,7 +126,7 @@ test('ClickHouse down when an export is due: the run fails, is retried with back
     const run = failing.find((r) => r.retry_number >= 2);
     expect(run.errors.retry_0).toMatch(/ClickHouse/);
     expect(run.status).toBe('Running');
-    await ensureStackUp();
+    await clickhouse.start();
     const done = await runsWhen(
       created.body.id,
       (runs) => runs.length > 0 && runs.every((r) => r.status === 'Completed'),
@@ -127,7 +134,7 @@ test('ClickHouse down when an export is due: the run fails, is retried with back
     await expectExactlyOnce(created.body.id, done, 30);
     expect((await call('GET', `/bulk-exports/${created.body.id}`)).body.status).toBe('Completed');
   } finally {
-    await ensureStackUp();
+    await clickhouse.start();
   }
 }, 300_000);
 
@@ -141,9 +148,9 @@ test('the Kafka broker restarted while a scheduled export works through its wind
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   await runsWhen(created.body.id, (runs) => runs.filter((r) => r.status === 'Completed').length >= 5);
-  await stopComponent('kafka', { graceMs: 0 });
+  await kafka.stop(0);
   await new Promise((r) => setTimeout(r, 5000));
-  await ensureStackUp();
+  await kafka.start();
   const runs = await runsWhen(
     created.body.id,
     (list) => list.length >= 60 && list.every((r) => r.status === 'Completed'),

@@ -1,19 +1,23 @@
 // Item 14: a 2xx means the data is in Kafka. With the broker down the API answers 503 with
-// Retry-After, and once the broker is back it takes writes again.
+// Retry-After, and once the broker is back it takes writes again. On a broker of its own
+// (privateServers.ts), so the rest of the suite runs on beside it.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
+import { privateKafka, type PrivateServer } from '../support/privateServers.ts';
 
+let kafka: PrivateServer;
 let stack: TracingStack;
 beforeAll(async () => {
-  stack = await startTracingStack('kafkadown', { KAFKA_APPEND_TIMEOUT_MS: '3000' });
-});
+  kafka = await privateKafka('kafkadown');
+  stack = await startTracingStack('kafkadown', { KAFKA_BROKERS: kafka.endpoint, KAFKA_APPEND_TIMEOUT_MS: '3000' });
+}, 300_000);
 afterAll(async () => {
-  await ensureStackUp();
+  await kafka?.start(); // the stack's teardown sweeps and deletes its topics
   await stack?.stop();
-});
+  await kafka?.remove();
+}, 300_000);
 
 const post = (id: string) =>
   fetch(`${stack.url}/runs`, {
@@ -28,7 +32,7 @@ test('Kafka down: 503 with Retry-After, never a 2xx; writes resume after the bro
   const before = uuidv7();
   expect((await post(before)).status).toBe(202);
 
-  await stopComponent('kafka');
+  await kafka.stop();
   const during = uuidv7();
   const res = await post(during);
   expect(res.status).toBe(503);
@@ -41,7 +45,7 @@ test('Kafka down: 503 with Retry-After, never a 2xx; writes resume after the bro
     250,
   );
 
-  await ensureStackUp();
+  await kafka.start();
   await waitFor('readiness to report Kafka back', async () => (await fetch(`${stack.url}/ready`)).ok, 60_000, 250);
   const after = uuidv7();
   const ok = await waitFor(

@@ -1,22 +1,26 @@
 // Item 17: during a sustained ingest, ClickHouse is down for 30 s and the projector is killed
 // with SIGKILL; after recovery every accepted run is in ClickHouse exactly once, patches applied.
+// On a ClickHouse server of its own (privateServers.ts), so the rest of the suite runs on beside it.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runsOnceMerged, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { endTimeAfter, makeTrace, multipartBody, postParts } from '../support/runFactory.ts';
 import { freePort, startService, waitFor } from '../support/serviceProcess.ts';
-import { ensureStackUp, stopComponent } from '../../infra/stack.ts';
+import { privateClickHouse, type PrivateServer } from '../support/privateServers.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { sql } from '../../platform/clickhouse/sql.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 
+let clickhouse: PrivateServer;
 let stack: TracingStack;
 beforeAll(async () => {
-  stack = await startTracingStack('faults');
-});
+  clickhouse = await privateClickHouse('faults');
+  stack = await startTracingStack('faults', { CLICKHOUSE_URL: clickhouse.endpoint });
+}, 300_000);
 afterAll(async () => {
-  await ensureStackUp();
+  await clickhouse?.start();
   await stack?.stop();
-});
+  await clickhouse?.remove();
+}, 300_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -62,7 +66,7 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
   })();
 
   await sleep(5_000);
-  await stopComponent('clickhouse', { graceMs: 0 });
+  await clickhouse.stop(0);
   const downAt = Date.now();
   await sleep(8_000);
   await stack.projector.kill('SIGKILL');
@@ -101,7 +105,7 @@ test('ClickHouse down for 30 s and a SIGKILLed projector lose nothing and double
     await replica.stop();
   }
   await sleep(Math.max(0, 30_000 - (Date.now() - downAt)));
-  await ensureStackUp();
+  await clickhouse.start();
   await sleep(5_000);
   stop = true;
   await load;
