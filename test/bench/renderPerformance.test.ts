@@ -41,7 +41,7 @@ const exported = {
   ...run,
   dirty: true,
   date: '2026-11-30T08:30:00.000Z',
-  load_1m: { start: 9.5, end: 3 },
+  load_1m: { start: 19.5, end: 3 },
   settings: { env: { BENCH_RUNS: '100000' }, args: [] },
   rows: 100000,
   compression: 'gzip',
@@ -78,7 +78,7 @@ describe('renderPerformance', () => {
       '| [ingest](#ingestion-npm-run-benchingest) | 8 cores, Test CPU 3000 | `0123456` | 2026-12-01 | 0.5 → 1.25 |',
     );
     expect(page).toContain(
-      '| [export](#bulk-export-npm-run-benchexport) | 8 cores, Test CPU 3000 | `0123456`+ | 2026-11-30 | 9.5 → 3 (busy) |',
+      '| [export](#bulk-export-npm-run-benchexport) | 8 cores, Test CPU 3000 | `0123456`+ | 2026-11-30 | 19.5 → 3 (busy) |',
     );
   });
 
@@ -106,7 +106,7 @@ describe('renderPerformance', () => {
         'Load average (1 min): 0.5 at the start, 1.25 at the end. Settings: the defaults.*',
     );
     expect(sectionOf('Bulk export (`npm run bench:export`)')).toContain(
-      'Commit `0123456` (with uncommitted changes), 2026-11-30 08:30:00 UTC, 120 s. Load average (1 min): 9.5 at the start, 3 at the end on 8 cores: ' +
+      'Commit `0123456` (with uncommitted changes), 2026-11-30 08:30:00 UTC, 120 s. Load average (1 min): 19.5 at the start, 3 at the end on 8 cores: ' +
         'a busy machine, the absolute figures are low and latencies long. Settings: `BENCH_RUNS=100000`.*',
     );
   });
