@@ -244,6 +244,12 @@ const configSchema = z.object({
    */
   AGENT_SERVER_RUN_LEASE_MS: z.coerce.number().int().min(400).default(10_000),
   /**
+   * The longest an agent server's cron scheduler sleeps between two looks for due crons
+   * (services/agent-server/crons/cronScheduler.ts). It sleeps until the next due cron it knows
+   * of, so this only bounds how late a cron another replica created just before its tick starts.
+   */
+  AGENT_SERVER_CRON_TICK_MS: z.coerce.number().int().min(50).default(5_000),
+  /**
    * How the agent server authenticates callers when its config file names no auth module (one that
    * does replaces this): `api_key` (default) needs a key of the tracing API in X-Api-Key (X-Tenant-Id
    * for a key of several workspaces) and keeps each workspace's threads and runs apart; `none` turns
@@ -262,8 +268,25 @@ const configSchema = z.object({
    * of several acts here without X-Tenant-Id. The control plane sets it to the deployment's workspace.
    */
   LANGSMITH_TENANT_ID: z.uuid().optional(),
+  /**
+   * Webhook URLs of runs (`webhook`) that may be called although they resolve to a loopback,
+   * private, link-local or unspecified address (refused by default, so a run cannot make the server
+   * call internal services): host names, addresses or CIDR ranges, each optionally with :port, comma
+   * separated (the BULK_EXPORT_ALLOWED_HOSTS form).
+   */
+  AGENT_SERVER_WEBHOOK_ALLOWED_HOSTS: hostList.default(''),
+  /** Webhook hosts refused whatever they resolve to, in the same form; this list wins over the allowed one. */
+  AGENT_SERVER_WEBHOOK_DENIED_HOSTS: hostList.default(''),
   /** The largest request body the agent server reads; larger ones are refused with 413. */
   AGENT_SERVER_BODY_LIMIT_BYTES: bytes.default(25 * 1024 * 1024),
+  /** Agent streaming protocol events kept per run for replay (`since`, reconnects); beyond it the oldest go first. */
+  AGENT_SERVER_PROTOCOL_BUFFER_EVENTS: z.coerce.number().int().positive().default(10_000),
+  /** How long a finished protocol run's events stay replayable, unless the thread's next run starts first. */
+  AGENT_SERVER_PROTOCOL_BUFFER_TTL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 60_000),
   /** PostgreSQL for durable agent-server state, e.g. postgres://postgres:postgres@127.0.0.1:5432/postgres (`npm run infra:up` serves that one). */
   POSTGRES_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// or postgresql:// URL' }).optional(),
   /** Public base URL of the agent server, used in A2A agent cards; else taken from the request (honouring X-Forwarded-*). */

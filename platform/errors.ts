@@ -115,6 +115,8 @@ export const errors = {
   uriTooLong: (message: string) => new AppError('URI_TOO_LONG', message),
   notFound: (what: string) => new AppError('NOT_FOUND', `${what} not found`),
   /** No route answers this method and path. */
+  /** A route of an API we mirror that this server deliberately does not serve: 404, saying what is not supported. */
+  notSupported: (what: string) => new AppError('NOT_FOUND', what),
   noRoute: (method: string, path: string) => new AppError('NOT_FOUND', `no route for ${method} ${path}`),
   /** The path is served, but not for this method: `allowed` are the methods it answers (the Allow header). */
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>

@@ -17,3 +17,12 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     client.release();
   }
 }
+
+/**
+ * PostgreSQL refused a text or jsonb value it cannot store: a NUL character (`\u0000`), or one
+ * the database encoding lacks. The request's fault (a 422), not the server's.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  const code = (err as { code?: unknown; severity?: unknown } | null)?.code;
+  return typeof (err as { severity?: unknown } | null)?.severity === 'string' && (code === '22P05' || code === '22021');
+}

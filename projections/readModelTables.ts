@@ -4,6 +4,7 @@
 import { RUN_KEYS_TABLE, RUN_LOCATIONS_TABLE, RUN_THREADS_TABLE, RUNS_TABLE } from './runs/runsTable.ts';
 import { TRACES_TABLE } from './traces/tracesTable.ts';
 import { FEEDBACK_TABLE } from './feedback/feedbackTable.ts';
+import { FEEDBACK_TOKENS_TABLE } from './feedback/feedbackTokenTable.ts';
 import { TRACE_HOUR_STATS_TABLE, TRACE_HOUR_WRITES_TABLE, TRACES_BY_HOUR_TABLE } from './traces/hourStats.ts';
 import { TRACE_HOUR_REACH_TABLE, TRACES_BY_THREAD_TABLE } from './threads/threadTables.ts';
 import type { ReadModelTables } from './shared/readModelTables.ts';
@@ -17,6 +18,7 @@ export const LIVE_TABLES: ReadModelTables = {
   runThreads: RUN_THREADS_TABLE,
   traces: TRACES_TABLE,
   feedback: FEEDBACK_TABLE,
+  feedbackTokens: FEEDBACK_TOKENS_TABLE,
   tracesByHour: TRACES_BY_HOUR_TABLE,
   traceHourWrites: TRACE_HOUR_WRITES_TABLE,
   traceHourStats: TRACE_HOUR_STATS_TABLE,
@@ -32,6 +34,7 @@ export const tablesWithSuffix = (suffix: string): ReadModelTables => ({
   runThreads: `${LIVE_TABLES.runThreads}${suffix}`,
   traces: `${LIVE_TABLES.traces}${suffix}`,
   feedback: `${LIVE_TABLES.feedback}${suffix}`,
+  feedbackTokens: `${LIVE_TABLES.feedbackTokens}${suffix}`,
   tracesByHour: `${LIVE_TABLES.tracesByHour}${suffix}`,
   traceHourWrites: `${LIVE_TABLES.traceHourWrites}${suffix}`,
   traceHourStats: `${LIVE_TABLES.traceHourStats}${suffix}`,

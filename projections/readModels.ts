@@ -17,6 +17,7 @@ import { markCopiesIncompleteOnUpgrade } from './copiesUpgrade.ts';
 import { createTraceHourStatsTable, createTraceHourWritesTable, createTracesByHourTable } from './traces/hourStats.ts';
 import { createTraceHourReachTable, createTracesByThreadTable } from './threads/threadTables.ts';
 import { createFeedbackTable } from './feedback/feedbackTable.ts';
+import { createFeedbackTokensTable } from './feedback/feedbackTokenTable.ts';
 import { createThreadsView, THREADS_VIEW } from './threads/threadsView.ts';
 import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
 
@@ -37,6 +38,7 @@ export async function createReadModelTables(
     [tables.runThreads, createRunThreadsTable],
     [tables.traces, createTracesTable],
     [tables.feedback, createFeedbackTable],
+    [tables.feedbackTokens, createFeedbackTokensTable],
     [tables.tracesByHour, createTracesByHourTable],
     [tables.traceHourWrites, createTraceHourWritesTable],
     [tables.traceHourStats, createTraceHourStatsTable],

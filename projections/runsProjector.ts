@@ -33,7 +33,7 @@ import { emptyRow, mergeRunOp } from './runs/runRow.ts';
 import { deriveRunFields, derivationBlobs } from './runs/deriveRun.ts';
 import { rollUpUsage } from './runs/usageRollUp.ts';
 import { runsTableOutdated } from './runs/runsTable.ts';
-import { moves, RunsWriter, type RunsPart } from './runs/runsWriter.ts';
+import { moves, placeOf, RunsWriter, threadOf, type RunsPart } from './runs/runsWriter.ts';
 import { tracePlacement, traceRow } from './traces/traceRow.ts';
 import { TracesWriter } from './traces/tracesWriter.ts';
 import { ThreadsWriter } from './threads/threadsWriter.ts';
@@ -117,7 +117,7 @@ interface TracePart {
   dirty: Map<string, RunRow>;
   /** Each merged run's row as stored before this part (null: none yet): where it is in `runs`. */
   stored: Map<string, RunRow | null>;
-  /** Runs of ops applied before: their locations are written again. */
+  /** Runs of ops applied before: their locations, places and threads are written again. */
   reapplied: Map<string, RunRow>;
   /** The version of the last op that touched the trace (0: none did: no trace row to write). */
   touchedAt: number;
@@ -351,9 +351,15 @@ export class RunsProjector implements Projection {
         if (r.has_post)
           located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
       }
+      // A reapplied run's place and thread rows too: a replay's catch-up finds in the new `runs`
+      // the rows a live projector wrote there just after the swap, while that batch's run_keys
+      // and run_threads rows went to the tables swapped out a moment before (replay.ts).
       for (const [runId, r] of reapplied)
-        if (r.has_post && !dirty.has(runId))
+        if (r.has_post && !dirty.has(runId)) {
           located.push({ tenant_id: r.tenant_id, id: r.id, trace_id: r.trace_id, session_id: r.session_id });
+          places.push(placeOf(r));
+          if (r.thread_id !== '') threads.push(threadOf(r));
+        }
     }
     return { rows, places, tombstones, threads, located, traceRows, traceChanges, added };
   }

@@ -280,6 +280,22 @@ export interface FeedbackSubmitted {
   extra: null | string;
 }
 
+/** A presigned feedback token (POST /feedback/tokens, the clients' createPresignedFeedbackToken): until expires_at, a request to /feedback/tokens/{token_id}, with no API key, records feedback of feedback_key on run_id in the tenant's workspace. Keyed tenant_id/token/token_id. A token is never changed: using it submits feedback (FeedbackSubmitted). */
+export interface FeedbackTokenCreated {
+  tenant_id: string;
+  token_id: string;
+  run_id: string;
+  feedback_key: string;
+  /** the feedback item each use writes (replacing the last); a new item per use when null */
+  feedback_id: null | string;
+  /** JSON object: how to read the key's scores */
+  feedback_config: null | string;
+  /** microseconds since the epoch */
+  expires_at: number;
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
 /** A change to a feedback item (PATCH /feedback/{id}). Keyed tenant_id/feedback_id. Only the fields named in `fields` change; a named field whose value is null is cleared. run_id is the item's (the zero UUID for feedback on a project), so the projector finds its row by key. */
 export interface FeedbackUpdated {
   tenant_id: string;
@@ -448,6 +464,7 @@ export interface EventPayloads {
   ExportRunStarted: ExportRunStarted;
   FeedbackDeleted: FeedbackDeleted;
   FeedbackSubmitted: FeedbackSubmitted;
+  FeedbackTokenCreated: FeedbackTokenCreated;
   FeedbackUpdated: FeedbackUpdated;
   ProjectCreated: ProjectCreated;
   ProjectDeleted: ProjectDeleted;

@@ -1,20 +1,22 @@
-// The chat app as one fastify server: the protocol under /api (./chatRoutes.ts), each route in
-// the caller's workspace (./callers.ts; GET /api/workspaces lists a key's, for the page to pick
-// X-Tenant-Id), the page at / (built by Vite into apps/dist/, see apps/chat/), and the platform's
-// operational routes (/ok, /ready, /metrics, /docs), which are public.
+// The chat app as one fastify server: the protocol under /api (./chatRoutes.ts: the agent
+// server's implementation, embedded in this process, runs the agent), each route in the caller's
+// workspace (./callers.ts; GET /api/workspaces lists a key's, for the page to pick X-Tenant-Id),
+// the page at / (built by Vite into apps/dist/, see apps/chat/), and the platform's operational
+// routes (/ok, /ready, /metrics, /docs), which are public.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createHttpServer } from '../../platform/http/server.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { WorkspaceCheckpointer } from '../../platform/workspaceThreads.ts';
+import { embeddedAgentServer, type EmbeddedAgentServer } from '../../services/agent-server/plugins.ts';
 import { DEFAULT_WORKSPACE_ID, openTenancyReader, type TenancyReader } from '../../services/tenancy/index.ts';
 import { workspaceRoutes } from '../../services/tenancy/plugins.ts';
 import { ASSISTANT_ID, createChatAgent } from './agent/deepAgent.ts';
 import { signInCallers, traceCredentialsOf, type ChatAuthentication } from './callers.ts';
 import type { ChatAppConfig } from './chatAppConfig.ts';
 import { chatRoutes } from './chatRoutes.ts';
-import { SessionRegistry, type ProtocolGraph } from './protocol/threadSession.ts';
 import { runTracer, type RunTracer } from './runTracing.ts';
 import { memoryStore, postgresStore, type StatefulGraph, type ThreadStore } from './threads.ts';
 
@@ -24,7 +26,7 @@ export const PAGES_DIR = join(import.meta.dirname, '..', '..', 'apps', 'dist');
 export interface ChatApp {
   app: FastifyInstance;
   store: ThreadStore;
-  sessions: SessionRegistry;
+  agentServer: EmbeddedAgentServer;
   close(): Promise<void>;
 }
 
@@ -69,20 +71,22 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
     config.CHAT_CHECKPOINTER === 'postgres'
       ? await postgresStore(config.POSTGRES_URL, DEFAULT_WORKSPACE_ID)
       : memoryStore();
-  const agent = await createChatAgent(store.checkpointer, {
+  // Each workspace's threads apart, under `<workspace id>/<thread id>` (as before workspaces' keys were given here).
+  const checkpointer = new WorkspaceCheckpointer(store.checkpointer);
+  const agent = await createChatAgent(checkpointer, {
     provider: config.OPENAI_API_KEY ? 'openai' : 'scripted',
     openaiModel: config.CHAT_OPENAI_MODEL,
     tokenDelayMs: config.CHAT_SCRIPTED_TOKEN_DELAY_MS,
   });
-  // Runs go through the agent's protocol stream; state is read and written on its compiled graph.
+  // Runs go through the agent server's run manager and protocol (its graph); state is read and written on the same graph.
   const compiled = agent.graph as unknown as StatefulGraph & { channels: Record<string, unknown> };
   const stateKeys = new Set(Object.keys(compiled.channels).filter((k) => !k.startsWith('__') && !k.includes(':')));
-  const sessions = new SessionRegistry({
-    graph: agent as unknown as ProtocolGraph,
+  const agentServer = embeddedAgentServer({
+    graphs: [{ graphId: ASSISTANT_ID, graph: agent.graph }],
+    checkpointer,
     logger,
     maxEventsPerRun: config.CHAT_RUN_BUFFER_EVENTS,
     finishedTtlMs: config.CHAT_RUN_BUFFER_TTL_MS,
-    graphName: ASSISTANT_ID,
   });
 
   const app = await createHttpServer({
@@ -101,8 +105,8 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
   const routes = {
     graph: compiled,
     store,
-    sessions,
-    assistants: [ASSISTANT_ID],
+    agentServer,
+    checkpointer,
     stateKeys,
     tracerFor: tracing(config, authentication, logger),
     logger,
@@ -145,10 +149,10 @@ export async function buildChatApp(config: ChatAppConfig, logger: Logger): Promi
   return {
     app,
     store,
-    sessions,
+    agentServer,
     close: async () => {
       await app.close();
-      await sessions.closeAll();
+      await agentServer.close();
       await store.close();
       await keys?.close();
     },

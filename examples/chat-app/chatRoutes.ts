@@ -1,21 +1,28 @@
-// The agent streaming protocol under /api, as `@langchain/react`'s HttpAgentServerAdapter calls
-// it with the app's paths: commands, the SSE stream, thread state, history, the thread list and
-// deletion, each in the caller's workspace (registered in a scope that signs callers in, ./callers.ts).
-// Errors are the platform's `{error, detail}` (platform/errors.ts, answered by the shared handler of
-// platform/http/server.ts); a command the protocol refuses is answered with its ErrorResponse.
+// The chat app's API under /api: the agent streaming protocol as `@langchain/react`'s
+// HttpAgentServerAdapter calls it with the app's paths (commands and the SSE stream, carried out
+// by the agent server's implementation, run in this process: services/agent-server's
+// embeddedAgentServer), and the app's own routes: thread state, history, the thread list and
+// deletion. Each acts in the caller's workspace (registered in a scope that signs callers in,
+// ./callers.ts). Errors are the platform's `{error, detail}` (platform/errors.ts, answered by the
+// shared handler of platform/http/server.ts); a command the protocol refuses is answered with its
+// ErrorResponse.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isSupportedChannel, SUPPORTED_CHANNELS } from '@langchain/langgraph/stream';
 import { AppError, errors } from '../../platform/errors.ts';
-import { errorBody, errorResponses, serverSentEvent } from '../../platform/http/openapi.ts';
-import { toAppError } from '../../platform/http/server.ts';
-import { openEventStream, sseFrame, writeFrame } from '../../platform/http/sse.ts';
+import { errorBody, errorResponses } from '../../platform/http/openapi.ts';
 import type { Logger } from '../../platform/logger.ts';
+import type { WorkspaceCheckpointer } from '../../platform/workspaceThreads.ts';
+import {
+  protocolCommandBodySchema,
+  protocolErrorSchema,
+  protocolStreamResponse,
+  protocolSubscriptionSchema,
+  protocolSuccessSchema,
+  sendProtocolStream,
+  type EmbeddedAgentServer,
+  type ProtocolSubscription,
+  type RunTracer,
+} from '../../services/agent-server/plugins.ts';
 import { threadKeyOf, workspaceOf } from './callers.ts';
-import { storedThreadId } from './threadKey.ts';
-import { errorResponse, parseCommand, parseRunStart, type ErrorResponse } from './protocol/commands.ts';
-import { ThreadBusyError, type SessionRegistry } from './protocol/threadSession.ts';
-import type { Subscription } from './protocol/runLog.ts';
-import type { RunTracer } from './runTracing.ts';
 import {
   getThreadHistory,
   getThreadState,
@@ -31,9 +38,10 @@ import {
 export interface ChatRoutesOptions {
   graph: StatefulGraph;
   store: ThreadStore;
-  sessions: SessionRegistry;
-  /** The assistants `run.start` takes. */
-  assistants: readonly string[];
+  /** The agent server in this process: its runs and its protocol. */
+  agentServer: EmbeddedAgentServer;
+  /** The graph's checkpointer (each workspace's threads apart). */
+  checkpointer: WorkspaceCheckpointer;
   /** The keys of the graph's state, which a state update may set. */
   stateKeys: ReadonlySet<string>;
   /** How a run this request starts is traced (on the caller's behalf); not traced when it gives none. */
@@ -54,16 +62,6 @@ const threadParams = {
     },
   },
 } as const;
-const protocolError = {
-  type: 'object',
-  required: ['type', 'error', 'message'],
-  properties: {
-    type: { const: 'error' },
-    id: { type: ['integer', 'null'] },
-    error: { type: 'string' },
-    message: { type: 'string' },
-  },
-} as const;
 const threadStateSchema = {
   type: 'object',
   additionalProperties: true,
@@ -71,20 +69,14 @@ const threadStateSchema = {
     "The LangGraph SDK's ThreadState: values, next, tasks, checkpoint, metadata, created_at, parent_checkpoint.",
 } as const;
 const tags = ['agent streaming protocol'];
-/** A channel a subscription may name (isSupportedChannel's rule). */
-const CHANNEL = `^(?:${[...SUPPORTED_CHANNELS].join('|')}|custom:[\\s\\S]*)$`;
 /** A thread id no checkpoint of the caller's workspace has: never made, deleted, or another workspace's (the same answer). */
 const unknownThread = { 404: { description: "no such thread in the caller's workspace", ...errorBody } } as const;
 
 /** The 404 of a thread the caller's workspace does not have. */
 const threadNotFound = (err: ThreadNotFoundError) => new AppError('NOT_FOUND', err.message);
 
-/** The status that answers a protocol error: the command was refused as bad input. */
-const commandStatus = (response: ErrorResponse) =>
-  response.error === 'unknown_command' || response.error === 'invalid_argument' ? 400 : 500;
-
 export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOptions): Promise<void> {
-  const { graph, store, sessions, assistants, stateKeys, tracerFor, logger } = options;
+  const { graph, store, agentServer, checkpointer, stateKeys, tracerFor, logger } = options;
 
   app.get('/threads', {
     schema: {
@@ -114,158 +106,70 @@ export async function chatRoutes(app: FastifyInstance, options: ChatRoutesOption
     handler: async (request, reply) => {
       const key = threadKeyOf(request, request.params.threadId);
       // A thread exists once it has a checkpoint, or while a run of it is under way (before its first checkpoint).
-      if (!sessions.peek(key)?.currentRun && !(await threadExists(graph, key)))
+      if (!(await agentServer.hasRunUnderWay(key)) && !(await threadExists(graph, key)))
         throw threadNotFound(new ThreadNotFoundError(key.threadId));
-      await sessions.delete(key);
-      await store.checkpointer.deleteThread(storedThreadId(key));
+      await agentServer.deleteThread(key);
+      await checkpointer.deleteThreadOf(key);
       return reply.code(204).send();
     },
   });
 
   app.post<{ Params: { threadId: string } }>('/threads/:threadId/commands', {
-    // The body is checked here rather than by the schema, so a malformed command gets the protocol's answer.
+    // The body is read by the protocol rather than by the schema, so a malformed command gets the protocol's answer.
     attachValidation: true,
     schema: {
       tags,
       summary:
-        'A protocol command: `run.start {assistant_id, input, config?, metadata?}` starts a run and returns its run_id',
+        'A protocol command: `run.start {assistant_id: "deep_agent", input}` starts a run and returns its run_id; input.respond, state.get, state.listCheckpoints, state.fork',
       params: threadParams,
-      // The one command this app serves, as parseCommand and parseRunStart read it.
-      body: {
-        type: 'object',
-        required: ['id', 'method', 'params'],
-        properties: {
-          id: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
-          method: { type: 'string', enum: ['run.start'] },
-          params: {
-            type: 'object',
-            required: ['assistant_id'],
-            additionalProperties: false,
-            properties: {
-              assistant_id: { type: 'string', enum: [...assistants] },
-              input: { type: ['object', 'null'], additionalProperties: true },
-              config: {
-                type: 'object',
-                properties: {
-                  configurable: { type: 'object', additionalProperties: true },
-                  recursion_limit: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-                  tags: { type: 'array', items: { type: 'string' } },
-                },
-              },
-              metadata: { type: 'object', additionalProperties: true },
-            },
-          },
-        },
-      },
+      body: protocolCommandBodySchema,
       response: {
-        200: {
-          type: 'object',
-          required: ['type', 'id', 'result'],
-          properties: {
-            type: { const: 'success' },
-            id: { type: 'integer' },
-            result: { type: 'object', additionalProperties: true },
-          },
-        },
+        200: protocolSuccessSchema,
         400: {
           description:
             "not a command, a bad argument, or a command this app does not serve (the protocol's ErrorResponse); a body that is not JSON, or a bad header ({error, detail})",
-          anyOf: [protocolError, errorBody],
+          anyOf: [protocolErrorSchema, errorBody],
         },
-        409: { description: 'the thread already has a run in progress', ...protocolError },
+        404: {
+          description:
+            "no such thread in the caller's workspace ({error, detail}); no interrupt, checkpoint or interrupted run of that id (the protocol's ErrorResponse)",
+          anyOf: [errorBody, protocolErrorSchema],
+        },
+        409: { description: 'the thread already has a run in progress (it is named)', ...protocolErrorSchema },
       },
     },
     handler: async (request: FastifyRequest<{ Params: { threadId: string } }>, reply) => {
       // The path is not the protocol's to answer: a thread id that is not one is the platform's 422, as on every route.
       if (request.validationError?.validationContext === 'params') throw request.validationError;
-      const command = parseCommand(request.body);
-      if ('type' in command) return reply.code(commandStatus(command)).send(command);
-      if (command.method !== 'run.start') {
-        const answer = errorResponse(
-          command.id,
-          'unknown_command',
-          `this app serves only "run.start", not "${command.method}"`,
-        );
-        return reply.code(commandStatus(answer)).send(answer);
-      }
-      const params = parseRunStart(command.id, command.params, assistants);
-      if ('type' in params) return reply.code(commandStatus(params)).send(params);
-      try {
-        const session = sessions.get(threadKeyOf(request, request.params.threadId));
-        const runId = session.startRun({
-          input: params.input ?? null,
-          config: params.config,
-          metadata: params.metadata,
-          tracer: tracerFor(request),
-        });
-        return { type: 'success', id: command.id, result: { run_id: runId } };
-      } catch (err) {
-        if (err instanceof ThreadBusyError)
-          return reply.code(409).send(errorResponse(command.id, 'invalid_argument', err.message));
-        throw err;
-      }
+      const key = threadKeyOf(request, request.params.threadId);
+      const answer = await agentServer.protocol.command(
+        agentServer.callerIn(key.workspaceId),
+        key.threadId,
+        request.body,
+        tracerFor(request),
+      );
+      return reply.code(answer.status).send(answer.body);
     },
   });
 
-  app.post<{ Params: { threadId: string }; Body: Subscription }>('/threads/:threadId/stream', {
+  app.post<{ Params: { threadId: string }; Body: ProtocolSubscription }>('/threads/:threadId/stream', {
     schema: {
       tags,
       summary:
         "Server-sent protocol events of the thread's run: the buffered ones that match, then live ones; ends when the run has finished",
       params: threadParams,
-      body: {
-        type: 'object',
-        required: ['channels'],
-        additionalProperties: false,
-        properties: {
-          channels: {
-            type: 'array',
-            minItems: 1,
-            items: { type: 'string', pattern: CHANNEL },
-            description:
-              'values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom, or custom:<name>',
-          },
-          namespaces: {
-            type: 'array',
-            items: { type: 'array', items: { type: 'string' } },
-            description: 'namespace prefixes, compared segment by segment ("agent" matches "agent:<id>")',
-          },
-          depth: { type: 'integer', minimum: 0, description: 'how many segments below a matched prefix' },
-          since: { type: 'integer', minimum: 0, description: 'skip events at or before this seq' },
-        },
-      },
-      response: {
-        200: {
-          description:
-            'an SSE stream: `event: <method>`, `id: <event_id>`, `data: <event JSON>`; a failure after it began: `event: error` with `{error, detail}`',
-          content: { 'text/event-stream': { schema: serverSentEvent } },
-        },
-        ...errorResponses(422),
-      },
+      body: protocolSubscriptionSchema,
+      response: { 200: protocolStreamResponse, ...errorResponses(422) },
     },
     handler: async (request, reply) => {
-      const subscription = request.body;
-      const unknown = subscription.channels.filter((c) => !isSupportedChannel(c));
-      if (unknown.length > 0)
-        throw errors.invalidField(
-          `channels: unknown channel${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the channels are values, updates, messages, tools, lifecycle, input, checkpoints, tasks, custom and custom:<name>`,
-        );
       // A thread this workspace does not have yet is followed as any other: its first run is awaited.
-      const session = sessions.get(threadKeyOf(request, request.params.threadId));
-      const stream = openEventStream(reply);
-      const gone = new AbortController();
-      stream.res.on('close', () => gone.abort());
-      try {
-        for await (const { frame } of session.subscribe(subscription, gone.signal)) await writeFrame(stream.res, frame);
-      } catch (err) {
-        logger.error({ err, threadId: request.params.threadId }, 'stream failed');
-        const failure = toAppError(err as Error);
-        stream.res.write(
-          sseFrame({ event: 'error', data: JSON.stringify({ error: failure.code, detail: failure.message }) }),
-        );
-      } finally {
-        stream.end();
-      }
+      const key = threadKeyOf(request, request.params.threadId);
+      const follow = await agentServer.protocol.subscription(
+        agentServer.callerIn(key.workspaceId),
+        key.threadId,
+        false,
+      );
+      await sendProtocolStream(reply, (signal) => follow(request.body, signal), logger);
     },
   });
 

@@ -1,13 +1,15 @@
-// Threads as the checkpointer holds them: state (read, bootstrap, update), history, the list
-// the page shows, and deletion, each in the caller's workspace (./threadKey.ts). The wire shape is
-// the LangGraph SDK's ThreadState.
+// Threads as the checkpointer holds them: state (read, bootstrap, update), history and the list
+// the page shows, each in the caller's workspace (./threadKey.ts). The wire shape is the LangGraph
+// SDK's ThreadState. The graph's checkpointer keeps each workspace's threads apart
+// (platform/workspaceThreads.ts): every config here names the workspace beside the thread id.
+import { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { MemorySaver, type BaseCheckpointSaver, type StateSnapshot } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { inTransaction } from '../../platform/postgres.ts';
-import { plainJson } from './protocol/threadSession.ts';
-import { storedThreadId, workspacePrefix, type ThreadKey } from './threadKey.ts';
+import { threadConfig as workspaceThreadConfig } from '../../platform/workspaceThreads.ts';
+import { workspacePrefix, type ThreadKey } from './threadKey.ts';
 
 /** What thread routes need of the graph. */
 export interface StatefulGraph {
@@ -107,9 +109,31 @@ export async function postgresStore(url: string, legacyWorkspaceId: string): Pro
   };
 }
 
-const threadConfig = (key: ThreadKey, extra: Record<string, unknown> = {}): RunnableConfig => ({
-  configurable: { ...extra, thread_id: storedThreadId(key) },
-});
+const threadConfig = (key: ThreadKey, extra: Record<string, unknown> = {}): RunnableConfig =>
+  workspaceThreadConfig(key, extra);
+
+/**
+ * Replaces LangChain message instances (in values, metadata) with the plain, role-keyed dicts the
+ * clients read; other class instances by their JSON form.
+ */
+export function plainJson(value: unknown): unknown {
+  if (BaseMessage.isInstance(value)) {
+    const { type, data } = value.toDict();
+    return plainJson({ ...data, type });
+  }
+  if (Array.isArray(value)) return value.map(plainJson);
+  if (value !== null && typeof value === 'object') {
+    const json = (value as { toJSON?: () => unknown }).toJSON;
+    if (typeof json === 'function' && !(value instanceof Date)) {
+      const converted = json.call(value);
+      if (converted !== value) return plainJson(converted);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = plainJson(item);
+    return out;
+  }
+  return value;
+}
 
 function hasCheckpoint(snapshot: StateSnapshot): boolean {
   const id = snapshot.config?.configurable?.checkpoint_id;
@@ -131,20 +155,20 @@ function checkpointOf(config: RunnableConfig | undefined, threadId: string): Rec
 export function threadState(snapshot: StateSnapshot, key: ThreadKey): Record<string, unknown> {
   const threadId = key.threadId;
   return {
-    values: plainJson(snapshot.values ?? {}, key),
+    values: plainJson(snapshot.values ?? {}),
     next: [...(snapshot.next ?? [])],
     tasks: (snapshot.tasks ?? []).map((task) => ({
       id: task.id,
       name: task.name,
       error: task.error == null ? null : task.error instanceof Error ? task.error.message : String(task.error),
-      interrupts: plainJson(task.interrupts ?? [], key),
+      interrupts: plainJson(task.interrupts ?? []),
       path: task.path ?? null,
       checkpoint: null,
       state: null,
-      result: task.result == null ? null : plainJson(task.result, key),
+      result: task.result == null ? null : plainJson(task.result),
     })),
     checkpoint: checkpointOf(snapshot.config, threadId),
-    metadata: plainJson(snapshot.metadata ?? {}, key),
+    metadata: plainJson(snapshot.metadata ?? {}),
     created_at: snapshot.createdAt ?? null,
     parent_checkpoint: checkpointOf(snapshot.parentConfig, threadId),
   };

@@ -18,6 +18,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from '../logger.ts';
 import { AppError, errors } from '../errors.ts';
 import { ClickHouseError } from '../clickhouse/client.ts';
+import { isUnstorableText } from '../postgres.ts';
 import { httpRequestDuration, registry } from '../metrics.ts';
 import {
   BEARER_SECURITY_SCHEME,
@@ -99,6 +100,10 @@ export function toAppError(
   // A read model that is away is a 503 to retry; a statement it refuses is our bug, not the caller's.
   if (err instanceof ClickHouseError) return err.retryable ? errors.readModelUnavailable(err) : errors.internal(err);
   if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') return errors.uriTooLong(e.message);
+  if (isUnstorableText(err))
+    return errors.validation(
+      'a string in the request holds a character that cannot be stored (a NUL, \\u0000, or one outside UTF-8)',
+    );
   if (e.statusCode === 404) return new AppError('NOT_FOUND', e.message, { cause: err });
   if (e.statusCode === 413) return new AppError('BODY_TOO_LARGE', e.message, { cause: err });
   if (e.statusCode === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message, { cause: err });

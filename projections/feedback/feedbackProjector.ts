@@ -4,7 +4,8 @@
 // names on the current row; a deletion writes a tombstone row (`deleted = 1`). An event whose
 // version is not above the row's has been applied already (redelivery, replay) and changes
 // nothing. Feedback without a project takes its run's project from run_locations, so deleting
-// a project deletes its feedback. The loop, commits and dead-lettering are the runtime's.
+// a project deletes its feedback. A presigned token (FeedbackTokenCreated) is a row of its own in
+// `feedback_tokens`. The loop, commits and dead-lettering are the runtime's.
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
@@ -24,6 +25,7 @@ import type { ReadModelTables } from '../shared/readModelTables.ts';
 import { opVersion, ZERO_UUID } from '../shared/runRow.ts';
 import { deletedRow, feedbackRow, feedbackRowFromClickHouse, updatedRow, type FeedbackRow } from './feedbackRow.ts';
 import { FEEDBACK_COLUMNS } from './feedbackTable.ts';
+import { FEEDBACK_TOKEN_COLUMNS, feedbackTokenRow, type FeedbackTokenRow } from './feedbackTokenTable.ts';
 
 export const feedbackProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFIX'>): string =>
   `${config.KAFKA_TOPIC_PREFIX}feedback-projector`;
@@ -31,7 +33,7 @@ export const feedbackProjectorGroupId = (config: Pick<Config, 'KAFKA_TOPIC_PREFI
 export interface FeedbackProjectorOptions {
   groupId?: string;
   /** Where to write (the live tables, or a replay's fresh ones); run_locations tells a feedback's trace and project. */
-  tables: Pick<ReadModelTables, 'feedback' | 'runLocations'>;
+  tables: Pick<ReadModelTables, 'feedback' | 'feedbackTokens' | 'runLocations'>;
   isProjectDeleted?: (tenantId: string, projectId: string) => boolean;
 }
 
@@ -41,7 +43,7 @@ export class FeedbackProjector implements Projection {
   readonly name = 'feedback';
   readonly topic = TOPICS.feedback;
   readonly #ch: ClickHouseClient;
-  readonly #tables: Pick<ReadModelTables, 'feedback' | 'runLocations'>;
+  readonly #tables: Pick<ReadModelTables, 'feedback' | 'feedbackTokens' | 'runLocations'>;
   readonly #isProjectDeleted: (tenantId: string, projectId: string) => boolean;
   readonly #runtime: ProjectorRuntime;
 
@@ -81,8 +83,13 @@ export class FeedbackProjector implements Projection {
       current = await this.#currentRows(changes.map((e) => e.event.payload as FeedbackUpdated | FeedbackDeleted));
     });
     const written = new Map<string, FeedbackRow>();
+    const tokens: FeedbackTokenRow[] = [];
     for (const { event, offset } of events) {
       const version = opVersion(offset, 0);
+      if (event.name === 'FeedbackTokenCreated') {
+        tokens.push(feedbackTokenRow(event.payload, version));
+        continue;
+      }
       if (event.name === 'FeedbackSubmitted') {
         const row = feedbackRow(event.payload, version);
         if (!row) continue;
@@ -107,7 +114,11 @@ export class FeedbackProjector implements Projection {
       (r) => !(r.session_id && this.#isProjectDeleted(r.tenant_id, r.session_id)),
     );
     await retry('insert feedback', () => this.#ch.insertRowBinary(this.#tables.feedback, FEEDBACK_COLUMNS, rows));
-    projectorRowsWritten.inc({ projector: 'feedback' }, rows.length);
+    if (tokens.length > 0)
+      await retry('insert feedback tokens', () =>
+        this.#ch.insertRowBinary(this.#tables.feedbackTokens, FEEDBACK_TOKEN_COLUMNS, tokens),
+      );
+    projectorRowsWritten.inc({ projector: 'feedback' }, rows.length + tokens.length);
   }
 
   /** The current rows (FINAL) of the items that updates and deletions name, found by key. */

@@ -8,6 +8,7 @@ import type { ReadModelTables } from '../shared/readModelTables.ts';
 import { ZERO_UUID } from '../shared/runRow.ts';
 import { traceSetSource, traceSetWhere, type TraceSet } from '../shared/traceSet.ts';
 import { feedbackRowFromClickHouse, type FeedbackRow } from './feedbackRow.ts';
+import type { FeedbackTokenRow } from './feedbackTokenTable.ts';
 
 /** Per feedback key: count, mean and spread of scores, counts of categorical values (LangSmith's feedback_stats). */
 export interface FeedbackStat {
@@ -254,3 +255,22 @@ export async function traceSetFeedbackStatsQuery(
 
 /** Traces with feedback up to which project stats look their traces up by key (see traceSetFeedbackStatsQuery). */
 const FEEDBACK_TRACES_BY_KEY = 5000;
+
+/** A presigned feedback token, by its id alone (whoever holds it acts in its workspace); null when there is none. */
+export async function feedbackTokenQuery(
+  ch: ClickHouseClient,
+  table: string,
+  tokenId: string,
+): Promise<FeedbackTokenRow | null> {
+  const [row] = await ch.query(
+    sql`SELECT * FROM ${ident(table)} WHERE id = toUUID(${tokenId}) ORDER BY version DESC LIMIT 1`,
+  );
+  if (!row) return null;
+  const r = row as Record<string, unknown>;
+  return {
+    ...(r as unknown as FeedbackTokenRow),
+    expires_at: Number(r.expires_at),
+    created_at: Number(r.created_at),
+    version: Number(r.version),
+  };
+}

@@ -29,7 +29,7 @@ export type ReplayView = (typeof REPLAY_VIEWS)[number];
 
 /** The tables each view is made of (threads is a view over traces). */
 const VIEW_TABLES: Record<ReplayView, Array<keyof ReadModelTables>> = {
-  runs: ['runs', 'runKeys', 'runLocations', 'runThreads', 'feedback'],
+  runs: ['runs', 'runKeys', 'runLocations', 'runThreads', 'feedback', 'feedbackTokens'],
   // In the order they are swapped in: the hour counts and rows before the hour stats, so stats
   // computed against the old counts land in the old stats table (hourStats.ts).
   traces: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traceHourReach', 'tracesByThread', 'traces'],
@@ -145,11 +145,13 @@ export async function replay(
     if (!swap) return summary(fresh, false);
 
     // `runs` last: the runs projector takes an op it finds in `runs` as applied and writes only
-    // its trace row and location again, from the runs as they are. Were `runs` swapped in first, a
-    // live write in between would put the run in the new `runs` and its trace or location row in
-    // an old table, and the catch-up below would merge nothing of it.
+    // the rows beside it again (trace row, location, place, thread), from the runs as they are.
+    // Were `runs` swapped in first, a live write in between would put the run in the new `runs`
+    // and its trace row in an old table, and the catch-up below would merge nothing of it.
     // With `runs` last, what the live projectors write in between lands in the old `runs` and is
-    // projected again into every new table.
+    // projected again into every new table. One batch can still straddle the last swap (its
+    // run_threads row written into the old table, its runs row into the new one a moment later):
+    // the catch-up writes a reapplied run's place and thread rows again for that.
     const swapped = [...new Set(views.flatMap((v) => VIEW_TABLES[v]))].sort(
       (a, b) => Number(a === 'runs') - Number(b === 'runs'),
     );

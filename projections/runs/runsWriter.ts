@@ -109,28 +109,33 @@ export function moves<K>(
     const before = stored.get(runKey);
     if (before === undefined) continue; // only its usage rolled up: same place, same thread
     const stays = before !== null && samePlace(before, row);
-    if (row.thread_id !== '' && !(stays && before.thread_id === row.thread_id))
-      threads.push({
-        tenant_id: row.tenant_id,
-        thread_id: row.thread_id,
-        session_id: row.session_id,
-        is_root: row.is_root,
-        start_time: row.start_time,
-        id: row.id,
-      });
+    if (row.thread_id !== '' && !(stays && before.thread_id === row.thread_id)) threads.push(threadOf(row));
     if (stays) continue;
-    places.push({
-      tenant_id: row.tenant_id,
-      trace_id: row.trace_id,
-      id: row.id,
-      session_id: row.session_id,
-      is_root: row.is_root,
-      start_time: row.start_time,
-    });
+    places.push(placeOf(row));
     if (before !== null) tombstones.push({ ...before, has_post: 0, version: row.version - 1 });
   }
   return { places, tombstones, threads };
 }
+
+/** The `run_keys` row of a run at its place. */
+export const placeOf = (row: RunRow): RunKeyRow => ({
+  tenant_id: row.tenant_id,
+  trace_id: row.trace_id,
+  id: row.id,
+  session_id: row.session_id,
+  is_root: row.is_root,
+  start_time: row.start_time,
+});
+
+/** The `run_threads` row of a run that names a thread. */
+export const threadOf = (row: RunRow): RunThreadRow => ({
+  tenant_id: row.tenant_id,
+  thread_id: row.thread_id,
+  session_id: row.session_id,
+  is_root: row.is_root,
+  start_time: row.start_time,
+  id: row.id,
+});
 
 /** A row of `run_threads`. */
 export interface RunThreadRow {

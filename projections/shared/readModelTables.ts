@@ -17,6 +17,8 @@ export interface ReadModelTables {
   traces: string;
   /** One row per feedback item. */
   feedback: string;
+  /** One row per presigned feedback token, ORDER BY id. */
+  feedbackTokens: string;
   /** The trace rows again, ORDER BY (tenant_id, session_id, hour, trace_id) (traces/hourStats.ts). */
   tracesByHour: string;
   /** Writes per (tenant_id, session_id, hour) of tracesByHour. */

@@ -11,12 +11,23 @@ import { MemoryCheckpointer } from './store/memoryCheckpointer.ts';
 import { MemoryRecordStore } from './store/memoryRecordStore.ts';
 import { PostgresRecordStore } from './store/postgresRecordStore.ts';
 import { TemporaryThreadCheckpointer } from './store/temporaryThreads.ts';
+import { MemoryAssistantStore, type AssistantStore } from './assistants/assistantStore.ts';
+import { PostgresAssistantStore } from './assistants/postgresAssistantStore.ts';
+import {
+  PostgresCheckpointMaintenance,
+  SaverCheckpointMaintenance,
+  type CheckpointMaintenance,
+} from './threads/checkpointMaintenance.ts';
 
 export interface AgentPersistence {
   checkpointer: WorkspaceCheckpointer;
   /** Where stateless runs' threads are held in memory, when checkpoints are durable. */
   temporaryThreads?: TemporaryThreadCheckpointer;
   store: AgentRecordStore;
+  /** The assistants created through the API. */
+  assistants: AssistantStore;
+  /** Copies, prunes and patches threads' checkpoints. */
+  checkpoints: CheckpointMaintenance;
   close(): Promise<void>;
 }
 
@@ -55,21 +66,32 @@ async function oneServerAtATime<T>(url: string, work: () => Promise<T>): Promise
 export async function openPersistence(config: Config, logger: Pick<Logger, 'warn'>): Promise<AgentPersistence> {
   if (config.AGENT_SERVER_CHECKPOINTER === 'memory') {
     const store = new MemoryRecordStore();
-    return { checkpointer: new WorkspaceCheckpointer(new MemoryCheckpointer()), store, close: () => store.close() };
+    const checkpointer = new WorkspaceCheckpointer(new MemoryCheckpointer());
+    return {
+      checkpointer,
+      store,
+      assistants: new MemoryAssistantStore(),
+      checkpoints: new SaverCheckpointMaintenance(checkpointer),
+      close: () => store.close(),
+    };
   }
   const url = config.POSTGRES_URL;
   if (!url) throw new Error('AGENT_SERVER_CHECKPOINTER=postgres needs POSTGRES_URL');
   const durable = new PostgresSaver(postgresPool(url, logger));
-  const store = await oneServerAtATime(url, async () => {
+  const { store, assistants } = await oneServerAtATime(url, async () => {
     await durable.setup();
-    return PostgresRecordStore.open(postgresPool(url, logger));
+    const records = await PostgresRecordStore.open(postgresPool(url, logger));
+    return { store: records, assistants: await PostgresAssistantStore.open(records.pool) };
   });
   // stateless runs' threads in memory: see store/temporaryThreads.ts
   const temporaryThreads = new TemporaryThreadCheckpointer(durable);
+  const checkpointer = new WorkspaceCheckpointer(temporaryThreads);
   return {
-    checkpointer: new WorkspaceCheckpointer(temporaryThreads),
+    checkpointer,
     temporaryThreads,
     store,
+    assistants,
+    checkpoints: new PostgresCheckpointMaintenance(checkpointer, store.pool),
     close: async () => {
       await store.close();
       await durable.end();

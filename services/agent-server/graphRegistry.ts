@@ -22,6 +22,8 @@ export interface ServableGraph {
   getStateHistory(config: Record<string, unknown>, options?: Record<string, unknown>): AsyncIterable<StateSnapshotLike>;
   updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<Record<string, unknown>>;
   getGraphAsync?(config?: Record<string, unknown>): Promise<{ toJSON(): unknown }>;
+  /** Its subgraphs by namespace (under `namespace` when given; theirs too with `recurse`). */
+  getSubgraphsAsync?(namespace?: string, recurse?: boolean): AsyncIterable<[string, ServableGraph]>;
 }
 
 export interface StateSnapshotLike {
@@ -53,6 +55,13 @@ export interface Assistant {
   version: number;
   created_at: string;
   updated_at: string;
+}
+
+/** A graph to serve, by its graph id. */
+export interface BuiltGraph {
+  graphId: string;
+  graph: ServableGraph;
+  description?: string;
 }
 
 export interface RegisteredGraph {
@@ -90,16 +99,23 @@ export class GraphRegistry {
   private readonly byGraphId = new Map<string, RegisteredGraph>();
 
   static async load(entries: GraphEntry[], checkpointer: BaseCheckpointSaver): Promise<GraphRegistry> {
+    const graphs: BuiltGraph[] = [];
+    for (const entry of entries)
+      graphs.push({ graphId: entry.graphId, graph: await importGraph(entry), description: entry.description });
+    return GraphRegistry.of(graphs, checkpointer);
+  }
+
+  /** The graphs an app has built itself, each a system assistant (an app serving its own graph in-process). */
+  static of(graphs: BuiltGraph[], checkpointer: BaseCheckpointSaver): GraphRegistry {
     const registry = new GraphRegistry();
     const now = new Date().toISOString();
-    for (const entry of entries) {
-      const graph = await importGraph(entry);
+    for (const { graphId, graph, description } of graphs) {
       graph.checkpointer = checkpointer; // one saver for all graphs: threads are keyed by workspace and thread_id
       const assistant: Assistant = {
-        assistant_id: assistantIdForGraph(entry.graphId),
-        graph_id: entry.graphId,
-        name: entry.graphId,
-        description: entry.description ?? null,
+        assistant_id: assistantIdForGraph(graphId),
+        graph_id: graphId,
+        name: graphId,
+        description: description ?? null,
         config: {},
         context: {},
         metadata: { created_by: 'system' },
@@ -110,7 +126,7 @@ export class GraphRegistry {
       const stateKeys = Object.keys(graph.builder?.channels ?? {}).sort();
       const registered = { assistant, graph, stateKeys };
       registry.byAssistantId.set(assistant.assistant_id, registered);
-      registry.byGraphId.set(entry.graphId, registered);
+      registry.byGraphId.set(graphId, registered);
     }
     return registry;
   }

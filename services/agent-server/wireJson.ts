@@ -14,31 +14,36 @@ type Jsonable = { toJSON(key: string): unknown };
  * `value` (found under `key`) with every toDict-able object in it replaced by its dict form;
  * `ancestors` are the objects being walked above it (a cycle is JSON.stringify's TypeError).
  */
-function toWireForm(value: unknown, key: string, ancestors: Set<object>): unknown {
+function toWireFormAt(value: unknown, key: string, ancestors: Set<object>): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (typeof (value as Partial<Dictable>).toDict === 'function') {
     const { type, data } = (value as Dictable).toDict();
-    return toWireForm({ ...data, type }, key, ancestors);
+    return toWireFormAt({ ...data, type }, key, ancestors);
   }
   if (typeof (value as Partial<Jsonable>).toJSON === 'function')
-    return toWireForm((value as Jsonable).toJSON(key), key, ancestors);
+    return toWireFormAt((value as Jsonable).toJSON(key), key, ancestors);
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
   if (ancestors.has(value)) throw new TypeError('Converting circular structure to JSON');
   ancestors.add(value);
   let out: unknown[] | Record<string, unknown>;
   if (Array.isArray(value)) {
     out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = toWireForm(value[i], String(i), ancestors);
+    for (let i = 0; i < value.length; i++) out[i] = toWireFormAt(value[i], String(i), ancestors);
   } else {
     out = {};
-    for (const k of Object.keys(value)) out[k] = toWireForm((value as Record<string, unknown>)[k], k, ancestors);
+    for (const k of Object.keys(value)) out[k] = toWireFormAt((value as Record<string, unknown>)[k], k, ancestors);
   }
   ancestors.delete(value);
   return out;
 }
 
+/** `value` in wire form (messages as dicts), without the round trip through a string: for what is encoded later. */
+export function toWireForm(value: unknown): unknown {
+  return toWireFormAt(value ?? null, '', new Set());
+}
+
 export function toWireJson(value: unknown): string {
-  return JSON.stringify(toWireForm(value ?? null, '', new Set()));
+  return JSON.stringify(toWireForm(value));
 }
 
 /** A plain JSON copy of a value in wire form (messages as dicts), safe to keep and compare. */

@@ -13,25 +13,39 @@ import {
   a2aCardRoutes,
   a2aRpcRoutes,
   AGENT_SERVER_VERSION,
+  Assistants,
   assistantRoutes,
   AUTH_OFF_WARNING,
+  cronRoutes,
   GraphRegistry,
   loadAgentConfig,
   loadCustomAuth,
+  mcpRoutes,
   metaRoutes,
+  openCrons,
+  openLongTermStore,
   openPersistence,
   PlatformKeys,
+  PostgresAnnouncer,
   PostgresRecordStore,
   PostgresRunQueue,
+  ProtocolStreams,
+  protocolRoutes,
   requireCaller,
   RunManager,
   runRoutes,
   schemaErrorMessage,
+  startThreadSweeper,
+  storeRoutes,
   threadRoutes,
+  unsupportedRoutes,
   type AgentServerConfig,
   type AgentServerDeps,
   type CallerAuthentication,
   type SharedRunExecutor,
+  RunWebhooks,
+  tracingFeedbackTokens,
+  webhookHostPolicy,
 } from '../agent-server/plugins.ts';
 
 export interface AgentServerApp {
@@ -97,6 +111,12 @@ export async function buildAgentServerApp(
   const graphs = await GraphRegistry.load(agentConfig.graphs, persistence.checkpointer);
   const auth = await callerAuthentication(config, agentConfig, logger);
   const { store } = persistence;
+  // Beside the records: in PostgreSQL on their pool, else in memory.
+  const longTerm = await openLongTermStore(
+    agentConfig.store,
+    store instanceof PostgresRecordStore ? store.pool : undefined,
+    logger,
+  );
   const sharedQueue =
     store instanceof PostgresRecordStore
       ? (executor: SharedRunExecutor) =>
@@ -110,29 +130,59 @@ export async function buildAgentServerApp(
             executor,
           )
       : undefined;
+  const assistants = new Assistants(graphs, persistence.assistants);
+  // Replicas tell each other where a protocol run executes (its events are there).
+  const announcer =
+    store instanceof PostgresRecordStore
+      ? new PostgresAnnouncer({ pool: store.pool, connectionString: config.POSTGRES_URL!, logger })
+      : undefined;
+  await announcer?.open();
+  const protocolStreams = new ProtocolStreams({
+    logger,
+    maxEventsPerRun: config.AGENT_SERVER_PROTOCOL_BUFFER_EVENTS,
+    finishedTtlMs: config.AGENT_SERVER_PROTOCOL_BUFFER_TTL_MS,
+    announcer,
+  });
+  const webhooks = new RunWebhooks({
+    policy: webhookHostPolicy(config),
+    logger,
+    disabled: agentConfig.http.disableWebhooks,
+  });
   const runs = new RunManager({
     graphs,
+    assistants,
     store,
     checkpointer: persistence.checkpointer,
     temporaryThreads: persistence.temporaryThreads,
+    longTermStore: longTerm.store,
     logger,
     sharedQueue,
+    protocol: protocolStreams,
+    webhooks,
+    feedbackTokens: tracingFeedbackTokens(),
   });
+  const crons = await openCrons(store, runs, config, logger);
   const deps: AgentServerDeps = {
     config,
     agentConfig,
     graphs,
+    assistants,
     store: persistence.store,
     checkpointer: persistence.checkpointer,
+    longTermStore: longTerm.store,
+    checkpoints: persistence.checkpoints,
     runs,
+    crons,
+    protocolStreams,
     logger,
   };
 
+  const sweeper = startThreadSweeper(deps, agentConfig.threadTtl.sweepIntervalMinutes * 60_000);
   const app = await createHttpServer({
     logger,
     title: 'Agent server',
     version: AGENT_SERVER_VERSION,
-    description: 'LangGraph API (assistants, threads, runs) and A2A for the graphs named in the config file.',
+    description: 'LangGraph API (assistants, threads, runs, store) and A2A for the graphs named in the config file.',
     // With a shared run queue: once registered at its address, a dead predecessor's runs failed.
     ready: () => runs.ready,
     bodyLimit: { bytes: config.AGENT_SERVER_BODY_LIMIT_BYTES, setting: 'AGENT_SERVER_BODY_LIMIT_BYTES' },
@@ -146,6 +196,8 @@ export async function buildAgentServerApp(
     // On a Unix socket (AGENT_SERVER_SOCKET), peers reach it where AGENT_SERVER_URL says.
     const url = typeof address === 'string' ? `unix:${address}` : replicaUrl(config.HOST, address.port);
     await runs.open(config.AGENT_SERVER_URL ?? url);
+    // Crons start runs once the run manager takes work (and not where runs are switched off).
+    if (!agentConfig.http.disableRuns) crons.start();
   });
   // A POST without a body is an empty object, as the routes' body schemas read it.
   app.addHook('preValidation', async (request) => {
@@ -160,16 +212,26 @@ export async function buildAgentServerApp(
     if (!http.disableAssistants) assistantRoutes(authed, deps);
     if (!http.disableThreads) threadRoutes(authed, deps);
     if (!http.disableRuns) runRoutes(authed, deps);
+    if (!http.disableRuns) cronRoutes(authed, deps);
+    if (!http.disableStore) storeRoutes(authed, deps);
+    if (!http.disableRuns) protocolRoutes(authed, deps);
     if (!http.disableA2a) a2aRpcRoutes(authed, deps);
+    unsupportedRoutes(authed);
+    if (!http.disableMcp) mcpRoutes(authed, deps);
   });
 
   return {
     app,
     deps,
     close: async () => {
+      await sweeper.stop();
       await app.close();
+      await crons.stop();
       await runs.close();
+      await protocolStreams.close();
+      await webhooks.close();
       await auth.close();
+      await longTerm.close();
       await persistence.close();
     },
   };

@@ -31,6 +31,7 @@ import {
   SERVICE_VERSION,
   tracingPublicRoutes,
   tracingRoutes,
+  feedbackTokenRoutes,
   tracingV2Routes,
   type RouteDeps,
 } from '../tracing/plugins.ts';
@@ -149,6 +150,12 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     await app.register(
       async (scope) => {
         await scope.register(tracingPublicRoutes, { config });
+        // A presigned feedback token is its own credential: public.
+        await scope.register(feedbackTokenRoutes, {
+          ...deps,
+          projection: feedbackLag,
+          logger: logger.child({ routes: 'feedback-tokens' }),
+        });
         // Checks the key itself: a key of several workspaces lists them without X-Tenant-Id.
         await scope.register(workspaceRoutes, { tenancy });
         // Sibling of the public routes, so the API-key hook cannot reach them.

@@ -167,6 +167,24 @@ import { bulkExportRoutes } from '../bulk-export/index.ts';`;
     );
   });
 
+  test('an example may embed the agent server through its plugins module, not through its internals', () => {
+    expect(
+      verdict(
+        'examples/chat-app/chatApp.ts',
+        "import { embeddedAgentServer } from '../../services/agent-server/plugins.ts';",
+      ),
+    ).toEqual([null]);
+    expect(
+      verdict(
+        'examples/chat-app/chatApp.ts',
+        "import { ProtocolService } from '../../services/agent-server/protocol/protocolService.ts';",
+      )[0],
+    ).toMatch(/example/);
+    expect(
+      verdict('examples/chat-app/chatApp.ts', "import { x } from '../../services/deployments/plugins.ts';")[0],
+    ).toMatch(/example/);
+  });
+
   test('browser code and examples stay apart from the server', () => {
     expect(verdict('apps/ui/main.ts', "import type { Config } from '../../platform/config.ts';")[0]).toMatch(/browser/);
     expect(

@@ -24,7 +24,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { Pool } from 'undici';
 import { agent, graph } from '../../examples/adk-agent/echoAgent.ts';
 import { graph as noopGraph } from '../../examples/agent-server/noopGraph.ts';
-import { startAgentServer } from '../support/agentServer.ts';
+import { EXAMPLES_CONFIG, startAgentServer } from '../support/agentServer.ts';
 import { monotonicUs, percentile, round } from './measure.ts';
 import { startBenchRun } from './results.ts';
 
@@ -88,7 +88,10 @@ const floor = await timed('langgraph_floor', async () => {
 });
 
 // Through the agent server.
-const server = await startAgentServer('bench-adk', { env: { AGENT_SERVER_AUTH: 'none', LOG_LEVEL: 'warn' } });
+const server = await startAgentServer('bench-adk', {
+  configFile: EXAMPLES_CONFIG,
+  env: { AGENT_SERVER_AUTH: 'none', LOG_LEVEL: 'warn' },
+});
 const pool = new Pool(server.url, { connections: 1 });
 const post = async (path: string, body: unknown) => {
   const res = await pool.request({

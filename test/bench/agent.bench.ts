@@ -14,6 +14,12 @@
 //   thread_runs_wait      POST /threads/{id}/runs/wait, one user message, each client on its own
 //                         thread (created by the first run), a new one every BENCH_TURNS runs
 //   a2a_send              POST /a2a/noop, JSON-RPC message/send, a new conversation each time
+//   store_put             PUT /store/items, each client in a namespace of its own, over 1,000 keys
+//   store_get             GET /store/items of keys the put phase wrote (ours only, as a2a_send)
+//   cron_dispatch         BENCH_CRONS thread crons (`* * * * *`), all due at the next minute: from
+//                         that minute to the last of their runs done, and our server's CPU per
+//                         dispatched run (the tick, the claim, the run); ours only (the JS LangGraph
+//                         server has no crons). Waits up to a minute for the minute to turn.
 //                         (ours only: the JS LangGraph server has no A2A endpoint)
 // and, in this process, graph.invoke of the same graph with a MemorySaver (a new thread each
 // time), concurrently and sequentially: the floor a server adds its cost to.
@@ -28,6 +34,7 @@
 // also written to bench/results/agent.json (results.ts).
 //
 // Knobs: BENCH_CONCURRENCY=16  BENCH_SECONDS=10  BENCH_WARMUP_SECONDS=2  BENCH_TURNS=10
+// BENCH_CRONS=200 (0 skips the cron phase and its wait for the minute)
 // BENCH_SKIP_BASELINE=1  BENCH_LANGGRAPH_API_WORKERS (its queue workers; default = concurrency)
 // BENCH_PROFILE=1 (run our server under --cpu-prof and add its hotspots during our concurrent
 // phases to the JSON line; the profiler slows it a little, so figures of such a run are marked).
@@ -42,7 +49,7 @@ import { Pool } from 'undici';
 import { startAgentServer, writeAgentConfig, exampleGraph } from '../support/agentServer.ts';
 import { freePort, repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { summariseCpuProfile, type ProfileSummary } from './cpuProfile.ts';
-import { monotonicUs, round } from './measure.ts';
+import { CpuMeter, cpuMicrosPer, monotonicUs, round } from './measure.ts';
 import { startBenchRun } from './results.ts';
 import { measurePhase, type Phase, type Send } from './closedLoop.ts';
 
@@ -134,6 +141,86 @@ const a2aSend =
   () =>
     post(pool, `/a2a/${GRAPH_ID}`, a2aBody(), a2aCompleted);
 
+/** Store items: each client in its namespace, cycling over STORE_KEYS keys (puts replace, gets find). */
+const STORE_KEYS = 1000;
+function storeSend(pool: Pool, method: 'PUT' | 'GET'): Send {
+  const sent: number[] = [];
+  return async (client) => {
+    const n = (sent[client] = (sent[client] ?? -1) + 1);
+    const key = `k${n % (method === 'PUT' ? STORE_KEYS : 100)}`;
+    const res =
+      method === 'PUT'
+        ? await pool.request({
+            path: '/store/items',
+            method,
+            headers: JSON_HEADERS,
+            body: JSON.stringify({ namespace: ['bench', `c${client}`], key, value: { text: 'hello', n } }),
+          })
+        : await pool.request({ path: `/store/items?namespace=bench.c${client}&key=${key}`, method });
+    const text = await res.body.text();
+    if (method === 'PUT' ? res.statusCode === 204 : res.statusCode === 200 && text.includes('"hello"')) return null;
+    if (failuresLogged++ < 5) log(`${method} /store/items answered ${res.statusCode}: ${text.slice(0, 300)}`);
+    return String(res.statusCode);
+  };
+}
+
+interface CronDispatch {
+  crons: number;
+  /** From the minute they were all due to the last of their runs done. */
+  seconds_to_last_run: number | null;
+  runs_per_second: number | null;
+  cpu_us_per_dispatch: Record<string, number | null>;
+  failures?: string;
+}
+
+const CRONS = Number(env.BENCH_CRONS ?? 200);
+
+/** BENCH_CRONS thread crons due at the same minute: how long until each has run once, and what that cost. */
+async function cronDispatch(pool: Pool, serverPid: number): Promise<CronDispatch> {
+  if (CRONS === 0) return { crons: 0, seconds_to_last_run: null, runs_per_second: null, cpu_us_per_dispatch: {} };
+  const tag = randomUUID();
+  const json = async (path: string, body: unknown) => {
+    const res = await pool.request({ path, method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`POST ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  for (let i = 0; i < CRONS; i++) {
+    const thread = await json('/threads', { metadata: { bench_cron: tag } });
+    await json(`/threads/${thread.thread_id}/runs/crons`, {
+      assistant_id: GRAPH_ID,
+      schedule: '* * * * *',
+      input: { messages: [userMessage] },
+    });
+  }
+  const dueAt = Math.ceil(Date.now() / 60_000) * 60_000;
+  log(`ours cron_dispatch: ${CRONS} crons, due in ${Math.round((dueAt - Date.now()) / 1000)} s`);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now() - 200)));
+  const meter = new CpuMeter({ agent_server: serverPid, bench: process.pid });
+  meter.start();
+  const ran = () =>
+    json('/threads/count', {
+      metadata: { bench_cron: tag },
+      values: { messages: [{ content: 'hello' }] },
+    }) as unknown as Promise<number>;
+  let done = 0;
+  while (Date.now() < dueAt + 50_000) {
+    done = await ran();
+    if (done >= CRONS) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const reading = meter.stop();
+  const seconds = (Date.now() - dueAt) / 1000;
+  log(`ours cron_dispatch: ${done} of ${CRONS} crons ran within ${seconds.toFixed(1)} s of their minute`);
+  return {
+    crons: CRONS,
+    seconds_to_last_run: done >= CRONS ? round(seconds, 2) : null,
+    runs_per_second: done >= CRONS ? round(CRONS / seconds) : null,
+    cpu_us_per_dispatch: cpuMicrosPer(done, reading),
+    ...(done < CRONS ? { failures: `${CRONS - done} crons had not run 50 s after their minute` } : {}),
+  };
+}
+
 /** Why A2A cannot be measured on this server (null: it can), from one message/send. */
 async function a2aUnavailable(pool: Pool): Promise<string | null> {
   const res = await pool.request({ path: `/a2a/${GRAPH_ID}`, method: 'POST', headers: JSON_HEADERS, body: a2aBody() });
@@ -152,6 +239,9 @@ interface OursResult {
   runs_wait_sequential: Phase;
   thread_runs_wait: Phase;
   a2a_send: Phase | { missing: string };
+  store_put: Phase;
+  store_get: Phase;
+  cron_dispatch: CronDispatch;
   /** With BENCH_PROFILE=1: our server's hotspots per concurrent phase. */
   profile?: Record<string, ProfileSummary>;
 }
@@ -193,7 +283,10 @@ async function benchOurs(): Promise<OursResult> {
     const missing = await a2aUnavailable(pool);
     if (missing) log(`ours a2a_send: missing: ${missing}`);
     const a2a_send = missing ? { missing } : await concurrent('a2a_send', a2aSend(pool));
-    result = { runs_wait, runs_wait_sequential, thread_runs_wait, a2a_send };
+    const store_put = await concurrent('store_put', storeSend(pool, 'PUT'));
+    const store_get = await concurrent('store_get', storeSend(pool, 'GET'));
+    const cron_dispatch = await cronDispatch(pool, server.process.pid);
+    result = { runs_wait, runs_wait_sequential, thread_runs_wait, a2a_send, store_put, store_get, cron_dispatch };
   } finally {
     await pool.close();
     await server.stop(); // the profile is written as the process exits
@@ -388,6 +481,14 @@ async function main(): Promise<void> {
     ratio_rps_threads: ratio(ours.thread_runs_wait.rps, baseline?.thread_runs_wait.rps ?? null),
     in_process: inProcess,
     in_process_p50_ms: inProcess.concurrent.p50_ms,
+    /**
+     * Our server's CPU per stateless runs/wait over graph.invoke's CPU per run of the same graph
+     * in this process, both at the same concurrency: what serving a run costs beyond running it.
+     */
+    server_cpu_ratio_to_invoke: ratio(
+      ours.runs_wait.cpu_us_per_request.agent_server ?? null,
+      inProcess.concurrent.cpu_us_per_request.bench ?? null,
+    ),
     /** Our runs_wait p50 minus graph.invoke's, both at the same concurrency. */
     added_p50_ms: minus(ours.runs_wait.p50_ms, inProcess.concurrent.p50_ms),
     /** The same with one client at a time: the server's own latency, without queueing. */

@@ -269,12 +269,15 @@ export const SPECS: BenchSpec[] = [
         meaning: 'the same on threads (runs/wait on a thread of each client’s own)',
       },
       {
-        label: 'server CPU per run / graph.invoke CPU per run',
-        value: ratioOf(
-          num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'),
-          num(r, 'in_process.concurrent.cpu_us_per_request.bench'),
-        ),
-        meaning: 'derived: our server’s CPU per stateless runs/wait over in-process graph.invoke’s, same concurrency',
+        label: 'server_cpu_ratio_to_invoke',
+        // the line's server_cpu_ratio_to_invoke; derived the same way for results measured before it was there
+        value:
+          num(r, 'server_cpu_ratio_to_invoke') ??
+          ratioOf(
+            num(r, 'ours.runs_wait.cpu_us_per_request.agent_server'),
+            num(r, 'in_process.concurrent.cpu_us_per_request.bench'),
+          ),
+        meaning: 'our server’s CPU per stateless runs/wait over in-process graph.invoke’s, same concurrency',
         goal: atMost(1.5, 'issue 35', '×'),
       },
     ],

@@ -37,6 +37,7 @@ import {
   feedbackByIdQuery,
   feedbackListQuery,
   feedbackStatsQuery,
+  feedbackTokenQuery,
   projectFeedbackStatsQuery,
   runPlacesQuery,
   traceSetFeedbackStatsQuery,
@@ -240,6 +241,8 @@ let upgrade: ClickHouseClient;
 let label = 'test';
 let database = '';
 let tenantId = '';
+/** The presigned feedback token made while ingesting. */
+let feedbackTokenId: string;
 const project = { alpha: '', beta: '' };
 let steps: RecordedStep[] = [];
 let chdb: ChdbReplay;
@@ -323,6 +326,15 @@ async function ingest(): Promise<void> {
       (await count(sql`SELECT count() AS n FROM feedback FINAL WHERE deleted = 1`)) === 1 &&
       (await count(sql`SELECT count() AS n FROM feedback FINAL WHERE score = 0.5 AND comment = 'meh'`)) === 1 &&
       (await count(sql`SELECT count() AS n FROM feedback FINAL`)) === 7,
+  );
+  // A presigned feedback token, made and used (public: no key needed): its row, then its feedback.
+  const token = await stackCall(stack, 'POST', '/feedback/tokens', { run_id: ID.t5, feedback_key: 'thumbs' });
+  expect(token.status, JSON.stringify(token.body)).toBe(200);
+  feedbackTokenId = token.body.id;
+  await call('POST', `/feedback/tokens/${feedbackTokenId}`, { score: 1 });
+  await projected(
+    'the token’s feedback',
+    async () => (await count(sql`SELECT count() AS n FROM feedback FINAL`)) === 8,
   );
 }
 
@@ -456,6 +468,10 @@ async function readDirectly(full: boolean): Promise<void> {
   await as('feedbackByIdQuery', async () => {
     await feedbackByIdQuery(ch, T.feedback, tenantId, ID.fLlm);
     await feedbackByIdQuery(ch, T.feedback, tenantId, ID.fDeleted);
+  });
+  await as('feedbackTokenQuery', async () => {
+    expect(await feedbackTokenQuery(ch, T.feedbackTokens, feedbackTokenId)).toMatchObject({ feedback_key: 'thumbs' });
+    expect(await feedbackTokenQuery(ch, T.feedbackTokens, ID.fLlm)).toBeNull();
   });
   await as('feedbackListQuery', async () => {
     await feedbackListQuery(ch, T, tenantId, {}, 0, 100);
@@ -605,7 +621,8 @@ beforeAll(async () => {
   await waitFor(
     "the deleted project's rows gone",
     async () => {
-      for (const table of Object.values(LIVE_TABLES))
+      // (feedback tokens belong to no project)
+      for (const table of Object.values(LIVE_TABLES).filter((t) => t !== LIVE_TABLES.feedbackTokens))
         if ((await count(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${project.beta})`)) > 0)
           return false;
       return true;
@@ -705,6 +722,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   },
   'projections/traces/tracesTable.ts': { createTracesTable: null },
   'projections/feedback/feedbackTable.ts': { createFeedbackTable: null },
+  'projections/feedback/feedbackTokenTable.ts': { createFeedbackTokensTable: null, feedbackTokenRow: null },
   'projections/threads/threadsView.ts': { createThreadsView: null },
   'projections/runs/runQueries.ts': {
     runByIdQuery: 'runByIdQuery',
@@ -775,6 +793,7 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   'projections/feedback/feedbackQueries.ts': {
     feedbackByIdQuery: 'feedbackByIdQuery',
     feedbackListQuery: 'feedbackListQuery',
+    feedbackTokenQuery: 'feedbackTokenQuery',
     runPlacesQuery: 'runPlacesQuery',
     feedbackStatsQuery: 'feedbackStatsQuery',
     projectFeedbackStatsQuery: 'projectFeedbackStatsQuery',
@@ -789,6 +808,8 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   'projections/runs/runsWriter.ts': {
     RunsWriter: /^INSERT INTO run_keys \(`tenant_id`, .*\) FORMAT RowBinary$/,
     moves: null,
+    placeOf: null,
+    threadOf: null,
   },
   'projections/traces/tracesWriter.ts': {
     TracesWriter: /^INSERT INTO traces_by_hour \(`tenant_id`, .*\) FORMAT RowBinary$/,

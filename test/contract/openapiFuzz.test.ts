@@ -22,8 +22,11 @@ import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/index.ts';
 
 const maxExamples = Number(process.env.FUZZ_MAX_EXAMPLES ?? 5);
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
-/** Per service: 15 minutes at the suite's 5 cases, growing with them for a long run. */
-const perServiceMs = Math.max(900_000, maxExamples * 90_000);
+/**
+ * Per service: 8 minutes at the suite's 5 cases (a run takes 2 to 4 under the whole suite's load),
+ * growing with them for a long run. A run cut off by it fails, naming the last operation it finished.
+ */
+const perServiceMs = Math.max(480_000, maxExamples * 90_000);
 
 let python: PythonEnv;
 let tracing: TracingStack;
@@ -67,6 +70,7 @@ function summary(name: string, r: FuzzResult): string {
   return [
     `${name}: ${r.requests} requests over ${r.operations} operations, ${r.serverErrors.length} answered 5xx, ` +
       `${r.failures.length} failed checks, ${r.errors.length} operations schemathesis could not test (seed ${r.seed})`,
+    ...(r.unfinished ? [`  ${r.unfinished}`] : []),
     ...errors,
     ...failures,
     ...r.errors.map((e) => `  error: ${e}`),
@@ -98,6 +102,7 @@ async function fuzz(
   });
   results.push({ name, result });
   console.log(summary(name, result).split('\n')[0]);
+  expect(result.unfinished, summary(name, result)).toBeUndefined();
   expect(result.operations, result.output.slice(-3000)).toBeGreaterThanOrEqual(minOperations);
   expect(result.requests).toBeGreaterThan(20 * minOperations);
   expect(result.serverErrors, summary(name, result)).toEqual([]);
@@ -114,9 +119,11 @@ describe.concurrent('every operation of the four services, under every check: no
     ({ expect }) => fuzz(expect, 'tracing', tracing.url, tracing.apiKey, 88),
     perServiceMs,
   );
+  // A run's after_seconds holds whoever waits for it: the hooks send delays of a second at most (agentRunHooks.py).
   test(
     'agent server (/docs/json)',
-    ({ expect }) => fuzz(expect, 'agent-server', agent.url, agent.apiKey, 45),
+    ({ expect }) =>
+      fuzz(expect, 'agent-server', agent.url, agent.apiKey, 73, join(import.meta.dirname, 'agentRunHooks.py')),
     perServiceMs,
   );
   test(

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { a2aClientFactory, userMessage } from '../support/a2aTesting.ts';
-import { startAgentServer, writeAgentConfig, type AgentServer } from '../support/agentServer.ts';
+import { EXAMPLES_CONFIG, startAgentServer, writeAgentConfig, type AgentServer } from '../support/agentServer.ts';
 import { ensurePythonEnv } from '../support/pythonEnv.ts';
 import { runPythonScript } from '../support/pythonScript.ts';
 import { scratchPostgres } from '../support/scratchPostgres.ts';
@@ -16,6 +16,8 @@ import { api, createWorkspaces, tracingUrl } from '../support/tracingClient.ts';
 import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 
 const ADK_GRAPH = `${join(repoRoot, 'examples', 'adk-agent', 'echoAgent.ts')}:graph`;
+/** The ADK assistant alone, for the servers of one test. */
+const adkOnly = () => writeAgentConfig({ graphs: { adk_echo: ADK_GRAPH } });
 const human = (content: string, extra: Record<string, unknown> = {}) => ({
   messages: [{ type: 'human', content }],
   ...extra,
@@ -24,7 +26,7 @@ const human = (content: string, extra: Record<string, unknown> = {}) => ({
 let server: AgentServer;
 let client: Client;
 beforeAll(async () => {
-  server = await startAgentServer('adk');
+  server = await startAgentServer('adk', { configFile: EXAMPLES_CONFIG });
   client = new Client({ apiUrl: server.url, apiKey: server.apiKey });
 }, 120_000);
 afterAll(() => server?.stop());
@@ -127,7 +129,7 @@ describe('the ADK user id and durability', () => {
 
   it('with PostgreSQL checkpoints the session survives a restart of the agent server', async () => {
     const db = await scratchPostgres('adk');
-    let durable = await startAgentServer('adk-durable-1', { env: db.agentServerEnv });
+    let durable = await startAgentServer('adk-durable-1', { configFile: adkOnly(), env: db.agentServerEnv });
     try {
       const c = new Client({ apiUrl: durable.url, apiKey: durable.apiKey });
       const { thread_id } = await c.threads.create();
@@ -136,7 +138,7 @@ describe('the ADK user id and durability', () => {
       });
       const port = Number(new URL(durable.url).port);
       await durable.stop();
-      durable = await startAgentServer('adk-durable-2', { env: db.agentServerEnv, port });
+      durable = await startAgentServer('adk-durable-2', { configFile: adkOnly(), env: db.agentServerEnv, port });
       const after = (await new Client({ apiUrl: durable.url, apiKey: durable.apiKey }).runs.wait(
         thread_id,
         'adk_echo',
@@ -157,6 +159,7 @@ describe('tracing', () => {
     const workspace = (await createWorkspaces(1))[0]!;
     const project = `adk-${crypto.randomUUID().slice(0, 8)}`;
     const traced = await startAgentServer('adk-traced', {
+      configFile: adkOnly(),
       env: {
         LANGSMITH_TRACING: 'true',
         LANGSMITH_ENDPOINT: tracingUrl(),

@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { runPythonScript } from '../support/pythonScript.ts';
-import { exampleGraph, startAgentServer, writeAgentConfig, type AgentServer } from '../support/agentServer.ts';
+import {
+  EXAMPLES_CONFIG,
+  exampleGraph,
+  startAgentServer,
+  writeAgentConfig,
+  type AgentServer,
+} from '../support/agentServer.ts';
 
 let pyenv: PythonEnv;
 let server: AgentServer;
@@ -17,7 +23,7 @@ beforeAll(async () => {
   });
   [pyenv, server, owners] = await Promise.all([
     ensurePythonEnv(),
-    startAgentServer('sdk-python'),
+    startAgentServer('sdk-python', { configFile: EXAMPLES_CONFIG }),
     startAgentServer('sdk-python-owners', { configFile: ownerAuth }),
   ]);
 }, 20 * 60_000);
@@ -29,7 +35,7 @@ describe('langgraph-sdk (PyPI)', () => {
     const { result } = await runPythonScript<any>(pyenv, 'langgraph_sdk_runs.py', [server.url], {
       LANGGRAPH_API_KEY: server.apiKey,
     });
-    expect(result.assistants).toEqual(['adk_echo', 'agent', 'counter', 'noop']);
+    expect(result.assistants).toEqual(['adk_echo', 'agent', 'approval', 'counter', 'memory', 'noop']);
     expect(result.agent_id).toBe('fe096781-5601-53d2-b2f6-0d3403f7e9ca');
     expect(result.thread_status).toBe('idle');
     expect(result.wait_answers).toEqual(['Turn 1: you said "hello from python"', 'Turn 2: you said "second"']);

@@ -233,7 +233,13 @@ describe('commands', () => {
       params: { assistant_id: 'deep_agent', input: userMessage('hello') },
     });
     expect(status).toBe(200);
-    expect(body).toEqual({ type: 'success', id: 7, result: { run_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    expect(body).toEqual({
+      type: 'success',
+      id: 7,
+      result: { run_id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      // the newest event seq of the thread when the command was taken (none yet)
+      meta: { thread_id: expect.any(String), applied_through_seq: 0 },
+    });
   });
 
   it('refuses what it cannot do with the protocol error shape and a message that says why', async () => {

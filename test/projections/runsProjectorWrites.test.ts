@@ -10,7 +10,7 @@ import { stackClickHouse, startTracingStack, type TracingStack } from '../suppor
 import { makeTrace } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, join, sql } from '../../platform/clickhouse/sql.ts';
+import { ident, join, raw, sql } from '../../platform/clickhouse/sql.ts';
 import type { RowBinaryColumns } from '../../platform/clickhouse/rowBinary.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { EventLog, event } from '../../platform/kafka/eventLog.ts';
@@ -363,3 +363,82 @@ test.each(['runLocations', 'traces'] as const)(
     expect(probe.failed).toBe(true);
   },
 );
+
+/** Drops (as if they went to a table swapped out meanwhile) the tenant's rows inserted into some tables. */
+class SwallowProbe extends ClickHouseClient {
+  swallowed = 0;
+  readonly #tables: ReadonlySet<string>;
+  readonly #tenantId: string;
+  constructor(config: TracingStack['config'], tables: string[], tenantId: string) {
+    super({
+      url: config.CLICKHOUSE_URL,
+      database: config.CLICKHOUSE_DATABASE,
+      user: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+    });
+    this.#tables = new Set(tables);
+    this.#tenantId = tenantId;
+  }
+
+  override async insertRowBinary(table: string, columns: RowBinaryColumns, rows: readonly object[]): Promise<void> {
+    if (!this.#tables.has(table)) return super.insertRowBinary(table, columns, rows);
+    const kept = rows.filter((r) => (r as { tenant_id: string }).tenant_id !== this.#tenantId);
+    this.swallowed += rows.length - kept.length;
+    if (kept.length) await super.insertRowBinary(table, columns, kept);
+  }
+}
+
+// A replay's swaps can fall inside a live batch: its run_keys row goes to the new table, its
+// run_threads row to the old one not yet swapped, its runs rows to the new `runs` a moment later.
+// The replay's catch-up then reads those events again and finds their ops applied in `runs`: it
+// writes their threads (and places) again.
+test('events read again whose runs and places are written but whose run_threads rows are not: the projector writes those again', async () => {
+  const tenantId = await appendInterleavedTraces();
+  const fresh = tablesWithSuffix(`_straddle_${randomUUID().slice(0, 8)}`);
+  const ch = stackClickHouse(stack);
+  const probe = new SwallowProbe(stack.config, [fresh.runThreads], tenantId);
+  const rowsOf = (table: string, columns: string) =>
+    ch.query(
+      sql`SELECT ${raw(columns)} FROM ${ident(table)} FINAL WHERE tenant_id = toUUID(${tenantId}) ORDER BY ${raw(columns)}`,
+    );
+  const threadColumns = 'thread_id, toString(session_id) AS s, is_root, start_time, toString(id) AS id';
+  const keyColumns = 'toString(trace_id) AS t, toString(id) AS id, toString(session_id) AS s, is_root, start_time';
+  const project = async (client: ClickHouseClient, until: () => Promise<boolean>) => {
+    const projector = new RunsProjector(stack.config, client, createLogger('straddle', 'silent'), {
+      groupId: `straddle-${randomUUID()}`,
+      tables: fresh,
+    });
+    await projector.start();
+    try {
+      await waitFor('the projector of its own', until, 30_000, 200);
+    } finally {
+      await projector.stop();
+    }
+  };
+  try {
+    await createReadModelTables(ch, fresh);
+    const runsDone = async () =>
+      (
+        await ch.query(
+          sql`SELECT id FROM ${ident(fresh.runs)} FINAL WHERE tenant_id = toUUID(${tenantId}) AND status = 'success'`,
+        )
+      ).length === 24;
+    await project(probe, runsDone);
+    expect(probe.swallowed).toBeGreaterThanOrEqual(24);
+    expect(await rowsOf(fresh.runThreads, threadColumns)).toEqual([]);
+
+    await project(ch, async () => (await rowsOf(fresh.runThreads, threadColumns)).length === 24);
+    await waitFor(
+      'the live projector',
+      async () => (await rowsOf(LIVE_TABLES.runThreads, threadColumns)).length === 24,
+      30_000,
+      200,
+    );
+    expect(await rowsOf(fresh.runThreads, threadColumns)).toEqual(await rowsOf(LIVE_TABLES.runThreads, threadColumns));
+    expect(await rowsOf(fresh.runKeys, keyColumns)).toEqual(await rowsOf(LIVE_TABLES.runKeys, keyColumns));
+  } finally {
+    await probe.close();
+    await Promise.all(Object.values(fresh).map((table) => ch.exec(sql`DROP TABLE IF EXISTS ${ident(table)}`)));
+    await ch.close();
+  }
+});

@@ -4,13 +4,38 @@
 // stack's bootstrap key, the default workspace) or a key of createWorkspaces() opens it, unless
 // the test turns authentication off (AGENT_SERVER_AUTH=none) or its config names an auth module.
 import { inject } from 'vitest';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort, repoRoot, startService, waitFor, type ServiceProcess } from './serviceProcess.ts';
 import { scratchPostgres } from './scratchPostgres.ts';
 
 export const EXAMPLES_CONFIG = join(repoRoot, 'examples/agent-server/langgraph.json');
+
+let withoutAdk: string | undefined;
+/**
+ * The example assistants but the ADK one, what a server of a test serves unless it names a config:
+ * loading @google/adk and what it brings (OpenTelemetry, Google's auth and Vertex clients, an ORM,
+ * some 2,500 modules) is over a third of a server's start. The tests of the ADK assistant, and of
+ * the whole example list, name EXAMPLES_CONFIG.
+ */
+export function examplesWithoutAdk(): string {
+  if (withoutAdk) return withoutAdk;
+  const examples = JSON.parse(readFileSync(EXAMPLES_CONFIG, 'utf8')) as { graphs: Record<string, unknown> };
+  const absolute = (path: string) => join(dirname(EXAMPLES_CONFIG), path);
+  const graphs = Object.fromEntries(
+    Object.entries(examples.graphs)
+      .filter(([id]) => id !== 'adk_echo')
+      .map(([id, spec]) => [
+        id,
+        typeof spec === 'string'
+          ? absolute(spec)
+          : { ...(spec as Record<string, unknown>), path: absolute((spec as { path: string }).path) },
+      ]),
+  );
+  withoutAdk = writeAgentConfig({ ...examples, graphs });
+  return withoutAdk;
+}
 
 export interface AgentServer {
   url: string;
@@ -24,7 +49,7 @@ export interface AgentServer {
 }
 
 export interface AgentServerOptions {
-  /** A langgraph.json-format file; the example assistants' when absent. */
+  /** A langgraph.json-format file; the example assistants' but the ADK one's when absent (examplesWithoutAdk). */
   configFile?: string;
   env?: Record<string, string>;
   /** Reuse a port (e.g. to restart a server where it was). */
@@ -40,7 +65,7 @@ export function writeAgentConfig(config: Record<string, unknown>): string {
 }
 
 /** The example assistants' graph modules, by absolute path, for configs written by tests. */
-export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph') =>
+export const exampleGraph = (name: 'chatAgent' | 'counterGraph' | 'noopGraph' | 'approvalGraph') =>
   join(repoRoot, 'examples/agent-server', `${name}.ts:graph`);
 
 /** Where the shared tracing stack keeps its API keys (its broker and topic prefix), and its bootstrap key: an agent server given this env takes that key. */
@@ -59,7 +84,7 @@ export async function startAgentServer(name: string, options: AgentServerOptions
   const env: Record<string, string> = {
     ...tenancy.env,
     AGENT_SERVER_PORT: String(port),
-    AGENT_SERVER_CONFIG: options.configFile ?? EXAMPLES_CONFIG,
+    AGENT_SERVER_CONFIG: options.configFile ?? examplesWithoutAdk(),
     LANGSMITH_TRACING: 'false',
     LOG_LEVEL: 'info',
     ...options.env,
@@ -92,11 +117,19 @@ export interface AgentServerOnStore {
 
 /**
  * For tests run on each store (`describe.each(['memory', 'postgres'])`): an agent server keeping
- * its threads in memory, or in a scratch PostgreSQL database of its own.
+ * its threads in memory, or in a scratch PostgreSQL database of its own (with the example
+ * assistants, or those of `configFile`).
  */
-export async function startAgentServerOn(store: 'memory' | 'postgres', name: string): Promise<AgentServerOnStore> {
+export async function startAgentServerOn(
+  store: 'memory' | 'postgres',
+  name: string,
+  options: Omit<AgentServerOptions, 'port'> = {},
+): Promise<AgentServerOnStore> {
   const db = store === 'postgres' ? await scratchPostgres(`agent_${name.replaceAll('-', '_')}`) : undefined;
-  const server = await startAgentServer(`${name}-${store}`, { env: db?.agentServerEnv ?? {} }).catch(async (err) => {
+  const server = await startAgentServer(`${name}-${store}`, {
+    ...options,
+    env: { ...options.env, ...db?.agentServerEnv },
+  }).catch(async (err) => {
     await db?.drop();
     throw err;
   });

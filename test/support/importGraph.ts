@@ -104,7 +104,8 @@ export const isAdapterModule = (file: string): boolean =>
 
 /**
  * A context's HTTP surface: its Fastify plugins (and the parts a process wires them with). Only
- * process roots (services/processes/) import it, and the example chat app tenancy's.
+ * process roots (services/processes/) import it, and the example chat app tenancy's and the agent
+ * server's (which it embeds).
  */
 export const pluginModule = (context: string): string => `services/${context}/plugins.ts`;
 
@@ -178,13 +179,16 @@ export function brokenRule(edge: ImportEdge): string | null {
         ? null
         : `a process is composed from contexts' public modules (services/<context>/index.ts, plugins.ts, worker.ts)`;
     case 'examples':
-      // An app on the platform signs its callers in with the platform's API keys (the chat app), and serves tenancy's workspace routes.
+      // An app on the platform signs its callers in with the platform's API keys (the chat app), and serves
+      // tenancy's workspace routes; it may run the agent server in its own process (the chat app serves the
+      // agent streaming protocol through the agent server's implementation).
       return may('examples', 'platform') ||
         isAdapterModule(edge.to) ||
         edge.to === publicModule('tenancy') ||
-        edge.to === pluginModule('tenancy')
+        edge.to === pluginModule('tenancy') ||
+        edge.to === pluginModule('agent-server')
         ? null
-        : "an example uses the platform, the agent server's adapters and the tenancy context's public modules at most, never another context or a projection";
+        : "an example uses the platform, the agent server's adapters and plugins and the tenancy context's public modules at most, never another context or a projection";
     case 'apps':
       return may('apps') ? null : 'browser code imports nothing from the server side';
     case 'infra':

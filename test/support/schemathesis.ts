@@ -72,6 +72,8 @@ export interface FuzzResult {
   failures: CheckFailure[];
   /** Errors of schemathesis itself (an operation it could not test), which leave an operation less tested. */
   errors: string[];
+  /** Set when schemathesis did not finish (cut off at the time limit): what it last finished, and when. */
+  unfinished?: string;
   /** The command, to replay the run by hand. */
   command: string;
   exitCode: number | null;
@@ -145,9 +147,14 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
   const undocumented = new Map<string, UndocumentedStatus>();
   const failures = new Map<string, CheckFailure>();
   const errors: string[] = [];
+  let finished = false;
+  let last = { label: '(none)', at: 0 };
   for (const line of readFileSync(join(reportDir, report), 'utf8').split('\n')) {
     if (!line) continue;
     const event = JSON.parse(line) as Record<string, any>;
+    if (event.EngineFinished) finished = true;
+    if (event.ScenarioFinished)
+      last = { label: String(event.ScenarioFinished.recorder?.label), at: event.ScenarioFinished.timestamp };
     if (event.LoadingFinished) operations = event.LoadingFinished.statistic?.operations?.selected ?? 0;
     if (event.NonFatalError)
       errors.push(
@@ -203,6 +210,11 @@ export async function fuzzOpenApi(options: FuzzOptions): Promise<FuzzResult> {
     undocumented: [...undocumented.values()],
     failures: [...failures.values()],
     errors,
+    ...(finished
+      ? {}
+      : {
+          unfinished: `schemathesis was cut off at the time limit; the last operation it finished was ${last.label}${last.at ? `, ${Math.round(Date.now() / 1000 - last.at)} s before` : ''}`,
+        }),
     command: `${options.python.python} ${shown.join(' ')}`,
     exitCode: out.code,
     output: out.stdout + out.stderr,

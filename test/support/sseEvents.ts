@@ -32,3 +32,37 @@ export function streamedPage(text: string): { items: unknown[]; next_cursor: str
   }
   return { ...page, events };
 }
+
+export interface SsePart {
+  event: string;
+  data: any;
+  id?: string;
+}
+
+/**
+ * Reads a streamed SSE response as it comes (JSON data parsed, ids kept), until `until` says so
+ * or the stream ends; then lets go of the connection. For streams that stay open (a thread's).
+ */
+export async function readSseUntil(res: Response, until: (parts: SsePart[]) => boolean): Promise<SsePart[]> {
+  const parts: SsePart[] = [];
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return parts;
+      buffered += value;
+      let end = buffered.indexOf('\n\n');
+      while (end >= 0) {
+        const [event] = sseEvents(buffered.slice(0, end));
+        const id = /^id: ?(.*)$/m.exec(buffered.slice(0, end))?.[1];
+        buffered = buffered.slice(end + 2);
+        end = buffered.indexOf('\n\n');
+        if (event?.event) parts.push({ event: event.event, data: JSON.parse(event.data || 'null'), id });
+        if (until(parts)) return parts;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}

@@ -1,7 +1,7 @@
 // A read kept fresh: read again every `everyMs` while `keepPolling(value)` holds (a job under way),
 // the last answer shown meanwhile (no flash back to "loading"), and refresh() to read at once after
 // a write. A failure stops the polling until refresh() (the view offers it with the error).
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './api.ts';
 import type { Load } from './useLoad.ts';
 
@@ -12,6 +12,10 @@ export function usePolledLoad<T>(
 ): Load<T> & { refresh: () => void } {
   const [load, setLoad] = useState<Load<T>>({ state: 'loading' });
   const [version, setVersion] = useState(0);
+  // The condition of the latest render: it may read other state (the export a list of its runs
+  // belongs to), which the polling loop, started once per inputs, would otherwise see as it was.
+  const keepPollingNow = useRef(keepPolling);
+  keepPollingNow.current = keepPolling;
   // New inputs (another workspace): what was shown belongs to the old ones.
   // eslint-disable-next-line react-hooks/exhaustive-deps
   useEffect(() => setLoad({ state: 'loading' }), inputs);
@@ -23,7 +27,7 @@ export function usePolledLoad<T>(
         (value) => {
           if (!current) return;
           setLoad({ state: 'done', value });
-          if (keepPolling(value)) timer = setTimeout(tick, everyMs);
+          if (keepPollingNow.current(value)) timer = setTimeout(tick, everyMs);
         },
         (err: unknown) =>
           current &&

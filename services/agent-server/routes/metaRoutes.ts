@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { createRequire } from 'node:module';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import type { AuthMode } from '../auth/callers.ts';
+import { errors } from '../../../platform/errors.ts';
 import { AGENT_SERVER_VERSION } from '../version.ts';
+import { errorResponse } from './routeSchemas.ts';
 
 const langgraphVersion = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string })
   .version;
@@ -64,13 +66,46 @@ export function metaRoutes(app: FastifyInstance, deps: AgentServerDeps, authMode
         assistants: !http.disableAssistants,
         threads: !http.disableThreads,
         runs: !http.disableRuns,
-        crons: false,
-        store: false,
+        crons: !http.disableRuns,
+        store: !http.disableStore,
         a2a: !http.disableA2a,
+        mcp: !http.disableMcp,
+        // the agent streaming protocol (/threads/{id}/commands, /threads/{id}/stream/events) goes with the runs
+        streaming_protocol: !http.disableRuns,
         langsmith: tracingEnabled(),
       },
       host: { kind: 'self-hosted', checkpointer: deps.config.AGENT_SERVER_CHECKPOINTER },
       auth: authInfo(authMode),
     }),
+  );
+}
+
+/**
+ * Routes of the LangGraph API this server deliberately does not serve: each answers 404 saying
+ * what is not supported (rather than "no route"), so an SDK user learns it at once.
+ */
+export function unsupportedRoutes(app: FastifyInstance): void {
+  app.post<{ Params: { assistant_id: string } }>(
+    '/ui/:assistant_id',
+    {
+      schema: {
+        tags: ['meta'],
+        summary: 'Generative UI components: not supported (404)',
+        params: {
+          type: 'object',
+          required: ['assistant_id'],
+          properties: {
+            assistant_id: { type: 'string', minLength: 1, description: 'the assistant: its UUID, or its graph name' },
+          },
+        },
+        body: { type: 'object', additionalProperties: true, properties: { name: { type: 'string' } } },
+        response: { 404: errorResponse('generative UI is not supported') },
+      },
+    },
+    async () => {
+      throw errors.notSupported(
+        'generative UI components (POST /ui/{assistant_id}, the SDK’s client.ui, langgraph.json “ui”) are not supported by this agent server',
+      );
+    },
   );
 }

@@ -4,13 +4,15 @@
 // Thread ids are per workspace: a workspace may create a thread with any id, whoever else has one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { v4 as uuidv4 } from 'uuid';
-import { errors } from '../../../platform/errors.ts';
+import { AppError, errors } from '../../../platform/errors.ts';
 import { answeredConfigurable, threadConfig, type ThreadKey } from '../../../platform/workspaceThreads.ts';
+import { MAX_TTL_MINUTES } from '../agentConfig.ts';
 import type { AgentServerDeps } from '../agentServerDeps.ts';
 import { callerOf } from '../auth/callers.ts';
 import type { AuthEvent, AuthEventValue } from '../auth/customAuth.ts';
 import type { RegisteredGraph, StateSnapshotLike } from '../graphRegistry.ts';
-import type { RecordScope, ThreadRecord, ThreadStatus } from '../store/agentRecords.ts';
+import type { RecordScope, ThreadRecord, ThreadStatus, ThreadTtl } from '../store/agentRecords.ts';
+import { deleteThread } from '../threads/deleteThread.ts';
 import { newThreadRecord, threadResponse, threadState } from '../threads/threadRecords.ts';
 import { errorResponse, noContent, threadIdParams, threadSchema, threadStateSchema } from './routeSchemas.ts';
 
@@ -32,9 +34,33 @@ const checkpointRef = {
 } as const;
 const notFound = errorResponse('no such thread (or not the caller’s)');
 
+type TtlBody = { ttl: number; strategy?: 'delete' | 'keep_latest' | null } | null;
+const ttlSchema = {
+  type: ['object', 'null'],
+  required: ['ttl'],
+  additionalProperties: true,
+  properties: {
+    ttl: {
+      type: 'number',
+      minimum: 0, // (not exclusiveMinimum: the document is OpenAPI 3.0, where that is a boolean)
+      maximum: MAX_TTL_MINUTES,
+      description: 'minutes without a change (or a run) before the thread is swept',
+    },
+    strategy: {
+      type: ['string', 'null'],
+      enum: ['delete', 'keep_latest', null],
+      description: 'delete the thread (default), or keep it with only its latest checkpoint',
+    },
+  },
+  description: 'the thread’s time to live',
+} as const;
+const ttlOf = (body: TtlBody | undefined): ThreadTtl | undefined =>
+  body ? { strategy: body.strategy ?? 'delete', ttl_minutes: body.ttl } : undefined;
+
 interface CreateBody {
   thread_id?: string | null;
   metadata?: Json | null;
+  ttl?: TtlBody;
   if_exists?: 'raise' | 'do_nothing' | null;
   supersteps?: { updates: { values?: unknown; as_node: string }[] }[] | null;
 }
@@ -44,6 +70,7 @@ const createBody = {
   properties: {
     thread_id: { type: ['string', 'null'], format: 'uuid', description: 'the new thread’s id; a new UUID when absent' },
     metadata: json('the thread’s metadata'),
+    ttl: ttlSchema,
     if_exists: {
       type: ['string', 'null'],
       enum: ['raise', 'do_nothing', null],
@@ -91,7 +118,7 @@ const searchBody = {
     values: json('threads whose values contain this'),
     status: { type: ['string', 'null'], enum: ['idle', 'busy', 'interrupted', 'error', null] },
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    offset: { type: 'integer', minimum: 0, maximum: 999_999_999, default: 0 },
     sort_by: {
       type: ['string', 'null'],
       enum: ['thread_id', 'status', 'created_at', 'updated_at', null],
@@ -113,7 +140,26 @@ const countBody = {
 const patchBody = {
   type: 'object',
   additionalProperties: true,
-  properties: { metadata: json('merged into the thread’s metadata') },
+  properties: { metadata: json('merged into the thread’s metadata'), ttl: ttlSchema },
+} as const;
+
+const pruneBody = {
+  type: 'object',
+  required: ['thread_ids'],
+  additionalProperties: true,
+  properties: {
+    thread_ids: {
+      type: 'array',
+      maxItems: 1000,
+      items: { type: 'string', format: 'uuid' },
+      description: 'the threads',
+    },
+    strategy: {
+      type: ['string', 'null'],
+      enum: ['delete', 'keep_latest', null],
+      description: 'delete the threads (default), or keep each with only its latest checkpoint',
+    },
+  },
 } as const;
 
 interface StateUpdateBody {
@@ -170,7 +216,12 @@ const historyQuery = {
 type ThreadParams = { Params: { thread_id: string } };
 
 export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void {
-  const { store, graphs, runs, checkpointer } = deps;
+  const { store, graphs, runs, checkpoints } = deps;
+  const { threadTtl } = deps.agentConfig;
+  /** A new thread's TTL: the request's, else the config file's default. */
+  const newTtl = (body: TtlBody | undefined): ThreadTtl | undefined =>
+    ttlOf(body) ??
+    (threadTtl.defaultMinutes ? { strategy: threadTtl.strategy, ttl_minutes: threadTtl.defaultMinutes } : undefined);
 
   /** The thread, if the caller may do `event` to it: the scope, and the thread (404 when it does not see it). */
   const threadFor = async <E extends AuthEvent>(
@@ -228,7 +279,11 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       const caller = callerOf(request);
       const scope = await caller.scope('threads:create', value);
       const key: ThreadKey = { workspaceId: scope.workspaceId, threadId };
-      const created = await store.createThread(scope.workspaceId, newThreadRecord(threadId, value.metadata ?? {}));
+      const ttl = newTtl(body.ttl);
+      const created = await store.createThread(scope.workspaceId, {
+        ...newThreadRecord(threadId, value.metadata ?? {}),
+        ...(ttl ? { ttl } : {}),
+      });
       if (!created) {
         const existing = await store.getThread(scope, threadId);
         if (existing && body.if_exists === 'do_nothing') return threadResponse(existing);
@@ -288,15 +343,27 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
 
   const withThread = { params: threadIdParams };
 
-  app.get<ThreadParams>(
+  app.get<ThreadParams & { Querystring: { include?: string } }>(
     '/threads/:thread_id',
-    doc('A thread', { ...withThread, response: { 200: threadSchema, 404: notFound } }),
+    doc('A thread', {
+      ...withThread,
+      querystring: {
+        type: 'object',
+        properties: {
+          include: {
+            type: 'string',
+            description: 'fields to add, comma-separated: "ttl" (a thread’s ttl is always shown)',
+          },
+        },
+      },
+      response: { 200: threadSchema, 404: notFound },
+    }),
     async (request) => threadResponse((await readable(request)).thread),
   );
 
-  app.patch<ThreadParams & { Body: { metadata?: Json | null } }>(
+  app.patch<ThreadParams & { Body: { metadata?: Json | null; ttl?: TtlBody } }>(
     '/threads/:thread_id',
-    doc('Merge metadata into a thread', {
+    doc('Merge metadata into a thread, or set its TTL', {
       ...withThread,
       body: patchBody,
       response: { 200: threadSchema, 404: notFound },
@@ -307,9 +374,108 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       const updated = await store.updateThread(scope, thread.thread_id, {
         metadata: { ...thread.metadata, ...value.metadata },
         updated_at: new Date().toISOString(),
+        ...(request.body.ttl ? { ttl: ttlOf(request.body.ttl) } : {}),
       });
       if (!updated) throw errors.notFound(`thread ${thread.thread_id}`);
       return threadResponse(updated);
+    },
+  );
+
+  app.post<ThreadParams>(
+    '/threads/:thread_id/copy',
+    doc('Copy a thread: a new thread with its metadata, values and every checkpoint (not its runs)', {
+      ...withThread,
+      response: { 200: threadSchema, 404: notFound },
+    }),
+    async (request) => {
+      const { thread, key } = await readable(request);
+      const copyId = uuidv4();
+      const value = { thread_id: copyId, metadata: { ...thread.metadata } };
+      const scope = await callerOf(request).scope('threads:create', value);
+      const to: ThreadKey = { workspaceId: scope.workspaceId, threadId: copyId };
+      // Checkpoints first: a copy cut short leaves no thread, only checkpoints nothing names.
+      await checkpoints.copy(key, to);
+      const now = new Date().toISOString();
+      const { ttl: _ttl, ...copied } = thread;
+      const ttl = thread.ttl ?? undefined;
+      const created = await store.createThread(scope.workspaceId, {
+        ...copied,
+        thread_id: copyId,
+        metadata: value.metadata,
+        status: thread.status === 'busy' ? 'idle' : thread.status,
+        created_at: now,
+        updated_at: now,
+        state_updated_at: now,
+        ...(ttl ? { ttl } : {}),
+      });
+      if (!created) throw errors.conflict(`thread ${copyId} already exists`);
+      return threadResponse(created);
+    },
+  );
+
+  app.post<{ Body: { thread_ids: string[]; strategy?: 'delete' | 'keep_latest' | null } }>(
+    '/threads/prune',
+    doc('Prune threads: delete them, or keep each with only its latest checkpoint', {
+      body: pruneBody,
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            pruned_count: { type: 'integer', description: 'the threads pruned (unknown or busy ones are not)' },
+          },
+        },
+      },
+    }),
+    async (request) => {
+      const strategy = request.body.strategy ?? 'delete';
+      let pruned = 0;
+      for (const id of new Set(request.body.thread_ids.map((t) => t.toLowerCase()))) {
+        const found = await threadFor(request, 'threads:delete', { thread_id: id }).catch((err: unknown) => {
+          if (err instanceof AppError && err.code === 'NOT_FOUND') return undefined;
+          throw err;
+        });
+        if (!found) continue;
+        if (strategy === 'delete') {
+          if (await deleteThread(deps, found.scope, found.key)) pruned++;
+        } else if (found.thread.status !== 'busy') {
+          await checkpoints.keepLatest(found.key);
+          pruned++;
+        }
+      }
+      return { pruned_count: pruned };
+    },
+  );
+
+  app.patch<ThreadParams & { Body: { metadata: Json } }>(
+    '/threads/:thread_id/state',
+    doc('Merge metadata into the thread’s latest checkpoint', {
+      ...withThread,
+      body: {
+        type: 'object',
+        required: ['metadata'],
+        additionalProperties: true,
+        properties: {
+          metadata: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'merged into the latest checkpoint’s metadata',
+          },
+        },
+      },
+      response: {
+        204: noContent,
+        404: notFound,
+        409: errorResponse('the thread has no checkpoint yet'),
+      },
+    }),
+    async (request, reply) => {
+      const { key, thread } = await threadFor(request, 'threads:update', {
+        thread_id: request.params.thread_id,
+        metadata: request.body.metadata,
+      });
+      if (!(await checkpoints.patchLatestMetadata(key, request.body.metadata)))
+        throw errors.conflict(`thread ${thread.thread_id} has no state yet: run an assistant on it first`);
+      return reply.code(204).send();
     },
   );
 
@@ -323,9 +489,7 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       const { scope, thread, key } = await threadFor(request, 'threads:delete', {
         thread_id: request.params.thread_id,
       });
-      await runs.cancelThread(key);
-      await store.deleteThread(scope, thread.thread_id);
-      await checkpointer.deleteThreadOf(key);
+      await deleteThread(deps, scope, { ...key, threadId: thread.thread_id });
       return reply.code(204).send();
     },
   );

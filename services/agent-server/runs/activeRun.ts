@@ -16,6 +16,22 @@ export interface RunOutcome {
 
 export type CancelAction = 'interrupt' | 'rollback';
 
+/** The assistant a run started on, as it was then (a stored assistant's pinned version): its graph, and the config and context it gives the run. */
+export interface RunAssistant {
+  assistant_id: string;
+  graph_id: string;
+  name: string;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+/** Where a run is traced on its caller's behalf (an app that traces with each caller's key): its callbacks, and their flush. */
+export interface RunTracer {
+  callbacks: unknown[];
+  /** Resolves once everything traced has been sent. */
+  flush(): Promise<void>;
+}
+
 export class ActiveRun {
   record: RunRecord;
   readonly body: RunCreateBody;
@@ -26,16 +42,24 @@ export class ActiveRun {
   readonly auth: AuthContext;
   /** A temporary thread (stateless run) is deleted when the run ends, unless on_completion is "keep". */
   readonly temporaryThread: boolean;
+  /** Its assistant, resolved when it was created (undefined for a run followed from another replica, or queued by an older version). */
+  readonly assistant: RunAssistant | undefined;
   readonly controller = new AbortController();
   cancelAction: CancelAction | undefined;
   /** Set when the run is handed to execution (possibly after `after_seconds`). */
   started = false;
   /** Set when its graph starts streaming. */
   executing = false;
+  /** When its graph started (the webhook's run_started_at). */
+  startedAt: Date | undefined;
   /** The address of the replica executing it, when that is another (a shared run queue). */
   ownerUrl: string | undefined;
+  /** Kept a while after it ends, for those who join it late: false for a stateless run someone already streams or waits on. */
+  joinableWhenDone = true;
   /** A checkpoint id taken as the run started: the run's own checkpoints sort after it (for rollback). */
   checkpointMark: string | undefined;
+  /** Its own tracer, when its creator gave one (runs executed in the process that created them). */
+  tracer: RunTracer | undefined;
 
   private readonly events: StreamEvent[] = [];
   private readonly waiters = new Set<() => void>();
@@ -49,6 +73,7 @@ export class ActiveRun {
     streamModes: StreamMode[],
     caller: { workspaceId: string; auth: AuthContext },
     temporaryThread: boolean,
+    assistant?: RunAssistant,
   ) {
     this.record = record;
     this.body = body;
@@ -56,6 +81,7 @@ export class ActiveRun {
     this.workspaceId = caller.workspaceId;
     this.auth = caller.auth;
     this.temporaryThread = temporaryThread;
+    this.assistant = assistant;
     this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
   }
 

@@ -25,12 +25,30 @@ import type { Logger } from '../../../platform/logger.ts';
 import type { ThreadKey } from '../../../platform/workspaceThreads.ts';
 import type { AuthContext } from '../auth/customAuth.ts';
 import type { MultitaskStrategy, RunRecord, RunStatus } from '../store/agentRecords.ts';
-import type { ActiveRun, CancelAction, RunOutcome } from './activeRun.ts';
+import type { ActiveRun, CancelAction, RunAssistant, RunOutcome } from './activeRun.ts';
 import type { RunCreateBody, StreamMode } from './runBody.ts';
 import { threadAfterRun, type RunExecutor, type RunQueue, type ThreadAdmission } from './runQueue.ts';
 import { KeyedWaiters } from './keyedWaiters.ts';
 
 const CHANNEL = 'agent_runs';
+/** Held while a replica creates the run queue's own table (the record store's tables are created before). */
+const QUEUE_SCHEMA_LOCK = 0x61677371; // "agsq"
+/**
+ * The threads whose streams (GET /threads/{id}/stream) a replica serves: an admission on such a
+ * thread notifies (`n`), so the stream learns of runs created on any replica. Rows go with their
+ * replica (when it leaves, or is reaped as dead).
+ */
+const QUEUE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS agent_thread_streams (
+  workspace_id uuid NOT NULL,
+  thread_id uuid NOT NULL,
+  replica_id uuid NOT NULL REFERENCES agent_server_replicas (replica_id) ON DELETE CASCADE,
+  PRIMARY KEY (workspace_id, thread_id, replica_id)
+);
+`;
+/** The notice of a run admitted on a watched thread, made in the admitting statement. */
+const NOTIFY_WATCHERS = (workspace: string, thread: string, notice: string) =>
+  `(SELECT count(pg_notify('${CHANNEL}', ${notice})) FROM agent_thread_streams s WHERE s.workspace_id = ${workspace} AND s.thread_id = ${thread})`;
 /** NOTIFY payloads are at most 8000 bytes: an outcome larger than this is read from its row. */
 const OUTCOME_IN_NOTICE_BYTES = 6000;
 
@@ -40,6 +58,8 @@ export interface RunWork {
   streamModes: StreamMode[];
   auth: AuthContext;
   temporary: boolean;
+  /** The assistant as the run was created on it (absent in rows of older versions: the config file's). */
+  assistant?: RunAssistant;
 }
 
 /** What the queue asks of the run manager beyond starting and cancelling runs here. */
@@ -48,6 +68,8 @@ export interface SharedRunExecutor extends RunExecutor {
   adopt(record: RunRecord, work: RunWork, workspaceId: string): ActiveRun;
   /** A temporary thread whose run was lost with its replica: its checkpoints go too. */
   forgetThread(thread: ThreadKey): Promise<void>;
+  /** A run was created on a thread a stream here watches (watchThread), by any replica. */
+  threadRunCreated(thread: ThreadKey, runId: string): void;
 }
 
 /** A run followed from here: how it ended, or who runs it. */
@@ -55,6 +77,7 @@ export type Followed = { ended: RunOutcome | null } | { owner: string | undefine
 
 type Notice =
   | { k: 'q' }
+  | { k: 'n'; w: string; t: string; r: string }
   | { k: 'c'; r: string; a: CancelAction }
   | { k: 'd'; r: string; o?: RunOutcome }
   | { k: 'o'; r: string; u: string };
@@ -107,6 +130,8 @@ export class PostgresRunQueue implements RunQueue {
   readonly #claimWaiters = new KeyedWaiters<string>();
   /** Cancels that arrived before the run they name started here (the notice can beat the claim's answer). */
   readonly #cancelsAhead = new Map<string, CancelAction>();
+  /** Threads whose streams this replica serves (their rows are put back if this replica registers again). */
+  readonly #watchedThreads = new Map<string, ThreadKey>();
 
   constructor(options: PostgresRunQueueOptions, executor: SharedRunExecutor) {
     this.#options = options;
@@ -137,6 +162,10 @@ export class PostgresRunQueue implements RunQueue {
    */
   #register(): Promise<void> {
     this.#registering ??= (async () => {
+      await this.#transaction(async (client) => {
+        await client.query(`SELECT pg_advisory_xact_lock(${QUEUE_SCHEMA_LOCK})`);
+        await client.query(QUEUE_SCHEMA);
+      });
       await this.#pool.query(`INSERT INTO agent_server_replicas (replica_id, url) VALUES ($1, $2)`, [
         this.replicaId,
         this.#url ?? null,
@@ -188,7 +217,8 @@ export class PostgresRunQueue implements RunQueue {
          SELECT $1, locked.thread_id, $3, $4, $4, $5, 'running', $6, $7 FROM locked
          WHERE NOT EXISTS (SELECT 1 FROM agent_runs WHERE workspace_id = $3 AND thread_id = $2 AND status IN ('pending', 'running'))
          RETURNING thread_id)
-       UPDATE agent_threads SET status = $8, updated_at = $9, metadata = $10 WHERE workspace_id = $3 AND thread_id = (SELECT thread_id FROM inserted) RETURNING 1`,
+       UPDATE agent_threads SET status = $8, updated_at = $9, metadata = $10 WHERE workspace_id = $3 AND thread_id = (SELECT thread_id FROM inserted)
+       RETURNING ${NOTIFY_WATCHERS('$3', '$2', '$11')}`,
       [
         record.run_id,
         record.thread_id,
@@ -200,6 +230,7 @@ export class PostgresRunQueue implements RunQueue {
         thread.status,
         thread.updated_at,
         JSON.stringify(thread.metadata),
+        createdNotice(run),
       ],
     );
     return (result.rowCount ?? 0) > 0;
@@ -251,8 +282,16 @@ export class PostgresRunQueue implements RunQueue {
         ],
       );
       await client.query(
-        `UPDATE agent_threads SET status = $3, updated_at = $4, metadata = $5 WHERE workspace_id = $1 AND thread_id = $2`,
-        [run.workspaceId, record.thread_id, thread.status, thread.updated_at, JSON.stringify(thread.metadata)],
+        `UPDATE agent_threads SET status = $3, updated_at = $4, metadata = $5 WHERE workspace_id = $1 AND thread_id = $2
+         RETURNING ${NOTIFY_WATCHERS('$1', '$2', '$6')}`,
+        [
+          run.workspaceId,
+          record.thread_id,
+          thread.status,
+          thread.updated_at,
+          JSON.stringify(thread.metadata),
+          createdNotice(run),
+        ],
       );
       return startNow;
     });
@@ -495,6 +534,44 @@ export class PostgresRunQueue implements RunQueue {
     return result.rows.map((r) => r.record as RunRecord);
   }
 
+  /** From now on, runs admitted on the thread by any replica are told to this one (threadRunCreated). */
+  async watchThread(thread: ThreadKey): Promise<void> {
+    await this.#register();
+    this.#watchedThreads.set(`${thread.workspaceId}/${thread.threadId}`, thread);
+    await this.#pool.query(
+      `INSERT INTO agent_thread_streams (workspace_id, thread_id, replica_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [thread.workspaceId, thread.threadId, this.replicaId],
+    );
+  }
+
+  async unwatchThread(thread: ThreadKey): Promise<void> {
+    this.#watchedThreads.delete(`${thread.workspaceId}/${thread.threadId}`);
+    await this.#pool
+      .query(`DELETE FROM agent_thread_streams WHERE workspace_id = $1 AND thread_id = $2 AND replica_id = $3`, [
+        thread.workspaceId,
+        thread.threadId,
+        this.replicaId,
+      ])
+      .catch((err) => this.#logger.warn({ err: (err as Error).message }, 'could not stop watching a thread'));
+  }
+
+  async unfinishedIn(workspaceId: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {
+    const wanted = statuses.filter((s) => s === 'pending' || s === 'running');
+    const result = await this.#pool.query(
+      `SELECT record FROM agent_runs WHERE workspace_id = $1 AND status = ANY($2::text[]) AND ($3::uuid IS NULL OR thread_id = $3) ORDER BY seq`,
+      [workspaceId, wanted, threadId ?? null],
+    );
+    return result.rows.map((r) => r.record as RunRecord);
+  }
+
+  async locate(workspaceId: string, runId: string): Promise<RunRecord | undefined> {
+    const result = await this.#pool.query(`SELECT record FROM agent_runs WHERE run_id = $1 AND workspace_id = $2`, [
+      runId,
+      workspaceId,
+    ]);
+    return result.rows[0]?.record as RunRecord | undefined;
+  }
+
   /** Asks for pending runs to claim, now (coalesced: one claim loop at a time). */
   poke(): void {
     if (this.#closed || !this.#url) return;
@@ -590,6 +667,9 @@ export class PostgresRunQueue implements RunQueue {
       case 'o':
         this.#claimWaiters.settle(notice.r, notice.u);
         return;
+      case 'n':
+        this.#executor.threadRunCreated({ workspaceId: notice.w, threadId: notice.t }, notice.r);
+        return;
       case 'd':
         if (!this.#followers.has(notice.r)) return;
         if (notice.o) this.#followers.settle(notice.r, notice.o);
@@ -617,6 +697,8 @@ export class PostgresRunQueue implements RunQueue {
           this.replicaId,
           this.#url ?? null,
         ]);
+        // the threads streamed here went with the replica's row
+        for (const thread of this.#watchedThreads.values()) await this.watchThread(thread);
       }
       if (!this.#listener) {
         await this.#listen();
@@ -701,6 +783,17 @@ export class PostgresRunQueue implements RunQueue {
   }
 }
 
+function createdNotice(run: ActiveRun): string {
+  const notice: Notice = { k: 'n', w: run.workspaceId, t: run.record.thread_id, r: run.record.run_id };
+  return JSON.stringify(notice);
+}
+
 function workOf(run: ActiveRun): RunWork {
-  return { body: run.body, streamModes: run.streamModes, auth: run.auth, temporary: run.temporaryThread };
+  return {
+    body: run.body,
+    streamModes: run.streamModes,
+    auth: run.auth,
+    temporary: run.temporaryThread,
+    assistant: run.assistant,
+  };
 }

@@ -3,7 +3,7 @@
 // with (and the OpenAPI document shows), and its type. Unknown fields are kept (newer SDKs add
 // some) and ignored.
 
-// `events` (LangChain's raw streamEvents) is not served: a request for it is refused with the modes that are.
+// `events` is LangChain's raw streamEvents (v2), every callback event of the run's runnables.
 export const STREAM_MODES = [
   'values',
   'updates',
@@ -13,8 +13,14 @@ export const STREAM_MODES = [
   'debug',
   'tasks',
   'checkpoints',
+  'events',
 ] as const;
-export type StreamMode = (typeof STREAM_MODES)[number];
+/**
+ * Not a mode a client may ask for: the mode of a run the agent streaming protocol started
+ * (protocol/), which streams protocol events to the thread's subscriptions instead.
+ */
+export const PROTOCOL_STREAM_MODE = 'protocol';
+export type StreamMode = (typeof STREAM_MODES)[number] | typeof PROTOCOL_STREAM_MODE;
 
 type Json = Record<string, unknown>;
 type InterruptNodes = '*' | string[];
@@ -43,6 +49,9 @@ export interface RunCreateBody {
   durability?: 'sync' | 'async' | 'exit' | null;
   checkpoint_during?: boolean | null;
 }
+
+/** The longest delay of a run: Node's longest timer (2^31 − 1 ms), which the run queues wait on. */
+export const MAX_AFTER_SECONDS = 2_147_483;
 
 const maybe = (type: string) => [type, 'null'];
 const choice = (values: readonly string[], description: string) => ({
@@ -108,10 +117,20 @@ export const runCreateBodySchema = {
     ),
     if_not_exists: choice(['reject', 'create'], 'when the thread does not exist (default reject: 404)'),
     on_completion: choice(['delete', 'keep'], 'stateless runs: keep or delete the temporary thread (default delete)'),
-    after_seconds: { type: maybe('number'), minimum: 0, description: 'start the run this much later' },
+    after_seconds: {
+      type: maybe('number'),
+      minimum: 0,
+      maximum: MAX_AFTER_SECONDS,
+      description: 'start the run this much later (at most 2,147,483 s, about 24 days: a cron for later)',
+    },
     interrupt_before: interruptNodes('interrupt before these nodes'),
     interrupt_after: interruptNodes('interrupt after these nodes'),
-    webhook: { type: maybe('string'), description: 'accepted, not called' },
+    webhook: {
+      type: maybe('string'),
+      maxLength: 2048,
+      description:
+        'an absolute http(s) URL the run is POSTed to when it ends, on a host the outbound host policy allows (else a 422 naming webhook)',
+    },
     feedback_keys: { type: maybe('array'), items: { type: 'string' } },
     durability: choice(['sync', 'async', 'exit'], 'when checkpoints are written (default sync)'),
     checkpoint_during: { type: maybe('boolean'), description: 'false: durability exit' },

@@ -12,7 +12,7 @@ export function libraryStreamModes(userModes: StreamMode[]): string[] {
   const lib = new Set<string>(['values']); // always: the run's final values come from here
   for (const mode of userModes) {
     if (mode === 'messages' || mode === 'messages-tuple') lib.add('messages');
-    else lib.add(mode);
+    else if (mode !== 'events') lib.add(mode); // events: the run streams its events instead (runManager.ts)
   }
   return [...lib];
 }
@@ -98,4 +98,65 @@ function publicCheckpoint(data: unknown): unknown {
 function publicDebug(data: unknown): unknown {
   const event = data as { type?: unknown; payload?: unknown } | null;
   return event?.type === 'checkpoint' ? { ...event, payload: publicCheckpoint(event.payload) } : data;
+}
+
+/** Events every join sees, whatever stream modes it asks for. */
+const ALWAYS_SENT = new Set(['metadata', 'error', 'feedback']);
+
+/** The stream mode an event belongs to (`messages/partial|ns` → messages, `messages` → messages-tuple); undefined for those every stream gets. */
+export function streamModeOfEvent(event: string): string | undefined {
+  const name = event.split('|', 1)[0]!;
+  if (ALWAYS_SENT.has(name)) return undefined;
+  if (name.startsWith('messages/')) return 'messages';
+  if (name === 'messages') return 'messages-tuple';
+  return name;
+}
+
+/**
+ * Which of a run's events a join streams, given the stream modes it asks for (a subset of the
+ * run's: `stream_mode` of GET …/stream); every event when it asks for none.
+ */
+export function joinedEvents(modes: readonly string[] | undefined): (event: string) => boolean {
+  if (!modes?.length) return () => true;
+  const wanted = new Set(modes);
+  return (event) => {
+    const mode = streamModeOfEvent(event);
+    return mode === undefined || wanted.has(mode);
+  };
+}
+
+/**
+ * `stream_mode` of a query string as the SDKs send it: the JS SDK a JSON array in one parameter
+ * (`?stream_mode=["values","custom"]`) or a string, the Python SDK repeated parameters, or one
+ * empty one for none (`?stream_mode=`).
+ */
+export function queryStreamModes(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = (Array.isArray(value) ? value : [value]).flatMap((v) => {
+    if (v === '') return [];
+    if (!v.startsWith('[')) return [v];
+    try {
+      const parsed: unknown = JSON.parse(v);
+      return Array.isArray(parsed) ? parsed.map(String) : [v];
+    } catch {
+      return [v];
+    }
+  });
+  return list.length > 0 ? list : undefined;
+}
+
+/**
+ * The query-string schema of `stream_mode` taking `modes`: one mode, an empty value (none), the
+ * mode repeated, or a JSON array of modes as the JS SDK writes it (`["values","custom"]`).
+ */
+export function streamModeQuerySchema(modes: readonly string[], description: string) {
+  const alternatives = modes.join('|');
+  return {
+    anyOf: [
+      { type: 'string', enum: [...modes, ''] },
+      { type: 'string', pattern: `^\\[("(${alternatives})"(,"(${alternatives})")*)?\\]$` },
+      { type: 'array', items: { type: 'string', enum: [...modes] } },
+    ],
+    description,
+  };
 }

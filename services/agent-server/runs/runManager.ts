@@ -16,36 +16,86 @@ import {
   type ThreadKey,
   type WorkspaceCheckpointer,
 } from '../../../platform/workspaceThreads.ts';
-import type { GraphRegistry, RegisteredGraph } from '../graphRegistry.ts';
-import type { AgentRecordStore, RunRecord, ThreadRecord } from '../store/agentRecords.ts';
+import type { GraphRegistry, RegisteredGraph, ServableGraph } from '../graphRegistry.ts';
+import { Assistants } from '../assistants/assistants.ts';
+import { MemoryAssistantStore } from '../assistants/assistantStore.ts';
+import type { AgentRecordStore, RunRecord, RunStatus, ThreadRecord } from '../store/agentRecords.ts';
 import { toWireValue } from '../wireJson.ts';
 import { ANONYMOUS, authConfigurable } from '../auth/customAuth.ts';
 import type { Caller } from '../auth/callers.ts';
-import { ActiveRun, type CancelAction, type RunOutcome } from './activeRun.ts';
+import { ActiveRun, type CancelAction, type RunAssistant, type RunOutcome, type RunTracer } from './activeRun.ts';
 import { LocalRunQueue, type RunQueue } from './runQueue.ts';
 import { KeyedWaiters } from './keyedWaiters.ts';
 import type { PostgresRunQueue, RunWork, SharedRunExecutor } from './postgresRunQueue.ts';
-import { durabilityOf, streamModesOf, type RunCreateBody } from './runBody.ts';
+import { durabilityOf, PROTOCOL_STREAM_MODE, streamModesOf, type RunCreateBody } from './runBody.ts';
 import { libraryStreamModes, RunEventTranslator } from './runEvents.ts';
 import { newThreadRecord } from '../threads/threadRecords.ts';
 import type { TemporaryThreadCheckpointer } from '../store/temporaryThreads.ts';
+import type { LongTermStore } from '../longTermStore/store.ts';
+import { WorkspaceStore } from '../longTermStore/workspaceStore.ts';
+import type { ProtocolRunner } from '../protocol/protocolStreams.ts';
+import type { FeedbackTokens } from './runFeedback.ts';
+import type { RunWebhooks } from './runWebhooks.ts';
+
+/** One event of LangChain's streamEvents v2: `{event, name, run_id, tags, metadata, data, parent_ids}`. */
+interface StreamEventLike {
+  event: string;
+  run_id: string;
+  tags?: string[];
+  data?: { chunk?: unknown };
+}
+/** A compiled LangGraph graph has streamEvents (stream mode `events`). */
+type EventsGraph = ServableGraph & {
+  streamEvents?(input: unknown, options: Record<string, unknown>): AsyncIterable<StreamEventLike>;
+};
 
 /** How long a finished run's events stay joinable. */
 const FINISHED_RUN_RETENTION_MS = 60_000;
 
 export interface RunManagerDeps {
   graphs: GraphRegistry;
+  /** The assistants runs start on (the config file's and the workspaces' own); the config file's only when absent. */
+  assistants?: Assistants;
   store: AgentRecordStore;
   checkpointer: WorkspaceCheckpointer;
   /** Where stateless runs' threads are held in memory, when checkpoints are durable. */
   temporaryThreads?: TemporaryThreadCheckpointer;
+  /** The long-term store; each run gets it scoped to its workspace (LangGraph's `store`). */
+  longTermStore?: LongTermStore;
   logger: Logger;
   /** The run queue shared with other replicas (PostgreSQL); a queue in this process when absent. */
   sharedQueue?: (executor: SharedRunExecutor) => PostgresRunQueue;
+  /** Streams the runs the agent streaming protocol starts (protocol/protocolStreams.ts). */
+  protocol?: ProtocolRunner;
+  /** Token URLs for `feedback_keys` (runFeedback.ts); absent when runs are not traced. */
+  feedbackTokens?: FeedbackTokens;
+  /** Runs' `webhook` calls (runWebhooks.ts); absent: not called. */
+  webhooks?: RunWebhooks;
+}
+
+export interface CreateOptions {
+  /**
+   * Created in the background (POST /runs, /runs/batch): nobody has its events yet, so a stateless
+   * one stays joinable (GET /runs/{id}/stream) a while after it ends, as runs on threads do.
+   */
+  background?: boolean;
+  /** Where the run is traced on its caller's behalf (an app that traces with each caller's key). */
+  tracer?: RunTracer;
 }
 
 function nowIso(): string {
   return new Date().toISOString();
+}
+
+/** The assistant's tags, then the run's. */
+function mergedTags(assistant: string[] | undefined, run: string[] | undefined): string[] | undefined {
+  return assistant?.length ? [...new Set([...assistant, ...(run ?? [])])] : (run ?? undefined);
+}
+
+/** The assistant's context, with the run's keys over it. */
+function mergedContext(assistant: Record<string, unknown>, run: Record<string, unknown> | null | undefined) {
+  const merged = { ...assistant, ...run };
+  return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
 function errorPayload(err: unknown): { error: string; message: string } {
@@ -53,6 +103,16 @@ function errorPayload(err: unknown): { error: string; message: string } {
     ? { error: err.name, message: err.message }
     : { error: 'Error', message: JSON.stringify(err) };
 }
+
+/**
+ * Whether a run has ended or is ending: its end is being recorded (its status is final from the
+ * moment it ends, `done` once the record is written). Its end is visible to other replicas when
+ * the record commits, before this process has read the commit's answer: a cancel that arrives
+ * here meanwhile (a client whose join, answered by another replica, ended) is refused like any
+ * cancel of an ended run, not taken for a cancel of a running one.
+ */
+const isEnding = (run: ActiveRun): boolean =>
+  run.done || (run.record.status !== 'pending' && run.record.status !== 'running');
 
 export class RunManager implements SharedRunExecutor {
   private readonly deps: RunManagerDeps;
@@ -62,12 +122,17 @@ export class RunManager implements SharedRunExecutor {
   private readonly claims = new KeyedWaiters<void>();
   private readonly queue: RunQueue;
   private readonly shared: PostgresRunQueue | undefined;
+  /** Thread streams here waiting for their threads' next runs, by stored thread id. */
+  private readonly threadWatchers = new Map<string, Set<(runId: string) => void>>();
   /** Resolves in the current event-loop turn's check phase: see nextTurn. */
   private turn: Promise<void> | undefined;
   private opened = false;
 
+  private readonly assistants: Assistants;
+
   constructor(deps: RunManagerDeps) {
     this.deps = deps;
+    this.assistants = deps.assistants ?? new Assistants(deps.graphs, new MemoryAssistantStore());
     this.shared = deps.sharedQueue?.(this);
     this.queue = this.shared ?? new LocalRunQueue(deps.store, this);
   }
@@ -93,9 +158,31 @@ export class RunManager implements SharedRunExecutor {
     return this.shared?.url;
   }
 
-  assistantFor(assistantId: string): RegisteredGraph {
-    const registered = this.deps.graphs.find(assistantId);
-    if (!registered) throw errors.notFound(`assistant "${assistantId}"`);
+  /**
+   * The assistant a run starts on, in the caller's workspace, as it is now (a stored assistant's
+   * pinned version): what the run keeps, so any replica executes it the same.
+   */
+  async assistantFor(workspaceId: string, assistantId: string): Promise<RunAssistant> {
+    const found = await this.assistants.find(workspaceId, assistantId);
+    if (!found) throw errors.notFound(`assistant "${assistantId}"`);
+    const { assistant, registered } = found;
+    if (!registered)
+      throw errors.validation(
+        `assistant_id: assistant "${assistantId}" runs graph "${assistant.graph_id}", which this server does not serve`,
+      );
+    return {
+      assistant_id: assistant.assistant_id,
+      graph_id: assistant.graph_id,
+      name: assistant.name,
+      config: assistant.config,
+      context: assistant.context,
+    };
+  }
+
+  /** The graph a run executes: its assistant's. */
+  private graphOf(run: ActiveRun): RegisteredGraph {
+    const registered = this.deps.graphs.find(run.assistant?.graph_id ?? run.record.assistant_id);
+    if (!registered) throw errors.notFound(`graph of assistant "${run.record.assistant_id}"`);
     return registered;
   }
 
@@ -104,11 +191,18 @@ export class RunManager implements SharedRunExecutor {
    * in the caller's workspace (thread ids are per workspace: another workspace's thread of that id
    * is not this one). A thread of the workspace the auth module's filter hides is a 404, also with
    * if_not_exists "create" (its id is taken). The auth module may stamp the run's metadata, which a
-   * thread the run creates takes too (as on the LangGraph server).
+   * thread the run creates takes too (as on the LangGraph server). `local.tracer` traces the run
+   * (when it executes here) on the caller's behalf.
    */
-  async create(threadId: string | undefined, body: RunCreateBody, caller: Caller): Promise<ActiveRun> {
-    const { assistant } = this.assistantFor(body.assistant_id);
+  async create(
+    threadId: string | undefined,
+    body: RunCreateBody,
+    caller: Caller,
+    options: CreateOptions = {},
+  ): Promise<ActiveRun> {
+    const assistant = await this.assistantFor(caller.workspaceId, body.assistant_id);
     const { store } = this.deps;
+    if (body.webhook != null) await this.deps.webhooks?.check(body.webhook);
     const temporary = threadId === undefined;
     const tid = threadId ?? uuidv4();
     const runId = uuidv7();
@@ -164,7 +258,10 @@ export class RunManager implements SharedRunExecutor {
       streamModesOf(body),
       { workspaceId: scope.workspaceId, auth: caller.auth },
       temporary && body.on_completion !== 'keep',
+      assistant,
     );
+    run.tracer = options.tracer;
+    run.joinableWhenDone = !run.temporaryThread || options.background === true;
     this.runs.set(runId, run);
     try {
       await this.queue.admit(run, strategy, {
@@ -178,7 +275,41 @@ export class RunManager implements SharedRunExecutor {
     }
     // Queued in the shared queue: any replica may claim it; this one learns who, and how it ends.
     if (this.shared && !run.started) void this.followQueued(run);
+    if (!temporary) this.threadRunCreated(run.thread, runId);
     return run;
+  }
+
+  /**
+   * Calls `onRun` with the id of each run created on the thread from now on, here or (with a
+   * shared queue) on any replica; the returned function stops it. A thread's stream follows its
+   * runs with this.
+   */
+  async watchThread(thread: ThreadKey, onRun: (runId: string) => void): Promise<() => Promise<void>> {
+    const key = storedThreadId(thread);
+    let watchers = this.threadWatchers.get(key);
+    if (!watchers) this.threadWatchers.set(key, (watchers = new Set()));
+    watchers.add(onRun);
+    if (watchers.size === 1) await this.shared?.watchThread(thread);
+    return async () => {
+      watchers.delete(onRun);
+      if (watchers.size > 0 || this.threadWatchers.get(key) !== watchers) return;
+      this.threadWatchers.delete(key);
+      await this.shared?.unwatchThread(thread);
+    };
+  }
+
+  /** A run was created on a thread (here, or on another replica: the shared queue's notice). */
+  threadRunCreated(thread: ThreadKey, runId: string): void {
+    const watchers = this.threadWatchers.get(storedThreadId(thread));
+    if (watchers) for (const onRun of [...watchers]) onRun(runId);
+  }
+
+  /** The runs of a thread this server holds the events of (executing, queued, or finished a while ago). */
+  heldOn(thread: ThreadKey): RunRecord[] {
+    const held: RunRecord[] = [];
+    for (const run of this.runs.values())
+      if (run.workspaceId === thread.workspaceId && run.record.thread_id === thread.threadId) held.push(run.record);
+    return held;
   }
 
   private async followQueued(run: ActiveRun): Promise<void> {
@@ -246,6 +377,16 @@ export class RunManager implements SharedRunExecutor {
     return this.runs.get(runId);
   }
 
+  /** A run of the workspace by its id alone: one here (queued, running, or finished a while ago), else one the shared queue records. */
+  async locate(runId: string, workspaceId: string): Promise<RunRecord | undefined> {
+    return this.get(runId, workspaceId)?.record ?? (await this.queue.locate(workspaceId, runId));
+  }
+
+  /** The workspace's unfinished runs in these statuses (of one thread, when given), wherever they run. */
+  unfinishedIn(workspaceId: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {
+    return this.queue.unfinishedIn(workspaceId, statuses, threadId);
+  }
+
   /** True when the run executes (or executed) here, so its events are here. */
   executesHere(run: ActiveRun): boolean {
     return !this.shared || run.started || run.done;
@@ -266,7 +407,8 @@ export class RunManager implements SharedRunExecutor {
   /** Cancels a run, wherever it runs; the run to wait on, or undefined when it is not pending or running. */
   async cancel(record: RunRecord, workspaceId: string, action: CancelAction): Promise<ActiveRun | undefined> {
     const here = this.runs.get(record.run_id);
-    if (here && !here.done && this.executesHere(here)) {
+    if (here && isEnding(here)) return undefined;
+    if (here && this.executesHere(here)) {
       this.cancelHere(record.run_id, action);
       return here;
     }
@@ -280,7 +422,9 @@ export class RunManager implements SharedRunExecutor {
   async cancelThread(thread: ThreadKey): Promise<void> {
     const stopping: Promise<RunOutcome>[] = [];
     for (const record of await this.unfinished(thread)) {
-      const run = await this.cancel(record, thread.workspaceId, 'interrupt');
+      // one ending here is waited for too: its end is still being written
+      const here = this.runs.get(record.run_id);
+      const run = here && isEnding(here) ? here : await this.cancel(record, thread.workspaceId, 'interrupt');
       if (run) stopping.push(run.outcome);
     }
     await Promise.all(stopping);
@@ -289,7 +433,7 @@ export class RunManager implements SharedRunExecutor {
   /** Cancels a run executing (or queued, with a local queue) here; false when there is none. */
   cancelHere(runId: string, action: CancelAction): boolean {
     const run = this.runs.get(runId);
-    if (!run || run.done || !this.executesHere(run)) return false;
+    if (!run || isEnding(run) || !this.executesHere(run)) return false;
     run.cancel(action);
     // A run whose graph has not started (queued, or waiting out after_seconds) ends here; a
     // running one ends when its graph stops.
@@ -305,7 +449,14 @@ export class RunManager implements SharedRunExecutor {
   adopt(record: RunRecord, work: RunWork, workspaceId: string): ActiveRun {
     const mine = this.runs.get(record.run_id);
     if (mine) return mine;
-    const run = new ActiveRun(record, work.body, work.streamModes, { workspaceId, auth: work.auth }, work.temporary);
+    const run = new ActiveRun(
+      record,
+      work.body,
+      work.streamModes,
+      { workspaceId, auth: work.auth },
+      work.temporary,
+      work.assistant,
+    );
     this.runs.set(record.run_id, run);
     this.claims.settle(record.run_id, undefined);
     return run;
@@ -335,7 +486,11 @@ export class RunManager implements SharedRunExecutor {
     const { record, body } = run;
     if (run.done || run.controller.signal.aborted) return { status: 'interrupted', values: null };
     run.executing = true;
-    const { assistant, graph } = this.assistantFor(record.assistant_id);
+    run.startedAt = new Date();
+    const { assistant: system, graph } = this.graphOf(run);
+    // Runs queued by a version that did not keep their assistant ran the config file's.
+    const assistant: RunAssistant = run.assistant ?? system;
+    const assistantConfig = assistant.config as NonNullable<RunCreateBody['config']>;
     if (run.temporaryThread) this.deps.temporaryThreads?.hold(storedThreadId(run.thread));
     record.status = 'running';
     record.updated_at = nowIso();
@@ -348,7 +503,7 @@ export class RunManager implements SharedRunExecutor {
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
     // The thread (and its workspace) last: a run's config cannot name another.
     const { configurable } = threadConfig(run.thread, {
-      ...(assistant.config.configurable as Record<string, unknown> | undefined),
+      ...assistantConfig.configurable,
       ...body.config?.configurable,
       ...authConfigurable(run.auth),
       run_id: record.run_id,
@@ -370,24 +525,41 @@ export class RunManager implements SharedRunExecutor {
     const input = body.command
       ? new Command(body.command as ConstructorParameters<typeof Command>[0])
       : (body.input ?? null);
+    const options = {
+      configurable,
+      metadata,
+      tags: mergedTags(assistantConfig.tags, body.config?.tags),
+      recursionLimit: body.config?.recursion_limit ?? assistantConfig.recursion_limit,
+      runName: assistant.name,
+      runId: record.run_id,
+      context: mergedContext(assistant.context, body.context),
+      interruptBefore: body.interrupt_before ?? undefined,
+      interruptAfter: body.interrupt_after ?? undefined,
+      durability: durabilityOf(body),
+      signal: run.controller.signal,
+      ...(run.tracer ? { callbacks: run.tracer.callbacks } : {}),
+      // the run's workspace's items only: never a store shared by the graph across workspaces
+      ...(this.deps.longTermStore ? { store: new WorkspaceStore(this.deps.longTermStore, run.workspaceId) } : {}),
+    };
     try {
-      const stream = await graph.stream(input, {
-        configurable,
-        metadata,
-        tags: body.config?.tags,
-        recursionLimit: body.config?.recursion_limit,
-        runName: assistant.name,
-        runId: record.run_id,
-        context: body.context ?? undefined,
-        interruptBefore: body.interrupt_before ?? undefined,
-        interruptAfter: body.interrupt_after ?? undefined,
-        streamMode: libraryStreamModes(run.streamModes),
-        subgraphs,
-        durability: durabilityOf(body),
-        signal: run.controller.signal,
-      });
-      for await (const item of stream) translator.translate(item, subgraphs, (event, data) => run.emit(event, data));
-      return { status: 'success', values: await this.finalValues(run, translator.lastValues) };
+      if (this.deps.protocol && run.streamModes.includes(PROTOCOL_STREAM_MODE)) {
+        const protocolRun = {
+          thread: run.thread,
+          runId: record.run_id,
+          graphName: assistant.graph_id,
+          replicaUrl: this.url,
+        };
+        const lastValues = await this.deps.protocol.stream(protocolRun, graph, input, options);
+        return { status: 'success', values: await this.finalValues(run, lastValues) };
+      }
+      const streamOptions = { ...options, streamMode: libraryStreamModes(run.streamModes), subgraphs };
+      const emit = (event: string, data: unknown) => run.emit(event, data);
+      if (run.streamModes.includes('events')) await this.streamEvents(run, graph, input, streamOptions, translator);
+      else
+        for await (const item of await graph.stream(input, streamOptions)) translator.translate(item, subgraphs, emit);
+      const values = await this.finalValues(run, translator.lastValues);
+      if (body.feedback_keys?.length) await this.feedbackUrls(run, body.feedback_keys);
+      return { status: 'success', values };
     } catch (err) {
       const values = toWireValue<Record<string, unknown> | null>(translator.lastValues ?? null);
       if (run.controller.signal.aborted) return { status: 'interrupted', values };
@@ -399,12 +571,60 @@ export class RunManager implements SharedRunExecutor {
   }
 
   /**
+   * Stream mode `events`: the graph runs through LangChain's streamEvents (v2), as on LangGraph's
+   * server. The root run's `on_chain_stream` events carry what `graph.stream` would have yielded
+   * in the other modes (translated as usual); every other event goes out as an `events` event.
+   * Only runs that ask for `events` pay for the callback events.
+   */
+  private async streamEvents(
+    run: ActiveRun,
+    graph: EventsGraph,
+    input: unknown,
+    options: Record<string, unknown> & { subgraphs: boolean },
+    translator: RunEventTranslator,
+  ): Promise<void> {
+    const emit = (event: string, data: unknown) => run.emit(event, data);
+    if (!graph.streamEvents)
+      throw errors.invalidField(`stream_mode: "events" is not served for this assistant's graph`);
+    for await (const event of graph.streamEvents(input, { ...options, version: 'v2' })) {
+      if (event.event === 'on_chain_stream' && event.run_id === run.record.run_id)
+        translator.translate(event.data?.chunk, options.subgraphs, emit);
+      else if (!event.tags?.includes('langsmith:hidden')) {
+        try {
+          emit('events', event);
+        } catch {
+          // a value JSON cannot hold (a cycle): the event goes without its data
+          emit('events', { ...event, data: {} });
+        }
+      }
+    }
+  }
+
+  /** `feedback_keys`: the `feedback` event, a token URL per key. A run is not failed for want of them. */
+  private async feedbackUrls(run: ActiveRun, keys: string[]): Promise<void> {
+    const { feedbackTokens, logger } = this.deps;
+    const log = { run_id: run.record.run_id, feedback_keys: keys };
+    if (!feedbackTokens) {
+      logger.warn(
+        log,
+        'feedback_keys asked for, but this server does not trace its runs (LANGSMITH_TRACING): no feedback event',
+      );
+      return;
+    }
+    try {
+      run.emit('feedback', await feedbackTokens.urls(run.record.run_id, keys));
+    } catch (err) {
+      logger.warn({ ...log, err: (err as Error).message }, 'could not make the feedback tokens of a run');
+    }
+  }
+
+  /**
    * The thread's state after the run, as the graph outputs it (the channels of its output schema,
    * when it declares one narrower than its state, as LangGraph's `values` do), with the pending
    * interrupts under `__interrupt__`.
    */
   private async finalValues(run: ActiveRun, lastValues: unknown): Promise<Record<string, unknown> | null> {
-    const { graph } = this.assistantFor(run.record.assistant_id);
+    const { graph } = this.graphOf(run);
     const snapshot = await graph.getState(threadConfig(run.thread));
     let values = toWireValue<Record<string, unknown> | null>(snapshot.values ?? lastValues ?? null);
     const output = graph.outputChannels;
@@ -424,7 +644,7 @@ export class RunManager implements SharedRunExecutor {
   private async rollBack(run: ActiveRun): Promise<Record<string, unknown> | null> {
     const mark = run.checkpointMark;
     if (!mark) return null; // never started: wrote nothing
-    const { graph } = this.assistantFor(run.record.assistant_id);
+    const { graph } = this.graphOf(run);
     let touched = false;
     for await (const snapshot of graph.getStateHistory(threadConfig(run.thread))) {
       if (String(snapshot.config.configurable?.checkpoint_id) > mark) {
@@ -448,6 +668,9 @@ export class RunManager implements SharedRunExecutor {
       if (run.cancelAction === 'rollback' && !run.temporaryThread)
         outcome = { ...outcome, values: await this.rollBack(run) };
       const recorded = await this.queue.recordEnd(run, outcome);
+      run.tracer
+        ?.flush()
+        .catch((err: unknown) => this.deps.logger.warn({ run_id: record.run_id, err }, 'the run could not be traced'));
       if (run.temporaryThread) await this.deps.checkpointer.deleteThreadOf(run.thread);
       if (!recorded)
         this.deps.logger.warn(
@@ -461,11 +684,13 @@ export class RunManager implements SharedRunExecutor {
       );
     } finally {
       run.finish(outcome);
-      // A rolled-back run is gone at once, and so is a run whose temporary thread went with it
-      // (every route to a run goes through its thread): at a thousand stateless runs a second,
+      this.deps.webhooks?.runEnded(record, run.body.webhook, outcome, run.startedAt);
+      // A rolled-back run is gone at once, and so is a stateless run whose temporary thread went
+      // with it, unless it was made in the background (GET /runs/{id}/stream joins those): its
+      // client streamed or waited on it already, and at a thousand stateless runs a second,
       // keeping those a minute held ~60,000 runs' events for nobody, and the GC paid for them.
       // Others stay joinable a while.
-      if (run.cancelAction === 'rollback' || run.temporaryThread) this.runs.delete(record.run_id);
+      if (run.cancelAction === 'rollback' || !run.joinableWhenDone) this.runs.delete(record.run_id);
       else setTimeout(() => this.runs.delete(record.run_id), FINISHED_RUN_RETENTION_MS).unref();
     }
   }

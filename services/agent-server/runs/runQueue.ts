@@ -12,6 +12,7 @@ import type {
   MultitaskStrategy,
   RecordScope,
   RunRecord,
+  RunStatus,
   ThreadRecord,
 } from '../store/agentRecords.ts';
 import type { ActiveRun, CancelAction, RunOutcome } from './activeRun.ts';
@@ -69,6 +70,10 @@ export interface RunQueue {
   recordEnd(run: ActiveRun, outcome: RunOutcome): Promise<boolean>;
   /** The thread's unfinished runs, in order, the running one first. */
   unfinished(thread: ThreadKey): Promise<RunRecord[]>;
+  /** The workspace's unfinished runs in these statuses (of one thread, when given), in order. */
+  unfinishedIn(workspaceId: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]>;
+  /** A run of the workspace by its id alone, as recorded where the queue keeps runs (a shared queue: also finished ones on kept threads). */
+  locate(workspaceId: string, runId: string): Promise<RunRecord | undefined>;
   close(): Promise<void>;
 }
 
@@ -142,6 +147,25 @@ export class LocalRunQueue implements RunQueue {
 
   async unfinished(thread: ThreadKey): Promise<RunRecord[]> {
     return (this.#queues.get(storedThreadId(thread)) ?? []).map((r) => r.record);
+  }
+
+  async unfinishedIn(workspaceId: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {
+    const found: RunRecord[] = [];
+    for (const queue of this.#queues.values())
+      for (const run of queue)
+        if (
+          run.workspaceId === workspaceId &&
+          (threadId === undefined || run.record.thread_id === threadId) &&
+          statuses.includes(run.record.status)
+        )
+          found.push(run.record);
+    return found.sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
+  }
+
+  async locate(workspaceId: string, runId: string): Promise<RunRecord | undefined> {
+    for (const queue of this.#queues.values())
+      for (const run of queue) if (run.workspaceId === workspaceId && run.record.run_id === runId) return run.record;
+    return undefined;
   }
 
   async close(): Promise<void> {}

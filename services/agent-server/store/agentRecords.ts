@@ -12,6 +12,18 @@ export type MultitaskStrategy = 'reject' | 'rollback' | 'interrupt' | 'enqueue';
 
 export type Json = Record<string, unknown>;
 
+/**
+ * A thread's time to live: when nothing has happened to it (created, changed, a run started or
+ * ended: its `updated_at`) for `ttl_minutes`, the sweeper deletes it (`delete`) or its checkpoints
+ * but the latest (`keep_latest`). The API shows it with `expires_at`, `updated_at` + the TTL.
+ */
+export interface ThreadTtl {
+  strategy: 'delete' | 'keep_latest';
+  ttl_minutes: number;
+  /** In responses only (threads/threadRecords.ts threadResponse). */
+  expires_at?: string;
+}
+
 export interface ThreadRecord {
   thread_id: string;
   created_at: string;
@@ -23,6 +35,7 @@ export interface ThreadRecord {
   values: Json | null;
   interrupts: Record<string, unknown[]>;
   error?: unknown;
+  ttl?: ThreadTtl | null;
 }
 
 export interface RunRecord {
@@ -71,6 +84,10 @@ export interface AgentRecordStore {
   /** Deletes the thread and its runs. */
   deleteThread(scope: RecordScope, threadId: string): Promise<boolean>;
   searchThreads(scope: RecordScope, search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }>;
+  /** Threads of every workspace whose TTL expired before `now` and that run nothing, soonest expired first. */
+  expiredThreads(now: string, limit: number): Promise<{ workspaceId: string; thread: ThreadRecord }[]>;
+  /** Deletes the thread (and its runs) if it is still expired at `now` and runs nothing. */
+  deleteExpiredThread(workspaceId: string, threadId: string, now: string): Promise<boolean>;
 
   /** Creates or replaces a run of a thread of the workspace. */
   putRun(workspaceId: string, run: RunRecord): Promise<void>;

@@ -10,6 +10,10 @@ import type {
   ThreadSearch,
 } from './agentRecords.ts';
 import { jsonContains } from './agentRecords.ts';
+import { expiresAt } from '../threads/threadRecords.ts';
+
+/** Expired at `now`, and running nothing. */
+const isExpired = (thread: ThreadRecord, now: string) => (expiresAt(thread) ?? now) < now && thread.status !== 'busy';
 
 interface StoredThread {
   workspaceId: string;
@@ -57,6 +61,20 @@ export class MemoryRecordStore implements AgentRecordStore {
       this.#visible(scope, threadId) !== undefined &&
       this.#threads.delete(storedThreadId({ workspaceId: scope.workspaceId, threadId }))
     );
+  }
+
+  async expiredThreads(now: string, limit: number): Promise<{ workspaceId: string; thread: ThreadRecord }[]> {
+    return [...this.#threads.values()]
+      .filter((s) => isExpired(s.thread, now))
+      .sort((a, b) => (expiresAt(a.thread)! < expiresAt(b.thread)! ? -1 : 1))
+      .slice(0, limit)
+      .map(({ workspaceId, thread }) => ({ workspaceId, thread }));
+  }
+
+  async deleteExpiredThread(workspaceId: string, threadId: string, now: string): Promise<boolean> {
+    const key = storedThreadId({ workspaceId, threadId });
+    const stored = this.#threads.get(key);
+    return stored !== undefined && isExpired(stored.thread, now) && this.#threads.delete(key);
   }
 
   async searchThreads(scope: RecordScope, search: ThreadSearch): Promise<{ threads: ThreadRecord[]; total: number }> {

@@ -58,6 +58,8 @@ ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS cancel_action text;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS work jsonb;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS outcome jsonb;
 ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false;
+-- A thread's TTL (store/agentRecords.ts ThreadTtl): it expires ttl_minutes after its updated_at.
+ALTER TABLE agent_threads ADD COLUMN IF NOT EXISTS ttl jsonb;
 CREATE TABLE IF NOT EXISTS agent_server_replicas (
   replica_id uuid PRIMARY KEY,
   url text, -- where peers reach it; null until it listens
@@ -105,6 +107,7 @@ CREATE INDEX IF NOT EXISTS agent_runs_thread ON agent_runs (workspace_id, thread
 -- Runs of versions before the queue were failed at each start: one running run per thread at most.
 CREATE UNIQUE INDEX IF NOT EXISTS agent_runs_one_running ON agent_runs (workspace_id, thread_id) WHERE status = 'running';
 CREATE INDEX IF NOT EXISTS agent_runs_pending ON agent_runs (seq) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS agent_threads_with_ttl ON agent_threads (updated_at) WHERE ttl IS NOT NULL;
 CREATE INDEX IF NOT EXISTS agent_runs_unfinished ON agent_runs (workspace_id, thread_id, seq) WHERE status IN ('pending', 'running');
 `;
 
@@ -122,8 +125,9 @@ const THREAD_COLUMNS = [
   'values',
   'interrupts',
   'error',
+  'ttl',
 ] as const;
-const JSON_COLUMNS = new Set(['metadata', 'config', 'values', 'interrupts', 'error']);
+const JSON_COLUMNS = new Set(['metadata', 'config', 'values', 'interrupts', 'error', 'ttl']);
 const SORTABLE = new Set(['thread_id', 'status', 'created_at', 'updated_at']);
 
 type Row = Record<string, unknown>;
@@ -141,24 +145,28 @@ function threadFromRow(row: Row): ThreadRecord {
     values: (row.values ?? null) as ThreadRecord['values'],
     interrupts: (row.interrupts ?? {}) as ThreadRecord['interrupts'],
     ...(row.error != null ? { error: row.error } : {}),
+    ...(row.ttl != null ? { ttl: row.ttl as ThreadRecord['ttl'] } : {}),
   };
 }
+
+/** When a thread with a TTL expires (store/agentRecords.ts ThreadTtl). */
+const EXPIRES_AT = `(updated_at + (ttl ->> 'ttl_minutes')::float8 * interval '1 minute')`;
 
 function columnValue(column: string, value: unknown): unknown {
   return JSON_COLUMNS.has(column) ? (value === undefined ? null : JSON.stringify(value)) : value;
 }
 
-type Bind = (value: unknown) => string;
+export type Bind = (value: unknown) => string;
 
 /** The conditions of a scope on a thread row (aliased `t`), with the values bound through `bind`. */
 function scopeConditions(scope: RecordScope, bind: Bind): string[] {
   return [`t.workspace_id = ${bind(scope.workspaceId)}`, ...filterConditions(scope.filters, bind)];
 }
 
-/** authFilters.ts `isAuthMatching` in SQL: equal JSON strings, or a JSON array holding every wanted string. */
-function filterConditions(filters: AuthFilters | undefined, bind: Bind): string[] {
+/** authFilters.ts `isAuthMatching` in SQL, on the jsonb `metadata` column: equal JSON strings, or a JSON array holding every wanted string. */
+export function filterConditions(filters: AuthFilters | undefined, bind: Bind, metadata = 't.metadata'): string[] {
   return Object.entries(filters ?? {}).flatMap(([key, filter]) => {
-    const value = `(t.metadata -> ${bind(key)}::text)`;
+    const value = `(${metadata} -> ${bind(key)}::text)`;
     if (typeof filter === 'string') return [`${value} = to_jsonb(${bind(filter)}::text)`];
     if (filter.$eq !== undefined) return [`${value} = to_jsonb(${bind(filter.$eq)}::text)`];
     if (filter.$contains !== undefined) {
@@ -170,7 +178,7 @@ function filterConditions(filters: AuthFilters | undefined, bind: Bind): string[
 }
 
 /** A query's parameters and a binder that numbers them. */
-function parameters(): { params: unknown[]; bind: Bind } {
+export function parameters(): { params: unknown[]; bind: Bind } {
   const params: unknown[] = [];
   return { params, bind: (v) => `$${params.push(v)}` };
 }
@@ -238,6 +246,22 @@ export class PostgresRecordStore implements AgentRecordStore {
     const { params, bind } = parameters();
     const where = [`t.thread_id = ${bind(threadId)}`, ...scopeConditions(scope, bind)];
     const result = await this.pool.query(`DELETE FROM agent_threads t WHERE ${where.join(' AND ')}`, params);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async expiredThreads(now: string, limit: number): Promise<{ workspaceId: string; thread: ThreadRecord }[]> {
+    const result = await this.pool.query(
+      `SELECT * FROM agent_threads WHERE ttl IS NOT NULL AND ${EXPIRES_AT} < $1 AND status <> 'busy' ORDER BY ${EXPIRES_AT} LIMIT $2`,
+      [now, limit],
+    );
+    return result.rows.map((row) => ({ workspaceId: row.workspace_id as string, thread: threadFromRow(row) }));
+  }
+
+  async deleteExpiredThread(workspaceId: string, threadId: string, now: string): Promise<boolean> {
+    const result = await this.pool.query(
+      `DELETE FROM agent_threads WHERE workspace_id = $1 AND thread_id = $2 AND ttl IS NOT NULL AND ${EXPIRES_AT} < $3 AND status <> 'busy'`,
+      [workspaceId, threadId, now],
+    );
     return (result.rowCount ?? 0) > 0;
   }
 

@@ -18,9 +18,16 @@ export function newThreadRecord(threadId: string, metadata: Record<string, unkno
   };
 }
 
+/** When the thread expires if nothing happens to it (undefined: it has no TTL). */
+export function expiresAt(thread: ThreadRecord): string | undefined {
+  if (!thread.ttl) return undefined;
+  return new Date(Date.parse(thread.updated_at) + thread.ttl.ttl_minutes * 60_000).toISOString();
+}
+
 /** A thread as the API returns it: `values` is `{}` rather than null before any run. */
 export function threadResponse(thread: ThreadRecord): ThreadRecord {
-  return { ...thread, values: thread.values ?? {} };
+  const { ttl, ...rest } = thread;
+  return { ...rest, values: thread.values ?? {}, ...(ttl ? { ttl: { ...ttl, expires_at: expiresAt(thread) } } : {}) };
 }
 
 export interface CheckpointRef {

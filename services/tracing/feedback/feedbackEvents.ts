@@ -63,3 +63,29 @@ export function feedbackDeleted(
     deleted_at: at,
   });
 }
+
+export interface FeedbackTokenDraft {
+  tokenId: string;
+  runId: string;
+  feedbackKey: string;
+  feedbackId: string | null;
+  /** JSON text. */
+  feedbackConfig: string | null;
+  /** Microseconds since the epoch, as createdAt. */
+  expiresAt: number;
+  createdAt: number;
+}
+
+/** A presigned token: keyed tenant/token/id (its own key space beside the items' tenant/id). */
+export function feedbackTokenCreated(tenantId: string, t: FeedbackTokenDraft): EventToAppend<'FeedbackTokenCreated'> {
+  return event('FeedbackTokenCreated', `${tenantId}/token/${t.tokenId}`, {
+    tenant_id: tenantId,
+    token_id: t.tokenId,
+    run_id: t.runId,
+    feedback_key: t.feedbackKey,
+    feedback_id: t.feedbackId,
+    feedback_config: t.feedbackConfig,
+    expires_at: t.expiresAt,
+    created_at: t.createdAt,
+  });
+}

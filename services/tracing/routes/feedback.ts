@@ -4,9 +4,12 @@
 //   GET /feedback                  list, newest first, by run, key, session, source, has_comment,
 //                                  has_score, level; offset and limit
 //   GET/PATCH/DELETE /feedback/{feedback_id}
+//   POST /feedback/tokens          presigned tokens (the clients' createPresignedFeedbackToken)
 // All within the caller's workspace: another workspace's feedback is not found (404). A bad
-// body, path or query parameter is a 422 naming the field.
-import type { FastifyInstance } from 'fastify';
+// body, path or query parameter is a 422 naming the field. Using a token (GET or POST
+// /feedback/tokens/{token_id}) needs no API key: feedbackTokenRoutes, registered as a public route.
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { publicBaseUrl } from '../../../platform/http/publicUrl.ts';
 import { errors } from '../../../platform/errors.ts';
 import { errorResponses, timeSchema, uuidSchema } from '../../../platform/http/openapi.ts';
 import { FeedbackCommands, UPDATABLE_FIELDS, type FeedbackDeps } from '../feedback/feedbackCommands.ts';
@@ -109,9 +112,69 @@ const listQuery = {
 const notFoundOr = (ok: object) => ({ ...ok, ...errorResponses(404, 503) });
 const quoted = (names: string[]) => names.map((k) => `"${k.slice(0, 64)}"`).join(', ');
 
+const tokenItem = {
+  type: 'object',
+  required: ['run_id', 'feedback_key'],
+  additionalProperties: true,
+  properties: {
+    run_id: { ...uuidSchema, description: 'the run the feedback will be on (it need not have arrived yet)' },
+    feedback_key: { type: 'string', minLength: 1, description: 'the metric each use records' },
+    feedback_config: jsonObject('how to read the key’s scores'),
+    id: uuidText('the feedback item each use writes (replacing the last); a new item per use when absent'),
+    expires_in: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      properties: {
+        days: { type: 'number', minimum: 0 },
+        hours: { type: 'number', minimum: 0 },
+        minutes: { type: 'number', minimum: 0 },
+      },
+      description: 'how long the token lives from now (default three hours; until 2100 at the latest)',
+    },
+    expires_at: timeSchema('stored', 'when the token expires, instead of expires_in (a time past: expired)'),
+  },
+} as const;
+const tokenSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'url', 'expires_at'],
+  properties: {
+    id: { type: 'string', description: 'UUID: the token' },
+    url: { type: 'string', description: 'POST (or GET with ?score=…) here to record the feedback, with no API key' },
+    expires_at: { type: 'string', description: 'ISO 8601, UTC' },
+  },
+} as const;
+
+/** Where the caller reached this API (under /api/v1 when it came that way): token URLs point there. */
+const apiBaseUrl = (request: FastifyRequest) =>
+  `${publicBaseUrl(request)}${request.url.startsWith('/api/v1/') ? '/api/v1' : ''}`;
+
 export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
   const commands = new FeedbackCommands(deps);
   const tags = ['feedback'];
+
+  app.post<{ Body: Record<string, unknown> | Record<string, unknown>[] }>(
+    '/feedback/tokens',
+    {
+      schema: {
+        tags,
+        summary: 'Create presigned feedback tokens: URLs that record feedback on a run with no API key',
+        description:
+          'One item, or a list (answered with a list). Each token records feedback of its key on its run in this ' +
+          'workspace, at POST /feedback/tokens/{token_id} (or GET with query parameters), until it expires.',
+        body: { anyOf: [tokenItem, { type: 'array', minItems: 1, maxItems: 100, items: tokenItem }] },
+        response: {
+          200: { anyOf: [tokenSchema, { type: 'array', items: tokenSchema }] },
+          ...errorResponses(503),
+        },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const tokens = await commands.createTokens(tenantOf(request), [body].flat(), apiBaseUrl(request));
+      return Array.isArray(body) ? tokens : tokens[0];
+    },
+  );
 
   app.post<{ Body: Record<string, unknown> }>(
     '/feedback',
@@ -212,3 +275,76 @@ export function feedbackRoutes(app: FastifyInstance, deps: FeedbackDeps): void {
     },
   );
 }
+
+const tokenParams = {
+  type: 'object',
+  required: ['token_id'],
+  properties: { token_id: { ...uuidSchema, description: 'the token (from POST /feedback/tokens)' } },
+} as const;
+const tokenUse = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    score: { type: ['number', 'boolean', 'null'], description: 'booleans are stored as 1 and 0' },
+    value: anyJson('any JSON value'),
+    comment: { type: ['string', 'null'] },
+    correction: anyJson('any JSON value'),
+    metadata: jsonObject('kept in feedback_source.metadata'),
+  },
+} as const;
+const tokenQuery = {
+  type: 'object',
+  properties: {
+    score: { type: 'number', description: 'the score' },
+    value: { type: 'string', description: 'a value (text)' },
+    comment: { type: 'string' },
+    correction: { type: 'string', description: 'JSON, or text' },
+  },
+} as const;
+
+/**
+ * Using a presigned token: public (the token is the credential), in the token's workspace. GET
+ * takes the feedback as query parameters, so a link in a page or a mail records it.
+ */
+export const feedbackTokenRoutes: FastifyPluginAsync<FeedbackDeps> = async (app, deps) => {
+  const commands = new FeedbackCommands(deps);
+  const schema = (summary: string, input: Record<string, unknown>) => ({
+    tags: ['feedback'],
+    summary,
+    params: tokenParams,
+    ...input,
+    response: {
+      200: feedbackSchema,
+      ...errorResponses(404, 503),
+    },
+  });
+  app.post<{ Params: { token_id: string }; Body: Record<string, unknown> }>(
+    '/feedback/tokens/:token_id',
+    { schema: schema('Record feedback with a presigned token (no API key)', { body: tokenUse }) },
+    async (request) => commands.submitWithToken(requireUuid(request.params.token_id, 'token_id'), request.body ?? {}),
+  );
+  app.get<{ Params: { token_id: string }; Querystring: Record<string, string | number | undefined> }>(
+    '/feedback/tokens/:token_id',
+    {
+      schema: schema('Record feedback with a presigned token, given as query parameters (no API key)', {
+        querystring: tokenQuery,
+      }),
+    },
+    async (request) => {
+      const { score, value, comment, correction } = request.query;
+      let parsed: unknown = correction;
+      if (typeof correction === 'string')
+        try {
+          parsed = JSON.parse(correction);
+        } catch {
+          parsed = correction;
+        }
+      return commands.submitWithToken(requireUuid(request.params.token_id, 'token_id'), {
+        score,
+        value,
+        comment,
+        correction: parsed,
+      });
+    },
+  );
+};

@@ -35,7 +35,15 @@ describe('loadAgentConfig', () => {
       disableThreads: false,
       disableRuns: false,
       disableMeta: false,
+      disableMcp: false,
+      disableStore: false,
+      disableWebhooks: false,
     });
+  });
+
+  it('reads http.disable_webhooks (runs’ webhooks accepted, never called)', () => {
+    const file = configFile({ graphs: { a: './a.ts:g' }, http: { disable_webhooks: true } });
+    expect(loadAgentConfig(file).http.disableWebhooks).toBe(true);
   });
 
   it('reads env from a map or from a .env file', () => {
@@ -63,6 +71,46 @@ describe('loadAgentConfig', () => {
       /http\.disable_a2a/,
     );
     expect(() => loadAgentConfig(configFile({ graphs: { 'bad name!': './a.ts' } }))).toThrow(/graphs/);
+  });
+
+  it('reads the store’s index and TTLs (LangGraph CLI’s StoreConfig), with LangGraph’s defaults', () => {
+    const file = configFile({
+      graphs: { a: './a.ts:g' },
+      store: {
+        index: { embed: './embed.ts:embed', dims: 8, fields: ['text'] },
+        ttl: { refresh_on_read: false, default_ttl: 60, sweep_interval_minutes: 2 },
+      },
+      http: { disable_store: true },
+    });
+    const config = loadAgentConfig(file);
+    expect(config.store).toEqual({
+      index: { embed: { file: join(file, '..', 'embed.ts'), exportName: 'embed' }, dims: 8, fields: ['text'] },
+      ttl: { refreshOnRead: false, defaultTtlMinutes: 60, sweepIntervalMinutes: 2 },
+    });
+    expect(config.http.disableStore).toBe(true);
+    expect(loadAgentConfig(configFile({ graphs: { a: './a.ts:g' } })).store).toEqual({
+      ttl: { refreshOnRead: true, defaultTtlMinutes: null, sweepIntervalMinutes: 5 },
+    });
+    const provider = loadAgentConfig(
+      configFile({
+        graphs: { a: './a.ts:g' },
+        store: { index: { embed: 'openai:text-embedding-3-small', dims: 1536 } },
+      }),
+    );
+    expect(provider.store.index).toEqual({
+      embed: { provider: 'openai', model: 'text-embedding-3-small' },
+      dims: 1536,
+      fields: ['$'],
+    });
+    expect(() =>
+      loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, store: { index: { embed: 'x.ts:e', dims: 0 } } })),
+    ).toThrow(/store\.index\.dims/);
+    expect(() =>
+      loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, store: { ttl: { default_ttl: -1 } } })),
+    ).toThrow(/store\.ttl\.default_ttl/);
+    expect(() =>
+      loadAgentConfig(configFile({ graphs: { a: './a.ts:g' }, checkpointer: { ttl: { default_ttl: 1e12 } } })),
+    ).toThrow(/checkpointer\.ttl\.default_ttl/);
   });
 
   it('gives assistants the LangGraph server’s ids (uuid5 of the graph id)', () => {

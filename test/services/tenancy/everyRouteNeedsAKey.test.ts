@@ -3,7 +3,8 @@
 // example chat app (issue 32, item 6). The
 // routes come from each running service's OpenAPI document (an operation that declares
 // `security`), so a new route cannot slip through; the operations that declare none are public
-// and must be the known few (health, metrics, info, the document itself, the A2A agent cards). The
+// and must be the known few (health, metrics, info, the document itself, the A2A agent cards,
+// the use of a presigned feedback token). The
 // request is whatever the route would take, with made-up ids and an empty JSON body: the key is
 // checked before anything else, so no 400, 404 or 422 may come first. (Workspace isolation of each
 // route: tenantIsolation.test.ts, workspaceIsolation.test.ts, deploymentApi.test.ts, and the chat
@@ -84,6 +85,11 @@ describe('no key or a wrong key: 401 on every route with tenant data', () => {
       'GET /metrics',
       'GET /info',
       'GET /api/v1/info',
+      // a presigned feedback token is its own credential
+      'GET /feedback/tokens/{token_id}',
+      'POST /feedback/tokens/{token_id}',
+      'GET /api/v1/feedback/tokens/{token_id}',
+      'POST /api/v1/feedback/tokens/{token_id}',
     ]);
     console.log(`tracing API: ${n} operations, each 401 without a key and with a wrong one`);
   });

@@ -29,13 +29,18 @@ const operations = () =>
 const PUBLIC_PATHS = new Set(['/ok', '/ready', '/metrics', '/info', ...DOCS_OPERATIONS.map((op) => op.split(' ')[1]!)]);
 /** The JSON-RPC endpoint answers its own errors (HTTP 200, JSON-RPC error objects). */
 const JSON_RPC = 'POST /a2a/{assistant_id}';
+/** The agent streaming protocol's commands: answered with the protocol's own error body. */
+const PROTOCOL_COMMANDS = 'POST /threads/{thread_id}/commands';
 
 describe('the OpenAPI document', () => {
   it('has a request body schema on every operation that takes a body', () => {
     const withoutBody = operations().filter(
       ({ method, op }) => ['post', 'patch', 'put'].includes(method) && !op.requestBody,
     );
-    expect(withoutBody.map((o) => o.route)).toEqual(['POST /threads/{thread_id}/runs/{run_id}/cancel']);
+    expect(withoutBody.map((o) => o.route).sort()).toEqual([
+      'POST /threads/{thread_id}/copy',
+      'POST /threads/{thread_id}/runs/{run_id}/cancel',
+    ]);
     const runBody = doc.paths['/threads/{thread_id}/runs/wait'].post.requestBody.content['application/json'].schema;
     expect(runBody.required).toEqual(['assistant_id']);
     expect(Object.keys(runBody.properties)).toEqual(
@@ -43,12 +48,13 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('types thread, run and checkpoint ids as UUIDs, and the assistant id (a UUID or a graph name) as a string', () => {
+  it('types thread, run and checkpoint ids as UUIDs, the assistant id (a UUID or a graph name) and a subgraph namespace as strings', () => {
     for (const { route, path, op } of operations()) {
       if (PUBLIC_PATHS.has(path)) continue;
       for (const param of op.parameters ?? []) {
         if (param.in !== 'path') continue;
-        if (param.name === 'assistant_id') expect(param.schema.format, route).toBeUndefined();
+        if (param.name === 'assistant_id' || param.name === 'namespace')
+          expect(param.schema, route).toMatchObject({ type: 'string', minLength: 1 });
         else expect(param.schema, `${route} ${param.name}`).toMatchObject({ type: 'string', format: 'uuid' });
       }
     }
@@ -71,6 +77,14 @@ describe('the OpenAPI document', () => {
         expect(statuses, route).toContain('404');
       for (const status of statuses.filter((s) => s >= '400')) {
         const body = op.responses[status].content?.['application/json']?.schema;
+        // A protocol command is refused with the protocol's ErrorResponse {type, id, error, message}, or the platform's body.
+        if (route === PROTOCOL_COMMANDS && (body?.anyOf || body?.properties?.type)) {
+          for (const form of body.anyOf ?? [body])
+            expect(Object.keys(form.properties), `${route} ${status}`).toEqual(
+              expect.arrayContaining(form.properties.type ? ['type', 'id', 'error', 'message'] : ['error', 'detail']),
+            );
+          continue;
+        }
         if (guarded)
           expect(body?.properties, `${route} ${status}`).toMatchObject({
             error: { type: 'string' },
@@ -97,8 +111,8 @@ describe('validation', () => {
       [fetch(`${server.url}/threads/nope`, { headers: server.headers }), /thread_id must match format "uuid"/],
       [post('/runs/wait', {}), /must have required property 'assistant_id'/],
       [
-        post('/runs/wait', { assistant_id: 'agent', stream_mode: ['values', 'events'] }),
-        /stream_mode\/1 must be equal to one of the allowed values: values, updates, messages, messages-tuple, custom, debug, tasks, checkpoints/,
+        post('/runs/wait', { assistant_id: 'agent', stream_mode: ['values', 'tokens'] }),
+        /stream_mode\/1 must be equal to one of the allowed values: values, updates, messages, messages-tuple, custom, debug, tasks, checkpoints, events/,
       ],
       [
         post('/runs/wait', { assistant_id: 'agent', multitask_strategy: 'later' }),

@@ -2,14 +2,15 @@
 // runs created on any replica execute exactly once, one at a time per thread across replicas;
 // join, stream and cancel work from any replica; and a replica killed mid-run leaves its run
 // failed (within the lease) and its thread free for the runs queued behind it. Two workspaces'
-// threads of one id are two threads, each with its own queue. Through the official LangGraph JS
-// client, against three server processes.
+// threads of one id are two threads, each with its own queue. The store's items are the same
+// through every replica. Through the official LangGraph JS client, against three server processes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { scratchPostgres, type ScratchPostgres } from '../../../support/scratchPostgres.ts';
 import { startAgentServer, writeAgentConfig, type AgentServer } from '../../../support/agentServer.ts';
 import { waitFor } from '../../../support/serviceProcess.ts';
+import { readSseUntil } from '../../../support/sseEvents.ts';
 import { createWorkspaces, type Workspace } from '../../../support/tracingClient.ts';
 import { randomUUID } from 'node:crypto';
 
@@ -35,6 +36,7 @@ beforeAll(async () => {
     graphs: {
       probe: `${join(fixtures, 'replicaProbeGraph.ts')}:graph`,
       slow: `${join(fixtures, 'slowGraph.ts')}:graph`,
+      configured: `${join(fixtures, 'assistantConfigGraph.ts')}:graph`,
     },
   });
   await Promise.all([0, 1, 2].map(startReplica));
@@ -57,6 +59,43 @@ const ranOf = (values: any): Ran[] =>
 const probeInput = (ms: number) => ({ messages: [{ role: 'user', content: 'probe' }], ms });
 
 describe('agent-server replicas on one database', () => {
+  it('share assistants: created on one, changed on another, read and run through any; a queued run keeps its version', async () => {
+    const created = await clients[0]!.assistants.create({
+      graphId: 'configured',
+      name: 'shared',
+      config: { configurable: { model: 'v1' } },
+    });
+    await clients[1]!.assistants.update(created.assistant_id, { config: { configurable: { model: 'v2' } } });
+    expect((await clients[2]!.assistants.getVersions(created.assistant_id)).map((v) => v.version)).toEqual([2, 1]);
+    expect((await clients[0]!.assistants.get(created.assistant_id)).version).toBe(2);
+    await clients[2]!.assistants.setLatest(created.assistant_id, 1);
+    const runs = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) => clients[i % 3]!.runs.wait(null, created.assistant_id, { input: {} })),
+    );
+    expect(runs.map((r: any) => r.seen.model)).toEqual(Array(6).fill('v1'));
+
+    // A run waiting to start keeps the version it was created on, wherever it runs.
+    const thread = await clients[0]!.threads.create();
+    const queued = await clients[0]!.runs.create(thread.thread_id, created.assistant_id, {
+      input: {},
+      afterSeconds: 1,
+    });
+    await clients[1]!.assistants.update(created.assistant_id, { config: { configurable: { model: 'v3' } } });
+    expect(((await clients[2]!.runs.join(thread.thread_id, queued.run_id)) as any).seen.model).toBe('v1');
+    expect(((await clients[1]!.runs.wait(null, created.assistant_id, { input: {} })) as any).seen.model).toBe('v3');
+  });
+
+  it('share the store: an item put through one replica is read, searched and deleted through the others', async () => {
+    const ns = ['replicas', randomUUID()];
+    await clients[0]!.store.putItem(ns, 'k', { from: 'replica-0' });
+    expect((await clients[1]!.store.getItem(ns, 'k'))?.value).toEqual({ from: 'replica-0' });
+    await clients[2]!.store.putItem(ns, 'k2', { from: 'replica-2' });
+    expect((await clients[1]!.store.searchItems(ns)).items.map((i) => i.key).sort()).toEqual(['k', 'k2']);
+    expect((await clients[0]!.store.listNamespaces({ prefix: ns })).namespaces).toEqual([ns]);
+    await clients[1]!.store.deleteItem(ns, 'k');
+    expect(await clients[2]!.store.getItem(ns, 'k')).toBeNull();
+  });
+
   it('share the runs: each runs once, one at a time per thread, whichever replica took the request', async () => {
     const threads = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => clients[i % 3]!.threads.create()));
     // five runs per thread, all sent at once, each through the next replica: most wait in the queue
@@ -238,6 +277,55 @@ describe('agent-server replicas on one database', () => {
     }
     expect((await via(wsA, 0).runs.get(t, slow.run_id)).status).toBe('interrupted');
     await expect(via(wsB, 0).runs.get(t, slow.run_id)).rejects.toThrow(/404/);
+  });
+
+  it('a thread’s stream on one replica follows runs created and run on the others; a stateless run streams from any', async () => {
+    const [a, b, c] = clients as [Client, Client, Client];
+    const thread = await a.threads.create();
+    // B's stream is watching once its headers are here: runs created from then on are followed
+    const watching = await fetch(`${replicas[1]!.url}/threads/${thread.thread_id}/stream`, {
+      headers: replicas[1]!.headers,
+    });
+    expect(watching.status).toBe(200);
+    const reading = readSseUntil(watching, (seen) => seen.filter((p) => p.data?.status === 'run_done').length === 2);
+    // a run created and run on A, then one queued on C behind a slow one that C's cancel ends
+    const first = await a.runs.create(thread.thread_id, 'probe', { input: probeInput(5) });
+    const slow = await a.runs.create(thread.thread_id, 'slow', {
+      input: { messages: [] },
+      multitaskStrategy: 'enqueue',
+    });
+    const queued = await c.runs.create(thread.thread_id, 'probe', {
+      input: probeInput(20),
+      multitaskStrategy: 'enqueue',
+    });
+    await c.runs.cancel(thread.thread_id, slow.run_id);
+    const parts = await reading;
+    const done = parts.filter((p) => p.data?.status === 'run_done').map((p) => p.data.run_id);
+    expect(done).toEqual([first.run_id, slow.run_id]);
+    // ...and the queued run after them, resumed after the slow run's end (its events from its start)
+    // through the server that ran it: a finished run's events are held where it ran
+    const ran = ranOf(await b.runs.join(thread.thread_id, queued.run_id));
+    expect(ran.map((r) => r.run_id)).toEqual([first.run_id, queued.run_id]);
+    const ranOn = replicas.find((r) => r?.env.AGENT_SERVER_PORT === ran[1]!.replica)!;
+    const rest = await readSseUntil(
+      await fetch(`${ranOn.url}/threads/${thread.thread_id}/stream`, {
+        headers: { ...ranOn.headers, 'last-event-id': `${slow.run_id}:done` },
+      }),
+      (seen) => seen.some((p) => p.data?.status === 'run_done'),
+    );
+    expect(rest[0]).toMatchObject({ event: 'metadata', data: { run_id: queued.run_id } });
+    expect(rest.at(-1)).toMatchObject({ id: `${queued.run_id}:done` });
+
+    // a stateless background run created on A, streamed through B and C (relayed from where it runs)
+    const stateless = await a.runs.create(null, 'probe', { input: probeInput(300), streamMode: ['values', 'custom'] });
+    const [viaB, viaC] = await Promise.all(
+      [b, c].map(async (client) => {
+        const events: string[] = [];
+        for await (const part of client.runs.joinStream(null, stateless.run_id)) events.push(part.event);
+        return events;
+      }),
+    );
+    for (const events of [viaB, viaC]) expect(events).toEqual(['metadata', 'values', 'custom', 'values']);
   });
 
   it('a replica killed mid-run leaves the run failed within the lease, and the runs queued behind it run elsewhere', async () => {

@@ -56,6 +56,16 @@ describe('RunManager', () => {
     expect(await store.getThread({ workspaceId: DEFAULT_WORKSPACE_ID }, run.record.thread_id)).toBeUndefined();
   });
 
+  it('keeps a stateless run made in the background joinable a while (GET /runs/{id}/stream), its thread gone', async () => {
+    const { runs, store } = await runManager();
+    const run = await runs.create(undefined, { assistant_id: 'noop', input }, caller, { background: true });
+    expect((await run.outcome).status).toBe('success');
+    expect(runs.get(run.record.run_id, DEFAULT_WORKSPACE_ID)).toBe(run);
+    expect(await runs.locate(run.record.run_id, DEFAULT_WORKSPACE_ID)).toBe(run.record);
+    expect(await runs.locate(run.record.run_id, '00000000-0000-4000-8000-00000000beef')).toBeUndefined();
+    expect(await store.getThread({ workspaceId: DEFAULT_WORKSPACE_ID }, run.record.thread_id)).toBeUndefined();
+  });
+
   it('keeps a finished run joinable when its thread stays (a thread’s, or a stateless one with on_completion keep)', async () => {
     const { runs } = await runManager();
     const onThread = await runs.create(

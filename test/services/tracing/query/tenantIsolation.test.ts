@@ -1199,7 +1199,14 @@ const WRITES = [
   'POST /sessions',
   'POST /bulk-exports/destinations',
   'POST /feedback',
+  // names a run id: the token, and the feedback it records, are the caller's own
+  'POST /feedback/tokens',
 ];
+/**
+ * Public: a presigned token is its own credential, and acts in the workspace it was made in
+ * (test/services/tracing/routes/feedbackTokens.test.ts: another workspace sees none of it).
+ */
+const TOKEN_USES = ['GET /feedback/tokens/{token_id}', 'POST /feedback/tokens/{token_id}'];
 
 /** `METHOD /path` for each operation of the OpenAPI document; /api/v1 routes fold into their / twins. */
 async function documentedRoutes(): Promise<string[]> {
@@ -1239,7 +1246,7 @@ beforeAll(async () => {
 describe('every route is covered', () => {
   test('each route of the OpenAPI document has isolation cases here (or is a write or holds no tenant data)', async () => {
     const routes = await documentedRoutes();
-    const known = new Set([...NO_TENANT_DATA, ...WRITES, ...Object.keys(CASES)]);
+    const known = new Set([...NO_TENANT_DATA, ...WRITES, ...TOKEN_USES, ...Object.keys(CASES)]);
     expect(
       routes.filter((r) => !known.has(r)),
       'routes without isolation cases: add them to CASES',
@@ -1503,6 +1510,26 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     });
     // (B's reads above waited for the feedback projector: B's items are projected by now)
     await expectAIntact('after B’s POST /feedback naming A’s ids');
+  });
+
+  test('POST /feedback/tokens: B’s token on A’s run, with the id of A’s feedback, records B’s feedback', async () => {
+    for (const prefix of PREFIXES) {
+      const token = await send(b, 'POST', `${prefix}/feedback/tokens`, {
+        run_id: a.t.llm,
+        feedback_key: 'intruder',
+        id: a.feedback.llm,
+      });
+      expectStatus(token, 200, `B: POST ${prefix}/feedback/tokens on A's run`);
+      const used = await fetch(token.body.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ score: 0 }),
+      });
+      expect(used.status, `B's token used: ${token.body.url}`).toBe(200);
+    }
+    const aItem = await send(a, 'GET', `/feedback/${a.feedback.llm}`);
+    expect(aItem.body, show('A reads its feedback', aItem)).toMatchObject({ key: a.feedbackKey, score: 0.5 });
+    await expectAIntact('after B’s tokens naming A’s ids');
   });
 
   test('POST /sessions with the name of A’s project: B gets a project of its own', async () => {

@@ -1,7 +1,7 @@
 // Tool-call argument slices go out as `block-delta`s carrying the arguments so far, per block and
 // per message, which @langchain/react 1.1.0 assembles (it loses a message with a `tool-call-delta`).
 import { describe, expect, test } from 'vitest';
-import { ToolCallDeltaRewriter } from '../../../../examples/chat-app/protocol/toolCallDeltas.ts';
+import { ToolCallDeltaRewriter } from '../../../../services/agent-server/protocol/toolCallDeltas.ts';
 
 const ns = ['tools:a', 'model_request:b'];
 const start = (index: number, args = '') => ({

@@ -1,10 +1,11 @@
-// Tool-call argument deltas in the form the page's client reads. LangGraph (@langchain/langgraph
-// 1.7, protocol 0.0.21) streams a tool call's arguments as `{type: "tool-call-delta", args}`
-// slices to append; @langchain/react 1.1.0 pins @langchain/langgraph-sdk 1.11.0 (protocol
-// 0.0.19), which does not know that variant and, instead of ignoring it as the protocol asks,
-// loses the whole message and stops assembling that namespace's messages (a subagent's panel
-// then stops at its first tool call). The protocol's older, equivalent form is a `block-delta`
-// whose `fields` replace the block's fields: so each slice goes out as the arguments so far.
+// Tool-call argument deltas in the form `@langchain/react`'s client reads. LangGraph
+// (@langchain/langgraph 1.7, protocol 0.0.21) streams a tool call's arguments as
+// `{type: "tool-call-delta", args}` slices to append; @langchain/react 1.1.0 pins
+// @langchain/langgraph-sdk 1.11.0 (protocol 0.0.19), which does not know that variant and, instead
+// of ignoring it as the protocol asks, loses the whole message and stops assembling that
+// namespace's messages (a subagent's panel in the example chat app then stops at its first tool
+// call). The protocol's older, equivalent form is a `block-delta` whose `fields` replace the
+// block's fields: so each slice goes out as the arguments so far.
 // One instance per run: it keeps the arguments of the tool-call blocks still streaming.
 
 interface MessagesData {

@@ -1,10 +1,11 @@
-// One run's protocol events, kept in memory for replay: a bounded, append-only log that any
-// number of subscribers read with their own cursors (a `seq`), each waking when the log grows.
+// One run's protocol events, kept in memory (in the process that executes the run) for replay: a
+// bounded, append-only log that any number of subscribers read with their own cursors (a `seq`),
+// each waking when the log grows. Each event's SSE frame is encoded once, however many read it.
 //
 // Bound: at most `maxEvents` events per run; beyond that the oldest are dropped (a subscriber
 // that falls that far behind, or resumes from a `since` that old, continues from the oldest kept
 // event). A thread keeps only its current run's log, and a finished log is released after the
-// session's TTL or when the next run starts (./threadSession.ts).
+// buffer's TTL or when the thread's next run starts (./protocolStreams.ts).
 import { matchesSubscription } from '@langchain/langgraph/stream';
 import type { Namespace } from '@langchain/langgraph/stream';
 import { sseFrame } from '../../../platform/http/sse.ts';
