@@ -8,7 +8,11 @@
 // projector's committed offsets reach the topic's end, then the rows are counted), freshness
 // (2xx until the run is visible in ClickHouse, for a sample of runs, polled), the raw Kafka
 // runs/s, and CPU per process (cores busy, and microseconds per run: on a small shared machine
-// this says which stage the time goes to). Progress goes to stderr; stdout gets exactly one
+// this says which stage the time goes to). After the levels, the minimal Kafka -> ClickHouse copy
+// (copyBaseline.ts) copies the runs topic the projector read into a runs-shaped table: the baseline of the
+// projector's and ClickHouse's CPU per run. The JSON line leads with the ratios (our CPU per run
+// over the raw producer's and over the copy's, e2e over raw, half-load p99, freshness p99, and
+// with BENCH_SUSTAIN_S the RSS growth and throughput drift). Progress goes to stderr; stdout gets exactly one
 // JSON line at the end (`npm run -s bench:ingest | tail -1`), also written to
 // bench/results/ingest.json (results.ts). Nothing here asserts timings.
 //
@@ -50,6 +54,7 @@ import {
   type CpuReading,
 } from './measure.ts';
 import { startBenchRun } from './results.ts';
+import { measureCopyBaseline, type CopyBaseline } from './copyBaseline.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -238,6 +243,10 @@ async function main(): Promise<void> {
 
     const levels: Array<Record<string, unknown>> = [];
     const all = { runs: 0, sendSeconds: 0, e2eSeconds: 0, latencies: [] as number[], freshness: [] as number[] };
+    // Every level's CPU readings (send and drain) and the raw phases', for CPU per run over the whole run.
+    const ourReadings: CpuReading[] = [];
+    const rawReadings: CpuReading[] = [];
+    let rawRuns = 0;
     let bestRate = 0;
     let runsTarget = options.firstLevelRuns;
     let previousLevel = 0;
@@ -334,6 +343,11 @@ async function main(): Promise<void> {
       if (e2eSeconds) all.e2eSeconds += e2eSeconds;
       all.latencies.push(...ours.latenciesMs);
       all.freshness.push(...probe.samplesMs);
+      ourReadings.push(cpu, drainCpu);
+      if (raw && rawCpu) {
+        rawReadings.push(rawCpu);
+        rawRuns += raw.runs;
+      }
       levels.push({
         concurrency,
         requests: ours.requests,
@@ -363,6 +377,10 @@ async function main(): Promise<void> {
         raw_cpu_us_per_run: raw && rawCpu ? cpuMicrosPer(raw.runs, rawCpu) : null,
       });
     }
+
+    // The least a Kafka -> ClickHouse hop needs: the runs topic the projector has just read (the
+    // warm-up's and the levels' events) copied again into a runs-shaped table.
+    const copy: CopyBaseline = await measureCopyBaseline(stack.env, ch, runsTopic, log);
 
     // Latency at half the saturating load: open loop at half the best accepted rate.
     let half: Record<string, unknown> | null = null;
@@ -480,8 +498,28 @@ async function main(): Promise<void> {
     // Headline: the level with the best end-to-end rate; the raw ceiling is the best raw level.
     const best = [...levels].sort((a, b) => Number(b.e2e_runs_per_s ?? 0) - Number(a.e2e_runs_per_s ?? 0))[0]!;
     const rawBest = levels.reduce((m, l) => Math.max(m, Number(l.raw_kafka_runs_per_s ?? 0)), 0) || null;
+    // CPU per run of each process over every level (send and drain), and of the raw producer.
+    const ourUs = cpuMicrosPer(all.runs, ...ourReadings);
+    const rawUs = rawRuns > 0 ? cpuMicrosPer(rawRuns, ...rawReadings) : {};
+    const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+      a == null || b == null || b === 0 ? null : round(a / b, 2);
+    const minutes = (sustained?.per_minute ?? []) as Array<Record<string, number>>;
+    const growthPct = (key: string) =>
+      minutes.length > 1 && minutes[0]![key]
+        ? ((minutes.at(-1)![key]! - minutes[0]![key]!) / minutes[0]![key]!) * 100
+        : null;
+    const rssGrowth = [growthPct('api_rss_mib'), growthPct('projector_rss_mib')].filter((g) => g !== null);
     const result = {
       bench: 'ingest',
+      // The ratios first: each hop's cost against the least its engine needs, in this run.
+      api_cpu_ratio_to_raw_producer: ratio(ourUs.api, rawUs.bench),
+      projector_cpu_ratio_to_copy: ratio(ourUs.projector, copy.copy_cpu_us_per_run),
+      clickhouse_cpu_ratio_to_copy: ratio(ourUs.clickhouse, copy.clickhouse_cpu_us_per_run),
+      half_load_p99_ms: half ? half.p99_ms : null,
+      sustained_rss_growth_pct: rssGrowth.length ? round(Math.max(...rssGrowth), 1) : null,
+      sustained_throughput_drift_pct: round(growthPct('accepted_runs_per_s'), 1),
+      cpu_us_per_run: { ...ourUs, raw_producer: rawUs.bench ?? null },
+      copy_baseline: copy,
       accepted_runs_per_s: best.accepted_runs_per_s,
       e2e_runs_per_s: best.e2e_runs_per_s,
       p50_ms: best.p50_ms,

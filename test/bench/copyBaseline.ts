@@ -1,0 +1,75 @@
+// Runs the minimal Kafka -> ClickHouse copy (minimalCopy.ts) of a topic as a process of its own,
+// into a scratch table made from the runs table's DDL, and reports its CPU per run and the
+// ClickHouse and Kafka CPU per run while it ran: the baseline of projector_cpu_ratio_to_copy,
+// clickhouse_cpu_ratio_to_copy and replay_cpu_ratio_to_copy, measured in the caller's run.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import { ident, sql } from '../../platform/clickhouse/sql.ts';
+import { createRunsTable } from '../../projections/runs/runsTable.ts';
+import { repoRoot } from '../support/serviceProcess.ts';
+import { CpuMeter, round } from './measure.ts';
+import { infraPids } from './load.ts';
+
+export interface CopyBaseline {
+  events: number;
+  runs: number;
+  rows: number;
+  seconds: number;
+  runs_per_s: number | null;
+  /** The copy's own CPU per run (µs), from its first fetch to its last insert. */
+  copy_cpu_us_per_run: number | null;
+  /** ClickHouse's and Kafka's CPU per run (µs) over the copy's whole life. */
+  clickhouse_cpu_us_per_run: number | null;
+  kafka_cpu_us_per_run: number | null;
+}
+
+const TABLE = 'bench_minimal_copy';
+
+export async function measureCopyBaseline(
+  env: Record<string, string>,
+  ch: ClickHouseClient,
+  topic: string,
+  log: (msg: string) => void,
+): Promise<CopyBaseline> {
+  await ch.exec(sql`DROP TABLE IF EXISTS ${ident(TABLE)}`);
+  await ch.exec(createRunsTable(TABLE));
+  try {
+    const infra = infraPids();
+    const meter = new CpuMeter({ clickhouse: infra.clickhouse!, kafka: infra.kafka! });
+    meter.start();
+    const child = spawn(process.execPath, [join(repoRoot, 'test/bench/minimalCopy.ts'), topic, TABLE], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const cpu = meter.stop();
+    if (code !== 0) throw new Error(`the minimal copy exited with ${code}: ${err.slice(-2000)}`);
+    const r = JSON.parse(out.trim().split('\n').at(-1)!) as {
+      events: number;
+      runs: number;
+      rows: number;
+      seconds: number;
+      cpu_seconds: number;
+    };
+    const per = (s: number | null | undefined) => (s == null || r.runs === 0 ? null : round((s * 1e6) / r.runs, 1));
+    const result: CopyBaseline = {
+      events: r.events,
+      runs: r.runs,
+      rows: r.rows,
+      seconds: r.seconds,
+      runs_per_s: r.seconds > 0 ? round(r.runs / r.seconds, 0) : null,
+      copy_cpu_us_per_run: per(r.cpu_seconds),
+      clickhouse_cpu_us_per_run: per(cpu.cpuSeconds.clickhouse),
+      kafka_cpu_us_per_run: per(cpu.cpuSeconds.kafka),
+    };
+    log(`minimal copy: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await ch.exec(sql`DROP TABLE IF EXISTS ${ident(TABLE)}`).catch(() => {});
+  }
+}
