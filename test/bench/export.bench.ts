@@ -321,6 +321,8 @@ async function main(): Promise<void> {
     const [headline] = exports;
     const result = {
       bench: 'export',
+      // The ratios first: export rows/s per codec over the raw ClickHouse read of the same rows.
+      ...Object.fromEntries(exports.map((e) => [`ratio_${e.compression}`, round(e.rowsPerS / rawRowsPerS, 2)])),
       rows: headline!.rows,
       compression: headline!.compression,
       seconds: round(headline!.seconds, 2),

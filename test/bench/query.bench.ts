@@ -48,6 +48,7 @@ import { TrafficGenerator, type Batch, type TrafficOptions } from './traceGenera
 import { drive, infraPids, multipartSender, projectorLag, type Send } from './load.ts';
 import { CpuMeter, coresUsed, percentile, round, type CpuReading } from './measure.ts';
 import { startBenchRun } from './results.ts';
+import { measureCopyBaseline, type CopyBaseline } from './copyBaseline.ts';
 import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
 
 const env = process.env;
@@ -648,6 +649,7 @@ async function main(): Promise<void> {
       runsPerSecond: number;
       rows: Record<string, number>;
       cores: Record<string, number | null>;
+      cpuUsPerRun: Record<string, number | null>;
       reads: { n: number; failed: number; p50: number | null; p99: number | null; first_failure?: string };
     } | null = null;
     if (!options.skipReplay) {
@@ -705,6 +707,10 @@ async function main(): Promise<void> {
         runsPerSecond: seeded.runs / summary.seconds,
         rows: summary.rows as Record<string, number>,
         cores: coresUsed(cpu),
+        // The replay runs in this process (the "bench" line), as replayMain.ts would on its own.
+        cpuUsPerRun: Object.fromEntries(
+          Object.entries(cpu.cpuSeconds).map(([name, s]) => [name, s === null ? null : round((s * 1e6) / seeded.runs)]),
+        ),
         reads: {
           n: reads.ms.length,
           failed: reads.failed,
@@ -719,6 +725,12 @@ async function main(): Promise<void> {
       const dropped = await dropLeftoverReplayTables(ch);
       log(`dropped the fresh tables: ${dropped.join(', ')}`);
     }
+    // The least a rebuild of the runs needs: the same runs topic copied by the minimal copy.
+    const copy: CopyBaseline | null = replayed
+      ? await measureCopyBaseline(stack.env, ch, topicName(config, TOPICS.runs), log)
+      : null;
+    const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+      a == null || b == null || b === 0 ? null : round(a / b, 2);
 
     const queries = {
       trace_tree: traceTree,
@@ -734,6 +746,14 @@ async function main(): Promise<void> {
     const figures = (q: QueryReport) => ({ p50: q.result.p50, p99: q.result.p99 });
     const result = {
       bench: 'query',
+      // The ratios first: the tracing API's CPU for the 1,000-run trace in tree order, the replay's
+      // CPU per run over the minimal copy's, the trace tree's p99 during the replay over quiet.
+      trace_tree_api_cpu_ms:
+        (traceTree.details as { cpu_ms_per_request?: Record<string, number | null> }).cpu_ms_per_request?.api ?? null,
+      replay_cpu_ratio_to_copy: ratio(replayed?.cpuUsPerRun.bench, copy?.copy_cpu_us_per_run),
+      replay_clickhouse_cpu_ratio_to_copy: ratio(replayed?.cpuUsPerRun.clickhouse, copy?.clickhouse_cpu_us_per_run),
+      reads_during_replay_p99_ratio: ratio(replayed?.reads.p99, traceTree.result.p99),
+      copy_baseline: copy,
       runs: mainRuns,
       traces: mainTraces,
       threads: threadCount,
@@ -766,6 +786,7 @@ async function main(): Promise<void> {
           seconds: round(replayed.seconds, 1),
           rows: replayed.rows,
           cores: replayed.cores,
+          cpu_us_per_run: replayed.cpuUsPerRun,
           reads: replayed.reads,
         },
         workload: {
