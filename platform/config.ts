@@ -163,6 +163,12 @@ const configSchema = z.object({
    */
   PROJECTOR_BATCH_EVENTS: z.coerce.number().int().positive().default(20000),
   PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().default(200),
+  /**
+   * The longest the broker holds a projector's fetch while less than 256 KiB is waiting: what a
+   * trickle's events wait before the projector sees them, and, with nothing to read, one fetch
+   * per consumer per interval (each costing the broker and the projector CPU: npm run bench:idle).
+   */
+  PROJECTOR_FETCH_WAIT_MS: z.coerce.number().int().min(10).max(5000).default(350),
   PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
   /**
    * The same for a replay's runs projector. A replay's batches are large and its traces mostly
