@@ -82,6 +82,51 @@ describe.each(['memory', 'postgres'] as const)('threads on %s', (store) => {
     }
   });
 
+  it('a state update the graph refuses is a 422 saying why, and a thread created with such supersteps is not kept', async () => {
+    const thread = await client.threads.create({ graphId: 'agent' });
+    await client.runs.wait(thread.thread_id, 'agent', { input: human('hello') });
+    const before = await client.threads.getState(thread.thread_id);
+    const refused: Array<[Record<string, unknown>, RegExp]> = [
+      [{ values: [1, 2] }, /return an object/],
+      [{ values: 'a string' }, /return an object/],
+      [{ values: { messages: 5 } }, /coerce message/],
+      [{ values: { messages: [{ a: 1 }] } }, /coerce message/],
+      [{ values: {}, as_node: 'no_such_node' }, /Node "no_such_node" does not exist/],
+      [{ values: {}, as_node: '__end__' }, /does not exist/],
+    ];
+    for (const [body, reason] of refused) {
+      const res = await fetch(`${on.server.url}/threads/${thread.thread_id}/state`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      const { detail } = (await res.json()) as { detail: string };
+      expect(detail).toMatch(/^the graph refused the state update: /);
+      expect(detail).toMatch(reason);
+      expect(detail).not.toMatch(/Troubleshooting/);
+    }
+    const after = await client.threads.getState(thread.thread_id);
+    expect(after.checkpoint.checkpoint_id).toBe(before.checkpoint.checkpoint_id);
+    // The same update in supersteps: the thread is not created.
+    const threadId = randomUUID();
+    const res = await fetch(`${on.server.url}/threads`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        thread_id: threadId,
+        metadata: { graph_id: 'agent' },
+        supersteps: [
+          { updates: [{ values: { messages: [human('hi').messages[0]] }, as_node: '__start__' }] },
+          { updates: [{ values: { messages: 5 }, as_node: '__start__' }] },
+        ],
+      }),
+    });
+    expect(res.status).toBe(422);
+    await expect(client.threads.get(threadId)).rejects.toSatisfy((e) => status(e) === 404);
+    await expect(client.threads.getHistory(threadId)).rejects.toSatisfy((e) => status(e) === 404);
+  });
+
   it('patchState merges metadata into the latest checkpoint', async () => {
     const thread = await client.threads.create();
     await expect(client.threads.patchState(thread.thread_id, { reviewed: true })).rejects.toSatisfy(

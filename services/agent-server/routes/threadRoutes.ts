@@ -13,6 +13,7 @@ import type { AuthEvent, AuthEventValue } from '../auth/customAuth.ts';
 import type { RegisteredGraph, StateSnapshotLike } from '../graphRegistry.ts';
 import type { RecordScope, ThreadRecord, ThreadStatus, ThreadTtl } from '../store/agentRecords.ts';
 import { deleteThread } from '../threads/deleteThread.ts';
+import { applyStateUpdate } from '../threads/stateUpdate.ts';
 import { newThreadRecord, threadResponse, threadState } from '../threads/threadRecords.ts';
 import { errorResponse, noContent, threadIdParams, threadSchema, threadStateSchema } from './routeSchemas.ts';
 
@@ -292,9 +293,15 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
       if (body.supersteps?.length) {
         const registered = graphOf(created);
         if (!registered) throw errors.validation('supersteps need metadata.graph_id naming a graph of this server');
-        for (const step of body.supersteps) {
-          for (const update of step.updates)
-            await registered.graph.updateState(threadConfig(key), update.values, update.as_node);
+        try {
+          for (const step of body.supersteps) {
+            for (const update of step.updates)
+              await applyStateUpdate(registered.graph, threadConfig(key), update.values, update.as_node);
+          }
+        } catch (err) {
+          // Nothing half-written: the thread did not exist before this request.
+          await deleteThread(deps, scope, key);
+          throw err;
         }
         const state = await stateAt({ thread: created, key });
         return threadResponse((await store.updateThread(scope, threadId, { values: state.values }))!);
@@ -552,7 +559,8 @@ export function threadRoutes(app: FastifyInstance, deps: AgentServerDeps): void 
         );
       if ((await runs.unfinished(key)).length > 0) throw errors.threadBusy();
       const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
-      const config = await registered.graph.updateState(
+      const config = await applyStateUpdate(
+        registered.graph,
         threadConfig(key, checkpointId ? { checkpoint_id: checkpointId } : {}),
         body.values,
         body.as_node ?? undefined,
