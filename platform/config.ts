@@ -176,6 +176,12 @@ const configSchema = z.object({
    * traces it saves reloading (a 1M-run replay: 18 % less CPU with 20,000 than with 200,000).
    */
   REPLAY_CACHE_RUNS: z.coerce.number().int().positive().default(20000),
+  /**
+   * The nice value a replay (npm run replay) runs at, 0 to 19: above 0 it yields the CPU to the
+   * running service (the API answering reads, the live projectors) whenever both want it, and
+   * takes what they leave. 0 replays at the service's own priority.
+   */
+  REPLAY_NICE: z.coerce.number().int().min(0).max(19).default(10),
 
   /**
    * Key that encrypts secrets (bulk-export destination credentials, deployment secrets) before they

@@ -1,5 +1,7 @@
-// npm run replay -- --view runs|traces|threads|all [--view …] [--no-swap]
-// Rebuilds read models from the topics while the service keeps running (see replay.ts).
+// npm run replay -- --view runs|traces|threads|all [--view …] [--no-swap] [--json]
+// Rebuilds read models from the topics while the service keeps running (see replay.ts), at the
+// nice value REPLAY_NICE (default 10), so that the service's reads keep answering. --json prints
+// the summary as one JSON line (with the replay's CPU seconds) instead of a progress bar and prose.
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '../../platform/config.ts';
@@ -8,6 +10,7 @@ import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { REPLAY_VIEWS, replay, type ReplayView } from './replay.ts';
 import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
+import { lowerProcessPriority } from '../../platform/processPriority.ts';
 
 useConsumerBufferPool();
 
@@ -15,10 +18,11 @@ const { values } = parseArgs({
   options: {
     view: { type: 'string', multiple: true, default: ['all'] },
     'no-swap': { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
-const usage = `usage: npm run replay -- --view ${[...REPLAY_VIEWS, 'all'].join('|')} [--view …] [--no-swap]`;
+const usage = `usage: npm run replay -- --view ${[...REPLAY_VIEWS, 'all'].join('|')} [--view …] [--no-swap] [--json]`;
 if (values.help) {
   console.log(usage);
   process.exit(0);
@@ -35,6 +39,8 @@ for (const v of values.view) {
 
 const config = loadConfig();
 const logger = createLogger('replay', process.env.LOG_LEVEL ?? 'warn');
+lowerProcessPriority(config.REPLAY_NICE);
+const cpuAtStart = process.cpuUsage();
 const ch = ClickHouseClient.fromConfig(config);
 const blobs = new BlobStore(config);
 const bar = new SingleBar(
@@ -53,6 +59,7 @@ const summary = await replay(config, ch, logger, {
   swap: !values['no-swap'],
   blobs,
   onProgress: ({ phase, done, total }) => {
+    if (values.json) return;
     const rate = Math.round(done / Math.max(0.001, (performance.now() - t0) / 1000));
     if (!barStarted) {
       bar.start(total, done, { phase, rate });
@@ -62,13 +69,17 @@ const summary = await replay(config, ch, logger, {
     bar.update(done, { phase, rate });
   },
 }).finally(() => bar.stop());
-console.log(
-  `replayed ${summary.events} events in ${summary.seconds.toFixed(1)} s (${Math.round(summary.eventsPerSecond)} events/s); ` +
-    `views ${summary.views.join(', ')}; rows ${Object.entries(summary.rows)
-      .map(([t, n]) => `${t} ${n}`)
-      .join(', ')}; ` +
-    (summary.swapped ? 'swapped in.' : `left beside the live tables as ${Object.values(summary.tables).join(', ')}.`),
-);
+const cpu = process.cpuUsage(cpuAtStart);
+if (values.json)
+  console.log(JSON.stringify({ ...summary, cpu_seconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(3)) }));
+else
+  console.log(
+    `replayed ${summary.events} events in ${summary.seconds.toFixed(1)} s (${Math.round(summary.eventsPerSecond)} events/s); ` +
+      `views ${summary.views.join(', ')}; rows ${Object.entries(summary.rows)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ')}; ` +
+      (summary.swapped ? 'swapped in.' : `left beside the live tables as ${Object.values(summary.tables).join(', ')}.`),
+  );
 await ch.close();
 blobs.close();
 process.exit(0);

@@ -12,7 +12,8 @@
 //   filtered_page   POST /runs/query, first page of 100 under five kinds of filter
 //   thread_page     POST /api/v2/threads/query, first page of the project's threads over ~30 days
 //   project_stats   GET  /sessions/{id}/stats over ~30 days
-// and then rebuilds every view with replay(…, swap: false) into fresh tables (dropped after),
+// and then rebuilds every view into fresh tables (dropped after) with `npm run replay -- --no-swap`
+// (projections/replay/replayMain.ts, a process of its own at REPLAY_NICE, as an operator runs it),
 // while one client reads the 1,000-run trace every 100 ms (the reads must keep answering: their
 // count, failures and latency are reported beside the replay's rate).
 // A route that does not exist yet is reported as such and the others still run.
@@ -29,27 +30,27 @@
 // them with dropStackData from test/support/tracingStack.ts). BENCH_REUSE_DATA=<database> times the
 // queries again on a kept run's database and topics, without seeding (same BENCH_RUNS): another
 // checkout's reads on the very same data.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
-import { pino } from 'pino';
 import { startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, sql } from '../../platform/clickhouse/sql.ts';
-import { BlobStore } from '../../platform/blobStore.ts';
 import { brokerList, topicName } from '../../platform/kafka/topicAdmin.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { dropLeftoverReplayTables, replay, REPLAY_VIEWS } from '../../projections/replay/replay.ts';
+import { dropLeftoverReplayTables, REPLAY_VIEWS, type ReplaySummary } from '../../projections/replay/replay.ts';
 import { TrafficGenerator, type Batch, type TrafficOptions } from './traceGenerator.ts';
 import { drive, infraPids, multipartSender, projectorLag, type Send } from './load.ts';
 import { CpuMeter, coresUsed, percentile, round, type CpuReading } from './measure.ts';
 import { startBenchRun } from './results.ts';
 import { measureCopyBaseline, type CopyBaseline } from './copyBaseline.ts';
-import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
+import { repoRoot } from '../support/serviceProcess.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -333,7 +334,6 @@ async function main(): Promise<void> {
   let ch: ClickHouseClient | null = null;
   let admin: Admin | null = null;
   let pool: Pool | null = null;
-  let blobs: BlobStore | null = null;
   let cleaning: Promise<void> | null = null;
   const cleanup = () =>
     (cleaning ??= (async () => {
@@ -341,7 +341,6 @@ async function main(): Promise<void> {
       await pool?.close().catch(() => {});
       await admin?.close().catch(() => {});
       await ch?.close().catch(() => {});
-      blobs?.close();
       if (stack && options.keepData)
         log(`keeping database ${stack.config.CLICKHOUSE_DATABASE} and topics ${stack.config.KAFKA_TOPIC_PREFIX}*`);
       await stack
@@ -653,12 +652,9 @@ async function main(): Promise<void> {
       reads: { n: number; failed: number; p50: number | null; p99: number | null; first_failure?: string };
     } | null = null;
     if (!options.skipReplay) {
-      log(`replaying ${REPLAY_VIEWS.join(', ')} into fresh tables (no swap)`);
-      blobs = new BlobStore(config);
-      const logger = pino({ name: 'bench-replay', level: 'warn' }, pino.destination(2));
+      log(`replaying ${REPLAY_VIEWS.join(', ')} into fresh tables (no swap), as npm run replay does`);
       const meter = new CpuMeter(cpuPids());
       meter.start();
-      let lastProgress = 0;
       // Reads during the replay: the trace tree, every 100 ms, each checked.
       const reads = { ms: [] as number[], failed: 0, firstFailure: undefined as string | undefined };
       let replaying = true;
@@ -682,17 +678,7 @@ async function main(): Promise<void> {
           await sleep(100); // ten a second or so: a user's reads, not a load competing with the replay
         }
       })();
-      useConsumerBufferPool(); // as projections/replay/replayMain.ts does
-      const summary = await replay(config, ch, logger, {
-        views: [...REPLAY_VIEWS],
-        swap: false,
-        blobs,
-        onProgress: ({ phase, done, total }) => {
-          if (performance.now() - lastProgress < 5000) return;
-          lastProgress = performance.now();
-          log(`replay ${phase}: ${done}/${total} events`);
-        },
-      });
+      const summary = await runReplayProcess(stack.env, log);
       const cpu = meter.stop();
       replaying = false;
       await reader;
@@ -706,10 +692,13 @@ async function main(): Promise<void> {
         eventsPerSecond: summary.eventsPerSecond,
         runsPerSecond: seeded.runs / summary.seconds,
         rows: summary.rows as Record<string, number>,
-        cores: coresUsed(cpu),
-        // The replay runs in this process (the "bench" line), as replayMain.ts would on its own.
+        cores: { ...coresUsed(cpu), replay: round(summary.cpu_seconds / summary.seconds, 2) },
+        // The replay's process reports its own CPU (the "replay" line); the bench's is its reads.
         cpuUsPerRun: Object.fromEntries(
-          Object.entries(cpu.cpuSeconds).map(([name, s]) => [name, s === null ? null : round((s * 1e6) / seeded.runs)]),
+          Object.entries({ ...cpu.cpuSeconds, replay: summary.cpu_seconds }).map(([name, s]) => [
+            name,
+            s === null ? null : round((s * 1e6) / seeded.runs),
+          ]),
         ),
         reads: {
           n: reads.ms.length,
@@ -750,7 +739,7 @@ async function main(): Promise<void> {
       // CPU per run over the minimal copy's, the trace tree's p99 during the replay over quiet.
       trace_tree_api_cpu_ms:
         (traceTree.details as { cpu_ms_per_request?: Record<string, number | null> }).cpu_ms_per_request?.api ?? null,
-      replay_cpu_ratio_to_copy: ratio(replayed?.cpuUsPerRun.bench, copy?.copy_cpu_us_per_run),
+      replay_cpu_ratio_to_copy: ratio(replayed?.cpuUsPerRun.replay, copy?.copy_cpu_us_per_run),
       replay_clickhouse_cpu_ratio_to_copy: ratio(replayed?.cpuUsPerRun.clickhouse, copy?.clickhouse_cpu_us_per_run),
       reads_during_replay_p99_ratio: ratio(replayed?.reads.p99, traceTree.result.p99),
       copy_baseline: copy,
@@ -808,6 +797,28 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup();
   }
+}
+
+/** `npm run replay -- --view all --no-swap --json` against the stack's database and topics: its summary and CPU seconds. */
+async function runReplayProcess(
+  env: Record<string, string>,
+  log: (msg: string) => void,
+): Promise<ReplaySummary & { cpu_seconds: number }> {
+  const args = [join(repoRoot, 'projections/replay/replayMain.ts'), '--view', 'all', '--no-swap', '--json'];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    for (const line of d.toString().split('\n')) if (line.trim()) log(`replay: ${line.trim().slice(0, 300)}`);
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the replay exited with ${code}: ${err.slice(-2000)}`);
+  return JSON.parse(out.trim().split('\n').at(-1)!) as ReplaySummary & { cpu_seconds: number };
 }
 
 await main();
