@@ -399,8 +399,16 @@ async function main(): Promise<void> {
       const halfMeter = meter();
       halfMeter.start();
       const startedAt = Date.now();
-      const paced = await pace(batches, rate, options.halfSeconds, sendHttp);
+      const halfProbe = new FreshnessProbe(ch);
+      halfProbe.start();
+      const paced = await pace(batches, rate, options.halfSeconds, sendHttp, (batch, doneAt) => {
+        if (batch.sample) halfProbe.sample(batch.sample.runId, batch.sample.traceId, doneAt);
+      });
       const halfCpu = halfMeter.stop();
+      // The runs sampled last become visible after the phase: wait for them (a few seconds at most).
+      const probeDeadline = performance.now() + 30_000;
+      while (halfProbe.pending > 0 && performance.now() < probeDeadline) await sleep(100);
+      await halfProbe.stop();
       half = {
         // Wall clock, for test/bench/latencyReport.ts --from/--to over this phase.
         started_at: startedAt,
@@ -409,11 +417,14 @@ async function main(): Promise<void> {
         accepted_runs_per_s: round(paced.runs / paced.seconds, 0),
         p50_ms: round(percentile(paced.latenciesMs, 50)),
         p99_ms: round(percentile(paced.latenciesMs, 99)),
+        freshness_p50_ms: round(percentile(halfProbe.samplesMs, 50), 0),
+        freshness_p99_ms: round(percentile(halfProbe.samplesMs, 99), 0),
+        freshness_samples: halfProbe.samplesMs.length,
         failures: paced.failures,
         cpu_cores: coresUsed(halfCpu),
       };
       log(
-        `half load (${rate.toFixed(0)} runs/s, open loop): p50 ${half.p50_ms} ms, p99 ${half.p99_ms} ms; cores ${JSON.stringify(half.cpu_cores)}`,
+        `half load (${rate.toFixed(0)} runs/s, open loop): p50 ${half.p50_ms} ms, p99 ${half.p99_ms} ms, freshness p50 ${half.freshness_p50_ms} ms p99 ${half.freshness_p99_ms} ms; cores ${JSON.stringify(half.cpu_cores)}`,
       );
       const drainDeadline = performance.now() + options.drainTimeoutMs;
       while (
@@ -516,6 +527,7 @@ async function main(): Promise<void> {
       projector_cpu_ratio_to_copy: ratio(ourUs.projector, copy.copy_cpu_us_per_run),
       clickhouse_cpu_ratio_to_copy: ratio(ourUs.clickhouse, copy.clickhouse_cpu_us_per_run),
       half_load_p99_ms: half ? half.p99_ms : null,
+      half_load_freshness_p99_ms: half ? half.freshness_p99_ms : null,
       sustained_rss_growth_pct: rssGrowth.length ? round(Math.max(...rssGrowth), 1) : null,
       sustained_throughput_drift_pct: round(growthPct('accepted_runs_per_s'), 1),
       cpu_us_per_run: { ...ourUs, raw_producer: rawUs.bench ?? null },

@@ -95,7 +95,13 @@ export async function drive(
  * earlier ones were answered) for `seconds`, cycling through them. A latency counts from the
  * batch's scheduled time, so a server that falls behind shows it (no coordinated omission).
  */
-export async function pace(batches: Batch[], runsPerSecond: number, seconds: number, send: Send): Promise<PhaseResult> {
+export async function pace(
+  batches: Batch[],
+  runsPerSecond: number,
+  seconds: number,
+  send: Send,
+  onAccepted?: (batch: Batch, doneAt: number) => void,
+): Promise<PhaseResult> {
   const result: PhaseResult = {
     seconds: 0,
     requests: 0,
@@ -117,7 +123,7 @@ export async function pace(batches: Batch[], runsPerSecond: number, seconds: num
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const scheduledAt = dueAt;
     const request = send(batch).then((answer) => {
-      record(result, batch, answer, scheduledAt);
+      if (record(result, batch, answer, scheduledAt)) onAccepted?.(batch, answer.doneAt);
     });
     inFlight.add(request);
     void request.finally(() => inFlight.delete(request));
