@@ -2,12 +2,10 @@
 // into a scratch table made from the runs table's DDL, and reports its CPU per run and the
 // ClickHouse and Kafka CPU per run while it ran: the baseline of projector_cpu_ratio_to_copy,
 // clickhouse_cpu_ratio_to_copy and replay_cpu_ratio_to_copy, measured in the caller's run.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, sql } from '../../platform/clickhouse/sql.ts';
 import { createRunsTable } from '../../projections/runs/runsTable.ts';
-import { repoRoot } from '../support/serviceProcess.ts';
+import { runJsonLineProcess } from './jsonLineProcess.ts';
 import { CpuMeter, round } from './measure.ts';
 import { infraPids } from './load.ts';
 
@@ -38,24 +36,14 @@ export async function measureCopyBaseline(
     const infra = infraPids();
     const meter = new CpuMeter({ clickhouse: infra.clickhouse!, kafka: infra.kafka! });
     meter.start();
-    const child = spawn(process.execPath, [join(repoRoot, 'test/bench/minimalCopy.ts'), topic, TABLE], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const cpu = meter.stop();
-    if (code !== 0) throw new Error(`the minimal copy exited with ${code}: ${err.slice(-2000)}`);
-    const r = JSON.parse(out.trim().split('\n').at(-1)!) as {
+    const r = await runJsonLineProcess<{
       events: number;
       runs: number;
       rows: number;
       seconds: number;
       cpu_seconds: number;
-    };
+    }>('minimal copy', 'test/bench/minimalCopy.ts', [topic, TABLE], env);
+    const cpu = meter.stop();
     const per = (s: number | null | undefined) => (s == null || r.runs === 0 ? null : round((s * 1e6) / r.runs, 1));
     const result: CopyBaseline = {
       events: r.events,

@@ -30,8 +30,6 @@
 // them with dropStackData from test/support/tracingStack.ts). BENCH_REUSE_DATA=<database> times the
 // queries again on a kept run's database and topics, without seeding (same BENCH_RUNS): another
 // checkout's reads on the very same data.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { Admin } from '@platformatic/kafka';
@@ -50,7 +48,7 @@ import { drive, infraPids, multipartSender, projectorLag, type Send } from './lo
 import { CpuMeter, coresUsed, percentile, round, type CpuReading } from './measure.ts';
 import { startBenchRun } from './results.ts';
 import { measureCopyBaseline, type CopyBaseline } from './copyBaseline.ts';
-import { repoRoot } from '../support/serviceProcess.ts';
+import { runJsonLineProcess } from './jsonLineProcess.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -678,7 +676,13 @@ async function main(): Promise<void> {
           await sleep(100); // ten a second or so: a user's reads, not a load competing with the replay
         }
       })();
-      const summary = await runReplayProcess(stack.env, log);
+      const summary = await runJsonLineProcess<ReplaySummary & { cpu_seconds: number }>(
+        'replay',
+        'projections/replay/replayMain.ts',
+        ['--view', 'all', '--no-swap', '--json'],
+        stack.env,
+        log,
+      );
       const cpu = meter.stop();
       replaying = false;
       await reader;
@@ -797,28 +801,6 @@ async function main(): Promise<void> {
     log('cleaning up');
     await cleanup();
   }
-}
-
-/** `npm run replay -- --view all --no-swap --json` against the stack's database and topics: its summary and CPU seconds. */
-async function runReplayProcess(
-  env: Record<string, string>,
-  log: (msg: string) => void,
-): Promise<ReplaySummary & { cpu_seconds: number }> {
-  const args = [join(repoRoot, 'projections/replay/replayMain.ts'), '--view', 'all', '--no-swap', '--json'];
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-    for (const line of d.toString().split('\n')) if (line.trim()) log(`replay: ${line.trim().slice(0, 300)}`);
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`the replay exited with ${code}: ${err.slice(-2000)}`);
-  return JSON.parse(out.trim().split('\n').at(-1)!) as ReplaySummary & { cpu_seconds: number };
 }
 
 await main();
