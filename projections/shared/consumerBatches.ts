@@ -8,8 +8,12 @@ export type RawMessagesStream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
 
 /**
  * Groups a message stream into batches of up to `maxMessages` events or `flushMs` of waiting. The
- * wait begins with a batch's first message: an idle projector sleeps until one comes (no timer
- * ticking meanwhile), and no message waits here longer than `flushMs`.
+ * wait begins once the consumer asks for the next batch and a message is there: an idle projector
+ * sleeps until one comes (no timer ticking meanwhile). Messages that came while the consumer was
+ * busy with the batch before wait `flushMs` more: under load a batch period is the time a batch
+ * takes plus `flushMs`, so batches grow with the load and ClickHouse makes fewer parts per run.
+ * (Timing the wait from the first message's arrival instead cut freshness p50 at saturation by
+ * a quarter but cost ClickHouse about 30 % more CPU at half load: bench:ingest, A/B of 3 runs.)
  */
 export async function* batches(
   stream: RawMessagesStream,

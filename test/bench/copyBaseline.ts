@@ -8,6 +8,7 @@ import { createRunsTable } from '../../projections/runs/runsTable.ts';
 import { runJsonLineProcess } from './jsonLineProcess.ts';
 import { CpuMeter, round } from './measure.ts';
 import { infraPids } from './load.ts';
+import { insertCounts, insertsPer1kRuns } from './clickhouseInserts.ts';
 
 export interface CopyBaseline {
   events: number;
@@ -20,9 +21,13 @@ export interface CopyBaseline {
   /** ClickHouse's and Kafka's CPU per run (µs) over the copy's whole life. */
   clickhouse_cpu_us_per_run: number | null;
   kafka_cpu_us_per_run: number | null;
+  /** Inserts (parts) ClickHouse took per 1,000 runs copied (clickhouseInserts.ts). */
+  inserts_per_1k_runs: number | null;
 }
 
-const TABLE = 'bench_minimal_copy';
+/** The copy's table, in the caller's database (left out of the caller's own insert counts). */
+export const COPY_TABLE = 'bench_minimal_copy';
+const TABLE = COPY_TABLE;
 
 export async function measureCopyBaseline(
   env: Record<string, string>,
@@ -44,6 +49,7 @@ export async function measureCopyBaseline(
       cpu_seconds: number;
     }>('minimal copy', 'test/bench/minimalCopy.ts', [topic, TABLE], env);
     const cpu = meter.stop();
+    const inserts = insertsPer1kRuns({}, await insertCounts(ch, ch.database), r.runs, [], [TABLE]);
     const per = (s: number | null | undefined) => (s == null || r.runs === 0 ? null : round((s * 1e6) / r.runs, 1));
     const result: CopyBaseline = {
       events: r.events,
@@ -54,6 +60,7 @@ export async function measureCopyBaseline(
       copy_cpu_us_per_run: per(r.cpu_seconds),
       clickhouse_cpu_us_per_run: per(cpu.cpuSeconds.clickhouse),
       kafka_cpu_us_per_run: per(cpu.cpuSeconds.kafka),
+      inserts_per_1k_runs: inserts?.total ?? null,
     };
     log(`minimal copy: ${JSON.stringify(result)}`);
     return result;

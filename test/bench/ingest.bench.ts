@@ -10,7 +10,9 @@
 // runs/s, and CPU per process (cores busy, and microseconds per run: on a small shared machine
 // this says which stage the time goes to). After the levels, the minimal Kafka -> ClickHouse copy
 // (copyBaseline.ts) copies the runs topic the projector read into a runs-shaped table: the baseline of the
-// projector's and ClickHouse's CPU per run. The JSON line leads with the ratios (our CPU per run
+// projector's and ClickHouse's CPU per run; beside it, the inserts (parts) ClickHouse took per
+// 1,000 runs, per table, from the projector and from the copy (clickhouseInserts.ts): most of
+// ClickHouse's CPU per run follows them. The JSON line leads with the ratios (our CPU per run
 // over the raw producer's and over the copy's, e2e over raw, half-load p99, freshness p99, and
 // with BENCH_SUSTAIN_S the RSS growth and throughput drift). Progress goes to stderr; stdout gets exactly one
 // JSON line at the end (`npm run -s bench:ingest | tail -1`), also written to
@@ -54,7 +56,8 @@ import {
   type CpuReading,
 } from './measure.ts';
 import { startBenchRun } from './results.ts';
-import { measureCopyBaseline, type CopyBaseline } from './copyBaseline.ts';
+import { COPY_TABLE, measureCopyBaseline, type CopyBaseline } from './copyBaseline.ts';
+import { insertCounts, insertsPer1kRuns, type InsertCounts } from './clickhouseInserts.ts';
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -248,6 +251,9 @@ async function main(): Promise<void> {
     const rawReadings: CpuReading[] = [];
     let rawRuns = 0;
     let bestRate = 0;
+    // ClickHouse's insert counts before the first level and after the last one's drain.
+    let firstInserts: InsertCounts | null = null;
+    let lastInserts: InsertCounts | null = null;
     let runsTarget = options.firstLevelRuns;
     let previousLevel = 0;
     for (const concurrency of options.levels) {
@@ -292,6 +298,8 @@ async function main(): Promise<void> {
       }
 
       // Our path: HTTP -> API -> Kafka -> projector -> ClickHouse.
+      const insertsBefore = await insertCounts(ch, config.CLICKHOUSE_DATABASE);
+      firstInserts ??= insertsBefore;
       const probe = new FreshnessProbe(ch);
       probe.start();
       const sendMeter = meter();
@@ -326,6 +334,8 @@ async function main(): Promise<void> {
         await sleep(250);
       }
       const drainCpu = drainMeter.stop();
+      lastInserts = await insertCounts(ch, config.CLICKHOUSE_DATABASE);
+      const inserts = insertsPer1kRuns(insertsBefore, lastInserts, ours.runs, [COPY_TABLE]);
       const e2eSeconds = doneAt ? (doneAt - ours.firstStartAt) / 1000 : null;
       const e2eRate = e2eSeconds ? ours.runs / e2eSeconds : null;
       // Let the last samples land, then stop probing.
@@ -333,7 +343,7 @@ async function main(): Promise<void> {
       while (probe.pending > 0 && Date.now() < probeDeadline) await sleep(50);
       await probe.stop();
       log(
-        `c=${concurrency}: end to end ${e2eRate?.toFixed(0) ?? 'incomplete'} runs/s (${visible}/${ours.runs} visible after ${e2eSeconds?.toFixed(1) ?? '-'} s), freshness p50 ${percentile(probe.samplesMs, 50)?.toFixed(0)} ms p99 ${percentile(probe.samplesMs, 99)?.toFixed(0)} ms; drain cores ${JSON.stringify(coresUsed(drainCpu))}; cpu us/run ${JSON.stringify(cpuMicrosPer(ours.runs, cpu, drainCpu))}`,
+        `c=${concurrency}: end to end ${e2eRate?.toFixed(0) ?? 'incomplete'} runs/s (${visible}/${ours.runs} visible after ${e2eSeconds?.toFixed(1) ?? '-'} s), freshness p50 ${percentile(probe.samplesMs, 50)?.toFixed(0)} ms p99 ${percentile(probe.samplesMs, 99)?.toFixed(0)} ms; drain cores ${JSON.stringify(coresUsed(drainCpu))}; cpu us/run ${JSON.stringify(cpuMicrosPer(ours.runs, cpu, drainCpu))}; ClickHouse inserts per 1k runs ${JSON.stringify(inserts)}`,
       );
 
       const rawRate = raw ? raw.runs / raw.seconds : null;
@@ -374,6 +384,8 @@ async function main(): Promise<void> {
         // CPU microseconds per run (send + drain): the cost of each stage, robust to a busy machine.
         cpu_cores: { send: coresUsed(cpu), drain: coresUsed(drainCpu), raw: rawCpu ? coresUsed(rawCpu) : null },
         cpu_us_per_run: cpuMicrosPer(ours.runs, cpu, drainCpu),
+        // ClickHouse inserts (parts) per 1,000 runs, by table: what most of its CPU per run follows.
+        clickhouse_inserts_per_1k_runs: inserts,
         raw_cpu_us_per_run: raw && rawCpu ? cpuMicrosPer(raw.runs, rawCpu) : null,
       });
     }
@@ -532,6 +544,9 @@ async function main(): Promise<void> {
       sustained_throughput_drift_pct: round(growthPct('accepted_runs_per_s'), 1),
       cpu_us_per_run: { ...ourUs, raw_producer: rawUs.bench ?? null },
       copy_baseline: copy,
+      // Parts ClickHouse made per 1,000 runs, the projector's (every table, every level) and the copy's.
+      clickhouse_inserts_per_1k_runs:
+        firstInserts && lastInserts ? insertsPer1kRuns(firstInserts, lastInserts, all.runs, [COPY_TABLE]) : null,
       accepted_runs_per_s: best.accepted_runs_per_s,
       e2e_runs_per_s: best.e2e_runs_per_s,
       p50_ms: best.p50_ms,

@@ -32,6 +32,8 @@ const ingest = {
   half_load: { p99_ms: 70, freshness_p99_ms: 1200 },
   projector_cpu_ratio_to_copy: 1.7,
   clickhouse_cpu_ratio_to_copy: 2.5,
+  clickhouse_inserts_per_1k_runs: { runs: 0.15, traces: 0.15, total: 1.32 },
+  copy_baseline: { inserts_per_1k_runs: 0.01 },
   levels: [
     { concurrency: 4, cpu_us_per_run: { api: 999 }, raw_cpu_us_per_run: { bench: 1 } },
     { concurrency: 16, cpu_us_per_run: { api: 60, projector: 40, clickhouse: 30 }, raw_cpu_us_per_run: { bench: 20 } },
@@ -105,6 +107,10 @@ describe('renderPerformance', () => {
     expect(section).toContain(
       '| freshness p99 at half the saturating load | 1,200 ms | < 1,000 ms (issue 35) — not met |',
     );
+    expect(section).toContain(
+      '| ClickHouse inserts (parts) per 1,000 runs, every table the projector writes | 1.32 |  |',
+    );
+    expect(section).toContain('| ClickHouse inserts (parts) per 1,000 runs, the copy | 0.01 |  |');
     expect(section.indexOf('| ratio | value | goal | what it compares |')).toBeLessThan(
       section.indexOf('| figure | value | goal |'),
     );
