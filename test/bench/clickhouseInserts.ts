@@ -5,6 +5,7 @@
 // number), so two readings of max(max_block_number) differ by the inserts between them.
 import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { sql } from '../../platform/clickhouse/sql.ts';
+import { round } from './measure.ts';
 
 export type InsertCounts = Record<string, number>;
 
@@ -18,24 +19,24 @@ export async function insertCounts(ch: ClickHouseClient, database: string): Prom
 
 /**
  * Inserts per 1,000 runs between two readings, by table (tables with none left out) and in all
- * (`total`); tables named in `except` are not counted, and with `only`, only those are.
+ * (`total`); tables named in `except` are not counted.
  */
 export function insertsPer1kRuns(
   before: InsertCounts,
   after: InsertCounts,
   runs: number,
   except: readonly string[] = [],
-  only?: readonly string[],
 ): Record<string, number> | null {
   if (runs <= 0) return null;
+  const perThousand = (inserts: number) => round((inserts * 1000) / runs, 2)!;
   const per: Record<string, number> = {};
   let total = 0;
   for (const [table, n] of Object.entries(after)) {
-    if (except.includes(table) || (only && !only.includes(table))) continue;
+    if (except.includes(table)) continue;
     const inserts = n - (before[table] ?? 0);
     if (inserts <= 0) continue;
-    per[table] = Math.round((inserts * 1000 * 100) / runs) / 100;
+    per[table] = perThousand(inserts);
     total += inserts;
   }
-  return { ...per, total: Math.round((total * 1000 * 100) / runs) / 100 };
+  return { ...per, total: perThousand(total) };
 }
