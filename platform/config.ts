@@ -171,6 +171,14 @@ const configSchema = z.object({
   PROJECTOR_FETCH_WAIT_MS: z.coerce.number().int().min(10).max(5000).default(350),
   PROJECTOR_CACHE_RUNS: z.coerce.number().int().positive().default(200000),
   /**
+   * The nice value the projectors run at, 0 to 19. Their work comes in bursts (a batch every
+   * PROJECTOR_FLUSH_MS or so, tens of milliseconds of CPU each); above 0 a burst yields the CPU to
+   * the APIs answering requests whenever both want it, which shortens the requests' tail on a
+   * machine they share. The cost is freshness when the machine is saturated: the projectors
+   * take what the APIs leave. 0 projects at the APIs' priority.
+   */
+  PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
    * The same for a replay's runs projector. A replay's batches are large and its traces mostly
    * complete within one; what a big cache keeps costs more in garbage collection than the few
    * traces it saves reloading (a 1M-run replay: 18 % less CPU with 20,000 than with 200,000).

@@ -1,8 +1,13 @@
 // Lowers this process's CPU scheduling priority (raises its nice value), for work that should
 // yield the machine to what answers users: a replay rebuilding read models beside the running
-// service. Linux keeps a nice value per thread and Node's os.setPriority sets one thread's, so
-// every thread the process has is niced (V8's and libuv's, started before this runs); threads
-// started later inherit it from their creator. Raising the nice value needs no privilege.
+// service, the projectors beside the APIs. Raising a nice value needs no privilege.
+//
+// Linux keeps a nice value per thread and Node's os.setPriority sets one thread's, so every
+// thread the process has is niced (V8's and libuv's, started before this runs); threads started
+// later inherit it from their creator. Where the kernel groups each session's threads
+// (sched_autogroup_enabled, the default of most distributions) a nice value ranks a thread only
+// against the threads of its own session, and sessions share the CPU as equals: the services
+// `npm start` starts are its children, in its session, so the projectors yield to the APIs.
 import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 

@@ -14,10 +14,12 @@ import { PROJECTOR_STORE_RETRY } from './shared/projectorRuntime.ts';
 import { LIVE_TABLES } from './readModelTables.ts';
 import { retry } from '../platform/retry.ts';
 import { useConsumerBufferPool } from '../platform/kafka/consumerBuffers.ts';
+import { lowerProcessPriority } from '../platform/processPriority.ts';
 
 useConsumerBufferPool();
 const config = configOrExit('the projectors', loadConfig);
 const logger = createLogger('projectors', config.LOG_LEVEL);
+lowerProcessPriority(config.PROJECTOR_NICE);
 await ensureTopics(config, TOPIC_DECLARATIONS);
 const ch = ClickHouseClient.fromConfig(config);
 // ClickHouse may be down at start: wait for it rather than exit (events wait safely in Kafka);

@@ -6,6 +6,7 @@
 // name another thread (run_threads). How it writes a batch (in parts, in which order, read again
 // after a failure) is runsProjectorWrites.test.ts.
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
@@ -377,3 +378,17 @@ test('a filter on thread_id finds a run after a patch names another thread, and 
   ).runs as Array<{ id: string }>;
   expect(both.map((r) => r.id)).toEqual([child!.id, root!.id]); // newest first: the root is an hour older now
 });
+
+test.runIf(process.platform === 'linux')(
+  'the projectors run at PROJECTOR_NICE (10 by default), every thread of their process',
+  () => {
+    const niceOf = (tid: string) => {
+      const stat = readFileSync(`/proc/${stack.projector.pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const nices = readdirSync(`/proc/${stack.projector.pid}/task`).map(niceOf);
+    expect(nices.length).toBeGreaterThan(1);
+    expect(new Set(nices)).toEqual(new Set([stack.config.PROJECTOR_NICE]));
+    expect(stack.config.PROJECTOR_NICE).toBe(10);
+  },
+);
