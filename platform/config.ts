@@ -174,10 +174,12 @@ const configSchema = z.object({
    * The nice value the projectors run at, 0 to 19. Their work comes in bursts (a batch every
    * PROJECTOR_FLUSH_MS or so, tens of milliseconds of CPU each); above 0 a burst yields the CPU to
    * the APIs answering requests whenever both want it, which shortens the requests' tail on a
-   * machine they share. The cost is freshness when the machine is saturated: the projectors
-   * take what the APIs leave. 0 projects at the APIs' priority.
+   * machine they share, but the projectors then take only what the APIs leave: under sustained
+   * saturation the APIs accept more than the projectors write, and the lag grows for as long as
+   * it lasts (docs/configuration.md has the figures). 0, the default, shares the CPU evenly, so
+   * the projectors keep up and the APIs answer slower instead.
    */
-  PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  PROJECTOR_NICE: z.coerce.number().int().min(0).max(19).default(0),
   /**
    * The same for a replay's runs projector. A replay's batches are large and its traces mostly
    * complete within one; what a big cache keeps costs more in garbage collection than the few

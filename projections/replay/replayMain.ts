@@ -10,7 +10,7 @@ import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { REPLAY_VIEWS, replay, type ReplayView } from './replay.ts';
 import { useConsumerBufferPool } from '../../platform/kafka/consumerBuffers.ts';
-import { lowerProcessPriority } from '../../platform/processPriority.ts';
+import { runInLowPrioritySession } from '../../platform/processPriority.ts';
 
 useConsumerBufferPool();
 
@@ -39,7 +39,8 @@ for (const v of values.view) {
 
 const config = loadConfig();
 const logger = createLogger('replay', process.env.LOG_LEVEL ?? 'warn');
-lowerProcessPriority(config.REPLAY_NICE);
+// From here on in a session of its own at REPLAY_NICE (this process may only wait for it).
+await runInLowPrioritySession(config.REPLAY_NICE);
 const cpuAtStart = process.cpuUsage();
 const ch = ClickHouseClient.fromConfig(config);
 const blobs = new BlobStore(config);
