@@ -9,6 +9,7 @@ import { runJsonLineProcess } from './jsonLineProcess.ts';
 import { CpuMeter, round } from './measure.ts';
 import { infraPids } from './load.ts';
 import { insertCounts } from './clickhouseInserts.ts';
+import { settleMerges } from './clickhouseMerges.ts';
 
 export interface CopyBaseline {
   events: number;
@@ -28,6 +29,9 @@ export interface CopyBaseline {
 /** The copy's table, in the caller's database (left out of the caller's own insert counts). */
 export const COPY_TABLE = 'bench_minimal_copy';
 
+/** The longest the copy waits for ClickHouse's merges of the caller's parts before it starts. */
+const MERGE_WAIT_MS = 180_000;
+
 export async function measureCopyBaseline(
   env: Record<string, string>,
   ch: ClickHouseClient,
@@ -37,6 +41,11 @@ export async function measureCopyBaseline(
   await ch.exec(sql`DROP TABLE IF EXISTS ${ident(COPY_TABLE)}`);
   await ch.exec(createRunsTable(COPY_TABLE));
   try {
+    // ClickHouse still merging what the measured phases wrote would count as the copy's cost.
+    const merges = await settleMerges(ch, ch.database, MERGE_WAIT_MS);
+    log(
+      `minimal copy: ClickHouse's merges ${merges.settled ? 'ended' : 'still running'} after ${merges.seconds.toFixed(0)} s`,
+    );
     const infra = infraPids();
     const meter = new CpuMeter({ clickhouse: infra.clickhouse!, kafka: infra.kafka! });
     meter.start();

@@ -34,6 +34,7 @@ import {
 import { provideInfra } from '../support/infra.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
+import { settleMerges } from './clickhouseMerges.ts';
 import { createReadModelTables } from '../../projections/readModels.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
@@ -75,7 +76,6 @@ const DAY_US = 86_400_000_000;
 const FIRST_DAY = Date.UTC(2025, 0, 6) * 1000;
 
 const log = (msg: string) => process.stderr.write(`[bench:export] ${msg}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const c of options.compressions)
   if (!(EXPORT_COMPRESSIONS as readonly string[]).includes(c))
@@ -140,17 +140,6 @@ async function seed(ch: ClickHouseClient): Promise<void> {
         SELECT tenant_id, id, generateUUIDv4(), trace_id, session_id, 'correctness', toFloat64(cityHash64(toString(id)) % 2), '', NULL, '', 'api', start_time, 1
         FROM runs WHERE is_root = 1 AND cityHash64(toString(id)) % 10000 < ${Math.round(options.feedbackShare * 10000)}`),
     );
-}
-
-/** Waits (at most 5 minutes) for ClickHouse's merges of the fresh parts, so they do not compete with the timing. */
-async function settleMerges(ch: ClickHouseClient, database: string): Promise<void> {
-  for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(1000)) {
-    const [merges] = await ch.query<{ n: string }>(
-      sql`SELECT count() AS n FROM system.merges WHERE database = ${database}`,
-    );
-    if (Number(merges!.n) === 0) return;
-  }
-  log('merges still running after 5 minutes; timing anyway');
 }
 
 // ---- timing ----
@@ -291,7 +280,9 @@ async function main(): Promise<void> {
         `seeded ${options.runs} runs (+${Math.ceil(options.runs / 10)} in another project) over ${options.days} days into ${database} in ${((performance.now() - start) / 1000).toFixed(1)} s`,
       );
     }
-    await settleMerges(ch, database);
+    // ClickHouse's merges of the fresh parts would compete with the timing.
+    if (!(await settleMerges(ch, database, 300_000)).settled)
+      log('merges still running after 5 minutes; timing anyway');
 
     log('warming up: one untimed raw read');
     await rawRead(ch);

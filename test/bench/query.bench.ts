@@ -47,6 +47,7 @@ import { TrafficGenerator, type Batch, type TrafficOptions } from './traceGenera
 import { drive, infraPids, multipartSender, projectorLag, type Send } from './load.ts';
 import { CpuMeter, coresUsed, percentile, round, type CpuReading } from './measure.ts';
 import { startBenchRun } from './results.ts';
+import { settleMerges } from './clickhouseMerges.ts';
 import { measureCopyBaseline, type CopyBaseline } from './copyBaseline.ts';
 import { runJsonLineProcess } from './jsonLineProcess.ts';
 
@@ -295,28 +296,6 @@ function checkTreeOrder(items: TreeRun[]): void {
     path.length = at + 1;
     path.push(run.id);
   });
-}
-
-/**
- * Waits until ClickHouse runs no merge in `database` for a few seconds in a row (or the time is
- * up): merges right after seeding use the cores the queries are timed on. Returns seconds waited.
- */
-async function settleMerges(
-  ch: ClickHouseClient,
-  database: string,
-  timeoutMs: number,
-): Promise<{ seconds: number; settled: boolean }> {
-  const started = performance.now();
-  let quiet = 0;
-  while (performance.now() - started < timeoutMs) {
-    const [row] = await ch.query<{ n: string }>(
-      sql`SELECT count() AS n FROM system.merges WHERE database = ${database}`,
-    );
-    quiet = Number(row?.n ?? 0) === 0 ? quiet + 1 : 0;
-    if (quiet >= 3) return { seconds: (performance.now() - started) / 1000, settled: true };
-    await sleep(1000);
-  }
-  return { seconds: (performance.now() - started) / 1000, settled: false };
 }
 
 /** Deterministic variation per iteration (so answers differ, and runs compare). */
