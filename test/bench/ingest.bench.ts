@@ -494,10 +494,13 @@ async function main(): Promise<void> {
           // A busy machine lowers the rate but not the CPU each run costs: drift in our code shows here.
           cpu_us_per_run: cpuMicrosPer(minute.runs, minuteCpu),
           cores: coresUsed(minuteCpu),
+          // Cores' worth of time the host kept from this machine: when it rises, every process's CPU per run does.
+          steal_cores:
+            minuteCpu.stealSeconds === null ? null : round(minuteCpu.stealSeconds / minuteCpu.wallSeconds, 2),
         };
         minutes.push(row);
         log(
-          `sustained minute ${row.minute}: ${row.accepted_runs_per_s} runs/s, p99 ${row.p99_ms} ms, lag ${row.projector_lag_events} events, RSS api ${row.api_rss_mib} MiB, projector ${row.projector_rss_mib} MiB; cpu us/run ${JSON.stringify(row.cpu_us_per_run)}`,
+          `sustained minute ${row.minute}: ${row.accepted_runs_per_s} runs/s, p99 ${row.p99_ms} ms, lag ${row.projector_lag_events} events, RSS api ${row.api_rss_mib} MiB, projector ${row.projector_rss_mib} MiB, steal ${row.steal_cores} cores; cpu us/run ${JSON.stringify(row.cpu_us_per_run)}`,
         );
       }
       const sustainCpu = sustainMeter.stop();

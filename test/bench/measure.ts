@@ -48,6 +48,23 @@ export interface CpuReading {
   wallSeconds: number;
   /** CPU seconds per process over the window (null: the process is gone). */
   cpuSeconds: Record<string, number | null>;
+  /**
+   * Seconds the machine's virtual CPUs waited for the host over the window, all cores together
+   * (/proc/stat's steal; null where there is none to read): a virtual machine whose host is busy
+   * runs every process slower, which looks like each one costing more per unit of work.
+   */
+  stealSeconds: number | null;
+}
+
+/** The machine's steal time so far, in seconds (the 8th value of /proc/stat's `cpu` line, in USER_HZ = 100 ticks/s). */
+export function machineStealSeconds(): number | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const steal = Number(line.trim().split(/\s+/)[8]);
+    return Number.isFinite(steal) ? steal / 100 : null;
+  } catch {
+    return null;
+  }
 }
 
 /** CPU time per named process between start() and stop(); the processes named in `trees` with their children (a cluster's workers). */
@@ -56,6 +73,7 @@ export class CpuMeter {
   readonly #trees: ReadonlySet<string>;
   #startedAt = 0;
   #start: Record<string, number | null> = {};
+  #stealAtStart: number | null = null;
 
   constructor(pids: Record<string, number>, trees: readonly string[] = []) {
     this.#pids = pids;
@@ -68,6 +86,7 @@ export class CpuMeter {
 
   start(): void {
     this.#startedAt = performance.now();
+    this.#stealAtStart = machineStealSeconds();
     this.#start = Object.fromEntries(Object.entries(this.#pids).map(([name, pid]) => [name, this.#cpu(name, pid)]));
   }
 
@@ -79,7 +98,9 @@ export class CpuMeter {
       const after = this.#cpu(name, pid);
       out[name] = before === null || before === undefined || after === null ? null : after - before;
     }
-    return { wallSeconds, cpuSeconds: out };
+    const steal = machineStealSeconds();
+    const stealSeconds = steal === null || this.#stealAtStart === null ? null : round(steal - this.#stealAtStart, 2);
+    return { wallSeconds, cpuSeconds: out, stealSeconds };
   }
 }
 
