@@ -7,15 +7,11 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
 const moduleUrl = new URL(`file://${join(import.meta.dirname, '../../platform/processPriority.ts')}`).href;
+const threadNicesUrl = new URL(`file://${join(import.meta.dirname, '../support/threadNices.ts')}`).href;
 
-/** Each thread's nice value, from /proc/<pid>/task/<tid>/stat (the 19th field). */
 const script = (nice: number) => `
-import { readdirSync, readFileSync } from 'node:fs';
 import { lowerProcessPriority } from ${JSON.stringify(moduleUrl)};
-const niceOf = () => readdirSync('/proc/self/task').map((tid) => {
-  const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-});
+import { threadNices as niceOf } from ${JSON.stringify(threadNicesUrl)};
 const before = niceOf();
 const changed = lowerProcessPriority(${nice});
 // libuv's thread pool starts on first use, after the call: its threads inherit the value.
@@ -50,15 +46,13 @@ const sessionsGrouped = (() => {
 })();
 
 const sessionScript = (then: string) => `
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { runInLowPrioritySession } from ${JSON.stringify(moduleUrl)};
+import { threadNices } from ${JSON.stringify(threadNicesUrl)};
 await runInLowPrioritySession(7);
 const stat = readFileSync('/proc/self/stat', 'utf8');
 const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-const nices = readdirSync('/proc/self/task').map((tid) => {
-  const s = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
-  return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[16]);
-});
+const nices = threadNices();
 console.log(JSON.stringify({ pid: process.pid, session: Number(fields[3]), nices, autogroup: readFileSync('/proc/self/autogroup', 'utf8').trim() }));
 ${then}
 `;

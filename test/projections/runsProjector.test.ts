@@ -6,11 +6,11 @@
 // name another thread (run_threads). How it writes a batch (in parts, in which order, read again
 // after a failure) is runsProjectorWrites.test.ts.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
+import { threadNices } from '../support/threadNices.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { sql } from '../../platform/clickhouse/sql.ts';
 import { EventLog, event } from '../../platform/kafka/eventLog.ts';
@@ -384,11 +384,7 @@ test('a filter on thread_id finds a run after a patch names another thread, and 
 });
 
 test.runIf(process.platform === 'linux')('the projectors run at PROJECTOR_NICE, every thread of their process', () => {
-  const niceOf = (tid: string) => {
-    const stat = readFileSync(`/proc/${stack.projector.pid}/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  };
-  const nices = readdirSync(`/proc/${stack.projector.pid}/task`).map(niceOf);
+  const nices = threadNices(stack.projector.pid);
   expect(nices.length).toBeGreaterThan(1);
   expect(new Set(nices)).toEqual(new Set([stack.config.PROJECTOR_NICE]));
   expect(stack.config.PROJECTOR_NICE).toBe(5);
