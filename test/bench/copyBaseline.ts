@@ -7,7 +7,7 @@ import { ident, sql } from '../../platform/clickhouse/sql.ts';
 import { createRunsTable } from '../../projections/runs/runsTable.ts';
 import { runJsonLineProcess } from './jsonLineProcess.ts';
 import { CpuMeter, round } from './measure.ts';
-import { infraPids } from './load.ts';
+import { clickhouseMergeThreads, infraPids } from './load.ts';
 import { insertCounts } from './clickhouseInserts.ts';
 import { settleMerges } from './clickhouseMerges.ts';
 
@@ -22,6 +22,8 @@ export interface CopyBaseline {
   /** ClickHouse's and Kafka's CPU per run (µs) over the copy's whole life. */
   clickhouse_cpu_us_per_run: number | null;
   kafka_cpu_us_per_run: number | null;
+  /** Of ClickHouse's CPU per run, its background merges' (threads named BackgrProcPool in 18.16). */
+  clickhouse_merge_cpu_us_per_run: number | null;
   /** Inserts (parts) ClickHouse took per 1,000 runs copied (clickhouseInserts.ts). */
   inserts_per_1k_runs: number | null;
 }
@@ -47,7 +49,7 @@ export async function measureCopyBaseline(
       `minimal copy: ClickHouse's merges ${merges.settled ? 'ended' : 'still running'} after ${merges.seconds.toFixed(0)} s`,
     );
     const infra = infraPids();
-    const meter = new CpuMeter({ clickhouse: infra.clickhouse!, kafka: infra.kafka! });
+    const meter = new CpuMeter({ clickhouse: infra.clickhouse!, kafka: infra.kafka! }, [], clickhouseMergeThreads());
     meter.start();
     const r = await runJsonLineProcess<{
       events: number;
@@ -68,6 +70,7 @@ export async function measureCopyBaseline(
       copy_cpu_us_per_run: per(r.cpu_seconds),
       clickhouse_cpu_us_per_run: per(cpu.cpuSeconds.clickhouse),
       kafka_cpu_us_per_run: per(cpu.cpuSeconds.kafka),
+      clickhouse_merge_cpu_us_per_run: per(cpu.threadCpuSeconds.clickhouse_merges),
       inserts_per_1k_runs: r.runs > 0 ? round((copyInserts * 1000) / r.runs, 2) : null,
     };
     log(`minimal copy: ${JSON.stringify(result)}`);

@@ -44,12 +44,24 @@ import { TOPICS } from '../../schemas/topics.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../services/tenancy/apiKeys.ts';
 import { projectIdForName } from '../../projections/projects/projectRegistry.ts';
 import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
+import { runsOfTraces } from '../../projections/runs/runsTable.ts';
+import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { TrafficGenerator } from './traceGenerator.ts';
-import { drive, infraPids, multipartSender, pace, projectorLag, type PhaseResult, type Send } from './load.ts';
+import {
+  clickhouseMergeThreads,
+  drive,
+  infraPids,
+  multipartSender,
+  pace,
+  projectorLag,
+  type PhaseResult,
+  type Send,
+} from './load.ts';
 import {
   CpuMeter,
   coresUsed,
   cpuMicrosPer,
+  threadCpuMicrosPer,
   percentile,
   rssMiB,
   round,
@@ -120,7 +132,12 @@ class FreshnessProbe {
         const checkedAt = performance.now();
         const rows = await this.#ch
           .query<{ run_id: string }>(
-            sql`SELECT toString(id) AS run_id FROM runs WHERE tenant_id = toUUID(${tenantId}) AND trace_id IN (${traces}) AND id IN (${ids}) AND has_post = 1`,
+            // As the API finds a trace's runs: their places from run_keys, then those keys of `runs`
+            // (a scan of the workspace's runs by trace_id cost ClickHouse ~3.5 µs per ingested run,
+            // counted as the product's).
+            sql`SELECT toString(id) AS run_id FROM runs
+                WHERE tenant_id = toUUID(${tenantId}) AND ${runsOfTraces(LIVE_TABLES.runKeys, tenantId, traces)}
+                  AND trace_id IN (${traces}) AND id IN (${ids}) AND has_post = 1`,
           )
           .catch((err: Error) => {
             log(`freshness probe failed: ${err.message.slice(0, 200)}`);
@@ -223,7 +240,7 @@ async function main(): Promise<void> {
       ...infraPids(),
     });
     // The API's pid is its primary when it runs as several processes: count its workers with it.
-    const meter = () => new CpuMeter(cpuPids(), ['api']);
+    const meter = () => new CpuMeter(cpuPids(), ['api'], clickhouseMergeThreads());
 
     // Warm-up (not measured): JIT, connections, the project, the producer's metadata.
     {
@@ -385,6 +402,8 @@ async function main(): Promise<void> {
         // CPU microseconds per run (send + drain): the cost of each stage, robust to a busy machine.
         cpu_cores: { send: coresUsed(cpu), drain: coresUsed(drainCpu), raw: rawCpu ? coresUsed(rawCpu) : null },
         cpu_us_per_run: cpuMicrosPer(ours.runs, cpu, drainCpu),
+        // Of ClickHouse's: its background merges (the rest is its inserts and the freshness probe's reads).
+        clickhouse_merge_cpu_us_per_run: threadCpuMicrosPer(ours.runs, cpu, drainCpu).clickhouse_merges ?? null,
         // ClickHouse inserts (parts) per 1,000 runs, by table: what most of its CPU per run follows.
         clickhouse_inserts_per_1k_runs: inserts,
         raw_cpu_us_per_run: raw && rawCpu ? cpuMicrosPer(raw.runs, rawCpu) : null,
@@ -527,6 +546,7 @@ async function main(): Promise<void> {
     const rawBest = levels.reduce((m, l) => Math.max(m, Number(l.raw_kafka_runs_per_s ?? 0)), 0) || null;
     // CPU per run of each process over every level (send and drain), and of the raw producer.
     const ourUs = cpuMicrosPer(all.runs, ...ourReadings);
+    const ourMergeUs = threadCpuMicrosPer(all.runs, ...ourReadings).clickhouse_merges ?? null;
     const rawUs = rawRuns > 0 ? cpuMicrosPer(rawRuns, ...rawReadings) : {};
     const ratio = (a: number | null | undefined, b: number | null | undefined) =>
       a == null || b == null || b === 0 ? null : round(a / b, 2);
@@ -547,6 +567,9 @@ async function main(): Promise<void> {
       sustained_rss_growth_pct: rssGrowth.length ? round(Math.max(...rssGrowth), 1) : null,
       sustained_throughput_drift_pct: round(growthPct('accepted_runs_per_s'), 1),
       cpu_us_per_run: { ...ourUs, raw_producer: rawUs.bench ?? null },
+      // Of ClickHouse's CPU per run, its background merges' (CpuMeter thread group): the rest is its
+      // inserts and the freshness probe's reads. The copy baseline says the same of its own.
+      clickhouse_merge_cpu_us_per_run: ourMergeUs,
       copy_baseline: copy,
       // Parts ClickHouse made per 1,000 runs, the projector's (every table, every level) and the copy's.
       clickhouse_inserts_per_1k_runs:

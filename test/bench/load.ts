@@ -7,6 +7,7 @@ import type { Pool } from 'undici';
 import type { Admin } from '@platformatic/kafka';
 import { repoRoot } from '../support/serviceProcess.ts';
 import type { Batch } from './traceGenerator.ts';
+import type { ThreadGroups } from './measure.ts';
 
 export interface PhaseResult {
   seconds: number;
@@ -205,6 +206,16 @@ export function pidOfInfra(name: string): number | null {
 }
 
 /** Pids of Kafka, ClickHouse and MinIO by their pid files (read again per phase: they may restart). */
+/**
+ * ClickHouse's background merges as a thread group to meter apart from the rest of its work
+ * (queries and inserts): its 18.16 release names those threads `BackgrProcPool`. Empty when
+ * ClickHouse's pid is unknown.
+ */
+export function clickhouseMergeThreads(): ThreadGroups {
+  const pid = pidOfInfra('clickhouse');
+  return pid ? { clickhouse_merges: { pid, name: /^BackgrProcPool$/ } } : {};
+}
+
 export function infraPids(): Record<string, number> {
   const pids: Record<string, number> = {};
   for (const name of ['kafka', 'clickhouse', 'minio']) {

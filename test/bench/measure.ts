@@ -1,6 +1,6 @@
 // Small measuring helpers for the benchmarks: percentiles, and CPU time per process read
 // from /proc (so a result says which process used the cores, not only how fast it went).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { childPids } from '../support/serviceProcess.ts';
 import os from 'node:os';
 
@@ -44,10 +44,48 @@ export function treeCpuSeconds(pid: number): number | null {
   }
 }
 
+/**
+ * CPU seconds so far of the threads of a process whose name (/proc/<pid>/task/<tid>/comm) matches:
+ * one kind of a server's work, e.g. ClickHouse 18.16's background merges (`BackgrProcPool`)
+ * apart from its queries and inserts (`HTTPHandler`). Null when no thread matches or the
+ * process is gone. A matching thread that ended in between takes its time with it: meant for
+ * a server's long-lived pools.
+ */
+export function threadsCpuSeconds(pid: number, name: RegExp): number | null {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  let ticks = 0;
+  let matched = false;
+  for (const tid of tids) {
+    try {
+      if (!name.test(readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim())) continue;
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+      matched = true;
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return matched ? ticks / TICKS_PER_SECOND : null;
+}
+
+/** Threads of a process to meter apart (threadsCpuSeconds), by the name a reading reports them under. */
+export type ThreadGroups = Record<string, { pid: number; name: RegExp }>;
+
 export interface CpuReading {
   wallSeconds: number;
   /** CPU seconds per process over the window (null: the process is gone). */
   cpuSeconds: Record<string, number | null>;
+  /**
+   * CPU seconds over the window of the thread groups the meter was given (a part of one of
+   * the processes above, so never added to them).
+   */
+  threadCpuSeconds: Record<string, number | null>;
   /**
    * Seconds the machine's virtual CPUs waited for the host over the window, all cores together
    * (/proc/stat's steal; null where there is none to read): a virtual machine whose host is busy
@@ -71,13 +109,22 @@ export function machineStealSeconds(): number | null {
 export class CpuMeter {
   readonly #pids: Record<string, number>;
   readonly #trees: ReadonlySet<string>;
+  readonly #threads: ThreadGroups;
   #startedAt = 0;
   #start: Record<string, number | null> = {};
+  #threadsAtStart: Record<string, number | null> = {};
   #stealAtStart: number | null = null;
 
-  constructor(pids: Record<string, number>, trees: readonly string[] = []) {
+  constructor(pids: Record<string, number>, trees: readonly string[] = [], threads: ThreadGroups = {}) {
     this.#pids = pids;
     this.#trees = new Set(trees);
+    this.#threads = threads;
+  }
+
+  #threadCpu(): Record<string, number | null> {
+    return Object.fromEntries(
+      Object.entries(this.#threads).map(([name, { pid, name: comm }]) => [name, threadsCpuSeconds(pid, comm)]),
+    );
   }
 
   #cpu(name: string, pid: number): number | null {
@@ -87,6 +134,7 @@ export class CpuMeter {
   start(): void {
     this.#startedAt = performance.now();
     this.#stealAtStart = machineStealSeconds();
+    this.#threadsAtStart = this.#threadCpu();
     this.#start = Object.fromEntries(Object.entries(this.#pids).map(([name, pid]) => [name, this.#cpu(name, pid)]));
   }
 
@@ -98,9 +146,15 @@ export class CpuMeter {
       const after = this.#cpu(name, pid);
       out[name] = before === null || before === undefined || after === null ? null : after - before;
     }
+    const threadsNow = this.#threadCpu();
+    const threadCpuSeconds: Record<string, number | null> = {};
+    for (const [name, after] of Object.entries(threadsNow)) {
+      const before = this.#threadsAtStart[name];
+      threadCpuSeconds[name] = before === null || before === undefined || after === null ? null : after - before;
+    }
     const steal = machineStealSeconds();
     const stealSeconds = steal === null || this.#stealAtStart === null ? null : round(steal - this.#stealAtStart, 2);
-    return { wallSeconds, cpuSeconds: out, stealSeconds };
+    return { wallSeconds, cpuSeconds: out, threadCpuSeconds, stealSeconds };
   }
 }
 
@@ -119,6 +173,11 @@ export function cpuMicrosPer(units: number, ...readings: CpuReading[]): Record<s
   for (const name of Object.keys(out))
     out[name] = out[name] === null || units === 0 ? null : round((out[name]! * 1e6) / units, 1);
   return out;
+}
+
+/** CPU microseconds per unit of work per thread group (CpuMeter's `threads`), over several readings. */
+export function threadCpuMicrosPer(units: number, ...readings: CpuReading[]): Record<string, number | null> {
+  return cpuMicrosPer(units, ...readings.map((r) => ({ ...r, cpuSeconds: r.threadCpuSeconds })));
 }
 
 /** Resident memory of a process in MiB (VmRSS), null when it is gone. */

@@ -28,14 +28,7 @@ import {
 import type { TraceSummary } from '../../../projections/shared/tracePages.ts';
 import { parseFilter } from '../../../projections/runs/filter/filterParser.ts';
 import { compileTraceCondition } from '../../../projections/runs/filter/filterSql.ts';
-import {
-  runColumnsFor,
-  runItemV2,
-  runResponses,
-  v2SourceField,
-  V2_RUN_SELECTS,
-  type V2RunSelect,
-} from '../read/runResponse.ts';
+import { runColumnsFor, runItemsV2, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
 import { list, pageSize, rejectUnsupported, time, timeWindow, uuid } from '../../../platform/http/routeInput.ts';
@@ -91,8 +84,7 @@ export interface V2RunShape {
 export function v2RunShape(selects: readonly V2RunSelect[], blobs: BlobStore): V2RunShape {
   const fields = [...new Set(selects.map(v2SourceField).filter((f): f is string => f !== null))];
   const columns = [...runColumnsFor(fields)].filter((c): c is RunColumn => c !== 'tenant_id');
-  const shape = async (rows: readonly RunRow[]) =>
-    (await runResponses(rows, blobs, () => ({ fields }))).map((run) => runItemV2(run, selects));
+  const shape = (rows: readonly RunRow[]) => runItemsV2(rows, selects, blobs);
   return {
     columns,
     shape,

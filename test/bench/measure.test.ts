@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect, test } from 'vitest';
+import { CpuMeter, cpuSeconds, threadCpuMicrosPer, threadsCpuSeconds } from './measure.ts';
+
+test('threadsCpuSeconds: the CPU of the threads a name matches, apart; null when none does or the process is gone', async () => {
+  // A process of one thread that only burns CPU: its thread's time is the process's time.
+  const busy = spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' });
+  const pid = busy.pid!;
+  try {
+    const meter = new CpuMeter({ busy: pid }, [], { shell: { pid, name: /^sh$/ }, other: { pid, name: /^nope$/ } });
+    meter.start();
+    while ((cpuSeconds(pid) ?? 0) < 0.3) await sleep(50);
+    const reading = meter.stop();
+    expect(threadsCpuSeconds(pid, /^nope$/)).toBeNull();
+    // One thread: what its group reads is what the process reads (both in ticks of 10 ms).
+    expect(reading.threadCpuSeconds.shell).toBeCloseTo(reading.cpuSeconds.busy!, 1);
+    expect(reading.threadCpuSeconds.shell).toBeGreaterThan(0);
+    expect(reading.threadCpuSeconds.other).toBeNull();
+    expect(threadCpuMicrosPer(1000, reading).shell).toBeCloseTo((reading.threadCpuSeconds.shell! * 1e6) / 1000, 0);
+  } finally {
+    busy.kill('SIGKILL');
+    await once(busy, 'exit');
+  }
+  expect(threadsCpuSeconds(pid, /^sh$/)).toBeNull();
+});
