@@ -62,6 +62,7 @@ import {
   coresUsed,
   cpuMicrosPer,
   threadCpuMicrosPer,
+  referenceJobMs,
   percentile,
   rssMiB,
   round,
@@ -510,8 +511,10 @@ async function main(): Promise<void> {
           projector_lag_events: lag === null ? null : Number(lag),
           api_rss_mib: round(treeRssMiB(stack.api.pid), 0),
           projector_rss_mib: round(rssMiB(stack.projector.pid), 0),
-          // A busy machine lowers the rate but not the CPU each run costs: drift in our code shows here.
+          // A busy machine lowers the rate but not the CPU each run costs: drift in our code shows here,
+          // unless the machine itself slowed down, which the reference job's CPU time shows.
           cpu_us_per_run: cpuMicrosPer(minute.runs, minuteCpu),
+          reference_job_ms: referenceJobMs(),
           cores: coresUsed(minuteCpu),
           // Cores' worth of time the host kept from this machine: when it rises, every process's CPU per run does.
           steal_cores:
@@ -566,6 +569,9 @@ async function main(): Promise<void> {
       half_load_freshness_p99_ms: half ? half.freshness_p99_ms : null,
       sustained_rss_growth_pct: rssGrowth.length ? round(Math.max(...rssGrowth), 1) : null,
       sustained_throughput_drift_pct: round(growthPct('accepted_runs_per_s'), 1),
+      // The machine's own drift over those minutes (the reference job's CPU, last minute against the
+      // first): a throughput that fell as much as the machine slowed is the host's, not our code's.
+      sustained_machine_slowdown_pct: round(growthPct('reference_job_ms'), 1),
       cpu_us_per_run: { ...ourUs, raw_producer: rawUs.bench ?? null },
       // Of ClickHouse's CPU per run, its background merges' (CpuMeter thread group): the rest is its
       // inserts and the freshness probe's reads. The copy baseline says the same of its own.

@@ -2,7 +2,14 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test } from 'vitest';
-import { CpuMeter, cpuSeconds, threadCpuMicrosPer, threadsCpuSeconds } from './measure.ts';
+import {
+  CpuMeter,
+  cpuSeconds,
+  machineSlowdownPct,
+  referenceJobMs,
+  threadCpuMicrosPer,
+  threadsCpuSeconds,
+} from './measure.ts';
 
 test('threadsCpuSeconds: the CPU of the threads a name matches, apart; null when none does or the process is gone', async () => {
   // A process of one thread that only burns CPU: its thread's time is the process's time.
@@ -24,4 +31,12 @@ test('threadsCpuSeconds: the CPU of the threads a name matches, apart; null when
     await once(busy, 'exit');
   }
   expect(threadsCpuSeconds(pid, /^sh$/)).toBeNull();
+});
+
+test('referenceJobMs: a positive CPU time of the same job; machineSlowdownPct compares two', () => {
+  const ms = referenceJobMs();
+  expect(ms).toBeGreaterThan(0);
+  expect(machineSlowdownPct(70, 98)).toBe(40);
+  expect(machineSlowdownPct(80, 72)).toBe(-10);
+  expect(machineSlowdownPct(null, 72)).toBeNull();
 });

@@ -1,5 +1,6 @@
 // Small measuring helpers for the benchmarks: percentiles, and CPU time per process read
 // from /proc (so a result says which process used the cores, not only how fast it went).
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { childPids } from '../support/serviceProcess.ts';
 import os from 'node:os';
@@ -179,6 +180,47 @@ export function cpuMicrosPer(units: number, ...readings: CpuReading[]): Record<s
 export function threadCpuMicrosPer(units: number, ...readings: CpuReading[]): Record<string, number | null> {
   return cpuMicrosPer(units, ...readings.map((r) => ({ ...r, cpuSeconds: r.threadCpuSeconds })));
 }
+
+const REFERENCE_DATA = Buffer.alloc(4 * 1024 * 1024, 'runs of a trace ');
+const REFERENCE_OBJECT = Array.from({ length: 2000 }, (_, i) => ({
+  id: `run-${i}`,
+  name: 'ChatModel',
+  tags: ['a', 'b', String(i)],
+  usage: { prompt: i, completion: i * 2, cost: i / 7 },
+}));
+
+/**
+ * The CPU time of a fixed job on this thread, in ms, the least of three runs after one to warm up
+ * (~100 ms each: the clock counts in ticks of a few ms): a hash of 16 MB (native code), 8,000
+ * small objects through JSON and back (V8), and arithmetic. What it
+ * measures is the machine, not our code: on a virtual machine whose host gets busier, every
+ * process needs more CPU for the same work, and a benchmark's CPU per run rises with nothing
+ * changed. Read at a run's start and end (and each sustained minute), it tells such a drift from
+ * one in our code. Counted on this thread alone (process.threadCpuUsage), so the bench's own
+ * sockets and timers are not in it.
+ */
+export function referenceJobMs(): number {
+  const cpuOf = () => {
+    const u = process.threadCpuUsage ? process.threadCpuUsage() : process.cpuUsage();
+    return u.user + u.system;
+  };
+  let best = Number.POSITIVE_INFINITY;
+  // A first run unmeasured: the loop is compiled during it.
+  for (let run = -1; run < 3; run++) {
+    const before = cpuOf();
+    for (let k = 0; k < 4; k++) createHash('sha256').update(REFERENCE_DATA).digest();
+    for (let k = 0; k < 4; k++) JSON.parse(JSON.stringify(REFERENCE_OBJECT));
+    let x = 0;
+    for (let i = 0; i < 12_000_000; i++) x = (x * 31 + i) % 1_000_003;
+    if (x < 0) throw new Error('unreachable');
+    if (run >= 0) best = Math.min(best, cpuOf() - before);
+  }
+  return round(best / 1000, 1)!;
+}
+
+/** How much slower the machine ran the reference job at the end than at the start, in % (negative: faster). */
+export const machineSlowdownPct = (startMs: number | null, endMs: number | null): number | null =>
+  startMs && endMs ? round((endMs / startMs - 1) * 100, 1) : null;
 
 /** Resident memory of a process in MiB (VmRSS), null when it is gone. */
 export function rssMiB(pid: number): number | null {

@@ -127,6 +127,21 @@ describe('renderPerformance', () => {
     );
   });
 
+  it('gives the reference job’s CPU at the start and end, and says when the machine slowed down', () => {
+    const steady = renderPerformance([
+      { ...ingest, reference_job_ms: { start: 72, end: 75.8 }, machine_slowdown_pct: 5.3 } as RecordedResult,
+    ]);
+    expect(steady).toContain(
+      'Load average (1 min): 0.5 at the start, 1.25 at the end. Reference job: 72 ms of CPU at the start, 75.8 ms at the end. Settings',
+    );
+    const slowed = renderPerformance([
+      { ...ingest, reference_job_ms: { start: 70, end: 98 }, machine_slowdown_pct: 40 } as RecordedResult,
+    ]);
+    expect(slowed).toContain(
+      'Reference job: 70 ms of CPU at the start, 98 ms at the end: the machine ran 40 % slower by the end, every process’s CPU per unit of work with it.',
+    );
+  });
+
   it('renders a ratio and a figure per export codec, a missing value as a dash', () => {
     const section = sectionOf('Bulk export (`npm run bench:export`)');
     expect(section).toContain(

@@ -84,7 +84,12 @@ export const SPECS: BenchSpec[] = [
       'Kafka produce of the same events with the same client, in the same run. Headline: the level with the best ' +
       'end-to-end rate. ClickHouse’s CPU per run follows its inserts (a part on disk each, whatever its rows): the ' +
       'runs projector makes one per table it writes (nine) per batch, a batch every few hundred milliseconds, the ' +
-      'minimal copy one per batch of a topic read from the start (the last two figures).',
+      'minimal copy one per batch of a topic read from the start (the last two figures). A part is a file or two ' +
+      'per column, and on the recorded machine creating files is dear: its root filesystem is ext4 without a ' +
+      'journal, whose inode allocator skips every inode freed in the last minutes (`recently_deleted`), so a ' +
+      '300-row insert into a 31-column table costs ClickHouse 2 ms of user and 25–50 ms of system CPU, more after ' +
+      'merges or dropped tables have freed many files. Of ClickHouse’s CPU per run, its background merges’ share ' +
+      'is the figure below it.',
     ratios: (r) => {
       const best = ((r.levels as Json[] | undefined) ?? []).find((l) => l.concurrency === r.best_concurrency);
       return [
@@ -131,6 +136,14 @@ export const SPECS: BenchSpec[] = [
           goal: r.sustained ? atLeast(0, 'issue 35', ' %') : null,
         },
         {
+          label: 'sustained_machine_slowdown_pct',
+          value: num(r, 'sustained_machine_slowdown_pct'),
+          unit: '%',
+          meaning:
+            'with BENCH_SUSTAIN_S: how much more CPU a fixed reference job took in the last minute than in the first ' +
+            '(the host’s pace, which moves every process’s CPU per run at once)',
+        },
+        {
           label: 'sustained_rss_growth_pct',
           value: num(r, 'sustained_rss_growth_pct'),
           unit: '%',
@@ -169,6 +182,11 @@ export const SPECS: BenchSpec[] = [
         { label: 'tracing API CPU per run', value: num(best, 'cpu_us_per_run.api'), unit: 'µs' },
         { label: 'projector CPU per run', value: num(best, 'cpu_us_per_run.projector'), unit: 'µs' },
         { label: 'ClickHouse CPU per run', value: num(best, 'cpu_us_per_run.clickhouse'), unit: 'µs' },
+        {
+          label: 'of which ClickHouse’s background merges',
+          value: num(best, 'clickhouse_merge_cpu_us_per_run'),
+          unit: 'µs',
+        },
         { label: 'raw producer CPU per run', value: num(best, 'raw_cpu_us_per_run.bench'), unit: 'µs' },
         { label: 'minimal copy CPU per run', value: num(r, 'copy_baseline.copy_cpu_us_per_run'), unit: 'µs' },
         {
@@ -552,6 +570,12 @@ const valueCell = (row: Row, digits: number) =>
 export const busy = (r: RecordedResult): boolean =>
   typeof r.machine?.cores === 'number' && (num(r, 'load_1m.start') ?? 0) > 2 * r.machine.cores;
 
+/**
+ * Whether the machine itself slowed down during the run: the fixed reference job took over 15 %
+ * more CPU at the end than at the start (it moves by about 7 % between readings on a quiet machine).
+ */
+export const slowed = (r: RecordedResult): boolean => (num(r, 'machine_slowdown_pct') ?? 0) > 15;
+
 /** Where, when and on what a result was measured: the label of its tables. */
 export function runLabel(r: RecordedResult): string {
   const m = r.machine ?? ({} as Partial<RecordedResult['machine']>);
@@ -564,6 +588,12 @@ export function runLabel(r: RecordedResult): string {
     `Machine: ${m.cores ?? '?'} cores, ${m.cpu ?? 'unknown CPU'}, ${m.memory_gb ?? '?'} GB, ${m.os ?? 'unknown OS'}, Node ${m.node ?? '?'}.`,
     `Commit ${commit}, ${r.date?.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') ?? 'unknown date'}, ${fmt(num(r, 'wall_seconds'))} s.`,
     `Load average (1 min): ${fmt(num(r, 'load_1m.start'))} at the start, ${fmt(num(r, 'load_1m.end'))} at the end${busy(r) ? ` on ${m.cores} cores: a busy machine, the absolute figures are low and latencies long` : ''}.`,
+    ...(r.reference_job_ms
+      ? [
+          `Reference job: ${fmt(num(r, 'reference_job_ms.start'))} ms of CPU at the start, ${fmt(num(r, 'reference_job_ms.end'))} ms at the end` +
+            `${slowed(r) ? `: the machine ran ${fmt(num(r, 'machine_slowdown_pct'))} % slower by the end, every process’s CPU per unit of work with it` : ''}.`,
+        ]
+      : []),
     `Settings: ${settings.length ? `\`${settings.join(' ')}\`` : 'the defaults'}.`,
   ].join(' ');
 }
@@ -614,7 +644,9 @@ const HEADER = [
   'only for the machine named above them. Goals are those of issue 35 where it states one, otherwise the',
   'benchmark’s own target. A run on a busy machine (a load average above twice its cores as it',
   'began) says so in its label; its absolute figures are then low and its latencies long, and its',
-  'ratios less certain.',
+  'ratios less certain. A label also gives the CPU time of a fixed reference job at the run’s start and',
+  'end: on a virtual machine the host’s pace moves every process’s CPU per unit of work at once (by up',
+  'to 40 % within ten minutes here), and a run whose machine slowed by more than 15 % says so.',
   '',
 ];
 

@@ -1,7 +1,8 @@
 // A benchmark's result as data: the JSON line it prints on stdout, also written pretty to
 // bench/results/<bench>.json, with what is needed to read it later: the commit (and whether the
 // work tree had uncommitted changes), the date, the machine, the 1-minute load average when the
-// run started and when it ended (a figure measured on a busy machine says so), and the BENCH_*
+// run started and when it ended (a figure measured on a busy machine says so), the CPU time of a
+// fixed job then (a host that slowed the machine down during the run says so), and the BENCH_*
 // settings it ran with (none: the documented defaults). test/bench/renderPerformance.ts renders
 // docs/performance.md from these files; their history is git's.
 //
@@ -12,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../support/serviceProcess.ts';
-import { machineInfo } from './measure.ts';
+import { machineInfo, machineSlowdownPct, referenceJobMs } from './measure.ts';
 
 export const RESULTS_DIR = join(repoRoot, 'bench', 'results');
 
@@ -27,6 +28,14 @@ export interface RunInfo {
   wall_seconds: number;
   /** The machine's 1-minute load average (runnable processes) when the run started and ended. */
   load_1m: { start: number; end: number };
+  /**
+   * The CPU time of a fixed job (referenceJobMs) when the run started and ended, and how much
+   * slower the end's was in % (machine_slowdown_pct): the host's pace, which moves every
+   * process's CPU per unit of work at once, apart from our code's. Absent from results recorded
+   * before it was measured.
+   */
+  reference_job_ms?: { start: number; end: number };
+  machine_slowdown_pct?: number | null;
   machine: ReturnType<typeof machineInfo>;
   /** The BENCH_* variables and arguments the run was started with; empty: the defaults. */
   settings: { env: Record<string, string>; args: string[] };
@@ -65,6 +74,7 @@ export function startBenchRun(): BenchRun {
   const startedAt = new Date();
   const started = performance.now();
   const loadStart = load1m();
+  const referenceStart = referenceJobMs();
   // The code that runs is the code of the start: read before anything else changes the tree.
   const commit = git(['rev-parse', 'HEAD']);
   // Other benchmarks' results (and the page made from them) are outputs, not code: they do not make the tree dirty.
@@ -79,12 +89,15 @@ export function startBenchRun(): BenchRun {
   ]);
   return {
     finish(result) {
+      const referenceEnd = referenceJobMs();
       const info: RunInfo = {
         commit,
         dirty: status === null ? null : status !== '',
         date: startedAt.toISOString(),
         wall_seconds: Math.round((performance.now() - started) / 1000),
         load_1m: { start: loadStart, end: load1m() },
+        reference_job_ms: { start: referenceStart, end: referenceEnd },
+        machine_slowdown_pct: machineSlowdownPct(referenceStart, referenceEnd),
         machine: machineInfo(),
         settings: { env: benchSettings(process.env), args: process.argv.slice(2) },
       };
