@@ -205,7 +205,6 @@ export function pidOfInfra(name: string): number | null {
   }
 }
 
-/** Pids of Kafka, ClickHouse and MinIO by their pid files (read again per phase: they may restart). */
 /**
  * ClickHouse's background merges as a thread group to meter apart from the rest of its work
  * (queries and inserts): its 18.16 release names those threads `BackgrProcPool`. Empty when
@@ -216,6 +215,7 @@ export function clickhouseMergeThreads(): ThreadGroups {
   return pid ? { clickhouse_merges: { pid, name: /^BackgrProcPool$/ } } : {};
 }
 
+/** Pids of Kafka, ClickHouse and MinIO by their pid files (read again per phase: they may restart). */
 export function infraPids(): Record<string, number> {
   const pids: Record<string, number> = {};
   for (const name of ['kafka', 'clickhouse', 'minio']) {

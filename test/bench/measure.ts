@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { childPids } from '../support/serviceProcess.ts';
+import { procStat } from '../support/procStat.ts';
 import os from 'node:os';
 
 /** Nearest-rank percentile of unsorted samples; null when there are none. */
@@ -21,9 +22,7 @@ const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 /** CPU seconds (user + system, all threads) used so far by a process; null when it is gone or not on Linux. */
 export function cpuSeconds(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "pid (comm) ": the comm may hold spaces, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const { fields } = procStat(`/proc/${pid}/stat`);
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return null;
@@ -36,8 +35,7 @@ export function cpuSeconds(pid: number): number | null {
  */
 export function treeCpuSeconds(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const { fields } = procStat(`/proc/${pid}/stat`);
     const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
     return childPids(pid).reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), own);
   } catch {
@@ -63,9 +61,8 @@ export function threadsCpuSeconds(pid: number, name: RegExp): number | null {
   let matched = false;
   for (const tid of tids) {
     try {
-      if (!name.test(readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim())) continue;
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const { comm, fields } = procStat(`/proc/${pid}/task/${tid}/stat`);
+      if (!name.test(comm)) continue;
       ticks += Number(fields[11]) + Number(fields[12]);
       matched = true;
     } catch {
@@ -106,6 +103,10 @@ export function machineStealSeconds(): number | null {
   }
 }
 
+/** What a counter gained between two readings; null when either is missing. */
+const delta = (before: number | null | undefined, after: number | null): number | null =>
+  before === null || before === undefined || after === null ? null : after - before;
+
 /** CPU time per named process between start() and stop(); the processes named in `trees` with their children (a cluster's workers). */
 export class CpuMeter {
   readonly #pids: Record<string, number>;
@@ -142,17 +143,10 @@ export class CpuMeter {
   stop(): CpuReading {
     const wallSeconds = (performance.now() - this.#startedAt) / 1000;
     const out: Record<string, number | null> = {};
-    for (const [name, pid] of Object.entries(this.#pids)) {
-      const before = this.#start[name];
-      const after = this.#cpu(name, pid);
-      out[name] = before === null || before === undefined || after === null ? null : after - before;
-    }
-    const threadsNow = this.#threadCpu();
+    for (const [name, pid] of Object.entries(this.#pids)) out[name] = delta(this.#start[name], this.#cpu(name, pid));
     const threadCpuSeconds: Record<string, number | null> = {};
-    for (const [name, after] of Object.entries(threadsNow)) {
-      const before = this.#threadsAtStart[name];
-      threadCpuSeconds[name] = before === null || before === undefined || after === null ? null : after - before;
-    }
+    for (const [name, after] of Object.entries(this.#threadCpu()))
+      threadCpuSeconds[name] = delta(this.#threadsAtStart[name], after);
     const steal = machineStealSeconds();
     const stealSeconds = steal === null || this.#stealAtStart === null ? null : round(steal - this.#stealAtStart, 2);
     return { wallSeconds, cpuSeconds: out, threadCpuSeconds, stealSeconds };
@@ -191,7 +185,7 @@ const REFERENCE_OBJECT = Array.from({ length: 2000 }, (_, i) => ({
 
 /**
  * The CPU time of a fixed job on this thread, in ms, the least of three runs after one to warm up
- * (~100 ms each: the clock counts in ticks of a few ms): a hash of 16 MB (native code), 8,000
+ * (70–80 ms each here: the clock counts in ticks of a few ms): a hash of 16 MB (native code), 8,000
  * small objects through JSON and back (V8), and arithmetic. What it
  * measures is the machine, not our code: on a virtual machine whose host gets busier, every
  * process needs more CPU for the same work, and a benchmark's CPU per run rises with nothing

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
 const moduleUrl = new URL(`file://${join(import.meta.dirname, '../../platform/processPriority.ts')}`).href;
-const threadNicesUrl = new URL(`file://${join(import.meta.dirname, '../support/threadNices.ts')}`).href;
+const procStatUrl = new URL(`file://${join(import.meta.dirname, '../support/procStat.ts')}`).href;
 
 const script = (nice: number) => `
 import { lowerProcessPriority } from ${JSON.stringify(moduleUrl)};
-import { threadNices as niceOf } from ${JSON.stringify(threadNicesUrl)};
+import { threadNices as niceOf } from ${JSON.stringify(procStatUrl)};
 const before = niceOf();
 const changed = lowerProcessPriority(${nice});
 // libuv's thread pool starts on first use, after the call: its threads inherit the value.
@@ -48,10 +48,9 @@ const sessionsGrouped = (() => {
 const sessionScript = (then: string) => `
 import { readFileSync } from 'node:fs';
 import { runInLowPrioritySession } from ${JSON.stringify(moduleUrl)};
-import { threadNices } from ${JSON.stringify(threadNicesUrl)};
+import { procStat, threadNices } from ${JSON.stringify(procStatUrl)};
 await runInLowPrioritySession(7);
-const stat = readFileSync('/proc/self/stat', 'utf8');
-const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+const { fields } = procStat('/proc/self/stat');
 const nices = threadNices();
 console.log(JSON.stringify({ pid: process.pid, session: Number(fields[3]), nices, autogroup: readFileSync('/proc/self/autogroup', 'utf8').trim() }));
 ${then}

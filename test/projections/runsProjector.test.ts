@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
 import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
-import { threadNices } from '../support/threadNices.ts';
+import { threadNices } from '../support/procStat.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { sql } from '../../platform/clickhouse/sql.ts';
 import { EventLog, event } from '../../platform/kafka/eventLog.ts';
