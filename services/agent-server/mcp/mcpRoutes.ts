@@ -23,16 +23,24 @@ const requestId = {
   ...safeInteger,
   description: 'the request’s id, echoed in its response',
 } as const;
-const params = {
+// `_meta` as the MCP SDK reads it, in a request's or notification's params and in a result
+const meta = {
   type: 'object',
   additionalProperties: true,
   properties: {
-    _meta: {
+    progressToken: { type: ['string', 'integer'], ...safeInteger },
+    'io.modelcontextprotocol/related-task': {
       type: 'object',
+      required: ['taskId'],
       additionalProperties: true,
-      properties: { progressToken: { type: ['string', 'integer'], ...safeInteger } },
+      properties: { taskId: { type: 'string' } },
     },
   },
+} as const;
+const params = {
+  type: 'object',
+  additionalProperties: true,
+  properties: { _meta: meta },
   description:
     'the method’s parameters: tools/list {cursor?}; tools/call {name, arguments, context?} (context: the run’s context, as on LangGraph)',
 } as const;
@@ -60,7 +68,11 @@ const jsonRpcMessage = {
       type: 'object',
       required: ['jsonrpc', 'id', 'result'],
       additionalProperties: false,
-      properties: { jsonrpc, id: requestId, result: { type: 'object', additionalProperties: true } },
+      properties: {
+        jsonrpc,
+        id: requestId,
+        result: { type: 'object', additionalProperties: true, properties: { _meta: meta } },
+      },
     },
     {
       title: 'error',
@@ -74,7 +86,7 @@ const jsonRpcMessage = {
           type: 'object',
           required: ['code', 'message'],
           additionalProperties: false,
-          properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+          properties: { code: { type: 'integer', ...safeInteger }, message: { type: 'string' }, data: {} },
         },
       },
     },

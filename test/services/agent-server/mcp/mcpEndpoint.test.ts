@@ -5,6 +5,7 @@
 // LangGraph's `params.context` reaching the run; `http.disable_mcp`; and an auth module's
 // assistants:search filter and its refusals. The official client's flow is test/e2e/mcpClient.test.ts.
 import { join } from 'node:path';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleGraph, startAgentServer, writeAgentConfig, type AgentServer } from '../../../support/agentServer.ts';
 
@@ -129,6 +130,34 @@ describe('refusals', () => {
       const res = await post(server, body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error).toBe('VALIDATION_ERROR');
+    }
+  });
+
+  it('the route’s schema takes exactly the messages the MCP SDK takes: what it documents is never a 400 from the SDK', async () => {
+    const big = 2 ** 60;
+    const bodies = [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: 'p', other: [1] } } },
+      { jsonrpc: '2.0', id: 1, result: { _meta: null } },
+      { jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: 1.5 } } },
+      { jsonrpc: '2.0', error: { code: -32600, message: 'no', data: [null] } },
+      { jsonrpc: '2.0', id: 'x', error: { code: big, message: 'too big a code' } },
+      { jsonrpc: '2.0', id: big, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/x', params: { _meta: { progressToken: big } } },
+      { jsonrpc: '2.0', method: 'notifications/x', params: { _meta: { 'io.modelcontextprotocol/related-task': 1 } } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/x',
+        params: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't', more: true } } },
+      },
+      { jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { 'io.modelcontextprotocol/related-task': {} } } },
+    ];
+    for (const body of bodies) {
+      const res = await post(server, body);
+      const sdkTakes = JSONRPCMessageSchema.safeParse(body).success;
+      expect(res.status, JSON.stringify([body, res.body])).toBe(
+        sdkTakes ? ('method' in body && 'id' in body ? 200 : 202) : 422,
+      );
     }
   });
 
