@@ -5,6 +5,7 @@
 // through ./sql.ts. Every failure is a ClickHouseError that says whether retrying can help
 // (platform/retry.ts obeys it).
 import { request, Agent } from 'undici';
+import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import type { Sql } from './sql.ts';
 import { encodeRowBinary, type RowBinaryColumns } from './rowBinary.ts';
 import type { ClickHouseConfig } from '../config.ts';
@@ -192,6 +193,46 @@ export interface QueryOptions {
   cacheBlocks?: boolean;
 }
 
+interface WholeResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * A POST whose answer is read whole, through undici's dispatch with a handler that keeps the
+ * body's chunks: ClickHouse 18.16 sends its answers in 4 KB chunks (a 1,000-run trace is ~100),
+ * and `request`'s body stream spends ~0.2 ms more CPU per such answer taking them in. Fails as
+ * `request` does (the socket errors the retries look for), the body's errors included.
+ */
+function postWhole(agent: Agent, url: string, body: string | Buffer, headers: Record<string, string>) {
+  const { origin, pathname, search } = new URL(url);
+  return new Promise<WholeResponse>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let statusCode = 0;
+    let responseHeaders: IncomingHttpHeaders = {};
+    agent.dispatch(
+      { origin, path: pathname + search, method: 'POST', body, headers },
+      {
+        onRequestStart() {},
+        onResponseStart(_controller, status, received) {
+          statusCode = status;
+          responseHeaders = received;
+        },
+        onResponseData(_controller, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          resolve({ statusCode, headers: responseHeaders, text: Buffer.concat(chunks).toString('utf8') });
+        },
+        onResponseError(_controller, err) {
+          reject(err);
+        },
+      },
+    );
+  });
+}
+
 export class ClickHouseClient {
   readonly database: string;
   readonly cluster: string | undefined;
@@ -235,21 +276,13 @@ export class ClickHouseClient {
    * failed: reads do not care, and the projectors' writes are idempotent (ReplacingMergeTree; a
    * Replicated table also drops a block it has had inserted already).
    */
-  async #post(pathAndQuery: string, body: string | Buffer, signal?: AbortSignal) {
+  async #post<T>(send: (url: string) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const failures: string[] = [];
     for (let tried = 0; tried < this.#urls.length; tried++) {
       const index = (this.#current + tried) % this.#urls.length;
       const url = this.#urls[index]!;
       try {
-        const post = () =>
-          request(`${url}${pathAndQuery}`, {
-            method: 'POST',
-            body,
-            headers: this.#headers,
-            dispatcher: this.#agent,
-            signal,
-          });
-        const res = await retry(STALE_SOCKET_RETRY, post, {
+        const res = await retry(STALE_SOCKET_RETRY, () => send(url), {
           what: 'ClickHouse request',
           retryIf: isStaleSocket,
           signal,
@@ -285,10 +318,10 @@ export class ClickHouseClient {
       params.set('query', query);
       payload = body;
     }
-    const res = await this.#post(`/?${params}`, payload);
-    const text = await res.body.text();
-    if (res.statusCode !== 200) throw ClickHouseError.fromResponse(res.statusCode, text, res.headers);
-    return text;
+    const path = `/?${params}`;
+    const res = await this.#post((url) => postWhole(this.#agent, `${url}${path}`, payload, this.#headers));
+    if (res.statusCode !== 200) throw ClickHouseError.fromResponse(res.statusCode, res.text, res.headers);
+    return res.text;
   }
 
   /** Runs a statement that returns nothing (DDL, mutations). */
@@ -333,7 +366,13 @@ export class ClickHouseClient {
   ): Promise<AsyncIterable<Buffer>> {
     if (!/^[A-Za-z]+$/.test(format)) throw new TypeError(`invalid ClickHouse format: ${format}`);
     const path = `/?${new URLSearchParams({ database: this.database, output_format_json_quote_64bit_integers: '1' })}`;
-    const res = await this.#post(path, `${statement.text}\nFORMAT ${format}`, options.signal);
+    const body = `${statement.text}\nFORMAT ${format}`;
+    const { signal } = options;
+    const res = await this.#post(
+      (url) =>
+        request(`${url}${path}`, { method: 'POST', body, headers: this.#headers, dispatcher: this.#agent, signal }),
+      signal,
+    );
     if (res.statusCode !== 200) throw ClickHouseError.fromResponse(res.statusCode, await res.body.text(), res.headers);
     return res.body;
   }

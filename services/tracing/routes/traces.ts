@@ -31,6 +31,7 @@ import { compileTraceCondition } from '../../../projections/runs/filter/filterSq
 import { runColumnsFor, runItemsV2, v2SourceField, V2_RUN_SELECTS, type V2RunSelect } from '../read/runResponse.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import { formatIsoMicros } from '../../../platform/time.ts';
+import { sendJsonBytes } from '../../../platform/http/jsonPayload.ts';
 import { list, pageSize, rejectUnsupported, time, timeWindow, uuid } from '../../../platform/http/routeInput.ts';
 import { requireProject, type RouteDeps } from './routeDeps.ts';
 import { decodeCursor, encodeCursor, timeIdKey } from '../query/cursor.ts';
@@ -412,7 +413,7 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       rejectUnsupported(q, ['filter']);
       const tenantId = tenantOf(request);
@@ -435,7 +436,7 @@ export function v2TraceRoutes(app: FastifyInstance, deps: RouteDeps): void {
       });
       if (rows.length === 0 && !(await traceExistsQuery(deps.ch, deps.tables, tenantId, traceId, projectId)))
         throw errors.notFound(`trace ${traceId}`);
-      return { items: await run.shape(rows) };
+      return sendJsonBytes(reply, { items: await run.shape(rows) });
     },
   );
 }

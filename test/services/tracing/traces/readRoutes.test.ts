@@ -103,6 +103,30 @@ const tree = (() => {
   return { trace_id, runs, inTreeOrder: ['root', 'a', 'a1', 'b'], ids: { root: root.id, a: a.id, a1: a1.id, b: b.id } };
 })();
 
+// A trace whose runs moved (the projector's way: the newest row at a place left is a tombstone,
+// has_post = 0, just below the new place's version): `late` from T0 + 6h to T0 + 8h, `joined`
+// from project A3 to A2. Each is shown once, at its new place, and filters see the new place only.
+const moved = (() => {
+  const trace_id = randomUUID();
+  const seg = (t: number, id: string) => formatDottedTimestamp(t) + id;
+  const root = { id: trace_id, t: T0 + 6 * HOUR };
+  const late = { id: randomUUID(), t: root.t + SECOND, movedTo: T0 + 8 * HOUR };
+  const joined = { id: randomUUID(), t: root.t + 2 * SECOND };
+  const order = (r: { id: string; t: number }) => `${seg(root.t, root.id)}.${seg(r.t, r.id)}`;
+  const at = (id: string, name: string, session_id: string, start_time: number, dotted_order: string, more = {}) =>
+    runRow({ tenant_id: tenantA, trace_id, id, session_id, start_time, dotted_order, name, ...more });
+  const rows = [
+    at(root.id, 'root', projectA2, root.t, seg(root.t, root.id)),
+    at(late.id, 'late', projectA2, late.t, order(late), { version: 1, status: 'pending' }),
+    at(late.id, 'late', projectA2, late.t, order(late), { version: 9, has_post: 0 }),
+    at(late.id, 'late', projectA2, late.movedTo, order(late), { version: 10 }),
+    at(joined.id, 'joined', projectA3, joined.t, order(joined), { version: 1 }),
+    at(joined.id, 'joined', projectA3, joined.t, order(joined), { version: 19, has_post: 0 }),
+    at(joined.id, 'joined', projectA2, joined.t, order(joined), { version: 20 }),
+  ];
+  return { trace_id, rows, root, late };
+})();
+
 let db: ScratchDatabase;
 let app: FastifyInstance;
 
@@ -176,6 +200,7 @@ beforeAll(async () => {
       start_time: T0,
     }),
   ]);
+  await db.ch.insert('runs', moved.rows);
   await fillRunKeys(db.ch);
   await fillTraceCopies(db.ch);
   app = await readRoutesApp(db.ch, [
@@ -532,6 +557,25 @@ describe('GET /api/v2/traces/{id}/runs', () => {
       `project_id=${projectA2}&min_start_time=${iso(T0 - 2 * HOUR)}&max_start_time=${iso(T0 - HOUR)}`,
     );
     expect(none).toEqual({ status: 200, body: { items: [] } });
+  });
+
+  test('a run that moved (project, start time) is shown once, at its new place, and filtered by it', async () => {
+    const names = async (query: string) => {
+      const res = await call(
+        tenantA,
+        'GET',
+        `/api/v2/traces/${moved.trace_id}/runs?selects=NAME&selects=STATUS&${query}`,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.items.map((r: any) => `${r.name}:${r.status}`);
+    };
+    expect(await names(`project_id=${projectA2}`)).toEqual(['root:SUCCESS', 'late:SUCCESS', 'joined:SUCCESS']);
+    expect(await names(`project_id=${projectA3}`)).toEqual([]);
+    const window = (from: number, to: number) =>
+      `project_id=${projectA2}&min_start_time=${iso(from)}&max_start_time=${iso(to)}`;
+    // the old start time's window: `late` left it
+    expect(await names(window(moved.root.t, moved.late.t))).toEqual(['root:SUCCESS']);
+    expect(await names(window(moved.late.movedTo, moved.late.movedTo))).toEqual(['late:SUCCESS']);
   });
 
   test('404: an unknown trace, a trace of another project, another workspace (even with the same trace id)', async () => {
