@@ -9,6 +9,7 @@ import {
   referenceJobMs,
   threadCpuMicrosPer,
   threadsCpuSeconds,
+  trendChangePct,
 } from './measure.ts';
 
 test('threadsCpuSeconds: the CPU of the threads a name matches, apart; null when none does or the process is gone', async () => {
@@ -39,4 +40,16 @@ test('referenceJobMs: a positive CPU time of the same job; machineSlowdownPct co
   expect(machineSlowdownPct(70, 98)).toBe(40);
   expect(machineSlowdownPct(80, 72)).toBe(-10);
   expect(machineSlowdownPct(null, 72)).toBeNull();
+});
+
+test('trendChangePct: the least-squares line’s change over the series, not its two ends', () => {
+  expect(trendChangePct([100, 110, 120, 130])).toBe(30);
+  expect(trendChangePct([100, 100, 100, 100])).toBe(0);
+  // the last point low, the rest flat: the ends say -10 %, the trend a fraction of it
+  expect(trendChangePct([100, 100, 100, 100, 100, 100, 100, 100, 100, 90])).toBe(-4.8);
+  // scatter around a flat line, ends apart (a sustained run's minutes): no drift
+  expect(trendChangePct([11595, 10221, 10817, 11283, 12409, 11263, 11393, 11527, 11801, 10393])).toBe(1.5);
+  expect(trendChangePct([80, 72])).toBe(-10);
+  expect(trendChangePct([5])).toBeNull();
+  expect(trendChangePct([])).toBeNull();
 });

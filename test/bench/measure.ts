@@ -216,6 +216,29 @@ export function referenceJobMs(): number {
 export const machineSlowdownPct = (startMs: number | null, endMs: number | null): number | null =>
   startMs && endMs ? round((endMs / startMs - 1) * 100, 1) : null;
 
+/**
+ * How much a series moved over its span, as a trend and not as its two ends: the least-squares
+ * line through the values (one per minute, say), from its value at the first point to its value
+ * at the last, in % of the first. A sustained run's minutes scatter by ±5–10 % here (the host's
+ * pace, the merges' timing), so the last minute against the first measures that scatter more
+ * than any drift. Null for fewer than two values or a line through zero at the start.
+ */
+export function trendChangePct(values: readonly number[]): number | null {
+  const n = values.length;
+  if (n < 2) return null;
+  const meanX = (n - 1) / 2;
+  const meanY = values.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (let x = 0; x < n; x++) {
+    sxy += (x - meanX) * (values[x]! - meanY);
+    sxx += (x - meanX) ** 2;
+  }
+  const slope = sxy / sxx;
+  const first = meanY - slope * meanX;
+  return first === 0 ? null : round(((slope * (n - 1)) / first) * 100, 1);
+}
+
 /** Resident memory of a process in MiB (VmRSS), null when it is gone. */
 export function rssMiB(pid: number): number | null {
   try {

@@ -132,7 +132,9 @@ export const SPECS: BenchSpec[] = [
           label: 'sustained_throughput_drift_pct',
           value: num(r, 'sustained_throughput_drift_pct'),
           unit: '%',
-          meaning: 'with BENCH_SUSTAIN_S: the last minute’s accepted runs/s against the first’s',
+          meaning:
+            'with BENCH_SUSTAIN_S: the trend of the minutes’ accepted runs/s (least-squares line, its change from the ' +
+            'first minute to the last; the minutes scatter by ±5–10 % here, so two single minutes would measure that)',
           goal: r.sustained ? atLeast(0, 'issue 35', ' %') : null,
         },
         {
@@ -140,8 +142,8 @@ export const SPECS: BenchSpec[] = [
           value: num(r, 'sustained_machine_slowdown_pct'),
           unit: '%',
           meaning:
-            'with BENCH_SUSTAIN_S: how much more CPU a fixed reference job took in the last minute than in the first ' +
-            '(the host’s pace, which moves every process’s CPU per run at once)',
+            'with BENCH_SUSTAIN_S: how much more CPU a fixed reference job took at the last minute than at the first, ' +
+            'by the same trend (the host’s pace, which moves every process’s CPU per run at once)',
         },
         {
           label: 'sustained_rss_growth_pct',
