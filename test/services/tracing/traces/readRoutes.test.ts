@@ -533,6 +533,15 @@ describe('GET /api/v2/traces/{id}/runs', () => {
       total_cost: 0,
     });
     expect(res.body.items[3]).toMatchObject({ name: 'b', status: 'ERROR', error: 'boom' });
+    // sent as bytes serialised once (sendJsonBytes), with the type and length of any JSON answer
+    const raw = await app.inject({
+      method: 'GET',
+      url: `/api/v2/traces/${tree.trace_id}/runs?project_id=${projectA2}`,
+      headers: { 'x-tenant-id': tenantA },
+    });
+    expect(raw.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(raw.headers['content-length'])).toBe(raw.rawPayload.length);
+    expect(raw.json()).toEqual(res.body);
   });
 
   test('selects pick the fields, payloads included', async () => {
