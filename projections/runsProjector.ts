@@ -307,7 +307,7 @@ export class RunsProjector implements Projection {
           continue;
         }
         if (merged.session_id !== ZERO_UUID && this.#isProjectDeleted(tenantId, merged.session_id)) continue;
-        deriveRunFields(merged, op, blobTexts);
+        deriveRunFields(merged, op, blobTexts, known ?? null);
         if (!known) added++;
         if (!stored.has(runId)) stored.set(runId, known ?? null);
         runs.set(runId, merged);

@@ -26,9 +26,16 @@ function textOf(row: RunRow, field: 'extra' | 'outputs' | 'events', blobs: BlobT
   return blobs.get(ref.key) ?? null;
 }
 
-export function deriveRunFields(row: RunRow, op: RunOp, blobs: BlobTexts): void {
+/**
+ * `before` is the run as it was before the operation (null for a new one): clients send a run's
+ * extra again with every patch, and where it is the text the run holds already, the metadata
+ * derived from it stands (a string comparison instead of a parse: a replay parsed each run's
+ * extra twice).
+ */
+export function deriveRunFields(row: RunRow, op: RunOp, blobs: BlobTexts, before: RunRow | null = null): void {
   const extra = op.extra !== null || op.outputs !== null || op.run_type !== null ? textOf(row, 'extra', blobs) : null;
-  if (op.extra !== null && extra !== null) Object.assign(row, metadataFields(extra));
+  const sameExtra = before !== null && row.extra !== '' && row.extra === before.extra;
+  if (op.extra !== null && extra !== null && !sameExtra) Object.assign(row, metadataFields(extra));
   if (op.events !== null) {
     const events = textOf(row, 'events', blobs);
     if (events !== null) row.first_token_time = firstTokenTime(events);

@@ -68,28 +68,29 @@ test('first token time is the earliest new_token event', () => {
   expect(firstTokenTime('[]')).toBeNull();
 });
 
+const op = (o: Partial<RunOp>): RunOp => ({
+  op: 'post',
+  run_id: 'r',
+  session_id: null,
+  parent_run_id: null,
+  dotted_order: null,
+  name: null,
+  run_type: null,
+  start_time: null,
+  end_time: null,
+  inputs: null,
+  outputs: null,
+  events: null,
+  extra: null,
+  serialized: null,
+  error: null,
+  tags: null,
+  reference_example_id: null,
+  attachments: [],
+  ...o,
+});
+
 test('derived fields follow the merged row, not the op: a late post does not override a patch', () => {
-  const op = (o: Partial<RunOp>): RunOp => ({
-    op: 'post',
-    run_id: 'r',
-    session_id: null,
-    parent_run_id: null,
-    dotted_order: null,
-    name: null,
-    run_type: null,
-    start_time: null,
-    end_time: null,
-    inputs: null,
-    outputs: null,
-    events: null,
-    extra: null,
-    serialized: null,
-    error: null,
-    tags: null,
-    reference_example_id: null,
-    attachments: [],
-    ...o,
-  });
   const patch = op({ op: 'patch', extra: JSON.stringify({ metadata: { thread_id: 'from-patch' } }) });
   let row = mergeRunOp(emptyRow('t', 'r', 'r'), patch, 1, 0)!;
   deriveRunFields(row, patch, new Map());
@@ -102,4 +103,27 @@ test('derived fields follow the merged row, not the op: a late post does not ove
   deriveRunFields(row, post, new Map());
   expect(row.thread_id).toBe('from-patch');
   expect(JSON.parse(row.usage).total_tokens).toBe(5);
+});
+
+test('a patch that sends the extra the run holds keeps what was derived from it; another extra is derived anew', () => {
+  const extra = JSON.stringify({ metadata: { thread_id: 't-1', user: 'a' } });
+  const post = op({ extra, run_type: 'chain' });
+  const posted = mergeRunOp(emptyRow('t', 'r', 'r'), post, 1, 0)!;
+  deriveRunFields(posted, post, new Map(), null);
+  expect([posted.thread_id, posted.metadata_keys, posted.metadata_values]).toEqual([
+    't-1',
+    ['thread_id', 'user'],
+    ['t-1', 'a'],
+  ]);
+  // The same text again (a copy, as a client sends it): not parsed again, so a row whose fields
+  // were derived otherwise keeps them (which shows the parse was skipped).
+  const marked = { ...posted, thread_id: 'derived-before' };
+  const same = op({ op: 'patch', extra: `${extra}` });
+  const patched = mergeRunOp(marked, same, 2, 0)!;
+  deriveRunFields(patched, same, new Map(), marked);
+  expect(patched.thread_id).toBe('derived-before');
+  const other = op({ op: 'patch', extra: JSON.stringify({ metadata: { thread_id: 't-2' } }) });
+  const changed = mergeRunOp(patched, other, 3, 0)!;
+  deriveRunFields(changed, other, new Map(), patched);
+  expect([changed.thread_id, changed.metadata_keys]).toEqual(['t-2', ['thread_id']]);
 });
