@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace, multipartBody, postParts, type Part } from '../support/runFactory.ts';
+import { makeTrace, multipartBody, postParts, runOp, type Part } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 import { threadNices } from '../support/procStat.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
@@ -193,26 +193,15 @@ test('events the projector cannot read go to the dead-letter topic byte for byte
   const tenantId = randomUUID();
   const [root] = makeTrace(0);
   const key = `${tenantId}/${root!.trace_id}`;
-  const op: RunOp = {
-    op: 'post',
+  const op = runOp({
     run_id: root!.id,
     session_id: randomUUID(),
-    parent_run_id: null,
     dotted_order: root!.dotted_order,
     name: 'after-poison',
     run_type: 'chain',
     start_time: Date.now() * 1000,
-    end_time: null,
     inputs: '{"x":1}',
-    outputs: null,
-    events: null,
-    extra: null,
-    serialized: null,
-    error: null,
-    tags: null,
-    reference_example_id: null,
-    attachments: [],
-  };
+  });
   const good = {
     tenant_id: tenantId,
     trace_id: root!.trace_id,
@@ -244,26 +233,16 @@ test('events the projector cannot read go to the dead-letter topic byte for byte
 
 test('an event whose rows ClickHouse will always refuse goes to the dead-letter topic with the reason; the events beside it are projected', async () => {
   const tenantId = randomUUID();
-  const runOp = (runId: string, traceId: string, dottedOrder: string, name: string): RunOp => ({
-    op: 'post',
-    run_id: runId,
-    session_id: randomUUID(),
-    parent_run_id: null,
-    dotted_order: dottedOrder,
-    name,
-    run_type: 'chain',
-    start_time: Date.now() * 1000,
-    end_time: null,
-    inputs: '{"x":1}',
-    outputs: null,
-    events: null,
-    extra: null,
-    serialized: null,
-    error: null,
-    tags: null,
-    reference_example_id: null,
-    attachments: [],
-  });
+  const chainOp = (runId: string, traceId: string, dottedOrder: string, name: string): RunOp =>
+    runOp({
+      run_id: runId,
+      session_id: randomUUID(),
+      dotted_order: dottedOrder,
+      name,
+      run_type: 'chain',
+      start_time: Date.now() * 1000,
+      inputs: '{"x":1}',
+    });
   const eventOf = (op: RunOp, traceId: string) => ({
     tenant_id: tenantId,
     trace_id: traceId,
@@ -276,20 +255,20 @@ test('an event whose rows ClickHouse will always refuse goes to the dead-letter 
   // A run id that is not a UUID, as a writer that did not check it would append: the schema takes
   // any string, the runs table's UUID column never will. In the trace of the run before it, so
   // the projector's cache of that trace holds the refused run too until it forgets it.
-  const refusedEvent = eventOf(runOp('run-42', before!.trace_id, sibling!.dotted_order, 'refused'), before!.trace_id);
+  const refusedEvent = eventOf(chainOp('run-42', before!.trace_id, sibling!.dotted_order, 'refused'), before!.trace_id);
   const keyOf = (traceId: string) => `${tenantId}/${traceId}`;
   const log = new EventLog(stack.config, 'test-refused');
   await log.append([
     event(
       'RunOpsAppended',
       keyOf(before!.trace_id),
-      eventOf(runOp(before!.id, before!.trace_id, before!.dotted_order, 'before-refused'), before!.trace_id),
+      eventOf(chainOp(before!.id, before!.trace_id, before!.dotted_order, 'before-refused'), before!.trace_id),
     ),
     event('RunOpsAppended', keyOf(before!.trace_id), refusedEvent),
     event(
       'RunOpsAppended',
       keyOf(after!.trace_id),
-      eventOf(runOp(after!.id, after!.trace_id, after!.dotted_order, 'after-refused'), after!.trace_id),
+      eventOf(chainOp(after!.id, after!.trace_id, after!.dotted_order, 'after-refused'), after!.trace_id),
     ),
   ]);
   await log.close();

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { stackClickHouse, startTracingStack, type TracingStack } from '../support/tracingStack.ts';
-import { makeTrace } from '../support/runFactory.ts';
+import { makeTrace, runOp } from '../support/runFactory.ts';
 import { waitFor } from '../support/serviceProcess.ts';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { ident, join, raw, sql } from '../../platform/clickhouse/sql.ts';
@@ -37,44 +37,30 @@ async function appendInterleavedTraces(): Promise<string> {
   const tenantId = randomUUID();
   const sessionId = randomUUID();
   const t0 = Date.now() * 1000;
-  const post = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp => ({
-    op: 'post',
-    run_id: r.id,
-    session_id: sessionId,
-    parent_run_id: r.parent_run_id ?? null,
-    dotted_order: r.dotted_order!,
-    name: r.name!,
-    run_type: r.run_type!,
-    start_time: t0 + i,
-    end_time: null,
-    inputs: JSON.stringify({ i }),
-    events: null,
-    serialized: null,
-    error: null,
-    extra: JSON.stringify({ metadata: { thread_id: `thread-${r.trace_id.slice(0, 8)}` } }),
-    tags: ['parts'],
-    reference_example_id: null,
-    attachments: [],
-    outputs: null,
-  });
+  const post = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp =>
+    runOp({
+      run_id: r.id,
+      session_id: sessionId,
+      parent_run_id: r.parent_run_id ?? null,
+      dotted_order: r.dotted_order!,
+      name: r.name!,
+      run_type: r.run_type!,
+      start_time: t0 + i,
+      inputs: JSON.stringify({ i }),
+      extra: JSON.stringify({ metadata: { thread_id: `thread-${r.trace_id.slice(0, 8)}` } }),
+      tags: ['parts'],
+    });
   const patch = (r: ReturnType<typeof makeTrace>[number], i: number): RunOp =>
-    ({
-      ...post(r, i),
+    runOp({
       op: 'patch',
-      session_id: null,
-      parent_run_id: null,
-      dotted_order: null,
-      name: null,
-      run_type: null,
-      start_time: null,
-      inputs: null,
-      tags: null,
+      run_id: r.id,
+      extra: post(r, i).extra,
       end_time: t0 + 1000 + i,
       outputs: JSON.stringify({
         done: r.id,
         ...(r.parent_run_id ? { usage_metadata: { input_tokens: i, output_tokens: 2, total_tokens: i + 2 } } : {}),
       }),
-    }) as unknown as RunOp;
+    });
   const traces = Array.from({ length: 6 }, () => makeTrace(3));
   const eventOf = (traceId: string, ops: RunOp[]) =>
     event('RunOpsAppended', `${tenantId}/${traceId}`, {

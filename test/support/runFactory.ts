@@ -1,6 +1,32 @@
 // Builds runs and multipart bodies the way the official clients do, for tests and benchmarks.
 import { v7 as uuidv7 } from 'uuid';
 import { formatDottedTimestamp } from '../../platform/time.ts';
+import type { RunOp } from '../../schemas/events.generated.ts';
+
+/** A run operation as the RunOpsAppended event carries it: a post of run `r` that says nothing, but what `fields` say. */
+export function runOp(fields: Partial<RunOp>): RunOp {
+  return {
+    op: 'post',
+    run_id: 'r',
+    session_id: null,
+    parent_run_id: null,
+    dotted_order: null,
+    name: null,
+    run_type: null,
+    start_time: null,
+    end_time: null,
+    inputs: null,
+    outputs: null,
+    events: null,
+    extra: null,
+    serialized: null,
+    error: null,
+    tags: null,
+    reference_example_id: null,
+    attachments: [],
+    ...fields,
+  };
+}
 
 export interface TestRun {
   id: string;

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { firstTokenTime, metadataFields, ownUsage } from '../../../projections/runs/derivedFields.ts';
 import { deriveRunFields } from '../../../projections/runs/deriveRun.ts';
 import { emptyRow, mergeRunOp } from '../../../projections/runs/runRow.ts';
-import type { RunOp } from '../../../schemas/events.generated.ts';
+import { runOp } from '../../support/runFactory.ts';
 
 describe('thread and metadata', () => {
   test('thread_id wins over session_id, which wins over conversation_id', () => {
@@ -68,27 +68,7 @@ test('first token time is the earliest new_token event', () => {
   expect(firstTokenTime('[]')).toBeNull();
 });
 
-const op = (o: Partial<RunOp>): RunOp => ({
-  op: 'post',
-  run_id: 'r',
-  session_id: null,
-  parent_run_id: null,
-  dotted_order: null,
-  name: null,
-  run_type: null,
-  start_time: null,
-  end_time: null,
-  inputs: null,
-  outputs: null,
-  events: null,
-  extra: null,
-  serialized: null,
-  error: null,
-  tags: null,
-  reference_example_id: null,
-  attachments: [],
-  ...o,
-});
+const op = runOp;
 
 test('derived fields follow the merged row, not the op: a late post does not override a patch', () => {
   const patch = op({ op: 'patch', extra: JSON.stringify({ metadata: { thread_id: 'from-patch' } }) });

@@ -6,9 +6,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { loadConfig } from '../../../../platform/config.ts';
 import { EventLog, event } from '../../../../platform/kafka/eventLog.ts';
 import { MAX_JSON_DEPTH, TRUNCATED_MARKER } from '../../../../platform/json/jsonNesting.ts';
-import type { RunOp } from '../../../../schemas/events.generated.ts';
 import { api, createWorkspaces, waitForRun, type Workspace } from '../../../support/tracingClient.ts';
-import { makeTrace } from '../../../support/runFactory.ts';
+import { makeTrace, runOp } from '../../../support/runFactory.ts';
 
 const DEPTH = 5000;
 const deepText = '{"a":'.repeat(DEPTH) + '1' + '}'.repeat(DEPTH);
@@ -48,8 +47,7 @@ beforeAll(async () => {
 
   // A second child appended as an earlier version of the service would have stored it.
   deepRunId = uuidv7();
-  const op: RunOp = {
-    op: 'post',
+  const op = runOp({
     run_id: deepRunId,
     session_id: projectId,
     parent_run_id: root!.id,
@@ -57,17 +55,8 @@ beforeAll(async () => {
     name: 'deep',
     run_type: 'chain',
     start_time: Date.now() * 1000,
-    end_time: null,
     inputs: deepText,
-    outputs: null,
-    events: null,
-    extra: null,
-    serialized: null,
-    error: null,
-    tags: null,
-    reference_example_id: null,
-    attachments: [],
-  };
+  });
   const log = new EventLog(loadConfig(inject('tracingEnv')), 'test-old-writer');
   try {
     await log.append([
