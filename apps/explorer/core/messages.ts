@@ -47,6 +47,8 @@ const ROLES: Record<string, string> = {
   chat: 'chat',
   ChatMessage: 'chat',
 };
+/** The role a message type or class names; nothing for any other text (`constructor` included). */
+const roleFor = (name: string): string | undefined => (Object.hasOwn(ROLES, name) ? ROLES[name] : undefined);
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -101,13 +103,13 @@ export function asMessage(value: unknown): ChatMessage | null {
   let role: string | undefined;
   // Serialised LangChain message: {lc: 1, type: 'constructor', id: [..., 'AIMessage'], kwargs: {...}}.
   if (value.lc === 1 && Array.isArray(value.id) && isObject(value.kwargs)) {
-    role = ROLES[String(value.id.at(-1))];
+    role = roleFor(String(value.id.at(-1)));
     m = value.kwargs;
     if (role === 'chat') role = text(m.role) ?? 'chat';
   } else if (typeof value.role === 'string') {
-    role = ROLES[value.role] ?? value.role;
-  } else if (typeof value.type === 'string' && ROLES[value.type]) {
-    role = ROLES[value.type];
+    role = roleFor(value.role) ?? value.role;
+  } else if (typeof value.type === 'string' && roleFor(value.type)) {
+    role = roleFor(value.type);
     if (role === 'chat') role = text(value.role) ?? 'chat';
   }
   if (!role) return null;

@@ -8,22 +8,24 @@
 import { CronExpressionParser } from 'cron-parser';
 import { errors } from '../../../platform/errors.ts';
 
-const MACROS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
+// A Map, not an object literal: a schedule is the caller's text, and `__proto__` or `constructor`
+// must find nothing.
+const MACROS = new Map([
+  ['@yearly', '0 0 1 1 *'],
+  ['@annually', '0 0 1 1 *'],
+  ['@monthly', '0 0 1 * *'],
+  ['@weekly', '0 0 * * 0'],
+  ['@daily', '0 0 * * *'],
+  ['@midnight', '0 0 * * *'],
+  ['@hourly', '0 * * * *'],
+]);
 
 const FIELDS = 'minute hour day-of-month month day-of-week';
 
 /** The five fields of a schedule (a macro expanded), or a 422 naming `field` and what is wrong. */
 function fieldsOf(schedule: string, field: string): string {
   const trimmed = schedule.trim();
-  const expanded = MACROS[trimmed.toLowerCase()] ?? trimmed;
+  const expanded = MACROS.get(trimmed.toLowerCase()) ?? trimmed;
   const fields = expanded.split(/\s+/);
   const invalid = (why: string) =>
     errors.validation(`${field} "${schedule}" is not a cron schedule: ${why} (five fields: ${FIELDS}, in UTC)`);

@@ -93,7 +93,8 @@ function runTypeOf(a: AttributeReader): string {
     return 'chain'; // invoke_agent, create_agent, …
   }
   const openInference = a.text('openinference.span.kind')?.toLowerCase();
-  if (openInference) return OPENINFERENCE_KINDS[openInference] ?? 'chain';
+  if (openInference)
+    return Object.hasOwn(OPENINFERENCE_KINDS, openInference) ? OPENINFERENCE_KINDS[openInference]! : 'chain';
   if (a.get('gen_ai.tool.name') !== undefined) return 'tool';
   if (a.has((k) => k.startsWith('gen_ai.'))) return 'llm';
   return 'chain';

@@ -117,6 +117,12 @@ describe('findMessages', () => {
   });
 });
 
+test('a role or type named like an object’s own property is text, not a lookup', () => {
+  const found = findMessages({ messages: [{ role: 'constructor', content: 'hi' }] });
+  expect(found).toEqual([{ role: 'constructor', content: 'hi', name: null, toolCalls: [], toolCallId: null }]);
+  expect(findMessages({ messages: [{ type: 'toString', content: 'hi' }] })).toBeNull();
+});
+
 describe('findDocuments', () => {
   test("a retriever's documents: dicts or serialised Documents, with their metadata", () => {
     expect(

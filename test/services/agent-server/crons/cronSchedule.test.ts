@@ -48,6 +48,10 @@ describe('cron schedules', () => {
       ['hello', /1 field/],
       ['H * * * *', /hashed/],
       ['@reboot', /1 field/],
+      // names an object literal's prototype has: nothing but text here
+      ['__proto__', /1 field/],
+      ['constructor', /1 field/],
+      ['toString', /1 field/],
     ] as const) {
       const err = refusal(() => checkSchedule(schedule, null));
       expect(err, schedule).toBeInstanceOf(AppError);

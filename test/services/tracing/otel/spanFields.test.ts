@@ -139,6 +139,9 @@ describe('spanFields', () => {
     expect(typeOf({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' })).toBe('tool');
     expect(typeOf({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'a' })).toBe('chain');
     expect(typeOf({ 'openinference.span.kind': 'RETRIEVER' })).toBe('retriever');
+    // a kind named like an object's own property is no kind: chain, a string
+    expect(typeOf({ 'openinference.span.kind': 'constructor' })).toBe('chain');
+    expect(typeOf({ 'openinference.span.kind': '__proto__' })).toBe('chain');
     expect(typeOf({ 'gen_ai.tool.name': 'search' })).toBe('tool');
     expect(typeOf({ 'langsmith.span.kind': 'nonsense', 'gen_ai.request.model': 'm' })).toBe('llm');
     expect(typeOf({ 'langsmith.span.kind': 'retriever', 'gen_ai.request.model': 'm' })).toBe('retriever');
