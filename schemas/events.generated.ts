@@ -41,6 +41,50 @@ export interface BlobRef {
   content_type: string;
 }
 
+/** A dataset (POST /datasets, or POST /datasets/upload). Keyed tenant_id/dataset_id. A name belongs to the first live dataset of the workspace created with it: a creation whose name a live dataset holds, folded after it, is ignored (the command that appended it answers 409). A creation of an id already created or deleted is ignored. */
+export interface DatasetCreated {
+  tenant_id: string;
+  dataset_id: string;
+  name: string;
+  description: null | string;
+  /** kv, llm or chat */
+  data_type: string;
+  /** JSON object; extra.metadata is the dataset's metadata */
+  extra: null | string;
+  /** JSON Schema every example's inputs must satisfy */
+  inputs_schema: null | string;
+  /** JSON Schema every example's outputs must satisfy */
+  outputs_schema: null | string;
+  /** JSON array of {path, transformation_type} */
+  transformations: null | string;
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** Tombstone of a dataset (DELETE /datasets/{id}). Keyed tenant_id/dataset_id. Final: the id is never live again, and its name is free for a new dataset. */
+export interface DatasetDeleted {
+  tenant_id: string;
+  dataset_id: string;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
+/** A change to a dataset (PATCH /datasets/{id}). Keyed tenant_id/dataset_id. A null field is left unchanged; a rename to a name another live dataset holds is ignored as a whole when folded (the command answers 409). */
+export interface DatasetUpdated {
+  tenant_id: string;
+  dataset_id: string;
+  name: null | string;
+  description: null | string;
+  /** JSON object, replaces the whole extra */
+  extra: null | string;
+  /** JSON Schema, replaces the one before */
+  inputs_schema: null | string;
+  /** JSON Schema, replaces the one before */
+  outputs_schema: null | string;
+  /** microseconds since the epoch */
+  updated_at: number;
+}
+
 /** POST /v2/deployments. Keyed tenant_id/deployment_id; appended with its first RevisionCreated. Ignored by the fold when an active deployment of the workspace already has the name (the command then answers 409). */
 export interface DeploymentCreated {
   tenant_id: string;
@@ -447,6 +491,9 @@ export interface EventPayloads {
   ApiKeyIssued: ApiKeyIssued;
   ApiKeyLinked: ApiKeyLinked;
   ApiKeyUnlinked: ApiKeyUnlinked;
+  DatasetCreated: DatasetCreated;
+  DatasetDeleted: DatasetDeleted;
+  DatasetUpdated: DatasetUpdated;
   DeploymentCreated: DeploymentCreated;
   DeploymentRemoved: DeploymentRemoved;
   DeploymentSoftDeleted: DeploymentSoftDeleted;

@@ -54,6 +54,12 @@ const declarations = {
    * landed, and the command reads back whether its own event took effect (deploymentCommands.ts).
    */
   deployments: { name: 'deployments.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
+  /**
+   * Datasets (the evaluation loop): created, changed, deleted. One partition, like projects: every
+   * replica folds the same events in the same order, and a dataset's name belongs to the first
+   * live dataset created with it (projections/datasets/datasetRegistry.ts).
+   */
+  datasets: { name: 'datasets.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
   runsDeadLetter: {
     name: 'tracing.runs.dead-letter',
     partitions: 'configured',

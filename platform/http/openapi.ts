@@ -40,6 +40,14 @@ export const UUID_PATTERN =
 export const uuidSchema = { type: 'string', format: 'uuid' } as const;
 
 /**
+ * A query parameter holding a JSON object (`?metadata={"k":"v"}`): it starts with `{` after JSON's
+ * own whitespace (a regex's \s also takes \f and \v, which JSON does not, so a fuzzer drew text the
+ * schema allowed and the parse refused).
+ */
+export const jsonObjectQuerySchema = (description: string) =>
+  ({ type: 'string', contentMediaType: 'application/json', pattern: '^[ \\t\\n\\r]*\\{', description }) as const;
+
+/**
  * A time as the services take it: ISO 8601 (documented as `date-time`; naive times are read as
  * UTC) or, in JSON, epoch milliseconds. `stored`: a time a run, feedback or project keeps, 1970 up
  * to 2100 (platform/time.ts STORABLE_TIME_RANGE); `query`: a bound of a query, years 1700 to 2199.

@@ -74,3 +74,31 @@ export function rejectUnsupported(input: Record<string, unknown>, fields: readon
     if (input[f] !== undefined && input[f] !== null)
       throw errors.badRequest(`${f} is not supported by this server; leave it out`);
 }
+
+/**
+ * A query parameter holding a JSON object (`?metadata={"k":"v"}`); undefined when absent or
+ * empty. Text that does not parse is a 400 (JSON is a grammar no schema holds, as a body's is).
+ */
+export function jsonObjectQuery(value: string | undefined, field: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    throw errors.invalidJson(field, `${(err as Error).message}; got "${value.slice(0, 64)}"`, err);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw errors.invalidField(`${field} must be a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * A body's object field that travels in one Kafka message (a project's or dataset's extra, a
+ * dataset's schemas): null when absent, a 422 when its JSON is over `maxBytes`.
+ */
+export function boundedObject(value: unknown, field: string, maxBytes: number): Record<string, unknown> | null {
+  if (value == null) return null;
+  if (Buffer.byteLength(JSON.stringify(value)) > maxBytes)
+    throw errors.invalidField(`${field} is larger than ${maxBytes / 1024} KiB`);
+  return value as Record<string, unknown>;
+}

@@ -39,6 +39,8 @@ import { readJsonBody } from '../../platform/http/requestBody.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { ExportState } from '../bulk-export/index.ts';
 import { bulkExportRoutes } from '../bulk-export/plugins.ts';
+import { datasetRoutes } from '../datasets/plugins.ts';
+import { DatasetRegistry } from '../../projections/datasets/datasetRegistry.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { retry, type RetryPolicy } from '../../platform/retry.ts';
 
@@ -80,12 +82,13 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   const eventLog = new EventLog(config, 'tracing-api');
   const tenancy = new TenancyService(config, eventLog, logger);
   const projects = new ProjectRegistry(config, logger);
+  const datasets = new DatasetRegistry(config, logger);
   const exports = new ExportState(config, logger);
   const lineage = new LineageIndex(config, logger, async (tenantId, runId) => {
     const row = await runByIdQuery(ch, tenantId, runId);
     return row ? { traceId: row.trace_id, dottedOrder: row.dotted_order, sessionId: row.session_id } : null;
   });
-  await Promise.all([tenancy.start(), projects.start(), lineage.start(), exports.start()]);
+  await Promise.all([tenancy.start(), projects.start(), datasets.start(), lineage.start(), exports.start()]);
   if (config.BOOTSTRAP_API_KEY) await tenancy.ensureBootstrapKey(config.BOOTSTRAP_API_KEY);
   const ingestor = new RunIngestor(config, eventLog, blobs, projects, lineage);
   const otel = new OtelIngestion(config, logger, ingestor, lineage);
@@ -163,6 +166,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           requireApiKey(authed, tenancy, { bearer: true });
           await authed.register(tracingRoutes, tracingOptions);
           await authed.register(bulkExportRoutes, bulkExportOptions);
+          await authed.register(datasetRoutes, { eventLog, datasets, projects });
           await authed.register(currentWorkspaceRoutes, { tenancy });
         });
       },
@@ -191,6 +195,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
         feedbackLag.close(),
         tenancy.close(),
         projects.close(),
+        datasets.close(),
         lineage.close(),
         exports.close(),
         otel.close(),

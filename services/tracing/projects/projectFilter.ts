@@ -1,5 +1,5 @@
 // The filters of GET /sessions, over the registry's projects (pure: no I/O).
-import { isDeepStrictEqual } from 'node:util';
+import { metadataMatches } from '../../../platform/json/metadataMatch.ts';
 import type { Project } from '../../../projections/projects/projectRegistry.ts';
 
 export interface ProjectFilter {
@@ -24,13 +24,6 @@ export function matchesFilter(p: Project, f: ProjectFilter): boolean {
   if (f.referenceFree !== undefined && (p.referenceDatasetId === null) !== f.referenceFree) return false;
   if (f.referenceDatasets && (p.referenceDatasetId === null || !f.referenceDatasets.includes(p.referenceDatasetId)))
     return false;
-  if (f.metadata) {
-    const metadata = p.extra?.metadata;
-    if (typeof metadata !== 'object' || metadata === null) return Object.keys(f.metadata).length === 0;
-    for (const [key, value] of Object.entries(f.metadata)) {
-      if (!Object.hasOwn(metadata, key) || !isDeepStrictEqual((metadata as Record<string, unknown>)[key], value))
-        return false;
-    }
-  }
+  if (f.metadata && !metadataMatches(p.extra?.metadata, f.metadata)) return false;
   return true;
 }

@@ -3,7 +3,13 @@
 // project an address names). Projects live in the projects topic
 // (projections/projects/projectRegistry.ts); statistics come from the `traces` read model.
 // Bad input is a 422 naming the field; an unknown id, or another workspace's, is a 404.
-import { errorResponses, timeSchema, UUID_PATTERN, uuidSchema } from '../../../platform/http/openapi.ts';
+import {
+  errorResponses,
+  jsonObjectQuerySchema,
+  timeSchema,
+  UUID_PATTERN,
+  uuidSchema,
+} from '../../../platform/http/openapi.ts';
 import { toUuid } from '../../../platform/ids.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../../platform/errors.ts';
@@ -13,7 +19,7 @@ import { projectResponse, projectSchema } from '../projects/projectResponse.ts';
 import { projectStatsQuery } from '../projects/projectStatsQuery.ts';
 import type { Project } from '../../../projections/projects/projectRegistry.ts';
 import { tenantOf } from '../../tenancy/index.ts';
-import { bool, int, time, uuid } from '../../../platform/http/routeInput.ts';
+import { bool, boundedObject, int, jsonObjectQuery, time, uuid } from '../../../platform/http/routeInput.ts';
 import type { RouteDeps } from './routeDeps.ts';
 
 const MAX_LIMIT = 100;
@@ -23,27 +29,6 @@ const MAX_NAME_LENGTH = 1000;
 const MAX_DESCRIPTION_LENGTH = 64 * 1024;
 
 // ---- input: every problem is a 422 that names the field ----
-
-const extraObject = (value: unknown, field: string): Record<string, unknown> | null => {
-  if (value == null) return null;
-  if (Buffer.byteLength(JSON.stringify(value)) > MAX_EXTRA_BYTES)
-    throw errors.invalidField(`${field} is larger than ${MAX_EXTRA_BYTES / 1024} KiB`);
-  return value as Record<string, unknown>;
-};
-
-const jsonObject = (value: string | undefined, field: string): Record<string, unknown> | undefined => {
-  if (value === undefined || value === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    // JSON is a grammar no schema holds: text that does not parse is a 400, as a body's is.
-    throw errors.invalidJson(field, `${(err as Error).message}; got "${value.slice(0, 64)}"`, err);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw errors.invalidField(`${field} must be a JSON object`);
-  return parsed as Record<string, unknown>;
-};
 
 /** An address, as the clients' `langsmith.address` module defines one. */
 type Address =
@@ -157,12 +142,7 @@ const listQuery = {
     name_contains: queryText('case-insensitive part of the name'),
     reference_free: queryBool('true: only projects without a reference dataset; false: only with one'),
     reference_dataset: uuids('only experiments against these dataset ids'),
-    metadata: {
-      type: 'string',
-      contentMediaType: 'application/json',
-      pattern: '^\\s*\\{',
-      description: 'a JSON object; every key must be in extra.metadata with an equal value',
-    },
+    metadata: jsonObjectQuerySchema('a JSON object; every key must be in extra.metadata with an equal value'),
     offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0' },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `default ${MAX_LIMIT}` },
     ...includeStatsQuery,
@@ -176,7 +156,7 @@ function listFilter(q: ListQuery): ProjectFilter {
     nameContains: q.name_contains === '' ? undefined : q.name_contains,
     referenceFree: bool(q.reference_free, 'reference_free'),
     referenceDatasets: q.reference_dataset?.map((v) => uuid(v, 'reference_dataset')),
-    metadata: jsonObject(q.metadata, 'metadata'),
+    metadata: jsonObjectQuery(q.metadata, 'metadata'),
   };
 }
 
@@ -227,7 +207,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
           id: b.id == null ? null : uuid(b.id, 'id'),
           name: b.name as string,
           description: (b.description as string | null | undefined) ?? null,
-          extra: extraObject(b.extra, 'extra'),
+          extra: boundedObject(b.extra, 'extra', MAX_EXTRA_BYTES),
           referenceDatasetId:
             b.reference_dataset_id == null ? null : uuid(b.reference_dataset_id, 'reference_dataset_id'),
           startTime: time(b.start_time, 'start_time'),
@@ -356,7 +336,7 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
       const project = await commands.update(tenantOf(request), uuid(request.params.session_id, 'session_id'), {
         name: b.name as string | null | undefined,
         description: b.description as string | null | undefined,
-        extra: extraObject(b.extra, 'extra'),
+        extra: boundedObject(b.extra, 'extra', MAX_EXTRA_BYTES),
         endTime: time(b.end_time, 'end_time'),
       });
       return projectResponse(project);

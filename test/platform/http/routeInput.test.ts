@@ -3,7 +3,9 @@
 import { expect, test } from 'vitest';
 import {
   bool,
+  boundedObject,
   int,
+  jsonObjectQuery,
   list,
   pageSize,
   rejectUnsupported,
@@ -77,5 +79,33 @@ test('repeated parameters, and fields the service does not evaluate', () => {
   expect(refusal(() => rejectUnsupported({ ai_search: 'x' }, ['ai_search']))).toEqual({
     status: 400,
     message: 'ai_search is not supported by this server; leave it out',
+  });
+});
+
+test('a JSON object in a query parameter: absent or empty is undefined, text that does not parse a 400, another JSON value a 422', () => {
+  expect(jsonObjectQuery(undefined, 'metadata')).toBeUndefined();
+  expect(jsonObjectQuery('', 'metadata')).toBeUndefined();
+  expect(jsonObjectQuery(' {"a": [1]} ', 'metadata')).toEqual({ a: [1] });
+  expect(refusal(() => jsonObjectQuery('{nope', 'metadata'))).toMatchObject({
+    status: 400,
+    message: expect.stringContaining('metadata'),
+  });
+  expect(refusal(() => jsonObjectQuery('[1]', 'metadata'))).toEqual({
+    status: 422,
+    message: 'metadata must be a JSON object',
+  });
+  expect(refusal(() => jsonObjectQuery('null', 'metadata'))).toEqual({
+    status: 422,
+    message: 'metadata must be a JSON object',
+  });
+});
+
+test('an object field bounded in size: null when absent, a 422 naming the field when its JSON is over the bound', () => {
+  expect(boundedObject(undefined, 'extra', 1024)).toBeNull();
+  expect(boundedObject(null, 'extra', 1024)).toBeNull();
+  expect(boundedObject({ a: 'x' }, 'extra', 1024)).toEqual({ a: 'x' });
+  expect(refusal(() => boundedObject({ a: 'x'.repeat(1024) }, 'extra', 1024))).toEqual({
+    status: 422,
+    message: 'extra is larger than 1 KiB',
   });
 });

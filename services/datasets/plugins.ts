@@ -1,0 +1,3 @@
+// The datasets context's HTTP surface: the routes the API process registers
+// (services/processes/tracingApp.ts). Only a process root imports this module.
+export { datasetRoutes, type DatasetRouteOptions } from './datasetRoutes.ts';
