@@ -12,6 +12,7 @@ import { ThreadsPage, ThreadPage } from './threads/ThreadsPage.tsx';
 import { AnalyticsPage } from './analytics/AnalyticsPage.tsx';
 import { ExportsPage } from './exports/ExportsPage.tsx';
 import { DeploymentsPage } from './deployments/DeploymentsPage.tsx';
+import { DatasetsPage } from './datasets/DatasetsPage.tsx';
 
 /** The views under "Projects" in the top bar. */
 const projectPages = new Set<Route['page']>(['projects', 'traces', 'trace', 'run', 'threads', 'thread', 'analytics']);
@@ -54,6 +55,13 @@ export function ExplorerApp() {
             Projects
           </a>
           <a
+            data-testid="nav-datasets"
+            className={route.page === 'datasets' ? 'current' : ''}
+            {...linkProps({ page: 'datasets', search: '' })}
+          >
+            Datasets
+          </a>
+          <a
             data-testid="nav-exports"
             className={route.page === 'exports' ? 'current' : ''}
             {...linkProps({ page: 'exports' })}
@@ -83,6 +91,7 @@ export function ExplorerApp() {
         {route.page === 'analytics' && <AnalyticsPage credentials={credentials} route={route} />}
         {route.page === 'exports' && <ExportsPage credentials={credentials} exportId={route.exportId ?? null} />}
         {route.page === 'deployments' && <DeploymentsPage credentials={credentials} />}
+        {route.page === 'datasets' && <DatasetsPage credentials={credentials} search={route.search} />}
       </main>
     </div>
   );

@@ -19,7 +19,9 @@ export type Route =
   /** The workspace's bulk exports and their destinations; with an export id, that export and its runs. */
   | { page: 'exports'; exportId?: string }
   /** The agent-server deployments of the control plane. */
-  | { page: 'deployments' };
+  | { page: 'deployments' }
+  /** The workspace's datasets, searched by name (`?q=`). */
+  | { page: 'datasets'; search: string };
 
 /** How far back the threads and analytics views look, ending now (`?range=` in the URL). */
 export const TIME_RANGES = ['1h', '6h', '24h', '7d', '30d', '90d'] as const;
@@ -36,6 +38,7 @@ export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Rou
   const parts = location.pathname.slice(BASE.length).split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'exports') return parts[1] ? { page: 'exports', exportId: parts[1] } : { page: 'exports' };
   if (parts[0] === 'deployments') return { page: 'deployments' };
+  if (parts[0] === 'datasets') return { page: 'datasets', search: params.get('q') ?? '' };
   if (parts[0] === 'projects' && parts[1]) {
     const projectId = parts[1];
     if (parts[2] === 'threads' && parts[3]) return { page: 'thread', projectId, threadId: parts[3] };
@@ -82,6 +85,8 @@ export function routeUrl(route: Route): string {
       return `${BASE}exports${route.exportId ? `/${route.exportId}` : ''}`;
     case 'deployments':
       return `${BASE}deployments`;
+    case 'datasets':
+      return `${BASE}datasets${query({ q: route.search })}`;
   }
 }
 

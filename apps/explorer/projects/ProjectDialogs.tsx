@@ -1,8 +1,9 @@
 // The projects page's dialogs: create a project, rename one, and delete one after a
 // confirmation that names it and says what goes with it. A refusal of the API (a name taken:
 // 409) stays in the dialog, in words, for the person to correct.
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { ApiError, type Credentials, type Project } from '../core/api.ts';
+import { useState, type FormEvent } from 'react';
+import type { ApiError, Credentials, Project } from '../core/api.ts';
+import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { count } from '../core/format.ts';
 import { createProject, deleteProject, renameProject } from './projectsApi.ts';
@@ -11,8 +12,6 @@ export type DialogState =
   | { kind: 'create' }
   | { kind: 'rename'; project: Project }
   | { kind: 'delete'; project: Project };
-
-const asApiError = (err: unknown): ApiError => (err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)));
 
 export function ProjectDialog({
   credentials,
@@ -107,40 +106,5 @@ export function ProjectDialog({
         </Buttons>
       </form>
     </Dialog>
-  );
-}
-
-function Buttons({ onCancel, children }: { onCancel: () => void; children: ReactNode }) {
-  return (
-    <div className="dialog-buttons">
-      <button type="button" className="ghost" data-testid="dialog-cancel" onClick={onCancel}>
-        Cancel
-      </button>
-      {children}
-    </div>
-  );
-}
-
-/** A modal over the page: Escape or a click outside cancels. */
-function Dialog({ title, onCancel, children }: { title: string; onCancel: () => void; children: ReactNode }) {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onCancel();
-    addEventListener('keydown', onKey);
-    return () => removeEventListener('keydown', onKey);
-  }, [onCancel]);
-  return (
-    <div className="dialog-backdrop" onMouseDown={onCancel}>
-      <div
-        className="dialog card"
-        role="dialog"
-        aria-modal="true"
-        aria-label={title}
-        data-testid="dialog"
-        onMouseDown={(e) => e.stopPropagation()}
-      >
-        <h3>{title}</h3>
-        {children}
-      </div>
-    </div>
   );
 }

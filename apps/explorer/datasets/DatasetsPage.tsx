@@ -1,0 +1,166 @@
+// Datasets: every dataset of the workspace with its type, how many examples it holds and how many
+// experiments ran against it, searched by name in the URL (by the API: name_contains); created,
+// edited and deleted (after a confirmation naming it). A hundred at a time, "Show more" reading
+// the next hundred.
+import { useEffect, useState } from 'react';
+import type { Credentials } from '../core/api.ts';
+import { ago, count } from '../core/format.ts';
+import { EmptyCard, ListState, ListTable, type Column } from '../core/ListState.tsx';
+import { navigate } from '../core/route.ts';
+import { useLoad } from '../core/useLoad.ts';
+import { DatasetDialog, type DatasetDialogState } from './DatasetDialogs.tsx';
+import { DATASETS_PAGE, type Dataset, listDatasets } from './datasetsApi.ts';
+import './datasets.css';
+
+const TYPE_LABELS: Record<Dataset['data_type'], string> = { kv: 'Key-value', llm: 'LLM', chat: 'Chat' };
+
+const COLUMNS: Column[] = [
+  'Name',
+  'Type',
+  { label: 'Examples', num: true },
+  { label: 'Experiments', num: true, title: 'Projects run against the dataset' },
+  'Last experiment',
+  'Modified',
+  { label: '', ariaLabel: 'Actions' },
+];
+
+export function DatasetsPage({ credentials, search }: { credentials: Credentials; search: string }) {
+  const [version, setVersion] = useState(0);
+  const [pages, setPages] = useState(1);
+  const [dialog, setDialog] = useState<DatasetDialogState | null>(null);
+  const [query, setQuery] = useState(search.trim());
+  // A search typed key by key reads once it has settled.
+  useEffect(() => {
+    const timer = setTimeout(() => setQuery(search.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [search]);
+  useEffect(() => setPages(1), [query, version]);
+  const load = useLoad(async () => {
+    const all: Dataset[] = [];
+    for (let page = 0; page < pages; page++) {
+      const chunk = await listDatasets(credentials, page * DATASETS_PAGE, query);
+      all.push(...chunk);
+      if (chunk.length < DATASETS_PAGE) return { datasets: all, more: false };
+    }
+    return { datasets: all, more: true };
+  }, [credentials.apiKey, credentials.workspaceId, query, version, pages]);
+  const changed = () => {
+    setDialog(null);
+    setVersion((v) => v + 1);
+  };
+
+  return (
+    <section>
+      <div className="page-head">
+        <h2>Datasets</h2>
+        <div className="page-actions">
+          <input
+            className="search"
+            data-testid="dataset-search"
+            type="search"
+            placeholder="Search datasets by name"
+            value={search}
+            onChange={(e) => navigate({ page: 'datasets', search: e.target.value }, { replace: true })}
+          />
+          <button
+            type="button"
+            className="primary"
+            data-testid="dataset-new"
+            onClick={() => setDialog({ kind: 'create' })}
+          >
+            New dataset
+          </button>
+        </div>
+      </div>
+      <ListState
+        load={load}
+        what="datasets"
+        onRetry={load.refresh}
+        isEmpty={(v) => v.datasets.length === 0}
+        empty={
+          query ? (
+            <p className="muted" data-testid="datasets-no-match">
+              No dataset name contains “{query}”.
+            </p>
+          ) : (
+            <EmptyState />
+          )
+        }
+      >
+        {({ datasets, more }) => (
+          <>
+            <ListTable testId="datasets-table" columns={COLUMNS}>
+              <tbody>
+                {datasets.map((d) => (
+                  <tr key={d.id} data-testid="dataset-row" data-dataset-id={d.id}>
+                    <td>
+                      <div data-testid="dataset-name">{d.name}</div>
+                      {d.description && <div className="muted dataset-description">{d.description}</div>}
+                    </td>
+                    <td data-testid="dataset-type">{TYPE_LABELS[d.data_type]}</td>
+                    <td className="num" data-testid="dataset-examples">
+                      {count(d.example_count)}
+                    </td>
+                    <td className="num" data-testid="dataset-experiments">
+                      {count(d.session_count)}
+                    </td>
+                    <td title={d.last_session_start_time ?? ''}>{ago(d.last_session_start_time)}</td>
+                    <td title={d.modified_at}>{ago(d.modified_at)}</td>
+                    <td className="row-actions">
+                      <button
+                        type="button"
+                        className="link-button"
+                        data-testid="dataset-edit"
+                        onClick={() => setDialog({ kind: 'edit', dataset: d })}
+                      >
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        className="link-button danger-link"
+                        data-testid="dataset-delete"
+                        onClick={() => setDialog({ kind: 'delete', dataset: d })}
+                      >
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </ListTable>
+            {more && (
+              <div className="pager">
+                <button
+                  type="button"
+                  className="ghost"
+                  data-testid="datasets-more"
+                  onClick={() => setPages((p) => p + 1)}
+                >
+                  Show more datasets
+                </button>
+              </div>
+            )}
+          </>
+        )}
+      </ListState>
+      {dialog && (
+        <DatasetDialog credentials={credentials} dialog={dialog} onDone={changed} onCancel={() => setDialog(null)} />
+      )}
+    </section>
+  );
+}
+
+function EmptyState() {
+  const origin = location.origin;
+  return (
+    <EmptyCard testId="datasets-empty" title="No datasets yet">
+      <p>
+        A dataset holds the examples your experiments run against. Create one here with New dataset, or from the{' '}
+        <code>langsmith</code> client:
+      </p>
+      <pre>{`import { Client } from "langsmith";
+const client = new Client({ apiUrl: "${origin}", apiKey: "<your API key>" });
+await client.createDataset("my-dataset", { description: "questions and answers" });`}</pre>
+    </EmptyCard>
+  );
+}
