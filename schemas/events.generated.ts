@@ -288,6 +288,42 @@ export interface ExportRunStarted {
   started_at: number;
 }
 
+/** A feedback key's config (POST /feedback-configs): what feedback under the key holds (continuous in a range, one of categories, free text). Keyed tenant_id/feedback_key. A key has one config, or with an enforced one several: a creation the key's live configs rule out when folded (a second enforced config, a second config of a key without an enforced one, an identical one) is ignored, and the command reads that back. */
+export interface FeedbackConfigCreated {
+  tenant_id: string;
+  config_id: string;
+  feedback_key: string;
+  /** JSON object: {type, min, max, categories, allows_multiple_categories} */
+  feedback_config: string;
+  is_enforced: boolean;
+  /** the key's direction, shared by its configs; null leaves it as it is */
+  is_lower_score_better: null | boolean;
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** A feedback config deleted (DELETE /feedback-configs). Keyed tenant_id/feedback_key. Kept as deleted (lists with include_all_configs show it); feedback already written under the key is unchanged. */
+export interface FeedbackConfigDeleted {
+  tenant_id: string;
+  config_id: string;
+  feedback_key: string;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
+/** A change to a feedback config (PATCH /feedback-configs). Keyed tenant_id/feedback_key. A null field is left unchanged; the config is replaced whole. */
+export interface FeedbackConfigUpdated {
+  tenant_id: string;
+  config_id: string;
+  feedback_key: string;
+  /** JSON object, the whole new config */
+  feedback_config: null | string;
+  /** the key's direction */
+  is_lower_score_better: null | boolean;
+  /** microseconds since the epoch */
+  updated_at: number;
+}
+
 /** A feedback item deleted (DELETE /feedback/{id}). Keyed tenant_id/feedback_id. run_id is the item's (the zero UUID for feedback on a project). It leaves the reads and the feedback stats; a later submission of the same id brings it back. */
 export interface FeedbackDeleted {
   tenant_id: string;
@@ -509,6 +545,9 @@ export interface EventPayloads {
   ExportRunProgressed: ExportRunProgressed;
   ExportRunScheduled: ExportRunScheduled;
   ExportRunStarted: ExportRunStarted;
+  FeedbackConfigCreated: FeedbackConfigCreated;
+  FeedbackConfigDeleted: FeedbackConfigDeleted;
+  FeedbackConfigUpdated: FeedbackConfigUpdated;
   FeedbackDeleted: FeedbackDeleted;
   FeedbackSubmitted: FeedbackSubmitted;
   FeedbackTokenCreated: FeedbackTokenCreated;

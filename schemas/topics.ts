@@ -40,6 +40,12 @@ const declarations = {
   },
   /** Projects (sessions): created, renamed, deleted; folded in order by every replica. */
   projects: { name: 'tracing.projects', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
+  /**
+   * Feedback configs (what feedback under a key holds): created, changed, deleted. One
+   * partition, folded by every API process, which decides what a key's configs allow
+   * (projections/feedback/feedbackConfigRegistry.ts).
+   */
+  feedbackConfigs: { name: 'tracing.feedback-configs', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
   /** Where a run of another trace lives (cross-agent links): one record per run id, so compacted. */
   runLineage: { name: 'tracing.run-lineage', partitions: 'configured', cleanupPolicy: 'compact', hasSchemas: true },
   /** Workspaces and API keys. */

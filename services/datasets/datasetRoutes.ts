@@ -221,8 +221,6 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = async (app
         tags,
         summary: 'Read a dataset',
         params: datasetIdParams,
-        // The clients send limit=1 here too; it changes nothing.
-        querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 0 } } },
         response: { 200: datasetSchema, ...errorResponses(404, 503) },
       },
     },

@@ -41,6 +41,7 @@ import { ExportState } from '../bulk-export/index.ts';
 import { bulkExportRoutes } from '../bulk-export/plugins.ts';
 import { datasetRoutes } from '../datasets/plugins.ts';
 import { DatasetRegistry } from '../../projections/datasets/datasetRegistry.ts';
+import { FeedbackConfigRegistry } from '../../projections/feedback/feedbackConfigRegistry.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { retry, type RetryPolicy } from '../../platform/retry.ts';
 
@@ -83,12 +84,20 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   const tenancy = new TenancyService(config, eventLog, logger);
   const projects = new ProjectRegistry(config, logger);
   const datasets = new DatasetRegistry(config, logger);
+  const feedbackConfigs = new FeedbackConfigRegistry(config, logger);
   const exports = new ExportState(config, logger);
   const lineage = new LineageIndex(config, logger, async (tenantId, runId) => {
     const row = await runByIdQuery(ch, tenantId, runId);
     return row ? { traceId: row.trace_id, dottedOrder: row.dotted_order, sessionId: row.session_id } : null;
   });
-  await Promise.all([tenancy.start(), projects.start(), datasets.start(), lineage.start(), exports.start()]);
+  await Promise.all([
+    tenancy.start(),
+    projects.start(),
+    datasets.start(),
+    feedbackConfigs.start(),
+    lineage.start(),
+    exports.start(),
+  ]);
   if (config.BOOTSTRAP_API_KEY) await tenancy.ensureBootstrapKey(config.BOOTSTRAP_API_KEY);
   const ingestor = new RunIngestor(config, eventLog, blobs, projects, lineage);
   const otel = new OtelIngestion(config, logger, ingestor, lineage);
@@ -137,6 +146,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     ingestLimits: ingestRateLimits(config),
     otel,
     feedbackProjection: feedbackLag,
+    feedbackConfigs,
     logger,
   };
   const bulkExportOptions = {
@@ -196,6 +206,7 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
         tenancy.close(),
         projects.close(),
         datasets.close(),
+        feedbackConfigs.close(),
         lineage.close(),
         exports.close(),
         otel.close(),

@@ -18,6 +18,8 @@ import { runQueryRoutes, v2RunQueryRoutes } from './routes/runsQuery.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { projectStatsRoutes } from './routes/projectStats.ts';
 import { feedbackRoutes } from './routes/feedback.ts';
+import { feedbackConfigRoutes } from './routes/feedbackConfigs.ts';
+import type { FeedbackConfigRegistry } from '../../projections/feedback/feedbackConfigRegistry.ts';
 import { v2TraceRoutes } from './routes/traces.ts';
 import { v2ThreadRoutes } from './routes/threads.ts';
 
@@ -28,6 +30,8 @@ export interface TracingRouteOptions extends RouteDeps {
   otel: OtelIngestion;
   /** How far the feedback projector is: feedback reads wait on it (read-your-writes). */
   feedbackProjection: Pick<ConsumerLagMonitor, 'caughtUp'>;
+  /** Feedback configs, folded from their topic. */
+  feedbackConfigs: FeedbackConfigRegistry;
   logger: Logger;
 }
 
@@ -50,6 +54,7 @@ export const tracingRoutes: FastifyPluginAsync<TracingRouteOptions> = async (app
     projection: options.feedbackProjection,
     logger: options.logger.child({ routes: 'feedback' }),
   });
+  feedbackConfigRoutes(app, options);
 };
 
 /** The v2 reads, served under /api/v2. */

@@ -53,6 +53,13 @@ interface Fixture {
   destination: string;
   bulkExport: string;
   exportRun: string;
+  /** A dataset, and datasets only the delete probes use, one per prefix. */
+  dataset: { id: string; name: string };
+  deletableDatasets: Record<string, string>;
+  /** A feedback key with a config, and configs (of keys of their own) only the delete probes use, one per prefix. */
+  configKey: string;
+  config: string;
+  deletableConfigs: Record<string, string>;
 }
 
 const RUN = randomUUID().slice(0, 8);
@@ -186,7 +193,41 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
     ),
   );
   const { destination, bulkExport, exportRun } = await buildBulkExport(ws, label, project.id);
+  const newDataset = async (suffix: string) => {
+    const res = await api('/datasets', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { name: `iso-${RUN}-${label}-${suffix}` },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return { id: res.body.id as string, name: res.body.name as string };
+  };
+  const newConfig = async (key: string) => {
+    const res = await api('/feedback-configs', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { feedback_key: key, feedback_config: { type: 'continuous', min: 0, max: 1 } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.id as string;
+  };
+  const [dataset, delDataset0, delDataset1] = await Promise.all([
+    newDataset('dataset'),
+    newDataset('dataset-del0'),
+    newDataset('dataset-del1'),
+  ]);
+  const configKey = `iso-${RUN}-${label}-config`;
+  const [config, delConfig0, delConfig1] = await Promise.all([
+    newConfig(configKey),
+    newConfig(`${configKey}-del0`),
+    newConfig(`${configKey}-del1`),
+  ]);
   return {
+    dataset,
+    deletableDatasets: { '': delDataset0.id, '/api/v1': delDataset1.id },
+    configKey,
+    config,
+    deletableConfigs: { '': delConfig0, '/api/v1': delConfig1 },
     destination,
     bulkExport,
     exportRun,
@@ -588,6 +629,135 @@ const CASES: Record<string, Probe[]> = {
             200,
             `${what}; then the owner reads its run`,
           );
+      },
+    },
+  ],
+  'GET /datasets/{dataset_id}': [
+    {
+      label: 'the other dataset',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, what).toMatchObject({ id: of.dataset.id, name: of.dataset.name, tenant_id: of.ws.id });
+      },
+    },
+  ],
+  'GET /datasets': [
+    {
+      label: 'by the other dataset’s id and name',
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/datasets?id=${of.dataset.id}&name=${encodeURIComponent(of.dataset.name)}`,
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.dataset.id]);
+      },
+      other: (res, _as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([]);
+      },
+    },
+  ],
+  'PATCH /datasets/{dataset_id}': [
+    {
+      label: 'the other dataset (the owner patches after; the other’s patch changed nothing)',
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/datasets/${of.dataset.id}`,
+        json: { description: `patched by ${as.label}${prefix}` },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.description, what).toMatch(new RegExp(`^patched by ${of.label}`));
+      },
+      other: async (res, as, of, what) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/datasets/${of.dataset.id}`);
+        expect(read.body.description ?? '', show(`${what}; then the owner reads it`, read)).not.toContain(
+          `patched by ${as.label}`,
+        );
+      },
+    },
+  ],
+  'DELETE /datasets/{dataset_id}': [
+    {
+      label: 'the other dataset (the owner deletes it after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({ method: 'DELETE', path: `${prefix}/datasets/${of.deletableDatasets[prefix]}` }),
+      owner: async (res, of, what, prefix) => {
+        expectStatus(res, 204, what);
+        expectStatus(
+          await send(of, 'GET', `/datasets/${of.deletableDatasets[prefix]}`),
+          404,
+          `${what}; then the owner reads it`,
+        );
+      },
+      other: async (res, _as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        expectStatus(
+          await send(of, 'GET', `/datasets/${of.deletableDatasets[prefix]}`),
+          200,
+          `${what}; then the owner reads it`,
+        );
+      },
+    },
+  ],
+  'GET /feedback-configs': [
+    {
+      label: 'by the other workspace’s key',
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/feedback-configs?key=${of.configKey}&include_all_configs=true`,
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.config]);
+      },
+      other: (res, _as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([]);
+      },
+    },
+  ],
+  'PATCH /feedback-configs': [
+    {
+      label: 'the other workspace’s key, and its config by id (the other’s change changed nothing)',
+      request: (_as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/feedback-configs`,
+        json: { feedback_key: of.configKey, id: of.config, feedback_config: { type: 'continuous', min: 0, max: 1 } },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, what).toMatchObject({ id: of.config, tenant_id: of.ws.id });
+      },
+      other: async (res, _as, of, what) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/feedback-configs?key=${of.configKey}`);
+        expect(read.body[0]?.feedback_config, show(`${what}; then the owner reads it`, read)).toEqual({
+          type: 'continuous',
+          min: 0,
+          max: 1,
+        });
+      },
+    },
+  ],
+  'DELETE /feedback-configs': [
+    {
+      label: 'the other workspace’s config by id (the owner deletes it after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({
+        method: 'DELETE',
+        path: `${prefix}/feedback-configs?id=${of.deletableConfigs[prefix]}`,
+      }),
+      owner: async (res, of, what, prefix) => {
+        expectStatus(res, 204, what);
+        const read = await send(of, 'GET', `/feedback-configs?key=${of.configKey}-del${prefix === '' ? 0 : 1}`);
+        expect(read.body, show(`${what}; then the owner lists it`, read)).toEqual([]);
+      },
+      other: async (res, _as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/feedback-configs?key=${of.configKey}-del${prefix === '' ? 0 : 1}`);
+        expect(idsOf(read.body), show(`${what}; then the owner lists it`, read)).toEqual([of.deletableConfigs[prefix]]);
       },
     },
   ],
@@ -1201,6 +1371,9 @@ const WRITES = [
   'POST /feedback',
   // names a run id: the token, and the feedback it records, are the caller's own
   'POST /feedback/tokens',
+  // what they make is the caller's own, whatever id or key they name (the write test below)
+  'POST /datasets',
+  'POST /feedback-configs',
 ];
 /**
  * Public: a presigned token is its own credential, and acts in the workspace it was made in
@@ -1632,5 +1805,26 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
       const res = await pending;
       expect(() => check(res), show(`B: ${what} of its project with A's project id`, res)).not.toThrow();
     }
+  });
+
+  test('POST /datasets with A’s dataset id and name, POST /feedback-configs with A’s key: B’s own; A’s unchanged', async () => {
+    const dataset = await send(b, 'POST', '/datasets', { id: a.dataset.id, name: a.dataset.name, description: 'B' });
+    expectStatus(dataset, 200, 'B creates a dataset with A’s id and name');
+    expect(dataset.body, show('B’s dataset', dataset)).toMatchObject({ id: a.dataset.id, tenant_id: b.ws.id });
+    const config = await send(b, 'POST', '/feedback-configs', {
+      feedback_key: a.configKey,
+      feedback_config: { type: 'freeform' },
+    });
+    expectStatus(config, 200, 'B creates a config of A’s key');
+    expect(config.body.id, show('B’s config', config)).not.toBe(a.config);
+    const aDataset = await send(a, 'GET', `/datasets/${a.dataset.id}`);
+    expect(aDataset.body, show('A reads its dataset', aDataset)).toMatchObject({
+      tenant_id: a.ws.id,
+      name: a.dataset.name,
+    });
+    expect(aDataset.body.description ?? '', show('A reads its dataset', aDataset)).not.toBe('B');
+    const aConfig = await send(a, 'GET', `/feedback-configs?key=${a.configKey}`);
+    expect(idsOf(aConfig.body), show('A lists its config', aConfig)).toEqual([a.config]);
+    expect(aConfig.body[0].feedback_config.type, show('A lists its config', aConfig)).toBe('continuous');
   });
 });
