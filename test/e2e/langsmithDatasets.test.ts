@@ -8,6 +8,7 @@ import { Client } from 'langsmith';
 import { createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { runPythonScript } from '../support/pythonScript.ts';
+import { collect } from '../support/asyncItems.ts';
 
 let pyenv: PythonEnv;
 let jsWorkspace: Workspace;
@@ -18,12 +19,6 @@ beforeAll(async () => {
     createWorkspaces(2) as Promise<[Workspace, Workspace]>,
   ]);
 }, 20 * 60_000);
-
-const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-};
 
 describe('langsmith (npm) datasets', () => {
   test('create, read by id and name, list with filters, update, delete', async () => {

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { runPythonScript } from '../support/pythonScript.ts';
 import { createWorkspaces, tracingUrl, type Workspace } from '../support/tracingClient.ts';
+import { collect } from '../support/asyncItems.ts';
 
 let pyenv: PythonEnv;
 let jsWorkspace: Workspace;
@@ -18,12 +19,6 @@ beforeAll(async () => {
     createWorkspaces(2) as Promise<[Workspace, Workspace]>,
   ]);
 }, 20 * 60_000);
-
-const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-};
 
 describe('langsmith (npm) feedback configs', () => {
   test('create, list, update, add and remove categories, delete', async () => {

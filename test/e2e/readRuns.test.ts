@@ -20,6 +20,7 @@ import { ensurePythonEnv, type PythonEnv } from '../support/pythonEnv.ts';
 import { expectNoClientFailures, runPythonScript } from '../support/pythonScript.ts';
 import type { Usage } from '../../projections/shared/usage.ts';
 import { expectTracedRuns, isoMicros, segmentIso, type ExpectedRun, type ServerRun } from './tracedRuns.ts';
+import { collect } from '../support/asyncItems.ts';
 
 // ---- what a client traced, and what the server must derive from it ----
 
@@ -196,11 +197,6 @@ function expectPagedInOrder(
   }
 }
 
-const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-};
 const sortedIds = (runs: Array<{ id?: string | undefined }>) => runs.map((r) => r.id!).sort();
 /** Retries a block of expectations until they hold: the traces table and the derived columns are written by the projector after the runs. */
 const eventually = <T>(check: () => Promise<T>) => vi.waitFor(check, { timeout: 45_000, interval: 250 });

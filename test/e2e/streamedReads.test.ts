@@ -13,6 +13,7 @@ import { makeTrace, multipartBody, postParts, type TestRun } from '../support/ru
 import { waitFor } from '../support/serviceProcess.ts';
 import { ensurePythonEnv } from '../support/pythonEnv.ts';
 import { expectNoClientFailures, runPythonScript } from '../support/pythonScript.ts';
+import { collect } from '../support/asyncItems.ts';
 
 const TRACES = 60;
 const CHILDREN = 3;
@@ -140,12 +141,6 @@ function recordingFetch(log: Exchange[]): typeof fetch {
     return res;
   };
 }
-
-const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-};
 
 describe('langsmith (npm) streamed queries', () => {
   const log: Exchange[] = [];

@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 import requests
 from langsmith import Client
+from langsmith import utils as ls_utils
 
 
 class LogCapture(logging.Handler):
@@ -84,3 +85,13 @@ def _print_result() -> None:
 
 
 atexit.register(_print_result)
+
+
+def error_of(call: Any) -> str:
+    """The name of the LangSmith error class a call raises, or "no error"."""
+    try:
+        call()
+    except ls_utils.LangSmithError as e:
+        return type(e).__name__
+    return "no error"
+

@@ -8,9 +8,8 @@ import sys
 from typing import Any
 
 from langsmith import schemas
-from langsmith import utils as ls_utils
 
-from _harness import emit, iso, recorded_client
+from _harness import emit, error_of, iso, recorded_client
 
 prefix = sys.argv[1]
 client = recorded_client()
@@ -32,13 +31,6 @@ def dataset(d: Any) -> dict[str, Any]:
         "modified_at": iso(d.modified_at),
     }
 
-
-def error_of(call: Any) -> str:
-    try:
-        call()
-    except ls_utils.LangSmithError as e:
-        return type(e).__name__
-    return "no error"
 
 
 inputs_schema = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}

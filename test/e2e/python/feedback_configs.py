@@ -8,9 +8,8 @@ answers."""
 import sys
 from typing import Any
 
-from langsmith import utils as ls_utils
 
-from _harness import emit, recorded_client
+from _harness import emit, error_of, recorded_client
 
 prefix = sys.argv[1]
 client = recorded_client()
@@ -27,13 +26,6 @@ def config(c: Any) -> dict[str, Any]:
         "is_first": c.is_first,
     }
 
-
-def error_of(call: Any) -> str:
-    try:
-        call()
-    except ls_utils.LangSmithError as e:
-        return type(e).__name__
-    return "no error"
 
 
 score_key = f"{prefix}-correctness"

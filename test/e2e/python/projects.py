@@ -8,9 +8,8 @@ import sys
 import uuid
 from typing import Any
 
-from langsmith import utils as ls_utils
 
-from _harness import emit, iso, recorded_client
+from _harness import emit, error_of, iso, recorded_client
 
 prefix = sys.argv[1]
 dataset_id = sys.argv[2]
@@ -30,13 +29,6 @@ def project(p: Any) -> dict[str, Any]:
         "end_time": iso(p.end_time),
     }
 
-
-def error_of(call: Any) -> str:
-    try:
-        call()
-    except ls_utils.LangSmithError as e:
-        return type(e).__name__
-    return "no error"
 
 
 name = f"{prefix}-main"
