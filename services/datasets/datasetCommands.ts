@@ -39,17 +39,25 @@ export class DatasetCommands {
     await this.#log.append([datasetCreatedEvent(tenantId, id, input)]);
     await this.#datasets.catchUp();
     const created = this.#datasets.get(tenantId, id);
-    if (created && created.name === input.name) return created;
+    if (created) return created;
     const winner = this.#datasets.byName(tenantId, input.name);
     if (winner) throw nameTaken(input.name, winner);
     throw errors.conflict(`dataset "${input.name}" was deleted while it was being created`);
   }
 
-  /** PATCH /datasets/{id}: a null or absent field is left as it is. */
-  async update(tenantId: string, datasetId: string, changes: DatasetChanges): Promise<Dataset> {
+  /**
+   * PATCH /datasets/{id}: a null or absent field is left as it is; `metadata` replaces
+   * extra.metadata, the rest of extra (the one given, else the dataset's) kept.
+   */
+  async update(
+    tenantId: string,
+    datasetId: string,
+    { metadata, ...changes }: DatasetChanges & { metadata?: Record<string, unknown> | null },
+  ): Promise<Dataset> {
     await this.#datasets.catchUp();
     const dataset = this.#datasets.get(tenantId, datasetId);
     if (!dataset) throw errors.notFound(`dataset ${datasetId}`);
+    if (metadata != null) changes.extra = { ...(changes.extra ?? dataset.extra ?? {}), metadata };
     const rename = changes.name != null && changes.name !== dataset.name ? changes.name : null;
     if (rename !== null) {
       const holder = this.#datasets.byName(tenantId, rename);

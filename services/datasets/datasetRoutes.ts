@@ -249,18 +249,11 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = async (app
       const b = request.body;
       const tenantId = tenantOf(request);
       const id = uuid(request.params.dataset_id, 'dataset_id');
-      let extra = boundedObject(b.extra, 'extra', MAX_OBJECT_BYTES);
-      const metadata = boundedObject(b.metadata, 'metadata', MAX_OBJECT_BYTES);
-      if (metadata !== null) {
-        await datasets.catchUp();
-        const current = datasets.get(tenantId, id);
-        if (!current) throw errors.notFound(`dataset ${id}`);
-        extra = { ...(extra ?? current.extra ?? {}), metadata };
-      }
       const dataset = await commands.update(tenantId, id, {
         name: b.name as string | null | undefined,
         description: b.description as string | null | undefined,
-        extra,
+        extra: boundedObject(b.extra, 'extra', MAX_OBJECT_BYTES),
+        metadata: boundedObject(b.metadata, 'metadata', MAX_OBJECT_BYTES),
         inputsSchema: schemaField(b.inputs_schema_definition, 'inputs_schema_definition'),
         outputsSchema: schemaField(b.outputs_schema_definition, 'outputs_schema_definition'),
       });
