@@ -197,7 +197,9 @@ export function feedbackConfigRoutes(app: FastifyInstance, deps: FeedbackConfigR
         querystring: {
           type: 'object',
           properties: {
-            key: { type: 'array', items: keySchema, description: 'only these keys (repeated)' },
+            // Unbounded, as GET /feedback's: a key longer than a stored one matches none (bounded items
+            // of 1,000 characters let a request line outgrow the server's 16 KiB header limit: a 431).
+            key: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'only these keys (repeated)' },
             name_contains: { type: 'string', description: 'case-insensitive part of the key' },
             include_all_configs: { type: 'boolean', description: 'every config of each key, deleted ones too' },
             is_enforced: { type: 'boolean', description: 'only enforced (true) or unenforced (false) configs' },
