@@ -4,20 +4,24 @@
 
 # The browser pages (apps/, the chat app's page) are built with Vite, a devDependency: in a stage
 # of their own, so the image keeps only runtime dependencies and the built files.
-FROM node:24-slim AS pages
+# NODE_IMAGE: where the registry is out of reach, a local image of the same contract (npm run
+# test:compose builds localhost/node:24-slim, infra/compose/standins/node).
+ARG NODE_IMAGE=node:24-slim
+FROM ${NODE_IMAGE} AS pages
 WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --loglevel=error
 COPY apps ./apps
 RUN NODE_ENV=production node node_modules/vite/bin/vite.js build --config apps/vite.config.ts --logLevel warn
 
-FROM node:24-slim
+FROM ${NODE_IMAGE}
 
 ENV NODE_ENV=production
 WORKDIR /app
 # bubblewrap: the control plane's deployer runs each deployment in a sandbox of its own
 # (docs/local-deployer.md); as a user other than root it needs user namespaces in the container.
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/* \
+# git and ca-certificates: it fetches a deployment's source from its repository (source "github").
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap ca-certificates git && rm -rf /var/lib/apt/lists/* \
   && chown node:node /app
 USER node
 
@@ -25,7 +29,12 @@ USER node
 # the image's own Node 24 runs the services, so the `node` package (how `npm start` gets Node
 # 24 on a bare machine) and the test tool chain are devDependencies.
 COPY --chown=node:node package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error
+# Then what no service reads at run time goes, in the same layer: npm's download cache, source
+# maps and type declarations (TypeScript's and ts-morph's own libraries aside).
+RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error \
+  && npm cache clean --force \
+  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) \
+    -not -path '*/typescript/*' -not -path '*/@ts-morph/*' -delete
 
 COPY --chown=node:node . .
 COPY --from=pages --chown=node:node /build/apps/dist ./apps/dist

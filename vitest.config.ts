@@ -34,7 +34,8 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/audit/**', 'node_modules/**'],
+          // test/compose: npm run test:compose, on demand (test/compose/vitest.config.ts).
+          exclude: ['test/audit/**', 'test/compose/**', 'node_modules/**'],
           sequence: { groupOrder: 0 },
         },
       },

@@ -34,19 +34,25 @@ export class BlobStore {
    * which S3 would hold the uploaded tarball to.
    */
   readonly #signer: S3Client;
+  /** Signs download URLs, at the endpoint clients reach (S3_PUBLIC_ENDPOINT). */
+  readonly #downloadSigner: S3Client;
 
   constructor(config: S3Config) {
     this.bucket = config.S3_PAYLOAD_BUCKET;
     this.endpoint = config.S3_ENDPOINT;
     const client = (accessKeyId: string, secretAccessKey: string, signer: boolean) =>
       new S3Client({
-        endpoint: config.S3_ENDPOINT,
+        // A signature covers the host: URLs handed to clients are signed for the address they reach.
+        endpoint: signer ? (config.S3_PUBLIC_ENDPOINT ?? config.S3_ENDPOINT) : config.S3_ENDPOINT,
         region: config.S3_REGION,
         forcePathStyle: true,
         credentials: { accessKeyId, secretAccessKey },
         ...(signer ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const } : {}),
       });
     this.#s3 = client(config.S3_ACCESS_KEY_ID, config.S3_SECRET_ACCESS_KEY, false);
+    this.#downloadSigner = config.S3_PUBLIC_ENDPOINT
+      ? client(config.S3_ACCESS_KEY_ID, config.S3_SECRET_ACCESS_KEY, true)
+      : this.#s3;
     const uploads =
       config.S3_UPLOAD_ACCESS_KEY_ID && config.S3_UPLOAD_SECRET_ACCESS_KEY
         ? ([config.S3_UPLOAD_ACCESS_KEY_ID, config.S3_UPLOAD_SECRET_ACCESS_KEY] as const)
@@ -120,7 +126,7 @@ export class BlobStore {
   }
 
   presignedUrl(ref: BlobRef, expiresInSeconds = 3600): Promise<string> {
-    return getSignedUrl(this.#s3, new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }), {
+    return getSignedUrl(this.#downloadSigner, new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }), {
       expiresIn: expiresInSeconds,
     });
   }

@@ -123,6 +123,13 @@ const configSchema = z.object({
   CLICKHOUSE_INSERT_QUORUM: z.coerce.number().int().min(1).max(16).optional(),
 
   S3_ENDPOINT: z.url().default('http://127.0.0.1:9000'),
+  /**
+   * The object store as clients reach it, for the presigned URLs the services hand out (a run's
+   * attachments, an example's, a deployment's source upload): S3_ENDPOINT when unset. Set it
+   * where the services reach the store by an address clients cannot (a name on a container
+   * network, docker-compose.yml's http://minio:9000).
+   */
+  S3_PUBLIC_ENDPOINT: z.url().optional(),
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().default('minioadmin'),
   S3_SECRET_ACCESS_KEY: z.string().default('minioadmin-dev-secret'),
@@ -340,7 +347,7 @@ export type S3Config = Pick<
   Config,
   'S3_ENDPOINT' | 'S3_REGION' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PAYLOAD_BUCKET'
 > &
-  Partial<Pick<Config, 'S3_UPLOAD_ACCESS_KEY_ID' | 'S3_UPLOAD_SECRET_ACCESS_KEY'>>;
+  Partial<Pick<Config, 'S3_PUBLIC_ENDPOINT' | 'S3_UPLOAD_ACCESS_KEY_ID' | 'S3_UPLOAD_SECRET_ACCESS_KEY'>>;
 
 /** The variables loadConfig reads. */
 /** The control plane's base URL as clients reach it: CONTROL_PLANE_PUBLIC_URL, else its port on loopback. */

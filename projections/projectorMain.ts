@@ -1,5 +1,5 @@
 // Runs the projectors (one instance of each consumer group): runs (with run_locations and
-// traces) and feedback. Started by services/main.ts, or alone.
+// traces), feedback and dataset examples. Started by services/main.ts, or alone.
 import { configOrExit, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { ClickHouseClient } from '../platform/clickhouse/client.ts';
@@ -9,6 +9,7 @@ import { TOPIC_DECLARATIONS } from '../schemas/topics.ts';
 import { BlobStore } from '../platform/blobStore.ts';
 import { RunsProjector } from './runsProjector.ts';
 import { FeedbackProjector } from './feedback/feedbackProjector.ts';
+import { ExamplesProjector } from './examples/examplesProjector.ts';
 import { ProjectRegistry } from './projects/projectRegistry.ts';
 import { PROJECTOR_STORE_RETRY } from './shared/projectorRuntime.ts';
 import { LIVE_TABLES } from './readModelTables.ts';
@@ -46,11 +47,14 @@ const feedback = new FeedbackProjector(config, ch, logger.child({ projector: 'fe
   tables: LIVE_TABLES,
   isProjectDeleted,
 });
+const examples = new ExamplesProjector(config, ch, logger.child({ projector: 'examples' }), { tables: LIVE_TABLES });
 await projects.start();
-await Promise.all([runs.start(), feedback.start()]);
+await Promise.all([runs.start(), feedback.start(), examples.start()]);
 logger.info('projectors started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, () => {
-    void Promise.allSettled([runs.stop(), feedback.stop(), projects.close()]).finally(() => process.exit(0));
+    void Promise.allSettled([runs.stop(), feedback.stop(), examples.stop(), projects.close()]).finally(() =>
+      process.exit(0),
+    );
   });

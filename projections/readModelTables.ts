@@ -7,6 +7,7 @@ import { FEEDBACK_TABLE } from './feedback/feedbackTable.ts';
 import { FEEDBACK_TOKENS_TABLE } from './feedback/feedbackTokenTable.ts';
 import { TRACE_HOUR_STATS_TABLE, TRACE_HOUR_WRITES_TABLE, TRACES_BY_HOUR_TABLE } from './traces/hourStats.ts';
 import { TRACE_HOUR_REACH_TABLE, TRACES_BY_THREAD_TABLE } from './threads/threadTables.ts';
+import { EXAMPLE_IDS_TABLE, EXAMPLES_TABLE } from './examples/exampleTables.ts';
 import type { ReadModelTables } from './shared/readModelTables.ts';
 
 export type { ReadModelTables } from './shared/readModelTables.ts';
@@ -24,6 +25,8 @@ export const LIVE_TABLES: ReadModelTables = {
   traceHourStats: TRACE_HOUR_STATS_TABLE,
   tracesByThread: TRACES_BY_THREAD_TABLE,
   traceHourReach: TRACE_HOUR_REACH_TABLE,
+  examples: EXAMPLES_TABLE,
+  exampleIds: EXAMPLE_IDS_TABLE,
 };
 
 /** The same set of tables under a suffix (a replay's fresh tables, or the ones it swapped out). */
@@ -40,4 +43,6 @@ export const tablesWithSuffix = (suffix: string): ReadModelTables => ({
   traceHourStats: `${LIVE_TABLES.traceHourStats}${suffix}`,
   tracesByThread: `${LIVE_TABLES.tracesByThread}${suffix}`,
   traceHourReach: `${LIVE_TABLES.traceHourReach}${suffix}`,
+  examples: `${LIVE_TABLES.examples}${suffix}`,
+  exampleIds: `${LIVE_TABLES.exampleIds}${suffix}`,
 });

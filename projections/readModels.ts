@@ -18,6 +18,7 @@ import { createTraceHourStatsTable, createTraceHourWritesTable, createTracesByHo
 import { createTraceHourReachTable, createTracesByThreadTable } from './threads/threadTables.ts';
 import { createFeedbackTable } from './feedback/feedbackTable.ts';
 import { createFeedbackTokensTable } from './feedback/feedbackTokenTable.ts';
+import { createExampleIdsTable, createExamplesTable } from './examples/exampleTables.ts';
 import { createThreadsView, THREADS_VIEW } from './threads/threadsView.ts';
 import { LIVE_TABLES, type ReadModelTables } from './readModelTables.ts';
 
@@ -44,6 +45,8 @@ export async function createReadModelTables(
     [tables.traceHourStats, createTraceHourStatsTable],
     [tables.tracesByThread, createTracesByThreadTable],
     [tables.traceHourReach, createTraceHourReachTable],
+    [tables.examples, createExamplesTable],
+    [tables.exampleIds, createExampleIdsTable],
   ];
   await Promise.all(ddl.filter(([table]) => wanted(table)).map(([table, create]) => ch.exec(create(table))));
 }

@@ -1,5 +1,90 @@
 // Generated from schemas/**/*.avsc by schemas/generateTypes.ts. Do not edit.
 
+/** An annotation queue (POST /annotation-queues): runs people review, with the rubric they score them by. Keyed tenant_id/queue_id. A creation of an id already used in the workspace is ignored. */
+export interface AnnotationQueueCreated {
+  tenant_id: string;
+  queue_id: string;
+  name: string;
+  description: null | string;
+  rubric_instructions: null | string;
+  /** JSON array of {feedback_key, description, value_descriptions, score_descriptions, is_required, ...} */
+  rubric_items: null | string;
+  /** the dataset runs of the queue are added to from the reviewer's page */
+  default_dataset: null | string;
+  num_reviewers_per_item: number;
+  /** JSON object */
+  metadata: null | string;
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** An annotation queue deleted (DELETE /annotation-queues/{id}), with its runs; feedback written from it stays on the runs. Keyed tenant_id/queue_id. */
+export interface AnnotationQueueDeleted {
+  tenant_id: string;
+  queue_id: string;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
+export interface AnnotationQueueRun {
+  /** the item's id */
+  queue_run_id: string;
+  run_id: string;
+  session_id: null | string;
+  /** microseconds since the epoch */
+  start_time: null | number;
+}
+
+/** A reviewer's mark on an item of a queue (POST /annotation-queues/status/{queue_run_id}, the reviewer's page): `completed` (done: it leaves the reviewer's to-do once, and the queue's once num_reviewers_per_item reviewers have completed it) or `viewed`. The reviewer is the API key (its hash). Keyed tenant_id/queue_id. Ignored for an item no longer in the queue. */
+export interface AnnotationQueueRunReviewed {
+  tenant_id: string;
+  queue_id: string;
+  queue_run_id: string;
+  /** the reviewer's API key hash */
+  reviewer: string;
+  /** completed or viewed */
+  status: string;
+  /** microseconds since the epoch */
+  reviewed_at: number;
+}
+
+/** Runs added to an annotation queue (POST /annotation-queues/{id}/runs, /runs/by-key, the explorer's 'send to annotation queue'): each an item of the queue, in order of adding. A run already in the queue is not added again. Keyed tenant_id/queue_id. Ignored for a queue that is not live. */
+export interface AnnotationQueueRunsAdded {
+  tenant_id: string;
+  queue_id: string;
+  runs: AnnotationQueueRun[];
+  /** microseconds since the epoch */
+  added_at: number;
+}
+
+/** Items taken out of an annotation queue (DELETE /annotation-queues/{id}/runs/{id}). Keyed tenant_id/queue_id. */
+export interface AnnotationQueueRunsRemoved {
+  tenant_id: string;
+  queue_id: string;
+  queue_run_ids: string[];
+  /** microseconds since the epoch */
+  removed_at: number;
+}
+
+/** A change to an annotation queue (PATCH /annotation-queues/{id}): the fields named in `fields` take the values given (null clears a nullable one). Keyed tenant_id/queue_id. Ignored for a queue that is not live. */
+export interface AnnotationQueueUpdated {
+  tenant_id: string;
+  queue_id: string;
+  /** of name, description, rubric_instructions, rubric_items, default_dataset, num_reviewers_per_item, metadata */
+  fields: string[];
+  name: null | string;
+  description: null | string;
+  rubric_instructions: null | string;
+  /** JSON array */
+  rubric_items: null | string;
+  default_dataset: null | string;
+  num_reviewers_per_item: null | number;
+  /** JSON object */
+  metadata: null | string;
+  /** microseconds since the epoch */
+  updated_at: number;
+}
+
 /** An API key. Only its SHA-256 hash is ever stored; the key itself is shown once by whoever issued it. v2 names the deployment revision a key was issued to (the key its agent server traces and verifies callers with), so the control plane can revoke it with the revision even after a restart. */
 export interface ApiKeyIssued {
   /** hex SHA-256 of the key */
@@ -41,6 +126,21 @@ export interface BlobRef {
   content_type: string;
 }
 
+/** A comparison of two or more experiments of one dataset (POST /datasets/comparative, made by evaluateComparative / evaluate_comparative): pairwise feedback names it as comparative_experiment_id. Keyed tenant_id/dataset_id. Ignored for a dataset that is not live, and for an id already used. */
+export interface ComparativeExperimentCreated {
+  tenant_id: string;
+  dataset_id: string;
+  comparative_experiment_id: string;
+  name: string;
+  description: null | string;
+  /** the projects compared, in order */
+  experiment_ids: string[];
+  /** JSON object */
+  extra: null | string;
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
 /** A dataset (POST /datasets, or POST /datasets/upload). Keyed tenant_id/dataset_id. A name belongs to the first live dataset of the workspace created with it: a creation whose name a live dataset holds, folded after it, is ignored (the command that appended it answers 409). A creation of an id already created or deleted is ignored. */
 export interface DatasetCreated {
   tenant_id: string;
@@ -67,6 +167,17 @@ export interface DatasetDeleted {
   dataset_id: string;
   /** microseconds since the epoch */
   deleted_at: number;
+}
+
+/** A tag put on a version of a dataset (PUT /datasets/{id}/tags): from now on `as_of=<tag>` reads the dataset as it was at as_of. A tag names one version at a time: tagging another version moves it. Keyed tenant_id/dataset_id. Ignored for a dataset that is not live. */
+export interface DatasetTagged {
+  tenant_id: string;
+  dataset_id: string;
+  tag: string;
+  /** microseconds since the epoch: the version tagged */
+  as_of: number;
+  /** microseconds since the epoch */
+  tagged_at: number;
 }
 
 /** A change to a dataset (PATCH /datasets/{id}). Keyed tenant_id/dataset_id. A null field is left unchanged; a rename to a name another live dataset holds is ignored as a whole when folded (the command answers 409). */
@@ -178,6 +289,71 @@ export interface DestinationCredentialsRotated {
   rotated_at: number;
 }
 
+/** A file of the example, in object storage */
+export interface ExampleAttachment {
+  name: string;
+  bucket: string;
+  key: string;
+  size: number;
+  content_type: string;
+}
+
+/** An example added to a dataset (POST /v1/platform/datasets/{id}/examples, POST /examples, POST /examples/bulk, a CSV upload, runs added to a dataset). Keyed tenant_id/dataset_id, so a dataset's examples stay in order in one partition. Every example of one write carries the same modified_at: that write is one version of the dataset, read back with as_of. A creation of an example id that is live is ignored. */
+export interface ExampleCreated {
+  tenant_id: string;
+  dataset_id: string;
+  example_id: string;
+  /** JSON object */
+  inputs: string;
+  /** JSON object: the reference outputs */
+  outputs: null | string;
+  /** JSON object, without dataset_split (the splits field holds it) */
+  metadata: null | string;
+  /** the example's splits (base when none was named) */
+  splits: string[];
+  /** the run the example was made from */
+  source_run_id: null | string;
+  attachments: ExampleAttachment[];
+  /** microseconds since the epoch (the client's, when it sent one) */
+  created_at: number;
+  /** microseconds since the epoch: the version this write made */
+  modified_at: number;
+}
+
+/** An example removed from its dataset (DELETE /examples/{id}, DELETE /examples, POST /v1/platform/datasets/examples/delete): from modified_at on, versions of the dataset do not hold it; the ones before still do, unless the deletion is hard, which takes it out of every version of the read model. Keyed tenant_id/dataset_id. A soft deletion of an example that is not live is ignored. */
+export interface ExampleDeleted {
+  tenant_id: string;
+  dataset_id: string;
+  example_id: string;
+  /** microseconds since the epoch: the version this write made */
+  modified_at: number;
+  /** taken out of every version, not only the versions from now on */
+  hard: boolean;
+}
+
+/** A change to an example (PATCH /v1/platform/datasets/{id}/examples, PATCH /examples/{id}, PATCH /examples/bulk, split changes): a new version of it, made from its newest version before this event by replacing the fields named in `fields`. Attachments: those of the example named in attachments_retain (all of them when null) are kept, renamed by attachments_rename, and attachments_added are added (replacing any of the same name). Keyed tenant_id/dataset_id. Ignored for an example that is not live. */
+export interface ExampleUpdated {
+  tenant_id: string;
+  dataset_id: string;
+  example_id: string;
+  /** of inputs, outputs, metadata, splits */
+  fields: string[];
+  /** JSON object */
+  inputs: null | string;
+  /** JSON object; null (when named) clears them */
+  outputs: null | string;
+  /** JSON object, without dataset_split */
+  metadata: null | string;
+  splits: string[];
+  /** names of the attachments kept; null keeps them all */
+  attachments_retain: null | string[];
+  /** JSON object: old name to new name */
+  attachments_rename: null | string;
+  attachments_added: ExampleAttachment[];
+  /** microseconds since the epoch: the version this write made */
+  modified_at: number;
+}
+
 /** PATCH /bulk-exports/{id} with status Cancelled. Final. Runs not finished are cancelled (work in flight stops); finished runs stay as they are. */
 export interface ExportCancelled {
   tenant_id: string;
@@ -186,15 +362,22 @@ export interface ExportCancelled {
   cancelled_at: number;
 }
 
-/** A bulk export (POST /bulk-exports): one-time when end_time is set, scheduled every interval_hours otherwise. Keyed tenant_id/export_id. */
+/** A bulk export (POST /bulk-exports). Of runs (a project's, in a time range): one-time when end_time is set, scheduled every interval_hours otherwise. Of examples (v2): a dataset's examples at one version, as_of, pinned when the export was created; one-time. Keyed tenant_id/export_id. v1 events read as runs exports. */
 export interface ExportCreated {
   tenant_id: string;
   export_id: string;
   destination_id: string;
-  session_id: string;
-  /** microseconds since the epoch, inclusive */
-  start_time: number;
-  /** microseconds since the epoch, exclusive; null for a scheduled export */
+  /** runs or examples */
+  resource: string;
+  /** runs: the project exported; null for examples */
+  session_id: null | string;
+  /** examples: the dataset exported; null for runs */
+  dataset_id: null | string;
+  /** examples: the version read, microseconds since the epoch (a version's time, or the time asked when the dataset had none by then); null for runs */
+  as_of: null | number;
+  /** runs: microseconds since the epoch, inclusive; null for examples */
+  start_time: null | number;
+  /** runs: microseconds since the epoch, exclusive; null for a scheduled export, and for examples */
   end_time: null | number;
   interval_hours: null | number;
   /** Parquet */
@@ -204,7 +387,7 @@ export interface ExportCreated {
   /** none, gzip, snappy or zstandard */
   compression: string;
   export_fields: null | string[];
-  /** a condition on each run, in the runs filter language; applied to each run's final state */
+  /** runs: a condition on each run, in the runs filter language; applied to each run's final state */
   filter: null | string;
   /** microseconds since the epoch */
   created_at: number;
@@ -435,6 +618,76 @@ export interface ProjectUpdated {
   updated_at: number;
 }
 
+/** A version of a prompt (POST /commits/{owner}/{name}): its manifest (a LangChain serialized object), on top of its parent. Keyed tenant_id/prompt_id. Ignored unless the parent is the prompt's latest commit when folded (none for the first), and for a prompt that is not live: two commits racing on one parent give one commit. */
+export interface PromptCommitted {
+  tenant_id: string;
+  prompt_id: string;
+  commit_id: string;
+  /** sha256 of the parent's hash and the manifest's JSON, hex, its first 40 characters */
+  commit_hash: string;
+  parent_commit_hash: null | string;
+  /** JSON object */
+  manifest: string;
+  description: null | string;
+  /** microseconds since the epoch */
+  committed_at: number;
+}
+
+/** A prompt (a hub repo: POST /repos/): a name unique among the workspace's live prompts, and what describes it; its versions are commits. Keyed tenant_id/prompt_id. A creation whose name a live prompt of the workspace holds, or whose id was used before, is ignored. */
+export interface PromptCreated {
+  tenant_id: string;
+  prompt_id: string;
+  repo_handle: string;
+  description: null | string;
+  readme: null | string;
+  tags: string[];
+  /** microseconds since the epoch */
+  created_at: number;
+}
+
+/** A prompt deleted (DELETE /repos/{owner}/{name}) with its commits, tags and likes; its name is free again. Keyed tenant_id/prompt_id. */
+export interface PromptDeleted {
+  tenant_id: string;
+  prompt_id: string;
+  /** microseconds since the epoch */
+  deleted_at: number;
+}
+
+/** A like of a prompt, or its withdrawal (POST /likes/{owner}/{name}, {like: bool}). The liker is the API key (its hash); a key likes a prompt once. Keyed tenant_id/prompt_id. */
+export interface PromptLiked {
+  tenant_id: string;
+  prompt_id: string;
+  /** the liker's API key hash */
+  liker: string;
+  like: boolean;
+  /** microseconds since the epoch */
+  liked_at: number;
+}
+
+/** A tag on a commit of a prompt (POST /repos/{owner}/{name}/tags): the name names that commit from now on, so tagging another commit moves it. Keyed tenant_id/prompt_id. Ignored for a commit the prompt does not have. */
+export interface PromptTagged {
+  tenant_id: string;
+  prompt_id: string;
+  tag_name: string;
+  commit_id: string;
+  /** microseconds since the epoch */
+  tagged_at: number;
+}
+
+/** A change to a prompt (PATCH /repos/{owner}/{name}): the fields named in `fields` take the values given. Keyed tenant_id/prompt_id. Ignored for a prompt that is not live. */
+export interface PromptUpdated {
+  tenant_id: string;
+  prompt_id: string;
+  /** of description, readme, tags, is_archived */
+  fields: string[];
+  description: null | string;
+  readme: null | string;
+  tags: null | string[];
+  is_archived: null | boolean;
+  /** microseconds since the epoch */
+  updated_at: number;
+}
+
 /** A deployment's new revision (creation, or a PATCH that changes source_revision_config, secrets or resource_spec), in status CREATING. Ignored by the fold unless the deployment is active where it lands (not AWAITING_DELETE, not removed). */
 export interface RevisionCreated {
   tenant_id: string;
@@ -524,11 +777,19 @@ export interface WorkspaceCreated {
 }
 
 export interface EventPayloads {
+  AnnotationQueueCreated: AnnotationQueueCreated;
+  AnnotationQueueDeleted: AnnotationQueueDeleted;
+  AnnotationQueueRunReviewed: AnnotationQueueRunReviewed;
+  AnnotationQueueRunsAdded: AnnotationQueueRunsAdded;
+  AnnotationQueueRunsRemoved: AnnotationQueueRunsRemoved;
+  AnnotationQueueUpdated: AnnotationQueueUpdated;
   ApiKeyIssued: ApiKeyIssued;
   ApiKeyLinked: ApiKeyLinked;
   ApiKeyUnlinked: ApiKeyUnlinked;
+  ComparativeExperimentCreated: ComparativeExperimentCreated;
   DatasetCreated: DatasetCreated;
   DatasetDeleted: DatasetDeleted;
+  DatasetTagged: DatasetTagged;
   DatasetUpdated: DatasetUpdated;
   DeploymentCreated: DeploymentCreated;
   DeploymentRemoved: DeploymentRemoved;
@@ -538,6 +799,9 @@ export interface EventPayloads {
   DeploymentUpdated: DeploymentUpdated;
   DestinationCreated: DestinationCreated;
   DestinationCredentialsRotated: DestinationCredentialsRotated;
+  ExampleCreated: ExampleCreated;
+  ExampleDeleted: ExampleDeleted;
+  ExampleUpdated: ExampleUpdated;
   ExportCancelled: ExportCancelled;
   ExportCreated: ExportCreated;
   ExportRunFilePending: ExportRunFilePending;
@@ -555,6 +819,12 @@ export interface EventPayloads {
   ProjectCreated: ProjectCreated;
   ProjectDeleted: ProjectDeleted;
   ProjectUpdated: ProjectUpdated;
+  PromptCommitted: PromptCommitted;
+  PromptCreated: PromptCreated;
+  PromptDeleted: PromptDeleted;
+  PromptLiked: PromptLiked;
+  PromptTagged: PromptTagged;
+  PromptUpdated: PromptUpdated;
   RevisionCreated: RevisionCreated;
   RevisionStatusChanged: RevisionStatusChanged;
   RunLineageRecorded: RunLineageRecorded;

@@ -66,6 +66,30 @@ const declarations = {
    * live dataset created with it (projections/datasets/datasetRegistry.ts).
    */
   datasets: { name: 'datasets.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
+  /**
+   * Dataset examples: created, changed, deleted, each write a version of its dataset. Keyed by
+   * dataset, so a dataset's examples stay in order in one partition; projected into ClickHouse
+   * with every version kept (projections/examples), which answers reads `as_of` a version.
+   */
+  examples: {
+    name: 'datasets.examples',
+    partitions: 'configured',
+    cleanupPolicy: 'delete',
+    deadLetter: 'datasets.examples.dead-letter',
+    hasSchemas: true,
+  },
+  /**
+   * Annotation queues and their items (runs people review): created, changed, deleted, runs
+   * added and removed, items reviewed. One partition, folded by every API process in one order
+   * (projections/annotation-queues/annotationQueueRegistry.ts).
+   */
+  annotationQueues: { name: 'annotation-queues.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
+  /**
+   * Prompts (hub repos): created, changed, deleted, committed (each commit's manifest), tagged,
+   * liked. One partition, folded by every API process in one order
+   * (projections/prompts/promptRegistry.ts), which decides who holds a name and which commit is latest.
+   */
+  prompts: { name: 'prompts.events', partitions: 1, cleanupPolicy: 'delete', hasSchemas: true },
   runsDeadLetter: {
     name: 'tracing.runs.dead-letter',
     partitions: 'configured',
@@ -74,6 +98,12 @@ const declarations = {
   },
   feedbackDeadLetter: {
     name: 'tracing.feedback.dead-letter',
+    partitions: 'configured',
+    cleanupPolicy: 'delete',
+    hasSchemas: false,
+  },
+  examplesDeadLetter: {
+    name: 'datasets.examples.dead-letter',
     partitions: 'configured',
     cleanupPolicy: 'delete',
     hasSchemas: false,

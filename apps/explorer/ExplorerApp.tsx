@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { SignIn } from '../shared/SignIn.tsx';
 import { listWorkspaces, storeCredentials, storedCredentials, type Credentials } from './core/api.ts';
-import { linkProps, navigate, useRoute, type Route } from './core/route.ts';
+import { DATASET_PAGES, linkProps, navigate, PROMPT_PAGES, useRoute, type Route } from './core/route.ts';
 import { useLoad } from './core/useLoad.ts';
 import { ProjectsPage } from './projects/ProjectsPage.tsx';
 import { TracesPage } from './traces/TracesPage.tsx';
@@ -13,6 +13,13 @@ import { AnalyticsPage } from './analytics/AnalyticsPage.tsx';
 import { ExportsPage } from './exports/ExportsPage.tsx';
 import { DeploymentsPage } from './deployments/DeploymentsPage.tsx';
 import { DatasetsPage } from './datasets/DatasetsPage.tsx';
+import { DatasetPage } from './datasets/DatasetPage.tsx';
+import { ComparePage } from './datasets/ComparePage.tsx';
+import { QueuesPage } from './annotation-queues/QueuesPage.tsx';
+import { ReviewPage } from './annotation-queues/ReviewPage.tsx';
+import { PromptsPage } from './prompts/PromptsPage.tsx';
+import { PromptPage } from './prompts/PromptPage.tsx';
+import { PromptDiffPage } from './prompts/PromptDiffPage.tsx';
 
 /** The views under "Projects" in the top bar. */
 const projectPages = new Set<Route['page']>(['projects', 'traces', 'trace', 'run', 'threads', 'thread', 'analytics']);
@@ -56,10 +63,24 @@ export function ExplorerApp() {
           </a>
           <a
             data-testid="nav-datasets"
-            className={route.page === 'datasets' ? 'current' : ''}
+            className={DATASET_PAGES.has(route.page) ? 'current' : ''}
             {...linkProps({ page: 'datasets', search: '' })}
           >
             Datasets
+          </a>
+          <a
+            data-testid="nav-annotation-queues"
+            className={route.page === 'annotationQueues' || route.page === 'annotationQueueReview' ? 'current' : ''}
+            {...linkProps({ page: 'annotationQueues', search: '' })}
+          >
+            Annotation queues
+          </a>
+          <a
+            data-testid="nav-prompts"
+            className={PROMPT_PAGES.has(route.page) ? 'current' : ''}
+            {...linkProps({ page: 'prompts', search: '' })}
+          >
+            Prompts
           </a>
           <a
             data-testid="nav-exports"
@@ -89,9 +110,26 @@ export function ExplorerApp() {
         {route.page === 'threads' && <ThreadsPage credentials={credentials} route={route} />}
         {route.page === 'thread' && <ThreadPage credentials={credentials} route={route} />}
         {route.page === 'analytics' && <AnalyticsPage credentials={credentials} route={route} />}
-        {route.page === 'exports' && <ExportsPage credentials={credentials} exportId={route.exportId ?? null} />}
+        {route.page === 'exports' && (
+          <ExportsPage
+            credentials={credentials}
+            exportId={route.exportId ?? null}
+            preset={route.exportDataset ?? null}
+          />
+        )}
         {route.page === 'deployments' && <DeploymentsPage credentials={credentials} />}
         {route.page === 'datasets' && <DatasetsPage credentials={credentials} search={route.search} />}
+        {(route.page === 'dataset' || route.page === 'datasetDiff' || route.page === 'datasetExperiments') && (
+          <DatasetPage credentials={credentials} route={route} />
+        )}
+        {route.page === 'datasetCompare' && <ComparePage credentials={credentials} route={route} />}
+        {route.page === 'annotationQueues' && <QueuesPage credentials={credentials} search={route.search} />}
+        {route.page === 'annotationQueueReview' && (
+          <ReviewPage key={route.queueId} credentials={credentials} queueId={route.queueId} />
+        )}
+        {route.page === 'prompts' && <PromptsPage credentials={credentials} search={route.search} />}
+        {route.page === 'prompt' && <PromptPage key={route.name} credentials={credentials} route={route} />}
+        {route.page === 'promptDiff' && <PromptDiffPage key={route.name} credentials={credentials} route={route} />}
       </main>
     </div>
   );

@@ -4,6 +4,7 @@
 // a request without a body has none whatever Content-Type it names, JSON bodies may be gzip,
 // zstd or deflate encoded, a body with no required field may be left out, and a method a path
 // does not serve is a 405 naming the ones it does.
+import type { ServerResponse } from 'node:http';
 import Fastify, {
   LogController,
   type FastifyInstance,
@@ -76,6 +77,41 @@ function lingerForBody(request: FastifyRequest, reply: FastifyReply): void {
   raw.resume();
 }
 
+/** How long a closing server waits for its requests in flight before it cuts their connections. */
+const DRAIN_MS = 10_000;
+
+/**
+ * app.close() (a service's shutdown, on SIGTERM): the listener closes at once, idle connections
+ * with it, and a request in flight is answered before its connection goes, so a replica stopped
+ * or replaced behind the gateway fails no request (a write's 2xx still means its events are in
+ * Kafka). A stream (a response whose headers are out and whose end is not near: SSE, a streamed
+ * read) is cut at once, as before; its client resumes elsewhere. Whatever is still open after
+ * DRAIN_MS is cut.
+ */
+function drainOnClose(app: FastifyInstance): void {
+  const inFlight = new Set<ServerResponse>();
+  app.addHook('onRequest', (request, reply, done) => {
+    const res = reply.raw;
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    done();
+  });
+  let cutOff: NodeJS.Timeout | undefined;
+  app.addHook('preClose', (done) => {
+    for (const res of inFlight) {
+      if (res.headersSent) res.destroy();
+      // Answered with `Connection: close`: a kept-alive connection would hold the close up.
+      else res.shouldKeepAlive = false;
+    }
+    cutOff = setTimeout(() => app.server.closeAllConnections(), DRAIN_MS).unref();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    clearTimeout(cutOff);
+    done();
+  });
+}
+
 /**
  * Every failure leaves as one AppError shape: `{ error: <code>, detail: <message> }`. Also for
  * failures after a reply became a stream (sent there as an error event).
@@ -130,13 +166,15 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     // Longer than fastify's 100: ids chosen by callers (a thread id, an attachment name) may be
     // long; a route's document bounds each of its path parameters below this (openapi.ts).
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
-    forceCloseConnections: true,
+    // Shutdown drains (drainOnClose): idle connections go at once, requests in flight are answered.
+    forceCloseConnections: 'idle',
     // What the router refuses before any route (a path parameter over maxParamLength, a bad URL):
     // in the same shape and codes as everything else.
     frameworkErrors: (err, request, reply) => sendError(err, request, reply, false),
   });
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  drainOnClose(app);
   declareInputStatuses(app);
 
   // A body whose schema requires no field may be left out: it reads as {} (and the document says

@@ -23,3 +23,25 @@ export function checkJsonSchema(schema: Record<string, unknown>, field: string):
   }
   return schema;
 }
+
+// Compiles the schemas data is checked against; a schema object is compiled once (the datasets
+// registry keeps a dataset's schema as one object until it changes).
+const validator = new Ajv({ strict: false, allErrors: false, addUsedSchema: false });
+const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>();
+
+/**
+ * Checks `value` against `schema` (a JSON Schema already accepted by checkJsonSchema); a 400
+ * naming `field` and where in it the first problem is (the data may be of any shape the route's
+ * own schema admits: what the dataset's schema says on top of it, a route schema cannot).
+ */
+export function checkAgainstSchema(schema: Record<string, unknown>, value: unknown, field: string): void {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = validator.compile(schema);
+    compiled.set(schema, validate);
+  }
+  if (validate(value)) return;
+  const first = validate.errors?.[0];
+  const where = first?.instancePath ? ` at ${first.instancePath}` : '';
+  throw errors.badRequest(`${field} does not match the dataset's schema: ${first?.message ?? 'invalid'}${where}`);
+}

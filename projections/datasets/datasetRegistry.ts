@@ -8,7 +8,9 @@
 //   of a held name is ignored (the command that appended it reads that back and answers 409);
 // - a creation of an id already live or deleted is ignored;
 // - a deleted id stays deleted: later updates of it are ignored, and its name is free again;
-// - a rename to a name another live dataset holds is ignored as a whole.
+// - a rename to a name another live dataset holds is ignored as a whole;
+// - a tag names one version of a live dataset; tagging another version moves it;
+// - a comparison of experiments belongs to a live dataset; its id is used once.
 import type { EventLogConfig } from '../../platform/config.ts';
 import { parseStoredJson } from '../../platform/json/jsonNesting.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -16,7 +18,13 @@ import { event, type EventToAppend } from '../../platform/kafka/eventLog.ts';
 import { FoldedTopic } from '../../platform/kafka/topicState.ts';
 import { nowMicros } from '../../platform/time.ts';
 import type { DecodedEvent } from '../../schemas/registry.ts';
-import type { DatasetCreated, DatasetDeleted, DatasetUpdated } from '../../schemas/events.generated.ts';
+import type {
+  ComparativeExperimentCreated,
+  DatasetCreated,
+  DatasetDeleted,
+  DatasetTagged,
+  DatasetUpdated,
+} from '../../schemas/events.generated.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 
 export const DATA_TYPES = ['kv', 'llm', 'chat'] as const;
@@ -37,6 +45,8 @@ export interface Dataset {
   readonly createdAt: number;
   /** Microseconds since the epoch: the creation, or the last change. */
   readonly modifiedAt: number;
+  /** Tags of versions: tag -> the version's time (microseconds). */
+  readonly tags: Readonly<Record<string, number>>;
 }
 
 /** What a creation sets; every field but the name and type may be left out. */
@@ -121,9 +131,51 @@ export const datasetDeletedEvent = (tenantId: string, datasetId: string): EventT
     deleted_at: nowMicros(),
   });
 
+export const datasetTaggedEvent = (
+  tenantId: string,
+  datasetId: string,
+  tag: string,
+  asOf: number,
+): EventToAppend<'DatasetTagged'> =>
+  event('DatasetTagged', datasetKey(tenantId, datasetId), {
+    tenant_id: tenantId,
+    dataset_id: datasetId,
+    tag,
+    as_of: asOf,
+    tagged_at: nowMicros(),
+  });
+
+/** A comparison of experiments of one dataset (pairwise evaluation). */
+export interface ComparativeExperiment {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly datasetId: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly experimentIds: readonly string[];
+  readonly extra: Readonly<Record<string, unknown>> | null;
+  /** Microseconds since the epoch. */
+  readonly createdAt: number;
+}
+
+export const comparativeExperimentCreatedEvent = (
+  c: Omit<ComparativeExperiment, 'createdAt'>,
+): EventToAppend<'ComparativeExperimentCreated'> =>
+  event('ComparativeExperimentCreated', datasetKey(c.tenantId, c.datasetId), {
+    tenant_id: c.tenantId,
+    dataset_id: c.datasetId,
+    comparative_experiment_id: c.id,
+    name: c.name,
+    description: c.description,
+    experiment_ids: [...c.experimentIds],
+    extra: json(c.extra),
+    created_at: nowMicros(),
+  });
+
 /** One workspace's datasets. */
 class TenantDatasets {
   readonly live = new Map<string, Dataset>();
+  readonly comparatives = new Map<string, ComparativeExperiment>();
   readonly deleted = new Set<string>();
   readonly byName = new Map<string, string>();
 }
@@ -139,6 +191,8 @@ export class DatasetRegistry extends FoldedTopic {
     if (e.name === 'DatasetCreated') this.#created(e.payload);
     else if (e.name === 'DatasetUpdated') this.#updated(e.payload);
     else if (e.name === 'DatasetDeleted') this.#deleted(e.payload);
+    else if (e.name === 'DatasetTagged') this.#tagged(e.payload);
+    else if (e.name === 'ComparativeExperimentCreated') this.#compared(e.payload);
   };
 
   #tenant(tenantId: string): TenantDatasets {
@@ -162,6 +216,7 @@ export class DatasetRegistry extends FoldedTopic {
       transformations: parsed(d.transformations, isArray),
       createdAt: d.created_at,
       modifiedAt: d.created_at,
+      tags: {},
     });
     t.byName.set(d.name, d.dataset_id);
   }
@@ -185,6 +240,28 @@ export class DatasetRegistry extends FoldedTopic {
       t.byName.delete(dataset.name);
       t.byName.set(d.name!, d.dataset_id);
     }
+  }
+
+  #tagged(d: DatasetTagged): void {
+    const t = this.#tenant(d.tenant_id);
+    const dataset = t.live.get(d.dataset_id);
+    if (!dataset) return;
+    t.live.set(d.dataset_id, { ...dataset, tags: { ...dataset.tags, [d.tag]: d.as_of } });
+  }
+
+  #compared(c: ComparativeExperimentCreated): void {
+    const t = this.#tenant(c.tenant_id);
+    if (!t.live.has(c.dataset_id) || t.comparatives.has(c.comparative_experiment_id)) return;
+    t.comparatives.set(c.comparative_experiment_id, {
+      id: c.comparative_experiment_id,
+      tenantId: c.tenant_id,
+      datasetId: c.dataset_id,
+      name: c.name,
+      description: c.description,
+      experimentIds: c.experiment_ids,
+      extra: parsed(c.extra, isObject),
+      createdAt: c.created_at,
+    });
   }
 
   #deleted(d: DatasetDeleted): void {
@@ -212,6 +289,22 @@ export class DatasetRegistry extends FoldedTopic {
   isTaken(tenantId: string, datasetId: string): boolean {
     const t = this.#tenants.get(tenantId);
     return t !== undefined && (t.live.has(datasetId) || t.deleted.has(datasetId));
+  }
+
+  /** A comparison of experiments, when its dataset is live. */
+  comparative(tenantId: string, id: string): ComparativeExperiment | undefined {
+    const t = this.#tenants.get(tenantId);
+    const c = t?.comparatives.get(id);
+    return c && t!.live.has(c.datasetId) ? c : undefined;
+  }
+
+  /** The comparisons of a live dataset's experiments, newest first. */
+  comparatives(tenantId: string, datasetId: string): ComparativeExperiment[] {
+    const t = this.#tenants.get(tenantId);
+    if (!t?.live.has(datasetId)) return [];
+    return [...t.comparatives.values()]
+      .filter((c) => c.datasetId === datasetId)
+      .sort((a, b) => b.createdAt - a.createdAt);
   }
 
   /** The workspace's live datasets, newest first (created_at, then id). */

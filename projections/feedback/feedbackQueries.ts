@@ -165,12 +165,16 @@ function categoricalValue(json: string): string | null {
   }
 }
 
-/** feedback_stats of each run (runs without feedback are absent from the map). */
+/**
+ * feedback_stats of each run (runs without feedback are absent from the map); of only the
+ * feedback of a comparative experiment (pairwise scores) when one is named.
+ */
 export async function feedbackStatsQuery(
   ch: ClickHouseClient,
   tenantId: string,
   feedbackTable: string,
   runIds: readonly string[],
+  comparativeExperimentId: string | null = null,
 ): Promise<Map<string, Record<string, FeedbackStat>>> {
   if (runIds.length === 0) return new Map();
   const groups = await ch.query<StatGroup & { owner: string }>(
@@ -178,6 +182,25 @@ export async function feedbackStatsQuery(
         FROM ${ident(feedbackTable)} FINAL
         WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0
           AND run_id IN (SELECT toUUID(arrayJoin([${join(runIds.map((id) => sql`${id}`))}])))
+          ${comparativeExperimentId === null ? raw('') : sql`AND ${nullableIn('comparative_experiment_id', [comparativeExperimentId])}`}
+        GROUP BY owner, key, value`,
+  );
+  return foldStats(groups);
+}
+
+/** feedback_stats of each comparative experiment: the feedback that names it (those without any are absent from the map). */
+export async function comparativeFeedbackStatsQuery(
+  ch: ClickHouseClient,
+  tenantId: string,
+  feedbackTable: string,
+  comparativeExperimentIds: readonly string[],
+): Promise<Map<string, Record<string, FeedbackStat>>> {
+  if (comparativeExperimentIds.length === 0) return new Map();
+  const groups = await ch.query<StatGroup & { owner: string }>(
+    sql`SELECT toString(assumeNotNull(comparative_experiment_id)) AS owner, ${statColumns}
+        FROM ${ident(feedbackTable)} FINAL
+        WHERE tenant_id = toUUID(${tenantId}) AND deleted = 0
+          AND ${nullableIn('comparative_experiment_id', comparativeExperimentIds)}
         GROUP BY owner, key, value`,
   );
   return foldStats(groups);
@@ -209,6 +232,28 @@ export async function projectFeedbackStatsQuery(
     return owner !== undefined && wanted.has(owner) ? [{ ...g, owner }] : [];
   });
   return foldStats(owned);
+}
+
+/**
+ * feedback_stats of the feedback given on each project itself rather than on a run (an
+ * experiment's summary evaluators give it): LangSmith's session_feedback_stats. Projects without
+ * any are absent from the map.
+ */
+export async function sessionFeedbackStatsQuery(
+  ch: ClickHouseClient,
+  feedbackTable: string,
+  tenantId: string,
+  projectIds: readonly string[],
+): Promise<Map<string, Record<string, FeedbackStat>>> {
+  if (projectIds.length === 0) return new Map();
+  const groups = await ch.query<StatGroup & { owner: string }>(
+    sql`SELECT toString(assumeNotNull(session_id)) AS owner, ${statColumns}
+        FROM ${ident(feedbackTable)} FINAL
+        WHERE tenant_id = toUUID(${tenantId}) AND run_id = toUUID(${ZERO_UUID}) AND deleted = 0
+          AND ${nullableIn('session_id', projectIds)}
+        GROUP BY owner, key, value`,
+  );
+  return foldStats(groups);
 }
 
 /**

@@ -1,8 +1,9 @@
 // Rebuilds read models from the beginning of the topics into fresh tables, then swaps them in,
 // while queries keep answering from the live tables and live projection goes on:
 //   1. create a full set of fresh tables (`<name>_replay_<stamp>`);
-//   2. project the runs and feedback topics from offset 0 into them with a consumer group of
-//      its own, up to the end offsets read at the start, then up to the ends read again;
+//   2. project the topics of the chosen views (REPLAY_FEEDS) from offset 0 into them, each with
+//      a consumer group of its own, up to the end offsets read at the start, then up to the ends
+//      read again;
 //   3. swap: RENAME the live tables away and the fresh ones in, for the chosen views only;
 //   4. catch up: the same group goes on into the (now live) tables up to the topic ends read
 //      just after the swap, so events the live projectors wrote into the old tables around the
@@ -15,16 +16,17 @@ import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
 import { createReadModelTables, ensureReadModels } from '../readModels.ts';
 import { Admin } from '@platformatic/kafka';
 import { brokerList, ensureTopics, topicName } from '../../platform/kafka/topicAdmin.ts';
-import { TOPICS, TOPIC_DECLARATIONS } from '../../schemas/topics.ts';
+import { TOPICS, TOPIC_DECLARATIONS, type ProjectedTopic } from '../../schemas/topics.ts';
 import type { BlobStore } from '../../platform/blobStore.ts';
 import { RunsProjector } from '../runsProjector.ts';
 import { FeedbackProjector } from '../feedback/feedbackProjector.ts';
+import { ExamplesProjector } from '../examples/examplesProjector.ts';
 import { LIVE_TABLES, tablesWithSuffix, type ReadModelTables } from '../readModelTables.ts';
 import { ProjectRegistry } from '../projects/projectRegistry.ts';
 import { markCopiesComplete } from '../copiesUpgrade.ts';
 import { reached, sumOffsets, TopicOffsets, type Offsets } from './topicOffsets.ts';
 
-export const REPLAY_VIEWS = ['runs', 'traces', 'threads'] as const;
+export const REPLAY_VIEWS = ['runs', 'traces', 'threads', 'examples'] as const;
 export type ReplayView = (typeof REPLAY_VIEWS)[number];
 
 /** The tables each view is made of (threads is a view over traces). */
@@ -34,7 +36,73 @@ const VIEW_TABLES: Record<ReplayView, Array<keyof ReadModelTables>> = {
   // computed against the old counts land in the old stats table (hourStats.ts).
   traces: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traceHourReach', 'tracesByThread', 'traces'],
   threads: ['traceHourWrites', 'tracesByHour', 'traceHourStats', 'traceHourReach', 'tracesByThread', 'traces'],
+  // Ids before versions: a read by id that finds an id in the new table finds its versions there too.
+  examples: ['exampleIds', 'examples'],
 };
+
+/** What a feed's projector is given: where to write, and what it needs to know while replaying. */
+export interface ReplayProjectorOptions {
+  /** The feed's own consumer group (`<replay group>-<feed name>`). */
+  groupId: string;
+  /** The fresh tables while rebuilding, the live ones while catching up. */
+  tables: ReadModelTables;
+  blobs?: BlobStore;
+  /** Projects deleted by a tombstone (the replay's ProjectRegistry): their events are skipped. */
+  isProjectDeleted: (tenantId: string, projectId: string) => boolean;
+}
+
+/** A projector as the replay drives it. */
+export interface ReplayProjector {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** A project tombstone arrived during the replay: delete the project's rows (as live). */
+  requestProjectDeletion?(tenantId: string, projectId: string): void;
+}
+
+/** One topic a replay projects, and the views whose tables it fills. */
+export interface ReplayFeed {
+  /** Names its consumer group (`<replay group>-<name>`) and labels its logs. */
+  readonly name: string;
+  /** The logical topic it reads (TOPICS). */
+  readonly topic: ProjectedTopic;
+  /** The views a replay projects it for: every view one of whose tables it writes. */
+  readonly views: readonly ReplayView[];
+  readonly projector: (
+    config: Config,
+    ch: ClickHouseClient,
+    logger: Logger,
+    options: ReplayProjectorOptions,
+  ) => ReplayProjector;
+}
+
+/** Every topic a replay can project; a replay starts those its views need (feedsOf). */
+export const REPLAY_FEEDS: readonly ReplayFeed[] = [
+  {
+    name: 'runs',
+    topic: TOPICS.runs,
+    views: ['runs', 'traces', 'threads'],
+    projector: (config, ch, logger, options) =>
+      new RunsProjector({ ...config, PROJECTOR_CACHE_RUNS: config.REPLAY_CACHE_RUNS }, ch, logger, options),
+  },
+  {
+    // feedback and feedbackTokens are tables of the view `runs`; the other views replay it too,
+    // as they always have
+    name: 'feedback',
+    topic: TOPICS.feedback,
+    views: ['runs', 'traces', 'threads'],
+    projector: (config, ch, logger, options) => new FeedbackProjector(config, ch, logger, options),
+  },
+  {
+    name: 'examples',
+    topic: TOPICS.examples,
+    views: ['examples'],
+    projector: (config, ch, logger, options) => new ExamplesProjector(config, ch, logger, options),
+  },
+];
+
+/** The feeds a replay of `views` projects, in REPLAY_FEEDS order. */
+const feedsOf = (views: readonly ReplayView[]): ReplayFeed[] =>
+  REPLAY_FEEDS.filter((f) => f.views.some((v) => views.includes(v)));
 
 export interface ReplayProgress {
   phase: 'rebuilding' | 'catching up';
@@ -53,6 +121,8 @@ export interface ReplayOptions {
 
 export interface ReplaySummary {
   views: ReplayView[];
+  /** The feeds projected for them (REPLAY_FEEDS names). */
+  feeds: string[];
   events: number;
   seconds: number;
   eventsPerSecond: number;
@@ -64,8 +134,12 @@ export interface ReplaySummary {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sumAll = (offsets: Offsets[]): number => offsets.reduce((n, o) => n + sumOffsets(o), 0);
 
-interface Feed {
+/** A feed being replayed: its consumer group, and how far that group has got. */
+interface TrackedFeed {
+  feed: ReplayFeed;
+  groupId: string;
   offsets: TopicOffsets;
   partitions: number;
 }
@@ -88,52 +162,40 @@ export async function replay(
   await ensureReadModels(ch);
   await createReadModelTables(ch, fresh);
 
-  const feeds = {
-    runs: await feedOf(config, TOPICS.runs, `${groupId}-runs`),
-    feedback: await feedOf(config, TOPICS.feedback, `${groupId}-feedback`),
-  };
+  const feeds: TrackedFeed[] = [];
+  for (const feed of feedsOf(views)) feeds.push(await trackFeed(config, feed, `${groupId}-${feed.name}`));
   // Deleted projects: skipped from the start; a tombstone arriving meanwhile deletes rows as live.
-  let current: Array<RunsProjector | FeedbackProjector> = [];
+  let current: ReplayProjector[] = [];
   const projects = new ProjectRegistry(config, logger.child({ fold: 'projects' }), {
-    onDeleted: (tenantId, projectId) => current.forEach((p) => p.requestProjectDeletion(tenantId, projectId)),
+    onDeleted: (tenantId, projectId) => current.forEach((p) => p.requestProjectDeletion?.(tenantId, projectId)),
   });
   await projects.start();
   const isProjectDeleted = (tenantId: string, projectId: string) => projects.isDeleted(tenantId, projectId);
   const startProjectors = async (tables: ReadModelTables) => {
-    const runs = new RunsProjector(
-      { ...config, PROJECTOR_CACHE_RUNS: config.REPLAY_CACHE_RUNS },
-      ch,
-      logger.child({ replay: 'runs' }),
-      {
-        groupId: `${groupId}-runs`,
+    const running = feeds.map(({ feed, groupId }) =>
+      feed.projector(config, ch, logger.child({ replay: feed.name }), {
+        groupId,
         tables,
         blobs: options.blobs,
         isProjectDeleted,
-      },
+      }),
     );
-    const feedback = new FeedbackProjector(config, ch, logger.child({ replay: 'feedback' }), {
-      groupId: `${groupId}-feedback`,
-      tables,
-      isProjectDeleted,
-    });
-    current = [runs, feedback];
-    await Promise.all([runs.start(), feedback.start()]);
-    return { stop: () => Promise.all([runs.stop(), feedback.stop()]) };
+    current = running;
+    await Promise.all(running.map((p) => p.start()));
+    return { stop: () => Promise.all(running.map((p) => p.stop())) };
   };
-  const progressUntil = async (phase: ReplayProgress['phase'], targets: { runs: Offsets; feedback: Offsets }) => {
-    const total = sumOffsets(targets.runs) + sumOffsets(targets.feedback);
+  /** Waits until every feed's group has reached its target (`targets[i]` is feeds[i]'s). */
+  const progressUntil = async (phase: ReplayProgress['phase'], targets: Offsets[]) => {
+    const total = sumAll(targets);
     for (;;) {
-      const [runs, feedback] = await Promise.all([
-        feeds.runs.offsets.committed(feeds.runs.partitions),
-        feeds.feedback.offsets.committed(feeds.feedback.partitions),
-      ]);
-      const done = Math.min(total, sumOffsets(runs) + sumOffsets(feedback));
+      const committed = await Promise.all(feeds.map((f) => f.offsets.committed(f.partitions)));
+      const done = Math.min(total, sumAll(committed));
       options.onProgress?.({ phase, done, total });
-      if (reached(runs, targets.runs) && reached(feedback, targets.feedback)) return done;
+      if (committed.every((c, i) => reached(c, targets[i]!))) return done;
       await sleep(pollMs);
     }
   };
-  const ends = async () => ({ runs: await feeds.runs.offsets.end(), feedback: await feeds.feedback.offsets.end() });
+  const ends = () => Promise.all(feeds.map((f) => f.offsets.end()));
 
   let events = 0;
   try {
@@ -182,16 +244,19 @@ export async function replay(
 
     function summary(tables: ReadModelTables, didSwap: boolean): ReplaySummary {
       const seconds = (performance.now() - started) / 1000;
-      return { views, events, seconds, eventsPerSecond: events / seconds, rows, tables, swapped: didSwap };
+      const fed = feeds.map((f) => f.feed.name);
+      return { views, feeds: fed, events, seconds, eventsPerSecond: events / seconds, rows, tables, swapped: didSwap };
     }
   } finally {
-    await Promise.all([...Object.values(feeds).map((f) => f.offsets.close()), projects.close()]).catch(() => {});
-    await deleteGroups(config, [`${groupId}-runs`, `${groupId}-feedback`], logger);
+    await Promise.all([...feeds.map((f) => f.offsets.close()), projects.close()]).catch(() => {});
+    const groups = feeds.map((f) => f.groupId);
+    await deleteGroups(config, groups, logger);
   }
 }
 
 /** The replay's consumer groups are of no use afterwards; leave none behind in Kafka. */
 async function deleteGroups(config: Config, groups: string[], logger: Logger): Promise<void> {
+  if (groups.length === 0) return;
   const admin = new Admin({ clientId: 'replay-cleanup', bootstrapBrokers: brokerList(config), retries: 3 });
   try {
     await admin.deleteGroups({ groups });
@@ -202,9 +267,9 @@ async function deleteGroups(config: Config, groups: string[], logger: Logger): P
   }
 }
 
-async function feedOf(config: Config, topic: string, groupId: string): Promise<Feed> {
-  const offsets = new TopicOffsets(config, topicName(config, topic), groupId);
-  return { offsets, partitions: (await offsets.end()).length };
+async function trackFeed(config: Config, feed: ReplayFeed, groupId: string): Promise<TrackedFeed> {
+  const offsets = new TopicOffsets(config, topicName(config, feed.topic), groupId);
+  return { feed, groupId, offsets, partitions: (await offsets.end()).length };
 }
 
 async function countRows(ch: ClickHouseClient, tables: ReadModelTables): Promise<ReplaySummary['rows']> {

@@ -1,4 +1,4 @@
-// npm run replay -- --view runs|traces|threads|all [--view …] [--no-swap] [--json]
+// npm run replay -- --view runs|traces|threads|examples|all [--view …] [--no-swap] [--json]
 // Rebuilds read models from the topics while the service keeps running (see replay.ts), at the
 // nice value REPLAY_NICE (default 10), so that the service's reads keep answering. --json prints
 // the summary as one JSON line (with the replay's CPU seconds) instead of a progress bar and prose.

@@ -42,6 +42,49 @@ export async function runByIdQuery(
   return rows[0] ? rowFromClickHouse(rows[0]) : null;
 }
 
+/**
+ * Of these run ids, those of the workspace's stored runs (projected, their project not deleted):
+ * a key lookup in run_locations, ten thousand ids a statement.
+ */
+export async function storedRunIdsQuery(
+  ch: ClickHouseClient,
+  tenantId: string,
+  ids: readonly string[],
+  table: string = RUN_LOCATIONS_TABLE,
+): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (let i = 0; i < ids.length; i += 10_000) {
+    const chunk = ids.slice(i, i + 10_000);
+    // (an alias named as the column would stand for it in WHERE too)
+    const rows = await ch.query<{ run_id: string }>(
+      sql`SELECT DISTINCT toString(id) AS run_id FROM ${ident(table)}
+          WHERE tenant_id = toUUID(${tenantId}) AND id IN (${join(chunk.map((id) => sql`toUUID(${id})`))})`,
+    );
+    for (const row of rows) stored.add(row.run_id);
+  }
+  return stored;
+}
+
+/**
+ * The runs meeting the conditions (their newest version: FINAL) that name a dataset example, each
+ * with that example: an experiment's runs by example, to filter and sort a dataset's examples by.
+ */
+export async function runExamplesQuery(
+  ch: ClickHouseClient,
+  runsTable: string,
+  tenantId: string,
+  conditions: readonly Sql[],
+): Promise<Map<string, string>> {
+  // (aliases other than the columns' names: an alias named as a column stands for it in WHERE too)
+  const rows = await ch.query<{ run: string; example: string }>(
+    sql`SELECT toString(id) AS run, toString(assumeNotNull(reference_example_id)) AS example
+        FROM ${ident(runsTable)} FINAL
+        WHERE tenant_id = toUUID(${tenantId}) AND has_post = 1 AND isNotNull(reference_example_id)
+          ${conditions.length > 0 ? sql`AND ${join([...conditions], ' AND ')}` : raw('')}`,
+  );
+  return new Map(rows.map((r) => [r.run, r.example]));
+}
+
 /** A run's place in /runs/query order: (start_time, id), compared by ClickHouse (its UUID order). */
 export interface RunPosition {
   startTime: number;

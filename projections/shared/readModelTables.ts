@@ -29,4 +29,8 @@ export interface ReadModelTables {
   tracesByThread: string;
   /** The latest run start of the traces of each (tenant_id, session_id, hour), an upper bound. */
   traceHourReach: string;
+  /** Every version of every dataset example, ORDER BY (tenant_id, dataset_id, id, modified_at) (examples/exampleTables.ts). */
+  examples: string;
+  /** (tenant_id, id) -> the dataset of an example, for reads by example id. */
+  exampleIds: string;
 }

@@ -1,9 +1,11 @@
 // The bulk-export API under /bulk-exports: destinations (create, list, read, rotate
-// credentials), exports (create, list, read, cancel) and their runs (list, read). Writes are
-// commands appended to the bulk-export topic (services/bulk-export/exportCommands.ts); reads
-// answer from its fold. Bad input is a 400 naming the field; another workspace's ids are 404s.
+// credentials), exports (create, list, read, cancel) and their runs (list, read). An export is of
+// a project's runs (the default, LangSmith's) or, with `"resource": "examples"`, of a dataset's
+// examples at a version. Writes are commands appended to the bulk-export topic
+// (services/bulk-export/exportCommands.ts); reads answer from its fold. Bad input is a 4xx naming
+// the field; another workspace's ids are 404s.
 import { errorResponses, timeSchema, uuidSchema } from '../../platform/http/openapi.ts';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { errors } from '../../platform/errors.ts';
 import { ExportCommands } from './exportCommands.ts';
 import {
@@ -18,12 +20,14 @@ import type { BulkExport, ExportState } from './exportState.ts';
 import {
   EXPORT_COMPRESSIONS,
   EXPORT_FORMAT_VERSIONS,
+  EXPORT_RESOURCES,
   type DestinationCredentials,
   type ExportCompression,
   type ExportFormatVersion,
 } from './exportTypes.ts';
 import { destinationHostPolicy, normalisePrefix } from './destinations/destinationS3.ts';
 import { DEFAULT_EXPORT_FIELDS, unknownExportFields } from './parquet/exportColumns.ts';
+import { DEFAULT_EXAMPLE_FIELDS } from './parquet/exampleColumns.ts';
 import { exportFilterCondition } from './parquet/exportQuery.ts';
 import { exportRunDirectory } from './parquet/objectKey.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
@@ -34,6 +38,7 @@ import type { Config } from '../../platform/config.ts';
 import type { EventLog } from '../../platform/kafka/eventLog.ts';
 import type { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
 import type { ReadModelTables } from '../../projections/readModelTables.ts';
+import type { DatasetVersions } from '../datasets/index.ts';
 
 /** What the bulk-export routes are given by the process that serves them. */
 export interface BulkExportRouteOptions {
@@ -45,6 +50,8 @@ export interface BulkExportRouteOptions {
   projects: ProjectRegistry;
   /** Read-model table names an export's filter is checked against. */
   tables: ReadModelTables;
+  /** The datasets an examples export reads, and the versions its as_of names (none: only runs are exported). */
+  datasets?: DatasetVersions;
   /** The fold of the bulk-export topic. */
   exports: ExportState;
   /** Encrypts destination credentials; null when SECRETS_ENCRYPTION_KEY is unset (destinations cannot be created). */
@@ -102,15 +109,55 @@ const destinationBody = {
   },
 } as const;
 
+/** The fields of one resource's exports only: the other's may not name them (absent, or null). */
+const RESOURCE_FIELDS = {
+  runs: ['session_id', 'start_time', 'end_time', 'interval_hours', 'filter'],
+  examples: ['dataset_id', 'as_of'],
+} as const;
+const REQUIRED_FIELDS = { runs: ['session_id', 'start_time'], examples: ['dataset_id'] } as const;
+const COLUMNS = { runs: DEFAULT_EXPORT_FIELDS, examples: DEFAULT_EXAMPLE_FIELDS } as const;
+const WHAT = {
+  runs: 'an export of runs (the default) names session_id and start_time',
+  examples: 'an export of examples ("resource": "examples") names dataset_id and, optionally, as_of',
+} as const;
+
+const notFor = (resource: string) => ({ type: 'null', description: `not for an export of ${resource}` }) as const;
+/** One shape per resource: what it requires, what it may not name, the columns it has. */
+const resourceShape = (resource: 'runs' | 'examples') => {
+  const other = resource === 'runs' ? 'examples' : 'runs';
+  return {
+    title: `an export of ${resource}`,
+    required: resource === 'runs' ? [...REQUIRED_FIELDS.runs] : ['resource', ...REQUIRED_FIELDS.examples],
+    properties: {
+      resource: { type: 'string', enum: [resource] },
+      ...Object.fromEntries(RESOURCE_FIELDS[other].map((f) => [f, notFor(resource)])),
+      export_fields: { type: ['array', 'null'], items: { type: 'string', enum: [...COLUMNS[resource]] } },
+    },
+  };
+};
+
 const exportBody = {
   type: 'object',
-  required: ['bulk_export_destination_id', 'session_id', 'start_time'],
+  required: ['bulk_export_destination_id'],
   additionalProperties: true,
   properties: {
     bulk_export_destination_id: uuidSchema,
-    session_id: { ...uuidSchema, description: 'the project to export' },
-    start_time: timeSchema('query', 'inclusive', { nullable: false }),
-    end_time: timeSchema('query', 'exclusive; makes a one-time export'),
+    resource: {
+      type: 'string',
+      enum: [...EXPORT_RESOURCES],
+      description:
+        'not in LangSmith’s API: runs (the default): a project’s runs in a time range; examples: a dataset’s examples at one version',
+    },
+    session_id: { ...uuidSchema, description: 'runs: the project to export' },
+    dataset_id: { ...uuidSchema, description: 'examples: the dataset to export' },
+    as_of: {
+      type: ['string', 'null'],
+      maxLength: 1024,
+      description:
+        'examples: the version, as the examples API reads as_of: an ISO 8601 time (the newest version at or before it), a tag of the dataset, or latest (the default); pinned when the export is created',
+    },
+    start_time: timeSchema('query', 'runs: inclusive', { nullable: false }),
+    end_time: timeSchema('query', 'runs: exclusive; makes a one-time export'),
     interval_hours: {
       type: ['integer', 'null'],
       minimum: 1,
@@ -130,19 +177,49 @@ const exportBody = {
     },
     export_fields: {
       type: ['array', 'null'],
-      items: { type: 'string', enum: DEFAULT_EXPORT_FIELDS },
+      items: { type: 'string', enum: [...new Set([...DEFAULT_EXPORT_FIELDS, ...DEFAULT_EXAMPLE_FIELDS])] },
       minItems: 1,
       uniqueItems: true,
-      description: 'the columns to write; default: all',
+      description: 'the columns to write, of the resource’s; default: all',
     },
     filter: {
       type: ['string', 'null'],
       maxLength: 64 * 1024,
       description:
-        'only runs that match, in the runs filter language, e.g. and(eq(run_type, "llm"), gt(total_tokens, 100))',
+        'runs: only runs that match, in the runs filter language, e.g. and(eq(run_type, "llm"), gt(total_tokens, 100))',
     },
   },
+  oneOf: [resourceShape('runs'), resourceShape('examples')],
 } as const;
+
+/**
+ * What the body's oneOf says, said first and plainly (ajv's own words for a failed oneOf list
+ * every branch): a field of the other resource is a 400, a field the resource requires missing
+ * or a column it does not have a 422, each naming the field. The form of each field is the schema's.
+ */
+const checkResourceFields: preValidationAsyncHookHandler = async (request) => {
+  const b = request.body as Record<string, unknown> | null | undefined;
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) return;
+  const resource = b.resource ?? 'runs';
+  if (resource !== 'runs' && resource !== 'examples')
+    throw errors.validation(`body/resource must be equal to one of the allowed values: ${EXPORT_RESOURCES.join(', ')}`);
+  const other = resource === 'runs' ? 'examples' : 'runs';
+  const misplaced = RESOURCE_FIELDS[other].filter((f) => b[f] !== undefined && b[f] !== null);
+  if (misplaced.length > 0)
+    throw errors.badRequest(
+      `${misplaced.join(', ')} ${misplaced.length > 1 ? 'are' : 'is'} not for an export of ${resource}: ${WHAT[resource]}${resource === 'runs' ? '; an export of examples says "resource": "examples"' : ''}`,
+    );
+  const missing = REQUIRED_FIELDS[resource].filter((f) => b[f] === undefined);
+  if (missing.length > 0) throw errors.invalidField(`${missing.join(' and ')} required: ${WHAT[resource]}`);
+  if (Array.isArray(b.export_fields)) {
+    const own = new Set<unknown>(COLUMNS[resource]);
+    const others = b.export_fields.filter((f) => !own.has(f) && (COLUMNS[other] as readonly unknown[]).includes(f));
+    if (others.length > 0)
+      throw errors.invalidField(
+        `export_fields names columns an export of ${resource} does not have: ${others.slice(0, 10).join(', ')}`,
+      );
+  }
+};
 
 const idParams = (...names: string[]) => ({
   type: 'object',
@@ -168,6 +245,7 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
     deps.eventLog,
     deps.secrets,
     destinationHostPolicy(deps.config),
+    deps.datasets ?? null,
   );
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
@@ -192,7 +270,7 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
         exportRunDirectory(prefix, {
           exportId: e.id,
           tenantId: e.tenantId,
-          sessionId: e.sessionId,
+          ...(e.resource === 'examples' ? { datasetId: e.datasetId! } : { sessionId: e.sessionId! }),
           startMicros: run.startTime,
         }),
         prefix,
@@ -302,14 +380,32 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
     {
       schema: {
         tags,
-        summary: 'Create an export: one-time with end_time, scheduled with interval_hours',
+        summary:
+          'Create an export: of a project’s runs, one-time with end_time or scheduled with interval_hours; or, with "resource": "examples", of a dataset’s examples at a version (as_of)',
         body: exportBody,
         response: { 200: exportSchema, ...errorResponses(404, 503) },
       },
+      preValidation: checkResourceFields,
     },
     async (request) => {
       const b = request.body;
       if (b.all_experiments) throw errors.badRequest('all_experiments is not supported; give session_id');
+      const tenantId = tenantOf(request);
+      const common = {
+        destinationId: uuid(b.bulk_export_destination_id, 'bulk_export_destination_id'),
+        formatVersion: (b.format_version as ExportFormatVersion | undefined) ?? 'v1',
+        compression: (b.compression as ExportCompression | undefined) ?? deps.config.FF_BULK_EXPORT_DEFAULT_COMPRESSION,
+        exportFields: (b.export_fields as string[] | null | undefined) ?? null,
+      };
+      if (b.resource === 'examples') {
+        const e = await commands.createExport(tenantId, {
+          ...common,
+          resource: 'examples',
+          datasetId: uuid(b.dataset_id, 'dataset_id'),
+          asOf: (b.as_of as string | null | undefined) ?? null,
+        });
+        return exportResponse(e);
+      }
       const startTime = time(b.start_time, 'start_time')!;
       const endTime = time(b.end_time, 'end_time');
       const intervalHours = (b.interval_hours as number | null | undefined) ?? null;
@@ -318,7 +414,7 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
       if (endTime === null && intervalHours === null)
         throw errors.badRequest('end_time (a one-time export) or interval_hours (a scheduled export) is required');
       if (endTime !== null && endTime <= startTime) throw errors.badRequest('end_time must be after start_time');
-      const exportFields = (b.export_fields as string[] | null | undefined) ?? null;
+      const { exportFields } = common;
       if (exportFields) {
         const unknown = unknownExportFields(exportFields);
         if (unknown.length)
@@ -326,19 +422,15 @@ export const bulkExportRoutes: FastifyPluginAsync<BulkExportRouteOptions> = asyn
         if (new Set(exportFields).size !== exportFields.length)
           throw errors.invalidField('export_fields names a field twice');
       }
-      const tenantId = tenantOf(request);
       const sessionId = uuid(b.session_id, 'session_id');
       const filter = typeof b.filter === 'string' && b.filter.trim() !== '' ? b.filter : null;
       if (filter !== null) exportFilterCondition(filter, deps.tables, { tenantId, sessionId }); // a 400 naming the problem when invalid
       const e = await commands.createExport(tenantId, {
-        destinationId: uuid(b.bulk_export_destination_id, 'bulk_export_destination_id'),
+        ...common,
         sessionId,
         startTime,
         endTime,
         intervalHours,
-        formatVersion: (b.format_version as ExportFormatVersion | undefined) ?? 'v1',
-        compression: (b.compression as ExportCompression | undefined) ?? deps.config.FF_BULK_EXPORT_DEFAULT_COMPRESSION,
-        exportFields,
         filter,
       });
       return exportResponse(e);

@@ -1,7 +1,8 @@
 // The bulk-export commands of the API: create a destination, rotate its credentials, create
-// and cancel an export. Each checks against the folded state (and, for destinations, writes a
-// test object with the credentials), appends its event, then waits until the state has folded
-// it, so the answer is what GET returns next.
+// and cancel an export (of a project's runs, or of a dataset's examples at a version pinned here).
+// Each checks against the folded state (and, for destinations, writes a test object with the
+// credentials), appends its event, then waits until the state has folded it, so the answer is
+// what GET returns next.
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../platform/errors.ts';
 import { event, type EventLog } from '../../platform/kafka/eventLog.ts';
@@ -10,6 +11,7 @@ import { nowMicros } from '../../platform/time.ts';
 import { checkDestinationWrite, type CheckLogger } from './destinations/destinationS3.ts';
 import type { OutboundHostPolicy } from '../../platform/outboundHostPolicy.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
+import type { DatasetVersions } from '../datasets/index.ts';
 import {
   destinationEventKey,
   exportEventKey,
@@ -29,17 +31,31 @@ export interface NewDestination {
   credentials: DestinationCredentials;
 }
 
-export interface NewExport {
+interface NewExportBase {
   destinationId: string;
+  formatVersion: ExportFormatVersion;
+  compression: ExportCompression;
+  exportFields: readonly string[] | null;
+}
+
+/** An export of a project's runs in a time range. */
+export interface NewRunsExport extends NewExportBase {
+  resource?: 'runs';
   sessionId: string;
   startTime: number;
   endTime: number | null;
   intervalHours: number | null;
-  formatVersion: ExportFormatVersion;
-  compression: ExportCompression;
-  exportFields: readonly string[] | null;
   filter: string | null;
 }
+
+/** An export of a dataset's examples at a version: `asOf` a time, a tag, or null (or `latest`) for the newest. */
+export interface NewExamplesExport extends NewExportBase {
+  resource: 'examples';
+  datasetId: string;
+  asOf: string | null;
+}
+
+export type NewExport = NewRunsExport | NewExamplesExport;
 
 /** Names of the credential fields given (what responses show instead of the values). */
 const credentialsKeys = (c: DestinationCredentials): string[] =>
@@ -51,20 +67,26 @@ export class ExportCommands {
   readonly #log: EventLog;
   readonly #secrets: SecretBox | null;
   readonly #destinationPolicy: OutboundHostPolicy;
+  readonly #datasets: DatasetVersions | null;
 
-  /** `destinationPolicy`: the hosts destinations may point at (destinationHostPolicy). */
+  /**
+   * `destinationPolicy`: the hosts destinations may point at (destinationHostPolicy); `datasets`:
+   * where an examples export finds its dataset and pins its version (none: examples are not exported).
+   */
   constructor(
     state: ExportState,
     projects: ProjectRegistry,
     log: EventLog,
     secrets: SecretBox | null,
     destinationPolicy: OutboundHostPolicy,
+    datasets: DatasetVersions | null = null,
   ) {
     this.#state = state;
     this.#projects = projects;
     this.#log = log;
     this.#secrets = secrets;
     this.#destinationPolicy = destinationPolicy;
+    this.#datasets = datasets;
   }
 
   #secretBox(): SecretBox {
@@ -140,27 +162,55 @@ export class ExportCommands {
     await Promise.all([this.#state.catchUp(), this.#projects.catchUp()]);
     if (!this.#state.destination(tenantId, x.destinationId))
       throw errors.notFound(`destination (bulk_export_destination_id) ${x.destinationId}`);
-    if (!this.#projects.get(tenantId, x.sessionId)) throw errors.notFound(`project (session_id) ${x.sessionId}`);
+    const what = x.resource === 'examples' ? await this.#examplesTarget(tenantId, x) : this.#runsTarget(tenantId, x);
     const id = randomUUID();
     await this.#log.append([
       event('ExportCreated', exportEventKey(tenantId, id), {
         tenant_id: tenantId,
         export_id: id,
         destination_id: x.destinationId,
-        session_id: x.sessionId,
-        start_time: x.startTime,
-        end_time: x.endTime,
-        interval_hours: x.intervalHours,
+        ...what,
         format: 'Parquet',
         format_version: x.formatVersion,
         compression: x.compression,
         export_fields: x.exportFields === null ? null : [...x.exportFields],
-        filter: x.filter,
         created_at: nowMicros(),
       }),
     ]);
     await this.#state.catchUp();
     return this.#state.export(tenantId, id)!;
+  }
+
+  /** What an export of runs reads, once its project is known to be the workspace's. */
+  #runsTarget(tenantId: string, x: NewRunsExport) {
+    if (!this.#projects.get(tenantId, x.sessionId)) throw errors.notFound(`project (session_id) ${x.sessionId}`);
+    return {
+      resource: 'runs',
+      session_id: x.sessionId,
+      dataset_id: null,
+      as_of: null,
+      start_time: x.startTime,
+      end_time: x.endTime,
+      interval_hours: x.intervalHours,
+      filter: x.filter,
+    };
+  }
+
+  /** What an export of examples reads: the workspace's dataset, at the version its as_of names, pinned now. */
+  async #examplesTarget(tenantId: string, x: NewExamplesExport) {
+    if (!this.#datasets) throw errors.notConfigured('this server does not export datasets');
+    const dataset = await this.#datasets.dataset(tenantId, x.datasetId);
+    if (!dataset) throw errors.notFound(`dataset (dataset_id) ${x.datasetId}`);
+    return {
+      resource: 'examples',
+      session_id: null,
+      dataset_id: dataset.id,
+      as_of: await this.#datasets.pin(tenantId, dataset, x.asOf),
+      start_time: null,
+      end_time: null,
+      interval_hours: null,
+      filter: null,
+    };
   }
 
   /** Cancels an export: final; work in flight stops, finished runs stay. Cancelling twice is harmless. */

@@ -60,9 +60,19 @@ export const exportSchema = {
     id: { type: 'string', description: 'UUID' },
     tenant_id: { type: 'string' },
     bulk_export_destination_id: { type: 'string' },
-    session_id: { type: 'string' },
-    start_time: isoTime('ISO 8601, UTC, inclusive'),
-    end_time: nullable('string', 'ISO 8601, UTC, exclusive; null for a scheduled export'),
+    resource: {
+      type: 'string',
+      enum: ['runs', 'examples'],
+      description: 'not in LangSmith’s API: what is exported, a project’s runs or a dataset’s examples at a version',
+    },
+    session_id: nullable('string', 'the project exported; null for an examples export'),
+    dataset_id: nullable('string', 'the dataset exported; null for a runs export'),
+    as_of: nullable(
+      'string',
+      'ISO 8601, UTC: the version of the dataset an examples export reads, pinned when it was created; null for a runs export',
+    ),
+    start_time: nullable('string', 'ISO 8601, UTC, inclusive; null for an examples export'),
+    end_time: nullable('string', 'ISO 8601, UTC, exclusive; null for a scheduled export and for an examples export'),
     interval_hours: nullable('integer'),
     format: { type: 'string', enum: ['Parquet'] },
     format_version: { type: 'string', enum: ['v1', 'v2_beta'] },
@@ -82,7 +92,7 @@ export const exportSchema = {
       properties: {
         runs_planned: nullable(
           'integer',
-          'the runs a one-time export is cut into (one per UTC day of its range); null for a scheduled export, which has no end',
+          'the runs a one-time export is cut into (one per UTC day of its range; one for an examples export); null for a scheduled export, which has no end',
         ),
         runs_scheduled: {
           type: 'integer',
@@ -111,7 +121,8 @@ export function exportProgress(e: BulkExport): Record<string, unknown> {
   }
   const sum = (value: (run: ExportRun) => number) => runs.reduce((total, run) => total + value(run), 0);
   return {
-    runs_planned: e.endTime === null ? null : splitAtUtcMidnights(e.startTime, e.endTime).length,
+    runs_planned:
+      e.resource === 'examples' ? 1 : e.endTime === null ? null : splitAtUtcMidnights(e.startTime!, e.endTime).length,
     runs_scheduled: runs.length,
     runs_completed: runs.filter((r) => r.status === 'Completed').length,
     runs_failed: runs.filter((r) => r.status === 'Failed' || r.status === 'TimedOut').length,
@@ -127,7 +138,10 @@ export function exportResponse(e: BulkExport): Record<string, unknown> {
     id: e.id,
     tenant_id: e.tenantId,
     bulk_export_destination_id: e.destinationId,
+    resource: e.resource,
     session_id: e.sessionId,
+    dataset_id: e.datasetId,
+    as_of: iso(e.asOf),
     start_time: iso(e.startTime),
     end_time: iso(e.endTime),
     interval_hours: e.intervalHours,
@@ -158,8 +172,8 @@ export const exportRunSchema = {
       additionalProperties: { type: 'string' },
       description: 'error of each failed attempt, keyed retry_<n>',
     },
-    start_time: isoTime('start of the runs range, inclusive'),
-    end_time: isoTime('end of the runs range, exclusive'),
+    start_time: isoTime('start of the runs range, inclusive; of an examples export, its as_of'),
+    end_time: isoTime('end of the runs range, exclusive; of an examples export, its as_of'),
     metadata: {
       type: 'object',
       additionalProperties: false,
@@ -175,7 +189,10 @@ export const exportRunSchema = {
             bytes_written: { type: 'integer' },
             exported_files: { type: 'array', items: { type: 'string' } },
             export_path: { type: 'string', description: 'the folder (day partition) the files are in' },
-            latest_cursor: nullable('string', 'start_time and id of the last row of the last completed file'),
+            latest_cursor: nullable(
+              'string',
+              'start_time (examples: created_at) and id of the last row of the last completed file',
+            ),
             pending_upload: {
               type: ['object', 'null'],
               description:

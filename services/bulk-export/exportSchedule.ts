@@ -1,12 +1,15 @@
 // When an export's runs are due, and which runs they are. Pure functions of the export and
 // the clock, so every scheduler (replicas, restarts) computes the same runs with the same ids:
-// - a one-time export has one window, [start_time, end_time);
+// - an examples export has one run, due at once, whose range is its version: [as_of, as_of]
+//   (the version was pinned, against the caught-up read model, when the export was created);
+// - a one-time export of runs has one window, [start_time, end_time);
 // - a scheduled export has windows of interval_hours aligned on start_time: [start + k·I, start + (k+1)·I);
 // - a window is due once its end plus the lag buffer has passed (late runs and projector lag);
 // - a window is cut at UTC midnights into runs, one per day partition;
 // - a run's id is derived from the export and its range.
 import { v5 as uuidv5 } from 'uuid';
 import { ID_NAMESPACE } from '../../platform/ids.ts';
+import type { ExportResource } from './exportTypes.ts';
 
 const HOUR_MICROS = 3600 * 1_000_000;
 const DAY_MICROS = 24 * HOUR_MICROS;
@@ -20,7 +23,12 @@ export interface RunRange {
 
 export interface ScheduleOf {
   id: string;
-  startTime: number;
+  /** runs when absent. */
+  resource?: ExportResource;
+  /** examples: the version read. */
+  asOf?: number | null;
+  /** runs: the start of the first window (null for examples). */
+  startTime: number | null;
   endTime: number | null;
   intervalHours: number | null;
 }
@@ -54,15 +62,23 @@ export function dueRuns(
   const limit = options.limit ?? 1000;
   const windows: Array<[number, number]> = [];
   let k = options.fromWindow ?? 0;
+  if (e.resource === 'examples') {
+    const asOf = e.asOf!;
+    return {
+      runs: k === 0 ? [{ id: exportRunId(e.id, asOf, asOf), startTime: asOf, endTime: asOf }] : [],
+      nextWindow: 1,
+    };
+  }
+  const startTime = e.startTime!;
   if (e.endTime !== null) {
     if (k === 0 && now >= e.endTime + lagMicros) {
-      windows.push([e.startTime, e.endTime]);
+      windows.push([startTime, e.endTime]);
       k = 1;
     }
   } else if (e.intervalHours !== null) {
     const interval = e.intervalHours * HOUR_MICROS;
     for (; windows.length < limit; k++) {
-      const start = e.startTime + k * interval;
+      const start = startTime + k * interval;
       if (now < start + interval + lagMicros) break;
       windows.push([start, start + interval]);
     }

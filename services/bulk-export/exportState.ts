@@ -24,7 +24,7 @@ import type {
   ExportRunScheduled,
   ExportRunStarted,
 } from '../../schemas/events.generated.ts';
-import type { ExportCompression, ExportCursor, ExportFormatVersion } from './exportTypes.ts';
+import type { ExportCompression, ExportCursor, ExportFormatVersion, ExportResource } from './exportTypes.ts';
 
 /** Kafka keys of the topic's events: a destination's, and an export's (its runs' events too). */
 export const destinationEventKey = (tenantId: string, destinationId: string): string =>
@@ -61,7 +61,7 @@ export interface ExportRun {
   readonly id: string;
   readonly exportId: string;
   readonly tenantId: string;
-  /** The run's range of start_time, microseconds: [startTime, endTime). */
+  /** The run's range of start_time, microseconds: [startTime, endTime); of an examples export, both its as_of. */
   readonly startTime: number;
   readonly endTime: number;
   readonly createdAt: number;
@@ -90,8 +90,16 @@ export interface BulkExport {
   readonly id: string;
   readonly tenantId: string;
   readonly destinationId: string;
-  readonly sessionId: string;
-  readonly startTime: number;
+  readonly resource: ExportResource;
+  /** runs: the project; null for examples. */
+  readonly sessionId: string | null;
+  /** examples: the dataset; null for runs. */
+  readonly datasetId: string | null;
+  /** examples: the version read (microseconds), pinned at creation; null for runs. */
+  readonly asOf: number | null;
+  /** runs: microseconds, inclusive; null for examples. */
+  readonly startTime: number | null;
+  /** runs: microseconds, exclusive; null when scheduled, and for examples (one-time, one run). */
   readonly endTime: number | null;
   readonly intervalHours: number | null;
   readonly format: string;
@@ -199,12 +207,17 @@ export class ExportState extends FoldedTopic {
   #exportCreated(p: ExportCreated): void {
     const t = this.#tenant(p.tenant_id);
     if (t.exports.has(p.export_id)) return;
+    // Events applied as they were written (v1 has no resource): a runs export.
+    const resource: ExportResource = p.resource === 'examples' ? 'examples' : 'runs';
     t.exports.set(p.export_id, {
       id: p.export_id,
       tenantId: p.tenant_id,
       destinationId: p.destination_id,
-      sessionId: p.session_id,
-      startTime: p.start_time,
+      resource,
+      sessionId: p.session_id ?? null,
+      datasetId: p.dataset_id ?? null,
+      asOf: p.as_of ?? null,
+      startTime: p.start_time ?? null,
       endTime: p.end_time,
       intervalHours: p.interval_hours,
       format: p.format,

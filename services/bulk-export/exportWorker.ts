@@ -3,7 +3,8 @@
 //      restarts append the same ids and the fold keeps one);
 //   2. hands back runs whose worker stopped reporting (a killed process), as a failed attempt;
 //   3. stops its own runs that were cancelled (or lost);
-//   4. claims pending runs up to its concurrency and exports them, ClickHouse → Parquet → S3.
+//   4. claims pending runs up to its concurrency and exports them (a project's runs, or a
+//      dataset's examples at the export's version), ClickHouse → Parquet → S3.
 // Every decision is an event on the bulk-export topic, decided by the fold's order: two workers
 // claiming one run append two claims, the first wins and the other stands down.
 import { randomBytes } from 'node:crypto';
@@ -25,15 +26,17 @@ import {
 import type { OutboundHostPolicy } from '../../platform/outboundHostPolicy.ts';
 import { dueRuns } from './exportSchedule.ts';
 import { exportEventKey, type BulkExport, type ExportRun, type ExportState } from './exportState.ts';
-import type { DestinationCredentials, DestinationLocation, ExportedFile, ExportRunTask } from './exportTypes.ts';
+import type { DestinationCredentials, DestinationLocation, ExportedFile, ExportTaskBase } from './exportTypes.ts';
 import { exportRunsToParquet } from './parquet/runsExport.ts';
+import { exportExamplesToParquet } from './parquet/examplesExport.ts';
+import type { ExportRunOptions } from './parquet/exportFiles.ts';
 import type { SecretBox } from '../../platform/secretBox.ts';
 import { attemptsRemain, isRetryable, retry, retryDelayMs, type RetryPolicy } from '../../platform/retry.ts';
 
 export interface ExportWorkerDeps {
   ch: ClickHouseClient;
   blobs: BlobStore;
-  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'feedback'>;
+  tables: Pick<ReadModelTables, 'runs' | 'runKeys' | 'feedback' | 'examples' | 'exampleIds'>;
   eventLog: EventLog;
   state: ExportState;
   secrets: SecretBox;
@@ -263,33 +266,45 @@ export class ExportWorker {
       };
       s3 = destinationS3Client(location, credentials, { policy: this.#deps.destinationPolicy });
       const resumeAfter = await this.#recoverPendingFile(e, run, attempt, s3, location, log);
-      const task: ExportRunTask = {
+      const task: ExportTaskBase = {
         tenantId: e.tenantId,
-        sessionId: e.sessionId,
         exportId: e.id,
         runId: run.id,
         attempt,
-        startMicros: run.startTime,
-        endMicros: run.endTime,
         formatVersion: e.formatVersion,
         compression: e.compression,
         exportFields: e.exportFields,
-        filter: e.filter,
         resumeAfter,
       };
-      log.info({ resume_after: resumeAfter }, 'export run started');
-      const result = await exportRunsToParquet(
-        { ch: this.#deps.ch, tables: this.#deps.tables, blobs: this.#deps.blobs, s3 },
-        task,
-        location,
-        {
-          signal: controller.signal,
-          maxFileBytes: this.#config.BULK_EXPORT_FILE_MAX_BYTES,
-          beforeFileCompletes: (file) =>
-            this.#appendPatiently([this.#filePending(e, run, attempt, file)], controller.signal),
-          onFile: (file) => this.#appendPatiently([this.#progress(e, run, attempt, file)], controller.signal),
-        },
-      );
+      const options: ExportRunOptions = {
+        signal: controller.signal,
+        maxFileBytes: this.#config.BULK_EXPORT_FILE_MAX_BYTES,
+        beforeFileCompletes: (file) =>
+          this.#appendPatiently([this.#filePending(e, run, attempt, file)], controller.signal),
+        onFile: (file) => this.#appendPatiently([this.#progress(e, run, attempt, file)], controller.signal),
+      };
+      log.info({ resume_after: resumeAfter, resource: e.resource }, 'export run started');
+      const { ch, tables, blobs } = this.#deps;
+      const result =
+        e.resource === 'examples'
+          ? await exportExamplesToParquet(
+              { ch, tables, s3 },
+              { ...task, datasetId: e.datasetId!, asOf: e.asOf! },
+              location,
+              options,
+            )
+          : await exportRunsToParquet(
+              { ch, tables, blobs, s3 },
+              {
+                ...task,
+                sessionId: e.sessionId!,
+                startMicros: run.startTime,
+                endMicros: run.endTime,
+                filter: e.filter,
+              },
+              location,
+              options,
+            );
       await this.#appendPatiently([this.#finished(e, run, attempt, 'Completed', null, null)]);
       log.info({ rows: result.rows, files: result.files.length }, 'export run completed');
     } catch (err) {
@@ -336,7 +351,7 @@ export class ExportWorker {
     s3: S3Client,
     location: DestinationLocation,
     log: Logger,
-  ): Promise<ExportRunTask['resumeAfter']> {
+  ): Promise<ExportTaskBase['resumeAfter']> {
     const pending = run.pendingFile;
     if (!pending || run.files.includes(pending.key)) return run.cursor;
     try {

@@ -1,7 +1,11 @@
 // A dataset as the clients' Dataset models read it (langsmith's schemas: `metadata` at the top
 // level, the schemas as *_schema_definition), with the JSON schema the routes declare for it.
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
 import { formatIsoMicros } from '../../platform/time.ts';
 import type { Dataset } from '../../projections/datasets/datasetRegistry.ts';
+import { exampleCountsQuery } from '../../projections/examples/exampleQueries.ts';
+import type { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
+import type { ReadModelTables } from '../../projections/readModelTables.ts';
 
 const nullable = (type: string, description?: string) => ({
   type: [type, 'null'],
@@ -58,4 +62,33 @@ export function datasetResponse(d: Dataset, experiments: DatasetExperiments, exa
     session_count: experiments.count,
     last_session_start_time: experiments.lastStartTime === null ? null : formatIsoMicros(experiments.lastStartTime),
   };
+}
+
+/** The workspace's experiments per dataset: the projects that name a reference dataset. */
+function experimentsOf(projects: ProjectRegistry, tenantId: string): (datasetId: string) => DatasetExperiments {
+  const byDataset = new Map<string, DatasetExperiments>();
+  for (const p of projects.list(tenantId)) {
+    if (p.referenceDatasetId === null) continue;
+    const e = byDataset.get(p.referenceDatasetId) ?? { count: 0, lastStartTime: null };
+    e.count += 1;
+    e.lastStartTime = e.lastStartTime === null ? p.startTime : Math.max(e.lastStartTime, p.startTime);
+    byDataset.set(p.referenceDatasetId, e);
+  }
+  return (datasetId) => byDataset.get(datasetId) ?? { count: 0, lastStartTime: null };
+}
+
+/** Datasets as the clients read them: their experiments, and their examples counted at the newest version. */
+export async function datasetResponses(
+  deps: { projects: ProjectRegistry; ch: ClickHouseClient; tables: Pick<ReadModelTables, 'examples' | 'exampleIds'> },
+  tenantId: string,
+  page: Dataset[],
+) {
+  const experiments = experimentsOf(deps.projects, tenantId);
+  const counts = await exampleCountsQuery(
+    deps.ch,
+    deps.tables,
+    tenantId,
+    page.map((d) => d.id),
+  );
+  return page.map((d) => datasetResponse(d, experiments(d.id), counts.get(d.id) ?? 0));
 }

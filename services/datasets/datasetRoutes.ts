@@ -11,20 +11,34 @@ import { checkJsonSchema } from '../../platform/json/jsonSchemas.ts';
 import { metadataMatches } from '../../platform/json/metadataMatch.ts';
 import type { EventLog } from '../../platform/kafka/eventLog.ts';
 import {
+  comparativeExperimentCreatedEvent,
   DATA_TYPES,
+  type ComparativeExperiment,
   type Dataset,
   type DatasetRegistry,
   type DataType,
 } from '../../projections/datasets/datasetRegistry.ts';
+import { randomUUID } from 'node:crypto';
+import { formatIsoMicros } from '../../platform/time.ts';
 import type { ProjectRegistry } from '../../projections/projects/projectRegistry.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse/client.ts';
+import type { ConsumerLagMonitor } from '../../platform/kafka/consumerLag.ts';
+import type { ReadModelTables } from '../../projections/readModelTables.ts';
+import { comparativeFeedbackStatsQuery, type FeedbackStat } from '../../projections/feedback/feedbackQueries.ts';
 import { tenantOf } from '../tenancy/index.ts';
 import { DatasetCommands } from './datasetCommands.ts';
-import { datasetResponse, datasetSchema, type DatasetExperiments } from './datasetResponse.ts';
+import { datasetResponses, datasetSchema } from './datasetResponse.ts';
 
 export interface DatasetRouteOptions {
   eventLog: EventLog;
   datasets: DatasetRegistry;
   projects: ProjectRegistry;
+  ch: ClickHouseClient;
+  tables: Pick<ReadModelTables, 'examples' | 'exampleIds' | 'feedback'>;
+  /** The examples projector's lag: example counts wait for it. */
+  examples: Pick<ConsumerLagMonitor, 'caughtUp'>;
+  /** The feedback projector's lag: a comparison's feedback_stats wait for it. */
+  feedback: Pick<ConsumerLagMonitor, 'caughtUp'>;
 }
 
 const MAX_LIMIT = 100;
@@ -129,28 +143,12 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = async (app
 
   /** Reads see what any replica appended before them; with Kafka away, what this replica has. */
   const upToDate = async (request: FastifyRequest): Promise<void> => {
-    await Promise.all([datasets.catchUp(), projects.catchUp()]).catch((err: Error) =>
+    await Promise.all([datasets.catchUp(), projects.catchUp(), options.examples.caughtUp(5000)]).catch((err: Error) =>
       request.log.warn({ err: err.message }, 'datasets served without catching up'),
     );
   };
 
-  /** The workspace's experiments per dataset: the projects that name a reference dataset. */
-  const experimentsOf = (tenantId: string): ((datasetId: string) => DatasetExperiments) => {
-    const byDataset = new Map<string, DatasetExperiments>();
-    for (const p of projects.list(tenantId)) {
-      if (p.referenceDatasetId === null) continue;
-      const e = byDataset.get(p.referenceDatasetId) ?? { count: 0, lastStartTime: null };
-      e.count += 1;
-      e.lastStartTime = e.lastStartTime === null ? p.startTime : Math.max(e.lastStartTime, p.startTime);
-      byDataset.set(p.referenceDatasetId, e);
-    }
-    return (datasetId) => byDataset.get(datasetId) ?? { count: 0, lastStartTime: null };
-  };
-  // Examples are not written yet: every dataset holds none.
-  const respond = (tenantId: string, page: Dataset[]) => {
-    const experiments = experimentsOf(tenantId);
-    return page.map((d) => datasetResponse(d, experiments(d.id), 0));
-  };
+  const respond = (tenantId: string, page: Dataset[]) => datasetResponses(options, tenantId, page);
 
   app.post<{ Body: Record<string, unknown> }>(
     '/datasets',
@@ -175,7 +173,7 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = async (app
         outputsSchema: schemaField(b.outputs_schema_definition, 'outputs_schema_definition'),
         transformations: (b.transformations as unknown[] | null | undefined) ?? null,
       });
-      return respond(tenantId, [dataset])[0];
+      return (await respond(tenantId, [dataset]))[0];
     },
   );
 
@@ -230,7 +228,7 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = async (app
       await upToDate(request);
       const dataset = datasets.get(tenantId, id);
       if (!dataset) throw errors.notFound(`dataset ${id}`);
-      return respond(tenantId, [dataset])[0];
+      return (await respond(tenantId, [dataset]))[0];
     },
   );
 
@@ -257,7 +255,7 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = async (app
         inputsSchema: schemaField(b.inputs_schema_definition, 'inputs_schema_definition'),
         outputsSchema: schemaField(b.outputs_schema_definition, 'outputs_schema_definition'),
       });
-      return respond(tenantId, [dataset])[0];
+      return (await respond(tenantId, [dataset]))[0];
     },
   );
 
@@ -274,6 +272,133 @@ export const datasetRoutes: FastifyPluginAsync<DatasetRouteOptions> = async (app
     async (request, reply) => {
       await commands.delete(tenantOf(request), uuid(request.params.dataset_id, 'dataset_id'));
       return reply.code(204).send();
+    },
+  );
+  // ---- comparisons of a dataset's experiments (pairwise evaluation) ----
+
+  const comparativeSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'name', 'tenant_id', 'created_at', 'modified_at', 'reference_dataset_id', 'experiments_info'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: ['string', 'null'] },
+      tenant_id: { type: 'string' },
+      created_at: { type: 'string' },
+      modified_at: { type: 'string' },
+      reference_dataset_id: { type: 'string' },
+      extra: { type: ['object', 'null'], additionalProperties: true },
+      experiments_info: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { id: { type: 'string' }, name: { type: ['string', 'null'] } },
+        },
+      },
+      feedback_stats: { type: ['object', 'null'], additionalProperties: true },
+    },
+  } as const;
+  const comparativeResponse = (c: ComparativeExperiment, stats: ReadonlyMap<string, Record<string, FeedbackStat>>) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    tenant_id: c.tenantId,
+    created_at: formatIsoMicros(c.createdAt),
+    modified_at: formatIsoMicros(c.createdAt),
+    reference_dataset_id: c.datasetId,
+    extra: c.extra,
+    experiments_info: c.experimentIds.map((id) => ({ id, name: projects.get(c.tenantId, id)?.name ?? null })),
+    feedback_stats: stats.get(c.id) ?? null,
+  });
+  /** The comparisons with their feedback_stats: of the (pairwise) feedback that names each. */
+  const comparativeResponses = async (tenantId: string, page: ComparativeExperiment[]) => {
+    const stats = await comparativeFeedbackStatsQuery(
+      options.ch,
+      tenantId,
+      options.tables.feedback,
+      page.map((c) => c.id),
+    );
+    return page.map((c) => comparativeResponse(c, stats));
+  };
+
+  app.post<{ Body: Record<string, unknown> }>(
+    '/datasets/comparative',
+    {
+      schema: {
+        tags,
+        summary: "Compare two or more of a dataset's experiments (pairwise feedback names the comparison)",
+        body: {
+          type: 'object',
+          required: ['experiment_ids', 'reference_dataset_id'],
+          additionalProperties: true,
+          properties: {
+            id: { type: ['string', 'null'], format: 'uuid', description: 'chosen by the server when absent' },
+            name: { type: ['string', 'null'], maxLength: MAX_NAME_LENGTH },
+            description: { type: ['string', 'null'], maxLength: MAX_DESCRIPTION_LENGTH },
+            experiment_ids: { type: 'array', items: uuidSchema, minItems: 2, maxItems: 100 },
+            reference_dataset_id: uuidSchema,
+            created_at: { type: ['string', 'null'] },
+            extra: objectOrNull(`at most ${MAX_OBJECT_BYTES / 1024} KiB`),
+          },
+        },
+        response: { 200: comparativeSchema, ...errorResponses(400, 404, 409, 503) },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const b = request.body;
+      const datasetId = uuid(b.reference_dataset_id, 'reference_dataset_id');
+      const experimentIds = [...new Set((b.experiment_ids as string[]).map((v) => uuid(v, 'experiment_ids')))];
+      await upToDate(request);
+      if (!datasets.get(tenantId, datasetId)) throw errors.notFound(`dataset ${datasetId}`);
+      for (const id of experimentIds) {
+        const project = projects.get(tenantId, id);
+        if (!project) throw errors.notFound(`experiment ${id}`);
+        if (project.referenceDatasetId !== datasetId)
+          throw errors.badRequest(`experiment ${id} is not an experiment of dataset ${datasetId}`);
+      }
+      if (experimentIds.length < 2) throw errors.badRequest('a comparison needs two different experiments');
+      const id = b.id == null ? randomUUID() : uuid(b.id, 'id');
+      if (datasets.comparative(tenantId, id)) throw errors.conflict(`comparative experiment ${id} already exists`);
+      const name =
+        (b.name as string | null | undefined) ??
+        experimentIds.map((e) => projects.get(tenantId, e)!.name).join(' vs. ');
+      await options.eventLog.append([
+        comparativeExperimentCreatedEvent({
+          id,
+          tenantId,
+          datasetId,
+          name,
+          description: (b.description as string | null | undefined) ?? null,
+          experimentIds,
+          extra: boundedObject(b.extra, 'extra', MAX_OBJECT_BYTES),
+        }),
+      ]);
+      await datasets.catchUp();
+      const made = datasets.comparative(tenantId, id);
+      if (!made) throw errors.notFound(`dataset ${datasetId}`);
+      return (await comparativeResponses(tenantId, [made]))[0];
+    },
+  );
+
+  app.get<{ Params: { dataset_id: string } }>(
+    '/datasets/:dataset_id/comparative',
+    {
+      schema: {
+        tags,
+        summary: "The comparisons of a dataset's experiments, newest first",
+        params: datasetIdParams,
+        response: { 200: { type: 'array', items: comparativeSchema }, ...errorResponses(404, 503) },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const id = uuid(request.params.dataset_id, 'dataset_id');
+      await Promise.all([upToDate(request), options.feedback.caughtUp(5000).catch(() => false)]);
+      if (!datasets.get(tenantId, id)) throw errors.notFound(`dataset ${id}`);
+      return comparativeResponses(tenantId, datasets.comparatives(tenantId, id));
     },
   );
 };

@@ -39,8 +39,14 @@ import { readJsonBody } from '../../platform/http/requestBody.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
 import { ExportState } from '../bulk-export/index.ts';
 import { bulkExportRoutes } from '../bulk-export/plugins.ts';
-import { datasetRoutes } from '../datasets/plugins.ts';
+import { datasetRoutes, datasetRunsRoutes, exampleRoutes } from '../datasets/plugins.ts';
+import { DatasetVersions } from '../datasets/index.ts';
+import { examplesProjectorGroupId } from '../../projections/examples/examplesProjector.ts';
 import { DatasetRegistry } from '../../projections/datasets/datasetRegistry.ts';
+import { AnnotationQueueRegistry } from '../../projections/annotation-queues/annotationQueueRegistry.ts';
+import { annotationQueueRoutes } from '../annotation-queues/plugins.ts';
+import { PromptRegistry } from '../../projections/prompts/promptRegistry.ts';
+import { promptRoutes } from '../prompts/plugins.ts';
 import { FeedbackConfigRegistry } from '../../projections/feedback/feedbackConfigRegistry.ts';
 import { SecretBox } from '../../platform/secretBox.ts';
 import { retry, type RetryPolicy } from '../../platform/retry.ts';
@@ -84,6 +90,8 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
   const tenancy = new TenancyService(config, eventLog, logger);
   const projects = new ProjectRegistry(config, logger);
   const datasets = new DatasetRegistry(config, logger);
+  const annotationQueues = new AnnotationQueueRegistry(config, logger);
+  const prompts = new PromptRegistry(config, logger);
   const feedbackConfigs = new FeedbackConfigRegistry(config, logger);
   const exports = new ExportState(config, logger);
   const lineage = new LineageIndex(config, logger, async (tenantId, runId) => {
@@ -94,6 +102,8 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     tenancy.start(),
     projects.start(),
     datasets.start(),
+    annotationQueues.start(),
+    prompts.start(),
     feedbackConfigs.start(),
     lineage.start(),
     exports.start(),
@@ -105,21 +115,16 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
 
   const readiness = new KafkaReadiness(config);
   readiness.start();
-  const projectorLag = new ConsumerLagMonitor(
-    config,
-    runsProjectorGroupId(config),
-    topicName(config, TOPICS.runs),
-    'runs',
-  );
-  projectorLag.start();
-  // The feedback projector's lag: for /metrics, and for the read-your-writes wait of feedback reads.
-  const feedbackLag = new ConsumerLagMonitor(
-    config,
-    feedbackProjectorGroupId(config),
-    topicName(config, TOPICS.feedback),
-    'feedback',
-  );
-  feedbackLag.start();
+  /** A projector's lag, for /metrics and for the read-your-writes waits of the reads of its model. */
+  const watchLag = (groupId: string, topic: string, label: string) => {
+    const lag = new ConsumerLagMonitor(config, groupId, topicName(config, topic), label);
+    lag.start();
+    return lag;
+  };
+  const projectorLag = watchLag(runsProjectorGroupId(config), TOPICS.runs, 'runs');
+  // Feedback reads wait for theirs; example reads too (a client reads each example it has just written).
+  const feedbackLag = watchLag(feedbackProjectorGroupId(config), TOPICS.feedback, 'feedback');
+  const examplesLag = watchLag(examplesProjectorGroupId(config), TOPICS.examples, 'examples');
   const app = await createHttpServer({
     logger,
     title: 'Tracing API',
@@ -155,6 +160,14 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
     projects,
     tables: LIVE_TABLES,
     exports,
+    // An export of examples pins its dataset's version as example reads do (after the projector).
+    datasets: new DatasetVersions({
+      datasets,
+      ch,
+      tables: LIVE_TABLES,
+      projection: examplesLag,
+      logger: logger.child({ routes: 'bulk-exports' }),
+    }),
     secrets: SecretBox.fromConfig(config),
     // Its routes answer 503 until object storage has answered (a first `npm start` builds MinIO meanwhile).
     storage: blobStoreReadiness(blobs, 'bulk export'),
@@ -176,7 +189,48 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
           requireApiKey(authed, tenancy, { bearer: true });
           await authed.register(tracingRoutes, tracingOptions);
           await authed.register(bulkExportRoutes, bulkExportOptions);
-          await authed.register(datasetRoutes, { eventLog, datasets, projects });
+          await authed.register(datasetRoutes, {
+            eventLog,
+            datasets,
+            projects,
+            ch,
+            tables: LIVE_TABLES,
+            examples: examplesLag,
+            feedback: feedbackLag,
+          });
+          await authed.register(datasetRunsRoutes, {
+            datasets,
+            projects,
+            ch,
+            blobs,
+            tables: LIVE_TABLES,
+            examples: examplesLag,
+            feedback: feedbackLag,
+          });
+          await authed.register(exampleRoutes, {
+            eventLog,
+            datasets,
+            projects,
+            blobs,
+            ch,
+            tables: LIVE_TABLES,
+            projection: examplesLag,
+            logger: logger.child({ routes: 'examples' }),
+            bodyLimitBytes: config.INGEST_SIZE_LIMIT_BYTES,
+          });
+          await authed.register(annotationQueueRoutes, {
+            eventLog,
+            queues: annotationQueues,
+            feedbackConfigs,
+            ch,
+            blobs,
+            tables: LIVE_TABLES,
+          });
+          await authed.register(promptRoutes, {
+            eventLog,
+            prompts,
+            workspace: (id) => tenancy.state.workspaces.get(id),
+          });
           await authed.register(currentWorkspaceRoutes, { tenancy });
         });
       },
@@ -203,9 +257,12 @@ export async function buildTracingApp(config: Config, logger: Logger): Promise<T
         readiness.close(),
         projectorLag.close(),
         feedbackLag.close(),
+        examplesLag.close(),
         tenancy.close(),
         projects.close(),
         datasets.close(),
+        annotationQueues.close(),
+        prompts.close(),
         feedbackConfigs.close(),
         lineage.close(),
         exports.close(),

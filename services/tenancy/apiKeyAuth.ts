@@ -6,10 +6,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenancyService } from './tenancyService.ts';
 import { errors } from '../../platform/errors.ts';
 import { declareApiKeyAuth } from '../../platform/http/openapi.ts';
+import { hashApiKey } from './apiKeys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     tenantId: string | null;
+    /** The hash of the API key the caller authenticated with (directly, or through a token issued for it). */
+    keyHash: string | null;
   }
 }
 
@@ -26,6 +29,7 @@ export function requireApiKey(app: FastifyInstance, tenancy: TenancyService, opt
   const { bearer = false } = options;
   declareApiKeyAuth(app, { bearer });
   app.decorateRequest('tenantId', null);
+  app.decorateRequest('keyHash', null);
   app.addHook('onRequest', async (request) => {
     const header = (name: string) => {
       const v = request.headers[name];
@@ -34,11 +38,14 @@ export function requireApiKey(app: FastifyInstance, tenancy: TenancyService, opt
     const apiKey = header('x-api-key');
     const authorization = (bearer && !apiKey && header('authorization')) || undefined;
     if (authorization !== undefined) {
-      request.tenantId = await tenancy.authenticateBearer(bearerToken(authorization), header('x-tenant-id'));
+      const who = await tenancy.authenticateBearerKey(bearerToken(authorization), header('x-tenant-id'));
+      request.tenantId = who.workspaceId;
+      request.keyHash = who.keyHash;
       return;
     }
     if (bearer && !apiKey) throw errors.missingCredentials();
     request.tenantId = await tenancy.authenticate(apiKey, header('x-tenant-id'));
+    request.keyHash = hashApiKey(apiKey!);
   });
 }
 
@@ -47,6 +54,12 @@ function bearerToken(authorization: string): string {
   const match = /^bearer +([^ ]+) *$/i.exec(authorization);
   if (!match) throw errors.malformedToken('the Authorization header must be "Bearer <token>"');
   return match[1]!;
+}
+
+/** Who calls: the hash of their API key (an annotation queue's reviewer is an API key). */
+export function keyHashOf(request: FastifyRequest): string {
+  if (!request.keyHash) throw new Error('route registered without requireApiKey');
+  return request.keyHash;
 }
 
 export function tenantOf(request: FastifyRequest): string {

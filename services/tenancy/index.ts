@@ -4,6 +4,6 @@
 // routes are in plugins.ts, for process roots.
 export { TenancyService } from './tenancyService.ts';
 export { DEFAULT_WORKSPACE_ID, generateApiKey } from './apiKeys.ts';
-export { requireApiKey, tenantOf } from './apiKeyAuth.ts';
+export { keyHashOf, requireApiKey, tenantOf } from './apiKeyAuth.ts';
 export { openTenancyReader, type TenancyReader, type TenancyReaderConfig } from './tenancyReader.ts';
 export type { DeploymentKeyOwner } from './tenancyService.ts';

@@ -186,6 +186,14 @@ export class TenancyService {
    * token's workspace.
    */
   async authenticateBearer(token: string, tenantId: string | undefined): Promise<string> {
+    return (await this.authenticateBearerKey(token, tenantId)).workspaceId;
+  }
+
+  /** authenticateBearer, with the hash of the API key the token was issued for (who acts). */
+  async authenticateBearerKey(
+    token: string,
+    tenantId: string | undefined,
+  ): Promise<{ workspaceId: string; keyHash: string }> {
     const claims = await this.#requireTokens().verify(token);
     const keyHash = this.#keyHashOf(claims.subject);
     const record = keyHash === undefined ? undefined : this.state.keys.get(keyHash);
@@ -194,7 +202,13 @@ export class TenancyService {
     const wanted = requestedWorkspace(tenantId);
     if (wanted !== undefined && wanted !== claims.workspaceId)
       throw errors.tokenForOtherWorkspace(claims.workspaceId, wanted);
-    return claims.workspaceId;
+    return { workspaceId: claims.workspaceId, keyHash: keyHash! };
+  }
+
+  /** The prefix and description of a key of the workspace (by its hash), to show who reviewed what. */
+  keyLabel(keyHash: string): { prefix: string; description: string | null } | undefined {
+    const record = this.state.keys.get(keyHash);
+    return record ? { prefix: record.keyPrefix, description: record.description } : undefined;
   }
 
   #requireTokens(): BearerTokens {

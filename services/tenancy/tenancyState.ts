@@ -11,7 +11,8 @@ export interface ApiKeyRecord {
 }
 
 export class TenancyState {
-  readonly workspaces = new Map<string, { id: string; name: string }>();
+  /** Each workspace's id, name and creation (microseconds since the epoch). */
+  readonly workspaces = new Map<string, { id: string; name: string; createdAt: number }>();
   readonly keys = new Map<string, ApiKeyRecord>();
 
   /** The keys issued to a deployment's revisions that still act in a workspace (revoking them is unlinking them). */
@@ -24,7 +25,11 @@ export class TenancyState {
   apply = (event: DecodedEvent): void => {
     switch (event.name) {
       case 'WorkspaceCreated':
-        this.workspaces.set(event.payload.workspace_id, { id: event.payload.workspace_id, name: event.payload.name });
+        this.workspaces.set(event.payload.workspace_id, {
+          id: event.payload.workspace_id,
+          name: event.payload.name,
+          createdAt: event.payload.created_at,
+        });
         break;
       case 'ApiKeyIssued':
         if (!this.keys.has(event.payload.key_hash))

@@ -44,7 +44,8 @@ import {
   type ExportCompression,
   type ExportRunTask,
 } from '../../services/bulk-export/exportTypes.ts';
-import { dayStreams, exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
+import { exportPlan, exportRunsToParquet } from '../../services/bulk-export/parquet/runsExport.ts';
+import { dayStreams } from '../../services/bulk-export/parquet/exportFiles.ts';
 import { exportRunsQuery } from '../../services/bulk-export/parquet/exportQuery.ts';
 import { exportWorkerProcessEnv } from '../../services/processes/exportWorkerProcess.ts';
 import { infraPids } from './load.ts';

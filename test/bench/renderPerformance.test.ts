@@ -157,7 +157,9 @@ describe('renderPerformance', () => {
   it('lists the benchmarks without a result, and results it has no section for', () => {
     const unknown = { bench: 'mystery', ...run } as RecordedResult;
     const other = renderPerformance([ingest, unknown]);
-    const missing = SPECS.filter((s) => s.bench !== 'ingest').map((s) => `\`npm run bench:${s.bench}\``);
+    const missing = SPECS.filter((s) => s.bench !== 'ingest').map(
+      (s) => `\`${s.command ?? `npm run bench:${s.bench}`}\``,
+    );
     expect(other).toContain(`No result in bench/results/ yet for: ${missing.join(', ')}.`);
     expect(other).toContain('bench/results/ holds results this page does not render: `mystery`.');
   });

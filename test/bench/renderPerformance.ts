@@ -21,7 +21,7 @@ type Json = Record<string, unknown>;
 /** A goal: the bound and where it comes from; `met` is checked against the value. */
 interface Goal {
   text: string;
-  source: 'issue 35' | 'bench target';
+  source: 'issue 35' | 'issue 37' | 'bench target';
   met: (value: number) => boolean;
 }
 
@@ -42,6 +42,8 @@ interface BenchSpec {
   about: string;
   ratios: (r: Json) => Row[];
   figures: (r: Json) => Row[];
+  /** The command that writes its result, when not `npm run bench:<bench>`. */
+  command?: string;
 }
 
 /** The number at a dotted path of a result, null when absent or not a number. */
@@ -547,7 +549,172 @@ export const SPECS: BenchSpec[] = [
       { label: 'control plane RSS', value: num(r, 'memory.control_plane_rss_mib'), unit: 'MiB' },
     ],
   },
+  {
+    bench: 'evaluation',
+    title: 'Datasets and experiments (`npm run bench:evaluation`)',
+    about:
+      'A dataset of 100,000 examples written in 100 versions through the multipart examples route, then ' +
+      '`listExamples` pages at versions drawn at random (baseline: a ClickHouse read of 100 rows of the same ' +
+      'table in the same run), and the JS `evaluate()` over 1,000 examples with a no-op target (baseline: ' +
+      'the same evaluate() with uploads off, in memory).',
+    ratios: (r) => [
+      {
+        label: 'examples at a version, p50 / raw ClickHouse read p50',
+        value: num(r, 'list_at_version_vs_raw_read'),
+        meaning:
+          'a page of 100 examples at an `as_of` through the API (each example’s version there, the deleted left out) over 100 rows of the table read as they lie',
+      },
+      {
+        label: 'evaluate() per example / evaluate() in memory',
+        value: ratioOf(num(r, 'evaluate_ms_per_example'), num(r, 'evaluate_local_ms_per_example')),
+        meaning: 'derived: the experiment recorded here (runs, feedback) over the client’s own work',
+      },
+    ],
+    figures: (r) => [
+      { label: 'examples written', value: num(r, 'examples_written_per_s'), unit: 'examples/s' },
+      { label: 'API CPU per example written', value: num(r, 'write_cpu_us_per_example.api'), unit: 'µs' },
+      { label: 'projector CPU per example written', value: num(r, 'write_cpu_us_per_example.projector'), unit: 'µs' },
+      { label: 'examples at a version, p50', value: num(r, 'list_at_version_p50_ms'), digits: 1, unit: 'ms' },
+      { label: 'examples at a version, p99', value: num(r, 'list_at_version_p99_ms'), digits: 1, unit: 'ms' },
+      { label: 'raw ClickHouse read, p50', value: num(r, 'raw_read_p50_ms'), digits: 1, unit: 'ms' },
+      {
+        label: 'evaluate() overhead per example',
+        value: num(r, 'evaluate_overhead_ms_per_example'),
+        digits: 2,
+        unit: 'ms',
+      },
+      { label: 'API CPU per evaluated example', value: num(r, 'evaluate_server_cpu_us_per_example.api'), unit: 'µs' },
+      {
+        label: 'projector CPU per evaluated example',
+        value: num(r, 'evaluate_server_cpu_us_per_example.projector'),
+        unit: 'µs',
+      },
+    ],
+  },
+  {
+    bench: 'compose',
+    command: 'npm run test:compose',
+    title: 'The container topology (`npm run test:compose`)',
+    about:
+      '`docker-compose.yml` run for real: every image built here without a registry, the topology up, the ' +
+      'official clients through the gateway, then one replica of each replicated service and a Kafka broker ' +
+      'killed under sustained ingestion (4 clients posting 50 runs a request, then patching them), and a ' +
+      'rebuilt image rolled over every replica under the same load. Ratios are of the same run.',
+    ratios: (r) => [
+      {
+        label: 'product image / its Node base image',
+        value: ratioOf(num(r, 'images.product.mb'), num(r, 'images.node.mb')),
+        meaning: 'derived: the size the platform adds to the Node image it is built on',
+      },
+      {
+        label: 'rolling upgrade: failed requests / requests',
+        value: ratioOf(num(r, 'rolling_upgrade.failed'), num(r, 'rolling_upgrade.requests')),
+        digits: 4,
+        meaning: 'derived: requests answered other than 2xx while every replica was replaced',
+        goal: atMost(0, 'issue 37'),
+      },
+      {
+        label: 'faults: refused requests / requests',
+        value: ratioOf(num(r, 'faults.refused_requests'), num(r, 'faults.requests')),
+        digits: 4,
+        meaning: 'derived: 503s while replicas and a broker were killed (every accepted run stored exactly once)',
+      },
+    ],
+    figures: (r) => [
+      {
+        label: `build of every image (${r.cold ? 'cold: no image, no build cache' : 'warm: images and cache kept'})`,
+        value: num(r, 'build_seconds'),
+        digits: 1,
+        unit: 's',
+      },
+      { label: 'product image build, in that', value: num(r, 'images.product.seconds'), digits: 1, unit: 's' },
+      {
+        label: 'product image rebuild, sources unchanged (layers cached)',
+        value: num(r, 'rebuild_seconds'),
+        digits: 1,
+        unit: 's',
+      },
+      { label: 'product image', value: num(r, 'images.product.mb'), unit: 'MB' },
+      { label: 'Node base image (stand-in for node:24-slim)', value: num(r, 'images.node.mb'), unit: 'MB' },
+      ...(['kafka', 'clickhouse', 'postgres', 'minio', 'nginx'] as const).map((name) => ({
+        label: `${name} stand-in image`,
+        value: num(r, `images.${name}.mb`),
+        unit: 'MB',
+      })),
+      {
+        label: 'compose up → every container healthy',
+        value: num(r, 'start_to_healthy_seconds'),
+        digits: 1,
+        unit: 's',
+      },
+      { label: 'deployment created → DEPLOYED', value: num(r, 'deployment_seconds'), digits: 1, unit: 's' },
+      ...[
+        'tracing-api',
+        'projectors',
+        'export-worker',
+        'agent-server',
+        'control-plane',
+        'chat-app',
+        'kafka-1',
+        'clickhouse',
+        'postgres',
+        'minio',
+        'gateway',
+      ].map((service) => ({
+        label: `memory of ${service}${['tracing-api', 'projectors', 'export-worker', 'agent-server'].includes(service) ? ' (largest replica)' : ''} after the clients ran`,
+        value: largestOf(r, 'memory_mib_after_clients', service),
+        unit: 'MiB',
+      })),
+      {
+        label: 'tracing API replica killed: longest without a 2xx',
+        value: num(r, 'faults.tracing-api.no_2xx_for_ms'),
+        unit: 'ms',
+      },
+      {
+        label: 'projector killed: a new run in the read model after',
+        value: num(r, 'faults.projector_takeover_ms'),
+        unit: 'ms',
+      },
+      {
+        label: 'export worker killed: an export started then completed after',
+        value: num(r, 'faults.export_takeover_ms'),
+        unit: 'ms',
+      },
+      {
+        label: 'agent server killed: a run completed after',
+        value: num(r, 'faults.agent_server_takeover_ms'),
+        unit: 'ms',
+      },
+      {
+        label: 'Kafka broker killed: longest without a 2xx',
+        value: num(r, 'faults.kafka-2.no_2xx_for_ms'),
+        unit: 'ms',
+      },
+      { label: 'Kafka broker killed: requests refused (503)', value: num(r, 'faults.kafka-2.refused') },
+      {
+        label: 'Kafka broker killed: a new run in the read model after',
+        value: num(r, 'faults.kafka_projected_after_ms'),
+        unit: 'ms',
+      },
+      { label: 'runs accepted during the faults', value: num(r, 'faults.runs_accepted') },
+      { label: 'rolling upgrade of 8 replicas', value: num(r, 'rolling_upgrade.seconds'), digits: 1, unit: 's' },
+      { label: 'requests during the rolling upgrade', value: num(r, 'rolling_upgrade.requests') },
+      {
+        label: 'failed requests during the rolling upgrade',
+        value: num(r, 'rolling_upgrade.failed'),
+        goal: atMost(0, 'issue 37'),
+      },
+    ],
+  },
 ];
+
+/** The largest of a result's numbers under `path` whose key is `prefix` or `prefix-<n>` (a service's replicas). */
+function largestOf(r: Json, path: string, prefix: string): number | null {
+  const values = Object.entries(((r as Json)[path] as Json | undefined) ?? {})
+    .filter(([key, value]) => new RegExp(`^${prefix}(-\\d+)?$`).test(key) && typeof value === 'number')
+    .map(([, value]) => value as number);
+  return values.length ? Math.max(...values) : null;
+}
 
 function sumOf(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;
@@ -670,7 +837,9 @@ export function renderPerformance(results: readonly RecordedResult[]): string {
     lines.push('');
   }
   for (const spec of present) lines.push(...section(spec, byBench.get(spec.bench)!));
-  const missing = SPECS.filter((s) => !byBench.has(s.bench)).map((s) => `\`npm run bench:${s.bench}\``);
+  const missing = SPECS.filter((s) => !byBench.has(s.bench)).map(
+    (s) => `\`${s.command ?? `npm run bench:${s.bench}`}\``,
+  );
   const unknown = results.filter((r) => !SPECS.some((s) => s.bench === r.bench)).map((r) => `\`${r.bench}\``);
   if (missing.length)
     lines.push('## Not measured yet', '', `No result in bench/results/ yet for: ${missing.join(', ')}.`, '');

@@ -13,13 +13,13 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ClickHouseClient } from '../../platform/clickhouse/client.ts';
-import { ident, raw, sql } from '../../platform/clickhouse/sql.ts';
+import { ident, raw, sql, uuidSet } from '../../platform/clickhouse/sql.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { ensureReadModels } from '../../projections/readModels.ts';
 import { runsTableOutdated } from '../../projections/runs/runsTable.ts';
 import { LIVE_TABLES } from '../../projections/readModelTables.ts';
-import { runByIdQuery, runPageQuery } from '../../projections/runs/runQueries.ts';
+import { runByIdQuery, runPageQuery, storedRunIdsQuery, runExamplesQuery } from '../../projections/runs/runQueries.ts';
 import { rootRunsQuery, traceExistsQuery, traceRunsQuery } from '../../projections/runs/traceRunsQueries.ts';
 import { tracePage } from '../../projections/shared/tracePages.ts';
 import { tracePageQuery } from '../../projections/traces/traceQueries.ts';
@@ -36,17 +36,30 @@ import type { TraceSet } from '../../projections/shared/traceSet.ts';
 import {
   feedbackByIdQuery,
   feedbackListQuery,
+  comparativeFeedbackStatsQuery,
   feedbackStatsQuery,
   feedbackTokenQuery,
   projectFeedbackStatsQuery,
   runPlacesQuery,
+  sessionFeedbackStatsQuery,
   traceSetFeedbackStatsQuery,
 } from '../../projections/feedback/feedbackQueries.ts';
-import { dropLeftoverReplayTables, replay } from '../../projections/replay/replay.ts';
+import { dropLeftoverReplayTables, REPLAY_VIEWS, replay } from '../../projections/replay/replay.ts';
+import {
+  datasetSplitsQuery,
+  datasetVersionsQuery,
+  exampleCountsQuery,
+  exampleDatasetsQuery,
+  exampleIdsQuery,
+  examplesQuery,
+  exampleVersionsAtQuery,
+} from '../../projections/examples/exampleQueries.ts';
 import { queryRuns } from '../../services/tracing/query/queryRuns.ts';
 import { runsQueryFromBody } from '../../services/tracing/query/runsQueryRequest.ts';
 import { projectStatsQuery } from '../../services/tracing/projects/projectStatsQuery.ts';
-import { dayStreams, exportPlan } from '../../services/bulk-export/parquet/runsExport.ts';
+import { exportPlan } from '../../services/bulk-export/parquet/runsExport.ts';
+import { dayStreams } from '../../services/bulk-export/parquet/exportFiles.ts';
+import { examplesExportPlan } from '../../services/bulk-export/parquet/examplesExport.ts';
 import { ClickHouseRecorder, type RecordedStatement, type RecordedStep } from '../support/clickHouseRecorder.ts';
 import {
   answerDiffers,
@@ -87,6 +100,13 @@ const ID = {
   fProject: uuid(0xf05),
   fDeleted: uuid(0xf06),
   fEarly: uuid(0xf07),
+  e1: uuid(0xe11),
+  e2: uuid(0xe12),
+  e3: uuid(0xe13),
+  e4: uuid(0xe14),
+  x1: uuid(0xe21),
+  fExperiment: uuid(0xf08),
+  fPairwise: uuid(0xf09),
 };
 
 function runOf(id: string, root: TestRun | null, seconds: number, fields: Partial<TestRun>): TestRun {
@@ -244,6 +264,12 @@ let tenantId = '';
 /** The presigned feedback token made while ingesting. */
 let feedbackTokenId: string;
 const project = { alpha: '', beta: '' };
+let datasetId = '';
+/** An experiment of the dataset, with one run of ID.e1 (scored), and a comparison id its feedback names. */
+let experimentId = '';
+const comparisonId = uuid(0xc01);
+/** The version (µs) the examples were first written at. */
+let firstVersion = 0;
 let steps: RecordedStep[] = [];
 let chdb: ChdbReplay;
 
@@ -338,6 +364,73 @@ async function ingest(): Promise<void> {
   );
 }
 
+/** A dataset's examples through the API: created (a version), changed, deleted, tagged (hard-deleted later, with merges on). */
+async function ingestExamples(): Promise<void> {
+  const ok = async (method: string, path: string, json?: unknown) => {
+    const res = await stackCall(stack, method, path, json);
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+    return res.body;
+  };
+  datasetId = (await ok('POST', '/datasets', { name: 'chdb-dataset' })).id;
+  const example = (id: string, n: number, split: string) => ({
+    id,
+    dataset_id: datasetId,
+    inputs: { n },
+    outputs: { m: n * 2 },
+    metadata: { level: n % 2 ? 'odd' : 'even' },
+    split,
+  });
+  const created = await ok('POST', '/examples/bulk', [
+    example(ID.e1, 1, 'train'),
+    example(ID.e2, 2, 'test'),
+    example(ID.e3, 3, 'train'),
+    example(ID.e4, 4, 'test'),
+  ]);
+  firstVersion = Date.parse(created[0].modified_at) * 1000;
+  await ok('PATCH', '/examples/bulk', [
+    { id: ID.e1, outputs: { m: 20 } },
+    { id: ID.e2, split: ['validation'] },
+  ]);
+  await ok('DELETE', `/examples/${ID.e3}`);
+  await ok('PUT', `/datasets/${datasetId}/tags`, { as_of: created[0].modified_at, tag: 'first' });
+  await projected(
+    'the examples',
+    async () => (await count(sql`SELECT count() AS n FROM dataset_examples FINAL`)) === 7,
+  );
+  // An experiment of the dataset: a run of e1, scored, and pairwise feedback naming a comparison.
+  experimentId = (
+    await ok('POST', '/sessions', {
+      name: 'chdb-experiment',
+      reference_dataset_id: datasetId,
+      extra: { metadata: { dataset_version: created[0].modified_at } },
+    })
+  ).id;
+  await ok('POST', '/runs/batch', {
+    post: [
+      {
+        ...runOf(ID.x1, null, 300, { session_name: 'chdb-experiment', reference_example_id: ID.e1 }),
+        end_time: at(301),
+        inputs: { n: 1 },
+        outputs: { m: 2 },
+      },
+    ],
+  });
+  await ok('POST', '/feedback', { id: ID.fExperiment, run_id: ID.x1, key: 'correct', score: 1 });
+  await ok('POST', '/feedback', {
+    id: ID.fPairwise,
+    run_id: ID.x1,
+    key: 'preferred',
+    score: 1,
+    comparative_experiment_id: comparisonId,
+  });
+  await projected(
+    "the experiment's run and feedback",
+    async () =>
+      (await count(sql`SELECT count() AS n FROM runs FINAL WHERE id = toUUID(${ID.x1}) AND has_post = 1`)) === 1 &&
+      (await count(sql`SELECT count() AS n FROM feedback FINAL WHERE run_id = toUUID(${ID.x1})`)) === 2,
+  );
+}
+
 /** Reads through the API, as clients make them. */
 async function readThroughApi(): Promise<void> {
   const ok = async (method: string, path: string, json?: unknown) => {
@@ -369,6 +462,26 @@ async function readThroughApi(): Promise<void> {
   }
   await ok('GET', `/feedback?session=${project.alpha}`);
   await ok('GET', `/feedback/${ID.fGood}`);
+  await ok('GET', `/examples?dataset=${datasetId}&splits=train&limit=2`);
+  await ok('GET', `/examples?dataset=${datasetId}&as_of=first&metadata=${encodeURIComponent('{"level":"odd"}')}`);
+  await ok('GET', `/examples?id=${ID.e1}&id=${ID.e2}`);
+  await ok('GET', `/examples/${ID.e1}`);
+  await ok('GET', `/datasets/${datasetId}`);
+  await ok('GET', `/datasets/${datasetId}/versions`);
+  await ok('GET', `/datasets/${datasetId}/version?tag=first`);
+  await ok('GET', `/datasets/${datasetId}/versions/diff?from_version=first&to_version=latest`);
+  await ok('GET', `/datasets/${datasetId}/splits?as_of=first`);
+  // An experiment's results (get_experiment_results), filtered and sorted by its runs.
+  const runs = `/datasets/${datasetId}/runs`;
+  await ok('POST', runs, { session_ids: [experimentId], offset: 0, limit: 2 });
+  await ok('POST', runs, {
+    session_ids: [experimentId],
+    filters: { [experimentId]: ['eq(feedback_key, "correct")', 'eq(run_type, "chain")'] },
+    sort_params: { sort_by: 'feedback.correct', sort_order: 'ASC' },
+    example_ids: [ID.e1, ID.e2],
+    preview: true,
+  });
+  await ok('GET', `/datasets/${datasetId}/comparative`);
 }
 
 /** Every query function of the read models, called directly (recorded under its name). */
@@ -379,6 +492,13 @@ async function readDirectly(full: boolean): Promise<void> {
   const alpha: TraceSet = { tenantId, projectIds: [project.alpha], ...window };
   const both: TraceSet = { tenantId, projectIds: [project.alpha, project.beta] };
   await as('runByIdQuery', () => runByIdQuery(ch, tenantId, ID.t1llm));
+  await as('runExamplesQuery', async () => {
+    await runExamplesQuery(ch, T.runs, tenantId, []);
+    await runExamplesQuery(ch, T.runs, tenantId, [sql`session_id IN (${uuidSet([experimentId])})`, raw('is_root = 1')]);
+  });
+  await as('storedRunIdsQuery', () =>
+    storedRunIdsQuery(ch, tenantId, [ID.t1llm, '00000000-0000-0000-0000-000000000000']),
+  );
   await as('runPageQuery', async () => {
     const none = () => ({ sql: [], columns: new Set<string>() });
     const base = {
@@ -494,7 +614,16 @@ async function readDirectly(full: boolean): Promise<void> {
     );
   });
   await as('runPlacesQuery', () => runPlacesQuery(ch, T.runLocations, tenantId, [ID.t1, ID.t3, ID.t5llm]));
-  await as('feedbackStatsQuery', () => feedbackStatsQuery(ch, tenantId, T.feedback, [ID.t1, ID.t1llm, ID.t2, ID.t3]));
+  await as('feedbackStatsQuery', async () => {
+    await feedbackStatsQuery(ch, tenantId, T.feedback, [ID.t1, ID.t1llm, ID.t2, ID.t3]);
+    await feedbackStatsQuery(ch, tenantId, T.feedback, [ID.x1, ID.t1], comparisonId);
+  });
+  await as('comparativeFeedbackStatsQuery', () =>
+    comparativeFeedbackStatsQuery(ch, tenantId, T.feedback, [comparisonId, uuid(0xc02)]),
+  );
+  await as('sessionFeedbackStatsQuery', () =>
+    sessionFeedbackStatsQuery(ch, T.feedback, tenantId, [project.alpha, project.beta, experimentId]),
+  );
   await as('projectFeedbackStatsQuery', () =>
     projectFeedbackStatsQuery(ch, T, tenantId, [project.alpha, project.beta]),
   );
@@ -503,6 +632,21 @@ async function readDirectly(full: boolean): Promise<void> {
     await traceSetFeedbackStatsQuery(ch, T, both, 'roots');
   });
   await as('projectStatsQuery', () => projectStatsQuery(ch, T, tenantId, [project.alpha, project.beta]));
+  await as('examplesQuery', async () => {
+    await examplesQuery(ch, T, tenantId, { datasetId }, { offset: 1, limit: 2 });
+    await examplesQuery(ch, T, tenantId, { datasetId, asOf: firstVersion, ids: [ID.e1, ID.e3], splits: ['train'] });
+  });
+  await as('exampleDatasetsQuery', () => exampleDatasetsQuery(ch, T, tenantId, [ID.e1, ID.e4]));
+  await as('exampleIdsQuery', async () => {
+    await exampleIdsQuery(ch, T, tenantId, { datasetId });
+    await exampleIdsQuery(ch, T, tenantId, { datasetId, asOf: firstVersion, ids: [ID.e1, ID.e3], splits: ['train'] });
+  });
+  await as('exampleCountsQuery', () => exampleCountsQuery(ch, T, tenantId, [datasetId]));
+  await as('datasetVersionsQuery', () =>
+    datasetVersionsQuery(ch, T, tenantId, datasetId, { offset: 0, limit: 10, before: firstVersion }),
+  );
+  await as('datasetSplitsQuery', () => datasetSplitsQuery(ch, T, tenantId, datasetId, firstVersion));
+  await as('exampleVersionsAtQuery', () => exampleVersionsAtQuery(ch, T, tenantId, datasetId, null));
   await as('exportPlan', async () => {
     const task = {
       tenantId,
@@ -524,6 +668,28 @@ async function readDirectly(full: boolean): Promise<void> {
       { ...task, filter: null, resumeAfter: null, exportFields: ['id', 'name', 'feedback_stats'] },
     ]) {
       const plan = await exportPlan({ ch, tables: T }, t);
+      for await (const day of dayStreams(ch, plan.days)) for await (const chunk of day.body) void chunk;
+    }
+  });
+  await as('examplesExportPlan', async () => {
+    const task = {
+      tenantId,
+      datasetId,
+      exportId: uuid(0xb03),
+      runId: uuid(0xb04),
+      attempt: 0,
+      asOf: firstVersion,
+      formatVersion: 'v1',
+      compression: 'gzip',
+      exportFields: null,
+      resumeAfter: null,
+    } as const;
+    // the examples export streams its plan's one query as RowBinary (exportExamplesToParquet)
+    for (const t of [
+      task,
+      { ...task, exportFields: ['splits', 'attachments'], resumeAfter: { startTime: 0, id: ID.e1 } },
+    ]) {
+      const plan = examplesExportPlan(T, t);
       for await (const day of dayStreams(ch, plan.days)) for await (const chunk of day.body) void chunk;
     }
   });
@@ -586,6 +752,7 @@ beforeAll(async () => {
   // Merges stopped while data comes in: reads without FINAL see the same parts on both servers.
   await settle(true);
   await ingest();
+  await ingestExamples();
   await readThroughApi();
   await readDirectly(true);
 
@@ -610,7 +777,7 @@ beforeAll(async () => {
 
   // A replay rebuilds every view into fresh tables and swaps them in (RENAME); they merge as they please until settled.
   await as('replay', () =>
-    replay(stack.config, direct, createLogger('chdb-test', 'warn'), { views: ['runs', 'traces', 'threads'] }),
+    replay(stack.config, direct, createLogger('chdb-test', 'warn'), { views: [...REPLAY_VIEWS] }),
   );
   await as('dropLeftoverReplayTables', () => dropLeftoverReplayTables(direct));
   await settle(false);
@@ -621,12 +788,25 @@ beforeAll(async () => {
   await waitFor(
     "the deleted project's rows gone",
     async () => {
-      // (feedback tokens belong to no project)
-      for (const table of Object.values(LIVE_TABLES).filter((t) => t !== LIVE_TABLES.feedbackTokens))
+      // (feedback tokens and dataset examples belong to no project)
+      const projectless = [LIVE_TABLES.feedbackTokens, LIVE_TABLES.examples, LIVE_TABLES.exampleIds];
+      for (const table of Object.values(LIVE_TABLES).filter((t) => !projectless.includes(t)))
         if ((await count(sql`SELECT count() AS n FROM ${ident(table)} WHERE session_id = toUUID(${project.beta})`)) > 0)
           return false;
       return true;
     },
+    60_000,
+    100,
+  );
+  // A hard deletion of an example: every version of it deleted (ALTER … DELETE, as the project's rows).
+  const hard = await stackCall(stack, 'POST', '/v1/platform/datasets/examples/delete', {
+    example_ids: [ID.e4],
+    hard_delete: true,
+  });
+  expect(hard.status, JSON.stringify(hard.body)).toBe(200);
+  await waitFor(
+    "the hard-deleted example's versions gone",
+    async () => (await count(sql`SELECT count() AS n FROM dataset_examples WHERE id = toUUID(${ID.e4})`)) === 0,
     60_000,
     100,
   );
@@ -726,6 +906,8 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
   'projections/threads/threadsView.ts': { createThreadsView: null },
   'projections/runs/runQueries.ts': {
     runByIdQuery: 'runByIdQuery',
+    runExamplesQuery: 'runExamplesQuery',
+    storedRunIdsQuery: 'storedRunIdsQuery',
     runPageQuery: 'runPageQuery',
     partialRowFromClickHouse: null,
   },
@@ -796,6 +978,8 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     feedbackTokenQuery: 'feedbackTokenQuery',
     runPlacesQuery: 'runPlacesQuery',
     feedbackStatsQuery: 'feedbackStatsQuery',
+    comparativeFeedbackStatsQuery: 'comparativeFeedbackStatsQuery',
+    sessionFeedbackStatsQuery: 'sessionFeedbackStatsQuery',
     projectFeedbackStatsQuery: 'projectFeedbackStatsQuery',
     traceSetFeedbackStatsQuery: 'traceSetFeedbackStatsQuery',
   },
@@ -821,6 +1005,21 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     feedbackProjectorGroupId: null,
     FeedbackProjector: /^INSERT INTO feedback \(`tenant_id`, .*\) FORMAT RowBinary$/,
   },
+  'projections/examples/exampleTables.ts': { createExamplesTable: null, createExampleIdsTable: null },
+  'projections/examples/exampleQueries.ts': {
+    examplesQuery: 'examplesQuery',
+    exampleIdsQuery: 'exampleIdsQuery',
+    exampleDatasetsQuery: 'exampleDatasetsQuery',
+    exampleCountsQuery: 'exampleCountsQuery',
+    datasetVersionsQuery: 'datasetVersionsQuery',
+    datasetSplitsQuery: 'datasetSplitsQuery',
+    exampleVersionsAtQuery: 'exampleVersionsAtQuery',
+    examplesAtVersionStatement: 'examplesExportPlan',
+  },
+  'projections/examples/examplesProjector.ts': {
+    examplesProjectorGroupId: null,
+    ExamplesProjector: /^INSERT INTO dataset_examples \(`tenant_id`, .*\) FORMAT RowBinary$/,
+  },
   'services/tracing/query/queryRuns.ts': { runConditions: null, queryRuns: 'queryRuns' },
   'projections/runs/filter/filterSql.ts': {
     compileRunFilter: null,
@@ -840,12 +1039,22 @@ const DRIVERS: Record<string, Record<string, string | RegExp | null>> = {
     queryColumnsFor: null,
     arrowType: null,
     arrowField: null,
+    exportColumn: null,
   },
-  // exportRunsToParquet streams exportPlan's queries as RowBinary, as the test does
+  // exportRunsToParquet streams exportPlan's queries as RowBinary (exportFiles.ts's dayStreams), as the test does
   'services/bulk-export/parquet/runsExport.ts': {
     exportPlan: 'exportPlan',
-    dayStreams: 'exportPlan',
     exportRunsToParquet: 'exportPlan',
+  },
+  'services/bulk-export/parquet/exampleColumns.ts': {
+    unknownExampleFields: null,
+    exampleColumns: null,
+    exampleQueryColumns: null,
+  },
+  // exportExamplesToParquet streams examplesExportPlan's query the same way
+  'services/bulk-export/parquet/examplesExport.ts': {
+    examplesExportPlan: 'examplesExportPlan',
+    exportExamplesToParquet: 'examplesExportPlan',
   },
   // The cluster mode (CLICKHOUSE_CLUSTER) is not in this recording (one server): its statements
   // are run on current ClickHouse by clusterOnCurrentClickHouse.test.ts, on 18.16 by test/faults/clickhouseReplicas.test.ts.

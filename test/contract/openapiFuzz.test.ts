@@ -116,7 +116,7 @@ async function fuzz(
 describe.concurrent('every operation of the four services, under every check: no 5xx, the document kept', () => {
   test(
     'tracing API (/docs/json)',
-    ({ expect }) => fuzz(expect, 'tracing', tracing.url, tracing.apiKey, 106),
+    ({ expect }) => fuzz(expect, 'tracing', tracing.url, tracing.apiKey, 218),
     perServiceMs,
   );
   // A run's after_seconds holds whoever waits for it: the hooks send delays of a second at most (agentRunHooks.py).

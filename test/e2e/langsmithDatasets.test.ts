@@ -84,10 +84,11 @@ interface PyResult {
   missing: string;
   has_after: boolean;
   read_deleted: string;
+  finetuning: unknown[];
 }
 
 describe('langsmith (PyPI) datasets', () => {
-  test('create, read by id and name, list with filters, has, delete: every answer a valid Dataset', async () => {
+  test('create, read by id and name, list with filters, has, delete, a chat dataset for fine-tuning: every answer a valid Dataset', async () => {
     const prefix = `py-${randomUUID().slice(0, 8)}`;
     const env = { LANGSMITH_ENDPOINT: `${tracingUrl()}/api/v1`, LANGSMITH_API_KEY: pyWorkspace.apiKey };
     const run = await runPythonScript<PyResult>(pyenv, 'datasets.py', [prefix], env);
@@ -118,6 +119,14 @@ describe('langsmith (PyPI) datasets', () => {
     expect(r.listed_by_type).toEqual([`${prefix}-chat`]);
     expect(r.listed_by_metadata).toEqual([`${prefix}-kv`]);
     expect(r.has_before).toBe(true);
+    expect(r.finetuning).toEqual([
+      {
+        messages: [
+          { role: 'user', content: 'What is 2+2?' },
+          { role: 'assistant', content: '4' },
+        ],
+      },
+    ]);
     expect(r.missing).toBe('LangSmithNotFoundError');
     expect(r.has_after).toBe(false);
     expect(r.read_deleted).toBe('LangSmithNotFoundError');

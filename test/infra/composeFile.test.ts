@@ -1,4 +1,5 @@
-// docker-compose.yml cannot be run here (no Docker), so this keeps it honest statically: it
+// docker-compose.yml runs for real in npm run test:compose (test/compose, on demand: minutes of
+// image builds); in npm test, this keeps it honest statically: it
 // parses, it is the production topology the fault tests exercise (three Kafka nodes with the
 // local cluster's durability settings, several replicas of the services that share work, one
 // gateway), the infrastructure images are the versions DESIGN.md names, the host ports are the
@@ -35,6 +36,8 @@ const contractEnv = [
   'S3_ENDPOINT',
   'S3_ACCESS_KEY_ID',
   'S3_SECRET_ACCESS_KEY',
+  // MinIO as clients reach it, for presigned URLs: the services reach it by its compose name.
+  'S3_PUBLIC_ENDPOINT',
   'POSTGRES_URL',
   'BOOTSTRAP_API_KEY',
   'SECRETS_ENCRYPTION_KEY',

@@ -21,7 +21,8 @@ const send = (parts: Part[]) => own.send(parts);
 async function rowsOf(tables: ReadModelTables, projectId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const [key, table] of Object.entries(tables)) {
-    if (key === 'feedbackTokens') continue; // a presigned token belongs to no project
+    // a presigned token belongs to no project, nor does a dataset's example
+    if (key === 'feedbackTokens' || key === 'examples' || key === 'exampleIds') continue;
     if (key === 'traceHourWrites' || key === 'traceHourReach') {
       const [r] = await own.ch.query<{ n: string }>(
         sql`SELECT count() > 0 AS n FROM ${ident(table)} WHERE session_id = toUUID(${projectId})`,

@@ -1,7 +1,7 @@
 // Replay rebuilds every read model from the topics: the rebuilt tables equal the live ones row
 // by row (checksums over every column but the version bookkeeping; feedback updated and deleted
 // through the API included), and a swap done while ingestion goes on loses nothing and doubles
-// nothing.
+// nothing. The examples view too: every version of every example, hard deletions included.
 import { expect, test } from 'vitest';
 import { Admin } from '@platformatic/kafka';
 import { spawn } from 'node:child_process';
@@ -12,7 +12,9 @@ import { repoRoot, waitFor } from '../support/serviceProcess.ts';
 import { ident, join, raw, sql } from '../../platform/clickhouse/sql.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { BlobStore } from '../../platform/blobStore.ts';
-import { replay } from '../../projections/replay/replay.ts';
+import { replay, REPLAY_FEEDS, REPLAY_VIEWS } from '../../projections/replay/replay.ts';
+import { runsProjectorGroupId } from '../../projections/runsProjector.ts';
+import { feedbackProjectorGroupId } from '../../projections/feedback/feedbackProjector.ts';
 import { LIVE_TABLES, type ReadModelTables } from '../../projections/readModelTables.ts';
 
 const own = ownStack('replay', { PROJECTOR_FLUSH_MS: '20' });
@@ -146,6 +148,12 @@ async function feedbackThroughApi(count: number): Promise<number> {
   return roots.length;
 }
 
+test('every view has a feed to fill it, and each feed a consumer group of its own', () => {
+  const fed = new Set(REPLAY_FEEDS.flatMap((f) => f.views));
+  expect(REPLAY_VIEWS.filter((v) => !fed.has(v))).toEqual([]);
+  expect(new Set(REPLAY_FEEDS.map((f) => f.name)).size).toBe(REPLAY_FEEDS.length);
+});
+
 test('a rebuild equals the live read models row by row', async () => {
   const runs = await ingestTraces(40, 'a');
   await waitFor('live projection', async () => (await countOf('runs')) === runs, 60_000, 100);
@@ -176,6 +184,7 @@ test('a rebuild equals the live read models row by row', async () => {
   });
   blobs.close();
   expect(summary.swapped).toBe(false);
+  expect(summary.feeds).toEqual(['runs', 'feedback']);
   expect(summary.rows.runs).toBe(runs);
   expect(summary.rows.traces).toBe(40);
   const rebuilt = await checksums(summary.tables);
@@ -183,11 +192,70 @@ test('a rebuild equals the live read models row by row', async () => {
   expect(live.runs!.startsWith(`${runs}:`)).toBe(true);
   for (const table of Object.values(summary.tables)) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
 
-  // and it leaves no consumer group behind
+  // and it leaves no consumer group of its own behind, and deletes no other
   const admin = new Admin({ clientId: 'replay-test', bootstrapBrokers: [own.stack.env.KAFKA_BROKERS!] });
-  const groups = await admin.listGroups();
+  const groups = [...(await admin.listGroups()).keys()];
   await admin.close();
-  expect([...groups.keys()].filter((g) => g.startsWith(`${own.stack.config.KAFKA_TOPIC_PREFIX}replay-`))).toEqual([]);
+  expect(groups.filter((g) => g.startsWith(`${own.stack.config.KAFKA_TOPIC_PREFIX}replay-`))).toEqual([]);
+  expect(groups).toEqual(
+    expect.arrayContaining([runsProjectorGroupId(own.stack.config), feedbackProjectorGroupId(own.stack.config)]),
+  );
+});
+
+test('a rebuild of the examples view equals the live examples, every version (hard deletions too)', async () => {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${own.stack.url}${path}`, {
+      method,
+      headers: { 'x-api-key': own.stack.apiKey, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    expect(res.status, `${method} ${path}: ${JSON.stringify(json)}`).toBe(200);
+    return json;
+  };
+  const dataset = (await call('POST', '/datasets', { name: `replay-${uuidv7()}` })) as { id: string };
+  const made = (await call(
+    'POST',
+    '/examples/bulk',
+    Array.from({ length: 12 }, (_, i) => ({
+      dataset_id: dataset.id,
+      inputs: { i },
+      outputs: { o: i },
+      split: `s${i % 3}`,
+    })),
+  )) as Array<{ id: string }>;
+  const ids = made.map((e) => e.id);
+  await call(
+    'PATCH',
+    '/examples/bulk',
+    ids.slice(0, 6).map((id, i) => ({ id, outputs: { o: i * 10 } })),
+  );
+  await call('PATCH', `/examples/${ids[0]}`, { metadata: { again: true } });
+  await call('DELETE', `/examples?example_ids=${ids[6]}&example_ids=${ids[7]}`);
+  await call('POST', '/v1/platform/datasets/examples/delete', { example_ids: [ids[8]], hard_delete: true });
+  // 12 created, 7 changed, 2 deleted; the hard-deleted example's versions are gone
+  await waitFor(
+    'the examples projected',
+    async () =>
+      Number(
+        (await own.ch.query<{ n: string }>(sql`SELECT count() AS n FROM ${ident(LIVE_TABLES.examples)} FINAL`))[0]!.n,
+      ) ===
+      12 + 7 + 2 - 1,
+    30_000,
+    100,
+  );
+
+  const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), {
+    views: ['examples'],
+    swap: false,
+  });
+  expect(summary.feeds).toEqual(['examples']);
+  const pick = (sums: Record<string, string>) => ({ examples: sums.examples, exampleIds: sums.exampleIds });
+  const rebuilt = pick(await checksums(summary.tables));
+  expect(rebuilt.examples!.startsWith('20:')).toBe(true);
+  expect(rebuilt.exampleIds!.startsWith('11:')).toBe(true);
+  expect(pick(await checksums(LIVE_TABLES))).toEqual(rebuilt);
+  for (const table of Object.values(summary.tables)) await own.ch.exec(sql`DROP TABLE ${ident(table)}`);
 });
 
 // A whole replay in a process of its own, with ingestion and reads beside it: 17-19 s in a
@@ -265,9 +333,9 @@ test('npm run replay swaps rebuilt tables in while ingestion goes on; nothing lo
     200,
   );
 
-  // and the swapped-in tables still equal a fresh rebuild
+  // and the swapped-in tables still equal a fresh rebuild (the examples of the test before too)
   const summary = await replay(own.stack.config, own.ch, createLogger('replay-test', 'warn'), {
-    views: ['runs', 'traces'],
+    views: ['runs', 'traces', 'examples'],
     swap: false,
     blobs: new BlobStore(own.stack.config),
   });

@@ -26,7 +26,7 @@ test('every dead-letter topic is itself declared, and is where its topic says', 
     expect(TOPIC_DECLARATIONS.find((t) => t.name === source)?.deadLetter).toBe(deadLetter);
     expect(TOPIC_DECLARATIONS.find((t) => t.name === deadLetter)?.hasSchemas).toBe(false);
   }
-  expect(Object.keys(DEAD_LETTER_TOPICS).sort()).toEqual([TOPICS.feedback, TOPICS.runs].sort());
+  expect(Object.keys(DEAD_LETTER_TOPICS).sort()).toEqual([TOPICS.examples, TOPICS.feedback, TOPICS.runs].sort());
 });
 
 test('the broker gets the declared partitions and cleanup policy of every topic', async () => {

@@ -1,7 +1,8 @@
 // A modal dialog of the explorer's pages (projects, datasets): a titled card over the page, with
 // Cancel and the dialog's own action; Escape or a click outside cancels.
-import { useEffect, type ReactNode } from 'react';
+import { type FormEvent, useEffect, useState, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
+import { ErrorBox } from './ErrorBox.tsx';
 
 /** What a dialog shows of a failed call: the API's error, or the thrown value in words. */
 export const asApiError = (err: unknown): ApiError =>
@@ -18,8 +19,18 @@ export function Buttons({ onCancel, children }: { onCancel: () => void; children
   );
 }
 
-/** A modal over the page: Escape or a click outside cancels. */
-export function Dialog({ title, onCancel, children }: { title: string; onCancel: () => void; children: ReactNode }) {
+/** A modal over the page: Escape or a click outside cancels. `wide` for a form of several parts (a rubric). */
+export function Dialog({
+  title,
+  onCancel,
+  wide,
+  children,
+}: {
+  title: string;
+  onCancel: () => void;
+  wide?: boolean;
+  children: ReactNode;
+}) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onCancel();
     addEventListener('keydown', onKey);
@@ -28,7 +39,7 @@ export function Dialog({ title, onCancel, children }: { title: string; onCancel:
   return (
     <div className="dialog-backdrop" onMouseDown={onCancel}>
       <div
-        className="dialog card"
+        className={wide ? 'dialog card wide' : 'dialog card'}
         role="dialog"
         aria-modal="true"
         aria-label={title}
@@ -39,5 +50,56 @@ export function Dialog({ title, onCancel, children }: { title: string; onCancel:
         {children}
       </div>
     </div>
+  );
+}
+
+/**
+ * A deletion asked for in words: the question (naming what goes and what stays), then the call;
+ * a refusal of the API stays in the dialog, the button free again to try once more.
+ */
+export function ConfirmDeleteDialog({
+  title,
+  action,
+  onDelete,
+  onDone,
+  onCancel,
+  children,
+}: {
+  /** "Delete dataset"; the button says it too. */
+  title: string;
+  /** What the button says while the call is under way is "Deleting…"; `action` when idle. */
+  action?: string;
+  onDelete: () => Promise<unknown>;
+  onDone: () => void;
+  onCancel: () => void;
+  /** The question. */
+  children: ReactNode;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const remove = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await onDelete();
+      onDone();
+    } catch (err) {
+      setError(asApiError(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={title} onCancel={onCancel}>
+      <form onSubmit={remove}>
+        <p data-testid="delete-question">{children}</p>
+        {error && <ErrorBox error={error} />}
+        <Buttons onCancel={onCancel}>
+          <button type="submit" className="danger" data-testid="dialog-confirm" disabled={busy}>
+            {busy ? 'Deleting…' : (action ?? title)}
+          </button>
+        </Buttons>
+      </form>
+    </Dialog>
   );
 }

@@ -84,8 +84,8 @@ export function EmptyCard({ testId, title, children }: { testId: string; title?:
   );
 }
 
-/** A column of a list's table: its heading, or the heading with its alignment and hint. */
-export type Column = string | { label: string; num?: boolean; title?: string; ariaLabel?: string };
+/** A column of a list's table: its heading, or the heading with its alignment, hint and class. */
+export type Column = string | { label: string; num?: boolean; title?: string; ariaLabel?: string; className?: string };
 
 /** A list's table with its head; the children are its <tbody> (one, or one per page read). */
 export function ListTable({
@@ -109,7 +109,12 @@ export function ListTable({
           {columns.map((c, i) => {
             const column = typeof c === 'string' ? { label: c } : c;
             return (
-              <th key={i} className={column.num ? 'num' : undefined} title={column.title} aria-label={column.ariaLabel}>
+              <th
+                key={i}
+                className={[column.num && 'num', column.className].filter(Boolean).join(' ') || undefined}
+                title={column.title}
+                aria-label={column.ariaLabel}
+              >
                 {column.label}
               </th>
             );
@@ -118,5 +123,29 @@ export function ListTable({
       </thead>
       {children}
     </table>
+  );
+}
+
+/** The pager under a list read a page at a time: "Show more <what>", with a note before it (n of N). */
+export function ShowMore({
+  testId,
+  what,
+  onMore,
+  note,
+  small,
+}: {
+  testId: string;
+  what: string;
+  onMore: () => void;
+  note?: ReactNode;
+  small?: boolean;
+}) {
+  return (
+    <div className="pager">
+      {note != null && <span className="muted pager-note">{note}</span>}
+      <button type="button" className={small ? 'ghost small' : 'ghost'} data-testid={testId} onClick={onMore}>
+        Show more {what}
+      </button>
+    </div>
   );
 }

@@ -22,15 +22,21 @@ export class ApiError extends Error {
 
 export async function apiCall<T>(
   credentials: Credentials,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
+  /** Sent as JSON; a FormData as multipart (the browser sets its boundary). */
   body?: unknown,
 ): Promise<T> {
   const headers: Record<string, string> = { ...authHeaders(credentials), accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
+    });
   } catch (err) {
     throw new ApiError(0, 'NETWORK', `the tracing API could not be reached (${(err as Error).message})`);
   }

@@ -22,6 +22,11 @@ export function count(value: number | null | undefined): string {
   return value == null ? dash : value.toLocaleString('en-US');
 }
 
+/** A count with its noun: "1 run", "2,000 runs". */
+export function counted(value: number, one: string, many = `${one}s`): string {
+  return `${count(value)} ${value === 1 ? one : many}`;
+}
+
 export function when(iso: string | null | undefined): string {
   if (!iso) return dash;
   const d = new Date(iso);

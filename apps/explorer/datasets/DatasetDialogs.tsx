@@ -3,9 +3,9 @@
 // taken: 409) stays in the dialog, in words, for the person to correct.
 import { useState, type FormEvent } from 'react';
 import type { ApiError, Credentials } from '../core/api.ts';
-import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
+import { asApiError, Buttons, ConfirmDeleteDialog, Dialog } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
-import { count } from '../core/format.ts';
+import { counted } from '../core/format.ts';
 import { createDataset, type Dataset, type DataType, deleteDataset, editDataset } from './datasetsApi.ts';
 
 export type DatasetDialogState =
@@ -50,7 +50,6 @@ export function DatasetDialog({
         });
       else if (dialog.kind === 'edit')
         await editDataset(credentials, dialog.dataset.id, { name: name.trim(), description: description.trim() });
-      else await deleteDataset(credentials, dialog.dataset.id);
       onDone();
     } catch (err) {
       setError(asApiError(err));
@@ -61,21 +60,16 @@ export function DatasetDialog({
   if (dialog.kind === 'delete') {
     const d = dialog.dataset;
     return (
-      <Dialog title="Delete dataset" onCancel={onCancel}>
-        <form onSubmit={submit}>
-          <p data-testid="delete-question">
-            Delete the dataset <strong>{d.name}</strong>
-            {d.example_count ? ` and its ${count(d.example_count)} examples` : ''}? Its experiments stay. This cannot be
-            undone.
-          </p>
-          {error && <ErrorBox error={error} />}
-          <Buttons onCancel={onCancel}>
-            <button type="submit" className="danger" data-testid="dialog-confirm" disabled={busy}>
-              {busy ? 'Deleting…' : 'Delete dataset'}
-            </button>
-          </Buttons>
-        </form>
-      </Dialog>
+      <ConfirmDeleteDialog
+        title="Delete dataset"
+        onDelete={() => deleteDataset(credentials, d.id)}
+        onDone={onDone}
+        onCancel={onCancel}
+      >
+        Delete the dataset <strong>{d.name}</strong>
+        {d.example_count ? ` and its ${counted(d.example_count, 'example')}` : ''}? Its experiments stay. This cannot be
+        undone.
+      </ConfirmDeleteDialog>
     );
   }
   const unchanged =

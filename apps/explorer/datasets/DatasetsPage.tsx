@@ -1,18 +1,18 @@
 // Datasets: every dataset of the workspace with its type, how many examples it holds and how many
-// experiments ran against it, searched by name in the URL (by the API: name_contains); created,
-// edited and deleted (after a confirmation naming it). A hundred at a time, "Show more" reading
-// the next hundred.
+// experiments ran against it, searched by name in the URL (by the API: name_contains); created
+// (empty, or uploaded from a CSV file), edited and deleted (after a confirmation naming it); each
+// opens its own page. A hundred at a time, "Show more" reading the next hundred.
 import { useEffect, useState } from 'react';
 import type { Credentials } from '../core/api.ts';
 import { ago, count } from '../core/format.ts';
-import { EmptyCard, ListState, ListTable, type Column } from '../core/ListState.tsx';
-import { navigate } from '../core/route.ts';
+import { EmptyCard, ListState, ListTable, type Column, ShowMore } from '../core/ListState.tsx';
+import { datasetTabRoute, linkProps, navigate } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
 import { DatasetDialog, type DatasetDialogState } from './DatasetDialogs.tsx';
+import { TYPE_LABELS } from './DatasetHeader.tsx';
 import { DATASETS_PAGE, type Dataset, listDatasets } from './datasetsApi.ts';
+import { UploadCsvDialog } from './UploadCsvDialog.tsx';
 import './datasets.css';
-
-const TYPE_LABELS: Record<Dataset['data_type'], string> = { kv: 'Key-value', llm: 'LLM', chat: 'Chat' };
 
 const COLUMNS: Column[] = [
   'Name',
@@ -28,6 +28,7 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
   const [version, setVersion] = useState(0);
   const [pages, setPages] = useState(1);
   const [dialog, setDialog] = useState<DatasetDialogState | null>(null);
+  const [uploading, setUploading] = useState(false);
   const [query, setQuery] = useState(search.trim());
   // A search typed key by key reads once it has settled.
   useEffect(() => {
@@ -62,6 +63,9 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
             value={search}
             onChange={(e) => navigate({ page: 'datasets', search: e.target.value }, { replace: true })}
           />
+          <button type="button" className="ghost" data-testid="dataset-upload" onClick={() => setUploading(true)}>
+            Upload CSV
+          </button>
           <button
             type="button"
             className="primary"
@@ -94,7 +98,9 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
                 {datasets.map((d) => (
                   <tr key={d.id} data-testid="dataset-row" data-dataset-id={d.id}>
                     <td>
-                      <div data-testid="dataset-name">{d.name}</div>
+                      <a data-testid="dataset-name" {...linkProps(datasetTabRoute(d.id, 'examples'))}>
+                        {d.name}
+                      </a>
                       {d.description && <div className="muted dataset-description">{d.description}</div>}
                     </td>
                     <td data-testid="dataset-type">{TYPE_LABELS[d.data_type]}</td>
@@ -102,7 +108,7 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
                       {count(d.example_count)}
                     </td>
                     <td className="num" data-testid="dataset-experiments">
-                      {count(d.session_count)}
+                      <a {...linkProps(datasetTabRoute(d.id, 'experiments'))}>{count(d.session_count)}</a>
                     </td>
                     <td title={d.last_session_start_time ?? ''}>{ago(d.last_session_start_time)}</td>
                     <td title={d.modified_at}>{ago(d.modified_at)}</td>
@@ -128,21 +134,17 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
                 ))}
               </tbody>
             </ListTable>
-            {more && (
-              <div className="pager">
-                <button
-                  type="button"
-                  className="ghost"
-                  data-testid="datasets-more"
-                  onClick={() => setPages((p) => p + 1)}
-                >
-                  Show more datasets
-                </button>
-              </div>
-            )}
+            {more && <ShowMore testId="datasets-more" what="datasets" onMore={() => setPages((p) => p + 1)} />}
           </>
         )}
       </ListState>
+      {uploading && (
+        <UploadCsvDialog
+          credentials={credentials}
+          onCancel={() => setUploading(false)}
+          onDone={(d) => navigate(datasetTabRoute(d.id, 'examples'))}
+        />
+      )}
       {dialog && (
         <DatasetDialog credentials={credentials} dialog={dialog} onDone={changed} onCancel={() => setDialog(null)} />
       )}

@@ -1,5 +1,5 @@
-// One export: its facts and progress, cancel, and its runs with their errors; both read again while
-// anything is under way.
+// One export: what it writes (a project's runs over a window, a dataset's version), its facts and
+// progress, cancel, and its runs with their errors; both read again while anything is under way.
 import type { Credentials } from '../core/api.ts';
 import { when } from '../core/format.ts';
 import { ListState, LoadState } from '../core/ListState.tsx';
@@ -8,9 +8,11 @@ import { usePolledLoad } from '../core/usePolledLoad.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { ExportProgress } from './ExportProgress.tsx';
 import { ExportRunsTable } from './ExportRunsTable.tsx';
+import { ExportedVersion, ExportSource } from './ExportSource.tsx';
 import { FINAL_STATUSES, getExport, listExportRuns, type BulkExport } from './exportsApi.ts';
 import { ExportStatusBadge } from './ExportStatusBadge.tsx';
 import { POLL_MS, scheduleText, windowText, type Names } from './exportText.ts';
+import { useDatasetNames } from './useDatasetNames.ts';
 
 const running = (e: BulkExport) => !FINAL_STATUSES.has(e.status);
 
@@ -21,7 +23,7 @@ export function ExportDetail({
 }: {
   credentials: Credentials;
   exportId: string;
-  names: Names;
+  names: Omit<Names, 'dataset'>;
 }) {
   const inputs = [credentials.apiKey, credentials.workspaceId, exportId];
   const e = usePolledLoad(() => getExport(credentials, exportId), inputs, { everyMs: POLL_MS, keepPolling: running });
@@ -29,6 +31,8 @@ export function ExportDetail({
     everyMs: POLL_MS,
     keepPolling: (list) => e.state !== 'done' || running(e.value) || list.some((r) => !FINAL_STATUSES.has(r.status)),
   });
+  const datasetName = useDatasetNames(credentials, e.state === 'done' ? [e.value] : []);
+  const allNames: Names = { ...names, dataset: datasetName };
   return (
     <section className="exports-page">
       <nav className="crumbs">
@@ -39,7 +43,9 @@ export function ExportDetail({
           <div className="card export-detail" data-testid="export-detail">
             <header>
               <ExportStatusBadge status={value.status} />
-              <h2>{names.project(value.session_id)}</h2>
+              <h2>
+                <ExportSource e={value} names={allNames} />
+              </h2>
               <span className="spacer" />
               <CancelButton
                 credentials={credentials}
@@ -53,16 +59,35 @@ export function ExportDetail({
             <dl className="facts">
               <dt>Destination</dt>
               <dd>{names.destination(value.bulk_export_destination_id)}</dd>
-              <dt>Time window</dt>
-              <dd>{windowText(value)}</dd>
+              {value.resource === 'examples' ? (
+                <>
+                  <dt>Exported</dt>
+                  <dd>the dataset's examples</dd>
+                  <dt>Version</dt>
+                  <dd>
+                    <ExportedVersion credentials={credentials} e={value} bare />
+                  </dd>
+                </>
+              ) : (
+                <>
+                  <dt>Exported</dt>
+                  <dd>the project's runs</dd>
+                  <dt>Time window</dt>
+                  <dd>{windowText(value)}</dd>
+                </>
+              )}
               <dt>Schedule</dt>
               <dd data-testid="export-schedule">{scheduleText(value)}</dd>
               <dt>Format</dt>
               <dd>
                 {value.format} ({value.format_version}), {value.compression}
               </dd>
-              <dt>Filter</dt>
-              <dd>{value.filter ? <code>{value.filter}</code> : 'every run'}</dd>
+              {value.resource === 'runs' && (
+                <>
+                  <dt>Filter</dt>
+                  <dd>{value.filter ? <code>{value.filter}</code> : 'every run'}</dd>
+                </>
+              )}
               <dt>Progress</dt>
               <dd data-testid="export-progress" className="progress-cell">
                 <ExportProgress e={value} />
@@ -82,12 +107,13 @@ export function ExportDetail({
         onRetry={runs.refresh}
         empty={
           <p className="muted" data-testid="runs-empty">
-            No runs yet: a window's run is created once the window has ended (plus a few minutes for late traces), one
-            run per UTC day.
+            {e.state === 'done' && e.value.resource === 'examples'
+              ? 'No run yet: an export of a dataset’s version has one, created with the export.'
+              : 'No runs yet: a window’s run is created once the window has ended (plus a few minutes for late traces), one run per UTC day.'}
           </p>
         }
       >
-        {(list) => <ExportRunsTable runs={list} />}
+        {(list) => <ExportRunsTable runs={list} ofVersion={e.state === 'done' && e.value.resource === 'examples'} />}
       </ListState>
     </section>
   );

@@ -1,13 +1,14 @@
-// An export's runs (one per window and UTC day): status, range, attempt, what each wrote, and the
-// error of every failed attempt.
+// An export's runs (one per window and UTC day; one for a dataset's version): status, range or
+// version, attempt, what each wrote, and the error of every failed attempt.
 import { count, dash, when } from '../core/format.ts';
 import { ListTable, type Column } from '../core/ListState.tsx';
 import type { ExportRun } from './exportsApi.ts';
+import { versionTime } from '../datasets/VersionSelect.tsx';
 import { ExportStatusBadge } from './ExportStatusBadge.tsx';
 
-const COLUMNS: Column[] = [
+const columns = (ofVersion: boolean): Column[] => [
   'Status',
-  'Range',
+  ofVersion ? 'Version' : 'Range',
   { label: 'Attempt', num: true },
   { label: 'Rows', num: true },
   { label: 'Files', num: true },
@@ -16,9 +17,10 @@ const COLUMNS: Column[] = [
   'Errors',
 ];
 
-export function ExportRunsTable({ runs }: { runs: ExportRun[] }) {
+/** `ofVersion`: the runs of an examples export, whose range is the one version it reads. */
+export function ExportRunsTable({ runs, ofVersion = false }: { runs: ExportRun[]; ofVersion?: boolean }) {
   return (
-    <ListTable testId="runs-table" columns={COLUMNS}>
+    <ListTable testId="runs-table" columns={columns(ofVersion)}>
       <tbody>
         {runs.map((r) => (
           <tr key={r.id} data-testid="run-row">
@@ -26,7 +28,7 @@ export function ExportRunsTable({ runs }: { runs: ExportRun[] }) {
               <ExportStatusBadge status={r.status} />
             </td>
             <td title={r.metadata.result.export_path}>
-              {when(r.start_time)} → {when(r.end_time)}
+              {ofVersion ? versionTime(r.start_time) : `${when(r.start_time)} → ${when(r.end_time)}`}
             </td>
             <td className="num">{r.retry_number + 1}</td>
             <td className="num" data-testid="run-rows">

@@ -1,5 +1,6 @@
-// The workspace's exports with their status and progress (one GET /bulk-exports: each export carries
-// the sums of its runs), read again while one is under way; "New export" opens the form.
+// The workspace's exports (a project's runs, a dataset's version) with their status and progress
+// (one GET /bulk-exports: each export carries the sums of its runs), read again while one is under
+// way; "New export" opens the form, as does a dataset preset in the URL.
 import { useState } from 'react';
 import type { Credentials } from '../core/api.ts';
 import { when } from '../core/format.ts';
@@ -8,12 +9,14 @@ import { linkProps, navigate } from '../core/route.ts';
 import { usePolledLoad } from '../core/usePolledLoad.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { ExportProgress } from './ExportProgress.tsx';
+import { ExportedVersion, ExportSource } from './ExportSource.tsx';
 import { listExports, type Destination, type ProjectName } from './exportsApi.ts';
 import { ExportStatusBadge } from './ExportStatusBadge.tsx';
 import { POLL_MS, scheduleText, windowText, type Names } from './exportText.ts';
-import { NewExportForm } from './NewExportForm.tsx';
+import { NewExportForm, type DatasetPreset } from './NewExportForm.tsx';
+import { useDatasetNames } from './useDatasetNames.ts';
 
-const COLUMNS = ['Status', 'Project', 'Destination', 'Time window', 'Schedule', 'Progress', 'Created', ''];
+const COLUMNS = ['Status', 'Exported', 'Destination', 'Time window or version', 'Schedule', 'Progress', 'Created', ''];
 const UNDER_WAY = new Set(['Created', 'Running', 'IntervalScheduled']);
 
 export function ExportsSection({
@@ -21,17 +24,22 @@ export function ExportsSection({
   names,
   destinations,
   projects,
+  preset = null,
 }: {
   credentials: Credentials;
-  names: Names;
+  names: Omit<Names, 'dataset'>;
   destinations: Destination[];
   projects: ProjectName[];
+  /** A dataset's version to open the form on (from the dataset page). */
+  preset?: DatasetPreset | null;
 }) {
   const exports = usePolledLoad(() => listExports(credentials), [credentials.apiKey, credentials.workspaceId], {
     everyMs: POLL_MS,
     keepPolling: (list) => list.some((e) => UNDER_WAY.has(e.status)),
   });
-  const [creating, setCreating] = useState(false);
+  const datasetName = useDatasetNames(credentials, exports.state === 'done' ? exports.value : []);
+  const allNames: Names = { ...names, dataset: datasetName };
+  const [creating, setCreating] = useState(preset !== null);
   const noDestination = destinations.length === 0;
   return (
     <>
@@ -41,7 +49,10 @@ export function ExportsSection({
           type="button"
           className="primary"
           data-testid="new-export"
-          onClick={() => setCreating(!creating)}
+          onClick={() => {
+            if (creating && preset) navigate({ page: 'exports' }, { replace: true });
+            setCreating(!creating);
+          }}
           disabled={noDestination}
           title={noDestination ? 'Create a destination first' : undefined}
         >
@@ -53,9 +64,12 @@ export function ExportsSection({
           credentials={credentials}
           destinations={destinations}
           projects={projects}
+          preset={preset}
           onDone={(created) => {
             setCreating(false);
             exports.refresh();
+            // The preset's URL is left behind: back from the export is the list, not the form again.
+            if (preset) navigate({ page: 'exports' }, { replace: true });
             if (created) navigate({ page: 'exports', exportId: created.id });
           }}
         />
@@ -67,8 +81,8 @@ export function ExportsSection({
         empty={
           <EmptyCard testId="exports-empty" title="No exports yet">
             <p>
-              An export writes a project's runs for a time range, once or every few hours, as Parquet files into a
-              bucket of yours.{' '}
+              An export writes a project's runs for a time range, once or every few hours, or a dataset's examples at a
+              version, as Parquet files into a bucket of yours.{' '}
               {noDestination
                 ? 'Create a destination below (a bucket and a key that may write to it), then a new export.'
                 : 'Press "New export" to create one.'}
@@ -86,9 +100,14 @@ export function ExportsSection({
                       <ExportStatusBadge status={e.status} />
                     </a>
                   </td>
-                  <td>{names.project(e.session_id)}</td>
+                  <td className="wrap" data-testid="export-source">
+                    <ExportSource e={e} names={allNames} />
+                    <div className="muted source-kind">{e.resource === 'examples' ? 'examples' : 'runs'}</div>
+                  </td>
                   <td>{names.destination(e.bulk_export_destination_id)}</td>
-                  <td className="wrap">{windowText(e)}</td>
+                  <td className="wrap">
+                    {e.resource === 'examples' ? <ExportedVersion credentials={credentials} e={e} /> : windowText(e)}
+                  </td>
                   <td data-testid="export-schedule">{scheduleText(e)}</td>
                   <td data-testid="export-progress" className="progress-cell">
                     <ExportProgress e={e} />

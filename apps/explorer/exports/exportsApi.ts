@@ -1,7 +1,9 @@
 // The bulk-export API as the exports page reads it (services/bulk-export/bulkExportRoutes.ts;
-// docs/bulk-export.md): destinations (credentials write-only: never in an answer), exports with
-// their progress, an export's runs, create and cancel.
+// docs/bulk-export.md): destinations (credentials write-only: never in an answer), exports (of a
+// project's runs or a dataset's version) with their progress, an export's runs, create and cancel;
+// the names of the projects and datasets exported.
 import { apiCall, type Credentials } from '../core/api.ts';
+import type { DatasetVersion } from '../datasets/examplesApi.ts';
 
 export interface Destination {
   id: string;
@@ -22,11 +24,21 @@ export type ExportStatus =
   | 'TimedOut'
   | 'IntervalScheduled';
 
+/** What an export writes: a project's runs, or a dataset's examples at a version. */
+export type ExportResource = 'runs' | 'examples';
+
 export interface BulkExport {
   id: string;
   bulk_export_destination_id: string;
-  session_id: string;
-  start_time: string;
+  resource: ExportResource;
+  /** The project of a runs export; null for an examples export. */
+  session_id: string | null;
+  /** The dataset of an examples export; null for a runs export. */
+  dataset_id: string | null;
+  /** The version an examples export reads (its time, pinned at creation); null for a runs export. */
+  as_of: string | null;
+  /** Null for an examples export. */
+  start_time: string | null;
   end_time: string | null;
   interval_hours: number | null;
   format: string;
@@ -65,17 +77,31 @@ export interface NewDestination {
   credentials: { access_key_id: string; secret_access_key: string };
 }
 
-export interface NewExport {
+interface NewExportOptions {
   bulk_export_destination_id: string;
+  format: 'Parquet';
+  format_version: 'v1' | 'v2_beta';
+  compression: string;
+}
+
+/** A project's runs over a time range (end_time) or on a schedule (interval_hours). */
+export interface NewRunsExport extends NewExportOptions {
+  resource?: 'runs';
   session_id: string;
   start_time: string;
   end_time?: string;
   interval_hours?: number;
-  format: 'Parquet';
-  format_version: 'v1' | 'v2_beta';
-  compression: string;
   filter?: string;
 }
+
+/** A dataset's examples at a version: a tag, an ISO time or "latest" (the default). */
+export interface NewExamplesExport extends NewExportOptions {
+  resource: 'examples';
+  dataset_id: string;
+  as_of?: string;
+}
+
+export type NewExport = NewRunsExport | NewExamplesExport;
 
 /** A project to export, as GET /sessions lists it (no statistics needed here). */
 export interface ProjectName {
@@ -94,6 +120,18 @@ export const createExport = (c: Credentials, body: NewExport) => apiCall<BulkExp
 export const cancelExport = (c: Credentials, id: string) =>
   apiCall<BulkExport>(c, 'PATCH', `/bulk-exports/${id}`, { status: 'Cancelled' });
 export const listProjectNames = (c: Credentials) => apiCall<ProjectName[]>(c, 'GET', '/sessions?limit=100');
+
+/** The datasets of these ids that still exist (GET /datasets?id=…, a hundred at most). */
+export function listDatasetNames(c: Credentials, ids: readonly string[]): Promise<ProjectName[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  const params = new URLSearchParams({ limit: '100' });
+  for (const id of ids.slice(0, 100)) params.append('id', id);
+  return apiCall<ProjectName[]>(c, 'GET', `/datasets?${params}`);
+}
+
+/** The version of a dataset an examples export read, with its tags (404 when the dataset had none then). */
+export const getDatasetVersion = (c: Credentials, datasetId: string, asOf: string) =>
+  apiCall<DatasetVersion>(c, 'GET', `/datasets/${datasetId}/version?${new URLSearchParams({ as_of: asOf })}`);
 
 /** Statuses after which nothing changes any more. */
 export const FINAL_STATUSES: ReadonlySet<ExportStatus> = new Set(['Completed', 'Failed', 'Cancelled', 'TimedOut']);

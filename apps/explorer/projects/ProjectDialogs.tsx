@@ -3,9 +3,9 @@
 // 409) stays in the dialog, in words, for the person to correct.
 import { useState, type FormEvent } from 'react';
 import type { ApiError, Credentials, Project } from '../core/api.ts';
-import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
+import { asApiError, Buttons, ConfirmDeleteDialog, Dialog } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
-import { count } from '../core/format.ts';
+import { counted } from '../core/format.ts';
 import { createProject, deleteProject, renameProject } from './projectsApi.ts';
 
 export type DialogState =
@@ -36,7 +36,6 @@ export function ProjectDialog({
     try {
       if (dialog.kind === 'create') await createProject(credentials, name.trim(), description.trim() || null);
       else if (dialog.kind === 'rename') await renameProject(credentials, dialog.project.id, name.trim());
-      else await deleteProject(credentials, dialog.project.id);
       onDone();
     } catch (err) {
       setError(asApiError(err));
@@ -60,20 +59,15 @@ export function ProjectDialog({
   if (dialog.kind === 'delete') {
     const p = dialog.project;
     return (
-      <Dialog title="Delete project" onCancel={onCancel}>
-        <form onSubmit={submit}>
-          <p data-testid="delete-question">
-            Delete the project <strong>{p.name}</strong>
-            {p.run_count ? ` and its ${count(p.run_count)} runs` : ''}? This cannot be undone.
-          </p>
-          {error && <ErrorBox error={error} />}
-          <Buttons onCancel={onCancel}>
-            <button type="submit" className="danger" data-testid="dialog-confirm" disabled={busy}>
-              {busy ? 'Deleting…' : 'Delete project'}
-            </button>
-          </Buttons>
-        </form>
-      </Dialog>
+      <ConfirmDeleteDialog
+        title="Delete project"
+        onDelete={() => deleteProject(credentials, p.id)}
+        onDone={onDone}
+        onCancel={onCancel}
+      >
+        Delete the project <strong>{p.name}</strong>
+        {p.run_count ? ` and its ${counted(p.run_count, 'run')}` : ''}? This cannot be undone.
+      </ConfirmDeleteDialog>
     );
   }
   return (

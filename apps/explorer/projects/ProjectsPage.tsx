@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { Credentials, Project } from '../core/api.ts';
 import type { ApiError } from '../core/api.ts';
 import { ago, count, percent, seconds } from '../core/format.ts';
-import { EmptyCard, ListTable, Loading, LoadError, type Column } from '../core/ListState.tsx';
+import { EmptyCard, ListTable, Loading, LoadError, type Column, ShowMore } from '../core/ListState.tsx';
 import { linkProps, navigate } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
 import { ProjectDialog, type DialogState } from './ProjectDialogs.tsx';
@@ -111,16 +111,7 @@ export function ProjectsPage({ credentials, search }: { credentials: Credentials
         ))}
       </ListTable>
       {last === PROJECTS_PAGE && (
-        <div className="pager">
-          <button
-            type="button"
-            className="ghost"
-            data-testid="projects-more"
-            onClick={() => setSizes((all) => [...all, undefined])}
-          >
-            Show more projects
-          </button>
-        </div>
+        <ShowMore testId="projects-more" what="projects" onMore={() => setSizes((all) => [...all, undefined])} />
       )}
       {dialog && (
         <ProjectDialog credentials={credentials} dialog={dialog} onDone={changed} onCancel={() => setDialog(null)} />

@@ -1,24 +1,19 @@
 // The selected run: what the tree row knows shows at once (name, type, status, timing, tokens with
 // its descendants'), the rest is read for this run only (GET /runs/{id}): error with its stack,
-// inputs and outputs, attachments, metadata, tags; then its feedback, with a form to add some.
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+// inputs and outputs, attachments, metadata, tags; then its feedback (RunFeedback.tsx). "Add to
+// dataset" makes an example of the run; "Send to annotation queue" adds it to a queue.
+import { useEffect, useState, type ReactNode } from 'react';
+import { SendToQueueDialog } from '../annotation-queues/SendToQueueDialog.tsx';
 import { ApiError, type Credentials } from '../core/api.ts';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { count, dash, seconds, when } from '../core/format.ts';
 import { useLoad } from '../core/useLoad.ts';
+import { AddToDatasetDialog } from '../datasets/AddToDatasetDialog.tsx';
 import { Status } from '../traces/TracesPage.tsx';
 import { Payload, PrettyJson } from './Payload.tsx';
+import { RunFeedback } from './RunFeedback.tsx';
 import type { TreeNode } from './runTree.ts';
-import {
-  addFeedback,
-  attachmentBlob,
-  attachmentsOf,
-  downloadAttachment,
-  runDetail,
-  runFeedback,
-  type Feedback,
-  type RunDetail as Run,
-} from './traceApi.ts';
+import { attachmentBlob, attachmentsOf, downloadAttachment, runDetail, type RunDetail as Run } from './traceApi.ts';
 
 const money = (v: number | null | undefined) => (v ? `$${v < 0.01 ? v.toFixed(6) : v.toFixed(4)}` : null);
 
@@ -43,13 +38,38 @@ export function RunDetail({
   const latency = node.end === null ? null : (node.end - node.start) / 1000;
   const firstToken = run.first_token_time ? (Date.parse(run.first_token_time) - node.start) / 1000 : null;
   const cost = money(run.total_cost);
+  const [dialog, setDialog] = useState<'dataset' | 'queue' | null>(null);
   return (
     <article className="run-detail card" data-testid="run-detail" data-run-id={run.id}>
       <header>
         <h2 data-testid="run-detail-name">{run.name}</h2>
         <Status status={run.status} />
         <span className={`type-badge type-${run.run_type}`}>{run.run_type}</span>
+        <span className="run-actions">
+          <button
+            type="button"
+            className="ghost small"
+            data-testid="run-add-to-dataset"
+            onClick={() => setDialog('dataset')}
+          >
+            Add to dataset
+          </button>
+          <button
+            type="button"
+            className="ghost small"
+            data-testid="run-send-to-queue"
+            onClick={() => setDialog('queue')}
+          >
+            Send to annotation queue
+          </button>
+        </span>
       </header>
+      {dialog === 'dataset' && (
+        <AddToDatasetDialog credentials={credentials} runs={[{ id: run.id }]} onCancel={() => setDialog(null)} />
+      )}
+      {dialog === 'queue' && (
+        <SendToQueueDialog credentials={credentials} runIds={[run.id]} onCancel={() => setDialog(null)} />
+      )}
       <dl className="facts">
         <dt>Start</dt>
         <dd>{when(run.start_time)}</dd>
@@ -89,7 +109,7 @@ export function RunDetail({
       {settled ? (
         <>
           <RunPayloads credentials={credentials} runId={run.id} />
-          <FeedbackBlock credentials={credentials} runId={run.id} traceId={traceId} />
+          <RunFeedback credentials={credentials} runId={run.id} traceId={traceId} />
         </>
       ) : (
         <p className="muted">Loading the run…</p>
@@ -210,143 +230,6 @@ function ImagePreview({ credentials, path, name }: { credentials: Credentials; p
     };
   }, [credentials, path]);
   return url ? <img className="attachment-preview" src={url} alt={name} data-testid="attachment-preview" /> : null;
-}
-
-function FeedbackBlock({ credentials, runId, traceId }: { credentials: Credentials; runId: string; traceId: string }) {
-  const [added, setAdded] = useState<Feedback[]>([]);
-  const load = useLoad(() => runFeedback(credentials, runId).finally(() => setAdded([])), [credentials, runId]);
-  // What was just added shows at once (the list is read from a read model a moment behind).
-  const items =
-    load.state === 'done' ? [...added.filter((a) => !load.value.some((f) => f.id === a.id)), ...load.value] : added;
-  return (
-    <Block title="Feedback">
-      {load.state === 'loading' && <p className="muted">Loading feedback…</p>}
-      {load.state === 'error' && <ErrorBox error={load.error} />}
-      {load.state === 'done' && items.length === 0 && (
-        <p className="muted">
-          No feedback on this run yet: add some below, or send it with the client’s createFeedback.
-        </p>
-      )}
-      {items.length > 0 && (
-        <table className="table feedback-table" data-testid="feedback">
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th className="num">Score</th>
-              <th>Value</th>
-              <th>Comment</th>
-              <th>When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((f) => (
-              <tr key={f.id} data-testid="feedback-row">
-                <td className="feedback-key">{f.key}</td>
-                <td className="num feedback-score">{f.score ?? dash}</td>
-                <td>
-                  {f.value === null || f.value === undefined
-                    ? dash
-                    : typeof f.value === 'string'
-                      ? f.value
-                      : JSON.stringify(f.value)}
-                </td>
-                <td className="feedback-comment">{f.comment ?? dash}</td>
-                <td className="muted">{when(f.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <FeedbackForm
-        credentials={credentials}
-        runId={runId}
-        traceId={traceId}
-        onAdded={(f) => setAdded((list) => [f, ...list])}
-      />
-    </Block>
-  );
-}
-
-function FeedbackForm({
-  credentials,
-  runId,
-  traceId,
-  onAdded,
-}: {
-  credentials: Credentials;
-  runId: string;
-  traceId: string;
-  onAdded: (f: Feedback) => void;
-}) {
-  const [key, setKey] = useState('');
-  const [score, setScore] = useState('');
-  const [comment, setComment] = useState('');
-  const [problem, setProblem] = useState<string | ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const numeric = score.trim() === '' ? null : Number(score);
-    if (!key.trim()) return setProblem('Give the feedback a key (e.g. correctness).');
-    if (numeric !== null && !Number.isFinite(numeric)) return setProblem(`The score must be a number; got "${score}".`);
-    setBusy(true);
-    setProblem(null);
-    try {
-      onAdded(
-        await addFeedback(credentials, {
-          run_id: runId,
-          trace_id: traceId,
-          key: key.trim(),
-          score: numeric,
-          comment: comment.trim() || null,
-        }),
-      );
-      setKey('');
-      setScore('');
-      setComment('');
-    } catch (err) {
-      setProblem(err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form className="feedback-form" onSubmit={(e) => void submit(e)} data-testid="feedback-form">
-      <input
-        placeholder="key, e.g. correctness"
-        value={key}
-        onChange={(e) => setKey(e.target.value)}
-        data-testid="feedback-key"
-        aria-label="Feedback key"
-      />
-      <input
-        placeholder="score"
-        value={score}
-        onChange={(e) => setScore(e.target.value)}
-        data-testid="feedback-score"
-        aria-label="Score"
-        inputMode="decimal"
-      />
-      <input
-        placeholder="comment"
-        value={comment}
-        onChange={(e) => setComment(e.target.value)}
-        data-testid="feedback-comment"
-        aria-label="Comment"
-        className="grow"
-      />
-      <button type="submit" className="primary" disabled={busy} data-testid="feedback-submit">
-        Add feedback
-      </button>
-      {problem &&
-        (typeof problem === 'string' ? (
-          <p className="error" data-testid="feedback-problem">
-            {problem}
-          </p>
-        ) : (
-          <ErrorBox error={problem} />
-        ))}
-    </form>
-  );
 }
 
 const Block = ({ title, children }: { title: string; children: ReactNode }) => (

@@ -97,7 +97,8 @@ function TraceView({
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.metaKey || e.ctrlKey || e.altKey) return;
+      // Keys in a dialog over the trace (the run's Add to dataset, Send to annotation queue) are the dialog's.
+      if (e.metaKey || e.ctrlKey || e.altKey || (e.target as Element | null)?.closest?.('[role="dialog"]')) return;
       const typing =
         e.target instanceof HTMLInputElement ||
         e.target instanceof HTMLTextAreaElement ||

@@ -1,8 +1,9 @@
 // What the trace view reads and writes: the whole tree of a trace in one request with only the
 // fields a row shows (GET /api/v2/traces/{id}/runs with `selects`), the selected run's payloads
-// lazily (GET /runs/{id}), its feedback (GET/POST /feedback), its attachments (through the API,
-// with the key: GET /runs/{id}/attachments/{name}).
+// lazily (GET /runs/{id}), its feedback (GET/POST /feedback, PATCH/DELETE /feedback/{id}), its
+// attachments (through the API, with the key: GET /runs/{id}/attachments/{name}).
 import { ApiError, apiCall, apiErrorOf, authHeaders, getRun, type Credentials, type Run } from '../core/api.ts';
+import type { FeedbackChanges } from './feedbackEdit.ts';
 import type { TreeRun } from './runTree.ts';
 import { saveFile } from '../core/saveFile.ts';
 
@@ -52,7 +53,9 @@ export interface Feedback {
   score: number | null;
   value: unknown;
   comment: string | null;
+  correction?: unknown;
   created_at: string;
+  modified_at?: string;
   feedback_source?: { type?: string | null } | null;
 }
 
@@ -63,6 +66,10 @@ export const addFeedback = (
   c: Credentials,
   body: { run_id: string; trace_id: string; key: string; score: number | null; comment: string | null },
 ) => apiCall<Feedback>(c, 'POST', '/feedback', { ...body, feedback_source: { type: 'app' } });
+
+export const updateFeedback = (c: Credentials, id: string, changes: FeedbackChanges) =>
+  apiCall<Feedback>(c, 'PATCH', `/feedback/${id}`, changes);
+export const deleteFeedback = (c: Credentials, id: string) => apiCall<null>(c, 'DELETE', `/feedback/${id}`);
 
 /** The attachments of a run: name, type, and the API path of its bytes. */
 export function attachmentsOf(run: RunDetail): { name: string; mimeType: string; path: string }[] {

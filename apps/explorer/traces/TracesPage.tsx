@@ -2,7 +2,8 @@
 // model: no request per row), sorted by the server (start time, latency, tokens, cost; sorting one
 // page here would lie), keyset-paged, within a time range, narrowed by the filter language on the
 // root run and by quick filters composed into it. Every part of the view is in the URL. The
-// first page of an open range polls for new traces; rows can be exported as JSONL or CSV.
+// first page of an open range polls for new traces; checked rows can be exported as JSONL or CSV,
+// added to a dataset or sent to an annotation queue.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import {
   flexRender,
@@ -21,6 +22,7 @@ import { linkProps, navigate, type Route } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
 import { ExportBar } from './ExportBar.tsx';
 import { LiveTraces, useNewTraces } from './LiveTraces.tsx';
+import { SelectionActions } from './SelectionActions.tsx';
 import { queryTraces, type TraceRow, type TracesQuery } from './tracesApi.ts';
 import {
   composedFilter,
@@ -110,13 +112,16 @@ export function TracesPage({ credentials, route }: { credentials: Credentials; r
         ) : (
           <LiveTraces live={live} active={!cursor && windowIsOpen(route)} onShow={() => setReads((n) => n + 1)} />
         )}
-        <ExportBar
-          credentials={credentials}
-          request={request}
-          selected={selected}
-          projectId={projectId}
-          onClearSelection={() => go({ selected: undefined, cursor }, { replace: true })}
-        />
+        <div className="toolbar-end">
+          <SelectionActions credentials={credentials} selected={selected} />
+          <ExportBar
+            credentials={credentials}
+            request={request}
+            selected={selected}
+            projectId={projectId}
+            onClearSelection={() => go({ selected: undefined, cursor }, { replace: true })}
+          />
+        </div>
       </div>
       <ListState
         load={page}
@@ -492,7 +497,8 @@ function TracesTable({ projectId, rows, fresh, loading, sort, onSort, selected, 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select') || e.metaKey || e.ctrlKey || e.altKey) return;
+      // Not while typing in a field, nor in a dialog over the table.
+      if (target?.closest('input, textarea, select, [role="dialog"]') || e.metaKey || e.ctrlKey || e.altKey) return;
       const row = active === null ? undefined : rows[active];
       if (e.key === 'j' || e.key === 'ArrowDown')
         setActive(active === null ? 0 : Math.min(rows.length - 1, active + 1));

@@ -45,7 +45,8 @@ export interface ExportColumn {
   statistics: boolean;
 }
 
-const read = (
+/** A column read by a query: its name, what ClickHouse selects, how it comes and how it is written. */
+export const exportColumn = (
   name: string,
   select: string,
   kind: WireKind,
@@ -59,9 +60,9 @@ const read = (
   dictionary: options.dictionary ?? false,
   statistics: options.statistics ?? kind !== 'jsonText',
 });
-const uuid = (name: string) => read(name, `toString(${name})`, 'string', 'utf8');
-const nullableUuid = (name: string) => read(name, `toString(${name})`, 'nullableString', 'utf8');
-const json = (name: string) => read(name, name, 'jsonText', 'utf8');
+const uuid = (name: string) => exportColumn(name, `toString(${name})`, 'string', 'utf8');
+const nullableUuid = (name: string) => exportColumn(name, `toString(${name})`, 'nullableString', 'utf8');
+const json = (name: string) => exportColumn(name, name, 'jsonText', 'utf8');
 
 /** Every exportable column, in the default order. */
 const COLUMNS: readonly ExportColumn[] = [
@@ -72,28 +73,28 @@ const COLUMNS: readonly ExportColumn[] = [
   nullableUuid('parent_run_id'),
   // Ancestors, root first: every dotted_order segment but the last (a segment is a 22-character
   // timestamp and the run's 36-character id), as the read API's parentRunIds does.
-  read(
+  exportColumn(
     'parent_run_ids',
     `arrayMap(s -> substring(s, 23, 36), arrayPopBack(splitByChar('.', dotted_order)))`,
     'stringArray',
     'utf8List',
   ),
   nullableUuid('reference_example_id'),
-  read('name', 'name', 'string', 'utf8', { dictionary: true }),
-  read('run_type', 'run_type', 'string', 'utf8', { dictionary: true }),
-  read('start_time', 'start_time', 'int64', 'timestamp'),
-  read('end_time', 'end_time', 'nullableInt64', 'timestamp'),
-  read('status', 'status', 'string', 'utf8', { dictionary: true }),
-  read('is_root', 'is_root', 'bool', 'bool'),
-  read('dotted_order', 'dotted_order', 'string', 'utf8', { statistics: false }),
+  exportColumn('name', 'name', 'string', 'utf8', { dictionary: true }),
+  exportColumn('run_type', 'run_type', 'string', 'utf8', { dictionary: true }),
+  exportColumn('start_time', 'start_time', 'int64', 'timestamp'),
+  exportColumn('end_time', 'end_time', 'nullableInt64', 'timestamp'),
+  exportColumn('status', 'status', 'string', 'utf8', { dictionary: true }),
+  exportColumn('is_root', 'is_root', 'bool', 'bool'),
+  exportColumn('dotted_order', 'dotted_order', 'string', 'utf8', { statistics: false }),
   // This service keeps no retention tiers (the read API returns null too).
   { name: 'trace_tier', source: 'always_null', arrow: 'utf8', nullable: true, dictionary: false, statistics: true },
   json('inputs'),
   json('outputs'),
-  read('error', 'error', 'nullableString', 'utf8', { statistics: false }),
+  exportColumn('error', 'error', 'nullableString', 'utf8', { statistics: false }),
   json('extra'),
   json('events'),
-  read('tags', 'tags', 'stringArray', 'utf8List'),
+  exportColumn('tags', 'tags', 'stringArray', 'utf8List'),
   {
     name: 'feedback_stats',
     source: 'feedback_stats',
@@ -102,13 +103,13 @@ const COLUMNS: readonly ExportColumn[] = [
     dictionary: false,
     statistics: false,
   },
-  read('total_tokens', 'total_tokens', 'int64', 'int64'),
-  read('prompt_tokens', 'prompt_tokens', 'int64', 'int64'),
-  read('completion_tokens', 'completion_tokens', 'int64', 'int64'),
-  read('total_cost', 'total_cost', 'float64', 'float64'),
-  read('prompt_cost', 'prompt_cost', 'float64', 'float64'),
-  read('completion_cost', 'completion_cost', 'float64', 'float64'),
-  read('first_token_time', 'first_token_time', 'nullableInt64', 'timestamp'),
+  exportColumn('total_tokens', 'total_tokens', 'int64', 'int64'),
+  exportColumn('prompt_tokens', 'prompt_tokens', 'int64', 'int64'),
+  exportColumn('completion_tokens', 'completion_tokens', 'int64', 'int64'),
+  exportColumn('total_cost', 'total_cost', 'float64', 'float64'),
+  exportColumn('prompt_cost', 'prompt_cost', 'float64', 'float64'),
+  exportColumn('completion_cost', 'completion_cost', 'float64', 'float64'),
+  exportColumn('first_token_time', 'first_token_time', 'nullableInt64', 'timestamp'),
 ];
 
 const BY_NAME = new Map(COLUMNS.map((c) => [c.name, c]));

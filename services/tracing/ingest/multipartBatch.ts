@@ -6,13 +6,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../../../platform/errors.ts';
 import { readDecodedBody } from '../../../platform/http/requestBody.ts';
 import {
-  headerParam,
+  checkDeclaredLength,
   multipartBoundary,
   MultipartSyntaxError,
+  parseJsonPart,
+  partName,
   splitMultipart,
   type RawPart,
-} from './multipartParts.ts';
-import { MAX_JSON_DEPTH, jsonTooDeep } from '../../../platform/json/jsonNesting.ts';
+} from '../../../platform/http/multipartParts.ts';
 import { toRunDraft, errorText, checkJsonField, type JsonField, type RunDraft } from './runDraft.ts';
 import { requireUuid } from '../../../platform/ids.ts';
 import { toFeedbackDraft, type FeedbackDraft } from './feedbackDraft.ts';
@@ -25,30 +26,6 @@ export interface MultipartBatch {
 const PART_NAME = /^(post|patch)\.([^.]+)(?:\.(inputs|outputs|events|extra|error|serialized))?$/;
 const ATTACHMENT = /^attachment\.([^.]+)\.(.+)$/;
 const FEEDBACK = /^feedback\.([^.]+)$/;
-
-function declaredLength(part: RawPart): number | null {
-  const header = part.headers.get('content-length');
-  if (header !== undefined) return Number(header);
-  const param = headerParam(part.headers.get('content-type') ?? '', 'length');
-  return param !== null && /^\d+$/.test(param) ? Number(param) : null;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The part's text (decoded once) and its JSON value; JSON nested deeper than MAX_JSON_DEPTH is refused. */
-function parseJsonPart(part: RawPart, name: string): { text: string; value: unknown } {
-  let text: string;
-  let value: unknown;
-  try {
-    text = utf8.decode(part.body);
-    value = JSON.parse(text);
-  } catch (err) {
-    throw errors.invalidJson(`part ${name}`, (err as Error).message, err);
-  }
-  // Checked after parsing (a stack overflow is not possible there) so that invalid JSON gets its own message.
-  if (jsonTooDeep(text)) throw errors.jsonTooDeep(`part ${name}`, MAX_JSON_DEPTH);
-  return { text, value };
-}
 
 export async function readMultipartBatch(
   body: Readable,
@@ -69,16 +46,10 @@ export async function readMultipartBatch(
   const seen = new Set<string>();
 
   const handle = (part: RawPart) => {
-    const disposition = part.headers.get('content-disposition');
-    const name = disposition === undefined ? null : headerParam(disposition, 'name');
-    if (!name) throw errors.invalidMultipart('a part has no name in its Content-Disposition header');
+    const name = partName(part);
     if (seen.has(name)) throw errors.invalidMultipart(`part ${name} appears twice`);
     seen.add(name);
-    const declared = declaredLength(part);
-    if (declared !== null && (!Number.isInteger(declared) || declared !== part.body.length))
-      throw errors.invalidMultipart(
-        `part ${name} declares a length of ${declared} bytes but carries ${part.body.length}`,
-      );
+    checkDeclaredLength(part, name);
 
     let m = PART_NAME.exec(name);
     if (m) {

@@ -40,6 +40,11 @@ export const projectSchema = {
       additionalProperties: true,
       description: 'per feedback key over the runs: {n, avg, stdev, errors, values}',
     },
+    session_feedback_stats: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'per feedback key over the feedback on the project itself (summary evaluators give it)',
+    },
   },
 } as const;
 

@@ -1,13 +1,17 @@
 // Project statistics (`include_stats`) for a page of projects: the per-project totals over the
 // `traces` read model (projections/traces/statsQueries.ts, one grouped query), seen as
 // `POST /runs/stats` with is_root=true sees them, and the feedback_stats of the projects' runs
-// (projections/feedback/feedbackQueries.ts).
+// and of the feedback on each project itself (projections/feedback/feedbackQueries.ts).
 // Counts, latencies and the error rate are over traces (root runs), as LangSmith reports them
 // (an experiment's run_count is compared with its number of examples); tokens and costs are
 // the totals of every run, which a trace row carries.
 import type { ClickHouseClient } from '../../../platform/clickhouse/client.ts';
 import { statsPerProjectQuery } from '../../../projections/traces/statsQueries.ts';
-import { projectFeedbackStatsQuery, type FeedbackStat } from '../../../projections/feedback/feedbackQueries.ts';
+import {
+  projectFeedbackStatsQuery,
+  sessionFeedbackStatsQuery,
+  type FeedbackStat,
+} from '../../../projections/feedback/feedbackQueries.ts';
 import type { Usage } from '../../../projections/shared/usage.ts';
 import type { ReadModelTables } from '../../../projections/readModelTables.ts';
 
@@ -27,6 +31,8 @@ export interface ProjectStats extends Usage {
   last_run_start_time: number | null;
   /** Per feedback key over the project's runs; null when none has feedback. */
   feedback_stats: Record<string, FeedbackStat> | null;
+  /** Per feedback key over the feedback on the project itself (summary evaluators'); null when it has none. */
+  session_feedback_stats: Record<string, FeedbackStat> | null;
 }
 
 export const EMPTY_STATS: ProjectStats = {
@@ -44,6 +50,7 @@ export const EMPTY_STATS: ProjectStats = {
   error_rate: null,
   last_run_start_time: null,
   feedback_stats: null,
+  session_feedback_stats: null,
 };
 
 /** Stats of each of `projectIds` (all of one workspace); projects without traces get EMPTY_STATS. */
@@ -57,16 +64,18 @@ export async function projectStatsQuery(
   projectIds: readonly string[],
 ): Promise<Map<string, ProjectStats>> {
   const out = new Map<string, ProjectStats>();
-  const [traces, feedback] = await Promise.all([
+  const [traces, feedback, sessionFeedback] = await Promise.all([
     statsPerProjectQuery(ch, tables, tenantId, projectIds),
     projectFeedbackStatsQuery(ch, tables, tenantId, projectIds),
+    sessionFeedbackStatsQuery(ch, tables.feedback, tenantId, projectIds),
   ]);
   for (const [id, t] of traces) {
     const feedback_stats = feedback.get(id) ?? null;
+    const session_feedback_stats = sessionFeedback.get(id) ?? null;
     out.set(
       id,
       t.trace_count === 0
-        ? { ...EMPTY_STATS, feedback_stats }
+        ? { ...EMPTY_STATS, feedback_stats, session_feedback_stats }
         : {
             run_count: t.trace_count,
             latency_p50: t.latency_p50,
@@ -82,6 +91,7 @@ export async function projectStatsQuery(
             error_rate: t.trace_error_count / t.trace_count,
             last_run_start_time: t.last_run_start_time,
             feedback_stats,
+            session_feedback_stats,
           },
     );
   }

@@ -40,7 +40,7 @@ export function infoRoutes(app: FastifyInstance, config: Config): void {
         gzip_body_enabled: true,
         ch_query_enabled: true,
         sdb_query_enabled: false,
-        dataset_examples_multipart_enabled: false,
+        dataset_examples_multipart_enabled: true,
         examples_multipart_enabled: false,
       },
     }),

@@ -174,15 +174,22 @@ export function sessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   };
 
   const respond = async (tenantId: string, projects: Project[], includeStats: boolean | undefined) => {
-    const stats = includeStats
-      ? await projectStatsQuery(
-          deps.ch,
-          deps.tables,
-          tenantId,
-          projects.map((p) => p.id),
-        )
-      : undefined;
-    return projects.map((p) => projectResponse(p, stats?.get(p.id)));
+    // One project read by id or by name carries its run_count even without include_stats: the
+    // JS client's evaluateComparative() waits on it for experiments it has just run.
+    const countOnly = !includeStats && projects.length === 1;
+    const stats =
+      includeStats || countOnly
+        ? await projectStatsQuery(
+            deps.ch,
+            deps.tables,
+            tenantId,
+            projects.map((p) => p.id),
+          )
+        : undefined;
+    return projects.map((p) => {
+      if (!countOnly) return projectResponse(p, stats?.get(p.id));
+      return { ...projectResponse(p, undefined), run_count: stats?.get(p.id)?.run_count ?? 0 };
+    });
   };
 
   app.post<{ Querystring: { upsert?: boolean }; Body: Record<string, unknown> }>(

@@ -301,6 +301,7 @@ describe('an agent trace', () => {
       '—',
       'asked the right tool',
       expect.any(String),
+      'EditDelete',
     ]);
     await page.getByTestId('feedback-key').fill('correctness');
     await page.getByTestId('feedback-score').fill('abc');

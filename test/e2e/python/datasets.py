@@ -1,6 +1,6 @@
 """Datasets through the official Python client: create_dataset (kv and chat, with metadata and
 schemas), a duplicate name, read_dataset by id and by name, list_datasets with filters,
-has_dataset, delete_dataset. The client validates every answer against its Dataset model. The
+has_dataset, delete_dataset, create_chat_example and read_dataset_openai_finetuning. The client validates every answer against its Dataset model. The
 name prefix comes as the first argument; prints one JSON line with what the client made of the
 answers."""
 
@@ -52,6 +52,14 @@ listed_by_metadata = [d.name for d in client.list_datasets(metadata={"suite": "p
 has_before = client.has_dataset(dataset_name=f"{prefix}-kv")
 missing = error_of(lambda: client.read_dataset(dataset_name=f"{prefix}-missing"))
 
+# A chat example, read back in OpenAI's fine-tuning format (JSON Lines the client parses).
+client.create_chat_example(
+    messages=[{"role": "user", "content": "What is 2+2?"}],
+    generations={"role": "assistant", "content": "4"},
+    dataset_id=chat.id,
+)
+finetuning = client.read_dataset_openai_finetuning(dataset_id=chat.id)
+
 client.delete_dataset(dataset_name=f"{prefix}-kv")
 has_after = client.has_dataset(dataset_name=f"{prefix}-kv")
 read_deleted = error_of(lambda: client.read_dataset(dataset_id=kv.id))
@@ -71,5 +79,6 @@ emit(
         "missing": missing,
         "has_after": has_after,
         "read_deleted": read_deleted,
+        "finetuning": finetuning,
     }
 )

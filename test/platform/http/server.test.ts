@@ -276,3 +276,48 @@ test('typed query parameters are read into their types, and the schema checks th
     maximum: 5,
   });
 });
+
+test('close() drains: a request in flight is answered, a stream is cut at once, and new connections are refused', async () => {
+  const server = await createHttpServer({
+    logger: createLogger('server-drain-test', 'silent'),
+    title: 't',
+    version: '0',
+    description: 'd',
+    ready: () => true,
+  });
+  let arrived!: () => void;
+  const slowArrived = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  server.post('/slow', async () => {
+    arrived();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return { answered: true };
+  });
+  server.get('/stream', (_request, reply) => {
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
+    reply.raw.write(': open\n\n');
+  });
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+
+  const stream = await request(`${base}/stream`);
+  const streamEnded = new Promise<string>((resolve) => {
+    stream.body.on('error', () => resolve('cut'));
+    stream.body.on('end', () => resolve('ended'));
+    stream.body.resume();
+  });
+  const slow = request(`${base}/slow`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  await slowArrived;
+  const closing = server.close();
+
+  const answer = await slow;
+  expect(answer.statusCode).toBe(200);
+  expect(await answer.body.json()).toEqual({ answered: true });
+  expect(await streamEnded).toMatch(/cut|ended/);
+  // Answered while closing: the connection goes with the answer, so it does not hold the close up.
+  expect(answer.headers.connection).toBe('close');
+  await closing;
+  await expect(request(`${base}/slow`, { method: 'POST', body: '{}' })).rejects.toThrow(/ECONNREFUSED/);
+});

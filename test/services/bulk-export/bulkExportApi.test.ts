@@ -141,6 +141,93 @@ describe('bad input is a 422 (a field not of its form) or a 400 (refused for wha
     expect((await get('/bulk-exports')).body.length).toBe(before);
   }, 180_000);
 
+  test('exports of examples: a field of runs, a column runs have, an unknown tag; another workspace’s dataset is a 404', async () => {
+    const destination = await newDestination();
+    const dataset = (await post('/datasets', { name: `bulk-api-${RUN}`, data_type: 'kv' })).body.id as string;
+    const example = await post('/examples', { dataset_id: dataset, inputs: { q: 1 }, outputs: { a: 2 } });
+    expect(example.status, JSON.stringify(example.body)).toBe(200);
+    const v1 = example.body.modified_at as string;
+    const tagged = await api(`/datasets/${dataset}/tags`, {
+      method: 'PUT',
+      apiKey: ws.apiKey,
+      json: { as_of: v1, tag: 'v1' },
+    });
+    expect(tagged.status, JSON.stringify(tagged.body)).toBe(200);
+    const [other] = (await createWorkspaces(1)) as [Workspace];
+    const theirs = (await post('/datasets', { name: `theirs-${RUN}` }, other.apiKey)).body.id as string;
+    const ok = { bulk_export_destination_id: destination, resource: 'examples', dataset_id: dataset };
+    const runs = {
+      bulk_export_destination_id: destination,
+      session_id: projectId,
+      start_time: hoursAgo(3),
+      end_time: hoursAgo(1),
+    };
+    const before = (await get('/bulk-exports')).body.length;
+    const cases: Array<[Record<string, unknown>, number, RegExp]> = [
+      [{ ...ok, dataset_id: undefined }, 422, /^dataset_id required: an export of examples .*names dataset_id/],
+      [{ ...ok, dataset_id: 'not-a-uuid' }, 422, /dataset_id must match format "uuid"/],
+      [{ ...ok, resource: 'traces' }, 422, /resource must be equal to one of the allowed values: runs, examples/],
+      [{ ...ok, session_id: projectId }, 400, /^session_id is not for an export of examples/],
+      [
+        { ...ok, start_time: hoursAgo(3), end_time: hoursAgo(1) },
+        400,
+        /^start_time, end_time are not for an export of examples/,
+      ],
+      [{ ...ok, interval_hours: 24 }, 400, /^interval_hours is not for an export of examples/],
+      [{ ...ok, filter: 'eq(run_type, "llm")' }, 400, /^filter is not for an export of examples/],
+      [
+        { ...ok, export_fields: ['id', 'trace_id'] },
+        422,
+        /export_fields names columns an export of examples does not have: trace_id/,
+      ],
+      [{ ...ok, export_fields: ['nope'] }, 422, /export_fields\/0 must be equal to one of the allowed values/],
+      [{ ...ok, as_of: 5 }, 422, /as_of must be string/],
+      [{ ...ok, as_of: '2025-02-30T00:00:00Z' }, 422, /as_of is not a valid date/],
+      [{ ...ok, as_of: 'v2' }, 404, new RegExp(`^tag "v2" \\(as_of\\) of dataset ${dataset} not found`)],
+      [{ ...ok, dataset_id: randomUUID() }, 404, /^dataset \(dataset_id\) .* not found/],
+      [{ ...ok, dataset_id: theirs }, 404, new RegExp(`^dataset \\(dataset_id\\) ${theirs} not found`)],
+      // and the other way round
+      [{ ...runs, dataset_id: dataset }, 400, /^dataset_id is not for an export of runs: .*"resource": "examples"/],
+      [{ ...runs, resource: 'runs', as_of: 'latest' }, 400, /^as_of is not for an export of runs/],
+      [
+        { ...runs, export_fields: ['id', 'splits'] },
+        422,
+        /export_fields names columns an export of runs does not have: splits/,
+      ],
+      [{ ...runs, session_id: undefined }, 422, /^session_id required: an export of runs/],
+    ];
+    for (const [body, status, message] of cases) {
+      const res = await post('/bulk-exports', body);
+      expect(res.status, `${JSON.stringify(body)} -> ${JSON.stringify(res.body)}`).toBe(status);
+      expect(res.body.detail, JSON.stringify(body)).toMatch(message);
+    }
+    // Their dataset, with their destination: still not ours to export.
+    const theirDestination = await post('/bulk-exports/destinations', destinationBody(BUCKET), other.apiKey);
+    expect(
+      (await post('/bulk-exports', { ...ok, bulk_export_destination_id: theirDestination.body.id, dataset_id: theirs }))
+        .status,
+    ).toBe(404);
+    expect((await get('/bulk-exports')).body.length).toBe(before);
+
+    // A tag is pinned to its version: the export says which, and neither a project nor a range.
+    const created = await post('/bulk-exports', { ...ok, as_of: 'v1', format_version: 'v2_beta' });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({
+      resource: 'examples',
+      dataset_id: dataset,
+      as_of: v1,
+      session_id: null,
+      start_time: null,
+      end_time: null,
+      interval_hours: null,
+      format_version: 'v2_beta',
+      progress: { runs_planned: 1 },
+    });
+    expect((await get(`/bulk-exports/${created.body.id}`, other.apiKey)).status).toBe(404);
+    const done = await waitForExport(ws.apiKey, created.body.id, (e) => ['Completed', 'Failed'].includes(e.status));
+    expect(done).toMatchObject({ status: 'Completed', progress: { rows_written: 1, files_written: 1 } });
+  }, 180_000);
+
   test('cancel accepts only {"status": "Cancelled"}; unknown ids are 404s', async () => {
     const res = await patch(`/bulk-exports/${randomUUID()}`, { status: 'Cancelled' });
     expect(res.status).toBe(404);

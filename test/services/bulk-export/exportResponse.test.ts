@@ -99,6 +99,31 @@ describe('an export’s progress', () => {
     });
   });
 
+  it('an examples export: its dataset and version, no project or range, one run planned', () => {
+    const s = fold(
+      created({
+        resource: 'examples',
+        session_id: null,
+        dataset_id: 'ds1',
+        as_of: NOON,
+        start_time: null,
+        end_time: null,
+      }),
+      scheduled('r1', 2),
+    );
+    expect(exportResponse(s.export(T, 'x1')!)).toMatchObject({
+      resource: 'examples',
+      session_id: null,
+      dataset_id: 'ds1',
+      as_of: '2026-11-01T12:00:00.000000Z',
+      start_time: null,
+      end_time: null,
+      interval_hours: null,
+      status: 'Created',
+      progress: { runs_planned: 1, runs_scheduled: 1 },
+    });
+  });
+
   it('a scheduled export has no planned total; before its first window nothing is counted', () => {
     const s = fold(created({ interval_hours: 6 }));
     expect(exportResponse(s.export(T, 'x1')!).progress).toEqual({

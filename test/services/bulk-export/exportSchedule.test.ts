@@ -66,4 +66,19 @@ describe('dueRuns', () => {
     expect(new Set(runs.map((r) => r.id)).size).toBe(50);
     expect(exportRunId('a', 1, 2)).not.toBe(exportRunId('b', 1, 2));
   });
+
+  it('an examples export is one run, due at once, whose range is its version', () => {
+    const asOf = us('2026-03-01T12:00:00Z');
+    const examples = {
+      id: 'e4',
+      resource: 'examples',
+      asOf,
+      startTime: null,
+      endTime: null,
+      intervalHours: null,
+    } as const;
+    const { runs, nextWindow } = dueRuns(examples, asOf, lag);
+    expect(runs).toEqual([{ id: exportRunId('e4', asOf, asOf), startTime: asOf, endTime: asOf }]);
+    expect(dueRuns(examples, asOf, lag, { fromWindow: nextWindow }).runs).toEqual([]);
+  });
 });

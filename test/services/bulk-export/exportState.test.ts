@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../platform/config.ts';
 import { createLogger } from '../../../platform/logger.ts';
 import { ExportState, exportFinishedAt, exportStatus } from '../../../services/bulk-export/exportState.ts';
-import type { DecodedEvent } from '../../../schemas/registry.ts';
+import { decodeEvent, encodeEventAtVersion, type DecodedEvent } from '../../../schemas/registry.ts';
 import type { EventPayloads } from '../../../schemas/events.generated.ts';
 
 const config = loadConfig({});
@@ -229,5 +229,55 @@ describe('ExportState fold', () => {
     expect(s.export(OTHER, 'x1')).toBeUndefined();
     expect(s.exports(OTHER)).toEqual([]);
     expect(s.exports(T).map((e) => e.id)).toEqual(['x1']);
+  });
+
+  it('an ExportCreated v1, as an earlier release wrote it, replays as an export of runs', () => {
+    const v1 = {
+      tenant_id: T,
+      export_id: 'x1',
+      destination_id: 'd1',
+      session_id: 's1',
+      start_time: 0,
+      end_time: 100,
+      interval_hours: null,
+      format: 'Parquet',
+      format_version: 'v1',
+      compression: 'gzip',
+      export_fields: null,
+      filter: null,
+      created_at: 1,
+    };
+    const encoded = encodeEventAtVersion('ExportCreated', 1, v1);
+    const decoded = decodeEvent(new Map(Object.entries(encoded.headers)), encoded.value);
+    expect(decoded.payload).toEqual({ ...v1, resource: 'runs', dataset_id: null, as_of: null });
+    expect(fold(decoded).export(T, 'x1')).toMatchObject({
+      resource: 'runs',
+      sessionId: 's1',
+      datasetId: null,
+      asOf: null,
+      startTime: 0,
+      endTime: 100,
+    });
+  });
+
+  it('an export of examples: its dataset and pinned version; one-time, so done when its run is', () => {
+    const s = fold(
+      created({
+        resource: 'examples',
+        session_id: null,
+        dataset_id: 'ds1',
+        as_of: 77,
+        start_time: null,
+        end_time: null,
+      }),
+      scheduled('r1'),
+      started('r1', 'w1'),
+      progressed('r1', 'w1', 'f1'),
+      finished('r1', 'Completed'),
+    );
+    const e = s.export(T, 'x1')!;
+    expect(e).toMatchObject({ resource: 'examples', sessionId: null, datasetId: 'ds1', asOf: 77, startTime: null });
+    expect(exportStatus(e)).toBe('Completed');
+    expect(exportFinishedAt(e)).toBe(9);
   });
 });

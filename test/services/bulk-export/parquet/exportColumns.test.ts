@@ -8,6 +8,12 @@ import {
   unknownExportFields,
 } from '../../../../services/bulk-export/parquet/exportColumns.ts';
 import { exportObjectKey, exportRunDirectory } from '../../../../services/bulk-export/parquet/objectKey.ts';
+import {
+  DEFAULT_EXAMPLE_FIELDS,
+  exampleColumns,
+  exampleQueryColumns,
+  unknownExampleFields,
+} from '../../../../services/bulk-export/parquet/exampleColumns.ts';
 import { allNullUtf8, replaceUtf8Values, utf8At } from '../../../../services/bulk-export/parquet/columnData.ts';
 
 describe('export columns', () => {
@@ -100,6 +106,51 @@ describe('object keys', () => {
     expect(exportRunDirectory('', partition)).toBe(
       'export_id=e1/tenant_id=t1/session_id=s1/resource=runs/year=2025/month=03/day=07',
     );
+  });
+
+  test('an examples export: the dataset in place of the project, resource=examples, the day of its version', () => {
+    const partition = {
+      exportId: 'e1',
+      tenantId: 't1',
+      datasetId: 'd1',
+      startMicros: Date.UTC(2025, 11, 31, 23, 59) * 1000,
+      runId: 'r1',
+      attempt: 0,
+    };
+    expect(exportObjectKey('exports', partition, 0)).toBe(
+      'exports/export_id=e1/tenant_id=t1/dataset_id=d1/resource=examples/year=2025/month=12/day=31/r1-0-00000.parquet',
+    );
+  });
+});
+
+describe('example columns', () => {
+  test('what reloading a dataset needs, in order; as_of holds the export’s version', () => {
+    expect(DEFAULT_EXAMPLE_FIELDS).toEqual([
+      'id',
+      'dataset_id',
+      'inputs',
+      'outputs',
+      'metadata',
+      'splits',
+      'source_run_id',
+      'attachments',
+      'created_at',
+      'modified_at',
+      'as_of',
+    ]);
+    const columns = exampleColumns(null, 1_700_000_000_000_000);
+    expect(columns.find((c) => c.name === 'as_of')!.source).toMatchObject({
+      select: { text: 'toInt64(1700000000000000)' },
+    });
+    expect(columns.filter((c) => c.nullable).map((c) => c.name)).toEqual(['outputs', 'source_run_id', 'attachments']);
+  });
+
+  test('export_fields: the columns asked, in their order, with the cursor selected; a runs column is unknown', () => {
+    const columns = exampleColumns(['splits', 'inputs'], 1);
+    expect(columns.map((c) => c.name)).toEqual(['splits', 'inputs']);
+    expect(exampleQueryColumns(columns).map((c) => c.name)).toEqual(['splits', 'inputs', 'created_at', 'id']);
+    expect(unknownExampleFields(['id', 'trace_id', 'run_type'])).toEqual(['trace_id', 'run_type']);
+    expect(() => exampleColumns(['trace_id'], 1)).toThrow(/trace_id/);
   });
 });
 

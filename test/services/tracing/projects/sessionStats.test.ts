@@ -183,8 +183,12 @@ describe('include_stats', () => {
       );
       expect(total_cost).toBeCloseTo(0.06 + 21 / 500, 9);
     }
-    // Without include_stats there are none.
-    expect((await api(`/sessions/${project.id}`, { apiKey: ws.apiKey })).body).not.toHaveProperty('run_count');
+    // Without include_stats a project read alone has its run_count (the JS client's evaluateComparative
+    // waits on it), and no other figure.
+    const plain = (await api(`/sessions/${project.id}`, { apiKey: ws.apiKey })).body;
+    expect(plain.run_count).toBe(3);
+    expect(plain).not.toHaveProperty('latency_p50');
+    expect(plain).not.toHaveProperty('feedback_stats');
   });
 
   test('each project of a page gets its own stats; one without traces gets zeros', async () => {
@@ -214,5 +218,37 @@ describe('include_stats', () => {
     const stats = Object.fromEntries(page.map((p: any) => [p.id, p]));
     expect(stats[a.id]).toMatchObject({ run_count: 1, latency_p50: 3, total_tokens: 2, error_rate: 0 });
     expect(stats[b.id]).toMatchObject({ run_count: 0, latency_p50: null, total_tokens: 0, error_rate: null });
+  });
+
+  test('feedback on the project itself is its session_feedback_stats; feedback on its runs, its feedback_stats', async () => {
+    const project = (
+      await api('/sessions', { method: 'POST', apiKey: ws.apiKey, json: { name: `fb-${randomUUID().slice(0, 8)}` } })
+    ).body;
+    const spec: TraceSpec = {
+      latencySeconds: 1,
+      error: false,
+      firstTokenSeconds: null,
+      tokens: { input: 1, output: 1 },
+    };
+    const runs = traceRuns(spec, project.id, (Date.now() - 30_000) * 1000);
+    expect((await api('/runs/batch', { method: 'POST', apiKey: ws.apiKey, json: { post: runs } })).status).toBe(202);
+    const feedback = async (json: Record<string, unknown>) =>
+      expect((await api('/feedback', { method: 'POST', apiKey: ws.apiKey, json })).status).toBe(200);
+    await feedback({ run_id: runs[0]!.id, key: 'correct', score: 1 });
+    // A summary evaluator's result: on the experiment, no run.
+    await feedback({ run_id: null, session_id: project.id, key: 'pass_rate', score: 0.5 });
+    const served = await waitFor(
+      'both feedback items in the stats',
+      async () => {
+        const p = (await api(`/sessions/${project.id}?include_stats=true`, { apiKey: ws.apiKey })).body;
+        return p.feedback_stats && p.session_feedback_stats ? p : null;
+      },
+      30_000,
+      200,
+    );
+    expect(served.feedback_stats).toEqual({ correct: expect.objectContaining({ n: 1, avg: 1 }) });
+    expect(served.session_feedback_stats).toEqual({ pass_rate: expect.objectContaining({ n: 1, avg: 0.5 }) });
+    const plain = (await api(`/sessions/${project.id}`, { apiKey: ws.apiKey })).body;
+    expect(plain).not.toHaveProperty('session_feedback_stats');
   });
 });

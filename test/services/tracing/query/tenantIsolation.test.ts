@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { api, createWorkspaces, waitForRun, type Workspace } from '../../../support/tracingClient.ts';
+import { api, createWorkspaces, tracingUrl, waitForRun, type Workspace } from '../../../support/tracingClient.ts';
 import { multipartBody, type Part } from '../../../support/runFactory.ts';
 import { createBucket, destinationBody, waitForExportRuns } from '../../../support/bulkExportClient.ts';
 import { formatDottedTimestamp } from '../../../../platform/time.ts';
@@ -56,6 +56,19 @@ interface Fixture {
   /** A dataset, and datasets only the delete probes use, one per prefix. */
   dataset: { id: string; name: string };
   deletableDatasets: Record<string, string>;
+  /** An annotation queue holding t's root (its item `queueItem`), and queues only the delete probes use, one per prefix. */
+  queue: string;
+  queueItem: string;
+  deletableQueues: Record<string, string>;
+  /** A prompt (named after the workspace) with one commit tagged `iso`, and prompts only the delete probes use, one per prefix. */
+  prompt: { name: string; commitId: string; hash: string };
+  deletablePrompts: Record<string, string>;
+  /** Two experiments (projects) of `dataset`. */
+  datasetExperiments: string[];
+  /** An example of `dataset` (inputs {owner: label}); its first version is tagged `iso`. */
+  example: string;
+  /** Examples of `dataset` only the delete probes use: per prefix, one per delete route. */
+  deletableExamples: Record<string, { one: string; many: string; platform: string }>;
   /** A feedback key with a config, and configs (of keys of their own) only the delete probes use, one per prefix. */
   configKey: string;
   config: string;
@@ -63,6 +76,13 @@ interface Fixture {
 }
 
 const RUN = randomUUID().slice(0, 8);
+/** A prompt's manifest: a ChatPromptTemplate as the clients serialize one. */
+const PROMPT_MANIFEST = {
+  lc: 1,
+  type: 'constructor',
+  id: ['langchain_core', 'prompts', 'chat', 'ChatPromptTemplate'],
+  kwargs: { input_variables: ['q'], messages: [] },
+};
 const SHARED_THREAD = `iso-shared-${RUN}`;
 const PREFIXES = ['', '/api/v1'];
 
@@ -216,6 +236,70 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
     newDataset('dataset-del0'),
     newDataset('dataset-del1'),
   ]);
+  const examples = await api('/examples/bulk', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    json: Array.from({ length: 7 }, (_, i) => ({ dataset_id: dataset.id, inputs: { owner: label, n: i } })),
+  });
+  expect(examples.status, JSON.stringify(examples.body)).toBe(200);
+  const exampleIds = (examples.body as Array<{ id: string; inputs: { n: number } }>)
+    .sort((x, y) => x.inputs.n - y.inputs.n)
+    .map((e) => e.id);
+  const tagged = await api(`/datasets/${dataset.id}/tags`, {
+    method: 'PUT',
+    apiKey: ws.apiKey,
+    json: { as_of: examples.body[0].modified_at, tag: 'iso' },
+  });
+  expect(tagged.status, JSON.stringify(tagged.body)).toBe(200);
+  const newQueue = async (suffix: string) => {
+    const res = await api('/annotation-queues', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { name: `iso-${RUN}-${label}-${suffix}`, rubric_items: [{ feedback_key: feedbackKey }] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.id as string;
+  };
+  const [queue, delQueue0, delQueue1] = await Promise.all([
+    newQueue('queue'),
+    newQueue('queue-del0'),
+    newQueue('queue-del1'),
+  ]);
+  const queued = await api(`/annotation-queues/${queue}/runs`, { method: 'POST', apiKey: ws.apiKey, json: [t[0]!.id] });
+  expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+  const newPrompt = async (suffix: string) => {
+    const name = `iso-${RUN}-${label.toLowerCase()}-${suffix}`;
+    const res = await api('/repos/', { method: 'POST', apiKey: ws.apiKey, json: { repo_handle: name } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return name;
+  };
+  const [promptName, delPrompt0, delPrompt1] = await Promise.all([
+    newPrompt('prompt'),
+    newPrompt('prompt-del0'),
+    newPrompt('prompt-del1'),
+  ]);
+  const committed = await api(`/commits/-/${promptName}`, {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    json: { manifest: PROMPT_MANIFEST },
+  });
+  expect(committed.status, JSON.stringify(committed.body)).toBe(200);
+  const promptTagged = await api(`/repos/-/${promptName}/tags`, {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    json: { tag_name: 'iso', commit_id: committed.body.commit.id },
+  });
+  expect(promptTagged.status, JSON.stringify(promptTagged.body)).toBe(200);
+  const datasetExperiments: string[] = [];
+  for (const n of [1, 2]) {
+    const res = await api('/sessions', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      json: { name: `iso-${RUN}-${label}-experiment-${n}`, reference_dataset_id: dataset.id },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    datasetExperiments.push(res.body.id);
+  }
   const configKey = `iso-${RUN}-${label}-config`;
   const [config, delConfig0, delConfig1] = await Promise.all([
     newConfig(configKey),
@@ -225,6 +309,17 @@ async function buildFixture(ws: Workspace, label: string, sameUAs?: string): Pro
   return {
     dataset,
     deletableDatasets: { '': delDataset0.id, '/api/v1': delDataset1.id },
+    example: exampleIds[0]!,
+    datasetExperiments,
+    queue,
+    queueItem: queued.body[0].id as string,
+    deletableQueues: { '': delQueue0, '/api/v1': delQueue1 },
+    prompt: { name: promptName, commitId: committed.body.commit.id, hash: committed.body.commit.commit_hash },
+    deletablePrompts: { '': delPrompt0, '/api/v1': delPrompt1 },
+    deletableExamples: {
+      '': { one: exampleIds[1]!, many: exampleIds[2]!, platform: exampleIds[3]! },
+      '/api/v1': { one: exampleIds[4]!, many: exampleIds[5]!, platform: exampleIds[6]! },
+    },
     configKey,
     config,
     deletableConfigs: { '': delConfig0, '/api/v1': delConfig1 },
@@ -330,6 +425,45 @@ const v1Query =
     path: `${prefix}/runs/query`,
     json: { select: ['id', 'name', 'feedback_stats'], ...body(as, of) },
   });
+
+/** The platform routes' base: /v1/platform at /, /api/v1/platform under /api/v1 (where the clients put it). */
+const platformOf = (prefix: string) => (prefix === '' ? '/v1/platform' : `${prefix}/platform`);
+
+/** The other's write was a 404, and the owner's example carries nothing of it. */
+async function expectExampleUntouched(res: Res, as: Fixture, of: Fixture, what: string): Promise<void> {
+  expectStatus(res, 404, what);
+  const read = await send(of, 'GET', `/examples/${of.example}`);
+  expectStatus(read, 200, `${what}; then the owner reads it`);
+  expect(JSON.stringify(read.body), show(`${what}; then the owner reads it`, read)).not.toContain(`by-${as.label}`);
+  expect(read.body.metadata?.by, show(`${what}; then the owner reads it`, read)).not.toBe(as.label);
+}
+
+/** The other's creation was a 404, and the owner's dataset holds no example of it. */
+async function expectNoExampleBy(res: Res, as: Fixture, of: Fixture, what: string): Promise<void> {
+  expectStatus(res, 404, what);
+  const list = await send(of, 'GET', `/examples?dataset=${of.dataset.id}`);
+  expectStatus(list, 200, `${what}; then the owner lists its examples`);
+  expect(
+    list.body.filter((e: { inputs: { by?: string } }) => e.inputs.by === as.label),
+    show(`${what}; then the owner lists its examples`, list),
+  ).toEqual([]);
+}
+
+/** A delete probe of the owner's deletable example `which`: gone after the owner's, there after the other's. */
+function deletedExample(which: 'one' | 'many' | 'platform'): Pick<Probe, 'owner' | 'other'> {
+  return {
+    owner: async (res, of, what, prefix) => {
+      expectStatus(res, 200, what);
+      const read = await send(of, 'GET', `/examples/${of.deletableExamples[prefix]![which]}`);
+      expectStatus(read, 404, `${what}; then the owner reads it`);
+    },
+    other: async (res, _as, of, what, prefix) => {
+      expectStatus(res, 404, what);
+      const read = await send(of, 'GET', `/examples/${of.deletableExamples[prefix]![which]}`);
+      expectStatus(read, 200, `${what}; then the owner reads it`);
+    },
+  };
+}
 
 const CASES: Record<string, Probe[]> = {
   'GET /runs/{run_id}': [
@@ -699,6 +833,628 @@ const CASES: Record<string, Probe[]> = {
           200,
           `${what}; then the owner reads it`,
         );
+      },
+    },
+  ],
+  'GET /examples': [
+    {
+      label: 'the other dataset’s examples',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/examples?dataset=${of.dataset.id}&as_of=iso` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toContain(of.example);
+        expect(
+          res.body.every((e: { inputs: { owner: string } }) => e.inputs.owner === of.label),
+          what,
+        ).toBe(true);
+      },
+    },
+    {
+      label: 'the other workspace’s examples by id',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/examples?id=${of.example}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.example]);
+      },
+      other: (res, _as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([]);
+      },
+    },
+  ],
+  'GET /examples/{example_id}': [
+    {
+      label: 'the other workspace’s example',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/examples/${of.example}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, what).toMatchObject({ id: of.example, dataset_id: of.dataset.id });
+      },
+    },
+  ],
+  'GET /datasets/{dataset_id}/versions': [
+    {
+      label: 'the other dataset’s versions',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}/versions` }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(
+          res.body.some((v: { tags: string[] }) => v.tags.includes('iso')),
+          show(what, res),
+        ).toBe(true);
+      },
+    },
+  ],
+  'GET /datasets/{dataset_id}/version': [
+    {
+      label: 'the other dataset’s tagged version',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}/version?tag=iso` }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.tags, show(what, res)).toContain('iso');
+      },
+    },
+  ],
+  'GET /datasets/{dataset_id}/versions/diff': [
+    {
+      label: 'the other dataset’s versions compared',
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/datasets/${of.dataset.id}/versions/diff?from_version=iso&to_version=iso`,
+      }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual({ examples_modified: [], examples_added: [], examples_removed: [] });
+      },
+    },
+  ],
+  'GET /datasets/{dataset_id}/splits': [
+    {
+      label: 'the other dataset’s splits',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}/splits?as_of=iso` }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual(['base']);
+      },
+    },
+  ],
+  'PUT /datasets/{dataset_id}/tags': [
+    {
+      label: 'a tag on the other dataset (the other’s tag is not there after)',
+      request: (as, of, prefix) => ({
+        method: 'PUT',
+        path: `${prefix}/datasets/${of.dataset.id}/tags`,
+        json: { as_of: new Date().toISOString(), tag: `by-${as.label}${prefix}` },
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/datasets/${of.dataset.id}/version?tag=by-${as.label}${prefix}`);
+        expectStatus(read, 404, `${what}; then the owner reads the tag`);
+      },
+    },
+  ],
+  'PUT /datasets/{dataset_id}/splits': [
+    {
+      label: 'the other dataset’s example put in a split (the other’s split is not there after)',
+      request: (as, of, prefix) => ({
+        method: 'PUT',
+        path: `${prefix}/datasets/${of.dataset.id}/splits`,
+        json: { split_name: `by-${as.label}`, examples: [of.example] },
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => expectExampleUntouched(res, as, of, what),
+    },
+  ],
+  'PATCH /v1/platform/datasets/{dataset_id}/examples/metadata': [
+    {
+      label: 'the other dataset’s example added to a split',
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${platformOf(prefix)}/datasets/${of.dataset.id}/examples/metadata`,
+        json: {
+          example_ids: [of.example],
+          operations: [{ key: 'dataset_split', operation: 'array_add', values: [`by-${as.label}`] }],
+        },
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => expectExampleUntouched(res, as, of, what),
+    },
+  ],
+  'PATCH /examples/{example_id}': [
+    {
+      label: 'the other workspace’s example changed (the owner’s is not)',
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/examples/${of.example}`,
+        json: { metadata: { by: as.label } },
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => expectExampleUntouched(res, as, of, what),
+    },
+  ],
+  'PATCH /examples/bulk': [
+    {
+      label: 'the other workspace’s example changed in bulk (the owner’s is not)',
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/examples/bulk`,
+        json: [{ id: of.example, metadata: { by: as.label } }],
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => expectExampleUntouched(res, as, of, what),
+    },
+  ],
+  'POST /examples': [
+    {
+      label: 'an example put in the other dataset (it is not there after)',
+      request: (as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/examples`,
+        json: { dataset_id: of.dataset.id, inputs: { by: as.label } },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.dataset_id, what).toBe(of.dataset.id);
+      },
+      other: async (res, as, of, what) => expectNoExampleBy(res, as, of, what),
+    },
+  ],
+  'POST /examples/bulk': [
+    {
+      label: 'examples put in the other dataset (none is there after)',
+      request: (as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/examples/bulk`,
+        json: [{ dataset_id: of.dataset.id, inputs: { by: as.label } }],
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => expectNoExampleBy(res, as, of, what),
+    },
+  ],
+  'DELETE /examples/{example_id}': [
+    {
+      label: 'the other workspace’s example (the owner deletes it after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({
+        method: 'DELETE',
+        path: `${prefix}/examples/${of.deletableExamples[prefix]!.one}`,
+      }),
+      ...deletedExample('one'),
+    },
+  ],
+  'DELETE /examples': [
+    {
+      label: 'the other workspace’s examples (the owner deletes them after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({
+        method: 'DELETE',
+        path: `${prefix}/examples?example_ids=${of.deletableExamples[prefix]!.many}`,
+      }),
+      ...deletedExample('many'),
+    },
+  ],
+  'POST /v1/platform/datasets/examples/delete': [
+    {
+      label: 'the other workspace’s examples, hard (the owner deletes them after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${platformOf(prefix)}/datasets/examples/delete`,
+        json: { example_ids: [of.deletableExamples[prefix]!.platform], hard_delete: true },
+      }),
+      ...deletedExample('platform'),
+    },
+  ],
+  'POST /datasets/comparative': [
+    {
+      label: 'a comparison of the other workspace’s experiments of its dataset',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/datasets/comparative`,
+        json: { reference_dataset_id: of.dataset.id, experiment_ids: of.datasetExperiments },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ reference_dataset_id: of.dataset.id, tenant_id: of.ws.id });
+      },
+    },
+  ],
+  'POST /datasets/{dataset_id}/runs': [
+    {
+      label: 'the other dataset’s examples with its experiments’ runs',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/datasets/${of.dataset.id}/runs`,
+        json: { session_ids: of.datasetExperiments, limit: 100 },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toContain(of.example);
+        expect(
+          res.body.every(
+            (e: { dataset_id: string; runs: unknown[] }) => e.dataset_id === of.dataset.id && e.runs.length === 0,
+          ),
+          show(what, res),
+        ).toBe(true);
+      },
+    },
+    {
+      label: 'the caller’s own dataset with the other workspace’s experiments',
+      request: (as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/datasets/${as.dataset.id}/runs`,
+        json: { session_ids: of.datasetExperiments },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(
+          res.body.every((e: { dataset_id: string }) => e.dataset_id === of.dataset.id),
+          show(what, res),
+        ).toBe(true);
+      },
+    },
+  ],
+  'GET /datasets/{dataset_id}/comparative': [
+    {
+      label: 'the other dataset’s comparisons',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}/comparative` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(
+          res.body.every((c: { tenant_id: string }) => c.tenant_id === of.ws.id),
+          show(what, res),
+        ).toBe(true);
+      },
+    },
+  ],
+  'GET /annotation-queues': [
+    {
+      label: 'by the other workspace’s queue id',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/annotation-queues?ids=${of.queue}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.queue]);
+      },
+      other: (res, _as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([]);
+      },
+    },
+  ],
+  'GET /annotation-queues/{queue_id}': [
+    {
+      label: 'the other workspace’s queue',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/annotation-queues/${of.queue}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ id: of.queue, tenant_id: of.ws.id, total_runs: 1 });
+      },
+    },
+  ],
+  'PATCH /annotation-queues/{queue_id}': [
+    {
+      label: 'the other workspace’s queue (the owner’s is not changed by the other)',
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/annotation-queues/${of.queue}`,
+        json: { description: `patched by ${as.label}` },
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/annotation-queues/${of.queue}`);
+        expect(read.body.description ?? '', show(`${what}; then the owner reads it`, read)).not.toBe(
+          `patched by ${as.label}`,
+        );
+      },
+    },
+  ],
+  'DELETE /annotation-queues/{queue_id}': [
+    {
+      label: 'the other workspace’s queue (the owner deletes it after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({
+        method: 'DELETE',
+        path: `${prefix}/annotation-queues/${of.deletableQueues[prefix]}`,
+      }),
+      owner: async (res, of, what, prefix) => {
+        expectStatus(res, 200, what);
+        expectStatus(await send(of, 'GET', `/annotation-queues/${of.deletableQueues[prefix]}`), 404, `${what}; then`);
+      },
+      other: async (res, _as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        expectStatus(await send(of, 'GET', `/annotation-queues/${of.deletableQueues[prefix]}`), 200, `${what}; then`);
+      },
+    },
+  ],
+  'GET /annotation-queues/{queue_id}/runs': [
+    {
+      label: 'the other workspace’s queue’s runs',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/annotation-queues/${of.queue}/runs` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.t.root]);
+      },
+    },
+  ],
+  'GET /annotation-queues/{queue_id}/run/{index}': [
+    {
+      label: 'the other workspace’s queue’s first run',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/annotation-queues/${of.queue}/run/0` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.id, show(what, res)).toBe(of.t.root);
+      },
+    },
+  ],
+  'GET /annotation-queues/{queue_id}/size': [
+    {
+      label: 'the other workspace’s queue’s size',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/annotation-queues/${of.queue}/size` }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual({ size: 1 });
+      },
+    },
+  ],
+  'GET /annotation-queues/{queue_id}/queues': [
+    {
+      label: 'the queues of the other workspace’s run',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/annotation-queues/${of.t.root}/queues` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(idsOf(res.body), show(what, res)).toEqual([of.queue]);
+      },
+      other: (res, _as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([]);
+      },
+    },
+  ],
+  'POST /annotation-queues/{queue_id}/runs': [
+    {
+      label: 'the other workspace’s run added to the other’s queue',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/annotation-queues/${of.queue}/runs`,
+        json: [of.t.llm],
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, _as, of, what) => {
+        expectStatus(res, 404, what);
+        const size = await send(of, 'GET', `/annotation-queues/${of.queue}/runs`);
+        expect(idsOf(size.body), show(`${what}; then the owner lists its runs`, size)).not.toContain(of.t.tool);
+      },
+    },
+  ],
+  'POST /annotation-queues/{queue_id}/runs/by-key': [
+    {
+      label: 'a run added by key to the other workspace’s queue',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/annotation-queues/${of.queue}/runs/by-key`,
+        json: [{ run_id: of.t.llm, session_id: of.project.id }],
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+    },
+  ],
+  'DELETE /annotation-queues/{queue_id}/runs/{id}': [
+    {
+      label: 'the other workspace’s queue item (the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({
+        method: 'DELETE',
+        path: `${prefix}/annotation-queues/${of.deletableQueues[prefix]}/runs/${of.t.root}`,
+      }),
+      owner: (res, _of, what) => expectStatus(res, 404, what),
+      other: async (res, _as, of, what) => {
+        expectStatus(res, 404, what);
+        const size = await send(of, 'GET', `/annotation-queues/${of.queue}/size`);
+        expect(size.body.size, show(`${what}; then the owner's queue`, size)).toBeGreaterThanOrEqual(1);
+      },
+    },
+  ],
+  'POST /annotation-queues/status/{queue_run_id}': [
+    {
+      label: 'the other workspace’s queue item marked done (by the owner: marked)',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/annotation-queues/status/${of.queueItem}`,
+        json: { status: 'viewed' },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.queue_run_id, what).toBe(of.queueItem);
+      },
+    },
+  ],
+  'GET /datasets/{dataset_id}/jsonl': [
+    {
+      label: 'the other dataset as jsonl',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}/jsonl` }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+    },
+  ],
+  'GET /datasets/{dataset_id}/csv': [
+    {
+      label: 'the other dataset as csv',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}/csv` }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+    },
+  ],
+  'GET /datasets/{dataset_id}/openai_ft': [
+    {
+      label: 'the other dataset as openai_ft',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/datasets/${of.dataset.id}/openai_ft` }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+    },
+  ],
+  'GET /settings': [
+    {
+      label: 'the caller’s own workspace, whoever asks',
+      request: (_as, _of, prefix) => ({ method: 'GET', path: `${prefix}/settings` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ id: of.ws.id, tenant_handle: null });
+      },
+      other: (res, as, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.id, show(what, res)).toBe(as.ws.id);
+      },
+    },
+  ],
+  ...Object.fromEntries(
+    ['GET /repos', 'GET /repos/'].map((route) => [
+      route,
+      [
+        {
+          label: 'by the other workspace’s prompt name',
+          request: (_as: Fixture, of: Fixture, prefix: string) => ({
+            method: 'GET',
+            path: `${prefix}${route.slice(4)}?query=${of.prompt.name}`,
+          }),
+          owner: (res: Res, of: Fixture, what: string) => {
+            expectStatus(res, 200, what);
+            expect(idsOf(res.body.repos, 'repo_handle'), show(what, res)).toContain(of.prompt.name);
+          },
+          other: (res: Res, _as: Fixture, _of: Fixture, what: string) => {
+            expectStatus(res, 200, what);
+            expect(res.body, show(what, res)).toEqual({ repos: [], total: 0 });
+          },
+        },
+      ],
+    ]),
+  ),
+  'GET /repos/{owner}/{name}': [
+    {
+      label: 'the other workspace’s prompt',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/repos/-/${of.prompt.name}` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.repo, show(what, res)).toMatchObject({ repo_handle: of.prompt.name, tenant_id: of.ws.id });
+      },
+    },
+  ],
+  'PATCH /repos/{owner}/{name}': [
+    {
+      label: 'the other workspace’s prompt (the owner’s is not changed by the other)',
+      request: (as, of, prefix) => ({
+        method: 'PATCH',
+        path: `${prefix}/repos/-/${of.prompt.name}`,
+        json: { description: `patched by ${as.label}` },
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => {
+        expectStatus(res, 404, what);
+        const read = await send(of, 'GET', `/repos/-/${of.prompt.name}`);
+        expect(read.body.repo.description ?? '', show(`${what}; then the owner reads it`, read)).not.toBe(
+          `patched by ${as.label}`,
+        );
+      },
+    },
+  ],
+  'DELETE /repos/{owner}/{name}': [
+    {
+      label: 'the other workspace’s prompt (the owner deletes it after; the other’s delete removed nothing)',
+      request: (_as, of, prefix) => ({ method: 'DELETE', path: `${prefix}/repos/-/${of.deletablePrompts[prefix]}` }),
+      owner: async (res, of, what, prefix) => {
+        expectStatus(res, 200, what);
+        expectStatus(await send(of, 'GET', `/repos/-/${of.deletablePrompts[prefix]}`), 404, `${what}; then`);
+      },
+      other: async (res, _as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        expectStatus(await send(of, 'GET', `/repos/-/${of.deletablePrompts[prefix]}`), 200, `${what}; then`);
+      },
+    },
+  ],
+  'POST /repos/{owner}/{name}/tags': [
+    {
+      label: 'a tag on the other workspace’s commit (the owner’s tag still names its commit)',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/repos/-/${of.prompt.name}/tags`,
+        json: { tag_name: 'iso', commit_id: of.prompt.commitId },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.commit_hash, show(what, res)).toBe(of.prompt.hash);
+      },
+    },
+  ],
+  'GET /repos/{owner}/{name}/tags': [
+    {
+      label: 'the other workspace’s prompt’s tags',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/repos/-/${of.prompt.name}/tags` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual([
+          expect.objectContaining({ tag_name: 'iso', commit_hash: of.prompt.hash }),
+        ]);
+      },
+    },
+  ],
+  ...Object.fromEntries(
+    ['GET /commits/{owner}/{name}/', 'GET /commits/{owner}/{name}'].map((route) => [
+      route,
+      [
+        {
+          label: 'the other workspace’s prompt’s commits',
+          request: (_as: Fixture, of: Fixture, prefix: string) => ({
+            method: 'GET',
+            path: `${prefix}/commits/-/${of.prompt.name}${route.endsWith('/') ? '/' : ''}`,
+          }),
+          owner: (res: Res, of: Fixture, what: string) => {
+            expectStatus(res, 200, what);
+            expect(idsOf(res.body.commits, 'commit_hash'), show(what, res)).toContain(of.prompt.hash);
+          },
+        },
+      ],
+    ]),
+  ),
+  'POST /commits/{owner}/{name}': [
+    {
+      label: 'a commit on the other workspace’s prompt (the owner’s commits are unchanged by the other)',
+      request: (as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/commits/-/${of.prompt.name}`,
+        json: { manifest: { ...PROMPT_MANIFEST, kwargs: { ...PROMPT_MANIFEST.kwargs, by: as.label } } },
+      }),
+      owner: (res, _of, what) => expectStatus(res, 200, what),
+      other: async (res, as, of, what) => {
+        expectStatus(res, 404, what);
+        const latest = await send(of, 'GET', `/commits/-/${of.prompt.name}/latest`);
+        expect(latest.body.manifest?.kwargs?.by, show(`${what}; then the owner pulls it`, latest)).not.toBe(as.label);
+      },
+    },
+  ],
+  'GET /commits/{owner}/{name}/{commit}': [
+    {
+      label: 'the other workspace’s tagged commit',
+      request: (_as, of, prefix) => ({ method: 'GET', path: `${prefix}/commits/-/${of.prompt.name}/iso` }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({ commit_hash: of.prompt.hash, examples: [] });
+      },
+    },
+    {
+      label: 'the other workspace’s commit by its hash',
+      request: (_as, of, prefix) => ({
+        method: 'GET',
+        path: `${prefix}/commits/-/${of.prompt.name}/${of.prompt.hash.slice(0, 8)}`,
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body.commit_hash, show(what, res)).toBe(of.prompt.hash);
+      },
+    },
+  ],
+  'POST /likes/{owner}/{name}': [
+    {
+      label: 'a like of the other workspace’s prompt (not counted)',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/likes/-/${of.prompt.name}`,
+        json: { like: true },
+      }),
+      owner: (res, _of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toEqual({ likes: 1 });
       },
     },
   ],
@@ -1248,6 +2004,34 @@ const CASES: Record<string, Probe[]> = {
         expectStatus(await mixed(of.destination, as.project.id), 404, `${what}; other's destination, own project`);
       },
     },
+    {
+      label: 'an export of the other’s dataset (resource examples) into the other’s destination, and mixes of the two',
+      request: (_as, of, prefix) => ({
+        method: 'POST',
+        path: `${prefix}/bulk-exports`,
+        json: { bulk_export_destination_id: of.destination, resource: 'examples', dataset_id: of.dataset.id },
+      }),
+      owner: (res, of, what) => {
+        expectStatus(res, 200, what);
+        expect(res.body, show(what, res)).toMatchObject({
+          tenant_id: of.ws.id,
+          resource: 'examples',
+          dataset_id: of.dataset.id,
+          bulk_export_destination_id: of.destination,
+        });
+      },
+      other: async (res, as, of, what, prefix) => {
+        expectStatus(res, 404, what);
+        const mixed = async (destination: string, dataset: string) =>
+          send(as, 'POST', `${prefix}/bulk-exports`, {
+            bulk_export_destination_id: destination,
+            resource: 'examples',
+            dataset_id: dataset,
+          });
+        expectStatus(await mixed(as.destination, of.dataset.id), 404, `${what}; own destination, other's dataset`);
+        expectStatus(await mixed(of.destination, as.dataset.id), 404, `${what}; other's destination, own dataset`);
+      },
+    },
   ],
   'GET /bulk-exports': [
     {
@@ -1374,6 +2158,26 @@ const WRITES = [
   // what they make is the caller's own, whatever id or key they name (the write test below)
   'POST /datasets',
   'POST /feedback-configs',
+  // a dataset made from a CSV file is the caller's own, as POST /datasets's
+  'POST /datasets/upload',
+  // a queue is the caller's own, whatever id it names (the write test below)
+  'POST /annotation-queues',
+  // a prompt is the caller's own, whatever name it takes (names are per workspace)
+  'POST /repos',
+  'POST /repos/',
+  // multipart writes into a dataset: the write test below (the other's dataset is not found)
+  'POST /v1/platform/datasets/{dataset_id}/examples',
+  'PATCH /v1/platform/datasets/{dataset_id}/examples',
+];
+/**
+ * The platform routes again, as /api/v1/platform/… (the clients' path when their API URL ends in
+ * /v1): the probes of their /v1/platform twins call both (platformOf).
+ */
+const PLATFORM_TWINS = [
+  'POST /platform/datasets/{dataset_id}/examples',
+  'PATCH /platform/datasets/{dataset_id}/examples',
+  'PATCH /platform/datasets/{dataset_id}/examples/metadata',
+  'POST /platform/datasets/examples/delete',
 ];
 /**
  * Public: a presigned token is its own credential, and acts in the workspace it was made in
@@ -1419,7 +2223,7 @@ beforeAll(async () => {
 describe('every route is covered', () => {
   test('each route of the OpenAPI document has isolation cases here (or is a write or holds no tenant data)', async () => {
     const routes = await documentedRoutes();
-    const known = new Set([...NO_TENANT_DATA, ...WRITES, ...TOKEN_USES, ...Object.keys(CASES)]);
+    const known = new Set([...NO_TENANT_DATA, ...WRITES, ...PLATFORM_TWINS, ...TOKEN_USES, ...Object.keys(CASES)]);
     expect(
       routes.filter((r) => !known.has(r)),
       'routes without isolation cases: add them to CASES',
@@ -1804,6 +2608,29 @@ describe('writes that name the other workspace’s ids leave its data alone (B a
     for (const [what, pending, check] of checks) {
       const res = await pending;
       expect(() => check(res), show(`B: ${what} of its project with A's project id`, res)).not.toThrow();
+    }
+  });
+
+  test('multipart examples into A’s dataset (a new one, a change of A’s): 404, and A’s dataset as it was', async () => {
+    for (const prefix of PREFIXES) {
+      const path = `${platformOf(prefix)}/datasets/${a.dataset.id}/examples`;
+      const id = randomUUID();
+      const form = (exampleId: string, inputs: Record<string, unknown>) => {
+        const body = new FormData();
+        body.append(exampleId, new Blob([JSON.stringify({})], { type: 'application/json' }));
+        body.append(`${exampleId}.inputs`, new Blob([JSON.stringify(inputs)], { type: 'application/json' }));
+        return body;
+      };
+      for (const [method, body] of [
+        ['POST', form(id, { by: 'B' })],
+        ['PATCH', form(a.example, { by: 'B' })],
+      ] as const) {
+        const res = await fetch(`${tracingUrl()}${path}`, { method, headers: { 'x-api-key': b.ws.apiKey }, body });
+        expect(res.status, `${method} ${path} by B: ${await res.text()}`).toBe(404);
+      }
+      const read = await send(a, 'GET', `/examples/${a.example}`);
+      expect(read.body.inputs, show('A reads its example', read)).toEqual({ owner: 'A', n: 0 });
+      expectStatus(await send(a, 'GET', `/examples/${id}`), 404, 'A reads the id B sent');
     }
   });
 

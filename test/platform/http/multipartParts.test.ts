@@ -7,7 +7,7 @@ import {
   multipartBoundary,
   MultipartSyntaxError,
   splitMultipart,
-} from '../../../../services/tracing/ingest/multipartParts.ts';
+} from '../../../platform/http/multipartParts.ts';
 
 const body = (text: string) => Buffer.from(text, 'utf8');
 const texts = (text: string, boundary = 'b0undary') =>

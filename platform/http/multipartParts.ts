@@ -10,6 +10,9 @@
 // lose data: a body without its closing boundary is truncated, a part without its blank line
 // after the headers is malformed.
 
+import { errors } from '../errors.ts';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../json/jsonNesting.ts';
+
 export class MultipartSyntaxError extends Error {}
 
 export interface RawPart {
@@ -120,4 +123,46 @@ export function headerParam(value: string, key: string): string | null {
     return m[2]!.includes('\\') ? m[2]!.replace(/\\(.)/g, '$1') : m[2]!;
   }
   return null;
+}
+
+/** The part's name (Content-Disposition `name`); a 400 when it has none. */
+export function partName(part: RawPart): string {
+  const disposition = part.headers.get('content-disposition');
+  const name = disposition === undefined ? null : headerParam(disposition, 'name');
+  if (!name) throw errors.invalidMultipart('a part has no name in its Content-Disposition header');
+  return name;
+}
+
+/** The length a part declares (Content-Length, or a `length` parameter of its Content-Type), or null. */
+export function declaredLength(part: RawPart): number | null {
+  const header = part.headers.get('content-length');
+  if (header !== undefined) return Number(header);
+  const param = headerParam(part.headers.get('content-type') ?? '', 'length');
+  return param !== null && /^\d+$/.test(param) ? Number(param) : null;
+}
+
+/** A 400 when the part declares a length other than the bytes it carries. */
+export function checkDeclaredLength(part: RawPart, name: string): void {
+  const declared = declaredLength(part);
+  if (declared !== null && (!Number.isInteger(declared) || declared !== part.body.length))
+    throw errors.invalidMultipart(
+      `part ${name} declares a length of ${declared} bytes but carries ${part.body.length}`,
+    );
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The part's text (decoded once) and its JSON value; JSON nested deeper than MAX_JSON_DEPTH is refused. */
+export function parseJsonPart(part: RawPart, name: string): { text: string; value: unknown } {
+  let text: string;
+  let value: unknown;
+  try {
+    text = utf8.decode(part.body);
+    value = JSON.parse(text);
+  } catch (err) {
+    throw errors.invalidJson(`part ${name}`, (err as Error).message, err);
+  }
+  // Checked after parsing (a stack overflow is not possible there) so that invalid JSON gets its own message.
+  if (jsonTooDeep(text)) throw errors.jsonTooDeep(`part ${name}`, MAX_JSON_DEPTH);
+  return { text, value };
 }

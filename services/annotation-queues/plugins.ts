@@ -1,0 +1,3 @@
+// The annotation queues context's HTTP surface: the routes the API process registers
+// (services/processes/tracingApp.ts). Only a process root imports this module.
+export { annotationQueueRoutes, type AnnotationQueueRouteOptions } from './annotationQueueRoutes.ts';
