@@ -43,6 +43,8 @@ export class RunsWriter {
    * A part's runs and their locations. A new place (and a thread at it) before the rows there:
    * whoever reads a trace through run_keys (the projector after a restart included), or a thread
    * through run_threads, finds every row. Tombstones in the insert of the rows that replace them.
+   * A run's location only once its row is written: whoever finds a run id in run_locations
+   * (which stored runs an annotation queue counts, where feedback is placed) reads its row.
    */
   async write({ rows, places, tombstones, threads, located }: RunsPart, retry: Retry): Promise<void> {
     const t = this.#tables;
@@ -52,12 +54,10 @@ export class RunsWriter {
         ? Promise.resolve()
         : retry('insert run threads', () => this.#ch.insertRowBinary(t.runThreads, RUN_THREADS_COLUMNS, threads)),
     ]);
-    await allOrFirstFailure([
-      retry('insert runs', () =>
-        this.#ch.insertRowBinary(t.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows),
-      ),
-      retry('insert run locations', () => this.#ch.insertRowBinary(t.runLocations, RUN_LOCATIONS_COLUMNS, located)),
-    ]);
+    await retry('insert runs', () =>
+      this.#ch.insertRowBinary(t.runs, RUNS_COLUMNS, tombstones.length ? [...rows, ...tombstones] : rows),
+    );
+    await retry('insert run locations', () => this.#ch.insertRowBinary(t.runLocations, RUN_LOCATIONS_COLUMNS, located));
   }
 
   /**
