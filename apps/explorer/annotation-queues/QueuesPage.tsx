@@ -2,14 +2,14 @@
 // and how many still need a review, searched by name in the URL (by the API: name_contains);
 // created and edited (name, description, rubric, default dataset, reviewers per run) and deleted
 // after a confirmation naming it; each opens its reviewer's page. A hundred at a time.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { Credentials } from '../core/api.ts';
 import { ago, count } from '../core/format.ts';
 import { EmptyCard, ListState, ListTable, type Column, ShowMore } from '../core/ListState.tsx';
 import { linkProps, navigate } from '../core/route.ts';
-import { useLoad } from '../core/useLoad.ts';
+import { usePagedLoad, useSettledSearch } from '../core/usePagedLoad.ts';
 import { QueueDialog, type QueueDialogState } from './QueueDialogs.tsx';
-import { type AnnotationQueue, listQueues, QUEUES_PAGE } from './queuesApi.ts';
+import { listQueues, QUEUES_PAGE } from './queuesApi.ts';
 import './annotationQueues.css';
 
 const COLUMNS: Column[] = [
@@ -23,24 +23,14 @@ const COLUMNS: Column[] = [
 
 export function QueuesPage({ credentials, search }: { credentials: Credentials; search: string }) {
   const [version, setVersion] = useState(0);
-  const [pages, setPages] = useState(1);
   const [dialog, setDialog] = useState<QueueDialogState | null>(null);
-  const [query, setQuery] = useState(search.trim());
-  // A search typed key by key reads once it has settled.
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [search]);
-  useEffect(() => setPages(1), [query, version]);
-  const load = useLoad(async () => {
-    const all: AnnotationQueue[] = [];
-    for (let page = 0; page < pages; page++) {
-      const chunk = await listQueues(credentials, page * QUEUES_PAGE, query);
-      all.push(...chunk);
-      if (chunk.length < QUEUES_PAGE) return { queues: all, more: false };
-    }
-    return { queues: all, more: true };
-  }, [credentials.apiKey, credentials.workspaceId, query, version, pages]);
+  const query = useSettledSearch(search);
+  const load = usePagedLoad(async (offset) => ({ items: await listQueues(credentials, offset, query) }), QUEUES_PAGE, [
+    credentials.apiKey,
+    credentials.workspaceId,
+    query,
+    version,
+  ]);
   const changed = () => {
     setDialog(null);
     setVersion((v) => v + 1);
@@ -73,7 +63,7 @@ export function QueuesPage({ credentials, search }: { credentials: Credentials; 
         load={load}
         what="annotation queues"
         onRetry={load.refresh}
-        isEmpty={(v) => v.queues.length === 0}
+        isEmpty={(v) => v.items.length === 0}
         empty={
           query ? (
             <p className="muted" data-testid="queues-no-match">
@@ -84,7 +74,7 @@ export function QueuesPage({ credentials, search }: { credentials: Credentials; 
           )
         }
       >
-        {({ queues, more }) => (
+        {({ items: queues, more }) => (
           <>
             <ListTable testId="queues-table" columns={COLUMNS} className="table queues-table">
               <tbody>
@@ -143,7 +133,7 @@ export function QueuesPage({ credentials, search }: { credentials: Credentials; 
                 ))}
               </tbody>
             </ListTable>
-            {more && <ShowMore testId="queues-more" what="queues" onMore={() => setPages((p) => p + 1)} />}
+            {more && <ShowMore testId="queues-more" what="queues" onMore={load.showMore} />}
           </>
         )}
       </ListState>

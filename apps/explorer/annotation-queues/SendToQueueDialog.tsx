@@ -1,13 +1,14 @@
 // "Send to annotation queue" for runs (a run's detail, the traces table's checked traces): pick a
 // queue (searched by name) and add the runs to it (POST /annotation-queues/{id}/runs; a run
 // already there keeps its place). Once sent, the dialog says so and links to the queue's review.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { ApiError, Credentials } from '../core/api.ts';
 import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { count } from '../core/format.ts';
 import { linkProps } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
+import { useSettledSearch } from '../core/usePagedLoad.ts';
 import { type AnnotationQueue, listQueues, sendRuns } from './queuesApi.ts';
 
 export function SendToQueueDialog({
@@ -20,15 +21,11 @@ export function SendToQueueDialog({
   onCancel: () => void;
 }) {
   const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
   const [chosen, setChosen] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const [sent, setSent] = useState<AnnotationQueue | null>(null);
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [search]);
+  const query = useSettledSearch(search);
   const queues = useLoad(() => listQueues(credentials, 0, query), [credentials.apiKey, credentials.workspaceId, query]);
   const options = queues.state === 'done' ? queues.value : [];
   const value = options.some((q) => q.id === chosen) ? chosen : (options[0]?.id ?? '');

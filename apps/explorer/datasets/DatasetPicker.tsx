@@ -1,10 +1,11 @@
 // Picking one of the workspace's datasets: searched by part of its name (a hundred listed at a
 // time), a preset dataset (a queue's, the one an export names) read by id when it is not listed,
 // and the first listed chosen until another is. For "Add to dataset" and the new-export form.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { ApiError, Credentials } from '../core/api.ts';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { useLoad } from '../core/useLoad.ts';
+import { useSettledSearch } from '../core/usePagedLoad.ts';
 import { type Dataset, getDataset, listDatasets } from './datasetsApi.ts';
 
 export interface DatasetChoice {
@@ -24,12 +25,8 @@ export interface DatasetChoice {
 
 export function useDatasetChoice(credentials: Credentials, presetId: string | null): DatasetChoice {
   const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
   const [chosen, choose] = useState(presetId ?? '');
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [search]);
+  const query = useSettledSearch(search);
   const who = [credentials.apiKey, credentials.workspaceId];
   const datasets = useLoad(() => listDatasets(credentials, 0, query), [...who, query]);
   // The preset dataset by id, when it is not among the datasets listed.

@@ -2,15 +2,15 @@
 // experiments ran against it, searched by name in the URL (by the API: name_contains); created
 // (empty, or uploaded from a CSV file), edited and deleted (after a confirmation naming it); each
 // opens its own page. A hundred at a time, "Show more" reading the next hundred.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { Credentials } from '../core/api.ts';
 import { ago, count } from '../core/format.ts';
 import { EmptyCard, ListState, ListTable, type Column, ShowMore } from '../core/ListState.tsx';
 import { datasetTabRoute, linkProps, navigate } from '../core/route.ts';
-import { useLoad } from '../core/useLoad.ts';
+import { usePagedLoad, useSettledSearch } from '../core/usePagedLoad.ts';
 import { DatasetDialog, type DatasetDialogState } from './DatasetDialogs.tsx';
 import { TYPE_LABELS } from './DatasetHeader.tsx';
-import { DATASETS_PAGE, type Dataset, listDatasets } from './datasetsApi.ts';
+import { DATASETS_PAGE, listDatasets } from './datasetsApi.ts';
 import { UploadCsvDialog } from './UploadCsvDialog.tsx';
 import './datasets.css';
 
@@ -26,25 +26,14 @@ const COLUMNS: Column[] = [
 
 export function DatasetsPage({ credentials, search }: { credentials: Credentials; search: string }) {
   const [version, setVersion] = useState(0);
-  const [pages, setPages] = useState(1);
   const [dialog, setDialog] = useState<DatasetDialogState | null>(null);
   const [uploading, setUploading] = useState(false);
-  const [query, setQuery] = useState(search.trim());
-  // A search typed key by key reads once it has settled.
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [search]);
-  useEffect(() => setPages(1), [query, version]);
-  const load = useLoad(async () => {
-    const all: Dataset[] = [];
-    for (let page = 0; page < pages; page++) {
-      const chunk = await listDatasets(credentials, page * DATASETS_PAGE, query);
-      all.push(...chunk);
-      if (chunk.length < DATASETS_PAGE) return { datasets: all, more: false };
-    }
-    return { datasets: all, more: true };
-  }, [credentials.apiKey, credentials.workspaceId, query, version, pages]);
+  const query = useSettledSearch(search);
+  const load = usePagedLoad(
+    async (offset) => ({ items: await listDatasets(credentials, offset, query) }),
+    DATASETS_PAGE,
+    [credentials.apiKey, credentials.workspaceId, query, version],
+  );
   const changed = () => {
     setDialog(null);
     setVersion((v) => v + 1);
@@ -80,7 +69,7 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
         load={load}
         what="datasets"
         onRetry={load.refresh}
-        isEmpty={(v) => v.datasets.length === 0}
+        isEmpty={(v) => v.items.length === 0}
         empty={
           query ? (
             <p className="muted" data-testid="datasets-no-match">
@@ -91,7 +80,7 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
           )
         }
       >
-        {({ datasets, more }) => (
+        {({ items: datasets, more }) => (
           <>
             <ListTable testId="datasets-table" columns={COLUMNS}>
               <tbody>
@@ -134,7 +123,7 @@ export function DatasetsPage({ credentials, search }: { credentials: Credentials
                 ))}
               </tbody>
             </ListTable>
-            {more && <ShowMore testId="datasets-more" what="datasets" onMore={() => setPages((p) => p + 1)} />}
+            {more && <ShowMore testId="datasets-more" what="datasets" onMore={load.showMore} />}
           </>
         )}
       </ListState>

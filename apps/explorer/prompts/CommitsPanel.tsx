@@ -4,14 +4,10 @@
 import { ago, count, when } from '../core/format.ts';
 import { LoadState, ShowMore } from '../core/ListState.tsx';
 import { linkProps } from '../core/route.ts';
+import type { Pages } from '../core/usePagedLoad.ts';
 import type { Load } from '../core/useLoad.ts';
 import { shortHash } from './CommitDialog.tsx';
 import type { PromptCommit, PromptTag } from './promptsApi.ts';
-
-export interface CommitsPage {
-  commits: PromptCommit[];
-  total: number;
-}
 
 export function CommitsPanel({
   name,
@@ -19,25 +15,25 @@ export function CommitsPanel({
   tags,
   shownHash,
   onTag,
-  onMore,
 }: {
   name: string;
-  commits: Load<CommitsPage> & { refresh: () => void };
+  commits: Load<Pages<PromptCommit>> & { refresh: () => void; showMore: () => void };
   tags: readonly PromptTag[];
   /** The commit the page shows. */
   shownHash: string | null;
   onTag: (commit: PromptCommit) => void;
-  onMore: () => void;
 }) {
   const tagsOf = (c: PromptCommit) => tags.filter((t) => t.commit_id === c.id).map((t) => t.tag_name);
   return (
     <aside className="commits-panel card" data-testid="commits-panel">
       <h3>
         Commits
-        {commits.state === 'done' && <span className="diff-count">{count(commits.value.total)}</span>}
+        {commits.state === 'done' && (
+          <span className="diff-count">{count(commits.value.total ?? commits.value.items.length)}</span>
+        )}
       </h3>
       <LoadState load={commits} what="commits" onRetry={commits.refresh}>
-        {({ commits: list, total }) => (
+        {({ items: list, more }) => (
           <>
             <ol className="commit-list">
               {list.map((c, i) => {
@@ -108,7 +104,7 @@ export function CommitsPanel({
                 );
               })}
             </ol>
-            {list.length < total && <ShowMore testId="commits-more" what="commits" onMore={onMore} small />}
+            {more && <ShowMore testId="commits-more" what="commits" onMore={commits.showMore} small />}
           </>
         )}
       </LoadState>

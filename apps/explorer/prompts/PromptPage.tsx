@@ -3,14 +3,15 @@
 // From here: a new commit by editing the commit shown (on top of the latest: CommitDialog, which
 // says so when the prompt moved on meanwhile), a tag put on or moved to a commit, a commit
 // compared with the latest. A prompt without commits offers its first.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { Credentials } from '../core/api.ts';
 import { ago, when } from '../core/format.ts';
 import { EmptyCard, LoadState } from '../core/ListState.tsx';
 import { linkProps, navigate, type Route } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
+import { usePagedLoad } from '../core/usePagedLoad.ts';
 import { CommitDialog, shortHash } from './CommitDialog.tsx';
-import { type CommitsPage, CommitsPanel } from './CommitsPanel.tsx';
+import { CommitsPanel } from './CommitsPanel.tsx';
 import { ManifestView } from './ManifestView.tsx';
 import { PromptHeader } from './PromptHeader.tsx';
 import {
@@ -32,26 +33,23 @@ type PromptRoute = Extract<Route, { page: 'prompt' }>;
 export function PromptPage({ credentials, route }: { credentials: Credentials; route: PromptRoute }) {
   const { name } = route;
   const [version, setVersion] = useState(0);
-  const [pages, setPages] = useState(1);
   const [editing, setEditing] = useState<{ base: PulledCommit | null } | null>(null);
   const [tagging, setTagging] = useState<PromptCommit | null>(null);
   const who = [credentials.apiKey, credentials.workspaceId, name, version];
   const prompt = useLoad(() => getPrompt(credentials, name), who);
-  useEffect(() => setPages(1), [name]);
-  const commits = useLoad(async (): Promise<CommitsPage> => {
-    const all: PromptCommit[] = [];
-    let total = 0;
-    for (let page = 0; page < pages; page++) {
-      const chunk = await listCommits(credentials, name, page * PROMPTS_PAGE);
-      all.push(...chunk.commits);
-      total = chunk.total;
-      if (chunk.commits.length < PROMPTS_PAGE) break;
-    }
-    return { commits: all, total };
-  }, [...who, pages]);
+  // A new commit or tag reads the commits shown again; another prompt starts at its first page.
+  const commits = usePagedLoad(
+    async (offset) => {
+      const page = await listCommits(credentials, name, offset);
+      return { items: page.commits, total: page.total };
+    },
+    PROMPTS_PAGE,
+    who,
+    [name],
+  );
   const tags = useLoad(() => listTags(credentials, name), who);
   const tagList = tags.state === 'done' ? tags.value : [];
-  const commitList = commits.state === 'done' ? commits.value.commits : [];
+  const commitList = commits.state === 'done' ? commits.value.items : [];
   // The latest as the commits list read it (the parent of a new commit), else as the prompt did.
   const latest = commitList[0]?.commit_hash ?? (prompt.state === 'done' ? prompt.value.last_commit_hash : null);
   // The commit shown, as the API resolves a ref: a tag first, then a hash or its prefix.
@@ -94,14 +92,7 @@ export function PromptPage({ credentials, route }: { credentials: Credentials; r
                 onEdit={(base) => setEditing({ base })}
                 onTag={setTagging}
               />
-              <CommitsPanel
-                name={name}
-                commits={commits}
-                tags={tagList}
-                shownHash={shownHash}
-                onTag={setTagging}
-                onMore={() => setPages((n) => n + 1)}
-              />
+              <CommitsPanel name={name} commits={commits} tags={tagList} shownHash={shownHash} onTag={setTagging} />
             </div>
           )
         }

@@ -10,6 +10,7 @@ import { ago, count } from '../core/format.ts';
 import { EmptyCard, ListState, ListTable, type Column, ShowMore } from '../core/ListState.tsx';
 import { linkProps, navigate } from '../core/route.ts';
 import { useLoad } from '../core/useLoad.ts';
+import { usePagedLoad, useSettledSearch } from '../core/usePagedLoad.ts';
 import { shortHash } from './CommitDialog.tsx';
 import { DeletePromptDialog, NewPromptDialog } from './PromptDialogs.tsx';
 import { likePrompt, listPrompts, type Prompt, PROMPTS_PAGE, readCommit } from './promptsApi.ts';
@@ -28,27 +29,17 @@ const promptRoute = (name: string) => ({ page: 'prompt' as const, name, commit: 
 
 export function PromptsPage({ credentials, search }: { credentials: Credentials; search: string }) {
   const [version, setVersion] = useState(0);
-  const [pages, setPages] = useState(1);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Prompt | null>(null);
-  const [query, setQuery] = useState(search.trim());
-  // A search typed key by key reads once it has settled.
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [search]);
-  useEffect(() => setPages(1), [query, version]);
-  const load = useLoad(async () => {
-    const all: Prompt[] = [];
-    let total = 0;
-    for (let page = 0; page < pages; page++) {
-      const chunk = await listPrompts(credentials, page * PROMPTS_PAGE, query);
-      all.push(...chunk.repos);
-      total = chunk.total;
-      if (chunk.repos.length < PROMPTS_PAGE) break;
-    }
-    return { prompts: all, total };
-  }, [credentials.apiKey, credentials.workspaceId, query, version, pages]);
+  const query = useSettledSearch(search);
+  const load = usePagedLoad(
+    async (offset) => {
+      const { repos, total } = await listPrompts(credentials, offset, query);
+      return { items: repos, total };
+    },
+    PROMPTS_PAGE,
+    [credentials.apiKey, credentials.workspaceId, query, version],
+  );
 
   return (
     <section>
@@ -72,7 +63,7 @@ export function PromptsPage({ credentials, search }: { credentials: Credentials;
         load={load}
         what="prompts"
         onRetry={load.refresh}
-        isEmpty={(v) => v.prompts.length === 0}
+        isEmpty={(v) => v.items.length === 0}
         empty={
           query ? (
             <p className="muted" data-testid="prompts-no-match">
@@ -83,7 +74,7 @@ export function PromptsPage({ credentials, search }: { credentials: Credentials;
           )
         }
       >
-        {({ prompts, total }) => (
+        {({ items: prompts, more, total }) => (
           <>
             <ListTable testId="prompts-table" columns={COLUMNS} className="table prompts-table">
               <tbody>
@@ -129,12 +120,12 @@ export function PromptsPage({ credentials, search }: { credentials: Credentials;
                 ))}
               </tbody>
             </ListTable>
-            {prompts.length < total && (
+            {more && (
               <ShowMore
                 testId="prompts-more"
                 what="prompts"
-                note={`${count(prompts.length)} of ${count(total)} prompts`}
-                onMore={() => setPages((n) => n + 1)}
+                note={`${count(prompts.length)} of ${count(total ?? prompts.length)} prompts`}
+                onMore={load.showMore}
               />
             )}
           </>

@@ -6,7 +6,8 @@
 // from the traces table's checked rows and from a run's detail (and added to a dataset from
 // both); two runs reviewed, with the keyboard and with the form, their feedback read back and the
 // queue's pending count dropping; Previous/Next, Skip and the end of the to-do; Add to dataset
-// from the reviewer's page; a run's feedback edited and deleted on its detail. Screenshots in
+// from the reviewer's page; a run's feedback edited and deleted on its detail; "Show more" past a
+// hundred queues. Screenshots in
 // test-output/explorer/annotation-queues/.
 import { randomUUID } from 'node:crypto';
 import { Client, RunTree } from 'langsmith';
@@ -521,6 +522,35 @@ describe('annotation queues in the explorer', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('review-done').textContent()).toContain('Nothing left for you to review');
     await shot('14-review-unreadable-not-counted');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('an empty workspace says how to make a queue; past a hundred, Show more reads the next hundred', async (context) => {
+    if (noBrowser) return context.skip(noBrowser);
+    const [many] = (await createWorkspaces(1)) as [Workspace];
+    const { page, problems, shot } = await explorer!.open(many.apiKey, '/ui/annotation-queues');
+    page.setDefaultTimeout(15_000);
+    await page.getByTestId('queues-empty').waitFor();
+    // Created oldest first: the list is newest first, so "queue-000" is the last one listed.
+    const names = Array.from({ length: 101 }, (_, i) => `queue-${String(i).padStart(3, '0')}`);
+    for (const name of names) {
+      const res = await api('/annotation-queues', { method: 'POST', apiKey: many.apiKey, json: { name } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    await page.reload();
+    await expect.poll(() => page.getByTestId('queue-row').count()).toBe(100);
+    expect(await page.getByTestId('queue-name').first().textContent()).toBe('queue-100');
+    await page.getByTestId('queues-more').click();
+    await expect.poll(() => page.getByTestId('queue-row').count()).toBe(101);
+    expect(await page.getByTestId('queue-name').last().textContent()).toBe('queue-000');
+    expect(await page.getByTestId('queues-more').count()).toBe(0);
+    await shot('15-queues-show-more');
+    // The search is the API's (name_contains), so it reaches queues not read yet.
+    await page.reload();
+    await expect.poll(() => page.getByTestId('queue-row').count()).toBe(100);
+    await page.getByTestId('queue-search').fill('QUEUE-00');
+    await expect.poll(() => page.getByTestId('queue-name').allTextContents()).toEqual(names.slice(0, 10).reverse());
     expect(problems).toEqual([]);
     await page.close();
   });

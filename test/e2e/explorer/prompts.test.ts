@@ -6,7 +6,8 @@
 // commits newest first with their tags, an older commit read, a tag moved and one put on a commit),
 // a commit pushed by editing the messages (langchain's hub.pull formats it), the 409 of a stale
 // parent shown and resolved, the model's settings, a string prompt, a prompt's first commit
-// written in its page, and the diff of two commits unified and side by side. Screenshots in
+// written in its page, the diff of two commits unified and side by side, and "Show more" past a
+// hundred prompts and past a hundred commits of one. Screenshots in
 // test-output/explorer/prompts/.
 import { ChatPromptTemplate, PromptTemplate } from '@langchain/core/prompts';
 import { ChatOpenAI } from '@langchain/openai';
@@ -444,6 +445,49 @@ describe('prompts in the explorer', () => {
     await expect
       .poll(() => page.getByTestId('diff-summary').textContent())
       .toBe(`${hashes[1]!.slice(0, 8)} → ${hashes[0]!.slice(0, 8)}: +1 −1 lines`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('past a hundred prompts, and past a hundred commits of one, Show more reads the next hundred', async (context) => {
+    if (noBrowser) return context.skip(noBrowser);
+    const [many] = (await createWorkspaces(1)) as [Workspace];
+    const post = async (path: string, json: unknown): Promise<any> => {
+      const res = await api(path, { method: 'POST', apiKey: many.apiKey, json });
+      expect(res.status, `POST ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+      return res.body;
+    };
+    // Created oldest first; the list is newest change first, so "many-000" is the last one listed.
+    const promptNames = Array.from({ length: 102 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+    for (const name of promptNames) await post('/repos', { repo_handle: name, description: null });
+    // 101 commits of the newest: its first commit is the last one listed.
+    const commitHashes: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const manifest = JSON.parse(JSON.stringify(ChatPromptTemplate.fromMessages([['human', `Question ${i}: {q}`]])));
+      const { commit } = await post('/commits/-/many-101', { manifest, parent_commit: commitHashes.at(-1) ?? null });
+      commitHashes.push(commit.commit_hash);
+    }
+
+    const { page, problems, shot } = await explorer!.open(many.apiKey, '/ui/prompts');
+    page.setDefaultTimeout(15_000);
+    await expect.poll(() => page.getByTestId('prompt-row').count()).toBe(100);
+    expect(await page.getByTestId('prompt-name').first().textContent()).toBe('many-101');
+    expect(await page.locator('.pager-note').textContent()).toBe('100 of 102 prompts');
+    await page.getByTestId('prompts-more').click();
+    await expect.poll(() => page.getByTestId('prompt-row').count()).toBe(102);
+    expect(await page.getByTestId('prompt-name').last().textContent()).toBe('many-000');
+    expect(await page.getByTestId('prompts-more').count()).toBe(0);
+    await shot('14-prompts-show-more');
+
+    await promptRow(page, 'many-101').getByTestId('prompt-name').click();
+    await commitShown(page);
+    await expect.poll(() => page.getByTestId('commit-row').count()).toBe(100);
+    expect(await page.getByTestId('commit-row').first().getAttribute('data-commit-hash')).toBe(commitHashes.at(-1));
+    await page.getByTestId('commits-more').click();
+    await expect.poll(() => page.getByTestId('commit-row').count()).toBe(101);
+    expect(await page.getByTestId('commit-row').last().getAttribute('data-commit-hash')).toBe(commitHashes[0]);
+    expect(await page.getByTestId('commits-more').count()).toBe(0);
+    await shot('15-commits-show-more');
     expect(problems).toEqual([]);
     await page.close();
   });
