@@ -2,8 +2,8 @@
 // queue (searched by name) and add the runs to it (POST /annotation-queues/{id}/runs; a run
 // already there keeps its place). Once sent, the dialog says so and links to the queue's review.
 import { useState, type FormEvent } from 'react';
-import type { ApiError, Credentials } from '../core/api.ts';
-import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
+import type { Credentials } from '../core/api.ts';
+import { Buttons, Dialog, useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { count } from '../core/format.ts';
 import { linkProps } from '../core/route.ts';
@@ -22,8 +22,7 @@ export function SendToQueueDialog({
 }) {
   const [search, setSearch] = useState('');
   const [chosen, setChosen] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
   const [sent, setSent] = useState<AnnotationQueue | null>(null);
   const query = useSettledSearch(search);
   const queues = useLoad(() => listQueues(credentials, 0, query), [credentials.apiKey, credentials.workspaceId, query]);
@@ -35,16 +34,10 @@ export function SendToQueueDialog({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!target) return;
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await sendRuns(credentials, target.id, [...runIds]);
       setSent(target);
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (sent)

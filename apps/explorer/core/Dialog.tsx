@@ -1,12 +1,38 @@
 // A modal dialog of the explorer's pages (projects, datasets): a titled card over the page, with
 // Cancel and the dialog's own action; Escape or a click outside cancels.
-import { type FormEvent, useEffect, useState, type ReactNode } from 'react';
+import { type FormEvent, type ReactNode, useCallback, useEffect, useState } from 'react';
 import { ApiError } from './api.ts';
 import { ErrorBox } from './ErrorBox.tsx';
 
 /** What a dialog shows of a failed call: the API's error, or the thrown value in words. */
 export const asApiError = (err: unknown): ApiError =>
   err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err));
+
+/**
+ * A form's call: `busy` while it runs (its button disabled), its failure kept as an ApiError for
+ * the form to show, cleared when it is sent again. What follows success (closing the dialog, as a
+ * rule) is the call's own last step.
+ */
+export function useSubmit(): {
+  busy: boolean;
+  error: ApiError | null;
+  run: (call: () => Promise<unknown>) => Promise<void>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const run = useCallback(async (call: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await call();
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run };
+}
 
 export function Buttons({ onCancel, children }: { onCancel: () => void; children: ReactNode }) {
   return (
@@ -75,19 +101,13 @@ export function ConfirmDeleteDialog({
   /** The question. */
   children: ReactNode;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
   const remove = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await onDelete();
       onDone();
-    } catch (err) {
-      setError(asApiError(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={title} onCancel={onCancel}>

@@ -3,8 +3,8 @@
 // example of each run, with its inputs as the example's inputs and its outputs as the reference
 // outputs, naming the run as its source. Once added, the dialog says so and links to the dataset.
 import { useState, type FormEvent } from 'react';
-import type { ApiError, Credentials } from '../core/api.ts';
-import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
+import type { Credentials } from '../core/api.ts';
+import { Buttons, Dialog, useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { count } from '../core/format.ts';
 import { datasetTabRoute, linkProps } from '../core/route.ts';
@@ -25,8 +25,7 @@ export function AddToDatasetDialog({
   onCancel: () => void;
 }) {
   const choice = useDatasetChoice(credentials, defaultDatasetId);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
   const [added, setAdded] = useState<Dataset | null>(null);
   const { target } = choice;
   const what = runs.length === 1 ? 'the run' : `${count(runs.length)} runs`;
@@ -34,16 +33,10 @@ export function AddToDatasetDialog({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!target) return;
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await addRunsToDataset(credentials, target.id, runs);
       setAdded(target);
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (added)

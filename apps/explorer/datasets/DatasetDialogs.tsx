@@ -2,8 +2,8 @@
 // description), and delete one after a confirmation that names it. A refusal of the API (a name
 // taken: 409) stays in the dialog, in words, for the person to correct.
 import { useState, type FormEvent } from 'react';
-import type { ApiError, Credentials } from '../core/api.ts';
-import { asApiError, Buttons, ConfirmDeleteDialog, Dialog } from '../core/Dialog.tsx';
+import type { Credentials } from '../core/api.ts';
+import { Buttons, ConfirmDeleteDialog, Dialog, useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { counted } from '../core/format.ts';
 import { createDataset, type Dataset, type DataType, deleteDataset, editDataset } from './datasetsApi.ts';
@@ -34,14 +34,11 @@ export function DatasetDialog({
   const [name, setName] = useState(current?.name ?? '');
   const [description, setDescription] = useState(current?.description ?? '');
   const [dataType, setDataType] = useState<DataType>('kv');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       if (dialog.kind === 'create')
         await createDataset(credentials, {
           name: name.trim(),
@@ -51,10 +48,7 @@ export function DatasetDialog({
       else if (dialog.kind === 'edit')
         await editDataset(credentials, dialog.dataset.id, { name: name.trim(), description: description.trim() });
       onDone();
-    } catch (err) {
-      setError(asApiError(err));
-      setBusy(false);
-    }
+    });
   };
 
   if (dialog.kind === 'delete') {

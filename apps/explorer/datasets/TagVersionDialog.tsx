@@ -2,8 +2,8 @@
 // already on another version moves to this one; "latest" and times cannot be tags (the API says
 // why, in the dialog).
 import { useState, type FormEvent } from 'react';
-import type { ApiError, Credentials } from '../core/api.ts';
-import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
+import type { Credentials } from '../core/api.ts';
+import { Buttons, Dialog, useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { tagVersion, type DatasetVersion } from './examplesApi.ts';
 import { versionTime } from './VersionSelect.tsx';
@@ -22,19 +22,13 @@ export function TagVersionDialog({
   onCancel: () => void;
 }) {
   const [tag, setTag] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await tagVersion(credentials, datasetId, version.as_of, tag.trim());
       onDone();
-    } catch (err) {
-      setError(asApiError(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title="Tag this version" onCancel={onCancel}>

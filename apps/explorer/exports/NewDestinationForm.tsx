@@ -1,8 +1,9 @@
 // The form of a new destination, whose credentials are write-only: uncontrolled inputs (React would
 // copy a controlled input's value into the page's HTML) cleared once sent, and never read back (the
 // API answers only the names of the fields).
-import { useState, type FormEvent } from 'react';
-import { ApiError, type Credentials } from '../core/api.ts';
+import type { FormEvent } from 'react';
+import type { Credentials } from '../core/api.ts';
+import { useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { createDestination } from './exportsApi.ts';
 import { Field } from './Field.tsx';
@@ -16,17 +17,14 @@ export function NewDestinationForm({
   onCreated: () => void;
   onClose: () => void;
 }) {
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = e.currentTarget;
     const data = new FormData(form);
     const text = (name: string) => String(data.get(name) ?? '').trim();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await createDestination(credentials, {
         display_name: text('display_name'),
         config: {
@@ -42,11 +40,7 @@ export function NewDestinationForm({
       });
       form.reset();
       onCreated();
-    } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

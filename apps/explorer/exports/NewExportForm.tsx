@@ -2,7 +2,8 @@
 // schedule, with an optional filter) or a dataset's version —, the destination (the first until
 // one is chosen) and the Parquet options. The API's refusal is shown in the form, in its words.
 import { useState, type FormEvent } from 'react';
-import { ApiError, type Credentials } from '../core/api.ts';
+import type { Credentials } from '../core/api.ts';
+import { useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { useDatasetChoice } from '../datasets/DatasetPicker.tsx';
 import { DatasetExportFields } from './DatasetExportFields.tsx';
@@ -52,8 +53,7 @@ export function NewExportForm({
   // The first project and destination until one is chosen (the lists may arrive after the form opens).
   const runs = { ...chosenRuns, projectId: chosenRuns.projectId || (projects[0]?.id ?? '') };
   const destinationId = options.destinationId || (destinations[0]?.id ?? '');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const set = (field: keyof typeof options) => (e: { target: { value: string } }) =>
     setOptions({ ...options, [field]: e.target.value });
 
@@ -77,15 +77,9 @@ export function NewExportForm({
   };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       onDone(await createExport(credentials, body()));
-    } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, 'ERROR', String(err)));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const ready = destinationId !== '' && (resource === 'examples' ? target !== null : runs.projectId !== '');
 

@@ -2,8 +2,8 @@
 // confirmation that names it and says what goes with it. A refusal of the API (a name taken:
 // 409) stays in the dialog, in words, for the person to correct.
 import { useState, type FormEvent } from 'react';
-import type { ApiError, Credentials, Project } from '../core/api.ts';
-import { asApiError, Buttons, ConfirmDeleteDialog, Dialog } from '../core/Dialog.tsx';
+import type { Credentials, Project } from '../core/api.ts';
+import { Buttons, ConfirmDeleteDialog, Dialog, useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { counted } from '../core/format.ts';
 import { createProject, deleteProject, renameProject } from './projectsApi.ts';
@@ -26,21 +26,15 @@ export function ProjectDialog({
 }) {
   const [name, setName] = useState(dialog.kind === 'rename' ? dialog.project.name : '');
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       if (dialog.kind === 'create') await createProject(credentials, name.trim(), description.trim() || null);
       else if (dialog.kind === 'rename') await renameProject(credentials, dialog.project.id, name.trim());
       onDone();
-    } catch (err) {
-      setError(asApiError(err));
-      setBusy(false);
-    }
+    });
   };
 
   const nameField = (

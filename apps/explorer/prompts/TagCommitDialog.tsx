@@ -2,8 +2,8 @@
 // tags (offered), which moves here from the commit it names, said before it moves. `latest` is
 // not a tag (the API says why, in the dialog).
 import { useState, type FormEvent } from 'react';
-import type { ApiError, Credentials } from '../core/api.ts';
-import { asApiError, Buttons, Dialog } from '../core/Dialog.tsx';
+import type { Credentials } from '../core/api.ts';
+import { Buttons, Dialog, useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { shortHash } from './CommitDialog.tsx';
 import { type PromptCommit, type PromptTag, tagCommit } from './promptsApi.ts';
@@ -24,21 +24,15 @@ export function TagCommitDialog({
   onCancel: () => void;
 }) {
   const [tag, setTag] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
   const own = tags.filter((t) => t.commit_id === commit.id).map((t) => t.tag_name);
   const elsewhere = tags.find((t) => t.tag_name === tag.trim() && t.commit_id !== commit.id);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await tagCommit(credentials, promptName, tag.trim(), commit.id);
       onDone();
-    } catch (err) {
-      setError(asApiError(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title="Tag this commit" onCancel={onCancel}>

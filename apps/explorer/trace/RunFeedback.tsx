@@ -5,7 +5,7 @@
 // shows so at once, whatever the next read says first.
 import { useState, type FormEvent } from 'react';
 import { ApiError, type Credentials } from '../core/api.ts';
-import { asApiError } from '../core/Dialog.tsx';
+import { asApiError, useSubmit } from '../core/Dialog.tsx';
 import { ErrorBox } from '../core/ErrorBox.tsx';
 import { ago, dash, when } from '../core/format.ts';
 import { useLoad } from '../core/useLoad.ts';
@@ -86,18 +86,12 @@ function FeedbackRow({
   onDeleted: () => void;
 }) {
   const [mode, setMode] = useState<'view' | 'edit' | 'delete'>('view');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmit();
   const remove = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await deleteFeedback(credentials, f.id);
       onDeleted();
-    } catch (err) {
-      setError(asApiError(err));
-      setBusy(false);
-    }
+    });
   };
   if (mode === 'edit')
     return (
